@@ -1,0 +1,1 @@
+/* operand: being written */

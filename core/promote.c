@@ -1,0 +1,1 @@
+/* promote: being written */
