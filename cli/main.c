@@ -1,1 +1,195 @@
-int main(void) { return 0; }
+/* `tessera`: the command-line front end. Dispatches to the subcommands of
+ * the table below and owns the shared option scanning and messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "tessera/tessera.h"
+
+static const cli_command *const commands[] = {
+    &cli_cmd_dtypes,      &cli_cmd_promote, &cli_cmd_can_cast,
+    &cli_cmd_result_type, &cli_cmd_device,  &cli_cmd_version,
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_overview(FILE *f)
+{
+    fprintf(f, "NAME\n"
+               "    tessera - inspect Tessera's devices and tensor semantics\n\n"
+               "SYNOPSIS\n"
+               "    tessera COMMAND [OPTIONS] [ARGUMENTS]\n"
+               "    tessera help COMMAND\n"
+               "    tessera --version\n\n"
+               "DESCRIPTION\n"
+               "    Tessera is a device runtime whose tensors behave as PyTorch's. The\n"
+               "    commands below answer questions about its semantics exactly as PyTorch\n"
+               "    would, with PyTorch's error messages.\n\n"
+               "COMMANDS\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "    %-13s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(f, "\n    Run 'tessera COMMAND --help' for a command's manual.\n\n"
+               "EXIT STATUS\n"
+               "    0 on success, 1 when the operation fails (where PyTorch raises an\n"
+               "    error), 2 on a usage error.\n");
+}
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+void cli_print_manual(FILE *f, const cli_command *cmd)
+{
+    fprintf(f, "NAME\n    tessera %s - %s\n\n%s", cmd->name, cmd->summary, cmd->manual);
+}
+
+int cli_fail(const char *msg)
+{
+    fprintf(stderr, "tessera: error: %s\n", msg);
+    return EXIT_FAILED;
+}
+
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "tessera %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nRun 'tessera %s --help' for usage.\n", cmd->name);
+    return EXIT_USAGE;
+}
+
+static bool is_negative_number(const char *a)
+{
+    return a[0] == '-' && ((a[1] >= '0' && a[1] <= '9') || a[1] == '.');
+}
+
+/* Finds a value option by name; returns its index or -1. */
+static int value_index(const cli_args *args, const char *name, size_t len)
+{
+    for (int i = 0; args->value_names && args->value_names[i]; i++)
+        if (strlen(args->value_names[i]) == len && strncmp(args->value_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *args)
+{
+    bool options_done = false;
+    args->npos = 0;
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i];
+        if (options_done || a[0] != '-' || a[1] == '\0' || is_negative_number(a)) {
+            args->pos[args->npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            options_done = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            args->help = true;
+        } else if (strcmp(a, "--json") == 0) {
+            args->json = true;
+        } else if (a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            int k = value_index(args, name, len);
+            if (k < 0)
+                return cli_usage_error(cmd, "unknown option '%s'", a);
+            if (eq) {
+                args->values[k] = eq + 1;
+            } else if (i + 1 < argc) {
+                args->values[k] = argv[++i];
+            } else {
+                return cli_usage_error(cmd, "option '--%s' needs a value", args->value_names[k]);
+            }
+        } else {
+            return cli_usage_error(cmd, "unknown option '%s'", a);
+        }
+    }
+    return EXIT_OK;
+}
+
+void json_string(FILE *f, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static int run_version(int argc, char **argv)
+{
+    char *pos[1];
+    cli_args args = {.pos = pos};
+    if (argc > 2)
+        return cli_usage_error(&cli_cmd_version, "takes no arguments");
+    int rc = cli_parse(&cli_cmd_version, argc, argv, &args);
+    if (rc != EXIT_OK)
+        return rc;
+    if (args.help) {
+        cli_print_manual(stdout, &cli_cmd_version);
+        return EXIT_OK;
+    }
+    if (args.json)
+        printf("{\"version\": \"%s\"}\n", tsr_version_string());
+    else
+        printf("tessera %s\n", tsr_version_string());
+    return EXIT_OK;
+}
+
+const cli_command cli_cmd_version = {
+    "version", "print the version",
+    "SYNOPSIS\n    tessera version [--json]\n\n"
+    "DESCRIPTION\n    Prints the version of the Tessera tools and library.\n\n"
+    "OPTIONS\n    --json    print {\"version\": \"X.Y.Z\"}\n\n"
+    "EXIT STATUS\n    0.\n",
+    run_version};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_overview(stderr);
+        return EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+        print_overview(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+        name = "version";
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_overview(stdout);
+            return EXIT_OK;
+        }
+        const cli_command *cmd = find_command(argv[2]);
+        if (!cmd) {
+            fprintf(stderr, "tessera: no such command '%s'; run 'tessera --help'\n", argv[2]);
+            return EXIT_USAGE;
+        }
+        cli_print_manual(stdout, cmd);
+        return EXIT_OK;
+    }
+    const cli_command *cmd = find_command(name);
+    if (!cmd) {
+        fprintf(stderr, "tessera: no such command '%s'; run 'tessera --help'\n", name);
+        return EXIT_USAGE;
+    }
+    return cmd->run(argc - 1, argv + 1);
+}

@@ -45,11 +45,11 @@ _Static_assert(TSR__ARRAY_SIZE(device_types) == TSR_DEVICE_TYPE_COUNT, "one row 
 /* The order PyTorch's parser tries names in, which is also the order its
  * error message lists them. */
 static const tsr_device_type parse_order[] = {
-    TSR_DEVICE_CPU,    TSR_DEVICE_CUDA,  TSR_DEVICE_IPU,   TSR_DEVICE_XPU,
+    TSR_DEVICE_CPU,    TSR_DEVICE_CUDA,   TSR_DEVICE_IPU,    TSR_DEVICE_XPU,
     TSR_DEVICE_MKLDNN, TSR_DEVICE_OPENGL, TSR_DEVICE_OPENCL, TSR_DEVICE_IDEEP,
-    TSR_DEVICE_HIP,    TSR_DEVICE_VE,    TSR_DEVICE_FPGA,  TSR_DEVICE_MAIA,
-    TSR_DEVICE_XLA,    TSR_DEVICE_LAZY,  TSR_DEVICE_VULKAN, TSR_DEVICE_MPS,
-    TSR_DEVICE_META,   TSR_DEVICE_HPU,   TSR_DEVICE_MTIA,  TSR_DEVICE_PRIVATEUSEONE,
+    TSR_DEVICE_HIP,    TSR_DEVICE_VE,     TSR_DEVICE_FPGA,   TSR_DEVICE_MAIA,
+    TSR_DEVICE_XLA,    TSR_DEVICE_LAZY,   TSR_DEVICE_VULKAN, TSR_DEVICE_MPS,
+    TSR_DEVICE_META,   TSR_DEVICE_HPU,    TSR_DEVICE_MTIA,   TSR_DEVICE_PRIVATEUSEONE,
 };
 
 static const char type_list[] = "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, "
@@ -131,10 +131,9 @@ tsr_status tsr_device_parse(const char *text, tsr_device *out)
         for (size_t i = 0; i < ndigits && v <= INT_MAX; i++)
             v = v * 10 + (digits[i] - '0');
         if (v > INT_MAX)
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "Could not parse device index '%.*s' in device string '%.*s'",
-                             (int)(ndigits > QUOTED_MAX ? QUOTED_MAX : ndigits), digits,
-                             QUOTED_MAX, text);
+            return tsr__fail(
+                TSR_ERR_RUNTIME, "Could not parse device index '%.*s' in device string '%.*s'",
+                (int)(ndigits > QUOTED_MAX ? QUOTED_MAX : ndigits), digits, QUOTED_MAX, text);
         index = (int32_t)v;
     }
     tsr_device_type type;
@@ -150,8 +149,7 @@ tsr_status tsr_device_parse(const char *text, tsr_device *out)
     return TSR_OK;
 }
 
-tsr_status tsr_device_make(const char *type_text, tsr_index_arg how, int64_t index,
-                           tsr_device *out)
+tsr_status tsr_device_make(const char *type_text, tsr_index_arg how, int64_t index, tsr_device *out)
 {
     if (out == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "device output must not be NULL");
@@ -181,15 +179,15 @@ tsr_status tsr_device_make(const char *type_text, tsr_index_arg how, int64_t ind
     return TSR_OK;
 }
 
-tsr_status tsr_device_for_accelerator(tsr_device_type accelerator, int64_t index,
-                                      tsr_device *out)
+tsr_status tsr_device_for_accelerator(tsr_device_type accelerator, int64_t index, tsr_device *out)
 {
     if (out == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "device output must not be NULL");
     if (index < 0)
         return tsr__fail(TSR_ERR_RUNTIME, "Device index must not be negative");
     if ((unsigned)accelerator >= TSR_DEVICE_TYPE_COUNT)
-        return tsr__fail(TSR_ERR_RUNTIME, "Cannot access accelerator device when none is available.");
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "Cannot access accelerator device when none is available.");
     if (index > TSR_DEVICE_INDEX_MAX)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "Device index %lld is out of range (at most %d)",
                          (long long)index, TSR_DEVICE_INDEX_MAX);

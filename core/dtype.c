@@ -9,9 +9,16 @@
 
 #include "core/error.h"
 
-#define ROW(e, nm, msg, al, ab, size, cat, sgn, sh, cls)                                          \
-    [e] = {.name = nm, .message_name = msg, .alias = al, .abbr = ab, .itemsize = size,            \
-           .category = TSR_CATEGORY_##cat, .is_signed = sgn, .shell = sh, .classic = cls}
+#define ROW(e, nm, msg, al, ab, size, cat, sgn, sh, cls) \
+    [e] = {.name = nm,                                   \
+           .message_name = msg,                          \
+           .alias = al,                                  \
+           .abbr = ab,                                   \
+           .itemsize = size,                             \
+           .category = TSR_CATEGORY_##cat,               \
+           .is_signed = sgn,                             \
+           .shell = sh,                                  \
+           .classic = cls}
 
 const tsr__dtype_info tsr__dtypes[TSR_DTYPE_COUNT] = {
     ROW(TSR_BOOL, "bool", "Bool", NULL, "b8", 1, BOOL, false, false, 12),

@@ -30,8 +30,8 @@ static const char *format_dims(char *buf, size_t n, const int64_t *dims, int cou
 static tsr_status check_ndim(int ndim)
 {
     if (ndim < 0 || ndim > TSR_MAX_DIMS)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "number of dimensions must be in [0, %d], got %d",
-                         TSR_MAX_DIMS, ndim);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "number of dimensions must be in [0, %d], got %d", TSR_MAX_DIMS, ndim);
     return TSR_OK;
 }
 
@@ -45,7 +45,8 @@ static tsr_status check_sizes(int ndim, const int64_t *sizes)
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) {
             char text[DIMS_TEXT];
-            return tsr__fail(TSR_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "Trying to create tensor with negative dimension %lld: %s",
                              (long long)sizes[i], format_dims(text, sizeof(text), sizes, ndim));
         }
     }
@@ -119,7 +120,8 @@ tsr_status tsr_geometry_storage_span(const tsr_geometry *g, int64_t *out)
     if (st != TSR_OK)
         return st;
     if (g->offset < 0)
-        return tsr__fail(TSR_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)g->offset);
+        return tsr__fail(TSR_ERR_RUNTIME, "Tensor: invalid storage offset %lld",
+                         (long long)g->offset);
     int64_t span = 1;
     for (int i = 0; i < g->ndim; i++) {
         if (g->sizes[i] == 0) {
@@ -158,10 +160,11 @@ tsr_status tsr_broadcast_shapes(int ndim_a, const int64_t *a, int ndim_b, const 
         int offset = ndim - 1 - i, da = ndim_a - 1 - offset, db = ndim_b - 1 - offset;
         int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
         if (sa != sb && sa != 1 && sb != 1)
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
-                             "non-singleton dimension %d",
-                             (long long)sa, (long long)sb, i);
+            return tsr__fail(
+                TSR_ERR_RUNTIME,
+                "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                "non-singleton dimension %d",
+                (long long)sa, (long long)sb, i);
         result[i] = sa == 1 ? sb : sa;
     }
     *out_ndim = ndim;
@@ -222,8 +225,8 @@ tsr_status tsr_view_t(const tsr_geometry *in, tsr_geometry *out)
     if (st != TSR_OK)
         return st;
     if (in->ndim > 2)
-        return tsr__fail(TSR_ERR_RUNTIME, "t() expects a tensor with <= 2 dimensions, but self is %dD",
-                         in->ndim);
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "t() expects a tensor with <= 2 dimensions, but self is %dD", in->ndim);
     return tsr_view_transpose(in, 0, in->ndim < 2 ? 0 : 1, out);
 }
 
@@ -281,7 +284,8 @@ tsr_status tsr_view_narrow(const tsr_geometry *in, int64_t dim, int64_t start, i
         start = s;
     }
     if (length < 0 || start > size - length)
-        return tsr__fail(TSR_ERR_RUNTIME, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "start (%lld) + length (%lld) exceeds dimension size (%lld).",
                          (long long)start, (long long)length, (long long)size);
     tsr_geometry g = *in;
     if ((st = advance(&g, d, start)) != TSR_OK)
@@ -361,7 +365,8 @@ tsr_status tsr_view_unsqueeze(const tsr_geometry *in, int64_t dim, tsr_geometry 
     if ((st = wrap(dim, in->ndim + 1, &d)) != TSR_OK)
         return st;
     if (in->ndim >= TSR_MAX_DIMS)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a tensor has at most %d dimensions", TSR_MAX_DIMS);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a tensor has at most %d dimensions",
+                         TSR_MAX_DIMS);
     tsr_geometry g = *in;
     int64_t stride = 1;
     if (d < in->ndim && __builtin_mul_overflow(in->sizes[d], in->strides[d], &stride))
@@ -434,7 +439,8 @@ tsr_status tsr_view_expand(const tsr_geometry *in, const int64_t *sizes, int nsi
             target = size;
         }
         if (target < 0)
-            return tsr__fail(TSR_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "Trying to create tensor with negative dimension %lld: %s",
                              (long long)target, format_dims(t1, sizeof(t1), sizes, nsizes));
         if (size != target) {
             if (size != 1)
@@ -494,13 +500,14 @@ tsr_status tsr_view_as_strided(const tsr_geometry *in, int ndim, const int64_t *
             __builtin_mul_overflow(storage_elems, isz, &have))
             return tsr__fail(TSR_ERR_OVERFLOW, "storage extent overflows int64");
         if (need > have)
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize "
-                             "%zu requiring a storage size of %lld are out of bounds for storage of "
-                             "size %lld",
-                             format_dims(t1, sizeof(t1), sizes, ndim),
-                             format_dims(t2, sizeof(t2), strides, ndim), (long long)offset, itemsize,
-                             (long long)need, (long long)have);
+            return tsr__fail(
+                TSR_ERR_RUNTIME,
+                "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize "
+                "%zu requiring a storage size of %lld are out of bounds for storage of "
+                "size %lld",
+                format_dims(t1, sizeof(t1), sizes, ndim),
+                format_dims(t2, sizeof(t2), strides, ndim), (long long)offset, itemsize,
+                (long long)need, (long long)have);
     }
     if (offset < 0)
         return tsr__fail(TSR_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
@@ -567,9 +574,9 @@ static int compute_view_strides(const tsr_geometry *in, int64_t numel, const int
      * stride may overflow for hostile strides and then cannot match. */
     for (int td = on - 1; td >= 0; td--) {
         tensor_numel *= os[td];
-        if (td == 0 || (os[td - 1] != 1 &&
-                        (__builtin_mul_overflow(tensor_numel, chunk_base, &chunk_end) ||
-                         ost[td - 1] != chunk_end))) {
+        if (td == 0 ||
+            (os[td - 1] != 1 && (__builtin_mul_overflow(tensor_numel, chunk_base, &chunk_end) ||
+                                 ost[td - 1] != chunk_end))) {
             while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
                 if (__builtin_mul_overflow(view_numel, chunk_base, &res[view_d])) {
                     tsr__fail(TSR_ERR_OVERFLOW, "stride overflows int64");
@@ -618,16 +625,18 @@ static tsr_status view_or_reshape(const tsr_geometry *in, const int64_t *sizes, 
             return st;
         *copied = true;
     } else {
-        return tsr__fail(TSR_ERR_RUNTIME,
-                         "view size is not compatible with input tensor's size and stride (at least "
-                         "one dimension spans across two contiguous subspaces). Use .reshape(...) "
-                         "instead.");
+        return tsr__fail(
+            TSR_ERR_RUNTIME,
+            "view size is not compatible with input tensor's size and stride (at least "
+            "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+            "instead.");
     }
     *out = g;
     return TSR_OK;
 }
 
-tsr_status tsr_view_view(const tsr_geometry *in, const int64_t *sizes, int nsizes, tsr_geometry *out)
+tsr_status tsr_view_view(const tsr_geometry *in, const int64_t *sizes, int nsizes,
+                         tsr_geometry *out)
 {
     return view_or_reshape(in, sizes, nsizes, out, NULL);
 }

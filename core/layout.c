@@ -89,8 +89,8 @@ tsr_status tsr_strides_for(int ndim, const int64_t *sizes, tsr_memory_format for
                            int64_t *strides)
 {
     if (!valid_ndim(ndim) || (ndim > 0 && (sizes == NULL || strides == NULL)))
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "number of dimensions must be in [0, %d], got %d",
-                         TSR_MAX_DIMS, ndim);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "number of dimensions must be in [0, %d], got %d", TSR_MAX_DIMS, ndim);
     for (int i = 0; i < ndim; i++)
         if (sizes[i] < 0)
             return tsr__fail(TSR_ERR_RUNTIME,
@@ -207,7 +207,8 @@ static bool dense_any_order(int ndim, const int64_t *sizes, const int64_t *strid
         int d = perm[i], j = i - 1;
         while (j >= 0) {
             int p = perm[j];
-            bool d_before_p = sizes[p] < 2 ? sizes[d] >= 2 : (sizes[d] >= 2 && strides[d] < strides[p]);
+            bool d_before_p =
+                sizes[p] < 2 ? sizes[d] >= 2 : (sizes[d] >= 2 && strides[d] < strides[p]);
             if (!d_before_p)
                 break;
             perm[j + 1] = p;
@@ -258,8 +259,8 @@ tsr_status tsr_preserve_strides(int ndim, const int64_t *sizes, const int64_t *s
                                 int64_t *out)
 {
     if (!valid_ndim(ndim) || (ndim > 0 && (sizes == NULL || strides == NULL || out == NULL)))
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "number of dimensions must be in [0, %d], got %d",
-                         TSR_MAX_DIMS, ndim);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "number of dimensions must be in [0, %d], got %d", TSR_MAX_DIMS, ndim);
     if (has_negative(ndim, sizes))
         return tsr__fail(TSR_ERR_RUNTIME, "sizes must be non-negative");
     if (tsr_is_non_overlapping_and_dense(ndim, sizes, strides)) {
@@ -313,8 +314,8 @@ static bool strides_like(const int64_t *sizes, const int64_t *strides, const int
     return true;
 }
 
-tsr_memory_format tsr_suggest_memory_format(int ndim, const int64_t *sizes,
-                                            const int64_t *strides, bool exact)
+tsr_memory_format tsr_suggest_memory_format(int ndim, const int64_t *sizes, const int64_t *strides,
+                                            bool exact)
 {
     if ((ndim != 4 && ndim != 5) || sizes == NULL || strides == NULL || has_negative(ndim, sizes))
         return TSR_CONTIGUOUS_FORMAT;

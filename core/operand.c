@@ -120,8 +120,8 @@ static tsr_status parse_tensor(const char *text, size_t n, const char *bracket, 
     name[name_len] = '\0';
     tsr_dtype dtype;
     if (tsr_dtype_from_name(name, &dtype) != TSR_OK)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid operand '%.100s': unknown dtype '%.60s'",
-                         text, name);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid operand '%.100s': unknown dtype '%.60s'", text, name);
     size_t i = name_len + 1, end = n - 1;
     int ndim = 0;
     while (i < end) {
@@ -141,8 +141,8 @@ static tsr_status parse_tensor(const char *text, size_t n, const char *bracket, 
         }
     }
     if (ndim > TSR_MAX_DIMS)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid operand '%.100s': more than %d dimensions",
-                         text, TSR_MAX_DIMS);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid operand '%.100s': more than %d dimensions", text, TSR_MAX_DIMS);
     out->kind = ndim ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM;
     out->dtype = dtype;
     return TSR_OK;

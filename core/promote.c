@@ -77,9 +77,9 @@ tsr_status tsr_promote_types(tsr_dtype a, tsr_dtype b, tsr_dtype *out)
     if (a == b) {
         r = a;
     } else if (tsr_dtype_is_float8(a) || tsr_dtype_is_float8(b)) {
-        return tsr__fail(TSR_ERR_RUNTIME,
-                         "Promotion for Float8 Types is not supported, attempted to promote %s and %s",
-                         na, nb);
+        return tsr__fail(
+            TSR_ERR_RUNTIME,
+            "Promotion for Float8 Types is not supported, attempted to promote %s and %s", na, nb);
     } else if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
         /* A floating partner wins; anything else has no defined promotion.
          * float4 is "floating" too, as c10's isFloatingType says. */
@@ -94,9 +94,9 @@ tsr_status tsr_promote_types(tsr_dtype a, tsr_dtype b, tsr_dtype *out)
                              na, nb);
     } else if (tsr__dtypes[a].classic < 0 || tsr__dtypes[b].classic < 0) {
         /* float4_e2m1fn_x2: PyTorch trips an internal assertion here. */
-        return tsr__fail(TSR_ERR_RUNTIME,
-                         "Promotion for shell dtypes is not defined, attempted to promote %s and %s",
-                         na, nb);
+        return tsr__fail(
+            TSR_ERR_RUNTIME,
+            "Promotion for shell dtypes is not defined, attempted to promote %s and %s", na, nb);
     } else {
         r = (tsr_dtype)promote_table[tsr__dtypes[a].classic][tsr__dtypes[b].classic];
     }
@@ -271,7 +271,8 @@ tsr_status tsr_set_default_dtype(tsr_dtype d)
                          "invalid dtype object: only floating-point types are supported as the "
                          "default type");
     if (!tsr_dtype_is_floating_point(d))
-        return tsr__fail(TSR_ERR_TYPE, "only floating-point types are supported as the default type");
+        return tsr__fail(TSR_ERR_TYPE,
+                         "only floating-point types are supported as the default type");
     if (!default_dtype_allowed(d))
         return tsr__fail(TSR_ERR_TYPE,
                          "%s is not supported as the default type (use float16, bfloat16, float32 "
@@ -363,7 +364,8 @@ tsr_status tsr_result_type_with_default(const tsr_operand *ops, size_t n, tsr_dt
     if (ops == NULL || n == 0 || out == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "result_type needs at least one operand");
     if (!tsr__dtype_valid(dflt) || !default_dtype_allowed(dflt))
-        return tsr__fail(TSR_ERR_TYPE, "only floating-point types are supported as the default type");
+        return tsr__fail(TSR_ERR_TYPE,
+                         "only floating-point types are supported as the default type");
     tsr_dtype tier[3] = {UNDEF, UNDEF, UNDEF}; /* dimensioned, zero-dim, wrapped */
     for (size_t i = 0; i < n; i++) {
         tsr_dtype d = ops[i].dtype;

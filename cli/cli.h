@@ -1,0 +1,55 @@
+/* The `tessera` command: shared declarations.
+ *
+ * Every subcommand is one row of the command table in main.c: its name,
+ * a one-line summary, a manual page (the text --help prints, and the
+ * source of docs/man), and the function that runs it. Subcommands print
+ * results on stdout and errors on stderr as "tessera: error: ...".
+ * Exit status: 0 success, 1 the operation failed (PyTorch would raise),
+ * 2 bad usage. */
+#ifndef TESSERA_CLI_H
+#define TESSERA_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    const char *manual; /* SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, EXAMPLES */
+    int (*run)(int argc, char **argv);
+} cli_command;
+
+/* Option scanning shared by the subcommands: "--json", "-h/--help" and
+ * "--name=value" / "--name value". Positional arguments are left in argv
+ * order in `pos`. An argument that starts with '-' followed by a digit or
+ * '.' is positional (a negative number), and "--" ends the options. */
+typedef struct cli_args {
+    bool json;
+    bool help;
+    int npos;
+    char **pos;
+    /* value options a command accepts, by name without the dashes */
+    const char *const *value_names;
+    const char **values; /* parallel to value_names, NULL when absent */
+} cli_args;
+
+/* Returns EXIT_OK, or EXIT_USAGE after printing what was wrong. */
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *args);
+
+/* Prints "tessera: error: <msg>" on stderr and returns EXIT_FAILED. */
+int cli_fail(const char *msg);
+/* Prints a usage error naming the command and returns EXIT_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints a command's manual page. */
+void cli_print_manual(FILE *f, const cli_command *cmd);
+
+/* JSON output helpers: a string with escapes, or null for NULL. */
+void json_string(FILE *f, const char *s);
+
+extern const cli_command cli_cmd_dtypes, cli_cmd_promote, cli_cmd_can_cast, cli_cmd_result_type,
+    cli_cmd_device, cli_cmd_version;
+
+#endif /* TESSERA_CLI_H */
