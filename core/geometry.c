@@ -237,7 +237,12 @@ tsr_status tsr_view_permute(const tsr_geometry *in, const int64_t *dims, int ndi
     if (st != TSR_OK)
         return st;
     if (ndims != in->ndim || (ndims > 0 && dims == NULL))
-        return tsr__fail(TSR_ERR_RUNTIME, "number of dims don't match in permute");
+        return tsr__fail(
+            TSR_ERR_RUNTIME,
+            "permute(sparse_coo): number of dimensions in the tensor input does not "
+            "match the length of the desired ordering of dimensions i.e. input.dim() = "
+            "%d is not equal to len(dims) = %d",
+            in->ndim, ndims);
     tsr_geometry g = *in;
     bool seen[TSR_MAX_DIMS] = {false};
     for (int i = 0; i < ndims; i++) {
@@ -246,7 +251,7 @@ tsr_status tsr_view_permute(const tsr_geometry *in, const int64_t *dims, int ndi
         if (st != TSR_OK)
             return st;
         if (seen[d])
-            return tsr__fail(TSR_ERR_RUNTIME, "repeated dim in permute");
+            return tsr__fail(TSR_ERR_RUNTIME, "permute(): duplicate dims are not allowed.");
         seen[d] = true;
         g.sizes[i] = in->sizes[d];
         g.strides[i] = in->strides[d];

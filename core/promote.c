@@ -81,11 +81,11 @@ tsr_status tsr_promote_types(tsr_dtype a, tsr_dtype b, tsr_dtype *out)
             TSR_ERR_RUNTIME,
             "Promotion for Float8 Types is not supported, attempted to promote %s and %s", na, nb);
     } else if (is_barebones_unsigned(a) || is_barebones_unsigned(b)) {
-        /* A floating partner wins; anything else has no defined promotion.
-         * float4 is "floating" too, as c10's isFloatingType says. */
-        if (tsr_dtype_is_floating_point(a) && a != TSR_FLOAT4_E2M1FN_X2)
+        /* A floating partner wins (float4 included: c10 calls it floating);
+         * anything else has no defined promotion. */
+        if (tsr_dtype_is_floating_point(a))
             r = a;
-        else if (tsr_dtype_is_floating_point(b) && b != TSR_FLOAT4_E2M1FN_X2)
+        else if (tsr_dtype_is_floating_point(b))
             r = b;
         else
             return tsr__fail(TSR_ERR_RUNTIME,

@@ -148,9 +148,11 @@ static void errors(void)
     ASSERT_FAIL(tsr_view_t(&x, &v), TSR_ERR_RUNTIME,
                 "t() expects a tensor with <= 2 dimensions, but self is 3D");
     ASSERT_FAIL(tsr_view_permute(&x, A(0, 1), 2, &v), TSR_ERR_RUNTIME,
-                "number of dims don't match in permute");
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                "length of the desired ordering of dimensions i.e. input.dim() = 3 is not equal to "
+                "len(dims) = 2");
     ASSERT_FAIL(tsr_view_permute(&x, A(0, 1, 1), 3, &v), TSR_ERR_RUNTIME,
-                "repeated dim in permute");
+                "permute(): duplicate dims are not allowed.");
     ASSERT_FAIL(tsr_view_view(&x, A(5, 5), 2, &v), TSR_ERR_RUNTIME,
                 "shape '[5, 5]' is invalid for input of size 24");
     ASSERT_FAIL(tsr_view_view(&x, A(-1, -1), 2, &v), TSR_ERR_RUNTIME,
