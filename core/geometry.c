@@ -336,12 +336,12 @@ tsr_status tsr_view_slice(const tsr_geometry *in, int64_t dim, bool has_start, i
     if (st != TSR_OK)
         return st;
     if (in->ndim == 0)
-        return tsr__fail(TSR_ERR_RUNTIME, "slice() cannot be applied to a 0-dim tensor.");
-    if (step <= 0)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "step must be greater than zero");
+        return tsr__fail(TSR_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
     int d;
     if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
         return st;
+    if (step <= 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "step must be greater than zero");
     int64_t size = in->sizes[d];
     int64_t s = has_start ? start : 0, e = has_end ? end : INT64_MAX;
     if (s < 0)
@@ -472,12 +472,18 @@ tsr_status tsr_view_as_strided(const tsr_geometry *in, int ndim, const int64_t *
 {
     tsr_status st = check_geometry(in, out);
     if (st == TSR_OK)
-        st = check_sizes(ndim, sizes);
+        st = check_ndim(ndim);
     if (st != TSR_OK)
         return st;
-    if (ndim > 0 && strides == NULL)
+    if (ndim > 0 && (sizes == NULL || strides == NULL))
         return tsr__fail(TSR_ERR_RUNTIME, "mismatch in length of strides and shape");
     char t1[DIMS_TEXT], t2[DIMS_TEXT];
+    for (int i = 0; i < ndim; i++)
+        if (sizes[i] < 0)
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "Storage size calculation overflowed with sizes=%s and strides=%s",
+                             format_dims(t1, sizeof(t1), sizes, ndim),
+                             format_dims(t2, sizeof(t2), strides, ndim));
     for (int i = 0; i < ndim; i++)
         if (strides[i] < 0)
             return tsr__fail(TSR_ERR_RUNTIME,
