@@ -135,7 +135,8 @@ tsr_status tsr_strides_for(int ndim, const int64_t *sizes, tsr_memory_format for
                 return tsr__fail(TSR_ERR_OVERFLOW, "tensor size overflows int64");
         }
     }
-    memcpy(strides, out, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0)
+        memcpy(strides, out, sizeof(int64_t) * (size_t)ndim);
     return TSR_OK;
 }
 
@@ -264,7 +265,8 @@ tsr_status tsr_preserve_strides(int ndim, const int64_t *sizes, const int64_t *s
     if (has_negative(ndim, sizes))
         return tsr__fail(TSR_ERR_RUNTIME, "sizes must be non-negative");
     if (tsr_is_non_overlapping_and_dense(ndim, sizes, strides)) {
-        memmove(out, strides, sizeof(int64_t) * (size_t)ndim);
+        if (ndim > 0)
+            memmove(out, strides, sizeof(int64_t) * (size_t)ndim);
         return TSR_OK;
     }
     /* infer_dense_strides: innermost first, insertion sort by stride. */
@@ -291,7 +293,8 @@ tsr_status tsr_preserve_strides(int ndim, const int64_t *sizes, const int64_t *s
         if (sizes[perm[i]] > 1 && __builtin_mul_overflow(stride, sizes[perm[i]], &stride))
             return tsr__fail(TSR_ERR_OVERFLOW, "tensor size overflows int64");
     }
-    memcpy(out, result, sizeof(int64_t) * (size_t)ndim);
+    if (ndim > 0)
+        memcpy(out, result, sizeof(int64_t) * (size_t)ndim);
     return TSR_OK;
 }
 

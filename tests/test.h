@@ -15,6 +15,12 @@
 
 static int test__passed, test__failed;
 
+/* True when an expected message is given and the last error differs. */
+static inline int test__message_differs(const char *want)
+{
+    return want != NULL && strcmp(tsr_last_error(), want) != 0;
+}
+
 #define TEST__REPORT(fmt, ...)                                                         \
     do {                                                                               \
         test__failed++;                                                                \
@@ -78,7 +84,7 @@ static int test__passed, test__failed;
         if (test__st != (status))                                                      \
             TEST__REPORT("%s returned %s, expected %s", #call,                         \
                          tsr_status_name(test__st), tsr_status_name(status));          \
-        else if ((msg) != NULL && strcmp(tsr_last_error(), (msg)) != 0)                \
+        else if (test__message_differs(msg))                                           \
             TEST__REPORT("%s message:\n  got      \"%s\"\n  expected \"%s\"", #call,   \
                          tsr_last_error(), (const char *)(msg));                        \
         else                                                                           \
