@@ -1063,6 +1063,8 @@ def gen_views():
             t.row(*head, v[0], "ERROR " + v[1])
         else:
             y = v
+            if any(d < 0 for d in y.shape):
+                return  # a 1.13 bug (expand can make negative sizes), not a rule
             tail = [ints(y.shape), ints(y.stride()), str(y.storage_offset())]
             if op == "reshape":
                 same = y.storage().data_ptr() == x.storage().data_ptr()
@@ -1116,6 +1118,22 @@ def gen_views():
     record([4], [1], 0, "expand", "[4,3]", lambda x: x.expand(4, 3))
     record([], [], 0, "expand", "[2,3]", lambda x: x.expand(2, 3))
     record([4, 3], [3, 1], 0, "slice", "0,-,-,2", slice_fn(0, None, None, 2))
+
+    t.comment("spec 8, chained: the last step of x[1,2,3] and x[1:,2:,3:]")
+    record([4], [1], 20, "select", "0,3", lambda x: x.select(0, 3))
+    record([1, 1, 4], [12, 4, 1], 20, "slice", "2,3,-,1", slice_fn(2, 3, None, 1))
+    t.comment("edge cases: empty tensors, -1 and 0 in view and expand, views of transposes")
+    edges = [
+        ([2, 1], [1, 1], "expand", [2, 0]), ([2, 1], [1, 1], "expand", [-1, -1]),
+        ([2], [1], "expand", [0, 2]), ([3], [1], "expand", [1, -1]), ([2], [1], "expand", [-1, 2]),
+        ([2, 3], [3, 1], "view", [-1, 0]), ([0, 3], [3, 1], "view", [-1, 0]), ([0, 3], [3, 1], "view", [0, -1]),
+        ([0, 3], [3, 1], "view", [-1, 3]), ([0, 3], [3, 1], "view", [5, -1]), ([3, 2], [1, 3], "view", [-1]),
+        ([3, 2], [1, 3], "view", [3, 2]), ([3, 2], [1, 3], "reshape", [-1]), ([3, 2], [1, 3], "reshape", [2, 3]),
+        ([4, 3], [6, 2], "view", [2, 2, 3]), ([4, 3], [6, 2], "view", [12]), ([0, 3], [3, 1], "reshape", [0, -1]),
+        ([2, 3], [3, 1], "view", [6, -1]), ([2, 3], [3, 1], "reshape", [-1, 4]),
+    ]
+    for sizes, strides, op, target in edges:
+        record(sizes, strides, 0, op, ints(target), lambda x: getattr(x, op)(target))
 
     t.comment("random geometries and arguments")
     ops = ["transpose", "t", "permute", "narrow", "select", "slice", "unsqueeze", "squeeze", "expand",
@@ -1214,6 +1232,26 @@ def gen_views():
                 continue
             record(sizes, strides, offset, op, ints(target), lambda x: x.expand(target))
         elif op in ("view", "reshape"):
+            if rng.random() < 0.7:
+                # non-trivial inputs: 2-4 dims of size 2-4, permuted, sliced or expanded
+                sizes = [rng.choice([2, 3, 4]) for _ in range(rng.choice([2, 3, 4]))]
+                perm = list(range(len(sizes)))
+                rng.shuffle(perm)
+                base = torch.empty(sizes).permute(perm)
+                kind = rng.choice(["permuted", "sliced", "expanded", "contiguous"])
+                if kind == "sliced":
+                    base = torch.empty([v * 2 for v in base.shape])[tuple(
+                        slice(None, None, rng.choice([1, 2])) for _ in base.shape)][tuple(
+                        slice(0, v) for v in base.shape)]
+                elif kind == "expanded":
+                    base = torch.empty([1 if rng.random() < 0.5 else v for v in base.shape]).expand(base.shape)
+                elif kind == "contiguous":
+                    base = torch.empty(base.shape)
+                sizes, strides = list(base.shape), list(base.stride())
+                n = len(sizes)
+                numel = 1
+                for v in sizes:
+                    numel *= v
             # factor numel into a random shape; sometimes a wrong one
             target = []
             rest = numel
@@ -1238,6 +1276,8 @@ def gen_views():
                 target = list(sizes)
             elif r < 0.23:
                 target = []
+            elif r < 0.45:
+                target = rng.choice([[-1], [numel], [numel, 1], [1, -1]])  # flatten
             if op == "view":
                 record(sizes, strides, offset, op, ints(target), lambda x: x.view(target))
             else:
@@ -1250,7 +1290,7 @@ def gen_views():
             if r < 0.05 and nst:
                 nst[0] = -1
             elif r < 0.1:
-                nst = nst + [1]
+                nsz, nst = [2, 3], [0, 0]
             elif r < 0.13:
                 noff = -1
             elif r < 0.16 and nsz:
