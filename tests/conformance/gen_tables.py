@@ -301,6 +301,14 @@ def gen_cast():
             assert got == verdict[(common, out)], (out, d, got, verdict[(common, out)])
             if (common, out) not in seen:
                 seen.add((common, out))
+    o.comment("from spec, PyTorch 2.9: pairs involving float8/float4 and uint16/32/64 (spec 4.1-4.2)")
+    for c in ALL:
+        for out in ALL:
+            if c in CLASSIC and out in CLASSIC:
+                continue
+            ok = c == out or spec_can_cast(c, out)
+            o.row(c, out, "OK" if ok else "ERROR result type %s can't be cast to the desired output type %s"
+                  % (MESSAGE_NAME[c], MESSAGE_NAME[out]))
     # Spec 9.26 / 9.28 / 9.29 on CPU tensors.
     ok, v = outcome(lambda: torch.ones(2, dtype=torch.int32).add_(1.5))
     assert v[1] == "result type Float can't be cast to the desired output type Int"
