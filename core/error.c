@@ -64,3 +64,15 @@ const char *tsr_version_string(void)
 {
     return TSR_VERSION_STRING;
 }
+
+const char *tsr__format_dims(char *buf, size_t n, const int64_t *dims, int count)
+{
+    if (n == 0)
+        return buf;
+    size_t used = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < count && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "", (long long)dims[i]);
+    if (used < n)
+        snprintf(buf + used, n - used, "]");
+    return buf;
+}

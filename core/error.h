@@ -7,6 +7,9 @@
 #ifndef TESSERA_CORE_ERROR_H
 #define TESSERA_CORE_ERROR_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "tessera/status.h"
 
 #define TSR__ERROR_MAX 1024
@@ -20,6 +23,11 @@
 tsr_status tsr__fail(tsr_status status, const char *fmt, ...) TSR__PRINTF(2, 3);
 /* Copies an existing message (from the wire, say) verbatim. */
 tsr_status tsr__fail_text(tsr_status status, const char *text);
+
+/* Formats dims as PyTorch prints an IntArrayRef, "[2, 3, 4]", into buf
+ * (cut to fit) and returns buf. */
+#define TSR__DIMS_TEXT 512
+const char *tsr__format_dims(char *buf, size_t n, const int64_t *dims, int count);
 
 #define TSR__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

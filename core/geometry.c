@@ -13,19 +13,7 @@
 
 #include "core/error.h"
 
-/* Formats dims as PyTorch prints an IntArrayRef: "[2, 3, 4]". */
-static const char *format_dims(char *buf, size_t n, const int64_t *dims, int count)
-{
-    size_t used = 0;
-    used += (size_t)snprintf(buf, n, "[");
-    for (int i = 0; i < count && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%lld", i ? ", " : "", (long long)dims[i]);
-    if (used < n)
-        snprintf(buf + used, n - used, "]");
-    return buf;
-}
-
-#define DIMS_TEXT 512
+#define DIMS_TEXT TSR__DIMS_TEXT
 
 static tsr_status check_ndim(int ndim)
 {
@@ -45,9 +33,9 @@ static tsr_status check_sizes(int ndim, const int64_t *sizes)
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) {
             char text[DIMS_TEXT];
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "Trying to create tensor with negative dimension %lld: %s",
-                             (long long)sizes[i], format_dims(text, sizeof(text), sizes, ndim));
+            return tsr__fail(
+                TSR_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                (long long)sizes[i], tsr__format_dims(text, sizeof(text), sizes, ndim));
         }
     }
     return TSR_OK;
@@ -315,7 +303,8 @@ tsr_status tsr_view_select(const tsr_geometry *in, int64_t dim, int64_t index, t
         char text[DIMS_TEXT];
         return tsr__fail(TSR_ERR_INDEX,
                          "select(): index %lld out of range for tensor of size %s at dimension %d",
-                         (long long)index, format_dims(text, sizeof(text), in->sizes, in->ndim), d);
+                         (long long)index,
+                         tsr__format_dims(text, sizeof(text), in->sizes, in->ndim), d);
     }
     tsr_geometry g = *in;
     if ((st = advance(&g, d, index < 0 ? index + size : index)) != TSR_OK)
@@ -422,8 +411,8 @@ tsr_status tsr_view_expand(const tsr_geometry *in, const int64_t *sizes, int nsi
         return tsr__fail(TSR_ERR_RUNTIME,
                          "expand(Tensor{%s}, size=%s): the number of sizes provided (%d) must be "
                          "greater or equal to the number of dimensions in the tensor (%d)",
-                         format_dims(t1, sizeof(t1), in->sizes, in->ndim),
-                         format_dims(t2, sizeof(t2), sizes, nsizes), nsizes, in->ndim);
+                         tsr__format_dims(t1, sizeof(t1), in->sizes, in->ndim),
+                         tsr__format_dims(t2, sizeof(t2), sizes, nsizes), nsizes, in->ndim);
     tsr_geometry g = {.ndim = nsizes, .offset = in->offset};
     for (int i = nsizes - 1; i >= 0; i--) {
         int offset = nsizes - 1 - i, d = in->ndim - 1 - offset;
@@ -443,10 +432,6 @@ tsr_status tsr_view_expand(const tsr_geometry *in, const int64_t *sizes, int nsi
                                  i);
             target = size;
         }
-        if (target < 0)
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "Trying to create tensor with negative dimension %lld: %s",
-                             (long long)target, format_dims(t1, sizeof(t1), sizes, nsizes));
         if (size != target) {
             if (size != 1)
                 return tsr__fail(TSR_ERR_RUNTIME,
@@ -454,16 +439,33 @@ tsr_status tsr_view_expand(const tsr_geometry *in, const int64_t *sizes, int nsi
                                  "size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
                                  "Tensor sizes: %s",
                                  (long long)target, (long long)size, i,
-                                 format_dims(t1, sizeof(t1), sizes, nsizes),
-                                 format_dims(t2, sizeof(t2), in->sizes, in->ndim));
+                                 tsr__format_dims(t1, sizeof(t1), sizes, nsizes),
+                                 tsr__format_dims(t2, sizeof(t2), in->sizes, in->ndim));
+            if (target < 0)
+                return tsr__fail(
+                    TSR_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                    (long long)target, tsr__format_dims(t1, sizeof(t1), sizes, nsizes));
             size = target;
             stride = 0;
         }
         g.sizes[i] = size;
         g.strides[i] = stride;
     }
+    int64_t numel;
+    if (tsr_numel(g.ndim, g.sizes, &numel) != TSR_OK)
+        return tsr__fail(TSR_ERR_RUNTIME, "numel: integer multiplication overflow");
     *out = g;
     return TSR_OK;
+}
+
+/* PyTorch's computeStorageNbytes message, also used for negative sizes. */
+static tsr_status storage_overflow(const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    char t1[DIMS_TEXT], t2[DIMS_TEXT];
+    return tsr__fail(TSR_ERR_RUNTIME,
+                     "Storage size calculation overflowed with sizes=%s and strides=%s",
+                     tsr__format_dims(t1, sizeof(t1), sizes, ndim),
+                     tsr__format_dims(t2, sizeof(t2), strides, ndim));
 }
 
 tsr_status tsr_view_as_strided(const tsr_geometry *in, int ndim, const int64_t *sizes,
@@ -480,16 +482,13 @@ tsr_status tsr_view_as_strided(const tsr_geometry *in, int ndim, const int64_t *
     char t1[DIMS_TEXT], t2[DIMS_TEXT];
     for (int i = 0; i < ndim; i++)
         if (sizes[i] < 0)
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "Storage size calculation overflowed with sizes=%s and strides=%s",
-                             format_dims(t1, sizeof(t1), sizes, ndim),
-                             format_dims(t2, sizeof(t2), strides, ndim));
+            return storage_overflow(sizes, strides, ndim);
     for (int i = 0; i < ndim; i++)
         if (strides[i] < 0)
             return tsr__fail(TSR_ERR_RUNTIME,
                              "as_strided: Negative strides are not supported at the moment, got "
                              "strides: %s",
-                             format_dims(t1, sizeof(t1), strides, ndim));
+                             tsr__format_dims(t1, sizeof(t1), strides, ndim));
     if (storage_elems < 0 || itemsize == 0 || itemsize > 64)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid storage description");
     tsr_geometry g = {.ndim = ndim, .offset = offset};
@@ -501,23 +500,23 @@ tsr_status tsr_view_as_strided(const tsr_geometry *in, int ndim, const int64_t *
      * storage. The offset check comes after it, as in setStrided. */
     g.offset = 0;
     int64_t span, need, have, off_bytes, isz = (int64_t)itemsize;
-    if ((st = tsr_geometry_storage_span(&g, &span)) != TSR_OK)
-        return st;
+    if (tsr_geometry_storage_span(&g, &span) != TSR_OK)
+        return storage_overflow(sizes, strides, ndim);
     g.offset = offset;
     if (span > 0) {
         if (__builtin_mul_overflow(span, isz, &need) ||
             __builtin_mul_overflow(offset, isz, &off_bytes) ||
             __builtin_add_overflow(need, off_bytes, &need) ||
             __builtin_mul_overflow(storage_elems, isz, &have))
-            return tsr__fail(TSR_ERR_OVERFLOW, "storage extent overflows int64");
+            return storage_overflow(sizes, strides, ndim);
         if (need > have)
             return tsr__fail(
                 TSR_ERR_RUNTIME,
                 "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize "
                 "%zu requiring a storage size of %lld are out of bounds for storage of "
                 "size %lld",
-                format_dims(t1, sizeof(t1), sizes, ndim),
-                format_dims(t2, sizeof(t2), strides, ndim), (long long)offset, itemsize,
+                tsr__format_dims(t1, sizeof(t1), sizes, ndim),
+                tsr__format_dims(t2, sizeof(t2), strides, ndim), (long long)offset, itemsize,
                 (long long)need, (long long)have);
     }
     if (offset < 0)
@@ -551,13 +550,13 @@ static tsr_status infer_shape(const int64_t *shape, int n, int64_t numel, int64_
                 return tsr__fail(TSR_ERR_RUNTIME,
                                  "cannot reshape tensor of 0 elements into shape %s because the "
                                  "unspecified dimension size -1 can be any value and is ambiguous",
-                                 format_dims(text, sizeof(text), shape, n));
+                                 tsr__format_dims(text, sizeof(text), shape, n));
             res[infer] = numel / newsize;
         }
         return TSR_OK;
     }
     return tsr__fail(TSR_ERR_RUNTIME, "shape '%s' is invalid for input of size %lld",
-                     format_dims(text, sizeof(text), shape, n), (long long)numel);
+                     tsr__format_dims(text, sizeof(text), shape, n), (long long)numel);
 }
 
 /* ATen's computeStride: strides for viewing (old sizes, strides) as

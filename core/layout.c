@@ -91,12 +91,14 @@ tsr_status tsr_strides_for(int ndim, const int64_t *sizes, tsr_memory_format for
     if (!valid_ndim(ndim) || (ndim > 0 && (sizes == NULL || strides == NULL)))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "number of dimensions must be in [0, %d], got %d", TSR_MAX_DIMS, ndim);
-    for (int i = 0; i < ndim; i++)
-        if (sizes[i] < 0)
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "Trying to create tensor with negative dimension %lld: size at "
-                             "dimension %d is negative",
-                             (long long)sizes[i], i);
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] < 0) {
+            char text[TSR__DIMS_TEXT];
+            return tsr__fail(
+                TSR_ERR_RUNTIME, "Trying to create tensor with negative dimension %lld: %s",
+                (long long)sizes[i], tsr__format_dims(text, sizeof(text), sizes, ndim));
+        }
+    }
     int64_t out[TSR_MAX_DIMS];
     const int *order = NULL;
     switch (format) {
