@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs a built tree into a staging prefix and builds examples/hello.c
+# against it twice, as users do: with pkg-config and with CMake's
+# find_package(Tessera). Both programs must run and print the dtype table.
+#   install_check.sh BUILD_DIR WORK_DIR
+# Environment: CC (default cc), CMAKE (default cmake), TSR_EXTRA_CFLAGS
+# (flags the library needs from its users, e.g. the sanitizers).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build_dir=$(cd "${1:?usage: install_check.sh BUILD_DIR WORK_DIR}" && pwd)
+work=${2:?usage: install_check.sh BUILD_DIR WORK_DIR}
+cc=${CC:-cc}
+cmake=${CMAKE:-cmake}
+extra_cflags=${TSR_EXTRA_CFLAGS:-}
+
+fail()
+{
+    echo "install check: $*" >&2
+    exit 1
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+prefix=$work/prefix
+
+echo "-- cmake --install $build_dir --prefix $prefix"
+"$cmake" --install "$build_dir" --prefix "$prefix" >"$work/install.log" ||
+    { cat "$work/install.log"; fail "cmake --install failed"; }
+
+pc=$(find "$prefix" -name tessera.pc -path '*/pkgconfig/*' | head -n 1)
+[[ -n $pc ]] || fail "no tessera.pc installed"
+libdir=$(dirname "$(dirname "$pc")")
+for f in "$prefix/include/tessera/tessera.h" "$libdir/libtessera.so.0" "$libdir/libtessera.so" \
+    "$libdir/cmake/Tessera/TesseraConfig.cmake" "$libdir/cmake/Tessera/TesseraConfigVersion.cmake" \
+    "$prefix/bin/tessera"; do
+    [[ -e $f ]] || fail "missing from the installation: ${f#"$prefix"/}"
+done
+# Nothing installed may point back into the source or build tree (the
+# staging prefix itself may live inside them).
+if cat "$libdir/pkgconfig/"* "$libdir/cmake/Tessera/"* | sed "s|$prefix||g" | grep -qF -e "$root" -e "$build_dir"; then
+    fail "installed pkg-config or CMake files refer to $root or $build_dir"
+fi
+
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+version=$(pkg-config --modversion tessera)
+[[ $(pkg-config --variable=prefix tessera) == "$prefix" ]] ||
+    fail "tessera.pc names prefix $(pkg-config --variable=prefix tessera), not $prefix"
+
+echo "-- pkg-config tessera $version"
+# shellcheck disable=SC2046,SC2086  # the flags are word lists
+"$cc" $extra_cflags $(pkg-config --cflags tessera) "$root/examples/hello.c" \
+    $(pkg-config --libs tessera) -o "$work/hello-pkgconfig"
+
+echo "-- find_package(Tessera)"
+"$cmake" -S "$root/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$extra_cflags" >"$work/examples.log" ||
+    { cat "$work/examples.log"; fail "configuring examples/ with find_package(Tessera) failed"; }
+"$cmake" --build "$work/examples" >>"$work/examples.log" ||
+    { cat "$work/examples.log"; fail "building examples/ failed"; }
+
+for hello in "$work/hello-pkgconfig" "$work/examples/hello"; do
+    out=$(LD_LIBRARY_PATH=$libdir "$hello") || fail "$hello exited with $?"
+    grep -q "^tessera $version: 22 dtypes$" <<<"$out" || fail "$hello: unexpected first line: $(head -n 1 <<<"$out")"
+    grep -qE '^  float32 +4 +floating' <<<"$out" || fail "$hello: no float32 row in: $out"
+    grep -q '^promote_types(int32, float16) = float16$' <<<"$out" || fail "$hello: wrong promotion: $out"
+    lib=$(LD_LIBRARY_PATH=$libdir ldd "$hello" | awk '$1 ~ /^libtessera/ { print $3 }')
+    [[ $lib == "$libdir"/* ]] || fail "$hello loads libtessera from '$lib', not from $libdir"
+    echo "-- $(basename "$(dirname "$hello")")/$(basename "$hello"): ok"
+done
+echo "install check passed: $prefix"
