@@ -177,43 +177,46 @@ static void load_block(tsr_dtype dt, const unsigned char *p, size_t n, block *b)
 
 /* ---- changing form ------------------------------------------------------ */
 
+/* One loop per source form: the form is fixed for a whole block. */
+#define EACH(stmt)                     \
+    do {                               \
+        for (size_t k = 0; k < n; k++) \
+            stmt;                      \
+    } while (0)
+
 static void column_to_f32(form from, const column *in, column *out, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        switch (from) {
-        case FORM_I64:
-            out->f[k] = tsr__float_bits((float)in->i[k]);
-            break;
-        case FORM_U64:
-            out->f[k] = tsr__float_bits((float)in->u[k]);
-            break;
-        case FORM_F32:
-            out->f[k] = in->f[k];
-            break;
-        case FORM_F64:
-            out->f[k] = tsr__double_to_f32(in->d[k]);
-            break;
-        }
+    switch (from) {
+    case FORM_I64:
+        EACH(out->f[k] = tsr__float_bits((float)in->i[k]));
+        break;
+    case FORM_U64:
+        EACH(out->f[k] = tsr__float_bits((float)in->u[k]));
+        break;
+    case FORM_F32:
+        EACH(out->f[k] = in->f[k]);
+        break;
+    case FORM_F64:
+        EACH(out->f[k] = tsr__double_to_f32(in->d[k]));
+        break;
     }
 }
 
 static void column_to_f64(form from, const column *in, column *out, size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        switch (from) {
-        case FORM_I64:
-            out->d[k] = (double)in->i[k];
-            break;
-        case FORM_U64:
-            out->d[k] = (double)in->u[k];
-            break;
-        case FORM_F32:
-            out->d[k] = (double)tsr__float_from_bits(in->f[k]); /* quiets a signalling NaN */
-            break;
-        case FORM_F64:
-            out->d[k] = in->d[k];
-            break;
-        }
+    switch (from) {
+    case FORM_I64:
+        EACH(out->d[k] = (double)in->i[k]);
+        break;
+    case FORM_U64:
+        EACH(out->d[k] = (double)in->u[k]);
+        break;
+    case FORM_F32: /* widening quiets a signalling NaN, as x86 does */
+        EACH(out->d[k] = (double)tsr__float_from_bits(in->f[k]));
+        break;
+    case FORM_F64:
+        EACH(out->d[k] = in->d[k]);
+        break;
     }
 }
 
@@ -248,31 +251,27 @@ static inline bool nonzero(form frm, const column *c, size_t k)
 }
 
 /* Integer destinations: bits of the x86 conversion whose low bytes the
- * destination keeps (see convert_scalar.h). */
+ * destination keeps (see convert_scalar.h); integer sources already are. */
+#define FLOAT_TO_INT(F, x)                   \
+    (u64    ? tsr__##F##_to_u64(x)           \
+     : wide ? (uint64_t)tsr__##F##_cvtt64(x) \
+            : (uint64_t)(uint32_t)tsr__##F##_cvtt32(x))
+
 static void encode_int(tsr_dtype dt, form frm, const column *c, size_t n, uint64_t *out)
 {
+    bool u64 = dt == TSR_UINT64;
     bool wide = dt == TSR_UINT8 || dt == TSR_UINT32 || dt == TSR_INT64;
-    for (size_t k = 0; k < n; k++) {
-        switch (frm) {
-        case FORM_I64:
-        case FORM_U64:
-            out[k] = c->u[k];
-            break;
-        case FORM_F32: {
-            float x = tsr__float_from_bits(c->f[k]);
-            out[k] = dt == TSR_UINT64 ? tsr__float_to_u64(x)
-                     : wide           ? (uint64_t)tsr__float_cvtt64(x)
-                                      : (uint64_t)(uint32_t)tsr__float_cvtt32(x);
-            break;
-        }
-        case FORM_F64: {
-            double x = c->d[k];
-            out[k] = dt == TSR_UINT64 ? tsr__double_to_u64(x)
-                     : wide           ? (uint64_t)tsr__double_cvtt64(x)
-                                      : (uint64_t)(uint32_t)tsr__double_cvtt32(x);
-            break;
-        }
-        }
+    switch (frm) {
+    case FORM_I64:
+    case FORM_U64:
+        EACH(out[k] = c->u[k]);
+        break;
+    case FORM_F32:
+        EACH(out[k] = FLOAT_TO_INT(float, tsr__float_from_bits(c->f[k])));
+        break;
+    case FORM_F64:
+        EACH(out[k] = FLOAT_TO_INT(double, c->d[k]));
+        break;
     }
 }
 
@@ -295,30 +294,24 @@ static void encode_column(tsr_dtype comp, const block *b, const column *c, size_
 {
     switch (comp) {
     case TSR_BOOL:
-        for (size_t k = 0; k < n; k++)
-            out[k] = nonzero(b->form, c, k) ||
-                     (b->has_im && !cx->real_only_bool && nonzero(b->form, &b->im, k));
+        EACH(out[k] = nonzero(b->form, c, k) ||
+                      (b->has_im && !cx->real_only_bool && nonzero(b->form, &b->im, k)));
         break;
     case TSR_FLOAT16:
-        for (size_t k = 0; k < n; k++)
-            out[k] = tsr__f32_to_f16(c->f[k], cx->f16c_nan);
+        EACH(out[k] = tsr__f32_to_f16(c->f[k], cx->f16c_nan));
         break;
     case TSR_BFLOAT16:
-        for (size_t k = 0; k < n; k++)
-            out[k] = tsr__f32_to_bf16(c->f[k], base + k < cx->bf16_vector_end);
+        EACH(out[k] = tsr__f32_to_bf16(c->f[k], base + k < cx->bf16_vector_end));
         break;
     case TSR_FLOAT32:
-        for (size_t k = 0; k < n; k++)
-            out[k] = c->f[k];
+        EACH(out[k] = c->f[k]);
         break;
     case TSR_FLOAT64:
-        for (size_t k = 0; k < n; k++)
-            out[k] = tsr__double_bits(c->d[k]);
+        EACH(out[k] = tsr__double_bits(c->d[k]));
         break;
     default:
         if (tsr_dtype_is_float8(comp)) {
-            for (size_t k = 0; k < n; k++)
-                out[k] = float8_encode(comp, c->f[k], cx->saturate);
+            EACH(out[k] = float8_encode(comp, c->f[k], cx->saturate));
         } else {
             encode_int(comp, b->form, c, n, out);
         }
@@ -327,31 +320,28 @@ static void encode_column(tsr_dtype comp, const block *b, const column *c, size_
 }
 
 /* Writes the low `width` bytes of bits[k] at q + k * stride. */
+#define WRITE_LANE(T)                         \
+    EACH({                                    \
+        T v = (T)bits[k];                     \
+        memcpy(q + k * stride, &v, sizeof v); \
+    })
+
 static void write_lane(unsigned char *q, size_t stride, size_t width, const uint64_t *bits,
                        size_t n)
 {
-    for (size_t k = 0; k < n; k++) {
-        unsigned char *at = q + k * stride;
-        switch (width) {
-        case 1: {
-            uint8_t v = (uint8_t)bits[k];
-            memcpy(at, &v, 1);
-            break;
-        }
-        case 2: {
-            uint16_t v = (uint16_t)bits[k];
-            memcpy(at, &v, 2);
-            break;
-        }
-        case 4: {
-            uint32_t v = (uint32_t)bits[k];
-            memcpy(at, &v, 4);
-            break;
-        }
-        default:
-            memcpy(at, &bits[k], 8);
-            break;
-        }
+    switch (width) {
+    case 1:
+        WRITE_LANE(uint8_t);
+        break;
+    case 2:
+        WRITE_LANE(uint16_t);
+        break;
+    case 4:
+        WRITE_LANE(uint32_t);
+        break;
+    default:
+        WRITE_LANE(uint64_t);
+        break;
     }
 }
 

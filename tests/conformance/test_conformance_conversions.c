@@ -85,11 +85,17 @@ static bool parse_element(const char *text, size_t len, tsr_dtype dt, unsigned c
     return len == 0;
 }
 
+/* As the tables write it: the value of the bytes, complex as "re:im". */
 static void print_element(const unsigned char *at, tsr_dtype dt)
 {
-    size_t size = tsr_dtype_itemsize(dt);
-    for (size_t k = size; k-- > 0;)
-        fprintf(stderr, "%02X", at[k]);
+    size_t comp = tsr_dtype_itemsize(tsr_dtype_to_real(dt));
+    int parts = tsr_dtype_is_complex(dt) ? 2 : 1;
+    for (int p = 0; p < parts; p++) {
+        for (size_t k = comp; k-- > 0;)
+            fprintf(stderr, "%02X", at[(size_t)p * comp + k]);
+        if (p + 1 < parts)
+            fputc(':', stderr);
+    }
 }
 
 typedef struct section {
