@@ -189,7 +189,7 @@ tsr_status tsr_wrap_dim(int64_t dim, int ndim, int *out)
 tsr_status tsr_view_transpose(const tsr_geometry *in, int64_t dim0, int64_t dim1, tsr_geometry *out)
 {
     tsr_status st = check_geometry(in, out);
-    int d0, d1;
+    int d0 = 0, d1 = 0;
     if (st == TSR_OK)
         st = wrap(dim0, in->ndim, &d0);
     if (st == TSR_OK)
@@ -234,7 +234,7 @@ tsr_status tsr_view_permute(const tsr_geometry *in, const int64_t *dims, int ndi
     tsr_geometry g = *in;
     bool seen[TSR_MAX_DIMS] = {false};
     for (int i = 0; i < ndims; i++) {
-        int d;
+        int d = 0;
         st = wrap(dims[i], in->ndim, &d);
         if (st != TSR_OK)
             return st;
@@ -266,12 +266,12 @@ tsr_status tsr_view_narrow(const tsr_geometry *in, int64_t dim, int64_t start, i
         return st;
     if (in->ndim == 0)
         return tsr__fail(TSR_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
-    int d;
+    int d = 0;
     if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
         return st;
     int64_t size = in->sizes[d];
     if (start != size) { /* start == size is a valid empty narrow */
-        int s;
+        int s = 0;
         if ((st = wrap(start, size, &s)) != TSR_OK)
             return st;
         start = s;
@@ -295,7 +295,7 @@ tsr_status tsr_view_select(const tsr_geometry *in, int64_t dim, int64_t index, t
         return st;
     if (in->ndim == 0)
         return tsr__fail(TSR_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
-    int d;
+    int d = 0;
     if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
         return st;
     int64_t size = in->sizes[d];
@@ -326,7 +326,7 @@ tsr_status tsr_view_slice(const tsr_geometry *in, int64_t dim, bool has_start, i
         return st;
     if (in->ndim == 0)
         return tsr__fail(TSR_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
-    int d;
+    int d = 0;
     if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
         return st;
     if (step <= 0)
@@ -355,7 +355,7 @@ tsr_status tsr_view_unsqueeze(const tsr_geometry *in, int64_t dim, tsr_geometry 
     tsr_status st = check_geometry(in, out);
     if (st != TSR_OK)
         return st;
-    int d;
+    int d = 0;
     if ((st = wrap(dim, in->ndim + 1, &d)) != TSR_OK)
         return st;
     if (in->ndim >= TSR_MAX_DIMS)
@@ -381,7 +381,7 @@ tsr_status tsr_view_squeeze(const tsr_geometry *in, int64_t dim, tsr_geometry *o
     tsr_status st = check_geometry(in, out);
     if (st != TSR_OK)
         return st;
-    int d;
+    int d = 0;
     if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
         return st;
     tsr_geometry g = *in;
