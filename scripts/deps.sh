@@ -15,6 +15,8 @@ packages=(
     libhwloc-dev libnuma-dev libdrm-dev
     # sd_notify and socket activation; systemd-analyze for the unit files
     libsystemd-dev systemd
+    # the tests check that every --json output parses
+    jq
 )
 
 die()

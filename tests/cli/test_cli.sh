@@ -86,7 +86,9 @@ if [[ $n == 22 && ${json:0:1} == "[" && $json == *'"legacy_type": "torch.FloatTe
 else
     failed=$((failed + 1)); echo "FAIL dtypes --json: $n objects"
 fi
-if command -v jq >/dev/null; then
+if ! command -v jq >/dev/null; then
+    failed=$((failed + 1)); echo "FAIL jq is missing (scripts/deps.sh installs it): JSON output unchecked"
+else
     for args in "dtypes --json" "promote int8 uint8 --json" "device cuda:3 --json" \
                 "can-cast int8 bool --json" "version --json"; do
         # shellcheck disable=SC2086
