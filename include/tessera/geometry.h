@@ -80,7 +80,10 @@ TSR_API tsr_status tsr_view_slice(const tsr_geometry *in, int64_t dim, bool has_
 TSR_API tsr_status tsr_view_unsqueeze(const tsr_geometry *in, int64_t dim, tsr_geometry *out);
 /* squeeze(dim): removes dim when its size is 1, else returns the input. */
 TSR_API tsr_status tsr_view_squeeze(const tsr_geometry *in, int64_t dim, tsr_geometry *out);
-/* expand(sizes): -1 keeps a size; new leading dims get stride 0. */
+/* expand(sizes): -1 keeps a size; new leading dims get stride 0. With
+ * fewer sizes than dimensions the message reads "expand(Tensor{[2, 3]},
+ * size=[3]): ..." where PyTorch names the legacy type
+ * ("torch.FloatTensor{...}"): geometry knows no dtype. */
 TSR_API tsr_status tsr_view_expand(const tsr_geometry *in, const int64_t *sizes, int nsizes,
                                    tsr_geometry *out);
 /* as_strided(sizes, strides, offset) over a storage of `storage_elems`
