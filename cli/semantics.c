@@ -38,6 +38,16 @@ static int dtype_arg(const cli_command *cmd, const char *text, tsr_dtype *out)
     return -1;
 }
 
+/* Prints a dtype answer: its name, or {"dtype": NAME} with --json. */
+static int print_dtype(const cli_args *args, tsr_dtype d)
+{
+    if (args->json)
+        printf("{\"dtype\": \"%s\"}\n", tsr_dtype_name(d));
+    else
+        printf("%s\n", tsr_dtype_name(d));
+    return EXIT_OK;
+}
+
 /* ---- dtypes ------------------------------------------------------------ */
 
 static const char *category_name(tsr_dtype_category c)
@@ -135,11 +145,7 @@ static int run_promote(int argc, char **argv)
         return rc;
     if (tsr_promote_types(a, b, &r) != TSR_OK)
         return cli_fail(tsr_last_error());
-    if (args.json)
-        printf("{\"dtype\": \"%s\"}\n", tsr_dtype_name(r));
-    else
-        printf("%s\n", tsr_dtype_name(r));
-    return EXIT_OK;
+    return print_dtype(&args, r);
 }
 
 const cli_command cli_cmd_promote = {
@@ -233,11 +239,7 @@ static int run_result_type(int argc, char **argv)
             return cli_usage_error(&cli_cmd_result_type, "%s", tsr_last_error());
     if (tsr_result_type(ops, (size_t)args.npos, &r) != TSR_OK)
         return cli_fail(tsr_last_error());
-    if (args.json)
-        printf("{\"dtype\": \"%s\"}\n", tsr_dtype_name(r));
-    else
-        printf("%s\n", tsr_dtype_name(r));
-    return EXIT_OK;
+    return print_dtype(&args, r);
 }
 
 const cli_command cli_cmd_result_type = {

@@ -258,16 +258,26 @@ static tsr_status advance(tsr_geometry *g, int d, int64_t steps)
     return TSR_OK;
 }
 
-tsr_status tsr_view_narrow(const tsr_geometry *in, int64_t dim, int64_t start, int64_t length,
-                           tsr_geometry *out)
+/* The common start of narrow, select and slice: a valid geometry with at
+ * least one dimension (else `status` with "<op>() cannot be applied to a
+ * 0-dim tensor."), and `dim` wrapped into *d. */
+static tsr_status dim_of(const tsr_geometry *in, const tsr_geometry *out, int64_t dim,
+                         const char *op, tsr_status status, int *d)
 {
     tsr_status st = check_geometry(in, out);
     if (st != TSR_OK)
         return st;
     if (in->ndim == 0)
-        return tsr__fail(TSR_ERR_RUNTIME, "narrow() cannot be applied to a 0-dim tensor.");
+        return tsr__fail(status, "%s() cannot be applied to a 0-dim tensor.", op);
+    return wrap(dim, in->ndim, d);
+}
+
+tsr_status tsr_view_narrow(const tsr_geometry *in, int64_t dim, int64_t start, int64_t length,
+                           tsr_geometry *out)
+{
     int d = 0;
-    if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
+    tsr_status st = dim_of(in, out, dim, "narrow", TSR_ERR_RUNTIME, &d);
+    if (st != TSR_OK)
         return st;
     int64_t size = in->sizes[d];
     if (start != size) { /* start == size is a valid empty narrow */
@@ -290,13 +300,9 @@ tsr_status tsr_view_narrow(const tsr_geometry *in, int64_t dim, int64_t start, i
 
 tsr_status tsr_view_select(const tsr_geometry *in, int64_t dim, int64_t index, tsr_geometry *out)
 {
-    tsr_status st = check_geometry(in, out);
-    if (st != TSR_OK)
-        return st;
-    if (in->ndim == 0)
-        return tsr__fail(TSR_ERR_INDEX, "select() cannot be applied to a 0-dim tensor.");
     int d = 0;
-    if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
+    tsr_status st = dim_of(in, out, dim, "select", TSR_ERR_INDEX, &d);
+    if (st != TSR_OK)
         return st;
     int64_t size = in->sizes[d];
     if (index < -size || index >= size) {
@@ -321,13 +327,9 @@ tsr_status tsr_view_select(const tsr_geometry *in, int64_t dim, int64_t index, t
 tsr_status tsr_view_slice(const tsr_geometry *in, int64_t dim, bool has_start, int64_t start,
                           bool has_end, int64_t end, int64_t step, tsr_geometry *out)
 {
-    tsr_status st = check_geometry(in, out);
-    if (st != TSR_OK)
-        return st;
-    if (in->ndim == 0)
-        return tsr__fail(TSR_ERR_INDEX, "slice() cannot be applied to a 0-dim tensor.");
     int d = 0;
-    if ((st = wrap(dim, in->ndim, &d)) != TSR_OK)
+    tsr_status st = dim_of(in, out, dim, "slice", TSR_ERR_INDEX, &d);
+    if (st != TSR_OK)
         return st;
     if (step <= 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "step must be greater than zero");
