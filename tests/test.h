@@ -15,6 +15,12 @@
 
 static int test__passed, test__failed;
 
+/* An expected message for printing; NULL means "any message". */
+static inline const char *test__or_any(const char *want)
+{
+    return want ? want : "(any)";
+}
+
 /* True when an expected message is given and the last error differs. */
 static inline int test__message_differs(const char *want)
 {
@@ -86,7 +92,7 @@ static inline int test__message_differs(const char *want)
                          tsr_status_name(test__st), tsr_status_name(status));          \
         else if (test__message_differs(msg))                                           \
             TEST__REPORT("%s message:\n  got      \"%s\"\n  expected \"%s\"", #call,   \
-                         tsr_last_error(), (const char *)(msg));                        \
+                         tsr_last_error(), test__or_any(msg));                        \
         else                                                                           \
             test__passed++;                                                            \
     } while (0)
