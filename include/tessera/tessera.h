@@ -12,5 +12,7 @@
 #include "tessera/layout.h"
 #include "tessera/geometry.h"
 #include "tessera/convert.h"
+#include "tessera/client.h"
+#include "tessera/tensor.h"
 
 #endif /* TESSERA_TESSERA_H */

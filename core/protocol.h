@@ -1,0 +1,262 @@
+/* Internal: the wire protocol between libtessera and tesserad.
+ *
+ * Every message is a frame: a 24-byte header followed by a fixed-size,
+ * little-endian payload whose layout the opcode decides. Frames travel over
+ * the SOCK_SEQPACKET socket (one frame per packet; file descriptors ride
+ * along with SCM_RIGHTS) or through the session's shared-memory request
+ * ring (one frame per slot). Both sides validate every field of every frame
+ * they receive with tsr__wire_check; the daemon trusts nothing a client
+ * writes. docs/protocol.md is the reference for each message.
+ *
+ * The message table (TSR__WIRE_OPS) is the one list of messages: the
+ * opcodes, payload sizes, where each may travel and the names used in logs
+ * and docs all come from it. Structures are laid out with explicit padding
+ * so that the C layout is the wire layout on every little-endian ABI (a
+ * static_assert per structure checks the size). */
+#ifndef TESSERA_CORE_PROTOCOL_H
+#define TESSERA_CORE_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/status.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the Tessera wire protocol is laid out for little-endian hosts"
+#endif
+
+#define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
+#define TSR__WIRE_VERSION 1u        /* what this build speaks */
+#define TSR__WIRE_VERSION_MIN 1u    /* the oldest peer it accepts */
+#define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
+#define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
+#define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
+#define TSR__WIRE_MESSAGE_MAX 1024u /* error text */
+#define TSR__WIRE_SESSION_DEVICES 16u
+
+/* Header flags. */
+#define TSR__WIRE_REPLY 0x1u /* a reply to the request with the same id */
+#define TSR__WIRE_ERROR 0x2u /* a reply carrying tsr__wire_error */
+#define TSR__WIRE_FLAGS_KNOWN (TSR__WIRE_REPLY | TSR__WIRE_ERROR)
+
+typedef struct tsr__wire_header {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t opcode;
+    uint32_t flags;
+    uint32_t length; /* payload bytes after the header */
+    uint64_t request_id;
+} tsr__wire_header;
+
+/* A device on the wire: a tsr_device_type value and an index (-1: none). */
+typedef struct tsr__wire_device {
+    int32_t type;
+    int32_t index;
+} tsr__wire_device;
+
+/* ---- Payloads ----------------------------------------------------------- */
+
+typedef struct tsr__wire_empty {
+    uint8_t unused[1]; /* never sent: empty payloads have length 0 */
+} tsr__wire_empty;
+
+typedef struct tsr__wire_error {
+    int32_t status;  /* a tsr_status other than TSR_OK */
+    uint32_t length; /* bytes of text that follow, no NUL */
+    char text[TSR__WIRE_MESSAGE_MAX];
+} tsr__wire_error;
+
+typedef struct tsr__wire_hello {
+    uint32_t version_min, version_max; /* what the client speaks */
+    uint32_t pid;                      /* informational; SO_PEERCRED decides */
+    uint32_t flags;                    /* none defined: must be 0 */
+    char name[TSR__WIRE_TEXT];         /* shown by `tessera ps`; NUL-terminated */
+} tsr__wire_hello;
+
+/* Sent with two descriptors: the ring's memfd and the doorbell eventfd. */
+typedef struct tsr__wire_welcome {
+    uint32_t version;    /* the version both will speak */
+    uint32_t session_id;
+    uint32_t device_count; /* entries of the registry (DEVICE_GET positions) */
+    uint32_t ring_slots;
+    uint32_t ring_slot_size;
+    uint32_t pad;
+    uint64_t ring_bytes;
+} tsr__wire_welcome;
+
+typedef struct tsr__wire_position {
+    uint32_t position;
+    uint32_t pad;
+} tsr__wire_position;
+
+/* One registry entry: cpu, each OpenCL device in ordinal order, then meta. */
+typedef struct tsr__wire_device_info {
+    tsr__wire_device device;
+    uint64_t memory_bytes;
+    uint64_t max_work_group_size;
+    uint32_t compute_units;
+    int32_t numa_node; /* -1: unknown or several */
+    uint8_t fp16, fp64, host_unified_memory, pad[5];
+    char name[TSR__WIRE_LONG_TEXT];
+    char vendor[TSR__WIRE_LONG_TEXT];
+    char driver_version[TSR__WIRE_LONG_TEXT];
+    char api_version[TSR__WIRE_LONG_TEXT];
+    char cpuset[TSR__WIRE_LONG_TEXT];
+    char pci_bus_id[32];
+    char render_node[TSR__WIRE_TEXT];
+} tsr__wire_device_info;
+
+typedef struct tsr__wire_set_device {
+    uint64_t thread_id;
+    tsr__wire_device device;
+} tsr__wire_set_device;
+
+typedef struct tsr__wire_get_device {
+    uint64_t thread_id;
+    int32_t type;
+    int32_t pad;
+} tsr__wire_get_device;
+
+typedef struct tsr__wire_alloc {
+    tsr__wire_device device;
+    uint64_t bytes;
+} tsr__wire_alloc;
+
+#define TSR__WIRE_NEW_SEGMENT 0x1u
+typedef struct tsr__wire_block {
+    uint64_t handle;
+    uint64_t offset;        /* within the segment */
+    uint64_t size;          /* bytes reserved for the caller */
+    uint64_t segment_bytes;
+    uint32_t segment_id;
+    uint32_t flags;         /* TSR__WIRE_NEW_SEGMENT: map it (SEGMENT_MAP) */
+} tsr__wire_block;
+
+typedef struct tsr__wire_handle {
+    uint64_t handle;
+} tsr__wire_handle;
+
+typedef struct tsr__wire_segment {
+    uint32_t segment_id;
+    uint32_t pad;
+} tsr__wire_segment;
+
+/* Sent with one descriptor: the segment's memfd. */
+typedef struct tsr__wire_segment_info {
+    uint64_t bytes;
+    tsr__wire_device device;
+} tsr__wire_segment_info;
+
+typedef struct tsr__wire_memory_stats {
+    uint64_t allocated, reserved, active, requested, peak_allocated, peak_reserved;
+    uint64_t allocations, frees, cache_hits, ooms, segments;
+    uint64_t device_capacity, device_free;
+} tsr__wire_memory_stats;
+
+typedef struct tsr__wire_bytes {
+    uint64_t bytes;
+} tsr__wire_bytes;
+
+typedef struct tsr__wire_session_usage {
+    tsr__wire_device device;
+    uint64_t allocated;
+    uint64_t reserved;
+} tsr__wire_session_usage;
+
+/* One session, for `tessera ps`. The cursor of SESSION_LIST is a session
+ * id: the reply describes the first session with a larger id. */
+typedef struct tsr__wire_session_info {
+    uint32_t session_id;
+    uint32_t pid, uid, gid;
+    uint32_t more;           /* 1: sessions with larger ids exist */
+    uint32_t usage_count;    /* entries of usage in use */
+    uint32_t threads;        /* client threads with a current device */
+    uint32_t pad;
+    uint64_t requests;       /* served so far, ring and socket */
+    uint64_t started_unix_ns;
+    tsr__wire_device current_device; /* of the session's first thread */
+    char command[TSR__WIRE_TEXT];    /* /proc/<pid>/comm */
+    char name[TSR__WIRE_TEXT];       /* what the client called itself */
+    tsr__wire_session_usage usage[TSR__WIRE_SESSION_DEVICES];
+} tsr__wire_session_info;
+
+/* An empty session list answers with session_id 0. */
+
+/* ---- The message table ---------------------------------------------------
+ * X(NAME, opcode, request payload, reply payload, transports, summary)
+ * transports: S = socket only, R = ring or socket. */
+#define TSR__WIRE_SOCKET 0x1u
+#define TSR__WIRE_RING 0x2u
+#define TSR__WIRE_OPS(X)                                                                          \
+    X(HELLO, 1, tsr__wire_hello, tsr__wire_welcome, TSR__WIRE_SOCKET,                             \
+      "open a session: version handshake; the reply carries the ring and doorbell")               \
+    X(PING, 2, tsr__wire_empty, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
+      "an empty round trip")                                                                      \
+    X(DEVICE_GET, 3, tsr__wire_position, tsr__wire_device_info, TSR__WIRE_SOCKET,                 \
+      "one entry of the device registry")                                                         \
+    X(SET_DEVICE, 4, tsr__wire_set_device, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,    \
+      "set a client thread's current device of a type")                                           \
+    X(GET_DEVICE, 5, tsr__wire_get_device, tsr__wire_device, TSR__WIRE_SOCKET | TSR__WIRE_RING,   \
+      "a client thread's current device of a type")                                               \
+    X(ALLOC, 6, tsr__wire_alloc, tsr__wire_block, TSR__WIRE_SOCKET | TSR__WIRE_RING,              \
+      "allocate device memory in a session segment")                                              \
+    X(FREE, 7, tsr__wire_handle, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,              \
+      "free an allocation")                                                                       \
+    X(SEGMENT_MAP, 8, tsr__wire_segment, tsr__wire_segment_info, TSR__WIRE_SOCKET,                \
+      "receive a segment's memfd to map")                                                         \
+    X(MEMORY_STATS, 9, tsr__wire_device, tsr__wire_memory_stats,                                  \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING, "the session's memory statistics on a device")            \
+    X(EMPTY_CACHE, 10, tsr__wire_device, tsr__wire_bytes, TSR__WIRE_SOCKET | TSR__WIRE_RING,      \
+      "release the session's unused cached segments on a device")                                 \
+    X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info, TSR__WIRE_SOCKET,              \
+      "one session after a cursor (tessera ps)")
+
+typedef enum tsr__wire_op {
+#define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,
+    TSR__WIRE_OPS(TSR__WIRE_ENUM)
+#undef TSR__WIRE_ENUM
+    TSR__OP_MAX
+} tsr__wire_opcode;
+
+typedef struct tsr__wire_op_info {
+    const char *name;      /* "ALLOC" */
+    uint32_t request_size; /* payload bytes, 0 for empty */
+    uint32_t reply_size;
+    uint32_t transports;
+    const char *summary;
+} tsr__wire_op_info;
+
+/* The table entry of an opcode, NULL for an unknown one. */
+const tsr__wire_op_info *tsr__wire_op(uint32_t opcode);
+
+/* Checks a received frame of `len` bytes: header magic, version, known
+ * opcode and flags, length matching both the frame and the opcode's
+ * payload size (an error reply's text may be shorter than its maximum),
+ * and, for `transport`, that the opcode may travel that way. `expect_reply`
+ * selects which payload size applies. On success *header holds the decoded
+ * header. Failures are TSR_ERR_PROTOCOL with the reason. */
+tsr_status tsr__wire_check(const void *frame, size_t len, uint32_t transport, bool expect_reply,
+                           tsr__wire_header *header);
+
+/* Writes a header for `opcode` with `payload_len`. */
+void tsr__wire_header_init(tsr__wire_header *header, uint32_t opcode, uint32_t flags,
+                           uint32_t payload_len, uint64_t request_id);
+
+/* The payload size on the wire of an error reply carrying `text_len` bytes. */
+uint32_t tsr__wire_error_size(uint32_t text_len);
+
+/* Fills *err from a status and message (cut to fit). Returns its wire size. */
+uint32_t tsr__wire_error_fill(tsr__wire_error *err, tsr_status status, const char *message);
+
+/* Validates a received error payload and sets the calling thread's error
+ * from it; returns the status it carries (TSR_ERR_PROTOCOL when garbled). */
+tsr_status tsr__wire_error_raise(const void *payload, uint32_t len);
+
+/* Whether a fixed text field is NUL-terminated within its size. */
+bool tsr__wire_text_ok(const char *field, size_t size);
+
+/* Copies a C string into a fixed text field, cut to fit, NUL-padded. */
+void tsr__wire_text_set(char *field, size_t size, const char *text);
+
+#endif /* TESSERA_CORE_PROTOCOL_H */

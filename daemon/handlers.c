@@ -1,0 +1,401 @@
+/* The request handlers: one function per message of the protocol table,
+ * each given a checked, aligned copy of its payload. A handler answers
+ * through its reply payload or fails with a status and message, which
+ * become an error reply; only a refused handshake ends the session. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/log.h"
+#include "daemon/session.h"
+
+typedef struct request {
+    tsr__session *s;
+    const void *in;
+    void *out;
+    int *fds;
+    int *nfds;
+    bool end_session;
+} request;
+
+typedef tsr_status (*handler_fn)(request *r);
+
+static tsr_device wire_to_device(tsr__wire_device d)
+{
+    return (tsr_device){.type = (tsr_device_type)d.type, .index = d.index};
+}
+
+/* The pool of an OpenCL device, with its allocator made on first use. */
+static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_pool **out)
+{
+    tsr_device d = wire_to_device(wd);
+    tsr__registry *reg = &s->server->registry;
+    tsr__registry_device *dev = tsr__registry_find(reg, d);
+    if (!dev)
+        return TSR_ERR_NO_DEVICE;
+    if (d.type != TSR_DEVICE_OPENCL) {
+        char name[TSR_DEVICE_STR_MAX];
+        tsr_device_str(d, name, sizeof name);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "the daemon manages no memory of %s: its tensors live in the client", name);
+    }
+    if (!s->pools) {
+        s->pools = calloc(reg->opencl_count, sizeof *s->pools);
+        if (!s->pools)
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    tsr__device_pool *pool = &s->pools[d.index];
+    if (!pool->allocator) {
+        char name[TSR_DEVICE_STR_MAX];
+        tsr_device_str(d, name, sizeof name);
+        pool->session = s;
+        pool->device = dev;
+        tsr__alloc_config config = {.device_name = name, .device_capacity = dev->capacity};
+        tsr_status st = tsr__allocator_create(&tsr__segment_ops_memfd, pool, &config,
+                                              &pool->allocator);
+        if (st != TSR_OK)
+            return st;
+    }
+    *out = pool;
+    return TSR_OK;
+}
+
+/* The doorbell only wakes the loop, which then polls every ring. */
+static void on_doorbell(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    tsr__session *s = data;
+    uint64_t rings;
+    ssize_t ignored = read(s->doorbell_fd, &rings, sizeof rings);
+    (void)ignored;
+}
+
+static tsr_status on_hello(request *r)
+{
+    const tsr__wire_hello *in = r->in;
+    tsr__wire_welcome *out = r->out;
+    tsr__session *s = r->s;
+    if (s->version)
+        return tsr__fail(TSR_ERR_PROTOCOL, "the session is already open");
+    uint32_t lo = in->version_min > TSR__WIRE_VERSION_MIN ? in->version_min : TSR__WIRE_VERSION_MIN;
+    uint32_t hi = in->version_max < TSR__WIRE_VERSION ? in->version_max : TSR__WIRE_VERSION;
+    if (lo > hi) {
+        r->end_session = true;
+        return tsr__fail(TSR_ERR_PROTOCOL,
+                         "protocol version mismatch: the client speaks versions %u to %u, this "
+                         "tesserad speaks %u to %u; use a libtessera and tesserad of matching releases",
+                         (unsigned)in->version_min, (unsigned)in->version_max,
+                         TSR__WIRE_VERSION_MIN, TSR__WIRE_VERSION);
+    }
+    if (in->flags != 0)
+        return tsr__fail(TSR_ERR_PROTOCOL, "HELLO flags 0x%x are not defined", (unsigned)in->flags);
+    if (!tsr__wire_text_ok(in->name, sizeof in->name))
+        return tsr__fail(TSR_ERR_PROTOCOL, "HELLO name is not terminated");
+    int ring_fd = memfd_create("tessera-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    int bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    tsr__ring *ring = MAP_FAILED;
+    if (ring_fd < 0 || bell < 0 || ftruncate(ring_fd, sizeof *ring) < 0 ||
+        fcntl(ring_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
+        (ring = mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0)) ==
+            MAP_FAILED) {
+        int e = errno;
+        if (ring_fd >= 0)
+            close(ring_fd);
+        if (bell >= 0)
+            close(bell);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make the session's ring: %s", strerror(e));
+    }
+    ring->header = (tsr__ring_header){.magic = TSR__RING_MAGIC,
+                                      .version = TSR__WIRE_VERSION,
+                                      .slot_count = TSR__RING_SLOTS,
+                                      .slot_size = TSR__RING_SLOT_SIZE};
+    tsr_status st = tsr__loop_watch(s->server->loop, bell, EPOLLIN, on_doorbell, s,
+                                    &s->doorbell_watch);
+    if (st != TSR_OK) {
+        munmap(ring, sizeof *ring);
+        close(ring_fd);
+        close(bell);
+        return st;
+    }
+    s->ring = ring;
+    s->ring_fd = ring_fd;
+    s->doorbell_fd = bell;
+    s->version = hi;
+    tsr__wire_text_set(s->name, sizeof s->name, in->name);
+    *out = (tsr__wire_welcome){.version = hi,
+                               .session_id = s->id,
+                               .device_count = (uint32_t)s->server->registry.count,
+                               .ring_slots = TSR__RING_SLOTS,
+                               .ring_slot_size = TSR__RING_SLOT_SIZE,
+                               .ring_bytes = sizeof *ring};
+    r->fds[0] = ring_fd;
+    r->fds[1] = bell;
+    *r->nfds = 2;
+    return TSR_OK;
+}
+
+static tsr_status on_ping(request *r)
+{
+    (void)r;
+    return TSR_OK;
+}
+
+static tsr_status on_device_get(request *r)
+{
+    const tsr__wire_position *in = r->in;
+    tsr__registry *reg = &r->s->server->registry;
+    if (in->position >= reg->count)
+        return tsr__fail(TSR_ERR_INDEX, "device position %u out of range (%zu devices)",
+                         (unsigned)in->position, reg->count);
+    memcpy(r->out, &reg->devices[in->position].info, sizeof(tsr__wire_device_info));
+    return TSR_OK;
+}
+
+static tsr__thread_device *find_thread(tsr__session *s, uint64_t tid)
+{
+    for (uint32_t k = 0; k < s->thread_count; k++)
+        if (s->threads[k].thread_id == tid)
+            return &s->threads[k];
+    return NULL;
+}
+
+static tsr_status on_set_device(request *r)
+{
+    const tsr__wire_set_device *in = r->in;
+    tsr__session *s = r->s;
+    tsr_device d = wire_to_device(in->device);
+    if (!tsr__registry_find(&s->server->registry, d))
+        return TSR_ERR_NO_DEVICE;
+    if (d.type != TSR_DEVICE_OPENCL)
+        return TSR_OK; /* cpu and meta have one device each */
+    tsr__thread_device *t = find_thread(s, in->thread_id);
+    if (!t) {
+        if (s->thread_count >= TSR__SESSION_MAX_THREADS)
+            return tsr__fail(TSR_ERR_LIMIT, "too many client threads with a current device (%u)",
+                             TSR__SESSION_MAX_THREADS);
+        if ((s->thread_count & (s->thread_count - 1)) == 0) {
+            uint32_t cap = s->thread_count ? s->thread_count * 2 : 4;
+            tsr__thread_device *grown = realloc(s->threads, cap * sizeof *grown);
+            if (!grown)
+                return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+            s->threads = grown;
+        }
+        t = &s->threads[s->thread_count++];
+        t->thread_id = in->thread_id;
+    }
+    t->opencl_index = d.index;
+    return TSR_OK;
+}
+
+static tsr_status on_get_device(request *r)
+{
+    const tsr__wire_get_device *in = r->in;
+    tsr__wire_device *out = r->out;
+    tsr__session *s = r->s;
+    tsr_device d = {.type = (tsr_device_type)in->type, .index = -1};
+    if (d.type == TSR_DEVICE_OPENCL)
+        d.index = 0;
+    if (!tsr__registry_find(&s->server->registry, d))
+        return TSR_ERR_NO_DEVICE;
+    if (d.type == TSR_DEVICE_OPENCL) {
+        const tsr__thread_device *t = find_thread(s, in->thread_id);
+        d.index = t ? t->opencl_index : 0;
+    }
+    *out = (tsr__wire_device){.type = d.type, .index = d.index};
+    return TSR_OK;
+}
+
+static tsr_status on_alloc(request *r)
+{
+    const tsr__wire_alloc *in = r->in;
+    tsr__device_pool *pool;
+    tsr_status st = device_pool(r->s, in->device, &pool);
+    if (st != TSR_OK)
+        return st;
+    tsr__block_ref b;
+    st = tsr__alloc(pool->allocator, in->bytes, &b);
+    if (st != TSR_OK)
+        return st;
+    *(tsr__wire_block *)r->out = (tsr__wire_block){.handle = b.handle,
+                                                   .offset = b.offset,
+                                                   .size = b.size,
+                                                   .segment_bytes = b.segment_bytes,
+                                                   .segment_id = b.segment_id,
+                                                   .flags = b.new_segment ? TSR__WIRE_NEW_SEGMENT : 0};
+    return TSR_OK;
+}
+
+static tsr_status on_free(request *r)
+{
+    const tsr__wire_handle *in = r->in;
+    tsr__session *s = r->s;
+    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++) {
+        tsr__block_ref b;
+        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, in->handle, &b) == TSR_OK)
+            return tsr__free(s->pools[k].allocator, in->handle, NULL);
+    }
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                     "invalid allocation handle 0x%016llx: not a live allocation of this session",
+                     (unsigned long long)in->handle);
+}
+
+static tsr_status on_segment_map(request *r)
+{
+    const tsr__wire_segment *in = r->in;
+    tsr__segment *seg = tsr__session_segment(r->s, in->segment_id);
+    if (!seg)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "segment %u is not one of this session's",
+                         (unsigned)in->segment_id);
+    *(tsr__wire_segment_info *)r->out = (tsr__wire_segment_info){
+        .bytes = seg->bytes,
+        .device = seg->device->info.device,
+    };
+    r->fds[0] = seg->fd;
+    *r->nfds = 1;
+    return TSR_OK;
+}
+
+static tsr_status on_memory_stats(request *r)
+{
+    tsr__device_pool *pool;
+    tsr_status st = device_pool(r->s, *(const tsr__wire_device *)r->in, &pool);
+    if (st != TSR_OK)
+        return st;
+    tsr__alloc_stats a;
+    tsr__allocator_stats(pool->allocator, &a);
+    *(tsr__wire_memory_stats *)r->out = (tsr__wire_memory_stats){
+        .allocated = a.allocated,
+        .reserved = a.reserved,
+        .active = a.active,
+        .requested = a.requested,
+        .peak_allocated = a.peak_allocated,
+        .peak_reserved = a.peak_reserved,
+        .allocations = a.allocations,
+        .frees = a.frees,
+        .cache_hits = a.cache_hits,
+        .ooms = a.ooms,
+        .segments = a.segments,
+        .device_capacity = pool->device->capacity,
+        .device_free = pool->device->capacity - pool->device->reserved,
+    };
+    return TSR_OK;
+}
+
+static tsr_status on_empty_cache(request *r)
+{
+    tsr__device_pool *pool;
+    tsr_status st = device_pool(r->s, *(const tsr__wire_device *)r->in, &pool);
+    if (st != TSR_OK)
+        return st;
+    ((tsr__wire_bytes *)r->out)->bytes = tsr__allocator_empty_cache(pool->allocator);
+    return TSR_OK;
+}
+
+/* The device `tessera ps` shows: the main thread's, else the first
+ * thread's, else the default (opencl:0 when there is one). */
+static tsr__wire_device shown_device(const tsr__session *s)
+{
+    const tsr__registry *reg = &s->server->registry;
+    if (reg->opencl_count == 0)
+        return (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = -1};
+    int32_t index = 0;
+    for (uint32_t k = 0; k < s->thread_count; k++) {
+        if (k == 0 || s->threads[k].thread_id == (uint64_t)s->pid)
+            index = s->threads[k].opencl_index;
+    }
+    return (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
+}
+
+static tsr_status on_session_list(request *r)
+{
+    uint32_t cursor = ((const tsr__wire_segment *)r->in)->segment_id;
+    tsr__wire_session_info *out = r->out;
+    memset(out, 0, sizeof *out);
+    const tsr__session *s = r->s->server->first;
+    while (s && (s->id <= cursor || s->version == 0))
+        s = s->next;
+    if (!s)
+        return TSR_OK; /* session_id 0: the end */
+    out->session_id = s->id;
+    out->pid = (uint32_t)s->pid;
+    out->uid = s->uid;
+    out->gid = s->gid;
+    out->threads = s->thread_count;
+    out->requests = s->requests;
+    out->started_unix_ns = s->started_unix_ns;
+    out->current_device = shown_device(s);
+    memcpy(out->command, s->command, sizeof out->command);
+    memcpy(out->name, s->name, sizeof out->name);
+    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++) {
+        if (!s->pools[k].allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
+            continue;
+        tsr__alloc_stats a;
+        tsr__allocator_stats(s->pools[k].allocator, &a);
+        out->usage[out->usage_count++] = (tsr__wire_session_usage){
+            .device = s->pools[k].device->info.device, .allocated = a.allocated,
+            .reserved = a.reserved};
+    }
+    for (const tsr__session *n = s->next; n; n = n->next)
+        if (n->version)
+            out->more = 1;
+    return TSR_OK;
+}
+
+static const handler_fn handlers[TSR__OP_MAX] = {
+    [TSR__OP_HELLO] = on_hello,
+    [TSR__OP_PING] = on_ping,
+    [TSR__OP_DEVICE_GET] = on_device_get,
+    [TSR__OP_SET_DEVICE] = on_set_device,
+    [TSR__OP_GET_DEVICE] = on_get_device,
+    [TSR__OP_ALLOC] = on_alloc,
+    [TSR__OP_FREE] = on_free,
+    [TSR__OP_SEGMENT_MAP] = on_segment_map,
+    [TSR__OP_MEMORY_STATS] = on_memory_stats,
+    [TSR__OP_EMPTY_CACHE] = on_empty_cache,
+    [TSR__OP_SESSION_LIST] = on_session_list,
+};
+
+bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,
+                         uint32_t transport, uint8_t *reply, uint32_t *reply_len, int *fds,
+                         int *nfds)
+{
+    (void)transport;
+    union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX];
+    } in;
+    memcpy(in.bytes, payload, h->length);
+    *nfds = 0;
+    request r = {.s = s, .in = in.bytes, .out = reply + sizeof *h, .fds = fds, .nfds = nfds};
+    const tsr__wire_op_info *op = tsr__wire_op(h->opcode);
+    tsr_status st;
+    if (s->version == 0 && h->opcode != TSR__OP_HELLO) {
+        st = tsr__fail(TSR_ERR_PROTOCOL, "%s before HELLO: open the session first", op->name);
+    } else {
+        handler_fn fn = handlers[h->opcode];
+        st = fn ? fn(&r) : tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s is not served", op->name);
+    }
+    s->requests++;
+    tsr__wire_header out;
+    if (st == TSR_OK) {
+        tsr__wire_header_init(&out, h->opcode, TSR__WIRE_REPLY, op->reply_size, h->request_id);
+    } else {
+        *nfds = 0;
+        tsr__wire_error err;
+        uint32_t len = tsr__wire_error_fill(&err, st, tsr_last_error());
+        memcpy(reply + sizeof out, &err, len);
+        tsr__wire_header_init(&out, h->opcode, TSR__WIRE_REPLY | TSR__WIRE_ERROR, len,
+                              h->request_id);
+    }
+    memcpy(reply, &out, sizeof out);
+    *reply_len = (uint32_t)sizeof out + out.length;
+    return !r.end_session;
+}

@@ -1,0 +1,174 @@
+/* See registry.h. */
+#include "daemon/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/log.h"
+#include "numa/topology.h"
+#include "opencl/discover.h"
+
+#define PROBE_TIMEOUT_MS 20000
+
+static void set_text(char *field, size_t size, const char *text)
+{
+    tsr__wire_text_set(field, size, text);
+}
+
+static void fill_host(tsr__registry_device *d, tsr_device_type type, const tsr__topology *topo)
+{
+    memset(d, 0, sizeof *d);
+    d->info.device = (tsr__wire_device){.type = type, .index = -1};
+    d->info.host_unified_memory = 1;
+    d->info.numa_node = -1;
+    if (type == TSR_DEVICE_META) {
+        set_text(d->info.name, sizeof d->info.name, "meta");
+        return;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    set_text(d->info.name, sizeof d->info.name, "host processor");
+    d->info.compute_units = cpus > 0 ? (uint32_t)cpus : 0;
+    d->info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    d->info.fp16 = d->info.fp64 = 1;
+    tsr__device_location where;
+    if (topo && tsr__topology_locate(topo, "", &where) == TSR_OK) {
+        d->info.numa_node = tsr__topology_numa_nodes(topo) == 1 ? where.numa_node : -1;
+        set_text(d->info.cpuset, sizeof d->info.cpuset, where.cpuset);
+    }
+}
+
+static void fill_opencl(tsr__registry_device *d, int32_t index, const tsr__cl_device_info *cl,
+                        const tsr__topology *topo, uint64_t limit)
+{
+    memset(d, 0, sizeof *d);
+    tsr__wire_device_info *i = &d->info;
+    i->device = (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
+    i->memory_bytes = cl->global_memory_bytes;
+    i->max_work_group_size = cl->max_work_group_size;
+    i->compute_units = cl->compute_units;
+    i->fp16 = cl->fp16;
+    i->fp64 = cl->fp64;
+    i->host_unified_memory = cl->host_unified_memory;
+    i->numa_node = -1;
+    set_text(i->name, sizeof i->name, cl->name);
+    set_text(i->vendor, sizeof i->vendor, cl->vendor);
+    set_text(i->driver_version, sizeof i->driver_version, cl->driver_version);
+    set_text(i->api_version, sizeof i->api_version, cl->opencl_version);
+    set_text(i->pci_bus_id, sizeof i->pci_bus_id, cl->pci_bus_id);
+    tsr__device_location where;
+    if (topo && tsr__topology_locate(topo, cl->pci_bus_id, &where) == TSR_OK) {
+        i->numa_node = where.numa_node;
+        set_text(i->cpuset, sizeof i->cpuset, where.cpuset);
+        set_text(i->render_node, sizeof i->render_node, where.render_node);
+    }
+    d->capacity = i->memory_bytes;
+    if (limit && limit < d->capacity)
+        d->capacity = limit;
+    if (limit)
+        i->memory_bytes = d->capacity;
+}
+
+tsr_status tsr__registry_build(const tsr__registry_options *options, tsr__registry *out)
+{
+    tsr__topology *topo = NULL;
+    if (tsr__topology_load(&topo) != TSR_OK) {
+        tsr__log(TSR__LOG_WARNING, "topology unavailable: %s", tsr_last_error());
+        topo = NULL;
+    } else if (tsr__topology_note(topo)[0]) {
+        tsr__log(TSR__LOG_INFO, "topology: %s", tsr__topology_note(topo));
+    }
+    tsr__cl_discovery cl = {0};
+    int timeout = options->probe_timeout_ms > 0 ? options->probe_timeout_ms : PROBE_TIMEOUT_MS;
+    tsr_status st = tsr__cl_discover(timeout, &cl);
+    if (st != TSR_OK) {
+        tsr__topology_free(topo);
+        return st;
+    }
+    if (cl.note[0])
+        tsr__log(TSR__LOG_WARNING, "OpenCL discovery: %s", cl.note);
+    size_t count = cl.count + 2;
+    tsr__registry_device *devices = calloc(count, sizeof *devices);
+    if (!devices) {
+        tsr__cl_discovery_free(&cl);
+        tsr__topology_free(topo);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory building the device registry");
+    }
+    fill_host(&devices[0], TSR_DEVICE_CPU, topo);
+    for (size_t k = 0; k < cl.count; k++)
+        fill_opencl(&devices[k + 1], (int32_t)k, &cl.devices[k], topo, options->memory_limit);
+    fill_host(&devices[count - 1], TSR_DEVICE_META, topo);
+    *out = (tsr__registry){.devices = devices, .count = count, .opencl_count = cl.count,
+                           .topology = topo};
+    tsr__cl_discovery_free(&cl);
+    for (size_t k = 1; k + 1 < count; k++) {
+        const tsr__wire_device_info *i = &devices[k].info;
+        tsr__log(TSR__LOG_INFO, "opencl:%d: %s (%s), %llu MiB, %u compute units, NUMA node %d%s%s",
+                 i->device.index, i->name, i->vendor,
+                 (unsigned long long)(devices[k].capacity >> 20), i->compute_units, i->numa_node,
+                 i->pci_bus_id[0] ? ", PCI " : "", i->pci_bus_id);
+    }
+    if (count == 2)
+        tsr__log(TSR__LOG_NOTICE, "no OpenCL devices: serving cpu and meta only");
+    return TSR_OK;
+}
+
+void tsr__registry_free(tsr__registry *registry)
+{
+    free(registry->devices);
+    tsr__topology_free(registry->topology);
+    *registry = (tsr__registry){0};
+}
+
+int32_t tsr__registry_count(const tsr__registry *registry, tsr_device_type type)
+{
+    if (type == TSR_DEVICE_CPU || type == TSR_DEVICE_META)
+        return 1;
+    return type == TSR_DEVICE_OPENCL ? (int32_t)registry->opencl_count : 0;
+}
+
+/* "cpu, opencl:0, opencl:1, meta" */
+static const char *existing(const tsr__registry *registry, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < registry->count && used < n; k++) {
+        char name[TSR_DEVICE_STR_MAX];
+        tsr_device d = {registry->devices[k].info.device.type, registry->devices[k].info.device.index};
+        tsr_device_str(d, name, sizeof name);
+        int m = snprintf(buf + used, n - used, "%s%s", k ? ", " : "", name);
+        if (m < 0)
+            break;
+        used += (size_t)m;
+    }
+    return buf;
+}
+
+tsr__registry_device *tsr__registry_find(tsr__registry *registry, tsr_device device)
+{
+    char have[512], name[TSR_DEVICE_STR_MAX];
+    if ((unsigned)device.type >= TSR_DEVICE_TYPE_COUNT) {
+        tsr__fail(TSR_ERR_NO_DEVICE, "invalid device type %d", (int)device.type);
+        return NULL;
+    }
+    if (device.type == TSR_DEVICE_CPU || device.type == TSR_DEVICE_META) {
+        if (device.index == -1 || device.index == 0)
+            return &registry->devices[device.type == TSR_DEVICE_CPU ? 0 : registry->count - 1];
+    } else if (device.type == TSR_DEVICE_OPENCL && device.index >= 0 &&
+               (size_t)device.index < registry->opencl_count) {
+        return &registry->devices[1 + (size_t)device.index];
+    }
+    tsr_device_str(device, name, sizeof name);
+    int32_t count = tsr__registry_count(registry, device.type);
+    if (count == 0)
+        tsr__fail(TSR_ERR_NO_DEVICE, "no %s devices here (this machine has: %s)",
+                  tsr_device_type_name(device.type), existing(registry, have, sizeof have));
+    else
+        tsr__fail(TSR_ERR_NO_DEVICE,
+                  "invalid device ordinal: %s does not exist (this machine has: %s)", name,
+                  existing(registry, have, sizeof have));
+    return NULL;
+}

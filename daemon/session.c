@@ -1,0 +1,284 @@
+/* Sessions: their life cycle and their two transports (see session.h).
+ *
+ * Socket frames are read one packet at a time with room for one byte more
+ * than the largest frame, so an oversized packet shows up as MSG_TRUNC; a
+ * client that sends descriptors, a truncated or malformed frame, or that
+ * does not read its replies, loses its session and nothing else. Ring
+ * slots are copied out of shared memory before they are looked at. */
+#include "daemon/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/log.h"
+
+/* Replies and requests are staged in 8-byte-aligned buffers. */
+typedef union frame_buffer {
+    uint64_t align;
+    uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+} frame_buffer;
+
+static void read_comm(pid_t pid, char *out, size_t n)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    tsr__wire_text_set(out, n, "?");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[TSR__WIRE_TEXT];
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (got <= 0)
+        return;
+    buf[got] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    tsr__wire_text_set(out, n, buf);
+}
+
+static void on_socket(tsr__loop *loop, uint32_t events, void *data);
+
+tsr_status tsr__session_start(tsr__server *server, int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+        int e = errno;
+        close(fd);
+        return tsr__fail(TSR_ERR_IO, "SO_PEERCRED: %s", strerror(e));
+    }
+    tsr__session *s = calloc(1, sizeof *s);
+    if (!s) {
+        close(fd);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting a session");
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    *s = (tsr__session){.server = server,
+                        .id = ++server->next_session_id,
+                        .fd = fd,
+                        .pid = cred.pid,
+                        .uid = cred.uid,
+                        .gid = cred.gid,
+                        .started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+                        .ring_fd = -1,
+                        .doorbell_fd = -1};
+    read_comm(cred.pid, s->command, sizeof s->command);
+    tsr_status st = tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_socket, s, &s->watch);
+    if (st != TSR_OK) {
+        close(fd);
+        free(s);
+        return st;
+    }
+    s->prev = server->last;
+    if (server->last)
+        server->last->next = s;
+    else
+        server->first = s;
+    server->last = s;
+    server->session_count++;
+    tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
+             (unsigned)s->uid, s->command);
+    return TSR_OK;
+}
+
+void tsr__session_end(tsr__session *s, const char *why)
+{
+    tsr__server *server = s->server;
+    tsr__alloc_stats total = {0};
+    for (size_t k = 0; s->pools && k < server->registry.opencl_count; k++) {
+        if (!s->pools[k].allocator)
+            continue;
+        tsr__alloc_stats one;
+        tsr__allocator_stats(s->pools[k].allocator, &one);
+        total.allocated += one.allocated;
+        total.reserved += one.reserved;
+    }
+    tsr__log(TSR__LOG_INFO, "session %u: pid %d ended (%s); released %llu bytes in use, %llu reserved",
+             s->id, (int)s->pid, why, (unsigned long long)total.allocated,
+             (unsigned long long)total.reserved);
+    tsr__session_release_segments(s);
+    tsr__loop_unwatch(server->loop, s->watch);
+    tsr__loop_unwatch(server->loop, s->doorbell_watch);
+    close(s->fd);
+    if (s->doorbell_fd >= 0)
+        close(s->doorbell_fd);
+    if (s->ring_fd >= 0)
+        close(s->ring_fd);
+    if (s->ring)
+        munmap(s->ring, sizeof *s->ring);
+    free(s->threads);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        server->first = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    else
+        server->last = s->prev;
+    server->session_count--;
+    free(s);
+}
+
+/* Sends one frame, with up to two descriptors. */
+static bool send_frame(tsr__session *s, const uint8_t *frame, uint32_t len, const int *fds, int nfds)
+{
+    struct iovec iov = {.iov_base = (void *)frame, .iov_len = len};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(2 * sizeof(int))];
+    } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds > 0) {
+        memset(&control, 0, sizeof control);
+        msg.msg_control = control.buf;
+        msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+    }
+    ssize_t sent = sendmsg(s->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent == (ssize_t)len)
+        return true;
+    tsr__log(TSR__LOG_NOTICE, "session %u: cannot send a reply (%s)", s->id,
+             sent < 0 ? strerror(errno) : "short write");
+    return false;
+}
+
+/* Reads and serves one packet. Returns false when there is nothing more to
+ * read now or the session ended (*ended says which). */
+static bool serve_packet(tsr__session *s, bool *ended)
+{
+    frame_buffer in, out;
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(8 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = in.bytes, .iov_len = sizeof in.bytes};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t n = recvmsg(s->fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return false;
+    const char *why = NULL;
+    char reason[TSR__ERROR_MAX + 64];
+    bool had_fds = false;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t k = 0; k < count; k++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+            close(fd);
+        }
+        had_fds = true;
+    }
+    tsr__wire_header h;
+    if (n < 0)
+        why = strerror(errno);
+    else if (n == 0)
+        why = "disconnected";
+    else if (had_fds || (msg.msg_flags & MSG_CTRUNC))
+        why = "malformed frame: the client sent descriptors";
+    else if (msg.msg_flags & MSG_TRUNC)
+        why = "malformed frame: larger than a frame may be";
+    else if (tsr__wire_check(in.bytes, (size_t)n, TSR__WIRE_SOCKET, false, &h) != TSR_OK) {
+        snprintf(reason, sizeof reason, "malformed frame: %s", tsr_last_error());
+        why = reason;
+    }
+    if (why) {
+        tsr__session_end(s, why);
+        *ended = true;
+        return false;
+    }
+    uint32_t out_len = 0;
+    int fds[2];
+    int nfds = 0;
+    bool keep = tsr__session_handle(s, &h, in.bytes + sizeof h, TSR__WIRE_SOCKET, out.bytes,
+                                    &out_len, fds, &nfds);
+    if (!send_frame(s, out.bytes, out_len, fds, nfds) || !keep) {
+        tsr__session_end(s, keep ? "the client does not read its replies" : "handshake refused");
+        *ended = true;
+        return false;
+    }
+    return true;
+}
+
+static void on_socket(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    tsr__session *s = data;
+    bool ended = false;
+    /* A few packets per wake-up, so one chatty client cannot starve others. */
+    for (int k = 0; k < 16 && serve_packet(s, &ended); k++)
+        ;
+    if (!ended && (events & (EPOLLHUP | EPOLLERR)) && !(events & EPOLLIN))
+        tsr__session_end(s, "disconnected");
+}
+
+static void wake_client(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+unsigned tsr__session_serve_ring(tsr__session *s)
+{
+    tsr__ring *ring = s->ring;
+    if (!ring)
+        return 0;
+    uint32_t bell = atomic_load(&ring->header.doorbell);
+    if (bell == s->doorbell_seen)
+        return 0;
+    s->doorbell_seen = bell;
+    unsigned served = 0;
+    for (uint32_t k = 0; k < TSR__RING_SLOTS; k++) {
+        tsr__ring_slot *slot = &ring->slots[k];
+        uint32_t expect = TSR__SLOT_REQUEST;
+        if (atomic_load_explicit(&slot->state, memory_order_relaxed) != TSR__SLOT_REQUEST ||
+            !atomic_compare_exchange_strong(&slot->state, &expect, TSR__SLOT_SERVING))
+            continue;
+        frame_buffer in, out;
+        uint32_t len = *(volatile uint32_t *)&slot->frame_len;
+        tsr__wire_header h;
+        if (len > TSR__RING_FRAME_MAX) {
+            tsr__fail(TSR_ERR_PROTOCOL, "ring frame of %u bytes", (unsigned)len);
+        } else {
+            memcpy(in.bytes, slot->frame, len);
+            if (tsr__wire_check(in.bytes, len, TSR__WIRE_RING, false, &h) == TSR_OK) {
+                uint32_t out_len = 0;
+                int fds[2], nfds = 0;
+                bool keep = tsr__session_handle(s, &h, in.bytes + sizeof h, TSR__WIRE_RING,
+                                                out.bytes, &out_len, fds, &nfds);
+                memcpy(slot->frame, out.bytes, out_len);
+                slot->frame_len = out_len;
+                atomic_store(&slot->state, TSR__SLOT_REPLY);
+                if (atomic_load(&slot->client_waiting))
+                    wake_client(&slot->state);
+                served++;
+                if (keep)
+                    continue;
+            }
+        }
+        char reason[TSR__ERROR_MAX + 64];
+        snprintf(reason, sizeof reason, "malformed ring frame: %s", tsr_last_error());
+        tsr__session_end(s, reason);
+        return served + 1;
+    }
+    return served;
+}

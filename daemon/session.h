@@ -1,0 +1,95 @@
+/* Sessions: one per client connection.
+ *
+ * A session owns its socket, its request ring and doorbell, the current
+ * device of each client thread, one caching allocator per device and the
+ * memfd segments behind them. Everything a session holds is released when
+ * it ends, whether the client said goodbye, crashed or was killed, or sent
+ * a malformed frame. Requests arrive through the socket or the ring and go
+ * through one dispatcher (handlers.c) after tsr__wire_check. */
+#ifndef TESSERA_DAEMON_SESSION_H
+#define TESSERA_DAEMON_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/protocol.h"
+#include "core/ring.h"
+#include "daemon/alloc.h"
+#include "daemon/server.h"
+
+#define TSR__SESSION_MAX_THREADS 4096
+#define TSR__SESSION_MAX_SEGMENTS 16384
+
+typedef struct tsr__thread_device {
+    uint64_t thread_id;
+    int32_t opencl_index; /* the thread's current opencl device */
+} tsr__thread_device;
+
+typedef struct tsr__segment {
+    uint32_t id;
+    int fd;
+    void *base; /* the daemon's mapping */
+    uint64_t bytes;
+    tsr__registry_device *device;
+} tsr__segment;
+
+/* What a device's allocator needs to reach back to its session. */
+typedef struct tsr__device_pool {
+    tsr__session *session;
+    tsr__registry_device *device;
+    tsr__allocator *allocator;
+} tsr__device_pool;
+
+struct tsr__session {
+    tsr__server *server;
+    tsr__session *prev, *next;
+    uint32_t id;
+    int fd;
+    tsr__watch *watch;
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+    char command[TSR__WIRE_TEXT];
+    char name[TSR__WIRE_TEXT];
+    uint64_t started_unix_ns;
+    uint64_t requests;
+    uint32_t version; /* 0 until HELLO */
+    bool ending;
+
+    tsr__ring *ring;
+    int ring_fd, doorbell_fd;
+    tsr__watch *doorbell_watch;
+    uint32_t doorbell_seen;
+
+    tsr__thread_device *threads;
+    uint32_t thread_count;
+
+    tsr__device_pool *pools; /* one per OpenCL device, allocator made on first use */
+    tsr__segment *segments;
+    uint32_t segment_count, segment_cap, next_segment_id;
+};
+
+/* Takes a freshly accepted connection. On failure the fd is closed. */
+tsr_status tsr__session_start(tsr__server *server, int fd);
+/* Releases everything; unlinks from the server. */
+void tsr__session_end(tsr__session *session, const char *why);
+
+/* Serves the ring's pending requests; returns how many. */
+unsigned tsr__session_serve_ring(tsr__session *session);
+
+/* Dispatches one checked request frame (handlers.c). Writes the reply frame
+ * (error replies included) into reply (8-byte aligned, TSR__WIRE_FRAME_MAX
+ * bytes), its length into *reply_len, and the descriptors to pass with it
+ * into fds[0..*nfds) (at most 2; they stay owned by the session). Returns
+ * false when the session must end once the reply is sent. */
+bool tsr__session_handle(tsr__session *session, const tsr__wire_header *header,
+                         const uint8_t *payload, uint32_t transport, uint8_t *reply,
+                         uint32_t *reply_len, int *fds, int *nfds);
+
+/* Segment callbacks for the allocator (segment.c). */
+extern const tsr__segment_ops tsr__segment_ops_memfd;
+tsr__segment *tsr__session_segment(tsr__session *session, uint32_t id);
+void tsr__session_release_segments(tsr__session *session);
+
+#endif /* TESSERA_DAEMON_SESSION_H */

@@ -1,0 +1,206 @@
+/* The client side of the daemon: connections, the device registry, each
+ * thread's current device, the default device, and memory statistics.
+ *
+ * A tsr_client is one session with tesserad. The daemon owns the device
+ * ordinals and each client thread's current device (so `tessera ps` can show
+ * it); the client caches what it reads. Everything here is thread-safe: a
+ * client may be used by any number of threads at once.
+ *
+ * Devices seen through a client are numbered as the client sees them: with
+ * TESSERA_VISIBLE_DEVICES=2,0 in the environment (or visible_devices in the
+ * options), the client's opencl:0 is the daemon's opencl:2 and its opencl:1
+ * the daemon's opencl:0, and no other opencl device exists for it, as
+ * CUDA_VISIBLE_DEVICES does. */
+#ifndef TESSERA_CLIENT_H
+#define TESSERA_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/device.h"
+#include "tessera/export.h"
+#include "tessera/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a system-wide daemon listens; $TESSERA_SOCKET overrides it. */
+#define TSR_DEFAULT_SOCKET "/run/tessera/tesserad.sock"
+
+typedef struct tsr_client tsr_client;
+
+/* Zero-initialised options mean defaults. */
+typedef struct tsr_client_options {
+    const char *socket_path;     /* NULL: $TESSERA_SOCKET, else TSR_DEFAULT_SOCKET */
+    const char *visible_devices; /* NULL: $TESSERA_VISIBLE_DEVICES, else all; "2,0" remaps and restricts */
+    const char *name;            /* shown by `tessera ps`; NULL: the program's name */
+    int32_t timeout_ms;          /* how long a call may wait for a live daemon; 0: 10000 */
+} tsr_client_options;
+
+/* Connects to the daemon and starts a session: the handshake checks the
+ * protocol version, reads the device registry and maps the session's
+ * request ring. The caller owns *out and ends it with tsr_client_close.
+ * Errors: TSR_ERR_CONNECTION when no daemon listens (the message names the
+ * socket and says how to start one), TSR_ERR_PERMISSION when the socket
+ * refuses this user, TSR_ERR_PROTOCOL on a version mismatch (both versions
+ * named), TSR_ERR_INVALID_ARGUMENT for a bad TESSERA_VISIBLE_DEVICES. */
+TSR_API tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out);
+
+/* Gives up the caller's reference. The session ends, and the daemon frees
+ * what it held, once no tensor made through this client is alive either.
+ * NULL is accepted. */
+TSR_API void tsr_client_close(tsr_client *client);
+
+/* The daemon's number for this session (as `tessera ps` shows it). */
+TSR_API uint32_t tsr_client_session_id(const tsr_client *client);
+
+/* The negotiated protocol version. */
+TSR_API uint32_t tsr_client_protocol_version(const tsr_client *client);
+
+/* How a request travels: the shared-memory ring (the normal path) or the
+ * socket. Exposed for benchmarks and diagnostics. */
+typedef enum tsr_transport { TSR_TRANSPORT_RING, TSR_TRANSPORT_SOCKET } tsr_transport;
+
+/* One empty request and its reply. TSR_ERR_CONNECTION when the daemon is
+ * gone. */
+TSR_API tsr_status tsr_client_ping(tsr_client *client, tsr_transport transport);
+
+/* ---- The device registry -------------------------------------------- */
+
+#define TSR_DEVICE_TEXT_MAX 256
+
+typedef struct tsr_device_properties {
+    tsr_device device;                          /* as this client numbers it */
+    int32_t daemon_index;                       /* the daemon's ordinal (`tessera devices`) */
+    char name[TSR_DEVICE_TEXT_MAX];
+    char vendor[TSR_DEVICE_TEXT_MAX];
+    char driver_version[TSR_DEVICE_TEXT_MAX];
+    char api_version[TSR_DEVICE_TEXT_MAX];      /* "OpenCL 1.2 pocl 3.1 ..."; "" for cpu and meta */
+    uint64_t memory_bytes;                      /* what allocations may use; 0 for meta */
+    uint32_t compute_units;
+    uint64_t max_work_group_size;
+    bool fp16, fp64;
+    bool host_unified_memory;                   /* the host addresses device memory directly (zero copy) */
+    int32_t numa_node;                          /* -1: unknown or several */
+    char cpuset[TSR_DEVICE_TEXT_MAX];           /* CPUs local to the device, "0-1"; "" unknown */
+    char pci_bus_id[32];                        /* "0000:01:00.0"; "" unknown */
+    char render_node[64];                       /* "/dev/dri/renderD128"; "" none */
+} tsr_device_properties;
+
+/* How many devices of a type this client sees: 1 for cpu and meta, the
+ * visible OpenCL devices for opencl, 0 for types this machine does not back
+ * (cuda, mps, ...). Errors: TSR_ERR_INVALID_ARGUMENT for a bad type. */
+TSR_API tsr_status tsr_device_count(tsr_client *client, tsr_device_type type, int32_t *out);
+
+/* The properties of one device; an index-less device means the calling
+ * thread's current device of that type. Errors: TSR_ERR_NO_DEVICE when the
+ * type has no devices here or the index is out of range (the message names
+ * the devices that exist). */
+TSR_API tsr_status tsr_device_get_properties(tsr_client *client, tsr_device device,
+                                             tsr_device_properties *out);
+
+/* The machine's accelerator type: TSR_DEVICE_OPENCL when any OpenCL device
+ * is visible. TSR_ERR_RUNTIME "Cannot access accelerator device when none
+ * is available." otherwise. */
+TSR_API tsr_status tsr_accelerator_type(tsr_client *client, tsr_device_type *out);
+
+/* torch.device(index): the accelerator type with that index (no range
+ * check, as in PyTorch). Errors as tsr_device_for_accelerator. */
+TSR_API tsr_status tsr_device_from_index(tsr_client *client, int64_t index, tsr_device *out);
+
+/* ---- Current device (per client thread, held by the daemon) --------- */
+
+/* Makes `device` the calling thread's current device of its type. cpu and
+ * meta have a single device and accept only an index-less device or index
+ * 0. Errors: TSR_ERR_NO_DEVICE for an index out of range or a type with no
+ * devices here, TSR_ERR_CONNECTION when the daemon is gone. */
+TSR_API tsr_status tsr_set_device(tsr_client *client, tsr_device device);
+
+/* The calling thread's current device of `type` (index 0 until set); cpu
+ * and meta answer an index-less device. Errors as tsr_set_device. */
+TSR_API tsr_status tsr_current_device(tsr_client *client, tsr_device_type type, tsr_device *out);
+
+/* ---- Default device (factory functions only) ------------------------ */
+
+/* torch.set_default_device: the process-wide device that factory functions
+ * (empty, zeros, ones, full, from_data) use when given none. NULL removes
+ * it. Not applied to *_like functions or to views. */
+TSR_API tsr_status tsr_set_default_device(const tsr_device *device);
+
+/* torch.get_default_device: the innermost pushed device of this thread,
+ * else the process-wide one, else cpu. An index-less accelerator device is
+ * answered with the current device's index when a client is given (client
+ * may be NULL: the index stays -1). */
+TSR_API tsr_status tsr_get_default_device(tsr_client *client, tsr_device *out);
+
+/* `with torch.device(d):` in C. push makes `device` the calling thread's
+ * default until the matching pop; scopes nest (depth TSR_DEFAULT_DEVICE_DEPTH).
+ * Errors: TSR_ERR_LIMIT when too deep; pop with nothing pushed is
+ * TSR_ERR_RUNTIME. */
+#define TSR_DEFAULT_DEVICE_DEPTH 64
+TSR_API tsr_status tsr_default_device_push(tsr_device device);
+TSR_API tsr_status tsr_default_device_pop(void);
+
+/* ---- Memory --------------------------------------------------------- */
+
+/* This session's memory on one device, as PyTorch's memory_stats names it.
+ * Bytes unless named a count. */
+typedef struct tsr_memory_stats {
+    uint64_t allocated;       /* held by live allocations (rounded sizes) */
+    uint64_t reserved;        /* held in segments, cached blocks included */
+    uint64_t active;          /* = allocated: there are no streams */
+    uint64_t requested;       /* what the callers asked for */
+    uint64_t peak_allocated, peak_reserved;
+    uint64_t allocations, frees, cache_hits, ooms;           /* counts */
+    uint64_t segments;                                        /* count */
+    uint64_t device_capacity; /* what the device lends all sessions */
+    uint64_t device_free;     /* what is left of it now */
+} tsr_memory_stats;
+
+/* Errors: TSR_ERR_NO_DEVICE for a device that does not exist;
+ * TSR_ERR_INVALID_ARGUMENT for cpu and meta, whose memory the daemon does
+ * not manage. */
+TSR_API tsr_status tsr_memory_get_stats(tsr_client *client, tsr_device device,
+                                        tsr_memory_stats *out);
+
+/* Returns this session's cached, unused segments on `device` to the
+ * device (torch.cuda.empty_cache); *released_bytes may be NULL. */
+TSR_API tsr_status tsr_memory_empty_cache(tsr_client *client, tsr_device device,
+                                          uint64_t *released_bytes);
+
+/* ---- Sessions (what `tessera ps` shows) ----------------------------- */
+
+#define TSR_SESSION_DEVICES 16
+
+typedef struct tsr_session_usage {
+    tsr_device device;  /* the daemon's numbering */
+    uint64_t allocated; /* bytes in live allocations */
+    uint64_t reserved;  /* bytes in segments, cache included */
+} tsr_session_usage;
+
+typedef struct tsr_session_info {
+    uint32_t session_id;
+    uint32_t pid, uid, gid;      /* from the connection's credentials */
+    char command[64];            /* the process's name (/proc/PID/comm) */
+    char name[64];               /* what the client called itself */
+    tsr_device current_device;   /* of its main thread (daemon numbering) */
+    uint32_t threads;            /* threads that chose a device */
+    uint64_t requests;           /* served so far */
+    uint64_t started_unix_ns;
+    uint32_t usage_count;
+    tsr_session_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
+} tsr_session_info;
+
+/* The open session with the smallest id above `after` (0 starts the
+ * list): *found false when there is none. Every session is listed, this
+ * one included. */
+TSR_API tsr_status tsr_session_list(tsr_client *client, uint32_t after, tsr_session_info *out,
+                                    bool *found);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_CLIENT_H */

@@ -1,0 +1,40 @@
+/* Internal: what the tensor layer needs from the connection layer.
+ *
+ * connection.c owns tsr_client (the socket, the request ring, the mapped
+ * segments, the device registry cache); tensor code reaches the daemon only
+ * through these calls. Devices here are numbered as the client sees them
+ * (after TESSERA_VISIBLE_DEVICES). */
+#ifndef TESSERA_LIBCLIENT_CLIENT_H
+#define TESSERA_LIBCLIENT_CLIENT_H
+
+#include <stdint.h>
+
+#include "tessera/client.h"
+
+/* Takes / drops a reference that keeps the session (and its mappings) alive
+ * past tsr_client_close. */
+void tsr__client_retain(tsr_client *client);
+void tsr__client_release(tsr_client *client);
+
+/* Turns a device given by the caller into the concrete device memory is
+ * allocated on: an index-less accelerator device becomes the calling
+ * thread's current device; the index is checked against what exists.
+ * cpu and meta come back index-less. Errors: TSR_ERR_NO_DEVICE (the message
+ * names what exists), TSR_ERR_INVALID_ARGUMENT for an accelerator device
+ * with client == NULL. client may be NULL for cpu and meta. */
+tsr_status tsr__client_resolve_device(tsr_client *client, tsr_device device, tsr_device *out);
+
+/* Whether the host can address the device's memory through the mapping. */
+bool tsr__client_host_visible(tsr_client *client, tsr_device device);
+
+/* Allocates nbytes (0 allowed) on a resolved accelerator device; *data is
+ * the host address of the block in this process, *handle the daemon's
+ * handle for it. Errors: TSR_ERR_OUT_OF_MEMORY (the daemon's message),
+ * TSR_ERR_CONNECTION. */
+tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nbytes, void **data,
+                             uint64_t *handle);
+/* Returns a block; failures (daemon gone) are ignored: the session's end
+ * frees everything anyway. */
+void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle);
+
+#endif /* TESSERA_LIBCLIENT_CLIENT_H */

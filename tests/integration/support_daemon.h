@@ -1,0 +1,39 @@
+/* Integration-test support: a real tesserad on a private socket directory.
+ *
+ * test_daemon_start spawns $TESSERA_TEST_DAEMON --foreground --socket
+ * DIR/tesserad.sock (plus extra arguments), its log in DIR/tesserad.log,
+ * and returns once a client can connect. TESSERA_SOCKET is set to the
+ * socket, so child processes and the tessera command find it. */
+#ifndef TESSERA_TESTS_SUPPORT_DAEMON_H
+#define TESSERA_TESTS_SUPPORT_DAEMON_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "tessera/tessera.h"
+
+typedef struct test_daemon {
+    pid_t pid;
+    char dir[256];
+    char socket[320];
+    char log[320];
+} test_daemon;
+
+/* extra: NULL-terminated arguments, or NULL. Returns 0 on success. */
+int test_daemon_start(test_daemon *d, const char *const *extra);
+/* SIGTERM, wait; returns the exit status (-1 when it did not exit by
+ * itself within 10 s, 128+N when killed by signal N). Removes the
+ * directory. */
+int test_daemon_stop(test_daemon *d);
+/* SIGKILL and reap (the directory stays for test_daemon_stop's cleanup). */
+void test_daemon_kill(test_daemon *d);
+/* Whether the daemon process is still running. */
+bool test_daemon_alive(test_daemon *d);
+/* Prints the daemon's log to stderr (for failures). */
+void test_daemon_dump_log(const test_daemon *d);
+
+/* Runs `$TESSERA_TEST_CLI args...` and captures its stdout (up to n-1
+ * bytes, NUL-terminated). Returns its exit status. */
+int test_run_cli(char *out, size_t n, const char *const *args);
+
+#endif /* TESSERA_TESTS_SUPPORT_DAEMON_H */
