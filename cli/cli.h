@@ -50,6 +50,6 @@ void cli_print_manual(FILE *f, const cli_command *cmd);
 void json_string(FILE *f, const char *s);
 
 extern const cli_command cli_cmd_dtypes, cli_cmd_promote, cli_cmd_can_cast, cli_cmd_result_type,
-    cli_cmd_device, cli_cmd_version;
+    cli_cmd_device, cli_cmd_version, cli_cmd_devices, cli_cmd_ps;
 
 #endif /* TESSERA_CLI_H */

@@ -9,7 +9,8 @@
 
 static const cli_command *const commands[] = {
     &cli_cmd_dtypes,      &cli_cmd_promote, &cli_cmd_can_cast,
-    &cli_cmd_result_type, &cli_cmd_device,  &cli_cmd_version,
+    &cli_cmd_result_type, &cli_cmd_device,  &cli_cmd_devices,
+    &cli_cmd_ps,          &cli_cmd_version,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
