@@ -32,6 +32,13 @@ static tsr_device wire_to_device(tsr__wire_device d)
     return (tsr_device){.type = (tsr_device_type)d.type, .index = d.index};
 }
 
+/* What is left of a device for every session, for out-of-memory messages. */
+static uint64_t device_free(void *ctx)
+{
+    const tsr__device_pool *pool = ctx;
+    return pool->device->capacity - pool->device->reserved;
+}
+
 /* The pool of an OpenCL device, with its allocator made on first use. */
 static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_pool **out)
 {
@@ -57,7 +64,9 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
         tsr_device_str(d, name, sizeof name);
         pool->session = s;
         pool->device = dev;
-        tsr__alloc_config config = {.device_name = name, .device_capacity = dev->capacity};
+        tsr__alloc_config config = {.device_name = name,
+                                    .device_capacity = dev->capacity,
+                                    .device_free = device_free};
         tsr_status st = tsr__allocator_create(&tsr__segment_ops_memfd, pool, &config,
                                               &pool->allocator);
         if (st != TSR_OK)

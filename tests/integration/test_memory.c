@@ -1,0 +1,81 @@
+/* Device memory is shared by all sessions: an allocation larger than what
+ * is left fails with a clear out-of-memory error for that request only,
+ * while other sessions (and smaller requests) keep working. */
+#include <stdio.h>
+#include <string.h>
+
+#include "support_daemon.h"
+#include "test.h"
+
+#define MiB (1ll << 20)
+
+static tsr_status alloc_bytes(tsr_client *c, int64_t bytes, tsr_tensor **out)
+{
+    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_UINT8, .has_device = true,
+                            .device = {TSR_DEVICE_OPENCL, 0}};
+    return tsr_tensor_empty(c, 1, &bytes, &o, out);
+}
+
+int main(void)
+{
+    const char *args[] = {"--memory-limit", "64M", NULL};
+    test_daemon d;
+    if (test_daemon_start(&d, args) != 0)
+        return 1;
+    tsr_client *a = NULL, *b = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &a));
+    ASSERT_OK(tsr_client_open(NULL, &b));
+    if (!a || !b)
+        return 1;
+    tsr_device dev = {TSR_DEVICE_OPENCL, 0};
+    tsr_device_properties p;
+    ASSERT_OK(tsr_device_get_properties(a, dev, &p));
+    ASSERT_EQ(p.memory_bytes, 64 * MiB);
+
+    tsr_tensor *big = NULL, *too_big = NULL, *small = NULL, *retry = NULL;
+    ASSERT_OK(alloc_bytes(a, 40 * MiB, &big)); /* a 40 MiB segment */
+    ASSERT_FAIL(alloc_bytes(b, 30 * MiB, &too_big), TSR_ERR_OUT_OF_MEMORY,
+                "opencl:0 out of memory. Tried to allocate 30.00 MiB (opencl:0; 64.00 MiB total "
+                "capacity; 0 bytes already allocated by this session; 24.00 MiB free; 0 bytes "
+                "reserved in total by this session)");
+    ASSERT_TRUE(too_big == NULL);
+    /* Smaller requests of the same session, and the other session, go on. */
+    ASSERT_OK(alloc_bytes(b, 4 * MiB, &small)); /* a 20 MiB segment */
+    ASSERT_OK(tsr_client_ping(a, TSR_TRANSPORT_RING));
+    float *data = NULL;
+    ASSERT_OK(tsr_tensor_data_ptr(big, (void **)&data));
+    memset(data, 0x5a, 40 * MiB);
+
+    tsr_memory_stats m;
+    ASSERT_OK(tsr_memory_get_stats(b, dev, &m));
+    ASSERT_EQ(m.ooms, 1);
+    ASSERT_EQ(m.allocated, 4 * MiB);
+    ASSERT_EQ(m.reserved, 20 * MiB);
+    ASSERT_EQ(m.device_free, 4 * MiB);
+
+    /* Once the first session gives its memory back, the request fits. */
+    tsr_tensor_release(big);
+    uint64_t released = 0;
+    ASSERT_OK(tsr_memory_empty_cache(a, dev, &released));
+    ASSERT_EQ(released, 40 * MiB);
+    ASSERT_OK(alloc_bytes(b, 30 * MiB, &retry));
+    ASSERT_OK(tsr_memory_get_stats(b, dev, &m));
+    ASSERT_EQ(m.device_free, 14 * MiB);
+
+    /* Sizes no device has are refused without harm. */
+    tsr_tensor *huge = NULL;
+    ASSERT_FAIL(alloc_bytes(b, 1ll << 50, &huge), TSR_ERR_OUT_OF_MEMORY, NULL);
+    int64_t sizes[2] = {1ll << 40, 1ll << 40};
+    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_FLOAT64, .has_device = true,
+                            .device = dev};
+    ASSERT_FAIL(tsr_tensor_empty(b, 2, sizes, &o, &huge), TSR_ERR_RUNTIME,
+                "Storage size calculation overflowed with sizes=[1099511627776, 1099511627776]");
+    ASSERT_OK(tsr_client_ping(b, TSR_TRANSPORT_RING));
+
+    tsr_tensor_release(small);
+    tsr_tensor_release(retry);
+    tsr_client_close(a);
+    tsr_client_close(b);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+    TEST_DONE();
+}
