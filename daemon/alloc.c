@@ -43,11 +43,11 @@ typedef struct block {
     struct segment *seg;
     uint32_t seg_id; /* seg->id, kept here so tree descents touch one line per node */
     uint64_t offset, size;
-    struct block *prev, *next;  /* neighbours in the segment, address order */
-    struct block *kid[2];       /* free-tree children, left and right (free blocks only) */
-    uint64_t requested;         /* live blocks: the unrounded request */
-    uint32_t slot;              /* live blocks: the handle slot */
-    uint8_t kh[2];              /* free tree: heights of the kid[] subtrees */
+    struct block *prev, *next; /* neighbours in the segment, address order */
+    struct block *kid[2];      /* free-tree children, left and right (free blocks only) */
+    uint64_t requested;        /* live blocks: the unrounded request */
+    uint32_t slot;             /* live blocks: the handle slot */
+    uint8_t kh[2];             /* free tree: heights of the kid[] subtrees */
     bool live;
 } block;
 
@@ -549,8 +549,7 @@ void tsr__allocator_destroy(tsr__allocator *a)
     free(a);
 }
 
-static void describe(const tsr__allocator *a, const block *b, bool new_segment,
-                     tsr__block_ref *out)
+static void describe(const tsr__allocator *a, const block *b, bool new_segment, tsr__block_ref *out)
 {
     *out = (tsr__block_ref){
         .handle = handle_of(a, b->slot),
@@ -565,7 +564,8 @@ static void describe(const tsr__allocator *a, const block *b, bool new_segment,
 tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
 {
     if (a == NULL || out == NULL)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr__alloc: allocator and out must not be NULL");
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "tsr__alloc: allocator and out must not be NULL");
     if (bytes > TSR__ALLOC_MAX_BYTES) {
         char want[TSR__SIZE_TEXT];
         a->stats.ooms++;
@@ -601,8 +601,12 @@ tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
     uint64_t rest = b->size - size;
     if (should_split(rest, small)) {
         block *r = take_record(a);
-        *r = (block){.seg = b->seg, .seg_id = b->seg_id, .offset = b->offset + size,
-                     .size = rest, .prev = b, .next = b->next};
+        *r = (block){.seg = b->seg,
+                     .seg_id = b->seg_id,
+                     .offset = b->offset + size,
+                     .size = rest,
+                     .prev = b,
+                     .next = b->next};
         if (b->next)
             b->next->prev = r;
         b->next = r;
@@ -672,7 +676,8 @@ tsr_status tsr__free(tsr__allocator *a, uint64_t handle, uint64_t *freed_bytes)
 tsr_status tsr__lookup(const tsr__allocator *a, uint64_t handle, tsr__block_ref *out)
 {
     if (a == NULL || out == NULL)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr__lookup: allocator and out must not be NULL");
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "tsr__lookup: allocator and out must not be NULL");
     const block *b = find_live(a, handle);
     if (b == NULL)
         return invalid_handle(handle);
@@ -698,8 +703,11 @@ size_t tsr__allocator_segments(const tsr__allocator *a, tsr__segment_info *out, 
     for (const segment *s = a->seg_head; s; s = s->next, n++) {
         if (n >= cap)
             continue;
-        tsr__segment_info info = {.segment_id = s->id, .bytes = s->bytes, .small_pool = s->small,
-                                  .allocated = s->allocated, .live_blocks = s->live};
+        tsr__segment_info info = {.segment_id = s->id,
+                                  .bytes = s->bytes,
+                                  .small_pool = s->small,
+                                  .allocated = s->allocated,
+                                  .live_blocks = s->live};
         for (const block *b = s->first; b; b = b->next) {
             if (b->live)
                 continue;
@@ -743,8 +751,9 @@ static int check_tree(const block *b, bool small, check_state *cs)
     if (r < 0)
         return -1;
     if (b->kh[0] != l || b->kh[1] != r || l - r > 1 || r - l > 1) {
-        tsr__fail(TSR_ERR_RUNTIME, "free tree unbalanced or height wrong at segment %" PRIu32
-                  " offset %" PRIu64, b->seg->id, b->offset);
+        tsr__fail(TSR_ERR_RUNTIME,
+                  "free tree unbalanced or height wrong at segment %" PRIu32 " offset %" PRIu64,
+                  b->seg->id, b->offset);
         return -1;
     }
     return 1 + (l > r ? l : r);
@@ -759,11 +768,11 @@ static tsr_status check_segment(const tsr__allocator *a, const segment *s, uint6
     uint32_t live = 0;
     const block *prev = NULL;
     for (const block *b = s->first; b; prev = b, b = b->next) {
-        if (b->seg != s || b->seg_id != s->id || b->prev != prev || b->offset != end || b->size == 0 ||
-            b->size % TSR__ALLOC_ROUND != 0)
+        if (b->seg != s || b->seg_id != s->id || b->prev != prev || b->offset != end ||
+            b->size == 0 || b->size % TSR__ALLOC_ROUND != 0)
             return tsr__fail(TSR_ERR_RUNTIME,
-                             "segment %" PRIu32 ": block at %" PRIu64 " breaks the tiling",
-                             s->id, b->offset);
+                             "segment %" PRIu32 ": block at %" PRIu64 " breaks the tiling", s->id,
+                             b->offset);
         if (prev && !prev->live && !b->live)
             return tsr__fail(TSR_ERR_RUNTIME,
                              "segment %" PRIu32 ": free blocks at %" PRIu64 " and %" PRIu64

@@ -69,7 +69,7 @@ typedef struct tsr__alloc_config {
 
 /* What the client is told about an allocation. */
 typedef struct tsr__block_ref {
-    uint64_t handle;        /* nonzero; (generation << 32 | slot), see tsr__free */
+    uint64_t handle; /* nonzero; (generation << 32 | slot), see tsr__free */
     uint32_t segment_id;
     uint64_t offset;        /* within the segment, a multiple of 512 */
     uint64_t size;          /* bytes reserved for the caller: the rounded request, or
@@ -102,7 +102,7 @@ typedef struct tsr__segment_info {
     uint32_t segment_id;
     uint64_t bytes;
     bool small_pool;
-    uint64_t allocated;    /* bytes of live blocks in it */
+    uint64_t allocated; /* bytes of live blocks in it */
     uint32_t live_blocks;
     uint32_t free_blocks;  /* cached free blocks in it */
     uint64_t largest_free; /* largest of those, 0 when none */

@@ -16,11 +16,11 @@
 typedef struct test_device {
     uint64_t capacity, used;
     uint32_t next_id;
-    int id_step;           /* +1 by default; -1 hands out falling ids */
-    tsr_status inject;     /* when not TSR_OK, the next create fails with it */
+    int id_step;       /* +1 by default; -1 hands out falling ids */
+    tsr_status inject; /* when not TSR_OK, the next create fails with it */
     uint32_t ids[MAX_SEGMENTS];
     uint64_t bytes[MAX_SEGMENTS];
-    int count;             /* live segments */
+    int count; /* live segments */
     int creates, refusals, destroys, bad_destroys;
 } test_device;
 
@@ -97,21 +97,21 @@ static tsr__allocator *make_default(test_device *d)
 }
 
 /* Allocates and checks the answer against the expected placement. */
-#define ALLOC_AT(a, bytes, ref, seg, off, sz, seg_bytes, fresh)                        \
-    do {                                                                               \
-        ASSERT_OK(tsr__alloc((a), (bytes), &(ref)));                                   \
-        ASSERT_UEQ((ref).segment_id, (seg));                                           \
-        ASSERT_UEQ((ref).offset, (off));                                               \
-        ASSERT_UEQ((ref).size, (sz));                                                  \
-        ASSERT_UEQ((ref).segment_bytes, (seg_bytes));                                  \
-        ASSERT_EQ((ref).new_segment, (fresh));                                         \
+#define ALLOC_AT(a, bytes, ref, seg, off, sz, seg_bytes, fresh) \
+    do {                                                        \
+        ASSERT_OK(tsr__alloc((a), (bytes), &(ref)));            \
+        ASSERT_UEQ((ref).segment_id, (seg));                    \
+        ASSERT_UEQ((ref).offset, (off));                        \
+        ASSERT_UEQ((ref).size, (sz));                           \
+        ASSERT_UEQ((ref).segment_bytes, (seg_bytes));           \
+        ASSERT_EQ((ref).new_segment, (fresh));                  \
     } while (0)
 
-#define FREE_OK(a, ref)                                                                \
-    do {                                                                               \
-        uint64_t test__freed = 0;                                                      \
-        ASSERT_OK(tsr__free((a), (ref).handle, &test__freed));                         \
-        ASSERT_UEQ(test__freed, (ref).size);                                           \
+#define FREE_OK(a, ref)                                        \
+    do {                                                       \
+        uint64_t test__freed = 0;                              \
+        ASSERT_OK(tsr__free((a), (ref).handle, &test__freed)); \
+        ASSERT_UEQ(test__freed, (ref).size);                   \
     } while (0)
 
 #define ASSERT_CONSISTENT(a) ASSERT_OK(tsr__allocator_check(a))
@@ -130,24 +130,28 @@ static tsr__alloc_stats stats_of(const tsr__allocator *a)
     return s;
 }
 
+/* clang-format off */
 #define STATS_FIELDS(X)                                                                \
-    X(allocated) X(reserved) X(active) X(peak_allocated) X(peak_reserved) X(requested)  \
-    X(allocations) X(frees) X(cache_hits) X(segments_created) X(segments_released)       \
+    X(allocated) X(reserved) X(active) X(peak_allocated) X(peak_reserved) X(requested) \
+    X(allocations) X(frees) X(cache_hits) X(segments_created) X(segments_released)     \
     X(ooms) X(segments) X(live_blocks)
+/* clang-format on */
 
 static bool stats_equal(const tsr__alloc_stats *x, const tsr__alloc_stats *y)
 {
-#define TEST__SAME(f) && x->f == y->f
-    return true STATS_FIELDS(TEST__SAME);
+    bool same = true;
+#define TEST__SAME(f) same = same && x->f == y->f;
+    STATS_FIELDS(TEST__SAME)
 #undef TEST__SAME
+    return same;
 }
 
 /* Every field of a's stats against an expected tsr__alloc_stats initialiser. */
 #define TEST__FIELD(f) ASSERT_UEQ(test__got.f, test__want.f);
-#define ASSERT_STATS(a, ...)                                                           \
-    do {                                                                               \
-        tsr__alloc_stats test__want = __VA_ARGS__, test__got = stats_of(a);            \
-        STATS_FIELDS(TEST__FIELD)                                                      \
+#define ASSERT_STATS(a, ...)                                                \
+    do {                                                                    \
+        tsr__alloc_stats test__want = __VA_ARGS__, test__got = stats_of(a); \
+        STATS_FIELDS(TEST__FIELD)                                           \
     } while (0)
 
 /* The info of the one segment with `id`; zeroed when there is none. */
@@ -161,11 +165,11 @@ static tsr__segment_info segment_info(const tsr__allocator *a, uint32_t id)
     return none;
 }
 
-#define ASSERT_FREE_SHAPE(a, id, nfree, largest)                                       \
-    do {                                                                               \
-        tsr__segment_info test__info = segment_info((a), (id));                        \
-        ASSERT_UEQ(test__info.free_blocks, (nfree));                                   \
-        ASSERT_UEQ(test__info.largest_free, (largest));                                \
+#define ASSERT_FREE_SHAPE(a, id, nfree, largest)                \
+    do {                                                        \
+        tsr__segment_info test__info = segment_info((a), (id)); \
+        ASSERT_UEQ(test__info.free_blocks, (nfree));            \
+        ASSERT_UEQ(test__info.largest_free, (largest));         \
     } while (0)
 
 static void test_format_size(void)
@@ -228,10 +232,17 @@ static void test_small_split_and_rounding(void)
         for (int j = 0; j < i; j++)
             ASSERT_TRUE(r[i].handle != r[j].handle);
     }
-    ASSERT_STATS(a, {.allocated = 5120, .reserved = 2 * MiB, .active = 5120,
-                     .peak_allocated = 5120, .peak_reserved = 2 * MiB,
-                     .requested = 3000 + 0 + 512 + 513, .allocations = 6, .cache_hits = 5,
-                     .segments_created = 1, .segments = 1, .live_blocks = 6});
+    ASSERT_STATS(a, {.allocated = 5120,
+                     .reserved = 2 * MiB,
+                     .active = 5120,
+                     .peak_allocated = 5120,
+                     .peak_reserved = 2 * MiB,
+                     .requested = 3000 + 0 + 512 + 513,
+                     .allocations = 6,
+                     .cache_hits = 5,
+                     .segments_created = 1,
+                     .segments = 1,
+                     .live_blocks = 6});
     ASSERT_FREE_SHAPE(a, 1, 1, 2 * MiB - 5120);
     check_and_destroy(a);
     ASSERT_EQ(d.count, 0);
@@ -260,8 +271,8 @@ static void test_pools_and_segment_sizes(void)
     ASSERT_UEQ(s.reserved, (2 + 20 + 16 + 12 + 10) * MiB);
     ASSERT_UEQ(s.segments, 5);
     ASSERT_UEQ(s.segments_created, 5);
-    ASSERT_UEQ(s.allocated, MiB + (MiB + 512) + 16 * MiB + 12 * MiB + 10 * MiB +
-                                (10 * MiB - 512) + 1024 + 9 * MiB);
+    ASSERT_UEQ(s.allocated, MiB + (MiB + 512) + 16 * MiB + 12 * MiB + 10 * MiB + (10 * MiB - 512) +
+                                1024 + 9 * MiB);
     tsr__segment_info info[8];
     ASSERT_UEQ(tsr__allocator_segments(a, info, 2), 5);
     ASSERT_UEQ(info[0].segment_id, 1);
@@ -292,10 +303,18 @@ static void test_cache_hit(void)
     ALLOC_AT(a, 4000, r2, 1, 0, 4096, 2 * MiB, false);
     ASSERT_TRUE(r2.handle != r1.handle);
     ASSERT_EQ(d.creates, 1);
-    ASSERT_STATS(a, {.allocated = 4096, .reserved = 2 * MiB, .active = 4096,
-                     .peak_allocated = 4096, .peak_reserved = 2 * MiB, .requested = 4000,
-                     .allocations = 2, .frees = 1, .cache_hits = 1, .segments_created = 1,
-                     .segments = 1, .live_blocks = 1});
+    ASSERT_STATS(a, {.allocated = 4096,
+                     .reserved = 2 * MiB,
+                     .active = 4096,
+                     .peak_allocated = 4096,
+                     .peak_reserved = 2 * MiB,
+                     .requested = 4000,
+                     .allocations = 2,
+                     .frees = 1,
+                     .cache_hits = 1,
+                     .segments_created = 1,
+                     .segments = 1,
+                     .live_blocks = 1});
     check_and_destroy(a);
 }
 
@@ -318,7 +337,7 @@ static void test_coalescing(void)
     ASSERT_FREE_SHAPE(a, 1, 1, 512 * KiB);
     FREE_OK(a, q[3]); /* joins the left neighbour only */
     ASSERT_FREE_SHAPE(a, 1, 1, MiB);
-    FREE_OK(a, big);  /* joins the right neighbour only */
+    FREE_OK(a, big); /* joins the right neighbour only */
     ASSERT_FREE_SHAPE(a, 1, 1, 2 * MiB);
     ASSERT_CONSISTENT(a);
     ASSERT_UEQ(tsr__allocator_empty_cache(a), 2 * MiB);
@@ -390,10 +409,19 @@ static void test_empty_cache(void)
     ASSERT_EQ(d.destroys, 2);
     ASSERT_EQ(d.count, 1);
     ASSERT_TRUE(dev_has(&d, 1));
-    ASSERT_STATS(a, {.allocated = MiB, .reserved = 2 * MiB, .active = MiB,
-                     .peak_allocated = 23 * MiB, .peak_reserved = 24 * MiB, .requested = MiB,
-                     .allocations = 4, .frees = 3, .cache_hits = 1, .segments_created = 3,
-                     .segments_released = 2, .segments = 1, .live_blocks = 1});
+    ASSERT_STATS(a, {.allocated = MiB,
+                     .reserved = 2 * MiB,
+                     .active = MiB,
+                     .peak_allocated = 23 * MiB,
+                     .peak_reserved = 24 * MiB,
+                     .requested = MiB,
+                     .allocations = 4,
+                     .frees = 3,
+                     .cache_hits = 1,
+                     .segments_created = 3,
+                     .segments_released = 2,
+                     .segments = 1,
+                     .live_blocks = 1});
     ASSERT_UEQ(tsr__allocator_empty_cache(a), 0);
     ASSERT_CONSISTENT(a);
     FREE_OK(a, r1);
@@ -418,10 +446,17 @@ static void test_oom(void)
     ASSERT_EQ(d.refusals, 1);
     ASSERT_EQ(d.destroys, 1);
     ASSERT_FALSE(dev_has(&d, 1));
-    ASSERT_STATS(a, {.allocated = 16 * MiB, .reserved = 16 * MiB, .active = 16 * MiB,
-                     .peak_allocated = 16 * MiB, .peak_reserved = 16 * MiB,
-                     .requested = 15 * MiB, .allocations = 2, .frees = 1,
-                     .segments_created = 2, .segments_released = 1, .segments = 1,
+    ASSERT_STATS(a, {.allocated = 16 * MiB,
+                     .reserved = 16 * MiB,
+                     .active = 16 * MiB,
+                     .peak_allocated = 16 * MiB,
+                     .peak_reserved = 16 * MiB,
+                     .requested = 15 * MiB,
+                     .allocations = 2,
+                     .frees = 1,
+                     .segments_created = 2,
+                     .segments_released = 1,
+                     .segments = 1,
                      .live_blocks = 1});
 
     /* Nothing cached to release: one refusal, no retry, the full message,
@@ -486,9 +521,9 @@ static void test_oom(void)
     tsr__allocator_destroy(a);
 }
 
-#define ASSERT_BAD_HANDLE(call, handle_text)                                           \
-    ASSERT_FAIL(call, TSR_ERR_INVALID_ARGUMENT,                                        \
-                "invalid allocation handle 0x" handle_text                             \
+#define ASSERT_BAD_HANDLE(call, handle_text)               \
+    ASSERT_FAIL(call, TSR_ERR_INVALID_ARGUMENT,            \
+                "invalid allocation handle 0x" handle_text \
                 " (not allocated by this session, or already freed)")
 
 static void test_handles(void)
@@ -573,10 +608,18 @@ static void test_stats_script(void)
     FREE_OK(a, rb);
     ALLOC_AT(a, 2 * MiB, rd, 2, 0, 2 * MiB, 20 * MiB, false);
     FREE_OK(a, ra);
-    ASSERT_STATS(a, {.allocated = 512 + 2 * MiB, .reserved = 22 * MiB, .active = 512 + 2 * MiB,
-                     .peak_allocated = 1536 + 3 * MiB, .peak_reserved = 22 * MiB,
-                     .requested = 100 + 2 * MiB, .allocations = 4, .frees = 2, .cache_hits = 2,
-                     .segments_created = 2, .segments = 2, .live_blocks = 2});
+    ASSERT_STATS(a, {.allocated = 512 + 2 * MiB,
+                     .reserved = 22 * MiB,
+                     .active = 512 + 2 * MiB,
+                     .peak_allocated = 1536 + 3 * MiB,
+                     .peak_reserved = 22 * MiB,
+                     .requested = 100 + 2 * MiB,
+                     .allocations = 4,
+                     .frees = 2,
+                     .cache_hits = 2,
+                     .segments_created = 2,
+                     .segments = 2,
+                     .live_blocks = 2});
 
     tsr__allocator_reset_peaks(a);
     ASSERT_UEQ(stats_of(a).peak_allocated, 512 + 2 * MiB);
@@ -584,10 +627,18 @@ static void test_stats_script(void)
     ASSERT_UEQ(tsr__allocator_empty_cache(a), 0);
     FREE_OK(a, rc);
     ASSERT_UEQ(tsr__allocator_empty_cache(a), 2 * MiB);
-    ASSERT_STATS(a, {.allocated = 2 * MiB, .reserved = 20 * MiB, .active = 2 * MiB,
-                     .peak_allocated = 512 + 2 * MiB, .peak_reserved = 22 * MiB,
-                     .requested = 2 * MiB, .allocations = 4, .frees = 3, .cache_hits = 2,
-                     .segments_created = 2, .segments_released = 1, .segments = 1,
+    ASSERT_STATS(a, {.allocated = 2 * MiB,
+                     .reserved = 20 * MiB,
+                     .active = 2 * MiB,
+                     .peak_allocated = 512 + 2 * MiB,
+                     .peak_reserved = 22 * MiB,
+                     .requested = 2 * MiB,
+                     .allocations = 4,
+                     .frees = 3,
+                     .cache_hits = 2,
+                     .segments_created = 2,
+                     .segments_released = 1,
+                     .segments = 1,
                      .live_blocks = 1});
     check_and_destroy(a);
 }
