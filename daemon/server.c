@@ -168,9 +168,11 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
             st = tsr__fail(TSR_ERR_IO, "signalfd: %s", strerror(errno));
     }
     if (st == TSR_OK)
-        st = tsr__loop_watch(server->loop, server->listen_fd, EPOLLIN, on_listen, server, NULL);
+        st = tsr__loop_watch(server->loop, server->listen_fd, EPOLLIN, on_listen, server,
+                             &server->listen_watch);
     if (st == TSR_OK)
-        st = tsr__loop_watch(server->loop, server->signal_fd, EPOLLIN, on_signal, server, NULL);
+        st = tsr__loop_watch(server->loop, server->signal_fd, EPOLLIN, on_signal, server,
+                             &server->signal_watch);
     if (st != TSR_OK) {
         tsr__server_fini(server);
         return st;
@@ -191,6 +193,10 @@ void tsr__server_fini(tsr__server *server)
 {
     while (server->first)
         tsr__session_end(server->first, "the daemon is stopping");
+    if (server->loop) {
+        tsr__loop_unwatch(server->loop, server->listen_watch);
+        tsr__loop_unwatch(server->loop, server->signal_watch);
+    }
     if (server->listen_fd >= 0) {
         close(server->listen_fd);
         unlink(server->socket_path);

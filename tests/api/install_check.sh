@@ -34,7 +34,7 @@ pc=$(find "$prefix" -name tessera.pc -path '*/pkgconfig/*' | head -n 1)
 libdir=$(dirname "$(dirname "$pc")")
 for f in "$prefix/include/tessera/tessera.h" "$libdir/libtessera.so.0" "$libdir/libtessera.so" \
     "$libdir/cmake/Tessera/TesseraConfig.cmake" "$libdir/cmake/Tessera/TesseraConfigVersion.cmake" \
-    "$prefix/bin/tessera"; do
+    "$prefix/bin/tessera" "$prefix/sbin/tesserad"; do
     [[ -e $f ]] || fail "missing from the installation: ${f#"$prefix"/}"
 done
 # Nothing installed may point back into the source or build tree (the
