@@ -78,7 +78,9 @@ static inline tsr_scalar tsr_scalar_complex(double re, double im)
 
 /* Factory options. Zero-initialised means defaults: the default dtype (for
  * full, the fill value's kind), the default device (tessera/client.h),
- * strided layout, contiguous format (preserve format for *_like). */
+ * strided layout, contiguous format (preserve format for *_like). A NULL
+ * options pointer means the same. Every factory but empty_strided honours
+ * a memory format (PyTorch's zeros/ones/full take none). */
 typedef struct tsr_tensor_options {
     bool has_dtype;
     tsr_dtype dtype;
@@ -93,15 +95,21 @@ typedef struct tsr_tensor_options {
 
 /* torch.empty(sizes, ...): uninitialised memory. Errors: TSR_ERR_RUNTIME
  * with PyTorch's text for negative sizes ("Trying to create tensor with
- * negative dimension -1: [2, -1]"), preserve format ("unsupported memory
- * format Preserve") and channels_last ranks; TSR_ERR_NO_DEVICE for a device
- * that does not exist here; TSR_ERR_INVALID_ARGUMENT for an accelerator
- * device with a NULL client; TSR_ERR_OUT_OF_MEMORY from the device. */
+ * negative dimension -1: [2, -1]"), sizes whose byte count overflows
+ * ("Storage size calculation overflowed with sizes=[...]"), preserve format
+ * ("unsupported memory format Preserve"), channels_last ranks and a memory
+ * format with a sparse layout ("memory format option is only supported by
+ * strided tensors"); TSR_ERR_NOT_SUPPORTED for TSR_SPARSE_COO;
+ * TSR_ERR_NO_DEVICE for a device that does not exist here;
+ * TSR_ERR_INVALID_ARGUMENT for an accelerator device with a NULL client,
+ * more than TSR_MAX_DIMS sizes or an invalid option; TSR_ERR_OUT_OF_MEMORY
+ * from the device. */
 TSR_API tsr_status tsr_tensor_empty(tsr_client *client, int ndim, const int64_t *sizes,
                                     const tsr_tensor_options *options, tsr_tensor **out);
-/* torch.empty_strided: the given strides (checked to stay addressable:
- * negative strides are refused as PyTorch does). memory_format must not be
- * set. */
+/* torch.empty_strided: the given strides; the storage spans them. Negative
+ * strides and overflowing extents are TSR_ERR_RUNTIME "Storage size
+ * calculation overflowed with sizes=[2, 3] and strides=[-1, 1]", as in
+ * PyTorch. memory_format must not be set (TSR_ERR_INVALID_ARGUMENT). */
 TSR_API tsr_status tsr_tensor_empty_strided(tsr_client *client, int ndim, const int64_t *sizes,
                                             const int64_t *strides,
                                             const tsr_tensor_options *options, tsr_tensor **out);
@@ -110,7 +118,16 @@ TSR_API tsr_status tsr_tensor_zeros(tsr_client *client, int ndim, const int64_t 
 TSR_API tsr_status tsr_tensor_ones(tsr_client *client, int ndim, const int64_t *sizes,
                                    const tsr_tensor_options *options, tsr_tensor **out);
 /* torch.full: without a dtype the fill value's kind decides (bool → bool,
- * integer → int64, floating → default dtype, complex → default complex). */
+ * integer → int64, floating → default dtype, complex → default complex).
+ * The value is converted as fill_ does (c10's Scalar::to<T>()): a value
+ * outside the dtype's range, NaN or infinity into a type without them, or a
+ * nonzero imaginary part into a real type is TSR_ERR_RUNTIME "value cannot
+ * be converted to type int8_t without overflow" (bool takes anything;
+ * negative integers wrap into unsigned types when their magnitude fits);
+ * anything else converts with tsr_cast_buffer's rules and c10's scalar NaN
+ * bits. float4_e2m1fn_x2 has no conversions: zeros and ones (0x22, 1.0 in
+ * both nibbles) fill it, full fails with tsr_cast_buffer's
+ * TSR_ERR_NOT_SUPPORTED. */
 TSR_API tsr_status tsr_tensor_full(tsr_client *client, int ndim, const int64_t *sizes,
                                    tsr_scalar value, const tsr_tensor_options *options,
                                    tsr_tensor **out);
@@ -121,7 +138,10 @@ TSR_API tsr_status tsr_tensor_from_data(tsr_client *client, int ndim, const int6
                                         tsr_dtype src_dtype, const void *data,
                                         const tsr_tensor_options *options, tsr_tensor **out);
 /* empty_like / zeros_like / ones_like / full_like: dtype, device and (under
- * the default preserve format) strides follow `like`; options override. */
+ * the default preserve format) strides follow `like`; options override.
+ * The default device does not apply. Accelerator memory is reached through
+ * `like`'s client, so an accelerator device for a cpu or meta `like` is
+ * TSR_ERR_INVALID_ARGUMENT (no client). */
 TSR_API tsr_status tsr_tensor_empty_like(const tsr_tensor *like, const tsr_tensor_options *options,
                                          tsr_tensor **out);
 TSR_API tsr_status tsr_tensor_zeros_like(const tsr_tensor *like, const tsr_tensor_options *options,
@@ -153,7 +173,8 @@ TSR_API bool tsr_tensor_is_contiguous(const tsr_tensor *tensor, tsr_memory_forma
 TSR_API void tsr_tensor_geometry(const tsr_tensor *tensor, tsr_geometry *out);
 /* size(dim) / stride(dim) with negative dims wrapped; TSR_ERR_INDEX with
  * PyTorch's "Dimension out of range (expected to be in range of [-2, 1],
- * but got 2)". */
+ * but got 2)", and for a 0-dim tensor "Dimension specified as 0 but tensor
+ * has no dimensions". */
 TSR_API tsr_status tsr_tensor_size(const tsr_tensor *tensor, int64_t dim, int64_t *out);
 TSR_API tsr_status tsr_tensor_stride(const tsr_tensor *tensor, int64_t dim, int64_t *out);
 /* tensor.type(): "torch.FloatTensor", "torch.opencl.FloatTensor". */
@@ -168,6 +189,10 @@ TSR_API bool tsr_tensor_shares_storage(const tsr_tensor *a, const tsr_tensor *b)
 TSR_API tsr_status tsr_tensor_data_ptr(const tsr_tensor *tensor, void **out);
 
 /* ---- Views (share storage; PyTorch's rules and messages) ------------ */
+
+/* expand's message for too few sizes names the tensor as PyTorch does:
+ * "expand(torch.FloatTensor{[2, 3]}, size=[3]): ..." ("CPUBoolType",
+ * "MetaFloatType" where PyTorch has no legacy name for it). */
 
 TSR_API tsr_status tsr_tensor_transpose(const tsr_tensor *t, int64_t dim0, int64_t dim1, tsr_tensor **out);
 TSR_API tsr_status tsr_tensor_t(const tsr_tensor *t, tsr_tensor **out);
@@ -196,13 +221,15 @@ TSR_API tsr_status tsr_tensor_reshape(const tsr_tensor *t, const int64_t *sizes,
 /* Copies the elements, in row-major order of the tensor's sizes and in its
  * dtype, to `dst` (nbytes must be tsr_tensor_nbytes). Works for any strides.
  * Errors: TSR_ERR_INVALID_ARGUMENT for a size mismatch, TSR_ERR_RUNTIME for
- * meta tensors. */
+ * meta tensors ("Cannot copy out of meta tensor; no data!"). */
 TSR_API tsr_status tsr_tensor_copy_to_host(const tsr_tensor *tensor, void *dst, size_t nbytes);
-/* The reverse: writes the tensor's elements from `src`. A tensor whose
- * elements overlap in memory (expanded) is refused with PyTorch's
- * "unsupported operation: some elements of the input tensor and the
- * written-to tensor refer to a single memory location. Please clone() the
- * tensor before performing the operation." */
+/* The reverse: writes the tensor's elements from `src` (meta: "Cannot copy
+ * into meta tensor; no data!"). A tensor whose elements overlap in memory
+ * (expanded: a dimension of size > 1 with stride 0) is refused as copy_
+ * refuses it (TSR_ERR_RUNTIME "unsupported operation: more than one element
+ * of the written-to tensor refers to a single memory location. Please
+ * clone() the tensor before performing the operation."); overlap PyTorch
+ * cannot prove (as_strided windows) is written in row-major order. */
 TSR_API tsr_status tsr_tensor_copy_from_host(tsr_tensor *tensor, const void *src, size_t nbytes);
 
 #ifdef __cplusplus

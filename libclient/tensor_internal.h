@@ -1,0 +1,66 @@
+/* Internal: the tensor layer's objects, shared by tensor*.c.
+ *
+ * A tsr__storage is one block of memory on one device (or, for meta, a
+ * size without memory); a tsr_tensor is a dtype and a geometry over a
+ * storage. Both are reference-counted; views are new tensors holding a
+ * reference to their base's storage, so a storage lives as long as any
+ * tensor viewing it. */
+#ifndef TESSERA_LIBCLIENT_TENSOR_INTERNAL_H
+#define TESSERA_LIBCLIENT_TENSOR_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/tensor.h"
+
+typedef struct tsr__storage {
+    atomic_long refs;
+    tsr_client *client;  /* retained for accelerator memory; NULL for cpu and meta */
+    tsr_device device;   /* resolved: cpu and meta index-less, accelerators indexed */
+    unsigned char *data; /* host address; NULL for meta and non-host-visible memory */
+    void *block;         /* what free() takes: cpu memory only */
+    uint64_t nbytes;
+    uint64_t handle; /* the daemon's handle of an accelerator block */
+} tsr__storage;
+
+struct tsr_tensor {
+    atomic_long refs;
+    tsr__storage *storage;
+    tsr_dtype dtype;
+    tsr_layout layout;
+    tsr_geometry geometry;
+    int64_t numel;
+};
+
+/* A device as a factory asks for it -> the device memory goes to: cpu and
+ * meta lose their index (PyTorch ignores it), an index-less accelerator
+ * becomes the current one. Refuses opencl without a client
+ * (TSR_ERR_INVALID_ARGUMENT) and, through the connection layer, types and
+ * indices that do not exist here (TSR_ERR_NO_DEVICE). */
+tsr_status tsr__tensor_resolve_device(tsr_client *client, tsr_device device, tsr_device *out);
+
+/* A fresh tensor of `dtype` and geometry `g` on a resolved device, its
+ * storage just large enough for g: zeros with `zero`, else uninitialised. */
+tsr_status tsr__tensor_alloc(tsr_client *client, tsr_device device, tsr_dtype dtype,
+                             const tsr_geometry *g, bool zero, tsr_tensor **out);
+
+/* A tensor over t's storage with geometry g (a view); g must lie inside
+ * the storage. */
+tsr_status tsr__tensor_view_of(const tsr_tensor *t, const tsr_geometry *g, tsr_tensor **out);
+
+/* The host address of t's storage (not offset), or the error for meta
+ * tensors ("what" names the refused operation) and for memory the host
+ * cannot address. */
+tsr_status tsr__tensor_host_base(const tsr_tensor *t, const char *what, unsigned char **out);
+
+/* Moves the elements of the strided view g over `base` (storage bytes, of
+ * itemsize each) to `packed` in row-major order (gather), or from it
+ * (scatter). Contiguous inner runs are copied with one memcpy each. */
+void tsr__strided_gather(const unsigned char *base, const tsr_geometry *g, size_t itemsize,
+                         void *packed);
+void tsr__strided_scatter(unsigned char *base, const tsr_geometry *g, size_t itemsize,
+                          const void *packed);
+
+#endif /* TESSERA_LIBCLIENT_TENSOR_INTERNAL_H */
