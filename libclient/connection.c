@@ -658,6 +658,10 @@ tsr_status tsr__client_resolve_device(tsr_client *c, tsr_device d, tsr_device *o
         *out = (tsr_device){d.type, -1};
         return TSR_OK;
     }
+    if (!c && d.type == TSR_DEVICE_OPENCL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "opencl memory is served by tesserad: pass the tsr_client from "
+                         "tsr_client_open");
     if (!c || d.type != TSR_DEVICE_OPENCL)
         return no_such_device(c, d);
     if (d.index < 0) {
