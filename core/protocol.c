@@ -96,7 +96,10 @@ tsr_status tsr__wire_check(const void *frame, size_t len, uint32_t transport, bo
     if (h.flags & ~TSR__WIRE_FLAGS_KNOWN)
         return tsr__fail(TSR_ERR_PROTOCOL, "unknown frame flags 0x%x", (unsigned)h.flags);
     bool is_reply = (h.flags & TSR__WIRE_REPLY) != 0;
-    if (is_reply != expect_reply || ((h.flags & TSR__WIRE_ERROR) && !is_reply))
+    if ((h.flags & TSR__WIRE_ERROR) && !is_reply)
+        return tsr__fail(TSR_ERR_PROTOCOL,
+                         "%s request with the error flag, which only replies carry", op->name);
+    if (is_reply != expect_reply)
         return tsr__fail(TSR_ERR_PROTOCOL, "%s %s where a %s was expected", op->name,
                          is_reply ? "reply" : "request", expect_reply ? "reply" : "request");
     if (h.length != len - sizeof h)

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the `wire` fuzz target (fuzz_wire.c):
+
+    python3 tests/fuzz/gen_wire_corpus.py [OUT_DIR]   (default: corpus/wire beside it)
+
+Valid frames of every message of docs/protocol.md, requests and replies,
+error replies included, then frames broken in one way each: truncated,
+oversized, bad magic, version or flags, unknown opcodes, lengths that
+disagree, garbled error payloads. Files are named seed-NN-<first 8 hex
+digits of their SHA-1>, as the other corpora are; the directory's old
+seed-* files are replaced. The layouts are written out here on purpose,
+from the document rather than from the C structures, so the corpus also
+checks that the two agree.
+"""
+import hashlib
+import os
+import struct
+import sys
+
+MAGIC = 0x31525354  # "TSR1"
+VERSION = 1
+REPLY, ERROR = 0x1, 0x2
+FRAME_MAX = 4096
+HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
+
+# The device type values of include/tessera/device.h used below.
+CPU, OPENCL = 0, 4
+
+
+def text(s, size):
+    b = s.encode()[: size - 1]
+    return b + b"\0" * (size - len(b))
+
+
+def device(dtype, index):
+    return struct.pack("<ii", dtype, index)
+
+
+def frame(opcode, payload=b"", flags=0, request_id=1, version=VERSION, magic=MAGIC, length=None):
+    n = len(payload) if length is None else length
+    return HEADER.pack(magic, version, opcode, flags, n, request_id) + payload
+
+
+def error_payload(status, message, length=None):
+    m = message.encode()
+    return struct.pack("<iI", status, len(m) if length is None else length) + m
+
+
+def device_info(dev, memory, name, vendor, api, render):
+    return (dev + struct.pack("<QQIi", memory, 4096, 8, 0) + bytes([1, 1, 1]) + b"\0" * 5
+            + text(name, 256) + text(vendor, 256) + text("3.1", 256) + text(api, 256)
+            + text("0-7", 256) + text("0000:01:00.0", 32) + text(render, 64))
+
+
+def session_info(sid, more):
+    usage = device(OPENCL, 0) + struct.pack("<QQ", 512, 2 << 20)
+    usage += b"\0" * (24 * 15)
+    return (struct.pack("<IIIIIIII", sid, 4242, 1000, 1000, more, 1, 1, 0)
+            + struct.pack("<QQ", 17, 1700000000000000000) + device(OPENCL, 0)
+            + text("python3", 64) + text("train.py", 64) + usage)
+
+
+HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE = 1, 2, 3, 4, 5, 6, 7
+SEGMENT_MAP, MEMORY_STATS, EMPTY_CACHE, SESSION_LIST = 8, 9, 10, 11
+
+hello = struct.pack("<IIII", 1, 1, 4242, 0) + text("python3", 64)
+welcome = struct.pack("<IIIIIIQ", 1, 3, 3, 32, 2048, 0, 65600)
+block = struct.pack("<QQQQII", 0x1234567800000001, 512, 512, 2 << 20, 1, 1)
+stats = struct.pack("<13Q", 512, 2 << 20, 512, 48, 512, 2 << 20, 1, 0, 0, 0, 1, 64 << 20,
+                    62 << 20)
+
+valid = [
+    frame(HELLO, hello),
+    frame(HELLO, welcome, REPLY),
+    frame(PING, request_id=2),
+    frame(PING, flags=REPLY, request_id=2),
+    frame(DEVICE_GET, struct.pack("<II", 1, 0), request_id=3),
+    frame(DEVICE_GET, device_info(device(OPENCL, 0), 64 << 20, "pthread-cpu", "PoCL",
+                                  "OpenCL 3.0 pocl", ""), REPLY, 3),
+    frame(DEVICE_GET, device_info(device(CPU, -1), 1 << 34, "host processor", "", "", ""),
+          REPLY, 4),
+    frame(SET_DEVICE, struct.pack("<Q", 4243) + device(OPENCL, 0), request_id=5),
+    frame(SET_DEVICE, flags=REPLY, request_id=5),
+    frame(GET_DEVICE, struct.pack("<Qii", 4243, OPENCL, 0), request_id=6),
+    frame(GET_DEVICE, device(OPENCL, 0), REPLY, 6),
+    frame(ALLOC, device(OPENCL, 0) + struct.pack("<Q", 48), request_id=7),
+    frame(ALLOC, block, REPLY, 7),
+    frame(FREE, struct.pack("<Q", 0x1234567800000001), request_id=8),
+    frame(FREE, flags=REPLY, request_id=8),
+    frame(SEGMENT_MAP, struct.pack("<II", 1, 0), request_id=9),
+    frame(SEGMENT_MAP, struct.pack("<Q", 2 << 20) + device(OPENCL, 0), REPLY, 9),
+    frame(MEMORY_STATS, device(OPENCL, 0), request_id=10),
+    frame(MEMORY_STATS, stats, REPLY, 10),
+    frame(EMPTY_CACHE, device(OPENCL, 0), request_id=11),
+    frame(EMPTY_CACHE, struct.pack("<Q", 2 << 20), REPLY, 11),
+    frame(SESSION_LIST, struct.pack("<II", 0, 0), request_id=12),
+    frame(SESSION_LIST, session_info(3, 1), REPLY, 12),
+    frame(SESSION_LIST, b"\0" * 568, REPLY, 13),
+    # Error replies: each status that the daemon sends, and the extremes.
+    frame(PING, error_payload(11, "PING before HELLO: open the session first"), REPLY | ERROR, 1),
+    frame(HELLO, error_payload(11, "protocol version mismatch: the client speaks versions 2 to 7, "
+                                   "this tesserad speaks 1 to 1; use a libtessera and tesserad "
+                                   "of matching releases"), REPLY | ERROR, 1),
+    frame(ALLOC, error_payload(7, "opencl:0 out of memory. Tried to allocate 8589934592.00 GiB; "
+                                  "the largest allocation supported is 281474976710656 bytes"),
+          REPLY | ERROR, 7),
+    frame(FREE, error_payload(1, "invalid allocation handle 0xffffffffffffffff: not a live "
+                                 "allocation of this session"), REPLY | ERROR, 8),
+    frame(SET_DEVICE, error_payload(8, "invalid device type 9999"), REPLY | ERROR, 5),
+    frame(DEVICE_GET, error_payload(4, "device position 4294967295 out of range (3 devices)"),
+          REPLY | ERROR, 3),
+    frame(SET_DEVICE, error_payload(13, "too many client threads with a current device (4096)"),
+          REPLY | ERROR, 5),
+    frame(PING, error_payload(3, ""), REPLY | ERROR, 2),
+    frame(MEMORY_STATS, error_payload(15, "x" * 1024), REPLY | ERROR, 10),
+    frame(EMPTY_CACHE, error_payload(9, "embedded\0nul"), REPLY | ERROR, 11),
+]
+
+ping = frame(PING, request_id=2)
+alloc = frame(ALLOC, device(OPENCL, 0) + struct.pack("<Q", 48), request_id=7)
+broken = [
+    b"",
+    ping[:1],
+    ping[:23],
+    alloc[:30],                                          # payload cut short
+    frame(PING, b"\0" * (FRAME_MAX - 24)),               # exactly the largest frame
+    frame(PING, b"\0" * (FRAME_MAX - 23)),               # one byte over
+    frame(PING, magic=0x31525355),
+    frame(PING, magic=0x54535231),                       # big-endian magic
+    frame(PING, version=0),
+    frame(PING, version=2),
+    frame(0),
+    frame(12),
+    frame(0xFFFF),
+    frame(PING, flags=ERROR),                            # error flag on a request
+    frame(PING, flags=0x4),
+    frame(PING, flags=0x80000000 | REPLY),
+    frame(PING, length=8),                               # says 8, carries 0
+    frame(PING, b"\0" * 8),                              # carries 8, PING has none
+    frame(PING, length=0xFFFFFFFF),
+    frame(ALLOC, device(OPENCL, 0), request_id=7),       # 8 bytes where 16 belong
+    frame(ALLOC, block[:16], REPLY, 7),                  # a request's size as a reply
+    frame(HELLO, hello + b"\0"),
+    frame(HELLO, struct.pack("<IIII", 2, 7, 1, 0) + text("x", 64)),  # valid frame, bad range
+    frame(HELLO, struct.pack("<IIII", 1, 1, 1, 1) + b"A" * 64),     # flags, unterminated name
+    frame(DEVICE_GET, device_info(device(OPENCL, 0), 1, "n" * 256, "v", "a", "r" * 64),
+          REPLY, 3),                                     # unterminated text fields
+    frame(SESSION_LIST, struct.pack("<I", 1) + b"\xff" * 564, REPLY, 12),
+    frame(PING, error_payload(0, "TSR_OK is no error"), REPLY | ERROR, 2),
+    frame(PING, error_payload(16, "past the list"), REPLY | ERROR, 2),
+    frame(PING, error_payload(-1, "negative"), REPLY | ERROR, 2),
+    frame(PING, error_payload(11, "short", length=4), REPLY | ERROR, 2),
+    frame(PING, error_payload(11, "long", length=900), REPLY | ERROR, 2),
+    frame(PING, struct.pack("<i", 11), REPLY | ERROR, 2),  # shorter than its head
+    frame(PING, error_payload(11, "y" * 1025), REPLY | ERROR, 2),
+    ping + ping,                                         # two frames in one packet
+]
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "corpus", "wire")
+    os.makedirs(out, exist_ok=True)
+    for name in os.listdir(out):
+        if name.startswith("seed-"):
+            os.remove(os.path.join(out, name))
+    for k, data in enumerate(valid + broken):
+        digest = hashlib.sha1(data).hexdigest()[:8]
+        with open(os.path.join(out, "seed-%02d-%s" % (k, digest)), "wb") as f:
+            f.write(data)
+    print("wrote %d inputs to %s" % (len(valid) + len(broken), out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1215 @@
+/* Hostile clients against a real daemon: raw sockets and a raw request
+ * ring, speaking the wire protocol (docs/protocol.md) byte by byte.
+ *
+ *   - before HELLO: requests are refused with a PROTOCOL error reply and the
+ *     session goes on; a HELLO with a version range the daemon cannot speak
+ *     is answered with both ranges and ends the session;
+ *   - malformed frames (truncated, zero-length, oversized, bad magic,
+ *     version or flags, unknown opcodes, lengths that disagree, descriptors
+ *     attached, replies sent as requests) end the session without a reply,
+ *     before HELLO and after it;
+ *   - bad requests on an open session (foreign, random and freed handles,
+ *     huge allocations, other sessions' segments, devices that do not exist,
+ *     registry positions out of range, the per-session thread limit) get
+ *     an error reply and the session goes on;
+ *   - the ring: junk states, frames and doorbells are ignored or end the
+ *     session; socket-only messages sent through it end the session;
+ *   - pipelined requests are answered in order; a half-closed client gets
+ *     its last reply; clients that vanish mid-request give everything back;
+ *   - a client that does not read its replies loses its session.
+ *
+ * After each attack the daemon must still run and serve a well-behaved
+ * client through the library; at the end it must stop cleanly on SIGTERM.
+ * The daemon lends each device 64 MiB, so the out-of-memory answers are the
+ * same on every machine. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/protocol.h"
+#include "core/ring.h"
+#include "support_daemon.h"
+#include "test.h"
+
+#define LIMIT "64M"
+#define TIMEOUT_MS 5000
+
+static test_daemon tsrd;
+
+/* The message table, as the test needs it (the library's copy is hidden). */
+#define PAYLOAD(type) \
+    (__builtin_types_compatible_p(type, tsr__wire_empty) ? 0u : (uint32_t)sizeof(type))
+static const struct {
+    const char *name;
+    uint32_t request, reply;
+} ops[TSR__OP_MAX] = {
+#define ROW(op, code, req, rep, where, doc) [code] = {#op, PAYLOAD(req), PAYLOAD(rep)},
+    TSR__WIRE_OPS(ROW)
+#undef ROW
+};
+
+typedef union frame {
+    uint64_t align;
+    uint8_t bytes[TSR__WIRE_FRAME_MAX + 1024];
+} frame;
+
+/* A raw session: the socket and, after HELLO, the ring and doorbell. */
+typedef struct conn {
+    int fd, bell;
+    tsr__ring *ring;
+    uint32_t session_id, device_count;
+    uint64_t next_id;
+    int fds[4], nfds;                        /* descriptors of the last reply */
+    char message[TSR__WIRE_MESSAGE_MAX + 1]; /* text of the last error reply */
+} conn;
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint32_t frame_build(frame *f, uint32_t opcode, uint32_t flags, const void *payload,
+                            uint32_t len, uint64_t id)
+{
+    tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
+                          .version = TSR__WIRE_VERSION,
+                          .opcode = (uint16_t)opcode,
+                          .flags = flags,
+                          .length = len,
+                          .request_id = id};
+    memcpy(f->bytes, &h, sizeof h);
+    if (len)
+        memcpy(f->bytes + sizeof h, payload, len);
+    return (uint32_t)sizeof h + len;
+}
+
+static bool conn_open(conn *c)
+{
+    *c = (conn){.fd = -1, .bell = -1, .next_id = 1};
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(tsrd.socket) >= sizeof addr.sun_path)
+        return false;
+    memcpy(addr.sun_path, tsrd.socket, strlen(tsrd.socket) + 1);
+    c->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    bool ok = c->fd >= 0 && connect(c->fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+    ASSERT_TRUE(ok);
+    return ok;
+}
+
+static void conn_close(conn *c)
+{
+    for (int k = 0; k < c->nfds; k++)
+        close(c->fds[k]);
+    c->nfds = 0;
+    if (c->ring)
+        munmap(c->ring, sizeof *c->ring);
+    if (c->bell >= 0)
+        close(c->bell);
+    if (c->fd >= 0)
+        close(c->fd);
+    *c = (conn){.fd = -1, .bell = -1};
+}
+
+static bool send_packet(conn *c, const void *bytes, size_t len, const int *fds, int nfds)
+{
+    struct iovec iov = {.iov_base = (void *)bytes, .iov_len = len};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds > 0) {
+        memset(&control, 0, sizeof control);
+        msg.msg_control = control.buf;
+        msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+        struct cmsghdr *m = CMSG_FIRSTHDR(&msg);
+        m->cmsg_level = SOL_SOCKET;
+        m->cmsg_type = SCM_RIGHTS;
+        m->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+        memcpy(CMSG_DATA(m), fds, (size_t)nfds * sizeof(int));
+    }
+    return sendmsg(c->fd, &msg, MSG_NOSIGNAL) == (ssize_t)len;
+}
+
+/* One packet from the daemon: its length, 0 at end of session, -1 when
+ * nothing came within the timeout. */
+static ssize_t recv_packet(conn *c, frame *f)
+{
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    if (poll(&p, 1, TIMEOUT_MS) <= 0)
+        return -1;
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = f->bytes, .iov_len = sizeof f->bytes};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t n = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
+    for (int k = 0; k < c->nfds; k++)
+        close(c->fds[k]);
+    c->nfds = 0;
+    for (struct cmsghdr *m = CMSG_FIRSTHDR(&msg); n >= 0 && m; m = CMSG_NXTHDR(&msg, m)) {
+        size_t count = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t k = 0; k < count && c->nfds < 4; k++)
+            memcpy(&c->fds[c->nfds++], CMSG_DATA(m) + k * sizeof(int), sizeof(int));
+    }
+    if (n < 0 && errno == ECONNRESET)
+        return 0;
+    return n;
+}
+
+/* Checks a reply frame of `len` bytes to (opcode, id). Returns TSR_OK with
+ * the payload in out (reply_size bytes), the error reply's status with its
+ * text in c->message, or -1 for anything garbled. */
+static int parse_reply(conn *c, const uint8_t *bytes, size_t len, uint32_t opcode, uint64_t id,
+                       void *out)
+{
+    tsr__wire_header h;
+    c->message[0] = '\0';
+    if (len < sizeof h)
+        return -1;
+    memcpy(&h, bytes, sizeof h);
+    ASSERT_UEQ(h.magic, TSR__WIRE_MAGIC);
+    ASSERT_EQ(h.version, TSR__WIRE_VERSION);
+    ASSERT_EQ(h.opcode, opcode);
+    ASSERT_UEQ(h.request_id, id);
+    ASSERT_UEQ(h.length, len - sizeof h);
+    if (h.magic != TSR__WIRE_MAGIC || h.opcode != opcode || h.request_id != id ||
+        h.length != len - sizeof h || !(h.flags & TSR__WIRE_REPLY))
+        return -1;
+    if (h.flags & TSR__WIRE_ERROR) {
+        tsr__wire_error err;
+        ASSERT_TRUE(h.length >= 8 && h.length <= sizeof err);
+        if (h.length < 8 || h.length > sizeof err)
+            return -1;
+        memcpy(&err, bytes + sizeof h, h.length);
+        ASSERT_UEQ(err.length, h.length - 8);
+        ASSERT_TRUE(err.status > 0 && err.status < (int32_t)TSR_STATUS_COUNT);
+        ASSERT_EQ(c->nfds, 0);
+        memcpy(c->message, err.text, err.length);
+        c->message[err.length] = '\0';
+        return err.status;
+    }
+    ASSERT_EQ(h.flags, TSR__WIRE_REPLY);
+    ASSERT_UEQ(h.length, ops[opcode].reply);
+    if (h.length != ops[opcode].reply)
+        return -1;
+    if (out && h.length)
+        memcpy(out, bytes + sizeof h, h.length);
+    return TSR_OK;
+}
+
+/* One request over the socket: TSR_OK with the reply in *out, the status of
+ * an error reply (its text in c->message), or -1 when the session ended or
+ * the reply was garbled. */
+static int rq(conn *c, uint32_t opcode, const void *request, void *out)
+{
+    frame f;
+    uint64_t id = c->next_id++;
+    uint32_t len = frame_build(&f, opcode, 0, request, ops[opcode].request, id);
+    if (!send_packet(c, f.bytes, len, NULL, 0))
+        return -1;
+    ssize_t n = recv_packet(c, &f);
+    if (n <= 0)
+        return -1;
+    return parse_reply(c, f.bytes, (size_t)n, opcode, id, out);
+}
+
+static uint32_t seals_of(int fd)
+{
+    return (uint32_t)fcntl(fd, F_GET_SEALS);
+}
+
+static void hello_payload(tsr__wire_hello *h, uint32_t lo, uint32_t hi, const char *name)
+{
+    memset(h, 0, sizeof *h);
+    h->version_min = lo;
+    h->version_max = hi;
+    h->pid = (uint32_t)getpid();
+    snprintf(h->name, sizeof h->name, "%s", name);
+}
+
+/* HELLO on an open socket; maps the ring and checks what came with it. */
+static bool conn_hello(conn *c, const char *name)
+{
+    tsr__wire_hello hello;
+    tsr__wire_welcome w;
+    hello_payload(&hello, TSR__WIRE_VERSION_MIN, TSR__WIRE_VERSION, name);
+    int st = rq(c, TSR__OP_HELLO, &hello, &w);
+    ASSERT_EQ(st, TSR_OK);
+    ASSERT_EQ(c->nfds, 2);
+    if (st != TSR_OK || c->nfds != 2)
+        return false;
+    ASSERT_EQ(w.version, 1);
+    ASSERT_EQ(w.ring_slots, TSR__RING_SLOTS);
+    ASSERT_EQ(w.ring_slot_size, TSR__RING_SLOT_SIZE);
+    ASSERT_UEQ(w.ring_bytes, sizeof(tsr__ring));
+    ASSERT_TRUE(w.session_id > 0 && w.device_count >= 2);
+    /* The ring cannot be shrunk, grown or sealed further. */
+    ASSERT_UEQ(seals_of(c->fds[0]), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    ASSERT_TRUE(ftruncate(c->fds[0], 4096) < 0 && errno == EPERM);
+    ASSERT_TRUE(fcntl(c->fds[0], F_ADD_SEALS, F_SEAL_WRITE) < 0 && errno == EPERM);
+    void *ring = mmap(NULL, sizeof(tsr__ring), PROT_READ | PROT_WRITE, MAP_SHARED, c->fds[0], 0);
+    ASSERT_TRUE(ring != MAP_FAILED);
+    if (ring == MAP_FAILED)
+        return false;
+    close(c->fds[0]);
+    c->ring = ring;
+    c->bell = c->fds[1];
+    c->nfds = 0;
+    c->session_id = w.session_id;
+    c->device_count = w.device_count;
+    return true;
+}
+
+static bool session_open(conn *c, const char *name)
+{
+    return conn_open(c) && conn_hello(c, name);
+}
+
+/* ---- The ring ---------------------------------------------------------- */
+
+/* As docs/protocol.md says: bump the doorbell, then write the eventfd only
+ * if the daemon is (about to be) asleep. */
+static void ring_bell(conn *c)
+{
+    atomic_fetch_add(&c->ring->header.doorbell, 1u);
+    if (atomic_load(&c->ring->header.daemon_sleeping)) {
+        uint64_t one = 1;
+        ssize_t ignored = write(c->bell, &one, sizeof one); /* EAGAIN: full, fine */
+        (void)ignored;
+    }
+}
+
+/* Posts `len` bytes (frame_len says `frame_len`) in slot k and rings. */
+static tsr__ring_slot *ring_post(conn *c, uint32_t k, const void *bytes, uint32_t len,
+                                 uint32_t frame_len)
+{
+    tsr__ring_slot *slot = &c->ring->slots[k];
+    memcpy(slot->frame, bytes, len);
+    slot->frame_len = frame_len;
+    atomic_store(&slot->state, TSR__SLOT_REQUEST);
+    ring_bell(c);
+    return slot;
+}
+
+/* Waits for the daemon to answer in `slot`, sleeping on the futex. */
+static bool ring_wait(tsr__ring_slot *slot)
+{
+    atomic_store(&slot->client_waiting, 1u);
+    for (int waited = 0; waited < TIMEOUT_MS; waited += 10) {
+        uint32_t state = atomic_load(&slot->state);
+        if (state == TSR__SLOT_REPLY)
+            break;
+        struct timespec step = {.tv_sec = 0, .tv_nsec = 10000000L};
+        syscall(SYS_futex, (uint32_t *)&slot->state, FUTEX_WAIT, state, &step, NULL, 0);
+    }
+    atomic_store(&slot->client_waiting, 0u);
+    return atomic_load(&slot->state) == TSR__SLOT_REPLY;
+}
+
+/* One request through slot k, as rq. */
+static int ring_rq(conn *c, uint32_t k, uint32_t opcode, const void *request, void *out)
+{
+    frame f;
+    uint64_t id = c->next_id++;
+    uint32_t len = frame_build(&f, opcode, 0, request, ops[opcode].request, id);
+    tsr__ring_slot *slot = ring_post(c, k, f.bytes, len, len);
+    bool answered = ring_wait(slot);
+    ASSERT_TRUE(answered);
+    if (!answered)
+        return -1;
+    uint32_t n = slot->frame_len;
+    ASSERT_TRUE(n <= TSR__RING_FRAME_MAX);
+    if (n > TSR__RING_FRAME_MAX)
+        return -1;
+    memcpy(f.bytes, slot->frame, n);
+    atomic_store(&slot->state, TSR__SLOT_FREE);
+    return parse_reply(c, f.bytes, n, opcode, id, out);
+}
+
+/* ---- Checks ------------------------------------------------------------ */
+
+static bool log_has(const char *needle)
+{
+    FILE *f = fopen(tsrd.log, "r");
+    if (!f)
+        return false;
+    char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, needle) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* The daemon's log says that this session ended for `why`. */
+static void expect_logged(const conn *c, const char *why)
+{
+    char needle[1200];
+    if (c->session_id)
+        snprintf(needle, sizeof needle, "session %u: pid %d ended (%s);", (unsigned)c->session_id,
+                 (int)getpid(), why);
+    else
+        snprintf(needle, sizeof needle, "ended (%s);", why);
+    bool logged = log_has(needle);
+    if (!logged)
+        fprintf(stderr, "not in the daemon's log: %s\n", needle);
+    ASSERT_TRUE(logged);
+}
+
+/* The daemon ended the session: the socket is at its end, with no reply
+ * before it, and the log says why. */
+static void expect_end(conn *c, const char *why)
+{
+    frame f;
+    ASSERT_EQ(recv_packet(c, &f), 0);
+    expect_logged(c, why);
+}
+
+static void expect_ended(conn *c, const char *why)
+{
+    expect_end(c, why);
+    conn_close(c);
+}
+
+/* The daemon runs and serves a well-behaved client: a handshake, a ping
+ * each way, and a tensor written through its mapping. */
+static void expect_healthy(const char *after)
+{
+    bool alive = test_daemon_alive(&tsrd);
+    if (!alive)
+        fprintf(stderr, "tesserad died after: %s\n", after);
+    ASSERT_TRUE(alive);
+    if (!alive)
+        return;
+    tsr_client *c = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    if (!c)
+        return;
+    ASSERT_OK(tsr_client_ping(c, TSR_TRANSPORT_RING));
+    ASSERT_OK(tsr_client_ping(c, TSR_TRANSPORT_SOCKET));
+    int64_t sizes[1] = {256};
+    tsr_tensor_options o = {.has_dtype = true,
+                            .dtype = TSR_FLOAT32,
+                            .has_device = true,
+                            .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *t = NULL;
+    ASSERT_OK(tsr_tensor_empty(c, 1, sizes, &o, &t));
+    float *data = NULL;
+    if (t)
+        ASSERT_OK(tsr_tensor_data_ptr(t, (void **)&data));
+    if (data) {
+        for (int k = 0; k < 256; k++)
+            data[k] = (float)k;
+        ASSERT_TRUE(data[255] == 255.0f);
+    }
+    tsr_tensor_release(t);
+    tsr_client_close(c);
+}
+
+/* ---- Before HELLO ------------------------------------------------------ */
+
+static void check_before_hello(void)
+{
+    conn c;
+    if (!conn_open(&c))
+        return;
+    ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_ERR_PROTOCOL);
+    ASSERT_STREQ(c.message, "PING before HELLO: open the session first");
+    tsr__wire_alloc a = {.device = {TSR_DEVICE_OPENCL, 0}, .bytes = 64};
+    ASSERT_EQ(rq(&c, TSR__OP_ALLOC, &a, NULL), TSR_ERR_PROTOCOL);
+    ASSERT_STREQ(c.message, "ALLOC before HELLO: open the session first");
+    tsr__wire_segment cursor = {0};
+    ASSERT_EQ(rq(&c, TSR__OP_SESSION_LIST, &cursor, NULL), TSR_ERR_PROTOCOL);
+    ASSERT_STREQ(c.message, "SESSION_LIST before HELLO: open the session first");
+
+    /* A HELLO refused for its fields leaves the session unopened, not ended. */
+    tsr__wire_hello hello;
+    hello_payload(&hello, 1, 1, "hostile");
+    hello.flags = 1;
+    ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
+    ASSERT_STREQ(c.message, "HELLO flags 0x1 are not defined");
+    hello_payload(&hello, 1, 1, "");
+    memset(hello.name, 'A', sizeof hello.name);
+    ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
+    ASSERT_STREQ(c.message, "HELLO name is not terminated");
+    ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_ERR_PROTOCOL);
+
+    /* A client speaking versions 0 to 2^32-1 gets version 1. */
+    tsr__wire_welcome w;
+    hello_payload(&hello, 0, UINT32_MAX, "hostile");
+    ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, &w), TSR_OK);
+    ASSERT_EQ(w.version, 1);
+    ASSERT_EQ(c.nfds, 2);
+    ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_OK);
+    ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
+    ASSERT_STREQ(c.message, "the session is already open");
+    ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_OK);
+    conn_close(&c);
+    expect_healthy("requests before HELLO");
+}
+
+static void check_version_mismatch(void)
+{
+    static const uint32_t ranges[][2] = {{2, 7}, {0, 0}, {3, 1}, {UINT32_MAX, UINT32_MAX}};
+    for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+        conn c;
+        if (!conn_open(&c))
+            return;
+        tsr__wire_hello hello;
+        hello_payload(&hello, ranges[k][0], ranges[k][1], "future");
+        ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
+        ASSERT_EQ(c.nfds, 0);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "protocol version mismatch: the client speaks versions %u to %u, this tesserad "
+                 "speaks 1 to 1; use a libtessera and tesserad of matching releases",
+                 (unsigned)ranges[k][0], (unsigned)ranges[k][1]);
+        ASSERT_STREQ(c.message, want);
+        expect_ended(&c, "handshake refused");
+        expect_healthy("a version mismatch");
+    }
+}
+
+/* ---- Malformed frames -------------------------------------------------- */
+
+typedef struct attack {
+    const char *what;
+    uint32_t opcode, flags;
+    uint32_t payload; /* zero bytes after the header */
+    bool set_length, set_version, cut, with_fd;
+    uint32_t length;  /* with set_length: what the header says */
+    uint16_t version; /* with set_version */
+    uint32_t magic;   /* 0: the right one */
+    uint32_t cut_to;  /* with cut: send only this many bytes */
+    const char *why;  /* the reason the daemon logs */
+} attack;
+
+static const attack attacks[] = {
+    {.what = "truncated",
+     .opcode = TSR__OP_PING,
+     .cut = true,
+     .cut_to = 10,
+     .why = "malformed frame: truncated frame: 10 bytes, a header is 24"},
+    {.what = "zero-length packet",
+     .opcode = TSR__OP_PING,
+     .cut = true,
+     .cut_to = 0,
+     .why = "disconnected"},
+    {.what = "bad magic",
+     .opcode = TSR__OP_PING,
+     .magic = 0xdeadbeef,
+     .why = "malformed frame: bad frame magic 0xdeadbeef"},
+    {.what = "version 2",
+     .opcode = TSR__OP_PING,
+     .set_version = true,
+     .version = 2,
+     .why = "malformed frame: frame of protocol version 2; this side speaks 1 to 1"},
+    {.what = "version 0",
+     .opcode = TSR__OP_PING,
+     .set_version = true,
+     .version = 0,
+     .why = "malformed frame: frame of protocol version 0; this side speaks 1 to 1"},
+    {.what = "unknown opcode", .opcode = 99, .why = "malformed frame: unknown opcode 99"},
+    {.what = "opcode 0", .opcode = 0, .why = "malformed frame: unknown opcode 0"},
+    {.what = "length says more",
+     .opcode = TSR__OP_PING,
+     .set_length = true,
+     .length = 8,
+     .why = "malformed frame: PING frame says 8 payload bytes but carries 0"},
+    {.what = "length says less",
+     .opcode = TSR__OP_ALLOC,
+     .payload = 16,
+     .set_length = true,
+     .length = 8,
+     .why = "malformed frame: ALLOC frame says 8 payload bytes but carries 16"},
+    {.what = "wrong payload size",
+     .opcode = TSR__OP_ALLOC,
+     .payload = 8,
+     .why = "malformed frame: ALLOC request of 8 payload bytes; it has 16"},
+    {.what = "PING with a payload",
+     .opcode = TSR__OP_PING,
+     .payload = 16,
+     .why = "malformed frame: PING request of 16 payload bytes; it has 0"},
+    {.what = "one byte over the frame maximum",
+     .opcode = TSR__OP_PING,
+     .payload = TSR__WIRE_FRAME_MAX + 1 - 24,
+     .why = "malformed frame: oversized frame: 4097 bytes, at most 4096"},
+    {.what = "oversized packet",
+     .opcode = TSR__OP_PING,
+     .payload = 5000,
+     .why = "malformed frame: larger than a frame may be"},
+    {.what = "descriptor attached",
+     .opcode = TSR__OP_PING,
+     .with_fd = true,
+     .why = "malformed frame: the client sent descriptors"},
+    {.what = "reply flag",
+     .opcode = TSR__OP_PING,
+     .flags = TSR__WIRE_REPLY,
+     .why = "malformed frame: PING reply where a request was expected"},
+    {.what = "error flag",
+     .opcode = TSR__OP_PING,
+     .flags = TSR__WIRE_ERROR,
+     .why = "malformed frame: PING request with the error flag, which only replies carry"},
+    {.what = "error reply",
+     .opcode = TSR__OP_FREE,
+     .flags = TSR__WIRE_REPLY | TSR__WIRE_ERROR,
+     .payload = 8,
+     .why = "malformed frame: FREE reply where a request was expected"},
+    {.what = "unknown flag",
+     .opcode = TSR__OP_PING,
+     .flags = 0x100,
+     .why = "malformed frame: unknown frame flags 0x100"},
+};
+
+static void run_attack(const attack *a, bool hello)
+{
+    conn c;
+    if (!(hello ? session_open(&c, "hostile") : conn_open(&c)))
+        return;
+    static frame f;
+    memset(f.bytes, 0, sizeof f.bytes);
+    uint32_t len = frame_build(&f, a->opcode, a->flags, NULL, 0, 77) + a->payload;
+    tsr__wire_header h;
+    memcpy(&h, f.bytes, sizeof h);
+    h.length = a->set_length ? a->length : a->payload;
+    if (a->magic)
+        h.magic = a->magic;
+    if (a->set_version)
+        h.version = a->version;
+    memcpy(f.bytes, &h, sizeof h);
+    if (a->cut)
+        len = a->cut_to;
+    int fd = a->with_fd ? open("/dev/null", O_RDONLY | O_CLOEXEC) : -1;
+    ASSERT_TRUE(send_packet(&c, f.bytes, len, &fd, a->with_fd ? 1 : 0));
+    if (fd >= 0)
+        close(fd);
+    expect_ended(&c, a->why);
+    char what[128];
+    snprintf(what, sizeof what, "%s (%s HELLO)", a->what, hello ? "after" : "before");
+    expect_healthy(what);
+}
+
+static void check_malformed(void)
+{
+    for (size_t k = 0; k < sizeof attacks / sizeof attacks[0]; k++) {
+        run_attack(&attacks[k], false);
+        run_attack(&attacks[k], true);
+    }
+}
+
+/* ---- Bad requests on open sessions ------------------------------------- */
+
+static int alloc(conn *c, tsr__wire_device device, uint64_t bytes, tsr__wire_block *b)
+{
+    tsr__wire_alloc a = {.device = device, .bytes = bytes};
+    return rq(c, TSR__OP_ALLOC, &a, b);
+}
+
+static int free_handle(conn *c, uint64_t handle)
+{
+    tsr__wire_handle h = {.handle = handle};
+    return rq(c, TSR__OP_FREE, &h, NULL);
+}
+
+static const tsr__wire_device opencl0 = {TSR_DEVICE_OPENCL, 0};
+
+static void expect_bad_handle(conn *c, uint64_t handle)
+{
+    char want[160];
+    snprintf(want, sizeof want,
+             "invalid allocation handle 0x%016llx: not a live allocation of this session",
+             (unsigned long long)handle);
+    ASSERT_EQ(free_handle(c, handle), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(c->message, want);
+}
+
+static void check_handles(conn *a, conn *b)
+{
+    tsr__wire_block ba, bb;
+    ASSERT_EQ(alloc(a, opencl0, 1000, &ba), TSR_OK);
+    ASSERT_UEQ(ba.size, 1024);
+    ASSERT_UEQ(ba.offset, 0);
+    ASSERT_UEQ(ba.segment_bytes, 2 << 20);
+    ASSERT_EQ(ba.segment_id, 1);
+    ASSERT_EQ(ba.flags, TSR__WIRE_NEW_SEGMENT);
+    /* b has no allocator yet, then one of its own: a's handle is foreign. */
+    expect_bad_handle(b, ba.handle);
+    ASSERT_EQ(alloc(b, opencl0, 64, &bb), TSR_OK);
+    ASSERT_UEQ(bb.size, 512);
+    expect_bad_handle(b, ba.handle);
+    expect_bad_handle(a, bb.handle);
+    static const uint64_t junk[] = {0, 1, UINT64_MAX, UINT64_C(1) << 63, 0xdeadbeefcafef00d};
+    for (size_t k = 0; k < sizeof junk / sizeof junk[0]; k++)
+        expect_bad_handle(a, junk[k]);
+    expect_bad_handle(a, ba.handle ^ (UINT64_C(1) << 32)); /* another generation */
+    expect_bad_handle(a, ba.handle + 1);                   /* another slot */
+    /* The owner still frees it, once. */
+    ASSERT_EQ(free_handle(a, ba.handle), TSR_OK);
+    expect_bad_handle(a, ba.handle);
+    ASSERT_EQ(free_handle(b, bb.handle), TSR_OK);
+    expect_bad_handle(b, bb.handle);
+}
+
+/* How many open sessions SESSION_LIST shows once it settles at `want`
+ * (sessions that just hung up may still be ending). */
+static int wait_sessions(conn *c, int want)
+{
+    int count = -1;
+    for (int waited = 0; waited < TIMEOUT_MS && count != want; waited += 5) {
+        if (count >= 0)
+            sleep_ms(5);
+        tsr__wire_segment cursor = {0};
+        tsr__wire_session_info s;
+        count = 0;
+        while (rq(c, TSR__OP_SESSION_LIST, &cursor, &s) == TSR_OK && s.session_id != 0) {
+            count++;
+            cursor.segment_id = s.session_id;
+        }
+    }
+    return count;
+}
+
+/* Nothing but a and b holds memory, and b gives its cache back: the
+ * device is all free. */
+static void check_huge_allocations(conn *c, conn *other)
+{
+    ASSERT_EQ(wait_sessions(c, 2), 2);
+    tsr__wire_bytes released;
+    ASSERT_EQ(rq(other, TSR__OP_EMPTY_CACHE, &opencl0, &released), TSR_OK);
+    ASSERT_UEQ(released.bytes, 2 << 20);
+
+    static const struct {
+        uint64_t bytes;
+        const char *message;
+    } huge[] = {
+        {UINT64_C(1) << 63, "opencl:0 out of memory. Tried to allocate 8589934592.00 GiB; the "
+                            "largest allocation supported is 281474976710656 bytes"},
+        {UINT64_MAX, "opencl:0 out of memory. Tried to allocate 17179869184.00 GiB; the largest "
+                     "allocation supported is 281474976710656 bytes"},
+        {(UINT64_C(1) << 48) + 1, "opencl:0 out of memory. Tried to allocate 262144.00 GiB; the "
+                                  "largest allocation supported is 281474976710656 bytes"},
+        {UINT64_C(1) << 48, "opencl:0 out of memory. Tried to allocate 262144.00 GiB (opencl:0; "
+                            "64.00 MiB total capacity; 0 bytes already allocated by this session; "
+                            "64.00 MiB free; 0 bytes reserved in total by this session)"},
+        {UINT64_C(65) << 20, "opencl:0 out of memory. Tried to allocate 66.00 MiB (opencl:0; "
+                             "64.00 MiB total capacity; 0 bytes already allocated by this "
+                             "session; 64.00 MiB free; 0 bytes reserved in total by this "
+                             "session)"},
+    };
+    for (size_t k = 0; k < sizeof huge / sizeof huge[0]; k++) {
+        tsr__wire_block b;
+        ASSERT_EQ(alloc(c, opencl0, huge[k].bytes, &b), TSR_ERR_OUT_OF_MEMORY);
+        ASSERT_STREQ(c->message, huge[k].message);
+        ASSERT_EQ(rq(c, TSR__OP_PING, NULL, NULL), TSR_OK);
+    }
+    tsr__wire_memory_stats m;
+    ASSERT_EQ(rq(c, TSR__OP_MEMORY_STATS, &opencl0, &m), TSR_OK);
+    ASSERT_UEQ(m.ooms, 5);
+    ASSERT_UEQ(m.allocated, 0);
+    ASSERT_UEQ(m.device_capacity, 64 << 20);
+}
+
+static void check_devices(conn *c)
+{
+    tsr__wire_block b;
+    ASSERT_EQ(alloc(c, (tsr__wire_device){TSR_DEVICE_CPU, -1}, 64, &b), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(c->message, "the daemon manages no memory of cpu: its tensors live in the client");
+    ASSERT_EQ(alloc(c, (tsr__wire_device){-1, 0}, 64, &b), TSR_ERR_NO_DEVICE);
+    ASSERT_STREQ(c->message, "invalid device type -1");
+    ASSERT_EQ(alloc(c, (tsr__wire_device){TSR_DEVICE_OPENCL, 127}, 64, &b), TSR_ERR_NO_DEVICE);
+    const char *ordinal = "invalid device ordinal: opencl:127 does not exist (this machine has: ";
+    ASSERT_TRUE(strncmp(c->message, ordinal, strlen(ordinal)) == 0);
+
+    static const struct {
+        tsr__wire_device device;
+        int status;
+        const char *prefix;
+    } set[] = {
+        {{9999, 0}, TSR_ERR_NO_DEVICE, "invalid device type 9999"},
+        {{INT32_MIN, 0}, TSR_ERR_NO_DEVICE, "invalid device type -2147483648"},
+        {{TSR_DEVICE_OPENCL, 127}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl:127 "},
+        {{TSR_DEVICE_OPENCL, -5}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl "},
+        {{TSR_DEVICE_OPENCL, INT32_MAX}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl:"},
+        {{TSR_DEVICE_CPU, 3}, TSR_ERR_NO_DEVICE, "invalid device ordinal: cpu:3 "},
+        {{TSR_DEVICE_CUDA, 0}, TSR_ERR_NO_DEVICE, "no cuda devices here"},
+        {{TSR_DEVICE_META, -1}, TSR_OK, ""},
+        {{TSR_DEVICE_CPU, 0}, TSR_OK, ""},
+        {{TSR_DEVICE_OPENCL, 0}, TSR_OK, ""},
+    };
+    for (size_t k = 0; k < sizeof set / sizeof set[0]; k++) {
+        tsr__wire_set_device req = {.thread_id = 1, .device = set[k].device};
+        ASSERT_EQ(rq(c, TSR__OP_SET_DEVICE, &req, NULL), set[k].status);
+        ASSERT_TRUE(strncmp(c->message, set[k].prefix, strlen(set[k].prefix)) == 0);
+    }
+    tsr__wire_get_device get = {.thread_id = 1, .type = 9999};
+    tsr__wire_device d;
+    ASSERT_EQ(rq(c, TSR__OP_GET_DEVICE, &get, &d), TSR_ERR_NO_DEVICE);
+    ASSERT_STREQ(c->message, "invalid device type 9999");
+    get.type = TSR_DEVICE_OPENCL;
+    ASSERT_EQ(rq(c, TSR__OP_GET_DEVICE, &get, &d), TSR_OK);
+    ASSERT_EQ(d.type, TSR_DEVICE_OPENCL);
+    ASSERT_EQ(d.index, 0);
+
+    char want[96];
+    tsr__wire_position pos = {.position = UINT32_MAX};
+    tsr__wire_device_info info;
+    ASSERT_EQ(rq(c, TSR__OP_DEVICE_GET, &pos, &info), TSR_ERR_INDEX);
+    snprintf(want, sizeof want, "device position 4294967295 out of range (%u devices)",
+             (unsigned)c->device_count);
+    ASSERT_STREQ(c->message, want);
+    pos.position = c->device_count;
+    ASSERT_EQ(rq(c, TSR__OP_DEVICE_GET, &pos, &info), TSR_ERR_INDEX);
+    pos.position = 0;
+    ASSERT_EQ(rq(c, TSR__OP_DEVICE_GET, &pos, &info), TSR_OK);
+    ASSERT_EQ(info.device.type, TSR_DEVICE_CPU);
+    ASSERT_STREQ(info.name, "host processor");
+
+    tsr__wire_memory_stats m;
+    tsr__wire_bytes released;
+    tsr__wire_device cpu = {TSR_DEVICE_CPU, -1}, meta = {TSR_DEVICE_META, -1}, bad = {9999, 0};
+    ASSERT_EQ(rq(c, TSR__OP_MEMORY_STATS, &cpu, &m), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(rq(c, TSR__OP_MEMORY_STATS, &bad, &m), TSR_ERR_NO_DEVICE);
+    ASSERT_EQ(rq(c, TSR__OP_EMPTY_CACHE, &meta, &released), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(c->message,
+                 "the daemon manages no memory of meta: its tensors live in the client");
+}
+
+/* A maps its own segment; B cannot map A's. */
+static void check_segments(conn *a, conn *b)
+{
+    tsr__wire_block small, large, theirs;
+    ASSERT_EQ(alloc(b, opencl0, 64, &theirs), TSR_OK);
+    ASSERT_EQ(alloc(a, opencl0, 64, &small), TSR_OK);
+    ASSERT_EQ(alloc(a, opencl0, UINT64_C(12) << 20, &large), TSR_OK);
+    ASSERT_UEQ(large.segment_bytes, UINT64_C(12) << 20);
+    ASSERT_TRUE(large.segment_id != theirs.segment_id);
+    tsr__wire_segment seg = {.segment_id = large.segment_id};
+    tsr__wire_segment_info info;
+    char want[96];
+    ASSERT_EQ(rq(b, TSR__OP_SEGMENT_MAP, &seg, &info), TSR_ERR_INVALID_ARGUMENT);
+    snprintf(want, sizeof want, "segment %u is not one of this session's",
+             (unsigned)large.segment_id);
+    ASSERT_STREQ(b->message, want);
+    static const uint32_t junk[] = {0, UINT32_MAX};
+    for (size_t k = 0; k < 2; k++) {
+        seg.segment_id = junk[k];
+        ASSERT_EQ(rq(a, TSR__OP_SEGMENT_MAP, &seg, &info), TSR_ERR_INVALID_ARGUMENT);
+    }
+
+    seg.segment_id = large.segment_id;
+    ASSERT_EQ(rq(a, TSR__OP_SEGMENT_MAP, &seg, &info), TSR_OK);
+    ASSERT_EQ(a->nfds, 1);
+    if (a->nfds == 1) {
+        int fd = a->fds[0];
+        struct stat st;
+        ASSERT_UEQ(info.bytes, large.segment_bytes);
+        ASSERT_EQ(info.device.type, TSR_DEVICE_OPENCL);
+        ASSERT_TRUE(fstat(fd, &st) == 0 && (uint64_t)st.st_size == info.bytes);
+        /* Sealed against shrinking and further seals; growing is harmless. */
+        ASSERT_UEQ(seals_of(fd), F_SEAL_SHRINK | F_SEAL_SEAL);
+        ASSERT_TRUE(ftruncate(fd, 0) < 0 && errno == EPERM);
+        ASSERT_TRUE(fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) < 0 && errno == EPERM);
+        uint8_t *base = mmap(NULL, info.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        ASSERT_TRUE(base != MAP_FAILED);
+        if (base != MAP_FAILED) {
+            memset(base + large.offset, 0x5a, large.size);
+            munmap(base, info.bytes);
+        }
+    }
+    ASSERT_EQ(free_handle(a, large.handle), TSR_OK);
+    ASSERT_EQ(free_handle(a, small.handle), TSR_OK);
+    ASSERT_EQ(free_handle(b, theirs.handle), TSR_OK);
+}
+
+/* Every open session is listed once, in id order; a connection that has
+ * not said HELLO is not. */
+static void check_session_list(conn *a, conn *b)
+{
+    tsr__wire_segment cursor = {0};
+    tsr__wire_session_info s;
+    bool seen_a = false, seen_b = false;
+    int listed = 0;
+    for (int k = 0; k < 64; k++, listed++) {
+        ASSERT_EQ(rq(a, TSR__OP_SESSION_LIST, &cursor, &s), TSR_OK);
+        if (s.session_id == 0)
+            break;
+        ASSERT_TRUE(s.session_id > cursor.segment_id);
+        ASSERT_TRUE(s.usage_count <= TSR__WIRE_SESSION_DEVICES);
+        ASSERT_TRUE(memchr(s.command, '\0', sizeof s.command) != NULL);
+        ASSERT_TRUE(memchr(s.name, '\0', sizeof s.name) != NULL);
+        if (s.session_id == a->session_id) {
+            seen_a = true;
+            ASSERT_STREQ(s.name, "hostile-a");
+            ASSERT_EQ(s.pid, getpid());
+            ASSERT_EQ(s.uid, getuid());
+        }
+        if (s.session_id == b->session_id) {
+            seen_b = true;
+            ASSERT_STREQ(s.name, "hostile-b");
+            ASSERT_EQ(s.more, 0); /* the newest open session */
+        }
+        cursor.segment_id = s.session_id;
+    }
+    ASSERT_EQ(listed, 2);
+    ASSERT_TRUE(seen_a && seen_b);
+    cursor.segment_id = UINT32_MAX;
+    ASSERT_EQ(rq(b, TSR__OP_SESSION_LIST, &cursor, &s), TSR_OK);
+    ASSERT_EQ(s.session_id, 0);
+}
+
+/* A session may name at most TSR__SESSION_MAX_THREADS threads. */
+static void check_thread_limit(conn *c)
+{
+    enum { MAX_THREADS = 4096 };
+    int failures = 0;
+    for (uint64_t tid = 1000; tid < 1000 + MAX_THREADS; tid++) {
+        tsr__wire_set_device req = {.thread_id = tid, .device = opencl0};
+        failures += ring_rq(c, 0, TSR__OP_SET_DEVICE, &req, NULL) != TSR_OK;
+    }
+    ASSERT_EQ(failures, 0);
+    tsr__wire_set_device req = {.thread_id = 999, .device = opencl0};
+    ASSERT_EQ(ring_rq(c, 0, TSR__OP_SET_DEVICE, &req, NULL), TSR_ERR_LIMIT);
+    ASSERT_STREQ(c->message, "too many client threads with a current device (4096)");
+    req.thread_id = 1000; /* a known thread may still change its device */
+    ASSERT_EQ(ring_rq(c, 0, TSR__OP_SET_DEVICE, &req, NULL), TSR_OK);
+}
+
+static void check_bad_requests(void)
+{
+    conn a, b, unopened;
+    if (!session_open(&a, "hostile-a") || !session_open(&b, "hostile-b") || !conn_open(&unopened))
+        return;
+    check_handles(&a, &b);
+    check_huge_allocations(&a, &b);
+    check_devices(&a);
+    check_segments(&a, &b);
+    check_session_list(&a, &b);
+    check_thread_limit(&b);
+    ASSERT_EQ(rq(&a, TSR__OP_PING, NULL, NULL), TSR_OK);
+    ASSERT_EQ(rq(&b, TSR__OP_PING, NULL, NULL), TSR_OK);
+    conn_close(&unopened);
+    conn_close(&b);
+    conn_close(&a);
+    expect_healthy("bad requests");
+}
+
+/* ---- The ring ---------------------------------------------------------- */
+
+static void check_ring_junk(void)
+{
+    conn c;
+    if (!session_open(&c, "hostile-ring"))
+        return;
+    tsr__ring *r = c.ring;
+    ASSERT_UEQ(r->header.magic, TSR__RING_MAGIC);
+    ASSERT_EQ(r->header.version, 1);
+    ASSERT_EQ(r->header.slot_count, TSR__RING_SLOTS);
+    ASSERT_EQ(r->header.slot_size, TSR__RING_SLOT_SIZE);
+    int busy = 0;
+    for (uint32_t k = 0; k < TSR__RING_SLOTS; k++)
+        busy += atomic_load(&r->slots[k].state) != TSR__SLOT_FREE;
+    ASSERT_EQ(busy, 0);
+
+    ASSERT_EQ(ring_rq(&c, 0, TSR__OP_PING, NULL, NULL), TSR_OK);
+    tsr__wire_alloc huge = {.device = opencl0, .bytes = UINT64_MAX};
+    ASSERT_EQ(ring_rq(&c, 5, TSR__OP_ALLOC, &huge, NULL), TSR_ERR_OUT_OF_MEMORY);
+    ASSERT_TRUE(strncmp(c.message, "opencl:0 out of memory. Tried to allocate", 41) == 0);
+
+    /* Slots in states the daemon does not serve, holding garbage: ignored. */
+    static const uint32_t odd[] = {
+        77, TSR__SLOT_SERVING, TSR__SLOT_REPLY, TSR__SLOT_CLAIMED, UINT32_MAX, TSR__SLOT_FREE};
+    for (uint32_t k = 0; k < 6; k++) {
+        tsr__ring_slot *slot = &r->slots[10 + k];
+        memset(slot->frame, 0xee, sizeof slot->frame);
+        slot->frame_len = UINT32_MAX - k;
+        atomic_store(&slot->state, odd[k]);
+    }
+    /* The header is the client's to scribble on; the daemon trusts none of it. */
+    r->header.magic = 0;
+    r->header.slot_count = 100000;
+    r->header.slot_size = 1;
+    for (int k = 0; k < 1000; k++)
+        ring_bell(&c);
+    /* A doorbell counter at its maximum (written once the daemon has
+     * drained it): the daemon just drains it again. */
+    uint64_t most = UINT64_MAX - 1;
+    bool filled = false;
+    for (int k = 0; k < 1000 && !filled; k++) {
+        filled = write(c.bell, &most, sizeof most) == (ssize_t)sizeof most;
+        if (!filled)
+            sleep_ms(1);
+    }
+    ASSERT_TRUE(filled);
+    sleep_ms(20);
+    ring_bell(&c);
+    sleep_ms(20);
+    for (uint32_t k = 0; k < 6; k++)
+        ASSERT_UEQ(atomic_load(&r->slots[10 + k].state), odd[k]);
+    ASSERT_EQ(ring_rq(&c, 0, TSR__OP_PING, NULL, NULL), TSR_OK);
+    ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_OK);
+    tsr__wire_get_device get = {.thread_id = 7, .type = TSR_DEVICE_OPENCL};
+    tsr__wire_device d;
+    ASSERT_EQ(ring_rq(&c, TSR__RING_SLOTS - 1, TSR__OP_GET_DEVICE, &get, &d), TSR_OK);
+    ASSERT_EQ(d.index, 0);
+
+    /* The daemon sleeps after a quiet spell; the doorbell still wakes it. */
+    sleep_ms(50);
+    ASSERT_EQ(atomic_load(&r->header.daemon_sleeping), 1);
+    ASSERT_EQ(ring_rq(&c, 3, TSR__OP_PING, NULL, NULL), TSR_OK);
+    conn_close(&c);
+    expect_healthy("junk in the ring");
+}
+
+typedef struct ring_attack {
+    const char *what;
+    uint32_t opcode, flags;
+    uint32_t magic; /* 0: the right one */
+    bool set_frame_len;
+    uint32_t frame_len; /* with set_frame_len: what the slot says */
+    const char *why;
+} ring_attack;
+
+static const ring_attack ring_attacks[] = {
+    {.what = "frame_len past the slot",
+     .opcode = TSR__OP_PING,
+     .set_frame_len = true,
+     .frame_len = 5000,
+     .why = "malformed ring frame: ring frame of 5000 bytes"},
+    {.what = "frame_len one past the slot",
+     .opcode = TSR__OP_PING,
+     .set_frame_len = true,
+     .frame_len = TSR__RING_FRAME_MAX + 1,
+     .why = "malformed ring frame: ring frame of 1985 bytes"},
+    {.what = "frame_len 2^32-1",
+     .opcode = TSR__OP_PING,
+     .set_frame_len = true,
+     .frame_len = UINT32_MAX,
+     .why = "malformed ring frame: ring frame of 4294967295 bytes"},
+    {.what = "frame_len 0",
+     .opcode = TSR__OP_PING,
+     .set_frame_len = true,
+     .frame_len = 0,
+     .why = "malformed ring frame: truncated frame: 0 bytes, a header is 24"},
+    {.what = "frame_len of the whole slot",
+     .opcode = TSR__OP_PING,
+     .set_frame_len = true,
+     .frame_len = TSR__RING_FRAME_MAX,
+     .why = "malformed ring frame: PING frame says 0 payload bytes but carries 1960"},
+    {.what = "bad magic",
+     .opcode = TSR__OP_PING,
+     .magic = 0x0badf00d,
+     .why = "malformed ring frame: bad frame magic 0x0badf00d"},
+    {.what = "reply flag",
+     .opcode = TSR__OP_PING,
+     .flags = TSR__WIRE_REPLY,
+     .why = "malformed ring frame: PING reply where a request was expected"},
+    {.what = "SEGMENT_MAP through the ring",
+     .opcode = TSR__OP_SEGMENT_MAP,
+     .why = "malformed ring frame: SEGMENT_MAP may not travel through the ring"},
+    {.what = "HELLO through the ring",
+     .opcode = TSR__OP_HELLO,
+     .why = "malformed ring frame: HELLO may not travel through the ring"},
+    {.what = "DEVICE_GET through the ring",
+     .opcode = TSR__OP_DEVICE_GET,
+     .why = "malformed ring frame: DEVICE_GET may not travel through the ring"},
+    {.what = "SESSION_LIST through the ring",
+     .opcode = TSR__OP_SESSION_LIST,
+     .why = "malformed ring frame: SESSION_LIST may not travel through the ring"},
+};
+
+static void run_ring_attack(const ring_attack *a)
+{
+    conn c;
+    if (!session_open(&c, "hostile-ring"))
+        return;
+    static const uint8_t zeros[TSR__WIRE_FRAME_MAX];
+    frame f;
+    memset(f.bytes, 0, sizeof f.bytes);
+    uint32_t len = frame_build(&f, a->opcode, a->flags, zeros, ops[a->opcode].request, 9);
+    if (a->magic)
+        memcpy(f.bytes, &a->magic, sizeof a->magic);
+    tsr__ring_slot *slot =
+        ring_post(&c, 7, f.bytes, TSR__RING_FRAME_MAX, a->set_frame_len ? a->frame_len : len);
+    expect_end(&c, a->why);
+    /* The daemon took the slot and never answered in it. */
+    ASSERT_EQ(atomic_load(&slot->state), TSR__SLOT_SERVING);
+    conn_close(&c);
+    char what[128];
+    snprintf(what, sizeof what, "ring: %s", a->what);
+    expect_healthy(what);
+}
+
+static void check_ring_attacks(void)
+{
+    for (size_t k = 0; k < sizeof ring_attacks / sizeof ring_attacks[0]; k++)
+        run_ring_attack(&ring_attacks[k]);
+}
+
+/* ---- Pipelining, half-closes and vanishing clients ------------------------ */
+
+/* Requests sent back to back are answered in order, errors included. */
+static void check_pipelining(void)
+{
+    conn c;
+    if (!session_open(&c, "hostile-pipe"))
+        return;
+    enum { N = 40 };
+    frame f;
+    for (uint64_t k = 0; k < N; k++) {
+        tsr__wire_handle bad = {.handle = k};
+        uint32_t len = k % 2 ? frame_build(&f, TSR__OP_FREE, 0, &bad, sizeof bad, 1000 + k)
+                             : frame_build(&f, TSR__OP_PING, 0, NULL, 0, 1000 + k);
+        ASSERT_TRUE(send_packet(&c, f.bytes, len, NULL, 0));
+    }
+    int in_order = 0;
+    for (uint64_t k = 0; k < N; k++) {
+        ssize_t n = recv_packet(&c, &f);
+        int st = n > 0 ? parse_reply(&c, f.bytes, (size_t)n, k % 2 ? TSR__OP_FREE : TSR__OP_PING,
+                                     1000 + k, NULL)
+                       : -1;
+        in_order += st == (k % 2 ? TSR_ERR_INVALID_ARGUMENT : TSR_OK);
+    }
+    ASSERT_EQ(in_order, N);
+
+    /* A half-closed client still gets the reply to what it sent, then the end. */
+    uint32_t len = frame_build(&f, TSR__OP_PING, 0, NULL, 0, 5);
+    ASSERT_TRUE(send_packet(&c, f.bytes, len, NULL, 0));
+    ASSERT_EQ(shutdown(c.fd, SHUT_WR), 0);
+    ssize_t n = recv_packet(&c, &f);
+    ASSERT_EQ(n > 0 ? parse_reply(&c, f.bytes, (size_t)n, TSR__OP_PING, 5, NULL) : -1, TSR_OK);
+    expect_ended(&c, "disconnected");
+    expect_healthy("pipelined requests and a half-close");
+}
+
+/* Clients that go away in the middle of things; whatever they held comes
+ * back to the device. */
+static void check_vanishing(void)
+{
+    frame f;
+    for (int k = 0; k < 20; k++) {
+        conn c;
+        if (!conn_open(&c))
+            return;
+        tsr__wire_hello hello;
+        hello_payload(&hello, 1, 1, "vanishing");
+        uint32_t len = frame_build(&f, TSR__OP_HELLO, 0, &hello, sizeof hello, 1);
+        ASSERT_TRUE(send_packet(&c, f.bytes, len, NULL, 0));
+        conn_close(&c); /* before the welcome and its descriptors arrive */
+    }
+    for (uint32_t k = 0; k < 20; k++) {
+        conn c;
+        if (!session_open(&c, "vanishing"))
+            return;
+        tsr__wire_alloc a = {.device = opencl0, .bytes = UINT64_C(1) << 20};
+        uint32_t len = frame_build(&f, TSR__OP_ALLOC, 0, &a, sizeof a, 2);
+        ring_post(&c, k, f.bytes, len, len);
+        conn_close(&c); /* with the request in the ring */
+    }
+    for (int k = 0; k < 10; k++) {
+        conn c;
+        tsr__wire_block b;
+        if (!session_open(&c, "vanishing"))
+            return;
+        ASSERT_EQ(alloc(&c, opencl0, UINT64_C(4) << 20, &b), TSR_OK);
+        tsr__wire_segment seg = {.segment_id = b.segment_id};
+        tsr__wire_segment_info info;
+        ASSERT_EQ(rq(&c, TSR__OP_SEGMENT_MAP, &seg, &info), TSR_OK);
+        conn_close(&c); /* holding an allocation and a mapped segment */
+    }
+    conn c;
+    if (!session_open(&c, "hostile-count"))
+        return;
+    ASSERT_EQ(wait_sessions(&c, 1), 1);
+    tsr__wire_memory_stats m;
+    ASSERT_EQ(rq(&c, TSR__OP_MEMORY_STATS, &opencl0, &m), TSR_OK);
+    ASSERT_UEQ(m.device_free, UINT64_C(64) << 20);
+    conn_close(&c);
+    expect_healthy("clients that vanished");
+}
+
+/* ---- A client that never reads ------------------------------------------ */
+
+static void check_deaf_client(void)
+{
+    conn c;
+    if (!session_open(&c, "hostile-deaf"))
+        return;
+    frame f;
+    uint32_t len = frame_build(&f, TSR__OP_PING, 0, NULL, 0, 1);
+    bool refused = false;
+    for (int64_t deadline = now_ms() + TIMEOUT_MS; !refused && now_ms() < deadline;) {
+        if (send(c.fd, f.bytes, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len)
+            continue;
+        if (errno == EAGAIN) {
+            struct pollfd p = {.fd = c.fd, .events = POLLOUT};
+            poll(&p, 1, 10);
+            continue;
+        }
+        refused = true; /* EPIPE or ECONNRESET: the daemon hung up */
+    }
+    /* The replies sent before it gave up are still queued, then the end.
+     * (When the daemon hung up on requests it had not read, the first
+     * receive reports ECONNRESET before the queued replies.) */
+    ssize_t n = -1;
+    int replies = 0, resets = 0;
+    for (;;) {
+        struct pollfd p = {.fd = c.fd, .events = POLLIN};
+        if (poll(&p, 1, TIMEOUT_MS) <= 0)
+            break;
+        n = recv(c.fd, f.bytes, sizeof f.bytes, MSG_DONTWAIT);
+        if (n > 0)
+            replies++;
+        else if (n < 0 && errno == ECONNRESET && resets++ == 0)
+            continue;
+        else
+            break;
+    }
+    ASSERT_EQ(n, 0);
+    ASSERT_TRUE(refused);
+    ASSERT_TRUE(replies > 0);
+    expect_logged(&c, "the client does not read its replies");
+    conn_close(&c);
+    expect_healthy("a client that does not read its replies");
+}
+
+int main(void)
+{
+    static const char *const extra[] = {"--memory-limit", LIMIT, NULL};
+    if (test_daemon_start(&tsrd, extra) != 0)
+        return 1;
+    expect_healthy("start-up");
+    check_before_hello();
+    check_version_mismatch();
+    check_malformed();
+    check_bad_requests();
+    check_ring_junk();
+    check_ring_attacks();
+    check_pipelining();
+    check_vanishing();
+    check_deaf_client();
+    ASSERT_EQ(test_daemon_stop(&tsrd), 0);
+    TEST_DONE();
+}
