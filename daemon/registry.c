@@ -161,7 +161,7 @@ tsr__registry_device *tsr__registry_find(tsr__registry *registry, tsr_device dev
                (size_t)device.index < registry->opencl_count) {
         return &registry->devices[1 + (size_t)device.index];
     }
-    tsr_device_str(device, name, sizeof name);
+    snprintf(name, sizeof name, "%s:%d", tsr_device_type_name(device.type), (int)device.index);
     int32_t count = tsr__registry_count(registry, device.type);
     if (count == 0)
         tsr__fail(TSR_ERR_NO_DEVICE, "no %s devices here (this machine has: %s)",

@@ -40,8 +40,10 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
         s->segment_cap = cap;
     }
     int fd = memfd_create("tessera-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+        return tsr__fail(TSR_ERR_LIMIT, "tesserad is out of file descriptors for segments");
     if (fd < 0)
-        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "memfd_create: %s", strerror(errno));
+        return tsr__fail(TSR_ERR_IO, "memfd_create: %s", strerror(errno));
     void *base = MAP_FAILED;
     if (ftruncate(fd, (off_t)bytes) < 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||

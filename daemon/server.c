@@ -3,6 +3,7 @@
 #include "daemon/server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,18 @@ static void on_listen(tsr__loop *loop, uint32_t events, void *data)
     tsr__server *server = data;
     for (int k = 0; k < 64; k++) {
         int fd = accept4(server->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE) && server->spare_fd >= 0) {
+            /* Out of descriptors: the pending connection would keep the
+             * socket readable forever. Spend the spare one to take it and
+             * turn it away. */
+            close(server->spare_fd);
+            fd = accept4(server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            if (fd >= 0)
+                close(fd);
+            server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+            tsr__log(TSR__LOG_WARNING, "refused a connection: the daemon is out of file descriptors");
+            continue;
+        }
         if (fd < 0) {
             if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
                 tsr__log(TSR__LOG_WARNING, "accept: %s", strerror(errno));
@@ -145,6 +158,7 @@ static bool arm_rings(void *data, bool sleeping)
 tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
 {
     *server = (tsr__server){.listen_fd = -1, .signal_fd = -1};
+    server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     server->max_sessions = options->max_sessions ? options->max_sessions : DEFAULT_MAX_SESSIONS;
     raise_fd_limit();
     signal(SIGPIPE, SIG_IGN);
@@ -203,8 +217,10 @@ void tsr__server_fini(tsr__server *server)
     }
     if (server->signal_fd >= 0)
         close(server->signal_fd);
+    if (server->spare_fd >= 0)
+        close(server->spare_fd);
     tsr__loop_destroy(server->loop);
     tsr__registry_free(&server->registry);
-    server->listen_fd = server->signal_fd = -1;
+    server->listen_fd = server->signal_fd = server->spare_fd = -1;
     server->loop = NULL;
 }

@@ -25,6 +25,7 @@ typedef struct tsr__server {
     tsr__registry registry;
     int listen_fd;
     int signal_fd;
+    int spare_fd; /* kept open to turn connections away when out of descriptors */
     tsr__watch *listen_watch, *signal_watch;
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     tsr__session *first, *last; /* in session-id order */

@@ -751,7 +751,7 @@ static void check_devices(conn *c)
         {{9999, 0}, TSR_ERR_NO_DEVICE, "invalid device type 9999"},
         {{INT32_MIN, 0}, TSR_ERR_NO_DEVICE, "invalid device type -2147483648"},
         {{TSR_DEVICE_OPENCL, 127}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl:127 "},
-        {{TSR_DEVICE_OPENCL, -5}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl "},
+        {{TSR_DEVICE_OPENCL, -5}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl:-5 "},
         {{TSR_DEVICE_OPENCL, INT32_MAX}, TSR_ERR_NO_DEVICE, "invalid device ordinal: opencl:"},
         {{TSR_DEVICE_CPU, 3}, TSR_ERR_NO_DEVICE, "invalid device ordinal: cpu:3 "},
         {{TSR_DEVICE_CUDA, 0}, TSR_ERR_NO_DEVICE, "no cuda devices here"},
