@@ -1,0 +1,122 @@
+/* tessera-bench: what every suite shares.
+ *
+ * A suite is a function that measures something on this machine and adds
+ * one row per measurement to a bench_results. Each row compares a value
+ * with a baseline measured by the same run (or, for a baseline named
+ * "limit", with a fixed bound the design sets), so that the ratio says how
+ * Tessera fares against what the machine can do without it. main.c owns
+ * the table of suites, the command line and the output. */
+#ifndef TESSERA_BENCH_H
+#define TESSERA_BENCH_H
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Units: a rate (bigger is better) or a latency (smaller is better). */
+#define BENCH_GBPS "GB/s"
+#define BENCH_OPS "ops/s"
+#define BENCH_US "us"
+
+typedef struct bench_config {
+    bool quick;              /* --quick: shorten everything (smoke tests) */
+    bool pin;                /* false with --no-pin: leave placement to the scheduler */
+    const char *socket_path; /* --socket: use this daemon; NULL: start one */
+    int clients;             /* --clients: processes in the many-clients test */
+} bench_config;
+
+typedef struct bench_row {
+    const char *suite;
+    char name[48];
+    char device[32]; /* "" when the measurement names no device */
+    int threads;     /* processes or threads taking part */
+    double value;
+    double p99; /* NAN when not measured */
+    const char *unit;
+    char baseline[48];
+    double baseline_value;
+    double baseline_p99; /* NAN when not measured */
+    double target;       /* the ratio the design asks for; NAN: none */
+} bench_row;
+
+typedef struct bench_results {
+    bench_row *rows;
+    size_t count, cap;
+} bench_results;
+
+/* Appends a row (copied); exits on out-of-memory. */
+void bench_add(bench_results *r, const bench_row *row);
+/* Latencies compare as baseline / value, rates as value / baseline, so
+ * that a bigger ratio is always better. NAN when either side is missing. */
+double bench_ratio(const bench_row *row);
+bool bench_is_latency(const bench_row *row);
+
+/* A suite: returns 0 when it measured, nonzero after printing why not. */
+typedef int (*bench_suite_fn)(const bench_config *config, bench_results *out);
+int bench_suite_ipc(const bench_config *config, bench_results *out);
+
+/* ---- Helpers (util.c) ------------------------------------------------ */
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t bench_now_ns(void);
+void bench_sleep_ns(uint64_t ns);
+
+/* A growing list of samples in nanoseconds. */
+typedef struct bench_samples {
+    double *v;
+    size_t count, cap;
+} bench_samples;
+
+void bench_samples_add(bench_samples *s, double ns);
+/* Runs op(arg) `warmup` times untimed, then `n` times adding each call's
+ * duration to `out` (one clock read per call). Returns 0, or -1 as soon as
+ * op returns false. */
+int bench_time_ops(bool (*op)(void *arg), void *arg, size_t warmup, size_t n, bench_samples *out);
+void bench_samples_free(bench_samples *s);
+/* The q-quantile (0.5: the median) in nanoseconds; sorts the samples. NAN
+ * when there are none. */
+double bench_quantile(bench_samples *s, double q);
+
+/* A progress or error line on stderr: "tessera-bench: SUITE: ...". */
+void bench_note(const char *suite, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Memory shared with forked children (zeroed); exits on failure. */
+void *bench_shared_alloc(size_t bytes);
+void bench_shared_free(void *p, size_t bytes);
+/* fork() for a benchmark child: the child dies with its parent. Returns
+ * as fork() does. */
+int bench_fork(void);
+/* Waits for a child; returns its exit status, or 128+N when a signal N
+ * killed it. */
+int bench_wait(int pid);
+
+/* The CPU time (user + system) a process has used so far (from /proc, so
+ * in clock ticks: 10 ms steps). False when it cannot be read. */
+bool bench_process_cpu_ns(int pid, uint64_t *out);
+
+/* Process placement. bench_pin_to pins process pid (0: this one) to one
+ * CPU, remembering its former CPUs in *p (cpu < 0: does nothing);
+ * bench_unpin gives them back. */
+typedef struct bench_pin {
+    int pid;
+    bool pinned;
+    cpu_set_t saved;
+} bench_pin;
+void bench_pin_to(bench_pin *p, int pid, int cpu);
+void bench_unpin(bench_pin *p);
+/* The first two CPUs this process may run on, or false when it may use
+ * only one. */
+bool bench_two_cpus(int cpus[2]);
+
+/* Spins politely: a pause instruction. */
+static inline void bench_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+#endif /* TESSERA_BENCH_H */

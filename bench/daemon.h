@@ -1,0 +1,22 @@
+/* tessera-bench: a private tesserad on a temporary directory.
+ *
+ * bench_daemon_start runs tesserad --foreground --socket DIR/tesserad.sock
+ * (its log in DIR/tesserad.log, shown if it fails to start) and returns once
+ * a client can connect; the daemon is $TESSERA_DAEMON, else the tesserad
+ * beside this program (../daemon/ in a build tree, ../sbin/ installed), else
+ * tesserad in PATH. bench_daemon_stop ends it and removes the directory. */
+#ifndef TESSERA_BENCH_DAEMON_H
+#define TESSERA_BENCH_DAEMON_H
+
+typedef struct bench_daemon {
+    int pid;
+    char dir[256];
+    char socket[300];
+    char log[300];
+} bench_daemon;
+
+/* Returns 0, or -1 after printing why (as "tessera-bench: SUITE: ..."). */
+int bench_daemon_start(bench_daemon *d, const char *suite);
+void bench_daemon_stop(bench_daemon *d);
+
+#endif /* TESSERA_BENCH_DAEMON_H */

@@ -1,0 +1,318 @@
+/* tessera-bench: Tessera's benchmark program. main() reads the command
+ * line, runs the chosen suites from the table below and prints their rows
+ * as a table or as JSON. Each suite lives in its own file. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "tessera/version.h"
+
+typedef struct bench_suite {
+    const char *name;
+    const char *summary;
+    bench_suite_fn run;
+} bench_suite;
+
+/* Every suite, in the order `tessera-bench` with no SUITE runs them. */
+static const bench_suite suites[] = {
+    {"ipc", "round trips, allocation and many clients against bare IPC", bench_suite_ipc},
+};
+#define SUITE_COUNT (sizeof suites / sizeof suites[0])
+
+static const char usage_text[] =
+    "NAME\n"
+    "    tessera-bench - measure Tessera against what the machine does without it\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    tessera-bench [SUITE...] [--json] [--quick] [--socket PATH] [--clients N]\n"
+    "                  [--no-pin]\n"
+    "    tessera-bench --list | --help | --version\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    Runs the named benchmark suites (all of them when none is named) on this\n"
+    "    machine and prints one row per measurement. Every row sets a value\n"
+    "    beside a baseline that the same run measured the same way without\n"
+    "    Tessera (a bare socket ping-pong, malloc, ...), so the numbers mean\n"
+    "    something on any machine. Progress lines go to standard error.\n"
+    "\n"
+    "    Suites:\n"
+    "      ipc   Starts a private tesserad (unless --socket names one) and\n"
+    "            measures the median round trip of an empty request through\n"
+    "            the shared-memory ring (ring_rtt) and through the socket\n"
+    "            (socket_rtt), a cached 1 KiB allocation and free on opencl:0\n"
+    "            (alloc_free), and the aggregate requests per second of 64\n"
+    "            client processes pinging through their rings at once\n"
+    "            (clients64). Baselines: two processes ping-ponging on one\n"
+    "            spinning shared cache line (bare_spin_shm) or over a\n"
+    "            SOCK_SEQPACKET socketpair (bare_seqpacket); malloc and free\n"
+    "            of the same size (malloc_free); an epoll echo server with as\n"
+    "            many SOCK_SEQPACKET client processes (bare_epoll_seqpacket).\n"
+    "            About 10 s; --quick about 1 s.\n"
+    "\n"
+    "    The daemon is found as $TESSERA_DAEMON, else next to tessera-bench in a\n"
+    "    build tree (../daemon/tesserad) or an installation (../sbin/tesserad),\n"
+    "    else as tesserad in PATH.\n"
+    "\n"
+    "OPTIONS\n"
+    "    --json\n"
+    "        Print a JSON array instead of the table (see OUTPUT).\n"
+    "    --quick\n"
+    "        Fewer samples and shorter runs (a few seconds in all): for smoke\n"
+    "        tests; the numbers are noisier.\n"
+    "    --socket PATH\n"
+    "        Measure the tesserad listening on PATH instead of starting one.\n"
+    "    --clients N\n"
+    "        Client processes in the many-clients test (1 to 256, default 64);\n"
+    "        its row is named clientsN.\n"
+    "    --no-pin\n"
+    "        Leave where processes run to the scheduler. By default each latency\n"
+    "        pair (this program and the daemon it started, or a baseline's two\n"
+    "        processes) runs on two different CPUs, the first two it may use: the\n"
+    "        scheduler otherwise sometimes puts a pair on one CPU, which makes a\n"
+    "        socket round trip several times faster and a spinning one slower,\n"
+    "        and the comparison a coin toss. The many-clients tests are never\n"
+    "        pinned. With --socket only this program is pinned.\n"
+    "    --list\n"
+    "        Print the suites, one per line, and exit.\n"
+    "    -h, --help\n"
+    "        Print this text and exit.\n"
+    "    --version\n"
+    "        Print the version and exit.\n"
+    "\n"
+    "OUTPUT\n"
+    "    A table with a row per measurement, or with --json an array of objects\n"
+    "    with these keys:\n"
+    "      suite           the suite (\"ipc\")\n"
+    "      name            what was measured (\"ring_rtt\", \"clients64\", ...)\n"
+    "      device          the device it used (\"opencl:0\"), or null\n"
+    "      threads         processes or threads taking part\n"
+    "      value, p99      the median and the 99th percentile (p99 is null\n"
+    "                      for rates)\n"
+    "      unit            \"us\" (a latency), \"ops/s\" or \"GB/s\" (rates)\n"
+    "      baseline        what the value is compared with; \"limit\" is a\n"
+    "                      fixed bound from the design, not a measurement\n"
+    "      baseline_value, baseline_p99\n"
+    "                      the baseline's median and 99th percentile\n"
+    "      ratio           value / baseline_value for rates and\n"
+    "                      baseline_value / value for latencies: bigger is\n"
+    "                      better, 1 is par\n"
+    "      target          the ratio the design asks for, or null\n"
+    "      meets_target    ratio >= target, or null without a target\n"
+    "    Targets are reported, never enforced: a missed target does not\n"
+    "    change the exit status.\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0 every suite ran; 1 a suite could not run (the reason is printed,\n"
+    "    and the rows measured so far still are); 2 bad command line.\n"
+    "\n"
+    "ENVIRONMENT\n"
+    "    TESSERA_DAEMON   the tesserad to start.\n"
+    "\n"
+    "EXAMPLES\n"
+    "    tessera-bench\n"
+    "    tessera-bench ipc --json | jq '.[] | select(.meets_target == false)'\n"
+    "    tessera-bench ipc --socket /run/tessera/tesserad.sock --clients 8\n";
+
+static int usage_error(const char *what, const char *detail)
+{
+    fprintf(stderr, "tessera-bench: %s%s\n", what, detail);
+    fprintf(stderr, "Try 'tessera-bench --help' for more information.\n");
+    return 2;
+}
+
+/* ---- Output ------------------------------------------------------------ */
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void json_number(double v)
+{
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        fputs("null", stdout);
+}
+
+/* `, "key": value` for the fields after the first. */
+static void json_string_field(const char *key, const char *s)
+{
+    printf(", \"%s\": ", key);
+    if (s)
+        json_string(s);
+    else
+        fputs("null", stdout);
+}
+
+static void json_number_field(const char *key, double v)
+{
+    printf(", \"%s\": ", key);
+    json_number(v);
+}
+
+static bool has_target(const bench_row *row, bool *met)
+{
+    double ratio = bench_ratio(row);
+    if (isnan(row->target) || isnan(ratio))
+        return false;
+    *met = ratio >= row->target;
+    return true;
+}
+
+static void print_json(const bench_results *r)
+{
+    fputs("[", stdout);
+    for (size_t k = 0; k < r->count; k++) {
+        const bench_row *row = &r->rows[k];
+        bool met;
+        fputs(k ? ",\n  {\"suite\": " : "\n  {\"suite\": ", stdout);
+        json_string(row->suite);
+        json_string_field("name", row->name);
+        json_string_field("device", row->device[0] ? row->device : NULL);
+        json_number_field("threads", row->threads);
+        json_number_field("value", row->value);
+        json_number_field("p99", row->p99);
+        json_string_field("unit", row->unit);
+        json_string_field("baseline", row->baseline);
+        json_number_field("baseline_value", row->baseline_value);
+        json_number_field("baseline_p99", row->baseline_p99);
+        json_number_field("ratio", bench_ratio(row));
+        json_number_field("target", row->target);
+        printf(", \"meets_target\": %s}", !has_target(row, &met) ? "null" : met ? "true" : "false");
+    }
+    fputs(r->count ? "\n]\n" : "]\n", stdout);
+}
+
+/* A value as the table shows it: latencies with 3 decimals, rates whole. */
+static void format_value(char *buf, size_t n, double v, const bench_row *row)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "-");
+    else if (bench_is_latency(row))
+        snprintf(buf, n, "%.3f", v);
+    else if (strcmp(row->unit, BENCH_OPS) == 0)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%.2f", v);
+}
+
+static void print_table(const bench_results *r)
+{
+    if (!r->count)
+        return;
+    printf("%-6s %-12s %-9s %4s %12s %9s %-5s  %-20s %12s %9s  %8s %7s %s\n", "SUITE", "NAME",
+           "DEVICE", "THR", "VALUE", "P99", "UNIT", "BASELINE", "BASE VALUE", "BASE P99", "RATIO",
+           "TARGET", "MET");
+    for (size_t k = 0; k < r->count; k++) {
+        const bench_row *row = &r->rows[k];
+        char value[32], p99[32], base[32], base_p99[32], ratio[32], target[32];
+        format_value(value, sizeof value, row->value, row);
+        format_value(p99, sizeof p99, row->p99, row);
+        format_value(base, sizeof base, row->baseline_value, row);
+        format_value(base_p99, sizeof base_p99, row->baseline_p99, row);
+        double q = bench_ratio(row);
+        if (isfinite(q))
+            snprintf(ratio, sizeof ratio, "%.2fx", q);
+        else
+            snprintf(ratio, sizeof ratio, "-");
+        if (isfinite(row->target))
+            snprintf(target, sizeof target, ">=%.3gx", row->target);
+        else
+            snprintf(target, sizeof target, "-");
+        bool met;
+        const char *verdict = !has_target(row, &met) ? "-" : met ? "yes" : "NO";
+        printf("%-6s %-12s %-9s %4d %12s %9s %-5s  %-20s %12s %9s  %8s %7s %s\n", row->suite,
+               row->name, row->device[0] ? row->device : "-", row->threads, value, p99, row->unit,
+               row->baseline, base, base_p99, ratio, target, verdict);
+    }
+}
+
+/* ---- The command line -------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    bench_config config = {.clients = 64, .pin = true};
+    bool json = false;
+    bool chosen[SUITE_COUNT] = {false};
+    bool any_chosen = false;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            printf("tessera-bench %s\n", tsr_version_string());
+            return 0;
+        } else if (strcmp(a, "--list") == 0) {
+            for (size_t s = 0; s < SUITE_COUNT; s++)
+                printf("%-12s %s\n", suites[s].name, suites[s].summary);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = true;
+        } else if (strcmp(a, "--quick") == 0) {
+            config.quick = true;
+        } else if (strcmp(a, "--no-pin") == 0) {
+            config.pin = false;
+        } else if (strcmp(a, "--socket") == 0 || strncmp(a, "--socket=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : (k + 1 < argc ? argv[++k] : NULL);
+            if (!v || !*v)
+                return usage_error("--socket needs a PATH", "");
+            config.socket_path = v;
+        } else if (strcmp(a, "--clients") == 0 || strncmp(a, "--clients=", 10) == 0) {
+            const char *v = a[9] == '=' ? a + 10 : (k + 1 < argc ? argv[++k] : NULL);
+            if (!v)
+                return usage_error("--clients needs a number", "");
+            char *end;
+            errno = 0;
+            long n = strtol(v, &end, 10);
+            if (errno || end == v || *end || n < 1 || n > 256)
+                return usage_error("--clients: expected a number from 1 to 256, not ", v);
+            config.clients = (int)n;
+        } else if (a[0] == '-') {
+            return usage_error("unknown option ", a);
+        } else {
+            size_t s = 0;
+            while (s < SUITE_COUNT && strcmp(suites[s].name, a) != 0)
+                s++;
+            if (s == SUITE_COUNT) {
+                char known[256] = "";
+                for (size_t t = 0; t < SUITE_COUNT; t++)
+                    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                             t ? ", " : "", suites[t].name);
+                fprintf(stderr, "tessera-bench: unknown suite '%s' (suites: %s)\n", a, known);
+                fprintf(stderr, "Try 'tessera-bench --help' for more information.\n");
+                return 2;
+            }
+            chosen[s] = any_chosen = true;
+        }
+    }
+
+    bench_results results = {0};
+    int status = 0;
+    for (size_t s = 0; s < SUITE_COUNT; s++) {
+        if (any_chosen && !chosen[s])
+            continue;
+        if (suites[s].run(&config, &results) != 0)
+            status = 1;
+    }
+    if (json)
+        print_json(&results);
+    else
+        print_table(&results);
+    free(results.rows);
+    return status;
+}
