@@ -23,6 +23,8 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_segment_info, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_memory_stats, 104);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_session_usage, 24);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_session_info, 568);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_region, 424);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_fill, 440);
 
 /* tsr__wire_empty stands for "no payload". */
 #define TSR__WIRE_PAYLOAD(type) \

@@ -133,6 +133,22 @@ typedef struct tsr__wire_block {
     uint32_t flags;         /* TSR__WIRE_NEW_SEGMENT: map it (SEGMENT_MAP) */
 } tsr__wire_block;
 
+/* A strided region of one allocation (core/region.h), in elements. */
+typedef struct tsr__wire_region {
+    uint64_t handle;
+    uint32_t itemsize;
+    int32_t ndim;
+    int64_t offset;
+    int64_t sizes[25];
+    int64_t strides[25];
+} tsr__wire_region;
+
+/* Writes one element's bytes (itemsize of value) at every element. */
+typedef struct tsr__wire_fill {
+    tsr__wire_region region;
+    uint8_t value[16];
+} tsr__wire_fill;
+
 typedef struct tsr__wire_handle {
     uint64_t handle;
 } tsr__wire_handle;
@@ -210,7 +226,9 @@ typedef struct tsr__wire_session_info {
     X(EMPTY_CACHE, 10, tsr__wire_device, tsr__wire_bytes, TSR__WIRE_SOCKET | TSR__WIRE_RING,      \
       "release the session's unused cached segments on a device")                                 \
     X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info, TSR__WIRE_SOCKET,              \
-      "one session after a cursor (tessera ps)")
+      "one session after a cursor (tessera ps)")                                                  \
+    X(FILL, 12, tsr__wire_fill, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
+      "fill a strided region of an allocation with one element's bytes")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

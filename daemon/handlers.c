@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/region.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
 
@@ -242,18 +243,75 @@ static tsr_status on_alloc(request *r)
     return TSR_OK;
 }
 
+/* The allocator holding a live allocation of this session. */
+static tsr__device_pool *find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
+{
+    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++)
+        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
+            return &s->pools[k];
+    tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+              "invalid allocation handle 0x%016llx: not a live allocation of this session",
+              (unsigned long long)handle);
+    return NULL;
+}
+
 static tsr_status on_free(request *r)
 {
     const tsr__wire_handle *in = r->in;
-    tsr__session *s = r->s;
-    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++) {
-        tsr__block_ref b;
-        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, in->handle, &b) == TSR_OK)
-            return tsr__free(s->pools[k].allocator, in->handle, NULL);
+    tsr__block_ref b;
+    tsr__device_pool *pool = find_block(r->s, in->handle, &b);
+    if (!pool)
+        return TSR_ERR_INVALID_ARGUMENT;
+    return tsr__free(pool->allocator, in->handle, NULL);
+}
+
+/* Writes `value` at every element of a checked region, innermost
+ * dimension in a tight loop. */
+static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *value)
+{
+    int64_t index[TSR_MAX_DIMS] = {0};
+    size_t item = g->itemsize;
+    int inner = g->ndim - 1;
+    int64_t count = inner >= 0 ? g->sizes[inner] : 1;
+    int64_t step = inner >= 0 ? g->strides[inner] : 0;
+    for (;;) {
+        int64_t at = g->offset;
+        for (int k = 0; k < inner; k++)
+            at += index[k] * g->strides[k];
+        for (int64_t i = 0; i < count; i++)
+            memcpy(base + (size_t)(at + i * step) * item, value, item);
+        int k = inner - 1;
+        for (; k >= 0; k--) {
+            if (++index[k] < g->sizes[k])
+                break;
+            index[k] = 0;
+        }
+        if (k < 0)
+            return;
     }
-    return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                     "invalid allocation handle 0x%016llx: not a live allocation of this session",
-                     (unsigned long long)in->handle);
+}
+
+static tsr_status on_fill(request *r)
+{
+    const tsr__wire_fill *in = r->in;
+    tsr__block_ref b;
+    if (!find_block(r->s, in->region.handle, &b))
+        return TSR_ERR_INVALID_ARGUMENT;
+    tsr__region g = {.itemsize = in->region.itemsize,
+                     .ndim = in->region.ndim,
+                     .offset = in->region.offset};
+    memcpy(g.sizes, in->region.sizes, sizeof g.sizes);
+    memcpy(g.strides, in->region.strides, sizeof g.strides);
+    uint64_t span;
+    tsr_status st = tsr__region_check(&g, b.size, &span);
+    if (st != TSR_OK || span == 0)
+        return st;
+    tsr__segment *seg = tsr__session_segment(r->s, b.segment_id);
+    if (!seg || b.offset + b.size > seg->bytes) /* an allocator invariant */
+        return tsr__fail(TSR_ERR_RUNTIME, "allocation 0x%016llx lost its segment",
+                         (unsigned long long)in->region.handle);
+    fill_region((uint8_t *)seg->base + b.offset, &g, in->value);
+    return TSR_OK;
 }
 
 static tsr_status on_segment_map(request *r)
@@ -370,6 +428,7 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_MEMORY_STATS] = on_memory_stats,
     [TSR__OP_EMPTY_CACHE] = on_empty_cache,
     [TSR__OP_SESSION_LIST] = on_session_list,
+    [TSR__OP_FILL] = on_fill,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "core/region.h"
 #include "tessera/client.h"
 
 /* Takes / drops a reference that keeps the session (and its mappings) alive
@@ -33,6 +34,13 @@ bool tsr__client_host_visible(tsr_client *client, tsr_device device);
  * TSR_ERR_CONNECTION. */
 tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nbytes, void **data,
                              uint64_t *handle);
+/* Has the daemon write the element `value` (region->itemsize bytes) at
+ * every element of `region` of the block `handle`: fills of memory the
+ * host may not address (and, later, the device's own fill kernels) go
+ * through here. Errors: the daemon's, TSR_ERR_CONNECTION. */
+tsr_status tsr__client_fill(tsr_client *client, uint64_t handle, const tsr__region *region,
+                            const void *value);
+
 /* Returns a block; failures (daemon gone) are ignored: the session's end
  * frees everything anyway. */
 void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle);

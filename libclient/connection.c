@@ -866,6 +866,21 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void 
     return TSR_OK;
 }
 
+tsr_status tsr__client_fill(tsr_client *c, uint64_t handle, const tsr__region *region,
+                            const void *value)
+{
+    tsr__wire_fill req = {.region = {.handle = handle,
+                                     .itemsize = region->itemsize,
+                                     .ndim = region->ndim,
+                                     .offset = region->offset}};
+    if (region->itemsize > sizeof req.value || region->ndim < 0 || region->ndim > TSR_MAX_DIMS)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid fill region");
+    memcpy(req.region.sizes, region->sizes, (size_t)region->ndim * sizeof(int64_t));
+    memcpy(req.region.strides, region->strides, (size_t)region->ndim * sizeof(int64_t));
+    memcpy(req.value, value, region->itemsize);
+    return call(c, TSR__OP_FILL, &req, NULL);
+}
+
 void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle)
 {
     (void)d;

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "tessera/convert.h"
+#include "libclient/client.h"
 #include "libclient/tensor_internal.h"
 
 /* What a factory writes into its fresh memory. */
@@ -218,6 +219,12 @@ static tsr_status fill_storage(tsr_tensor *t, const fill *f, const unsigned char
     if (f->kind == FILL_NONE || f->kind == FILL_ZEROS || n == 0 ||
         t->storage->device.type == TSR_DEVICE_META)
         return TSR_OK;
+    if (t->storage->client) {
+        /* Device memory is filled where it lives: by the daemon. */
+        tsr__region whole = {.itemsize = (uint32_t)item, .ndim = 1, .sizes = {(int64_t)(n / item)},
+                             .strides = {1}};
+        return tsr__client_fill(t->storage->client, t->storage->handle, &whole, element);
+    }
     unsigned char *data = NULL;
     tsr_status st = tsr__tensor_host_base(t, "", &data);
     if (st != TSR_OK)

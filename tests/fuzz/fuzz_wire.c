@@ -20,6 +20,7 @@
 /* The fuzz build puts only include/ on the include path (tests/fuzz/
  * CMakeLists.txt), so the internal header is named from here. */
 #include "../../core/protocol.h"
+#include "../../core/region.h"
 
 #define HEADER 24u
 #define ERROR_HEAD 8u /* status + length before an error reply's text */
@@ -43,6 +44,7 @@ static const doc_op doc_ops[] = {
     [9] = {"MEMORY_STATS", 8, 104, true},
     [10] = {"EMPTY_CACHE", 8, 8, true},
     [11] = {"SESSION_LIST", 8, 568, false},
+    [12] = {"FILL", 440, 0, true},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 
@@ -180,6 +182,23 @@ static void check_payload(uint32_t opcode, bool reply, const uint8_t *payload, u
         check_text(d.cpuset, sizeof d.cpuset);
         check_text(d.pci_bus_id, sizeof d.pci_bus_id);
         check_text(d.render_node, sizeof d.render_node);
+    } else if (opcode == TSR__OP_FILL && !reply) {
+        /* The daemon's region check: when it accepts, every element must lie
+         * inside the block, which is recomputed here the slow way. */
+        tsr__wire_fill w;
+        FUZZ_CHECK(len == sizeof w);
+        memcpy(&w, payload, sizeof w);
+        tsr__region g = {.itemsize = w.region.itemsize, .ndim = w.region.ndim,
+                         .offset = w.region.offset};
+        memcpy(g.sizes, w.region.sizes, sizeof g.sizes);
+        memcpy(g.strides, w.region.strides, sizeof g.strides);
+        uint64_t block = w.region.handle & 0xffffffu, span;
+        if (tsr__region_check(&g, block, &span) == TSR_OK && span) {
+            unsigned __int128 last = (unsigned __int128)g.offset;
+            for (int k = 0; k < g.ndim; k++)
+                last += (unsigned __int128)(g.sizes[k] - 1) * (unsigned __int128)g.strides[k];
+            FUZZ_CHECK((last + 1) * g.itemsize == span && span <= block);
+        }
     } else if (opcode == TSR__OP_SESSION_LIST && reply) {
         tsr__wire_session_info s;
         FUZZ_CHECK(len == sizeof s);

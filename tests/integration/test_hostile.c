@@ -897,6 +897,79 @@ static void check_thread_limit(conn *c)
     ASSERT_EQ(ring_rq(c, 0, TSR__OP_SET_DEVICE, &req, NULL), TSR_OK);
 }
 
+/* FILL names memory by (handle, offset, sizes, strides): out-of-range
+ * offsets, huge sizes and overflowing strides are refused before any byte
+ * is written, and a good region is written exactly. */
+static int fill(conn *c, uint64_t handle, uint32_t itemsize, int32_t ndim, int64_t offset,
+                const int64_t *sizes, const int64_t *strides, uint8_t byte)
+{
+    tsr__wire_fill f = {.region = {.handle = handle, .itemsize = itemsize, .ndim = ndim,
+                                   .offset = offset}};
+    for (int k = 0; k < ndim && k < 25; k++) {
+        f.region.sizes[k] = sizes[k];
+        f.region.strides[k] = strides[k];
+    }
+    memset(f.value, byte, sizeof f.value);
+    return rq(c, TSR__OP_FILL, &f, NULL);
+}
+
+static void check_regions(conn *a, conn *b)
+{
+    tsr__wire_block blk, theirs;
+    ASSERT_EQ(alloc(a, opencl0, 1024, &blk), TSR_OK); /* 1024 bytes: 256 floats */
+    ASSERT_EQ(alloc(b, opencl0, 1024, &theirs), TSR_OK);
+    int64_t n256[1] = {256}, one[1] = {1}, two[2] = {16, 16}, st2[2] = {16, 1};
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 0, n256, one, 0x11), TSR_OK);
+    ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, two, st2, 0x22), TSR_OK);
+    /* one past the end, by offset, by size, by stride */
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 1, n256, one, 0), TSR_ERR_INDEX);
+    ASSERT_STREQ(a->message, "region out of bounds: it reaches byte 1028 of a 1024-byte allocation");
+    int64_t n257[1] = {257}, st17[2] = {17, 1};
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 0, n257, one, 0), TSR_ERR_INDEX);
+    ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, two, st17, 0), TSR_ERR_INDEX);
+    ASSERT_EQ(fill(a, blk.handle, 4, 0, 256, NULL, NULL, 0), TSR_ERR_INDEX);
+    ASSERT_EQ(fill(a, blk.handle, 4, 0, INT64_MAX, NULL, NULL, 0), TSR_ERR_OVERFLOW);
+    /* overflowing strides and huge sizes */
+    int64_t huge[2] = {INT64_MAX, 3}, hs[2] = {INT64_MAX, 1}, big[1] = {INT64_MAX};
+    ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, huge, hs, 0), TSR_ERR_OVERFLOW);
+    ASSERT_EQ(fill(a, blk.handle, 16, 1, 0, big, one, 0), TSR_ERR_OVERFLOW);
+    int64_t neg[1] = {-1}, negs[1] = {-4};
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 0, neg, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 255, n256, negs, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, -1, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 3, 1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 4, 26, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 4, -1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    /* foreign and stale handles */
+    ASSERT_EQ(fill(a, theirs.handle, 1, 1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, 0x123456789abcdefull, 1, 1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    /* empty regions and stride-0 overlap are fine */
+    int64_t zero[2] = {0, INT64_MAX}, zs[2] = {INT64_MAX, INT64_MAX}, rep[1] = {1000}, z[1] = {0};
+    ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, zero, zs, 0), TSR_OK);
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 10, rep, z, 0x33), TSR_OK);
+
+    /* What landed in memory: 0x22 in the 16x16 square, 0x33 at element 10. */
+    tsr__wire_segment seg = {.segment_id = blk.segment_id};
+    tsr__wire_segment_info info;
+    ASSERT_EQ(rq(a, TSR__OP_SEGMENT_MAP, &seg, &info), TSR_OK);
+    if (a->nfds == 1) {
+        uint8_t *base = mmap(NULL, info.bytes, PROT_READ, MAP_SHARED, a->fds[0], 0);
+        close(a->fds[0]);
+        a->nfds = 0;
+        ASSERT_TRUE(base != MAP_FAILED);
+        if (base != MAP_FAILED) {
+            const uint8_t *p = base + blk.offset;
+            int bad = 0;
+            for (int k = 0; k < 1024; k++)
+                bad += p[k] != (k / 4 == 10 ? 0x33 : 0x22);
+            ASSERT_EQ(bad, 0);
+            munmap(base, info.bytes);
+        }
+    }
+    ASSERT_EQ(free_handle(a, blk.handle), TSR_OK);
+    ASSERT_EQ(free_handle(b, theirs.handle), TSR_OK);
+}
+
 static void check_bad_requests(void)
 {
     conn a, b, unopened;
@@ -908,6 +981,7 @@ static void check_bad_requests(void)
     check_segments(&a, &b);
     check_session_list(&a, &b);
     check_thread_limit(&b);
+    check_regions(&a, &b);
     ASSERT_EQ(rq(&a, TSR__OP_PING, NULL, NULL), TSR_OK);
     ASSERT_EQ(rq(&b, TSR__OP_PING, NULL, NULL), TSR_OK);
     conn_close(&unopened);
