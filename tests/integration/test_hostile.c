@@ -905,7 +905,7 @@ static int fill(conn *c, uint64_t handle, uint32_t itemsize, int32_t ndim, int64
 {
     tsr__wire_fill f = {.region = {.handle = handle, .itemsize = itemsize, .ndim = ndim,
                                    .offset = offset}};
-    for (int k = 0; k < ndim && k < 25; k++) {
+    for (int k = 0; sizes && k < ndim && k < 25; k++) {
         f.region.sizes[k] = sizes[k];
         f.region.strides[k] = strides[k];
     }
@@ -938,8 +938,8 @@ static void check_regions(conn *a, conn *b)
     ASSERT_EQ(fill(a, blk.handle, 4, 1, 255, n256, negs, 0), TSR_ERR_INVALID_ARGUMENT);
     ASSERT_EQ(fill(a, blk.handle, 4, 1, -1, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
     ASSERT_EQ(fill(a, blk.handle, 3, 1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
-    ASSERT_EQ(fill(a, blk.handle, 4, 26, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
-    ASSERT_EQ(fill(a, blk.handle, 4, -1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 4, 26, 0, NULL, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(fill(a, blk.handle, 4, -1, 0, NULL, NULL, 0), TSR_ERR_INVALID_ARGUMENT);
     /* foreign and stale handles */
     ASSERT_EQ(fill(a, theirs.handle, 1, 1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
     ASSERT_EQ(fill(a, 0x123456789abcdefull, 1, 1, 0, one, one, 0), TSR_ERR_INVALID_ARGUMENT);
