@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "core/kernel.h"
 #include "core/region.h"
 #include "tessera/client.h"
 
@@ -44,5 +45,15 @@ tsr_status tsr__client_fill(tsr_client *client, uint64_t handle, const tsr__regi
 /* Returns a block; failures (daemon gone) are ignored: the session's end
  * frees everything anyway. */
 void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle);
+
+/* Queues a planned kernel on a resolved accelerator device: the operands'
+ * handles are daemon allocations of this client, their offsets and strides
+ * in elements. Returns once the daemon has accepted (checked) it; the
+ * kernel runs asynchronously. An error a previous kernel on the device met
+ * is reported here first. */
+tsr_status tsr__client_launch(tsr_client *client, tsr_device device, const tsr__kernel *kernel);
+/* Waits for every kernel this client queued on the device; reports the
+ * first error one of them met. */
+tsr_status tsr__client_synchronize(tsr_client *client, tsr_device device);
 
 #endif /* TESSERA_LIBCLIENT_CLIENT_H */

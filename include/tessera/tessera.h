@@ -14,5 +14,6 @@
 #include "tessera/convert.h"
 #include "tessera/client.h"
 #include "tessera/tensor.h"
+#include "tessera/ops.h"
 
 #endif /* TESSERA_TESSERA_H */

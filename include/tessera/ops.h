@@ -1,0 +1,157 @@
+/* Operations on tensors: elementwise arithmetic, copies with casting,
+ * fill, clone and contiguous, with PyTorch's semantics.
+ *
+ * Arithmetic (add, sub, mul, div) comes in three forms, as in PyTorch:
+ *   tsr_add(a, b, alpha, &result)   a new tensor (torch.add(a, b))
+ *   tsr_add_out(a, b, alpha, out)   into an existing tensor (out=)
+ *   tsr_add_(self, b, alpha)        in place on the first operand (a.add_(b))
+ * and each takes its second operand as a tensor (of any rank, zero-dim
+ * included) or, in the *_scalar functions, as a Python number (tsr_scalar).
+ *
+ * Semantics, all PyTorch's:
+ *   - the result dtype is tsr_result_type's over the operands (dimensioned
+ *     tensors, then zero-dim tensors, then scalars); true division of
+ *     integers gives the default dtype; trunc and floor division keep
+ *     integer types;
+ *   - the computation happens in the common dtype (float16, bfloat16 and
+ *     complex32 through float32 / complex64, rounded once at the end), and
+ *     the result is converted into the output; an out= or in-place output
+ *     the result cannot be cast to (tsr_can_cast) is TSR_ERR_RUNTIME
+ *     "result type Float can't be cast to the desired output type Long";
+ *   - integer overflow wraps; integer division by zero is TSR_ERR_RUNTIME
+ *     "ZeroDivisionError"; subtracting bool tensors is TSR_ERR_RUNTIME
+ *     "Subtraction, the `-` operator, with two bool tensors is not
+ *     supported. Use the `^` or `logical_xor()` operator instead.";
+ *   - operands broadcast ("The size of tensor a (3) must match the size of
+ *     tensor b (2) at non-singleton dimension 1"); a new result follows the
+ *     operands' memory format (the first operand breaking ties); an out=
+ *     tensor of the wrong shape is resized when it has no elements and is
+ *     otherwise TSR_ERR_RUNTIME; an output that overlaps itself (expanded)
+ *     or partially overlaps an input is refused with PyTorch's message;
+ *   - all tensors of an operation live on one device, except zero-dim cpu
+ *     tensors, which act as scalars; otherwise TSR_ERR_RUNTIME "Expected
+ *     all tensors to be on the same device, but found at least two
+ *     devices, opencl:0 and cpu!". Nothing moves implicitly;
+ *   - shell dtypes (float8, float4, uint16/32/64) do not compute: PyTorch's
+ *     "\"add_stub\" not implemented for 'Float8_e4m3fn'" (TSR_ERR_NOT_SUPPORTED);
+ *   - meta tensors compute shapes, dtypes and strides only.
+ *
+ * cpu tensors are computed in this process (a small thread pool splits
+ * large operations); accelerator tensors are computed by the daemon on the
+ * device's queue, asynchronously: tsr_synchronize waits for them, and the
+ * host must not read an accelerator tensor's memory before it returns. An
+ * error inside a queued kernel is reported by the next call on that
+ * device (or by tsr_synchronize). cpu and opencl results are bit-identical.
+ *
+ * Tensor arguments are borrowed; new tensors belong to the caller. */
+#ifndef TESSERA_OPS_H
+#define TESSERA_OPS_H
+
+#include "tessera/client.h"
+#include "tessera/export.h"
+#include "tessera/status.h"
+#include "tessera/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* torch.div's rounding_mode: None (true division), "trunc", "floor". */
+typedef enum tsr_rounding_mode {
+    TSR_ROUNDING_NONE,
+    TSR_ROUNDING_TRUNC,
+    TSR_ROUNDING_FLOOR,
+} tsr_rounding_mode;
+
+/* ---- add / sub: a + alpha * b, a - alpha * b ------------------------ */
+/* alpha is converted to the computation dtype ("For integral input
+ * tensors, argument alpha must not be a floating point number."; "Boolean
+ * alpha only supported for Boolean results."). tsr_scalar_int(1) is the
+ * usual alpha. */
+
+TSR_API tsr_status tsr_add(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
+                           tsr_tensor **result);
+TSR_API tsr_status tsr_add_out(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
+                               tsr_tensor *out);
+TSR_API tsr_status tsr_add_(tsr_tensor *self, const tsr_tensor *b, tsr_scalar alpha);
+TSR_API tsr_status tsr_add_scalar(const tsr_tensor *a, tsr_scalar b, tsr_scalar alpha,
+                                  tsr_tensor **result);
+TSR_API tsr_status tsr_add_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_scalar alpha,
+                                      tsr_tensor *out);
+TSR_API tsr_status tsr_add_scalar_(tsr_tensor *self, tsr_scalar b, tsr_scalar alpha);
+
+TSR_API tsr_status tsr_sub(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
+                           tsr_tensor **result);
+TSR_API tsr_status tsr_sub_out(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
+                               tsr_tensor *out);
+TSR_API tsr_status tsr_sub_(tsr_tensor *self, const tsr_tensor *b, tsr_scalar alpha);
+TSR_API tsr_status tsr_sub_scalar(const tsr_tensor *a, tsr_scalar b, tsr_scalar alpha,
+                                  tsr_tensor **result);
+TSR_API tsr_status tsr_sub_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_scalar alpha,
+                                      tsr_tensor *out);
+TSR_API tsr_status tsr_sub_scalar_(tsr_tensor *self, tsr_scalar b, tsr_scalar alpha);
+
+/* ---- mul ------------------------------------------------------------ */
+
+TSR_API tsr_status tsr_mul(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_mul_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_mul_(tsr_tensor *self, const tsr_tensor *b);
+TSR_API tsr_status tsr_mul_scalar(const tsr_tensor *a, tsr_scalar b, tsr_tensor **result);
+TSR_API tsr_status tsr_mul_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_tensor *out);
+TSR_API tsr_status tsr_mul_scalar_(tsr_tensor *self, tsr_scalar b);
+
+/* ---- div ------------------------------------------------------------ */
+
+TSR_API tsr_status tsr_div(const tsr_tensor *a, const tsr_tensor *b, tsr_rounding_mode mode,
+                           tsr_tensor **result);
+TSR_API tsr_status tsr_div_out(const tsr_tensor *a, const tsr_tensor *b, tsr_rounding_mode mode,
+                               tsr_tensor *out);
+TSR_API tsr_status tsr_div_(tsr_tensor *self, const tsr_tensor *b, tsr_rounding_mode mode);
+TSR_API tsr_status tsr_div_scalar(const tsr_tensor *a, tsr_scalar b, tsr_rounding_mode mode,
+                                  tsr_tensor **result);
+TSR_API tsr_status tsr_div_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_rounding_mode mode,
+                                      tsr_tensor *out);
+TSR_API tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mode);
+
+/* ---- Copies, fill, conversion --------------------------------------- */
+
+/* dst.copy_(src): src broadcast to dst's shape, converted to dst's dtype
+ * (tsr_cast_buffer's rules, every dtype including the shell ones), across
+ * devices too (the explicit host <-> accelerator transfer). dst must not
+ * overlap itself; a partial overlap with src is PyTorch's error. */
+TSR_API tsr_status tsr_tensor_copy_(tsr_tensor *dst, const tsr_tensor *src);
+
+/* t.fill_(value): value converted as tsr_tensor_full converts it. */
+TSR_API tsr_status tsr_tensor_fill_(tsr_tensor *t, tsr_scalar value);
+
+/* t.to(device, dtype, copy=copy, memory_format=...): options->has_device /
+ * has_dtype / has_memory_format select what changes (the memory format
+ * defaults to preserve). When nothing changes and !copy, *out is t itself
+ * (one more reference), as in PyTorch. `client` reaches accelerator memory
+ * for a cpu or meta t; NULL means t's own client. */
+TSR_API tsr_status tsr_tensor_to(tsr_client *client, const tsr_tensor *t,
+                                 const tsr_tensor_options *options, bool copy, tsr_tensor **out);
+
+/* t.clone(memory_format=format): a new tensor on t's device with t's
+ * values; TSR_PRESERVE_FORMAT keeps t's strides when they are dense and
+ * non-overlapping, else suggests a format as PyTorch does. */
+TSR_API tsr_status tsr_tensor_clone(const tsr_tensor *t, tsr_memory_format format,
+                                    tsr_tensor **out);
+
+/* t.contiguous(memory_format=format): t itself (one more reference) when it
+ * is already contiguous in `format`, else a copy that is. Preserve format is
+ * TSR_ERR_RUNTIME "preserve memory format is unsupported by the
+ * contiguous operator". */
+TSR_API tsr_status tsr_tensor_contiguous(const tsr_tensor *t, tsr_memory_format format,
+                                         tsr_tensor **out);
+
+/* Waits until every operation this client queued on `device` has finished
+ * (an index-less accelerator means the current device; cpu and meta return
+ * at once) and reports the first error one of them met. */
+TSR_API tsr_status tsr_synchronize(tsr_client *client, tsr_device device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_OPS_H */
