@@ -35,7 +35,7 @@
 #define TSR__RING_MAGIC 0x474e4952u /* "RING" */
 #define TSR__RING_SLOTS 32u
 #define TSR__RING_SLOT_SIZE 2048u
-#define TSR__RING_SLOT_HEAD 64u
+#define TSR__RING_SLOT_HEAD 16u /* the frame starts in the state's cache line */
 #define TSR__RING_FRAME_MAX (TSR__RING_SLOT_SIZE - TSR__RING_SLOT_HEAD)
 
 enum tsr__ring_state {

@@ -14,6 +14,7 @@
 
 #define LOOP_BATCH 64
 #define SPIN_EPOLL_EVERY 32 /* spin rounds between non-blocking epoll looks */
+#define CLOCK_EVERY 64      /* spin rounds between clock readings */
 
 struct tsr__watch {
     int fd;
@@ -136,22 +137,37 @@ static unsigned poll_rings(tsr__loop *loop)
 
 tsr_status tsr__loop_run(tsr__loop *loop)
 {
+    /* While spinning the clock is read once every CLOCK_EVERY rounds (a
+     * virtual machine's clock_gettime can cost more than a ring poll), and
+     * a round that served requests only notes it: the next reading then
+     * extends the spin. */
     uint64_t spin_until = 0;
     unsigned round = 0;
+    bool busy = false;
     loop->stop = false;
     while (!loop->stop) {
         int timeout = 0;
         bool armed = false;
-        if (tsr__now_ns() >= spin_until) {
-            /* Going to sleep: tell the rings first, then look once more. */
-            armed = true;
-            timeout = -1;
-            if (loop->poller.arm && loop->poller.arm(loop->poller.data, true))
-                timeout = 0;
-        } else if (++round % SPIN_EPOLL_EVERY != 0) {
-            if (poll_rings(loop))
-                spin_until = tsr__now_ns() + TSR__LOOP_SPIN_NS;
-            continue;
+        round++;
+        if (spin_until != 0 && round % CLOCK_EVERY != 0) {
+            if (round % SPIN_EPOLL_EVERY != 0) {
+                busy |= poll_rings(loop) != 0;
+                continue;
+            }
+        } else {
+            uint64_t now = tsr__now_ns();
+            if (busy) {
+                spin_until = now + TSR__LOOP_SPIN_NS;
+                busy = false;
+            }
+            if (now >= spin_until) {
+                /* Going to sleep: tell the rings first, then look once more. */
+                spin_until = 0;
+                armed = true;
+                timeout = -1;
+                if (loop->poller.arm && loop->poller.arm(loop->poller.data, true))
+                    timeout = 0;
+            }
         }
         int n;
         tsr_status st = dispatch(loop, timeout, &n);
@@ -159,8 +175,12 @@ tsr_status tsr__loop_run(tsr__loop *loop)
             loop->poller.arm(loop->poller.data, false);
         if (st != TSR_OK)
             return st;
-        if (poll_rings(loop) || (n > 0 && armed))
-            spin_until = tsr__now_ns() + TSR__LOOP_SPIN_NS;
+        if (poll_rings(loop) || (n > 0 && armed)) {
+            if (spin_until == 0)
+                spin_until = tsr__now_ns() + TSR__LOOP_SPIN_NS;
+            else
+                busy = true;
+        }
     }
     return TSR_OK;
 }
