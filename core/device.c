@@ -136,7 +136,7 @@ tsr_status tsr_device_parse(const char *text, tsr_device *out)
                 (int)(ndigits > QUOTED_MAX ? QUOTED_MAX : ndigits), digits, QUOTED_MAX, text);
         index = (int32_t)v;
     }
-    tsr_device_type type;
+    tsr_device_type type = TSR_DEVICE_CPU; /* set by type_lookup on success */
     tsr_status st = type_lookup(text, name_len, &type);
     if (st != TSR_OK)
         return st;
