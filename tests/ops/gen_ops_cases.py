@@ -1,0 +1,897 @@
+#!/usr/bin/python3
+"""Generates the known answers of the elementwise-op conformance suite
+(tests/ops/data/*.txt) from a real PyTorch.
+
+Run from anywhere with Debian's interpreter, which has torch 1.13:
+
+    /usr/bin/python3 tests/ops/gen_ops_cases.py
+
+Every table is rewritten; the output depends only on SEED below (the
+random cases are drawn from one seeded generator, family by family).
+
+The format (read by support_ops.c), one case per line, fields separated by
+" | ", '#' starting a comment line:
+
+    id | op | form | arg | bases | a | b | out | ok | dtype | sizes | strides | same | values | after
+    id | op | form | arg | bases | a | b | out | err | <status> | <message>
+
+  op     add, sub, mul, div, copy_, clone, contiguous, fill_, to
+  form   new (a new result), out (out= tensor), inplace (on `a`); '-' for
+         the copy family
+  arg    add/sub: alpha (a scalar, below); div: none, trunc or floor;
+         clone/contiguous: a memory format name; to: a dtype name; else '-'
+  bases  ';'-separated storages "dtype:n:hex": n elements of that dtype,
+         their bytes in memory order (little endian) as hex. A leading '@'
+         puts the storage on the accelerator (meta for the cpu run, opencl:0
+         for the opencl run); the others live on the device under test.
+  a/b/out  "v<k> [sizes] [strides] offset": an as_strided view of base k;
+         "s <scalar>": a Python number; '-': none. For copy_, a is the
+         destination and b the source; for fill_, b is the value.
+  scalar b:0|b:1 (bool), i:<int64>, f:<float.hex()>, c:<re hex>,<im hex>
+  ok     the result (for out/inplace/copy_/fill_, the written tensor):
+         dtype, sizes, strides, same (1: the call returned its input
+         itself, 0: a new tensor, '-': not applicable), every element in
+         row-major order as hex bytes, and the output view's storage after
+         the call (hex; '-' for new tensors and resized outs). Values
+         compare bit for bit except that any NaN matches any NaN.
+  err    <status>: the Python exception (RuntimeError, ...) or a Tessera
+         status name where the mapping is not PyTorch's (TSR_ERR_NOT_SUPPORTED
+         for "not implemented for" dtype errors); <message>: the exact text,
+         '{acc}' standing for the accelerator's name, '*' for any text.
+
+Tables (one per op family, so that a family can be registered on its own):
+  add.txt     add and sub with alpha     mul.txt   mul
+  div.txt     div: true, trunc, floor     errors.txt  every error case
+  copy.txt    copy_, fill_, to(dtype)    layout.txt  clone, contiguous
+  device.txt  mixed cpu / accelerator operands (message names the devices)
+  shell.txt   shell dtypes torch 1.13 lacks (float8, float4, uint16/32/64):
+              written by hand from spec/tensor-attributes.md and ops.h
+
+Cases PyTorch itself answers inconsistently are not written: every random
+case is recomputed with the inputs converted to the computation dtype and
+laid out two other ways (strided, so the scalar loop runs; contiguous, so
+the vectorised loop runs), and for float16/bfloat16/complex32 once more in
+float32/complex64 rounded once at the end (Tessera's documented rule); the
+case is drawn again unless all agree. Alphas of float add/sub are exact
+(0, +-0.5, +-1, +-2: PyTorch's vectorised path fuses a + alpha * b).
+Integer division by zero and INT_MIN / -1 appear only as error cases.
+Complex -> bool copies keep imag == 0 where real == 0 (1.13 reads the real
+part only; 2.9, which Tessera follows, reads both).
+"""
+
+import math
+import os
+import random
+import sys
+import warnings
+
+import torch
+
+warnings.filterwarnings("ignore")  # ComplexHalf is "experimental" in 1.13
+torch.set_num_threads(1)
+
+SEED = 0x7E55E4A
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+
+B, U8, I8, I16, I32, I64 = torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64
+F16, BF16, F32, F64 = torch.float16, torch.bfloat16, torch.float32, torch.float64
+C32, C64, C128 = torch.complex32, torch.complex64, torch.complex128
+CLASSIC = [B, U8, I8, I16, I32, I64, F16, BF16, F32, F64, C32, C64, C128]
+INTS = [U8, I8, I16, I32, I64]
+FLOATS = [F16, BF16, F32, F64]
+COMPLEX = [C32, C64, C128]
+REDUCED = {F16: F32, BF16: F32, C32: C64}
+FORMATS = {"contiguous_format": torch.contiguous_format, "channels_last": torch.channels_last,
+           "channels_last_3d": torch.channels_last_3d, "preserve_format": torch.preserve_format}
+
+STATS = {}
+
+
+def count(key):
+    STATS[key] = STATS.get(key, 0) + 1
+
+
+def dname(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def ints(values):
+    return "[" + ",".join(str(int(v)) for v in values) + "]"
+
+
+def hexbits(t):
+    """t's elements in row-major order, their bytes as hex."""
+    if t.numel() == 0:
+        return ""
+    flat = torch.empty(t.numel(), dtype=t.dtype)
+    flat.copy_(t.detach().reshape(-1))  # same dtype: the bits move unchanged
+    return flat.view(torch.uint8).numpy().tobytes().hex()
+
+
+def numel(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+# ---- values ---------------------------------------------------------------
+
+def component(dtype):
+    return {C32: F16, C64: F32, C128: F64}.get(dtype, dtype)
+
+
+def float_edges(dtype):
+    fi = torch.finfo(dtype)
+    return [0.0, -0.0, float("inf"), float("-inf"), float("nan"), fi.max, -fi.max, fi.tiny,
+            -fi.tiny, fi.tiny * fi.eps, fi.max / 2, -fi.max * 0.75, 1.0, -1.0, 0.5, fi.eps]
+
+
+def float_value(rng, dtype, edge_rate):
+    fi = torch.finfo(dtype)
+    r = rng.random()
+    if r < edge_rate:
+        return rng.choice(float_edges(dtype))
+    if r < 0.55:
+        return rng.randint(-40, 40) / 4
+    if r < 0.75:
+        return rng.uniform(-100, 100)
+    emin, emax = math.frexp(fi.tiny)[1] - 1, math.frexp(fi.max)[1] - 1
+    e = rng.randint(-20, 20) if rng.random() < 0.7 else rng.randint(emin - 5, emax)
+    return math.ldexp(rng.choice([-1, 1]) * rng.uniform(1, 2), e)
+
+
+def int_value(rng, dtype, edge_rate):
+    ii = torch.iinfo(dtype)
+    r = rng.random()
+    if r < edge_rate:
+        return rng.choice([ii.min, ii.max, 0, 1, ii.min + 1, ii.max - 1] + ([-1] if ii.min < 0 else []))
+    if r < 0.75:
+        lo = 0 if ii.min == 0 else -12
+        return rng.randint(lo, lo + 24)
+    return rng.randint(ii.min, ii.max)
+
+
+def make_values(rng, dtype, n, edge_rate=0.12):
+    """A 1-D tensor of n random values of dtype, edge cases included."""
+    if dtype == B:
+        return torch.tensor([rng.random() < 0.5 for _ in range(n)], dtype=B)
+    if dtype in INTS:
+        return torch.tensor([int_value(rng, dtype, edge_rate) for _ in range(n)], dtype=torch.int64).to(dtype)
+    if dtype in FLOATS:
+        return torch.tensor([float_value(rng, dtype, edge_rate) for _ in range(n)], dtype=F64).to(dtype)
+    comp = component(dtype)
+    re = torch.tensor([float_value(rng, comp, edge_rate) for _ in range(n)], dtype=F64).to(comp)
+    im = torch.tensor([float_value(rng, comp, edge_rate) if rng.random() < 0.8 else 0.0
+                       for _ in range(n)], dtype=F64).to(comp)
+    wide = C64 if dtype == C32 else dtype
+    return torch.complex(re.to(component(wide)), im.to(component(wide))).to(dtype)
+
+
+# ---- geometry -------------------------------------------------------------
+
+def gen_shape(rng, max_numel):
+    rank = rng.choices(range(6), weights=[1, 3, 4, 3, 3, 2])[0]
+    sizes = [rng.choices([0, 1, 2, 3, 4, 5], weights=[0.25, 2.5, 3, 3, 2, 1])[0] for _ in range(rank)]
+    while numel(sizes) > max_numel:
+        big = [i for i, s in enumerate(sizes) if s > 1]
+        sizes[rng.choice(big)] -= 1
+    return sizes
+
+
+def broadcast_from(rng, shape):
+    """A shape that broadcasts to `shape`: fewer leading dims, some dims 1."""
+    drop = rng.choice([0, 0, 0, 1, 2]) if shape else 0
+    drop = min(drop, len(shape))
+    out = list(shape[drop:])
+    for i in range(len(out)):
+        if rng.random() < 0.3:
+            out[i] = 1
+    return out
+
+
+def layout(rng, sizes, kind):
+    """(strides, offset, storage elements) of a view of `sizes`. Kinds:
+    contig, permute, transpose, channels_last, slice, offset (all
+    non-overlapping), expand and overlap (inputs only)."""
+    nd = len(sizes)
+    order = list(range(nd))  # outermost first
+    steps = [1] * nd
+    pads = [0] * nd
+    offset = 0
+    if kind == "permute":
+        rng.shuffle(order)
+    elif kind == "transpose" and nd >= 2:
+        i, j = rng.sample(range(nd), 2)
+        order[i], order[j] = order[j], order[i]
+    elif kind == "channels_last" and nd in (4, 5):
+        order = [0] + list(range(2, nd)) + [1]
+    elif kind == "slice":
+        steps = [rng.choice([1, 1, 2, 3]) for _ in range(nd)]
+        pads = [rng.choice([0, 0, 1, 2]) for _ in range(nd)]
+        offset = rng.randint(0, 3)
+        if rng.random() < 0.5:
+            rng.shuffle(order)
+    elif kind == "offset":
+        offset = rng.randint(1, 7)
+    strides = [0] * nd
+    inner = 1
+    for d in reversed(order):
+        strides[d] = inner * steps[d]
+        inner *= max((sizes[d] - 1) * steps[d] + 1 + pads[d], 1)
+    if kind == "expand":
+        for d in range(nd):
+            if sizes[d] > 1 and rng.random() < 0.5:
+                strides[d] = 0
+    elif kind == "overlap":
+        strides = [rng.choice([0, 1, 1, 2]) for _ in range(nd)]
+    # A size-1 dimension's stride is never used to address memory.
+    for d in range(nd):
+        if sizes[d] == 1 and rng.random() < 0.2:
+            strides[d] = rng.choice([0, 1, 7])
+    if numel(sizes) == 0:
+        extent = offset + rng.randint(0, 2)
+    else:
+        extent = offset + sum((s - 1) * st for s, st in zip(sizes, strides)) + 1 + rng.choice([0, 0, 1])
+    return strides, offset, extent
+
+
+INPUT_KINDS = ["contig"] * 5 + ["permute", "transpose", "channels_last", "slice", "slice", "offset",
+                                "expand", "overlap"]
+OUTPUT_KINDS = ["contig"] * 5 + ["permute", "transpose", "channels_last", "slice", "offset"]
+
+
+class Case:
+    """One call's operands: storages and views over them, as written."""
+
+    def __init__(self):
+        self.bases = []  # (tensor, on accelerator)
+        self.views = {}
+
+    def base(self, t, acc=False):
+        self.bases.append((t, acc))
+        return len(self.bases) - 1
+
+    def view(self, k, sizes, strides, offset):
+        t = self.bases[k][0].as_strided(sizes, strides, offset)
+        self.views[id(t)] = "v%d %s %s %d" % (k, ints(sizes), ints(strides), offset)
+        return t
+
+    def new_view(self, rng, dtype, sizes, kinds, values=None, acc=False):
+        strides, offset, extent = layout(rng, sizes, rng.choice(kinds))
+        data = values(extent) if values else make_values(rng, dtype, extent)
+        return self.view(self.base(data, acc), sizes, strides, offset)
+
+    def text(self, operand):
+        if operand is None:
+            return "-"
+        if isinstance(operand, torch.Tensor):
+            return self.views[id(operand)]
+        return "s " + scalar_text(operand)
+
+    def bases_text(self):
+        return ";".join("%s%s:%d:%s" % ("@" if acc else "", dname(t.dtype), t.numel(), hexbits(t))
+                        for t, acc in self.bases)
+
+    def base_of(self, operand):
+        return int(self.views[id(operand)].split(" ")[0][1:])
+
+
+def scalar_text(v):
+    if isinstance(v, bool):
+        return "b:%d" % v
+    if isinstance(v, int):
+        return "i:%d" % v
+    if isinstance(v, float):
+        return "f:" + v.hex()
+    return "c:%s,%s" % (v.real.hex(), v.imag.hex())
+
+
+# ---- calling PyTorch ------------------------------------------------------
+
+def call(op, form, arg, a, b, out):
+    kwargs = {}
+    if op in ("add", "sub"):
+        kwargs["alpha"] = arg
+    elif op == "div":
+        kwargs["rounding_mode"] = arg
+    if form == "new":
+        return getattr(torch, op)(a, b, **kwargs)
+    if form == "out":
+        getattr(torch, op)(a, b, out=out, **kwargs)
+        return out
+    getattr(a, op + "_")(b, **kwargs)
+    return a
+
+
+def outcome(fn):
+    try:
+        return ("ok", fn())
+    except Exception as e:  # noqa: BLE001 - every failure is a case
+        return ("err", type(e).__name__, str(e))
+
+
+def error_fields(kind, msg):
+    if " not implemented for " in msg:
+        kind = "TSR_ERR_NOT_SUPPORTED"
+    return "err | %s | %s" % (kind, msg)
+
+
+def same_values(x, y):
+    """Bitwise equality of two tensors of one dtype, any NaN matching any NaN."""
+    if x.dtype != y.dtype or x.shape != y.shape:
+        return False
+    x = x.contiguous().reshape(-1)
+    y = y.contiguous().reshape(-1)
+    if x.dtype.is_complex:
+        wide = C64 if x.dtype == C32 else x.dtype  # exact: only NaN payloads change
+        return same_values(torch.view_as_real(x.to(wide)), torch.view_as_real(y.to(wide)))
+    if x.dtype.is_floating_point:
+        nx, ny = torch.isnan(x), torch.isnan(y)
+        return torch.equal(nx, ny) and hexbits(x[~nx]) == hexbits(y[~ny])
+    return hexbits(x) == hexbits(y)
+
+
+def strided_copy(t):
+    """t's values in a layout whose every stride is doubled (the scalar loop)."""
+    buf = torch.empty(list(t.shape) + [2], dtype=t.dtype)
+    v = buf[..., 0]
+    v.copy_(t)
+    return v
+
+
+def to_common(x, common):
+    if isinstance(x, torch.Tensor):
+        return x.to(common)
+    return x
+
+
+def scalar_in(x, dtype):
+    """A Python scalar rounded to dtype (as PyTorch rounds it when it
+    meets a tensor of that dtype), back as a Python number."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, complex)):
+        return x
+    if dtype.is_complex:
+        return complex(torch.tensor(complex(x), dtype=C128).to(dtype).to(C128).item())
+    if dtype.is_floating_point:
+        return float(torch.tensor(float(x), dtype=F64).to(dtype).to(F64).item())
+    return x
+
+
+def consistent(op, arg, a, b, result):
+    """Whether PyTorch gives `result` again along other paths."""
+    try:
+        ref = call(op, "new", arg, a, b, None)
+        common = ref.dtype
+        a1, b1 = to_common(a, common), to_common(b, common)
+        paths = [(strided_copy(a1), strided_copy(b1) if isinstance(b1, torch.Tensor) else b1)]
+        shape = ref.shape
+        bv = b1.expand(shape).contiguous() if isinstance(b1, torch.Tensor) and b1.dim() else b1
+        paths.append((a1.expand(shape).contiguous(), bv))
+        if common in REDUCED:
+            up = REDUCED[common]
+            bu = b1.to(up) if isinstance(b1, torch.Tensor) else scalar_in(b1, common)
+            widened = call(op, "new", arg, a1.to(up), bu, None).to(common)
+            if not same_values(widened.to(result.dtype), result):
+                count("dropped: not rounded once in %s" % dname(common))
+                return False
+        for pa, pb in paths:
+            if not same_values(call(op, "new", arg, pa, pb, None).to(result.dtype), result):
+                count("dropped: paths differ in %s" % dname(common))
+                return False
+        return True
+    except Exception:  # noqa: BLE001
+        count("dropped: recomputation failed")
+        return False
+
+
+def ok_fields(result, same, case, out_operand, resized):
+    after = "-"
+    if out_operand is not None and not resized:
+        after = hexbits(case.bases[case.base_of(out_operand)][0])
+    return "ok | %s | %s | %s | %s | %s | %s" % (
+        dname(result.dtype), ints(result.shape), ints(result.stride()), same, hexbits(result), after)
+
+
+def row(case_id, op, form, arg, bases, case, a, b, out, expect):
+    """One line; `bases` is case.bases_text() taken before the call."""
+    return " | ".join([case_id, op, form, arg, bases, case.text(a), case.text(b), case.text(out),
+                       expect])
+
+
+def arg_text(op, arg):
+    if op in ("add", "sub"):
+        return scalar_text(arg)
+    if op == "div":
+        return arg if arg else "none"
+    return "-"
+
+
+# ---- random arithmetic ------------------------------------------------------
+
+def pick_dtype(rng):
+    return rng.choices(CLASSIC, weights=[3, 3, 3, 2, 3, 3, 4, 4, 4, 3, 1, 3, 3])[0]
+
+
+def pick_scalar(rng, kind):
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "int":
+        return rng.choice([0, 1, -1, 2, 3, -7, 100, 255, 1000, -129, 2 ** 31, -2 ** 40, 2 ** 62])
+    if kind == "float":
+        return rng.choice([0.0, -0.0, 0.5, -1.5, 2.25, 0.1, 1e-3, 3.0e38, 1e300, 65504.0, 70000.0,
+                           float("inf"), float("-inf"), float("nan"), rng.uniform(-10, 10)])
+    return complex(rng.choice([0.0, 1.0, -2.5, 0.1, float("inf")]), rng.choice([0.0, 1.0, -0.5, 3.0]))
+
+
+def pick_alpha(rng, common):
+    if common == B:
+        return rng.choice([True, False, True])
+    if common in INTS:
+        return rng.choice([1, 1, -1, 2, 3, 0, -7, 100])
+    choices = [1, 1, -1, 2, -2, 0, 1.0, 0.5, -0.5, 2.0]
+    if common.is_complex:
+        choices += [1j, -1j, complex(2, 0)]
+    return rng.choice(choices)
+
+
+def draw_arith(rng, op, big):
+    """One random arithmetic case, or None when it has to be drawn again."""
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    mode = rng.choice([None, None, "trunc", "floor"]) if op == "div" else None
+    shape = gen_shape(rng, 96 if big else 36)
+    if big:
+        shape = [rng.randint(17, 96)] if rng.random() < 0.6 else [rng.randint(2, 4), rng.randint(9, 24)]
+    da, db = pick_dtype(rng), pick_dtype(rng)
+    bkind = rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 3])[0]
+    a_shape = shape if form == "inplace" else (broadcast_from(rng, shape) if rng.random() < 0.25 else shape)
+    b_shape = broadcast_from(rng, shape) if rng.random() < 0.5 else shape
+    if form != "inplace" and rng.random() < 0.3:
+        a_shape, b_shape = b_shape, shape
+    if big or form == "inplace":
+        a = case.new_view(rng, da, a_shape, ["contig"] if big else OUTPUT_KINDS)
+    else:
+        a = case.new_view(rng, da, a_shape, INPUT_KINDS)
+    if bkind == "scalar":
+        b = pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float", "complex"]))
+    else:
+        b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, ["contig"] if big else INPUT_KINDS)
+    common = torch.result_type(a, b)
+    arg = pick_alpha(rng, common) if op in ("add", "sub") else mode
+    if op == "div" and mode and (common in INTS or common == B):
+        # No integer division by zero, no INT_MIN / -1 (both are errors or traps).
+        if isinstance(b, torch.Tensor):
+            t = case.bases[case.base_of(b)][0]
+            t.copy_(torch.where(t == 0, torch.ones_like(t), t))
+        elif not b:
+            return None
+        t = case.bases[case.base_of(a)][0]
+        if common in (I32, I64) and t.dtype == common:
+            lo = torch.iinfo(common).min
+            t.copy_(torch.where(t == lo, torch.full_like(t, lo + 1), t))
+    try:
+        probe = call(op, "new", arg, a, b, None)
+    except Exception:  # noqa: BLE001 - shape or dtype errors are drawn again
+        return None
+    out = None
+    if form == "out":
+        if rng.random() < 0.07:
+            out = case.view(case.base(make_values(rng, pick_dtype(rng), 0)), [0], [1], 0)
+        else:
+            odt = probe.dtype if rng.random() < 0.55 else pick_dtype(rng)
+            out = case.new_view(rng, odt, list(probe.shape), OUTPUT_KINDS)
+    before_numel = out.numel() if out is not None else None
+    bases = case.bases_text()
+    a0 = a.clone()
+    b0 = b.clone() if isinstance(b, torch.Tensor) else b
+    res = outcome(lambda: call(op, form, arg, a, b, out))
+    if res[0] == "err":
+        if "\n" in res[2]:
+            return None
+        count("%s: random cases that fail" % op)
+        expect = error_fields(res[1], res[2])
+    else:
+        r = res[1]
+        if not consistent(op, arg, a0, b0, r):
+            return None
+        written = a if form == "inplace" else out
+        resized = form == "out" and before_numel == 0 and r.numel() != 0
+        expect = ok_fields(r, "-", case, written, resized)
+    return row("", op, form, arg_text(op, arg), bases, case, a, b, out, expect)
+
+
+def gen_random(rng, f, ops, n):
+    written = 0
+    tries = 0
+    while written < n:
+        tries += 1
+        op = rng.choice(ops)
+        line = draw_arith(rng, op, rng.random() < 0.05)
+        if line is None:
+            continue
+        written += 1
+        f.write("%s.%d%s\n" % (op, written, line))
+    count("%s: %d tries for %d cases" % ("/".join(ops), tries, n))
+
+
+# ---- dedicated error cases ------------------------------------------------------
+
+def error_case(f, name, op, form, arg, build):
+    """build(case) -> (a, b, out); writes the case's outcome."""
+    case = Case()
+    a, b, out = build(case)
+    bases = case.bases_text()
+    res = outcome(lambda: call(op, form, arg, a, b, out))
+    if res[0] == "err":
+        expect = error_fields(res[1], res[2])
+    else:
+        written = a if form == "inplace" else out
+        expect = ok_fields(res[1], "-", case, written, False)
+    f.write(row(name, op, form, arg_text(op, arg), bases, case, a, b, out, expect) + "\n")
+
+
+def plain(case, dtype, sizes, values=None, acc=False):
+    n = numel(sizes)
+    data = values if values is not None else torch.arange(1, n + 1).to(dtype)
+    k = case.base(data.to(dtype), acc)
+    strides = list(torch.empty(sizes).stride())
+    return case.view(k, sizes, strides, 0)
+
+
+def gen_errors(f):
+    fw = lambda name, op, form, arg, build: error_case(f, name, op, form, arg, build)  # noqa: E731
+    # bool - bool
+    for form in ("new", "out", "inplace"):
+        fw("bool-sub-" + form, "sub", form, 1, lambda c: (plain(c, B, [3]), plain(c, B, [3]),
+                                                         plain(c, B, [3]) if form == "out" else None))
+    fw("bool-sub-scalar", "sub", "new", 1, lambda c: (plain(c, B, [2]), True, None))
+    fw("bool-sub-zero-dim", "sub", "new", 1, lambda c: (plain(c, B, [2]), plain(c, B, []), None))
+    fw("bool-rsub-int", "sub", "new", 1, lambda c: (plain(c, B, [2]), plain(c, U8, [2]), None))
+    # shapes that do not broadcast
+    for i, (sa, sb) in enumerate([([3], [2]), ([2, 3], [3, 2]), ([0, 3], [2, 1]), ([4, 1, 3], [2, 3, 3]),
+                                  ([2, 3, 4, 5], [2, 1, 4, 4]), ([1, 2, 3, 4, 5], [5, 4])]):
+        for op in ("add", "mul", "div"):
+            fw("shape-%s-%d" % (op, i), op, "new", 1 if op == "add" else None,
+               lambda c: (plain(c, F32, sa), plain(c, F32, sb), None))
+    # out= casts refused (and two allowed ones next to them)
+    for i, (da, db, do) in enumerate([(F32, F32, I64), (I64, I64, B), (C64, C64, F32), (F16, I8, I32),
+                                      (C128, F64, F64), (B, U8, B), (I64, F64, I32), (BF16, BF16, U8),
+                                      (I32, I32, F16), (F32, F32, F16)]):
+        fw("out-cast-%d" % i, "add", "out", 1, lambda c: (plain(c, da, [2, 3]), plain(c, db, [3]), plain(c, do, [2, 3])))
+    fw("out-cast-div", "div", "out", None, lambda c: (plain(c, I64, [3]), plain(c, I64, [3]), plain(c, I64, [3])))
+    fw("out-cast-div-floor", "div", "out", "floor",
+       lambda c: (plain(c, I64, [3]), plain(c, I64, [3]), plain(c, I64, [3])))
+    # in-place casts refused
+    inplace_casts = [
+        ("add", I64, lambda c: 1.5), ("add", I32, lambda c: 2.5), ("add", F32, lambda c: 1j),
+        ("add", B, lambda c: 1), ("mul", I32, lambda c: plain(c, F32, [3])),
+        ("mul", B, lambda c: plain(c, U8, [3])), ("div", I64, lambda c: 2),
+        ("add", I32, lambda c: plain(c, I64, [3])), ("mul", U8, lambda c: -1),
+    ]
+    for i, (op, da, other) in enumerate(inplace_casts):
+        fw("inplace-cast-%d" % i, op, "inplace", 1 if op == "add" else None,
+           lambda c: (plain(c, da, [3]), other(c), None))
+    # in-place broadcast to a bigger shape
+    for i, (sa, sb) in enumerate([([3], [2, 3]), ([1], [4]), ([], [2]), ([2, 1], [2, 3]), ([3, 1, 2], [4, 3, 1, 2])]):
+        fw("inplace-broadcast-%d" % i, "add", "inplace", 1,
+           lambda c: (plain(c, F32, sa), plain(c, F32, sb), None))
+    # alpha
+    for i, (da, alpha) in enumerate([(I64, 1.5), (I32, 2.0), (U8, 0.5), (B, 1.0), (F32, 1j), (I64, 1j),
+                                     (I64, True), (F32, True), (B, 2), (B, True), (C64, 1j)]):
+        for op in ("add", "sub"):
+            fw("alpha-%s-%d" % (op, i), op, "new", alpha,
+               lambda c: (plain(c, da, [3]), plain(c, da, [3]), None))
+    # outputs that overlap
+    def out_overlaps_input(c):
+        k = c.base(torch.arange(8.0))
+        return c.view(k, [4], [1], 0), c.view(k, [4], [1], 3), c.view(k, [4], [1], 1)
+    fw("overlap-out-partial", "add", "out", 1, out_overlaps_input)
+    fw("overlap-out-expanded", "mul", "out", None,
+       lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), c.view(c.base(torch.zeros(1)), [3], [0], 0)))
+    fw("overlap-inplace-expanded", "add", "inplace", 1,
+       lambda c: (c.view(c.base(torch.zeros(1)), [3], [0], 0), plain(c, F32, [3]), None))
+
+    def inplace_transposed(c):
+        k = c.base(torch.arange(4.0))
+        return c.view(k, [2, 2], [2, 1], 0), c.view(k, [2, 2], [1, 2], 0), None
+    fw("overlap-inplace-transposed", "add", "inplace", 1, inplace_transposed)
+
+    def inplace_shifted(c):
+        k = c.base(torch.arange(6.0))
+        return c.view(k, [3], [1], 0), c.view(k, [3], [1], 1), None
+    fw("overlap-inplace-shifted", "mul", "inplace", None, inplace_shifted)
+
+    def inplace_self(c):  # full overlap is allowed
+        k = c.base(torch.arange(6.0))
+        return c.view(k, [2, 3], [3, 1], 0), c.view(k, [2, 3], [3, 1], 0), None
+    fw("overlap-inplace-self", "add", "inplace", 1, inplace_self)
+
+    def out_is_input(c):
+        k = c.base(torch.arange(6.0))
+        return c.view(k, [2, 3], [3, 1], 0), plain(c, F32, [3]), c.view(k, [2, 3], [3, 1], 0)
+    fw("overlap-out-is-input", "sub", "out", 2, out_is_input)
+
+    def out_disjoint_same_storage(c):
+        k = c.base(torch.arange(8.0))
+        return c.view(k, [4], [1], 0), 1.5, c.view(k, [4], [1], 4)
+    fw("overlap-out-disjoint", "mul", "out", None, out_disjoint_same_storage)
+    # integer division by zero
+    for dt in INTS:
+        for mode in ("trunc", "floor"):
+            fw("zero-div-%s-%s" % (dname(dt), mode), "div", "new", mode,
+               lambda c: (plain(c, dt, [3]), plain(c, dt, [3], torch.tensor([1, 0, 2])), None))
+            fw("zero-div-scalar-%s-%s" % (dname(dt), mode), "div", "new", mode,
+               lambda c: (plain(c, dt, [3]), 0, None))
+        fw("zero-div-true-%s" % dname(dt), "div", "new", None,
+           lambda c: (plain(c, dt, [3]), plain(c, dt, [3], torch.tensor([1, 0, 2])), None))
+    fw("zero-div-zero-dim", "div", "inplace", "trunc",
+       lambda c: (plain(c, I64, [2]), plain(c, I32, [], torch.tensor(0)), None))
+    fw("zero-div-bool-false", "div", "new", "floor", lambda c: (plain(c, I16, [2]), False, None))
+    # dtypes a division does not support
+    for dt in (B, C32, C64, C128):
+        for mode in (None, "trunc", "floor"):
+            fw("div-dtype-%s-%s" % (dname(dt), mode or "none"), "div", "new", mode,
+               lambda c: (plain(c, dt, [2]), plain(c, dt, [2]), None))
+    # complex32 beside the other dtypes
+    for dt in CLASSIC:
+        for op in ("add", "mul"):
+            fw("complex32-%s-%s" % (op, dname(dt)), op, "new", 1 if op == "add" else None,
+               lambda c: (plain(c, C32, [3]), plain(c, dt, [3]), None))
+
+
+# ---- accelerator and cpu operands ---------------------------------------------
+
+def gen_device(f):
+    """Mixed-device calls, made with meta as PyTorch 1.13's accelerator;
+    the values come from the same call on cpu tensors."""
+    shapes = {"1d": [3], "0d": []}
+    combos = [("add", "new", "acc1d", "cpu0d"), ("add", "new", "cpu0d", "acc1d"),
+              ("add", "new", "acc1d", "cpu1d"), ("add", "new", "cpu1d", "acc1d"),
+              ("mul", "new", "acc0d", "cpu1d"), ("mul", "new", "acc0d", "cpu0d"),
+              ("sub", "new", "cpu0d", "acc0d"), ("div", "new", "acc1d", "scalar"),
+              ("add", "inplace", "acc1d", "cpu0d"), ("add", "inplace", "acc1d", "cpu1d"),
+              ("mul", "inplace", "cpu1d", "acc0d"), ("mul", "inplace", "cpu1d", "acc1d"),
+              ("add", "out", "acc1d", "acc1d", "cpu1d"), ("add", "out", "cpu1d", "cpu1d", "acc1d"),
+              ("add", "out", "acc1d", "cpu0d", "acc1d"), ("sub", "out", "cpu0d", "cpu0d", "acc0d"),
+              ("copy_", "-", "acc1d", "cpu0d"), ("copy_", "-", "acc1d", "cpu1d")]
+
+    def make(case, kind, dtype, device):
+        if kind is None:
+            return None
+        if kind == "scalar":
+            return 2.5
+        sizes = shapes[kind[-2:]]
+        acc = kind.startswith("acc")
+        t = torch.arange(1, numel(sizes) + 1).to(dtype)
+        k = case.base(t.to(device) if acc else t, acc)
+        return case.view(k, sizes, list(torch.empty(sizes).stride()), 0)
+
+    for i, combo in enumerate(combos):
+        op, form, ka, kb = combo[:4]
+        kout = combo[4] if len(combo) > 4 else None
+        arg = 1 if op in ("add", "sub") else ("trunc" if op == "div" else None)
+        cases = []
+        for device in ("meta", "cpu"):
+            case = Case()
+            a, b, out = make(case, ka, F32, device), make(case, kb, I32, device), make(case, kout, F64, device)
+            cases.append((case, a, b, out))
+        bases = ";".join("%s%s:%d:%s" % ("@" if acc else "", dname(t.dtype), t.numel(), hexbits(t))
+                         for (t, _), (_, acc) in zip(cases[1][0].bases, cases[0][0].bases))
+        results = []
+        for case, a, b, out in cases:
+            if op == "copy_":
+                results.append(outcome(lambda: a.copy_(b)))
+            else:
+                results.append(outcome(lambda: call(op, form, arg, a, b, out)))
+        if results[0][0] == "err":
+            expect = error_fields(results[0][1], results[0][2].replace("meta", "{acc}"))
+        else:
+            r = results[1][1]
+            expect = "ok | %s | %s | %s | - | %s | -" % (
+                dname(r.dtype), ints(r.shape), ints(results[0][1].stride()), hexbits(r))
+        case, a, b, out = cases[1]
+        f.write(row("device.%d" % i, op, form, arg_text(op, arg), bases, case, a, b, out, expect) + "\n")
+
+
+# ---- copy_, fill_, to -----------------------------------------------------------
+
+def bool_safe(t, dst_dtype):
+    """Complex values whose real part is zero lose their imaginary part
+    before a conversion to bool (1.13 and 2.9 disagree there)."""
+    if t.dtype.is_complex and dst_dtype == B:
+        wide = C64 if t.dtype == C32 else t.dtype
+        w = t.to(wide)
+        w = torch.where(w.real == 0, torch.complex(w.real, torch.zeros_like(w.real)), w)
+        t.copy_(w.to(t.dtype))
+
+
+def converted_paths(src, dst_dtype, shape):
+    """src's values converted to dst_dtype along three paths."""
+    e = src.expand(shape)
+    return [e.contiguous().to(dst_dtype), strided_copy(e).to(dst_dtype),
+            torch.stack([x.to(dst_dtype) for x in e.contiguous().reshape(-1)]).reshape(shape)
+            if e.numel() else e.to(dst_dtype)]
+
+
+def gen_copy(rng, f):
+    n = 0
+    pairs = [(s, d) for s in CLASSIC for d in CLASSIC]
+    rng.shuffle(pairs)
+    pairs += [(pick_dtype(rng), pick_dtype(rng)) for _ in range(60)]
+    for sd, dd in pairs:
+        case = Case()
+        shape = gen_shape(rng, 30)
+        dst = case.new_view(rng, dd, shape, OUTPUT_KINDS)
+        src_shape = broadcast_from(rng, shape) if rng.random() < 0.4 else shape
+        src = case.new_view(rng, sd, src_shape, INPUT_KINDS)
+        bool_safe(case.bases[case.base_of(src)][0], dd)
+        bases = case.bases_text()
+        res = outcome(lambda: dst.copy_(src))
+        if res[0] == "ok":
+            if not all(same_values(p, dst) for p in converted_paths(src, dd, dst.shape)):
+                count("copy_: dropped, paths differ %s -> %s" % (dname(sd), dname(dd)))
+                continue
+            expect = ok_fields(dst, "-", case, dst, False)
+        else:
+            expect = error_fields(res[1], res[2])
+        n += 1
+        f.write(row("copy.%d" % n, "copy_", "-", "-", bases, case, dst, src, None, expect) + "\n")
+    # fill_
+    values = [True, False, 0, 1, -1, 127, 128, 255, 256, -129, 300, 65504, 70000, 2 ** 31, -2 ** 63,
+              0.0, -0.0, 2.5, -0.5, 0.1, 65519.0, 65520.0, 3.4e38, 1e39, float("inf"), float("-inf"),
+              float("nan"), complex(1.5, 0), complex(1, 2), complex(0, 1)]
+    for i in range(90):
+        dd = pick_dtype(rng)
+        v = rng.choice(values)
+        if dd == C32 or (dd == B and isinstance(v, complex)):
+            continue  # 1.13 and 2.9 differ (see tests/client/gen_tensor_cases.py)
+        case = Case()
+        t = case.new_view(rng, dd, gen_shape(rng, 24), OUTPUT_KINDS + ["expand"])
+        bases = case.bases_text()
+        res = outcome(lambda: t.fill_(v))
+        expect = ok_fields(t, "-", case, t, False) if res[0] == "ok" else error_fields(res[1], res[2])
+        f.write(row("fill.%d" % i, "fill_", "-", "-", bases, case, t, v, None, expect) + "\n")
+    # to(dtype)
+    for i in range(120):
+        sd, dd = pick_dtype(rng), pick_dtype(rng)
+        if i % 8 == 0:
+            dd = sd
+        case = Case()
+        t = case.new_view(rng, sd, gen_shape(rng, 30), INPUT_KINDS)
+        bool_safe(case.bases[case.base_of(t)][0], dd)
+        bases = case.bases_text()
+        res = outcome(lambda: t.to(dd))
+        if res[0] == "ok":
+            r = res[1]
+            if not all(same_values(p, r) for p in converted_paths(t, dd, t.shape)):
+                count("to: dropped, paths differ %s -> %s" % (dname(sd), dname(dd)))
+                continue
+            expect = ok_fields(r, "1" if r is t else "0", case, None, False)
+        else:
+            expect = error_fields(res[1], res[2])
+        f.write(row("to.%d" % i, "to", "-", dname(dd), bases, case, t, None, None, expect) + "\n")
+
+
+def gen_layout(rng, f):
+    kinds = INPUT_KINDS + ["channels_last"] * 3
+    for i in range(160):
+        op = "clone" if i % 2 == 0 else "contiguous"
+        fmt = rng.choice(list(FORMATS))
+        case = Case()
+        rank = rng.choice([4, 4, 5, 5, 1, 2, 3, 0])
+        shape = gen_shape(rng, 40)
+        while len(shape) != rank:
+            shape = gen_shape(rng, 40)
+        t = case.new_view(rng, pick_dtype(rng), shape, kinds)
+        bases = case.bases_text()
+        res = outcome(lambda: getattr(t, op)(memory_format=FORMATS[fmt]))
+        if res[0] == "ok":
+            expect = ok_fields(res[1], "1" if res[1] is t else "0", case, None, False)
+        else:
+            expect = error_fields(res[1], res[2])
+        f.write(row("%s.%d" % (op, i), op, "-", fmt, bases, case, t, None, None, expect) + "\n")
+
+
+# ---- shell dtypes (not in 1.13) ------------------------------------------------------
+
+SHELLS = {  # Tessera's name -> (PyTorch's error name, a 1.13 dtype of the same size)
+    "uint16": ("UInt16", I16), "uint32": ("UInt32", I32), "uint64": ("UInt64", I64),
+    "float8_e4m3fn": ("Float8_e4m3fn", U8), "float8_e5m2": ("Float8_e5m2", U8),
+    "float8_e4m3fnuz": ("Float8_e4m3fnuz", U8), "float8_e5m2fnuz": ("Float8_e5m2fnuz", U8),
+    "float8_e8m0fnu": ("Float8_e8m0fnu", U8), "float4_e2m1fn_x2": ("Float4_e2m1fn_x2", U8),
+}
+
+
+def shell_base(rng, name, n):
+    _, surrogate = SHELLS[name]
+    data = make_values(rng, surrogate, n, 0.2)
+    return "%s:%d:%s" % (name, n, hexbits(data)), data
+
+
+def gen_shell(rng, f):
+    """Arithmetic refuses shell dtypes; copies, clone and contiguous move
+    their bytes. Messages from ops.h and spec/tensor-attributes.md (§2.2,
+    §9 cases 8-9)."""
+    n = 0
+    for name, (err, surrogate) in SHELLS.items():
+        is_f8 = name.startswith("float8")
+        kind = "Float8" if is_f8 else "uint16, uint32, uint64"
+        base, data = shell_base(rng, name, 6)
+        v = "v0 [2,3] [3,1] 0"
+        for op in ("add", "sub", "mul", "div"):
+            alpha = "i:1" if op in ("add", "sub") else ("none" if op == "div" else "-")
+            msg = '"add_stub" not implemented for \'%s\'' % err if op in ("add", "sub") else "*"
+            for b, bases in ((v, base), ("v1 [3] [1] 0", base + ";" + shell_base(rng, name, 3)[0]),
+                             ("s i:2", base)):
+                n += 1
+                f.write(" | ".join(["shell.%d" % n, op, "new", alpha, bases, v, b, "-",
+                                    "err | TSR_ERR_NOT_SUPPORTED | " + msg]) + "\n")
+        if name != "float4_e2m1fn_x2":
+            n += 1
+            other = "float32:3:" + hexbits(torch.ones(3))
+            f.write(" | ".join(["shell.%d" % n, "add", "new", "i:1", base + ";" + other, v, "v1 [3] [1] 0", "-",
+                                "err | RuntimeError | Promotion for %s types is not supported, attempted to "
+                                "promote %s and Float" % (kind, err)]) + "\n")
+            other = "int64:3:" + hexbits(torch.ones(3, dtype=I64))
+            n += 1
+            f.write(" | ".join(["shell.%d" % n, "mul", "new", "-", other + ";" + base, "v0 [3] [1] 0",
+                                "v1 [2,3] [3,1] 0", "-",
+                                "err | RuntimeError | Promotion for %s types is not supported, attempted to "
+                                "promote Long and %s" % (kind, err)]) + "\n")
+        if is_f8:
+            n += 1
+            f.write(" | ".join(["shell.%d" % n, "add", "new", "i:1", base, v, "s c:0x0.0p+0,0x1.0p+0", "-",
+                                "err | RuntimeError | Unknown Complex ScalarType for %s" % err]) + "\n")
+        # byte moves: copy_ within the dtype, clone and contiguous of a transposed view
+        t = data.view(2, 3).t()
+        n += 1
+        dst_base = shell_base(rng, name, 6)[0]
+        f.write(" | ".join(["shell.%d" % n, "copy_", "-", "-", dst_base + ";" + base, "v0 [3,2] [2,1] 0",
+                            "v1 [3,2] [1,3] 0", "-", "ok | %s | [3,2] | [2,1] | - | %s | %s" % (
+                                name, hexbits(t), hexbits(t))]) + "\n")
+        for op, fmt in (("clone", "preserve_format"), ("clone", "contiguous_format"),
+                        ("contiguous", "contiguous_format")):
+            n += 1
+            strides = "[1,3]" if fmt == "preserve_format" else "[2,1]"
+            f.write(" | ".join(["shell.%d" % n, op, "-", fmt, base, "v0 [3,2] [1,3] 0", "-", "-",
+                                "ok | %s | [3,2] | %s | 0 | %s | -" % (name, strides, hexbits(t))]) + "\n")
+        n += 1
+        f.write(" | ".join(["shell.%d" % n, "to", "-", name, base, v, "-", "-",
+                            "ok | %s | [2,3] | [3,1] | 1 | %s | -" % (name, hexbits(data))]) + "\n")
+
+
+# ---- main -----------------------------------------------------------------------
+
+HEADER = """# {name}: {what}
+# Generated by tests/ops/gen_ops_cases.py from PyTorch {version} (seed {seed:#x});
+# regenerate: /usr/bin/python3 tests/ops/gen_ops_cases.py. Do not edit by hand.
+# Format: see the generator's docstring.
+"""
+
+
+def main():
+    os.makedirs(DATA, exist_ok=True)
+    rng = random.Random(SEED)
+    tables = [
+        ("add", "torch.add / torch.sub with alpha: new result, out=, in place", lambda f: gen_random(rng, f, ["add", "sub"], 1000)),
+        ("mul", "torch.mul: new result, out=, in place", lambda f: gen_random(rng, f, ["mul"], 600)),
+        ("div", "torch.div, rounding_mode None / 'trunc' / 'floor'", lambda f: gen_random(rng, f, ["div"], 800)),
+        ("errors", "dedicated error cases of the arithmetic", gen_errors),
+        ("device", "operands on two devices ({acc}: the accelerator)", gen_device),
+        ("copy", "copy_ (every dtype pair), fill_, to(dtype)", lambda f: gen_copy(rng, f)),
+        ("layout", "clone(memory_format) and contiguous(memory_format)", lambda f: gen_layout(rng, f)),
+        ("shell", "shell dtypes (from the spec; torch 1.13 lacks them)", lambda f: gen_shell(rng, f)),
+    ]
+    for name, what, fn in tables:
+        with open(os.path.join(DATA, name + ".txt"), "w") as f:
+            f.write(HEADER.format(name=name + ".txt", what=what, version=torch.__version__, seed=SEED))
+            fn(f)
+    for key in sorted(STATS):
+        print("%s: %d" % (key, STATS[key]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+/* The elementwise-op cases from PyTorch (data/<family>.txt) on opencl:0 in a real
+ * daemon: every answer must be PyTorch's, and opencl:0's must match the
+ * cpu device's bit for bit (ggml's test-backend-ops). In the mixed-device
+ * cases the accelerator is opencl:0 and the other storages are on cpu.
+ *
+ * Skipped (77) only while the library cannot run kernels on accelerators
+ * at all: every case that fails fails with TSR_ERR_NOT_SUPPORTED "kernels
+ * on accelerators are not available" and no kernel ran. Anything else that
+ * fails is a failure.
+ *
+ * Usage: test_ops_opencl [data/<family>.txt ...] (default: all). */
+#include <stdio.h>
+
+#include "integration/support_daemon.h"
+#include "ops/support_ops.h"
+
+static const char *const families[] = {
+    "data/add.txt",    "data/mul.txt",  "data/div.txt",    "data/errors.txt",
+    "data/device.txt", "data/copy.txt", "data/layout.txt", "data/shell.txt",
+};
+
+int main(int argc, char **argv)
+{
+    test_daemon d;
+    if (test_daemon_start(&d, NULL) != 0)
+        return 1;
+    tsr_client *client = NULL;
+    int32_t count = 0;
+    if (tsr_client_open(NULL, &client) != TSR_OK ||
+        tsr_device_count(client, TSR_DEVICE_OPENCL, &count) != TSR_OK) {
+        fprintf(stderr, "connecting to the daemon failed: %s\n", tsr_last_error());
+        test_daemon_dump_log(&d);
+        tsr_client_close(client);
+        test_daemon_stop(&d);
+        return 1;
+    }
+    if (count == 0) {
+        tsr_client_close(client);
+        test_daemon_stop(&d);
+        printf("skipped: the daemon sees no opencl device\n");
+        return 77;
+    }
+    const ops_env cl = {client, {TSR_DEVICE_OPENCL, 0}, {TSR_DEVICE_OPENCL, 0}, "opencl:0"};
+    const ops_env cpu = {client, {TSR_DEVICE_CPU, -1}, {TSR_DEVICE_META, -1}, "meta"};
+    ops_stats stats = {0};
+    ops_api_complete();
+    int nfiles = argc > 1 ? argc - 1 : (int)(sizeof(families) / sizeof(families[0]));
+    for (int i = 0; i < nfiles; i++)
+        ops_check_file(&cl, &cpu, argc > 1 ? argv[i + 1] : families[i], &stats);
+    tsr_client_close(client);
+    int daemon_status = test_daemon_stop(&d);
+    printf("opencl:0: %d cases, %d passed, %d failed (%d not available, %d disagree with cpu)\n",
+           stats.cases, stats.passed, stats.failed, stats.unavailable, stats.device_mismatches);
+    if (daemon_status != 0) {
+        fprintf(stderr, "the daemon exited with status %d\n", daemon_status);
+        return 1;
+    }
+    if (stats.failed > 0 && stats.failed == stats.unavailable && stats.launched_ok == 0) {
+        printf("skipped: kernels on accelerators are not available (%d cases)\n",
+               stats.unavailable);
+        return 77;
+    }
+    return stats.failed ? 1 : 0;
+}
