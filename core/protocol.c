@@ -25,6 +25,9 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_session_usage, 24);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_session_info, 568);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_region, 424);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_fill, 440);
+TSR__WIRE_SIZE_ASSERT(tsr__kernel_operand, 224);
+TSR__WIRE_SIZE_ASSERT(tsr__kernel, 920);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_launched, 8);
 
 /* tsr__wire_empty stands for "no payload". */
 #define TSR__WIRE_PAYLOAD(type) \

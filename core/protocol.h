@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kernel.h"
 #include "tessera/status.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -27,8 +28,8 @@
 #endif
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
-#define TSR__WIRE_VERSION 1u        /* what this build speaks */
-#define TSR__WIRE_VERSION_MIN 1u    /* the oldest peer it accepts */
+#define TSR__WIRE_VERSION 2u        /* what this build speaks */
+#define TSR__WIRE_VERSION_MIN 2u    /* the oldest peer it accepts (2: kernel queues in the ring) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
@@ -199,6 +200,15 @@ typedef struct tsr__wire_session_info {
 
 /* An empty session list answers with session_id 0. */
 
+/* LAUNCH's request is a tsr__kernel (core/kernel.h) as it stands; the reply
+ * names the launch: its sequence number on the device's queue of this
+ * session (0: nothing to run, e.g. no elements) and the device's slot in the
+ * ring's queue records. */
+typedef struct tsr__wire_launched {
+    uint32_t sequence;
+    uint32_t queue; /* index into tsr__ring.queues */
+} tsr__wire_launched;
+
 /* ---- The message table ---------------------------------------------------
  * X(NAME, opcode, request payload, reply payload, transports, summary)
  * transports: S = socket only, R = ring or socket. */
@@ -227,8 +237,10 @@ typedef struct tsr__wire_session_info {
       "release the session's unused cached segments on a device")                                 \
     X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info, TSR__WIRE_SOCKET,              \
       "one session after a cursor (tessera ps)")                                                  \
-    X(FILL, 12, tsr__wire_fill, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
-      "fill a strided region of an allocation with one element's bytes")
+    X(FILL, 12, tsr__wire_fill, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
+      "fill a strided region of an allocation with one element's bytes")                         \
+    X(LAUNCH, 13, tsr__kernel, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,             \
+      "queue an elementwise kernel on the device of its operands")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

@@ -61,10 +61,27 @@ typedef struct tsr__ring_slot {
     uint8_t frame[TSR__RING_FRAME_MAX];
 } tsr__ring_slot;
 
+/* The session's kernel queue on one device, written by the daemon only
+ * (from the driver's completion threads): how far the queue got and the
+ * last error a kernel met. The client waits on `completed` and compares
+ * `errors` with the count it has already reported. */
+#define TSR__RING_QUEUES 16u /* OpenCL devices with kernel queues */
+#define TSR__RING_QUEUE_MESSAGE 240u
+typedef struct tsr__ring_queue {
+    _Atomic uint32_t completed; /* sequence of the last finished launch; the futex word */
+    _Atomic uint32_t waiting;   /* 1: a client thread sleeps on completed */
+    _Atomic uint32_t errors;    /* launches that failed so far */
+    int32_t status;             /* the last failure's tsr_status */
+    char message[TSR__RING_QUEUE_MESSAGE]; /* and its text, NUL-terminated */
+} tsr__ring_queue;
+
 typedef struct tsr__ring {
     tsr__ring_header header;
     tsr__ring_slot slots[TSR__RING_SLOTS];
+    tsr__ring_queue queues[TSR__RING_QUEUES];
 } tsr__ring;
+
+_Static_assert(sizeof(tsr__ring_queue) == 256, "a queue record is four cache lines");
 
 _Static_assert(sizeof(tsr__ring_header) == 64, "ring header is one cache line");
 _Static_assert(sizeof(tsr__ring_slot) == TSR__RING_SLOT_SIZE, "slot size");

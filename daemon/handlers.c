@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/region.h"
+#include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
 
@@ -226,7 +227,7 @@ static tsr_status on_get_device(request *r)
 static tsr_status on_alloc(request *r)
 {
     const tsr__wire_alloc *in = r->in;
-    tsr__device_pool *pool;
+    tsr__device_pool *pool = NULL;
     tsr_status st = device_pool(r->s, in->device, &pool);
     if (st != TSR_OK)
         return st;
@@ -243,12 +244,12 @@ static tsr_status on_alloc(request *r)
     return TSR_OK;
 }
 
-/* The allocator holding a live allocation of this session. */
-static tsr__device_pool *find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
+tsr__device_pool *tsr__session_find_live(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
-    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++)
-        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
-            return &s->pools[k];
+    if (!tsr__exec_freed(s, handle))
+        for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++)
+            if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
+                return &s->pools[k];
     tsr__fail(TSR_ERR_INVALID_ARGUMENT,
               "invalid allocation handle 0x%016llx: not a live allocation of this session",
               (unsigned long long)handle);
@@ -259,43 +260,20 @@ static tsr_status on_free(request *r)
 {
     const tsr__wire_handle *in = r->in;
     tsr__block_ref b;
-    tsr__device_pool *pool = find_block(r->s, in->handle, &b);
+    tsr__device_pool *pool = tsr__session_find_live(r->s, in->handle, &b);
     if (!pool)
         return TSR_ERR_INVALID_ARGUMENT;
+    if (tsr__exec_defer_free(r->s, (uint32_t)(pool - r->s->pools), in->handle))
+        return TSR_OK;
     return tsr__free(pool->allocator, in->handle, NULL);
-}
-
-/* Writes `value` at every element of a checked region, innermost
- * dimension in a tight loop. */
-static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *value)
-{
-    int64_t index[TSR_MAX_DIMS] = {0};
-    size_t item = g->itemsize;
-    int inner = g->ndim - 1;
-    int64_t count = inner >= 0 ? g->sizes[inner] : 1;
-    int64_t step = inner >= 0 ? g->strides[inner] : 0;
-    for (;;) {
-        int64_t at = g->offset;
-        for (int k = 0; k < inner; k++)
-            at += index[k] * g->strides[k];
-        for (int64_t i = 0; i < count; i++)
-            memcpy(base + (size_t)(at + i * step) * item, value, item);
-        int k = inner - 1;
-        for (; k >= 0; k--) {
-            if (++index[k] < g->sizes[k])
-                break;
-            index[k] = 0;
-        }
-        if (k < 0)
-            return;
-    }
 }
 
 static tsr_status on_fill(request *r)
 {
     const tsr__wire_fill *in = r->in;
     tsr__block_ref b;
-    if (!find_block(r->s, in->region.handle, &b))
+    tsr__device_pool *pool = tsr__session_find_live(r->s, in->region.handle, &b);
+    if (!pool)
         return TSR_ERR_INVALID_ARGUMENT;
     tsr__region g = {.itemsize = in->region.itemsize,
                      .ndim = in->region.ndim,
@@ -303,6 +281,8 @@ static tsr_status on_fill(request *r)
     memcpy(g.sizes, in->region.sizes, sizeof g.sizes);
     memcpy(g.strides, in->region.strides, sizeof g.strides);
     uint64_t span;
+    uint32_t queue = (uint32_t)(pool - r->s->pools);
+    *(tsr__wire_launched *)r->out = (tsr__wire_launched){.sequence = 0, .queue = queue};
     tsr_status st = tsr__region_check(&g, b.size, &span);
     if (st != TSR_OK || span == 0)
         return st;
@@ -310,8 +290,13 @@ static tsr_status on_fill(request *r)
     if (!seg || b.offset + b.size > seg->bytes) /* an allocator invariant */
         return tsr__fail(TSR_ERR_RUNTIME, "allocation 0x%016llx lost its segment",
                          (unsigned long long)in->region.handle);
-    fill_region((uint8_t *)seg->base + b.offset, &g, in->value);
-    return TSR_OK;
+    return tsr__exec_fill(r->s, queue, in->region.handle, (uint8_t *)seg->base + b.offset, &g,
+                          in->value, r->out);
+}
+
+static tsr_status on_launch(request *r)
+{
+    return tsr__exec_launch(r->s, r->in, r->out);
 }
 
 static tsr_status on_segment_map(request *r)
@@ -332,7 +317,7 @@ static tsr_status on_segment_map(request *r)
 
 static tsr_status on_memory_stats(request *r)
 {
-    tsr__device_pool *pool;
+    tsr__device_pool *pool = NULL;
     tsr_status st = device_pool(r->s, *(const tsr__wire_device *)r->in, &pool);
     if (st != TSR_OK)
         return st;
@@ -358,7 +343,7 @@ static tsr_status on_memory_stats(request *r)
 
 static tsr_status on_empty_cache(request *r)
 {
-    tsr__device_pool *pool;
+    tsr__device_pool *pool = NULL;
     tsr_status st = device_pool(r->s, *(const tsr__wire_device *)r->in, &pool);
     if (st != TSR_OK)
         return st;
@@ -429,6 +414,7 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_EMPTY_CACHE] = on_empty_cache,
     [TSR__OP_SESSION_LIST] = on_session_list,
     [TSR__OP_FILL] = on_fill,
+    [TSR__OP_LAUNCH] = on_launch,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

@@ -65,6 +65,7 @@ static void fill_opencl(tsr__registry_device *d, int32_t index, const tsr__cl_de
         set_text(i->cpuset, sizeof i->cpuset, where.cpuset);
         set_text(i->render_node, sizeof i->render_node, where.render_node);
     }
+    d->cl = *cl;
     d->capacity = i->memory_bytes;
     if (limit && limit < d->capacity)
         d->capacity = limit;
@@ -102,7 +103,7 @@ tsr_status tsr__registry_build(const tsr__registry_options *options, tsr__regist
         fill_opencl(&devices[k + 1], (int32_t)k, &cl.devices[k], topo, options->memory_limit);
     fill_host(&devices[count - 1], TSR_DEVICE_META, topo);
     *out = (tsr__registry){.devices = devices, .count = count, .opencl_count = cl.count,
-                           .topology = topo};
+                           .opencl_trusted = cl.note[0] == '\0', .topology = topo};
     tsr__cl_discovery_free(&cl);
     for (size_t k = 1; k + 1 < count; k++) {
         const tsr__wire_device_info *i = &devices[k].info;

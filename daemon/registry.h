@@ -8,22 +8,26 @@
 #ifndef TESSERA_DAEMON_REGISTRY_H
 #define TESSERA_DAEMON_REGISTRY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/protocol.h"
+#include "opencl/discover.h"
 #include "tessera/device.h"
 
 typedef struct tsr__registry_device {
     tsr__wire_device_info info;
     uint64_t capacity; /* what sessions may reserve in total */
     uint64_t reserved; /* what they reserve now */
+    tsr__cl_device_info cl; /* OpenCL devices: what discovery saw */
 } tsr__registry_device;
 
 typedef struct tsr__registry {
     tsr__registry_device *devices;
     size_t count;
     size_t opencl_count;
+    bool opencl_trusted; /* discovery met no misbehaving driver: OpenCL may run in the daemon */
     struct tsr__topology *topology; /* for NUMA placement of segments */
 } tsr__registry;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
 #include "numa/topology.h"
@@ -72,6 +73,7 @@ static void segment_destroy(void *ctx, uint32_t segment_id)
         tsr__segment *seg = &s->segments[k];
         if (seg->id != segment_id)
             continue;
+        tsr__exec_segment_gone(seg);
         fallocate(seg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)seg->bytes);
         munmap(seg->base, seg->bytes);
         close(seg->fd);

@@ -17,10 +17,12 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/exec.h"
 #include "daemon/log.h"
 
 /* Replies and requests are staged in 8-byte-aligned buffers. */
@@ -49,6 +51,23 @@ static void read_comm(pid_t pid, char *out, size_t n)
 
 static void on_socket(tsr__loop *loop, uint32_t events, void *data);
 
+/* A connection that has not said HELLO in time holds a descriptor and a
+ * session slot for nothing: it goes. */
+static void on_hello_timer(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)events;
+    tsr__session *s = data;
+    tsr__loop_unwatch(loop, s->hello_watch);
+    s->hello_watch = NULL;
+    close(s->hello_timer);
+    s->hello_timer = -1;
+    if (s->version == 0) {
+        char why[64];
+        snprintf(why, sizeof why, "no handshake within %d s", TSR__SESSION_HELLO_SECONDS);
+        tsr__session_end(s, why);
+    }
+}
+
 tsr_status tsr__session_start(tsr__server *server, int fd)
 {
     struct ucred cred;
@@ -73,13 +92,27 @@ tsr_status tsr__session_start(tsr__server *server, int fd)
                         .gid = cred.gid,
                         .started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
                         .ring_fd = -1,
-                        .doorbell_fd = -1};
+                        .doorbell_fd = -1,
+                        .hello_timer = -1};
     read_comm(cred.pid, s->command, sizeof s->command);
     tsr_status st = tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_socket, s, &s->watch);
     if (st != TSR_OK) {
         close(fd);
         free(s);
         return st;
+    }
+    struct itimerspec due = {.it_value = {.tv_sec = TSR__SESSION_HELLO_SECONDS}};
+    s->hello_timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (s->hello_timer < 0 || timerfd_settime(s->hello_timer, 0, &due, NULL) < 0 ||
+        tsr__loop_watch(server->loop, s->hello_timer, EPOLLIN, on_hello_timer, s,
+                        &s->hello_watch) != TSR_OK) {
+        int e = errno;
+        tsr__loop_unwatch(server->loop, s->watch);
+        if (s->hello_timer >= 0)
+            close(s->hello_timer);
+        close(fd);
+        free(s);
+        return tsr__fail(TSR_ERR_IO, "cannot start a session's handshake timer: %s", strerror(e));
     }
     s->prev = server->last;
     if (server->last)
@@ -105,20 +138,18 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }
-    tsr__log(TSR__LOG_INFO, "session %u: pid %d ended (%s); released %llu bytes in use, %llu reserved",
+    tsr__log(TSR__LOG_INFO, "session %u: pid %d ended (%s); released %llu bytes in use, %llu reserved%s",
              s->id, (int)s->pid, why, (unsigned long long)total.allocated,
-             (unsigned long long)total.reserved);
-    tsr__session_release_segments(s);
+             (unsigned long long)total.reserved,
+             tsr__exec_busy(s) ? " once its kernels finish" : "");
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
+    tsr__loop_unwatch(server->loop, s->hello_watch);
     close(s->fd);
-    if (s->doorbell_fd >= 0)
-        close(s->doorbell_fd);
-    if (s->ring_fd >= 0)
-        close(s->ring_fd);
-    if (s->ring)
-        munmap(s->ring, sizeof *s->ring);
-    free(s->threads);
+    s->fd = -1;
+    if (s->hello_timer >= 0)
+        close(s->hello_timer);
+    s->hello_timer = -1;
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -127,7 +158,26 @@ void tsr__session_end(tsr__session *s, const char *why)
         s->next->prev = s->prev;
     else
         server->last = s->prev;
+    s->prev = s->next = NULL;
     server->session_count--;
+    s->ending = true;
+    if (tsr__exec_busy(s))
+        s->lingering = true; /* the executor releases it after its last kernel */
+    else
+        tsr__session_free(s);
+}
+
+void tsr__session_free(tsr__session *s)
+{
+    tsr__session_release_segments(s);
+    if (s->doorbell_fd >= 0)
+        close(s->doorbell_fd);
+    if (s->ring_fd >= 0)
+        close(s->ring_fd);
+    if (s->ring)
+        munmap(s->ring, sizeof *s->ring);
+    free(s->threads);
+    free(s->deferred);
     free(s);
 }
 

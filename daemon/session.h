@@ -20,6 +20,7 @@
 
 #define TSR__SESSION_MAX_THREADS 4096
 #define TSR__SESSION_MAX_SEGMENTS 16384
+#define TSR__SESSION_HELLO_SECONDS 10 /* a connection must say HELLO within this */
 
 typedef struct tsr__thread_device {
     uint64_t thread_id;
@@ -32,7 +33,15 @@ typedef struct tsr__segment {
     void *base; /* the daemon's mapping */
     uint64_t bytes;
     tsr__registry_device *device;
+    void *cl_buffer; /* the OpenCL buffer over base, made at the first kernel (exec.c) */
 } tsr__segment;
+
+/* A FREE that waits for the session's kernels on a device (exec.c). */
+typedef struct tsr__deferred_free {
+    uint64_t handle;
+    uint32_t queue;    /* OpenCL ordinal */
+    uint32_t sequence; /* freed once the launch with this sequence is done */
+} tsr__deferred_free;
 
 /* What a device's allocator needs to reach back to its session. */
 typedef struct tsr__device_pool {
@@ -55,6 +64,8 @@ struct tsr__session {
     uint64_t started_unix_ns;
     uint64_t requests;
     uint32_t version; /* 0 until HELLO */
+    int hello_timer;  /* ends the session if HELLO does not come in time */
+    tsr__watch *hello_watch;
     bool ending;
 
     tsr__ring *ring;
@@ -68,12 +79,32 @@ struct tsr__session {
     tsr__device_pool *pools; /* one per OpenCL device, allocator made on first use */
     tsr__segment *segments;
     uint32_t segment_count, segment_cap, next_segment_id;
+
+    /* Kernels (exec.c): per OpenCL device, the last launch's sequence and
+     * the launches not yet retired; frees waiting behind them; and whether
+     * the connection is gone while kernels still run (the session is then
+     * released by the executor after the last one). */
+    uint32_t launch_seq[TSR__RING_QUEUES];
+    uint32_t inflight[TSR__RING_QUEUES];
+    uint32_t inflight_total;
+    tsr__deferred_free *deferred;
+    uint32_t deferred_count, deferred_cap;
+    bool lingering;
 };
 
 /* Takes a freshly accepted connection. On failure the fd is closed. */
 tsr_status tsr__session_start(tsr__server *server, int fd);
-/* Releases everything; unlinks from the server. */
+/* Ends the session: unlinks it from the server and closes its connection,
+ * then releases everything it holds, at once or (kernels in flight) after
+ * its last kernel. */
 void tsr__session_end(tsr__session *session, const char *why);
+/* The release itself: segments, ring, memory. */
+void tsr__session_free(tsr__session *session);
+
+/* The pool and block of a live allocation of this session (not one freed
+ * behind kernels); NULL with an error set when there is none. */
+tsr__device_pool *tsr__session_find_live(tsr__session *session, uint64_t handle,
+                                         tsr__block_ref *block);
 
 /* Serves the ring's pending requests; returns how many. */
 unsigned tsr__session_serve_ring(tsr__session *session);

@@ -64,6 +64,11 @@ struct tsr_client {
     pthread_mutex_t seg_lock;
     client_segment *segments;
     uint32_t segment_count, segment_cap;
+
+    /* Kernel queues, per daemon OpenCL ordinal: the newest launch this
+     * client made and how many queue errors it has reported. */
+    _Atomic uint32_t issued[TSR__RING_QUEUES];
+    _Atomic uint32_t errors_seen[TSR__RING_QUEUES];
 };
 
 /* The calling thread's current OpenCL device, as last read or set. */
@@ -866,6 +871,36 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void 
     return TSR_OK;
 }
 
+/* Remembers the newest launch on a queue (threads race: keep the max). */
+static void note_launch(tsr_client *c, const tsr__wire_launched *l)
+{
+    if (l->sequence == 0 || l->queue >= TSR__RING_QUEUES)
+        return;
+    _Atomic uint32_t *issued = &c->issued[l->queue];
+    uint32_t seen = atomic_load(issued);
+    while ((int32_t)(l->sequence - seen) > 0 &&
+           !atomic_compare_exchange_weak(issued, &seen, l->sequence))
+        ;
+}
+
+/* A kernel error the daemon recorded on queue q and no thread of this
+ * client has reported yet; reported once. */
+static tsr_status queue_error(tsr_client *c, uint32_t q)
+{
+    tsr__ring_queue *rq = &c->ring->queues[q];
+    uint32_t errors = atomic_load_explicit(&rq->errors, memory_order_acquire);
+    uint32_t seen = atomic_load(&c->errors_seen[q]);
+    if (errors == seen || !atomic_compare_exchange_strong(&c->errors_seen[q], &seen, errors))
+        return TSR_OK;
+    char message[TSR__RING_QUEUE_MESSAGE];
+    memcpy(message, rq->message, sizeof message);
+    message[sizeof message - 1] = '\0';
+    int32_t status = rq->status;
+    if (status <= TSR_OK || status >= TSR_STATUS_COUNT)
+        status = TSR_ERR_DEVICE;
+    return tsr__fail_text((tsr_status)status, message);
+}
+
 tsr_status tsr__client_fill(tsr_client *c, uint64_t handle, const tsr__region *region,
                             const void *value)
 {
@@ -878,7 +913,70 @@ tsr_status tsr__client_fill(tsr_client *c, uint64_t handle, const tsr__region *r
     memcpy(req.region.sizes, region->sizes, (size_t)region->ndim * sizeof(int64_t));
     memcpy(req.region.strides, region->strides, (size_t)region->ndim * sizeof(int64_t));
     memcpy(req.value, value, region->itemsize);
-    return call(c, TSR__OP_FILL, &req, NULL);
+    tsr__wire_launched launched;
+    tsr_status st = call(c, TSR__OP_FILL, &req, &launched);
+    if (st == TSR_OK)
+        note_launch(c, &launched);
+    return st;
+}
+
+tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *kernel)
+{
+    tsr__wire_device wd = {0};
+    tsr_status st = opencl_device(c, d, &wd);
+    if (st != TSR_OK)
+        return st;
+    if (wd.index < (int32_t)TSR__RING_QUEUES && (st = queue_error(c, (uint32_t)wd.index)) != TSR_OK)
+        return st;
+    tsr__wire_launched launched;
+    st = call(c, TSR__OP_LAUNCH, kernel, &launched);
+    if (st == TSR_OK)
+        note_launch(c, &launched);
+    return st;
+}
+
+/* Waits until queue q has completed `target`: a short spin (a small kernel
+ * finishes within it), then futex sleeps in steps that look for a dead
+ * daemon. No deadline: a kernel may run as long as it needs. */
+static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
+{
+    tsr__ring_queue *rq = &c->ring->queues[q];
+    uint64_t start = now_ns();
+    for (unsigned spin = 0;; spin++) {
+        if ((int32_t)(atomic_load_explicit(&rq->completed, memory_order_acquire) - target) >= 0)
+            return TSR_OK;
+        cpu_relax();
+        if ((spin & 15) == 15 && now_ns() - start > SPIN_NS)
+            break;
+    }
+    tsr_status st = TSR_OK;
+    atomic_store(&rq->waiting, 1u);
+    for (;;) {
+        uint32_t done = atomic_load(&rq->completed);
+        if ((int32_t)(done - target) >= 0)
+            break;
+        struct timespec step = {.tv_sec = 0, .tv_nsec = SLEEP_STEP_NS};
+        long r = syscall(SYS_futex, (uint32_t *)&rq->completed, FUTEX_WAIT, done, &step, NULL, 0);
+        if ((r != 0 && errno == ETIMEDOUT && socket_hung_up(c)) || atomic_load(&c->dead)) {
+            st = daemon_gone(c);
+            break;
+        }
+    }
+    atomic_store(&rq->waiting, 0u);
+    return st;
+}
+
+tsr_status tsr__client_synchronize(tsr_client *c, tsr_device d)
+{
+    tsr__wire_device wd = {0};
+    tsr_status st = opencl_device(c, d, &wd);
+    if (st != TSR_OK || wd.index >= (int32_t)TSR__RING_QUEUES)
+        return st;
+    uint32_t q = (uint32_t)wd.index;
+    uint32_t target = atomic_load(&c->issued[q]);
+    if (target != 0 && (st = wait_queue(c, q, target)) != TSR_OK)
+        return st;
+    return queue_error(c, q);
 }
 
 void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle)
@@ -891,7 +989,7 @@ void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle)
 
 tsr_status tsr_memory_get_stats(tsr_client *c, tsr_device d, tsr_memory_stats *out)
 {
-    tsr__wire_device wd;
+    tsr__wire_device wd = {0};
     tsr_status st = opencl_device(c, d, &wd);
     if (st != TSR_OK)
         return st;
@@ -919,7 +1017,7 @@ tsr_status tsr_memory_get_stats(tsr_client *c, tsr_device d, tsr_memory_stats *o
 
 tsr_status tsr_memory_empty_cache(tsr_client *c, tsr_device d, uint64_t *released_bytes)
 {
-    tsr__wire_device wd;
+    tsr__wire_device wd = {0};
     tsr_status st = opencl_device(c, d, &wd);
     if (st != TSR_OK)
         return st;

@@ -44,7 +44,8 @@ static const doc_op doc_ops[] = {
     [9] = {"MEMORY_STATS", 8, 104, true},
     [10] = {"EMPTY_CACHE", 8, 8, true},
     [11] = {"SESSION_LIST", 8, 568, false},
-    [12] = {"FILL", 440, 0, true},
+    [12] = {"FILL", 440, 8, true},
+    [13] = {"LAUNCH", 920, 8, true},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 
@@ -99,7 +100,7 @@ static bool model_accepts(const uint8_t *f, size_t len, uint32_t transport, bool
         return false;
     uint32_t version = rd16(f + 4), flags = rd32(f + 8), length = rd32(f + 12);
     const doc_op *op = doc_op_of(rd16(f + 6));
-    if (rd32(f) != 0x31525354u || version < 1 || version > 1 || !op)
+    if (rd32(f) != 0x31525354u || version < 2 || version > 2 || !op)
         return false;
     if (transport == TSR__WIRE_RING && !op->ring)
         return false;

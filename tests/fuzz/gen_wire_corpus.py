@@ -18,7 +18,7 @@ import struct
 import sys
 
 MAGIC = 0x31525354  # "TSR1"
-VERSION = 1
+VERSION = 2
 REPLY, ERROR = 0x1, 0x2
 FRAME_MAX = 4096
 HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
@@ -62,9 +62,30 @@ def session_info(sid, more):
 
 HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE = 1, 2, 3, 4, 5, 6, 7
 SEGMENT_MAP, MEMORY_STATS, EMPTY_CACHE, SESSION_LIST = 8, 9, 10, 11
+FILL, LAUNCH = 12, 13
 
-hello = struct.pack("<IIII", 1, 1, 4242, 0) + text("python3", 64)
-welcome = struct.pack("<IIIIIIQ", 1, 3, 3, 32, 2048, 0, 65600)
+
+def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
+    """A tsr__kernel (core/kernel.h): operands are (dtype, flags, handle,
+    offset, strides)."""
+    k = struct.pack("<IIiI", op, common, len(sizes), len(operands))
+    k += struct.pack("<25q", *(list(sizes) + [0] * (25 - len(sizes))))
+    k += scalar.ljust(16, b"\0") + alpha.ljust(16, b"\0")
+    for dtype, flags, handle, offset, strides in operands + [(0, 0, 0, 0, [])] * (3 - len(operands)):
+        k += struct.pack("<IIQq", dtype, flags, handle, offset)
+        k += struct.pack("<25q", *(list(strides) + [0] * (25 - len(strides))))
+    assert len(k) == 920
+    return k
+
+
+def region(handle, itemsize, offset, sizes, strides):
+    r = struct.pack("<QIiq", handle, itemsize, len(sizes), offset)
+    r += struct.pack("<25q", *(list(sizes) + [0] * (25 - len(sizes))))
+    r += struct.pack("<25q", *(list(strides) + [0] * (25 - len(strides))))
+    return r
+
+hello = struct.pack("<IIII", 2, 2, 4242, 0) + text("python3", 64)
+welcome = struct.pack("<IIIIIIQ", 2, 3, 3, 32, 2048, 0, 69696)
 block = struct.pack("<QQQQII", 0x1234567800000001, 512, 512, 2 << 20, 1, 1)
 stats = struct.pack("<13Q", 512, 2 << 20, 512, 48, 512, 2 << 20, 1, 0, 0, 0, 1, 64 << 20,
                     62 << 20)
@@ -93,6 +114,17 @@ valid = [
     frame(MEMORY_STATS, stats, REPLY, 10),
     frame(EMPTY_CACHE, device(OPENCL, 0), request_id=11),
     frame(EMPTY_CACHE, struct.pack("<Q", 2 << 20), REPLY, 11),
+    frame(FILL, region(0x1234567800000001, 4, 0, [2, 3], [3, 1]) + struct.pack("<f", 1.0)
+          .ljust(16, b"\0"), request_id=14),
+    frame(FILL, struct.pack("<II", 0, 0), REPLY, 14),
+    # LAUNCH: float32 add of a transposed input and a scalar, and a copy.
+    frame(LAUNCH, kernel(3, 11, [4, 8], [(11, 0, 0x1234567800000001, 0, [8, 1]),
+                                         (11, 0, 0x1234567800000002, 16, [1, 4]),
+                                         (11, 1, 0, 0, [])],
+                         struct.pack("<f", 2.5), struct.pack("<f", 1.0)), request_id=15),
+    frame(LAUNCH, struct.pack("<II", 7, 0), REPLY, 15),
+    frame(LAUNCH, kernel(1, 5, [1000], [(5, 0, 0x1234567800000001, 0, [1]),
+                                        (8, 0, 0x1234567800000003, 24, [2])]), request_id=16),
     frame(SESSION_LIST, struct.pack("<II", 0, 0), request_id=12),
     frame(SESSION_LIST, session_info(3, 1), REPLY, 12),
     frame(SESSION_LIST, b"\0" * 568, REPLY, 13),
@@ -131,7 +163,9 @@ broken = [
     frame(PING, version=2),
     frame(0),
     frame(12),
+    frame(14),
     frame(0xFFFF),
+    frame(LAUNCH, kernel(3, 11, [4], [(11, 0, 1, 0, [1])])[:900], request_id=17),  # cut short
     frame(PING, flags=ERROR),                            # error flag on a request
     frame(PING, flags=0x4),
     frame(PING, flags=0x80000000 | REPLY),
@@ -141,7 +175,7 @@ broken = [
     frame(ALLOC, device(OPENCL, 0), request_id=7),       # 8 bytes where 16 belong
     frame(ALLOC, block[:16], REPLY, 7),                  # a request's size as a reply
     frame(HELLO, hello + b"\0"),
-    frame(HELLO, struct.pack("<IIII", 2, 7, 1, 0) + text("x", 64)),  # valid frame, bad range
+    frame(HELLO, struct.pack("<IIII", 3, 7, 1, 0) + text("x", 64)),  # valid frame, bad range
     frame(HELLO, struct.pack("<IIII", 1, 1, 1, 1) + b"A" * 64),     # flags, unterminated name
     frame(DEVICE_GET, device_info(device(OPENCL, 0), 1, "n" * 256, "v", "a", "r" * 64),
           REPLY, 3),                                     # unterminated text fields

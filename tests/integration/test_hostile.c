@@ -261,7 +261,7 @@ static bool conn_hello(conn *c, const char *name)
     ASSERT_EQ(c->nfds, 2);
     if (st != TSR_OK || c->nfds != 2)
         return false;
-    ASSERT_EQ(w.version, 1);
+    ASSERT_EQ(w.version, TSR__WIRE_VERSION);
     ASSERT_EQ(w.ring_slots, TSR__RING_SLOTS);
     ASSERT_EQ(w.ring_slot_size, TSR__RING_SLOT_SIZE);
     ASSERT_UEQ(w.ring_bytes, sizeof(tsr__ring));
@@ -447,21 +447,21 @@ static void check_before_hello(void)
 
     /* A HELLO refused for its fields leaves the session unopened, not ended. */
     tsr__wire_hello hello;
-    hello_payload(&hello, 1, 1, "hostile");
+    hello_payload(&hello, TSR__WIRE_VERSION, TSR__WIRE_VERSION, "hostile");
     hello.flags = 1;
     ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
     ASSERT_STREQ(c.message, "HELLO flags 0x1 are not defined");
-    hello_payload(&hello, 1, 1, "");
+    hello_payload(&hello, TSR__WIRE_VERSION, TSR__WIRE_VERSION, "");
     memset(hello.name, 'A', sizeof hello.name);
     ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
     ASSERT_STREQ(c.message, "HELLO name is not terminated");
     ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_ERR_PROTOCOL);
 
-    /* A client speaking versions 0 to 2^32-1 gets version 1. */
+    /* A client speaking versions 0 to 2^32-1 gets the newest version. */
     tsr__wire_welcome w;
     hello_payload(&hello, 0, UINT32_MAX, "hostile");
     ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, &w), TSR_OK);
-    ASSERT_EQ(w.version, 1);
+    ASSERT_EQ(w.version, TSR__WIRE_VERSION);
     ASSERT_EQ(c.nfds, 2);
     ASSERT_EQ(rq(&c, TSR__OP_PING, NULL, NULL), TSR_OK);
     ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
@@ -473,7 +473,7 @@ static void check_before_hello(void)
 
 static void check_version_mismatch(void)
 {
-    static const uint32_t ranges[][2] = {{2, 7}, {0, 0}, {3, 1}, {UINT32_MAX, UINT32_MAX}};
+    static const uint32_t ranges[][2] = {{3, 7}, {0, 1}, {1, 1}, {3, 1}, {UINT32_MAX, UINT32_MAX}};
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
         conn c;
         if (!conn_open(&c))
@@ -485,8 +485,9 @@ static void check_version_mismatch(void)
         char want[256];
         snprintf(want, sizeof want,
                  "protocol version mismatch: the client speaks versions %u to %u, this tesserad "
-                 "speaks 1 to 1; use a libtessera and tesserad of matching releases",
-                 (unsigned)ranges[k][0], (unsigned)ranges[k][1]);
+                 "speaks %u to %u; use a libtessera and tesserad of matching releases",
+                 (unsigned)ranges[k][0], (unsigned)ranges[k][1], TSR__WIRE_VERSION_MIN,
+                 TSR__WIRE_VERSION);
         ASSERT_STREQ(c.message, want);
         expect_ended(&c, "handshake refused");
         expect_healthy("a version mismatch");
@@ -522,16 +523,16 @@ static const attack attacks[] = {
      .opcode = TSR__OP_PING,
      .magic = 0xdeadbeef,
      .why = "malformed frame: bad frame magic 0xdeadbeef"},
-    {.what = "version 2",
+    {.what = "version 3",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 2,
-     .why = "malformed frame: frame of protocol version 2; this side speaks 1 to 1"},
+     .version = 3,
+     .why = "malformed frame: frame of protocol version 3; this side speaks 2 to 2"},
     {.what = "version 0",
      .opcode = TSR__OP_PING,
      .set_version = true,
      .version = 0,
-     .why = "malformed frame: frame of protocol version 0; this side speaks 1 to 1"},
+     .why = "malformed frame: frame of protocol version 0; this side speaks 2 to 2"},
     {.what = "unknown opcode", .opcode = 99, .why = "malformed frame: unknown opcode 99"},
     {.what = "opcode 0", .opcode = 0, .why = "malformed frame: unknown opcode 0"},
     {.what = "length says more",
@@ -999,7 +1000,7 @@ static void check_ring_junk(void)
         return;
     tsr__ring *r = c.ring;
     ASSERT_UEQ(r->header.magic, TSR__RING_MAGIC);
-    ASSERT_EQ(r->header.version, 1);
+    ASSERT_EQ(r->header.version, TSR__WIRE_VERSION);
     ASSERT_EQ(r->header.slot_count, TSR__RING_SLOTS);
     ASSERT_EQ(r->header.slot_size, TSR__RING_SLOT_SIZE);
     int busy = 0;
@@ -1188,7 +1189,7 @@ static void check_vanishing(void)
         if (!conn_open(&c))
             return;
         tsr__wire_hello hello;
-        hello_payload(&hello, 1, 1, "vanishing");
+        hello_payload(&hello, TSR__WIRE_VERSION, TSR__WIRE_VERSION, "vanishing");
         uint32_t len = frame_build(&f, TSR__OP_HELLO, 0, &hello, sizeof hello, 1);
         ASSERT_TRUE(send_packet(&c, f.bytes, len, NULL, 0));
         conn_close(&c); /* before the welcome and its descriptors arrive */

@@ -1,0 +1,592 @@
+/* See exec.h. One executor per daemon, made at the first launch: the
+ * OpenCL runtime is loaded into the daemon only when a client computes on
+ * a device, and never when discovery saw a driver misbehave. */
+#include "daemon/exec.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/log.h"
+/* kernels/: the OpenCL C source of a kernel key (see opencl/runtime.h) */
+size_t tsr__kernel_opencl_source(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap);
+__attribute__((weak)) size_t tsr__kernel_opencl_source(const tsr__kernel_key *key, bool fp64,
+                                                       char *buf, size_t cap)
+{
+    (void)key;
+    (void)fp64;
+    (void)buf;
+    (void)cap;
+    tsr__fail_text(TSR_ERR_NOT_SUPPORTED, "this tesserad was built without kernels");
+    return 0;
+}
+#include "opencl/runtime.h"
+
+typedef struct job {
+    struct job *next; /* in its device's FIFO, then on the finished stack */
+    tsr__session *session;
+    uint32_t queue, sequence;
+    tsr__clrt_program *program;
+    uint32_t segments[TSR__KERNEL_MAX_OPERANDS]; /* of launch.buffers, resolved at enqueue */
+    tsr__clrt_launch launch;
+    tsr_status status;
+    char message[TSR__RING_QUEUE_MESSAGE];
+} job;
+
+typedef struct fifo {
+    job *head, *tail;
+} fifo;
+
+typedef struct executor {
+    tsr__server *server;
+    tsr__clrt *rt;
+    int notify_fd;
+    tsr__watch *watch;
+    fifo *fifos; /* one per OpenCL device */
+    size_t count;
+    _Atomic(job *) finished;
+} executor;
+
+static executor *the_executor;
+static char cache_dir_setting[1024];
+
+void tsr__exec_set_cache_dir(const char *dir)
+{
+    snprintf(cache_dir_setting, sizeof cache_dir_setting, "%s", dir ? dir : "");
+}
+
+/* Where compiled programs are kept: the configured directory, else
+ * TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the user's
+ * cache directory; "" (the first of them set but empty) keeps them in
+ * memory only. */
+static const char *cache_dir(char *buf, size_t n)
+{
+    const char *v;
+    if (cache_dir_setting[0])
+        return cache_dir_setting;
+    if ((v = getenv("TESSERA_KERNEL_CACHE")) || (v = getenv("CACHE_DIRECTORY")))
+        return v;
+    if ((v = getenv("XDG_CACHE_HOME")) && v[0])
+        snprintf(buf, n, "%s/tessera", v);
+    else if ((v = getenv("HOME")) && v[0])
+        snprintf(buf, n, "%s/.cache/tessera", v);
+    else
+        return "";
+    return buf;
+}
+
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* ---- completion ------------------------------------------------------- */
+
+/* Publishes a finished job in its session's ring (any thread). */
+static void publish(job *j)
+{
+    tsr__ring *ring = j->session->ring;
+    if (!ring)
+        return;
+    tsr__ring_queue *q = &ring->queues[j->queue];
+    if (j->status != TSR_OK) {
+        q->status = (int32_t)j->status;
+        memcpy(q->message, j->message, sizeof q->message);
+        atomic_fetch_add(&q->errors, 1u);
+    }
+    uint32_t seen = atomic_load(&q->completed);
+    while ((int32_t)(j->sequence - seen) > 0 &&
+           !atomic_compare_exchange_weak(&q->completed, &seen, j->sequence))
+        ;
+    if (atomic_load(&q->waiting))
+        futex_wake_all(&q->completed);
+}
+
+/* Hands a finished job to the event loop (any thread). */
+static void finish(executor *x, job *j, tsr_status status, const char *message)
+{
+    j->status = status;
+    snprintf(j->message, sizeof j->message, "%s", message ? message : "");
+    publish(j);
+    job *top = atomic_load(&x->finished);
+    do
+        j->next = top;
+    while (!atomic_compare_exchange_weak(&x->finished, &top, j));
+    uint64_t one = 1;
+    if (write(x->notify_fd, &one, sizeof one) < 0) {
+        /* the counter is at its maximum: the loop is signalled already */
+    }
+}
+
+static void on_kernel_done(void *ctx, tsr_status status, const char *message)
+{
+    finish(the_executor, ctx, status, message);
+}
+
+/* Frees what the session put aside behind launches up to `sequence`. */
+static void run_deferred_frees(tsr__session *s, uint32_t queue, uint32_t sequence)
+{
+    for (uint32_t k = 0; k < s->deferred_count;) {
+        tsr__deferred_free *d = &s->deferred[k];
+        if (d->queue != queue || (int32_t)(d->sequence - sequence) > 0) {
+            k++;
+            continue;
+        }
+        tsr__block_ref b;
+        tsr__device_pool *pool = tsr__session_find_live(s, d->handle, &b);
+        if (pool)
+            tsr__free(pool->allocator, d->handle, NULL);
+        s->deferred[k] = s->deferred[--s->deferred_count];
+    }
+}
+
+static void retire(job *j)
+{
+    tsr__session *s = j->session;
+    s->inflight[j->queue]--;
+    s->inflight_total--;
+    run_deferred_frees(s, j->queue, j->sequence);
+    if (j->status != TSR_OK)
+        tsr__log(TSR__LOG_INFO, "session %u: kernel %u on opencl:%u: %s", s->id, j->sequence,
+                 j->queue, j->message);
+    free(j);
+    if (s->lingering && s->inflight_total == 0)
+        tsr__session_free(s);
+}
+
+/* ---- the device FIFOs --------------------------------------------------- */
+
+static tsr_status resolve_buffers(executor *x, job *j)
+{
+    for (uint32_t b = 0; b < j->launch.nbuffers; b++) {
+        tsr__segment *seg = tsr__session_segment(j->session, j->segments[b]);
+        if (!seg)
+            return tsr__fail(TSR_ERR_RUNTIME, "a kernel's memory segment is gone");
+        if (!seg->cl_buffer) {
+            tsr_status st = tsr__clrt_buffer(x->rt, j->queue, seg->base, seg->bytes, &seg->cl_buffer);
+            if (st != TSR_OK)
+                return st;
+        }
+        j->launch.buffers[b] = seg->cl_buffer;
+    }
+    return TSR_OK;
+}
+
+/* Moves every job whose program is ready from the head of the FIFO to the
+ * device's queue. */
+static void pump(executor *x, uint32_t queue)
+{
+    fifo *f = &x->fifos[queue];
+    while (f->head) {
+        job *j = f->head;
+        int state = tsr__clrt_program_state(j->program);
+        if (state == TSR__CLPROG_PENDING && !j->session->lingering)
+            return;
+        f->head = j->next;
+        if (!f->head)
+            f->tail = NULL;
+        if (j->session->lingering) {
+            finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
+        } else if (state == TSR__CLPROG_FAILED) {
+            finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
+        } else {
+            tsr_status st = resolve_buffers(x, j);
+            if (st == TSR_OK)
+                st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+            if (st != TSR_OK)
+                finish(x, j, st, tsr_last_error());
+        }
+    }
+}
+
+static void on_notify(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    executor *x = data;
+    uint64_t count;
+    if (read(x->notify_fd, &count, sizeof count) < 0) {
+        /* nothing to read: another wake-up got there first */
+    }
+    job *list = atomic_exchange(&x->finished, NULL);
+    job *ordered = NULL; /* oldest first */
+    while (list) {
+        job *next = list->next;
+        list->next = ordered;
+        ordered = list;
+        list = next;
+    }
+    while (ordered) {
+        job *next = ordered->next;
+        retire(ordered);
+        ordered = next;
+    }
+    for (size_t q = 0; q < x->count; q++)
+        pump(x, (uint32_t)q);
+}
+
+/* ---- the executor ------------------------------------------------------ */
+
+static tsr_status executor_get(tsr__server *server, executor **out)
+{
+    if (the_executor) {
+        *out = the_executor;
+        return TSR_OK;
+    }
+    tsr__registry *reg = &server->registry;
+    if (!reg->opencl_trusted)
+        return tsr__fail(TSR_ERR_DEVICE,
+                         "kernels are disabled: an OpenCL driver misbehaved during discovery "
+                         "(see tesserad's log)");
+    executor *x = calloc(1, sizeof *x);
+    tsr__cl_device_info *infos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *infos);
+    if (x)
+        x->fifos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->fifos);
+    if (!x || !infos || !x->fifos) {
+        if (x)
+            free(x->fifos);
+        free(x);
+        free(infos);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting the kernel executor");
+    }
+    for (size_t k = 0; k < reg->opencl_count; k++)
+        infos[k] = reg->devices[k + 1].cl;
+    x->server = server;
+    x->count = reg->opencl_count;
+    atomic_init(&x->finished, NULL);
+    x->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    tsr_status st = x->notify_fd < 0 ? tsr__fail(TSR_ERR_IO, "eventfd failed") : TSR_OK;
+    char dir_buf[1024];
+    const char *dir = cache_dir(dir_buf, sizeof dir_buf);
+    if (st == TSR_OK) {
+        tsr__clrt_config config = {.devices = infos,
+                                   .count = reg->opencl_count,
+                                   .cache_dir = dir,
+                                   .notify_fd = x->notify_fd,
+                                   .source = tsr__kernel_opencl_source};
+        st = tsr__clrt_create(&config, &x->rt);
+    }
+    free(infos);
+    if (st == TSR_OK)
+        st = tsr__loop_watch(server->loop, x->notify_fd, EPOLLIN, on_notify, x, &x->watch);
+    if (st != TSR_OK) {
+        tsr__clrt_destroy(x->rt);
+        if (x->notify_fd >= 0)
+            close(x->notify_fd);
+        free(x->fifos);
+        free(x);
+        return st;
+    }
+    tsr__log(TSR__LOG_INFO, "kernel executor started (program cache: %s)",
+             dir[0] ? dir : "memory only");
+    the_executor = x;
+    *out = x;
+    return TSR_OK;
+}
+
+void tsr__exec_shutdown(void)
+{
+    executor *x = the_executor;
+    if (!x)
+        return;
+    /* Builds still pending are abandoned: their jobs end with an error. */
+    tsr__clrt_destroy(x->rt); /* drains every queue first */
+    x->rt = NULL;
+    for (size_t q = 0; q < x->count; q++) {
+        for (job *j = x->fifos[q].head, *next; j; j = next) {
+            next = j->next;
+            finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+        }
+        x->fifos[q].head = x->fifos[q].tail = NULL;
+    }
+    x->count = 0;
+    on_notify(NULL, 0, x);
+    tsr__loop_unwatch(x->server->loop, x->watch);
+    close(x->notify_fd);
+    free(x->fifos);
+    free(x);
+    the_executor = NULL;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static uint32_t inputs_of(uint32_t op)
+{
+    return op == TSR__KOP_FILL ? 0 : op == TSR__KOP_COPY ? 1 : 2;
+}
+
+static bool needs_fp64(tsr_dtype d)
+{
+    return d == TSR_FLOAT64 || d == TSR_COMPLEX128;
+}
+
+/* The shape a plan is launched with (core/kernel.h). */
+static tsr__kernel_shape shape_of(const tsr__kernel *k)
+{
+    if (k->ndim == 0)
+        return TSR__KSHAPE_LINEAR;
+    if (k->ndim == 1) {
+        for (uint32_t i = 0; i < k->noperands; i++)
+            if (!(k->operands[i].flags & TSR__KOPERAND_SCALAR) && k->operands[i].strides[0] != 1)
+                return TSR__KSHAPE_TILE2;
+        return TSR__KSHAPE_LINEAR;
+    }
+    return k->ndim == 2 ? TSR__KSHAPE_TILE2 : TSR__KSHAPE_STRIDED;
+}
+
+static tsr_status check_kernel(const tsr__kernel *k)
+{
+    if (k->op < TSR__KOP_COPY || k->op >= TSR__KOP_COUNT)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: unknown kernel operation %u", k->op);
+    if (k->noperands != 1 + inputs_of(k->op))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: operation %u takes %u operands, not %u",
+                         k->op, 1 + inputs_of(k->op), k->noperands);
+    if (k->ndim < 0 || k->ndim > TSR_MAX_DIMS)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: %d dimensions (at most %d)", k->ndim,
+                         TSR_MAX_DIMS);
+    if (k->common >= TSR_DTYPE_COUNT)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: unknown dtype %u", k->common);
+    unsigned scalars = 0;
+    for (uint32_t i = 0; i < k->noperands; i++) {
+        const tsr__kernel_operand *o = &k->operands[i];
+        if (o->dtype >= TSR_DTYPE_COUNT || (o->flags & ~(uint32_t)TSR__KOPERAND_SCALAR))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: operand %u: unknown dtype or flags",
+                             i);
+        if (o->flags & TSR__KOPERAND_SCALAR) {
+            if (i == 0 || k->op == TSR__KOP_COPY)
+                return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                                 "LAUNCH: operand %u cannot be a scalar", i);
+            scalars++;
+        }
+    }
+    if (scalars > 1)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: at most one operand may be a scalar");
+    return TSR_OK;
+}
+
+static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
+{
+    return (int)(pool - s->pools);
+}
+
+/* ---- the interface ------------------------------------------------------ */
+
+static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
+                              const uint32_t *segments, const uint64_t *byte_offsets,
+                              tsr__wire_launched *out)
+{
+    executor *x = NULL;
+    tsr_status st = executor_get(s->server, &x);
+    if (st != TSR_OK)
+        return st;
+    tsr__kernel_key key = {.op = (uint8_t)k->op,
+                           .shape = (uint8_t)shape_of(k),
+                           .common = (uint8_t)k->common,
+                           .noperands = (uint8_t)k->noperands};
+    for (uint32_t i = 0; i < TSR__KERNEL_MAX_OPERANDS; i++)
+        key.dtypes[i] = i >= k->noperands ? 0
+                        : (k->operands[i].flags & TSR__KOPERAND_SCALAR)
+                            ? 0xff
+                            : (uint8_t)k->operands[i].dtype;
+    tsr__clrt_program *program = tsr__clrt_program_get(x->rt, queue, &key);
+    if (!program)
+        return TSR_ERR_OUT_OF_MEMORY;
+    if (tsr__clrt_program_state(program) == TSR__CLPROG_FAILED)
+        return tsr__fail(TSR_ERR_DEVICE, "%s", tsr__clrt_program_error(program));
+    job *j = calloc(1, sizeof *j);
+    if (!j)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+    j->session = s;
+    j->queue = queue;
+    j->program = program;
+    tsr__clrt_launch *l = &j->launch;
+    l->shape = key.shape;
+    l->ndim = k->ndim;
+    l->check_status = (k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR ||
+                       k->op == TSR__KOP_DIV) &&
+                      !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
+                      !tsr_dtype_is_complex((tsr_dtype)k->common);
+    memcpy(l->scalar, k->scalar, sizeof l->scalar);
+    memcpy(l->alpha, k->alpha, sizeof l->alpha);
+    memcpy(l->sizes, k->sizes, sizeof l->sizes);
+    for (uint32_t i = 0; i < k->noperands; i++) {
+        if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
+            continue;
+        uint32_t b = l->nbuffers++;
+        j->segments[b] = segments[i];
+        l->offsets[b] = byte_offsets[i];
+        memcpy(l->strides[b], k->operands[i].strides, sizeof l->strides[b]);
+    }
+    j->sequence = ++s->launch_seq[queue];
+    if (j->sequence == 0) /* 0 means "nothing launched" */
+        j->sequence = ++s->launch_seq[queue];
+    s->inflight[queue]++;
+    s->inflight_total++;
+    fifo *f = &x->fifos[queue];
+    if (f->tail)
+        f->tail->next = j;
+    else
+        f->head = j;
+    f->tail = j;
+    *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
+    pump(x, queue);
+    return TSR_OK;
+}
+
+tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_launched *out)
+{
+    tsr_status st = check_kernel(k);
+    if (st != TSR_OK)
+        return st;
+    int64_t numel = 1;
+    for (int32_t d = 0; d < k->ndim; d++) {
+        if (k->sizes[d] < 0)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: negative size %lld",
+                             (long long)k->sizes[d]);
+        if (__builtin_mul_overflow(numel, k->sizes[d], &numel))
+            return tsr__fail(TSR_ERR_OVERFLOW, "LAUNCH: the element count overflows");
+    }
+    const tsr__device_pool *pool = NULL;
+    uint32_t segments[TSR__KERNEL_MAX_OPERANDS] = {0};
+    uint64_t byte_offsets[TSR__KERNEL_MAX_OPERANDS] = {0};
+    bool fp64 = needs_fp64((tsr_dtype)k->common);
+    for (uint32_t i = 0; i < k->noperands; i++) {
+        const tsr__kernel_operand *o = &k->operands[i];
+        fp64 |= needs_fp64((tsr_dtype)o->dtype);
+        if (o->flags & TSR__KOPERAND_SCALAR)
+            continue;
+        tsr__block_ref b;
+        const tsr__device_pool *p = tsr__session_find_live(s, o->handle, &b);
+        if (!p)
+            return TSR_ERR_INVALID_ARGUMENT;
+        if (pool && p != pool)
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "Expected all tensors to be on the same device, but found at least "
+                             "two devices, opencl:%d and opencl:%d!",
+                             queue_of(s, pool), queue_of(s, p));
+        pool = p;
+        tsr__region g = {.itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype),
+                         .ndim = k->ndim,
+                         .offset = o->offset};
+        memcpy(g.sizes, k->sizes, sizeof g.sizes);
+        memcpy(g.strides, o->strides, sizeof g.strides);
+        uint64_t span;
+        st = tsr__region_check(&g, b.size, &span);
+        if (st != TSR_OK)
+            return st;
+        segments[i] = b.segment_id;
+        byte_offsets[i] = b.offset + (uint64_t)o->offset * g.itemsize;
+    }
+    int queue = queue_of(s, pool);
+    if (queue >= (int)TSR__RING_QUEUES)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "kernels run on the first %u OpenCL devices only; opencl:%d is past them",
+                         TSR__RING_QUEUES, queue);
+    if (fp64 && !pool->device->info.fp64)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "opencl:%d has no double precision (cl_khr_fp64), so it cannot compute "
+                         "with float64 or complex128",
+                         queue);
+    if (numel == 0) {
+        *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
+        return TSR_OK;
+    }
+    return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, out);
+}
+
+/* Writes `value` at every element of a checked region, innermost
+ * dimension in a tight loop. */
+static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *value)
+{
+    int64_t index[TSR_MAX_DIMS] = {0};
+    size_t item = g->itemsize;
+    int inner = g->ndim - 1;
+    int64_t count = inner >= 0 ? g->sizes[inner] : 1;
+    int64_t step = inner >= 0 ? g->strides[inner] : 0;
+    for (;;) {
+        int64_t at = g->offset;
+        for (int k = 0; k < inner; k++)
+            at += index[k] * g->strides[k];
+        for (int64_t i = 0; i < count; i++)
+            memcpy(base + (size_t)(at + i * step) * item, value, item);
+        int k = inner - 1;
+        for (; k >= 0; k--) {
+            if (++index[k] < g->sizes[k])
+                break;
+            index[k] = 0;
+        }
+        if (k < 0)
+            return;
+    }
+}
+
+tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
+                          const tsr__region *g, const uint8_t *value, tsr__wire_launched *out)
+{
+    *out = (tsr__wire_launched){.sequence = 0, .queue = queue};
+    if (queue >= TSR__RING_QUEUES || s->inflight[queue] == 0) {
+        fill_region(host, g, value);
+        return TSR_OK;
+    }
+    /* Kernels are in flight on this device: the fill takes its turn. Any
+     * dtype of the element's width writes the same bytes. */
+    static const tsr_dtype by_width[17] = {[1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32,
+                                           [8] = TSR_INT64, [16] = TSR_COMPLEX128};
+    tsr_dtype dtype = g->itemsize <= 16 ? by_width[g->itemsize] : TSR_BOOL;
+    if (g->itemsize > 16 || (g->itemsize != 1 && dtype == TSR_BOOL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "FILL: an element of %zu bytes",
+                         (size_t)g->itemsize);
+    tsr__kernel k = {.op = TSR__KOP_FILL, .common = dtype, .ndim = g->ndim, .noperands = 1};
+    memcpy(k.sizes, g->sizes, sizeof k.sizes);
+    memcpy(k.scalar, value, g->itemsize);
+    k.operands[0] = (tsr__kernel_operand){.dtype = dtype, .handle = handle, .offset = g->offset};
+    memcpy(k.operands[0].strides, g->strides, sizeof k.operands[0].strides);
+    return tsr__exec_launch(s, &k, out);
+}
+
+bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
+{
+    if (queue >= TSR__RING_QUEUES || s->inflight[queue] == 0)
+        return false;
+    if (s->deferred_count == s->deferred_cap) {
+        uint32_t cap = s->deferred_cap ? 2 * s->deferred_cap : 16;
+        tsr__deferred_free *grown = realloc(s->deferred, cap * sizeof *grown);
+        if (!grown) {
+            /* No room to remember it: wait for the device instead. */
+            tsr__log(TSR__LOG_WARNING, "session %u: out of memory deferring a free", s->id);
+            return false;
+        }
+        s->deferred = grown;
+        s->deferred_cap = cap;
+    }
+    s->deferred[s->deferred_count++] =
+        (tsr__deferred_free){.handle = handle, .queue = queue, .sequence = s->launch_seq[queue]};
+    return true;
+}
+
+bool tsr__exec_freed(const tsr__session *s, uint64_t handle)
+{
+    for (uint32_t k = 0; k < s->deferred_count; k++)
+        if (s->deferred[k].handle == handle)
+            return true;
+    return false;
+}
+
+bool tsr__exec_busy(const tsr__session *s)
+{
+    return s->inflight_total > 0;
+}
+
+void tsr__exec_segment_gone(tsr__segment *seg)
+{
+    tsr__clrt_buffer_release(seg->cl_buffer);
+    seg->cl_buffer = NULL;
+}

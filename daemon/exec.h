@@ -1,0 +1,61 @@
+/* Kernel execution: LAUNCH requests checked, queued per device and run on
+ * the OpenCL runtime (opencl/runtime.h), asynchronously.
+ *
+ * Each device has one FIFO of jobs in launch order. A job waits at the
+ * head until its program is built (builds happen on the runtime's thread),
+ * then goes to the device's in-order OpenCL queue; so a session's kernels
+ * run in the order it launched them, and no job overtakes another. When a
+ * kernel finishes, the driver's thread publishes it in the session's ring
+ * (tsr__ring_queue: completed sequence, errors) and wakes a waiting
+ * client, then hands the job back to the event loop through an eventfd,
+ * which retires it: frees that were deferred behind it happen then, and a
+ * session that ended while kernels were in flight is released after its
+ * last one.
+ *
+ * Memory in flight stays put: a FREE of a block while the session has
+ * kernels queued on its device is deferred until they finish, so no
+ * segment a kernel reads or writes is ever unmapped under it. */
+#ifndef TESSERA_DAEMON_EXEC_H
+#define TESSERA_DAEMON_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/kernel.h"
+#include "core/protocol.h"
+#include "core/region.h"
+#include "daemon/session.h"
+
+/* Checks a kernel from the session and queues it; *out names the launch
+ * (sequence 0 when there is nothing to run). */
+tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wire_launched *out);
+
+/* FILL of a checked region of a block on OpenCL device `queue`: done at
+ * once when the session has no kernel in flight there, else queued behind
+ * them as a fill kernel. */
+tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
+                          const tsr__region *region, const uint8_t *value,
+                          tsr__wire_launched *out);
+
+/* FREE: true when the block was put aside until the session's kernels on
+ * `queue` are done (the caller must not free it now). */
+bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle);
+/* Whether `handle` is a block the session freed that waits for kernels. */
+bool tsr__exec_freed(const tsr__session *s, uint64_t handle);
+
+/* Whether the session has kernels in flight (it must then outlive its
+ * connection: tsr__exec releases it after the last one). */
+bool tsr__exec_busy(const tsr__session *s);
+
+/* A segment goes away: drops its OpenCL buffer. */
+void tsr__exec_segment_gone(tsr__segment *segment);
+
+/* The kernel-cache directory from the configuration ("" or NULL: the
+ * default, see exec.c). */
+void tsr__exec_set_cache_dir(const char *dir);
+
+/* Daemon shutdown: waits for every queue, retires every job (releasing
+ * sessions that outlived their connection) and closes the runtime. */
+void tsr__exec_shutdown(void);
+
+#endif /* TESSERA_DAEMON_EXEC_H */

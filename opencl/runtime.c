@@ -1,0 +1,641 @@
+/* See runtime.h. */
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include "opencl/runtime.h"
+
+#include <CL/cl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+#define PROGRAM_BUCKETS 256
+#define SOURCE_MAX (256u << 10)
+#define CACHE_MAGIC "TSRCLBIN"
+
+enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };
+
+typedef struct clrt_device {
+    tsr__cl_device_info info;
+    int state; /* builder thread only, until a program is READY */
+    char error[256];
+    cl_device_id id;
+    cl_context context;
+    cl_command_queue queue;
+    cl_mem no_status; /* the status argument of kernels that never set it */
+    char options[128];
+} clrt_device;
+
+struct tsr__clrt_program {
+    tsr__clrt_program *next;        /* in its table bucket (loop thread) */
+    tsr__clrt_program *next_queued; /* in the builder's queue (under the lock) */
+    uint32_t ordinal;
+    tsr__kernel_key key;
+    _Atomic int state;
+    cl_program program;
+    cl_kernel kernel;
+    char error[512];
+};
+
+struct tsr__clrt {
+    clrt_device *devices;
+    size_t count;
+    char *cache_dir;
+    int notify_fd;
+    tsr__clrt_source_fn source;
+    tsr__clrt_program *table[PROGRAM_BUCKETS];
+
+    pthread_t builder;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    tsr__clrt_program *queue_head, *queue_tail;
+    bool stopping;
+    char *source_buf; /* builder thread only */
+
+    _Atomic uint64_t built, loaded, rejected, launches;
+};
+
+typedef struct clrt_job {
+    cl_mem status_buffer, geom_buffer;
+    cl_int status_value;
+    bool check_status;
+    uint32_t ordinal;
+    tsr__clrt_done_fn done;
+    void *ctx;
+} clrt_job;
+
+/* ---- hashing ------------------------------------------------------------ */
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t k = 0; k < n; k++) {
+        h ^= p[k];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+#define FNV_START UINT64_C(0xcbf29ce484222325)
+
+static uint64_t text_hash(uint64_t h, const char *text)
+{
+    return fnv1a(h, text, strlen(text) + 1);
+}
+
+/* ---- devices (builder thread) -------------------------------------------- */
+
+static bool open_device(clrt_device *d)
+{
+    if (d->state != DEVICE_CLOSED)
+        return d->state == DEVICE_OPEN;
+    d->state = DEVICE_FAILED;
+    cl_uint np = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &np);
+    if (err != CL_SUCCESS || d->info.platform_index >= np) {
+        snprintf(d->error, sizeof d->error, "OpenCL platform %u is gone (clGetPlatformIDs: %d)",
+                 d->info.platform_index, err);
+        return false;
+    }
+    cl_platform_id *platforms = calloc(np, sizeof *platforms);
+    cl_device_id *ids = NULL;
+    cl_uint nd = 0;
+    if (!platforms || clGetPlatformIDs(np, platforms, NULL) != CL_SUCCESS ||
+        clGetDeviceIDs(platforms[d->info.platform_index], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) !=
+            CL_SUCCESS ||
+        d->info.device_index >= nd || !(ids = calloc(nd, sizeof *ids)) ||
+        clGetDeviceIDs(platforms[d->info.platform_index], CL_DEVICE_TYPE_ALL, nd, ids, NULL) !=
+            CL_SUCCESS) {
+        snprintf(d->error, sizeof d->error, "OpenCL device %u of platform %u is gone",
+                 d->info.device_index, d->info.platform_index);
+        free(platforms);
+        free(ids);
+        return false;
+    }
+    cl_platform_id platform = platforms[d->info.platform_index];
+    d->id = ids[d->info.device_index];
+    free(platforms);
+    free(ids);
+    char name[TSR__CL_TEXT] = "";
+    clGetDeviceInfo(d->id, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+    if (strcmp(name, d->info.name) != 0) {
+        snprintf(d->error, sizeof d->error,
+                 "the OpenCL device list changed since discovery (found \"%.60s\" where \"%.60s\" "
+                 "was)",
+                 name, d->info.name);
+        return false;
+    }
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    d->context = clCreateContext(props, 1, &d->id, NULL, NULL, &err);
+    if (err == CL_SUCCESS)
+        d->queue = clCreateCommandQueue(d->context, d->id, 0, &err);
+    if (err == CL_SUCCESS)
+        d->no_status = clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    if (err != CL_SUCCESS) {
+        snprintf(d->error, sizeof d->error, "cannot open %.200s: OpenCL error %d", d->info.name, err);
+        return false;
+    }
+    cl_device_fp_config fp = 0;
+    clGetDeviceInfo(d->id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    snprintf(d->options, sizeof d->options, "%s",
+             (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? "-cl-fp32-correctly-rounded-divide-sqrt"
+                                                         : "");
+    d->state = DEVICE_OPEN;
+    return true;
+}
+
+/* ---- programs (builder thread) ------------------------------------------- */
+
+static void build_log(clrt_device *d, tsr__clrt_program *p, const char *what, cl_int err)
+{
+    int n = snprintf(p->error, sizeof p->error, "%s on %.200s failed (OpenCL error %d)", what,
+                     d->info.name, err);
+    if (p->program && n > 0 && (size_t)n + 3 < sizeof p->error) {
+        size_t used = (size_t)n;
+        memcpy(p->error + used, ": ", 3);
+        used += 2;
+        clGetProgramBuildInfo(p->program, d->id, CL_PROGRAM_BUILD_LOG, sizeof p->error - used - 1,
+                              p->error + used, NULL);
+        p->error[sizeof p->error - 1] = '\0';
+    }
+}
+
+static bool make_kernel(tsr__clrt_program *p)
+{
+    cl_int err;
+    p->kernel = clCreateKernel(p->program, "tsr_kernel", &err);
+    return err == CL_SUCCESS;
+}
+
+static void drop_program(tsr__clrt_program *p)
+{
+    if (p->kernel)
+        clReleaseKernel(p->kernel);
+    if (p->program)
+        clReleaseProgram(p->program);
+    p->kernel = NULL;
+    p->program = NULL;
+}
+
+typedef struct cache_header {
+    char magic[8];
+    uint64_t hash, length, checksum;
+} cache_header;
+
+static void cache_path(const tsr__clrt *rt, uint64_t hash, char *out, size_t n)
+{
+    snprintf(out, n, "%s/tessera-%016llx.bin", rt->cache_dir, (unsigned long long)hash);
+}
+
+/* Loads p from the disk cache; false (counted as rejected when a file was
+ * there) means "build from source". */
+static bool cache_load(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint64_t hash)
+{
+    char path[4096];
+    cache_path(rt, hash, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    cache_header h;
+    struct stat st;
+    unsigned char *binary = NULL;
+    bool ok = fstat(fd, &st) == 0 && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+              memcmp(h.magic, CACHE_MAGIC, 8) == 0 && h.hash == hash && h.length > 0 &&
+              h.length == (uint64_t)st.st_size - sizeof h && h.length < (UINT64_C(1) << 30) &&
+              (binary = malloc(h.length)) != NULL &&
+              read(fd, binary, h.length) == (ssize_t)h.length &&
+              fnv1a(FNV_START, binary, h.length) == h.checksum;
+    close(fd);
+    if (ok) {
+        size_t length = h.length;
+        const unsigned char *bins[1] = {binary};
+        cl_int bin_status = CL_SUCCESS, err;
+        p->program = clCreateProgramWithBinary(d->context, 1, &d->id, &length, bins, &bin_status,
+                                               &err);
+        ok = err == CL_SUCCESS && bin_status == CL_SUCCESS &&
+             clBuildProgram(p->program, 1, &d->id, d->options, NULL, NULL) == CL_SUCCESS &&
+             make_kernel(p);
+        if (!ok)
+            drop_program(p);
+    }
+    free(binary);
+    if (!ok)
+        atomic_fetch_add(&rt->rejected, 1);
+    return ok;
+}
+
+/* Saves p's binary; a failure only costs the next start a build. */
+static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint64_t hash)
+{
+    size_t length = 0;
+    if (clGetProgramInfo(p->program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) !=
+            CL_SUCCESS ||
+        length == 0)
+        return;
+    unsigned char *binary = malloc(length);
+    if (!binary)
+        return;
+    unsigned char *bins[1] = {binary};
+    if (clGetProgramInfo(p->program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
+        cache_header h = {.hash = hash, .length = length,
+                          .checksum = fnv1a(FNV_START, binary, length)};
+        memcpy(h.magic, CACHE_MAGIC, 8);
+        char path[4096], tmp[4200];
+        cache_path(rt, hash, path, sizeof path);
+        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            bool ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
+                      write(fd, binary, length) == (ssize_t)length;
+            ok = close(fd) == 0 && ok;
+            if (!ok || rename(tmp, path) != 0)
+                unlink(tmp);
+        }
+    }
+    (void)d;
+    free(binary);
+}
+
+static void build(tsr__clrt *rt, tsr__clrt_program *p)
+{
+    clrt_device *d = &rt->devices[p->ordinal];
+    if (!open_device(d)) {
+        snprintf(p->error, sizeof p->error, "%s", d->error);
+        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        return;
+    }
+    size_t n = rt->source(&p->key, d->info.fp64, rt->source_buf, SOURCE_MAX);
+    if (n == 0 || n >= SOURCE_MAX) {
+        snprintf(p->error, sizeof p->error, "no kernel for this operation: %s",
+                 n ? "source too long" : tsr_last_error());
+        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        return;
+    }
+    uint64_t hash = text_hash(FNV_START, d->info.name);
+    hash = text_hash(hash, d->info.vendor);
+    hash = text_hash(hash, d->info.driver_version);
+    hash = text_hash(hash, d->options);
+    hash = fnv1a(hash, rt->source_buf, n);
+    if (rt->cache_dir && cache_load(rt, d, p, hash)) {
+        atomic_fetch_add(&rt->loaded, 1);
+        atomic_store(&p->state, TSR__CLPROG_READY);
+        return;
+    }
+    cl_int err;
+    const char *text = rt->source_buf;
+    p->program = clCreateProgramWithSource(d->context, 1, &text, &n, &err);
+    if (err == CL_SUCCESS)
+        err = clBuildProgram(p->program, 1, &d->id, d->options, NULL, NULL);
+    if (err != CL_SUCCESS || !make_kernel(p)) {
+        build_log(d, p, "building a kernel program", err);
+        drop_program(p);
+        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        return;
+    }
+    atomic_fetch_add(&rt->built, 1);
+    if (rt->cache_dir)
+        cache_store(rt, d, p, hash);
+    atomic_store(&p->state, TSR__CLPROG_READY);
+}
+
+static void *builder_main(void *arg)
+{
+    tsr__clrt *rt = arg;
+    pthread_mutex_lock(&rt->lock);
+    for (;;) {
+        while (!rt->queue_head && !rt->stopping)
+            pthread_cond_wait(&rt->wake, &rt->lock);
+        if (rt->stopping)
+            break;
+        tsr__clrt_program *p = rt->queue_head;
+        rt->queue_head = p->next_queued;
+        if (!rt->queue_head)
+            rt->queue_tail = NULL;
+        pthread_mutex_unlock(&rt->lock);
+        build(rt, p);
+        uint64_t one = 1;
+        if (write(rt->notify_fd, &one, sizeof one) < 0) {
+            /* an eventfd only refuses at its maximum count: already signalled */
+        }
+        pthread_mutex_lock(&rt->lock);
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return NULL;
+}
+
+/* mkdir -p; true when the directory exists at the end. */
+static bool make_directories(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, path, n + 1);
+    for (size_t k = 1; k <= n; k++) {
+        if (buf[k] != '/' && buf[k] != '\0')
+            continue;
+        char c = buf[k];
+        buf[k] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return false;
+        buf[k] = c;
+    }
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ---- the interface --------------------------------------------------------- */
+
+static void free_runtime(tsr__clrt *rt)
+{
+    pthread_mutex_destroy(&rt->lock);
+    pthread_cond_destroy(&rt->wake);
+    free(rt->devices);
+    free(rt->source_buf);
+    free(rt->cache_dir);
+    free(rt);
+}
+
+tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out)
+{
+    tsr__clrt *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL runtime");
+    rt->count = config->count;
+    rt->notify_fd = config->notify_fd;
+    rt->source = config->source;
+    rt->devices = calloc(config->count ? config->count : 1, sizeof *rt->devices);
+    rt->source_buf = malloc(SOURCE_MAX);
+    if (config->cache_dir && config->cache_dir[0])
+        rt->cache_dir = strdup(config->cache_dir);
+    if (!rt->devices || !rt->source_buf || (config->cache_dir && config->cache_dir[0] && !rt->cache_dir)) {
+        free(rt->devices);
+        free(rt->source_buf);
+        free(rt->cache_dir);
+        free(rt);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL runtime");
+    }
+    for (size_t k = 0; k < config->count; k++)
+        rt->devices[k].info = config->devices[k];
+    if (rt->cache_dir && !make_directories(rt->cache_dir)) {
+        free(rt->cache_dir); /* no disk cache: every start builds */
+        rt->cache_dir = NULL;
+    }
+    pthread_mutex_init(&rt->lock, NULL);
+    pthread_cond_init(&rt->wake, NULL);
+    int e = pthread_create(&rt->builder, NULL, builder_main, rt);
+    if (e != 0) {
+        free_runtime(rt);
+        return tsr__fail(TSR_ERR_IO, "cannot start the kernel builder thread: %s", strerror(e));
+    }
+    *out = rt;
+    return TSR_OK;
+}
+
+void tsr__clrt_destroy(tsr__clrt *rt)
+{
+    if (!rt)
+        return;
+    pthread_mutex_lock(&rt->lock);
+    rt->stopping = true;
+    pthread_cond_signal(&rt->wake);
+    pthread_mutex_unlock(&rt->lock);
+    pthread_join(rt->builder, NULL);
+    for (size_t k = 0; k < rt->count; k++)
+        if (rt->devices[k].queue)
+            clFinish(rt->devices[k].queue);
+    for (size_t b = 0; b < PROGRAM_BUCKETS; b++) {
+        for (tsr__clrt_program *p = rt->table[b], *next; p; p = next) {
+            next = p->next;
+            drop_program(p);
+            free(p);
+        }
+    }
+    for (size_t k = 0; k < rt->count; k++) {
+        clrt_device *d = &rt->devices[k];
+        if (d->no_status)
+            clReleaseMemObject(d->no_status);
+        if (d->queue)
+            clReleaseCommandQueue(d->queue);
+        if (d->context)
+            clReleaseContext(d->context);
+    }
+    free_runtime(rt);
+}
+
+tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
+                                         const tsr__kernel_key *key)
+{
+    uint64_t h = fnv1a(fnv1a(FNV_START, &ordinal, sizeof ordinal), key, sizeof *key);
+    tsr__clrt_program **bucket = &rt->table[h % PROGRAM_BUCKETS];
+    for (tsr__clrt_program *p = *bucket; p; p = p->next)
+        if (p->ordinal == ordinal && memcmp(&p->key, key, sizeof *key) == 0)
+            return p;
+    tsr__clrt_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a kernel program");
+        return NULL;
+    }
+    p->ordinal = ordinal;
+    p->key = *key;
+    atomic_init(&p->state, TSR__CLPROG_PENDING);
+    p->next = *bucket;
+    *bucket = p;
+    if (ordinal >= rt->count) {
+        snprintf(p->error, sizeof p->error, "no OpenCL device %u", (unsigned)ordinal);
+        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        return p;
+    }
+    pthread_mutex_lock(&rt->lock);
+    if (rt->queue_tail)
+        rt->queue_tail->next_queued = p;
+    else
+        rt->queue_head = p;
+    rt->queue_tail = p;
+    pthread_cond_signal(&rt->wake);
+    pthread_mutex_unlock(&rt->lock);
+    return p;
+}
+
+int tsr__clrt_program_state(const tsr__clrt_program *p)
+{
+    return atomic_load_explicit(&p->state, memory_order_acquire);
+}
+
+const char *tsr__clrt_program_error(const tsr__clrt_program *p)
+{
+    return p->error;
+}
+
+void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)
+{
+    *out = (tsr__clrt_stats){.built = atomic_load(&rt->built),
+                             .loaded = atomic_load(&rt->loaded),
+                             .rejected = atomic_load(&rt->rejected),
+                             .launches = atomic_load(&rt->launches)};
+}
+
+tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes,
+                            void **out)
+{
+    if (ordinal >= rt->count || rt->devices[ordinal].state != DEVICE_OPEN)
+        return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u is not open", (unsigned)ordinal);
+    cl_int err;
+    cl_mem m = clCreateBuffer(rt->devices[ordinal].context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              bytes, host, &err);
+    if (err != CL_SUCCESS)
+        return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+                             ? TSR_ERR_OUT_OF_MEMORY
+                             : TSR_ERR_DEVICE,
+                         "cannot wrap a %llu-byte segment for %.200s: OpenCL error %d",
+                         (unsigned long long)bytes, rt->devices[ordinal].info.name, err);
+    *out = m;
+    return TSR_OK;
+}
+
+void tsr__clrt_buffer_release(void *buffer)
+{
+    if (buffer)
+        clReleaseMemObject((cl_mem)buffer);
+}
+
+static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
+{
+    clrt_job *job = data;
+    tsr_status st = TSR_OK;
+    char message[160] = "";
+    if (status < 0) {
+        st = TSR_ERR_DEVICE;
+        snprintf(message, sizeof message, "a kernel failed on opencl:%u (OpenCL error %d)",
+                 (unsigned)job->ordinal, status);
+    } else if (job->check_status && job->status_value != 0) {
+        st = TSR_ERR_RUNTIME;
+        snprintf(message, sizeof message, "ZeroDivisionError");
+    }
+    clReleaseEvent(event);
+    if (job->status_buffer)
+        clReleaseMemObject(job->status_buffer);
+    if (job->geom_buffer)
+        clReleaseMemObject(job->geom_buffer);
+    job->done(job->ctx, st, message);
+    free(job);
+}
+
+#define SET_ARG(value)                                                                       \
+    do {                                                                                     \
+        if (err == CL_SUCCESS)                                                               \
+            err = clSetKernelArg(k, arg++, sizeof(value), &(value));                         \
+    } while (0)
+
+tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
+                             const tsr__clrt_launch *l, tsr__clrt_done_fn done, void *ctx)
+{
+    clrt_device *d = &rt->devices[ordinal];
+    clrt_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+    *job = (clrt_job){.check_status = l->check_status, .ordinal = ordinal, .done = done, .ctx = ctx};
+    cl_kernel k = p->kernel;
+    cl_uint arg = 0;
+    cl_int err = CL_SUCCESS;
+    for (uint32_t b = 0; b < l->nbuffers; b++) {
+        cl_mem m = l->buffers[b];
+        cl_ulong off = l->offsets[b];
+        SET_ARG(m);
+        SET_ARG(off);
+    }
+    cl_ulong2 scalar, alpha;
+    memcpy(&scalar, l->scalar, sizeof scalar);
+    memcpy(&alpha, l->alpha, sizeof alpha);
+    SET_ARG(scalar);
+    SET_ARG(alpha);
+    cl_mem status = d->no_status;
+    if (l->check_status && err == CL_SUCCESS) {
+        cl_int zero = 0;
+        job->status_buffer = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                            sizeof zero, &zero, &err);
+        status = job->status_buffer;
+    }
+    SET_ARG(status);
+    size_t global[2] = {1, 1};
+    cl_uint dims = 1;
+    if (l->shape == TSR__KSHAPE_LINEAR) {
+        cl_ulong n = 1;
+        for (int32_t i = 0; i < l->ndim; i++)
+            n *= (cl_ulong)l->sizes[i];
+        global[0] = n;
+        SET_ARG(n);
+    } else if (l->shape == TSR__KSHAPE_TILE2) {
+        int inner = l->ndim - 1, outer = l->ndim - 2;
+        for (uint32_t b = 0; b < l->nbuffers; b++) {
+            cl_long si = inner >= 0 ? l->strides[b][inner] : 0;
+            cl_long so = outer >= 0 ? l->strides[b][outer] : 0;
+            SET_ARG(si);
+            SET_ARG(so);
+        }
+        cl_ulong ni = inner >= 0 ? (cl_ulong)l->sizes[inner] : 1;
+        cl_ulong no = outer >= 0 ? (cl_ulong)l->sizes[outer] : 1;
+        SET_ARG(ni);
+        SET_ARG(no);
+        global[0] = ni;
+        global[1] = no;
+        dims = 2;
+    } else {
+        cl_long geom[TSR_MAX_DIMS * (1 + TSR__KERNEL_MAX_OPERANDS)];
+        size_t g = 0;
+        cl_ulong n = 1;
+        for (int32_t i = 0; i < l->ndim; i++) {
+            geom[g++] = l->sizes[i];
+            n *= (cl_ulong)l->sizes[i];
+        }
+        for (uint32_t b = 0; b < l->nbuffers; b++)
+            for (int32_t i = 0; i < l->ndim; i++)
+                geom[g++] = l->strides[b][i];
+        if (err == CL_SUCCESS)
+            job->geom_buffer = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                              g * sizeof geom[0], geom, &err);
+        cl_int nd = l->ndim;
+        SET_ARG(job->geom_buffer);
+        SET_ARG(nd);
+        SET_ARG(n);
+        global[0] = n;
+    }
+    cl_event event = NULL;
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(d->queue, k, dims, NULL, global, NULL, 0, NULL, &event);
+    if (err == CL_SUCCESS && l->check_status) {
+        cl_event read = NULL;
+        err = clEnqueueReadBuffer(d->queue, job->status_buffer, CL_FALSE, 0, sizeof(cl_int),
+                                  &job->status_value, 0, NULL, &read);
+        clReleaseEvent(event);
+        event = read;
+    }
+    if (err == CL_SUCCESS)
+        err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
+    if (err != CL_SUCCESS) {
+        /* What was enqueued runs to its end before the job goes. */
+        if (event) {
+            clWaitForEvents(1, &event);
+            clReleaseEvent(event);
+        }
+        if (job->status_buffer)
+            clReleaseMemObject(job->status_buffer);
+        if (job->geom_buffer)
+            clReleaseMemObject(job->geom_buffer);
+        free(job);
+        return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
+                             ? TSR_ERR_OUT_OF_MEMORY
+                             : TSR_ERR_DEVICE,
+                         "cannot queue a kernel on %.200s: OpenCL error %d", d->info.name, err);
+    }
+    clFlush(d->queue);
+    atomic_fetch_add(&rt->launches, 1);
+    return TSR_OK;
+}

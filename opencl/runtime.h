@@ -1,0 +1,98 @@
+/* Internal: the daemon's OpenCL runtime. Contexts, in-order queues,
+ * programs built from kernels/ source and cached in memory and on disk,
+ * buffers over session segments, and kernel launches that report their
+ * completion through a callback.
+ *
+ * Threads. Everything but the build runs on the caller's thread (the
+ * daemon's event loop), which is the only one to set kernel arguments and
+ * enqueue. Devices are opened and programs built on the runtime's own
+ * builder thread, because an OpenCL compiler takes hundreds of
+ * milliseconds and the event loop must never wait: a program is PENDING
+ * until the builder sets it READY or FAILED and writes the notify eventfd.
+ * Completion callbacks run on the driver's threads.
+ *
+ * The disk cache keeps one file per program, named by a hash of the
+ * device's name, vendor, driver version, build options and source; a file
+ * holds a header (magic, hash, length, checksum) and the driver's binary.
+ * One that does not check out, or that the driver refuses, is rebuilt
+ * from source and rewritten, never trusted. */
+#ifndef TESSERA_OPENCL_RUNTIME_H
+#define TESSERA_OPENCL_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/kernel.h"
+#include "opencl/discover.h"
+#include "tessera/status.h"
+
+typedef struct tsr__clrt tsr__clrt;
+typedef struct tsr__clrt_program tsr__clrt_program;
+
+/* Writes the OpenCL C source of a key into buf (cap bytes, NUL-terminated)
+ * and returns its length, or 0 when the key has no program (the reason is
+ * the thread's last error). A return >= cap means "too small". */
+typedef size_t (*tsr__clrt_source_fn)(const tsr__kernel_key *key, bool fp64, char *buf,
+                                      size_t cap);
+
+typedef struct tsr__clrt_config {
+    const tsr__cl_device_info *devices; /* by ordinal, as discovery listed them */
+    size_t count;
+    const char *cache_dir; /* NULL or "": no disk cache */
+    int notify_fd;         /* an eventfd the builder writes after each build */
+    tsr__clrt_source_fn source;
+} tsr__clrt_config;
+
+/* Starts the builder thread; opens no device yet. */
+tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out);
+/* Waits for every queue to drain, stops the builder and frees everything. */
+void tsr__clrt_destroy(tsr__clrt *rt);
+
+enum { TSR__CLPROG_PENDING, TSR__CLPROG_READY, TSR__CLPROG_FAILED };
+
+/* The program of `key` on device `ordinal`, queued for building on first
+ * request. Never blocks. NULL only when memory runs out (error set). */
+tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
+                                         const tsr__kernel_key *key);
+int tsr__clrt_program_state(const tsr__clrt_program *program);
+/* Why a FAILED program failed, with the build log's start. */
+const char *tsr__clrt_program_error(const tsr__clrt_program *program);
+
+/* Counters, for the benchmark and the tests: programs built from source,
+ * loaded from the disk cache, and disk-cache files found corrupt or stale. */
+typedef struct tsr__clrt_stats {
+    uint64_t built, loaded, rejected, launches;
+} tsr__clrt_stats;
+void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out);
+
+/* A buffer of device `ordinal` over host memory (CL_MEM_USE_HOST_PTR);
+ * only after a program of that device is READY (the device is open). */
+tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes,
+                            void **out);
+void tsr__clrt_buffer_release(void *buffer);
+
+/* One launch of a READY program, arguments as core/kernel.h's ABI lists
+ * them. strides[k] are those of the k-th buffer. */
+typedef struct tsr__clrt_launch {
+    void *buffers[TSR__KERNEL_MAX_OPERANDS];
+    uint64_t offsets[TSR__KERNEL_MAX_OPERANDS]; /* bytes */
+    uint32_t nbuffers;
+    uint32_t shape; /* tsr__kernel_shape */
+    int32_t ndim;
+    bool check_status; /* read the status flag back (integer division) */
+    uint8_t scalar[16], alpha[16];
+    int64_t sizes[TSR_MAX_DIMS];
+    int64_t strides[TSR__KERNEL_MAX_OPERANDS][TSR_MAX_DIMS];
+} tsr__clrt_launch;
+
+/* Called once per launch from a driver thread when it has finished:
+ * TSR_OK, or the failure and its text. */
+typedef void (*tsr__clrt_done_fn)(void *ctx, tsr_status status, const char *message);
+
+/* Enqueues a launch (elements > 0) and flushes the queue. On failure
+ * nothing was enqueued and `done` is not called. */
+tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
+                             const tsr__clrt_launch *launch, tsr__clrt_done_fn done, void *ctx);
+
+#endif /* TESSERA_OPENCL_RUNTIME_H */
