@@ -125,13 +125,15 @@ typedef struct tsr__wire_alloc {
 } tsr__wire_alloc;
 
 #define TSR__WIRE_NEW_SEGMENT 0x1u
+#define TSR__WIRE_SEGMENTS_RELEASED 0x2u /* making room released unused segments */
 typedef struct tsr__wire_block {
     uint64_t handle;
     uint64_t offset;        /* within the segment */
     uint64_t size;          /* bytes reserved for the caller */
     uint64_t segment_bytes;
     uint32_t segment_id;
-    uint32_t flags;         /* TSR__WIRE_NEW_SEGMENT: map it (SEGMENT_MAP) */
+    uint32_t flags;         /* TSR__WIRE_NEW_SEGMENT: map it (SEGMENT_MAP);
+                               TSR__WIRE_SEGMENTS_RELEASED: forget unused mappings */
 } tsr__wire_block;
 
 /* A strided region of one allocation (core/region.h), in elements. */

@@ -232,15 +232,22 @@ static tsr_status on_alloc(request *r)
     if (st != TSR_OK)
         return st;
     tsr__block_ref b;
+    tsr__alloc_stats before, after;
+    tsr__allocator_stats(pool->allocator, &before);
     st = tsr__alloc(pool->allocator, in->bytes, &b);
     if (st != TSR_OK)
         return st;
+    tsr__allocator_stats(pool->allocator, &after);
     *(tsr__wire_block *)r->out = (tsr__wire_block){.handle = b.handle,
                                                    .offset = b.offset,
                                                    .size = b.size,
                                                    .segment_bytes = b.segment_bytes,
                                                    .segment_id = b.segment_id,
-                                                   .flags = b.new_segment ? TSR__WIRE_NEW_SEGMENT : 0};
+                                                   .flags = (b.new_segment ? TSR__WIRE_NEW_SEGMENT : 0) |
+                                                            (after.segments_released !=
+                                                                     before.segments_released
+                                                                 ? TSR__WIRE_SEGMENTS_RELEASED
+                                                                 : 0)};
     return TSR_OK;
 }
 

@@ -42,9 +42,12 @@ tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nby
 tsr_status tsr__client_fill(tsr_client *client, uint64_t handle, const tsr__region *region,
                             const void *value);
 
-/* Returns a block; failures (daemon gone) are ignored: the session's end
+/* Returns a block of nbytes (as allocated) at `data`: small blocks stay in
+ * this library's cache for the next allocation of their size, the rest go
+ * back to the daemon. Failures (daemon gone) are ignored: the session's end
  * frees everything anyway. */
-void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle);
+void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle, uint64_t nbytes,
+                      void *data);
 
 /* Queues a planned kernel on a resolved accelerator device: the operands'
  * handles are daemon allocations of this client, their offsets and strides

@@ -39,9 +39,33 @@
 
 typedef struct client_segment {
     uint32_t id;
+    int32_t queue; /* the daemon's OpenCL ordinal */
     uint8_t *base;
     uint64_t bytes;
+    uint32_t live; /* blocks of it this client holds, cached ones included */
 } client_segment;
+
+/* The block cache: freed small blocks kept for the next allocation of the
+ * same rounded size on the same device, so that a steady allocate / free
+ * cycle (a temporary per step, as training loops have) costs no round
+ * trip at all. The daemon still counts them as allocated; the statistics
+ * this library reports take them out again. */
+#define CACHE_BLOCK_MAX (UINT64_C(1) << 20) /* blocks of the daemon's small pool */
+#define CACHE_ROUND UINT64_C(512)           /* the daemon's rounding of small requests */
+#define CACHE_BLOCKS 64
+#define CACHE_BYTES_MAX (UINT64_C(8) << 20)
+
+typedef struct cached_block {
+    uint64_t handle;
+    uint8_t *data;
+    uint64_t key;   /* the rounded request it serves */
+    uint64_t bytes; /* what was requested first (for the statistics) */
+    int32_t queue;
+} cached_block;
+
+typedef struct cache_counts {
+    uint64_t bytes, rounded, hits, frees;
+} cache_counts;
 
 struct tsr_client {
     _Atomic uint32_t refs;
@@ -69,6 +93,12 @@ struct tsr_client {
      * client made and how many queue errors it has reported. */
     _Atomic uint32_t issued[TSR__RING_QUEUES];
     _Atomic uint32_t errors_seen[TSR__RING_QUEUES];
+
+    pthread_mutex_t cache_lock;
+    cached_block cache[CACHE_BLOCKS];
+    uint32_t cache_count;
+    uint64_t cache_bytes;
+    cache_counts counts[TSR__RING_QUEUES]; /* per queue: held now, hits and frees so far */
 };
 
 /* The calling thread's current OpenCL device, as last read or set. */
@@ -532,6 +562,7 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
     c->next_request = 1;
     pthread_mutex_init(&c->sock_lock, NULL);
     pthread_mutex_init(&c->seg_lock, NULL);
+    pthread_mutex_init(&c->cache_lock, NULL);
     tsr_status st = connect_socket(path, &c->fd);
     if (st == TSR_OK)
         st = handshake(c, o.name);
@@ -798,13 +829,16 @@ static tsr_status opencl_device(tsr_client *c, tsr_device d, tsr__wire_device *o
     return TSR_OK;
 }
 
-/* The host address of a segment, mapping it on first sight. */
-static tsr_status segment_base(tsr_client *c, uint32_t id, uint64_t bytes, uint8_t **out)
+/* The host address of a segment, mapping it on first sight, for a new
+ * block in it (counted live). */
+static tsr_status segment_base(tsr_client *c, uint32_t id, int32_t queue, uint64_t bytes,
+                               uint8_t **out)
 {
     pthread_mutex_lock(&c->seg_lock);
     for (uint32_t k = 0; k < c->segment_count; k++) {
         if (c->segments[k].id == id) {
             *out = c->segments[k].base;
+            c->segments[k].live++;
             pthread_mutex_unlock(&c->seg_lock);
             return TSR_OK;
         }
@@ -838,12 +872,136 @@ static tsr_status segment_base(tsr_client *c, uint32_t id, uint64_t bytes, uint8
             st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map a %llu-byte segment: %s",
                            (unsigned long long)bytes, strerror(e));
         else {
-            c->segments[c->segment_count++] = (client_segment){id, base, bytes};
+            c->segments[c->segment_count++] =
+                (client_segment){.id = id, .queue = queue, .base = base, .bytes = bytes, .live = 1};
             *out = base;
         }
     }
     pthread_mutex_unlock(&c->seg_lock);
     return st;
+}
+
+/* A block of `data` goes back: one live block fewer in its segment. */
+static void segment_drop(tsr_client *c, const uint8_t *data)
+{
+    pthread_mutex_lock(&c->seg_lock);
+    for (uint32_t k = 0; k < c->segment_count; k++) {
+        client_segment *seg = &c->segments[k];
+        if (data >= seg->base && data < seg->base + seg->bytes) {
+            if (seg->live)
+                seg->live--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&c->seg_lock);
+}
+
+/* Unmaps the segments of `queue` that hold no block of this client: the
+ * daemon released them (EMPTY_CACHE, or an allocation that had to make
+ * room). One it still has is simply mapped again when a block in it comes
+ * back. */
+static void segments_forget(tsr_client *c, int32_t queue)
+{
+    pthread_mutex_lock(&c->seg_lock);
+    for (uint32_t k = 0; k < c->segment_count;) {
+        client_segment *seg = &c->segments[k];
+        if (seg->queue == queue && seg->live == 0) {
+            munmap(seg->base, seg->bytes);
+            *seg = c->segments[--c->segment_count];
+        } else {
+            k++;
+        }
+    }
+    pthread_mutex_unlock(&c->seg_lock);
+}
+
+static uint64_t cache_key(uint64_t nbytes)
+{
+    if (nbytes > CACHE_BLOCK_MAX)
+        return 0;
+    uint64_t key = (nbytes + CACHE_ROUND - 1) / CACHE_ROUND * CACHE_ROUND;
+    return key ? key : CACHE_ROUND;
+}
+
+static bool cache_take(tsr_client *c, int32_t queue, uint64_t nbytes, void **data, uint64_t *handle)
+{
+    uint64_t key = cache_key(nbytes);
+    if (!key || queue >= (int32_t)TSR__RING_QUEUES)
+        return false;
+    bool hit = false;
+    pthread_mutex_lock(&c->cache_lock);
+    for (uint32_t k = c->cache_count; k-- > 0;) { /* newest first: warm in the caches */
+        cached_block *b = &c->cache[k];
+        if (b->queue != queue || b->key != key)
+            continue;
+        *data = b->data;
+        *handle = b->handle;
+        c->cache_bytes -= key;
+        cache_counts *n = &c->counts[queue];
+        n->bytes -= b->bytes;
+        n->rounded -= key;
+        n->hits++;
+        memmove(b, b + 1, (c->cache_count - k - 1) * sizeof *b);
+        c->cache_count--;
+        hit = true;
+        break;
+    }
+    pthread_mutex_unlock(&c->cache_lock);
+    return hit;
+}
+
+static bool cache_put(tsr_client *c, int32_t queue, uint64_t nbytes, void *data, uint64_t handle)
+{
+    uint64_t key = cache_key(nbytes);
+    if (!key || queue >= (int32_t)TSR__RING_QUEUES || atomic_load(&c->dead))
+        return false;
+    bool kept = false;
+    pthread_mutex_lock(&c->cache_lock);
+    if (c->cache_count < CACHE_BLOCKS && c->cache_bytes + key <= CACHE_BYTES_MAX) {
+        c->cache[c->cache_count++] = (cached_block){
+            .handle = handle, .data = data, .key = key, .bytes = nbytes, .queue = queue};
+        c->cache_bytes += key;
+        cache_counts *n = &c->counts[queue];
+        n->bytes += nbytes;
+        n->rounded += key;
+        n->frees++;
+        kept = true;
+    }
+    pthread_mutex_unlock(&c->cache_lock);
+    return kept;
+}
+
+static void free_block(tsr_client *c, uint64_t handle)
+{
+    tsr__wire_handle req = {.handle = handle};
+    if (!atomic_load(&c->dead))
+        call(c, TSR__OP_FREE, &req, NULL);
+}
+
+/* Gives the daemon back every cached block of `queue`. */
+static void cache_flush(tsr_client *c, int32_t queue)
+{
+    for (;;) {
+        cached_block b = {0};
+        pthread_mutex_lock(&c->cache_lock);
+        for (uint32_t k = 0; k < c->cache_count; k++) {
+            if (c->cache[k].queue != queue)
+                continue;
+            b = c->cache[k];
+            c->cache_bytes -= b.key;
+            cache_counts *n = &c->counts[queue];
+            n->bytes -= b.bytes;
+            n->rounded -= b.key;
+            n->frees--; /* it is freed for real now, and counted by the daemon */
+            c->cache[k] = c->cache[--c->cache_count];
+            break;
+        }
+        pthread_mutex_unlock(&c->cache_lock);
+        if (!b.handle)
+            return;
+        free_block(c, b.handle);
+        segment_drop(c, b.data);
+    }
 }
 
 tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void **data,
@@ -853,17 +1011,26 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void 
     tsr_status st = opencl_device(c, d, &req.device);
     if (st != TSR_OK)
         return st;
+    if (cache_take(c, req.device.index, nbytes, data, handle))
+        return TSR_OK;
     tsr__wire_block b;
     st = call(c, TSR__OP_ALLOC, &req, &b);
+    if (st == TSR_ERR_OUT_OF_MEMORY && c->cache_count) {
+        /* What this client keeps for reuse may be what the device lacks. */
+        cache_flush(c, req.device.index);
+        st = call(c, TSR__OP_ALLOC, &req, &b);
+    }
     if (st != TSR_OK)
         return st;
     uint64_t end;
     if (__builtin_add_overflow(b.offset, b.size, &end) || end > b.segment_bytes || b.size < nbytes)
         return tsr__fail(TSR_ERR_PROTOCOL, "tesserad returned a block outside its segment");
+    if (b.flags & TSR__WIRE_SEGMENTS_RELEASED)
+        segments_forget(c, req.device.index);
     uint8_t *base = NULL;
-    st = segment_base(c, b.segment_id, b.segment_bytes, &base);
+    st = segment_base(c, b.segment_id, req.device.index, b.segment_bytes, &base);
     if (st != TSR_OK) {
-        tsr__client_free(c, d, b.handle);
+        free_block(c, b.handle);
         return st;
     }
     *data = base + b.offset;
@@ -979,12 +1146,13 @@ tsr_status tsr__client_synchronize(tsr_client *c, tsr_device d)
     return queue_error(c, q);
 }
 
-void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle)
+void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle, uint64_t nbytes, void *data)
 {
-    (void)d;
-    tsr__wire_handle req = {.handle = handle};
-    if (!atomic_load(&c->dead))
-        call(c, TSR__OP_FREE, &req, NULL);
+    tsr__wire_device wd = {0};
+    if (opencl_device(c, d, &wd) == TSR_OK && cache_put(c, wd.index, nbytes, data, handle))
+        return;
+    free_block(c, handle);
+    segment_drop(c, data);
 }
 
 tsr_status tsr_memory_get_stats(tsr_client *c, tsr_device d, tsr_memory_stats *out)
@@ -999,6 +1167,19 @@ tsr_status tsr_memory_get_stats(tsr_client *c, tsr_device d, tsr_memory_stats *o
     st = call(c, TSR__OP_MEMORY_STATS, &wd, &m);
     if (st != TSR_OK)
         return st;
+    if (wd.index < (int32_t)TSR__RING_QUEUES) {
+        /* Blocks in this library's cache are free to the program, though
+         * the daemon still counts them as handed out. */
+        pthread_mutex_lock(&c->cache_lock);
+        cache_counts n = c->counts[wd.index];
+        pthread_mutex_unlock(&c->cache_lock);
+        m.allocated -= n.rounded < m.allocated ? n.rounded : m.allocated;
+        m.active -= n.rounded < m.active ? n.rounded : m.active;
+        m.requested -= n.bytes < m.requested ? n.bytes : m.requested;
+        m.allocations += n.hits;
+        m.frees += n.frees;
+        m.cache_hits += n.hits;
+    }
     *out = (tsr_memory_stats){.allocated = m.allocated,
                               .reserved = m.reserved,
                               .active = m.active,
@@ -1021,8 +1202,11 @@ tsr_status tsr_memory_empty_cache(tsr_client *c, tsr_device d, uint64_t *release
     tsr_status st = opencl_device(c, d, &wd);
     if (st != TSR_OK)
         return st;
+    cache_flush(c, wd.index);
     tsr__wire_bytes rep;
     st = call(c, TSR__OP_EMPTY_CACHE, &wd, &rep);
+    if (st == TSR_OK)
+        segments_forget(c, wd.index);
     if (st == TSR_OK && released_bytes)
         *released_bytes = rep.bytes;
     return st;

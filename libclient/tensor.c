@@ -98,7 +98,7 @@ static void storage_release(tsr__storage *s)
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
         return;
     if (s->client != NULL) {
-        tsr__client_free(s->client, s->device, s->handle);
+        tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data);
         tsr__client_release(s->client);
     }
     free(s->block);

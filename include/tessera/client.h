@@ -159,14 +159,22 @@ typedef struct tsr_memory_stats {
     uint64_t device_free;     /* what is left of it now */
 } tsr_memory_stats;
 
-/* Errors: TSR_ERR_NO_DEVICE for a device that does not exist;
+/* The library keeps up to 64 freed blocks of at most 1 MiB (8 MiB in all)
+ * for the next allocation of the same size on the same device, so that
+ * such an allocation costs no request to the daemon. These statistics
+ * count them as free (allocated, active, requested) and count their reuse
+ * as allocations, frees and cache hits; the daemon's view (`tessera ps`)
+ * counts them as held by the session, and so do the peaks. Errors:
+ * TSR_ERR_NO_DEVICE for a device that does not exist;
  * TSR_ERR_INVALID_ARGUMENT for cpu and meta, whose memory the daemon does
  * not manage. */
 TSR_API tsr_status tsr_memory_get_stats(tsr_client *client, tsr_device device,
                                         tsr_memory_stats *out);
 
-/* Returns this session's cached, unused segments on `device` to the
- * device (torch.cuda.empty_cache); *released_bytes may be NULL. */
+/* Returns this session's cached, unused memory on `device` to the device
+ * (torch.cuda.empty_cache): the library's cached blocks, then every
+ * segment without a live block; *released_bytes (NULL allowed) is the
+ * segment bytes released. */
 TSR_API tsr_status tsr_memory_empty_cache(tsr_client *client, tsr_device device,
                                           uint64_t *released_bytes);
 
