@@ -379,6 +379,9 @@ def consistent(op, arg, a, b, result):
         for pa, pb in paths:
             if not same_values(call(op, "new", arg, pa, pb, None).to(result.dtype), result):
                 count("dropped: paths differ in %s" % dname(common))
+                if os.environ.get("GEN_OPS_VERBOSE"):
+                    print("paths differ:", op, arg, a.dtype, a.shape, b.dtype if isinstance(b, torch.Tensor) else b,
+                          file=sys.stderr)
                 return False
         return True
     except Exception:  # noqa: BLE001
@@ -442,22 +445,30 @@ def draw_arith(rng, op, big):
     form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
     mode = rng.choice([None, None, "trunc", "floor"]) if op == "div" else None
     shape = gen_shape(rng, 96 if big else 36)
+    a_kinds = OUTPUT_KINDS if form == "inplace" else INPUT_KINDS
+    b_kinds = INPUT_KINDS
     if big:
         shape = [rng.randint(17, 96)] if rng.random() < 0.6 else [rng.randint(2, 4), rng.randint(9, 24)]
+        a_kinds = b_kinds = ["contig"]
+    elif rng.random() < 0.12:
+        # Memory formats: which layout a new result takes after its operands.
+        shape = [rng.randint(1, 3), rng.randint(1, 4), rng.randint(1, 3), rng.randint(1, 4)]
+        shape += [rng.randint(1, 3)] if rng.random() < 0.4 else []
+        if rng.random() < 0.5:
+            a_kinds = ["channels_last"]
+        else:
+            b_kinds = ["channels_last"]
     da, db = pick_dtype(rng), pick_dtype(rng)
     bkind = rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 3])[0]
     a_shape = shape if form == "inplace" else (broadcast_from(rng, shape) if rng.random() < 0.25 else shape)
     b_shape = broadcast_from(rng, shape) if rng.random() < 0.5 else shape
     if form != "inplace" and rng.random() < 0.3:
         a_shape, b_shape = b_shape, shape
-    if big or form == "inplace":
-        a = case.new_view(rng, da, a_shape, ["contig"] if big else OUTPUT_KINDS)
-    else:
-        a = case.new_view(rng, da, a_shape, INPUT_KINDS)
+    a = case.new_view(rng, da, a_shape, a_kinds)
     if bkind == "scalar":
         b = pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float", "complex"]))
     else:
-        b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, ["contig"] if big else INPUT_KINDS)
+        b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, b_kinds)
     common = torch.result_type(a, b)
     arg = pick_alpha(rng, common) if op in ("add", "sub") else mode
     if op == "div" and mode and (common in INTS or common == B):
