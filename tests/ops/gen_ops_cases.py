@@ -45,7 +45,9 @@ Tables (one per op family, so that a family can be registered on its own):
   copy.txt    copy_, fill_, to(dtype)    layout.txt  clone, contiguous
   device.txt  mixed cpu / accelerator operands (message names the devices)
   shell.txt   shell dtypes torch 1.13 lacks (float8, float4, uint16/32/64):
-              written by hand from spec/tensor-attributes.md and ops.h
+              written from spec/tensor-attributes.md (promotion) and ops.h
+              (shells do not compute; true division of uint16/32/64 meets in
+              the default dtype and does; bytes move in copies)
 
 Cases PyTorch itself answers inconsistently are not written: every random
 case is recomputed with the inputs converted to the computation dtype and
@@ -828,33 +830,47 @@ def gen_shell(rng, f):
     n = 0
     for name, (err, surrogate) in SHELLS.items():
         is_f8 = name.startswith("float8")
-        kind = "Float8" if is_f8 else "uint16, uint32, uint64"
-        base, data = shell_base(rng, name, 6)
+        is_uint = name.startswith("uint")
+        kind = "Float8 Types" if is_f8 else "uint16, uint32, uint64 types"
+        if is_uint:  # small values, which float32 holds exactly
+            data = torch.tensor([rng.randint(0, 1000) for _ in range(6)], dtype=surrogate)
+            data[rng.randrange(6)] = 0
+            base = "%s:6:%s" % (name, hexbits(data))
+            other_data = torch.tensor([rng.randint(0, 9) for _ in range(3)], dtype=surrogate)
+            other = "%s:3:%s" % (name, hexbits(other_data))
+        else:
+            base, data = shell_base(rng, name, 6)
+            other, other_data = shell_base(rng, name, 3)
         v = "v0 [2,3] [3,1] 0"
-        for op in ("add", "sub", "mul", "div"):
-            alpha = "i:1" if op in ("add", "sub") else ("none" if op == "div" else "-")
+        divisors = ((v, base, lambda: data.view(2, 3)), ("v1 [3] [1] 0", base + ";" + other, lambda: other_data),
+                    ("s i:2", base, lambda: 2))
+        for op, arg in (("add", "i:1"), ("sub", "i:1"), ("mul", "-"), ("div", "none"), ("div", "trunc")):
             msg = '"add_stub" not implemented for \'%s\'' % err if op in ("add", "sub") else "*"
-            for b, bases in ((v, base), ("v1 [3] [1] 0", base + ";" + shell_base(rng, name, 3)[0]),
-                             ("s i:2", base)):
+            for b, bases, value in divisors:
                 n += 1
-                f.write(" | ".join(["shell.%d" % n, op, "new", alpha, bases, v, b, "-",
-                                    "err | TSR_ERR_NOT_SUPPORTED | " + msg]) + "\n")
-        if name != "float4_e2m1fn_x2":
-            n += 1
-            other = "float32:3:" + hexbits(torch.ones(3))
-            f.write(" | ".join(["shell.%d" % n, "add", "new", "i:1", base + ";" + other, v, "v1 [3] [1] 0", "-",
-                                "err | RuntimeError | Promotion for %s types is not supported, attempted to "
-                                "promote %s and Float" % (kind, err)]) + "\n")
-            other = "int64:3:" + hexbits(torch.ones(3, dtype=I64))
-            n += 1
-            f.write(" | ".join(["shell.%d" % n, "mul", "new", "-", other + ";" + base, "v0 [3] [1] 0",
-                                "v1 [2,3] [3,1] 0", "-",
-                                "err | RuntimeError | Promotion for %s types is not supported, attempted to "
-                                "promote Long and %s" % (kind, err)]) + "\n")
+                expect = "err | TSR_ERR_NOT_SUPPORTED | " + msg
+                if is_uint and arg == "none":
+                    # True division meets in the default dtype, which computes.
+                    d = value()
+                    q = data.view(2, 3).to(F32) / (d.to(F32) if isinstance(d, torch.Tensor) else d)
+                    expect = "ok | float32 | [2,3] | [3,1] | - | %s | -" % hexbits(q)
+                f.write(" | ".join(["shell.%d" % n, op, "new", arg, bases, v, b, "-", expect]) + "\n")
         if is_f8:
+            n += 1
+            f32 = "float32:3:" + hexbits(torch.ones(3))
+            f.write(" | ".join(["shell.%d" % n, "add", "new", "i:1", base + ";" + f32, v, "v1 [3] [1] 0", "-",
+                                "err | RuntimeError | Promotion for %s is not supported, attempted to "
+                                "promote %s and Float" % (kind, err)]) + "\n")
             n += 1
             f.write(" | ".join(["shell.%d" % n, "add", "new", "i:1", base, v, "s c:0x0.0p+0,0x1.0p+0", "-",
                                 "err | RuntimeError | Unknown Complex ScalarType for %s" % err]) + "\n")
+        if name != "float4_e2m1fn_x2":
+            i64 = "int64:3:" + hexbits(torch.ones(3, dtype=I64))
+            n += 1
+            f.write(" | ".join(["shell.%d" % n, "mul", "new", "-", i64 + ";" + base, "v0 [3] [1] 0",
+                                "v1 [2,3] [3,1] 0", "-",
+                                "err | RuntimeError | Promotion for %s is not supported, attempted to "
+                                "promote Long and %s" % (kind, err)]) + "\n")
         # byte moves: copy_ within the dtype, clone and contiguous of a transposed view
         t = data.view(2, 3).t()
         n += 1
