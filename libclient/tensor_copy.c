@@ -112,10 +112,7 @@ tsr_status tsr_tensor_copy_to_host(const tsr_tensor *tensor, void *dst, size_t n
     return TSR_OK;
 }
 
-/* ATen's has_internal_overlap() == YES: some dimension of size > 1 with
- * stride 0 (expanded). Other overlapping layouts are "too hard" to prove
- * and, as in copy_, allowed. */
-static bool has_internal_overlap(const tsr_geometry *g)
+bool tsr__has_internal_overlap(const tsr_geometry *g)
 {
     if (tsr_is_non_overlapping_and_dense(g->ndim, g->sizes, g->strides))
         return false;
@@ -132,7 +129,7 @@ tsr_status tsr_tensor_copy_from_host(tsr_tensor *tensor, const void *src, size_t
         check_copy(tensor, src, nbytes, "Cannot copy into meta tensor; no data!", &base);
     if (st != TSR_OK)
         return st;
-    if (has_internal_overlap(&tensor->geometry))
+    if (tsr__has_internal_overlap(&tensor->geometry))
         return tsr__fail(TSR_ERR_RUNTIME,
                          "unsupported operation: more than one element of the written-to tensor "
                          "refers to a single memory location. Please clone() the tensor before "

@@ -191,6 +191,12 @@ static tsr_status encode_value(tsr_scalar v, tsr_dtype dtype, unsigned char *ele
     return tsr_cast_buffer_ex(src, v.kind, element, dtype, 1, &opts);
 }
 
+tsr_status tsr__scalar_to_element(tsr_scalar value, tsr_dtype dtype, unsigned char *element)
+{
+    memset(element, 0, ELEMENT_MAX);
+    return encode_value(value, dtype, element);
+}
+
 /* The element a fill writes (zeros need none). */
 static tsr_status fill_element(const fill *f, tsr_dtype dtype, unsigned char *element)
 {

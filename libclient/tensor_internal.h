@@ -63,4 +63,15 @@ void tsr__strided_gather(const unsigned char *base, const tsr_geometry *g, size_
 void tsr__strided_scatter(unsigned char *base, const tsr_geometry *g, size_t itemsize,
                           const void *packed);
 
+/* ATen's has_internal_overlap() == YES: some dimension of size > 1 with
+ * stride 0 (expanded). Other overlapping layouts are "too hard" to prove
+ * and, as in PyTorch, allowed. */
+bool tsr__has_internal_overlap(const tsr_geometry *g);
+
+/* One element of `dtype` (16 bytes of room) holding `value`, converted as
+ * fill_ converts it: c10's Scalar::to<T>(), which refuses values out of
+ * the dtype's range with TSR_ERR_RUNTIME "value cannot be converted to
+ * type int8_t without overflow". */
+tsr_status tsr__scalar_to_element(tsr_scalar value, tsr_dtype dtype, unsigned char *element);
+
 #endif /* TESSERA_LIBCLIENT_TENSOR_INTERNAL_H */

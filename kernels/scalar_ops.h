@@ -1,0 +1,370 @@
+/* The elementwise operations, one element at a time, as PyTorch 1.13's
+ * CPU kernels compute them, bit for bit (docs/semantics.md, "Elementwise
+ * arithmetic", says which of PyTorch's paths each one follows).
+ *
+ * This header is compiled twice, like core/convert_scalar.h (which it
+ * needs, and which must come first): as host C11 by the cpu loops, and as
+ * OpenCL C 1.2 source that kernels/opencl_source.c embeds in every
+ * generated program. So: plain arithmetic, the math builtins both
+ * languages define exactly (fma, trunc, floor, fmod, copysign), no
+ * pointers to memory, no undefined behaviour (integers wrap through
+ * unsigned arithmetic), and no floating-point contraction (the host
+ * build passes -ffp-contract=off, OpenCL programs say FP_CONTRACT OFF).
+ *
+ * Every compute dtype has a math type the operations work in:
+ *   bool, uint8, int8, int16, int32, int64   tsr__u64 holding the value
+ *                                            (sign-extended for signed)
+ *   float16, bfloat16, float32               float
+ *   float64                                  double
+ *   complex32, complex64                     tsr__kc64 (two floats)
+ *   complex128                               tsr__kc128 (two doubles)
+ * tsr__k_<dtype>_in turns a stored element into its math value and
+ * tsr__k_<dtype>_out rounds a math value back into a stored element.
+ * Where PyTorch rounds to float16/bfloat16 inside an operation (c10::Half
+ * and c10::BFloat16 arithmetic round after every step), the operation
+ * does too, with tsr__k_r16 / tsr__k_rbf16.
+ *
+ * Integer division by zero sets *bad and gives 0 (the caller reports
+ * PyTorch's "ZeroDivisionError"). add takes alpha already converted to
+ * the dtype (then widened); sub is add with alpha negated. */
+#ifndef TESSERA_KERNELS_SCALAR_OPS_H
+#define TESSERA_KERNELS_SCALAR_OPS_H
+
+#ifdef __OPENCL_VERSION__
+
+#define tsr__k_fmaf(a, b, c) fma(a, b, c)
+#define tsr__k_truncf(x) trunc(x)
+#define tsr__k_floorf(x) floor(x)
+#define tsr__k_fmodf(x, y) fmod(x, y)
+#define tsr__k_copysignf(x, y) copysign(x, y)
+#define tsr__k_fmad(a, b, c) fma(a, b, c)
+#define tsr__k_truncd(x) trunc(x)
+#define tsr__k_floord(x) floor(x)
+#define tsr__k_fmodd(x, y) fmod(x, y)
+#define tsr__k_copysignd(x, y) copysign(x, y)
+
+static inline tsr__i64 tsr__k_signed(tsr__u64 u)
+{
+    return as_long(u);
+}
+
+#else /* host C */
+
+#include <math.h>
+
+#include "core/convert_scalar.h"
+
+#define tsr__k_fmaf fmaf
+#define tsr__k_truncf truncf
+#define tsr__k_floorf floorf
+#define tsr__k_fmodf fmodf
+#define tsr__k_copysignf copysignf
+#define tsr__k_fmad fma
+#define tsr__k_truncd trunc
+#define tsr__k_floord floor
+#define tsr__k_fmodd fmod
+#define tsr__k_copysignd copysign
+
+static inline tsr__i64 tsr__k_signed(tsr__u64 u)
+{
+    union {
+        tsr__u64 u;
+        tsr__i64 i;
+    } v;
+    v.u = u;
+    return v.i;
+}
+
+#endif /* __OPENCL_VERSION__ */
+
+/* The complex operations of c10::complex for one component type T, as
+ * PyTorch 1.13's x86-64 build compiled them: GCC contracted some of
+ * c10's products and sums into fused multiply-adds, so these spell out
+ * the fmas it made (docs/semantics.md):
+ *   product: (ac - bd) + (ad + bc)i, plain for complex64, with the first
+ *     product of each part fused for complex128 (MUL_RE / MUL_IM);
+ *   self + alpha * other: that product, then a plain sum (alpha 1 is
+ *     1 + 0i, whose zero part can turn -0 into +0 and inf into NaN, as
+ *     in PyTorch);
+ *   quotient: PyTorch 1.13's textbook formula over c^2 + d^2, unscaled
+ *     (it overflows where c^2 does), with the first product of the
+ *     denominator and of each numerator fused. */
+#define TSR__K_COMPLEX(Z, T, FMA, MUL_RE, MUL_IM)               \
+    typedef struct Z {                                          \
+        T re, im;                                               \
+    } Z;                                                        \
+    static inline Z Z##_make(T re, T im)                        \
+    {                                                           \
+        Z z;                                                    \
+        z.re = re;                                              \
+        z.im = im;                                              \
+        return z;                                               \
+    }                                                           \
+    static inline Z Z##_mul(Z x, Z y)                           \
+    {                                                           \
+        return Z##_make(MUL_RE(x, y), MUL_IM(x, y));            \
+    }                                                           \
+    static inline Z Z##_add(Z a, Z b, Z alpha)                  \
+    {                                                           \
+        Z t = Z##_mul(alpha, b);                                \
+        return Z##_make(a.re + t.re, a.im + t.im);              \
+    }                                                           \
+    static inline Z Z##_div(Z x, Z y)                           \
+    {                                                           \
+        T den = FMA(y.re, y.re, y.im * y.im);                   \
+        return Z##_make(FMA(x.re, y.re, x.im * y.im) / den,     \
+                        FMA(x.im, y.re, -(x.re * y.im)) / den); \
+    }
+
+#define TSR__K_MUL_RE(x, y) ((x).re * (y).re - (x).im * (y).im)
+#define TSR__K_MUL_IM(x, y) ((x).re * (y).im + (x).im * (y).re)
+#define TSR__K_MUL_RE_FUSED(x, y) tsr__k_fmad((x).re, (y).re, -((x).im * (y).im))
+#define TSR__K_MUL_IM_FUSED(x, y) tsr__k_fmad((x).re, (y).im, (x).im *(y).re)
+
+TSR__K_COMPLEX(tsr__kc64, float, tsr__k_fmaf, TSR__K_MUL_RE, TSR__K_MUL_IM)
+
+/* ---- integers and bool: wrapping arithmetic on 64 bits ------------------ */
+
+/* Stored integers -> math values (sign extension without signed
+ * overflow), and back (the low bits). */
+static inline tsr__u64 tsr__k_b8_in(tsr__u8 x)
+{
+    return x != 0 ? 1u : 0u;
+}
+static inline tsr__u64 tsr__k_u8_in(tsr__u8 x)
+{
+    return x;
+}
+static inline tsr__u64 tsr__k_i8_in(tsr__u8 x)
+{
+    return ((tsr__u64)x ^ 0x80u) - 0x80u;
+}
+static inline tsr__u64 tsr__k_i16_in(tsr__u16 x)
+{
+    return ((tsr__u64)x ^ 0x8000u) - 0x8000u;
+}
+static inline tsr__u64 tsr__k_i32_in(tsr__u32 x)
+{
+    return ((tsr__u64)x ^ 0x80000000u) - 0x80000000u;
+}
+static inline tsr__u64 tsr__k_i64_in(tsr__u64 x)
+{
+    return x;
+}
+static inline tsr__u8 tsr__k_b8_out(tsr__u64 x)
+{
+    return x != 0 ? 1 : 0;
+}
+static inline tsr__u8 tsr__k_u8_out(tsr__u64 x)
+{
+    return (tsr__u8)x;
+}
+#define tsr__k_i8_out tsr__k_u8_out
+static inline tsr__u16 tsr__k_i16_out(tsr__u64 x)
+{
+    return (tsr__u16)x;
+}
+static inline tsr__u32 tsr__k_i32_out(tsr__u64 x)
+{
+    return (tsr__u32)x;
+}
+static inline tsr__u64 tsr__k_i64_out(tsr__u64 x)
+{
+    return x;
+}
+
+static inline tsr__u64 tsr__k_add_int(tsr__u64 a, tsr__u64 b, tsr__u64 alpha)
+{
+    return a + alpha * b;
+}
+
+static inline tsr__u64 tsr__k_mul_int(tsr__u64 a, tsr__u64 b)
+{
+    return a * b;
+}
+
+/* Truncating division on the signed values. INT64_MIN / -1 wraps to
+ * INT64_MIN (PyTorch's x86 idiv traps there). */
+static inline tsr__u64 tsr__k_divt_int(tsr__u64 a, tsr__u64 b, int *bad)
+{
+    tsr__i64 sa = tsr__k_signed(a), sb = tsr__k_signed(b);
+    if (b == 0) {
+        *bad = 1;
+        return 0;
+    }
+    if (sb == -1)
+        return 0 - a;
+    return (tsr__u64)(sa / sb);
+}
+
+/* c10's floor division of integers: truncation, minus one when the signs
+ * differ and the division is inexact. */
+static inline tsr__u64 tsr__k_divf_int(tsr__u64 a, tsr__u64 b, int *bad)
+{
+    tsr__i64 sa = tsr__k_signed(a), sb = tsr__k_signed(b);
+    if (b == 0) {
+        *bad = 1;
+        return 0;
+    }
+    if (sb == -1)
+        return 0 - a;
+    tsr__i64 q = sa / sb;
+    if ((sa < 0) != (sb < 0) && q * sb != sa)
+        q -= 1;
+    return (tsr__u64)q;
+}
+
+/* ---- float32 and float64 ------------------------------------------------ */
+
+/* a + alpha * b with one rounding (PyTorch's CPU kernels fuse it); alpha
+ * 1 and -1 are plain sums, which round identically. */
+static inline float tsr__k_add_f32(float a, float b, float alpha)
+{
+    if (alpha == 1.0f)
+        return a + b;
+    if (alpha == -1.0f)
+        return a - b;
+    return tsr__k_fmaf(alpha, b, a);
+}
+
+/* The floating floor division of c10 (div_floor_floating): fmod, an exact
+ * correction, floor, and a round-half-up guard; a zero quotient takes the
+ * sign of a / b. R rounds the intermediate floordiv the way c10::Half and
+ * c10::BFloat16 assignments do (identity for float and double). */
+#define TSR__K_DIV_FLOOR(name, T, R, FLOOR, FMOD, COPYSIGN) \
+    static inline T name(T a, T b)                          \
+    {                                                       \
+        if (b == 0)                                         \
+            return a / b;                                   \
+        T mod = FMOD(a, b);                                 \
+        T div = (a - mod) / b;                              \
+        if (mod != 0 && (b < 0) != (mod < 0))               \
+            div -= (T)1;                                    \
+        T q;                                                \
+        if (div != 0) {                                     \
+            q = R(FLOOR(div));                              \
+            if (div - q > (T)0.5)                           \
+                q = R(q + (T)1);                            \
+        } else {                                            \
+            q = COPYSIGN((T)0, a / b);                      \
+        }                                                   \
+        return q;                                           \
+    }
+
+#define TSR__K_SAME(x) (x)
+
+TSR__K_DIV_FLOOR(tsr__k_divf_f32, float, TSR__K_SAME, tsr__k_floorf, tsr__k_fmodf, tsr__k_copysignf)
+
+static inline float tsr__k_divt_f32(float a, float b)
+{
+    return tsr__k_truncf(a / b);
+}
+
+/* ---- float16 and bfloat16: float math, rounded where c10 rounds -------- */
+
+static inline float tsr__k_f16_in(tsr__u16 h)
+{
+    return tsr__float_from_bits(tsr__f16_to_f32(h));
+}
+/* c10::Half's constructor: NaN becomes s|7E00. */
+static inline tsr__u16 tsr__k_f16_out(float x)
+{
+    return tsr__f32_to_f16(tsr__float_bits(x), false);
+}
+static inline float tsr__k_bf16_in(tsr__u16 h)
+{
+    return tsr__float_from_bits(tsr__bf16_to_f32(h));
+}
+/* c10::BFloat16's constructor: NaN becomes 7FC0. */
+static inline tsr__u16 tsr__k_bf16_out(float x)
+{
+    return tsr__f32_to_bf16(tsr__float_bits(x), false);
+}
+static inline float tsr__k_r16(float x)
+{
+    return tsr__k_f16_in(tsr__k_f16_out(x));
+}
+static inline float tsr__k_rbf16(float x)
+{
+    return tsr__k_bf16_in(tsr__k_bf16_out(x));
+}
+
+/* self + alpha * other in c10::Half (c10::BFloat16) arithmetic: the
+ * product is rounded to the reduced type before the sum (it is exact in
+ * float, both factors being reduced). */
+#define TSR__K_ADD_REDUCED(name, R)                         \
+    static inline float name(float a, float b, float alpha) \
+    {                                                       \
+        if (alpha == 1.0f)                                  \
+            return a + b;                                   \
+        if (alpha == -1.0f)                                 \
+            return a - b;                                   \
+        return a + R(alpha * b);                            \
+    }
+
+TSR__K_ADD_REDUCED(tsr__k_add_f16, tsr__k_r16)
+TSR__K_ADD_REDUCED(tsr__k_add_bf16, tsr__k_rbf16)
+
+/* std::trunc(a / b) on c10::Half: the quotient is rounded first. */
+static inline float tsr__k_divt_f16(float a, float b)
+{
+    return tsr__k_truncf(tsr__k_r16(a / b));
+}
+static inline float tsr__k_divt_bf16(float a, float b)
+{
+    return tsr__k_truncf(tsr__k_rbf16(a / b));
+}
+
+TSR__K_DIV_FLOOR(tsr__k_divf_f16, float, tsr__k_r16, tsr__k_floorf, tsr__k_fmodf, tsr__k_copysignf)
+TSR__K_DIV_FLOOR(tsr__k_divf_bf16, float, tsr__k_rbf16, tsr__k_floorf, tsr__k_fmodf,
+                 tsr__k_copysignf)
+
+/* ---- complex64 and complex32 -------------------------------------------- */
+
+#define tsr__k_mul_c64 tsr__kc64_mul
+#define tsr__k_add_c64 tsr__kc64_add
+#define tsr__k_div_c64 tsr__kc64_div
+
+static inline tsr__kc64 tsr__k_c32_in(tsr__u16 re, tsr__u16 im)
+{
+    return tsr__kc64_make(tsr__k_f16_in(re), tsr__k_f16_in(im));
+}
+
+/* complex32's add runs in c10::complex<c10::Half>: every product and sum
+ * is rounded to float16. (mul computes in complex64 and rounds once.) */
+static inline tsr__kc64 tsr__k_add_c32(tsr__kc64 a, tsr__kc64 b, tsr__kc64 alpha)
+{
+    float re = tsr__k_r16(tsr__k_r16(alpha.re * b.re) - tsr__k_r16(alpha.im * b.im));
+    float im = tsr__k_r16(tsr__k_r16(alpha.re * b.im) + tsr__k_r16(alpha.im * b.re));
+    return tsr__kc64_make(a.re + re, a.im + im);
+}
+
+/* ---- float64 and complex128 --------------------------------------------- */
+
+#ifdef TSR_CONV_HAVE_DOUBLE
+
+TSR__K_COMPLEX(tsr__kc128, double, tsr__k_fmad, TSR__K_MUL_RE_FUSED, TSR__K_MUL_IM_FUSED)
+#define tsr__k_mul_c128 tsr__kc128_mul
+#define tsr__k_add_c128 tsr__kc128_add
+#define tsr__k_div_c128 tsr__kc128_div
+
+static inline double tsr__k_add_f64(double a, double b, double alpha)
+{
+    if (alpha == 1.0)
+        return a + b;
+    if (alpha == -1.0)
+        return a - b;
+    return tsr__k_fmad(alpha, b, a);
+}
+
+static inline double tsr__k_divt_f64(double a, double b)
+{
+    return tsr__k_truncd(a / b);
+}
+
+TSR__K_DIV_FLOOR(tsr__k_divf_f64, double, TSR__K_SAME, tsr__k_floord, tsr__k_fmodd,
+                 tsr__k_copysignd)
+
+#endif /* TSR_CONV_HAVE_DOUBLE */
+
+#endif /* TESSERA_KERNELS_SCALAR_OPS_H */

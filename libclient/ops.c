@@ -1,0 +1,136 @@
+/* The arithmetic of tessera/ops.h: add, sub, mul and div in their three
+ * forms (new result, out=, in place), each with a tensor or a Python
+ * number as its second operand. All of them are one call into the
+ * planner (libclient/plan.c), which owns the semantics. */
+#include "core/error.h"
+#include "libclient/plan.h"
+#include "tessera/ops.h"
+
+static tsr_status rounding_op(tsr_rounding_mode mode, tsr__kernel_op *op)
+{
+    switch (mode) {
+    case TSR_ROUNDING_NONE:
+        *op = TSR__KOP_DIV;
+        return TSR_OK;
+    case TSR_ROUNDING_TRUNC:
+        *op = TSR__KOP_DIV_TRUNC;
+        return TSR_OK;
+    case TSR_ROUNDING_FLOOR:
+        *op = TSR__KOP_DIV_FLOOR;
+        return TSR_OK;
+    }
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                     "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                     "mode %d",
+                     (int)mode);
+}
+
+/* The six entry points of one operation, with or without alpha. */
+#define ALPHA_OP(name, OP)                                                                  \
+    tsr_status tsr_##name(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,       \
+                          tsr_tensor **result)                                              \
+    {                                                                                       \
+        return tsr__binary_op(OP, a, b, NULL, &alpha, TSR__OUT_NEW, NULL, result);          \
+    }                                                                                       \
+    tsr_status tsr_##name##_out(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha, \
+                                tsr_tensor *out)                                            \
+    {                                                                                       \
+        return tsr__binary_op(OP, a, b, NULL, &alpha, TSR__OUT_GIVEN, out, NULL);           \
+    }                                                                                       \
+    tsr_status tsr_##name##_(tsr_tensor *self, const tsr_tensor *b, tsr_scalar alpha)       \
+    {                                                                                       \
+        return tsr__binary_op(OP, self, b, NULL, &alpha, TSR__OUT_INPLACE, self, NULL);     \
+    }                                                                                       \
+    tsr_status tsr_##name##_scalar(const tsr_tensor *a, tsr_scalar b, tsr_scalar alpha,     \
+                                   tsr_tensor **result)                                     \
+    {                                                                                       \
+        return tsr__binary_op(OP, a, NULL, &b, &alpha, TSR__OUT_NEW, NULL, result);         \
+    }                                                                                       \
+    tsr_status tsr_##name##_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_scalar alpha, \
+                                       tsr_tensor *out)                                     \
+    {                                                                                       \
+        return tsr__binary_op(OP, a, NULL, &b, &alpha, TSR__OUT_GIVEN, out, NULL);          \
+    }                                                                                       \
+    tsr_status tsr_##name##_scalar_(tsr_tensor *self, tsr_scalar b, tsr_scalar alpha)       \
+    {                                                                                       \
+        return tsr__binary_op(OP, self, NULL, &b, &alpha, TSR__OUT_INPLACE, self, NULL);    \
+    }
+
+ALPHA_OP(add, TSR__KOP_ADD)
+ALPHA_OP(sub, TSR__KOP_SUB)
+
+tsr_status tsr_mul(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result)
+{
+    return tsr__binary_op(TSR__KOP_MUL, a, b, NULL, NULL, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_mul_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out)
+{
+    return tsr__binary_op(TSR__KOP_MUL, a, b, NULL, NULL, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_mul_(tsr_tensor *self, const tsr_tensor *b)
+{
+    return tsr__binary_op(TSR__KOP_MUL, self, b, NULL, NULL, TSR__OUT_INPLACE, self, NULL);
+}
+
+tsr_status tsr_mul_scalar(const tsr_tensor *a, tsr_scalar b, tsr_tensor **result)
+{
+    return tsr__binary_op(TSR__KOP_MUL, a, NULL, &b, NULL, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_mul_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_tensor *out)
+{
+    return tsr__binary_op(TSR__KOP_MUL, a, NULL, &b, NULL, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_mul_scalar_(tsr_tensor *self, tsr_scalar b)
+{
+    return tsr__binary_op(TSR__KOP_MUL, self, NULL, &b, NULL, TSR__OUT_INPLACE, self, NULL);
+}
+
+/* div: the rounding mode picks the kernel operation. */
+static tsr_status div_op(const tsr_tensor *a, const tsr_tensor *b, const tsr_scalar *b_scalar,
+                         tsr_rounding_mode mode, tsr__out_mode out_mode, tsr_tensor *out,
+                         tsr_tensor **result)
+{
+    tsr__kernel_op op = TSR__KOP_DIV;
+    tsr_status st = rounding_op(mode, &op);
+    if (st != TSR_OK)
+        return st;
+    return tsr__binary_op(op, a, b, b_scalar, NULL, out_mode, out, result);
+}
+
+tsr_status tsr_div(const tsr_tensor *a, const tsr_tensor *b, tsr_rounding_mode mode,
+                   tsr_tensor **result)
+{
+    return div_op(a, b, NULL, mode, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_div_out(const tsr_tensor *a, const tsr_tensor *b, tsr_rounding_mode mode,
+                       tsr_tensor *out)
+{
+    return div_op(a, b, NULL, mode, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_div_(tsr_tensor *self, const tsr_tensor *b, tsr_rounding_mode mode)
+{
+    return div_op(self, b, NULL, mode, TSR__OUT_INPLACE, self, NULL);
+}
+
+tsr_status tsr_div_scalar(const tsr_tensor *a, tsr_scalar b, tsr_rounding_mode mode,
+                          tsr_tensor **result)
+{
+    return div_op(a, NULL, &b, mode, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_div_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_rounding_mode mode,
+                              tsr_tensor *out)
+{
+    return div_op(a, NULL, &b, mode, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mode)
+{
+    return div_op(self, NULL, &b, mode, TSR__OUT_INPLACE, self, NULL);
+}

@@ -1,0 +1,671 @@
+/* The elementwise planner (see plan.h): PyTorch 1.13's TensorIterator
+ * for binary operations and copies, in its order of checks and with its
+ * messages, ending in a tsr__kernel that runs on the operands' device.
+ *
+ * Operands are numbered as in the kernel: 0 the output, 1 and 2 the
+ * inputs. An input is a tensor or a scalar: a Python number always, and
+ * a zero-dim cpu tensor when the operation runs on another device (its
+ * value is read here and travels in the kernel). */
+#include "libclient/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "kernels/kernels.h"
+#include "libclient/client.h"
+
+/* ---- operands --------------------------------------------------------- */
+
+typedef struct operand {
+    const tsr_tensor *t; /* NULL: a Python scalar, or no operand */
+    bool scalar;         /* travels by value (kernel scalar) */
+    tsr_scalar number;   /* the Python scalar when t is NULL */
+} operand;
+
+static bool is_cpu_scalar(const tsr_tensor *t)
+{
+    return t->geometry.ndim == 0 && t->storage->device.type == TSR_DEVICE_CPU;
+}
+
+static const char *device_text(tsr_device d, char *buf, size_t n)
+{
+    tsr_device_str(d, buf, n);
+    return buf;
+}
+
+static tsr_status shape_mismatch(const tsr_geometry *out, int ndim, const int64_t *shape)
+{
+    char t1[TSR__DIMS_TEXT], t2[TSR__DIMS_TEXT];
+    return tsr__fail(TSR_ERR_RUNTIME, "output with shape %s doesn't match the broadcast shape %s",
+                     tsr__format_dims(t1, sizeof t1, out->sizes, out->ndim),
+                     tsr__format_dims(t2, sizeof t2, shape, ndim));
+}
+
+/* ---- memory overlap (ATen's MemOverlap) -------------------------------- */
+
+typedef enum overlap { OVERLAP_NO, OVERLAP_FULL, OVERLAP_PARTIAL, OVERLAP_TOO_HARD } overlap;
+
+static overlap overlap_status(const tsr_tensor *a, const tsr_tensor *b)
+{
+    if (a == b)
+        return OVERLAP_FULL;
+    if (a->numel == 0 || b->numel == 0)
+        return OVERLAP_NO;
+    const tsr_geometry *ga = &a->geometry, *gb = &b->geometry;
+    if (!tsr_is_non_overlapping_and_dense(ga->ndim, ga->sizes, ga->strides) ||
+        !tsr_is_non_overlapping_and_dense(gb->ndim, gb->sizes, gb->strides))
+        return OVERLAP_TOO_HARD;
+    if (a->storage != b->storage)
+        return OVERLAP_NO;
+    int64_t ia = (int64_t)tsr_dtype_itemsize(a->dtype), ib = (int64_t)tsr_dtype_itemsize(b->dtype);
+    int64_t a0 = ga->offset * ia, a1 = a0 + a->numel * ia;
+    int64_t b0 = gb->offset * ib, b1 = b0 + b->numel * ib;
+    if (a0 == b0 && a1 == b1)
+        return ga->ndim == gb->ndim &&
+                       memcmp(ga->strides, gb->strides, sizeof(int64_t) * (size_t)ga->ndim) == 0
+                   ? OVERLAP_FULL
+                   : OVERLAP_PARTIAL;
+    return a0 < b1 && b0 < a1 ? OVERLAP_PARTIAL : OVERLAP_NO;
+}
+
+/* compute_mem_overlaps: the output must not overlap itself, nor partly
+ * overlap an input. */
+static tsr_status check_overlaps(const tsr_tensor *out, const operand *in, int nin)
+{
+    if (tsr__has_internal_overlap(&out->geometry))
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "unsupported operation: more than one element of the written-to tensor "
+                         "refers to a single memory location. Please clone() the tensor before "
+                         "performing the operation.");
+    for (int i = 0; i < nin; i++)
+        if (in[i].t && overlap_status(out, in[i].t) == OVERLAP_PARTIAL)
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "unsupported operation: some elements of the input tensor and the "
+                             "written-to tensor refer to a single memory location. Please clone() "
+                             "the tensor before performing the operation.");
+    return TSR_OK;
+}
+
+/* ---- layout: TensorIterator's dimension order ---------------------------- */
+
+/* Strides of t broadcast to `shape` (ndim dims): 0 where t is broadcast. */
+static void broadcast_strides(const tsr_tensor *t, int ndim, const int64_t *shape, int64_t *out)
+{
+    const tsr_geometry *g = &t->geometry;
+    int lead = ndim - g->ndim;
+    for (int d = 0; d < ndim; d++) {
+        int s = d - lead;
+        out[d] = s < 0 || (g->sizes[s] == 1 && shape[d] != 1) ? 0 : g->strides[s];
+    }
+}
+
+/* reorder_dimensions: perm[0] is the fastest dimension. Each operand in
+ * turn may decide a pair: the smaller nonzero stride goes first; equal
+ * strides put the smaller size first; broadcast dimensions abstain. */
+static void compute_perm(int ndim, const int64_t *shape, int nops, int64_t (*strides)[TSR_MAX_DIMS],
+                         int *perm)
+{
+    for (int i = 0; i < ndim; i++)
+        perm[i] = ndim - 1 - i;
+    for (int i = 1; i < ndim; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int cmp = 0;
+            for (int k = 0; k < nops && cmp == 0; k++) {
+                int64_t s0 = strides[k][perm[d0]], s1 = strides[k][perm[d1]];
+                if (s0 == 0 || s1 == 0)
+                    continue;
+                if (s0 != s1)
+                    cmp = s0 < s1 ? -1 : 1;
+                else if (shape[perm[d0]] > shape[perm[d1]])
+                    cmp = 1;
+            }
+            if (cmp > 0) {
+                int tmp = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = tmp;
+                d1 = d0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+}
+
+/* The strides of a new output: TensorIterator's fast setup when every
+ * operand has the output's shape and they agree on a layout (all
+ * contiguous, all channels_last, or all the same dense strides), else
+ * the permutation's strides. `layout` holds the operands that shape the
+ * output: those with the output's shape and not being resized. */
+static void output_strides(int ndim, const int64_t *shape, const tsr_tensor *const *layout,
+                           int nlayout, bool all_same_shape, int64_t *out)
+{
+    if (all_same_shape && nlayout > 0) {
+        bool contig = true, cl = true, nod = true, same = true;
+        for (int k = 0; k < nlayout; k++) {
+            const tsr_geometry *g = &layout[k]->geometry;
+            contig &= tsr_is_contiguous(g->ndim, g->sizes, g->strides, TSR_CONTIGUOUS_FORMAT);
+            cl &= tsr_is_contiguous(g->ndim, g->sizes, g->strides, TSR_CHANNELS_LAST);
+            nod &= tsr_is_non_overlapping_and_dense(g->ndim, g->sizes, g->strides);
+            same &= memcmp(g->strides, layout[0]->geometry.strides,
+                           sizeof(int64_t) * (size_t)ndim) == 0;
+        }
+        if (contig || cl) {
+            tsr_strides_for(ndim, shape, contig ? TSR_CONTIGUOUS_FORMAT : TSR_CHANNELS_LAST, out);
+            return;
+        }
+        if (nod && same) {
+            memcpy(out, layout[0]->geometry.strides, sizeof(int64_t) * (size_t)ndim);
+            return;
+        }
+    }
+    int64_t strides[TSR__KERNEL_MAX_OPERANDS][TSR_MAX_DIMS];
+    int perm[TSR_MAX_DIMS];
+    for (int k = 0; k < nlayout; k++)
+        broadcast_strides(layout[k], ndim, shape, strides[k]);
+    compute_perm(ndim, shape, nlayout, strides, perm);
+    int64_t next = 1;
+    for (int i = 0; i < ndim; i++) {
+        out[perm[i]] = next;
+        next *= shape[perm[i]];
+    }
+}
+
+void tsr__plan_coalesce(tsr__kernel *k)
+{
+    int ndim = k->ndim, nops = (int)k->noperands;
+    int64_t strides[TSR__KERNEL_MAX_OPERANDS][TSR_MAX_DIMS];
+    int perm[TSR_MAX_DIMS];
+    for (int i = 0; i < nops; i++)
+        memcpy(strides[i], k->operands[i].strides, sizeof strides[i]);
+    compute_perm(ndim, k->sizes, nops, strides, perm);
+    /* Walk from the fastest dimension, merging into the current one. */
+    int64_t sizes[TSR_MAX_DIMS], st[TSR__KERNEL_MAX_OPERANDS][TSR_MAX_DIMS];
+    int n = 0;
+    bool empty = false;
+    for (int i = 0; i < ndim; i++)
+        empty |= k->sizes[i] == 0;
+    for (int i = 0; i < ndim; i++) {
+        int d = perm[i];
+        int64_t size = k->sizes[d];
+        if (size == 1 && !empty)
+            continue;
+        bool merge = n > 0;
+        for (int op = 0; op < nops && merge; op++)
+            merge = st[op][n - 1] * sizes[n - 1] == strides[op][d];
+        if (merge) {
+            sizes[n - 1] *= size;
+            continue;
+        }
+        sizes[n] = size;
+        for (int op = 0; op < nops; op++)
+            st[op][n] = strides[op][d];
+        n++;
+    }
+    /* Innermost last. */
+    k->ndim = n;
+    for (int i = 0; i < n; i++) {
+        k->sizes[i] = sizes[n - 1 - i];
+        for (int op = 0; op < nops; op++)
+            k->operands[op].strides[i] = st[op][n - 1 - i];
+    }
+}
+
+/* ---- running --------------------------------------------------------------- */
+
+static tsr_status run(tsr__plan *p)
+{
+    if (p->numel == 0 || p->device.type == TSR_DEVICE_META)
+        return TSR_OK;
+    if (p->device.type == TSR_DEVICE_CPU)
+        return tsr__plan_run_host(p);
+    return tsr__client_launch(p->client, p->device, &p->kernel);
+}
+
+/* Fills kernel operand k from tensor t (strides broadcast to the plan's
+ * shape) or marks it a scalar. */
+static void set_operand(tsr__plan *p, int k, const tsr_tensor *t, tsr_dtype dtype, bool scalar,
+                        const int64_t *shape)
+{
+    tsr__kernel_operand *o = &p->kernel.operands[k];
+    memset(o, 0, sizeof *o);
+    o->dtype = (uint32_t)dtype;
+    if (scalar) {
+        o->flags = TSR__KOPERAND_SCALAR;
+        return;
+    }
+    o->handle = t->storage->handle;
+    o->offset = t->geometry.offset;
+    broadcast_strides(t, p->kernel.ndim, shape, o->strides);
+    p->host[k] = t->storage->data;
+}
+
+/* The value of a scalar input, converted to the common dtype. */
+static tsr_status scalar_value(const operand *in, tsr_dtype common, uint8_t value[16])
+{
+    unsigned char src[16] = {0};
+    tsr_dtype from;
+    memset(value, 0, 16);
+    if (in->t) {
+        unsigned char *base = NULL;
+        tsr_status st =
+            tsr__tensor_host_base(in->t, "Cannot copy out of meta tensor; no data!", &base);
+        if (st != TSR_OK)
+            return st;
+        from = in->t->dtype;
+        memcpy(src, base + in->t->geometry.offset * (int64_t)tsr_dtype_itemsize(from),
+               tsr_dtype_itemsize(from));
+    } else {
+        const tsr_scalar *s = &in->number;
+        from = s->kind;
+        if (from == TSR_BOOL)
+            src[0] = s->v.b;
+        else if (from == TSR_INT64)
+            memcpy(src, &s->v.i, 8);
+        else if (from == TSR_FLOAT64)
+            memcpy(src, &s->v.f, 8);
+        else
+            memcpy(src, s->v.c, 16);
+    }
+    return tsr__kernel_convert(src, from, value, common, 1);
+}
+
+/* ---- binary operations ------------------------------------------------------- */
+
+static bool scalar_kind_ok(const tsr_scalar *s)
+{
+    return s->kind == TSR_BOOL || s->kind == TSR_INT64 || s->kind == TSR_FLOAT64 ||
+           s->kind == TSR_COMPLEX128;
+}
+
+static tsr_dtype operand_dtype(const operand *o)
+{
+    return o->t ? o->t->dtype : o->number.kind;
+}
+
+/* sub_check: bool subtraction has its own messages. */
+static tsr_status check_sub(const operand *in)
+{
+    bool a = operand_dtype(&in[0]) == TSR_BOOL, b = operand_dtype(&in[1]) == TSR_BOOL;
+    if (a && b)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                         "Use the `^` or `logical_xor()` operator instead.");
+    if (a || b)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                         "you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                         "instead.");
+    return TSR_OK;
+}
+
+/* alpha_check, on the common dtype. */
+static tsr_status check_alpha(tsr_dtype common, const tsr_scalar *alpha)
+{
+    if (alpha->kind == TSR_BOOL && common != TSR_BOOL)
+        return tsr__fail(TSR_ERR_RUNTIME, "Boolean alpha only supported for Boolean results.");
+    bool fl = tsr_dtype_is_floating_point(common), cx = tsr_dtype_is_complex(common);
+    if (!fl && !cx && alpha->kind != TSR_BOOL && alpha->kind != TSR_INT64)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "For integral input tensors, argument alpha must not be a floating point "
+                         "number.");
+    if (!cx && alpha->kind == TSR_COMPLEX128)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "For non-complex input tensors, argument alpha must not be a complex "
+                         "number.");
+    return TSR_OK;
+}
+
+/* compute_types: the common dtype (true division promotes integers to
+ * the default dtype), then per operand, output first, the device check
+ * (zero-dim cpu inputs ride along as scalars) and the out= cast check. */
+static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operand *in, int nin,
+                                tsr_dtype *common, tsr_device *device)
+{
+    tsr_operand ops[2];
+    for (int i = 0; i < nin; i++) {
+        const tsr_tensor *t = in[i].t;
+        ops[i].kind = !t                     ? TSR_OPERAND_SCALAR
+                      : t->geometry.ndim > 0 ? TSR_OPERAND_TENSOR
+                                             : TSR_OPERAND_ZERO_DIM;
+        ops[i].dtype = operand_dtype(&in[i]);
+    }
+    tsr_status st = tsr_result_type(ops, (size_t)nin, common);
+    if (st != TSR_OK)
+        return st;
+    if (op == TSR__KOP_DIV && (tsr_dtype_is_integral(*common) || *common == TSR_BOOL))
+        *common = tsr_get_default_dtype();
+    const tsr_tensor *all[3] = {out, in[0].t, nin > 1 ? in[1].t : NULL};
+    tsr_device dev = {TSR_DEVICE_CPU, -1};
+    for (int k = 0; k < 3; k++)
+        if (all[k] && all[k]->storage->device.type != TSR_DEVICE_CPU) {
+            dev = all[k]->storage->device;
+            break;
+        }
+    int cpu_scalars = 0;
+    for (int k = 0; k < 3; k++) {
+        const tsr_tensor *t = all[k];
+        if (!t)
+            continue;
+        if (dev.type != TSR_DEVICE_CPU && k > 0 && is_cpu_scalar(t)) {
+            if (++cpu_scalars > 1)
+                return tsr__fail(TSR_ERR_RUNTIME,
+                                 "Trying to pass too many CPU scalars to non-CPU kernel!");
+            in[k - 1].scalar = true;
+        } else if (!tsr_device_equal(t->storage->device, dev)) {
+            char d1[TSR_DEVICE_STR_MAX], d2[TSR_DEVICE_STR_MAX];
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "Expected all tensors to be on the same device, but found at least "
+                             "two devices, %s and %s!",
+                             device_text(dev, d1, sizeof d1),
+                             device_text(t->storage->device, d2, sizeof d2));
+        }
+        if (k == 0 && (st = tsr_check_output_cast(*common, t->dtype, TSR_CAST_PYTORCH)) != TSR_OK)
+            return st;
+    }
+    for (int i = 0; i < nin; i++)
+        in[i].scalar |= in[i].t == NULL;
+    *device = dev;
+    return TSR_OK;
+}
+
+/* compute_shape: the inputs broadcast together (outputs being resized
+ * take no part). *same tells whether every input had that exact shape. */
+static tsr_status compute_shape(const operand *in, int nin, int *ndim, int64_t *shape, bool *same)
+{
+    bool any = false, scalars = false, tensors = false;
+    *same = true;
+    *ndim = 0;
+    for (int i = 0; i < nin; i++) {
+        const tsr_geometry *g = in[i].t ? &in[i].t->geometry : NULL;
+        int n = g ? g->ndim : 0;
+        const int64_t *sizes = g ? g->sizes : NULL;
+        scalars |= n == 0;
+        tensors |= n > 0;
+        if (!any) {
+            *ndim = n;
+            if (n)
+                memcpy(shape, sizes, sizeof(int64_t) * (size_t)n);
+            any = true;
+            continue;
+        }
+        if (n != *ndim || (n && memcmp(shape, sizes, sizeof(int64_t) * (size_t)n) != 0)) {
+            *same = false;
+            tsr_status st = tsr_broadcast_shapes(*ndim, shape, n, sizes, ndim, shape);
+            if (st != TSR_OK)
+                return st;
+        }
+    }
+    *same &= !(scalars && tensors);
+    return TSR_OK;
+}
+
+static bool same_shape(const tsr_geometry *g, int ndim, const int64_t *shape)
+{
+    return g->ndim == ndim && memcmp(g->sizes, shape, sizeof(int64_t) * (size_t)ndim) == 0;
+}
+
+/* A fresh output (or the new storage of a resized out=) on `device`, laid
+ * out as TensorIterator lays it out. */
+static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dtype dtype, int ndim,
+                                  const int64_t *shape, const operand *in, int nin, bool same,
+                                  tsr_tensor **out)
+{
+    const tsr_tensor *layout[2];
+    int n = 0;
+    for (int i = 0; i < nin; i++)
+        if (in[i].t && !in[i].scalar)
+            layout[n++] = in[i].t;
+    tsr_geometry g = {.ndim = ndim};
+    if (ndim)
+        memcpy(g.sizes, shape, sizeof(int64_t) * (size_t)ndim);
+    output_strides(ndim, shape, layout, n, same, g.strides);
+    return tsr__tensor_alloc(client, device, dtype, &g, false, out);
+}
+
+/* out= with no elements and the wrong shape: it takes a new storage. */
+static void adopt_storage(tsr_tensor *out, tsr_tensor *fresh)
+{
+    tsr__storage *old = out->storage;
+    out->storage = fresh->storage;
+    out->geometry = fresh->geometry;
+    out->numel = fresh->numel;
+    fresh->storage = old;
+    tsr_tensor_release(fresh);
+}
+
+static tsr_client *client_of(const tsr_tensor *out, const operand *in, int nin)
+{
+    if (out && out->storage->client)
+        return out->storage->client;
+    for (int i = 0; i < nin; i++)
+        if (in[i].t && in[i].t->storage->client)
+            return in[i].t->storage->client;
+    return NULL;
+}
+
+/* The kernel of a planned binary operation over `out`. */
+static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common, tsr_tensor *out,
+                               const operand *in, int nin, const tsr_scalar *alpha)
+{
+    tsr__kernel *k = &p->kernel;
+    const tsr_geometry *g = &out->geometry;
+    k->op = op;
+    k->common = common;
+    k->ndim = g->ndim;
+    k->noperands = (uint32_t)(1 + nin);
+    memcpy(k->sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
+    set_operand(p, 0, out, out->dtype, false, g->sizes);
+    for (int i = 0; i < nin; i++) {
+        set_operand(p, 1 + i, in[i].t, in[i].t ? in[i].t->dtype : common, in[i].scalar, g->sizes);
+        if (in[i].scalar) {
+            k->operands[1 + i].dtype = common;
+            tsr_status st = scalar_value(&in[i], common, k->scalar);
+            if (st != TSR_OK)
+                return st;
+        }
+    }
+    if (alpha) {
+        /* sub is add with -alpha, negated as a Python number (integers
+         * wrap, complex negates both parts) before the conversion. */
+        tsr_scalar a = *alpha;
+        if (op == TSR__KOP_SUB) {
+            if (a.kind == TSR_INT64)
+                a.v.i = (int64_t)(0 - (uint64_t)a.v.i);
+            else if (a.kind == TSR_FLOAT64)
+                a.v.f = -a.v.f;
+            else if (a.kind == TSR_COMPLEX128)
+                a.v.c[0] = -a.v.c[0], a.v.c[1] = -a.v.c[1];
+        }
+        unsigned char element[16];
+        tsr_status st = tsr__scalar_to_element(a, common, element);
+        if (st != TSR_OK)
+            return st;
+        tsr__kernel_alpha_from_element(common, element, k->alpha);
+    }
+    p->numel = out->numel;
+    tsr__plan_coalesce(k);
+    return TSR_OK;
+}
+
+static tsr_status check_binary_args(const tsr_tensor *a, const tsr_tensor *b,
+                                    const tsr_scalar *b_scalar, const tsr_scalar *alpha,
+                                    tsr__out_mode mode, const tsr_tensor *out, tsr_tensor **result)
+{
+    if (a == NULL || (b == NULL && b_scalar == NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if ((mode == TSR__OUT_NEW && result == NULL) || (mode == TSR__OUT_GIVEN && out == NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "output must not be NULL");
+    if ((b_scalar && !scalar_kind_ok(b_scalar)) || (alpha && !scalar_kind_ok(alpha)))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid scalar kind (expected bool, int64, float64 or complex128)");
+    return TSR_OK;
+}
+
+tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
+                          const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
+                          tsr_tensor *out, tsr_tensor **result)
+{
+    tsr_status st = check_binary_args(a, b, b_scalar, alpha, mode, out, result);
+    if (st != TSR_OK)
+        return st;
+    operand in[2] = {{.t = a}, {.t = b}};
+    if (!b)
+        in[1].number = *b_scalar;
+    if (op == TSR__KOP_SUB && (st = check_sub(in)) != TSR_OK)
+        return st;
+    if (mode == TSR__OUT_INPLACE)
+        out = (tsr_tensor *)a;
+    if (mode != TSR__OUT_NEW && (st = check_overlaps(out, in, 2)) != TSR_OK)
+        return st;
+    int ndim;
+    int64_t shape[TSR_MAX_DIMS];
+    bool same;
+    if ((st = compute_shape(in, 2, &ndim, shape, &same)) != TSR_OK)
+        return st;
+    tsr_dtype common;
+    tsr_device device;
+    if ((st = compute_types(op, mode == TSR__OUT_NEW ? NULL : out, in, 2, &common, &device)) !=
+        TSR_OK)
+        return st;
+    bool resize = false;
+    if (mode != TSR__OUT_NEW && !same_shape(&out->geometry, ndim, shape)) {
+        if (mode == TSR__OUT_INPLACE || out->numel != 0)
+            return shape_mismatch(&out->geometry, ndim, shape);
+        resize = true;
+    }
+    if (alpha && (st = check_alpha(common, alpha)) != TSR_OK)
+        return st;
+    if (device.type != TSR_DEVICE_META && (st = tsr__kernel_check_compute(op, common)) != TSR_OK)
+        return st;
+    tsr__plan p = {.device = device, .client = client_of(out, in, 2)};
+    tsr_tensor *fresh = NULL;
+    if (mode == TSR__OUT_NEW || resize) {
+        st = allocate_output(p.client, device, mode == TSR__OUT_NEW ? common : out->dtype, ndim,
+                             shape, in, 2, same, &fresh);
+        if (st != TSR_OK)
+            return st;
+        if (resize) {
+            adopt_storage(out, fresh);
+            fresh = NULL;
+        } else {
+            out = fresh;
+        }
+    }
+    st = build_kernel(&p, op, common, out, in, 2, device.type == TSR_DEVICE_META ? NULL : alpha);
+    if (st == TSR_OK)
+        st = run(&p);
+    if (st != TSR_OK) {
+        tsr_tensor_release(fresh);
+        return st;
+    }
+    if (mode == TSR__OUT_NEW)
+        *result = fresh;
+    return TSR_OK;
+}
+
+/* ---- copy_ and fill_ ----------------------------------------------------------- */
+
+/* A plan whose output is dst: shapes broadcast to dst's (src's must). */
+static tsr_status plan_copy(tsr__plan *p, tsr_tensor *dst, const tsr_tensor *src)
+{
+    int ndim;
+    int64_t shape[TSR_MAX_DIMS];
+    const tsr_geometry *gd = &dst->geometry, *gs = &src->geometry;
+    tsr_status st = tsr_broadcast_shapes(gd->ndim, gd->sizes, gs->ndim, gs->sizes, &ndim, shape);
+    if (st != TSR_OK)
+        return st;
+    if (!same_shape(gd, ndim, shape))
+        return shape_mismatch(gd, ndim, shape);
+    tsr__kernel *k = &p->kernel;
+    k->op = TSR__KOP_COPY;
+    k->common = dst->dtype;
+    k->ndim = gd->ndim;
+    k->noperands = 2;
+    memcpy(k->sizes, gd->sizes, sizeof(int64_t) * (size_t)gd->ndim);
+    set_operand(p, 0, dst, dst->dtype, false, gd->sizes);
+    set_operand(p, 1, src, src->dtype, false, gd->sizes);
+    p->numel = dst->numel;
+    tsr__plan_coalesce(k);
+    return TSR_OK;
+}
+
+/* copy_ between devices goes through the host: both sides must be
+ * addressable here, and accelerators idle first. */
+static tsr_status host_side(const tsr_tensor *t)
+{
+    tsr__storage *s = t->storage;
+    if (s->device.type == TSR_DEVICE_CPU)
+        return TSR_OK;
+    if (!s->client || !tsr__client_host_visible(s->client, s->device)) {
+        char name[TSR_DEVICE_STR_MAX];
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "copy_() between %s and another device needs host-visible memory",
+                         device_text(s->device, name, sizeof name));
+    }
+    return tsr__client_synchronize(s->client, s->device);
+}
+
+tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src)
+{
+    if (dst == NULL || src == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (dst == src)
+        return TSR_OK;
+    const tsr_geometry *gd = &dst->geometry, *gs = &src->geometry;
+    if (dst->storage == src->storage && dst->dtype == src->dtype && gd->offset == gs->offset &&
+        gd->ndim == gs->ndim && memcmp(gd->sizes, gs->sizes, sizeof gd->sizes) == 0 &&
+        memcmp(gd->strides, gs->strides, sizeof gd->strides) == 0)
+        return TSR_OK;
+    tsr_dtype d = dst->dtype, s = src->dtype;
+    if (d != s && (d == TSR_FLOAT4_E2M1FN_X2 || s == TSR_FLOAT4_E2M1FN_X2))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "copy_() does not support casting Float4_e2m1fn_x2 to different types "
+                         "(from %s to %s)",
+                         tsr_dtype_message_name(s), tsr_dtype_message_name(d));
+    operand in = {.t = src};
+    tsr_status st = check_overlaps(dst, &in, 1);
+    if (st != TSR_OK)
+        return st;
+    tsr__plan p = {.device = dst->storage->device, .client = dst->storage->client};
+    if ((st = plan_copy(&p, dst, src)) != TSR_OK)
+        return st;
+    tsr_device dd = dst->storage->device, sd = src->storage->device;
+    if (dd.type == TSR_DEVICE_META)
+        return TSR_OK;
+    if (sd.type == TSR_DEVICE_META)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "Cannot copy out of meta tensor; no data!");
+    if (p.numel == 0)
+        return TSR_OK;
+    if (tsr_device_equal(dd, sd) && dd.type != TSR_DEVICE_CPU)
+        return tsr__client_launch(p.client, dd, &p.kernel);
+    if ((st = host_side(dst)) != TSR_OK || (st = host_side(src)) != TSR_OK)
+        return st;
+    return tsr__plan_run_host(&p);
+}
+
+tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value)
+{
+    if (t == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor must not be NULL");
+    if (!scalar_kind_ok(&value))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid scalar kind %d (expected bool, int64, float64 or complex128)",
+                         (int)value.kind);
+    tsr__plan p = {.device = t->storage->device, .client = t->storage->client};
+    tsr__kernel *k = &p.kernel;
+    tsr_status st = tsr__scalar_to_element(value, t->dtype, k->scalar);
+    if (st != TSR_OK)
+        return st;
+    const tsr_geometry *g = &t->geometry;
+    k->op = TSR__KOP_FILL;
+    k->common = t->dtype;
+    k->ndim = g->ndim;
+    k->noperands = 1;
+    memcpy(k->sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
+    set_operand(&p, 0, t, t->dtype, false, g->sizes);
+    p.numel = t->numel;
+    tsr__plan_coalesce(k);
+    return run(&p);
+}

@@ -1,0 +1,62 @@
+/* Internal: the one planner of every elementwise operation, PyTorch's
+ * TensorIterator in C.
+ *
+ * plan.c turns (output, inputs) into a tsr__kernel: it checks what
+ * TensorIterator checks, in its order (memory overlap, broadcasting,
+ * result dtype, devices, the out= cast, the output's shape), allocates or
+ * resizes the output with TensorIterator's layout choice, orders the
+ * dimensions by the operands' strides and coalesces them. Then it runs
+ * the kernel where the tensors live: plan_cpu.c on the cpu (and on the
+ * host mapping of host-visible accelerator memory, for copies between
+ * devices), the daemon for accelerators, nothing for meta. */
+#ifndef TESSERA_LIBCLIENT_PLAN_H
+#define TESSERA_LIBCLIENT_PLAN_H
+
+#include <stdbool.h>
+
+#include "core/kernel.h"
+#include "libclient/tensor_internal.h"
+
+/* How an operation gets its output. */
+typedef enum tsr__out_mode {
+    TSR__OUT_NEW,     /* allocate it (torch.add(a, b)) */
+    TSR__OUT_GIVEN,   /* out= */
+    TSR__OUT_INPLACE, /* the first input (a.add_(b)) */
+} tsr__out_mode;
+
+/* A planned kernel with what running it needs. */
+typedef struct tsr__plan {
+    tsr__kernel kernel;
+    tsr_device device;                             /* cpu, meta, or an indexed accelerator */
+    tsr_client *client;                            /* accelerators */
+    unsigned char *host[TSR__KERNEL_MAX_OPERANDS]; /* storage bases on the host (cpu) */
+    int64_t numel;
+} tsr__plan;
+
+/* add/sub/mul/div in all their forms. b is a tensor, or NULL with
+ * b_scalar set (a Python number); alpha is add/sub's (NULL otherwise).
+ * mode NEW writes *result; GIVEN writes `out`; INPLACE writes `a` (out
+ * must be a). */
+tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
+                          const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
+                          tsr_tensor *out, tsr_tensor **result);
+
+/* dst.copy_(src), on any devices (see tessera/ops.h). */
+tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src);
+
+/* t.fill_(value). */
+tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value);
+
+/* Runs a plan on the host: cpu memory, or the mapping of host-visible
+ * accelerator memory once the device is idle. Integer division by zero
+ * is TSR_ERR_RUNTIME "ZeroDivisionError" (elements before it may be
+ * written, as in PyTorch). */
+tsr_status tsr__plan_run_host(const tsr__plan *plan);
+
+/* Orders dimensions as TensorIterator does and coalesces them: on entry
+ * kernel->ndim, sizes and every operand's strides (in elements) in the
+ * tensors' own order; on exit innermost last, merged where every operand
+ * allows, size-1 dimensions gone. */
+void tsr__plan_coalesce(tsr__kernel *kernel);
+
+#endif /* TESSERA_LIBCLIENT_PLAN_H */
