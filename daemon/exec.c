@@ -16,19 +16,17 @@
 
 #include "core/error.h"
 #include "daemon/log.h"
-/* kernels/: the OpenCL C source of a kernel key (see opencl/runtime.h) */
-size_t tsr__kernel_opencl_source(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap);
-__attribute__((weak)) size_t tsr__kernel_opencl_source(const tsr__kernel_key *key, bool fp64,
-                                                       char *buf, size_t cap)
-{
-    (void)key;
-    (void)fp64;
-    (void)buf;
-    (void)cap;
-    tsr__fail_text(TSR_ERR_NOT_SUPPORTED, "this tesserad was built without kernels");
-    return 0;
-}
+#include "kernels/opencl_source.h"
 #include "opencl/runtime.h"
+/* The runtime's source callback over kernels/' generator. */
+static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap)
+{
+    size_t length = 0;
+    tsr_status st = tsr__opencl_source(key, fp64 ? TSR__OPENCL_CAP_FP64 : 0, buf, cap, &length);
+    if (st == TSR_OK)
+        return length;
+    return st == TSR_ERR_BUFFER_TOO_SMALL ? cap : 0;
+}
 
 typedef struct job {
     struct job *next; /* in its device's FIFO, then on the finished stack */
@@ -180,6 +178,35 @@ static tsr_status resolve_buffers(executor *x, job *j)
     return TSR_OK;
 }
 
+static const char *const op_names[TSR__KOP_COUNT] = {
+    [TSR__KOP_COPY] = "copy", [TSR__KOP_FILL] = "fill",    [TSR__KOP_ADD] = "add",
+    [TSR__KOP_SUB] = "sub",   [TSR__KOP_MUL] = "mul",      [TSR__KOP_DIV] = "div",
+    [TSR__KOP_DIV_TRUNC] = "div_trunc", [TSR__KOP_DIV_FLOOR] = "div_floor"};
+static const char *const shape_names[] = {"linear", "2-d", "strided"};
+
+/* "opencl:0: kernel add float32 <- float32, int32 (linear): built from
+ * source in 412 ms" */
+static void log_program(uint32_t queue, const tsr__clrt_launch *l, tsr__clrt_program *p,
+                        const char *made)
+{
+    const tsr__kernel_key *k = tsr__clrt_program_key(p);
+    char types[96] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
+        const char *name = k->dtypes[i] == TSR__KEY_SCALAR ? "scalar"
+                           : k->dtypes[i] < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->dtypes[i])
+                                                            : "?";
+        int n = snprintf(types + used, sizeof types - used, "%s%s", i == 0 ? "" : i == 1 ? " <- " : ", ",
+                         name);
+        if (n < 0 || (size_t)n >= sizeof types - used)
+            break;
+        used += (size_t)n;
+    }
+    tsr__log(TSR__LOG_INFO, "opencl:%u: kernel %s %s (%s): %s", queue,
+             k->op < TSR__KOP_COUNT && op_names[k->op] ? op_names[k->op] : "?", types,
+             l->shape < 3 ? shape_names[l->shape] : "?", made);
+}
+
 /* Moves every job whose program is ready from the head of the FIFO to the
  * device's queue. */
 static void pump(executor *x, uint32_t queue)
@@ -198,6 +225,9 @@ static void pump(executor *x, uint32_t queue)
         } else if (state == TSR__CLPROG_FAILED) {
             finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
         } else {
+            const char *made = tsr__clrt_program_report(j->program);
+            if (made)
+                log_program(j->queue, &j->launch, j->program, made);
             tsr_status st = resolve_buffers(x, j);
             if (st == TSR_OK)
                 st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
@@ -271,7 +301,7 @@ static tsr_status executor_get(tsr__server *server, executor **out)
                                    .count = reg->opencl_count,
                                    .cache_dir = dir,
                                    .notify_fd = x->notify_fd,
-                                   .source = tsr__kernel_opencl_source};
+                                   .source = kernel_source};
         st = tsr__clrt_create(&config, &x->rt);
     }
     free(infos);
@@ -328,20 +358,6 @@ static bool needs_fp64(tsr_dtype d)
     return d == TSR_FLOAT64 || d == TSR_COMPLEX128;
 }
 
-/* The shape a plan is launched with (core/kernel.h). */
-static tsr__kernel_shape shape_of(const tsr__kernel *k)
-{
-    if (k->ndim == 0)
-        return TSR__KSHAPE_LINEAR;
-    if (k->ndim == 1) {
-        for (uint32_t i = 0; i < k->noperands; i++)
-            if (!(k->operands[i].flags & TSR__KOPERAND_SCALAR) && k->operands[i].strides[0] != 1)
-                return TSR__KSHAPE_TILE2;
-        return TSR__KSHAPE_LINEAR;
-    }
-    return k->ndim == 2 ? TSR__KSHAPE_TILE2 : TSR__KSHAPE_STRIDED;
-}
-
 static tsr_status check_kernel(const tsr__kernel *k)
 {
     if (k->op < TSR__KOP_COPY || k->op >= TSR__KOP_COUNT)
@@ -383,19 +399,16 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
                               const uint32_t *segments, const uint64_t *byte_offsets,
                               tsr__wire_launched *out)
 {
+    tsr__kernel_key key;
+    tsr_status st = tsr__kernel_key_of(k, &key);
+    if (st == TSR_OK)
+        st = tsr__kernel_key_check(&key,
+                                   s->pools[queue].device->info.fp64 ? TSR__OPENCL_CAP_FP64 : 0);
     executor *x = NULL;
-    tsr_status st = executor_get(s->server, &x);
+    if (st == TSR_OK)
+        st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
-    tsr__kernel_key key = {.op = (uint8_t)k->op,
-                           .shape = (uint8_t)shape_of(k),
-                           .common = (uint8_t)k->common,
-                           .noperands = (uint8_t)k->noperands};
-    for (uint32_t i = 0; i < TSR__KERNEL_MAX_OPERANDS; i++)
-        key.dtypes[i] = i >= k->noperands ? 0
-                        : (k->operands[i].flags & TSR__KOPERAND_SCALAR)
-                            ? 0xff
-                            : (uint8_t)k->operands[i].dtype;
     tsr__clrt_program *program = tsr__clrt_program_get(x->rt, queue, &key);
     if (!program)
         return TSR_ERR_OUT_OF_MEMORY;

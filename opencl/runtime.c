@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -42,6 +43,8 @@ struct tsr__clrt_program {
     cl_program program;
     cl_kernel kernel;
     char error[512];
+    char origin[96]; /* how it was made, for the log (builder thread, then read-only) */
+    bool reported;   /* loop thread */
 };
 
 struct tsr__clrt {
@@ -263,8 +266,17 @@ static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uin
     free(binary);
 }
 
+static double ms_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 static void build(tsr__clrt *rt, tsr__clrt_program *p)
 {
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     clrt_device *d = &rt->devices[p->ordinal];
     if (!open_device(d)) {
         snprintf(p->error, sizeof p->error, "%s", d->error);
@@ -283,7 +295,10 @@ static void build(tsr__clrt *rt, tsr__clrt_program *p)
     hash = text_hash(hash, d->info.driver_version);
     hash = text_hash(hash, d->options);
     hash = fnv1a(hash, rt->source_buf, n);
+    uint64_t rejected = atomic_load(&rt->rejected);
     if (rt->cache_dir && cache_load(rt, d, p, hash)) {
+        snprintf(p->origin, sizeof p->origin, "loaded from the disk cache in %.1f ms",
+                 ms_since(&t0));
         atomic_fetch_add(&rt->loaded, 1);
         atomic_store(&p->state, TSR__CLPROG_READY);
         return;
@@ -300,6 +315,10 @@ static void build(tsr__clrt *rt, tsr__clrt_program *p)
         return;
     }
     atomic_fetch_add(&rt->built, 1);
+    snprintf(p->origin, sizeof p->origin, "built from source in %.0f ms%s", ms_since(&t0),
+             atomic_load(&rt->rejected) != rejected
+                 ? " (its disk cache file was corrupt or stale)"
+                 : "");
     if (rt->cache_dir)
         cache_store(rt, d, p, hash);
     atomic_store(&p->state, TSR__CLPROG_READY);
@@ -472,6 +491,19 @@ int tsr__clrt_program_state(const tsr__clrt_program *p)
 const char *tsr__clrt_program_error(const tsr__clrt_program *p)
 {
     return p->error;
+}
+
+const tsr__kernel_key *tsr__clrt_program_key(const tsr__clrt_program *p)
+{
+    return &p->key;
+}
+
+const char *tsr__clrt_program_report(tsr__clrt_program *p)
+{
+    if (p->reported || tsr__clrt_program_state(p) != TSR__CLPROG_READY)
+        return NULL;
+    p->reported = true;
+    return p->origin;
 }
 
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)

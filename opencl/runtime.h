@@ -59,6 +59,12 @@ int tsr__clrt_program_state(const tsr__clrt_program *program);
 /* Why a FAILED program failed, with the build log's start. */
 const char *tsr__clrt_program_error(const tsr__clrt_program *program);
 
+/* Once per READY program, how it was made ("built from source in 412 ms",
+ * "loaded from the disk cache in 2.1 ms", ...); NULL afterwards and
+ * before. Loop thread only. */
+const char *tsr__clrt_program_report(tsr__clrt_program *program);
+const tsr__kernel_key *tsr__clrt_program_key(const tsr__clrt_program *program);
+
 /* Counters, for the benchmark and the tests: programs built from source,
  * loaded from the disk cache, and disk-cache files found corrupt or stale. */
 typedef struct tsr__clrt_stats {

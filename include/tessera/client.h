@@ -162,7 +162,8 @@ typedef struct tsr_memory_stats {
 /* The library keeps up to 64 freed blocks of at most 1 MiB (8 MiB in all)
  * for the next allocation of the same size on the same device, so that
  * such an allocation costs no request to the daemon. These statistics
- * count them as free (allocated, active, requested) and count their reuse
+ * count them as free (allocated, active, requested; a reused block counts
+ * in `requested` with the size first asked for it) and count their reuse
  * as allocations, frees and cache hits; the daemon's view (`tessera ps`)
  * counts them as held by the session, and so do the peaks. Errors:
  * TSR_ERR_NO_DEVICE for a device that does not exist;

@@ -971,6 +971,181 @@ static void check_regions(conn *a, conn *b)
     ASSERT_EQ(free_handle(b, theirs.handle), TSR_OK);
 }
 
+/* ---- Kernels --------------------------------------------------------- */
+
+/* A LAUNCH of an elementwise float32 kernel: out = a + alpha * b over
+ * `n` elements of three blocks (b may be a scalar: handle 0). */
+static tsr__kernel add_kernel(uint64_t out, uint64_t a, uint64_t b, int64_t n, float alpha)
+{
+    tsr__kernel k = {.op = TSR__KOP_ADD, .common = TSR_FLOAT32, .ndim = 1, .noperands = 3};
+    k.sizes[0] = n;
+    memcpy(k.alpha, &alpha, sizeof alpha);
+    uint64_t handles[3] = {out, a, b};
+    for (int i = 0; i < 3; i++) {
+        k.operands[i] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = handles[i]};
+        k.operands[i].strides[0] = 1;
+    }
+    return k;
+}
+
+/* Waits (at most a minute: the first launch builds a program) until the
+ * ring says launch `seq` of queue `q` is done. */
+static bool queue_done(conn *c, uint32_t q, uint32_t seq)
+{
+    for (int64_t until = now_ms() + 60000; now_ms() < until; sleep_ms(1))
+        if ((int32_t)(atomic_load(&c->ring->queues[q].completed) - seq) >= 0)
+            return true;
+    return false;
+}
+
+static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes)
+{
+    tsr__wire_segment seg = {.segment_id = b->segment_id};
+    tsr__wire_segment_info info;
+    if (rq(c, TSR__OP_SEGMENT_MAP, &seg, &info) != TSR_OK || c->nfds != 1)
+        return NULL;
+    uint8_t *base = mmap(NULL, info.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, c->fds[0], 0);
+    close(c->fds[0]);
+    c->nfds = 0;
+    *bytes = info.bytes;
+    return base == MAP_FAILED ? NULL : base;
+}
+
+/* Kernels run where their operands live and only on memory of the
+ * session: a good launch computes, every hostile descriptor is refused
+ * before anything runs, integer division by zero is reported through the
+ * ring, and a session that leaves with kernels queued harms nobody. */
+static void check_launches(void)
+{
+    conn a, b;
+    if (!session_open(&a, "launcher") || !session_open(&b, "bystander"))
+        return;
+    enum { N = 1000 };
+    tsr__wire_block x, y, z, theirs;
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &x), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &y), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &z), TSR_OK);
+    ASSERT_EQ(alloc(&b, opencl0, N * 4, &theirs), TSR_OK);
+    uint64_t bytes = 0;
+    uint8_t *base = map_block(&a, &x, &bytes);
+    ASSERT_TRUE(base != NULL);
+    if (!base)
+        return;
+    float *px = (float *)(base + x.offset), *py = (float *)(base + y.offset),
+          *pz = (float *)(base + z.offset);
+    for (int k = 0; k < N; k++) {
+        px[k] = (float)k;
+        py[k] = 0.5f * (float)k;
+        pz[k] = -1.0f;
+    }
+
+    /* z = x + 2 * y, then z = z + 1.5 (a scalar), queued back to back. */
+    tsr__kernel k = add_kernel(z.handle, x.handle, y.handle, N, 2.0f);
+    tsr__wire_launched l1, l2;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l1), TSR_OK);
+    ASSERT_EQ(l1.sequence, 1);
+    ASSERT_EQ(l1.queue, 0);
+    k = add_kernel(z.handle, z.handle, 0, N, 1.0f);
+    k.operands[2].flags = TSR__KOPERAND_SCALAR;
+    float scalar = 1.5f;
+    memcpy(k.scalar, &scalar, sizeof scalar);
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l2), TSR_OK);
+    ASSERT_EQ(l2.sequence, 2);
+    ASSERT_TRUE(queue_done(&a, 0, 2));
+    int bad = 0;
+    for (int k2 = 0; k2 < N; k2++)
+        bad += pz[k2] != (float)k2 + 2.0f * (0.5f * (float)k2) + 1.5f;
+    ASSERT_EQ(bad, 0);
+    ASSERT_EQ(atomic_load(&a.ring->queues[0].errors), 0);
+
+    /* Nothing to run: sequence 0. */
+    k = add_kernel(z.handle, x.handle, y.handle, 0, 1.0f);
+    tsr__wire_launched l;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    ASSERT_EQ(l.sequence, 0);
+
+    /* Hostile descriptors. */
+    struct {
+        const char *what;
+        tsr__kernel k;
+        int status;
+        const char *message; /* NULL: any */
+    } cases[24];
+    int n = 0;
+#define CASE(w, st, msg) (cases[n].what = (w), cases[n].status = (st), cases[n].message = (msg), \
+                          cases[n].k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f), &cases[n++].k)
+    CASE("foreign output", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[0].handle = theirs.handle;
+    CASE("foreign input", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[2].handle = theirs.handle;
+    CASE("made-up handle", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].handle = 0x123456789ull;
+    CASE("one element too many", TSR_ERR_INDEX,
+         "region out of bounds: it reaches byte 4100 of a 4096-byte allocation")->sizes[0] = N + 25;
+    CASE("offset past the end", TSR_ERR_INDEX, NULL)->operands[1].offset = 100;
+    CASE("negative offset", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].offset = -1;
+    CASE("stride past the end", TSR_ERR_INDEX, NULL)->operands[2].strides[0] = 2;
+    CASE("negative stride", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[2].strides[0] = -1;
+    CASE("overflowing stride", TSR_ERR_OVERFLOW, NULL)->operands[0].strides[0] = INT64_MAX;
+    CASE("huge size", TSR_ERR_OVERFLOW, NULL)->sizes[0] = INT64_MAX;
+    CASE("negative size", TSR_ERR_INVALID_ARGUMENT, NULL)->sizes[0] = -5;
+    CASE("26 dimensions", TSR_ERR_INVALID_ARGUMENT, NULL)->ndim = 26;
+    CASE("unknown op", TSR_ERR_INVALID_ARGUMENT, NULL)->op = 99;
+    CASE("op 0", TSR_ERR_INVALID_ARGUMENT, NULL)->op = 0;
+    CASE("unknown common dtype", TSR_ERR_INVALID_ARGUMENT, NULL)->common = 200;
+    CASE("unknown operand dtype", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].dtype = 77;
+    CASE("operand count", TSR_ERR_INVALID_ARGUMENT, NULL)->noperands = 2;
+    CASE("unknown flags", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].flags = 0x80;
+    CASE("scalar output", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[0].flags = TSR__KOPERAND_SCALAR;
+    tsr__kernel *two = CASE("two scalars", TSR_ERR_INVALID_ARGUMENT, NULL);
+    two->operands[1].flags = two->operands[2].flags = TSR__KOPERAND_SCALAR;
+    CASE("float8 arithmetic", TSR_ERR_NOT_SUPPORTED, NULL)->common = TSR_FLOAT8_E4M3FN;
+#undef CASE
+    for (int c = 0; c < n; c++) {
+        int got = rq(&a, TSR__OP_LAUNCH, &cases[c].k, &l);
+        if (got != cases[c].status)
+            fprintf(stderr, "LAUNCH with %s: status %d (%s)\n", cases[c].what, got, a.message);
+        ASSERT_EQ(got, cases[c].status);
+        if (cases[c].message)
+            ASSERT_STREQ(a.message, cases[c].message);
+    }
+    ASSERT_TRUE(pz[0] == 1.5f); /* nothing ran */
+
+    /* Integer division by zero: the launch is accepted, the error comes
+     * back through the ring, and the session goes on. */
+    int32_t *ix = (int32_t *)px, *iy = (int32_t *)py, *iz = (int32_t *)pz;
+    for (int k2 = 0; k2 < N; k2++) {
+        ix[k2] = k2;
+        iy[k2] = k2 % 7;
+    }
+    tsr__kernel d = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    d.op = TSR__KOP_DIV_TRUNC;
+    d.common = TSR_INT32;
+    memset(d.alpha, 0, sizeof d.alpha);
+    for (int i = 0; i < 3; i++)
+        d.operands[i].dtype = TSR_INT32;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &d, &l), TSR_OK);
+    ASSERT_TRUE(queue_done(&a, 0, l.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[0].errors), 1);
+    ASSERT_EQ(a.ring->queues[0].status, TSR_ERR_RUNTIME);
+    ASSERT_STREQ(a.ring->queues[0].message, "ZeroDivisionError");
+    ASSERT_EQ(iz[8], 8 / 1);
+    ASSERT_EQ(iz[20], 20 / 6);
+
+    /* A FREE behind queued kernels takes effect at once for the client. */
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &d, &l), TSR_OK);
+    ASSERT_EQ(free_handle(&a, y.handle), TSR_OK);
+    expect_bad_handle(&a, y.handle);
+    ASSERT_TRUE(queue_done(&a, 0, l.sequence));
+
+    /* Leaving with kernels queued. */
+    d.operands[2].handle = x.handle;
+    for (int r = 0; r < 8; r++)
+        ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &d, &l), TSR_OK);
+    munmap(base, bytes);
+    conn_close(&a);
+    ASSERT_EQ(free_handle(&b, theirs.handle), TSR_OK);
+    conn_close(&b);
+    expect_healthy("a session that ended with kernels queued");
+}
+
 static void check_bad_requests(void)
 {
     conn a, b, unopened;
@@ -1270,12 +1445,31 @@ static void check_deaf_client(void)
     expect_healthy("a client that does not read its replies");
 }
 
+/* A connection that never says HELLO is closed after 10 s (opened first,
+ * checked last, so the wait overlaps the other checks). */
+static void check_silent_end(conn *c, int64_t opened_ms)
+{
+    frame f;
+    struct timeval tv = {.tv_sec = 1};
+    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ssize_t n = -1;
+    while (now_ms() - opened_ms < 14000 && (n = recv_packet(c, &f)) < 0)
+        ;
+    ASSERT_EQ(n, 0);
+    ASSERT_TRUE(now_ms() - opened_ms >= 9500);
+    ASSERT_TRUE(log_has("ended (no handshake within 10 s)"));
+    conn_close(c);
+}
+
 int main(void)
 {
     static const char *const extra[] = {"--memory-limit", LIMIT, NULL};
     if (test_daemon_start(&tsrd, extra) != 0)
         return 1;
     expect_healthy("start-up");
+    conn silent;
+    int64_t silent_since = now_ms();
+    bool silent_open = conn_open(&silent);
     check_before_hello();
     check_version_mismatch();
     check_malformed();
@@ -1285,6 +1479,9 @@ int main(void)
     check_pipelining();
     check_vanishing();
     check_deaf_client();
+    check_launches();
+    if (silent_open)
+        check_silent_end(&silent, silent_since);
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
     TEST_DONE();
 }

@@ -16,6 +16,20 @@ static tsr_status alloc_bytes(tsr_client *c, int64_t bytes, tsr_tensor **out)
     return tsr_tensor_empty(c, 1, &bytes, &o, out);
 }
 
+/* Segments mapped into this process (both sessions of the test). */
+static int mapped_segments(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, "tessera-segment") != NULL;
+    fclose(f);
+    return n;
+}
+
 int main(void)
 {
     const char *args[] = {"--memory-limit", "64M", NULL};
@@ -56,8 +70,10 @@ int main(void)
     /* Once the first session gives its memory back, the request fits. */
     tsr_tensor_release(big);
     uint64_t released = 0;
+    int mapped = mapped_segments();
     ASSERT_OK(tsr_memory_empty_cache(a, dev, &released));
     ASSERT_EQ(released, 40 * MiB);
+    ASSERT_EQ(mapped_segments(), mapped - 1);
     ASSERT_OK(alloc_bytes(b, 30 * MiB, &retry));
     ASSERT_OK(tsr_memory_get_stats(b, dev, &m));
     ASSERT_EQ(m.device_free, 14 * MiB);
@@ -71,6 +87,41 @@ int main(void)
     ASSERT_FAIL(tsr_tensor_empty(b, 2, sizes, &o, &huge), TSR_ERR_RUNTIME,
                 "Storage size calculation overflowed with sizes=[1099511627776, 1099511627776]");
     ASSERT_OK(tsr_client_ping(b, TSR_TRANSPORT_RING));
+
+    /* Session a holds nothing now, and maps nothing: empty_cache dropped
+     * the mapping of the segment it released. A small block it frees waits
+     * in the library and comes back, at the same address, for the next
+     * allocation of its size, without a request; the statistics count it
+     * as free meanwhile. empty_cache gives it back and unmaps again. */
+    int before = mapped_segments();
+    tsr_memory_stats s0, s1, s2;
+    ASSERT_OK(tsr_memory_get_stats(a, dev, &s0));
+    ASSERT_EQ(s0.allocated, 0);
+    tsr_tensor *t1 = NULL, *t2 = NULL;
+    void *p1 = NULL, *p2 = NULL;
+    ASSERT_OK(alloc_bytes(a, 4000, &t1));
+    ASSERT_EQ(mapped_segments(), before + 1);
+    ASSERT_OK(tsr_tensor_data_ptr(t1, &p1));
+    tsr_tensor_release(t1);
+    ASSERT_OK(tsr_memory_get_stats(a, dev, &s1));
+    ASSERT_EQ(s1.allocated, 0);
+    ASSERT_EQ(s1.frees, s0.frees + 1);
+    ASSERT_EQ(s1.reserved, 2 * MiB);
+    ASSERT_OK(alloc_bytes(a, 3600, &t2)); /* rounds to the same 4096 */
+    ASSERT_OK(tsr_tensor_data_ptr(t2, &p2));
+    ASSERT_TRUE(p1 == p2);
+    ASSERT_OK(tsr_memory_get_stats(a, dev, &s2));
+    ASSERT_EQ(s2.allocated, 4096);
+    ASSERT_EQ(s2.requested, 4000); /* a reused block keeps its first request */
+    ASSERT_EQ(s2.allocations, s0.allocations + 2);
+    ASSERT_EQ(s2.cache_hits, s1.cache_hits + 1);
+    tsr_tensor_release(t2);
+    ASSERT_OK(tsr_memory_empty_cache(a, dev, &released));
+    ASSERT_EQ(released, 2 * MiB);
+    ASSERT_EQ(mapped_segments(), before);
+    ASSERT_OK(tsr_memory_get_stats(a, dev, &s0));
+    ASSERT_EQ(s0.allocated, 0);
+    ASSERT_EQ(s0.reserved, 0);
 
     tsr_tensor_release(small);
     tsr_tensor_release(retry);
