@@ -3,11 +3,13 @@
  * Connects to the daemon ($TESSERA_SOCKET or the system socket), lists the
  * devices it serves, allocates tensors on the first accelerator (opencl:0)
  * in two memory formats, shows their strides and a few views, writes
- * through the shared mapping and reads back, and prints the session's
- * memory statistics. Exits 1 with the library's message on any failure. */
+ * through the shared mapping and reads back, adds and divides tensors of
+ * mixed dtypes on the device (and on cpu, for the same bits), and prints
+ * the session's memory statistics. Exits 1 with the library's message on any failure. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tessera/tessera.h>
 
@@ -103,6 +105,48 @@ int main(void)
     CHECK(tsr_tensor_copy_to_host(xp, back, sizeof back));
     printf("\nwrote 0..119 into opencl:0 memory; permute(3,2,1,0) reads back %.0f %.0f %.0f ...\n",
            back[0], back[1], back[2]);
+
+    /* Arithmetic on opencl:0 with PyTorch's type promotion: int32 + 2 *
+     * float32 is float32, int32 / int32 is the default dtype. The kernels
+     * run in the daemon, asynchronously; tsr_synchronize waits for them.
+     * The cpu device computes the same bits in this process. */
+    int64_t two_three[2] = {2, 3};
+    int32_t ints[6] = {1, 2, 3, 4, 5, -7};
+    float floats[6] = {0.5f, 0.25f, -1.0f, 1e8f, 3.0f, 0.1f};
+    int32_t divisors[6] = {3, 3, 3, 3, 3, 2};
+    tsr_device where[2] = {dev, {TSR_DEVICE_CPU, -1}};
+    float sums[2][6], quotients[2][6];
+    for (int w = 0; w < 2; w++) {
+        tsr_tensor_options on = {.has_device = true, .device = where[w]};
+        tsr_tensor *a, *b, *d, *sum, *quotient;
+        CHECK(tsr_tensor_from_data(client, 2, two_three, TSR_INT32, ints, &on, &a));
+        CHECK(tsr_tensor_from_data(client, 2, two_three, TSR_FLOAT32, floats, &on, &b));
+        CHECK(tsr_tensor_from_data(client, 2, two_three, TSR_INT32, divisors, &on, &d));
+        CHECK(tsr_add(a, b, tsr_scalar_int(2), &sum));
+        CHECK(tsr_div(a, d, TSR_ROUNDING_NONE, &quotient));
+        CHECK(tsr_synchronize(client, where[w]));
+        if (w == 0) {
+            printf("\narithmetic on opencl:0:\n");
+            show("int32 + 2 * float32", sum);
+            show("int32 / int32", quotient);
+        }
+        CHECK(tsr_tensor_copy_to_host(sum, sums[w], sizeof sums[w]));
+        CHECK(tsr_tensor_copy_to_host(quotient, quotients[w], sizeof quotients[w]));
+        tsr_tensor *done[] = {quotient, sum, d, b, a};
+        for (size_t k = 0; k < 5; k++)
+            tsr_tensor_release(done[k]);
+    }
+    printf("  a + 2 * b = [");
+    for (int k = 0; k < 6; k++)
+        printf("%s%.9g", k ? ", " : "", sums[0][k]);
+    printf("]\n  a / d     = [");
+    for (int k = 0; k < 6; k++)
+        printf("%s%.9g", k ? ", " : "", quotients[0][k]);
+    printf("]\n  the cpu device gives the same bits: %s\n",
+           memcmp(sums[0], sums[1], sizeof sums[0]) == 0 &&
+                   memcmp(quotients[0], quotients[1], sizeof quotients[0]) == 0
+               ? "yes"
+               : "NO");
 
     tsr_memory_stats m;
     CHECK(tsr_memory_get_stats(client, dev, &m));
