@@ -33,6 +33,9 @@ typedef struct cli_args {
     /* value options a command accepts, by name without the dashes */
     const char *const *value_names;
     const char **values; /* parallel to value_names, NULL when absent */
+    /* boolean options a command accepts ("csv", "once", ...) */
+    const char *const *flag_names;
+    bool *flags; /* parallel to flag_names */
 } cli_args;
 
 /* Returns EXIT_OK, or EXIT_USAGE after printing what was wrong. */
@@ -49,7 +52,14 @@ void cli_print_manual(FILE *f, const cli_command *cmd);
 /* JSON output helpers: a string with escapes, or null for NULL. */
 void json_string(FILE *f, const char *s);
 
+/* Writes a command's manual page in roff (man(7)) to f (man.c). */
+void cli_print_roff(FILE *f, const cli_command *cmd);
+
+/* The command table (main.c), NULL-terminated. */
+extern const cli_command *const cli_commands[];
+
 extern const cli_command cli_cmd_dtypes, cli_cmd_promote, cli_cmd_can_cast, cli_cmd_result_type,
-    cli_cmd_device, cli_cmd_version, cli_cmd_devices, cli_cmd_ps;
+    cli_cmd_device, cli_cmd_version, cli_cmd_devices, cli_cmd_ps, cli_cmd_info, cli_cmd_top,
+    cli_cmd_topo, cli_cmd_stats;
 
 #endif /* TESSERA_CLI_H */

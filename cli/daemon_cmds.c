@@ -1,78 +1,26 @@
-/* The commands that ask the daemon: `tessera devices` and `tessera ps`.
- * They find it through --socket PATH, else $TESSERA_SOCKET, else the
- * system socket, and see every device whatever TESSERA_VISIBLE_DEVICES
- * says (an administrator's view, as nvidia-smi's). */
+/* `tessera devices` and `tessera ps`: the device registry and the
+ * sessions, as tables, JSON or CSV. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "tessera/tessera.h"
+#include "cli/daemon.h"
 
-static const char *const daemon_options[] = {"socket", NULL};
+/* ---- devices ------------------------------------------------------------ */
 
-/* Parses the shared options and connects. Returns -1 to go on, else the
- * exit status. */
-static int connect_daemon(const cli_command *cmd, int argc, char **argv, cli_args *args,
-                          bool *all, tsr_client **out)
+static const char *const devices_flags[] = {"all", "csv", NULL};
+
+static const char *yes_no(bool b)
 {
-    const char *values[1] = {NULL};
-    args->value_names = daemon_options;
-    args->values = values;
-    /* --all is a flag: take it out before the shared scanner sees it. */
-    int kept = 1;
-    for (int i = 1; i < argc; i++) {
-        if (all && strcmp(argv[i], "--all") == 0)
-            *all = true;
-        else
-            argv[kept++] = argv[i];
-    }
-    int rc = cli_parse(cmd, kept, argv, args);
-    if (rc != EXIT_OK)
-        return rc;
-    if (args->help) {
-        cli_print_manual(stdout, cmd);
-        return EXIT_OK;
-    }
-    if (args->npos)
-        return cli_usage_error(cmd, "unexpected argument '%s'", args->pos[0]);
-    tsr_client_options o = {.socket_path = values[0], .name = "tessera"};
-    unsetenv("TESSERA_VISIBLE_DEVICES");
-    if (tsr_client_open(&o, out) != TSR_OK)
-        return cli_fail(tsr_last_error());
-    return -1;
+    return b ? "true" : "false";
 }
 
-/* "15.6 GiB" */
-static const char *human_bytes(uint64_t bytes, char *buf, size_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double v = (double)bytes;
-    size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, n, "%" PRIu64 " B", bytes);
-    else
-        snprintf(buf, n, "%.1f %s", v, units[u]);
-    return buf;
-}
-
-/* A JSON string, or null for an empty one. */
-static void json_text_or_null(const char *s)
-{
-    json_string(stdout, s && *s ? s : NULL);
-}
-
-static void print_device_json(const tsr_device_properties *p, bool first)
+void cli_print_device_json_fields(const tsr_device_properties *p)
 {
     char name[TSR_DEVICE_STR_MAX];
-    tsr_device_str(p->device, name, sizeof name);
-    printf("%s\n  {\"device\": \"%s\", \"type\": \"%s\", \"index\": ", first ? "" : ",", name,
-           tsr_device_type_name(p->device.type));
+    printf("\"device\": \"%s\", \"type\": \"%s\", \"index\": ",
+           cli_device_name(p->device, name, sizeof name), tsr_device_type_name(p->device.type));
     if (p->device.index >= 0)
         printf("%d", p->device.index);
     else
@@ -80,52 +28,76 @@ static void print_device_json(const tsr_device_properties *p, bool first)
     printf(", \"name\": ");
     json_string(stdout, p->name);
     printf(", \"vendor\": ");
-    json_text_or_null(p->vendor);
+    cli_json_text(p->vendor);
     printf(", \"driver_version\": ");
-    json_text_or_null(p->driver_version);
+    cli_json_text(p->driver_version);
     printf(", \"api_version\": ");
-    json_text_or_null(p->api_version);
+    cli_json_text(p->api_version);
     printf(", \"memory_bytes\": %" PRIu64 ", \"compute_units\": %u, \"max_work_group_size\": %" PRIu64,
            p->memory_bytes, p->compute_units, p->max_work_group_size);
     printf(", \"fp16\": %s, \"fp64\": %s, \"host_unified_memory\": %s, \"numa_node\": ",
-           p->fp16 ? "true" : "false", p->fp64 ? "true" : "false",
-           p->host_unified_memory ? "true" : "false");
+           yes_no(p->fp16), yes_no(p->fp64), yes_no(p->host_unified_memory));
     if (p->numa_node >= 0)
         printf("%d", p->numa_node);
     else
         printf("null");
     printf(", \"cpuset\": ");
-    json_text_or_null(p->cpuset);
+    cli_json_text(p->cpuset);
     printf(", \"pci_bus_id\": ");
-    json_text_or_null(p->pci_bus_id);
+    cli_json_text(p->pci_bus_id);
     printf(", \"render_node\": ");
-    json_text_or_null(p->render_node);
-    printf("}");
+    cli_json_text(p->render_node);
 }
 
 static void print_device_row(const tsr_device_properties *p)
 {
     char name[TSR_DEVICE_STR_MAX], mem[32], numa[16];
-    tsr_device_str(p->device, name, sizeof name);
     snprintf(numa, sizeof numa, "%d", p->numa_node);
-    printf("%-10s %-7s %-40.40s %10s %4u  %-4s  %-12s %s\n", name,
-           tsr_device_type_name(p->device.type), p->name,
-           p->memory_bytes ? human_bytes(p->memory_bytes, mem, sizeof mem) : "-",
+    printf("%-10s %-7s %-40.40s %10s %4u  %-4s  %-12s %s\n",
+           cli_device_name(p->device, name, sizeof name), tsr_device_type_name(p->device.type),
+           p->name, p->memory_bytes ? cli_bytes(p->memory_bytes, mem, sizeof mem) : "-",
            p->compute_units, p->numa_node >= 0 ? numa : "-", p->pci_bus_id[0] ? p->pci_bus_id : "-",
            p->render_node[0] ? p->render_node : "-");
+}
+
+static const char *const device_csv_header =
+    "device,type,index,name,vendor,driver_version,api_version,memory_bytes,compute_units,"
+    "max_work_group_size,fp16,fp64,host_unified_memory,numa_node,cpuset,pci_bus_id,render_node";
+
+static void print_device_csv(const tsr_device_properties *p)
+{
+    char name[TSR_DEVICE_STR_MAX];
+    printf("%s,%s,", cli_device_name(p->device, name, sizeof name),
+           tsr_device_type_name(p->device.type));
+    if (p->device.index >= 0)
+        printf("%d", p->device.index);
+    const char *texts[] = {p->name, p->vendor, p->driver_version, p->api_version};
+    for (size_t k = 0; k < 4; k++) {
+        putchar(',');
+        cli_csv_field(stdout, texts[k]);
+    }
+    printf(",%" PRIu64 ",%u,%" PRIu64 ",%s,%s,%s,", p->memory_bytes, p->compute_units,
+           p->max_work_group_size, yes_no(p->fp16), yes_no(p->fp64),
+           yes_no(p->host_unified_memory));
+    if (p->numa_node >= 0)
+        printf("%d", p->numa_node);
+    putchar(',');
+    cli_csv_field(stdout, p->cpuset);
+    printf(",%s,%s\n", p->pci_bus_id, p->render_node);
 }
 
 static int run_devices(int argc, char **argv)
 {
     char *pos[8];
-    cli_args args = {.pos = pos};
-    bool all = false;
+    bool flags[2] = {false, false};
+    cli_args args = {.pos = pos, .flag_names = devices_flags, .flags = flags};
     tsr_client *c = NULL;
     if (argc > 8)
         return cli_usage_error(&cli_cmd_devices, "too many arguments");
-    int rc = connect_daemon(&cli_cmd_devices, argc, argv, &args, &all, &c);
+    int rc = cli_connect(&cli_cmd_devices, argc, argv, &args, 0, &c);
     if (rc >= 0)
         return rc;
+    bool all = flags[0], csv = flags[1] && !args.json;
     int32_t n = 0;
     tsr_device_count(c, TSR_DEVICE_OPENCL, &n);
     tsr_device list[2 + 256];
@@ -138,6 +110,8 @@ static int run_devices(int argc, char **argv)
         list[count++] = (tsr_device){TSR_DEVICE_META, -1};
     if (args.json)
         printf("[");
+    else if (csv)
+        printf("%s\n", device_csv_header);
     else
         printf("%-10s %-7s %-40s %10s %4s  %-4s  %-12s %s\n", "DEVICE", "TYPE", "NAME", "MEMORY",
                "CUS", "NUMA", "PCI BUS", "RENDER NODE");
@@ -147,14 +121,19 @@ static int run_devices(int argc, char **argv)
             rc = cli_fail(tsr_last_error());
             break;
         }
-        if (args.json)
-            print_device_json(&p, k == 0);
-        else
+        if (args.json) {
+            printf("%s\n  {", k ? "," : "");
+            cli_print_device_json_fields(&p);
+            printf("}");
+        } else if (csv) {
+            print_device_csv(&p);
+        } else {
             print_device_row(&p);
+        }
     }
     if (args.json)
         printf("%s]\n", count ? "\n" : "");
-    else if (count == 0)
+    else if (count == 0 && !csv)
         printf("(no OpenCL devices: tensors can live on cpu and meta only)\n");
     tsr_client_close(c);
     return rc >= 0 ? rc : EXIT_OK;
@@ -162,13 +141,14 @@ static int run_devices(int argc, char **argv)
 
 const cli_command cli_cmd_devices = {
     "devices", "list the devices the daemon serves",
-    "SYNOPSIS\n    tessera devices [--all] [--json] [--socket PATH]\n\n"
+    "SYNOPSIS\n    tessera devices [--all] [--json | --csv] [--socket PATH]\n\n"
     "DESCRIPTION\n"
     "    Asks tesserad for its device registry and prints one row per device:\n"
     "    its ordinal (opencl:0, ...), type, name, memory, compute units, NUMA\n"
     "    node, PCI bus id and DRM render node ('-' where unknown). Ordinals are\n"
     "    the daemon's, whatever TESSERA_VISIBLE_DEVICES says, and stay the same\n"
-    "    while the daemon runs.\n\n"
+    "    while the daemon runs. 'tessera info DEVICE' shows everything known of\n"
+    "    one device.\n\n"
     "OPTIONS\n"
     "    --all          also list cpu and meta\n"
     "    --json         print an array of objects with the keys device, type,\n"
@@ -176,108 +156,239 @@ const cli_command cli_cmd_devices = {
     "                   memory_bytes, compute_units, max_work_group_size, fp16,\n"
     "                   fp64, host_unified_memory, numa_node, cpuset, pci_bus_id\n"
     "                   and render_node (null where unknown)\n"
-    "    --socket PATH  the daemon's socket (default: $TESSERA_SOCKET, else\n"
-    "                   " TSR_DEFAULT_SOCKET ")\n\n"
-    "EXIT STATUS\n"
-    "    0 on success; 1 when the daemon cannot be reached; 2 on a usage error.\n\n"
+    "    --csv          print the same keys as CSV: a header line, then one\n"
+    "                   line per device (empty where unknown)\n" CLI_SOCKET_HELP "\n"
+    CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera devices\n"
     "    tessera devices --json | jq -r '.[].name'\n",
     run_devices};
 
-static void print_session_json(const tsr_session_info *s, bool first)
-{
-    char dev[TSR_DEVICE_STR_MAX];
-    tsr_device_str(s->current_device, dev, sizeof dev);
-    printf("%s\n  {\"session\": %u, \"pid\": %u, \"uid\": %u, \"gid\": %u, \"command\": ",
-           first ? "" : ",", s->session_id, s->pid, s->uid, s->gid);
-    json_string(stdout, s->command);
-    printf(", \"name\": ");
-    json_string(stdout, s->name);
-    printf(", \"current_device\": \"%s\", \"threads\": %u, \"requests\": %" PRIu64
-           ", \"started_unix_ns\": %" PRIu64 ", \"memory\": {",
-           dev, s->threads, s->requests, s->started_unix_ns);
-    for (uint32_t k = 0; k < s->usage_count; k++) {
-        tsr_device_str(s->usage[k].device, dev, sizeof dev);
-        printf("%s\"%s\": %" PRIu64, k ? ", " : "", dev, s->usage[k].allocated);
-    }
-    printf("}, \"reserved\": {");
-    for (uint32_t k = 0; k < s->usage_count; k++) {
-        tsr_device_str(s->usage[k].device, dev, sizeof dev);
-        printf("%s\"%s\": %" PRIu64, k ? ", " : "", dev, s->usage[k].reserved);
-    }
-    printf("}}");
-}
+/* ---- ps ----------------------------------------------------------------- */
 
-static void print_session_row(const tsr_session_info *s)
+int cli_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count)
 {
-    char dev[TSR_DEVICE_STR_MAX], mem[32];
-    uint64_t total = 0;
-    for (uint32_t k = 0; k < s->usage_count; k++)
-        total += s->usage[k].allocated;
-    tsr_device_str(s->current_device, dev, sizeof dev);
-    printf("%7u %8u %6u  %-16.16s %-10s %10s\n", s->session_id, s->pid, s->uid, s->command, dev,
-           human_bytes(total, mem, sizeof mem));
-}
-
-static int run_ps(int argc, char **argv)
-{
-    char *pos[8];
-    cli_args args = {.pos = pos};
-    tsr_client *c = NULL;
-    if (argc > 8)
-        return cli_usage_error(&cli_cmd_ps, "too many arguments");
-    int rc = connect_daemon(&cli_cmd_ps, argc, argv, &args, NULL, &c);
-    if (rc >= 0)
-        return rc;
-    uint32_t self = tsr_client_session_id(c), after = 0;
-    bool first = true, found = true;
-    if (args.json)
-        printf("[");
-    else
-        printf("%7s %8s %6s  %-16s %-10s %10s\n", "SESSION", "PID", "UID", "COMMAND", "DEVICE",
-               "MEMORY");
-    while (found) {
-        tsr_session_info s;
-        if (tsr_session_list(c, after, &s, &found) != TSR_OK) {
-            rc = cli_fail(tsr_last_error());
-            break;
+    tsr_process_info *list = NULL;
+    size_t n = 0, cap = 0;
+    uint32_t after = 0;
+    for (bool found = true; found;) {
+        tsr_process_info s;
+        if (tsr_admin_session_list(c, after, &s, &found) != TSR_OK) {
+            free(list);
+            return cli_fail(tsr_last_error());
         }
         if (!found)
             break;
         after = s.session_id;
-        if (s.session_id == self)
+        if (s.self)
             continue; /* this very command */
-        if (args.json)
-            print_session_json(&s, first);
-        else
-            print_session_row(&s);
-        first = false;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            tsr_process_info *grown = realloc(list, cap * sizeof *grown);
+            if (!grown) {
+                free(list);
+                return cli_fail("out of memory");
+            }
+            list = grown;
+        }
+        list[n++] = s;
     }
-    if (args.json)
-        printf("%s]\n", first ? "" : "\n");
+    *out = list;
+    *count = n;
+    return -1;
+}
+
+/* What the UNIT/CGROUP column shows: the unit, else the cgroup's last part. */
+static const char *unit_or_cgroup(const tsr_process_info *s)
+{
+    if (s->unit[0])
+        return s->unit;
+    const char *slash = strrchr(s->cgroup, '/');
+    return slash && slash[1] ? slash + 1 : "-";
+}
+
+static void json_id(uint32_t id, bool shown)
+{
+    if (shown)
+        printf("%" PRIu32, id);
+    else
+        printf("null");
+}
+
+static void json_usage_map(const tsr_process_info *s, size_t field)
+{
+    char dev[TSR_DEVICE_STR_MAX];
+    printf("{");
+    for (uint32_t k = 0; k < s->usage_count; k++) {
+        const uint64_t *v = (const uint64_t *)((const char *)&s->usage[k] + field);
+        printf("%s\"%s\": %" PRIu64, k ? ", " : "",
+               cli_device_name(s->usage[k].device, dev, sizeof dev), *v);
+    }
+    printf("}");
+}
+
+static void print_session_json(const tsr_process_info *s, bool first)
+{
+    char dev[TSR_DEVICE_STR_MAX], user[64];
+    printf("%s\n  {\"session\": %" PRIu32 ", \"visible\": %s, \"pid\": ", first ? "" : ",",
+           s->session_id, yes_no(s->visible));
+    json_id(s->pid, s->visible && s->pid_known && s->pid);
+    printf(", \"uid\": ");
+    json_id(s->uid, s->visible);
+    printf(", \"gid\": ");
+    json_id(s->gid, s->visible);
+    printf(", \"user\": ");
+    cli_json_text(s->visible ? cli_user_name(s->uid, user, sizeof user) : NULL);
+    printf(", \"command\": ");
+    cli_json_text(s->command);
+    printf(", \"name\": ");
+    cli_json_text(s->name);
+    printf(", \"unit\": ");
+    cli_json_text(s->unit);
+    printf(", \"cgroup\": ");
+    cli_json_text(s->cgroup);
+    printf(", \"pid_namespace\": ");
+    if (s->pid_namespace)
+        printf("%" PRIu64, s->pid_namespace);
+    else
+        printf("null");
+    printf(", \"current_device\": \"%s\", \"threads\": %" PRIu32 ", \"requests\": %" PRIu64
+           ", \"started_unix_ns\": ",
+           cli_device_name(s->current_device, dev, sizeof dev), s->threads, s->requests);
+    if (s->visible)
+        printf("%" PRIu64, s->started_unix_ns);
+    else
+        printf("null");
+    printf(", \"memory\": ");
+    json_usage_map(s, offsetof(tsr_process_usage, allocated));
+    printf(", \"reserved\": ");
+    json_usage_map(s, offsetof(tsr_process_usage, reserved));
+    printf(", \"limit\": ");
+    json_usage_map(s, offsetof(tsr_process_usage, limit));
+    printf("}");
+}
+
+static void print_session_csv(const tsr_process_info *s)
+{
+    char dev[TSR_DEVICE_STR_MAX], user[64];
+    for (uint32_t k = 0; k == 0 || k < s->usage_count; k++) {
+        printf("%" PRIu32 ",", s->session_id);
+        if (s->visible && s->pid_known && s->pid)
+            printf("%" PRIu32, s->pid);
+        putchar(',');
+        if (s->visible)
+            printf("%" PRIu32, s->uid);
+        putchar(',');
+        cli_csv_field(stdout, s->visible ? cli_user_name(s->uid, user, sizeof user) : "");
+        const char *texts[] = {s->command, s->unit, s->cgroup};
+        for (size_t t = 0; t < 3; t++) {
+            putchar(',');
+            cli_csv_field(stdout, texts[t]);
+        }
+        printf(",%s,", cli_device_name(s->current_device, dev, sizeof dev));
+        if (k < s->usage_count)
+            printf("%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                   cli_device_name(s->usage[k].device, dev, sizeof dev), s->usage[k].allocated,
+                   s->usage[k].reserved, s->usage[k].limit);
+        else
+            printf(",,,\n");
+    }
+}
+
+static void print_session_rows(const tsr_process_info *s)
+{
+    char pid[16] = "-", user[64] = "-", dev[TSR_DEVICE_STR_MAX], on[TSR_DEVICE_STR_MAX];
+    char a[32], r[32], l[32];
+    if (s->visible && s->pid_known && s->pid)
+        snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
+    if (s->visible)
+        cli_user_name(s->uid, user, sizeof user);
+    printf("%5" PRIu32 " %7s %-8.8s %-15.15s %-15.15s %-9s ", s->session_id, pid, user,
+           s->visible ? s->command : "(other user)", s->visible ? unit_or_cgroup(s) : "-",
+           cli_device_name(s->current_device, dev, sizeof dev));
+    if (s->usage_count == 0)
+        printf("%-9s %10s %9s %9s\n", "-", "-", "-", "-");
+    for (uint32_t k = 0; k < s->usage_count; k++) {
+        const tsr_process_usage *u = &s->usage[k];
+        if (k)
+            printf("%65s", "");
+        printf("%-9s %10s %9s %9s\n", cli_device_name(u->device, on, sizeof on),
+               cli_bytes(u->allocated, a, sizeof a), cli_bytes(u->reserved, r, sizeof r),
+               cli_bytes(u->limit, l, sizeof l));
+    }
+}
+
+static const char *const ps_flags[] = {"csv", NULL};
+
+static int run_ps(int argc, char **argv)
+{
+    char *pos[8];
+    bool csv = false;
+    cli_args args = {.pos = pos, .flag_names = ps_flags, .flags = &csv};
+    tsr_client *c = NULL;
+    if (argc > 8)
+        return cli_usage_error(&cli_cmd_ps, "too many arguments");
+    int rc = cli_connect(&cli_cmd_ps, argc, argv, &args, 0, &c);
+    if (rc >= 0)
+        return rc;
+    tsr_process_info *list = NULL;
+    size_t n = 0;
+    rc = cli_list_sessions(c, &list, &n);
     tsr_client_close(c);
-    return rc >= 0 ? rc : EXIT_OK;
+    if (rc >= 0)
+        return rc;
+    if (args.json) {
+        printf("[");
+        for (size_t k = 0; k < n; k++)
+            print_session_json(&list[k], k == 0);
+        printf("%s]\n", n ? "\n" : "");
+    } else if (csv) {
+        printf("session,pid,uid,user,command,unit,cgroup,current_device,device,allocated,reserved,"
+               "limit\n");
+        for (size_t k = 0; k < n; k++)
+            print_session_csv(&list[k]);
+    } else {
+        printf("%5s %7s %-8s %-15s %-15s %-9s %-9s %10s %9s %9s\n", "SID", "PID", "USER", "COMMAND",
+               "UNIT/CGROUP", "CURRENT", "MEMORY ON", "ALLOCATED", "RESERVED", "LIMIT");
+        for (size_t k = 0; k < n; k++)
+            print_session_rows(&list[k]);
+    }
+    free(list);
+    return EXIT_OK;
 }
 
 const cli_command cli_cmd_ps = {
     "ps", "list the sessions of the daemon's clients",
-    "SYNOPSIS\n    tessera ps [--json] [--socket PATH]\n\n"
+    "SYNOPSIS\n    tessera ps [--json | --csv] [--socket PATH]\n\n"
     "DESCRIPTION\n"
-    "    Lists every client session of tesserad (this command's own excepted):\n"
-    "    its number, the client's pid, uid and command, the current device of\n"
-    "    its main thread and the device memory it holds in live allocations.\n\n"
+    "    Lists the client sessions of tesserad (this command's own excepted), one\n"
+    "    row per session: its number (SID), the client's pid as this command's\n"
+    "    pid namespace numbers it ('-' when the process lives outside it, as a\n"
+    "    host process seen from a container), its user, command, systemd unit\n"
+    "    (else the last part of its cgroup), the current device of its main\n"
+    "    thread and, per device it holds memory on, the bytes in live\n"
+    "    allocations, the bytes reserved (cache included) and the most it may\n"
+    "    reserve there.\n\n"
+    "    The daemon decides what each caller sees, from the credentials of its\n"
+    "    connection: root and members of the group tessera-admin see every\n"
+    "    session; anyone else sees its own sessions in full and only the\n"
+    "    numbers (memory, device) of other users' sessions, whose pid, user and\n"
+    "    command read '-' and '(other user)'.\n\n"
     "OPTIONS\n"
-    "    --json         print an array of objects with the keys session, pid,\n"
-    "                   uid, gid, command, name, current_device, threads,\n"
+    "    --json         print an array of objects with the keys session,\n"
+    "                   visible, pid, uid, gid, user, command, name, unit,\n"
+    "                   cgroup, pid_namespace, current_device, threads,\n"
     "                   requests, started_unix_ns, memory (device -> bytes in\n"
-    "                   live allocations) and reserved (device -> bytes held,\n"
-    "                   cache included)\n"
-    "    --socket PATH  the daemon's socket (default: $TESSERA_SOCKET, else\n"
-    "                   " TSR_DEFAULT_SOCKET ")\n\n"
-    "EXIT STATUS\n"
-    "    0 on success; 1 when the daemon cannot be reached; 2 on a usage error.\n\n"
+    "                   live allocations), reserved (device -> bytes held,\n"
+    "                   cache included) and limit (device -> bytes); null where\n"
+    "                   unknown or not visible\n"
+    "    --csv          print a header line, then one line per session and\n"
+    "                   device with the columns session, pid, uid, user,\n"
+    "                   command, unit, cgroup, current_device, device,\n"
+    "                   allocated, reserved and limit (empty where unknown)\n" CLI_SOCKET_HELP
+    "\n" CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera ps\n"
-    "    tessera ps --json | jq '.[] | select(.uid == 1000) | .memory'\n",
+    "    tessera ps --json | jq '.[] | select(.uid == 1000) | .memory'\n"
+    "    tessera ps --csv > sessions.csv\n",
     run_ps};

@@ -7,12 +7,13 @@
 #include "cli/cli.h"
 #include "tessera/tessera.h"
 
-static const cli_command *const commands[] = {
-    &cli_cmd_dtypes,      &cli_cmd_promote, &cli_cmd_can_cast,
-    &cli_cmd_result_type, &cli_cmd_device,  &cli_cmd_devices,
-    &cli_cmd_ps,          &cli_cmd_version,
+const cli_command *const cli_commands[] = {
+    &cli_cmd_dtypes, &cli_cmd_promote, &cli_cmd_can_cast, &cli_cmd_result_type,
+    &cli_cmd_device, &cli_cmd_devices, &cli_cmd_info,     &cli_cmd_ps,
+    &cli_cmd_top,    &cli_cmd_topo,    &cli_cmd_stats,    &cli_cmd_version,
+    NULL,
 };
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+#define NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]) - 1)
 
 static void print_overview(FILE *f)
 {
@@ -23,12 +24,13 @@ static void print_overview(FILE *f)
                "    tessera help COMMAND\n"
                "    tessera --version\n\n"
                "DESCRIPTION\n"
-               "    Tessera is a device runtime whose tensors behave as PyTorch's. The\n"
+               "    Tessera is a device runtime whose tensors behave as PyTorch's. Some\n"
                "    commands below answer questions about its semantics exactly as PyTorch\n"
-               "    would, with PyTorch's error messages.\n\n"
+               "    would, with PyTorch's error messages; devices, info, ps, top, topo and\n"
+               "    stats ask the running daemon, tesserad, what it serves.\n\n"
                "COMMANDS\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(f, "    %-13s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(f, "    %-13s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
     fprintf(f, "\n    Run 'tessera COMMAND --help' for a command's manual.\n\n"
                "EXIT STATUS\n"
                "    0 on success, 1 when the operation fails (where PyTorch raises an\n"
@@ -38,8 +40,8 @@ static void print_overview(FILE *f)
 static const cli_command *find_command(const char *name)
 {
     for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i]->name, name) == 0)
-            return commands[i];
+        if (strcmp(cli_commands[i]->name, name) == 0)
+            return cli_commands[i];
     return NULL;
 }
 
@@ -79,6 +81,14 @@ static int value_index(const cli_args *args, const char *name, size_t len)
     return -1;
 }
 
+static int flag_index(const cli_args *args, const char *name)
+{
+    for (int i = 0; args->flag_names && args->flag_names[i]; i++)
+        if (strcmp(args->flag_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *args)
 {
     bool options_done = false;
@@ -95,6 +105,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *args)
             args->help = true;
         } else if (strcmp(a, "--json") == 0) {
             args->json = true;
+        } else if (a[1] == '-' && flag_index(args, a + 2) >= 0) {
+            args->flags[flag_index(args, a + 2)] = true;
         } else if (a[1] == '-') {
             const char *name = a + 2, *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -179,12 +191,17 @@ int main(int argc, char **argv)
             print_overview(stdout);
             return EXIT_OK;
         }
-        const cli_command *cmd = find_command(argv[2]);
+        bool roff = strcmp(argv[2], "--man") == 0 && argc > 3;
+        const cli_command *cmd = find_command(argv[roff ? 3 : 2]);
         if (!cmd) {
-            fprintf(stderr, "tessera: no such command '%s'; run 'tessera --help'\n", argv[2]);
+            fprintf(stderr, "tessera: no such command '%s'; run 'tessera --help'\n",
+                    argv[roff ? 3 : 2]);
             return EXIT_USAGE;
         }
-        cli_print_manual(stdout, cmd);
+        if (roff)
+            cli_print_roff(stdout, cmd);
+        else
+            cli_print_manual(stdout, cmd);
         return EXIT_OK;
     }
     const cli_command *cmd = find_command(name);

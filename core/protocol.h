@@ -211,6 +211,118 @@ typedef struct tsr__wire_launched {
     uint32_t queue; /* index into tsr__ring.queues */
 } tsr__wire_launched;
 
+/* ---- Administration (daemon/admin.c) --------------------------------------
+ * What `tessera ps`, `top`, `info`, `topo` and `stats` ask. Devices are the
+ * daemon's ordinals, whatever the asking client's visible devices are. */
+
+#define TSR__WIRE_PROCESS_MORE 0x1u    /* sessions with larger ids exist */
+#define TSR__WIRE_PROCESS_VISIBLE 0x2u /* the asker may see who it is: the fields marked
+                                          "visible only" are filled */
+#define TSR__WIRE_PROCESS_SELF 0x4u    /* the asking session itself */
+#define TSR__WIRE_PROCESS_PID_KNOWN 0x8u /* pid is the process's pid in the asker's pid
+                                            namespace (0 there when not) */
+#define TSR__WIRE_ID_HIDDEN 0xffffffffu  /* uid and gid of a session the asker may not see */
+#define TSR__WIRE_CGROUP_TEXT 512u
+
+typedef struct tsr__wire_process_usage {
+    tsr__wire_device device;
+    uint64_t allocated;
+    uint64_t reserved;
+    uint64_t limit; /* the most the session may reserve on the device */
+} tsr__wire_process_usage;
+
+/* One session, for `tessera ps` and `top`. The cursor (SESSION_LIST's) is a
+ * session id: the reply describes the first open session with a larger
+ * id; an empty list answers with session_id 0. */
+typedef struct tsr__wire_process {
+    uint32_t session_id;
+    uint32_t flags;       /* TSR__WIRE_PROCESS_* */
+    uint32_t pid;         /* visible only; in the asker's pid namespace */
+    uint32_t uid, gid;    /* visible only; else TSR__WIRE_ID_HIDDEN */
+    uint32_t threads;     /* client threads with a current device */
+    uint32_t usage_count; /* entries of usage in use */
+    uint32_t pad;
+    uint64_t requests;      /* served so far */
+    uint64_t started_unix_ns;
+    uint64_t pid_namespace; /* visible only; inode of its pid namespace, 0 unknown */
+    tsr__wire_device current_device;
+    char command[TSR__WIRE_TEXT];   /* visible only; /proc/PID/comm */
+    char name[TSR__WIRE_TEXT];      /* visible only; the HELLO name */
+    char unit[128];                 /* visible only; systemd unit, "" none */
+    char cgroup[TSR__WIRE_CGROUP_TEXT]; /* visible only; cgroup v2 path, "" unknown */
+    tsr__wire_process_usage usage[TSR__WIRE_SESSION_DEVICES];
+} tsr__wire_process;
+
+typedef struct tsr__wire_stats_request {
+    uint32_t session_id; /* 0: the asking session */
+    uint32_t pad;
+    tsr__wire_device device;
+} tsr__wire_stats_request;
+
+/* A session's allocator on one device, everything PyTorch's memory_stats()
+ * reports that has a meaning here. Bytes unless named a count. */
+typedef struct tsr__wire_session_stats {
+    uint64_t allocated, peak_allocated;
+    uint64_t reserved, peak_reserved;
+    uint64_t active, peak_active;
+    uint64_t inactive_split;        /* free bytes in segments that hold live blocks */
+    uint64_t inactive_split_blocks; /* count of those free blocks */
+    uint64_t requested;
+    uint64_t live_blocks;           /* count */
+    uint64_t allocations, frees;    /* counts since the allocator was made */
+    uint64_t segments;              /* count, now */
+    uint64_t segments_created, segments_released; /* counts */
+    uint64_t cache_hits, ooms;      /* counts */
+    uint64_t limit;                 /* the most the session may reserve on the device */
+} tsr__wire_session_stats;
+
+#define TSR__WIRE_DEVICE_BUSY_SAMPLED 0x1u /* busy_ns is being measured */
+#define TSR__WIRE_DEVICE_AVAILABLE 0x2u    /* the driver reports it available */
+#define TSR__WIRE_DEVICE_HAS_UUID 0x4u
+#define TSR__WIRE_DEVICE_LITTLE_ENDIAN 0x8u
+
+/* The live state of a device (the request names it), and what discovery
+ * saw beyond DEVICE_GET's answer. */
+typedef struct tsr__wire_device_status {
+    tsr__wire_device device;
+    uint64_t capacity;  /* what the daemon lends all sessions */
+    uint64_t reserved;  /* what sessions hold in segments now */
+    uint64_t allocated; /* what their live allocations take */
+    uint64_t busy_ns;   /* time its kernel queue had work, since the sampler started */
+    uint64_t now_ns;    /* the daemon's monotonic clock when it answered */
+    uint64_t max_alloc_bytes, local_memory_bytes, cl_device_type;
+    uint32_t sessions;  /* sessions holding memory on it */
+    uint32_t flags;     /* TSR__WIRE_DEVICE_* */
+    uint32_t max_clock_mhz, mem_base_addr_align_bits;
+    uint32_t platform_index, device_index;
+    uint8_t uuid[16];
+    char opencl_c_version[TSR__WIRE_LONG_TEXT];
+    char platform_name[TSR__WIRE_LONG_TEXT];
+} tsr__wire_device_status;
+
+/* How two devices are connected, as `nvidia-smi topo -m` names it. */
+typedef enum tsr__wire_link {
+    TSR__LINK_UNKNOWN = 0, /* no PCI location for one of them */
+    TSR__LINK_SELF,        /* X */
+    TSR__LINK_PIX,         /* through one PCI bridge */
+    TSR__LINK_PXB,         /* through several PCI bridges, no host bridge */
+    TSR__LINK_PHB,         /* through a PCI host bridge */
+    TSR__LINK_NODE,        /* between host bridges of one NUMA node */
+    TSR__LINK_SYS,         /* between NUMA nodes */
+    TSR__LINK_COUNT
+} tsr__wire_link;
+
+#define TSR__WIRE_TOPOLOGY_DEVICES 64u
+
+/* One row of the device matrix: how the OpenCL device the request names
+ * reaches each OpenCL device (links[k]: to opencl:k, a tsr__wire_link). */
+typedef struct tsr__wire_topology {
+    tsr__wire_device device;
+    uint32_t count;      /* OpenCL devices, entries of links in use */
+    uint32_t numa_nodes; /* of the machine */
+    uint8_t links[TSR__WIRE_TOPOLOGY_DEVICES];
+} tsr__wire_topology;
+
 /* ---- The message table ---------------------------------------------------
  * X(NAME, opcode, request payload, reply payload, transports, summary)
  * transports: S = socket only, R = ring or socket. */
@@ -242,7 +354,15 @@ typedef struct tsr__wire_launched {
     X(FILL, 12, tsr__wire_fill, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
       "fill a strided region of an allocation with one element's bytes")                         \
     X(LAUNCH, 13, tsr__kernel, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,             \
-      "queue an elementwise kernel on the device of its operands")
+      "queue an elementwise kernel on the device of its operands")                               \
+    X(PROCESS_LIST, 14, tsr__wire_segment, tsr__wire_process, TSR__WIRE_SOCKET,                   \
+      "one session after a cursor, as the asker may see it (tessera ps, top)")                    \
+    X(SESSION_STATS, 15, tsr__wire_stats_request, tsr__wire_session_stats, TSR__WIRE_SOCKET,       \
+      "a session's allocator statistics on a device (tessera stats)")                             \
+    X(DEVICE_STATUS, 16, tsr__wire_device, tsr__wire_device_status, TSR__WIRE_SOCKET,             \
+      "a registry entry's memory in use, busy time and discovery details (tessera info, top)")    \
+    X(TOPOLOGY, 17, tsr__wire_device, tsr__wire_topology, TSR__WIRE_SOCKET,                        \
+      "how one OpenCL device reaches every other (tessera topo)")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

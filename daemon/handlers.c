@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/region.h"
+#include "daemon/admin.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
@@ -358,39 +359,24 @@ static tsr_status on_empty_cache(request *r)
     return TSR_OK;
 }
 
-/* The device `tessera ps` shows: the main thread's, else the first
- * thread's, else the default (opencl:0 when there is one). */
-static tsr__wire_device shown_device(const tsr__session *s)
-{
-    const tsr__registry *reg = &s->server->registry;
-    if (reg->opencl_count == 0)
-        return (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = -1};
-    int32_t index = 0;
-    for (uint32_t k = 0; k < s->thread_count; k++) {
-        if (k == 0 || s->threads[k].thread_id == (uint64_t)s->pid)
-            index = s->threads[k].opencl_index;
-    }
-    return (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
-}
-
 static tsr_status on_session_list(request *r)
 {
     uint32_t cursor = ((const tsr__wire_segment *)r->in)->segment_id;
     tsr__wire_session_info *out = r->out;
     memset(out, 0, sizeof *out);
-    const tsr__session *s = r->s->server->first;
-    while (s && (s->id <= cursor || s->version == 0))
-        s = s->next;
+    bool more;
+    const tsr__session *s = tsr__admin_session_after(r->s->server, cursor, &more);
     if (!s)
         return TSR_OK; /* session_id 0: the end */
     out->session_id = s->id;
+    out->more = more;
     out->pid = (uint32_t)s->pid;
     out->uid = s->uid;
     out->gid = s->gid;
     out->threads = s->thread_count;
     out->requests = s->requests;
     out->started_unix_ns = s->started_unix_ns;
-    out->current_device = shown_device(s);
+    out->current_device = tsr__admin_shown_device(s);
     memcpy(out->command, s->command, sizeof out->command);
     memcpy(out->name, s->name, sizeof out->name);
     for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++) {
@@ -402,9 +388,6 @@ static tsr_status on_session_list(request *r)
             .device = s->pools[k].device->info.device, .allocated = a.allocated,
             .reserved = a.reserved};
     }
-    for (const tsr__session *n = s->next; n; n = n->next)
-        if (n->version)
-            out->more = 1;
     return TSR_OK;
 }
 
@@ -422,6 +405,10 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_SESSION_LIST] = on_session_list,
     [TSR__OP_FILL] = on_fill,
     [TSR__OP_LAUNCH] = on_launch,
+    [TSR__OP_PROCESS_LIST] = tsr__admin_process_list,
+    [TSR__OP_SESSION_STATS] = tsr__admin_session_stats,
+    [TSR__OP_DEVICE_STATUS] = tsr__admin_device_status,
+    [TSR__OP_TOPOLOGY] = tsr__admin_topology,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

@@ -59,4 +59,10 @@ tsr_status tsr__client_launch(tsr_client *client, tsr_device device, const tsr__
  * first error one of them met. */
 tsr_status tsr__client_synchronize(tsr_client *client, tsr_device device);
 
+/* One request of the protocol table and its reply, by the transport the
+ * table prefers; request and reply are the opcode's payloads (empty ones
+ * may be NULL). Errors: the daemon's error reply, TSR_ERR_CONNECTION,
+ * TSR_ERR_PROTOCOL. */
+tsr_status tsr__client_call(tsr_client *client, uint32_t opcode, const void *request, void *reply);
+
 #endif /* TESSERA_LIBCLIENT_CLIENT_H */

@@ -1251,3 +1251,10 @@ tsr_status tsr_session_list(tsr_client *c, uint32_t after, tsr_session_info *out
     *found = true;
     return TSR_OK;
 }
+
+/* ---- For the rest of the library (client.h) ------------------------------ */
+
+tsr_status tsr__client_call(tsr_client *c, uint32_t opcode, const void *request, void *reply)
+{
+    return call(c, opcode, request, reply);
+}

@@ -233,6 +233,54 @@ tsr_status tsr__topology_locate(const tsr__topology *t, const char *pci_bus_id,
     return TSR_OK;
 }
 
+static hwloc_obj_t pci_object(const tsr__topology *t, const char *bus_id)
+{
+    struct pci_address a;
+    if (!t || !bus_id || !parse_bus_id(bus_id, &a))
+        return NULL;
+    return hwloc_get_pcidev_by_busid(t->hwloc, (unsigned)a.part[0], (unsigned)a.part[1],
+                                     (unsigned)a.part[2], (unsigned)a.part[3]);
+}
+
+/* Bridges on the way from obj up to (not including) top. */
+static int bridges_below(hwloc_obj_t obj, hwloc_obj_t top)
+{
+    int n = 0;
+    for (hwloc_obj_t o = obj->parent; o && o != top; o = o->parent)
+        n += o->type == HWLOC_OBJ_BRIDGE;
+    return n;
+}
+
+tsr__wire_link tsr__topology_link(const tsr__topology *t, const char *bus_a, const char *bus_b)
+{
+    hwloc_obj_t a = pci_object(t, bus_a), b = pci_object(t, bus_b);
+    if (!a || !b)
+        return TSR__LINK_UNKNOWN;
+    if (a == b)
+        return TSR__LINK_SELF;
+    hwloc_obj_t common = NULL;
+    for (hwloc_obj_t x = a; x && !common; x = x->parent)
+        for (hwloc_obj_t y = b; y; y = y->parent)
+            if (x == y) {
+                common = x;
+                break;
+            }
+    if (common && common->type == HWLOC_OBJ_BRIDGE) {
+        if (common->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST)
+            return TSR__LINK_PHB;
+        return bridges_below(a, common) <= 1 && bridges_below(b, common) <= 1 ? TSR__LINK_PIX
+                                                                             : TSR__LINK_PXB;
+    }
+    if (common && common->type == HWLOC_OBJ_PCI_DEVICE)
+        return TSR__LINK_PIX; /* functions of one device */
+    hwloc_obj_t na = hwloc_get_non_io_ancestor_obj(t->hwloc, a);
+    hwloc_obj_t nb = hwloc_get_non_io_ancestor_obj(t->hwloc, b);
+    if (na && nb && na->nodeset && nb->nodeset && hwloc_bitmap_weight(na->nodeset) == 1 &&
+        hwloc_bitmap_isequal(na->nodeset, nb->nodeset))
+        return TSR__LINK_NODE;
+    return TSR__LINK_SYS;
+}
+
 tsr_status tsr__numa_bind(void *addr, size_t len, int node)
 {
     long page = sysconf(_SC_PAGESIZE);

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "core/protocol.h"
 #include "tessera/status.h"
 
 typedef struct tsr__topology tsr__topology;
@@ -46,6 +47,16 @@ typedef struct tsr__device_location {
  * rather than cut. *out is written only on success. */
 tsr_status tsr__topology_locate(const tsr__topology *topology, const char *pci_bus_id,
                                 tsr__device_location *out);
+
+/* How the PCI devices at two bus ids ("dddd:bb:dd.f") reach each other,
+ * from hwloc's PCI tree, as `nvidia-smi topo -m` classifies it: the same
+ * id is TSR__LINK_SELF; a path through at most one PCI bridge (switch) on
+ * each side is PIX, through more is PXB, through the host bridge they share
+ * PHB; devices under different host bridges are NODE when one NUMA node is
+ * local to both, else SYS. TSR__LINK_UNKNOWN when either id is empty,
+ * malformed or not a device hwloc keeps. */
+tsr__wire_link tsr__topology_link(const tsr__topology *topology, const char *bus_a,
+                                  const char *bus_b);
 
 /* Binds [addr, addr + len) (page-aligned, e.g. a MAP_SHARED mapping of a
  * memfd) to NUMA node `node` with mbind(MPOL_BIND), so that pages are

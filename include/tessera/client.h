@@ -208,6 +208,125 @@ typedef struct tsr_session_info {
 TSR_API tsr_status tsr_session_list(tsr_client *client, uint32_t after, tsr_session_info *out,
                                     bool *found);
 
+/* ==== Administration ===================================================
+ * What the `tessera` command shows (ps, top, info, topo, stats). Devices
+ * here are numbered as the daemon numbers them (`tessera devices`), not
+ * through TESSERA_VISIBLE_DEVICES. The daemon decides what each caller may
+ * see from the connection's credentials: uid 0 and members of the
+ * `tessera-admin` group see every session in full; anyone else sees its
+ * own uid's sessions in full and only the numbers of the others. */
+
+#define TSR_ID_HIDDEN UINT32_MAX /* uid or gid of a session the caller may not see */
+
+typedef struct tsr_process_usage {
+    tsr_device device;  /* the daemon's numbering */
+    uint64_t allocated; /* bytes in live allocations */
+    uint64_t reserved;  /* bytes in segments, cache included */
+    uint64_t limit;     /* the most the session may reserve on the device */
+} tsr_process_usage;
+
+typedef struct tsr_process_info {
+    uint32_t session_id;
+    bool visible;   /* false: another user's session; only the numbers are filled */
+    bool self;      /* the calling session */
+    bool pid_known; /* pid is the process's pid in the caller's pid namespace */
+    uint32_t pid;   /* as the caller's pid namespace numbers it; 0: not in it or unknown */
+    uint32_t uid, gid;          /* TSR_ID_HIDDEN when not visible */
+    uint64_t pid_namespace;     /* inode of the process's pid namespace; 0 unknown */
+    char command[64];           /* /proc/PID/comm; "" when not visible */
+    char name[64];              /* what the client called itself */
+    char unit[128];             /* systemd unit, "" none or not visible */
+    char cgroup[512];           /* cgroup v2 path, "" unknown or not visible */
+    tsr_device current_device;  /* of its main thread */
+    uint32_t threads;           /* threads that chose a device */
+    uint64_t requests;          /* served so far */
+    uint64_t started_unix_ns;   /* 0 when not visible */
+    uint32_t usage_count;
+    tsr_process_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
+} tsr_process_info;
+
+/* The open session with the smallest id above `after` (0 starts the
+ * list), as the caller may see it: *found false when there is none. This
+ * session is listed too (self). Errors: TSR_ERR_INVALID_ARGUMENT for NULL
+ * arguments, TSR_ERR_CONNECTION, TSR_ERR_PROTOCOL. */
+TSR_API tsr_status tsr_admin_session_list(tsr_client *client, uint32_t after,
+                                          tsr_process_info *out, bool *found);
+
+/* A session's allocator on one device, as PyTorch's memory_stats() names
+ * its entries. Bytes unless named a count. */
+typedef struct tsr_allocator_stats {
+    uint64_t allocated, peak_allocated;   /* allocated_bytes.all.current / .peak */
+    uint64_t reserved, peak_reserved;     /* reserved_bytes.all.* */
+    uint64_t active, peak_active;         /* active_bytes.all.* (= allocated: no streams) */
+    uint64_t inactive_split;              /* inactive_split_bytes.all.current */
+    uint64_t inactive_split_blocks;       /* inactive_split.all.current (count) */
+    uint64_t requested;                   /* requested_bytes.all.current */
+    uint64_t live_blocks;                 /* allocation.all.current (count) */
+    uint64_t allocations, frees;          /* allocation.all.allocated / .freed (counts) */
+    uint64_t segments;                    /* segment.all.current (count) */
+    uint64_t segments_created, segments_released; /* num_device_alloc / num_device_free */
+    uint64_t cache_hits;                  /* allocations served from the cache (count) */
+    uint64_t ooms;                        /* num_ooms */
+    uint64_t limit;                       /* the most the session may reserve */
+} tsr_allocator_stats;
+
+/* Statistics of session `session_id` (0: the calling one) on an OpenCL
+ * device; all zero but the limit when the session never allocated there.
+ * Errors: TSR_ERR_INVALID_ARGUMENT for no such open session, or for cpu and
+ * meta, whose memory the daemon does not manage; TSR_ERR_NO_DEVICE. */
+TSR_API tsr_status tsr_admin_session_stats(tsr_client *client, uint32_t session_id,
+                                           tsr_device device, tsr_allocator_stats *out);
+
+typedef struct tsr_device_status {
+    tsr_device device;
+    uint64_t capacity;   /* what the daemon lends all sessions */
+    uint64_t reserved;   /* held in segments by every session now */
+    uint64_t allocated;  /* in their live allocations */
+    uint32_t sessions;   /* sessions holding memory on it */
+    bool busy_sampled;   /* busy_ns was being measured before this call */
+    uint64_t busy_ns;    /* time the device's kernel queue had work, sampled;
+                            compare two calls: (busy_ns delta) / (now_ns delta) */
+    uint64_t now_ns;     /* the daemon's monotonic clock */
+    /* What OpenCL discovery saw (0 / "" for cpu and meta). */
+    uint64_t max_alloc_bytes, local_memory_bytes, cl_device_type;
+    uint32_t max_clock_mhz, mem_base_addr_align_bits;
+    uint32_t platform_index, device_index; /* position in the OpenCL enumeration */
+    bool available, little_endian, has_uuid;
+    uint8_t uuid[16];
+    char opencl_c_version[TSR_DEVICE_TEXT_MAX];
+    char platform_name[TSR_DEVICE_TEXT_MAX];
+} tsr_device_status;
+
+/* The live state of a device. Asking starts the daemon's busy-time
+ * sampler for about ten seconds. Errors: TSR_ERR_NO_DEVICE. */
+TSR_API tsr_status tsr_admin_device_status(tsr_client *client, tsr_device device,
+                                           tsr_device_status *out);
+
+/* How two devices are connected, as `nvidia-smi topo -m` names it. */
+typedef enum tsr_link {
+    TSR_LINK_UNKNOWN, /* "-": no PCI location for one of them */
+    TSR_LINK_SELF,    /* "X" */
+    TSR_LINK_PIX,     /* at most one PCI bridge (switch) on each side */
+    TSR_LINK_PXB,     /* several PCI bridges, no host bridge */
+    TSR_LINK_PHB,     /* through a PCI host bridge */
+    TSR_LINK_NODE,    /* between host bridges of one NUMA node */
+    TSR_LINK_SYS      /* between NUMA nodes */
+} tsr_link;
+
+#define TSR_TOPOLOGY_DEVICES 64
+
+typedef struct tsr_topology_row {
+    tsr_device device;
+    uint32_t count;      /* OpenCL devices: entries of links */
+    uint32_t numa_nodes; /* of the machine */
+    tsr_link links[TSR_TOPOLOGY_DEVICES]; /* links[k]: to opencl:k */
+} tsr_topology_row;
+
+/* One row of the device matrix (an OpenCL device). Errors:
+ * TSR_ERR_NO_DEVICE, TSR_ERR_INVALID_ARGUMENT for cpu and meta. */
+TSR_API tsr_status tsr_admin_topology_row(tsr_client *client, tsr_device device,
+                                          tsr_topology_row *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,10 @@ static const doc_op doc_ops[] = {
     [11] = {"SESSION_LIST", 8, 568, false},
     [12] = {"FILL", 440, 8, true},
     [13] = {"LAUNCH", 920, 8, true},
+    [14] = {"PROCESS_LIST", 8, 1344, false},
+    [15] = {"SESSION_STATS", 16, 144, false},
+    [16] = {"DEVICE_STATUS", 8, 624, false},
+    [17] = {"TOPOLOGY", 8, 80, false},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 
@@ -183,6 +187,21 @@ static void check_payload(uint32_t opcode, bool reply, const uint8_t *payload, u
         check_text(d.cpuset, sizeof d.cpuset);
         check_text(d.pci_bus_id, sizeof d.pci_bus_id);
         check_text(d.render_node, sizeof d.render_node);
+    } else if (opcode == TSR__OP_PROCESS_LIST && reply) {
+        tsr__wire_process w;
+        FUZZ_CHECK(len == sizeof w);
+        memcpy(&w, payload, sizeof w);
+        check_text(w.command, sizeof w.command);
+        check_text(w.name, sizeof w.name);
+        check_text(w.unit, sizeof w.unit);
+        FUZZ_CHECK(tsr__wire_text_ok(w.cgroup, sizeof w.cgroup) ==
+                   (memchr(w.cgroup, '\0', sizeof w.cgroup) != NULL));
+    } else if (opcode == TSR__OP_DEVICE_STATUS && reply) {
+        tsr__wire_device_status w;
+        FUZZ_CHECK(len == sizeof w);
+        memcpy(&w, payload, sizeof w);
+        check_text(w.opencl_c_version, sizeof w.opencl_c_version);
+        check_text(w.platform_name, sizeof w.platform_name);
     } else if (opcode == TSR__OP_FILL && !reply) {
         /* The daemon's region check: when it accepts, every element must lie
          * inside the block, which is recomputed here the slow way. */

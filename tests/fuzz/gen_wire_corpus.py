@@ -63,6 +63,7 @@ def session_info(sid, more):
 HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE = 1, 2, 3, 4, 5, 6, 7
 SEGMENT_MAP, MEMORY_STATS, EMPTY_CACHE, SESSION_LIST = 8, 9, 10, 11
 FILL, LAUNCH = 12, 13
+PROCESS_LIST, SESSION_STATS, DEVICE_STATUS, TOPOLOGY = 14, 15, 16, 17
 
 
 def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
@@ -83,6 +84,30 @@ def region(handle, itemsize, offset, sizes, strides):
     r += struct.pack("<25q", *(list(sizes) + [0] * (25 - len(sizes))))
     r += struct.pack("<25q", *(list(strides) + [0] * (25 - len(strides))))
     return r
+
+def process(sid, flags, pid, uid, unit, cgroup):
+    """A tsr__wire_process: one session as PROCESS_LIST describes it."""
+    usage = device(OPENCL, 0) + struct.pack("<QQQ", 1 << 20, 2 << 20, 4 << 30)
+    usage += b"\0" * (32 * 15)
+    p = (struct.pack("<IIIIIIII", sid, flags, pid, uid, uid, 1, 1, 0)
+         + struct.pack("<QQQ", 17, 1700000000000000000, 4026531836) + device(OPENCL, 0)
+         + text("python3", 64) + text("train.py", 64) + text(unit, 128) + text(cgroup, 512)
+         + usage)
+    assert len(p) == 1344
+    return p
+
+
+def device_status(dev, flags):
+    s = (dev + struct.pack("<8Q", 64 << 20, 2 << 20, 1 << 20, 250000000, 1000000000,
+                           16 << 20, 64 << 10, 2)
+         + struct.pack("<6I", 1, flags, 2700, 1024, 0, 0) + bytes(range(16))
+         + text("OpenCL C 1.2 pocl", 256) + text("Portable Computing Language", 256))
+    assert len(s) == 624
+    return s
+
+
+session_stats = struct.pack("<18Q", 1 << 20, 1 << 20, 2 << 20, 2 << 20, 1 << 20, 1 << 20,
+                            1 << 20, 1, 1 << 20, 1, 3, 2, 1, 1, 0, 1, 0, 4 << 30)
 
 hello = struct.pack("<IIII", 2, 2, 4242, 0) + text("python3", 64)
 welcome = struct.pack("<IIIIIIQ", 2, 3, 3, 32, 2048, 0, 69696)
@@ -128,6 +153,21 @@ valid = [
     frame(SESSION_LIST, struct.pack("<II", 0, 0), request_id=12),
     frame(SESSION_LIST, session_info(3, 1), REPLY, 12),
     frame(SESSION_LIST, b"\0" * 568, REPLY, 13),
+    # Administration: a full entry, another user's (hidden), the end of the list.
+    frame(PROCESS_LIST, struct.pack("<II", 0, 0), request_id=18),
+    frame(PROCESS_LIST, process(3, 0xF, 4242, 1000, "train.service",
+                                "/system.slice/train.service"), REPLY, 18),
+    frame(PROCESS_LIST, process(4, 0x1, 0, 0xFFFFFFFF, "", ""), REPLY, 19),
+    frame(PROCESS_LIST, b"\0" * 1344, REPLY, 20),
+    frame(SESSION_STATS, struct.pack("<II", 3, 0) + device(OPENCL, 0), request_id=21),
+    frame(SESSION_STATS, session_stats, REPLY, 21),
+    frame(DEVICE_STATUS, device(OPENCL, 0), request_id=22),
+    frame(DEVICE_STATUS, device_status(device(OPENCL, 0), 0xF), REPLY, 22),
+    frame(DEVICE_STATUS, device_status(device(CPU, -1), 0), REPLY, 23),
+    frame(TOPOLOGY, device(OPENCL, 1), request_id=24),
+    frame(TOPOLOGY, device(OPENCL, 1) + struct.pack("<II", 2, 1) + bytes([2, 1]) + b"\0" * 62,
+          REPLY, 24),
+    frame(SESSION_STATS, error_payload(1, "no open session 99"), REPLY | ERROR, 21),
     # Error replies: each status that the daemon sends, and the extremes.
     frame(PING, error_payload(11, "PING before HELLO: open the session first"), REPLY | ERROR, 1),
     frame(HELLO, error_payload(11, "protocol version mismatch: the client speaks versions 2 to 7, "
@@ -163,7 +203,7 @@ broken = [
     frame(PING, version=2),
     frame(0),
     frame(12),
-    frame(14),
+    frame(18),                                           # one past the last opcode
     frame(0xFFFF),
     frame(LAUNCH, kernel(3, 11, [4], [(11, 0, 1, 0, [1])])[:900], request_id=17),  # cut short
     frame(PING, flags=ERROR),                            # error flag on a request
@@ -180,6 +220,8 @@ broken = [
     frame(DEVICE_GET, device_info(device(OPENCL, 0), 1, "n" * 256, "v", "a", "r" * 64),
           REPLY, 3),                                     # unterminated text fields
     frame(SESSION_LIST, struct.pack("<I", 1) + b"\xff" * 564, REPLY, 12),
+    frame(PROCESS_LIST, process(3, 0x3, 1, 1, "u" * 128, "c" * 512), REPLY, 18),  # unterminated
+    frame(TOPOLOGY, device(OPENCL, 1), REPLY, 24),       # a request's size as a reply
     frame(PING, error_payload(0, "TSR_OK is no error"), REPLY | ERROR, 2),
     frame(PING, error_payload(16, "past the list"), REPLY | ERROR, 2),
     frame(PING, error_payload(-1, "negative"), REPLY | ERROR, 2),

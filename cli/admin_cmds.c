@@ -1,0 +1,467 @@
+/* `tessera info`, `tessera topo` and `tessera stats`: one device in full,
+ * the device matrix, and allocator statistics. */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/daemon.h"
+
+static const char *const link_names[] = {
+    [TSR_LINK_UNKNOWN] = "-", [TSR_LINK_SELF] = "X",   [TSR_LINK_PIX] = "PIX", [TSR_LINK_PXB] = "PXB",
+    [TSR_LINK_PHB] = "PHB",   [TSR_LINK_NODE] = "NODE", [TSR_LINK_SYS] = "SYS",
+};
+
+static const char *link_name(tsr_link l)
+{
+    return (size_t)l < sizeof link_names / sizeof link_names[0] ? link_names[l] : "?";
+}
+
+/* ---- info --------------------------------------------------------------- */
+
+/* CL_DEVICE_TYPE_* bits, by name. */
+static const struct {
+    uint64_t bit;
+    const char *name;
+} cl_types[] = {{1, "default"}, {2, "cpu"}, {4, "gpu"}, {8, "accelerator"}, {16, "custom"}};
+
+static const char *device_kinds(uint64_t bits, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof cl_types / sizeof cl_types[0]; k++)
+        if ((bits & cl_types[k].bit) && used < n)
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "",
+                                     cl_types[k].name);
+    return buf;
+}
+
+static const char *uuid_text(const tsr_device_status *st, char *buf, size_t n)
+{
+    if (!st->has_uuid)
+        return "";
+    size_t used = 0;
+    for (size_t k = 0; k < 16 && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%02x",
+                                 k == 4 || k == 6 || k == 8 || k == 10 ? "-" : "", st->uuid[k]);
+    return buf;
+}
+
+static int fetch_links(tsr_client *c, tsr_device d, tsr_topology_row *row)
+{
+    memset(row, 0, sizeof *row);
+    if (d.type != TSR_DEVICE_OPENCL)
+        return -1;
+    return tsr_admin_topology_row(c, d, row) == TSR_OK ? -1 : cli_fail(tsr_last_error());
+}
+
+static void print_info_json(const tsr_device_properties *p, const tsr_device_status *st,
+                            const tsr_topology_row *row)
+{
+    char buf[128];
+    printf("{");
+    cli_print_device_json_fields(p);
+    printf(", \"capacity_bytes\": %" PRIu64 ", \"reserved_bytes\": %" PRIu64
+           ", \"allocated_bytes\": %" PRIu64 ", \"sessions\": %" PRIu32,
+           st->capacity, st->reserved, st->allocated, st->sessions);
+    printf(", \"max_alloc_bytes\": %" PRIu64 ", \"local_memory_bytes\": %" PRIu64
+           ", \"max_clock_mhz\": %" PRIu32 ", \"mem_base_addr_align_bits\": %" PRIu32,
+           st->max_alloc_bytes, st->local_memory_bytes, st->max_clock_mhz,
+           st->mem_base_addr_align_bits);
+    printf(", \"opencl_device_type\": ");
+    cli_json_text(device_kinds(st->cl_device_type, buf, sizeof buf));
+    printf(", \"opencl_c_version\": ");
+    cli_json_text(st->opencl_c_version);
+    printf(", \"platform_name\": ");
+    cli_json_text(st->platform_name);
+    if (p->device.type == TSR_DEVICE_OPENCL)
+        printf(", \"platform_index\": %" PRIu32 ", \"device_index\": %" PRIu32
+               ", \"available\": %s, \"little_endian\": %s",
+               st->platform_index, st->device_index, st->available ? "true" : "false",
+               st->little_endian ? "true" : "false");
+    printf(", \"uuid\": ");
+    cli_json_text(uuid_text(st, buf, sizeof buf));
+    printf(", \"links\": {");
+    for (uint32_t k = 0; k < row->count; k++)
+        printf("%s\"opencl:%" PRIu32 "\": \"%s\"", k ? ", " : "", k, link_name(row->links[k]));
+    printf("}}\n");
+}
+
+static void kv(const char *key, const char *value)
+{
+    printf("  %-26s %s\n", key, value && *value ? value : "-");
+}
+
+static void kv_bytes(const char *key, uint64_t bytes)
+{
+    char human[32], text[64];
+    snprintf(text, sizeof text, "%s (%" PRIu64 " bytes)", cli_bytes(bytes, human, sizeof human),
+             bytes);
+    kv(key, bytes ? text : "-");
+}
+
+static void kv_number(const char *key, uint64_t v)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%" PRIu64, v);
+    kv(key, text);
+}
+
+static void print_info_text(const tsr_device_properties *p, const tsr_device_status *st,
+                            const tsr_topology_row *row)
+{
+    char buf[256], name[TSR_DEVICE_STR_MAX];
+    printf("%s\n", cli_device_name(p->device, name, sizeof name));
+    kv("name", p->name);
+    kv("type", tsr_device_type_name(p->device.type));
+    kv("vendor", p->vendor);
+    kv("driver version", p->driver_version);
+    kv("api version", p->api_version);
+    kv("OpenCL C version", st->opencl_c_version);
+    kv("platform", st->platform_name);
+    kv("OpenCL device type", device_kinds(st->cl_device_type, buf, sizeof buf));
+    kv("uuid", uuid_text(st, buf, sizeof buf));
+    kv_bytes("memory", p->memory_bytes);
+    kv_bytes("largest allocation", st->max_alloc_bytes);
+    kv_bytes("local memory", st->local_memory_bytes);
+    kv_number("compute units", p->compute_units);
+    kv_number("max clock (MHz)", st->max_clock_mhz);
+    kv_number("max work-group size", p->max_work_group_size);
+    kv("float16", p->fp16 ? "yes" : "no");
+    kv("float64", p->fp64 ? "yes" : "no");
+    kv("host-unified memory", p->host_unified_memory ? "yes (zero copy)" : "no");
+    snprintf(buf, sizeof buf, "%d", p->numa_node);
+    kv("NUMA node", p->numa_node >= 0 ? buf : NULL);
+    kv("CPU affinity", p->cpuset);
+    kv("PCI bus id", p->pci_bus_id);
+    kv("DRM render node", p->render_node);
+    if (p->device.type != TSR_DEVICE_OPENCL)
+        return;
+    kv_bytes("lent to sessions", st->capacity);
+    kv_bytes("reserved by sessions", st->reserved);
+    kv_bytes("allocated by sessions", st->allocated);
+    kv_number("sessions holding memory", st->sessions);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < row->count && used < sizeof buf; k++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%sopencl:%" PRIu32 " %s",
+                                 k ? ", " : "", k, link_name(row->links[k]));
+    kv("links (tessera topo)", buf);
+}
+
+static int run_info(int argc, char **argv)
+{
+    char *pos[8];
+    cli_args args = {.pos = pos};
+    tsr_client *c = NULL;
+    if (argc > 8)
+        return cli_usage_error(&cli_cmd_info, "too many arguments");
+    int rc = cli_connect(&cli_cmd_info, argc, argv, &args, 1, &c);
+    if (rc >= 0)
+        return rc;
+    tsr_device d;
+    if (args.npos != 1)
+        rc = cli_usage_error(&cli_cmd_info, "which device? e.g. 'tessera info opencl:0'");
+    else
+        rc = cli_device_arg(&cli_cmd_info, pos[0], &d);
+    tsr_device_properties p;
+    tsr_device_status st;
+    tsr_topology_row row;
+    if (rc < 0 && (tsr_device_get_properties(c, d, &p) != TSR_OK ||
+                   tsr_admin_device_status(c, d, &st) != TSR_OK))
+        rc = cli_fail(tsr_last_error());
+    if (rc < 0)
+        rc = fetch_links(c, d, &row);
+    if (rc < 0) {
+        if (args.json)
+            print_info_json(&p, &st, &row);
+        else
+            print_info_text(&p, &st, &row);
+    }
+    tsr_client_close(c);
+    return rc >= 0 ? rc : EXIT_OK;
+}
+
+const cli_command cli_cmd_info = {
+    "info", "everything the daemon knows of one device",
+    "SYNOPSIS\n    tessera info DEVICE [--json] [--socket PATH]\n\n"
+    "DESCRIPTION\n"
+    "    Prints every property tesserad knows of DEVICE: what OpenCL reports\n"
+    "    (name, vendor, driver and OpenCL versions, platform, device type,\n"
+    "    UUID, memory, largest allocation, local memory, compute units, clock,\n"
+    "    work-group size, float16 and float64 support, whether the host\n"
+    "    addresses its memory directly), where it sits (NUMA node, local CPUs,\n"
+    "    PCI bus id, DRM render node, links to the other devices), and what\n"
+    "    sessions hold on it now. DEVICE is opencl:N (or just N), cpu or meta,\n"
+    "    numbered as the daemon numbers devices ('tessera devices').\n\n"
+    "OPTIONS\n"
+    "    --json         print one object with the keys of 'tessera devices\n"
+    "                   --json' and capacity_bytes, reserved_bytes,\n"
+    "                   allocated_bytes, sessions, max_alloc_bytes,\n"
+    "                   local_memory_bytes, max_clock_mhz,\n"
+    "                   mem_base_addr_align_bits, opencl_device_type,\n"
+    "                   opencl_c_version, platform_name, platform_index,\n"
+    "                   device_index, available, little_endian (the last four\n"
+    "                   for OpenCL devices only), uuid and links (opencl:N ->\n"
+    "                   link class, as 'tessera topo' names them)\n" CLI_SOCKET_HELP "\n"
+    CLI_DAEMON_EXIT
+    "EXAMPLES\n"
+    "    tessera info opencl:0\n"
+    "    tessera info 0 --json | jq .max_alloc_bytes\n",
+    run_info};
+
+/* ---- topo --------------------------------------------------------------- */
+
+static int run_topo(int argc, char **argv)
+{
+    char *pos[8];
+    cli_args args = {.pos = pos};
+    tsr_client *c = NULL;
+    if (argc > 8)
+        return cli_usage_error(&cli_cmd_topo, "too many arguments");
+    int rc = cli_connect(&cli_cmd_topo, argc, argv, &args, 0, &c);
+    if (rc >= 0)
+        return rc;
+    int32_t n = 0;
+    tsr_device_count(c, TSR_DEVICE_OPENCL, &n);
+    if (n > TSR_TOPOLOGY_DEVICES)
+        n = TSR_TOPOLOGY_DEVICES;
+    tsr_topology_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
+    tsr_device_properties *props = calloc((size_t)(n ? n : 1), sizeof *props);
+    if (!rows || !props)
+        rc = cli_fail("out of memory");
+    for (int32_t k = 0; rc < 0 && k < n; k++) {
+        tsr_device d = {TSR_DEVICE_OPENCL, k};
+        if (tsr_admin_topology_row(c, d, &rows[k]) != TSR_OK ||
+            tsr_device_get_properties(c, d, &props[k]) != TSR_OK)
+            rc = cli_fail(tsr_last_error());
+    }
+    tsr_client_close(c);
+    if (rc < 0 && args.json) {
+        printf("{\"numa_nodes\": %" PRIu32 ", \"devices\": [", n ? rows[0].numa_nodes : 0);
+        for (int32_t k = 0; k < n; k++) {
+            printf("%s\n  {\"device\": \"opencl:%d\", \"cpu_affinity\": ", k ? "," : "", k);
+            cli_json_text(props[k].cpuset);
+            printf(", \"numa_node\": ");
+            if (props[k].numa_node >= 0)
+                printf("%d", props[k].numa_node);
+            else
+                printf("null");
+            printf(", \"links\": {");
+            for (uint32_t j = 0; j < rows[k].count; j++)
+                printf("%s\"opencl:%" PRIu32 "\": \"%s\"", j ? ", " : "", j,
+                       link_name(rows[k].links[j]));
+            printf("}}");
+        }
+        printf("%s]}\n", n ? "\n" : "");
+    } else if (rc < 0) {
+        printf("%-10s", "");
+        for (int32_t k = 0; k < n; k++)
+            printf(" opencl:%-2d", k);
+        printf("  %-16s %s\n", "CPU AFFINITY", "NUMA AFFINITY");
+        for (int32_t k = 0; k < n; k++) {
+            printf("opencl:%-3d", k);
+            for (uint32_t j = 0; j < rows[k].count; j++)
+                printf(" %-9s", link_name(rows[k].links[j]));
+            char numa[16];
+            snprintf(numa, sizeof numa, "%d", props[k].numa_node);
+            printf("  %-16s %s\n", props[k].cpuset[0] ? props[k].cpuset : "-",
+                   props[k].numa_node >= 0 ? numa : "-");
+        }
+        if (n == 0)
+            printf("(no OpenCL devices)\n");
+        printf("\nLegend:\n"
+               "  X    = self\n"
+               "  PIX  = through at most one PCI bridge (switch) on each side\n"
+               "  PXB  = through several PCI bridges, not the host bridge\n"
+               "  PHB  = through a PCI host bridge (typically the CPU)\n"
+               "  NODE = between PCI host bridges of one NUMA node\n"
+               "  SYS  = between NUMA nodes (the interconnect between them)\n"
+               "  -    = unknown: a device with no PCI location (a CPU device)\n");
+    }
+    free(rows);
+    free(props);
+    return rc >= 0 ? rc : EXIT_OK;
+}
+
+const cli_command cli_cmd_topo = {
+    "topo", "the device matrix: how devices connect, and their CPUs",
+    "SYNOPSIS\n    tessera topo [--json] [--socket PATH]\n\n"
+    "DESCRIPTION\n"
+    "    Prints, as 'nvidia-smi topo -m' does, a matrix of the OpenCL devices\n"
+    "    with the class of the path between each pair, read from hwloc's PCI\n"
+    "    tree by the daemon, and each device's CPU and NUMA affinity: the CPUs\n"
+    "    and the NUMA node local to it. Classes, from nearest to farthest: X\n"
+    "    (itself), PIX (at most one PCI bridge on each side, as under one PCIe\n"
+    "    switch), PXB (several bridges), PHB (through a host bridge), NODE\n"
+    "    (between host bridges of one NUMA node), SYS (between NUMA nodes);\n"
+    "    '-' where a device has no PCI location, as a CPU OpenCL device.\n\n"
+    "OPTIONS\n"
+    "    --json         print {\"numa_nodes\": N, \"devices\": [...]}, one object\n"
+    "                   per device with the keys device, cpu_affinity (a Linux\n"
+    "                   cpu list), numa_node (null when unknown or several) and\n"
+    "                   links (opencl:N -> class)\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
+    "EXAMPLES\n"
+    "    tessera topo\n"
+    "    tessera topo --json | jq '.devices[0].links'\n",
+    run_topo};
+
+/* ---- stats -------------------------------------------------------------- */
+
+/* The entries, as PyTorch's memory_stats() names them (the last two are
+ * Tessera's own). */
+static const struct {
+    const char *name;
+    size_t offset;
+    bool bytes;
+} stat_rows[] = {
+#define ROW(name, field, bytes) {name, offsetof(tsr_allocator_stats, field), bytes}
+    ROW("allocated_bytes.all.current", allocated, true),
+    ROW("allocated_bytes.all.peak", peak_allocated, true),
+    ROW("reserved_bytes.all.current", reserved, true),
+    ROW("reserved_bytes.all.peak", peak_reserved, true),
+    ROW("active_bytes.all.current", active, true),
+    ROW("active_bytes.all.peak", peak_active, true),
+    ROW("inactive_split_bytes.all.current", inactive_split, true),
+    ROW("inactive_split.all.current", inactive_split_blocks, false),
+    ROW("requested_bytes.all.current", requested, true),
+    ROW("allocation.all.current", live_blocks, false),
+    ROW("allocation.all.allocated", allocations, false),
+    ROW("allocation.all.freed", frees, false),
+    ROW("segment.all.current", segments, false),
+    ROW("num_device_alloc", segments_created, false),
+    ROW("num_device_free", segments_released, false),
+    ROW("num_ooms", ooms, false),
+    ROW("cache_hits", cache_hits, false),
+    ROW("limit_bytes", limit, true),
+#undef ROW
+};
+#define STAT_ROWS (sizeof stat_rows / sizeof stat_rows[0])
+
+static uint64_t stat_value(const tsr_allocator_stats *st, size_t row)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)st + stat_rows[row].offset, sizeof v);
+    return v;
+}
+
+static void print_stats(const tsr_process_info *s, tsr_device d, const tsr_allocator_stats *st,
+                        bool json, bool first)
+{
+    char dev[TSR_DEVICE_STR_MAX], human[32], pid[16] = "-";
+    cli_device_name(d, dev, sizeof dev);
+    if (s->visible && s->pid_known && s->pid)
+        snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
+    if (json) {
+        printf("%s\n  {\"session\": %" PRIu32 ", \"pid\": %s, \"command\": ", first ? "" : ",",
+               s->session_id, strcmp(pid, "-") ? pid : "null");
+        cli_json_text(s->command);
+        printf(", \"device\": \"%s\", \"stats\": {", dev);
+        for (size_t k = 0; k < STAT_ROWS; k++)
+            printf("%s\"%s\": %" PRIu64, k ? ", " : "", stat_rows[k].name, stat_value(st, k));
+        printf("}}");
+        return;
+    }
+    printf("%ssession %" PRIu32 " (pid %s, %s) on %s\n", first ? "" : "\n", s->session_id, pid,
+           s->visible ? s->command : "other user", dev);
+    for (size_t k = 0; k < STAT_ROWS; k++) {
+        uint64_t v = stat_value(st, k);
+        printf("  %-34s %20" PRIu64 "%s%s\n", stat_rows[k].name, v,
+               stat_rows[k].bytes ? "  " : "",
+               stat_rows[k].bytes ? cli_bytes(v, human, sizeof human) : "");
+    }
+}
+
+static int run_stats(int argc, char **argv)
+{
+    char *pos[8];
+    cli_args args = {.pos = pos};
+    tsr_client *c = NULL;
+    if (argc > 8)
+        return cli_usage_error(&cli_cmd_stats, "too many arguments");
+    /* --device is this command's own value option: take it out first. */
+    const char *device_text = NULL;
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+            device_text = argv[++i];
+        else if (strncmp(argv[i], "--device=", 9) == 0)
+            device_text = argv[i] + 9;
+        else
+            argv[kept++] = argv[i];
+    }
+    int rc = cli_connect(&cli_cmd_stats, kept, argv, &args, 1, &c);
+    if (rc >= 0)
+        return rc;
+    tsr_device only = {TSR_DEVICE_OPENCL, -1};
+    uint32_t want = 0;
+    char *end = NULL;
+    if (device_text)
+        rc = cli_device_arg(&cli_cmd_stats, device_text, &only);
+    if (rc < 0 && args.npos == 1) {
+        unsigned long v = strtoul(pos[0], &end, 10);
+        if (!*pos[0] || *end || v == 0 || v > UINT32_MAX)
+            rc = cli_usage_error(&cli_cmd_stats, "SESSION is a session number, not '%s'", pos[0]);
+        want = (uint32_t)v;
+    }
+    tsr_process_info *list = NULL;
+    size_t n = 0, shown = 0;
+    if (rc < 0)
+        rc = cli_list_sessions(c, &list, &n);
+    if (rc < 0 && args.json)
+        printf("[");
+    for (size_t k = 0; rc < 0 && k < n; k++) {
+        const tsr_process_info *s = &list[k];
+        if (want && s->session_id != want)
+            continue;
+        uint32_t count = only.index >= 0 ? 1 : s->usage_count;
+        for (uint32_t u = 0; rc < 0 && u < count; u++) {
+            tsr_device d = only.index >= 0 ? only : s->usage[u].device;
+            tsr_allocator_stats st;
+            if (tsr_admin_session_stats(c, s->session_id, d, &st) != TSR_OK) {
+                rc = cli_fail(tsr_last_error());
+                break;
+            }
+            print_stats(s, d, &st, args.json, shown++ == 0);
+        }
+    }
+    if (rc < 0 && args.json)
+        printf("%s]\n", shown ? "\n" : "");
+    else if (rc < 0 && want && shown == 0)
+        rc = cli_fail("no such session, or it holds no device memory (see 'tessera ps')");
+    else if (rc < 0 && shown == 0)
+        printf("(no session holds device memory)\n");
+    free(list);
+    tsr_client_close(c);
+    return rc >= 0 ? rc : EXIT_OK;
+}
+
+const cli_command cli_cmd_stats = {
+    "stats", "allocator statistics per session and device",
+    "SYNOPSIS\n    tessera stats [SESSION] [--device DEVICE] [--json] [--socket PATH]\n\n"
+    "DESCRIPTION\n"
+    "    Prints the daemon's allocator statistics of each session on each device\n"
+    "    it holds memory on (of session SESSION only, a number from 'tessera\n"
+    "    ps', when given), under the names PyTorch's torch.cuda.memory_stats()\n"
+    "    gives them: allocated_bytes, reserved_bytes, active_bytes (current and\n"
+    "    peak), inactive_split_bytes and inactive_split (free memory, and its\n"
+    "    blocks, in segments that also hold live allocations: what empty_cache\n"
+    "    cannot give back), requested_bytes, allocation (live, allocated and\n"
+    "    freed counts), segment, num_device_alloc and num_device_free (segments\n"
+    "    made and released), num_ooms; plus cache_hits (allocations served\n"
+    "    without a new segment) and limit_bytes (the most the session may\n"
+    "    reserve on the device). Counts run from the session's first allocation\n"
+    "    on the device. These are the daemon's numbers: blocks a client library\n"
+    "    keeps cached for reuse count as allocated here.\n\n"
+    "OPTIONS\n"
+    "    --device DEVICE\n"
+    "                   only this device (opencl:N or N), even one the session\n"
+    "                   never allocated on (all zero)\n"
+    "    --json         print an array of objects with the keys session, pid,\n"
+    "                   command, device and stats (name -> number)\n" CLI_SOCKET_HELP "\n"
+    CLI_DAEMON_EXIT
+    "EXAMPLES\n"
+    "    tessera stats\n"
+    "    tessera stats 3 --json | jq '.[0].stats[\"reserved_bytes.all.peak\"]'\n",
+    run_stats};

@@ -1,0 +1,99 @@
+/* See daemon.h. */
+#include "cli/daemon.h"
+
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const socket_option[] = {"socket", NULL};
+
+int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, int max_pos,
+                tsr_client **out)
+{
+    const char *values[1] = {NULL};
+    args->value_names = socket_option;
+    args->values = values;
+    int rc = cli_parse(cmd, argc, argv, args);
+    if (rc != EXIT_OK)
+        return rc;
+    if (args->help) {
+        cli_print_manual(stdout, cmd);
+        return EXIT_OK;
+    }
+    if (args->npos > max_pos)
+        return cli_usage_error(cmd, "unexpected argument '%s'", args->pos[max_pos]);
+    tsr_client_options o = {.socket_path = values[0], .name = "tessera"};
+    unsetenv("TESSERA_VISIBLE_DEVICES");
+    if (tsr_client_open(&o, out) != TSR_OK)
+        return cli_fail(tsr_last_error());
+    return -1;
+}
+
+const char *cli_bytes(uint64_t bytes, char *buf, size_t n)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%" PRIu64 " B", bytes);
+    else
+        snprintf(buf, n, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+void cli_csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+const char *cli_user_name(uint32_t uid, char *buf, size_t n)
+{
+    struct passwd pw, *found = NULL;
+    char text[1024];
+    if (getpwuid_r((uid_t)uid, &pw, text, sizeof text, &found) == 0 && found)
+        snprintf(buf, n, "%s", found->pw_name);
+    else
+        snprintf(buf, n, "%" PRIu32, uid);
+    return buf;
+}
+
+const char *cli_device_name(tsr_device d, char *buf, size_t n)
+{
+    tsr_device_str(d, buf, n);
+    return buf;
+}
+
+int cli_device_arg(const cli_command *cmd, const char *text, tsr_device *out)
+{
+    char *end;
+    long k = strtol(text, &end, 10);
+    if (*text && !*end && k >= 0 && k < 4096) {
+        *out = (tsr_device){TSR_DEVICE_OPENCL, (int32_t)k};
+        return -1;
+    }
+    if (tsr_device_parse(text, out) != TSR_OK)
+        return cli_usage_error(cmd, "%s", tsr_last_error());
+    return -1;
+}
+
+void cli_json_text(const char *s)
+{
+    json_string(stdout, s && *s ? s : NULL);
+}

@@ -1,0 +1,176 @@
+/* Manual pages in roff, made from the text --help prints, so that the two
+ * never disagree: the pages in docs/man are this output (`tessera help --man
+ * COMMAND`), and a test checks that they still are.
+ *
+ * The help text has a shape the converter relies on: section names at the
+ * left margin, text indented by four spaces, paragraphs separated by blank
+ * lines. Under OPTIONS an entry starts at the margin of the text with its
+ * option, and its description follows after two spaces or on deeper
+ * indented lines; SYNOPSIS and EXAMPLES are kept line for line, and so is
+ * any other run of lines indented deeper than the text. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+#define MARGIN 4
+
+/* Writes s (n bytes), escaped for roff; `dashes`: '-' as a minus sign. */
+static void put_escaped(FILE *f, const char *s, size_t n, bool dashes)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] == '\\')
+            fputs("\\e", f);
+        else if (s[k] == '-' && dashes)
+            fputs("\\-", f);
+        else
+            fputc(s[k], f);
+    }
+}
+
+/* A text line: escaped, never starting with a control character. */
+static void put_line(FILE *f, const char *s, bool dashes)
+{
+    if (*s == '.' || *s == '\'')
+        fputs("\\&", f);
+    put_escaped(f, s, strlen(s), dashes);
+    fputc('\n', f);
+}
+
+static int indent_of(const char *line)
+{
+    int n = 0;
+    while (line[n] == ' ')
+        n++;
+    return n;
+}
+
+static const char *text_of(const char *line)
+{
+    int n = indent_of(line);
+    return line + (n < MARGIN ? n : MARGIN);
+}
+
+/* An OPTIONS entry: the term, then its description. */
+static void put_option(FILE *f, char **lines, size_t n, size_t *k)
+{
+    const char *first = lines[*k] + MARGIN;
+    const char *gap = strstr(first, "  ");
+    size_t term = gap ? (size_t)(gap - first) : strlen(first);
+    fputs(".TP\n.B ", f);
+    put_escaped(f, first, term, true);
+    fputc('\n', f);
+    if (gap) {
+        while (*gap == ' ')
+            gap++;
+        put_line(f, gap, false);
+    }
+    for (++*k; *k < n && indent_of(lines[*k]) > MARGIN; ++*k)
+        put_line(f, lines[*k] + indent_of(lines[*k]), false);
+}
+
+static void put_verbatim(FILE *f, char **lines, size_t n, size_t *k, bool all)
+{
+    fputs(".nf\n", f);
+    for (; *k < n && (all || indent_of(lines[*k]) > MARGIN); ++*k)
+        put_line(f, text_of(lines[*k]), true);
+    fputs(".fi\n", f);
+}
+
+/* One paragraph of a section. */
+static void put_paragraph(FILE *f, const char *section, char **lines, size_t n)
+{
+    bool verbatim = strcmp(section, "SYNOPSIS") == 0 || strcmp(section, "EXAMPLES") == 0;
+    bool options = strcmp(section, "OPTIONS") == 0;
+    if (strcmp(section, "NAME") == 0) {
+        for (size_t k = 0; k < n; k++)
+            put_line(f, text_of(lines[k]), true);
+        return;
+    }
+    size_t k = 0;
+    if (verbatim) {
+        put_verbatim(f, lines, n, &k, true);
+        return;
+    }
+    while (k < n) {
+        if (options && indent_of(lines[k]) == MARGIN && lines[k][MARGIN] == '-') {
+            put_option(f, lines, n, &k);
+        } else if (indent_of(lines[k]) > MARGIN) {
+            fputs(".RS\n", f);
+            put_verbatim(f, lines, n, &k, false);
+            fputs(".RE\n", f);
+        } else {
+            fputs(".PP\n", f);
+            for (; k < n && indent_of(lines[k]) <= MARGIN &&
+                   !(options && lines[k][MARGIN] == '-');
+                 k++)
+                put_line(f, text_of(lines[k]), false);
+        }
+    }
+}
+
+static void put_header(FILE *f, const char *title)
+{
+    char upper[64];
+    size_t t = 0;
+    for (; title[t] && t + 1 < sizeof upper; t++)
+        upper[t] = (char)toupper((unsigned char)title[t]);
+    upper[t] = '\0';
+    fprintf(f, ".\\\" Made by 'tessera help --man'; edit the help text in cli/ instead.\n.TH ");
+    put_escaped(f, upper, strlen(upper), true);
+    fprintf(f, " 1 \"\" \"Tessera\" \"Tessera Manual\"\n");
+}
+
+/* Splits text into lines in place, keeping empty ones. */
+static size_t split_lines(char *text, char **lines, size_t cap)
+{
+    size_t n = 0;
+    for (char *p = text; *p && n < cap;) {
+        lines[n++] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    return n;
+}
+
+static void put_roff(FILE *f, const char *title, char *text)
+{
+    put_header(f, title);
+    char *lines[1024];
+    size_t n = split_lines(text, lines, 1024);
+    char section[64] = "";
+    for (size_t k = 0; k < n;) {
+        if (lines[k][0] == '\0') {
+            k++;
+        } else if (lines[k][0] != ' ') {
+            snprintf(section, sizeof section, "%s", lines[k]);
+            fputs(".SH ", f);
+            put_line(f, section, false);
+            k++;
+        } else {
+            size_t end = k;
+            while (end < n && lines[end][0] == ' ')
+                end++;
+            put_paragraph(f, section, lines + k, end - k);
+            k = end;
+        }
+    }
+}
+
+void cli_print_roff(FILE *f, const cli_command *cmd)
+{
+    char *text = NULL, title[64];
+    size_t size = 0;
+    FILE *m = open_memstream(&text, &size);
+    if (!m)
+        return;
+    cli_print_manual(m, cmd);
+    fclose(m);
+    snprintf(title, sizeof title, "tessera-%s", cmd->name);
+    put_roff(f, title, text);
+    free(text);
+}

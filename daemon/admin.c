@@ -1,0 +1,350 @@
+/* The administration messages (see admin.h).
+ *
+ * Everything here reads state the loop thread owns (sessions, allocators,
+ * the registry) and changes none of it, except the busy-time sampler: a
+ * timer on the loop that, every 10 ms while someone has asked for a
+ * device's status in the last 10 s, adds the time since its last tick to
+ * each device whose kernel queue has work (a session with launches in
+ * flight there). Busy time is therefore the share of time a device's queue
+ * was not empty, sampled; nothing ticks while nobody watches. */
+#include "daemon/admin.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/procinfo.h"
+#include "daemon/session.h"
+#include "numa/topology.h"
+
+/* handlers.c's request, member for member: a structure with the same tag
+ * and members in another translation unit is the same type (C11 6.2.7). */
+struct request {
+    tsr__session *s;
+    const void *in;
+    void *out;
+    int *fds;
+    int *nfds;
+    bool end_session;
+};
+
+#define SAMPLE_NS UINT64_C(10000000)
+#define SAMPLE_IDLE_NS UINT64_C(10000000000)
+
+static struct sampler {
+    tsr__server *server;
+    int fd;
+    tsr__watch *watch;
+    uint64_t last_ns, asked_ns;
+    uint64_t busy_ns[TSR__RING_QUEUES];
+} sampler = {.fd = -1};
+
+bool tsr__admin_may_see(uint32_t asker_uid, bool asker_admin, uint32_t owner_uid)
+{
+    return asker_admin || asker_uid == owner_uid;
+}
+
+static bool is_admin(const tsr__session *s)
+{
+    if (s->uid == 0)
+        return true;
+    struct group g, *found = NULL;
+    char buf[4096];
+    if (getgrnam_r(TSR__ADMIN_GROUP, &g, buf, sizeof buf, &found) != 0 || !found)
+        return false;
+    return tsr__proc_peer_in_group(s->fd, s->gid, found->gr_gid);
+}
+
+/* The most a session may reserve on a device: what the daemon lends of it. */
+static uint64_t limit_of(const tsr__registry_device *dev)
+{
+    return dev->capacity;
+}
+
+static tsr__registry_device *wire_device(tsr__registry *reg, const void *in)
+{
+    const tsr__wire_device *w = in;
+    return tsr__registry_find(reg, (tsr_device){.type = (tsr_device_type)w->type, .index = w->index});
+}
+
+static tsr__session *find_session(tsr__session *asker, uint32_t id)
+{
+    if (id == 0)
+        return asker;
+    for (tsr__session *s = asker->server->first; s; s = s->next)
+        if (s->id == id && s->version)
+            return s;
+    return NULL;
+}
+
+tsr__wire_device tsr__admin_shown_device(const tsr__session *s)
+{
+    const tsr__registry *reg = &s->server->registry;
+    if (reg->opencl_count == 0)
+        return (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = -1};
+    int32_t index = 0;
+    for (uint32_t k = 0; k < s->thread_count; k++)
+        if (k == 0 || s->threads[k].thread_id == (uint64_t)s->pid)
+            index = s->threads[k].opencl_index;
+    return (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
+}
+
+static void describe_owner(const tsr__session *s, const tsr__session *asker,
+                           tsr__wire_process *out)
+{
+    tsr__proc_ids target, viewer;
+    tsr__proc_read_ids(s->pid, &target);
+    tsr__proc_read_ids(asker->pid, &viewer);
+    uint32_t pid = 0;
+    if (tsr__proc_pid_seen_by(&target, &viewer, &pid)) {
+        out->pid = pid;
+        out->flags |= TSR__WIRE_PROCESS_PID_KNOWN;
+    }
+    if (target.levels)
+        out->pid_namespace = target.ns[target.levels - 1];
+    out->uid = s->uid;
+    out->gid = s->gid;
+    memcpy(out->command, s->command, sizeof out->command);
+    memcpy(out->name, s->name, sizeof out->name);
+    tsr__proc_cgroup(s->pid, out->cgroup, sizeof out->cgroup, out->unit, sizeof out->unit);
+    out->started_unix_ns = s->started_unix_ns;
+}
+
+const tsr__session *tsr__admin_session_after(const tsr__server *server, uint32_t cursor,
+                                             bool *more)
+{
+    const tsr__session *s = server->first;
+    while (s && (s->id <= cursor || s->version == 0))
+        s = s->next;
+    *more = false;
+    for (const tsr__session *n = s ? s->next : NULL; n && !*more; n = n->next)
+        *more = n->version != 0;
+    return s;
+}
+
+tsr_status tsr__admin_process_list(struct request *r)
+{
+    uint32_t cursor = ((const tsr__wire_segment *)r->in)->segment_id;
+    tsr__wire_process *out = r->out;
+    memset(out, 0, sizeof *out);
+    bool more;
+    const tsr__session *s = tsr__admin_session_after(r->s->server, cursor, &more);
+    if (!s)
+        return TSR_OK; /* session_id 0: the end */
+    out->session_id = s->id;
+    out->flags = more ? TSR__WIRE_PROCESS_MORE : 0;
+    out->threads = s->thread_count;
+    out->requests = s->requests;
+    out->current_device = tsr__admin_shown_device(s);
+    out->uid = out->gid = TSR__WIRE_ID_HIDDEN;
+    if (s == r->s)
+        out->flags |= TSR__WIRE_PROCESS_SELF;
+    if (tsr__admin_may_see(r->s->uid, r->s->uid == 0 || is_admin(r->s), s->uid)) {
+        out->flags |= TSR__WIRE_PROCESS_VISIBLE;
+        describe_owner(s, r->s, out);
+    }
+    const tsr__registry *reg = &s->server->registry;
+    for (size_t k = 0; s->pools && k < reg->opencl_count; k++) {
+        if (!s->pools[k].allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
+            continue;
+        tsr__alloc_stats a;
+        tsr__allocator_stats(s->pools[k].allocator, &a);
+        out->usage[out->usage_count++] = (tsr__wire_process_usage){
+            .device = s->pools[k].device->info.device,
+            .allocated = a.allocated,
+            .reserved = a.reserved,
+            .limit = limit_of(s->pools[k].device)};
+    }
+    return TSR_OK;
+}
+
+/* Free bytes and blocks in segments that also hold live blocks: what
+ * PyTorch calls inactive split (memory that empty_cache cannot give back). */
+static void inactive_split(const tsr__allocator *a, uint64_t *bytes, uint64_t *blocks)
+{
+    *bytes = *blocks = 0;
+    size_t n = tsr__allocator_segments(a, NULL, 0);
+    if (n == 0)
+        return;
+    tsr__segment_info *segs = calloc(n, sizeof *segs);
+    if (!segs)
+        return;
+    n = tsr__allocator_segments(a, segs, n);
+    for (size_t k = 0; k < n; k++) {
+        if (segs[k].live_blocks == 0)
+            continue;
+        *bytes += segs[k].bytes - segs[k].allocated;
+        *blocks += segs[k].free_blocks;
+    }
+    free(segs);
+}
+
+tsr_status tsr__admin_session_stats(struct request *r)
+{
+    const tsr__wire_stats_request *in = r->in;
+    tsr__session *s = find_session(r->s, in->session_id);
+    if (!s)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "no open session %u", (unsigned)in->session_id);
+    const tsr__registry_device *dev = wire_device(&s->server->registry, &in->device);
+    if (!dev)
+        return TSR_ERR_NO_DEVICE;
+    if (dev->info.device.type != TSR_DEVICE_OPENCL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "the daemon manages no memory of %s: its tensors live in the client",
+                         tsr_device_type_name((tsr_device_type)dev->info.device.type));
+    tsr__wire_session_stats *out = r->out;
+    *out = (tsr__wire_session_stats){.limit = limit_of(dev)};
+    const tsr__allocator *a = s->pools ? s->pools[dev->info.device.index].allocator : NULL;
+    if (!a)
+        return TSR_OK;
+    tsr__alloc_stats st;
+    tsr__allocator_stats(a, &st);
+    out->allocated = st.allocated;
+    out->peak_allocated = st.peak_allocated;
+    out->reserved = st.reserved;
+    out->peak_reserved = st.peak_reserved;
+    out->active = st.active;
+    out->peak_active = st.peak_allocated; /* active is allocated: no streams */
+    out->requested = st.requested;
+    out->live_blocks = st.live_blocks;
+    out->allocations = st.allocations;
+    out->frees = st.frees;
+    out->segments = st.segments;
+    out->segments_created = st.segments_created;
+    out->segments_released = st.segments_released;
+    out->cache_hits = st.cache_hits;
+    out->ooms = st.ooms;
+    inactive_split(a, &out->inactive_split, &out->inactive_split_blocks);
+    return TSR_OK;
+}
+
+/* ---- busy time ---------------------------------------------------------- */
+
+static void sampler_stop(void)
+{
+    tsr__loop_unwatch(sampler.server->loop, sampler.watch);
+    close(sampler.fd);
+    sampler.fd = -1;
+    sampler.watch = NULL;
+}
+
+static void on_sample(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    (void)data;
+    uint64_t ticks;
+    if (read(sampler.fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
+        return;
+    uint64_t now = tsr__now_ns(), dt = now - sampler.last_ns;
+    sampler.last_ns = now;
+    const tsr__registry *reg = &sampler.server->registry;
+    for (size_t q = 0; q < reg->opencl_count && q < TSR__RING_QUEUES; q++) {
+        bool busy = false;
+        for (const tsr__session *s = sampler.server->first; s && !busy; s = s->next)
+            busy = s->inflight[q] > 0;
+        if (busy)
+            sampler.busy_ns[q] += dt;
+    }
+    if (now - sampler.asked_ns > SAMPLE_IDLE_NS)
+        sampler_stop();
+}
+
+/* Starts the sampler if it is not running; true when it already was. */
+static bool sampler_touch(tsr__server *server)
+{
+    sampler.asked_ns = tsr__now_ns();
+    if (sampler.fd >= 0)
+        return true;
+    sampler.server = server;
+    sampler.last_ns = sampler.asked_ns;
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    struct itimerspec every = {.it_interval = {.tv_nsec = (long)SAMPLE_NS},
+                               .it_value = {.tv_nsec = (long)SAMPLE_NS}};
+    if (fd < 0)
+        return false;
+    if (timerfd_settime(fd, 0, &every, NULL) < 0 ||
+        tsr__loop_watch(server->loop, fd, EPOLLIN, on_sample, NULL, &sampler.watch) != TSR_OK) {
+        close(fd);
+        return false;
+    }
+    sampler.fd = fd;
+    return false;
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+tsr_status tsr__admin_device_status(struct request *r)
+{
+    tsr__server *server = r->s->server;
+    const tsr__registry_device *dev = wire_device(&server->registry, r->in);
+    if (!dev)
+        return TSR_ERR_NO_DEVICE;
+    tsr__wire_device_status *out = r->out;
+    memset(out, 0, sizeof *out);
+    out->device = dev->info.device;
+    out->capacity = dev->capacity;
+    out->reserved = dev->reserved;
+    out->now_ns = tsr__now_ns();
+    if (dev->info.device.type != TSR_DEVICE_OPENCL)
+        return TSR_OK;
+    uint32_t q = (uint32_t)dev->info.device.index;
+    for (const tsr__session *s = server->first; s; s = s->next) {
+        const tsr__allocator *a = s->pools ? s->pools[q].allocator : NULL;
+        if (!a)
+            continue;
+        tsr__alloc_stats st;
+        tsr__allocator_stats(a, &st);
+        out->allocated += st.allocated;
+        out->sessions += st.reserved > 0;
+    }
+    if (q < TSR__RING_QUEUES) {
+        if (sampler_touch(server))
+            out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
+        out->busy_ns = sampler.busy_ns[q];
+    }
+    const tsr__cl_device_info *cl = &dev->cl;
+    out->max_alloc_bytes = cl->max_alloc_bytes;
+    out->local_memory_bytes = cl->local_memory_bytes;
+    out->cl_device_type = cl->cl_device_type;
+    out->max_clock_mhz = cl->max_clock_mhz;
+    out->mem_base_addr_align_bits = cl->mem_base_addr_align_bits;
+    out->platform_index = cl->platform_index;
+    out->device_index = cl->device_index;
+    out->flags |= (cl->available ? TSR__WIRE_DEVICE_AVAILABLE : 0) |
+                  (cl->has_uuid ? TSR__WIRE_DEVICE_HAS_UUID : 0) |
+                  (cl->little_endian ? TSR__WIRE_DEVICE_LITTLE_ENDIAN : 0);
+    memcpy(out->uuid, cl->uuid, sizeof out->uuid);
+    tsr__wire_text_set(out->opencl_c_version, sizeof out->opencl_c_version,
+                       cl->opencl_c_version);
+    tsr__wire_text_set(out->platform_name, sizeof out->platform_name, cl->platform_name);
+    return TSR_OK;
+}
+
+tsr_status tsr__admin_topology(struct request *r)
+{
+    tsr__registry *reg = &r->s->server->registry;
+    const tsr__registry_device *self = wire_device(reg, r->in);
+    if (!self)
+        return TSR_ERR_NO_DEVICE;
+    if (self->info.device.type != TSR_DEVICE_OPENCL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "the device matrix has OpenCL devices only");
+    size_t row = (size_t)self->info.device.index;
+    tsr__wire_topology *out = r->out;
+    memset(out, 0, sizeof *out);
+    out->device = self->info.device;
+    out->numa_nodes = (uint32_t)tsr__topology_numa_nodes(reg->topology);
+    for (size_t k = 0; k < reg->opencl_count && k < TSR__WIRE_TOPOLOGY_DEVICES; k++) {
+        const tsr__registry_device *other = &reg->devices[1 + k];
+        out->links[k] = k == row ? TSR__LINK_SELF
+                                 : (uint8_t)tsr__topology_link(reg->topology, self->info.pci_bus_id,
+                                                               other->info.pci_bus_id);
+        out->count++;
+    }
+    return TSR_OK;
+}

@@ -1,0 +1,50 @@
+/* What /proc says about a client process, for the administration
+ * messages (admin.c): the pid it has in each pid namespace it lives in,
+ * those namespaces, its cgroup and systemd unit, and whether a connected
+ * peer belongs to a group.
+ *
+ * Read when asked, not when the session starts: the process is alive while
+ * its session is (it holds the socket), and its cgroup may change. Every
+ * reader degrades to "unknown" when /proc refuses (another user's process
+ * and a daemon without CAP_SYS_PTRACE): nothing here fails. */
+#ifndef TESSERA_DAEMON_PROCINFO_H
+#define TESSERA_DAEMON_PROCINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TSR__PROC_NS_LEVELS 32 /* the kernel nests pid namespaces 32 deep at most */
+
+/* A process's pids, outermost namespace (the daemon's /proc's) first, as
+ * /proc/PID/status's NSpid line lists them, and the inode of the pid
+ * namespace each lives in (0 where unknown). */
+typedef struct tsr__proc_ids {
+    uint32_t levels; /* 0: unknown (the process is gone) */
+    uint32_t pid[TSR__PROC_NS_LEVELS];
+    uint64_t ns[TSR__PROC_NS_LEVELS];
+} tsr__proc_ids;
+
+void tsr__proc_read_ids(pid_t pid, tsr__proc_ids *out);
+
+/* The pid `target` has in the pid namespace `viewer` lives in. Returns
+ * false when that cannot be told (namespaces unknown); else true, with *pid
+ * 0 when the target is not in the viewer's namespace or below it. */
+bool tsr__proc_pid_seen_by(const tsr__proc_ids *target, const tsr__proc_ids *viewer,
+                           uint32_t *pid);
+
+/* The cgroup v2 path of a process ("/system.slice/foo.service"; the
+ * name=systemd hierarchy's on a v1-only machine), "" when unknown, and its
+ * systemd unit: the innermost path element naming a unit (".service",
+ * ".scope", ...), "" when none. Both cut to fit. */
+void tsr__proc_cgroup(pid_t pid, char *cgroup, size_t cgroup_size, char *unit, size_t unit_size);
+
+/* The unit in a cgroup path, as above (exposed for tests). */
+void tsr__proc_unit_of(const char *cgroup, char *unit, size_t unit_size);
+
+/* Whether the peer of a connected Unix socket has `gid` as its primary
+ * group (`peer_gid`) or among its supplementary groups (SO_PEERGROUPS). */
+bool tsr__proc_peer_in_group(int fd, gid_t peer_gid, gid_t gid);
+
+#endif /* TESSERA_DAEMON_PROCINFO_H */

@@ -1,0 +1,118 @@
+/* Shared by the tests of the daemon-asking commands (test_cli_*.c): a
+ * client process that holds device memory while the tests look at it, and
+ * a way to check the commands' JSON and CSV with Python's parsers. */
+#ifndef TESSERA_TESTS_CLI_SUPPORT_H
+#define TESSERA_TESTS_CLI_SUPPORT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support_daemon.h"
+
+#define CLI_HOLD_BYTES 1048576 /* what each holder allocates on opencl:0 */
+#define PYTHON "/usr/bin/python3"
+
+static inline void cli_sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static inline bool cli_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Waits up to 30 s for a file to exist. */
+static inline bool cli_wait_file(const char *path)
+{
+    for (int k = 0; k < 1500; k++, cli_sleep_ms(20))
+        if (cli_file_exists(path))
+            return true;
+    return false;
+}
+
+/* A client named `name` that holds CLI_HOLD_BYTES on opencl:0, then writes
+ * its pid (as its own pid namespace sees it) to `ready` and waits for
+ * `release` to exist (60 s at most). Returns the process exit status. */
+static inline int cli_holder(const char *name, const char *ready, const char *release)
+{
+    tsr_client *c;
+    tsr_client_options o = {.name = name};
+    if (tsr_client_open(&o, &c) != TSR_OK) {
+        fprintf(stderr, "holder: %s\n", tsr_last_error());
+        return 10;
+    }
+    int64_t n = CLI_HOLD_BYTES / 4;
+    tsr_tensor_options to = {.has_dtype = true,
+                             .dtype = TSR_FLOAT32,
+                             .has_device = true,
+                             .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *t = NULL;
+    if (tsr_tensor_empty(c, 1, &n, &to, &t) != TSR_OK) {
+        fprintf(stderr, "holder: %s\n", tsr_last_error());
+        return 11;
+    }
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ready);
+    FILE *f = fopen(tmp, "w");
+    if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0 || rename(tmp, ready) != 0)
+        return 12;
+    for (int k = 0; k < 3000 && !cli_file_exists(release); k++)
+        cli_sleep_ms(20);
+    tsr_tensor_release(t);
+    tsr_client_close(c);
+    return 0;
+}
+
+/* The pid written to a ready file, or -1. */
+static inline int cli_read_pid(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int pid = -1;
+    if (f) {
+        if (fscanf(f, "%d", &pid) != 1)
+            pid = -1;
+        fclose(f);
+    }
+    return pid;
+}
+
+/* Runs `PYTHON -c script args...` with `input` on its stdin; returns its
+ * exit status (the script asserts). */
+static inline int cli_python(const char *script, const char *input, const char *const *args)
+{
+    int in[2];
+    if (pipe(in) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *argv[16] = {PYTHON, "-c", script};
+        int argc = 3;
+        for (int k = 0; args && args[k] && argc < 15; k++)
+            argv[argc++] = args[k];
+        argv[argc] = NULL;
+        dup2(in[0], STDIN_FILENO);
+        close(in[0]);
+        close(in[1]);
+        execv(PYTHON, (char *const *)argv);
+        _exit(127);
+    }
+    close(in[0]);
+    size_t n = strlen(input);
+    ssize_t put = write(in[1], input, n);
+    close(in[1]);
+    int status;
+    waitpid(pid, &status, 0);
+    if (put != (ssize_t)n)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+#endif /* TESSERA_TESTS_CLI_SUPPORT_H */
