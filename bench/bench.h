@@ -24,6 +24,8 @@ typedef struct bench_config {
     bool pin;                /* false with --no-pin: leave placement to the scheduler */
     const char *socket_path; /* --socket: use this daemon; NULL: start one */
     int clients;             /* --clients: processes in the many-clients test */
+    int threads;             /* --threads: threads of the elementwise suite's cpu work */
+    bool torch;              /* false with --no-torch: no PyTorch comparison */
 } bench_config;
 
 typedef struct bench_row {
@@ -55,6 +57,7 @@ bool bench_is_latency(const bench_row *row);
 /* A suite: returns 0 when it measured, nonzero after printing why not. */
 typedef int (*bench_suite_fn)(const bench_config *config, bench_results *out);
 int bench_suite_ipc(const bench_config *config, bench_results *out);
+int bench_suite_elementwise(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */
 

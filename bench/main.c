@@ -19,6 +19,8 @@ typedef struct bench_suite {
 /* Every suite, in the order `tessera-bench` with no SUITE runs them. */
 static const bench_suite suites[] = {
     {"ipc", "round trips, allocation and many clients against bare IPC", bench_suite_ipc},
+    {"elementwise", "elementwise operations against memory bandwidth, OpenCL and PyTorch",
+     bench_suite_elementwise},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
 
@@ -28,7 +30,7 @@ static const char usage_text[] =
     "\n"
     "SYNOPSIS\n"
     "    tessera-bench [SUITE...] [--json] [--quick] [--socket PATH] [--clients N]\n"
-    "                  [--no-pin]\n"
+    "                  [--threads N] [--no-torch] [--no-pin]\n"
     "    tessera-bench --list | --help | --version\n"
     "\n"
     "DESCRIPTION\n"
@@ -52,6 +54,27 @@ static const char usage_text[] =
     "            many SOCK_SEQPACKET client processes (bare_epoll_seqpacket).\n"
     "            About 10 s; --quick about 1 s.\n"
     "\n"
+    "      elementwise\n"
+    "            Starts a private tesserad (unless --socket names one) and\n"
+    "            measures, on cpu and on opencl:0, the bandwidth (bytes read\n"
+    "            and written per second) of elementwise operations on 2^26-\n"
+    "            element tensors: float32 add (add_f32), int32 + float32\n"
+    "            (add_i32_f32), float16, bfloat16 and float64 add (add_f16,\n"
+    "            add_bf16, add_f64), add with a transposed input\n"
+    "            (add_transposed), an N x 1 + 1 x M broadcast (add_broadcast)\n"
+    "            and the channels_last contiguous() of a 64x64x56x56 float32\n"
+    "            tensor (nchw_to_nhwc); then the latency of a 1-element add and\n"
+    "            its tsr_synchronize on opencl:0 (small_op_latency). Baselines:\n"
+    "            a STREAM add loop moving the same bytes on the same threads\n"
+    "            (stream_add); one OpenCL kernel enqueue + clFinish on the same\n"
+    "            device, alone and plus one ring round trip\n"
+    "            (bare_enqueue_finish, bare_enqueue_finish+ring_rtt); and the\n"
+    "            same operations in PyTorch on the cpu (torch) when\n"
+    "            /usr/bin/python3 (or $TESSERA_BENCH_PYTHON) imports torch.\n"
+    "            Needs about 2 GiB of memory, 1.5 GiB of it lent by the daemon\n"
+    "            on opencl:0. About 2 minutes; --quick (2^22 elements) about\n"
+    "            15 s.\n"
+    "\n"
     "    The daemon is found as $TESSERA_DAEMON, else next to tessera-bench in a\n"
     "    build tree (../daemon/tesserad) or an installation (../sbin/tesserad),\n"
     "    else as tesserad in PATH.\n"
@@ -67,6 +90,13 @@ static const char usage_text[] =
     "    --clients N\n"
     "        Client processes in the many-clients test (1 to 256, default 64);\n"
     "        its row is named clientsN.\n"
+    "    --threads N\n"
+    "        Threads of the elementwise suite (1 to 16, default 1): the suite\n"
+    "        sets TESSERA_NUM_THREADS (the cpu device's pool) and, for a daemon\n"
+    "        it starts, POCL_MAX_PTHREAD_COUNT (PoCL's CPU device) to N unless it\n"
+    "        is set, and runs its baseline and PyTorch on N threads too.\n"
+    "    --no-torch\n"
+    "        Leave out the PyTorch comparison of the elementwise suite.\n"
     "    --no-pin\n"
     "        Leave where processes run to the scheduler. By default each latency\n"
     "        pair (this program and the daemon it started, or a baseline's two\n"
@@ -85,12 +115,14 @@ static const char usage_text[] =
     "OUTPUT\n"
     "    A table with a row per measurement, or with --json an array of objects\n"
     "    with these keys:\n"
-    "      suite           the suite (\"ipc\")\n"
-    "      name            what was measured (\"ring_rtt\", \"clients64\", ...)\n"
+    "      suite           the suite (\"ipc\", \"elementwise\")\n"
+    "      name            what was measured (\"ring_rtt\", \"add_f32\", ...)\n"
     "      device          the device it used (\"opencl:0\"), or null\n"
     "      threads         processes or threads taking part\n"
     "      value, p99      the median and the 99th percentile (p99 is null\n"
-    "                      for rates)\n"
+    "                      for rates); value is null when the operation\n"
+    "                      failed (the reason is printed) and only its\n"
+    "                      baseline was measured\n"
     "      unit            \"us\" (a latency), \"ops/s\" or \"GB/s\" (rates)\n"
     "      baseline        what the value is compared with; \"limit\" is a\n"
     "                      fixed bound from the design, not a measurement\n"
@@ -110,17 +142,54 @@ static const char usage_text[] =
     "\n"
     "ENVIRONMENT\n"
     "    TESSERA_DAEMON   the tesserad to start.\n"
+    "    TESSERA_BENCH_PYTHON\n"
+    "                     the Python of the PyTorch comparison (default\n"
+    "                     /usr/bin/python3).\n"
     "\n"
     "EXAMPLES\n"
     "    tessera-bench\n"
     "    tessera-bench ipc --json | jq '.[] | select(.meets_target == false)'\n"
-    "    tessera-bench ipc --socket /run/tessera/tesserad.sock --clients 8\n";
+    "    tessera-bench ipc --socket /run/tessera/tesserad.sock --clients 8\n"
+    "    tessera-bench elementwise --threads 2\n";
 
 static int usage_error(const char *what, const char *detail)
 {
     fprintf(stderr, "tessera-bench: %s%s\n", what, detail);
     fprintf(stderr, "Try 'tessera-bench --help' for more information.\n");
     return 2;
+}
+
+/* argv[*k] is option `name`, as "NAME VALUE" or "NAME=VALUE": *value is
+ * its value (NULL when none follows) and *k moves past it. False when
+ * argv[*k] is something else. */
+static bool option_value(const char *name, int argc, char **argv, int *k, const char **value)
+{
+    const char *a = argv[*k];
+    size_t len = strlen(name);
+    if (strncmp(a, name, len) != 0 || (a[len] != '\0' && a[len] != '='))
+        return false;
+    *value = a[len] == '=' ? a + len + 1 : (*k + 1 < argc ? argv[++*k] : NULL);
+    return true;
+}
+
+/* Option `name`'s value v as a whole number from 1 to max: 0, or 2 after
+ * the usage error. */
+static int count_value(const char *name, const char *v, long max, int *out)
+{
+    char what[80];
+    if (!v) {
+        snprintf(what, sizeof what, "%s needs a number", name);
+        return usage_error(what, "");
+    }
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < 1 || n > max) {
+        snprintf(what, sizeof what, "%s: expected a number from 1 to %ld, not ", name, max);
+        return usage_error(what, v);
+    }
+    *out = (int)n;
+    return 0;
 }
 
 /* ---- Output ------------------------------------------------------------ */
@@ -210,13 +279,26 @@ static void format_value(char *buf, size_t n, double v, const bench_row *row)
         snprintf(buf, n, "%.2f", v);
 }
 
+static int widest(int w, const char *s)
+{
+    int n = (int)strlen(s);
+    return n > w ? n : w;
+}
+
 static void print_table(const bench_results *r)
 {
     if (!r->count)
         return;
-    printf("%-6s %-12s %-9s %4s %12s %9s %-5s  %-20s %12s %9s  %8s %7s %s\n", "SUITE", "NAME",
-           "DEVICE", "THR", "VALUE", "P99", "UNIT", "BASELINE", "BASE VALUE", "BASE P99", "RATIO",
-           "TARGET", "MET");
+    /* The text columns as wide as their longest entry. */
+    int ws = 6, wn = 12, wb = 20;
+    for (size_t k = 0; k < r->count; k++) {
+        ws = widest(ws, r->rows[k].suite);
+        wn = widest(wn, r->rows[k].name);
+        wb = widest(wb, r->rows[k].baseline);
+    }
+    printf("%-*s %-*s %-9s %4s %12s %9s %-5s  %-*s %12s %9s  %8s %7s %s\n", ws, "SUITE", wn, "NAME",
+           "DEVICE", "THR", "VALUE", "P99", "UNIT", wb, "BASELINE", "BASE VALUE", "BASE P99",
+           "RATIO", "TARGET", "MET");
     for (size_t k = 0; k < r->count; k++) {
         const bench_row *row = &r->rows[k];
         char value[32], p99[32], base[32], base_p99[32], ratio[32], target[32];
@@ -235,9 +317,9 @@ static void print_table(const bench_results *r)
             snprintf(target, sizeof target, "-");
         bool met;
         const char *verdict = !has_target(row, &met) ? "-" : met ? "yes" : "NO";
-        printf("%-6s %-12s %-9s %4d %12s %9s %-5s  %-20s %12s %9s  %8s %7s %s\n", row->suite,
+        printf("%-*s %-*s %-9s %4d %12s %9s %-5s  %-*s %12s %9s  %8s %7s %s\n", ws, row->suite, wn,
                row->name, row->device[0] ? row->device : "-", row->threads, value, p99, row->unit,
-               row->baseline, base, base_p99, ratio, target, verdict);
+               wb, row->baseline, base, base_p99, ratio, target, verdict);
     }
 }
 
@@ -245,12 +327,12 @@ static void print_table(const bench_results *r)
 
 int main(int argc, char **argv)
 {
-    bench_config config = {.clients = 64, .pin = true};
+    bench_config config = {.clients = 64, .pin = true, .threads = 1, .torch = true};
     bool json = false;
     bool chosen[SUITE_COUNT] = {false};
     bool any_chosen = false;
     for (int k = 1; k < argc; k++) {
-        const char *a = argv[k];
+        const char *a = argv[k], *v = NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
             return 0;
@@ -265,23 +347,20 @@ int main(int argc, char **argv)
             json = true;
         } else if (strcmp(a, "--quick") == 0) {
             config.quick = true;
+        } else if (strcmp(a, "--no-torch") == 0) {
+            config.torch = false;
+        } else if (option_value("--threads", argc, argv, &k, &v)) {
+            if (count_value("--threads", v, 16, &config.threads) != 0)
+                return 2;
         } else if (strcmp(a, "--no-pin") == 0) {
             config.pin = false;
-        } else if (strcmp(a, "--socket") == 0 || strncmp(a, "--socket=", 9) == 0) {
-            const char *v = a[8] == '=' ? a + 9 : (k + 1 < argc ? argv[++k] : NULL);
+        } else if (option_value("--socket", argc, argv, &k, &v)) {
             if (!v || !*v)
                 return usage_error("--socket needs a PATH", "");
             config.socket_path = v;
-        } else if (strcmp(a, "--clients") == 0 || strncmp(a, "--clients=", 10) == 0) {
-            const char *v = a[9] == '=' ? a + 10 : (k + 1 < argc ? argv[++k] : NULL);
-            if (!v)
-                return usage_error("--clients needs a number", "");
-            char *end;
-            errno = 0;
-            long n = strtol(v, &end, 10);
-            if (errno || end == v || *end || n < 1 || n > 256)
-                return usage_error("--clients: expected a number from 1 to 256, not ", v);
-            config.clients = (int)n;
+        } else if (option_value("--clients", argc, argv, &k, &v)) {
+            if (count_value("--clients", v, 256, &config.clients) != 0)
+                return 2;
         } else if (a[0] == '-') {
             return usage_error("unknown option ", a);
         } else {

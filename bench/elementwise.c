@@ -1,0 +1,553 @@
+/* tessera-bench, the elementwise suite: Tessera's elementwise operations
+ * against the memory bandwidth of the machine they run on.
+ *
+ * Each operation (the cases below) runs on 2^26-element tensors (2^22 with
+ * --quick) on cpu and on opencl:0, and is set beside a STREAM-style add
+ * (elementwise_bare.c) that moves the same bytes on the same number of
+ * threads: the bytes an operation moves are its distinct input bytes read
+ * plus its output bytes written, and both sides report those bytes per
+ * second. Operation and baseline take turns, round after round, so that
+ * noise from the rest of the machine falls on both alike; when the two
+ * together would hold more than MEMORY_BUDGET, the baseline runs after the
+ * operation's tensors are gone. Then the latency of a 1-element add on
+ * opencl:0 against a bare OpenCL enqueue + finish plus one ring round trip,
+ * and last, when a Python with torch is there, the same operations through
+ * PyTorch (elementwise_torch.c).
+ *
+ * An operation that fails (one this libtessera cannot compute yet, say) is
+ * reported, and its rows keep their baseline with no value. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "bench/daemon.h"
+#include "bench/elementwise.h"
+#include "tessera/tessera.h"
+
+#define SUITE "elementwise"
+#define MEMORY_BUDGET (2ull << 30) /* tensors and STREAM arrays alive at once */
+#define LATENCY_TARGET (1.0 / 1.5) /* small op <= 1.5 x (bare enqueue + finish + ring) */
+#define TORCH_TARGET 1.0           /* never slower than PyTorch */
+#define MIB(bytes) ((double)(bytes) / (1024.0 * 1024.0))
+
+typedef struct ew_plan {
+    int log2_n;        /* elements of the large tensors: 2^log2_n (even) */
+    int64_t batch;     /* N of the N x 64 x 56 x 56 tensor of nchw_to_nhwc */
+    int rounds;        /* turns of operation and baseline */
+    int samples;       /* timed samples per turn */
+    int reps;          /* operations per sample */
+    int lat_rounds;    /* small_op_latency: turns of Tessera, bare OpenCL, ring */
+    size_t lat_warmup; /* untimed calls before each turn */
+    size_t lat_n;      /* timed calls per turn */
+} ew_plan;
+
+static const ew_plan full_plan = {
+    .log2_n = 26,
+    .batch = 64,
+    .rounds = 3,
+    .samples = 2,
+    .reps = 3,
+    .lat_rounds = 5,
+    .lat_warmup = 200,
+    .lat_n = 2000,
+};
+static const ew_plan quick_plan = {
+    .log2_n = 22,
+    .batch = 16,
+    .rounds = 2,
+    .samples = 1,
+    .reps = 2,
+    .lat_rounds = 2,
+    .lat_warmup = 20,
+    .lat_n = 200,
+};
+
+/* ---- The cases ---------------------------------------------------------- */
+
+typedef enum ew_shape {
+    SHAPE_FLAT,       /* a[n] + b[n] -> out[n] */
+    SHAPE_TRANSPOSED, /* a[side, side].t() + b[side, side] -> out[side, side] */
+    SHAPE_BROADCAST,  /* a[side, 1] + b[1, side] -> out[side, side] */
+    SHAPE_NCHW,       /* a[batch, 64, 56, 56].contiguous(channels_last) */
+} ew_shape;
+
+typedef struct ew_case {
+    const char *name;
+    ew_shape shape;
+    tsr_dtype a, b, out; /* b and out unused for SHAPE_NCHW (float32 throughout) */
+    double target_cpu, target_opencl;
+} ew_case;
+
+static const ew_case cases[] = {
+    {"add_f32", SHAPE_FLAT, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.9, 0.85},
+    {"add_i32_f32", SHAPE_FLAT, TSR_INT32, TSR_FLOAT32, TSR_FLOAT32, 0.8, 0.8},
+    {"add_f16", SHAPE_FLAT, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, 0.7, 0.7},
+    {"add_bf16", SHAPE_FLAT, TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16, 0.7, 0.7},
+    {"add_f64", SHAPE_FLAT, TSR_FLOAT64, TSR_FLOAT64, TSR_FLOAT64, NAN, NAN},
+    {"add_transposed", SHAPE_TRANSPOSED, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.45, 0.45},
+    {"add_broadcast", SHAPE_BROADCAST, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.7, 0.7},
+    {"nchw_to_nhwc", SHAPE_NCHW, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.28, 0.28},
+};
+#define CASE_COUNT (sizeof cases / sizeof cases[0])
+
+typedef struct ew_sizes {
+    int64_t n, side, batch;
+} ew_sizes;
+
+/* The bytes one operation moves: its distinct input bytes and its output. */
+static uint64_t case_bytes(const ew_case *c, const ew_sizes *z)
+{
+    uint64_t a = tsr_dtype_itemsize(c->a), b = tsr_dtype_itemsize(c->b);
+    uint64_t out = tsr_dtype_itemsize(c->out);
+    switch (c->shape) {
+    case SHAPE_FLAT:
+    case SHAPE_TRANSPOSED:
+        return (uint64_t)z->n * (a + b + out);
+    case SHAPE_BROADCAST:
+        return (uint64_t)z->side * (a + b) + (uint64_t)z->n * out;
+    case SHAPE_NCHW:
+        return 2 * (uint64_t)z->batch * 64 * 56 * 56 * a;
+    }
+    return 0;
+}
+
+/* ---- One case on one device ------------------------------------------- */
+
+typedef struct ew_operands {
+    const ew_case *c;
+    tsr_client *client;
+    tsr_device device;
+    tsr_tensor *a, *b, *out;
+} ew_operands;
+
+static tsr_status make(ew_operands *o, tsr_dtype dtype, int ndim, const int64_t *sizes,
+                       int64_t fill, tsr_tensor **out)
+{
+    tsr_tensor_options opt = {
+        .has_dtype = true, .dtype = dtype, .has_device = true, .device = o->device};
+    if (fill < 0)
+        return tsr_tensor_empty(o->client, ndim, sizes, &opt, out);
+    return tsr_tensor_full(o->client, ndim, sizes, tsr_scalar_int(fill), &opt, out);
+}
+
+static void release_operands(ew_operands *o)
+{
+    tsr_tensor_release(o->a);
+    tsr_tensor_release(o->b);
+    tsr_tensor_release(o->out);
+    o->a = o->b = o->out = NULL;
+    if (o->device.type == TSR_DEVICE_OPENCL)
+        tsr_memory_empty_cache(o->client, o->device, NULL);
+}
+
+/* Inputs filled with 1 and 2, an empty output. */
+static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
+{
+    const ew_case *c = o->c;
+    int64_t flat[1] = {z->n}, square[2] = {z->side, z->side};
+    int64_t column[2] = {z->side, 1}, row[2] = {1, z->side};
+    int64_t nchw[4] = {z->batch, 64, 56, 56};
+    const int64_t *a_sizes = flat, *b_sizes = flat, *out_sizes = flat;
+    int ndim = 1;
+    switch (c->shape) {
+    case SHAPE_FLAT:
+        break;
+    case SHAPE_TRANSPOSED:
+        a_sizes = b_sizes = out_sizes = square;
+        ndim = 2;
+        break;
+    case SHAPE_BROADCAST:
+        a_sizes = column;
+        b_sizes = row;
+        out_sizes = square;
+        ndim = 2;
+        break;
+    case SHAPE_NCHW:
+        return make(o, c->a, 4, nchw, 1, &o->a);
+    }
+    tsr_status st = make(o, c->a, ndim, a_sizes, 1, &o->a);
+    if (st == TSR_OK && c->shape == SHAPE_TRANSPOSED) {
+        tsr_tensor *base = o->a, *view = NULL;
+        st = tsr_tensor_t(base, &view);
+        tsr_tensor_release(base);
+        o->a = st == TSR_OK ? view : NULL;
+    }
+    if (st == TSR_OK)
+        st = make(o, c->b, ndim, b_sizes, 2, &o->b);
+    if (st == TSR_OK)
+        st = make(o, c->out, ndim, out_sizes, -1, &o->out);
+    if (st != TSR_OK)
+        release_operands(o);
+    return st;
+}
+
+/* One operation: add into the output, or a channels_last copy made and
+ * released (contiguous() makes a new tensor each time, as PyTorch's does). */
+static bool run_once(ew_operands *o)
+{
+    if (o->c->shape == SHAPE_NCHW) {
+        tsr_tensor *r;
+        if (tsr_tensor_contiguous(o->a, TSR_CHANNELS_LAST, &r) != TSR_OK)
+            return false;
+        tsr_tensor_release(r);
+        return true;
+    }
+    return tsr_add_out(o->a, o->b, tsr_scalar_int(1), o->out) == TSR_OK;
+}
+
+static bool synchronize(ew_operands *o)
+{
+    return o->device.type == TSR_DEVICE_CPU || tsr_synchronize(o->client, o->device) == TSR_OK;
+}
+
+/* Seconds per operation over `reps` of them, queued and then waited for. */
+static bool time_op(ew_operands *o, int reps, double *seconds)
+{
+    uint64_t t0 = bench_now_ns();
+    for (int k = 0; k < reps; k++)
+        if (!run_once(o))
+            return false;
+    if (!synchronize(o))
+        return false;
+    *seconds = (double)(bench_now_ns() - t0) / 1e9 / reps;
+    return true;
+}
+
+static bool time_stream(const stream_arrays *s, int reps, double *seconds)
+{
+    uint64_t t0 = bench_now_ns();
+    for (int k = 0; k < reps; k++)
+        if (!stream_add(s))
+            return false;
+    *seconds = (double)(bench_now_ns() - t0) / 1e9 / reps;
+    return true;
+}
+
+/* `samples` samples of the baseline, as GB/s; false when it failed. */
+static bool stream_turn(const stream_arrays *s, const ew_plan *plan, bench_samples *out)
+{
+    for (int k = 0; k < plan->samples; k++) {
+        double sec;
+        if (!time_stream(s, plan->reps, &sec)) {
+            bench_note(SUITE, "stream_add: cannot start its threads");
+            return false;
+        }
+        bench_samples_add(out, (double)stream_bytes(s) / sec / 1e9);
+    }
+    return true;
+}
+
+typedef struct ew_result {
+    bool measured; /* the case ran on this device (value may still be NAN) */
+    double value;  /* GB/s, NAN when the operation failed */
+    double baseline;
+} ew_result;
+
+/* Measures one case on one device into *res; notes what failed. */
+static void measure_case(const ew_case *c, tsr_client *client, tsr_device device,
+                         const ew_plan *plan, const ew_sizes *z, int threads, ew_result *res)
+{
+    char dev[TSR_DEVICE_STR_MAX];
+    tsr_device_str(device, dev, sizeof dev);
+    uint64_t bytes = case_bytes(c, z);
+    bench_note(SUITE, "%s on %s: %.0f MiB moved per operation", c->name, dev, MIB(bytes));
+    *res = (ew_result){.measured = true, .value = NAN, .baseline = NAN};
+
+    ew_operands o = {.c = c, .client = client, .device = device};
+    bool op_ok = false;
+    if (make_operands(&o, z) != TSR_OK) {
+        bench_note(SUITE, "%s on %s: cannot make its tensors (%.0f MiB): %s%s", c->name, dev,
+                   MIB(bytes), tsr_last_error(),
+                   device.type == TSR_DEVICE_CPU ? ""
+                                                 : " (a daemon must lend this much: see "
+                                                   "tesserad --memory-limit)");
+    } else if (!run_once(&o) || !synchronize(&o)) {
+        bench_note(SUITE, "%s on %s failed: %s", c->name, dev, tsr_last_error());
+        release_operands(&o);
+    } else {
+        op_ok = true;
+    }
+
+    /* The baseline's arrays now when both fit in the budget, else later. */
+    stream_arrays s = {0};
+    bool together = op_ok && 2 * bytes <= MEMORY_BUDGET;
+    bool have_stream = together && stream_init(&s, bytes, threads, SUITE) == 0;
+    bench_samples values = {0}, baselines = {0};
+    for (int r = 0; r < plan->rounds && op_ok; r++) {
+        for (int k = 0; k < plan->samples && op_ok; k++) {
+            double sec;
+            if (time_op(&o, plan->reps, &sec)) {
+                bench_samples_add(&values, (double)bytes / sec / 1e9);
+            } else {
+                bench_note(SUITE, "%s on %s failed: %s", c->name, dev, tsr_last_error());
+                op_ok = false;
+            }
+        }
+        if (have_stream && !stream_turn(&s, plan, &baselines))
+            have_stream = false;
+    }
+    release_operands(&o);
+    if (!together) {
+        have_stream = stream_init(&s, bytes, threads, SUITE) == 0;
+        for (int r = 0; r < plan->rounds && have_stream; r++)
+            if (!stream_turn(&s, plan, &baselines))
+                have_stream = false;
+    }
+    stream_free(&s);
+    if (op_ok)
+        res->value = bench_quantile(&values, 0.5);
+    res->baseline = bench_quantile(&baselines, 0.5);
+    bench_samples_free(&values);
+    bench_samples_free(&baselines);
+}
+
+/* ---- small_op_latency --------------------------------------------------- */
+
+typedef struct small_op {
+    tsr_client *client;
+    tsr_device device;
+    tsr_tensor *a, *b;
+} small_op;
+
+/* A 1-element add on the device and the wait for it; the result is
+ * released after the clock is read. */
+static bool small_add(small_op *s, double *ns)
+{
+    tsr_tensor *r;
+    uint64_t t0 = bench_now_ns();
+    if (tsr_add(s->a, s->b, tsr_scalar_int(1), &r) != TSR_OK)
+        return false;
+    tsr_status st = tsr_synchronize(s->client, s->device);
+    *ns = (double)(bench_now_ns() - t0);
+    tsr_tensor_release(r);
+    return st == TSR_OK;
+}
+
+static bool small_turn(small_op *s, size_t warmup, size_t n, bench_samples *out)
+{
+    for (size_t k = 0; k < warmup + n; k++) {
+        double ns;
+        if (!small_add(s, &ns))
+            return false;
+        if (k >= warmup)
+            bench_samples_add(out, ns);
+    }
+    return true;
+}
+
+static bool ring_ping(void *client)
+{
+    return tsr_client_ping(client, TSR_TRANSPORT_RING) == TSR_OK;
+}
+
+/* Adds `row` (its numbers filled in) under this suite with these names. */
+static void add_named(bench_results *out, bench_row row, const char *name, const char *device,
+                      const char *baseline)
+{
+    row.suite = SUITE;
+    snprintf(row.name, sizeof row.name, "%s", name);
+    snprintf(row.device, sizeof row.device, "%.*s", (int)sizeof row.device - 1, device);
+    snprintf(row.baseline, sizeof row.baseline, "%s", baseline);
+    bench_add(out, &row);
+}
+
+/* A bandwidth row: GB/s against a baseline's GB/s. */
+static void add_rate(bench_results *out, const char *name, const char *device, int threads,
+                     double value, const char *baseline, double baseline_value, double target)
+{
+    add_named(out,
+              (bench_row){.threads = threads,
+                          .value = value,
+                          .p99 = NAN,
+                          .unit = BENCH_GBPS,
+                          .baseline_value = baseline_value,
+                          .baseline_p99 = NAN,
+                          .target = target},
+              name, device, baseline);
+}
+
+static double us(bench_samples *s, double q)
+{
+    return bench_quantile(s, q) / 1000.0;
+}
+
+static void measure_latency(tsr_client *client, tsr_device device, const ew_plan *plan,
+                            bench_results *out)
+{
+    char dev[TSR_DEVICE_STR_MAX];
+    tsr_device_str(device, dev, sizeof dev);
+    bench_note(SUITE, "small_op_latency on %s: a 1-element add and its synchronize", dev);
+    tsr_device_properties props;
+    bare_opencl *bare = NULL;
+    if (tsr_device_get_properties(client, device, &props) != TSR_OK)
+        bench_note(SUITE, "small_op_latency: %s", tsr_last_error());
+    else
+        bare_opencl_open(props.name, SUITE, &bare);
+
+    small_op s = {.client = client, .device = device};
+    static const int64_t one[1] = {1};
+    tsr_tensor_options opt = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = device};
+    bool op_ok = false;
+    if (tsr_tensor_full(client, 1, one, tsr_scalar_int(1), &opt, &s.a) != TSR_OK ||
+        tsr_tensor_full(client, 1, one, tsr_scalar_int(2), &opt, &s.b) != TSR_OK)
+        bench_note(SUITE, "small_op_latency: cannot make its tensors: %s", tsr_last_error());
+    else
+        op_ok = true;
+
+    bench_samples tessera = {0}, bare_s = {0}, ring = {0};
+    bool ring_ok = true;
+    for (int r = 0; r < plan->lat_rounds; r++) {
+        if (op_ok && !small_turn(&s, plan->lat_warmup, plan->lat_n, &tessera)) {
+            bench_note(SUITE, "small_op_latency failed: %s", tsr_last_error());
+            op_ok = false;
+        }
+        if (bare &&
+            bench_time_ops(bare_opencl_run, bare, plan->lat_warmup, plan->lat_n, &bare_s) != 0) {
+            bench_note(SUITE, "small_op_latency: the bare OpenCL enqueue failed");
+            bare_opencl_close(bare);
+            bare = NULL;
+        }
+        if (ring_ok &&
+            bench_time_ops(ring_ping, client, plan->lat_warmup, plan->lat_n, &ring) != 0) {
+            bench_note(SUITE, "small_op_latency: ring ping failed: %s", tsr_last_error());
+            ring_ok = false;
+        }
+    }
+    tsr_tensor_release(s.a);
+    tsr_tensor_release(s.b);
+    bare_opencl_close(bare);
+
+    bench_row row = {.threads = 1,
+                     .value = op_ok ? us(&tessera, 0.5) : NAN,
+                     .p99 = op_ok ? us(&tessera, 0.99) : NAN,
+                     .unit = BENCH_US};
+    if (bare_s.count && ring.count) {
+        row.baseline_value = us(&bare_s, 0.5) + us(&ring, 0.5);
+        row.baseline_p99 = NAN;
+        row.target = LATENCY_TARGET;
+        add_named(out, row, "small_op_latency", dev, "bare_enqueue_finish+ring_rtt");
+    }
+    if (bare_s.count) {
+        row.baseline_value = us(&bare_s, 0.5);
+        row.baseline_p99 = us(&bare_s, 0.99);
+        row.target = NAN;
+        add_named(out, row, "small_op_latency", dev, "bare_enqueue_finish");
+    }
+    if (ring.count)
+        bench_note(SUITE, "small_op_latency: ring round trip %.3f us (p99 %.3f us)", us(&ring, 0.5),
+                   us(&ring, 0.99));
+    bench_samples_free(&tessera);
+    bench_samples_free(&bare_s);
+    bench_samples_free(&ring);
+}
+
+/* ---- The suite ------------------------------------------------------------ */
+
+/* TESSERA_NUM_THREADS for the library's cpu pool and, with a daemon of our
+ * own, POCL_MAX_PTHREAD_COUNT for PoCL's CPU device (unless already set):
+ * the operations then run on as many threads as the baseline. */
+static void set_threads(const bench_config *config, int threads)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("TESSERA_NUM_THREADS", n, 1);
+    const char *pocl = getenv("POCL_MAX_PTHREAD_COUNT");
+    if (config->socket_path)
+        bench_note(SUITE, "opencl:0 runs on as many threads as the daemon at %s gives it",
+                   config->socket_path);
+    else if (pocl && *pocl && strcmp(pocl, n) != 0)
+        bench_note(SUITE,
+                   "POCL_MAX_PTHREAD_COUNT=%s is kept: PoCL's devices run on that many "
+                   "threads",
+                   pocl);
+    else
+        setenv("POCL_MAX_PTHREAD_COUNT", n, 1);
+}
+
+int bench_suite_elementwise(const bench_config *config, bench_results *out)
+{
+    const ew_plan *plan = config->quick ? &quick_plan : &full_plan;
+    int threads = config->threads > 0 ? config->threads : 1;
+    set_threads(config, threads);
+
+    bench_daemon d = {.pid = -1};
+    const char *socket_path = config->socket_path;
+    if (!socket_path) {
+        if (bench_daemon_start(&d, SUITE) != 0)
+            return 1;
+        socket_path = d.socket;
+    }
+    tsr_client *client;
+    tsr_client_options co = {.socket_path = socket_path, .name = "tessera-bench"};
+    if (tsr_client_open(&co, &client) != TSR_OK) {
+        bench_note(SUITE, "%s", tsr_last_error());
+        if (d.pid > 0)
+            bench_daemon_stop(&d);
+        return 1;
+    }
+    int32_t opencl_count = 0;
+    bool opencl =
+        tsr_device_count(client, TSR_DEVICE_OPENCL, &opencl_count) == TSR_OK && opencl_count > 0;
+    tsr_device_properties props;
+    if (!opencl)
+        bench_note(SUITE, "no OpenCL device: the opencl:0 rows and small_op_latency are left out");
+    else if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) ==
+             TSR_OK)
+        bench_note(SUITE, "opencl:0 is %s, %u compute units (%s)", props.name, props.compute_units,
+                   props.api_version);
+
+    const tsr_device devices[2] = {{.type = TSR_DEVICE_CPU, .index = -1},
+                                   {.type = TSR_DEVICE_OPENCL, .index = 0}};
+    const int device_count = opencl ? 2 : 1;
+    ew_sizes z = {.n = (int64_t)1 << plan->log2_n,
+                  .side = (int64_t)1 << (plan->log2_n / 2),
+                  .batch = plan->batch};
+    ew_result results[CASE_COUNT][2] = {{{0}}};
+    for (size_t k = 0; k < CASE_COUNT; k++) {
+        const ew_case *c = &cases[k];
+        for (int d_ix = 0; d_ix < device_count; d_ix++) {
+            ew_result *res = &results[k][d_ix];
+            measure_case(c, client, devices[d_ix], plan, &z, threads, res);
+            char dev[TSR_DEVICE_STR_MAX];
+            tsr_device_str(devices[d_ix], dev, sizeof dev);
+            if (!isnan(res->baseline))
+                add_rate(out, c->name, dev, threads, res->value, "stream_add", res->baseline,
+                         d_ix == 0 ? c->target_cpu : c->target_opencl);
+        }
+    }
+    if (opencl)
+        measure_latency(client, devices[1], plan, out);
+    tsr_client_close(client);
+    if (d.pid > 0)
+        bench_daemon_stop(&d);
+
+    if (config->torch) {
+        torch_request req = {.threads = threads,
+                             .n = z.n,
+                             .side = z.side,
+                             .batch = z.batch,
+                             .samples = plan->rounds * plan->samples,
+                             .reps = plan->reps};
+        torch_results tr;
+        if (torch_measure(&req, SUITE, &tr) == 0) {
+            bench_note(SUITE, "torch %s", tr.version);
+            for (size_t k = 0; k < CASE_COUNT; k++) {
+                const torch_result *t = torch_find(&tr, cases[k].name);
+                if (!t || isnan(t->seconds))
+                    continue;
+                double gbps = (double)case_bytes(&cases[k], &z) / t->seconds / 1e9;
+                for (int d_ix = 0; d_ix < device_count; d_ix++) {
+                    char dev[TSR_DEVICE_STR_MAX];
+                    tsr_device_str(devices[d_ix], dev, sizeof dev);
+                    if (results[k][d_ix].measured)
+                        add_rate(out, cases[k].name, dev, threads, results[k][d_ix].value, "torch",
+                                 gbps, TORCH_TARGET);
+                }
+            }
+        }
+    }
+    return 0;
+}

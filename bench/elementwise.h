@@ -1,0 +1,78 @@
+/* tessera-bench, elementwise suite: the baselines that elementwise.c sets
+ * beside Tessera's numbers: a STREAM-style add on the same threads, a bare
+ * OpenCL enqueue + finish on the same device, and PyTorch running the same
+ * operations in a child Python. */
+#ifndef TESSERA_BENCH_ELEMENTWISE_H
+#define TESSERA_BENCH_ELEMENTWISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- STREAM add (elementwise_bare.c, built with -O3) ----------------- */
+
+/* c[i] = a[i] + b[i] over float arrays sized so that the bytes read and
+ * written (12 per element) equal a given operation's. */
+typedef struct stream_arrays {
+    float *a, *b, *c;
+    size_t n;    /* elements of each array */
+    int threads; /* the loop is split over this many threads */
+} stream_arrays;
+
+/* Allocates the arrays for `bytes` moved and writes them (each thread its
+ * own share, as the timed loop will use it). Returns 0, or -1 after
+ * printing why. */
+int stream_init(stream_arrays *s, uint64_t bytes, int threads, const char *suite);
+/* One pass of the add over every thread; false when a thread could not
+ * be started. */
+bool stream_add(const stream_arrays *s);
+/* The bytes one pass moves: 12 * n. */
+uint64_t stream_bytes(const stream_arrays *s);
+void stream_free(stream_arrays *s);
+
+/* ---- Bare OpenCL (elementwise_bare.c) -------------------------------- */
+
+/* A context on the OpenCL device called `device_name` (the first device
+ * when none has that name), a one-work-item kernel adding two floats, and
+ * its buffers. */
+typedef struct bare_opencl bare_opencl;
+
+/* Returns 0, or -1 after printing why. */
+int bare_opencl_open(const char *device_name, const char *suite, bare_opencl **out);
+/* clEnqueueNDRangeKernel + clFinish of the kernel; false on an error. */
+bool bare_opencl_run(void *bare);
+void bare_opencl_close(bare_opencl *b);
+
+/* ---- PyTorch (elementwise_torch.c) ----------------------------------- */
+
+/* What the child Python measures: the suite's operations on torch's cpu
+ * device, `samples` times `reps` repetitions each after one untimed. */
+typedef struct torch_request {
+    int threads;  /* torch.set_num_threads */
+    int64_t n;    /* elements of the flat tensors */
+    int64_t side; /* side of the square ones (side * side = n) */
+    int64_t batch;
+    int samples, reps;
+} torch_request;
+
+typedef struct torch_result {
+    char name[48];
+    double seconds; /* median seconds per operation; NAN when it failed */
+} torch_result;
+
+#define TORCH_MAX_RESULTS 16
+
+typedef struct torch_results {
+    char version[64];
+    torch_result r[TORCH_MAX_RESULTS];
+    size_t count;
+} torch_results;
+
+/* Runs the comparison with $TESSERA_BENCH_PYTHON, else /usr/bin/python3.
+ * Returns 0 with the results, or -1 after printing why there are none
+ * (no Python, no torch). */
+int torch_measure(const torch_request *req, const char *suite, torch_results *out);
+/* The result named `name`, or NULL. */
+const torch_result *torch_find(const torch_results *r, const char *name);
+
+#endif /* TESSERA_BENCH_ELEMENTWISE_H */

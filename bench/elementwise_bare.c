@@ -1,0 +1,255 @@
+/* tessera-bench, elementwise suite: the bare baselines (elementwise.h).
+ *
+ * The STREAM loop is what a C compiler makes of c[i] = a[i] + b[i] at -O3
+ * (this file's build options), split into one contiguous share per thread
+ * as an elementwise kernel splits its work. The OpenCL baseline is the
+ * cheapest thing a program can ask of the device: one work item, enqueued
+ * and waited for. */
+#define CL_TARGET_OPENCL_VERSION 120
+
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "bench/elementwise.h"
+
+/* ---- STREAM add ------------------------------------------------------- */
+
+#define STREAM_ALIGN 4096
+
+typedef struct stream_share {
+    const stream_arrays *s;
+    size_t begin, end;
+    bool init; /* write the arrays instead of adding */
+} stream_share;
+
+static void add_range(const float *restrict a, const float *restrict b, float *restrict c,
+                      size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; i++)
+        c[i] = a[i] + b[i];
+}
+
+static void init_range(float *restrict a, float *restrict b, float *restrict c, size_t begin,
+                       size_t end)
+{
+    for (size_t i = begin; i < end; i++) {
+        a[i] = 1.0f;
+        b[i] = 2.0f;
+        c[i] = 0.0f;
+    }
+}
+
+static void *run_share(void *arg)
+{
+    const stream_share *sh = arg;
+    if (sh->init)
+        init_range(sh->s->a, sh->s->b, sh->s->c, sh->begin, sh->end);
+    else
+        add_range(sh->s->a, sh->s->b, sh->s->c, sh->begin, sh->end);
+    return NULL;
+}
+
+/* Every thread's share once: threads 1.. on new threads, share 0 on this
+ * one. */
+static bool run_all(const stream_arrays *s, bool init)
+{
+    enum { MAX_THREADS = 256 };
+    stream_share shares[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    int t = s->threads < 1 ? 1 : s->threads > MAX_THREADS ? MAX_THREADS : s->threads;
+    /* Shares of whole cache lines (16 floats), the last taking the rest. */
+    size_t per = (s->n / (size_t)t) & ~(size_t)15;
+    for (int k = 0; k < t; k++)
+        shares[k] = (stream_share){.s = s,
+                                   .begin = (size_t)k * per,
+                                   .end = k == t - 1 ? s->n : (size_t)(k + 1) * per,
+                                   .init = init};
+    int started = 1;
+    bool ok = true;
+    for (; started < t; started++) {
+        if (pthread_create(&ids[started], NULL, run_share, &shares[started]) != 0) {
+            ok = false;
+            break;
+        }
+    }
+    run_share(&shares[0]);
+    for (int k = 1; k < started; k++)
+        pthread_join(ids[k], NULL);
+    return ok;
+}
+
+int stream_init(stream_arrays *s, uint64_t bytes, int threads, const char *suite)
+{
+    *s = (stream_arrays){.threads = threads};
+    s->n = (size_t)(bytes / (3 * sizeof(float)));
+    if (s->n < 16)
+        s->n = 16;
+    size_t each = (s->n * sizeof(float) + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN;
+    s->a = aligned_alloc(STREAM_ALIGN, each);
+    s->b = aligned_alloc(STREAM_ALIGN, each);
+    s->c = aligned_alloc(STREAM_ALIGN, each);
+    if (!s->a || !s->b || !s->c) {
+        bench_note(suite, "stream_add: cannot allocate 3 x %zu MiB", each >> 20);
+        stream_free(s);
+        return -1;
+    }
+    if (!run_all(s, true)) {
+        bench_note(suite, "stream_add: cannot start %d threads", threads);
+        stream_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+bool stream_add(const stream_arrays *s)
+{
+    return run_all(s, false);
+}
+
+uint64_t stream_bytes(const stream_arrays *s)
+{
+    return 3 * sizeof(float) * (uint64_t)s->n;
+}
+
+void stream_free(stream_arrays *s)
+{
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    *s = (stream_arrays){0};
+}
+
+/* ---- Bare OpenCL ------------------------------------------------------ */
+
+struct bare_opencl {
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+    cl_kernel kernel;
+    cl_mem buffers[3];
+};
+
+static const char bare_source[] =
+    "__kernel void add1(__global float *c, __global const float *a, __global const float *b)\n"
+    "{\n"
+    "    size_t i = get_global_id(0);\n"
+    "    c[i] = a[i] + b[i];\n"
+    "}\n";
+
+/* The device named `name` (or the first one) over every platform. */
+static int find_device(const char *name, const char *suite, cl_device_id *out)
+{
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS || np == 0) {
+        bench_note(suite, "bare OpenCL: no OpenCL platform");
+        return -1;
+    }
+    bool have_first = false;
+    cl_device_id first = NULL;
+    for (cl_uint p = 0; p < np && p < 16; p++) {
+        cl_device_id devices[16];
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 16, devices, &nd) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < nd && d < 16; d++) {
+            char dev_name[256] = "";
+            clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof dev_name - 1, dev_name, NULL);
+            if (strcmp(dev_name, name) == 0) {
+                *out = devices[d];
+                return 0;
+            }
+            if (!have_first) {
+                first = devices[d];
+                have_first = true;
+            }
+        }
+    }
+    if (!have_first) {
+        bench_note(suite, "bare OpenCL: no OpenCL device");
+        return -1;
+    }
+    bench_note(suite, "bare OpenCL: no device is named \"%s\"; using the first one", name);
+    *out = first;
+    return 0;
+}
+
+static int cl_failed(const char *suite, const char *what, cl_int err, bare_opencl *b)
+{
+    bench_note(suite, "bare OpenCL: %s failed (error %d)", what, (int)err);
+    bare_opencl_close(b);
+    return -1;
+}
+
+int bare_opencl_open(const char *device_name, const char *suite, bare_opencl **out)
+{
+    *out = NULL;
+    cl_device_id device;
+    if (find_device(device_name, suite, &device) != 0)
+        return -1;
+    bare_opencl *b = calloc(1, sizeof *b);
+    if (!b) {
+        bench_note(suite, "bare OpenCL: out of memory");
+        return -1;
+    }
+    cl_int err = CL_SUCCESS;
+    b->context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (!b->context)
+        return cl_failed(suite, "clCreateContext", err, b);
+    b->queue = clCreateCommandQueue(b->context, device, 0, &err);
+    if (!b->queue)
+        return cl_failed(suite, "clCreateCommandQueue", err, b);
+    const char *src = bare_source;
+    b->program = clCreateProgramWithSource(b->context, 1, &src, NULL, &err);
+    if (!b->program)
+        return cl_failed(suite, "clCreateProgramWithSource", err, b);
+    err = clBuildProgram(b->program, 1, &device, "", NULL, NULL);
+    if (err != CL_SUCCESS)
+        return cl_failed(suite, "clBuildProgram", err, b);
+    b->kernel = clCreateKernel(b->program, "add1", &err);
+    if (!b->kernel)
+        return cl_failed(suite, "clCreateKernel", err, b);
+    static const float ones[1] = {1.0f};
+    for (int k = 0; k < 3; k++) {
+        b->buffers[k] = clCreateBuffer(b->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                       sizeof ones, (void *)ones, &err);
+        if (!b->buffers[k])
+            return cl_failed(suite, "clCreateBuffer", err, b);
+        err = clSetKernelArg(b->kernel, (cl_uint)k, sizeof(cl_mem), &b->buffers[k]);
+        if (err != CL_SUCCESS)
+            return cl_failed(suite, "clSetKernelArg", err, b);
+    }
+    *out = b;
+    return 0;
+}
+
+bool bare_opencl_run(void *arg)
+{
+    bare_opencl *b = arg;
+    size_t global = 1;
+    return clEnqueueNDRangeKernel(b->queue, b->kernel, 1, NULL, &global, NULL, 0, NULL, NULL) ==
+               CL_SUCCESS &&
+           clFinish(b->queue) == CL_SUCCESS;
+}
+
+void bare_opencl_close(bare_opencl *b)
+{
+    if (!b)
+        return;
+    for (int k = 0; k < 3; k++)
+        if (b->buffers[k])
+            clReleaseMemObject(b->buffers[k]);
+    if (b->kernel)
+        clReleaseKernel(b->kernel);
+    if (b->program)
+        clReleaseProgram(b->program);
+    if (b->queue)
+        clReleaseCommandQueue(b->queue);
+    if (b->context)
+        clReleaseContext(b->context);
+    free(b);
+}

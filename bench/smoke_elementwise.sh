@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Smoke test of tessera-bench's elementwise suite: `elementwise --json
+# --quick` runs (starting its own tesserad, $TESSERA_DAEMON), prints rows of
+# the documented shape and a STREAM baseline for every operation on every
+# device. An operation this libtessera cannot compute yet keeps its row with
+# a null value (the reason goes to stderr), so only the rows that measured
+# something are checked for a value. No timing is checked.
+# Usage: smoke_elementwise.sh PATH-TO-tessera-bench
+set -u
+B=${1:?usage: smoke_elementwise.sh PATH-TO-tessera-bench}
+failed=0
+fail() {
+    printf 'FAIL %s\n' "$*"
+    failed=1
+}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# The command line: --threads is listed and checked (exit 2 and a message).
+"$B" --list | grep -q '^elementwise ' || fail "--list does not name elementwise"
+"$B" --help | grep -q -- '--threads N' || fail "--help does not describe --threads"
+refused() {
+    "$B" elementwise "$@" >/dev/null 2>"$tmp/err"
+    [[ $? == 2 ]] && grep -q "^tessera-bench: " "$tmp/err"
+}
+refused --threads 0 || fail "--threads 0 accepted"
+refused --threads 17 || fail "--threads 17 accepted"
+refused --threads=x || fail "--threads=x accepted"
+refused --threads || fail "--threads without a number accepted"
+
+# The run: exit 0 even where operations fail, progress on stderr.
+TMPDIR=$tmp "$B" elementwise --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
+    fail "tessera-bench elementwise --json --quick: exit $?"
+grep -q "^tessera-bench: elementwise: " "$tmp/err" || fail "no progress lines on stderr"
+
+# One object per measurement, every key with its type; value and ratio may
+# be null together (the operation failed), the baseline never.
+shape='
+  def num_or_null: type == "number" or type == "null";
+  type == "array" and length > 0 and all(.[];
+    (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
+               "name", "p99", "ratio", "suite", "target", "threads", "unit", "value"] | sort))
+    and .suite == "elementwise" and (.name | type == "string")
+    and (.device | type == "string")
+    and (.threads | type == "number" and . >= 1)
+    and (.value == null or (.value | type == "number" and . > 0))
+    and (.unit | IN("GB/s", "us"))
+    and (.baseline | type == "string")
+    and (.baseline_value | type == "number" and . > 0)
+    and (.p99 | num_or_null) and (.baseline_p99 | num_or_null)
+    and (if .value == null then .ratio == null and .meets_target == null
+         else (. as $o | ($o.ratio | type == "number")
+               and (($o.ratio - (if $o.unit == "us" then $o.baseline_value / $o.value
+                                 else $o.value / $o.baseline_value end) | fabs)
+                    < 1e-3 * $o.ratio + 1e-9)) end)
+    and (.target | num_or_null)
+    and (if .target == null or .value == null then .meets_target == null
+         else (.meets_target | type == "boolean") end))'
+if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
+    fail "the JSON does not have the documented shape"
+    cat "$tmp/out.json"
+fi
+
+# A STREAM baseline for every operation on cpu and, when the daemon has
+# one, on opencl:0, with the thread count asked for (1 by default).
+devices=(cpu)
+grep -q "no OpenCL device" "$tmp/err" || devices+=(opencl:0)
+for name in add_f32 add_i32_f32 add_f16 add_bf16 add_f64 add_transposed add_broadcast \
+    nchw_to_nhwc; do
+    for dev in "${devices[@]}"; do
+        jq -e --arg n "$name" --arg d "$dev" \
+            'any(.[]; .name == $n and .device == $d and .baseline == "stream_add"
+                      and .unit == "GB/s" and .threads == 1)' \
+            "$tmp/out.json" >/dev/null || fail "no row $name/$dev/stream_add"
+    done
+done
+if [[ ${#devices[@]} == 2 ]]; then
+    for base in bare_enqueue_finish bare_enqueue_finish+ring_rtt; do
+        jq -e --arg b "$base" \
+            'any(.[]; .name == "small_op_latency" and .device == "opencl:0" and .baseline == $b
+                      and .unit == "us")' \
+            "$tmp/out.json" >/dev/null || fail "no row small_op_latency/$base"
+    done
+fi
+# PyTorch's rows when the run found torch, none when it said it did not.
+if grep -q "no PyTorch comparison" "$tmp/err"; then
+    jq -e 'all(.[]; .baseline != "torch")' "$tmp/out.json" >/dev/null ||
+        fail "torch rows without torch"
+else
+    jq -e 'any(.[]; .name == "add_f32" and .device == "cpu" and .baseline == "torch")' \
+        "$tmp/out.json" >/dev/null || fail "no row add_f32/cpu/torch"
+fi
+# Its private daemon's directory (made under $TMPDIR) is gone.
+if compgen -G "$tmp/tessera-bench.*" >/dev/null; then
+    fail "the private daemon's directory was left behind"
+fi
+if [[ $failed != 0 ]]; then
+    echo "---- stderr of the run ----"
+    cat "$tmp/err"
+fi
+exit $failed
