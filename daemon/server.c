@@ -1,5 +1,6 @@
-/* The daemon's top level: the listening socket, signals and the ring
- * poller over all sessions (see server.h). */
+/* The daemon's top level: the listening socket, signals, the
+ * configuration in force, systemd's notifications and the ring poller over
+ * all sessions (see server.h). */
 #include "daemon/server.h"
 
 #include <errno.h>
@@ -13,13 +14,14 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/session.h"
-
-#define DEFAULT_MAX_SESSIONS 4096
 
 /* Every session needs a few descriptors plus one per segment. */
 static void raise_fd_limit(void)
@@ -56,8 +58,24 @@ static tsr_status claim_path(const struct sockaddr_un *addr)
     return TSR_OK;
 }
 
-static tsr_status bind_socket(tsr__server *server, const char *path)
+/* Gives the socket file its group and mode. It is created owner-only
+ * (umask), so it is never more open than asked for, even for a moment. */
+static tsr_status set_access(const char *path, const tsr__config *cfg)
 {
+    const tsr__config_value *group = &cfg->v[TSR__CONF_SOCKET_GROUP];
+    if (group->text[0] && chown(path, (uid_t)-1, (gid_t)group->number) < 0)
+        return tsr__fail(errno == EPERM ? TSR_ERR_PERMISSION : TSR_ERR_IO,
+                         "cannot give %s to group %s (socket.group): %s", path, group->text,
+                         strerror(errno));
+    if (chmod(path, (mode_t)cfg->v[TSR__CONF_SOCKET_MODE].number) < 0)
+        return tsr__fail(TSR_ERR_IO, "cannot set the mode of %s (socket.mode): %s", path,
+                         strerror(errno));
+    return TSR_OK;
+}
+
+static tsr_status bind_socket(tsr__server *server, const tsr__config *cfg)
+{
+    const char *path = cfg->v[TSR__CONF_SOCKET_PATH].text;
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if (!path || !*path)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "empty socket path");
@@ -71,14 +89,53 @@ static tsr_status bind_socket(tsr__server *server, const char *path)
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return tsr__fail(TSR_ERR_IO, "socket: %s", strerror(errno));
-    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(fd, 256) < 0) {
+    mode_t old_mask = umask(0177);
+    int bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
+    umask(old_mask);
+    if (bound < 0 || listen(fd, 256) < 0) {
         int e = errno;
         close(fd);
         return tsr__fail(e == EACCES ? TSR_ERR_PERMISSION : TSR_ERR_IO, "cannot listen on %s: %s",
                          path, strerror(e));
     }
+    st = set_access(addr.sun_path, cfg);
+    if (st != TSR_OK) {
+        close(fd);
+        unlink(addr.sun_path);
+        return st;
+    }
     server->listen_fd = fd;
     memcpy(server->socket_path, addr.sun_path, sizeof server->socket_path);
+    return TSR_OK;
+}
+
+/* The listening socket systemd passed (tesserad.socket), if any. Taken
+ * before discovery forks, and made close-on-exec, so that no child holds
+ * it. */
+static tsr_status take_activated_socket(tsr__server *server)
+{
+    int n = sd_listen_fds(1);
+    if (n < 0)
+        return tsr__fail(TSR_ERR_IO, "sd_listen_fds: %s", strerror(-n));
+    if (n == 0)
+        return TSR_OK;
+    int fd = SD_LISTEN_FDS_START;
+    if (n > 1 || sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) <= 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "systemd passed %d socket%s; tesserad takes one listening "
+                         "SOCK_SEQPACKET Unix socket (ListenSequentialPacket=)", n, n == 1 ? "" : "s");
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+        fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+        return tsr__fail(TSR_ERR_IO, "cannot set up the passed socket: %s", strerror(errno));
+    struct sockaddr_un addr = {0};
+    socklen_t len = sizeof addr;
+    if (getsockname(fd, (struct sockaddr *)&addr, &len) == 0 && addr.sun_path[0])
+        memcpy(server->socket_path, addr.sun_path, sizeof server->socket_path);
+    else
+        snprintf(server->socket_path, sizeof server->socket_path, "(passed by systemd)");
+    server->listen_fd = fd;
+    server->socket_activated = true;
     return TSR_OK;
 }
 
@@ -126,9 +183,107 @@ static void on_signal(tsr__loop *loop, uint32_t events, void *data)
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
             tsr__log(TSR__LOG_NOTICE, "%s: stopping", strsignal((int)si.ssi_signo));
             tsr__loop_stop(loop);
+        } else if (si.ssi_signo == SIGHUP) {
+            tsr__server_reload(server);
         }
     }
 }
+
+/* ---- systemd: status and watchdog --------------------------------------- */
+
+static void send_status(tsr__server *server)
+{
+    size_t devices = server->registry.opencl_count;
+    sd_notifyf(0, "STATUS=%zu OpenCL device%s, %u session%s", devices, devices == 1 ? "" : "s",
+               server->session_count, server->session_count == 1 ? "" : "s");
+    server->status_sent_ns = tsr__now_ns();
+    server->status_sessions = server->session_count;
+}
+
+/* The session count changed: tell systemd now, or when a second has
+ * passed since the last update. */
+static void status_changed(tsr__server *server)
+{
+    if (!server->notify || server->status_armed)
+        return;
+    uint64_t now = tsr__now_ns();
+    if (now - server->status_sent_ns >= TSR__SERVER_STATUS_NS || server->status_fd < 0) {
+        send_status(server);
+        return;
+    }
+    uint64_t wait = server->status_sent_ns + TSR__SERVER_STATUS_NS - now;
+    struct itimerspec when = {.it_value = {.tv_sec = (time_t)(wait / 1000000000u),
+                                           .tv_nsec = (long)(wait % 1000000000u)}};
+    if (timerfd_settime(server->status_fd, 0, &when, NULL) == 0)
+        server->status_armed = true;
+    else
+        send_status(server);
+}
+
+/* Takes a timerfd's expiration count, so that it stops being readable. */
+static void drain_timer(int fd)
+{
+    uint64_t expirations;
+    ssize_t ignored = read(fd, &expirations, sizeof expirations);
+    (void)ignored;
+}
+
+static void on_status_timer(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    tsr__server *server = data;
+    drain_timer(server->status_fd);
+    server->status_armed = false;
+    if (server->session_count != server->status_sessions)
+        send_status(server);
+}
+
+static void on_watchdog(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    tsr__server *server = data;
+    drain_timer(server->watchdog_fd);
+    sd_notify(0, "WATCHDOG=1");
+}
+
+/* A timerfd watched by the loop; period_ns 0 makes a one-shot timer that
+ * starts disarmed. */
+static tsr_status start_timer(tsr__server *server, uint64_t period_ns, tsr__loop_fn fn, int *fd,
+                              tsr__watch **watch)
+{
+    *fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (*fd < 0)
+        return tsr__fail(TSR_ERR_IO, "timerfd_create: %s", strerror(errno));
+    struct timespec period = {.tv_sec = (time_t)(period_ns / 1000000000u),
+                              .tv_nsec = (long)(period_ns % 1000000000u)};
+    struct itimerspec every = {.it_interval = period, .it_value = period};
+    if (period_ns && timerfd_settime(*fd, 0, &every, NULL) < 0)
+        return tsr__fail(TSR_ERR_IO, "timerfd_settime: %s", strerror(errno));
+    return tsr__loop_watch(server->loop, *fd, EPOLLIN, fn, server, watch);
+}
+
+/* WATCHDOG=1 from the loop itself at half systemd's WatchdogSec=, so a
+ * loop that hangs gets the daemon restarted; STATUS= updates on a timer. */
+static tsr_status start_systemd_timers(tsr__server *server)
+{
+    server->notify = getenv("NOTIFY_SOCKET") != NULL;
+    if (!server->notify)
+        return TSR_OK;
+    uint64_t usec = 0;
+    tsr_status st = start_timer(server, 0, on_status_timer, &server->status_fd,
+                                &server->status_watch);
+    if (st == TSR_OK && sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
+        st = start_timer(server, usec * 1000u / 2, on_watchdog, &server->watchdog_fd,
+                         &server->watchdog_watch);
+        if (st == TSR_OK)
+            tsr__log(TSR__LOG_DEBUG, "watchdog: every %llu ms", (unsigned long long)(usec / 2000));
+    }
+    return st;
+}
+
+/* ---- the ring poller ------------------------------------------------------ */
 
 static unsigned serve_rings(void *data)
 {
@@ -138,6 +293,10 @@ static unsigned serve_rings(void *data)
         next = s->next;
         served += tsr__session_serve_ring(s);
     }
+    /* Sessions come and go in callbacks all over the loop; every pass
+     * through the loop comes here. */
+    if (server->session_count != server->status_sessions)
+        status_changed(server);
     return served;
 }
 
@@ -155,29 +314,174 @@ static bool arm_rings(void *data, bool sleeping)
     return pending;
 }
 
-tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
+/* ---- the configuration in force ----------------------------------------- */
+
+/* What the daemon lends of each device: memory_limit.daemon, applied to
+ * the registry (clients see it as the device's memory) and the limits. */
+static tsr_status apply_capacities(tsr__server *server, const tsr__config *cfg)
 {
-    *server = (tsr__server){.listen_fd = -1, .signal_fd = -1};
-    server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    server->max_sessions = options->max_sessions ? options->max_sessions : DEFAULT_MAX_SESSIONS;
-    raise_fd_limit();
-    signal(SIGPIPE, SIG_IGN);
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGHUP);
-    sigprocmask(SIG_BLOCK, &mask, NULL);
-    tsr__registry_options ro = {.memory_limit = options->memory_limit,
-                                .probe_timeout_ms = options->probe_timeout_ms};
+    size_t n = server->registry.opencl_count;
+    uint64_t *capacity = calloc(n ? n : 1, sizeof *capacity);
+    if (!capacity)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    tsr__limit limit = cfg->v[TSR__CONF_MEMORY_DAEMON].limit;
+    for (size_t k = 0; k < n; k++) {
+        tsr__registry_device *d = &server->registry.devices[1 + k];
+        uint64_t lend = tsr__limit_bytes(limit, server->device_total[k]);
+        capacity[k] = lend < server->device_total[k] ? lend : server->device_total[k];
+        bool changed = d->capacity != capacity[k];
+        d->capacity = capacity[k];
+        d->info.memory_bytes = capacity[k];
+        if (changed && lend < server->device_total[k])
+            tsr__log(TSR__LOG_INFO, "opencl:%zu: lending %llu MiB of %llu MiB (memory_limit.daemon)",
+                     k, (unsigned long long)(capacity[k] >> 20),
+                     (unsigned long long)(server->device_total[k] >> 20));
+    }
+    tsr_status st = tsr__limits_set_devices(server->limits, n, server->device_total, capacity);
+    free(capacity);
+    return st;
+}
+
+/* devices.visible against the devices that exist. */
+static void apply_visible(tsr__server *server, const tsr__config *cfg)
+{
+    const tsr__config_value *v = &cfg->v[TSR__CONF_VISIBLE_DEVICES];
+    size_t n = server->registry.opencl_count;
+    server->visible_count = 0;
+    for (size_t k = 0; v->all_devices && k < n && k < TSR__CONFIG_MAX_DEVICES; k++)
+        server->visible[server->visible_count++] = (int32_t)k;
+    for (uint32_t k = 0; !v->all_devices && k < v->device_count; k++) {
+        if ((size_t)v->devices[k] < n)
+            server->visible[server->visible_count++] = v->devices[k];
+        else
+            tsr__log(TSR__LOG_WARNING,
+                     "devices.visible: opencl:%d does not exist (%zu OpenCL device%s here); "
+                     "left out", (int)v->devices[k], n, n == 1 ? "" : "s");
+    }
+}
+
+/* Everything that may change while the daemon runs. */
+static tsr_status apply_live(tsr__server *server, const tsr__config *cfg)
+{
+    tsr_status st = tsr__limits_set_rules(server->limits, cfg);
+    if (st == TSR_OK)
+        st = apply_capacities(server, cfg);
+    if (st != TSR_OK)
+        return st;
+    tsr__log_set_level((int)cfg->v[TSR__CONF_LOG_LEVEL].number);
+    server->max_sessions = (uint32_t)cfg->v[TSR__CONF_MAX_SESSIONS].number;
+    apply_visible(server, cfg);
+    return TSR_OK;
+}
+
+/* The file again, with the command line over it. */
+static tsr_status read_config(const tsr__server *server, tsr__config *next)
+{
+    tsr_status st = tsr__config_init(next, NULL);
+    if (st == TSR_OK && server->config_path)
+        st = tsr__config_load(next, server->config_path, !server->config_required, NULL, NULL);
+    if (st == TSR_OK && server->overrides)
+        st = tsr__config_merge(next, server->overrides);
+    return st;
+}
+
+/* Keys that need a restart keep their running value; each change is
+ * logged once per reload. */
+static void keep_restart_keys(const tsr__server *server, tsr__config *next)
+{
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const tsr__config_key *key = tsr__config_key_at((tsr__config_key_id)k);
+        if (!key->restart || tsr__config_equal(server->config, next, (tsr__config_key_id)k))
+            continue;
+        tsr__log(TSR__LOG_NOTICE, "reload: %s changed from '%s' to '%s'; it takes effect when "
+                 "tesserad restarts", key->name, tsr__config_text(server->config, k),
+                 tsr__config_text(next, k));
+        next->v[k] = server->config->v[k];
+    }
+}
+
+tsr_status tsr__server_reload(tsr__server *server)
+{
+    if (server->notify)
+        sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+                   (unsigned long long)(tsr__now_ns() / 1000u));
+    tsr__config *next = calloc(1, sizeof *next);
+    tsr_status st = next ? read_config(server, next)
+                         : tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reloading");
+    if (st == TSR_OK) {
+        keep_restart_keys(server, next);
+        st = apply_live(server, next);
+    }
+    if (st != TSR_OK) {
+        tsr__log(TSR__LOG_ERR, "reload failed, keeping the running configuration: %s",
+                 tsr_last_error());
+        tsr__config_free(next);
+        free(next);
+        if (apply_live(server, server->config) != TSR_OK)
+            tsr__log(TSR__LOG_ERR, "cannot restore the running configuration: %s", tsr_last_error());
+    } else {
+        tsr__config_free(server->config);
+        free(server->config);
+        server->config = next;
+        tsr__log(TSR__LOG_NOTICE, "reloaded the configuration%s%s",
+                 server->config_path ? " from " : "", server->config_path ? server->config_path : "");
+    }
+    if (server->notify) {
+        sd_notify(0, "READY=1");
+        send_status(server);
+    }
+    return st;
+}
+
+/* ---- start and stop ------------------------------------------------------ */
+
+static tsr_status copy_config(const tsr__config *src, tsr__config **out)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory copying the configuration");
+    if (src)
+        return tsr__config_copy(*out, src);
+    tsr__config_clear(*out);
+    return TSR_OK;
+}
+
+static tsr_status adopt_config(tsr__server *server, const tsr__server_options *options)
+{
+    tsr_status st = copy_config(options->config, &server->config);
+    if (st == TSR_OK)
+        st = copy_config(options->overrides, &server->overrides);
+    if (st == TSR_OK && options->config_path && !(server->config_path = strdup(options->config_path)))
+        st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    server->config_required = options->config_required;
+    return st;
+}
+
+/* Discovery, then what the configuration asks of the devices found. */
+static tsr_status build_devices(tsr__server *server)
+{
+    const tsr__config *cfg = server->config;
+    tsr__registry_options ro = {.probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number};
     tsr_status st = tsr__registry_build(&ro, &server->registry);
     if (st != TSR_OK)
         return st;
-    st = tsr__loop_create(&server->loop);
-    if (st == TSR_OK)
-        st = bind_socket(server, options->socket_path);
+    size_t n = server->registry.opencl_count;
+    server->device_total = calloc(n ? n : 1, sizeof *server->device_total);
+    if (!server->device_total)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        server->device_total[k] = server->registry.devices[1 + k].info.memory_bytes;
+    st = tsr__limits_create(&server->limits);
+    return st == TSR_OK ? apply_live(server, cfg) : st;
+}
+
+static tsr_status start_listening(tsr__server *server, const sigset_t *mask)
+{
+    tsr_status st = tsr__loop_create(&server->loop);
+    if (st == TSR_OK && !server->socket_activated)
+        st = bind_socket(server, server->config);
     if (st == TSR_OK) {
-        server->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+        server->signal_fd = signalfd(-1, mask, SFD_NONBLOCK | SFD_CLOEXEC);
         if (server->signal_fd < 0)
             st = tsr__fail(TSR_ERR_IO, "signalfd: %s", strerror(errno));
     }
@@ -187,6 +491,35 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
     if (st == TSR_OK)
         st = tsr__loop_watch(server->loop, server->signal_fd, EPOLLIN, on_signal, server,
                              &server->signal_watch);
+    if (st == TSR_OK)
+        st = start_systemd_timers(server);
+    return st;
+}
+
+tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
+{
+    *server = (tsr__server){.listen_fd = -1, .signal_fd = -1, .watchdog_fd = -1, .status_fd = -1};
+    server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    raise_fd_limit();
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGHUP);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+    tsr_status st = take_activated_socket(server);
+    if (st == TSR_OK)
+        st = adopt_config(server, options);
+    if (st == TSR_OK) {
+        const tsr__config *cfg = server->config;
+        tsr__log_set_level((int)cfg->v[TSR__CONF_LOG_LEVEL].number);
+        if (cfg->v[TSR__CONF_CACHE_DIR].set)
+            tsr__exec_set_cache_dir(cfg->v[TSR__CONF_CACHE_DIR].text);
+        st = build_devices(server);
+    }
+    if (st == TSR_OK)
+        st = start_listening(server, &mask);
     if (st != TSR_OK) {
         tsr__server_fini(server);
         return st;
@@ -199,28 +532,52 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
 
 tsr_status tsr__server_run(tsr__server *server)
 {
-    tsr__log(TSR__LOG_NOTICE, "listening on %s", server->socket_path);
+    tsr__log(TSR__LOG_NOTICE, "listening on %s%s", server->socket_path,
+             server->socket_activated ? " (socket passed by systemd)" : "");
+    if (server->notify)
+        send_status(server);
     return tsr__loop_run(server->loop);
+}
+
+static void close_watched(tsr__server *server, int *fd, tsr__watch **watch)
+{
+    if (server->loop)
+        tsr__loop_unwatch(server->loop, *watch);
+    *watch = NULL;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
 }
 
 void tsr__server_fini(tsr__server *server)
 {
     while (server->first)
         tsr__session_end(server->first, "the daemon is stopping");
-    if (server->loop) {
-        tsr__loop_unwatch(server->loop, server->listen_watch);
-        tsr__loop_unwatch(server->loop, server->signal_watch);
-    }
-    if (server->listen_fd >= 0) {
-        close(server->listen_fd);
+    /* Kernels still queued finish (or fail), and sessions that outlived
+     * their connection behind them are released. */
+    tsr__exec_shutdown();
+    bool unlink_socket = server->listen_fd >= 0 && !server->socket_activated;
+    close_watched(server, &server->listen_fd, &server->listen_watch);
+    if (unlink_socket)
         unlink(server->socket_path);
-    }
-    if (server->signal_fd >= 0)
-        close(server->signal_fd);
+    close_watched(server, &server->signal_fd, &server->signal_watch);
+    close_watched(server, &server->watchdog_fd, &server->watchdog_watch);
+    close_watched(server, &server->status_fd, &server->status_watch);
     if (server->spare_fd >= 0)
         close(server->spare_fd);
     tsr__loop_destroy(server->loop);
     tsr__registry_free(&server->registry);
-    server->listen_fd = server->signal_fd = server->spare_fd = -1;
+    tsr__limits_destroy(server->limits);
+    free(server->device_total);
+    tsr__config_free(server->config);
+    tsr__config_free(server->overrides);
+    free(server->config);
+    free(server->overrides);
+    free(server->config_path);
+    server->spare_fd = -1;
     server->loop = NULL;
+    server->limits = NULL;
+    server->device_total = NULL;
+    server->config = server->overrides = NULL;
+    server->config_path = NULL;
 }

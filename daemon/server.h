@@ -1,6 +1,11 @@
 /* The daemon's state: the listening socket, the device registry, the
- * sessions, and the event loop that owns them all (no locks: only the loop
- * thread touches any of it). */
+ * sessions, the configuration in force and the memory limits, and the
+ * event loop that owns them all (no locks: only the loop thread touches
+ * any of it). Signals arrive through a signalfd: SIGTERM and SIGINT stop,
+ * SIGHUP reloads the configuration. Under systemd the server takes the
+ * socket it is passed (socket activation), reports its state with
+ * sd_notify (READY, STATUS with device and session counts, RELOADING,
+ * STOPPING) and feeds the watchdog from the loop. */
 #ifndef TESSERA_DAEMON_SERVER_H
 #define TESSERA_DAEMON_SERVER_H
 
@@ -8,16 +13,19 @@
 #include <stdint.h>
 #include <sys/un.h>
 
+#include "daemon/config.h"
+#include "daemon/limits.h"
 #include "daemon/loop.h"
 #include "daemon/registry.h"
 
 typedef struct tsr__session tsr__session;
 
 typedef struct tsr__server_options {
-    const char *socket_path;
-    uint64_t memory_limit;   /* per device, 0: the device's own size */
-    uint32_t max_sessions;   /* 0: default */
-    int probe_timeout_ms;
+    const tsr__config *config;    /* the configuration to start with (copied) */
+    const tsr__config *overrides; /* the command line's keys, applied over the file again on
+                                     every reload (copied); NULL: none */
+    const char *config_path;      /* the file SIGHUP reads again; NULL: none */
+    bool config_required;         /* given by --config: missing is an error */
 } tsr__server_options;
 
 typedef struct tsr__server {
@@ -28,19 +36,56 @@ typedef struct tsr__server {
     int spare_fd; /* kept open to turn connections away when out of descriptors */
     tsr__watch *listen_watch, *signal_watch;
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    bool socket_activated; /* systemd passed listen_fd: the socket file is not ours */
     tsr__session *first, *last; /* in session-id order */
     uint32_t next_session_id;
     uint32_t session_count, max_sessions;
     int exit_code;
+
+    /* The configuration in force, and what reloads start from. */
+    tsr__config *config;
+    tsr__config *overrides;
+    char *config_path;
+    bool config_required;
+    /* Memory limits per uid, group and session (limits.h); device_total[k]
+     * is opencl:k's memory as discovered, before memory_limit.daemon. */
+    tsr__limits *limits;
+    uint64_t *device_total;
+    /* The registry's OpenCL ordinals that sessions starting now see, in
+     * the order they number them: a new session's opencl:k is the
+     * registry's opencl:visible[k] (devices.visible). */
+    int32_t visible[TSR__CONFIG_MAX_DEVICES];
+    uint32_t visible_count;
+
+    /* systemd: the watchdog timer, and STATUS= updates held back to one
+     * per TSR__SERVER_STATUS_NS. */
+    bool notify;
+    int watchdog_fd, status_fd;
+    tsr__watch *watchdog_watch, *status_watch;
+    uint64_t status_sent_ns;
+    uint32_t status_sessions;
+    bool status_armed;
 } tsr__server;
 
-/* Discovers devices, binds the socket (its directory must exist; a stale
- * socket file left by a dead daemon is replaced, a live daemon's is not)
- * and sets up signal handling (SIGTERM/SIGINT stop, SIGPIPE ignored). */
+#define TSR__SERVER_STATUS_NS UINT64_C(1000000000)
+
+/* Discovers devices, takes the socket systemd passed or binds its own (its
+ * directory must exist; a stale socket file left by a dead daemon is
+ * replaced, a live daemon's is not; socket.group and socket.mode are
+ * applied), applies the configuration and sets up signal handling
+ * (SIGTERM/SIGINT stop, SIGHUP reloads, SIGPIPE ignored). */
 tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options);
 /* Serves until SIGTERM or SIGINT. */
 tsr_status tsr__server_run(tsr__server *server);
-/* Ends every session, unlinks the socket, frees everything. */
+/* Ends every session, unlinks the socket (unless systemd owns it), frees
+ * everything. */
 void tsr__server_fini(tsr__server *server);
+
+/* Reads the configuration file again (what SIGHUP does) and applies what
+ * can change while running: memory limits, log level, sessions.max,
+ * devices.visible for new sessions. Keys whose change needs a restart
+ * keep their running value, with a notice in the log. A file with an error
+ * changes nothing: the error is logged and returned. */
+tsr_status tsr__server_reload(tsr__server *server);
 
 #endif /* TESSERA_DAEMON_SERVER_H */

@@ -1,0 +1,834 @@
+/* See config.h. `keys` below is the configuration: each row names a key,
+ * its option, its default, whether a change needs a restart, its help
+ * paragraph and how its value is parsed. Everything else in this file
+ * walks that table: the file parser, the option parser, the help, the
+ * sample file and the Markdown reference. */
+#include "daemon/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/units.h"
+#include "tessera/client.h"
+#include "tessera/device.h"
+
+/* How a key's value is stored, compared and merged. */
+typedef enum value_kind {
+    KIND_TEXT,    /* paths: text */
+    KIND_NUMBER,  /* counts, modes, milliseconds, levels: number */
+    KIND_GROUP,   /* a gid in number, its name as written in text ("" unset) */
+    KIND_LIMIT,   /* limit */
+    KIND_DEVICES, /* all_devices, devices */
+    KIND_UIDS,    /* the memory_limit.uid.<user> list */
+    KIND_GROUPS,  /* the memory_limit.group.<group> list */
+} value_kind;
+
+/* Parses a value into *v, or fails with a message about the value alone
+ * ("invalid size 'lots' (...)"); the caller adds where and which key. */
+typedef tsr_status (*parse_fn)(const char *text, tsr__config_value *v,
+                               const tsr__config_resolver *r);
+
+typedef struct key_row {
+    tsr__config_key pub;
+    value_kind kind;
+    parse_fn parse;
+} key_row;
+
+static tsr_status parse_socket_path(const char *text, tsr__config_value *v,
+                                    const tsr__config_resolver *r);
+static tsr_status parse_directory(const char *text, tsr__config_value *v,
+                                  const tsr__config_resolver *r);
+static tsr_status parse_group(const char *text, tsr__config_value *v,
+                              const tsr__config_resolver *r);
+static tsr_status parse_mode(const char *text, tsr__config_value *v, const tsr__config_resolver *r);
+static tsr_status parse_devices(const char *text, tsr__config_value *v,
+                                const tsr__config_resolver *r);
+static tsr_status parse_sessions(const char *text, tsr__config_value *v,
+                                 const tsr__config_resolver *r);
+static tsr_status parse_limit(const char *text, tsr__config_value *v,
+                              const tsr__config_resolver *r);
+static tsr_status parse_level(const char *text, tsr__config_value *v,
+                              const tsr__config_resolver *r);
+static tsr_status parse_ms(const char *text, tsr__config_value *v, const tsr__config_resolver *r);
+
+#define LIMIT_VALUES \
+    "a size (4096, 512M, 2GiB), a percentage of the device's memory (50%) or unlimited"
+
+/* The table, one block per key. */
+/* clang-format off */
+static const key_row keys[TSR__CONF_KEY_COUNT] = {
+    [TSR__CONF_SOCKET_PATH] = {
+        {.name = "socket.path", .option = "socket", .metavar = "PATH", .env = "TESSERA_SOCKET",
+         .default_value = TSR_DEFAULT_SOCKET,
+         .default_text = "$TESSERA_SOCKET, else " TSR_DEFAULT_SOCKET, .restart = true,
+         .help = "The Unix socket clients connect to. Its directory must exist. A stale socket "
+                 "left by a daemon that died is replaced; a live daemon's is not. Not used when "
+                 "systemd passes the listening socket (tesserad.socket)."},
+        KIND_TEXT, parse_socket_path},
+    [TSR__CONF_SOCKET_GROUP] = {
+        {.name = "socket.group", .option = "socket-group", .metavar = "GROUP",
+         .default_text = "the daemon's own group", .example = "tessera", .restart = true,
+         .help = "The group, by name or number, that owns the socket, so that its members can "
+                 "connect (with socket.mode 0660). Not used when systemd passes the socket: "
+                 "then the unit's SocketGroup= decides."},
+        KIND_GROUP, parse_group},
+    [TSR__CONF_SOCKET_MODE] = {
+        {.name = "socket.mode", .option = "socket-mode", .metavar = "MODE",
+         .default_value = "0660", .restart = true,
+         .help = "The socket's permissions, in octal. Connecting needs write permission, so "
+                 "0660 lets in the owner and socket.group, 0666 everyone. Not used when systemd "
+                 "passes the socket (SocketMode= decides)."},
+        KIND_NUMBER, parse_mode},
+    [TSR__CONF_VISIBLE_DEVICES] = {
+        {.name = "devices.visible", .option = "visible-devices", .metavar = "LIST",
+         .default_value = "all", .example = "0,1",
+         .help = "The OpenCL devices that sessions see, as a comma-separated list of ordinals "
+                 "(1,0 or opencl:1,opencl:0); a session numbers them from 0 in the order "
+                 "listed, as CUDA_VISIBLE_DEVICES does. all: every device. Ordinals that do not "
+                 "exist are left out with a warning. A client's TESSERA_VISIBLE_DEVICES narrows "
+                 "the list further. A change applies to sessions that start after it."},
+        KIND_DEVICES, parse_devices},
+    [TSR__CONF_MAX_SESSIONS] = {
+        {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
+         .help = "The most sessions (client connections) open at once; connections beyond it "
+                 "are refused. Lowering it ends no open session."},
+        KIND_NUMBER, parse_sessions},
+    [TSR__CONF_MEMORY_DAEMON] = {
+        {.name = "memory_limit.daemon", .option = "memory-limit", .metavar = "LIMIT",
+         .default_value = "unlimited", .default_text = "unlimited (each device's own size)",
+         .help = "The most memory the daemon lends of each device, all sessions together: "
+                 LIMIT_VALUES ". Clients see it as the device's total memory. Lowering it takes "
+                 "nothing back: allocations fail until enough is freed."},
+        KIND_LIMIT, parse_limit},
+    [TSR__CONF_MEMORY_SESSION] = {
+        {.name = "memory_limit.session", .metavar = "LIMIT", .default_value = "unlimited",
+         .help = "The most memory one session may hold on each device: " LIMIT_VALUES "."},
+        KIND_LIMIT, parse_limit},
+    [TSR__CONF_MEMORY_UID_DEFAULT] = {
+        {.name = "memory_limit.uid_default", .metavar = "LIMIT", .default_value = "unlimited",
+         .help = "The most memory all the sessions of one user may hold together on each "
+                 "device, for every user without a memory_limit.uid.<user> line of their own: "
+                 LIMIT_VALUES "."},
+        KIND_LIMIT, parse_limit},
+    [TSR__CONF_MEMORY_UID] = {
+        {.name = "memory_limit.uid.", .suffix = "<user>", .metavar = "LIMIT",
+         .default_text = "memory_limit.uid_default", .example = "4GiB",
+         .help = "The most memory all the sessions of this user (a name or a uid) may hold "
+                 "together on each device: " LIMIT_VALUES ", which exempts the user from "
+                 "memory_limit.uid_default. One line per user."},
+        KIND_UIDS, parse_limit},
+    [TSR__CONF_MEMORY_GROUP] = {
+        {.name = "memory_limit.group.", .suffix = "<group>", .metavar = "LIMIT",
+         .default_text = "unlimited", .example = "50%",
+         .help = "The most memory all the sessions whose primary group (the gid the client "
+                 "runs with) is this group (a name or a gid) may hold together on each device: "
+                 LIMIT_VALUES ". One line per group."},
+        KIND_GROUPS, parse_limit},
+    [TSR__CONF_LOG_LEVEL] = {
+        {.name = "log.level", .option = "log-level", .metavar = "LEVEL", .default_value = "info",
+         .help = "The least important messages logged: err, warning, notice, info or debug."},
+        KIND_NUMBER, parse_level},
+    [TSR__CONF_CACHE_DIR] = {
+        {.name = "cache.directory", .option = "cache-dir", .metavar = "DIR",
+         .default_text = "$TESSERA_KERNEL_CACHE, else $CACHE_DIRECTORY (which systemd's "
+                         "CacheDirectory= sets: /var/cache/tessera under tesserad.service), else "
+                         "$XDG_CACHE_HOME/tessera or ~/.cache/tessera",
+         .example = "/var/cache/tessera", .restart = true,
+         .help = "Where compiled OpenCL programs are kept between runs, keyed by device, "
+                 "driver and source. An absolute path."},
+        KIND_TEXT, parse_directory},
+    [TSR__CONF_PROBE_TIMEOUT] = {
+        {.name = "discovery.probe_timeout_ms", .option = "probe-timeout", .metavar = "MS",
+         .default_value = "20000", .restart = true,
+         .help = "How long, in milliseconds, the OpenCL discovery probe may run before it is "
+                 "killed and the daemon goes on without OpenCL devices."},
+        KIND_NUMBER, parse_ms},
+};
+/* clang-format on */
+
+static const struct {
+    const char *name;
+    int priority;
+} log_levels[] = {{"err", 3}, {"warning", 4}, {"notice", 5}, {"info", 6}, {"debug", 7}};
+
+const tsr__config_key *tsr__config_key_at(tsr__config_key_id id)
+{
+    return (unsigned)id < TSR__CONF_KEY_COUNT ? &keys[id].pub : NULL;
+}
+
+int tsr__config_log_level(const char *name)
+{
+    for (size_t k = 0; k < TSR__ARRAY_SIZE(log_levels); k++)
+        if (strcmp(name, log_levels[k].name) == 0)
+            return log_levels[k].priority;
+    return -1;
+}
+
+/* ---- values ------------------------------------------------------------- */
+
+/* A whole decimal number in [min, max]: digits only. */
+static bool whole_number(const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t n = 0;
+    if (!*text)
+        return false;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9' || __builtin_mul_overflow(n, 10u, &n) ||
+            __builtin_add_overflow(n, (uint64_t)(*p - '0'), &n))
+            return false;
+    }
+    if (n < min || n > max)
+        return false;
+    *out = n;
+    return true;
+}
+
+static tsr_status parse_socket_path(const char *text, tsr__config_value *v,
+                                    const tsr__config_resolver *r)
+{
+    (void)r;
+    size_t max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+    if (strlen(text) > max)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "socket path too long (%zu bytes, at most %zu)",
+                         strlen(text), max);
+    snprintf(v->text, sizeof v->text, "%s", text);
+    return TSR_OK;
+}
+
+static tsr_status parse_directory(const char *text, tsr__config_value *v,
+                                  const tsr__config_resolver *r)
+{
+    (void)r;
+    if (text[0] != '/')
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "'%s' is not an absolute path", text);
+    snprintf(v->text, sizeof v->text, "%s", text);
+    return TSR_OK;
+}
+
+static int system_user(void *ctx, const char *name, uint32_t *uid)
+{
+    (void)ctx;
+    char buf[4096];
+    struct passwd pw, *found = NULL;
+    if (getpwnam_r(name, &pw, buf, sizeof buf, &found) != 0 || !found)
+        return -1;
+    *uid = (uint32_t)found->pw_uid;
+    return 0;
+}
+
+static int system_group(void *ctx, const char *name, uint32_t *gid)
+{
+    (void)ctx;
+    char buf[16384];
+    struct group gr, *found = NULL;
+    if (getgrnam_r(name, &gr, buf, sizeof buf, &found) != 0 || !found)
+        return -1;
+    *gid = (uint32_t)found->gr_gid;
+    return 0;
+}
+
+/* A user or group given by number or by name; (uint32_t)-1 is no id. */
+static tsr_status resolve_id(const char *text, bool group, const tsr__config_resolver *r,
+                             uint32_t *id)
+{
+    uint64_t n;
+    if (whole_number(text, 0, UINT32_MAX - 1, &n)) {
+        *id = (uint32_t)n;
+        return TSR_OK;
+    }
+    int (*user)(void *, const char *, uint32_t *) = r && r->user ? r->user : system_user;
+    int (*grp)(void *, const char *, uint32_t *) = r && r->group ? r->group : system_group;
+    int rc = group ? grp(r ? r->ctx : NULL, text, id) : user(r ? r->ctx : NULL, text, id);
+    if (rc != 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "no such %s '%s'", group ? "group" : "user",
+                         text);
+    return TSR_OK;
+}
+
+static tsr_status parse_group(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    uint32_t gid;
+    tsr_status st = resolve_id(text, true, r, &gid);
+    if (st != TSR_OK)
+        return st;
+    v->number = gid;
+    snprintf(v->text, sizeof v->text, "%s", text);
+    return TSR_OK;
+}
+
+static tsr_status parse_mode(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    (void)r;
+    uint64_t mode = 0;
+    size_t n = strlen(text);
+    bool ok = n >= 1 && n <= 4;
+    for (size_t k = 0; ok && k < n; k++) {
+        ok = text[k] >= '0' && text[k] <= '7';
+        mode = mode * 8 + (uint64_t)(text[k] - '0');
+    }
+    if (!ok || mode > 0777)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid mode '%s' (expected octal permissions such as 0660)", text);
+    v->number = mode;
+    return TSR_OK;
+}
+
+#define DEVICE_LIST_HINT "expected all, or ordinals such as 1,0 or opencl:1,opencl:0"
+
+/* One entry of a device list: "1" or "opencl:1". */
+static tsr_status parse_ordinal(const char *item, int32_t *out)
+{
+    uint64_t n;
+    if (whole_number(item, 0, TSR_DEVICE_INDEX_MAX, &n)) {
+        *out = (int32_t)n;
+        return TSR_OK;
+    }
+    tsr_device d;
+    if (tsr_device_parse(item, &d) != TSR_OK)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid device '%s' (" DEVICE_LIST_HINT ")",
+                         item);
+    if (d.type != TSR_DEVICE_OPENCL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "'%s' is not an OpenCL device (" DEVICE_LIST_HINT ")", item);
+    if (d.index < 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "'%s' names no ordinal (" DEVICE_LIST_HINT ")",
+                         item);
+    *out = d.index;
+    return TSR_OK;
+}
+
+static tsr_status parse_devices(const char *text, tsr__config_value *v,
+                                const tsr__config_resolver *r)
+{
+    (void)r;
+    if (strcmp(text, "all") == 0) {
+        v->all_devices = true;
+        v->device_count = 0;
+        return TSR_OK;
+    }
+    tsr__config_value out = {0};
+    const char *p = text;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len && isspace((unsigned char)*p))
+            p++, len--;
+        while (len && isspace((unsigned char)p[len - 1]))
+            len--;
+        char item[64];
+        if (len == 0)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "empty entry in the device list '%s'", text);
+        if (out.device_count == TSR__CONFIG_MAX_DEVICES)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "more than %d devices listed",
+                             TSR__CONFIG_MAX_DEVICES);
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
+        int32_t ordinal = -1;
+        tsr_status st = parse_ordinal(item, &ordinal);
+        if (st != TSR_OK)
+            return st;
+        for (uint32_t k = 0; k < out.device_count; k++)
+            if (out.devices[k] == ordinal)
+                return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "opencl:%d is listed twice",
+                                 (int)ordinal);
+        out.devices[out.device_count++] = ordinal;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    v->all_devices = false;
+    v->device_count = out.device_count;
+    memcpy(v->devices, out.devices, sizeof v->devices);
+    return TSR_OK;
+}
+
+static tsr_status parse_sessions(const char *text, tsr__config_value *v,
+                                 const tsr__config_resolver *r)
+{
+    (void)r;
+    if (!whole_number(text, 1, 1000000, &v->number))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid count '%s' (expected a whole number from 1 to 1000000)", text);
+    return TSR_OK;
+}
+
+static tsr_status parse_ms(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    (void)r;
+    if (!whole_number(text, 1, 3600000, &v->number))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid milliseconds '%s' (expected a whole number from 1 to 3600000)",
+                         text);
+    return TSR_OK;
+}
+
+static tsr_status parse_level(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    (void)r;
+    int level = tsr__config_log_level(text);
+    if (level < 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "unknown log level '%s' (expected err, warning, notice, info or debug)",
+                         text);
+    v->number = (uint64_t)level;
+    return TSR_OK;
+}
+
+static tsr_status parse_limit(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    (void)r;
+    size_t n = strlen(text);
+    if (strcmp(text, "unlimited") == 0) {
+        v->limit = (tsr__limit){TSR__LIMIT_NONE, 0};
+        return TSR_OK;
+    }
+    if (n > 1 && text[n - 1] == '%') {
+        char digits[16];
+        uint64_t percent;
+        if (n > sizeof digits || (snprintf(digits, sizeof digits, "%.*s", (int)(n - 1), text),
+                                  !whole_number(digits, 1, 100, &percent)))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "invalid percentage '%s' (expected 1%% to 100%%)", text);
+        v->limit = (tsr__limit){TSR__LIMIT_PERCENT, percent};
+        return TSR_OK;
+    }
+    uint64_t bytes;
+    tsr_status st = tsr__parse_size(text, &bytes);
+    if (st == TSR_ERR_OVERFLOW)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "size '%s' is too large", text);
+    if (st != TSR_OK)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid size '%s' (expected e.g. 4GiB or 50%%)",
+                         text);
+    if (bytes == 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid size '0' (a limit is above 0; 'unlimited' means none)");
+    v->limit = (tsr__limit){TSR__LIMIT_BYTES, bytes};
+    return TSR_OK;
+}
+
+/* ---- the configuration -------------------------------------------------- */
+
+void tsr__config_clear(tsr__config *cfg)
+{
+    *cfg = (tsr__config){0};
+}
+
+void tsr__config_free(tsr__config *cfg)
+{
+    if (!cfg)
+        return;
+    free(cfg->uids);
+    free(cfg->groups);
+    cfg->uids = cfg->groups = NULL;
+    cfg->uid_count = cfg->group_count = 0;
+}
+
+/* Parses `text` as key k's value into v, keeping text as written. */
+static tsr_status parse_value(const key_row *row, const char *text, tsr__config_value *v,
+                              const tsr__config_resolver *r)
+{
+    if (!*text)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "missing value");
+    if (strlen(text) >= TSR__CONFIG_TEXT_MAX)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "value too long (%zu bytes, at most %d)",
+                         strlen(text), TSR__CONFIG_TEXT_MAX - 1);
+    tsr__config_value out = *v;
+    tsr_status st = row->parse(text, &out, r);
+    if (st != TSR_OK)
+        return st;
+    snprintf(out.text, sizeof out.text, "%s", text);
+    *v = out;
+    return TSR_OK;
+}
+
+/* The value an environment variable gives key k. */
+static tsr_status env_default(const key_row *row, tsr__config_value *v,
+                              const tsr__config_resolver *r)
+{
+    const char *env = row->pub.env ? getenv(row->pub.env) : NULL;
+    if (!env || !*env || parse_value(row, env, v, r) == TSR_OK)
+        return TSR_OK;
+    char msg[TSR__ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", tsr_last_error());
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "$%s: %s", row->pub.env, msg);
+}
+
+tsr_status tsr__config_init(tsr__config *cfg, const tsr__config_resolver *r)
+{
+    tsr__config_clear(cfg);
+    for (size_t k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const key_row *row = &keys[k];
+        tsr_status st = TSR_OK;
+        if (row->pub.default_value)
+            st = parse_value(row, row->pub.default_value, &cfg->v[k], r);
+        if (st == TSR_OK)
+            st = env_default(row, &cfg->v[k], r);
+        if (st != TSR_OK) {
+            tsr__config_clear(cfg);
+            return st;
+        }
+        cfg->v[k].set = false;
+    }
+    return TSR_OK;
+}
+
+/* The list of a list key. */
+static tsr__config_id_limit **list_of(tsr__config *cfg, value_kind kind, size_t **count)
+{
+    *count = kind == KIND_UIDS ? &cfg->uid_count : &cfg->group_count;
+    return kind == KIND_UIDS ? &cfg->uids : &cfg->groups;
+}
+
+static tsr__config_id_limit *find_id(tsr__config_id_limit *list, size_t count, uint32_t id)
+{
+    for (size_t k = 0; k < count; k++)
+        if (list[k].id == id)
+            return &list[k];
+    return NULL;
+}
+
+/* Adds or replaces entry e of a list. */
+static tsr_status put_entry(tsr__config *cfg, value_kind kind, const tsr__config_id_limit *e)
+{
+    size_t *count;
+    tsr__config_id_limit **list = list_of(cfg, kind, &count);
+    tsr__config_id_limit *old = find_id(*list, *count, e->id);
+    if (old) {
+        *old = *e;
+        return TSR_OK;
+    }
+    /* Grow at powers of two. */
+    if ((*count & (*count - 1)) == 0) {
+        size_t cap = *count ? *count * 2 : 4;
+        tsr__config_id_limit *grown = realloc(*list, cap * sizeof *grown);
+        if (!grown)
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reading the configuration");
+        *list = grown;
+    }
+    (*list)[(*count)++] = *e;
+    return TSR_OK;
+}
+
+/* memory_limit.uid.<suffix> / memory_limit.group.<suffix> = value. A file
+ * (line > 0) may name an id once; the command line replaces. */
+static tsr_status set_list_entry(tsr__config *cfg, const key_row *row, const char *suffix,
+                                 const char *value, unsigned line, const tsr__config_resolver *r)
+{
+    bool group = row->kind == KIND_GROUPS;
+    tsr__config_id_limit e = {.line = line};
+    if (!*suffix)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "missing %s name (write %s%s = LIMIT)",
+                         group ? "group" : "user", row->pub.name, row->pub.suffix);
+    if (strlen(suffix) >= sizeof e.name)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s name too long (at most %zu bytes)",
+                         group ? "group" : "user", sizeof e.name - 1);
+    tsr_status st = resolve_id(suffix, group, r, &e.id);
+    if (st != TSR_OK)
+        return st;
+    uint64_t ignored;
+    if (!whole_number(suffix, 0, UINT32_MAX, &ignored))
+        snprintf(e.name, sizeof e.name, "%s", suffix);
+    tsr__config_value v = {0};
+    st = parse_value(row, value, &v, r);
+    if (st != TSR_OK)
+        return st;
+    e.limit = v.limit;
+    snprintf(e.text, sizeof e.text, "%s", v.text);
+    size_t *count;
+    tsr__config_id_limit **list = list_of(cfg, row->kind, &count);
+    const tsr__config_id_limit *old = find_id(*list, *count, e.id);
+    if (line && old && old->line)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s %u already has a limit (line %u)",
+                         group ? "gid" : "uid", (unsigned)e.id, old->line);
+    return put_entry(cfg, row->kind, &e);
+}
+
+/* The row of a key and, for a list, where its suffix starts. */
+static const key_row *find_key(const char *key, const char **suffix)
+{
+    for (size_t k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const key_row *row = &keys[k];
+        size_t n = strlen(row->pub.name);
+        if (!row->pub.suffix && strcmp(key, row->pub.name) == 0)
+            return row;
+        /* "memory_limit.uid" alone, or with the dot, lacks its name. */
+        if (row->pub.suffix && strncmp(key, row->pub.name, n - 1) == 0 &&
+            (key[n - 1] == '\0' || key[n - 1] == '.')) {
+            *suffix = key[n - 1] ? key + n : "";
+            return row;
+        }
+    }
+    return NULL;
+}
+
+/* Sets `key` = `value`; the message says only what is wrong. */
+static tsr_status set_key(tsr__config *cfg, const char *key, const char *value, unsigned line,
+                          unsigned *lines, const tsr__config_resolver *r)
+{
+    const char *suffix = NULL;
+    const key_row *row = find_key(key, &suffix);
+    if (!row)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "unknown key");
+    if (row->pub.suffix)
+        return set_list_entry(cfg, row, suffix, value, line, r);
+    size_t k = (size_t)(row - keys);
+    if (lines && lines[k])
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "already set on line %u", lines[k]);
+    tsr_status st = parse_value(row, value, &cfg->v[k], r);
+    if (st != TSR_OK)
+        return st;
+    cfg->v[k].set = true;
+    if (lines)
+        lines[k] = line;
+    return TSR_OK;
+}
+
+/* Prefixes the thread's message with "WHERE: ". */
+static tsr_status place(tsr_status st, const char *where)
+{
+    char msg[TSR__ERROR_MAX];
+    snprintf(msg, sizeof msg, "%s", tsr_last_error());
+    return tsr__fail(st, "%s: %s", where, msg);
+}
+
+tsr_status tsr__config_set(tsr__config *cfg, const char *where, const char *key, const char *value,
+                           const tsr__config_resolver *r)
+{
+    tsr_status st = set_key(cfg, key, value, 0, NULL, r);
+    if (st != TSR_OK) {
+        char at[TSR__CONFIG_LINE_MAX + 64];
+        snprintf(at, sizeof at, "%s: %s", where, key);
+        return place(st, at);
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr__config_set_option(tsr__config *cfg, const char *option, const char *value,
+                                  const tsr__config_resolver *r)
+{
+    char where[64];
+    snprintf(where, sizeof where, "--%s", option);
+    for (size_t k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        if (!keys[k].pub.option || strcmp(keys[k].pub.option, option) != 0)
+            continue;
+        tsr_status st = set_key(cfg, keys[k].pub.name, value, 0, NULL, r);
+        return st == TSR_OK ? TSR_OK : place(st, where);
+    }
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: no such option", where);
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+static bool blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Trims blanks off both ends of [*start, *start + *len). */
+static void trim(const char **start, size_t *len)
+{
+    while (*len && blank(**start))
+        ++*start, --*len;
+    while (*len && blank((*start)[*len - 1]))
+        --*len;
+}
+
+static bool valid_key(const char *key, size_t len)
+{
+    for (size_t k = 0; k < len; k++)
+        if (!isgraph((unsigned char)key[k]))
+            return false;
+    return len > 0;
+}
+
+/* One line (no newline), already free of control characters. */
+static tsr_status parse_line(tsr__config *cfg, const char *line, size_t len, unsigned lineno,
+                             unsigned *lines, const tsr__config_resolver *r)
+{
+    trim(&line, &len);
+    if (len == 0 || line[0] == '#')
+        return TSR_OK;
+    if (line[0] == '[')
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "sections such as '%.*s' are not used: write each key in full "
+                         "(socket.path = ...)",
+                         (int)(len > 64 ? 64 : len), line);
+    const char *eq = memchr(line, '=', len);
+    const char *key = line, *value = eq ? eq + 1 : NULL;
+    size_t key_len = eq ? (size_t)(eq - line) : len;
+    size_t value_len = eq ? len - key_len - 1 : 0;
+    trim(&key, &key_len);
+    if (!eq || key_len == 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "expected 'key = value', got '%.*s'",
+                         (int)(len > 64 ? 64 : len), line);
+    if (!valid_key(key, key_len))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid key '%.*s' (keys have no blanks)",
+                         (int)(key_len > 64 ? 64 : key_len), key);
+    trim(&value, &value_len);
+    char k[TSR__CONFIG_LINE_MAX + 1], v[TSR__CONFIG_LINE_MAX + 1];
+    snprintf(k, sizeof k, "%.*s", (int)key_len, key);
+    snprintf(v, sizeof v, "%.*s", (int)value_len, value);
+    tsr_status st = set_key(cfg, k, v, lineno, lines, r);
+    return st == TSR_OK ? TSR_OK : place(st, k);
+}
+
+/* Refuses control characters other than tab (NUL included), so that every
+ * message quoting the file prints cleanly. */
+static tsr_status check_line(const char *line, size_t len)
+{
+    if (len > TSR__CONFIG_LINE_MAX)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "line too long (over %d bytes)",
+                         TSR__CONFIG_LINE_MAX);
+    for (size_t k = 0; k < len; k++) {
+        unsigned char c = (unsigned char)line[k];
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "control character 0x%02x in the line", c);
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr__config_parse(tsr__config *cfg, const char *source, const char *text, size_t len,
+                             const tsr__config_resolver *r)
+{
+    unsigned lines[TSR__CONF_KEY_COUNT] = {0};
+    unsigned lineno = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        const char *line = text + pos;
+        const char *nl = memchr(line, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - line) : len - pos;
+        pos += n + (nl ? 1 : 0);
+        lineno++;
+        if (n && line[n - 1] == '\r')
+            n--;
+        tsr_status st = check_line(line, n);
+        if (st == TSR_OK)
+            st = parse_line(cfg, line, n, lineno, lines, r);
+        if (st != TSR_OK) {
+            char where[TSR__CONFIG_TEXT_MAX + 16];
+            snprintf(where, sizeof where, "%s:%u", source, lineno);
+            return place(st, where);
+        }
+    }
+    return TSR_OK;
+}
+
+tsr_status tsr__config_load(tsr__config *cfg, const char *path, bool missing_ok, bool *found,
+                            const tsr__config_resolver *r)
+{
+    if (found)
+        *found = false;
+    FILE *f = fopen(path, "rb");
+    if (!f && errno == ENOENT && missing_ok)
+        return TSR_OK;
+    if (!f)
+        return tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    char *text = malloc(TSR__CONFIG_FILE_MAX + 1);
+    if (!text) {
+        fclose(f);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reading %s", path);
+    }
+    size_t len = fread(text, 1, TSR__CONFIG_FILE_MAX + 1, f);
+    tsr_status st = TSR_OK;
+    if (ferror(f))
+        st = tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    else if (len > TSR__CONFIG_FILE_MAX)
+        st = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: too large (over %u bytes)", path,
+                       TSR__CONFIG_FILE_MAX);
+    fclose(f);
+    if (st == TSR_OK)
+        st = tsr__config_parse(cfg, path, text, len, r);
+    free(text);
+    if (st == TSR_OK && found)
+        *found = true;
+    return st;
+}
+
+/* ---- combining and comparing ------------------------------------------- */
+
+tsr_status tsr__config_merge(tsr__config *base, const tsr__config *over)
+{
+    for (size_t k = 0; k < TSR__CONF_KEY_COUNT; k++)
+        if (over->v[k].set)
+            base->v[k] = over->v[k];
+    for (size_t k = 0; k < over->uid_count; k++)
+        if (put_entry(base, KIND_UIDS, &over->uids[k]) != TSR_OK)
+            return TSR_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < over->group_count; k++)
+        if (put_entry(base, KIND_GROUPS, &over->groups[k]) != TSR_OK)
+            return TSR_ERR_OUT_OF_MEMORY;
+    return TSR_OK;
+}
+
+tsr_status tsr__config_copy(tsr__config *dst, const tsr__config *src)
+{
+    tsr__config_clear(dst);
+    memcpy(dst->v, src->v, sizeof dst->v);
+    tsr_status st = tsr__config_merge(dst, src);
+    if (st != TSR_OK)
+        tsr__config_free(dst);
+    return st;
+}
+
+static bool same_limit(tsr__limit a, tsr__limit b)
+{
+    return a.kind == b.kind && (a.kind == TSR__LIMIT_NONE || a.value == b.value);
+}
+
+static bool same_list(const tsr__config_id_limit *a, size_t na, const tsr__config_id_limit *b,
+                      size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t k = 0; k < na; k++) {
+        const tsr__config_id_limit *other = find_id((tsr__config_id_limit *)b, nb, a[k].id);
+        if (!other || !same_limit(a[k].limit, other->limit))
+            return false;
+    }
+    return true;
+}
+
+bool tsr__config_equal(const tsr__config *a, const tsr__config *b, tsr__config_key_id id)
+{
+    const tsr__config_value *x = &a->v[id], *y = &b->v[id];
+    switch (keys[id].kind) {
+    case KIND_TEXT:
+        return strcmp(x->text, y->text) == 0;
+    case KIND_NUMBER:
+        return x->number == y->number;
+    case KIND_GROUP:
+        return (x->text[0] != '\0') == (y->text[0] != '\0') && x->number == y->number;
+    case KIND_LIMIT:
+        return same_limit(x->limit, y->limit);
+    case KIND_DEVICES:
+        return x->all_devices == y->all_devices && x->device_count == y->device_count &&
+               memcmp(x->devices, y->devices, x->device_count * sizeof x->devices[0]) == 0;
+    case KIND_UIDS:
+        return same_list(a->uids, a->uid_count, b->uids, b->uid_count);
+    case KIND_GROUPS:
+        return same_list(a->groups, a->group_count, b->groups, b->group_count);
+    }
+    return false;
+}
+
+const char *tsr__config_text(const tsr__config *cfg, tsr__config_key_id id)
+{
+    return cfg->v[id].text[0] || !keys[id].pub.default_text ? cfg->v[id].text
+                                                            : keys[id].pub.default_text;
+}
+
+const tsr__config_id_limit *tsr__config_uid_limit(const tsr__config *cfg, uint32_t uid)
+{
+    return find_id(cfg->uids, cfg->uid_count, uid);
+}
+
+const tsr__config_id_limit *tsr__config_group_limit(const tsr__config *cfg, uint32_t gid)
+{
+    return find_id(cfg->groups, cfg->group_count, gid);
+}

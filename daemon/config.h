@@ -1,0 +1,182 @@
+/* tesserad's configuration: /etc/tessera/tesserad.conf, `--config FILE`,
+ * command-line options and `--set KEY=VALUE`.
+ *
+ * One table of keys (config.c) is the only description of the settings:
+ * the file parser, the command-line options, validation, defaults, the
+ * option part of `tesserad --help`, the sample file `--print-config`
+ * writes (systemd/tesserad.conf) and the key reference of
+ * docs/configuration.md all come from it, and tests hold the two files to
+ * it.
+ *
+ * The file is flat: `key = value` per line, blank lines, and comment lines
+ * whose first non-blank character is `#`. Keys are lower case with dots
+ * (`socket.path`, `memory_limit.uid.alice`); white space around the key
+ * and the value is ignored, and the value is everything after the first
+ * `=`, `#` included. A key may appear once per file. Every error names its
+ * place: "FILE:LINE: KEY: what is wrong", or "--option: what is wrong".
+ *
+ * Values come, weakest first, from the table's defaults, the environment
+ * variable the table names ($TESSERA_SOCKET for socket.path), the file,
+ * and the command line. cache.directory has no built-in value: unset, the
+ * kernel executor picks its own (daemon/exec.c). A tsr__config owns its lists; tsr__config_free
+ * releases them. Nothing here logs: messages go to tsr_last_error(). */
+#ifndef TESSERA_DAEMON_CONFIG_H
+#define TESSERA_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tessera/status.h"
+
+#define TSR__CONFIG_DEFAULT_PATH "/etc/tessera/tesserad.conf"
+/* Longest value (and path) accepted, including the terminating NUL. */
+#define TSR__CONFIG_TEXT_MAX 512
+/* Longest line in a file, and the largest file. */
+#define TSR__CONFIG_LINE_MAX 4096
+#define TSR__CONFIG_FILE_MAX (1u << 20)
+/* Most entries in devices.visible. */
+#define TSR__CONFIG_MAX_DEVICES 64
+
+/* The keys, in table order (the order of --help, the sample and the docs). */
+typedef enum tsr__config_key_id {
+    TSR__CONF_SOCKET_PATH,
+    TSR__CONF_SOCKET_GROUP,
+    TSR__CONF_SOCKET_MODE,
+    TSR__CONF_VISIBLE_DEVICES,
+    TSR__CONF_MAX_SESSIONS,
+    TSR__CONF_MEMORY_DAEMON,
+    TSR__CONF_MEMORY_SESSION,
+    TSR__CONF_MEMORY_UID_DEFAULT,
+    TSR__CONF_MEMORY_UID,   /* memory_limit.uid.<user>: a list, see uids */
+    TSR__CONF_MEMORY_GROUP, /* memory_limit.group.<group>: a list, see groups */
+    TSR__CONF_LOG_LEVEL,
+    TSR__CONF_CACHE_DIR,
+    TSR__CONF_PROBE_TIMEOUT,
+    TSR__CONF_KEY_COUNT
+} tsr__config_key_id;
+
+/* A memory limit: none, a byte count, or a percentage (1..100) of the
+ * device's total memory, resolved per device by limits.c. */
+typedef enum tsr__limit_kind {
+    TSR__LIMIT_NONE,
+    TSR__LIMIT_BYTES,
+    TSR__LIMIT_PERCENT
+} tsr__limit_kind;
+typedef struct tsr__limit {
+    tsr__limit_kind kind;
+    uint64_t value; /* bytes, or percent */
+} tsr__limit;
+
+/* The value of one scalar key. Which fields mean something depends on the
+ * key's kind: text for paths; number for counts, modes, milliseconds, log
+ * levels (syslog priorities) and gids (socket.group, with text its name
+ * as written); limit for memory limits; devices for devices.visible
+ * (device_count 0 with all_devices: every device). */
+typedef struct tsr__config_value {
+    bool set;                        /* given by a file or the command line */
+    char text[TSR__CONFIG_TEXT_MAX]; /* the value as written (or the default) */
+    uint64_t number;
+    tsr__limit limit;
+    bool all_devices;
+    uint32_t device_count;
+    int32_t devices[TSR__CONFIG_MAX_DEVICES]; /* OpenCL ordinals, in the order given */
+} tsr__config_value;
+
+/* One memory_limit.uid.<user> or memory_limit.group.<group> entry. */
+typedef struct tsr__config_id_limit {
+    uint32_t id;                     /* uid or gid */
+    char name[64];                   /* the user or group name when written as one, else "" */
+    char text[TSR__CONFIG_TEXT_MAX]; /* the value as written */
+    tsr__limit limit;
+    unsigned line; /* where the file set it (0: the command line) */
+} tsr__config_id_limit;
+
+typedef struct tsr__config {
+    tsr__config_value v[TSR__CONF_KEY_COUNT];
+    tsr__config_id_limit *uids, *groups;
+    size_t uid_count, group_count;
+} tsr__config;
+
+/* How user and group names become ids: each returns 0 and writes the id,
+ * or -1 when the name is unknown. NULL callbacks (or a NULL resolver) use
+ * the system's databases (getpwnam_r, getgrnam_r). */
+typedef struct tsr__config_resolver {
+    int (*user)(void *ctx, const char *name, uint32_t *uid);
+    int (*group)(void *ctx, const char *name, uint32_t *gid);
+    void *ctx;
+} tsr__config_resolver;
+
+/* One row of the key table, for --help and the option parser. */
+typedef struct tsr__config_key {
+    const char *name;          /* "socket.path"; for a list, its prefix "memory_limit.uid." */
+    const char *suffix;        /* for a list: what follows the prefix ("<user>"), else NULL */
+    const char *option;        /* long option without dashes ("socket"), or NULL */
+    const char *metavar;       /* "PATH" */
+    const char *env;           /* environment variable that gives the default, or NULL */
+    const char *default_value; /* parsed at init; NULL: unset */
+    const char *default_text;  /* the default as the help and docs state it */
+    const char *example;       /* a sample line's value ("4GiB") */
+    bool restart;              /* a change takes effect only at the next start */
+    const char *help;          /* one paragraph, unwrapped */
+} tsr__config_key;
+
+const tsr__config_key *tsr__config_key_at(tsr__config_key_id id);
+
+/* Fills cfg with the defaults: the table's, then the environment's. Fails
+ * (TSR_ERR_INVALID_ARGUMENT, "$TESSERA_SOCKET: ...") when an environment
+ * variable holds a value the key refuses; cfg is then empty but valid. */
+tsr_status tsr__config_init(tsr__config *cfg, const tsr__config_resolver *resolver);
+/* Empties cfg to no keys set and no defaults (what an override set starts
+ * from). */
+void tsr__config_clear(tsr__config *cfg);
+void tsr__config_free(tsr__config *cfg);
+
+/* Parses a whole file's text (len bytes, NULs included) named `source` in
+ * messages, setting each key it names. On failure cfg keeps what the lines
+ * before the bad one set: parse into a scratch config, and keep it only on
+ * TSR_OK. Errors: TSR_ERR_INVALID_ARGUMENT "SOURCE:LINE: ..." (see the file
+ * header), TSR_ERR_OUT_OF_MEMORY. */
+tsr_status tsr__config_parse(tsr__config *cfg, const char *source, const char *text, size_t len,
+                             const tsr__config_resolver *resolver);
+/* Reads and parses a file. A missing file is TSR_OK with *found false when
+ * missing_ok, else TSR_ERR_IO "cannot read PATH: No such file or
+ * directory"; found may be NULL. */
+tsr_status tsr__config_load(tsr__config *cfg, const char *path, bool missing_ok, bool *found,
+                            const tsr__config_resolver *resolver);
+
+/* Sets one key, as `--set KEY=VALUE` does; errors read "WHERE: KEY: ...". */
+tsr_status tsr__config_set(tsr__config *cfg, const char *where, const char *key, const char *value,
+                           const tsr__config_resolver *resolver);
+/* Sets the key whose long option is `option` ("memory-limit"); errors read
+ * "--memory-limit: ...". TSR_ERR_INVALID_ARGUMENT for an option no key has. */
+tsr_status tsr__config_set_option(tsr__config *cfg, const char *option, const char *value,
+                                  const tsr__config_resolver *resolver);
+
+/* Writes over's set keys into base (list entries by id). */
+tsr_status tsr__config_merge(tsr__config *base, const tsr__config *over);
+/* A deep copy into dst (which it overwrites without freeing). */
+tsr_status tsr__config_copy(tsr__config *dst, const tsr__config *src);
+/* Whether key `id` has the same value in a and b. */
+bool tsr__config_equal(const tsr__config *a, const tsr__config *b, tsr__config_key_id id);
+/* The value of a scalar key as written (or its default), for messages. */
+const char *tsr__config_text(const tsr__config *cfg, tsr__config_key_id id);
+
+/* The limit of a uid or gid from the lists, or NULL when it has none. */
+const tsr__config_id_limit *tsr__config_uid_limit(const tsr__config *cfg, uint32_t uid);
+const tsr__config_id_limit *tsr__config_group_limit(const tsr__config *cfg, uint32_t gid);
+
+/* The OPTIONS entries of the keys that have an option, man-page style. */
+void tsr__config_write_help(FILE *out);
+/* cfg as a configuration file: every key with its description; keys set
+ * by a file or the command line as `key = value`, the others commented out
+ * with their default. With nothing set this is the sample file. */
+void tsr__config_write(FILE *out, const tsr__config *cfg);
+/* The key reference of docs/configuration.md, in Markdown. */
+void tsr__config_write_reference(FILE *out);
+
+/* Syslog priority of a log level name ("info" -> 6), -1 when unknown. */
+int tsr__config_log_level(const char *name);
+
+#endif /* TESSERA_DAEMON_CONFIG_H */

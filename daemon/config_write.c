@@ -1,0 +1,120 @@
+/* The texts written from the key table (see config.h): the option part of
+ * `tesserad --help`, the configuration file `--print-config` writes (the
+ * sample, when nothing is set), and the key reference of
+ * docs/configuration.md. Only the table's public rows are used, so what
+ * they say is what the parser does. */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/config.h"
+
+/* Writes `text` wrapped to `width` columns, each line after `prefix`. */
+static void wrap(FILE *out, const char *prefix, size_t width, const char *text)
+{
+    size_t room = width > strlen(prefix) + 20 ? width - strlen(prefix) : 20;
+    while (*text) {
+        size_t n = strlen(text);
+        if (n > room) {
+            n = room;
+            while (n > 0 && text[n] != ' ')
+                n--;
+            if (n == 0)
+                n = strcspn(text, " ");
+        }
+        fprintf(out, "%s%.*s\n", prefix, (int)n, text);
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+}
+
+/* "Default: X. A change needs a restart." or "... SIGHUP applies a change." */
+static void describe_default(char *buf, size_t n, const tsr__config_key *key)
+{
+    const char *def = key->default_text ? key->default_text : key->default_value;
+    snprintf(buf, n, "Default: %s. %s", def,
+             key->restart ? "A change needs a restart." : "SIGHUP applies a change.");
+}
+
+void tsr__config_write_help(FILE *out)
+{
+    char line[1024];
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const tsr__config_key *key = tsr__config_key_at((tsr__config_key_id)k);
+        if (!key->option)
+            continue;
+        fprintf(out, "    --%s %s\n", key->option, key->metavar);
+        wrap(out, "        ", 80, key->help);
+        char def[512];
+        describe_default(def, sizeof def, key);
+        snprintf(line, sizeof line, "Key %s. %s", key->name, def);
+        wrap(out, "        ", 80, line);
+    }
+}
+
+static const char sample_header[] =
+    "# tesserad.conf: the configuration of tesserad, the Tessera device daemon.\n"
+    "#\n"
+    "# tesserad reads " TSR__CONFIG_DEFAULT_PATH " when it starts (no file: all\n"
+    "# defaults), or the file named by `tesserad --config FILE`. One `key = value`\n"
+    "# per line; blank lines and lines starting with # are ignored. Command-line\n"
+    "# options override this file. SIGHUP (`systemctl reload tesserad`) reads it\n"
+    "# again and applies what it can; keys whose change needs a restart keep their\n"
+    "# old value until then. Sizes: 4096, 512M, 2GiB (K, M, G, T are powers of\n"
+    "# 1024). Keys left at their default are commented out.\n";
+
+static void write_entries(FILE *out, const tsr__config_key *key, const tsr__config_id_limit *list,
+                          size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (list[k].name[0])
+            fprintf(out, "%s%s = %s\n", key->name, list[k].name, list[k].text);
+        else
+            fprintf(out, "%s%u = %s\n", key->name, (unsigned)list[k].id, list[k].text);
+    }
+    if (n == 0)
+        fprintf(out, "#%s%s = %s\n", key->name,
+                key == tsr__config_key_at(TSR__CONF_MEMORY_UID) ? "alice" : "users", key->example);
+}
+
+void tsr__config_write(FILE *out, const tsr__config *cfg)
+{
+    fputs(sample_header, out);
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const tsr__config_key *key = tsr__config_key_at((tsr__config_key_id)k);
+        char text[1024], def[512];
+        describe_default(def, sizeof def, key);
+        if (key->option)
+            snprintf(text, sizeof text, "%s (--%s): %s %s", key->name, key->option, key->help, def);
+        else
+            snprintf(text, sizeof text, "%s%s: %s %s", key->name, key->suffix ? key->suffix : "",
+                     key->help, def);
+        fputs("\n", out);
+        wrap(out, "# ", 78, text);
+        if (key == tsr__config_key_at(TSR__CONF_MEMORY_UID))
+            write_entries(out, key, cfg->uids, cfg->uid_count);
+        else if (key == tsr__config_key_at(TSR__CONF_MEMORY_GROUP))
+            write_entries(out, key, cfg->groups, cfg->group_count);
+        else if (cfg->v[k].set)
+            fprintf(out, "%s = %s\n", key->name, cfg->v[k].text);
+        else
+            fprintf(out, "#%s = %s\n", key->name,
+                    key->default_value ? key->default_value : key->example);
+    }
+}
+
+void tsr__config_write_reference(FILE *out)
+{
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const tsr__config_key *key = tsr__config_key_at((tsr__config_key_id)k);
+        const char *suffix = key->suffix ? key->suffix : "";
+        fprintf(out, "%s### `%s%s`\n\n", k ? "\n" : "", key->name, suffix);
+        if (key->option)
+            fprintf(out, "Option: `--%s %s`. ", key->option, key->metavar);
+        else
+            fprintf(out, "Option: `--set %s%s=%s`. ", key->name, suffix, key->metavar);
+        char def[512];
+        describe_default(def, sizeof def, key);
+        fprintf(out, "%s\n\n%s\n", def, key->help);
+    }
+}

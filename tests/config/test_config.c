@@ -1,0 +1,305 @@
+/* The configuration parser (daemon/config.c): a file with every key, each
+ * kind of error with its exact message, defaults and the environment,
+ * command-line overrides, loading files, and the written form. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "config/support_config.h"
+#include "daemon/config.h"
+#include "test.h"
+
+static tsr_status parse(tsr__config *cfg, const char *text)
+{
+    return tsr__config_parse(cfg, "tesserad.conf", text, strlen(text), &fake_names);
+}
+
+static const char every_key[] = "# every key, in an order of its own\n"
+                                "\n"
+                                "log.level = debug\n"
+                                "  socket.path   =   /run/t/d.sock  \n"
+                                "socket.group = tessera\n"
+                                "socket.mode = 600\n"
+                                "devices.visible = 1, opencl:0\n"
+                                "sessions.max = 64\n"
+                                "memory_limit.daemon = 90%\n"
+                                "memory_limit.session = 2GiB\n"
+                                "memory_limit.uid_default = 4G\n"
+                                "memory_limit.uid.alice = 8GiB\n"
+                                "memory_limit.uid.1234 = unlimited\n"
+                                "memory_limit.group.users = 50%\n"
+                                "memory_limit.group.7 = 512M\n"
+                                "\tcache.directory = /var/cache/t # not a comment\n"
+                                "discovery.probe_timeout_ms = 5000\r\n";
+
+static void test_every_key(void)
+{
+    tsr__config cfg;
+    ASSERT_OK(tsr__config_init(&cfg, &fake_names));
+    ASSERT_OK(parse(&cfg, every_key));
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++)
+        if (k != TSR__CONF_MEMORY_UID && k != TSR__CONF_MEMORY_GROUP)
+            ASSERT_TRUE(cfg.v[k].set);
+    ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_PATH].text, "/run/t/d.sock");
+    ASSERT_EQ(cfg.v[TSR__CONF_SOCKET_GROUP].number, 990);
+    ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_GROUP].text, "tessera");
+    ASSERT_EQ(cfg.v[TSR__CONF_SOCKET_MODE].number, 0600);
+    ASSERT_FALSE(cfg.v[TSR__CONF_VISIBLE_DEVICES].all_devices);
+    ASSERT_EQ(cfg.v[TSR__CONF_VISIBLE_DEVICES].device_count, 2);
+    ASSERT_EQ(cfg.v[TSR__CONF_VISIBLE_DEVICES].devices[0], 1);
+    ASSERT_EQ(cfg.v[TSR__CONF_VISIBLE_DEVICES].devices[1], 0);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS].number, 64);
+    ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.kind, TSR__LIMIT_PERCENT);
+    ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.value, 90);
+    ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_SESSION].limit.kind, TSR__LIMIT_BYTES);
+    ASSERT_UEQ(cfg.v[TSR__CONF_MEMORY_SESSION].limit.value, 2ull << 30);
+    ASSERT_UEQ(cfg.v[TSR__CONF_MEMORY_UID_DEFAULT].limit.value, 4ull << 30);
+    ASSERT_EQ(cfg.uid_count, 2);
+    const tsr__config_id_limit *alice = tsr__config_uid_limit(&cfg, 1000);
+    ASSERT_TRUE(alice && strcmp(alice->name, "alice") == 0 && alice->line == 12);
+    ASSERT_TRUE(alice && alice->limit.kind == TSR__LIMIT_BYTES && alice->limit.value == 8ull << 30);
+    const tsr__config_id_limit *u1234 = tsr__config_uid_limit(&cfg, 1234);
+    ASSERT_TRUE(u1234 && u1234->name[0] == '\0' && u1234->limit.kind == TSR__LIMIT_NONE);
+    ASSERT_EQ(cfg.group_count, 2);
+    const tsr__config_id_limit *users = tsr__config_group_limit(&cfg, 100);
+    ASSERT_TRUE(users && users->limit.kind == TSR__LIMIT_PERCENT && users->limit.value == 50);
+    ASSERT_TRUE(tsr__config_group_limit(&cfg, 7) != NULL);
+    ASSERT_TRUE(tsr__config_group_limit(&cfg, 8) == NULL);
+    ASSERT_EQ(cfg.v[TSR__CONF_LOG_LEVEL].number, 7);
+    ASSERT_STREQ(cfg.v[TSR__CONF_CACHE_DIR].text, "/var/cache/t # not a comment");
+    ASSERT_EQ(cfg.v[TSR__CONF_PROBE_TIMEOUT].number, 5000);
+    tsr__config_free(&cfg);
+}
+
+/* Each kind of error, with the whole message. */
+static const struct {
+    const char *text, *message;
+} errors[] = {
+    {"socket.mode = 0660\n\n\n\n\n\nmemory_limit.uid.alice = lots\n",
+     "tesserad.conf:7: memory_limit.uid.alice: invalid size 'lots' (expected e.g. 4GiB or 50%)"},
+    {"memory_limit.session = 150%\n",
+     "tesserad.conf:1: memory_limit.session: invalid percentage '150%' (expected 1% to 100%)"},
+    {"memory_limit.session = 0%\n",
+     "tesserad.conf:1: memory_limit.session: invalid percentage '0%' (expected 1% to 100%)"},
+    {"memory_limit.daemon = 0\n",
+     "tesserad.conf:1: memory_limit.daemon: invalid size '0' (a limit is above 0; 'unlimited' "
+     "means none)"},
+    {"memory_limit.daemon = 99999999999T\n",
+     "tesserad.conf:1: memory_limit.daemon: size '99999999999T' is too large"},
+    {"memory_limit.uid.carol = 1G\n",
+     "tesserad.conf:1: memory_limit.uid.carol: no such user 'carol'"},
+    {"memory_limit.group.wheel = 1G\n",
+     "tesserad.conf:1: memory_limit.group.wheel: no such group 'wheel'"},
+    {"memory_limit.uid = 1G\n", "tesserad.conf:1: memory_limit.uid: missing user name (write "
+                                "memory_limit.uid.<user> = LIMIT)"},
+    {"memory_limit.group. = 1G\n", "tesserad.conf:1: memory_limit.group.: missing group name "
+                                   "(write memory_limit.group.<group> = LIMIT)"},
+    {"memory_limit.uid.alice = 1G\nmemory_limit.uid.1000 = 2G\n",
+     "tesserad.conf:2: memory_limit.uid.1000: uid 1000 already has a limit (line 1)"},
+    {"log.level = info\n# again:\nlog.level = debug\n",
+     "tesserad.conf:3: log.level: already set on line 1"},
+    {"log.level = loud\n", "tesserad.conf:1: log.level: unknown log level 'loud' (expected err, "
+                           "warning, notice, info or debug)"},
+    {"log.level =\n", "tesserad.conf:1: log.level: missing value"},
+    {"no.such.key = 1\n", "tesserad.conf:1: no.such.key: unknown key"},
+    {"socket path = /tmp/x\n", "tesserad.conf:1: invalid key 'socket path' (keys have no blanks)"},
+    {"just words\n", "tesserad.conf:1: expected 'key = value', got 'just words'"},
+    {" = value\n", "tesserad.conf:1: expected 'key = value', got '= value'"},
+    {"[socket]\n", "tesserad.conf:1: sections such as '[socket]' are not used: write each key in "
+                   "full (socket.path = ...)"},
+    {"socket.path = /tmp/\001\n", "tesserad.conf:1: control character 0x01 in the line"},
+    {"socket.mode = 0999\n",
+     "tesserad.conf:1: socket.mode: invalid mode '0999' (expected octal permissions such as 0660)"},
+    {"socket.mode = 1777\n",
+     "tesserad.conf:1: socket.mode: invalid mode '1777' (expected octal permissions such as 0660)"},
+    {"socket.group = wheel\n", "tesserad.conf:1: socket.group: no such group 'wheel'"},
+    {"socket.path = /0123456789/0123456789/0123456789/0123456789/0123456789/0123456789/"
+     "0123456789/0123456789/0123456789/0123456789/0123456789\n",
+     "tesserad.conf:1: socket.path: socket path too long (121 bytes, at most 107)"},
+    {"cache.directory = cache\n",
+     "tesserad.conf:1: cache.directory: 'cache' is not an absolute path"},
+    {"sessions.max = 0\n", "tesserad.conf:1: sessions.max: invalid count '0' (expected a whole "
+                           "number from 1 to 1000000)"},
+    {"discovery.probe_timeout_ms = 1s\n",
+     "tesserad.conf:1: discovery.probe_timeout_ms: invalid milliseconds '1s' (expected a whole "
+     "number from 1 to 3600000)"},
+    {"devices.visible = cuda:0\n",
+     "tesserad.conf:1: devices.visible: 'cuda:0' is not an OpenCL device (expected all, or "
+     "ordinals such as 1,0 or opencl:1,opencl:0)"},
+    {"devices.visible = opencl\n",
+     "tesserad.conf:1: devices.visible: 'opencl' names no ordinal (expected all, or ordinals such "
+     "as 1,0 or opencl:1,opencl:0)"},
+    {"devices.visible = gpu0\n",
+     "tesserad.conf:1: devices.visible: invalid device 'gpu0' (expected all, or ordinals such as "
+     "1,0 or opencl:1,opencl:0)"},
+    {"devices.visible = 0, opencl:0\n",
+     "tesserad.conf:1: devices.visible: opencl:0 is listed twice"},
+    {"devices.visible = 0,,1\n",
+     "tesserad.conf:1: devices.visible: empty entry in the device list '0,,1'"},
+};
+
+static void test_errors(void)
+{
+    for (size_t k = 0; k < sizeof errors / sizeof errors[0]; k++) {
+        tsr__config cfg;
+        tsr__config_clear(&cfg);
+        ASSERT_FAIL(parse(&cfg, errors[k].text), TSR_ERR_INVALID_ARGUMENT, errors[k].message);
+        tsr__config_free(&cfg);
+    }
+    /* A NUL byte and an overlong line, which no C string literal above can hold. */
+    tsr__config cfg;
+    tsr__config_clear(&cfg);
+    ASSERT_FAIL(
+        tsr__config_parse(&cfg, "tesserad.conf", "log.level = info\nx\0y = 1\n", 24, &fake_names),
+        TSR_ERR_INVALID_ARGUMENT, "tesserad.conf:2: control character 0x00 in the line");
+    char *long_line = malloc(TSR__CONFIG_LINE_MAX + 8);
+    memset(long_line, 'a', TSR__CONFIG_LINE_MAX + 1);
+    strcpy(long_line + TSR__CONFIG_LINE_MAX + 1, "\n");
+    ASSERT_FAIL(parse(&cfg, long_line), TSR_ERR_INVALID_ARGUMENT,
+                "tesserad.conf:1: line too long (over 4096 bytes)");
+    free(long_line);
+    tsr__config_free(&cfg);
+}
+
+static void test_defaults_and_environment(void)
+{
+    unsetenv("TESSERA_SOCKET");
+    tsr__config cfg;
+    ASSERT_OK(tsr__config_init(&cfg, &fake_names));
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++)
+        ASSERT_FALSE(cfg.v[k].set);
+    ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_PATH].text, "/run/tessera/tesserad.sock");
+    ASSERT_STREQ(tsr__config_text(&cfg, TSR__CONF_SOCKET_GROUP), "the daemon's own group");
+    ASSERT_EQ(cfg.v[TSR__CONF_SOCKET_MODE].number, 0660);
+    ASSERT_TRUE(cfg.v[TSR__CONF_VISIBLE_DEVICES].all_devices);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS].number, 4096);
+    ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.kind, TSR__LIMIT_NONE);
+    ASSERT_EQ(cfg.v[TSR__CONF_LOG_LEVEL].number, 6);
+    ASSERT_STREQ(cfg.v[TSR__CONF_CACHE_DIR].text, "");
+    ASSERT_TRUE(strncmp(tsr__config_text(&cfg, TSR__CONF_CACHE_DIR), "$TESSERA_KERNEL_CACHE", 21) ==
+                0);
+    ASSERT_EQ(cfg.v[TSR__CONF_PROBE_TIMEOUT].number, 20000);
+
+    /* The environment replaces the default, the file the environment. */
+    setenv("TESSERA_SOCKET", "/tmp/env.sock", 1);
+    ASSERT_OK(tsr__config_init(&cfg, &fake_names));
+    ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_PATH].text, "/tmp/env.sock");
+    ASSERT_FALSE(cfg.v[TSR__CONF_SOCKET_PATH].set);
+    ASSERT_OK(parse(&cfg, "socket.path = /tmp/file.sock\n"));
+    ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_PATH].text, "/tmp/file.sock");
+    char long_path[200];
+    memset(long_path, 'x', sizeof long_path - 1);
+    long_path[sizeof long_path - 1] = '\0';
+    setenv("TESSERA_SOCKET", long_path, 1);
+    ASSERT_FAIL(tsr__config_init(&cfg, &fake_names), TSR_ERR_INVALID_ARGUMENT,
+                "$TESSERA_SOCKET: socket path too long (199 bytes, at most 107)");
+    unsetenv("TESSERA_SOCKET");
+    tsr__config_free(&cfg);
+}
+
+/* The command line over the file: options, --set, lists merged by id. */
+static void test_overrides(void)
+{
+    tsr__config file, over;
+    ASSERT_OK(tsr__config_init(&file, &fake_names));
+    ASSERT_OK(parse(&file, "memory_limit.daemon = 1G\nlog.level = debug\n"
+                           "memory_limit.uid.alice = 1G\nmemory_limit.uid.bob = 2G\n"));
+    tsr__config_clear(&over);
+    ASSERT_OK(tsr__config_set_option(&over, "memory-limit", "512M", &fake_names));
+    ASSERT_OK(tsr__config_set(&over, "--set", "memory_limit.uid.1000", "3G", &fake_names));
+    ASSERT_OK(tsr__config_set(&over, "--set", "memory_limit.uid.1000", "4G", &fake_names));
+    ASSERT_OK(tsr__config_set(&over, "--set", "memory_limit.group.users", "10%", &fake_names));
+    ASSERT_FAIL(tsr__config_set_option(&over, "memory-limit", "lots", &fake_names),
+                TSR_ERR_INVALID_ARGUMENT,
+                "--memory-limit: invalid size 'lots' (expected e.g. 4GiB or 50%)");
+    ASSERT_FAIL(tsr__config_set(&over, "--set", "log.colour", "on", &fake_names),
+                TSR_ERR_INVALID_ARGUMENT, "--set: log.colour: unknown key");
+    ASSERT_FAIL(tsr__config_set_option(&over, "no-such", "1", &fake_names),
+                TSR_ERR_INVALID_ARGUMENT, "--no-such: no such option");
+    ASSERT_OK(tsr__config_merge(&file, &over));
+    ASSERT_UEQ(file.v[TSR__CONF_MEMORY_DAEMON].limit.value, 512ull << 20);
+    ASSERT_EQ(file.v[TSR__CONF_LOG_LEVEL].number, 7);
+    ASSERT_EQ(file.uid_count, 2);
+    ASSERT_UEQ(tsr__config_uid_limit(&file, 1000)->limit.value, 4ull << 30);
+    ASSERT_UEQ(tsr__config_uid_limit(&file, 1001)->limit.value, 2ull << 30);
+    ASSERT_EQ(file.group_count, 1);
+
+    tsr__config copy;
+    ASSERT_OK(tsr__config_copy(&copy, &file));
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++)
+        ASSERT_TRUE(tsr__config_equal(&copy, &file, (tsr__config_key_id)k));
+    ASSERT_OK(tsr__config_set(&copy, "--set", "memory_limit.uid.bob", "unlimited", &fake_names));
+    ASSERT_FALSE(tsr__config_equal(&copy, &file, TSR__CONF_MEMORY_UID));
+    ASSERT_OK(tsr__config_set_option(&copy, "socket-mode", "0660", &fake_names));
+    ASSERT_TRUE(tsr__config_equal(&copy, &file, TSR__CONF_SOCKET_MODE));
+    ASSERT_OK(tsr__config_set_option(&copy, "socket-mode", "0666", &fake_names));
+    ASSERT_FALSE(tsr__config_equal(&copy, &file, TSR__CONF_SOCKET_MODE));
+    tsr__config_free(&copy);
+    tsr__config_free(&over);
+    tsr__config_free(&file);
+}
+
+static void test_load(void)
+{
+    char dir[] = "/tmp/tessera-config.XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir) != NULL);
+    char path[64];
+    snprintf(path, sizeof path, "%s/tesserad.conf", dir);
+    tsr__config cfg;
+    tsr__config_clear(&cfg);
+    bool found = true;
+    ASSERT_OK(tsr__config_load(&cfg, path, true, &found, &fake_names));
+    ASSERT_FALSE(found);
+    char want[160];
+    snprintf(want, sizeof want, "cannot read %s: No such file or directory", path);
+    ASSERT_FAIL(tsr__config_load(&cfg, path, false, &found, &fake_names), TSR_ERR_IO, want);
+
+    ASSERT_TRUE(write_text(path, "sessions.max = 3\nlog.level = verbose\n"));
+    snprintf(want, sizeof want,
+             "%s:2: log.level: unknown log level 'verbose' (expected err, warning, notice, info or "
+             "debug)",
+             path);
+    ASSERT_FAIL(tsr__config_load(&cfg, path, true, &found, &fake_names), TSR_ERR_INVALID_ARGUMENT,
+                want);
+    ASSERT_TRUE(write_text(path, "sessions.max = 3\n"));
+    tsr__config_clear(&cfg);
+    ASSERT_OK(tsr__config_load(&cfg, path, false, &found, &fake_names));
+    ASSERT_TRUE(found);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS].number, 3);
+    unlink(path);
+    rmdir(dir);
+    tsr__config_free(&cfg);
+}
+
+/* What tsr__config_write prints reads back as the same configuration. */
+static void test_written_form(void)
+{
+    tsr__config cfg, again;
+    ASSERT_OK(tsr__config_init(&cfg, &fake_names));
+    ASSERT_OK(parse(&cfg, every_key));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    tsr__config_write(out, &cfg);
+    fclose(out);
+    ASSERT_TRUE(strstr(text, "\nmemory_limit.uid.alice = 8GiB\n") != NULL);
+    ASSERT_TRUE(strstr(text, "\nmemory_limit.uid.1234 = unlimited\n") != NULL);
+    ASSERT_TRUE(strstr(text, "\nsocket.mode = 600\n") != NULL);
+    ASSERT_OK(tsr__config_init(&again, &fake_names));
+    ASSERT_OK(tsr__config_parse(&again, "written", text, len, &fake_names));
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++)
+        ASSERT_TRUE(tsr__config_equal(&cfg, &again, (tsr__config_key_id)k));
+    free(text);
+    tsr__config_free(&again);
+    tsr__config_free(&cfg);
+}
+
+int main(void)
+{
+    test_every_key();
+    test_errors();
+    test_defaults_and_environment();
+    test_overrides();
+    test_load();
+    test_written_form();
+    TEST_DONE();
+}

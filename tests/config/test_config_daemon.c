@@ -1,0 +1,420 @@
+/* A real tesserad and its configuration: --print-config against the
+ * shipped sample, start-up errors, SIGHUP reloads that apply, keep or
+ * refuse, command-line settings that outlive reloads, sd_notify messages
+ * (READY, STATUS, WATCHDOG, RELOADING, STOPPING) and socket activation.
+ *
+ *   config-daemon PATH/TO/systemd/tesserad.conf
+ * with TESSERA_TEST_DAEMON and TESSERA_TEST_CLI set, as for the
+ * integration tests. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/support_config.h"
+#include "support_daemon.h"
+#include "test.h"
+
+#define MiB (1024LL * 1024)
+
+static char work[256];
+static const char *sample_path;
+
+static void write_file(const char *path, const char *text)
+{
+    if (!write_text(path, text)) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static const char *in_work(const char *name)
+{
+    static char paths[8][320];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, sizeof paths[0], "%s/%s", work, name);
+    return p;
+}
+
+static int count_in_file(const char *path, const char *needle)
+{
+    char *text = read_text(path);
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    free(text);
+    return n;
+}
+
+/* Waits up to 10 s for a line containing needle in the log. */
+static bool wait_log(const char *log, const char *needle)
+{
+    for (int waited = 0; waited < 10000; waited += 20) {
+        if (count_in_file(log, needle) > 0)
+            return true;
+        sleep_ms(20);
+    }
+    fprintf(stderr, "the log %s never showed \"%s\"\n", log, needle);
+    return false;
+}
+
+/* Runs a program; its stdout and stderr together into out. */
+static int run_capture(const char *const *argv, char *out, size_t n)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    ssize_t got;
+    while (used < n - 1 && (got = read(fds[0], out + used, n - 1 - used)) > 0)
+        used += (size_t)got;
+    out[used] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* opencl:0's memory as `tessera devices --json` reports it, -1 without
+ * OpenCL devices, -2 when the command fails. */
+static long long device_memory(void)
+{
+    static char out[65536];
+    const char *args[] = {"devices", "--json", NULL};
+    if (test_run_cli(out, sizeof out, args) != 0)
+        return -2;
+    const char *at = strstr(out, "\"memory_bytes\": ");
+    return at ? strtoll(at + 16, NULL, 10) : -1;
+}
+
+static void test_print_config(void)
+{
+    const char *exe = getenv("TESSERA_TEST_DAEMON");
+    static char out[65536];
+    const char *plain[] = {exe, "--config", "/dev/null", "--print-config", NULL};
+    ASSERT_EQ(run_capture(plain, out, sizeof out), 0);
+    char *sample = read_text(sample_path);
+    ASSERT_TRUE(sample != NULL);
+    if (sample && strcmp(out, sample) != 0)
+        fprintf(stderr, "tesserad --print-config differs from %s\n", sample_path);
+    ASSERT_STREQ(out, sample);
+    free(sample);
+
+    const char *file = in_work("print.conf");
+    write_file(file, "memory_limit.uid.0 = 1G\nlog.level = debug\n");
+    const char *set[] = {
+        exe, "--config", file, "--max-sessions", "7", "--set", "log.level=err", "--print-config",
+        NULL};
+    ASSERT_EQ(run_capture(set, out, sizeof out), 0);
+    ASSERT_TRUE(strstr(out, "\nmemory_limit.uid.0 = 1G\n") != NULL);
+    ASSERT_TRUE(strstr(out, "\nsessions.max = 7\n") != NULL);
+    ASSERT_TRUE(strstr(out, "\nlog.level = err\n") != NULL);
+    ASSERT_TRUE(strstr(out, "\n#socket.mode = 0660\n") != NULL);
+}
+
+static void test_start_errors(void)
+{
+    const char *exe = getenv("TESSERA_TEST_DAEMON");
+    char out[4096], want[1024];
+    const char *socket = in_work("never.sock");
+
+    const char *missing = in_work("missing.conf");
+    const char *a[] = {exe, "--foreground", "--config", missing, "--socket", socket, NULL};
+    ASSERT_EQ(run_capture(a, out, sizeof out), 1);
+    snprintf(want, sizeof want, "<3>cannot read %s: No such file or directory\n", missing);
+    ASSERT_STREQ(out, want);
+
+    const char *bad = in_work("bad.conf");
+    write_file(bad, "# limits\nmemory_limit.uid_default = 1G\nmemory_limit.uid.0 = lots\n");
+    const char *b[] = {exe, "--foreground", "--config", bad, "--socket", socket, NULL};
+    ASSERT_EQ(run_capture(b, out, sizeof out), 1);
+    snprintf(want, sizeof want,
+             "<3>%s:3: memory_limit.uid.0: invalid size 'lots' (expected e.g. 4GiB or 50%%)\n",
+             bad);
+    ASSERT_STREQ(out, want);
+
+    const char *c[] = {exe, "--memory-limit", "0", NULL};
+    ASSERT_EQ(run_capture(c, out, sizeof out), 2);
+    ASSERT_STREQ(out, "tesserad: --memory-limit: invalid size '0' (a limit is above 0; 'unlimited' "
+                      "means none)\nTry 'tesserad --help' for more information.\n");
+    const char *d[] = {exe, "--set", "log.level", NULL};
+    ASSERT_EQ(run_capture(d, out, sizeof out), 2);
+    ASSERT_STREQ(out, "tesserad: --set: expected KEY=VALUE, not 'log.level'\n"
+                      "Try 'tesserad --help' for more information.\n");
+    ASSERT_TRUE(access(socket, F_OK) != 0);
+}
+
+/* SIGHUP and wait for the daemon's word that it reloaded. */
+static bool reload(test_daemon *d, const char *file)
+{
+    char done[512];
+    snprintf(done, sizeof done, "reloaded the configuration from %s", file);
+    int before = count_in_file(d->log, done);
+    kill(d->pid, SIGHUP);
+    for (int waited = 0; waited < 10000; waited += 20) {
+        if (count_in_file(d->log, done) > before)
+            return true;
+        sleep_ms(20);
+    }
+    fprintf(stderr, "no \"%s\" after SIGHUP\n", done);
+    return false;
+}
+
+static void test_reload(void)
+{
+    const char *file = in_work("reload.conf");
+    write_file(file, "memory_limit.daemon = 64M\n");
+    test_daemon d;
+    const char *extra[] = {"--config", file, NULL};
+    if (test_daemon_start(&d, extra) != 0) {
+        ASSERT_TRUE(false);
+        return;
+    }
+    long long before = device_memory();
+    bool opencl = before != -1;
+    if (opencl)
+        ASSERT_EQ(before, 64 * MiB);
+
+    /* What can change does; what needs a restart is logged and kept. */
+    write_file(file, "memory_limit.daemon = 32M\nlog.level = notice\nsessions.max = 1\n"
+                     "socket.mode = 0600\ndevices.visible = 0, 5\n");
+    ASSERT_TRUE(reload(&d, file));
+    ASSERT_EQ(count_in_file(d.log, "reload: socket.mode changed from '0660' to '0600'; it takes "
+                                   "effect when tesserad restarts"),
+              1);
+    ASSERT_TRUE(count_in_file(d.log, "devices.visible: opencl:5 does not exist") == 1);
+    struct stat st;
+    ASSERT_TRUE(stat(d.socket, &st) == 0 && (st.st_mode & 0777) == 0660);
+    int connected = count_in_file(d.log, "connected");
+    if (opencl)
+        ASSERT_EQ(device_memory(), 32 * MiB);
+    ASSERT_EQ(count_in_file(d.log, "connected"), connected); /* info is below notice now */
+
+    /* sessions.max = 1: a second session is turned away. */
+    tsr_client *first = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &first));
+    ASSERT_EQ(device_memory(), -2);
+    ASSERT_TRUE(wait_log(d.log, "refusing a connection: 1 sessions already open"));
+    tsr_client_close(first);
+
+    /* A bad file changes nothing. */
+    write_file(file, "memory_limit.daemon = 16M\nthis is not a key line\n");
+    kill(d.pid, SIGHUP);
+    char want[512];
+    snprintf(want, sizeof want,
+             "<3>reload failed, keeping the running configuration: %s:2: expected 'key = value', "
+             "got 'this is not a key line'",
+             file);
+    ASSERT_TRUE(wait_log(d.log, want));
+    if (opencl)
+        ASSERT_EQ(device_memory(), 32 * MiB);
+    /* A --config file that went away is an error too. */
+    unlink(file);
+    kill(d.pid, SIGHUP);
+    snprintf(want, sizeof want,
+             "reload failed, keeping the running configuration: cannot read %s: No such file or "
+             "directory",
+             file);
+    ASSERT_TRUE(wait_log(d.log, want));
+    ASSERT_TRUE(test_daemon_alive(&d));
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+}
+
+/* Options beat the file, at start and at every reload. */
+static void test_command_line_wins(void)
+{
+    const char *file = in_work("override.conf");
+    write_file(file, "memory_limit.daemon = 64M\nsessions.max = 1\n");
+    test_daemon d;
+    const char *extra[] = {"--config", file,    "--memory-limit",    "48M", "--max-sessions",
+                           "5",        "--set", "log.level=warning", NULL};
+    if (test_daemon_start(&d, extra) != 0) {
+        ASSERT_TRUE(false);
+        return;
+    }
+    bool opencl = device_memory() != -1;
+    if (opencl)
+        ASSERT_EQ(device_memory(), 48 * MiB);
+    write_file(file, "memory_limit.daemon = 16M\nsessions.max = 1\nlog.level = debug\n");
+    kill(d.pid, SIGHUP);
+    /* The reload's notice is below the command line's log level: wait for
+     * its effect instead. */
+    sleep_ms(300);
+    if (opencl)
+        ASSERT_EQ(device_memory(), 48 * MiB);
+    tsr_client *a = NULL, *b = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &a));
+    ASSERT_OK(tsr_client_open(NULL, &b));
+    tsr_client_close(a);
+    tsr_client_close(b);
+    ASSERT_EQ(count_in_file(d.log, "connected"), 0);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+}
+
+/* ---- systemd ------------------------------------------------------------ */
+
+static int unix_socket(const char *path, int type, bool listening)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0 ||
+        (listening && listen(fd, 16) < 0)) {
+        perror(path);
+        exit(1);
+    }
+    return fd;
+}
+
+/* Reads notifications until one contains `want` (10 s at most). */
+static bool expect_notify(int fd, const char *want)
+{
+    for (int waited = 0; waited < 10000;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) {
+            waited += 100;
+            continue;
+        }
+        char msg[1024];
+        ssize_t got = recv(fd, msg, sizeof msg - 1, 0);
+        if (got <= 0)
+            continue;
+        msg[got] = '\0';
+        if (strstr(msg, want))
+            return true;
+    }
+    fprintf(stderr, "no notification with \"%s\"\n", want);
+    return false;
+}
+
+static void test_notify(void)
+{
+    const char *path = in_work("notify");
+    int fd = unix_socket(path, SOCK_DGRAM, false);
+    setenv("NOTIFY_SOCKET", path, 1);
+    setenv("WATCHDOG_USEC", "200000", 1);
+    test_daemon d;
+    const char *extra[] = {"--config", "/dev/null", NULL};
+    int started = test_daemon_start(&d, extra);
+    unsetenv("NOTIFY_SOCKET");
+    unsetenv("WATCHDOG_USEC");
+    ASSERT_EQ(started, 0);
+    if (started == 0) {
+        ASSERT_TRUE(expect_notify(fd, "READY=1"));
+        ASSERT_TRUE(expect_notify(fd, ", 0 sessions"));
+        ASSERT_TRUE(expect_notify(fd, "WATCHDOG=1"));
+        tsr_client *c = NULL;
+        ASSERT_OK(tsr_client_open(NULL, &c));
+        ASSERT_TRUE(expect_notify(fd, ", 1 session"));
+        tsr_client_close(c);
+        ASSERT_TRUE(expect_notify(fd, ", 0 sessions"));
+        kill(d.pid, SIGHUP);
+        ASSERT_TRUE(expect_notify(fd, "RELOADING=1"));
+        ASSERT_TRUE(expect_notify(fd, "READY=1"));
+        ASSERT_EQ(test_daemon_stop(&d), 0);
+        ASSERT_TRUE(expect_notify(fd, "STOPPING=1"));
+    }
+    close(fd);
+    unlink(path);
+}
+
+/* As systemd passes a socket: descriptor 3, LISTEN_FDS=1, LISTEN_PID. */
+static void test_socket_activation(void)
+{
+    const char *exe = getenv("TESSERA_TEST_DAEMON");
+    const char *path = in_work("activated.sock");
+    const char *log = in_work("activated.log");
+    const char *unused = in_work("unused.sock");
+    char log_path[320], path_copy[320], unused_copy[320];
+    snprintf(log_path, sizeof log_path, "%s", log);
+    snprintf(path_copy, sizeof path_copy, "%s", path);
+    snprintf(unused_copy, sizeof unused_copy, "%s", unused);
+    int fd = unix_socket(path_copy, SOCK_SEQPACKET, true);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char me[32];
+        snprintf(me, sizeof me, "%d", (int)getpid());
+        setenv("LISTEN_FDS", "1", 1);
+        setenv("LISTEN_PID", me, 1);
+        int out = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, STDERR_FILENO);
+        if (fd == 3)
+            fcntl(fd, F_SETFD, 0);
+        else
+            dup2(fd, 3); /* the copy has no close-on-exec */
+        execl(exe, exe, "--foreground", "--config", "/dev/null", "--socket", unused_copy,
+              (char *)NULL);
+        _exit(127);
+    }
+    close(fd);
+    char want[400];
+    snprintf(want, sizeof want, "listening on %s (socket passed by systemd)", path_copy);
+    ASSERT_TRUE(wait_log(log_path, want));
+    tsr_client *c = NULL;
+    tsr_client_options o = {.socket_path = path_copy};
+    ASSERT_OK(tsr_client_open(&o, &c));
+    tsr_client_close(c);
+    ASSERT_TRUE(access(unused_copy, F_OK) != 0);
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* The socket is systemd's: the daemon leaves it where it was. */
+    ASSERT_TRUE(access(path_copy, F_OK) == 0);
+    unlink(path_copy);
+    unlink(log_path);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 || !getenv("TESSERA_TEST_DAEMON") || !getenv("TESSERA_TEST_CLI")) {
+        fprintf(stderr,
+                "usage: TESSERA_TEST_DAEMON=... TESSERA_TEST_CLI=... config-daemon SAMPLE\n");
+        return 2;
+    }
+    sample_path = argv[1];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(work, sizeof work, "%s/tessera-config.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(work)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    unsetenv("TESSERA_SOCKET");
+    test_print_config();
+    test_start_errors();
+    test_reload();
+    test_command_line_wins();
+    test_notify();
+    test_socket_activation();
+    const char *names[] = {"print.conf", "bad.conf", "override.conf"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        unlink(in_work(names[k]));
+    rmdir(work);
+    TEST_DONE();
+}
