@@ -93,12 +93,13 @@ static void kv(const char *key, const char *value)
     printf("  %-26s %s\n", key, value && *value ? value : "-");
 }
 
-static void kv_bytes(const char *key, uint64_t bytes)
+/* `live`: a count of what is in use now, where 0 is a value, not "unknown". */
+static void kv_bytes(const char *key, uint64_t bytes, bool live)
 {
     char human[32], text[64];
     snprintf(text, sizeof text, "%s (%" PRIu64 " bytes)", cli_bytes(bytes, human, sizeof human),
              bytes);
-    kv(key, bytes ? text : "-");
+    kv(key, bytes || live ? text : "-");
 }
 
 static void kv_number(const char *key, uint64_t v)
@@ -122,9 +123,9 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv("platform", st->platform_name);
     kv("OpenCL device type", device_kinds(st->cl_device_type, buf, sizeof buf));
     kv("uuid", uuid_text(st, buf, sizeof buf));
-    kv_bytes("memory", p->memory_bytes);
-    kv_bytes("largest allocation", st->max_alloc_bytes);
-    kv_bytes("local memory", st->local_memory_bytes);
+    kv_bytes("memory", p->memory_bytes, false);
+    kv_bytes("largest allocation", st->max_alloc_bytes, false);
+    kv_bytes("local memory", st->local_memory_bytes, false);
     kv_number("compute units", p->compute_units);
     kv_number("max clock (MHz)", st->max_clock_mhz);
     kv_number("max work-group size", p->max_work_group_size);
@@ -138,9 +139,9 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv("DRM render node", p->render_node);
     if (p->device.type != TSR_DEVICE_OPENCL)
         return;
-    kv_bytes("lent to sessions", st->capacity);
-    kv_bytes("reserved by sessions", st->reserved);
-    kv_bytes("allocated by sessions", st->allocated);
+    kv_bytes("lent to sessions", st->capacity, false);
+    kv_bytes("reserved by sessions", st->reserved, true);
+    kv_bytes("allocated by sessions", st->allocated, true);
     kv_number("sessions holding memory", st->sessions);
     size_t used = 0;
     buf[0] = '\0';

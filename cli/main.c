@@ -21,7 +21,7 @@ static void print_overview(FILE *f)
                "    tessera - inspect Tessera's devices and tensor semantics\n\n"
                "SYNOPSIS\n"
                "    tessera COMMAND [OPTIONS] [ARGUMENTS]\n"
-               "    tessera help COMMAND\n"
+               "    tessera help [--man] COMMAND\n"
                "    tessera --version\n\n"
                "DESCRIPTION\n"
                "    Tessera is a device runtime whose tensors behave as PyTorch's. Some\n"
@@ -31,7 +31,8 @@ static void print_overview(FILE *f)
                "COMMANDS\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "    %-13s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
-    fprintf(f, "\n    Run 'tessera COMMAND --help' for a command's manual.\n\n"
+    fprintf(f, "\n    Run 'tessera COMMAND --help' for a command's manual; 'tessera help --man\n"
+               "    COMMAND' prints it as a man(7) page.\n\n"
                "EXIT STATUS\n"
                "    0 on success, 1 when the operation fails (where PyTorch raises an\n"
                "    error), 2 on a usage error.\n");

@@ -114,7 +114,7 @@ static void print_devices(const sample *prev, const sample *now, int width)
                now->props[k].name);
         printf("  mem  ");
         bar(st->capacity ? (double)st->reserved / (double)st->capacity : 0, bar_width);
-        printf(" %9s/%-9s\n", cli_bytes(st->reserved, used, sizeof used),
+        printf(" %9s/%s\n", cli_bytes(st->reserved, used, sizeof used),
                cli_bytes(st->capacity, cap, sizeof cap));
         printf("  busy ");
         const tsr_device_status *was = k < prev->count ? &prev->status[k] : NULL;
@@ -135,8 +135,8 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
 {
     char pid[16], user[64], dev[TSR_DEVICE_STR_MAX], a[32], r[32];
     int command_width = width - 62 > 8 ? width - 62 : 8;
-    printf("\n%5s %7s %-8s %-9s %10s %10s %5s %-*s\n", "SID", "PID", "USER", "DEVICE",
-           "ALLOCATED", "RESERVED", "THR", command_width, "COMMAND");
+    printf("\n%5s %7s %-8s %-9s %10s %10s %5s %s\n", "SID", "PID", "USER", "DEVICE",
+           "ALLOCATED", "RESERVED", "THR", "COMMAND");
     for (size_t k = 0; k < n; k++) {
         const tsr_process_info *s = &list[k];
         uint64_t alloc = 0, res = 0;

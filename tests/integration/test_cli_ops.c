@@ -158,25 +158,11 @@ int main(int argc, char **argv)
     test_daemon d;
     if (test_daemon_start(&d, NULL) != 0)
         return 1;
-    char ready[2][400], release[400], pid[2][16];
-    snprintf(release, sizeof release, "%s/release", d.dir);
-    char self[512];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    self[len > 0 ? len : 0] = '\0';
+    char pid[2][16];
     pid_t kids[2];
-    for (int k = 0; k < 2; k++) {
-        snprintf(ready[k], sizeof ready[k], "%s/ready%d", d.dir, k);
-        kids[k] = fork();
-        if (kids[k] == 0) {
-            execl(self, self, "--hold", ready[k], release, (char *)NULL);
-            _exit(127);
-        }
-    }
-    for (int k = 0; k < 2; k++) {
-        ASSERT_TRUE(cli_wait_file(ready[k]));
-        snprintf(pid[k], sizeof pid[k], "%d", cli_read_pid(ready[k]));
+    ASSERT_TRUE(cli_start_holders(d.dir, 2, NULL, kids, pid));
+    for (int k = 0; k < 2; k++)
         ASSERT_EQ(atoi(pid[k]), kids[k]);
-    }
     ASSERT_EQ(cli("ps", "--json", NULL, NULL), 0);
     check_py("ps --json", ps_json, pid[0], pid[1]);
     ASSERT_EQ(cli("ps", "--csv", NULL, NULL), 0);
@@ -191,14 +177,7 @@ int main(int argc, char **argv)
     check_py("stats --json", stats_json, pid[0], pid[1]);
     check_tables(pid[0], pid[1]);
     check_usage_errors();
-    FILE *f = fopen(release, "w");
-    if (f)
-        fclose(f);
-    for (int k = 0; k < 2; k++) {
-        int status = -1;
-        waitpid(kids[k], &status, 0);
-        ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
+    ASSERT_TRUE(cli_stop_holders(d.dir, 2, kids));
     if (test__failed)
         test_daemon_dump_log(&d);
     ASSERT_EQ(test_daemon_stop(&d), 0);

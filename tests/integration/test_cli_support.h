@@ -84,6 +84,52 @@ static inline int cli_read_pid(const char *path)
     return pid;
 }
 
+/* Starts n (at most 4) holders: this program run as `SELF --hold
+ * DIR/readyK DIR/release`, holder k calling before(k) first (NULL: none),
+ * e.g. to become another user. Waits until each holds its memory and
+ * writes its pid as text into pid[k]. False when one did not come up. */
+static inline bool cli_start_holders(const char *dir, int n, void (*before)(int), pid_t *kids,
+                                     char pid[][16])
+{
+    char self[512], ready[4][400], release[400];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[len > 0 ? len : 0] = '\0';
+    snprintf(release, sizeof release, "%s/release", dir);
+    for (int k = 0; k < n && k < 4; k++) {
+        snprintf(ready[k], sizeof ready[k], "%s/ready%d", dir, k);
+        kids[k] = fork();
+        if (kids[k] == 0) {
+            if (before)
+                before(k);
+            execl(self, self, "--hold", ready[k], release, (char *)NULL);
+            _exit(127);
+        }
+    }
+    for (int k = 0; k < n && k < 4; k++) {
+        if (!cli_wait_file(ready[k]))
+            return false;
+        snprintf(pid[k], 16, "%d", cli_read_pid(ready[k]));
+    }
+    return true;
+}
+
+/* Lets the holders go and reaps them; true when each exited with 0. */
+static inline bool cli_stop_holders(const char *dir, int n, const pid_t *kids)
+{
+    char release[400];
+    snprintf(release, sizeof release, "%s/release", dir);
+    FILE *f = fopen(release, "w");
+    if (f)
+        fclose(f);
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+        int status = -1;
+        waitpid(kids[k], &status, 0);
+        ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    return ok;
+}
+
 /* Runs `PYTHON -c script args...` with `input` on its stdin; returns its
  * exit status (the script asserts). */
 static inline int cli_python(const char *script, const char *input, const char *const *args)
