@@ -229,13 +229,19 @@ static inline float tsr__k_add_f32(float a, float b, float alpha)
 
 /* The floating floor division of c10 (div_floor_floating): fmod, an exact
  * correction, floor, and a round-half-up guard; a zero quotient takes the
- * sign of a / b. R rounds the intermediate floordiv the way c10::Half and
+ * sign of a / b. Where fmod would make a NaN the result is spelled out, as
+ * x86 and glibc's fmod give it (OpenCL's fmod may give another NaN): a NaN
+ * operand propagates as in a + b, an infinite a gives inf - inf's NaN. R rounds the intermediate floordiv the way c10::Half and
  * c10::BFloat16 assignments do (identity for float and double). */
 #define TSR__K_DIV_FLOOR(name, T, R, FLOOR, FMOD, COPYSIGN) \
     static inline T name(T a, T b)                          \
     {                                                       \
         if (b == 0)                                         \
             return a / b;                                   \
+        if (a != a || b != b)                               \
+            return a + b;                                   \
+        if (a - a != 0)                                     \
+            return a - a;                                   \
         T mod = FMOD(a, b);                                 \
         T div = (a - mod) / b;                              \
         if (mod != 0 && (b < 0) != (mod < 0))               \

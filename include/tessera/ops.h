@@ -26,14 +26,22 @@
  *     tensor b (2) at non-singleton dimension 1"); a new result follows the
  *     operands' memory format (the first operand breaking ties); an out=
  *     tensor of the wrong shape is resized when it has no elements and is
- *     otherwise TSR_ERR_RUNTIME; an output that overlaps itself (expanded)
- *     or partially overlaps an input is refused with PyTorch's message;
+ *     otherwise TSR_ERR_RUNTIME "output with shape [2] doesn't match the
+ *     broadcast shape [3]" (PyTorch 1.13 resizes it with a warning); an
+ *     output that overlaps itself (expanded) or partially overlaps an
+ *     input is refused with PyTorch's message;
  *   - all tensors of an operation live on one device, except zero-dim cpu
  *     tensors, which act as scalars; otherwise TSR_ERR_RUNTIME "Expected
  *     all tensors to be on the same device, but found at least two
  *     devices, opencl:0 and cpu!". Nothing moves implicitly;
- *   - shell dtypes (float8, float4, uint16/32/64) do not compute: PyTorch's
- *     "\"add_stub\" not implemented for 'Float8_e4m3fn'" (TSR_ERR_NOT_SUPPORTED);
+ *   - a dtype an operation does not compute in is TSR_ERR_NOT_SUPPORTED
+ *     with PyTorch's "\"add_stub\" not implemented for 'Float8_e4m3fn'"
+ *     (add and sub say add_stub, then mul_cpu, div_cpu, div_trunc_cpu,
+ *     div_floor_cpu): the shell dtypes (float8, float4, uint16/32/64), and
+ *     what PyTorch 1.13 refuses (trunc/floor division of bool and complex,
+ *     true division of complex32);
+ *   - docs/semantics.md ("Elementwise arithmetic") says which of
+ *     PyTorch's paths each result follows (fused alpha, complex formulas);
  *   - meta tensors compute shapes, dtypes and strides only.
  *
  * cpu tensors are computed in this process (a small thread pool splits
@@ -64,10 +72,13 @@ typedef enum tsr_rounding_mode {
 } tsr_rounding_mode;
 
 /* ---- add / sub: a + alpha * b, a - alpha * b ------------------------ */
-/* alpha is converted to the computation dtype ("For integral input
- * tensors, argument alpha must not be a floating point number."; "Boolean
- * alpha only supported for Boolean results."). tsr_scalar_int(1) is the
- * usual alpha. */
+/* alpha is converted to the computation dtype as fill_ converts values
+ * ("value cannot be converted to type int8_t without overflow"), after
+ * PyTorch's checks ("For integral input tensors, argument alpha must not
+ * be a floating point number."; "Boolean alpha only supported for Boolean
+ * results."; "For non-complex input tensors, argument alpha must not be a
+ * complex number.", all TSR_ERR_RUNTIME). sub computes a + (-alpha) * b,
+ * as PyTorch does. tsr_scalar_int(1) is the usual alpha. */
 
 TSR_API tsr_status tsr_add(const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
                            tsr_tensor **result);
@@ -139,9 +150,10 @@ TSR_API tsr_status tsr_tensor_clone(const tsr_tensor *t, tsr_memory_format forma
                                     tsr_tensor **out);
 
 /* t.contiguous(memory_format=format): t itself (one more reference) when it
- * is already contiguous in `format`, else a copy that is. Preserve format is
- * TSR_ERR_RUNTIME "preserve memory format is unsupported by the
- * contiguous operator". */
+ * is already contiguous in `format`, else a copy that is. Preserve format
+ * reads as contiguous format in that first test (as in PyTorch); a tensor
+ * that fails it is TSR_ERR_RUNTIME "preserve memory format is unsupported
+ * by the contiguous operator". */
 TSR_API tsr_status tsr_tensor_contiguous(const tsr_tensor *t, tsr_memory_format format,
                                          tsr_tensor **out);
 
