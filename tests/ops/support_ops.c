@@ -15,15 +15,16 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                           \
-    X(tsr_add)                                                                                     \
-    X(tsr_add_out) X(tsr_add_) X(tsr_add_scalar) X(tsr_add_scalar_out) X(tsr_add_scalar_)          \
-        X(tsr_sub) X(tsr_sub_out) X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out)              \
-            X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar)             \
-                X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_)     \
-                    X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_) \
-                        X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)                   \
-                            X(tsr_tensor_contiguous) X(tsr_synchronize)
+#define OPS_FUNCTIONS(X)                                                                          \
+    X(tsr_add)                                                                                    \
+    X(tsr_add_out)                                                                                \
+    X(tsr_add_)                                                                                   \
+    X(tsr_add_scalar) X(tsr_add_scalar_out) X(tsr_add_scalar_) X(tsr_sub) X(tsr_sub_out)          \
+        X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul)         \
+            X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) \
+                X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)     \
+                    X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)   \
+                        X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize)
 #define OPS_WEAK(f) extern __typeof__(f) f __attribute__((weak));
 OPS_FUNCTIONS(OPS_WEAK)
 #undef OPS_WEAK
@@ -512,7 +513,9 @@ static void check_untouched(const ops_case *c, ops_outcome *o, int written)
             snprintf(o->trouble, sizeof(o->trouble), "reading storage %d failed: %s", i,
                      tsr_last_error());
         else if (n != b->nbytes || memcmp(now, b->bytes, n) != 0)
-            snprintf(o->trouble, sizeof(o->trouble), "storage %d (an input) changed", i);
+            snprintf(o->trouble, sizeof(o->trouble), "storage %d changed %s", i,
+                     written < 0 && o->status != TSR_OK ? "although the call failed"
+                                                        : "(the call does not write it)");
         free(now);
     }
 }
@@ -537,12 +540,19 @@ static void run_case(const ops_env *env, ops_case *c, ops_outcome *o)
                                            : tsr_last_error());
     if (o->status == TSR_OK && written == NULL)
         snprintf(o->trouble, sizeof(o->trouble), "the call succeeded without a result");
+    /* An error inside a queued kernel is the call's error, reported late
+     * (by tsr_synchronize); a synchronisation after a failed call must
+     * have nothing left to report. */
     bool accelerated = env->client && (env->device.type == TSR_DEVICE_OPENCL || c->mixed);
     if (accelerated && tsr_synchronize && o->status != TSR_STATUS_COUNT) {
         tsr_status sync = tsr_synchronize(env->client, env->acc);
-        if (sync != TSR_OK && o->status == TSR_OK)
-            snprintf(o->trouble, sizeof(o->trouble), "tsr_synchronize failed: %s %s",
+        if (sync != TSR_OK && o->status == TSR_OK) {
+            o->status = sync;
+            snprintf(o->message, sizeof(o->message), "%s", tsr_last_error());
+        } else if (sync != TSR_OK) {
+            snprintf(o->trouble, sizeof(o->trouble), "tsr_synchronize after the failed call: %s %s",
                      tsr_status_name(sync), tsr_last_error());
+        }
     }
     if (o->status == TSR_OK && written && !o->trouble[0]) {
         o->dtype = tsr_tensor_dtype(written);
@@ -816,47 +826,63 @@ static bool launches(const ops_case *c, const ops_outcome *o)
            strcmp(c->row->fields[F_KIND], "ok") == 0;
 }
 
+/* One row: run, compare, and with a twin compare the two devices. Returns
+ * whether the case failed; *skipped when OPS_ONLY names another case. */
+static bool check_row(const ops_env *env, const ops_env *twin, const char *path,
+                      const table_row *row, ops_stats *stats, bool *skipped)
+{
+    const char *only = getenv("OPS_ONLY");
+    ops_case c, tc;
+    ops_outcome o, t;
+    report_state.failed = false;
+    report_state.current = NULL;
+    *skipped = false;
+    if (!parse_case(&c, path, row)) {
+        fail(&c, "malformed case");
+        free_case(&c);
+        return true;
+    }
+    if (only && *only && strcmp(only, c.id) != 0) {
+        *skipped = true;
+        free_case(&c);
+        return false;
+    }
+    if (getenv("OPS_TRACE") && *getenv("OPS_TRACE"))
+        fprintf(stderr, "%s:%d: %s\n", path, row->line, c.id);
+    run_case(env, &c, &o);
+    compare_expected(env, &c, &o);
+    bool unavailable = o.status == TSR_ERR_NOT_SUPPORTED &&
+                       strstr(o.message, "kernels on accelerators are not available") != NULL;
+    if (twin && !c.mixed) {
+        parse_case(&tc, path, row);
+        run_case(twin, &tc, &t);
+        bool before = report_state.failed;
+        report_state.failed = false;
+        compare_twins(&c, &o, &t, "devices disagree");
+        stats->device_mismatches += report_state.failed;
+        report_state.failed |= before;
+        ops_outcome_free(&t);
+        free_case(&tc);
+    }
+    if (!report_state.failed && launches(&c, &o))
+        stats->launched_ok++;
+    stats->unavailable += report_state.failed && unavailable;
+    ops_outcome_free(&o);
+    free_case(&c);
+    return report_state.failed;
+}
+
 void ops_check_file(const ops_env *env, const ops_env *twin, const char *path, ops_stats *stats)
 {
     const char *max = getenv("OPS_MAX_PRINTED");
     report_state.max_printed = max && *max ? atoi(max) : 30;
     report_state.printed_cases = 0;
-    report_state.current = NULL;
     table *tab = table_load(path);
     int failed = 0, cases = 0;
     for (int i = 0; i < tab->nrows; i++) {
-        ops_case c, tc;
-        ops_outcome o, t;
-        cases++;
-        report_state.failed = false;
-        report_state.current = NULL;
-        if (!parse_case(&c, path, &tab->rows[i])) {
-            fail(&c, "malformed case");
-            failed++;
-            free_case(&c);
-            continue;
-        }
-        run_case(env, &c, &o);
-        compare_expected(env, &c, &o);
-        bool unavailable = o.status == TSR_ERR_NOT_SUPPORTED &&
-                           strstr(o.message, "kernels on accelerators are not available") != NULL;
-        if (twin && !c.mixed) {
-            parse_case(&tc, path, &tab->rows[i]);
-            run_case(twin, &tc, &t);
-            bool before = report_state.failed;
-            report_state.failed = false;
-            compare_twins(&c, &o, &t, "devices disagree");
-            stats->device_mismatches += report_state.failed;
-            report_state.failed |= before;
-            ops_outcome_free(&t);
-            free_case(&tc);
-        }
-        if (!report_state.failed && launches(&c, &o))
-            stats->launched_ok++;
-        stats->unavailable += report_state.failed && unavailable;
-        failed += report_state.failed;
-        ops_outcome_free(&o);
-        free_case(&c);
+        bool skipped;
+        failed += check_row(env, twin, path, &tab->rows[i], stats, &skipped);
+        cases += !skipped;
     }
     if (report_state.printed_cases > report_state.max_printed)
         fprintf(stderr, "%s: %d more failing cases not shown (OPS_MAX_PRINTED)\n", path,

@@ -62,7 +62,9 @@ typedef struct ops_stats {
  * file's answers; with `twin` non-NULL, also runs it there and requires
  * the two outcomes to agree bit for bit (rows with '@' storages excepted).
  * Prints the first failures (OPS_MAX_PRINTED, default 30, per file) and a
- * summary line; adds to *stats. */
+ * summary line; adds to *stats. OPS_TRACE=1 names each case on stderr
+ * before it runs (to find one that hangs); OPS_ONLY=<id> runs that case
+ * alone. */
 void ops_check_file(const ops_env *env, const ops_env *twin, const char *path, ops_stats *stats);
 
 /* Whether libtessera has every operation the cases call (a library built

@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 {
     const ops_env cpu = {NULL, {TSR_DEVICE_CPU, -1}, {TSR_DEVICE_META, -1}, "meta"};
     ops_stats stats = {0};
+    setvbuf(stdout, NULL, _IOLBF, 0);
     ops_api_complete();
     if (argc > 1) {
         for (int i = 1; i < argc; i++)

@@ -43,6 +43,7 @@ int main(int argc, char **argv)
     const ops_env cl = {client, {TSR_DEVICE_OPENCL, 0}, {TSR_DEVICE_OPENCL, 0}, "opencl:0"};
     const ops_env cpu = {client, {TSR_DEVICE_CPU, -1}, {TSR_DEVICE_META, -1}, "meta"};
     ops_stats stats = {0};
+    setvbuf(stdout, NULL, _IOLBF, 0);
     ops_api_complete();
     int nfiles = argc > 1 ? argc - 1 : (int)(sizeof(families) / sizeof(families[0]));
     for (int i = 0; i < nfiles; i++)
