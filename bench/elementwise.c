@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bench/bench.h"
 #include "bench/daemon.h"
@@ -48,7 +49,7 @@ static const ew_plan full_plan = {
     .batch = 64,
     .rounds = 3,
     .samples = 2,
-    .reps = 3,
+    .reps = 2,
     .lat_rounds = 5,
     .lat_warmup = 200,
     .lat_n = 2000,
@@ -122,14 +123,22 @@ typedef struct ew_operands {
     tsr_tensor *a, *b, *out;
 } ew_operands;
 
+/* A tensor on the operands' device, filled with `fill` where it is not
+ * negative. fill_ writes it where it lives: a large tensor on opencl:0
+ * never passes through this process. */
 static tsr_status make(ew_operands *o, tsr_dtype dtype, int ndim, const int64_t *sizes,
                        int64_t fill, tsr_tensor **out)
 {
     tsr_tensor_options opt = {
         .has_dtype = true, .dtype = dtype, .has_device = true, .device = o->device};
-    if (fill < 0)
-        return tsr_tensor_empty(o->client, ndim, sizes, &opt, out);
-    return tsr_tensor_full(o->client, ndim, sizes, tsr_scalar_int(fill), &opt, out);
+    tsr_status st = tsr_tensor_empty(o->client, ndim, sizes, &opt, out);
+    if (st != TSR_OK || fill < 0)
+        return st;
+    if ((st = tsr_tensor_fill_(*out, tsr_scalar_int(fill))) != TSR_OK) {
+        tsr_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 static void release_operands(ew_operands *o)
@@ -444,6 +453,21 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
     bench_samples_free(&ring);
 }
 
+/* What the measurements held at most: this process's resident memory and
+ * the session's memory on opencl:0 (what a daemon must lend). */
+static void report_memory(tsr_client *client, bool opencl)
+{
+    struct rusage ru;
+    tsr_memory_stats st;
+    char device_part[96] = "";
+    if (opencl && tsr_memory_get_stats(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &st) == TSR_OK)
+        snprintf(device_part, sizeof device_part, "; on opencl:0 at most %.0f MiB reserved",
+                 MIB(st.peak_reserved));
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        bench_note(SUITE, "memory: this process at most %.0f MiB resident%s",
+                   (double)ru.ru_maxrss / 1024.0, device_part);
+}
+
 /* ---- The suite ------------------------------------------------------------ */
 
 /* TESSERA_NUM_THREADS for the library's cpu pool and, with a daemon of our
@@ -520,6 +544,7 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
     }
     if (opencl)
         measure_latency(client, devices[1], plan, out);
+    report_memory(client, opencl);
     tsr_client_close(client);
     if (d.pid > 0)
         bench_daemon_stop(&d);
