@@ -101,21 +101,44 @@ static inline tsr__kc128 alpha_c128(const uint8_t *p)
         }                                                                                  \
     }
 
-#define ROW(fn, S, M, IN, OUT, AT, ALPHA, FAST, FAST_EXPR, EXPR)                                \
-    static void fn(unsigned char *o, const unsigned char *a, const unsigned char *b, int64_t n, \
-                   const int64_t st[3], const uint8_t *alpha_bytes, int *bad)                   \
-    {                                                                                           \
-        const AT alpha = ALPHA(alpha_bytes);                                                    \
-        int bad_local = 0;                                                                      \
-        (void)alpha;                                                                            \
-        if (FAST) {                                                                             \
-            LOOPS(S, M, IN, OUT, FAST_EXPR)                                                     \
-        } else {                                                                                \
-            LOOPS(S, M, IN, OUT, EXPR)                                                          \
-        }                                                                                       \
-        if (bad_local)                                                                          \
-            *bad = 1;                                                                           \
+/* Integer division stops before the first zero divisor, as PyTorch's
+ * loop throws there: the elements before it are written, the rest not. */
+static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, size_t width)
+{
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *p = b + i * stride;
+        unsigned char any = 0;
+        for (size_t k = 0; k < width; k++)
+            any |= p[k];
+        if (!any)
+            return i;
     }
+    return n;
+}
+
+#define ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, CHECK, FAST, FAST_EXPR, EXPR)                    \
+    static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b, int64_t n, \
+                      const int64_t st[3], const uint8_t *alpha_bytes, int *bad)                   \
+    {                                                                                              \
+        const AT alpha = ALPHA(alpha_bytes);                                                       \
+        int bad_local = 0;                                                                         \
+        (void)alpha;                                                                               \
+        if (CHECK) {                                                                               \
+            int64_t all = n;                                                                       \
+            n = before_zero(b, n, st[2], sizeof(S));                                               \
+            bad_local = n < all;                                                                   \
+        }                                                                                          \
+        if (FAST) {                                                                                \
+            LOOPS(S, M, IN, OUT, FAST_EXPR)                                                        \
+        } else {                                                                                   \
+            LOOPS(S, M, IN, OUT, EXPR)                                                             \
+        }                                                                                          \
+        if (bad_local)                                                                             \
+            *bad = 1;                                                                              \
+        return n;                                                                                  \
+    }
+#define ROW(fn, S, M, IN, OUT, AT, ALPHA, FAST, FAST_EXPR, EXPR) \
+    ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, 0, FAST, FAST_EXPR, EXPR)
 
 #define NO_ALPHA(p) ((void)(p), 0)
 #define NEVER 0
@@ -128,10 +151,10 @@ static inline tsr__kc128 alpha_c128(const uint8_t *p)
     ROW(sub_##name, S, uint64_t, IN, OUT, uint64_t, alpha_int, alpha == 0 - (uint64_t)1, x - y, \
         tsr__k_add_int(x, y, alpha))                                                            \
     ROW(mul_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, NEVER, 0, tsr__k_mul_int(x, y))        \
-    ROW(divt_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, NEVER, 0,                             \
-        tsr__k_divt_int(x, y, &bad_local))                                                      \
-    ROW(divf_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, NEVER, 0,                             \
-        tsr__k_divf_int(x, y, &bad_local))
+    ROW_CHECKED(divt_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, 1, NEVER, 0,                  \
+                tsr__k_divt_int(x, y, &bad_local))                                              \
+    ROW_CHECKED(divf_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, 1, NEVER, 0,                  \
+                tsr__k_divf_int(x, y, &bad_local))
 
 INT_ROWS(u8, uint8_t, tsr__k_u8_in, tsr__k_u8_out)
 INT_ROWS(i8, uint8_t, tsr__k_i8_in, tsr__k_i8_out)
@@ -187,35 +210,37 @@ typedef struct bytes16 {
     uint64_t lo, hi;
 } bytes16;
 
-#define MOVE_ROWS(width, T)                                                                    \
-    static void copy_##width(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                             int64_t n, const int64_t st[3], const uint8_t *alpha, int *bad)   \
-    {                                                                                          \
-        (void)b, (void)alpha, (void)bad;                                                       \
-        if (st[0] == width && st[1] == width) {                                                \
-            memmove(o, a, (size_t)n *width);                                                   \
-            return;                                                                            \
-        }                                                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                      \
-            T v;                                                                               \
-            memcpy(&v, a + i * st[1], width);                                                  \
-            memcpy(o + i * st[0], &v, width);                                                  \
-        }                                                                                      \
-    }                                                                                          \
-    static void fill_##width(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                             int64_t n, const int64_t st[3], const uint8_t *alpha, int *bad)   \
-    {                                                                                          \
-        (void)a, (void)alpha, (void)bad;                                                       \
-        T v;                                                                                   \
-        memcpy(&v, b, width);                                                                  \
-        if (st[0] == width) {                                                                  \
-            T *po = (T *)o;                                                                    \
-            for (int64_t i = 0; i < n; i++)                                                    \
-                po[i] = v;                                                                     \
-            return;                                                                            \
-        }                                                                                      \
-        for (int64_t i = 0; i < n; i++)                                                        \
-            memcpy(o + i * st[0], &v, width);                                                  \
+#define MOVE_ROWS(width, T)                                                                       \
+    static int64_t copy_##width(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                                int64_t n, const int64_t st[3], const uint8_t *alpha, int *bad)   \
+    {                                                                                             \
+        (void)b, (void)alpha, (void)bad;                                                          \
+        if (st[0] == width && st[1] == width) {                                                   \
+            memmove(o, a, (size_t)n *width);                                                      \
+            return n;                                                                             \
+        }                                                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                         \
+            T v;                                                                                  \
+            memcpy(&v, a + i * st[1], width);                                                     \
+            memcpy(o + i * st[0], &v, width);                                                     \
+        }                                                                                         \
+        return n;                                                                                 \
+    }                                                                                             \
+    static int64_t fill_##width(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                                int64_t n, const int64_t st[3], const uint8_t *alpha, int *bad)   \
+    {                                                                                             \
+        (void)a, (void)alpha, (void)bad;                                                          \
+        T v;                                                                                      \
+        memcpy(&v, b, width);                                                                     \
+        if (st[0] == width) {                                                                     \
+            T *po = (T *)o;                                                                       \
+            for (int64_t i = 0; i < n; i++)                                                       \
+                po[i] = v;                                                                        \
+            return n;                                                                             \
+        }                                                                                         \
+        for (int64_t i = 0; i < n; i++)                                                           \
+            memcpy(o + i * st[0], &v, width);                                                     \
+        return n;                                                                                 \
     }
 
 MOVE_ROWS(1, uint8_t)

@@ -55,12 +55,14 @@ tsr_status tsr__kernel_convert(const void *src, tsr_dtype src_dtype, void *dst, 
  * SUB computes in1 + alpha * in2 exactly as ADD does: the planner stores
  * -alpha for it, negated as a Python number before the conversion (as
  * PyTorch's sub calls add_stub with -alpha: an integer alpha negates to
- * (-a, +0) in a complex dtype, not (-a, -0));
- * integer division by zero sets *bad. COPY copies elements of the common
- * dtype (b unused); FILL writes the element at `b` (a unused). */
-typedef void (*tsr__kernel_row)(unsigned char *out, const unsigned char *a, const unsigned char *b,
-                                int64_t n, const int64_t strides[3], const uint8_t *alpha,
-                                int *bad);
+ * (-a, +0) in a complex dtype, not (-a, -0)). Integer division stops
+ * before the first zero divisor (as PyTorch's loop throws there) and sets
+ * *bad. COPY copies elements of the common dtype (b unused); FILL writes
+ * the element at `b` (a unused). Returns the elements written: n, or the
+ * index of the zero divisor. */
+typedef int64_t (*tsr__kernel_row)(unsigned char *out, const unsigned char *a,
+                                   const unsigned char *b, int64_t n, const int64_t strides[3],
+                                   const uint8_t *alpha, int *bad);
 
 /* The row loop of `op` in `common`, or NULL where tsr__kernel_check_compute
  * refuses it. */

@@ -89,15 +89,20 @@ static tsr_status check_overlaps(const tsr_tensor *out, const operand *in, int n
 
 /* ---- layout: TensorIterator's dimension order ---------------------------- */
 
-/* Strides of t broadcast to `shape` (ndim dims): 0 where t is broadcast. */
-static void broadcast_strides(const tsr_tensor *t, int ndim, const int64_t *shape, int64_t *out)
+/* Strides of geometry g broadcast to `shape` (ndim dims): 0 where g is
+ * broadcast. */
+static void broadcast_geometry(const tsr_geometry *g, int ndim, const int64_t *shape, int64_t *out)
 {
-    const tsr_geometry *g = &t->geometry;
     int lead = ndim - g->ndim;
     for (int d = 0; d < ndim; d++) {
         int s = d - lead;
         out[d] = s < 0 || (g->sizes[s] == 1 && shape[d] != 1) ? 0 : g->strides[s];
     }
+}
+
+static void broadcast_strides(const tsr_tensor *t, int ndim, const int64_t *shape, int64_t *out)
+{
+    broadcast_geometry(&t->geometry, ndim, shape, out);
 }
 
 /* reorder_dimensions: perm[0] is the fastest dimension. Each operand in
@@ -135,36 +140,42 @@ static void compute_perm(int ndim, const int64_t *shape, int nops, int64_t (*str
 
 /* The strides of a new output: TensorIterator's fast setup when every
  * operand has the output's shape and they agree on a layout (all
- * contiguous, all channels_last, or all the same dense strides), else
- * the permutation's strides. `layout` holds the operands that shape the
- * output: those with the output's shape and not being resized. */
-static void output_strides(int ndim, const int64_t *shape, const tsr_tensor *const *layout,
-                           int nlayout, bool all_same_shape, int64_t *out)
+ * contiguous, all channels_last, or all the same dense strides), else the
+ * permutation's strides (contiguous ones when it keeps the natural order).
+ * `layout` holds the geometries of the inputs that shape the output. */
+static void output_strides(int ndim, const int64_t *shape, const tsr_geometry *layout, int nlayout,
+                           bool all_same_shape, int64_t *out)
 {
     if (all_same_shape && nlayout > 0) {
         bool contig = true, cl = true, nod = true, same = true;
         for (int k = 0; k < nlayout; k++) {
-            const tsr_geometry *g = &layout[k]->geometry;
+            const tsr_geometry *g = &layout[k];
             contig &= tsr_is_contiguous(g->ndim, g->sizes, g->strides, TSR_CONTIGUOUS_FORMAT);
             cl &= tsr_is_contiguous(g->ndim, g->sizes, g->strides, TSR_CHANNELS_LAST);
             nod &= tsr_is_non_overlapping_and_dense(g->ndim, g->sizes, g->strides);
-            same &= memcmp(g->strides, layout[0]->geometry.strides,
-                           sizeof(int64_t) * (size_t)ndim) == 0;
+            same &= memcmp(g->strides, layout[0].strides, sizeof(int64_t) * (size_t)ndim) == 0;
         }
         if (contig || cl) {
             tsr_strides_for(ndim, shape, contig ? TSR_CONTIGUOUS_FORMAT : TSR_CHANNELS_LAST, out);
             return;
         }
         if (nod && same) {
-            memcpy(out, layout[0]->geometry.strides, sizeof(int64_t) * (size_t)ndim);
+            memcpy(out, layout[0].strides, sizeof(int64_t) * (size_t)ndim);
             return;
         }
     }
     int64_t strides[TSR__KERNEL_MAX_OPERANDS][TSR_MAX_DIMS];
     int perm[TSR_MAX_DIMS];
+    bool natural = true;
     for (int k = 0; k < nlayout; k++)
-        broadcast_strides(layout[k], ndim, shape, strides[k]);
+        broadcast_geometry(&layout[k], ndim, shape, strides[k]);
     compute_perm(ndim, shape, nlayout, strides, perm);
+    for (int i = 0; i < ndim; i++)
+        natural &= perm[i] == ndim - 1 - i;
+    if (natural) {
+        tsr_strides_for(ndim, shape, TSR_CONTIGUOUS_FORMAT, out);
+        return;
+    }
     int64_t next = 1;
     for (int i = 0; i < ndim; i++) {
         out[perm[i]] = next;
@@ -407,16 +418,24 @@ static bool same_shape(const tsr_geometry *g, int ndim, const int64_t *shape)
 }
 
 /* A fresh output (or the new storage of a resized out=) on `device`, laid
- * out as TensorIterator lays it out. */
-static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dtype dtype, int ndim,
-                                  const int64_t *shape, const operand *in, int nin, bool same,
-                                  tsr_tensor **out)
+ * out as TensorIterator lays it out. On the cpu, PyTorch first converts
+ * inputs of another dtype into temporaries of the common dtype (with
+ * preserve_format strides), and those shape the output. */
+static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dtype dtype,
+                                  tsr_dtype common, int ndim, const int64_t *shape,
+                                  const operand *in, int nin, bool same, tsr_tensor **out)
 {
-    const tsr_tensor *layout[2];
+    tsr_geometry layout[2];
     int n = 0;
-    for (int i = 0; i < nin; i++)
-        if (in[i].t && !in[i].scalar)
-            layout[n++] = in[i].t;
+    for (int i = 0; i < nin; i++) {
+        if (!in[i].t || in[i].scalar)
+            continue;
+        layout[n] = in[i].t->geometry;
+        if (device.type == TSR_DEVICE_CPU && in[i].t->dtype != common)
+            tsr_preserve_strides(layout[n].ndim, layout[n].sizes, in[i].t->geometry.strides,
+                                 layout[n].strides);
+        n++;
+    }
     tsr_geometry g = {.ndim = ndim};
     if (ndim)
         memcpy(g.sizes, shape, sizeof(int64_t) * (size_t)ndim);
@@ -542,8 +561,8 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
     tsr__plan p = {.device = device, .client = client_of(out, in, 2)};
     tsr_tensor *fresh = NULL;
     if (mode == TSR__OUT_NEW || resize) {
-        st = allocate_output(p.client, device, mode == TSR__OUT_NEW ? common : out->dtype, ndim,
-                             shape, in, 2, same, &fresh);
+        st = allocate_output(p.client, device, mode == TSR__OUT_NEW ? common : out->dtype, common,
+                             ndim, shape, in, 2, same, &fresh);
         if (st != TSR_OK)
             return st;
         if (resize) {

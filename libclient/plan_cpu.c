@@ -64,6 +64,21 @@ static void scatter(unsigned char *dst, const unsigned char *src, int64_t n, int
         memcpy(dst + i * stride, src + (size_t)i * size, size);
 }
 
+/* m result elements of the common dtype -> the output's dtype, at its
+ * stride (in elements). */
+static tsr_status store_block(const exec *x, const unsigned char *result, unsigned char *staging,
+                              unsigned char *out, int64_t step, int64_t m)
+{
+    tsr_dtype common = (tsr_dtype)x->plan->kernel.common;
+    tsr_dtype dt = (tsr_dtype)x->plan->kernel.operands[0].dtype;
+    if (step == 1)
+        return tsr__kernel_convert(result, common, out, dt, (size_t)m);
+    tsr_status st = tsr__kernel_convert(result, common, staging, dt, (size_t)m);
+    if (st == TSR_OK)
+        scatter(out, staging, m, step * (int64_t)x->size[0], x->size[0]);
+    return st;
+}
+
 /* One row of n elements with converted operands, BLOCK at a time. */
 static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, int64_t n)
 {
@@ -99,24 +114,17 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
                 return st;
         }
         unsigned char *out = p[0] + done * step[0] * (int64_t)x->size[0];
+        tsr_status st = TSR_OK;
         bool direct = (tsr_dtype)k->operands[0].dtype == common;
         bytes[0] = direct ? step[0] * (int64_t)x->size[0] : (int64_t)x->common_size;
         int bad = 0;
-        x->row(direct ? out : buf[0], in[1], x->nops > 2 ? in[2] : in[1], m, bytes, k->alpha, &bad);
+        m = x->row(direct ? out : buf[0], in[1], x->nops > 2 ? in[2] : in[1], m, bytes, k->alpha,
+                   &bad);
         if (bad)
             atomic_store(&x->bad, 1);
-        if (direct)
-            continue;
-        tsr_dtype dt = (tsr_dtype)k->operands[0].dtype;
-        tsr_status st;
-        if (step[0] == 1) {
-            st = tsr__kernel_convert(buf[0], common, out, dt, (size_t)m);
-        } else {
-            st = tsr__kernel_convert(buf[0], common, staging, dt, (size_t)m);
-            if (st == TSR_OK)
-                scatter(out, staging, m, step[0] * (int64_t)x->size[0], x->size[0]);
-        }
-        if (st != TSR_OK)
+        if (!direct)
+            st = store_block(x, buf[0], staging, out, step[0], m);
+        if (st != TSR_OK || bad)
             return st;
     }
     return TSR_OK;
@@ -132,11 +140,11 @@ static tsr_status run_row(exec *x, unsigned char **p, const int64_t *step, int64
         bytes[op] = step[op] * (int64_t)x->size[op];
     if (k->op == TSR__KOP_FILL) {
         bytes[2] = 0;
-        x->row(p[0], NULL, k->scalar, n, bytes, k->alpha, &(int){0});
+        (void)x->row(p[0], NULL, k->scalar, n, bytes, k->alpha, &(int){0});
         return TSR_OK;
     }
     int bad = 0;
-    x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], n, bytes, k->alpha, &bad);
+    (void)x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], n, bytes, k->alpha, &bad);
     if (bad)
         atomic_store(&x->bad, 1);
     return TSR_OK;
@@ -170,7 +178,7 @@ static tsr_status run_unit(exec *x, int64_t u)
         for (int op = 0; op < x->nops; op++)
             p[op] = at_element(x, op, at[op] + r * step1[op] + c0 * step[op]);
         tsr_status st = run_row(x, p, step, c_end - c0);
-        if (st != TSR_OK)
+        if (st != TSR_OK || atomic_load_explicit(&x->bad, memory_order_relaxed))
             return st;
     }
     return TSR_OK;
@@ -179,9 +187,11 @@ static tsr_status run_unit(exec *x, int64_t u)
 static void run_units(void *ctx, int64_t begin, int64_t end)
 {
     exec *x = ctx;
-    for (int64_t u = begin; u < end; u++)
+    /* Conversions fail only for dtypes the planner refuses; a zero divisor
+     * stops this range (other threads finish theirs, as in PyTorch). */
+    for (int64_t u = begin; u < end && !atomic_load_explicit(&x->bad, memory_order_relaxed); u++)
         if (run_unit(x, u) != TSR_OK)
-            return; /* conversions fail only for dtypes the planner refuses */
+            return;
 }
 
 /* Whether an input walks the innermost dimension with a large stride while
