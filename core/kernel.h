@@ -32,7 +32,8 @@ typedef enum tsr__kernel_op {
     TSR__KOP_COPY = 1,  /* out = in1 (converted); the planner's copy_, clone, contiguous, to */
     TSR__KOP_FILL = 2,  /* out = scalar (the value is already in the output's dtype); no inputs */
     TSR__KOP_ADD = 3,   /* out = in1 + alpha * in2 */
-    TSR__KOP_SUB = 4,   /* out = in1 - alpha * in2 */
+    TSR__KOP_SUB = 4,   /* out = in1 + alpha * in2 with alpha already negated (as a Python
+                           number, before its conversion): computed exactly as ADD */
     TSR__KOP_MUL = 5,   /* out = in1 * in2 */
     TSR__KOP_DIV = 6,   /* true division */
     TSR__KOP_DIV_TRUNC = 7,
@@ -59,7 +60,10 @@ typedef struct tsr__kernel {
     uint32_t noperands; /* output + inputs: 1 for FILL, 2 for COPY, 3 for the arithmetic */
     int64_t sizes[TSR_MAX_DIMS];
     uint8_t scalar[16]; /* the scalar input's value in `common` (FILL: in the output dtype) */
-    uint8_t alpha[16];  /* add/sub's alpha in common's math type */
+    uint8_t alpha[16];  /* add/sub's alpha, little-endian, in common's math type: int64 for
+                           bool and the integers, float32 for float16/bfloat16/float32 (already
+                           rounded to the dtype), double for float64, two floats for
+                           complex32/complex64, two doubles for complex128 */
     tsr__kernel_operand operands[TSR__KERNEL_MAX_OPERANDS];
 } tsr__kernel;
 
