@@ -60,10 +60,16 @@ static bool is_admin(const tsr__session *s)
     return tsr__proc_peer_in_group(s->fd, s->gid, found->gr_gid);
 }
 
-/* The most a session may reserve on a device: what the daemon lends of it. */
-static uint64_t limit_of(const tsr__registry_device *dev)
+/* The most a session may reserve on an OpenCL device: the least of what
+ * the daemon lends of it and the memory limits of the session's uid and
+ * group (limits.h), as if nobody else held anything. */
+static uint64_t limit_of(const tsr__session *s, const tsr__registry_device *dev)
 {
-    return dev->capacity;
+    if (!s->server->limits)
+        return dev->capacity;
+    uint64_t limit = tsr__limits_effective(s->server->limits, s->uid, s->gid,
+                                           (uint32_t)dev->info.device.index);
+    return limit < dev->capacity ? limit : dev->capacity;
 }
 
 static tsr__registry_device *wire_device(tsr__registry *reg, const void *in)
@@ -158,7 +164,7 @@ tsr_status tsr__admin_process_list(struct request *r)
             .device = s->pools[k].device->info.device,
             .allocated = a.allocated,
             .reserved = a.reserved,
-            .limit = limit_of(s->pools[k].device)};
+            .limit = limit_of(s, s->pools[k].device)};
     }
     return TSR_OK;
 }
@@ -198,7 +204,7 @@ tsr_status tsr__admin_session_stats(struct request *r)
                          "the daemon manages no memory of %s: its tensors live in the client",
                          tsr_device_type_name((tsr_device_type)dev->info.device.type));
     tsr__wire_session_stats *out = r->out;
-    *out = (tsr__wire_session_stats){.limit = limit_of(dev)};
+    *out = (tsr__wire_session_stats){.limit = limit_of(s, dev)};
     const tsr__allocator *a = s->pools ? s->pools[dev->info.device.index].allocator : NULL;
     if (!a)
         return TSR_OK;

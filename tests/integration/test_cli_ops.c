@@ -1,7 +1,8 @@
 /* The operations commands against a real daemon with two client sessions
  * that hold memory on opencl:0: ps (table, JSON, CSV), devices --csv, info,
  * topo, stats and top --once, their JSON and CSV read back with Python's
- * parsers, and their usage errors. */
+ * parsers, and their usage errors. The daemon limits each session to
+ * 100 MiB, which ps and stats report as the limit. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,8 @@ static const char ps_json[] =
     "    assert s['user'] == pwd.getpwuid(os.getuid()).pw_name, s\n"
     "    assert s['command'] == 'integration-cli' and s['name'].startswith('holder'), s\n"
     "    assert s['memory'] == {'opencl:0': 1048576}, s\n"
-    "    assert s['reserved']['opencl:0'] >= 1048576 and s['limit']['opencl:0'] > 0, s\n"
+    "    assert s['reserved']['opencl:0'] >= 1048576, s\n"
+    "    assert s['limit']['opencl:0'] == 100 << 20, s  # memory_limit.session\n"
     "    assert s['current_device'] == 'opencl:0' and isinstance(s['session'], int), s\n"
     "    assert set(s) >= {'gid', 'unit', 'cgroup', 'pid_namespace', 'threads', 'requests',\n"
     "                      'started_unix_ns'}, s\n"
@@ -93,7 +95,7 @@ static const char stats_json[] =
     "    assert s['reserved_bytes.all.current'] >= 1048576, s\n"
     "    assert s['allocation.all.current'] == 1 and s['allocation.all.allocated'] >= 1, s\n"
     "    assert s['segment.all.current'] == 1 and s['num_device_alloc'] == 1, s\n"
-    "    assert s['num_ooms'] == 0 and s['limit_bytes'] > 0, s\n"
+    "    assert s['num_ooms'] == 0 and s['limit_bytes'] == 100 << 20, s\n"
     "    assert s['inactive_split_bytes.all.current'] == s['reserved_bytes.all.current'] - 1048576\n";
 
 /* The session number of the holder with pid `pid`, from ps --json. */
@@ -156,7 +158,8 @@ int main(int argc, char **argv)
     if (access(PYTHON, X_OK) != 0)
         TEST_SKIP("%s is needed to read the JSON and CSV back", PYTHON);
     test_daemon d;
-    if (test_daemon_start(&d, NULL) != 0)
+    const char *const limit[] = {"--set", "memory_limit.session=100MiB", NULL};
+    if (test_daemon_start(&d, limit) != 0)
         return 1;
     char pid[2][16];
     pid_t kids[2];
