@@ -141,13 +141,18 @@ static tsr_status make(ew_operands *o, tsr_dtype dtype, int ndim, const int64_t 
     return st;
 }
 
+/* Releases the tensors once nothing queued uses them, and gives their
+ * memory back to the device. */
 static void release_operands(ew_operands *o)
 {
+    bool opencl = o->device.type == TSR_DEVICE_OPENCL;
+    if (opencl)
+        tsr_synchronize(o->client, o->device);
     tsr_tensor_release(o->a);
     tsr_tensor_release(o->b);
     tsr_tensor_release(o->out);
     o->a = o->b = o->out = NULL;
-    if (o->device.type == TSR_DEVICE_OPENCL)
+    if (opencl)
         tsr_memory_empty_cache(o->client, o->device, NULL);
 }
 
