@@ -103,6 +103,20 @@ void tsr__config_write(FILE *out, const tsr__config *cfg)
     }
 }
 
+/* Markdown text: angle brackets ("<user>") escaped, so no renderer takes
+ * them for HTML. */
+static void put_markdown(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        if (*text == '<')
+            fputs("&lt;", out);
+        else if (*text == '>')
+            fputs("&gt;", out);
+        else
+            fputc(*text, out);
+    }
+}
+
 void tsr__config_write_reference(FILE *out)
 {
     for (int k = 0; k < TSR__CONF_KEY_COUNT; k++) {
@@ -115,6 +129,9 @@ void tsr__config_write_reference(FILE *out)
             fprintf(out, "Option: `--set %s%s=%s`. ", key->name, suffix, key->metavar);
         char def[512];
         describe_default(def, sizeof def, key);
-        fprintf(out, "%s\n\n%s\n", def, key->help);
+        put_markdown(out, def);
+        fputs("\n\n", out);
+        put_markdown(out, key->help);
+        fputs("\n", out);
     }
 }

@@ -408,8 +408,10 @@ tsr_status tsr__server_reload(tsr__server *server)
     tsr__config *next = calloc(1, sizeof *next);
     tsr_status st = next ? read_config(server, next)
                          : tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reloading");
+    bool applied = false; /* some of next may be in force: undo on failure */
     if (st == TSR_OK) {
         keep_restart_keys(server, next);
+        applied = true;
         st = apply_live(server, next);
     }
     if (st != TSR_OK) {
@@ -417,7 +419,7 @@ tsr_status tsr__server_reload(tsr__server *server)
                  tsr_last_error());
         tsr__config_free(next);
         free(next);
-        if (apply_live(server, server->config) != TSR_OK)
+        if (applied && apply_live(server, server->config) != TSR_OK)
             tsr__log(TSR__LOG_ERR, "cannot restore the running configuration: %s", tsr_last_error());
     } else {
         tsr__config_free(server->config);

@@ -138,6 +138,49 @@ static void test_print_config(void)
     ASSERT_TRUE(strstr(out, "\n#socket.mode = 0660\n") != NULL);
 }
 
+/* The manual lists every option of the key table, as the sample file
+ * (written from the table, see config-docs) names them: "# KEY (--OPTION): ". */
+static void test_help(void)
+{
+    const char *exe = getenv("TESSERA_TEST_DAEMON");
+    static char out[65536];
+    const char *help[] = {exe, "--help", NULL};
+    ASSERT_EQ(run_capture(help, out, sizeof out), 0);
+    char *sample = read_text(sample_path);
+    int options = 0;
+    for (const char *p = sample; p && (p = strstr(p, " (--")) != NULL; p += 4) {
+        char option[64], want[80];
+        if (sscanf(p, " (--%63[a-z-]):", option) != 1)
+            continue;
+        snprintf(want, sizeof want, "\n    --%s ", option);
+        if (!strstr(out, want))
+            fprintf(stderr, "tesserad --help lacks --%s\n", option);
+        ASSERT_TRUE(strstr(out, want) != NULL);
+        options++;
+    }
+    ASSERT_TRUE(options >= 9);
+    free(sample);
+}
+
+/* A socket the daemon binds itself gets socket.group and socket.mode. */
+static void test_socket_access(void)
+{
+    char gid[32];
+    snprintf(gid, sizeof gid, "%u", (unsigned)getgid());
+    test_daemon d;
+    const char *extra[] = {"--config", "/dev/null", "--socket-group", gid, "--socket-mode",
+                           "0640",     NULL};
+    if (test_daemon_start(&d, extra) != 0) {
+        ASSERT_TRUE(false);
+        return;
+    }
+    struct stat st;
+    ASSERT_TRUE(stat(d.socket, &st) == 0);
+    ASSERT_EQ(st.st_mode & 0777, 0640);
+    ASSERT_EQ(st.st_gid, getgid());
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+}
+
 static void test_start_errors(void)
 {
     const char *exe = getenv("TESSERA_TEST_DAEMON");
@@ -407,7 +450,9 @@ int main(int argc, char **argv)
     }
     unsetenv("TESSERA_SOCKET");
     test_print_config();
+    test_help();
     test_start_errors();
+    test_socket_access();
     test_reload();
     test_command_line_wins();
     test_notify();
