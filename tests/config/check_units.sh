@@ -68,4 +68,34 @@ if awk -v e="$exposure" -v m="$max_exposure" 'BEGIN { exit !(e >= m) }'; then
     grep '✗' <<<"$report" >&2 || true
     fail "exposure $exposure is $max_exposure or more"
 fi
+# The daemon as the service runs it: $HOME unwritable (ProtectHome=,
+# ProtectSystem=strict), the unit's Environment= lines, the cache directory
+# standing in for /var/cache/tessera. It must find the OpenCL devices it
+# finds when run plainly.
+echo "-- tesserad with the service's environment"
+opencl_devices()
+{
+    local log=$work/discover.log
+    rm -f "$work/discover.sock"
+    "$@" "$prefix/sbin/tesserad" --foreground --config /dev/null --socket "$work/discover.sock" \
+        2>"$log" &
+    local pid=$!
+    for _ in $(seq 1 600); do
+        grep -q 'listening on' "$log" && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    grep -c '^<6>opencl:[0-9]*: ' "$log" || true
+}
+plain=$(opencl_devices env)
+mkdir -p "$work/cache"
+service_env=(env -u XDG_CACHE_HOME -u TESSERA_KERNEL_CACHE HOME=/proc CACHE_DIRECTORY="$work/cache")
+while IFS= read -r assignment; do
+    service_env+=("${assignment//\/var\/cache\/tessera/$work/cache}")
+done < <(sed -n 's/^Environment=//p' "$units/tesserad.service")
+confined=$(opencl_devices "${service_env[@]}")
+echo "OpenCL devices: $plain when run plainly, $confined with the service's environment"
+((confined == plain)) || fail "with the service's environment tesserad finds $confined OpenCL devices, not $plain"
 echo "units check passed"
