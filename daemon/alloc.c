@@ -452,7 +452,9 @@ uint64_t tsr__allocator_empty_cache(tsr__allocator *a)
     return released;
 }
 
-static tsr_status out_of_memory(tsr__allocator *a, uint64_t tried)
+/* PyTorch's out-of-memory message; `why` (the segment maker's reason when
+ * it is more than a full device, e.g. a configured limit) is appended. */
+static tsr_status out_of_memory(tsr__allocator *a, uint64_t tried, const char *why)
 {
     char sizes[5][TSR__SIZE_TEXT];
     char free_part[TSR__SIZE_TEXT + 8] = "";
@@ -462,11 +464,12 @@ static tsr_status out_of_memory(tsr__allocator *a, uint64_t tried)
     a->stats.ooms++;
     return tsr__fail(TSR_ERR_OUT_OF_MEMORY,
                      "%s out of memory. Tried to allocate %s (%s; %s total capacity; %s already "
-                     "allocated by this session; %s%s reserved in total by this session)",
+                     "allocated by this session; %s%s reserved in total by this session)%s%s",
                      a->device_name, tsr__format_size(sizes[0], sizeof(sizes[0]), tried),
                      a->device_name, tsr__format_size(sizes[1], sizeof(sizes[1]), a->capacity),
                      tsr__format_size(sizes[2], sizeof(sizes[2]), a->stats.allocated), free_part,
-                     tsr__format_size(sizes[3], sizeof(sizes[3]), a->stats.reserved));
+                     tsr__format_size(sizes[3], sizeof(sizes[3]), a->stats.reserved),
+                     why && why[0] ? ": " : "", why ? why : "");
 }
 
 /* Creates a segment for a rounded request of `size` bytes and returns its
@@ -479,11 +482,20 @@ static tsr_status new_segment(tsr__allocator *a, uint64_t size, bool small, bloc
         return no_memory();
     uint32_t id = 0;
     tsr_status st = a->ops.create(a->ctx, bytes, &id);
-    if (st == TSR_ERR_OUT_OF_MEMORY && tsr__allocator_empty_cache(a) > 0)
+    /* Out of memory (the device is full) or past a configured limit
+     * (TSR_ERR_LIMIT from the segment maker): what this session caches may
+     * be what is missing. Either way the caller sees PyTorch's
+     * out-of-memory error, with the limit's own text after it. */
+    if ((st == TSR_ERR_OUT_OF_MEMORY || st == TSR_ERR_LIMIT) && tsr__allocator_empty_cache(a) > 0)
         st = a->ops.create(a->ctx, bytes, &id);
     if (st != TSR_OK) {
         free(s);
-        return st == TSR_ERR_OUT_OF_MEMORY ? out_of_memory(a, bytes) : st;
+        if (st == TSR_ERR_LIMIT) {
+            char why[TSR__ERROR_MAX];
+            snprintf(why, sizeof why, "%s", tsr_last_error());
+            return out_of_memory(a, bytes, why);
+        }
+        return st == TSR_ERR_OUT_OF_MEMORY ? out_of_memory(a, bytes, NULL) : st;
     }
     assert(id != 0);
     *s = (segment){.id = id, .small = small, .bytes = bytes};

@@ -52,8 +52,11 @@
 typedef struct tsr__segment_ops {
     /* Create a segment of exactly `bytes` bytes and write its id (nonzero,
      * unique among this allocator's live segments, chosen by the daemon).
-     * May fail (TSR_ERR_OUT_OF_MEMORY when the device is full), with the
-     * thread's message already set. */
+     * May fail (TSR_ERR_OUT_OF_MEMORY when the device is full,
+     * TSR_ERR_LIMIT when a configured limit would be passed), with the
+     * thread's message already set; after either, the allocator releases
+     * its unused segments and tries once more, then reports PyTorch's
+     * out-of-memory error (a limit's message appended to it). */
     tsr_status (*create)(void *ctx, uint64_t bytes, uint32_t *segment_id);
     /* Never fails. */
     void (*destroy)(void *ctx, uint32_t segment_id);

@@ -89,8 +89,18 @@ static void futex_wake_all(_Atomic uint32_t *word)
 /* ---- completion ------------------------------------------------------- */
 
 /* Publishes a finished job in its session's ring (any thread). */
+static void raise_to(_Atomic uint32_t *word, uint32_t sequence)
+{
+    uint32_t seen = atomic_load(word);
+    while ((int32_t)(sequence - seen) > 0 && !atomic_compare_exchange_weak(word, &seen, sequence))
+        ;
+}
+
 static void publish(job *j)
 {
+    /* The daemon's own record first (the ring is the client's to scribble
+     * on, so the daemon never trusts what it reads there). */
+    raise_to(&j->session->finished[j->queue], j->sequence);
     tsr__ring *ring = j->session->ring;
     if (!ring)
         return;
@@ -100,10 +110,7 @@ static void publish(job *j)
         memcpy(q->message, j->message, sizeof q->message);
         atomic_fetch_add(&q->errors, 1u);
     }
-    uint32_t seen = atomic_load(&q->completed);
-    while ((int32_t)(j->sequence - seen) > 0 &&
-           !atomic_compare_exchange_weak(&q->completed, &seen, j->sequence))
-        ;
+    raise_to(&q->completed, j->sequence);
     if (atomic_load(&q->waiting))
         futex_wake_all(&q->completed);
 }
@@ -139,7 +146,7 @@ static void run_deferred_frees(tsr__session *s, uint32_t queue, uint32_t sequenc
             continue;
         }
         tsr__block_ref b;
-        tsr__device_pool *pool = tsr__session_find_live(s, d->handle, &b);
+        tsr__device_pool *pool = tsr__session_find_block(s, d->handle, &b);
         if (pool)
             tsr__free(pool->allocator, d->handle, NULL);
         s->deferred[k] = s->deferred[--s->deferred_count];
@@ -515,6 +522,15 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
     return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, out);
 }
 
+/* Whether kernels of the session may still touch memory of a device:
+ * false when none is in flight, or when every one launched has finished
+ * and only waits for the loop to retire it. */
+static bool running_on(tsr__session *s, uint32_t queue)
+{
+    return queue < TSR__RING_QUEUES && s->inflight[queue] != 0 &&
+           (int32_t)(atomic_load(&s->finished[queue]) - s->launch_seq[queue]) < 0;
+}
+
 /* Writes `value` at every element of a checked region, innermost
  * dimension in a tight loop. */
 static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *value)
@@ -545,7 +561,7 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
                           const tsr__region *g, const uint8_t *value, tsr__wire_launched *out)
 {
     *out = (tsr__wire_launched){.sequence = 0, .queue = queue};
-    if (queue >= TSR__RING_QUEUES || s->inflight[queue] == 0) {
+    if (!running_on(s, queue)) {
         fill_region(host, g, value);
         return TSR_OK;
     }
@@ -567,7 +583,7 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
 
 bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
 {
-    if (queue >= TSR__RING_QUEUES || s->inflight[queue] == 0)
+    if (!running_on(s, queue))
         return false;
     if (s->deferred_count == s->deferred_cap) {
         uint32_t cap = s->deferred_cap ? 2 * s->deferred_cap : 16;

@@ -39,7 +39,10 @@ static tsr_device wire_to_device(tsr__wire_device d)
 static uint64_t device_free(void *ctx)
 {
     const tsr__device_pool *pool = ctx;
-    return pool->device->capacity - pool->device->reserved;
+    /* A reload may have lowered the capacity below what is reserved. */
+    return pool->device->capacity > pool->device->reserved
+               ? pool->device->capacity - pool->device->reserved
+               : 0;
 }
 
 /* The pool of an OpenCL device, with its allocator made on first use. */
@@ -167,7 +170,16 @@ static tsr_status on_device_get(request *r)
     if (in->position >= reg->count)
         return tsr__fail(TSR_ERR_INDEX, "device position %u out of range (%zu devices)",
                          (unsigned)in->position, reg->count);
-    memcpy(r->out, &reg->devices[in->position].info, sizeof(tsr__wire_device_info));
+    tsr__wire_device_info *out = r->out;
+    memcpy(out, &reg->devices[in->position].info, sizeof *out);
+    if (out->device.type == TSR_DEVICE_OPENCL) {
+        /* A client sizes itself to "total memory": tell it what its limits
+         * let it have. */
+        uint64_t most = tsr__limits_effective(r->s->server->limits, r->s->uid, r->s->gid,
+                                              (uint32_t)out->device.index);
+        if (most && most < out->memory_bytes)
+            out->memory_bytes = most;
+    }
     return TSR_OK;
 }
 
@@ -252,12 +264,19 @@ static tsr_status on_alloc(request *r)
     return TSR_OK;
 }
 
+tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
+{
+    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++)
+        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
+            return &s->pools[k];
+    return NULL;
+}
+
 tsr__device_pool *tsr__session_find_live(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
-    if (!tsr__exec_freed(s, handle))
-        for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++)
-            if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
-                return &s->pools[k];
+    tsr__device_pool *pool = tsr__exec_freed(s, handle) ? NULL : tsr__session_find_block(s, handle, b);
+    if (pool)
+        return pool;
     tsr__fail(TSR_ERR_INVALID_ARGUMENT,
               "invalid allocation handle 0x%016llx: not a live allocation of this session",
               (unsigned long long)handle);
@@ -344,7 +363,7 @@ static tsr_status on_memory_stats(request *r)
         .ooms = a.ooms,
         .segments = a.segments,
         .device_capacity = pool->device->capacity,
-        .device_free = pool->device->capacity - pool->device->reserved,
+        .device_free = device_free(pool),
     };
     return TSR_OK;
 }

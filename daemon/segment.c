@@ -29,18 +29,36 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     uint64_t after;
     if (__builtin_add_overflow(dev->reserved, bytes, &after) || after > dev->capacity)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "the device is full");
-    if (s->segment_count >= TSR__SESSION_MAX_SEGMENTS)
+    /* The configured limits (per session, uid and group) come next; every
+     * failure below gives the charge back. */
+    uint32_t ordinal = (uint32_t)dev->info.device.index;
+    tsr__limits_who who = {.uid = s->uid, .gid = s->gid, .session = s->id};
+    tsr_status st = tsr__limits_charge(s->server->limits, who, ordinal, bytes);
+    if (st == TSR_ERR_OUT_OF_MEMORY) { /* a limit, not a full device: see alloc.c */
+        char why[TSR__ERROR_MAX];
+        snprintf(why, sizeof why, "%s", tsr_last_error());
+        return tsr__fail_text(TSR_ERR_LIMIT, why);
+    }
+    if (st != TSR_OK)
+        return st;
+    if (s->segment_count >= TSR__SESSION_MAX_SEGMENTS) {
+        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
         return tsr__fail(TSR_ERR_LIMIT, "too many segments in one session (%u)",
                          TSR__SESSION_MAX_SEGMENTS);
+    }
     if (s->segment_count == s->segment_cap) {
         uint32_t cap = s->segment_cap ? s->segment_cap * 2 : 16;
         tsr__segment *grown = realloc(s->segments, cap * sizeof *grown);
-        if (!grown)
+        if (!grown) {
+            tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
             return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory tracking segments");
+        }
         s->segments = grown;
         s->segment_cap = cap;
     }
     int fd = memfd_create("tessera-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
     if (fd < 0 && (errno == EMFILE || errno == ENFILE))
         return tsr__fail(TSR_ERR_LIMIT, "tesserad is out of file descriptors for segments");
     if (fd < 0)
@@ -52,6 +70,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
             MAP_FAILED) {
         int e = errno;
         close(fd);
+        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make a %llu-byte segment: %s",
                          (unsigned long long)bytes, strerror(e));
     }
@@ -78,6 +97,9 @@ static void segment_destroy(void *ctx, uint32_t segment_id)
         munmap(seg->base, seg->bytes);
         close(seg->fd);
         seg->device->reserved -= seg->bytes;
+        tsr__limits_uncharge(s->server->limits,
+                             (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
+                             (uint32_t)seg->device->info.device.index, seg->bytes);
         s->segments[k] = s->segments[--s->segment_count];
         return;
     }

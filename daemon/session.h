@@ -9,6 +9,7 @@
 #ifndef TESSERA_DAEMON_SESSION_H
 #define TESSERA_DAEMON_SESSION_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -85,6 +86,7 @@ struct tsr__session {
      * the connection is gone while kernels still run (the session is then
      * released by the executor after the last one). */
     uint32_t launch_seq[TSR__RING_QUEUES];
+    _Atomic uint32_t finished[TSR__RING_QUEUES]; /* newest finished launch (driver threads) */
     uint32_t inflight[TSR__RING_QUEUES];
     uint32_t inflight_total;
     tsr__deferred_free *deferred;
@@ -105,6 +107,9 @@ void tsr__session_free(tsr__session *session);
  * behind kernels); NULL with an error set when there is none. */
 tsr__device_pool *tsr__session_find_live(tsr__session *session, uint64_t handle,
                                          tsr__block_ref *block);
+/* The same, freed-behind-kernels blocks included, setting no error. */
+tsr__device_pool *tsr__session_find_block(tsr__session *session, uint64_t handle,
+                                          tsr__block_ref *block);
 
 /* Serves the ring's pending requests; returns how many. */
 unsigned tsr__session_serve_ring(tsr__session *session);

@@ -1134,6 +1134,13 @@ static void check_launches(void)
     ASSERT_EQ(free_handle(&a, y.handle), TSR_OK);
     expect_bad_handle(&a, y.handle);
     ASSERT_TRUE(queue_done(&a, 0, l.sequence));
+    /* ... and the memory comes back once the kernels are done. */
+    tsr__wire_memory_stats ms = {0};
+    for (int64_t until = now_ms() + 5000; now_ms() < until; sleep_ms(1))
+        if (rq(&a, TSR__OP_MEMORY_STATS, &opencl0, &ms) != TSR_OK ||
+            ms.allocated == x.size + z.size)
+            break;
+    ASSERT_UEQ(ms.allocated, x.size + z.size);
 
     /* Leaving with kernels queued. */
     d.operands[2].handle = x.handle;
