@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/kernel.h"
+#include "kernel.h" /* same folder: the fuzz build has only include/ on its path */
 #include "tessera/status.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
