@@ -225,12 +225,29 @@ void tsr__plan_coalesce(tsr__kernel *k)
 
 /* ---- running --------------------------------------------------------------- */
 
+/* An integer division by a zero scalar fails before anything is written,
+ * as on the cpu (a zero inside a divisor tensor is found by the kernel). */
+static bool divides_by_zero_scalar(const tsr__kernel *k)
+{
+    if ((k->op != TSR__KOP_DIV && k->op != TSR__KOP_DIV_TRUNC && k->op != TSR__KOP_DIV_FLOOR) ||
+        k->noperands < 3 || !(k->operands[2].flags & TSR__KOPERAND_SCALAR) ||
+        tsr_dtype_is_floating_point((tsr_dtype)k->common) ||
+        tsr_dtype_is_complex((tsr_dtype)k->common))
+        return false;
+    for (size_t i = 0; i < tsr_dtype_itemsize((tsr_dtype)k->common) && i < sizeof k->scalar; i++)
+        if (k->scalar[i])
+            return false;
+    return true;
+}
+
 static tsr_status run(tsr__plan *p)
 {
     if (p->numel == 0 || p->device.type == TSR_DEVICE_META)
         return TSR_OK;
     if (p->device.type == TSR_DEVICE_CPU)
         return tsr__plan_run_host(p);
+    if (divides_by_zero_scalar(&p->kernel))
+        return tsr__fail(TSR_ERR_RUNTIME, "ZeroDivisionError");
     return tsr__client_launch(p->client, p->device, &p->kernel);
 }
 
@@ -420,7 +437,9 @@ static bool same_shape(const tsr_geometry *g, int ndim, const int64_t *shape)
 /* A fresh output (or the new storage of a resized out=) on `device`, laid
  * out as TensorIterator lays it out. On the cpu, PyTorch first converts
  * inputs of another dtype into temporaries of the common dtype (with
- * preserve_format strides), and those shape the output. */
+ * preserve_format strides), and those shape the output. Accelerators here
+ * follow the cpu (PyTorch's CUDA does not), so that both devices give the
+ * same strides as well as the same bits; meta keeps PyTorch's own rule. */
 static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dtype dtype,
                                   tsr_dtype common, int ndim, const int64_t *shape,
                                   const operand *in, int nin, bool same, tsr_tensor **out)
@@ -431,7 +450,7 @@ static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dty
         if (!in[i].t || in[i].scalar)
             continue;
         layout[n] = in[i].t->geometry;
-        if (device.type == TSR_DEVICE_CPU && in[i].t->dtype != common)
+        if (device.type != TSR_DEVICE_META && in[i].t->dtype != common)
             tsr_preserve_strides(layout[n].ndim, layout[n].sizes, in[i].t->geometry.strides,
                                  layout[n].strides);
         n++;
