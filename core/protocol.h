@@ -276,7 +276,7 @@ typedef struct tsr__wire_session_stats {
     uint64_t limit;                 /* the most the session may reserve on the device */
 } tsr__wire_session_stats;
 
-#define TSR__WIRE_DEVICE_BUSY_SAMPLED 0x1u /* busy_ns is being measured */
+#define TSR__WIRE_DEVICE_BUSY_SAMPLED 0x1u /* busy_ns is measured (set by every daemon since v2) */
 #define TSR__WIRE_DEVICE_AVAILABLE 0x2u    /* the driver reports it available */
 #define TSR__WIRE_DEVICE_HAS_UUID 0x4u
 #define TSR__WIRE_DEVICE_LITTLE_ENDIAN 0x8u
@@ -288,7 +288,7 @@ typedef struct tsr__wire_device_status {
     uint64_t capacity;  /* what the daemon lends all sessions */
     uint64_t reserved;  /* what sessions hold in segments now */
     uint64_t allocated; /* what their live allocations take */
-    uint64_t busy_ns;   /* time its kernel queue had work, since the sampler started */
+    uint64_t busy_ns;   /* time it had kernels submitted and not finished, since start */
     uint64_t now_ns;    /* the daemon's monotonic clock when it answered */
     uint64_t max_alloc_bytes, local_memory_bytes, cl_device_type;
     uint32_t sessions;  /* sessions holding memory on it */

@@ -1,23 +1,18 @@
 /* The administration messages (see admin.h).
  *
  * Everything here reads state the loop thread owns (sessions, allocators,
- * the registry) and changes none of it, except the busy-time sampler: a
- * timer on the loop that, every 10 ms while someone has asked for a
- * device's status in the last 10 s, adds the time since its last tick to
- * each device whose kernel queue has work (a session with launches in
- * flight there). Busy time is therefore the share of time a device's queue
- * was not empty, sampled; nothing ticks while nobody watches. */
+ * the registry) and changes none of it. A device's busy time comes from
+ * the kernel executor, which measures it at every submission and
+ * completion (tsr__exec_busy_ns). */
 #include "daemon/admin.h"
 
-#include <errno.h>
 #include <grp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/exec.h"
 #include "daemon/procinfo.h"
 #include "daemon/session.h"
 #include "numa/topology.h"
@@ -32,17 +27,6 @@ struct request {
     int *nfds;
     bool end_session;
 };
-
-#define SAMPLE_NS UINT64_C(10000000)
-#define SAMPLE_IDLE_NS UINT64_C(10000000000)
-
-static struct sampler {
-    tsr__server *server;
-    int fd;
-    tsr__watch *watch;
-    uint64_t last_ns, asked_ns;
-    uint64_t busy_ns[TSR__RING_QUEUES];
-} sampler = {.fd = -1};
 
 bool tsr__admin_may_see(uint32_t asker_uid, bool asker_admin, uint32_t owner_uid)
 {
@@ -229,60 +213,6 @@ tsr_status tsr__admin_session_stats(struct request *r)
     return TSR_OK;
 }
 
-/* ---- busy time ---------------------------------------------------------- */
-
-static void sampler_stop(void)
-{
-    tsr__loop_unwatch(sampler.server->loop, sampler.watch);
-    close(sampler.fd);
-    sampler.fd = -1;
-    sampler.watch = NULL;
-}
-
-static void on_sample(tsr__loop *loop, uint32_t events, void *data)
-{
-    (void)loop;
-    (void)events;
-    (void)data;
-    uint64_t ticks;
-    if (read(sampler.fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
-        return;
-    uint64_t now = tsr__now_ns(), dt = now - sampler.last_ns;
-    sampler.last_ns = now;
-    const tsr__registry *reg = &sampler.server->registry;
-    for (size_t q = 0; q < reg->opencl_count && q < TSR__RING_QUEUES; q++) {
-        bool busy = false;
-        for (const tsr__session *s = sampler.server->first; s && !busy; s = s->next)
-            busy = s->inflight[q] > 0;
-        if (busy)
-            sampler.busy_ns[q] += dt;
-    }
-    if (now - sampler.asked_ns > SAMPLE_IDLE_NS)
-        sampler_stop();
-}
-
-/* Starts the sampler if it is not running; true when it already was. */
-static bool sampler_touch(tsr__server *server)
-{
-    sampler.asked_ns = tsr__now_ns();
-    if (sampler.fd >= 0)
-        return true;
-    sampler.server = server;
-    sampler.last_ns = sampler.asked_ns;
-    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    struct itimerspec every = {.it_interval = {.tv_nsec = (long)SAMPLE_NS},
-                               .it_value = {.tv_nsec = (long)SAMPLE_NS}};
-    if (fd < 0)
-        return false;
-    if (timerfd_settime(fd, 0, &every, NULL) < 0 ||
-        tsr__loop_watch(server->loop, fd, EPOLLIN, on_sample, NULL, &sampler.watch) != TSR_OK) {
-        close(fd);
-        return false;
-    }
-    sampler.fd = fd;
-    return false;
-}
-
 /* ---- devices ------------------------------------------------------------ */
 
 tsr_status tsr__admin_device_status(struct request *r)
@@ -309,11 +239,8 @@ tsr_status tsr__admin_device_status(struct request *r)
         out->allocated += st.allocated;
         out->sessions += st.reserved > 0;
     }
-    if (q < TSR__RING_QUEUES) {
-        if (sampler_touch(server))
-            out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
-        out->busy_ns = sampler.busy_ns[q];
-    }
+    out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
+    out->busy_ns = tsr__exec_busy_ns(q, out->now_ns);
     const tsr__cl_device_info *cl = &dev->cl;
     out->max_alloc_bytes = cl->max_alloc_bytes;
     out->local_memory_bytes = cl->local_memory_bytes;

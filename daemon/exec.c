@@ -30,6 +30,9 @@ static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, si
 
 typedef struct job {
     struct job *next; /* in its device's FIFO, then on the finished stack */
+    struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
+    uint64_t submit_ns;            /* 0 until given to the driver */
+    _Atomic uint64_t done_ns;      /* 0 until the driver reported it finished */
     tsr__session *session;
     uint32_t queue, sequence;
     tsr__clrt_program *program;
@@ -43,12 +46,23 @@ typedef struct fifo {
     job *head, *tail;
 } fifo;
 
+/* A device's busy time: the union of the intervals from a kernel's
+ * submission to the driver until the driver reports it finished, i.e. the
+ * time its OpenCL queue was not empty. Loop thread only; the driver's
+ * thread writes nothing here but the job's done_ns. */
+typedef struct busy {
+    uint64_t total_ns;   /* retired intervals, merged */
+    uint64_t covered_ns; /* the latest end counted in total_ns */
+    job *first, *last;   /* submitted, not yet retired, oldest first */
+} busy;
+
 typedef struct executor {
     tsr__server *server;
     tsr__clrt *rt;
     int notify_fd;
     tsr__watch *watch;
     fifo *fifos; /* one per OpenCL device */
+    busy *busy;  /* one per OpenCL device */
     size_t count;
     _Atomic(job *) finished;
 } executor;
@@ -118,6 +132,8 @@ static void publish(job *j)
 /* Hands a finished job to the event loop (any thread). */
 static void finish(executor *x, job *j, tsr_status status, const char *message)
 {
+    if (j->submit_ns)
+        atomic_store(&j->done_ns, tsr__now_ns()); /* before the ring says so */
     j->status = status;
     snprintf(j->message, sizeof j->message, "%s", message ? message : "");
     publish(j);
@@ -153,9 +169,74 @@ static void run_deferred_frees(tsr__session *s, uint32_t queue, uint32_t sequenc
     }
 }
 
+/* Adds a submitted job's interval to its device's busy time and takes it
+ * off the device's list. In-order queues finish jobs in submission order,
+ * so merging each interval with the latest end counted so far is exact. */
+static void busy_unlink(busy *b, job *j)
+{
+    if (j->on_prev)
+        j->on_prev->on_next = j->on_next;
+    else
+        b->first = j->on_next;
+    if (j->on_next)
+        j->on_next->on_prev = j->on_prev;
+    else
+        b->last = j->on_prev;
+}
+
+/* Merges [submit, end] into a running total whose latest end is *covered. */
+static uint64_t busy_merge(uint64_t submit, uint64_t end, uint64_t *covered)
+{
+    uint64_t start = submit > *covered ? submit : *covered;
+    if (end > *covered)
+        *covered = end;
+    return end > start ? end - start : 0;
+}
+
+static void busy_retire(executor *x, job *j)
+{
+    busy *b = &x->busy[j->queue];
+    uint64_t done = atomic_load(&j->done_ns);
+    b->total_ns += busy_merge(j->submit_ns, done ? done : tsr__now_ns(), &b->covered_ns);
+    busy_unlink(b, j);
+}
+
+static void busy_submit(executor *x, job *j)
+{
+    busy *b = &x->busy[j->queue];
+    j->on_prev = b->last;
+    j->on_next = NULL;
+    if (b->last)
+        b->last->on_next = j;
+    else
+        b->first = j;
+    b->last = j;
+}
+
+uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns)
+{
+    const executor *x = the_executor;
+    if (!x || queue >= x->count)
+        return 0;
+    const busy *b = &x->busy[queue];
+    uint64_t total = b->total_ns, covered = b->covered_ns;
+    /* Jobs not retired yet: those the driver finished count to their end
+     * (a client may already have seen them complete), the first one still
+     * running counts to now, and the rest wait behind it. */
+    for (job *j = b->first; j; j = j->on_next) {
+        uint64_t done = atomic_load(&j->done_ns);
+        total += busy_merge(j->submit_ns, done ? done : now_ns, &covered);
+        if (!done)
+            break;
+    }
+    return total;
+}
+
 static void retire(job *j)
 {
     tsr__session *s = j->session;
+    if (j->submit_ns && the_executor)
+        busy_retire(the_executor, j);
     s->inflight[j->queue]--;
     s->inflight_total--;
     run_deferred_frees(s, j->queue, j->sequence);
@@ -236,8 +317,16 @@ static void pump(executor *x, uint32_t queue)
             if (made)
                 log_program(j->queue, &j->launch, j->program, made);
             tsr_status st = resolve_buffers(x, j);
-            if (st == TSR_OK)
+            if (st == TSR_OK) {
+                /* Counted before the enqueue: the driver may finish it at once. */
+                j->submit_ns = tsr__now_ns();
+                busy_submit(x, j);
                 st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+                if (st != TSR_OK) {
+                    busy_unlink(&x->busy[queue], j);
+                    j->submit_ns = 0;
+                }
+            }
             if (st != TSR_OK)
                 finish(x, j, st, tsr_last_error());
         }
@@ -285,11 +374,15 @@ static tsr_status executor_get(tsr__server *server, executor **out)
                          "(see tesserad's log)");
     executor *x = calloc(1, sizeof *x);
     tsr__cl_device_info *infos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *infos);
-    if (x)
+    if (x) {
         x->fifos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->fifos);
-    if (!x || !infos || !x->fifos) {
-        if (x)
+        x->busy = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->busy);
+    }
+    if (!x || !infos || !x->fifos || !x->busy) {
+        if (x) {
             free(x->fifos);
+            free(x->busy);
+        }
         free(x);
         free(infos);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting the kernel executor");
@@ -319,6 +412,7 @@ static tsr_status executor_get(tsr__server *server, executor **out)
         if (x->notify_fd >= 0)
             close(x->notify_fd);
         free(x->fifos);
+        free(x->busy);
         free(x);
         return st;
     }
@@ -349,6 +443,7 @@ void tsr__exec_shutdown(void)
     tsr__loop_unwatch(x->server->loop, x->watch);
     close(x->notify_fd);
     free(x->fifos);
+    free(x->busy);
     free(x);
     the_executor = NULL;
 }

@@ -47,6 +47,11 @@ bool tsr__exec_freed(const tsr__session *s, uint64_t handle);
  * connection: tsr__exec releases it after the last one). */
 bool tsr__exec_busy(const tsr__session *s);
 
+/* OpenCL device `queue`'s busy time since the executor started, in ns:
+ * how long its queue held a kernel the driver had not finished (0 before
+ * the first launch). Exact: measured at each submission and completion. */
+uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns);
+
 /* A segment goes away: drops its OpenCL buffer. */
 void tsr__exec_segment_gone(tsr__segment *segment);
 

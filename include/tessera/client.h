@@ -283,9 +283,10 @@ typedef struct tsr_device_status {
     uint64_t reserved;   /* held in segments by every session now */
     uint64_t allocated;  /* in their live allocations */
     uint32_t sessions;   /* sessions holding memory on it */
-    bool busy_sampled;   /* busy_ns was being measured before this call */
-    uint64_t busy_ns;    /* time the device's kernel queue had work, sampled;
-                            compare two calls: (busy_ns delta) / (now_ns delta) */
+    bool busy_sampled;   /* busy_ns is measured (always, with this daemon) */
+    uint64_t busy_ns;    /* time the device had kernels submitted and not finished,
+                            since the daemon's first launch; compare two calls:
+                            (busy_ns delta) / (now_ns delta) */
     uint64_t now_ns;     /* the daemon's monotonic clock */
     /* What OpenCL discovery saw (0 / "" for cpu and meta). */
     uint64_t max_alloc_bytes, local_memory_bytes, cl_device_type;
@@ -297,8 +298,7 @@ typedef struct tsr_device_status {
     char platform_name[TSR_DEVICE_TEXT_MAX];
 } tsr_device_status;
 
-/* The live state of a device. Asking starts the daemon's busy-time
- * sampler for about ten seconds. Errors: TSR_ERR_NO_DEVICE. */
+/* The live state of a device. Errors: TSR_ERR_NO_DEVICE. */
 TSR_API tsr_status tsr_admin_device_status(tsr_client *client, tsr_device device,
                                            tsr_device_status *out);
 
