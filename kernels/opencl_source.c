@@ -538,7 +538,9 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         put(t, "    %s m = %s;\n", m->type, e);
         subst(stmt, sizeof stmt, m->out, "q", "m");
         put(t, "%s", stmt);
-        put(t, "    if (bad)\n        *status = 1;\n");
+        /* A zero divisor writes nothing: a zero-dim divisor holding 0 leaves
+         * the output as the cpu leaves it (untouched). */
+        put(t, "    if (bad) {\n        *status = 1;\n        return;\n    }\n");
     }
     put(t, "    %s r_re, r_im;\n", cl_types[out].store);
     convert_value(t, "r", out, "q", common);
