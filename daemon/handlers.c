@@ -45,12 +45,77 @@ static uint64_t device_free(void *ctx)
                : 0;
 }
 
-/* The pool of an OpenCL device, with its allocator made on first use. */
+/* ---- devices as the session numbers them ---------------------------------
+ *
+ * A session sees the OpenCL devices devices.visible named when it said
+ * HELLO, numbered from 0 in that order (session.h); cpu and meta are always
+ * there. The daemon keeps everything by registry ordinal, so the devices a
+ * request names are translated on the way in and those a reply names on
+ * the way out. A hidden device does not exist for the session: naming one
+ * gets the error a device that does not exist gets, and the list of devices
+ * in that error is the session's. */
+
+/* "cpu, opencl:0, opencl:1, meta", as the session sees them. */
+static const char *seen_devices(const tsr__session *s, char *buf, size_t n)
+{
+    size_t used = (size_t)snprintf(buf, n, "cpu");
+    for (uint32_t k = 0; k < s->visible_count && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, ", opencl:%u", (unsigned)k);
+    if (used < n)
+        snprintf(buf + used, n - used, ", meta");
+    return buf;
+}
+
+/* The registry entry of a device as the session names it; NULL with
+ * TSR_ERR_NO_DEVICE set, worded as tsr__registry_find words it, when the
+ * session has no such device. */
+static tsr__registry_device *session_device(tsr__session *s, tsr__wire_device wd)
+{
+    tsr__registry *reg = &s->server->registry;
+    tsr_device d = wire_to_device(wd);
+    bool single = d.type == TSR_DEVICE_CPU || d.type == TSR_DEVICE_META;
+    if (d.type == TSR_DEVICE_OPENCL && d.index >= 0 && (uint32_t)d.index < s->visible_count)
+        return &reg->devices[1 + s->visible[d.index]];
+    if ((unsigned)d.type >= TSR_DEVICE_TYPE_COUNT || (single && (d.index == -1 || d.index == 0)))
+        return tsr__registry_find(reg, d); /* nothing here depends on the session */
+    char have[1024], name[TSR_DEVICE_STR_MAX];
+    snprintf(name, sizeof name, "%s:%d", tsr_device_type_name(d.type), (int)d.index);
+    if (single || (d.type == TSR_DEVICE_OPENCL && s->visible_count > 0))
+        tsr__fail(TSR_ERR_NO_DEVICE,
+                  "invalid device ordinal: %s does not exist (this machine has: %s)", name,
+                  seen_devices(s, have, sizeof have));
+    else
+        tsr__fail(TSR_ERR_NO_DEVICE, "no %s devices here (this machine has: %s)",
+                  tsr_device_type_name(d.type), seen_devices(s, have, sizeof have));
+    return NULL;
+}
+
+/* The session's ordinal of a registry OpenCL device it sees (-1: hidden). */
+static int32_t session_ordinal(const tsr__session *s, int32_t registry_index)
+{
+    for (uint32_t k = 0; k < s->visible_count; k++)
+        if (s->visible[k] == registry_index)
+            return (int32_t)k;
+    return -1;
+}
+
+/* A registry device as the session names it on the wire. */
+static tsr__wire_device session_wire_device(const tsr__session *s, const tsr__registry_device *dev)
+{
+    tsr__wire_device w = dev->info.device;
+    if (w.type == TSR_DEVICE_OPENCL)
+        w.index = session_ordinal(s, w.index);
+    return w;
+}
+
+/* The pool of an OpenCL device the session names, with its allocator made
+ * on first use. Pools are indexed by registry ordinal, as the kernel
+ * executor and the administration messages expect. */
 static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_pool **out)
 {
     tsr_device d = wire_to_device(wd);
     tsr__registry *reg = &s->server->registry;
-    tsr__registry_device *dev = tsr__registry_find(reg, d);
+    tsr__registry_device *dev = session_device(s, wd);
     if (!dev)
         return TSR_ERR_NO_DEVICE;
     if (d.type != TSR_DEVICE_OPENCL) {
@@ -64,8 +129,9 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
         if (!s->pools)
             return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    tsr__device_pool *pool = &s->pools[d.index];
+    tsr__device_pool *pool = &s->pools[dev->info.device.index];
     if (!pool->allocator) {
+        /* The allocator's messages name the device as the session does. */
         char name[TSR_DEVICE_STR_MAX];
         tsr_device_str(d, name, sizeof name);
         pool->session = s;
@@ -114,6 +180,13 @@ static tsr_status on_hello(request *r)
         return tsr__fail(TSR_ERR_PROTOCOL, "HELLO flags 0x%x are not defined", (unsigned)in->flags);
     if (!tsr__wire_text_ok(in->name, sizeof in->name))
         return tsr__fail(TSR_ERR_PROTOCOL, "HELLO name is not terminated");
+    /* The devices the session sees stay those of devices.visible now, so
+     * that its numbering never changes under it. */
+    uint32_t seen = s->server->visible_count;
+    int32_t *visible = calloc(seen ? seen : 1, sizeof *visible);
+    if (!visible)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory opening the session");
+    memcpy(visible, s->server->visible, seen * sizeof *visible);
     int ring_fd = memfd_create("tessera-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     int bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     tsr__ring *ring = MAP_FAILED;
@@ -126,6 +199,7 @@ static tsr_status on_hello(request *r)
             close(ring_fd);
         if (bell >= 0)
             close(bell);
+        free(visible);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make the session's ring: %s", strerror(e));
     }
     ring->header = (tsr__ring_header){.magic = TSR__RING_MAGIC,
@@ -138,6 +212,7 @@ static tsr_status on_hello(request *r)
         munmap(ring, sizeof *ring);
         close(ring_fd);
         close(bell);
+        free(visible);
         return st;
     }
     s->ring = ring;
@@ -145,9 +220,11 @@ static tsr_status on_hello(request *r)
     s->doorbell_fd = bell;
     s->version = hi;
     tsr__wire_text_set(s->name, sizeof s->name, in->name);
+    s->visible = visible;
+    s->visible_count = seen;
     *out = (tsr__wire_welcome){.version = hi,
                                .session_id = s->id,
-                               .device_count = (uint32_t)s->server->registry.count,
+                               .device_count = s->visible_count + 2, /* cpu, opencl:*, meta */
                                .ring_slots = TSR__RING_SLOTS,
                                .ring_slot_size = TSR__RING_SLOT_SIZE,
                                .ring_bytes = sizeof *ring};
@@ -166,19 +243,28 @@ static tsr_status on_ping(request *r)
 static tsr_status on_device_get(request *r)
 {
     const tsr__wire_position *in = r->in;
-    tsr__registry *reg = &r->s->server->registry;
-    if (in->position >= reg->count)
-        return tsr__fail(TSR_ERR_INDEX, "device position %u out of range (%zu devices)",
-                         (unsigned)in->position, reg->count);
+    tsr__session *s = r->s;
+    tsr__registry *reg = &s->server->registry;
+    /* cpu, the session's OpenCL devices in its order, meta. */
+    uint32_t count = s->visible_count + 2;
+    if (in->position >= count)
+        return tsr__fail(TSR_ERR_INDEX, "device position %u out of range (%u devices)",
+                         (unsigned)in->position, (unsigned)count);
+    const tsr__registry_device *dev = &reg->devices[0];
+    if (in->position == count - 1)
+        dev = &reg->devices[reg->count - 1];
+    else if (in->position > 0)
+        dev = &reg->devices[1 + s->visible[in->position - 1]];
     tsr__wire_device_info *out = r->out;
-    memcpy(out, &reg->devices[in->position].info, sizeof *out);
+    memcpy(out, &dev->info, sizeof *out);
     if (out->device.type == TSR_DEVICE_OPENCL) {
         /* A client sizes itself to "total memory": tell it what its limits
          * let it have. */
-        uint64_t most = tsr__limits_effective(r->s->server->limits, r->s->uid, r->s->gid,
-                                              (uint32_t)out->device.index);
+        uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,
+                                              (uint32_t)dev->info.device.index);
         if (most && most < out->memory_bytes)
             out->memory_bytes = most;
+        out->device.index = (int32_t)in->position - 1;
     }
     return TSR_OK;
 }
@@ -195,10 +281,10 @@ static tsr_status on_set_device(request *r)
 {
     const tsr__wire_set_device *in = r->in;
     tsr__session *s = r->s;
-    tsr_device d = wire_to_device(in->device);
-    if (!tsr__registry_find(&s->server->registry, d))
+    const tsr__registry_device *dev = session_device(s, in->device);
+    if (!dev)
         return TSR_ERR_NO_DEVICE;
-    if (d.type != TSR_DEVICE_OPENCL)
+    if (dev->info.device.type != TSR_DEVICE_OPENCL)
         return TSR_OK; /* cpu and meta have one device each */
     tsr__thread_device *t = find_thread(s, in->thread_id);
     if (!t) {
@@ -215,7 +301,7 @@ static tsr_status on_set_device(request *r)
         t = &s->threads[s->thread_count++];
         t->thread_id = in->thread_id;
     }
-    t->opencl_index = d.index;
+    t->opencl_index = dev->info.device.index; /* by registry ordinal, as tessera ps shows it */
     return TSR_OK;
 }
 
@@ -224,16 +310,15 @@ static tsr_status on_get_device(request *r)
     const tsr__wire_get_device *in = r->in;
     tsr__wire_device *out = r->out;
     tsr__session *s = r->s;
-    tsr_device d = {.type = (tsr_device_type)in->type, .index = -1};
-    if (d.type == TSR_DEVICE_OPENCL)
-        d.index = 0;
-    if (!tsr__registry_find(&s->server->registry, d))
+    tsr__wire_device d = {.type = in->type, .index = in->type == TSR_DEVICE_OPENCL ? 0 : -1};
+    if (!session_device(s, d))
         return TSR_ERR_NO_DEVICE;
-    if (d.type == TSR_DEVICE_OPENCL) {
-        const tsr__thread_device *t = find_thread(s, in->thread_id);
-        d.index = t ? t->opencl_index : 0;
-    }
-    *out = (tsr__wire_device){.type = d.type, .index = d.index};
+    const tsr__thread_device *t =
+        d.type == TSR_DEVICE_OPENCL ? find_thread(s, in->thread_id) : NULL;
+    int32_t recorded = t ? session_ordinal(s, t->opencl_index) : -1;
+    if (recorded >= 0)
+        d.index = recorded;
+    *out = d;
     return TSR_OK;
 }
 
@@ -335,7 +420,7 @@ static tsr_status on_segment_map(request *r)
                          (unsigned)in->segment_id);
     *(tsr__wire_segment_info *)r->out = (tsr__wire_segment_info){
         .bytes = seg->bytes,
-        .device = seg->device->info.device,
+        .device = session_wire_device(r->s, seg->device),
     };
     r->fds[0] = seg->fd;
     *r->nfds = 1;
@@ -378,35 +463,41 @@ static tsr_status on_empty_cache(request *r)
     return TSR_OK;
 }
 
+/* SESSION_LIST is PROCESS_LIST's row in the older layout, so that both
+ * walk the sessions the same way and apply the same rule of who may see
+ * whose (admin.c): of a session the asker may not see, only numbers. */
 static tsr_status on_session_list(request *r)
 {
-    uint32_t cursor = ((const tsr__wire_segment *)r->in)->segment_id;
+    tsr__wire_process row;
+    request ask = *r;
+    ask.out = &row;
+    tsr_status st = tsr__admin_process_list(&ask);
     tsr__wire_session_info *out = r->out;
     memset(out, 0, sizeof *out);
-    bool more;
-    const tsr__session *s = tsr__admin_session_after(r->s->server, cursor, &more);
-    if (!s)
-        return TSR_OK; /* session_id 0: the end */
-    out->session_id = s->id;
-    out->more = more;
-    out->pid = (uint32_t)s->pid;
-    out->uid = s->uid;
-    out->gid = s->gid;
-    out->threads = s->thread_count;
-    out->requests = s->requests;
-    out->started_unix_ns = s->started_unix_ns;
-    out->current_device = tsr__admin_shown_device(s);
-    memcpy(out->command, s->command, sizeof out->command);
-    memcpy(out->name, s->name, sizeof out->name);
-    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++) {
-        if (!s->pools[k].allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
-            continue;
-        tsr__alloc_stats a;
-        tsr__allocator_stats(s->pools[k].allocator, &a);
-        out->usage[out->usage_count++] = (tsr__wire_session_usage){
-            .device = s->pools[k].device->info.device, .allocated = a.allocated,
-            .reserved = a.reserved};
+    if (st != TSR_OK || row.session_id == 0)
+        return st; /* session_id 0: the end */
+    out->session_id = row.session_id;
+    out->more = (row.flags & TSR__WIRE_PROCESS_MORE) != 0;
+    out->threads = row.threads;
+    out->requests = row.requests;
+    out->current_device = row.current_device;
+    out->uid = out->gid = TSR__WIRE_ID_HIDDEN;
+    if (row.flags & TSR__WIRE_PROCESS_VISIBLE) {
+        /* The pid from the connection's credentials, as this message has
+         * always told it (PROCESS_LIST's is the asker's namespace's). */
+        bool more;
+        out->pid = (uint32_t)tsr__admin_session_after(r->s->server, row.session_id - 1, &more)->pid;
+        out->uid = row.uid;
+        out->gid = row.gid;
+        out->started_unix_ns = row.started_unix_ns;
+        memcpy(out->command, row.command, sizeof out->command);
+        memcpy(out->name, row.name, sizeof out->name);
     }
+    for (uint32_t k = 0; k < row.usage_count && k < TSR__WIRE_SESSION_DEVICES; k++)
+        out->usage[out->usage_count++] =
+            (tsr__wire_session_usage){.device = row.usage[k].device,
+                                      .allocated = row.usage[k].allocated,
+                                      .reserved = row.usage[k].reserved};
     return TSR_OK;
 }
 

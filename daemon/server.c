@@ -348,10 +348,11 @@ static void apply_visible(tsr__server *server, const tsr__config *cfg)
     const tsr__config_value *v = &cfg->v[TSR__CONF_VISIBLE_DEVICES];
     size_t n = server->registry.opencl_count;
     server->visible_count = 0;
-    for (size_t k = 0; v->all_devices && k < n && k < TSR__CONFIG_MAX_DEVICES; k++)
+    for (size_t k = 0; v->all_devices && k < n; k++)
         server->visible[server->visible_count++] = (int32_t)k;
+    /* The list names each device once (config.c), so it fits. */
     for (uint32_t k = 0; !v->all_devices && k < v->device_count; k++) {
-        if ((size_t)v->devices[k] < n)
+        if ((size_t)v->devices[k] < n && server->visible_count < n)
             server->visible[server->visible_count++] = v->devices[k];
         else
             tsr__log(TSR__LOG_WARNING,
@@ -469,7 +470,8 @@ static tsr_status build_devices(tsr__server *server)
         return st;
     size_t n = server->registry.opencl_count;
     server->device_total = calloc(n ? n : 1, sizeof *server->device_total);
-    if (!server->device_total)
+    server->visible = calloc(n ? n : 1, sizeof *server->visible);
+    if (!server->device_total || !server->visible)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t k = 0; k < n; k++)
         server->device_total[k] = server->registry.devices[1 + k].info.memory_bytes;
@@ -571,6 +573,7 @@ void tsr__server_fini(tsr__server *server)
     tsr__registry_free(&server->registry);
     tsr__limits_destroy(server->limits);
     free(server->device_total);
+    free(server->visible);
     tsr__config_free(server->config);
     tsr__config_free(server->overrides);
     free(server->config);
@@ -580,6 +583,7 @@ void tsr__server_fini(tsr__server *server)
     server->loop = NULL;
     server->limits = NULL;
     server->device_total = NULL;
+    server->visible = NULL;
     server->config = server->overrides = NULL;
     server->config_path = NULL;
 }

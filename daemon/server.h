@@ -53,8 +53,9 @@ typedef struct tsr__server {
     uint64_t *device_total;
     /* The registry's OpenCL ordinals that sessions starting now see, in
      * the order they number them: a new session's opencl:k is the
-     * registry's opencl:visible[k] (devices.visible). */
-    int32_t visible[TSR__CONFIG_MAX_DEVICES];
+     * registry's opencl:visible[k] (devices.visible). Room for every
+     * OpenCL device; each session keeps a copy from its HELLO. */
+    int32_t *visible;
     uint32_t visible_count;
 
     /* systemd: the watchdog timer, and STATUS= updates held back to one

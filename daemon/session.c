@@ -178,6 +178,7 @@ void tsr__session_free(tsr__session *s)
         munmap(s->ring, sizeof *s->ring);
     free(s->threads);
     free(s->deferred);
+    free(s->visible);
     free(s);
 }
 

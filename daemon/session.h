@@ -25,7 +25,7 @@
 
 typedef struct tsr__thread_device {
     uint64_t thread_id;
-    int32_t opencl_index; /* the thread's current opencl device */
+    int32_t opencl_index; /* the thread's current opencl device, by registry ordinal */
 } tsr__thread_device;
 
 typedef struct tsr__segment {
@@ -73,6 +73,14 @@ struct tsr__session {
     int ring_fd, doorbell_fd;
     tsr__watch *doorbell_watch;
     uint32_t doorbell_seen;
+
+    /* The OpenCL devices the session sees, fixed at HELLO from the
+     * server's devices.visible (a reload changes only later sessions): its
+     * opencl:k is the registry's opencl:visible[k]. Everything the session
+     * keeps per device (pools, threads' current devices, kernel queues) is
+     * by registry ordinal; handlers.c translates what crosses the wire. */
+    int32_t *visible;
+    uint32_t visible_count;
 
     tsr__thread_device *threads;
     uint32_t thread_count;

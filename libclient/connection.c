@@ -39,7 +39,7 @@
 
 typedef struct client_segment {
     uint32_t id;
-    int32_t queue; /* the daemon's OpenCL ordinal */
+    int32_t queue; /* the device: the OpenCL ordinal the daemon gives this session */
     uint8_t *base;
     uint64_t bytes;
     uint32_t live; /* blocks of it this client holds, cached ones included */
@@ -82,17 +82,23 @@ struct tsr_client {
     tsr__wire_device_info *devices; /* the daemon's registry */
     uint32_t device_count;
     int32_t daemon_opencl;          /* OpenCL devices the daemon has */
-    int32_t visible[MAX_VISIBLE];   /* client ordinal -> daemon ordinal */
+    int32_t visible[MAX_VISIBLE];   /* client ordinal -> the daemon's ordinal for this session */
     int32_t visible_count;
 
     pthread_mutex_t seg_lock;
     client_segment *segments;
     uint32_t segment_count, segment_cap;
 
-    /* Kernel queues, per daemon OpenCL ordinal: the newest launch this
+    /* Kernel queues, per queue record of the ring (the daemon's OpenCL
+     * ordinal, which LAUNCH and FILL replies name): the newest launch this
      * client made and how many queue errors it has reported. */
     _Atomic uint32_t issued[TSR__RING_QUEUES];
     _Atomic uint32_t errors_seen[TSR__RING_QUEUES];
+    /* The queue record of each OpenCL device by the session's ordinal, as
+     * LAUNCH replies tell it; -1 until the first launch there. The two
+     * numberings differ when tesserad's devices.visible renumbers devices
+     * for its sessions. */
+    _Atomic int32_t queue_of[MAX_VISIBLE];
 
     pthread_mutex_t cache_lock;
     cached_block cache[CACHE_BLOCKS];
@@ -560,6 +566,8 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
     c->timeout_ms = o.timeout_ms ? o.timeout_ms : DEFAULT_TIMEOUT_MS;
     c->spin_ns = SPIN_NS;
     c->next_request = 1;
+    for (int32_t k = 0; k < MAX_VISIBLE; k++)
+        c->queue_of[k] = -1;
     pthread_mutex_init(&c->sock_lock, NULL);
     pthread_mutex_init(&c->seg_lock, NULL);
     pthread_mutex_init(&c->cache_lock, NULL);
@@ -1050,6 +1058,14 @@ static void note_launch(tsr_client *c, const tsr__wire_launched *l)
         ;
 }
 
+/* The queue record kernels on a device (the session's numbering) report
+ * in, -1 while this client has launched nothing there: then nothing of its
+ * own can be queued there either (FILL queues only behind launches). */
+static int32_t queue_of(tsr_client *c, tsr__wire_device wd)
+{
+    return wd.index >= 0 && wd.index < MAX_VISIBLE ? atomic_load(&c->queue_of[wd.index]) : -1;
+}
+
 /* A kernel error the daemon recorded on queue q and no thread of this
  * client has reported yet; reported once. */
 static tsr_status queue_error(tsr_client *c, uint32_t q)
@@ -1093,13 +1109,17 @@ tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *ke
     tsr_status st = opencl_device(c, d, &wd);
     if (st != TSR_OK)
         return st;
-    if (wd.index < (int32_t)TSR__RING_QUEUES && (st = queue_error(c, (uint32_t)wd.index)) != TSR_OK)
+    int32_t q = queue_of(c, wd);
+    if (q >= 0 && (st = queue_error(c, (uint32_t)q)) != TSR_OK)
         return st;
     tsr__wire_launched launched;
     st = call(c, TSR__OP_LAUNCH, kernel, &launched);
-    if (st == TSR_OK)
-        note_launch(c, &launched);
-    return st;
+    if (st != TSR_OK)
+        return st;
+    if (wd.index < MAX_VISIBLE && launched.queue < TSR__RING_QUEUES)
+        atomic_store(&c->queue_of[wd.index], (int32_t)launched.queue);
+    note_launch(c, &launched);
+    return TSR_OK;
 }
 
 /* Waits until queue q has completed `target`: a short spin (a small kernel
@@ -1137,9 +1157,10 @@ tsr_status tsr__client_synchronize(tsr_client *c, tsr_device d)
 {
     tsr__wire_device wd = {0};
     tsr_status st = opencl_device(c, d, &wd);
-    if (st != TSR_OK || wd.index >= (int32_t)TSR__RING_QUEUES)
+    int32_t record = st == TSR_OK ? queue_of(c, wd) : -1;
+    if (record < 0)
         return st;
-    uint32_t q = (uint32_t)wd.index;
+    uint32_t q = (uint32_t)record;
     uint32_t target = atomic_load(&c->issued[q]);
     if (target != 0 && (st = wait_queue(c, q, target)) != TSR_OK)
         return st;
