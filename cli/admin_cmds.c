@@ -48,6 +48,14 @@ static const char *uuid_text(const tsr_device_status *st, char *buf, size_t n)
     return buf;
 }
 
+/* The class of the path from a row's device to the session's opencl:k. */
+static tsr_link link_to(const tsr_topology_row *row, int32_t k)
+{
+    int32_t j = cli_daemon_ordinal(k);
+    return j >= 0 && (uint32_t)j < row->count ? row->links[j] : TSR_LINK_UNKNOWN;
+}
+
+/* d: the daemon's name of the device. */
 static int fetch_links(tsr_client *c, tsr_device d, tsr_topology_row *row)
 {
     memset(row, 0, sizeof *row);
@@ -83,8 +91,8 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
     printf(", \"uuid\": ");
     cli_json_text(uuid_text(st, buf, sizeof buf));
     printf(", \"links\": {");
-    for (uint32_t k = 0; k < row->count; k++)
-        printf("%s\"opencl:%" PRIu32 "\": \"%s\"", k ? ", " : "", k, link_name(row->links[k]));
+    for (int32_t k = 0; row->count && k < cli_opencl_count(); k++)
+        printf("%s\"opencl:%d\": \"%s\"", k ? ", " : "", (int)k, link_name(link_to(row, k)));
     printf("}}\n");
 }
 
@@ -116,6 +124,10 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     printf("%s\n", cli_device_name(p->device, name, sizeof name));
     kv("name", p->name);
     kv("type", tsr_device_type_name(p->device.type));
+    if (p->device.type == TSR_DEVICE_OPENCL) {
+        snprintf(buf, sizeof buf, "opencl:%d", (int)p->daemon_index);
+        kv("daemon's ordinal", buf);
+    }
     kv("vendor", p->vendor);
     kv("driver version", p->driver_version);
     kv("api version", p->api_version);
@@ -145,9 +157,9 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv_number("sessions holding memory", st->sessions);
     size_t used = 0;
     buf[0] = '\0';
-    for (uint32_t k = 0; k < row->count && used < sizeof buf; k++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%sopencl:%" PRIu32 " %s",
-                                 k ? ", " : "", k, link_name(row->links[k]));
+    for (int32_t k = 0; row->count && k < cli_opencl_count() && used < sizeof buf; k++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%sopencl:%d %s", k ? ", " : "",
+                                 (int)k, link_name(link_to(row, k)));
     kv("links (tessera topo)", buf);
 }
 
@@ -161,19 +173,21 @@ static int run_info(int argc, char **argv)
     int rc = cli_connect(&cli_cmd_info, argc, argv, &args, 1, &c);
     if (rc >= 0)
         return rc;
-    tsr_device d;
+    tsr_device d = {TSR_DEVICE_CPU, -1}, on = d; /* as the session and the daemon name it */
     if (args.npos != 1)
         rc = cli_usage_error(&cli_cmd_info, "which device? e.g. 'tessera info opencl:0'");
     else
         rc = cli_device_arg(&cli_cmd_info, pos[0], &d);
+    if (rc < 0)
+        rc = cli_daemon_device(c, d, &on);
     tsr_device_properties p;
     tsr_device_status st;
     tsr_topology_row row;
     if (rc < 0 && (tsr_device_get_properties(c, d, &p) != TSR_OK ||
-                   tsr_admin_device_status(c, d, &st) != TSR_OK))
+                   tsr_admin_device_status(c, on, &st) != TSR_OK))
         rc = cli_fail(tsr_last_error());
     if (rc < 0)
-        rc = fetch_links(c, d, &row);
+        rc = fetch_links(c, on, &row);
     if (rc < 0) {
         if (args.json)
             print_info_json(&p, &st, &row);
@@ -195,17 +209,21 @@ const cli_command cli_cmd_info = {
     "    addresses its memory directly), where it sits (NUMA node, local CPUs,\n"
     "    PCI bus id, DRM render node, links to the other devices), and what\n"
     "    sessions hold on it now. DEVICE is opencl:N (or just N), cpu or meta,\n"
-    "    numbered as the daemon numbers devices ('tessera devices').\n\n"
+    "    numbered as 'tessera devices' lists devices: as a client program\n"
+    "    opened now numbers them. The daemon's own ordinal of the device is\n"
+    "    shown too; it differs when the daemon's devices.visible picks or\n"
+    "    reorders devices.\n\n"
     "OPTIONS\n"
     "    --json         print one object with the keys of 'tessera devices\n"
-    "                   --json' and capacity_bytes, reserved_bytes,\n"
-    "                   allocated_bytes, sessions, max_alloc_bytes,\n"
-    "                   local_memory_bytes, max_clock_mhz,\n"
+    "                   --json' (daemon_index among them) and capacity_bytes,\n"
+    "                   reserved_bytes, allocated_bytes, sessions,\n"
+    "                   max_alloc_bytes, local_memory_bytes, max_clock_mhz,\n"
     "                   mem_base_addr_align_bits, opencl_device_type,\n"
     "                   opencl_c_version, platform_name, platform_index,\n"
     "                   device_index, available, little_endian (the last four\n"
     "                   for OpenCL devices only), uuid and links (opencl:N ->\n"
-    "                   link class, as 'tessera topo' names them)\n" CLI_SOCKET_HELP "\n"
+    "                   link class, as 'tessera topo' names them, for the\n"
+    "                   devices 'tessera devices' lists)\n" CLI_SOCKET_HELP "\n"
     CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera info opencl:0\n"
@@ -224,8 +242,7 @@ static int run_topo(int argc, char **argv)
     int rc = cli_connect(&cli_cmd_topo, argc, argv, &args, 0, &c);
     if (rc >= 0)
         return rc;
-    int32_t n = 0;
-    tsr_device_count(c, TSR_DEVICE_OPENCL, &n);
+    int32_t n = cli_opencl_count();
     if (n > TSR_TOPOLOGY_DEVICES)
         n = TSR_TOPOLOGY_DEVICES;
     tsr_topology_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
@@ -233,8 +250,8 @@ static int run_topo(int argc, char **argv)
     if (!rows || !props)
         rc = cli_fail("out of memory");
     for (int32_t k = 0; rc < 0 && k < n; k++) {
-        tsr_device d = {TSR_DEVICE_OPENCL, k};
-        if (tsr_admin_topology_row(c, d, &rows[k]) != TSR_OK ||
+        tsr_device d = {TSR_DEVICE_OPENCL, k}, on = {TSR_DEVICE_OPENCL, cli_daemon_ordinal(k)};
+        if (tsr_admin_topology_row(c, on, &rows[k]) != TSR_OK ||
             tsr_device_get_properties(c, d, &props[k]) != TSR_OK)
             rc = cli_fail(tsr_last_error());
     }
@@ -242,7 +259,8 @@ static int run_topo(int argc, char **argv)
     if (rc < 0 && args.json) {
         printf("{\"numa_nodes\": %" PRIu32 ", \"devices\": [", n ? rows[0].numa_nodes : 0);
         for (int32_t k = 0; k < n; k++) {
-            printf("%s\n  {\"device\": \"opencl:%d\", \"cpu_affinity\": ", k ? "," : "", k);
+            printf("%s\n  {\"device\": \"opencl:%d\", \"daemon_index\": %d, \"cpu_affinity\": ",
+                   k ? "," : "", k, props[k].daemon_index);
             cli_json_text(props[k].cpuset);
             printf(", \"numa_node\": ");
             if (props[k].numa_node >= 0)
@@ -250,9 +268,9 @@ static int run_topo(int argc, char **argv)
             else
                 printf("null");
             printf(", \"links\": {");
-            for (uint32_t j = 0; j < rows[k].count; j++)
-                printf("%s\"opencl:%" PRIu32 "\": \"%s\"", j ? ", " : "", j,
-                       link_name(rows[k].links[j]));
+            for (int32_t j = 0; j < n; j++)
+                printf("%s\"opencl:%d\": \"%s\"", j ? ", " : "", (int)j,
+                       link_name(link_to(&rows[k], j)));
             printf("}}");
         }
         printf("%s]}\n", n ? "\n" : "");
@@ -263,8 +281,8 @@ static int run_topo(int argc, char **argv)
         printf("  %-16s %s\n", "CPU AFFINITY", "NUMA AFFINITY");
         for (int32_t k = 0; k < n; k++) {
             printf("opencl:%-3d", k);
-            for (uint32_t j = 0; j < rows[k].count; j++)
-                printf(" %-9s", link_name(rows[k].links[j]));
+            for (int32_t j = 0; j < n; j++)
+                printf(" %-9s", link_name(link_to(&rows[k], j)));
             char numa[16];
             snprintf(numa, sizeof numa, "%d", props[k].numa_node);
             printf("  %-16s %s\n", props[k].cpuset[0] ? props[k].cpuset : "-",
@@ -291,18 +309,20 @@ const cli_command cli_cmd_topo = {
     "SYNOPSIS\n    tessera topo [--json] [--socket PATH]\n\n"
     "DESCRIPTION\n"
     "    Prints, as 'nvidia-smi topo -m' does, a matrix of the OpenCL devices\n"
-    "    with the class of the path between each pair, read from hwloc's PCI\n"
-    "    tree by the daemon, and each device's CPU and NUMA affinity: the CPUs\n"
-    "    and the NUMA node local to it. Classes, from nearest to farthest: X\n"
-    "    (itself), PIX (at most one PCI bridge on each side, as under one PCIe\n"
-    "    switch), PXB (several bridges), PHB (through a host bridge), NODE\n"
-    "    (between host bridges of one NUMA node), SYS (between NUMA nodes);\n"
-    "    '-' where a device has no PCI location, as a CPU OpenCL device.\n\n"
+    "    'tessera devices' lists, named as it names them, with the class of\n"
+    "    the path between each pair, read from hwloc's PCI tree by the daemon,\n"
+    "    and each device's CPU and NUMA affinity: the CPUs and the NUMA node\n"
+    "    local to it. Classes, from nearest to farthest: X (itself), PIX (at\n"
+    "    most one PCI bridge on each side, as under one PCIe switch), PXB\n"
+    "    (several bridges), PHB (through a host bridge), NODE (between host\n"
+    "    bridges of one NUMA node), SYS (between NUMA nodes); '-' where a\n"
+    "    device has no PCI location, as a CPU OpenCL device.\n\n"
     "OPTIONS\n"
     "    --json         print {\"numa_nodes\": N, \"devices\": [...]}, one object\n"
-    "                   per device with the keys device, cpu_affinity (a Linux\n"
-    "                   cpu list), numa_node (null when unknown or several) and\n"
-    "                   links (opencl:N -> class)\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
+    "                   per device with the keys device, daemon_index (the\n"
+    "                   daemon's ordinal), cpu_affinity (a Linux cpu list),\n"
+    "                   numa_node (null when unknown or several) and links\n"
+    "                   (opencl:N -> class)\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera topo\n"
     "    tessera topo --json | jq '.devices[0].links'\n",
@@ -351,7 +371,7 @@ static void print_stats(const tsr_process_info *s, tsr_device d, const tsr_alloc
                         bool json, bool first)
 {
     char dev[TSR_DEVICE_STR_MAX], human[32], pid[16] = "-";
-    cli_device_name(d, dev, sizeof dev);
+    cli_shown_device(d, dev, sizeof dev);
     if (s->visible && s->pid_known && s->pid)
         snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
     if (json) {
@@ -395,11 +415,13 @@ static int run_stats(int argc, char **argv)
     int rc = cli_connect(&cli_cmd_stats, kept, argv, &args, 1, &c);
     if (rc >= 0)
         return rc;
-    tsr_device only = {TSR_DEVICE_OPENCL, -1};
+    tsr_device only = {TSR_DEVICE_OPENCL, -1}; /* as the daemon names it */
     uint32_t want = 0;
     char *end = NULL;
     if (device_text)
         rc = cli_device_arg(&cli_cmd_stats, device_text, &only);
+    if (rc < 0 && device_text)
+        rc = cli_daemon_device(c, only, &only);
     if (rc < 0 && args.npos == 1) {
         unsigned long v = strtoul(pos[0], &end, 10);
         if (!*pos[0] || *end || v == 0 || v > UINT32_MAX)
@@ -416,9 +438,9 @@ static int run_stats(int argc, char **argv)
         const tsr_process_info *s = &list[k];
         if (want && s->session_id != want)
             continue;
-        uint32_t count = only.index >= 0 ? 1 : s->usage_count;
+        uint32_t count = device_text ? 1 : s->usage_count;
         for (uint32_t u = 0; rc < 0 && u < count; u++) {
-            tsr_device d = only.index >= 0 ? only : s->usage[u].device;
+            tsr_device d = device_text ? only : s->usage[u].device;
             tsr_allocator_stats st;
             if (tsr_admin_session_stats(c, s->session_id, d, &st) != TSR_OK) {
                 rc = cli_fail(tsr_last_error());
@@ -454,11 +476,12 @@ const cli_command cli_cmd_stats = {
     "    without a new segment) and limit_bytes (the most the session may\n"
     "    reserve on the device). Counts run from the session's first allocation\n"
     "    on the device. These are the daemon's numbers: blocks a client library\n"
-    "    keeps cached for reuse count as allocated here.\n\n"
+    "    keeps cached for reuse count as allocated here.\n\n" CLI_DEVICE_NAMES
     "OPTIONS\n"
     "    --device DEVICE\n"
-    "                   only this device (opencl:N or N), even one the session\n"
-    "                   never allocated on (all zero)\n"
+    "                   only this device (opencl:N or N, as 'tessera devices'\n"
+    "                   lists it), even one the session never allocated on\n"
+    "                   (all zero)\n"
     "    --json         print an array of objects with the keys session, pid,\n"
     "                   command, device and stats (name -> number)\n" CLI_SOCKET_HELP "\n"
     CLI_DAEMON_EXIT

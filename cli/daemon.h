@@ -1,7 +1,15 @@
 /* What the commands that ask the daemon share (devices, info, ps, top,
  * topo, stats): connecting, formatting sizes, CSV fields, user names and
- * device arguments. They see devices as the daemon numbers them, whatever
- * TESSERA_VISIBLE_DEVICES says (an administrator's view, as nvidia-smi's). */
+ * device arguments.
+ *
+ * Devices are named as a client program opened now would name them: the
+ * numbering of the command's own session, which the daemon's
+ * devices.visible decides (TESSERA_VISIBLE_DEVICES is ignored). The
+ * administration messages name devices by the daemon's ordinals instead,
+ * so a device argument is translated on the way out and every device in a
+ * reply on the way back, through the map cli_connect reads. A device the
+ * command's session does not see (one a session opened before a reload
+ * still uses) is shown by the daemon's ordinal with a star: opencl:3*. */
 #ifndef TESSERA_CLI_DAEMON_H
 #define TESSERA_CLI_DAEMON_H
 
@@ -15,6 +23,13 @@
 #define CLI_SOCKET_HELP                                                                           \
     "    --socket PATH  the daemon's socket (default: $TESSERA_SOCKET, else\n"                     \
     "                   " TSR_DEFAULT_SOCKET ")\n"
+/* The paragraph on device names of the commands that show sessions. */
+#define CLI_DEVICE_NAMES                                                                          \
+    "    Devices are named as 'tessera devices' lists them: by the ordinals a\n"                   \
+    "    client program opened now gets. A device such a program does not see\n"                  \
+    "    (a session opened before a reload of the daemon's devices.visible may\n"                  \
+    "    still use one) is named by the daemon's ordinal and a star, as\n"                         \
+    "    opencl:3*.\n\n"
 #define CLI_DAEMON_EXIT                                                                           \
     "EXIT STATUS\n"                                                                               \
     "    0 on success; 1 when the daemon cannot be reached or refuses; 2 on a\n"                    \
@@ -22,8 +37,9 @@
 
 /* Parses argv with args (whose flag_names the caller sets; --socket is
  * added here), prints the manual for --help, refuses more than max_pos
- * positional arguments, and connects. Returns -1 to go on with *out open,
- * else the exit status. */
+ * positional arguments, connects, and reads the daemon's ordinal of each
+ * OpenCL device the session sees. Returns -1 to go on with *out open, else
+ * the exit status. */
 int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, int max_pos,
                 tsr_client **out);
 
@@ -33,10 +49,22 @@ const char *cli_bytes(uint64_t bytes, char *buf, size_t n);
 void cli_csv_field(FILE *f, const char *s);
 /* The name of a uid, else its number. */
 const char *cli_user_name(uint32_t uid, char *buf, size_t n);
-/* "opencl:0" */
+/* "opencl:0": a device as the command's session numbers it. */
 const char *cli_device_name(tsr_device d, char *buf, size_t n);
-/* A device argument as the daemon numbers it (cpu, meta, opencl:N, N). */
+/* A device the daemon names by its ordinal (in an administration reply),
+ * as the command names it: "opencl:0", or "opencl:3*" when the session
+ * does not see the daemon's opencl:3. */
+const char *cli_shown_device(tsr_device daemon_device, char *buf, size_t n);
+/* A device argument (cpu, meta, opencl:N, N), in the session's numbering. */
 int cli_device_arg(const cli_command *cmd, const char *text, tsr_device *out);
+/* The daemon's name of a device the session names, for the administration
+ * calls. Returns -1, else the exit status after saying the device does
+ * not exist. */
+int cli_daemon_device(tsr_client *c, tsr_device d, tsr_device *out);
+/* The OpenCL devices the session sees, and the daemon's ordinal of its
+ * opencl:k (-1 for k out of range). */
+int32_t cli_opencl_count(void);
+int32_t cli_daemon_ordinal(int32_t k);
 /* A JSON string, or null for NULL or "". */
 void cli_json_text(const char *s);
 

@@ -47,14 +47,22 @@ void cli_print_device_json_fields(const tsr_device_properties *p)
     cli_json_text(p->pci_bus_id);
     printf(", \"render_node\": ");
     cli_json_text(p->render_node);
+    printf(", \"daemon_index\": ");
+    if (p->device.type == TSR_DEVICE_OPENCL)
+        printf("%d", p->daemon_index);
+    else
+        printf("null");
 }
 
 static void print_device_row(const tsr_device_properties *p)
 {
-    char name[TSR_DEVICE_STR_MAX], mem[32], numa[16];
+    char name[TSR_DEVICE_STR_MAX], mem[32], numa[16], daemon[TSR_DEVICE_STR_MAX] = "-";
     snprintf(numa, sizeof numa, "%d", p->numa_node);
-    printf("%-10s %-7s %-40.40s %10s %4u  %-4s  %-12s %s\n",
-           cli_device_name(p->device, name, sizeof name), tsr_device_type_name(p->device.type),
+    if (p->device.type == TSR_DEVICE_OPENCL)
+        snprintf(daemon, sizeof daemon, "opencl:%d", (int)p->daemon_index);
+    printf("%-10s %-9s %-7s %-40.40s %10s %4u  %-4s  %-12s %s\n",
+           cli_device_name(p->device, name, sizeof name), daemon,
+           tsr_device_type_name(p->device.type),
            p->name, p->memory_bytes ? cli_bytes(p->memory_bytes, mem, sizeof mem) : "-",
            p->compute_units, p->numa_node >= 0 ? numa : "-", p->pci_bus_id[0] ? p->pci_bus_id : "-",
            p->render_node[0] ? p->render_node : "-");
@@ -62,7 +70,8 @@ static void print_device_row(const tsr_device_properties *p)
 
 static const char *const device_csv_header =
     "device,type,index,name,vendor,driver_version,api_version,memory_bytes,compute_units,"
-    "max_work_group_size,fp16,fp64,host_unified_memory,numa_node,cpuset,pci_bus_id,render_node";
+    "max_work_group_size,fp16,fp64,host_unified_memory,numa_node,cpuset,pci_bus_id,render_node,"
+    "daemon_index";
 
 static void print_device_csv(const tsr_device_properties *p)
 {
@@ -83,7 +92,10 @@ static void print_device_csv(const tsr_device_properties *p)
         printf("%d", p->numa_node);
     putchar(',');
     cli_csv_field(stdout, p->cpuset);
-    printf(",%s,%s\n", p->pci_bus_id, p->render_node);
+    printf(",%s,%s,", p->pci_bus_id, p->render_node);
+    if (p->device.type == TSR_DEVICE_OPENCL)
+        printf("%d", p->daemon_index);
+    putchar('\n');
 }
 
 static int run_devices(int argc, char **argv)
@@ -98,8 +110,7 @@ static int run_devices(int argc, char **argv)
     if (rc >= 0)
         return rc;
     bool all = flags[0], csv = flags[1] && !args.json;
-    int32_t n = 0;
-    tsr_device_count(c, TSR_DEVICE_OPENCL, &n);
+    int32_t n = cli_opencl_count();
     tsr_device list[2 + 256];
     int count = 0;
     if (all)
@@ -113,8 +124,8 @@ static int run_devices(int argc, char **argv)
     else if (csv)
         printf("%s\n", device_csv_header);
     else
-        printf("%-10s %-7s %-40s %10s %4s  %-4s  %-12s %s\n", "DEVICE", "TYPE", "NAME", "MEMORY",
-               "CUS", "NUMA", "PCI BUS", "RENDER NODE");
+        printf("%-10s %-9s %-7s %-40s %10s %4s  %-4s  %-12s %s\n", "DEVICE", "DAEMON", "TYPE",
+               "NAME", "MEMORY", "CUS", "NUMA", "PCI BUS", "RENDER NODE");
     for (int k = 0; k < count; k++) {
         tsr_device_properties p;
         if (tsr_device_get_properties(c, list[k], &p) != TSR_OK) {
@@ -143,19 +154,23 @@ const cli_command cli_cmd_devices = {
     "devices", "list the devices the daemon serves",
     "SYNOPSIS\n    tessera devices [--all] [--json | --csv] [--socket PATH]\n\n"
     "DESCRIPTION\n"
-    "    Asks tesserad for its device registry and prints one row per device:\n"
-    "    its ordinal (opencl:0, ...), type, name, memory, compute units, NUMA\n"
-    "    node, PCI bus id and DRM render node ('-' where unknown). Ordinals are\n"
-    "    the daemon's, whatever TESSERA_VISIBLE_DEVICES says, and stay the same\n"
-    "    while the daemon runs. 'tessera info DEVICE' shows everything known of\n"
-    "    one device.\n\n"
+    "    Asks tesserad for the devices it shows a client session and prints\n"
+    "    one row per device: its ordinal as a client program opened now\n"
+    "    numbers it (opencl:0, ...), the daemon's own ordinal of it (DAEMON),\n"
+    "    type, name, memory, compute units, NUMA node, PCI bus id and DRM\n"
+    "    render node ('-' where unknown). The two ordinals differ when the\n"
+    "    daemon's devices.visible picks or reorders devices; a device it hides\n"
+    "    is not listed. TESSERA_VISIBLE_DEVICES is ignored. Every tessera\n"
+    "    command names devices by the first ordinal. 'tessera info DEVICE'\n"
+    "    shows everything known of one device.\n\n"
     "OPTIONS\n"
     "    --all          also list cpu and meta\n"
     "    --json         print an array of objects with the keys device, type,\n"
     "                   index, name, vendor, driver_version, api_version,\n"
     "                   memory_bytes, compute_units, max_work_group_size, fp16,\n"
-    "                   fp64, host_unified_memory, numa_node, cpuset, pci_bus_id\n"
-    "                   and render_node (null where unknown)\n"
+    "                   fp64, host_unified_memory, numa_node, cpuset,\n"
+    "                   pci_bus_id, render_node and daemon_index (the daemon's\n"
+    "                   ordinal; null where unknown or not OpenCL)\n"
     "    --csv          print the same keys as CSV: a header line, then one\n"
     "                   line per device (empty where unknown)\n" CLI_SOCKET_HELP "\n"
     CLI_DAEMON_EXIT
@@ -222,7 +237,7 @@ static void json_usage_map(const tsr_process_info *s, size_t field)
     for (uint32_t k = 0; k < s->usage_count; k++) {
         const uint64_t *v = (const uint64_t *)((const char *)&s->usage[k] + field);
         printf("%s\"%s\": %" PRIu64, k ? ", " : "",
-               cli_device_name(s->usage[k].device, dev, sizeof dev), *v);
+               cli_shown_device(s->usage[k].device, dev, sizeof dev), *v);
     }
     printf("}");
 }
@@ -254,7 +269,7 @@ static void print_session_json(const tsr_process_info *s, bool first)
         printf("null");
     printf(", \"current_device\": \"%s\", \"threads\": %" PRIu32 ", \"requests\": %" PRIu64
            ", \"started_unix_ns\": ",
-           cli_device_name(s->current_device, dev, sizeof dev), s->threads, s->requests);
+           cli_shown_device(s->current_device, dev, sizeof dev), s->threads, s->requests);
     if (s->visible)
         printf("%" PRIu64, s->started_unix_ns);
     else
@@ -285,10 +300,10 @@ static void print_session_csv(const tsr_process_info *s)
             putchar(',');
             cli_csv_field(stdout, texts[t]);
         }
-        printf(",%s,", cli_device_name(s->current_device, dev, sizeof dev));
+        printf(",%s,", cli_shown_device(s->current_device, dev, sizeof dev));
         if (k < s->usage_count)
             printf("%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                   cli_device_name(s->usage[k].device, dev, sizeof dev), s->usage[k].allocated,
+                   cli_shown_device(s->usage[k].device, dev, sizeof dev), s->usage[k].allocated,
                    s->usage[k].reserved, s->usage[k].limit);
         else
             printf(",,,\n");
@@ -305,14 +320,14 @@ static void print_session_rows(const tsr_process_info *s)
         cli_user_name(s->uid, user, sizeof user);
     printf("%5" PRIu32 " %7s %-8.8s %-15.15s %-15.15s %-9s ", s->session_id, pid, user,
            s->visible ? s->command : "(other user)", s->visible ? unit_or_cgroup(s) : "-",
-           cli_device_name(s->current_device, dev, sizeof dev));
+           cli_shown_device(s->current_device, dev, sizeof dev));
     if (s->usage_count == 0)
         printf("%-9s %10s %9s %9s\n", "-", "-", "-", "-");
     for (uint32_t k = 0; k < s->usage_count; k++) {
         const tsr_process_usage *u = &s->usage[k];
         if (k)
             printf("%65s", "");
-        printf("%-9s %10s %9s %9s\n", cli_device_name(u->device, on, sizeof on),
+        printf("%-9s %10s %9s %9s\n", cli_shown_device(u->device, on, sizeof on),
                cli_bytes(u->allocated, a, sizeof a), cli_bytes(u->reserved, r, sizeof r),
                cli_bytes(u->limit, l, sizeof l));
     }
@@ -373,7 +388,7 @@ const cli_command cli_cmd_ps = {
     "    connection: root and members of the group tessera-admin see every\n"
     "    session; anyone else sees its own sessions in full and only the\n"
     "    numbers (memory, device) of other users' sessions, whose pid, user and\n"
-    "    command read '-' and '(other user)'.\n\n"
+    "    command read '-' and '(other user)'.\n\n" CLI_DEVICE_NAMES
     "OPTIONS\n"
     "    --json         print an array of objects with the keys session,\n"
     "                   visible, pid, uid, gid, user, command, name, unit,\n"

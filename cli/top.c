@@ -77,13 +77,12 @@ typedef struct sample {
 
 static int take_sample(tsr_client *c, sample *s)
 {
-    int32_t n = 0;
-    tsr_device_count(c, TSR_DEVICE_OPENCL, &n);
+    int32_t n = cli_opencl_count();
     s->count = n < MAX_DEVICES ? n : MAX_DEVICES;
     for (int k = 0; k < s->count; k++) {
-        tsr_device d = {TSR_DEVICE_OPENCL, k};
+        tsr_device d = {TSR_DEVICE_OPENCL, k}, on = {TSR_DEVICE_OPENCL, cli_daemon_ordinal(k)};
         if (tsr_device_get_properties(c, d, &s->props[k]) != TSR_OK ||
-            tsr_admin_device_status(c, d, &s->status[k]) != TSR_OK)
+            tsr_admin_device_status(c, on, &s->status[k]) != TSR_OK)
             return cli_fail(tsr_last_error());
     }
     return -1;
@@ -110,7 +109,7 @@ static void print_devices(const sample *prev, const sample *now, int width)
     int bar_width = width - 32;
     for (int k = 0; k < now->count; k++) {
         const tsr_device_status *st = &now->status[k];
-        printf("%-9s %.*s\n", cli_device_name(st->device, dev, sizeof dev), width - 11,
+        printf("%-9s %.*s\n", cli_device_name(now->props[k].device, dev, sizeof dev), width - 11,
                now->props[k].name);
         printf("  mem  ");
         bar(st->capacity ? (double)st->reserved / (double)st->capacity : 0, bar_width);
@@ -149,7 +148,7 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
             snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
         printf("%5" PRIu32 " %7s %-8.8s %-9s %10s %10s %5" PRIu32 " %.*s\n", s->session_id, pid,
                s->visible ? cli_user_name(s->uid, user, sizeof user) : "-",
-               cli_device_name(s->current_device, dev, sizeof dev), cli_bytes(alloc, a, sizeof a),
+               cli_shown_device(s->current_device, dev, sizeof dev), cli_bytes(alloc, a, sizeof a),
                cli_bytes(res, r, sizeof r), s->threads, command_width,
                s->visible ? s->command : "(other user)");
     }
@@ -252,6 +251,7 @@ const cli_command cli_cmd_top = {
     "    the terminal is restored on exit and on SIGINT, SIGTERM, SIGHUP and\n"
     "    SIGQUIT. The layout fits an 80-column terminal and uses only the\n"
     "    ANSI escapes every terminal emulator knows, so it works over ssh.\n\n"
+    CLI_DEVICE_NAMES
     "OPTIONS\n"
     "    --once         print one frame (busy time measured over half a\n"
     "                   second) without escape sequences, and exit: for\n"

@@ -91,14 +91,19 @@ typedef struct tsr__wire_position {
     uint32_t pad;
 } tsr__wire_position;
 
-/* One registry entry: cpu, each OpenCL device in ordinal order, then meta. */
+/* One registry entry: cpu, each OpenCL device in ordinal order, then meta.
+ * `device` names the device as the session numbers it; daemon_index, as
+ * the daemon does (the administration messages' numbering). */
+#define TSR__WIRE_INFO_DAEMON_INDEX 0x1u /* daemon_index is filled */
 typedef struct tsr__wire_device_info {
     tsr__wire_device device;
     uint64_t memory_bytes;
     uint64_t max_work_group_size;
     uint32_t compute_units;
     int32_t numa_node; /* -1: unknown or several */
-    uint8_t fp16, fp64, host_unified_memory, pad[5];
+    uint8_t fp16, fp64, host_unified_memory;
+    uint8_t flags;        /* TSR__WIRE_INFO_DAEMON_INDEX */
+    int32_t daemon_index; /* with that flag: the daemon's ordinal of an OpenCL device, else -1 */
     char name[TSR__WIRE_LONG_TEXT];
     char vendor[TSR__WIRE_LONG_TEXT];
     char driver_version[TSR__WIRE_LONG_TEXT];

@@ -74,10 +74,11 @@ static tsr__session *find_session(tsr__session *asker, uint32_t id)
 
 tsr__wire_device tsr__admin_shown_device(const tsr__session *s)
 {
-    const tsr__registry *reg = &s->server->registry;
-    if (reg->opencl_count == 0)
+    /* A thread can only have chosen a device the session sees, so a
+     * session that sees none has its tensors on the cpu. */
+    if (s->visible_count == 0)
         return (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = -1};
-    int32_t index = 0;
+    int32_t index = s->visible[0]; /* the session's opencl:0, where its threads start */
     for (uint32_t k = 0; k < s->thread_count; k++)
         if (k == 0 || s->threads[k].thread_id == (uint64_t)s->pid)
             index = s->threads[k].opencl_index;

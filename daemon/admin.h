@@ -28,10 +28,10 @@ tsr_status tsr__admin_session_stats(struct request *r);
 tsr_status tsr__admin_device_status(struct request *r);
 tsr_status tsr__admin_topology(struct request *r);
 
-/* The device `tessera ps` shows as a session's current one: that of the
- * thread whose id is the pid (the main thread), else of the first thread
- * recorded, else opencl:0 (cpu when there is no OpenCL device). Shared
- * with SESSION_LIST. */
+/* The device `tessera ps` shows as a session's current one, by the
+ * daemon's ordinal: that of the thread whose id is the pid (the main
+ * thread), else of the first thread recorded, else the session's opencl:0
+ * (cpu when the session sees no OpenCL device). Shared with SESSION_LIST. */
 tsr__wire_device tsr__admin_shown_device(const struct tsr__session *session);
 
 /* The open session (HELLO said) with the smallest id above `cursor`, or

@@ -257,7 +257,12 @@ static tsr_status on_device_get(request *r)
         dev = &reg->devices[1 + s->visible[in->position - 1]];
     tsr__wire_device_info *out = r->out;
     memcpy(out, &dev->info, sizeof *out);
+    /* The daemon's own ordinal travels beside the session's, so that a
+     * client can name the device in the administration messages. */
+    out->flags = TSR__WIRE_INFO_DAEMON_INDEX;
+    out->daemon_index = -1;
     if (out->device.type == TSR_DEVICE_OPENCL) {
+        out->daemon_index = dev->info.device.index;
         /* A client sizes itself to "total memory": tell it what its limits
          * let it have. */
         uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,

@@ -523,6 +523,9 @@ static tsr_status read_registry(tsr_client *c)
         if (d->device.type == TSR_DEVICE_OPENCL) {
             if (d->device.index != c->daemon_opencl)
                 return tsr__fail(TSR_ERR_PROTOCOL, "device entries out of order");
+            if ((d->flags & TSR__WIRE_INFO_DAEMON_INDEX) && d->daemon_index < 0)
+                return tsr__fail(TSR_ERR_PROTOCOL, "garbled device entry %u from tesserad",
+                                 (unsigned)k);
             c->daemon_opencl++;
         }
     }
@@ -771,8 +774,13 @@ tsr_status tsr_device_get_properties(tsr_client *c, tsr_device d, tsr_device_pro
     if (st != TSR_OK)
         return st;
     const tsr__wire_device_info *i = entry_of(c, d);
+    /* A daemon that does not send its ordinal numbers devices as the
+     * session does. */
+    int32_t daemon_index = -1;
+    if (i->device.type == TSR_DEVICE_OPENCL)
+        daemon_index = (i->flags & TSR__WIRE_INFO_DAEMON_INDEX) ? i->daemon_index : i->device.index;
     tsr_device_properties p = {.device = d,
-                               .daemon_index = i->device.index,
+                               .daemon_index = daemon_index,
                                .memory_bytes = i->memory_bytes,
                                .compute_units = i->compute_units,
                                .max_work_group_size = i->max_work_group_size,

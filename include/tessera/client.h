@@ -6,11 +6,14 @@
  * it); the client caches what it reads. Everything here is thread-safe: a
  * client may be used by any number of threads at once.
  *
- * Devices seen through a client are numbered as the client sees them: with
+ * Devices seen through a client are numbered as the client sees them. The
+ * session sees the devices the daemon's devices.visible lists, numbered
+ * from 0 (by default all of them, numbered as the daemon does); with
  * TESSERA_VISIBLE_DEVICES=2,0 in the environment (or visible_devices in the
- * options), the client's opencl:0 is the daemon's opencl:2 and its opencl:1
- * the daemon's opencl:0, and no other opencl device exists for it, as
- * CUDA_VISIBLE_DEVICES does. */
+ * options), the client's opencl:0 is the session's opencl:2 and its
+ * opencl:1 the session's opencl:0, and no other opencl device exists for
+ * it, as CUDA_VISIBLE_DEVICES does. Only tsr_session_list and the
+ * administration calls use the daemon's own ordinals. */
 #ifndef TESSERA_CLIENT_H
 #define TESSERA_CLIENT_H
 
@@ -73,7 +76,10 @@ TSR_API tsr_status tsr_client_ping(tsr_client *client, tsr_transport transport);
 
 typedef struct tsr_device_properties {
     tsr_device device;                          /* as this client numbers it */
-    int32_t daemon_index;                       /* the daemon's ordinal (`tessera devices`) */
+    int32_t daemon_index;                       /* opencl: the daemon's own ordinal of the device,
+                                                   which the session lists and the
+                                                   administration calls use; -1 for cpu
+                                                   and meta */
     char name[TSR_DEVICE_TEXT_MAX];
     char vendor[TSR_DEVICE_TEXT_MAX];
     char driver_version[TSR_DEVICE_TEXT_MAX];
@@ -189,29 +195,38 @@ typedef struct tsr_session_usage {
     uint64_t reserved;  /* bytes in segments, cache included */
 } tsr_session_usage;
 
+/* One session as the caller may see it. A session of another uid is shown
+ * in full only to a caller that is root or in the `tessera-admin` group;
+ * to anyone else it has pid 0, uid and gid 0xffffffff (TSR_ID_HIDDEN),
+ * an empty command and name and started_unix_ns 0, and only its numbers
+ * (threads, requests, current device, memory) are filled. */
 typedef struct tsr_session_info {
     uint32_t session_id;
-    uint32_t pid, uid, gid;      /* from the connection's credentials */
-    char command[64];            /* the process's name (/proc/PID/comm) */
-    char name[64];               /* what the client called itself */
-    tsr_device current_device;   /* of its main thread (daemon numbering) */
+    uint32_t pid, uid, gid;      /* from the connection's credentials; see above */
+    char command[64];            /* the process's name (/proc/PID/comm); "" when hidden */
+    char name[64];               /* what the client called itself; "" when hidden */
+    tsr_device current_device;   /* of its main thread, else the first device it
+                                    sees (daemon numbering); cpu when it sees none */
     uint32_t threads;            /* threads that chose a device */
     uint64_t requests;           /* served so far */
-    uint64_t started_unix_ns;
+    uint64_t started_unix_ns;    /* 0 when hidden */
     uint32_t usage_count;
     tsr_session_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
 } tsr_session_info;
 
 /* The open session with the smallest id above `after` (0 starts the
  * list): *found false when there is none. Every session is listed, this
- * one included. */
+ * one included, under the rule of who sees what described at
+ * tsr_session_info (the same as tsr_admin_session_list's). */
 TSR_API tsr_status tsr_session_list(tsr_client *client, uint32_t after, tsr_session_info *out,
                                     bool *found);
 
 /* ==== Administration ===================================================
  * What the `tessera` command shows (ps, top, info, topo, stats). Devices
- * here are numbered as the daemon numbers them (`tessera devices`), not
- * through TESSERA_VISIBLE_DEVICES. The daemon decides what each caller may
+ * here, asked about and answered, are numbered by the daemon's own
+ * ordinals, not as this client sees them (the daemon's devices.visible and
+ * TESSERA_VISIBLE_DEVICES both renumber): tsr_device_properties'
+ * daemon_index translates a device this client sees. The daemon decides what each caller may
  * see from the connection's credentials: uid 0 and members of the
  * `tessera-admin` group see every session in full; anyone else sees its
  * own uid's sessions in full and only the numbers of the others. */

@@ -46,9 +46,12 @@ def error_payload(status, message, length=None):
     return struct.pack("<iI", status, len(m) if length is None else length) + m
 
 
-def device_info(dev, memory, name, vendor, api, render):
-    return (dev + struct.pack("<QQIi", memory, 4096, 8, 0) + bytes([1, 1, 1]) + b"\0" * 5
-            + text(name, 256) + text(vendor, 256) + text("3.1", 256) + text(api, 256)
+DAEMON_INDEX = 0x1  # tsr__wire_device_info flags: daemon_index is filled
+
+
+def device_info(dev, memory, name, vendor, api, render, daemon_index=-1):
+    return (dev + struct.pack("<QQIi", memory, 4096, 8, 0) + bytes([1, 1, 1, DAEMON_INDEX])
+            + struct.pack("<i", daemon_index) + text(name, 256) + text(vendor, 256) + text("3.1", 256) + text(api, 256)
             + text("0-7", 256) + text("0000:01:00.0", 32) + text(render, 64))
 
 
@@ -122,7 +125,7 @@ valid = [
     frame(PING, flags=REPLY, request_id=2),
     frame(DEVICE_GET, struct.pack("<II", 1, 0), request_id=3),
     frame(DEVICE_GET, device_info(device(OPENCL, 0), 64 << 20, "pthread-cpu", "PoCL",
-                                  "OpenCL 3.0 pocl", ""), REPLY, 3),
+                                  "OpenCL 3.0 pocl", "", daemon_index=1), REPLY, 3),
     frame(DEVICE_GET, device_info(device(CPU, -1), 1 << 34, "host processor", "", "", ""),
           REPLY, 4),
     frame(SET_DEVICE, struct.pack("<Q", 4243) + device(OPENCL, 0), request_id=5),
@@ -217,8 +220,8 @@ broken = [
     frame(HELLO, hello + b"\0"),
     frame(HELLO, struct.pack("<IIII", 3, 7, 1, 0) + text("x", 64)),  # valid frame, bad range
     frame(HELLO, struct.pack("<IIII", 1, 1, 1, 1) + b"A" * 64),     # flags, unterminated name
-    frame(DEVICE_GET, device_info(device(OPENCL, 0), 1, "n" * 256, "v", "a", "r" * 64),
-          REPLY, 3),                                     # unterminated text fields
+    frame(DEVICE_GET, device_info(device(OPENCL, 0), 1, "n" * 256, "v", "a", "r" * 64,
+                                  daemon_index=0), REPLY, 3),  # unterminated text fields
     frame(SESSION_LIST, struct.pack("<I", 1) + b"\xff" * 564, REPLY, 12),
     frame(PROCESS_LIST, process(3, 0x3, 1, 1, "u" * 128, "c" * 512), REPLY, 18),  # unterminated
     frame(TOPOLOGY, device(OPENCL, 1), REPLY, 24),       # a request's size as a reply

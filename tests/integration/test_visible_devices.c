@@ -4,14 +4,19 @@
  *
  *   - a session sees one device, numbered opencl:0, and everything it does
  *     there (current device, memory, kernels and their errors) happens on
- *     the daemon's opencl:1, which is how SESSION_LIST and `tessera ps`
- *     name it;
+ *     the daemon's opencl:1, which is how SESSION_LIST names it and the
+ *     daemon_index of its properties; a session that never chose a device
+ *     is reported on its own opencl:0;
  *   - the hidden device does not exist for the session, in the library and
  *     in the daemon itself (raw requests): the error is the one a device
  *     that does not exist gets;
  *   - TESSERA_VISIBLE_DEVICES picks among what the daemon shows;
  *   - a SIGHUP that changes devices.visible changes what new sessions see
- *     and nothing of the sessions already open. */
+ *     and nothing of the sessions already open;
+ *   - the tessera command names devices as a session opened now does,
+ *     asks the daemon about the device behind each (devices, info, ps,
+ *     topo, top, stats), and names a device only older sessions see by the
+ *     daemon's ordinal and a star. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,6 +31,7 @@
 #include "core/protocol.h"
 #include "support_daemon.h"
 #include "test.h"
+#include "test_cli_support.h"
 
 #define ELEMENTS (1 << 21) /* large enough that a kernel outlasts a hasty read */
 
@@ -47,16 +53,22 @@ static void write_conf(const char *text)
     }
 }
 
-static bool log_has(const char *needle)
+/* The lines of the daemon's log that hold `needle`. */
+static int log_count(const char *needle)
 {
     FILE *f = fopen(tsrd.log, "r");
     char line[2048];
-    bool found = false;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, needle) != NULL;
+    int found = 0;
+    while (f && fgets(line, sizeof line, f))
+        found += strstr(line, needle) != NULL;
     if (f)
         fclose(f);
     return found;
+}
+
+static bool log_has(const char *needle)
+{
+    return log_count(needle) > 0;
 }
 
 /* SIGHUP, then the daemon's word that the file was read again. */
@@ -64,9 +76,10 @@ static bool reload(void)
 {
     char done[400];
     snprintf(done, sizeof done, "reloaded the configuration from %s", conf_path);
+    int before = log_count(done);
     kill(tsrd.pid, SIGHUP);
     for (int waited = 0; waited < 10000; waited += 20, sleep_ms(20))
-        if (log_has(done))
+        if (log_count(done) > before)
             return true;
     return false;
 }
@@ -167,9 +180,12 @@ static void check_raw_one_device(raw *r, uint32_t devices)
     ASSERT_EQ(RAW(r, TSR__OP_DEVICE_GET, pos, info), TSR_OK);
     ASSERT_EQ(info.device.type, TSR_DEVICE_OPENCL);
     ASSERT_EQ(info.device.index, 0);
+    ASSERT_EQ(info.flags, TSR__WIRE_INFO_DAEMON_INDEX);
+    ASSERT_EQ(info.daemon_index, 1);
     pos.position = 2;
     ASSERT_EQ(RAW(r, TSR__OP_DEVICE_GET, pos, info), TSR_OK);
     ASSERT_EQ(info.device.type, TSR_DEVICE_META);
+    ASSERT_EQ(info.daemon_index, -1);
     pos.position = 3;
     ASSERT_EQ(RAW(r, TSR__OP_DEVICE_GET, pos, info), TSR_ERR_INDEX);
 
@@ -311,13 +327,16 @@ static bool ps_shows(const char *device)
     return dev && (!next || dev < next);
 }
 
-/* The first client: one device, the daemon's opencl:1. */
-static void check_one_device(tsr_client *c)
+/* The first client: one device, the daemon's opencl:1, which the tessera
+ * command names `shown`. */
+static void check_one_device(tsr_client *c, const char *shown)
 {
     ASSERT_EQ(opencl_count(c), 1);
     tsr_device_properties p;
     ASSERT_OK(tsr_device_get_properties(c, (tsr_device){TSR_DEVICE_OPENCL, 0}, &p));
-    ASSERT_EQ(p.daemon_index, 0);
+    ASSERT_EQ(p.daemon_index, 1);
+    ASSERT_OK(tsr_device_get_properties(c, (tsr_device){TSR_DEVICE_CPU, -1}, &p));
+    ASSERT_EQ(p.daemon_index, -1);
     ASSERT_FAIL(tsr_set_device(c, (tsr_device){TSR_DEVICE_OPENCL, 1}), TSR_ERR_NO_DEVICE, NULL);
     ASSERT_OK(tsr_set_device(c, (tsr_device){TSR_DEVICE_OPENCL, 0}));
     tsr_device cur = {0, -1};
@@ -328,7 +347,7 @@ static void check_one_device(tsr_client *c)
     ASSERT_TRUE(own_row(c, &row));
     ASSERT_EQ(row.current_device.type, TSR_DEVICE_OPENCL);
     ASSERT_EQ(row.current_device.index, 1);
-    ASSERT_TRUE(ps_shows("opencl:1"));
+    ASSERT_TRUE(ps_shows(shown));
 
     tsr_tensor *t = filled(c, 0, TSR_FLOAT32, tsr_scalar_float(1));
     tsr_memory_stats m;
@@ -337,6 +356,160 @@ static void check_one_device(tsr_client *c)
     tsr_tensor_release(t);
     check_lands_on(c, 0, 1);
     check_kernels(c, 0);
+}
+
+/* A session that never chose a device is reported on the daemon's
+ * `daemon_index`, its own opencl:0. */
+static void check_idle_session(int32_t daemon_index)
+{
+    tsr_client *c = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    tsr_session_info row;
+    ASSERT_TRUE(c && own_row(c, &row));
+    if (c) {
+        ASSERT_EQ(row.current_device.type, TSR_DEVICE_OPENCL);
+        ASSERT_EQ(row.current_device.index, daemon_index);
+        ASSERT_EQ(row.threads, 0);
+    }
+    tsr_client_close(c);
+}
+
+/* ---- the tessera command -------------------------------------------------- */
+
+static char cli_out[1 << 16];
+
+/* `tessera a0 a1 a2` (NULL ends them early); its stdout in cli_out. */
+static int cli(const char *a0, const char *a1, const char *a2)
+{
+    const char *args[] = {a0, a1, a2, NULL};
+    return test_run_cli(cli_out, sizeof cli_out, args);
+}
+
+/* Checks cli_out with a Python script (argv[1..]: args); false when the
+ * script's assertion failed, after printing what was checked. */
+static bool cli_json_ok(const char *what, const char *script, const char *const *args)
+{
+    int rc = cli_python(script, cli_out, args);
+    if (rc != 0)
+        fprintf(stderr, "%s: the check failed (%d) on:\n%s\n", what, rc, cli_out);
+    return rc == 0;
+}
+
+/* argv: the daemon's ordinals of the devices a session sees now, in its
+ * order ("1", "0,1"). */
+static const char devices_json[] =
+    "import json, sys\n"
+    "data = json.load(sys.stdin)\n"
+    "want = [int(x) for x in sys.argv[1].split(',')]\n"
+    "cl = [d for d in data if d['type'] == 'opencl']\n"
+    "assert [d['device'] for d in cl] == ['opencl:%d' % k for k in range(len(want))], data\n"
+    "assert [d['index'] for d in cl] == list(range(len(want))), data\n"
+    "assert [d['daemon_index'] for d in cl] == want, data\n"
+    "assert [d['daemon_index'] for d in data if d['type'] != 'opencl'] == [None, None], data\n";
+
+/* argv: the device as the command names it (k), the daemon's ordinal, how
+ * many devices the command sees, the bytes held there at least (-1: none
+ * at all), and its name and memory as the client reads them ("" and -1:
+ * not checked). */
+static const char info_json[] =
+    "import json, sys\n"
+    "d = json.load(sys.stdin)\n"
+    "k, daemon, n, held = (int(x) for x in sys.argv[1:5])\n"
+    "assert d['device'] == 'opencl:%d' % k and d['index'] == k, d\n"
+    "assert d['daemon_index'] == daemon, d\n"
+    "if held >= 0:\n"
+    "    assert d['allocated_bytes'] >= held and d['sessions'] >= 1, d\n"
+    "    assert d['reserved_bytes'] >= d['allocated_bytes'], d\n"
+    "else:\n"
+    "    assert d['allocated_bytes'] == 0 and d['sessions'] == 0, d\n"
+    "if sys.argv[5]:\n"
+    "    assert d['name'] == sys.argv[5] and d['memory_bytes'] == int(sys.argv[6]), d\n"
+    "assert sorted(d['links']) == ['opencl:%d' % j for j in range(n)], d\n"
+    "assert d['links']['opencl:%d' % k] == 'X', d\n";
+
+/* argv: this process's pid, the name of the device its sessions are on
+ * and hold memory on, and the bytes one of them holds there at least. */
+static const char ps_json[] =
+    "import json, sys\n"
+    "rows = [s for s in json.load(sys.stdin) if s['pid'] == int(sys.argv[1])]\n"
+    "dev, held = sys.argv[2], int(sys.argv[3])\n"
+    "assert rows, 'no session of this process'\n"
+    "assert all(s['current_device'] == dev for s in rows), rows\n"
+    "assert all(set(s['memory']) <= {dev} for s in rows), rows\n"
+    "assert any(s['memory'].get(dev, 0) >= held for s in rows), rows\n";
+
+/* argv: as devices_json's. */
+static const char topo_json[] =
+    "import json, sys\n"
+    "t = json.load(sys.stdin)\n"
+    "want = [int(x) for x in sys.argv[1].split(',')]\n"
+    "names = ['opencl:%d' % k for k in range(len(want))]\n"
+    "assert [d['device'] for d in t['devices']] == names, t\n"
+    "assert [d['daemon_index'] for d in t['devices']] == want, t\n"
+    "for d in t['devices']:\n"
+    "    assert sorted(d['links']) == names and d['links'][d['device']] == 'X', t\n";
+
+/* argv: a device name one of the entries has. */
+static const char stats_json[] =
+    "import json, sys\n"
+    "data = json.load(sys.stdin)\n"
+    "assert any(e['device'] == sys.argv[1] for e in data), data\n";
+
+/* The daemon's ordinal of a session's opencl:k, from a list such as "0,1". */
+static int32_t nth_ordinal(const char *seen, int32_t k)
+{
+    for (; k > 0 && seen; k--)
+        if ((seen = strchr(seen, ',')) != NULL)
+            seen++;
+    return seen ? (int32_t)atoi(seen) : -1;
+}
+
+/* The commands while a session sees the daemon's devices `seen` (as
+ * devices_json's argument) and `c`, whose opencl:0 is the daemon's
+ * opencl:1, holds memory there: the commands name that device `shown`
+ * ("opencl:1*" when a session opened now does not see it). */
+static void check_cli(tsr_client *c, const char *seen, const char *shown)
+{
+    int32_t n = nth_ordinal(seen, 1) >= 0 ? 2 : 1;
+    tsr_tensor *t = filled(c, 0, TSR_FLOAT32, tsr_scalar_float(1));
+    tsr_device_properties p;
+    ASSERT_OK(tsr_device_get_properties(c, (tsr_device){TSR_DEVICE_OPENCL, 0}, &p));
+    char pid[16], held[32], count[16], memory[32];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    snprintf(held, sizeof held, "%d", (int)(sizeof(float) * ELEMENTS));
+    snprintf(count, sizeof count, "%d", (int)n);
+    snprintf(memory, sizeof memory, "%llu", (unsigned long long)p.memory_bytes);
+
+    const char *seen_arg[] = {seen, NULL}, *ps_args[] = {pid, shown, held, NULL};
+    const char *shown_arg[] = {shown, NULL};
+
+    ASSERT_EQ(cli("devices", "--json", "--all"), 0);
+    ASSERT_TRUE(cli_json_ok("devices --json", devices_json, seen_arg));
+    for (int32_t k = 0; k < n; k++) {
+        char name[32], index[16], line[64];
+        int32_t daemon = nth_ordinal(seen, k);
+        snprintf(name, sizeof name, "opencl:%d", (int)k);
+        snprintf(index, sizeof index, "%d", (int)daemon);
+        ASSERT_EQ(cli("info", name, "--json"), 0);
+        const char *one[] = {name + 7, index, count, daemon == 1 ? held : "-1",
+                             daemon == 1 ? p.name : "", memory, NULL};
+        ASSERT_TRUE(cli_json_ok("info --json", info_json, one));
+        ASSERT_EQ(cli("info", name, NULL), 0);
+        snprintf(line, sizeof line, "  %-26s opencl:%d\n", "daemon's ordinal", (int)daemon);
+        ASSERT_TRUE(strstr(cli_out, line) != NULL);
+    }
+    ASSERT_EQ(cli("ps", "--json", NULL), 0);
+    ASSERT_TRUE(cli_json_ok("ps --json", ps_json, ps_args));
+    ASSERT_EQ(cli("topo", "--json", NULL), 0);
+    ASSERT_TRUE(cli_json_ok("topo --json", topo_json, seen_arg));
+    ASSERT_EQ(cli("stats", "--json", NULL), 0);
+    ASSERT_TRUE(cli_json_ok("stats --json", stats_json, shown_arg));
+    ASSERT_EQ(cli("topo", NULL, NULL), 0);
+    ASSERT_TRUE(strstr(cli_out, "opencl:0") && (n == 2) == (strstr(cli_out, "opencl:1") != NULL));
+    ASSERT_EQ(cli("top", "--once", NULL), 0);
+    ASSERT_TRUE(strstr(cli_out, "opencl:0 ") != NULL && strstr(cli_out, shown) != NULL);
+    ASSERT_TRUE((n == 2 || strchr(shown, '*')) == (strstr(cli_out, "opencl:1") != NULL));
+    tsr_tensor_release(t);
 }
 
 /* TESSERA_VISIBLE_DEVICES numbers what the daemon shows the session. */
@@ -412,9 +585,15 @@ int main(void)
     ASSERT_TRUE(raw_open(&early, &devices));
     if (!first || early.fd < 0)
         return 1;
-    check_one_device(first);
+    bool python = access(PYTHON, X_OK) == 0;
+    if (!python)
+        fprintf(stderr, "note: %s is missing: the commands' JSON is not checked\n", PYTHON);
+    check_one_device(first, "opencl:0");
     check_raw_one_device(&early, devices);
     check_client_filter(1);
+    check_idle_session(1);
+    if (python)
+        check_cli(first, "1", "opencl:0");
 
     /* Reload with both devices, in the daemon's order: new sessions see
      * two; the open ones keep their single device. */
@@ -422,12 +601,26 @@ int main(void)
     ASSERT_TRUE(reload());
     check_new_session();
     check_client_filter(2);
-    check_one_device(first);
+    check_idle_session(0);
+    check_one_device(first, "opencl:1");
     check_raw_one_device(&early, devices);
     raw late;
-    ASSERT_TRUE(raw_open(&late, &devices));
-    ASSERT_EQ(devices, 4);
+    uint32_t late_devices = 0;
+    ASSERT_TRUE(raw_open(&late, &late_devices));
+    ASSERT_EQ(late_devices, 4);
     close(late.fd);
+    if (python)
+        check_cli(first, "0,1", "opencl:1");
+
+    /* Hide the device the open sessions use from new ones: the command no
+     * longer sees it either, and names it by the daemon's ordinal. */
+    write_conf("devices.visible = 0\n");
+    ASSERT_TRUE(reload());
+    check_idle_session(0);
+    check_one_device(first, "opencl:1*");
+    check_raw_one_device(&early, devices);
+    if (python)
+        check_cli(first, "0", "opencl:1*");
 
     close(early.fd);
     tsr_client_close(first);
