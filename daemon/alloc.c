@@ -72,6 +72,7 @@ struct tsr__allocator {
     char *device_name;
     uint64_t capacity;
     uint64_t (*device_free)(void *ctx);
+    uint64_t (*device_total)(void *ctx);
     uint32_t max_allocations;
     uint64_t seed;
     block *trees[2]; /* [small]: the free blocks of each pool */
@@ -466,7 +467,9 @@ static tsr_status out_of_memory(tsr__allocator *a, uint64_t tried, const char *w
                      "%s out of memory. Tried to allocate %s (%s; %s total capacity; %s already "
                      "allocated by this session; %s%s reserved in total by this session)%s%s",
                      a->device_name, tsr__format_size(sizes[0], sizeof(sizes[0]), tried),
-                     a->device_name, tsr__format_size(sizes[1], sizeof(sizes[1]), a->capacity),
+                     a->device_name,
+                     tsr__format_size(sizes[1], sizeof(sizes[1]),
+                                      a->device_total ? a->device_total(a->ctx) : a->capacity),
                      tsr__format_size(sizes[2], sizeof(sizes[2]), a->stats.allocated), free_part,
                      tsr__format_size(sizes[3], sizeof(sizes[3]), a->stats.reserved),
                      why && why[0] ? ": " : "", why ? why : "");
@@ -533,6 +536,7 @@ tsr_status tsr__allocator_create(const tsr__segment_ops *ops, void *ctx,
     a->ctx = ctx;
     a->device_name = name;
     a->capacity = config->device_capacity;
+    a->device_total = config->device_total;
     a->device_free = config->device_free;
     a->max_allocations =
         config->max_allocations ? config->max_allocations : TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS;

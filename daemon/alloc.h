@@ -65,9 +65,12 @@ typedef struct tsr__segment_ops {
 typedef struct tsr__alloc_config {
     const char *device_name;            /* "opencl:0", for messages; copied */
     uint64_t device_capacity;           /* total bytes of the device, for the OOM message */
-    uint64_t (*device_free)(void *ctx); /* bytes free on the device across all sessions, for
-                                           the OOM message; may be NULL */
+    uint64_t (*device_free)(void *ctx); /* bytes the session could still get on the device,
+                                           for the OOM message; may be NULL */
     uint32_t max_allocations;           /* live-allocation bound; 0 → the default */
+    uint64_t (*device_total)(void *ctx); /* the device's total as the session is told it (its
+                                            limits may make it less than device_capacity),
+                                            for the OOM message; NULL: device_capacity */
 } tsr__alloc_config;
 
 /* What the client is told about an allocation. */

@@ -35,14 +35,37 @@ static tsr_device wire_to_device(tsr__wire_device d)
     return (tsr_device){.type = (tsr_device_type)d.type, .index = d.index};
 }
 
-/* What is left of a device for every session, for out-of-memory messages. */
+/* The device's memory as the session is told it (DEVICE_GET, memory
+ * statistics, out-of-memory messages): its capacity, or less when the
+ * session's limits allow less, so that a program sizing itself to "total
+ * memory" stays inside its limit. */
+static uint64_t session_total(const tsr__session *s, const tsr__registry_device *dev)
+{
+    uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,
+                                          (uint32_t)dev->info.device.index);
+    return most && most < dev->capacity ? most : dev->capacity;
+}
+
+static uint64_t device_total(void *ctx)
+{
+    const tsr__device_pool *pool = ctx;
+    return session_total(pool->session, pool->device);
+}
+
+/* What the session could still get of the device: what every session has
+ * left of it, or less when the session's limits leave less. */
 static uint64_t device_free(void *ctx)
 {
     const tsr__device_pool *pool = ctx;
+    const tsr__session *s = pool->session;
     /* A reload may have lowered the capacity below what is reserved. */
-    return pool->device->capacity > pool->device->reserved
-               ? pool->device->capacity - pool->device->reserved
-               : 0;
+    uint64_t left = pool->device->capacity > pool->device->reserved
+                        ? pool->device->capacity - pool->device->reserved
+                        : 0;
+    uint64_t allowed = tsr__limits_available(
+        s->server->limits, (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
+        (uint32_t)pool->device->info.device.index);
+    return allowed < left ? allowed : left;
 }
 
 /* ---- devices as the session numbers them ---------------------------------
@@ -138,7 +161,8 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
         pool->device = dev;
         tsr__alloc_config config = {.device_name = name,
                                     .device_capacity = dev->capacity,
-                                    .device_free = device_free};
+                                    .device_free = device_free,
+                                    .device_total = device_total};
         tsr_status st = tsr__allocator_create(&tsr__segment_ops_memfd, pool, &config,
                                               &pool->allocator);
         if (st != TSR_OK)
@@ -263,12 +287,9 @@ static tsr_status on_device_get(request *r)
     out->daemon_index = -1;
     if (out->device.type == TSR_DEVICE_OPENCL) {
         out->daemon_index = dev->info.device.index;
-        /* A client sizes itself to "total memory": tell it what its limits
-         * let it have. */
-        uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,
-                                              (uint32_t)dev->info.device.index);
-        if (most && most < out->memory_bytes)
-            out->memory_bytes = most;
+        uint64_t total = session_total(s, dev);
+        if (total < out->memory_bytes)
+            out->memory_bytes = total;
         out->device.index = (int32_t)in->position - 1;
     }
     return TSR_OK;
@@ -452,7 +473,7 @@ static tsr_status on_memory_stats(request *r)
         .cache_hits = a.cache_hits,
         .ooms = a.ooms,
         .segments = a.segments,
-        .device_capacity = pool->device->capacity,
+        .device_capacity = session_total(pool->session, pool->device),
         .device_free = device_free(pool),
     };
     return TSR_OK;

@@ -161,8 +161,10 @@ typedef struct tsr_memory_stats {
     uint64_t peak_allocated, peak_reserved;
     uint64_t allocations, frees, cache_hits, ooms;           /* counts */
     uint64_t segments;                                        /* count */
-    uint64_t device_capacity; /* what the device lends all sessions */
-    uint64_t device_free;     /* what is left of it now */
+    uint64_t device_capacity; /* the device's memory as this session is told it: what
+                                 the daemon lends, or the session's limit when less
+                                 (as tsr_device_properties.memory_bytes) */
+    uint64_t device_free;     /* what this session could still get of it now */
 } tsr_memory_stats;
 
 /* The library keeps up to 64 freed blocks of at most 1 MiB (8 MiB in all)

@@ -85,7 +85,7 @@ static tsr__allocator *make(test_device *d, const char *name, uint64_t capacity,
                             uint32_t max_allocations, bool report_free)
 {
     *d = (test_device){.capacity = capacity, .next_id = 1, .id_step = 1};
-    tsr__alloc_config config = {name, capacity, report_free ? dev_free : NULL, max_allocations};
+    tsr__alloc_config config = {name, capacity, report_free ? dev_free : NULL, max_allocations, NULL};
     tsr__allocator *a = NULL;
     ASSERT_OK(tsr__allocator_create(&dev_ops, d, &config, &a));
     return a;
@@ -198,7 +198,7 @@ static void test_format_size(void)
 static void test_create_arguments(void)
 {
     test_device d = {0};
-    tsr__alloc_config config = {"opencl:0", GiB, NULL, 0};
+    tsr__alloc_config config = {"opencl:0", GiB, NULL, 0, NULL};
     tsr__segment_ops half = {dev_create, NULL};
     tsr__allocator *a = NULL;
     const char *msg = "allocator: ops (with create and destroy), config, its device_name and "

@@ -40,6 +40,13 @@ int main(void)
     ASSERT_TRUE(strstr(tsr_last_error(),
                        ": memory limit per session on opencl:0 reached: 20 MiB in use + 20 MiB "
                        "requested > limit 32 MiB") != NULL);
+    /* PyTorch's part speaks of the device as the session is told it: 32 MiB
+     * in all, 12 MiB of it still to be had. */
+    ASSERT_TRUE(strstr(tsr_last_error(), "(opencl:0; 32.00 MiB total capacity; 20.00 MiB already "
+                                         "allocated by this session; 12.00 MiB free; ") != NULL);
+    tsr_memory_stats ms;
+    ASSERT_OK(tsr_memory_get_stats(a, dev, &ms));
+    ASSERT_EQ(ms.device_capacity, 32 * MiB);
     /* The other session has a limit of its own, and works. */
     ASSERT_OK(alloc_bytes(b, 20 * MiB, &other));
     ASSERT_OK(tsr_client_ping(b, TSR_TRANSPORT_RING));
