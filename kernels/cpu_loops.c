@@ -5,11 +5,14 @@
  * speed, all operands contiguous and a contiguous pair with a broadcast
  * (or scalar) second input, get loops of their own over typed pointers,
  * which the compiler vectorises; anything else takes the strided loop.
+ * The floating rows first try the loops of cpu_fast.c (float16 and
+ * bfloat16 in vectors; float32 and float64 with a scalar first input).
  * add and sub test alpha once per row, so that the common alpha = +-1
  * runs as a plain sum instead of a fused multiply-add per element. */
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/cpu_fast.h"
 #include "kernels/kernels.h"
 #include "kernels/scalar_ops.h"
 #include "tessera/convert.h"
@@ -186,6 +189,74 @@ FLOAT_ROWS(f32, float, float, f32_in, SAME, float, alpha_float, alpha_float, tsr
 FLOAT_ROWS(f64, double, double, SAME, SAME, double, alpha_double, alpha_double, tsr__k_add_f64,
            tsr__k_divt_f64, tsr__k_divf_f64)
 
+/* float16 and bfloat16 try the vector loops of cpu_fast.c first: add
+ * and sub with a unit alpha, mul and div, on rows whose output is
+ * contiguous and whose inputs are contiguous or scalars. */
+static bool reduced_layout(const int64_t st[3])
+{
+    return st[0] == 2 && (st[1] == 0 || st[1] == 2) && (st[2] == 0 || st[2] == 2);
+}
+
+#define REDUCED_FAST(name, DT, ALPHA_OP)                                                         \
+    static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                               int64_t n, const int64_t st[3], const uint8_t *alpha_bytes,       \
+                               int *bad)                                                         \
+    {                                                                                            \
+        int fop = ALPHA_OP;                                                                      \
+        if (fop >= 0 && reduced_layout(st) &&                                                    \
+            tsr__cpu_fast_reduced(DT, (tsr__cpu_fast_op)fop, (uint16_t *)o, (const uint16_t *)a, \
+                                  st[1] / 2, (const uint16_t *)b, st[2] / 2, n))                 \
+            return n;                                                                            \
+        return name(o, a, b, n, st, alpha_bytes, bad);                                           \
+    }
+
+/* The plain sum or difference that a unit alpha makes, or -1. */
+static int unit_alpha_op(const uint8_t *alpha_bytes)
+{
+    float alpha = alpha_float(alpha_bytes);
+    return alpha == 1 ? TSR__FAST_ADD : alpha == -1 ? TSR__FAST_SUB : -1;
+}
+
+#define REDUCED_FAST_ROWS(name, DT)                                  \
+    REDUCED_FAST(add_##name, DT, unit_alpha_op(alpha_bytes))         \
+    REDUCED_FAST(sub_##name, DT, unit_alpha_op(alpha_bytes))         \
+    REDUCED_FAST(mul_##name, DT, ((void)alpha_bytes, TSR__FAST_MUL)) \
+    REDUCED_FAST(div_##name, DT, ((void)alpha_bytes, TSR__FAST_DIV))
+
+REDUCED_FAST_ROWS(f16, TSR_FLOAT16)
+REDUCED_FAST_ROWS(bf16, TSR_BFLOAT16)
+
+/* float32 and float64: the row of a broadcast a[N, 1] + b[1, M], whose
+ * first input is one element, which the loops above leave to the strided
+ * loop. */
+#define SCALAR_FIRST_FAST(name, S, DT, ALPHA_OP)                                                 \
+    static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                               int64_t n, const int64_t st[3], const uint8_t *alpha_bytes,       \
+                               int *bad)                                                         \
+    {                                                                                            \
+        int fop = ALPHA_OP;                                                                      \
+        if (fop >= 0 && st[0] == (int64_t)sizeof(S) && st[1] == 0 &&                             \
+            st[2] == (int64_t)sizeof(S) &&                                                       \
+            tsr__cpu_fast_scalar_first(DT, (tsr__cpu_fast_op)fop, o, a, b, n))                   \
+            return n;                                                                            \
+        return name(o, a, b, n, st, alpha_bytes, bad);                                           \
+    }
+
+static int unit_alpha_op_f64(const uint8_t *alpha_bytes)
+{
+    double alpha = alpha_double(alpha_bytes);
+    return alpha == 1 ? TSR__FAST_ADD : alpha == -1 ? TSR__FAST_SUB : -1;
+}
+
+SCALAR_FIRST_FAST(add_f32, float, TSR_FLOAT32, unit_alpha_op(alpha_bytes))
+SCALAR_FIRST_FAST(sub_f32, float, TSR_FLOAT32, unit_alpha_op(alpha_bytes))
+SCALAR_FIRST_FAST(mul_f32, float, TSR_FLOAT32, ((void)alpha_bytes, TSR__FAST_MUL))
+SCALAR_FIRST_FAST(div_f32, float, TSR_FLOAT32, ((void)alpha_bytes, TSR__FAST_DIV))
+SCALAR_FIRST_FAST(add_f64, double, TSR_FLOAT64, unit_alpha_op_f64(alpha_bytes))
+SCALAR_FIRST_FAST(sub_f64, double, TSR_FLOAT64, unit_alpha_op_f64(alpha_bytes))
+SCALAR_FIRST_FAST(mul_f64, double, TSR_FLOAT64, ((void)alpha_bytes, TSR__FAST_MUL))
+SCALAR_FIRST_FAST(div_f64, double, TSR_FLOAT64, ((void)alpha_bytes, TSR__FAST_DIV))
+
 /* Complex types. */
 
 ROW(add_c32, c32_store, tsr__kc64, c32_in, c32_out, tsr__kc64, alpha_c64, NEVER, x,
@@ -260,10 +331,11 @@ static const tsr__kernel_row arith_rows[TSR_DTYPE_COUNT][ARITH_COUNT] = {
     [TSR_INT16] = {add_i16, sub_i16, mul_i16, NULL, divt_i16, divf_i16},
     [TSR_INT32] = {add_i32, sub_i32, mul_i32, NULL, divt_i32, divf_i32},
     [TSR_INT64] = {add_i64, sub_i64, mul_i64, NULL, divt_i64, divf_i64},
-    [TSR_FLOAT16] = {add_f16, sub_f16, mul_f16, div_f16, divt_f16, divf_f16},
-    [TSR_BFLOAT16] = {add_bf16, sub_bf16, mul_bf16, div_bf16, divt_bf16, divf_bf16},
-    [TSR_FLOAT32] = {add_f32, sub_f32, mul_f32, div_f32, divt_f32, divf_f32},
-    [TSR_FLOAT64] = {add_f64, sub_f64, mul_f64, div_f64, divt_f64, divf_f64},
+    [TSR_FLOAT16] = {add_f16_fast, sub_f16_fast, mul_f16_fast, div_f16_fast, divt_f16, divf_f16},
+    [TSR_BFLOAT16] = {add_bf16_fast, sub_bf16_fast, mul_bf16_fast, div_bf16_fast, divt_bf16,
+                      divf_bf16},
+    [TSR_FLOAT32] = {add_f32_fast, sub_f32_fast, mul_f32_fast, div_f32_fast, divt_f32, divf_f32},
+    [TSR_FLOAT64] = {add_f64_fast, sub_f64_fast, mul_f64_fast, div_f64_fast, divt_f64, divf_f64},
     [TSR_COMPLEX32] = {add_c32, sub_c32, mul_c32, NULL, NULL, NULL},
     [TSR_COMPLEX64] = {add_c64, sub_c64, mul_c64, div_c64, NULL, NULL},
     [TSR_COMPLEX128] = {add_c128, sub_c128, mul_c128, div_c128, NULL, NULL},

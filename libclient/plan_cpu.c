@@ -1,26 +1,46 @@
 /* Running a planned kernel on the host (tsr__plan_run_host).
  *
  * The coalesced iteration space is cut into units: a unit is a block of
- * the two innermost dimensions (a whole row when the inputs walk the
- * output's order; a 64 x 64 tile when an input is transposed against the
- * output, so that both stay in cache). Units are independent, which is
- * what the thread pool splits above PARALLEL_MIN elements.
+ * the two innermost dimensions (a row, or ROW_UNIT elements of a longer
+ * one, when the inputs walk the output's order; a tile when an input is
+ * transposed against the output, so that both stay in cache). Units are
+ * independent, which is what the thread pool splits above PARALLEL_MIN
+ * elements.
  *
  * A row runs the kernels/ row loop of the common dtype directly when every
  * operand already has that dtype. Otherwise it goes in blocks of BLOCK
  * elements through small buffers: inputs are gathered and converted into
  * the common dtype, the row loop writes the result block, which is
- * converted into the output's dtype and scattered. */
+ * converted into the output's dtype and scattered.
+ *
+ * The fast paths of kernels/cpu_fast.h come in here too (all of them off
+ * with tsr__cpu_fast_enable(false), which leaves exactly the loops above):
+ * an int32 and a float32 input meet in one pass instead of blocks; a
+ * tile of same-dtype operands is PACK_ROWS x PACK_ROW_BYTES, and its
+ * transposed inputs are transposed into a scratch buffer first (a copy
+ * transposes straight into its output), so that every operand is read
+ * along its own rows; and an output of at least stream_min_bytes() that
+ * is most of the traffic (writes_most) is written with non-temporal
+ * stores, through a buffer in the first-level cache (stream_row). None
+ * of them changes a bit of the result. */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
+#include "kernels/cpu_fast.h"
 #include "kernels/kernels.h"
 #include "libclient/plan.h"
 #include "libclient/threadpool.h"
 
 #define BLOCK 1024
 #define TILE 64
+#define PACK_ROWS 128 /* packed tiles: rows, and bytes of a row */
+#define PACK_ROW_BYTES 1024
+#define PREFETCH_AHEAD 8192 /* bytes of a tile's rows asked for ahead of use */
+#define STREAM_BYTES 16384
+#define ROW_UNIT 65536 /* elements: a long row is cut into units of this many */
 #define PARALLEL_MIN 32768
 #define ELEMENT_MAX 16
 
@@ -33,9 +53,12 @@ typedef struct exec {
     size_t common_size;
     /* geometry: outer dims [0, ndim-2), then the tile's two */
     int ndim;
-    int64_t n1, n0; /* the two innermost sizes (n1 = 1 below two dims) */
-    int64_t t1, t0; /* unit extents along them */
-    int64_t b1, b0; /* units along them */
+    int64_t n1, n0;        /* the two innermost sizes (n1 = 1 below two dims) */
+    int64_t t1, t0;        /* unit extents along them */
+    int64_t b1, b0;        /* units along them */
+    bool packed;           /* units are tiles whose transposed inputs are packed first */
+    bool stream;           /* the output is stored around the caches (stream_row) */
+    int64_t scratch_bytes; /* the packing buffer each range needs (0: none) */
     atomic_int bad;
 } exec;
 
@@ -64,6 +87,15 @@ static void scatter(unsigned char *dst, const unsigned char *src, int64_t n, int
         memcpy(dst + i * stride, src + (size_t)i * size, size);
 }
 
+/* tsr__kernel_convert, by a fast loop where cpu_fast.c has one. */
+static tsr_status convert(const void *src, tsr_dtype src_dtype, void *dst, tsr_dtype dst_dtype,
+                          size_t n)
+{
+    if (tsr__cpu_fast_convert(src, src_dtype, dst, dst_dtype, n))
+        return TSR_OK;
+    return tsr__kernel_convert(src, src_dtype, dst, dst_dtype, n);
+}
+
 /* m result elements of the common dtype -> the output's dtype, at its
  * stride (in elements). */
 static tsr_status store_block(const exec *x, const unsigned char *result, unsigned char *staging,
@@ -72,18 +104,60 @@ static tsr_status store_block(const exec *x, const unsigned char *result, unsign
     tsr_dtype common = (tsr_dtype)x->plan->kernel.common;
     tsr_dtype dt = (tsr_dtype)x->plan->kernel.operands[0].dtype;
     if (step == 1)
-        return tsr__kernel_convert(result, common, out, dt, (size_t)m);
-    tsr_status st = tsr__kernel_convert(result, common, staging, dt, (size_t)m);
+        return convert(result, common, out, dt, (size_t)m);
+    tsr_status st = convert(result, common, staging, dt, (size_t)m);
     if (st == TSR_OK)
         scatter(out, staging, m, step * (int64_t)x->size[0], x->size[0]);
     return st;
 }
 
-/* One row of n elements with converted operands, BLOCK at a time. */
-static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, int64_t n)
+/* The fast loop that computes op with this alpha, or -1: add and sub
+ * (whose alpha is already negated) with alpha +-1, mul, true division. */
+static int fast_op(const tsr__kernel *k)
+{
+    switch (k->op) {
+    case TSR__KOP_ADD:
+    case TSR__KOP_SUB: {
+        float alpha;
+        memcpy(&alpha, k->alpha, sizeof alpha);
+        return alpha == 1 ? TSR__FAST_ADD : alpha == -1 ? TSR__FAST_SUB : -1;
+    }
+    case TSR__KOP_MUL:
+        return TSR__FAST_MUL;
+    case TSR__KOP_DIV:
+        return TSR__FAST_DIV;
+    default:
+        return -1;
+    }
+}
+
+/* A float32 row with an int32 and a float32 input, in one pass where
+ * cpu_fast.c has the loop (a scalar input is already float32). */
+static bool mixed_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n)
+{
+    const tsr__kernel *k = &x->plan->kernel;
+    if (x->nops != 3 || k->common != TSR_FLOAT32 || k->operands[0].dtype != TSR_FLOAT32 ||
+        step[0] != 1)
+        return false;
+    int op = fast_op(k);
+    tsr_dtype dt[3];
+    for (int i = 1; i < 3; i++)
+        dt[i] = k->operands[i].flags & TSR__KOPERAND_SCALAR ? TSR_FLOAT32
+                                                            : (tsr_dtype)k->operands[i].dtype;
+    return op >= 0 && tsr__cpu_fast_mixed((tsr__cpu_fast_op)op, (float *)p[0], p[1], dt[1], step[1],
+                                          p[2], dt[2], step[2], n);
+}
+
+/* One row of n elements with converted operands, BLOCK at a time;
+ * *written: the elements written (fewer than n after a zero divisor). */
+static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, int64_t n,
+                              int64_t *written)
 {
     const tsr__kernel *k = &x->plan->kernel;
     tsr_dtype common = (tsr_dtype)k->common;
+    *written = n;
+    if (mixed_row(x, p, step, n))
+        return TSR_OK;
     unsigned char buf[TSR__KERNEL_MAX_OPERANDS][BLOCK * ELEMENT_MAX];
     unsigned char staging[BLOCK * ELEMENT_MAX];
     for (int64_t done = 0; done < n; done += BLOCK) {
@@ -103,12 +177,12 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
             in[op] = buf[op];
             bytes[op] = step[op] == 0 ? 0 : (int64_t)x->common_size;
             if (step[op] == 0) {
-                st = tsr__kernel_convert(src, dt, buf[op], common, 1);
+                st = convert(src, dt, buf[op], common, 1);
             } else if (step[op] == 1) {
-                st = tsr__kernel_convert(src, dt, buf[op], common, (size_t)m);
+                st = convert(src, dt, buf[op], common, (size_t)m);
             } else {
                 gather(staging, src, m, step[op] * (int64_t)x->size[op], x->size[op]);
-                st = tsr__kernel_convert(staging, dt, buf[op], common, (size_t)m);
+                st = convert(staging, dt, buf[op], common, (size_t)m);
             }
             if (st != TSR_OK)
                 return st;
@@ -120,8 +194,10 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
         int bad = 0;
         m = x->row(direct ? out : buf[0], in[1], x->nops > 2 ? in[2] : in[1], m, bytes, k->alpha,
                    &bad);
-        if (bad)
+        if (bad) {
             atomic_store(&x->bad, 1);
+            *written = done + m;
+        }
         if (!direct)
             st = store_block(x, buf[0], staging, out, step[0], m);
         if (st != TSR_OK || bad)
@@ -130,28 +206,124 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
     return TSR_OK;
 }
 
-static tsr_status run_row(exec *x, unsigned char **p, const int64_t *step, int64_t n)
+/* One row of n elements; *written as in convert_row. */
+static tsr_status compute_row(exec *x, unsigned char **p, const int64_t *step, int64_t n,
+                              int64_t *written)
 {
     if (x->convert)
-        return convert_row(x, p, step, n);
+        return convert_row(x, p, step, n, written);
     const tsr__kernel *k = &x->plan->kernel;
     int64_t bytes[3] = {0, 0, 0};
     for (int op = 0; op < x->nops; op++)
         bytes[op] = step[op] * (int64_t)x->size[op];
     if (k->op == TSR__KOP_FILL) {
         bytes[2] = 0;
-        (void)x->row(p[0], NULL, k->scalar, n, bytes, k->alpha, &(int){0});
+        *written = x->row(p[0], NULL, k->scalar, n, bytes, k->alpha, &(int){0});
         return TSR_OK;
     }
     int bad = 0;
-    (void)x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], n, bytes, k->alpha, &bad);
+    *written = x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], n, bytes, k->alpha, &bad);
     if (bad)
         atomic_store(&x->bad, 1);
     return TSR_OK;
 }
 
+/* A contiguous output row written around the caches (x->stream): the row
+ * is computed into a buffer that stays in the first-level cache, a block
+ * at a time, and each block is stored with non-temporal stores. A plain
+ * copy streams straight from its input. */
+static tsr_status stream_row(exec *x, unsigned char **p, const int64_t *step, int64_t n)
+{
+    int64_t size = (int64_t)x->size[0];
+    if (x->plan->kernel.op == TSR__KOP_COPY && !x->convert && step[1] == 1) {
+        tsr__cpu_stream_store(p[0], p[1], (size_t)(n * size));
+        return TSR_OK;
+    }
+    _Alignas(64) unsigned char buf[STREAM_BYTES];
+    int64_t chunk = STREAM_BYTES / size;
+    for (int64_t done = 0; done < n; done += chunk) {
+        int64_t m = n - done < chunk ? n - done : chunk, written = 0;
+        unsigned char *q[TSR__KERNEL_MAX_OPERANDS] = {buf};
+        for (int op = 1; op < x->nops; op++)
+            q[op] = p[op] + done * step[op] * (int64_t)x->size[op];
+        tsr_status st = compute_row(x, q, step, m, &written);
+        tsr__cpu_stream_store(p[0] + done * size, buf, (size_t)(written * size));
+        if (st != TSR_OK || written < m)
+            return st;
+    }
+    return TSR_OK;
+}
+
+static tsr_status run_row(exec *x, unsigned char **p, const int64_t *step, int64_t n)
+{
+    if (x->stream && step[0] == 1)
+        return stream_row(x, p, step, n);
+    int64_t written;
+    return compute_row(x, p, step, n, &written);
+}
+
+/* Whether operand op of a packed tile is transposed into the scratch
+ * buffer first: an input that walks the tile's rows with unit stride and
+ * its columns with a larger one. */
+static bool packs(const exec *x, int op)
+{
+    const tsr__kernel_operand *o = &x->plan->kernel.operands[op];
+    int d0 = x->ndim - 1, d1 = x->ndim - 2;
+    return op > 0 && !(o->flags & TSR__KOPERAND_SCALAR) && o->strides[d1] == 1 &&
+           o->strides[d0] > 1;
+}
+
+/* A tile of rows x cols elements, same dtypes throughout: the transposed
+ * inputs are first transposed into `scratch` (tsr__cpu_transpose reads
+ * them along their own rows, whole cache lines at a time), and then the
+ * rows run on contiguous operands. A copy transposes straight into the
+ * output. Without scratch the rows read the inputs where they are. p,
+ * step and step1 as in run_unit. */
+static tsr_status run_packed_tile(exec *x, unsigned char *scratch, unsigned char **p,
+                                  const int64_t *step, const int64_t *step1, int64_t rows,
+                                  int64_t cols)
+{
+    const tsr__kernel *k = &x->plan->kernel;
+    if (k->op == TSR__KOP_COPY && packs(x, 1)) {
+        tsr__cpu_transpose(p[0], step1[0], p[1], step[1], rows, cols, x->size[0]);
+        return TSR_OK;
+    }
+    int64_t s0[TSR__KERNEL_MAX_OPERANDS], s1[TSR__KERNEL_MAX_OPERANDS];
+    unsigned char *q[TSR__KERNEL_MAX_OPERANDS];
+    for (int op = 0; op < x->nops; op++) {
+        s0[op] = step[op];
+        s1[op] = step1[op];
+        q[op] = p[op];
+        if (scratch && packs(x, op)) {
+            tsr__cpu_transpose(scratch, cols, p[op], step[op], rows, cols, x->size[op]);
+            q[op] = scratch;
+            s0[op] = 1;
+            s1[op] = cols;
+            scratch += x->t0 * x->t1 * (int64_t)x->size[op];
+        }
+    }
+    /* The inputs read in place are read in short runs (a tile's row), too
+     * short for the hardware to see coming: each row is asked for a few
+     * rows ahead. */
+    int64_t row_bytes = cols * (int64_t)x->common_size;
+    int64_t ahead = row_bytes < PREFETCH_AHEAD ? PREFETCH_AHEAD / row_bytes : 1;
+    for (int64_t r = 0; r < rows; r++) {
+        unsigned char *row[TSR__KERNEL_MAX_OPERANDS];
+        for (int op = 0; op < x->nops; op++) {
+            row[op] = q[op] + r * s1[op] * (int64_t)x->size[op];
+            if (op > 0 && q[op] == p[op] && s0[op] == 1 && r + ahead < rows)
+                tsr__cpu_prefetch(row[op] + ahead * s1[op] * (int64_t)x->size[op],
+                                  (size_t)row_bytes);
+        }
+        tsr_status st = run_row(x, row, s0, cols);
+        if (st != TSR_OK || atomic_load_explicit(&x->bad, memory_order_relaxed))
+            return st;
+    }
+    return TSR_OK;
+}
+
 /* Unit u: its outer index, then its block along dim ndim-2 and ndim-1. */
-static tsr_status run_unit(exec *x, int64_t u)
+static tsr_status run_unit(exec *x, unsigned char *scratch, int64_t u)
 {
     const tsr__kernel *k = &x->plan->kernel;
     int64_t j = u % x->b0, rest = u / x->b0;
@@ -171,9 +343,15 @@ static tsr_status run_unit(exec *x, int64_t u)
         if (k->operands[op].flags & TSR__KOPERAND_SCALAR)
             step[op] = step1[op] = 0;
     }
-    int64_t r_end = (i + 1) * x->t1 < x->n1 ? (i + 1) * x->t1 : x->n1;
+    int64_t r0 = i * x->t1, r_end = r0 + x->t1 < x->n1 ? r0 + x->t1 : x->n1;
     int64_t c0 = j * x->t0, c_end = c0 + x->t0 < x->n0 ? c0 + x->t0 : x->n0;
-    for (int64_t r = i * x->t1; r < r_end; r++) {
+    if (x->packed) {
+        unsigned char *p[TSR__KERNEL_MAX_OPERANDS];
+        for (int op = 0; op < x->nops; op++)
+            p[op] = at_element(x, op, at[op] + r0 * step1[op] + c0 * step[op]);
+        return run_packed_tile(x, scratch, p, step, step1, r_end - r0, c_end - c0);
+    }
+    for (int64_t r = r0; r < r_end; r++) {
         unsigned char *p[TSR__KERNEL_MAX_OPERANDS];
         for (int op = 0; op < x->nops; op++)
             p[op] = at_element(x, op, at[op] + r * step1[op] + c0 * step[op]);
@@ -187,11 +365,56 @@ static tsr_status run_unit(exec *x, int64_t u)
 static void run_units(void *ctx, int64_t begin, int64_t end)
 {
     exec *x = ctx;
+    /* One scratch buffer per range; without memory for it the tiles run
+     * unpacked (slower, the same bits). */
+    unsigned char *scratch = x->scratch_bytes ? malloc((size_t)x->scratch_bytes) : NULL;
     /* Conversions fail only for dtypes the planner refuses; a zero divisor
      * stops this range (other threads finish theirs, as in PyTorch). */
     for (int64_t u = begin; u < end && !atomic_load_explicit(&x->bad, memory_order_relaxed); u++)
-        if (run_unit(x, u) != TSR_OK)
-            return;
+        if (run_unit(x, scratch, u) != TSR_OK)
+            break;
+    free(scratch);
+    if (x->stream)
+        tsr__cpu_stream_fence();
+}
+
+/* Outputs of at least this many bytes are stored around the caches: half
+ * the last-level cache (they would push out at least that much and not
+ * be there whole for the next reader anyway), or 16 MiB where the size
+ * is unknown; tsr__cpu_stream_threshold() instead where it is set. */
+static int64_t stream_min_bytes(void)
+{
+    static atomic_llong known;
+    int64_t v = tsr__cpu_stream_threshold();
+    if (v > 0)
+        return v;
+    v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v == 0) {
+        long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (llc <= 0)
+            llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        v = llc > 0 ? llc / 2 : 16 << 20;
+        v = v < (4 << 20) ? 4 << 20 : v;
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v;
+}
+
+/* Whether the output is most of the traffic or comes in short runs, where
+ * stores around the caches pay (measured): an input that stays put along
+ * the rows (a broadcast or a scalar), or packed tiles. Rows that stream
+ * every operand in order do better with plain stores, which the buffer
+ * of stream_row would only slow down. */
+static bool writes_most(const exec *x)
+{
+    const tsr__kernel *k = &x->plan->kernel;
+    if (x->packed)
+        return true;
+    for (int op = 1; op < x->nops; op++)
+        if ((k->operands[op].flags & TSR__KOPERAND_SCALAR) ||
+            k->operands[op].strides[k->ndim - 1] == 0)
+            return true;
+    return false;
 }
 
 /* Whether an input walks the innermost dimension with a large stride while
@@ -230,8 +453,24 @@ tsr_status tsr__plan_run_host(const tsr__plan *plan)
     x.n0 = k->ndim >= 1 ? k->sizes[k->ndim - 1] : 1;
     x.n1 = k->ndim >= 2 ? k->sizes[k->ndim - 2] : 1;
     bool tiles = wants_tiles(k);
-    x.t0 = tiles ? TILE : (x.n0 > 0 ? x.n0 : 1);
+    x.t0 = tiles ? TILE : (x.n0 > ROW_UNIT ? ROW_UNIT : x.n0 > 0 ? x.n0 : 1);
     x.t1 = tiles ? TILE : 1;
+    /* Integer division keeps the generic walk: which elements a zero
+     * divisor leaves unwritten depends on the order of the tiles. */
+    bool may_stop = (k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR) &&
+                    !tsr_dtype_is_floating_point(common) && !tsr_dtype_is_complex(common);
+    x.packed = tiles && !x.convert && !may_stop && tsr__cpu_fast_enabled();
+    x.stream = k->op != TSR__KOP_FILL && k->ndim >= 1 && k->operands[0].strides[k->ndim - 1] == 1 &&
+               writes_most(&x) && tsr__cpu_fast_enabled() && tsr__cpu_stream_available() &&
+               plan->numel * (int64_t)x.size[0] >= stream_min_bytes();
+    if (x.packed) {
+        /* Larger tiles: each operand is read in runs of t0 or t1 elements. */
+        x.t1 = PACK_ROWS;
+        x.t0 = PACK_ROW_BYTES / (int64_t)x.common_size;
+        for (int op = 1; op < x.nops; op++)
+            if (k->op != TSR__KOP_COPY && packs(&x, op))
+                x.scratch_bytes += x.t0 * x.t1 * (int64_t)x.size[op];
+    }
     x.b0 = (x.n0 + x.t0 - 1) / x.t0;
     x.b1 = (x.n1 + x.t1 - 1) / x.t1;
     int64_t outer = 1;

@@ -1,0 +1,105 @@
+/* Fast paths of the cpu device: loops specialised for the layouts and
+ * dtypes that carry most of the traffic, each giving exactly the bits of
+ * the generic loop it stands in for (kernels/cpu_loops.c and
+ * tsr__kernel_convert).
+ *
+ * Where two NaNs meet in add, sub, mul or div, the first input's NaN
+ * (quieted) is the result, as x86 gives its first source and as the
+ * generic loops give it wherever they keep the operands in order (PyTorch
+ * 1.13's float16 and bfloat16 loops do too). These loops say so
+ * explicitly: C lets a compiler swap the operands of + and *, and GCC
+ * does in some remainder loops of the generic code, whose NaN then
+ * depends on the element's position.
+ *
+ *   - float16 and bfloat16 rows (add and sub with alpha +-1, mul, div),
+ *     contiguous or with a scalar operand, converted to float32 in
+ *     vectors (F16C for float16), computed in float32 and rounded once,
+ *     NaNs given the bits of the scalar constructors (float16 s|7E00,
+ *     bfloat16 7FC0);
+ *   - float32 and float64 rows whose first input is a scalar (the row of
+ *     a broadcast a[N, 1] + b[1, M]);
+ *   - float32 rows with an int32 input, converted and computed in one
+ *     pass;
+ *   - conversions that the mixed-dtype blocks of libclient/plan_cpu.c use
+ *     (integers -> float32, int32 -> float64, float16/bfloat16 <->
+ *     float32, float32 -> float64);
+ *   - the transpose of a tile, which lets a transposed operand be read
+ *     along its rows;
+ *   - prefetches, and stores that go around the caches, for the walks of
+ *     libclient/plan_cpu.c.
+ *
+ * Each returns false (or does nothing) where it does not apply, and the
+ * caller then takes the generic loop. Tests turn the whole set off with
+ * tsr__cpu_fast_enable(false) and compare. */
+#ifndef TESSERA_KERNELS_CPU_FAST_H
+#define TESSERA_KERNELS_CPU_FAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/dtype.h"
+
+/* Whether the fast paths run (true unless turned off). Meant for tests:
+ * switch it only while no operation runs. */
+void tsr__cpu_fast_enable(bool on);
+bool tsr__cpu_fast_enabled(void);
+
+typedef enum tsr__cpu_fast_op {
+    TSR__FAST_ADD, /* x + y (add with alpha 1, sub with alpha -1) */
+    TSR__FAST_SUB, /* x - y (add with alpha -1, sub with alpha 1) */
+    TSR__FAST_MUL,
+    TSR__FAST_DIV, /* true division */
+} tsr__cpu_fast_op;
+
+/* n elements of a float16 or bfloat16 row: o[i] = a[i * sa] op b[i * sb],
+ * sa and sb 0 (a scalar) or 1, the output contiguous. False when this
+ * machine or dtype has no fast loop. */
+bool tsr__cpu_fast_reduced(tsr_dtype dtype, tsr__cpu_fast_op op, uint16_t *o, const uint16_t *a,
+                           int64_t sa, const uint16_t *b, int64_t sb, int64_t n);
+
+/* n elements of a float32 or float64 row whose first input is one
+ * element: o[i] = *x op b[i], o and b contiguous. False for other
+ * dtypes. */
+bool tsr__cpu_fast_scalar_first(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, const void *x,
+                                const void *b, int64_t n);
+
+/* n elements of a float32 row with int32 and float32 inputs (one of
+ * each): o[i] = float(a[i * sa]) op float(b[i * sb]), sa and sb 0 or 1,
+ * o contiguous; the bits of converting the int32 input in blocks and
+ * running the float32 loop. False for any other pair of dtypes. */
+bool tsr__cpu_fast_mixed(tsr__cpu_fast_op op, float *o, const void *a, tsr_dtype a_dtype,
+                         int64_t sa, const void *b, tsr_dtype b_dtype, int64_t sb, int64_t n);
+
+/* tsr__kernel_convert of n contiguous elements for the pairs listed
+ * above; false for any other pair (nothing written). */
+bool tsr__cpu_fast_convert(const void *src, tsr_dtype src_dtype, void *dst, tsr_dtype dst_dtype,
+                           size_t n);
+
+/* dst[r * dst_row + c] = src[c * src_row + r] for r < rows, c < cols:
+ * elements of `width` bytes (1, 2, 4, 8 or 16), row strides in elements.
+ * The two must not overlap. */
+void tsr__cpu_transpose(unsigned char *dst, int64_t dst_row, const unsigned char *src,
+                        int64_t src_row, int64_t rows, int64_t cols, size_t width);
+
+/* Asks for the cache lines of [p, p + bytes) to be loaded (a hint). */
+void tsr__cpu_prefetch(const unsigned char *p, size_t bytes);
+
+/* Whether non-temporal stores exist here; without them
+ * tsr__cpu_stream_store is a memcpy. */
+bool tsr__cpu_stream_available(void);
+
+/* The output size from which the cpu device stores around the caches:
+ * 0 (the default) lets libclient/plan_cpu.c choose from the cache sizes;
+ * tests set it low to run the path on small tensors. */
+void tsr__cpu_stream_threshold_set(int64_t bytes);
+int64_t tsr__cpu_stream_threshold(void);
+
+/* memcpy of `bytes` bytes (no overlap) whose whole cache lines at dst go
+ * to memory without passing through the caches (non-temporal stores),
+ * for outputs too large to stay there. Such stores are weakly ordered:
+ * the thread calls tsr__cpu_stream_fence before anyone else may read. */
+void tsr__cpu_stream_store(unsigned char *dst, const unsigned char *src, size_t bytes);
+void tsr__cpu_stream_fence(void);
+
+#endif /* TESSERA_KERNELS_CPU_FAST_H */
