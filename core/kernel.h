@@ -72,30 +72,96 @@ typedef struct tsr__kernel {
  * One program per tsr__kernel_key, one kernel named "tsr_kernel" in it,
  * built with "-cl-fp32-correctly-rounded-divide-sqrt" where the device
  * supports it and never with fast-math flags (no contraction: the source
- * says #pragma OPENCL FP_CONTRACT OFF). Arguments, in order:
+ * says #pragma OPENCL FP_CONTRACT OFF). The key names the walk (its
+ * entry, below): every program of an operation and its dtypes has the
+ * same arguments, in order:
  *   for each operand with storage, output first:
  *     __global uchar *base, ulong offset_bytes
  *   ulong2 scalar   (the bytes of tsr__kernel.scalar, low half first)
  *   ulong2 alpha    (the bytes of tsr__kernel.alpha)
  *   __global int *status (the daemon zeroes it; a kernel that meets an
  *                   integer division by zero stores 1)
- *   then by shape:
- *     LINEAR: ulong n                  NDRange (n)
- *     TILE2:  for each operand with storage: long stride_inner, long stride_outer;
- *             ulong n_inner, ulong n_outer     NDRange (n_inner, n_outer)
- *     STRIDED: __global const long *geom, int ndim, ulong n   NDRange (n)
- *             geom = sizes[ndim] then, per operand with storage, strides[ndim]
- * Strides are in elements of the operand's dtype. */
-typedef enum tsr__kernel_shape {
-    TSR__KSHAPE_LINEAR = 0,  /* every operand with storage has unit stride over one dimension */
-    TSR__KSHAPE_TILE2 = 1,   /* two dimensions, any strides */
-    TSR__KSHAPE_STRIDED = 2, /* 3..TSR_MAX_DIMS dimensions */
-} tsr__kernel_shape;
+ *   ulong4 size     x: the innermost dimension's size, y: the next one's
+ *                   (1 when there is none), z: the product of all the
+ *                   others (1 when there are none), w: 0
+ *   uint4 block     x, y: the elements of those two dimensions each
+ *                   work-item walks (a block of x by y); z: the walk
+ *                   (tsr__kernel_walk) plus the TSR__KBLOCK_* flags;
+ *                   w: the dimensions behind z (ndim - 2, or 0)
+ *   for each operand with storage: long4 stride
+ *                   x, y: along the two innermost dimensions; z: along the
+ *                   third when there are exactly three (else 0)
+ *   __global const long *geom
+ *                   from four dimensions: the sizes of dimensions
+ *                   0..ndim-3, then for each operand with storage its
+ *                   strides there; never read with fewer
+ * NDRange (ceil(size.x / block.x), ceil(size.y / block.y), size.z),
+ * work-item (p, q, r) taking the block at (p * block.x, q * block.y) of
+ * the r-th outer index (dimensions 0..ndim-3, row-major); every
+ * work-item past an edge, where the global size was rounded up to the
+ * local size, does nothing. Strides are in elements of the operand's
+ * dtype. The kernel touches exactly the elements of the index space
+ * (sizes, strides, offsets), so a kernel the daemon checked stays inside
+ * its operands' regions whatever the walk. */
+typedef enum tsr__kernel_walk {
+    TSR__KWALK_UNIT = 0,    /* every operand with storage has stride 1 along x */
+    TSR__KWALK_BCAST1 = 1,  /* input 1 has stride 0 along x, the others 1 */
+    TSR__KWALK_BCAST2 = 2,  /* input 2 has stride 0 along x, the others 1 */
+    TSR__KWALK_STRIDED = 3, /* any strides */
+    TSR__KWALK_PACK1 = 4,   /* input 1 runs along y (a transposed input), the others have
+                               stride 1 along x: input 1's block is first copied into
+                               private memory along its own rows */
+    TSR__KWALK_PACK2 = 5,   /* the same for input 2 */
+    TSR__KWALK_COUNT
+} tsr__kernel_walk;
+
+/* The kernel a program has (its entry, in the key): one of the walks, or
+ * for float16/32/64 add and sub a UNIT loop for alpha 1 or -1. STRIDED
+ * runs any launch; a key names another entry only where its operands
+ * allow that walk (kernels/opencl_source.h, tsr__opencl_entry). A
+ * program per walk, not one holding every walk: a device that compiles
+ * kernels when it hands out a program binary (PoCL) would compile them
+ * all. */
+enum {
+    TSR__KENTRY_UNIT_PLUS = TSR__KWALK_COUNT,
+    TSR__KENTRY_UNIT_MINUS,
+    TSR__KENTRY_COUNT
+};
+
+/* block.z: the walk, and flags: add/sub's alpha is 1 or -1 in a dtype
+ * whose programs have loops of their own for it (float16/32/64), and the
+ * output is large enough to be stored around the caches (the highest). */
+#define TSR__KBLOCK_ALPHA_ONE 16
+#define TSR__KBLOCK_ALPHA_MINUS_ONE 32
+#define TSR__KBLOCK_STREAM 64
+
+/* A packed block: at most TSR__KPACK_X elements along x, and at most
+ * TSR__KPACK_BYTES of the packed input in all (the kernel's private
+ * tile). 32 wide and half the first-level cache measured best on PoCL's
+ * CPU device: the packed input is read in runs of 512 bytes, the others
+ * in runs of 32 elements that the next work-item continues. */
+#define TSR__KPACK_X 32u
+#define TSR__KPACK_BYTES 16384u
+
+/* A launch's arguments after `status`, and its NDRange: what
+ * tsr__kernel_launch_geometry (kernels/opencl_source.h) makes of a
+ * checked kernel. `nstorage` operands have storage, output first, in
+ * operand order; `geom` holds `geom_count` values (none up to three
+ * dimensions). */
+typedef struct tsr__kernel_geometry {
+    int32_t nstorage;
+    int32_t geom_count;
+    uint64_t size[4];
+    uint32_t block[4];
+    int64_t stride[TSR__KERNEL_MAX_OPERANDS][4];
+    int64_t geom[(TSR_MAX_DIMS - 2) * (1 + TSR__KERNEL_MAX_OPERANDS)];
+    uint64_t global[3], local[3];
+} tsr__kernel_geometry;
 
 /* What a program is built for: two kernels with equal keys share it. */
 typedef struct tsr__kernel_key {
     uint8_t op;
-    uint8_t shape;
+    uint8_t entry; /* the walk its one kernel runs: TSR__KENTRY_* */
     uint8_t common;
     uint8_t noperands;
     uint8_t dtypes[TSR__KERNEL_MAX_OPERANDS]; /* 0xff: a scalar input */

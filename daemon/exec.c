@@ -270,12 +270,9 @@ static const char *const op_names[TSR__KOP_COUNT] = {
     [TSR__KOP_COPY] = "copy", [TSR__KOP_FILL] = "fill",    [TSR__KOP_ADD] = "add",
     [TSR__KOP_SUB] = "sub",   [TSR__KOP_MUL] = "mul",      [TSR__KOP_DIV] = "div",
     [TSR__KOP_DIV_TRUNC] = "div_trunc", [TSR__KOP_DIV_FLOOR] = "div_floor"};
-static const char *const shape_names[] = {"linear", "2-d", "strided"};
-
-/* "opencl:0: kernel add float32 <- float32, int32 (linear): built from
+/* "opencl:0: kernel add float32 <- float32, int32 (unit): built from
  * source in 412 ms" */
-static void log_program(uint32_t queue, const tsr__clrt_launch *l, tsr__clrt_program *p,
-                        const char *made)
+static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
 {
     const tsr__kernel_key *k = tsr__clrt_program_key(p);
     char types[96] = "";
@@ -290,9 +287,10 @@ static void log_program(uint32_t queue, const tsr__clrt_launch *l, tsr__clrt_pro
             break;
         used += (size_t)n;
     }
+    const char *entry = tsr__opencl_entry_name(k->entry);
     tsr__log(TSR__LOG_INFO, "opencl:%u: kernel %s %s (%s): %s", queue,
              k->op < TSR__KOP_COUNT && op_names[k->op] ? op_names[k->op] : "?", types,
-             l->shape < 3 ? shape_names[l->shape] : "?", made);
+             entry ? entry : "?", made);
 }
 
 /* Moves every job whose program is ready from the head of the FIFO to the
@@ -315,7 +313,7 @@ static void pump(executor *x, uint32_t queue)
         } else {
             const char *made = tsr__clrt_program_report(j->program);
             if (made)
-                log_program(j->queue, &j->launch, j->program, made);
+                log_program(j->queue, j->program, made);
             tsr_status st = resolve_buffers(x, j);
             if (st == TSR_OK) {
                 /* Counted before the enqueue: the driver may finish it at once. */
@@ -490,6 +488,25 @@ static tsr_status check_kernel(const tsr__kernel *k)
     return TSR_OK;
 }
 
+/* Outputs of at least this many bytes are stored around the caches by
+ * the walks that write in chunks: half the last-level cache (they would
+ * push out at least that much and not be there whole for the next reader
+ * anyway), at least 4 MiB, or 16 MiB where the size is unknown. These are
+ * the device's caches where the device is this cpu (PoCL); elsewhere the
+ * stores are a hint. Loop thread only. */
+static uint64_t stream_bytes(void)
+{
+    static uint64_t known;
+    if (known == 0) {
+        long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (llc <= 0)
+            llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        uint64_t v = llc > 0 ? (uint64_t)llc / 2 : UINT64_C(16) << 20;
+        known = v < (UINT64_C(4) << 20) ? UINT64_C(4) << 20 : v;
+    }
+    return known;
+}
+
 static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
 {
     return (int)(pool - s->pools);
@@ -523,22 +540,22 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     j->queue = queue;
     j->program = program;
     tsr__clrt_launch *l = &j->launch;
-    l->shape = key.shape;
-    l->ndim = k->ndim;
     l->check_status = (k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR ||
                        k->op == TSR__KOP_DIV) &&
                       !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
                       !tsr_dtype_is_complex((tsr_dtype)k->common);
     memcpy(l->scalar, k->scalar, sizeof l->scalar);
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
-    memcpy(l->sizes, k->sizes, sizeof l->sizes);
+    /* The walk comes from the checked kernel alone: it visits exactly the
+     * elements of the index space whose regions were checked. */
+    tsr__kernel_launch_geometry(k, tsr__clrt_compute_units(x->rt, queue), stream_bytes(),
+                                &l->geometry);
     for (uint32_t i = 0; i < k->noperands; i++) {
         if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
             continue;
         uint32_t b = l->nbuffers++;
         j->segments[b] = segments[i];
         l->offsets[b] = byte_offsets[i];
-        memcpy(l->strides[b], k->operands[i].strides, sizeof l->strides[b]);
     }
     j->sequence = ++s->launch_seq[queue];
     if (j->sequence == 0) /* 0 means "nothing launched" */

@@ -1,14 +1,18 @@
 /* OpenCL C generation: one program per tsr__kernel_key.
  *
- * A program is the two embedded element headers followed by one kernel,
- * tsr_kernel, written out for its key: the index computation of its
- * shape, a load per input, the conversion from the input's dtype to the
- * common dtype (the rules of tsr__kernel_convert, expressed with
+ * A program is the two embedded element headers (with float16 helpers
+ * of its own between them) followed by tsr_elem, one element written out
+ * for the key: a load per input, the conversion from the input's dtype
+ * to the common dtype (the rules of tsr__kernel_convert, expressed with
  * core/convert_scalar.h's functions), the operation from
  * kernels/scalar_ops.h in the common dtype's math type, and the
- * conversion of the result into the output's dtype. Values travel between
- * those steps as stored bits ("raw"), never through float arithmetic,
- * so NaN payloads survive exactly as on the host. */
+ * conversion of the result into the output's dtype and its store. Values
+ * travel between those steps as stored bits ("raw"), never through float
+ * arithmetic, so NaN payloads survive exactly as on the host. Then the
+ * kernel, tsr_kernel: each work-item walks a block of the index space
+ * row by row, with one loop per walk (core/kernel.h), so that the loops
+ * where operands step by one element or stand still compile to vector
+ * code whatever the launch, and one program serves every layout. */
 #include "kernels/opencl_source.h"
 
 #include <stdarg.h>
@@ -272,6 +276,19 @@ static bool key_is_scalar(const tsr__kernel_key *key, int k)
     return key->dtypes[k] == TSR__KEY_SCALAR;
 }
 
+/* The operands with storage of a key's kernels: the output, then each
+ * input that is not a scalar. */
+static int storage_of(const tsr__kernel_key *key, int *storage)
+{
+    int n = 0;
+    for (int k = 0; k < key->noperands && k < TSR__KERNEL_MAX_OPERANDS; k++)
+        if (k == 0 || !key_is_scalar(key, k))
+            storage[n++] = k;
+    return n;
+}
+
+static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry);
+
 tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
 {
     if (key == NULL)
@@ -279,8 +296,6 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
     tsr__kernel_op op = (tsr__kernel_op)key->op;
     if (key->op == 0 || key->op >= TSR__KOP_COUNT)
         return bad_key("operation", key->op);
-    if (key->shape > TSR__KSHAPE_STRIDED)
-        return bad_key("shape", key->shape);
     if (!tsr_dtype_is_valid((tsr_dtype)key->common))
         return bad_key("common dtype", key->common);
     unsigned want = op == TSR__KOP_FILL ? 1 : op == TSR__KOP_COPY ? 2 : 3;
@@ -288,6 +303,8 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
         return bad_key("operand count", key->noperands);
     if (key->reserved != 0)
         return bad_key("reserved byte", key->reserved);
+    if (key->entry >= TSR__KENTRY_COUNT)
+        return bad_key("entry", key->entry);
     tsr_dtype common = (tsr_dtype)key->common;
     bool fp64 = needs_fp64(common);
     for (int k = 0; k < TSR__KERNEL_MAX_OPERANDS; k++) {
@@ -317,22 +334,10 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
                          "this device has no float64 support (cl_khr_fp64): it cannot compute "
                          "with float64 or complex128");
+    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
+    if (!has_entry(key, storage, nstorage, key->entry))
+        return bad_key("entry for these operands", key->entry);
     return TSR_OK;
-}
-
-tsr__kernel_shape tsr__kernel_shape_of(const tsr__kernel *k)
-{
-    if (k->ndim >= 3)
-        return TSR__KSHAPE_STRIDED;
-    if (k->ndim == 0)
-        return TSR__KSHAPE_LINEAR;
-    if (k->ndim == 2)
-        return TSR__KSHAPE_TILE2;
-    bool unit = true;
-    for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++)
-        if (!(k->operands[i].flags & TSR__KOPERAND_SCALAR))
-            unit &= k->operands[i].strides[0] == 1;
-    return unit || k->sizes[0] <= 1 ? TSR__KSHAPE_LINEAR : TSR__KSHAPE_TILE2;
 }
 
 tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
@@ -350,7 +355,6 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
         return bad_key("operation or dtype", (int)k->op);
     tsr__kernel_key key = {
         .op = (uint8_t)k->op,
-        .shape = (uint8_t)tsr__kernel_shape_of(k),
         .common = (uint8_t)k->common,
         .noperands = (uint8_t)k->noperands,
     };
@@ -364,56 +368,288 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
             return bad_key("operand dtype", (int)o->dtype);
         key.dtypes[i] = o->flags & TSR__KOPERAND_SCALAR ? TSR__KEY_SCALAR : (uint8_t)o->dtype;
     }
+    key.entry = TSR__KWALK_STRIDED;
     tsr_status st = tsr__kernel_key_check(&key, TSR__OPENCL_CAP_FP64);
+    if (st != TSR_OK)
+        return st;
+    /* The walk depends on the layout alone, not on the device. An empty
+     * launch has none (it runs nothing). */
+    bool empty = false;
+    for (int d = 0; d < k->ndim; d++)
+        empty |= k->sizes[d] == 0;
+    if (!empty) {
+        tsr__kernel_geometry g;
+        tsr__kernel_launch_geometry(k, 1, 0, &g);
+        key.entry = (uint8_t)tsr__opencl_entry(&key, g.block[2]);
+        st = tsr__kernel_key_check(&key, TSR__OPENCL_CAP_FP64);
+    }
     if (st != TSR_OK)
         return st;
     *out = key;
     return TSR_OK;
 }
 
-void tsr__kernel_launch_geometry(const tsr__kernel *k, tsr__kernel_geometry *g)
+/* ---- launches ----------------------------------------------------------- */
+
+/* The elements one work-item walks along rows that every operand steps
+ * through by one (or stands still on): enough that starting a work-item
+ * is noise beside them. */
+#define ROW_ELEMENTS 16384u
+/* A strided walk goes through a tile, so that the cache lines an operand
+ * that runs across the rows touches are used up while they are still in
+ * the first-level cache. (A transposed input of an operation is packed
+ * instead: TSR__KPACK_*.) */
+#define TILE_X 32u
+#define TILE_Y 32u
+/* Blocks are halved down to this many elements until every compute unit
+ * has several work-items. */
+#define MIN_BLOCK 256u
+#define ITEMS_PER_UNIT 4u
+
+/* What block.z says of add/sub's alpha in float16, float32 and float64:
+ * 1 and -1 have loops of their own (alpha_loops). */
+static uint32_t alpha_class(const tsr__kernel *k)
+{
+    tsr_dtype c = (tsr_dtype)k->common;
+    if ((k->op != TSR__KOP_ADD && k->op != TSR__KOP_SUB) ||
+        (c != TSR_FLOAT16 && c != TSR_FLOAT32 && c != TSR_FLOAT64))
+        return 0;
+    uint64_t bits = 0, one = c == TSR_FLOAT64 ? UINT64_C(0x3FF0000000000000) : 0x3F800000u;
+    uint64_t sign = c == TSR_FLOAT64 ? UINT64_C(0x8000000000000000) : 0x80000000u;
+    memcpy(&bits, k->alpha, c == TSR_FLOAT64 ? 8 : 4);
+    return bits == one            ? TSR__KBLOCK_ALPHA_ONE
+           : bits == (one | sign) ? TSR__KBLOCK_ALPHA_MINUS_ONE
+                                  : 0;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Whether the output steps by one along x. */
+static bool out_unit(const tsr__kernel_geometry *g)
+{
+    return g->stride[0][0] == 1;
+}
+
+/* Whether every input with storage but `except` steps by one along x. */
+static bool others_unit(const tsr__kernel_geometry *g, const tsr__kernel *k, uint32_t except)
+{
+    int q = 1;
+    for (uint32_t i = 1; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
+        if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
+            continue;
+        if (i != except && g->stride[q][0] != 1)
+            return false;
+        q++;
+    }
+    return true;
+}
+
+void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
+                                 uint64_t stream_bytes, tsr__kernel_geometry *g)
 {
     memset(g, 0, sizeof *g);
-    g->shape = tsr__kernel_shape_of(k);
-    g->ndim = k->ndim;
-    uint64_t n = 1;
-    for (int d = 0; d < k->ndim; d++)
-        n *= (uint64_t)k->sizes[d];
-    g->n = n;
+    int nd = k->ndim, outer = nd > 2 ? nd - 2 : 0;
+    g->size[0] = nd >= 1 ? (uint64_t)k->sizes[nd - 1] : 1;
+    g->size[1] = nd >= 2 ? (uint64_t)k->sizes[nd - 2] : 1;
+    g->size[2] = 1;
+    for (int d = 0; d < outer; d++)
+        g->size[2] *= (uint64_t)k->sizes[d];
+    if (outer >= 2)
+        for (int d = 0; d < outer; d++)
+            g->geom[d] = k->sizes[d];
+    /* The walk: which operands step by one along x, which stand still,
+     * which run along y instead (transposed). */
+    bool unit = true;
+    uint32_t still = 0, nstill = 0, across = 0, nacross = 0;
     int q = 0;
     for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
         const tsr__kernel_operand *o = &k->operands[i];
         if (o->flags & TSR__KOPERAND_SCALAR)
             continue;
-        if (k->ndim >= 1)
-            g->stride_inner[q] = o->strides[k->ndim - 1];
-        if (k->ndim >= 2)
-            g->stride_outer[q] = o->strides[k->ndim - 2];
-        for (int d = 0; d < k->ndim; d++)
-            g->geom[k->ndim * (1 + q) + d] = o->strides[d];
+        int64_t *st = g->stride[q];
+        st[0] = nd >= 1 ? o->strides[nd - 1] : 0;
+        st[1] = nd >= 2 ? o->strides[nd - 2] : 0;
+        st[2] = nd == 3 ? o->strides[0] : 0;
+        if (outer >= 2)
+            for (int d = 0; d < outer; d++)
+                g->geom[outer * (1 + q) + d] = o->strides[d];
+        if (st[0] == 0 && i > 0) {
+            still = i;
+            nstill++;
+        } else if (st[0] != 1) {
+            unit = false;
+            if (i > 0 && st[1] == 1) {
+                across = i;
+                nacross++;
+            }
+        }
         q++;
     }
-    for (int d = 0; d < k->ndim; d++)
-        g->geom[d] = k->sizes[d];
     g->nstorage = q;
-    g->geom_count = k->ndim * (1 + q);
-    g->n_inner = k->ndim >= 1 ? (uint64_t)k->sizes[k->ndim - 1] : 1;
-    g->n_outer = k->ndim >= 2 ? (uint64_t)k->sizes[k->ndim - 2] : 1;
+    g->geom_count = outer >= 2 ? outer * (1 + q) : 0;
+    /* A transposed input is packed where every other operand steps by one
+     * along x: its stride along x is not 1, so `unit` only fails for it,
+     * and nothing stands still. */
+    bool packs = k->op != TSR__KOP_COPY && nacross == 1 && nstill == 0 && g->size[1] > 1 &&
+                 out_unit(g) && others_unit(g, k, across);
+    uint32_t walk = g->size[0] <= 1 || (unit && nstill == 0) ? TSR__KWALK_UNIT
+                    : unit && nstill == 1                    ? still
+                    : packs                                  ? TSR__KWALK_PACK1 + across - 1
+                                                             : TSR__KWALK_STRIDED;
+    /* The block: long rows where the operands step through memory
+     * together, tiles where one of them runs across. */
+    uint64_t bx, by;
+    if (walk == TSR__KWALK_PACK1 || walk == TSR__KWALK_PACK2) {
+        size_t w = tsr_dtype_itemsize((tsr_dtype)k->operands[across].dtype);
+        bx = min_u64(g->size[0], TSR__KPACK_X);
+        by = min_u64(g->size[1], TSR__KPACK_BYTES / (TSR__KPACK_X * w));
+    } else if (walk != TSR__KWALK_STRIDED || g->size[1] == 1) {
+        bx = min_u64(g->size[0], ROW_ELEMENTS);
+        by = min_u64(g->size[1], ROW_ELEMENTS / bx);
+    } else {
+        bx = min_u64(g->size[0], TILE_X);
+        by = min_u64(g->size[1], bx < TILE_X ? ROW_ELEMENTS / bx : TILE_Y);
+    }
+    uint64_t want = (uint64_t)ITEMS_PER_UNIT * (compute_units ? compute_units : 1);
+    while (ceil_div(g->size[0], bx) * ceil_div(g->size[1], by) * g->size[2] < want &&
+           bx * by >= 2 * MIN_BLOCK) {
+        if (by > 1)
+            by = ceil_div(by, 2);
+        else
+            bx = ceil_div(bx, 2);
+    }
+    g->block[0] = (uint32_t)bx;
+    g->block[1] = (uint32_t)by;
+    g->block[2] = walk + (walk == TSR__KWALK_UNIT ? alpha_class(k) : 0);
+    uint64_t out_bytes =
+        g->size[0] * g->size[1] * g->size[2] * tsr_dtype_itemsize((tsr_dtype)k->operands[0].dtype);
+    bool chunks = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
+                  (walk == TSR__KWALK_UNIT && k->op == TSR__KOP_FILL);
+    if (chunks && stream_bytes > 0 && out_bytes >= stream_bytes)
+        g->block[2] |= TSR__KBLOCK_STREAM;
+    g->block[3] = (uint32_t)outer;
+    g->global[0] = ceil_div(g->size[0], bx);
+    g->global[1] = ceil_div(g->size[1], by);
+    g->global[2] = g->size[2];
+    g->local[0] = g->local[1] = g->local[2] = 1;
 }
 
 /* ---- the program ------------------------------------------------------------ */
 
-/* Declares and loads input k (operand k of the key) as raw `v<k>`. */
+/* OpenCL-only helpers, between the two embedded headers.
+ *
+ * float16 conversions that vectorise. Where the compiler has _Float16 and
+ * the device F16C (x86), the conversions are the hardware's: widening is
+ * exact and quiets a NaN as tsr__f16_to_f32 does, and narrowing rounds to
+ * nearest even as tsr__f32_to_f16 does for every value but NaN (F16C
+ * ignores the subnormal flush flags). Elsewhere the encoder rounds with
+ * one float addition where the result is subnormal (0.5f's ulp is
+ * float16's smallest subnormal, and the sum is a normal float32 whether
+ * or not the device flushes subnormal operands, which round to zero
+ * anyway) and with integer RNE above, branch-free. Either way a NaN is
+ * spelled out. tests/kernels checks every code and every rounding
+ * boundary against the host routines. scalar_ops.h's float16 arithmetic
+ * is redirected to them.
+ *
+ * The NaN of a real operation. Where x86-64 computes it (the reference:
+ * docs/semantics.md), a NaN first input comes out quieted, else a NaN
+ * second input, else an invalid operation gives the default NaN, whose
+ * sign is set. A compiler that vectorises may reorder the operands of
+ * + and * and rewrite a - b as a + -b, which changes those bits, so the
+ * result's NaN is spelled out from the inputs.
+ *
+ * Stores around the caches (the rows of chunked walks, when the launch
+ * asks for it): whole aligned lines, fenced before the work-item ends. */
+static const char cl_helpers[] =
+    "#if defined(__F16C__) && defined(__FLT16_MAX__)\n"
+    "typedef union {\n"
+    "    tsr__u16 u;\n"
+    "    _Float16 h;\n"
+    "} tsr__cl_half;\n"
+    "\n"
+    "static inline tsr__u32 tsr__cl_f16_to_f32(tsr__u16 x)\n"
+    "{\n"
+    "    tsr__cl_half v;\n"
+    "    v.u = x;\n"
+    "    return tsr__float_bits((float)v.h);\n"
+    "}\n"
+    "\n"
+    "static inline tsr__u16 tsr__cl_f32_round_f16(tsr__u32 t)\n"
+    "{\n"
+    "    tsr__cl_half v;\n"
+    "    v.h = (_Float16)tsr__float_from_bits(t);\n"
+    "    return v.u;\n"
+    "}\n"
+    "#define tsr__f16_to_f32 tsr__cl_f16_to_f32\n"
+    "#else\n"
+    "static inline tsr__u16 tsr__cl_f32_round_f16(tsr__u32 t)\n"
+    "{\n"
+    "    tsr__u32 a = t & TSR__F32_ABS;\n"
+    "    tsr__u32 normal = (a - (112u << 23) + 0xFFFu + ((a >> 13) & 1u)) >> 13;\n"
+    "    tsr__u32 sub = tsr__float_bits(tsr__float_from_bits(a) + 0.5f) - 0x3F000000u;\n"
+    "    tsr__u32 c = a < 0x38800000u ? sub : normal;\n"
+    "    c = a >= 0x47800000u ? 0x7C00u : c;\n"
+    "    return (tsr__u16)(((t >> 16) & 0x8000u) | c);\n"
+    "}\n"
+    "#endif\n"
+    "\n"
+    "static inline tsr__u16 tsr__cl_f32_to_f16(tsr__u32 t, bool f16c_nan)\n"
+    "{\n"
+    "    tsr__u32 a = t & TSR__F32_ABS;\n"
+    "    tsr__u32 nan = ((t >> 16) & 0x8000u) | 0x7E00u | (f16c_nan ? (a >> 13) & 0x1FFu : 0u);\n"
+    "    return a > TSR__F32_INF ? (tsr__u16)nan : tsr__cl_f32_round_f16(t);\n"
+    "}\n"
+    "#define tsr__f32_to_f16 tsr__cl_f32_to_f16\n"
+    "\n"
+    "static inline float tsr__cl_nan_f32(float m, float x, float y)\n"
+    "{\n"
+    "    uint n = isnan(x) ? as_uint(x) | 0x00400000u\n"
+    "             : isnan(y) ? as_uint(y) | 0x00400000u : 0xFFC00000u;\n"
+    "    return isnan(m) ? as_float(n) : m;\n"
+    "}\n"
+    "\n"
+    "#ifdef TSR_CONV_HAVE_DOUBLE\n"
+    "static inline double tsr__cl_nan_f64(double m, double x, double y)\n"
+    "{\n"
+    "    ulong n = isnan(x) ? as_ulong(x) | 0x0008000000000000UL\n"
+    "              : isnan(y) ? as_ulong(y) | 0x0008000000000000UL : 0xFFF8000000000000UL;\n"
+    "    return isnan(m) ? as_double(n) : m;\n"
+    "}\n"
+    "#endif\n"
+    "\n"
+    "#ifdef __clang__\n"
+    "#define TSR__CL_STREAM(v, p) __builtin_nontemporal_store(v, p)\n"
+    "#else\n"
+    "#define TSR__CL_STREAM(v, p) (*(p) = (v))\n"
+    "#endif\n"
+    "#if defined(__clang__) && defined(__x86_64__)\n"
+    "#define TSR__CL_STREAM_END(stream) \\\n"
+    "    do { \\\n"
+    "        if (stream) \\\n"
+    "            __builtin_ia32_sfence(); \\\n"
+    "    } while (0)\n"
+    "#else\n"
+    "#define TSR__CL_STREAM_END(stream) (void)(stream)\n"
+    "#endif\n";
+
+/* Declares input k (operand k of the key) as raw `v<k>` from the
+ * element function's argument `in<k>` (a vector of two when complex). */
 static void emit_load(text *t, const tsr__kernel_key *key, int k)
 {
     tsr_dtype d = (tsr_dtype)key->dtypes[k];
     const char *st = cl_types[d].store;
-    put(t, "    __global const %s *p%d = (__global const %s *)(base%d + off%d);\n", st, k, st, k,
-        k);
     if (is_complex(d))
-        put(t, "    %s v%d_re = p%d[2 * e%d], v%d_im = p%d[2 * e%d + 1];\n", st, k, k, k, k, k, k);
+        put(t, "    %s v%d_re = in%d.s0, v%d_im = in%d.s1;\n", st, k, k, k, k);
     else
-        put(t, "    %s v%d_re = p%d[e%d], v%d_im = 0;\n", st, k, k, k, k);
+        put(t, "    %s v%d_re = in%d, v%d_im = 0;\n", st, k, k, k);
     put(t, "    (void)v%d_im;\n", k);
 }
 
@@ -436,59 +672,32 @@ static void emit_scalar(text *t, const char *name, tsr_dtype d, const char *src)
     put(t, "    (void)%s_im;\n", name);
 }
 
-static void emit_index(text *t, const tsr__kernel_key *key, const int *storage, int nstorage)
+/* The type a kernel loads or stores one element of operand k as: its
+ * storage type, or a vector of two for a complex dtype (real part
+ * first). */
+static void elem_type(const tsr__kernel_key *key, int k, char *buf, size_t n)
 {
-    switch ((tsr__kernel_shape)key->shape) {
-    case TSR__KSHAPE_LINEAR:
-        put(t, "    size_t i = get_global_id(0);\n    if (i >= n)\n        return;\n");
-        for (int q = 0; q < nstorage; q++)
-            put(t, "    long e%d = (long)i;\n", storage[q]);
-        break;
-    case TSR__KSHAPE_TILE2:
-        put(t, "    size_t i = get_global_id(0), j = get_global_id(1);\n"
-               "    if (i >= n_inner || j >= n_outer)\n        return;\n");
-        for (int q = 0; q < nstorage; q++)
-            put(t, "    long e%d = (long)i * s%d_inner + (long)j * s%d_outer;\n", storage[q],
-                storage[q], storage[q]);
-        break;
-    case TSR__KSHAPE_STRIDED:
-        put(t, "    size_t i = get_global_id(0);\n    if (i >= n)\n        return;\n");
-        for (int q = 0; q < nstorage; q++)
-            put(t, "    long e%d = 0;\n", storage[q]);
-        put(t, "    ulong rest = i;\n    for (int d = ndim - 1; d >= 0; d--) {\n"
-               "        long size = geom[d];\n        long at = (long)(rest %% (ulong)size);\n"
-               "        rest /= (ulong)size;\n");
-        for (int q = 0; q < nstorage; q++)
-            put(t, "        e%d += at * geom[ndim * %d + d];\n", storage[q], q + 1);
-        put(t, "    }\n");
-        break;
-    }
+    tsr_dtype d = (tsr_dtype)key->dtypes[k];
+    snprintf(buf, n, "%s%s", cl_types[d].store, is_complex(d) ? "2" : "");
 }
 
-static void emit_signature(text *t, const tsr__kernel_key *key, const int *storage, int nstorage)
+static void out_type(const tsr__kernel_key *key, char *buf, size_t n)
 {
-    put(t, "__kernel void tsr_kernel(");
-    for (int q = 0; q < nstorage; q++)
-        put(t, "__global uchar *base%d, ulong off%d, ", storage[q], storage[q]);
-    put(t, "ulong2 scalar, ulong2 alpha, __global int *status");
-    switch ((tsr__kernel_shape)key->shape) {
-    case TSR__KSHAPE_LINEAR:
-        put(t, ", ulong n");
-        break;
-    case TSR__KSHAPE_TILE2:
-        for (int q = 0; q < nstorage; q++)
-            put(t, ", long s%d_inner, long s%d_outer", storage[q], storage[q]);
-        put(t, ", ulong n_inner, ulong n_outer");
-        break;
-    case TSR__KSHAPE_STRIDED:
-        put(t, ", __global const long *geom, int ndim, ulong n");
-        break;
-    }
-    put(t, ")\n{\n");
+    elem_type(key, 0, buf, n);
+}
+
+/* Whether the program divides integers, where a zero divisor leaves its
+ * element unwritten (and which no vector unit computes anyway). */
+static bool checks_zero(const tsr__kernel_key *key)
+{
+    return (key->op == TSR__KOP_DIV_TRUNC || key->op == TSR__KOP_DIV_FLOOR) &&
+           strcmp(cl_maths[key->common].type, "tsr__u64") == 0;
 }
 
 /* The body: inputs to the common dtype, the operation, the result into
- * the output's dtype as raw `r`. */
+ * the output's dtype as raw `r`. An integer division by zero raises *bad
+ * and writes nothing: a zero-dim divisor holding 0 leaves the output as
+ * the cpu leaves it (untouched). */
 static void emit_compute(text *t, const tsr__kernel_key *key)
 {
     tsr__kernel_op op = (tsr__kernel_op)key->op;
@@ -523,38 +732,399 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
                          : op == TSR__KOP_DIV                     ? m->div
                          : op == TSR__KOP_DIV_TRUNC               ? m->divt
                                                                   : m->divf;
-        put(t, "    int bad = 0;\n    (void)bad;\n");
+        bool zero_check = checks_zero(key);
+        /* add/sub's NaN is spelled out (but bfloat16 results spell every
+         * NaN 7FC0): see cl_helpers */
+        bool real = (strcmp(m->type, "float") == 0 || strcmp(m->type, "double") == 0) &&
+                    common != TSR_BFLOAT16 && (op == TSR__KOP_ADD || op == TSR__KOP_SUB);
+        if (real) { /* the inputs by name, for the NaN below */
+            put(t, "    %s x1 = %s, x2 = %s;\n", m->type, x, y);
+            snprintf(x, sizeof x, "x1");
+            snprintf(y, sizeof y, "x2");
+        }
         if (op == TSR__KOP_ADD || op == TSR__KOP_SUB) {
             put(t, "    %s a = %s;\n", m->type, m->alpha); /* SUB: -alpha, negated by the planner */
             snprintf(e, sizeof e, "%s(%s, %s, a)", fn, x, y);
         } else if (strcmp(fn, "*") == 0 || strcmp(fn, "/") == 0) {
             snprintf(e, sizeof e, "(%s) %s (%s)", x, fn, y);
-        } else if (op == TSR__KOP_DIV_TRUNC || op == TSR__KOP_DIV_FLOOR) {
-            snprintf(e, sizeof e, "%s(%s, %s%s)", fn, x, y,
-                     strcmp(m->type, "tsr__u64") == 0 ? ", &bad" : "");
+        } else if (zero_check) {
+            put(t, "    int zero = 0;\n");
+            snprintf(e, sizeof e, "%s(%s, %s, &zero)", fn, x, y);
         } else {
             snprintf(e, sizeof e, "%s(%s, %s)", fn, x, y);
         }
         put(t, "    %s m = %s;\n", m->type, e);
+        if (real)
+            put(t, "    if (spell_nan)\n        m = tsr__cl_nan_%s(m, x1, x2);\n",
+                strcmp(m->type, "float") == 0 ? "f32" : "f64");
+        if (zero_check) {
+            char ot[16];
+            out_type(key, ot, sizeof ot);
+            put(t, "    if (zero) {\n        *bad = 1;\n        return (%s)0;\n    }\n", ot);
+        }
         subst(stmt, sizeof stmt, m->out, "q", "m");
         put(t, "%s", stmt);
-        /* A zero divisor writes nothing: a zero-dim divisor holding 0 leaves
-         * the output as the cpu leaves it (untouched). */
-        put(t, "    if (bad) {\n        *status = 1;\n        return;\n    }\n");
     }
     put(t, "    %s r_re, r_im;\n", cl_types[out].store);
     convert_value(t, "r", out, "q", common);
 }
 
-static void emit_store(text *t, const tsr__kernel_key *key)
+/* tsr_elem: one element from the element in<k> of each input k with
+ * storage; returns the output's bits. */
+static void emit_element(text *t, const tsr__kernel_key *key, const int *storage, int nstorage)
 {
-    tsr_dtype out = (tsr_dtype)key->dtypes[0];
-    const char *st = cl_types[out].store;
-    put(t, "    __global %s *p0 = (__global %s *)(base0 + off0);\n", st, st);
-    if (is_complex(out))
-        put(t, "    p0[2 * e0] = r_re;\n    p0[2 * e0 + 1] = r_im;\n");
+    char ot[16];
+    out_type(key, ot, sizeof ot);
+    put(t, "static inline __attribute__((always_inline)) %s tsr_elem(", ot);
+    for (int q = 1; q < nstorage; q++) {
+        char it[16];
+        elem_type(key, storage[q], it, sizeof it);
+        put(t, "%s in%d, ", it, storage[q]);
+    }
+    put(t, "ulong2 scalar, ulong2 alpha, bool spell_nan, __private int *bad)\n{\n");
+    put(t, "    (void)scalar;\n    (void)alpha;\n    (void)spell_nan;\n    (void)bad;\n");
+    emit_compute(t, key);
+    if (is_complex((tsr_dtype)key->dtypes[0]))
+        put(t, "    return (%s)(r_re, r_im);\n}\n\n", ot);
     else
-        put(t, "    p0[e0] = r_re;\n    (void)r_im;\n");
+        put(t, "    (void)r_im;\n    return r_re;\n}\n\n");
+}
+
+/* Whether add/sub gets loops of its own for alpha 1 and -1 where every
+ * operand steps by one: in the floating dtypes whose add special-cases
+ * them (scalar_ops.h), which a vector loop that does not know alpha
+ * computes all of (three paths, one of them float16's rounding of
+ * alpha * b) before it picks one. Knowing alpha, those loops compute
+ * a + b or a - b as written and need no NaN spelled out (cl_helpers). */
+static bool alpha_loops(const tsr__kernel_key *key)
+{
+    tsr_dtype c = (tsr_dtype)key->common;
+    return (key->op == TSR__KOP_ADD || key->op == TSR__KOP_SUB) &&
+           (c == TSR_FLOAT16 || c == TSR_FLOAT32 || c == TSR_FLOAT64);
+}
+
+/* alpha 1 and -1 as the element function takes alpha. */
+static void alpha_value(const tsr__kernel_key *key, int sign, char *buf, size_t n)
+{
+    if (key->common == TSR_FLOAT64)
+        snprintf(buf, n, "(ulong2)(0x%cFF0000000000000UL, 0)", sign > 0 ? '3' : 'B');
+    else
+        snprintf(buf, n, "(ulong2)(0x%cF800000UL, 0)", sign > 0 ? '3' : 'B');
+}
+
+/* Whether the walk's rows are computed a chunk at a time into private
+ * memory and then stored, around the caches when the launch says so:
+ * where the output is nearly all the traffic (an input standing still,
+ * or a fill), whose stores would otherwise first read every line they
+ * write. Rows where every input streams too do better stored directly,
+ * and so do a packed tile's short rows (measured). */
+static bool chunked(const tsr__kernel_key *key, int walk)
+{
+    return walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
+           (walk == TSR__KWALK_UNIT && key->op == TSR__KOP_FILL);
+}
+
+/* Bytes of a row's chunk: sixteen cache lines. */
+#define CHUNK_BYTES 1024
+
+/* The inputs' elements at `at` of row j, in each walk. */
+static void emit_args(text *t, const int *storage, int nstorage, int walk, const char *at)
+{
+    for (int q = 1; q < nstorage; q++) {
+        int k = storage[q];
+        if (walk == TSR__KWALK_STRIDED)
+            put(t, "p%d[f%d + (long)(%s) * st%d.x], ", k, k, at, k);
+        else if (k == walk)
+            put(t, "p%d[f%d], ", k, k);
+        else if (k == walk - TSR__KWALK_PACK1 + 1)
+            put(t, "tile[j * %u + (%s)], ", TSR__KPACK_X, at);
+        else
+            put(t, "p%d[f%d + (long)(%s)], ", k, k, at);
+    }
+}
+
+/* The vectoriser's pragma for a row loop: float32 rows go sixteen wide,
+ * two at a time (measured: PoCL's default of eight loses 8% on a
+ * streaming add). */
+static const char *vectorise(const tsr__kernel_key *key)
+{
+    return key->common == TSR_FLOAT32
+               ? "#pragma clang loop vectorize(assume_safety) vectorize_width(16) "
+                 "interleave_count(2)\n"
+               : "#pragma clang loop vectorize(assume_safety)\n";
+}
+
+/* Row j of a block: `ni` elements from the row's first ones, f<k>, in
+ * walk `walk`, with add/sub's alpha `alpha`. */
+static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, int nstorage,
+                     int walk, const char *alpha)
+{
+    char ot[16];
+    out_type(key, ot, sizeof ot);
+    /* a loop that knows alpha computes add/sub as written */
+    const char *spell = strcmp(alpha, "alpha") == 0 ? "true" : "false";
+    if (walk == TSR__KWALK_STRIDED) {
+        put(t, "#pragma clang loop vectorize(disable)\n"
+               "            for (ulong i = 0; i < ni; i++) {\n");
+        if (checks_zero(key)) {
+            put(t, "                int zero = 0;\n                %s v = tsr_elem(", ot);
+            emit_args(t, storage, nstorage, walk, "i");
+            put(t,
+                "scalar, %s, %s, &zero);\n"
+                "                if (zero)\n                    bad = 1;\n"
+                "                else\n                    p0[f0 + (long)i * st0.x] = v;\n",
+                alpha, spell);
+        } else {
+            put(t, "                p0[f0 + (long)i * st0.x] = tsr_elem(");
+            emit_args(t, storage, nstorage, walk, "i");
+            put(t, "scalar, %s, %s, &bad);\n", alpha, spell);
+        }
+        put(t, "            }\n");
+        return;
+    }
+    if (!chunked(key, walk)) {
+        put(t,
+            "%s            for (ulong i = 0; i < ni; i++)\n                p0[f0 + (long)i] = "
+            "tsr_elem(",
+            vectorise(key));
+        emit_args(t, storage, nstorage, walk, "i");
+        put(t, "scalar, %s, %s, &bad);\n", alpha, spell);
+        return;
+    }
+    size_t w = tsr_dtype_itemsize((tsr_dtype)key->dtypes[0]);
+    /* The first chunk of a streamed row ends where the output's lines
+     * begin, so that the others go out in whole lines. */
+    put(t, "            __global %s *q0 = p0 + f0;\n", ot);
+    put(t,
+        "            for (ulong i = 0; i < ni;) {\n"
+        "                ulong m = min(ni - i, (ulong)%zu);\n"
+        "                ulong mis = (ulong)(q0 + i) & 63;\n"
+        "                if (stream && mis != 0 && mis %% %zu == 0)\n"
+        "                    m = min(m, (64 - mis) / %zu);\n",
+        CHUNK_BYTES / w, w, w);
+    put(t,
+        "%s                for (ulong u = 0; u < m; u++)\n                    buf[u] = tsr_elem(",
+        vectorise(key));
+    emit_args(t, storage, nstorage, walk, "i + u");
+    put(t, "scalar, %s, %s, &bad);\n", alpha, spell);
+    put(t,
+        "                if (stream && m == %zu && mis == 0) {\n"
+        "                    for (int v = 0; v < %d; v++)\n"
+        "                        TSR__CL_STREAM(vload16(v, (__private const uint *)buf),\n"
+        "                                       (__global uint16 *)(q0 + i) + v);\n"
+        "                } else {\n"
+        "#pragma clang loop vectorize(assume_safety)\n"
+        "                    for (ulong u = 0; u < m; u++)\n"
+        "                        q0[i + u] = buf[u];\n"
+        "                }\n"
+        "                i += m;\n"
+        "            }\n",
+        CHUNK_BYTES / w, CHUNK_BYTES / 64);
+}
+
+/* The rows of a block in one walk: first the packed input's tile, read
+ * along its own rows (the tile's columns) into private memory, when the
+ * walk packs one. */
+static void emit_walk(text *t, const tsr__kernel_key *key, const int *storage, int nstorage,
+                      int walk, const char *alpha)
+{
+    if (walk >= TSR__KWALK_PACK1) {
+        int k = walk - TSR__KWALK_PACK1 + 1;
+        char it[16];
+        elem_type(key, k, it, sizeof it);
+        size_t w = tsr_dtype_itemsize((tsr_dtype)key->dtypes[k]);
+        put(t, "        __private %s tile[%zu];\n", it, (size_t)TSR__KPACK_BYTES / w);
+        const char *word = w == 1   ? "uchar"
+                           : w == 2 ? "ushort"
+                           : w == 4 ? "uint"
+                           : w == 8 ? "ulong"
+                                    : NULL;
+        if (word) {
+            /* Blocks of 8 x 8: eight runs of the input's rows, transposed
+             * in registers (three rounds of pairwise interleaving). */
+            put(t,
+                "        if ((ni & 7) == 0 && (nj & 7) == 0 && st%d.y == 1) {\n"
+                "            for (ulong i = 0; i < ni; i += 8)\n"
+                "                for (ulong j = 0; j < nj; j += 8) {\n"
+                "                    __global const %s *s = (__global const %s *)p%d + e%d + "
+                "(long)i * st%d.x + (long)j;\n",
+                k, word, word, k, k, k);
+            for (int r = 0; r < 8; r++)
+                put(t, "                    %s8 r%d = vload8(0, s + %d * st%d.x);\n", word, r, r,
+                    k);
+            for (int r = 0; r < 8; r += 2)
+                put(t,
+                    "                    %s8 a%d = (%s8)(r%d.s0, r%d.s0, r%d.s1, r%d.s1, r%d.s4, "
+                    "r%d.s4, r%d.s5, r%d.s5);\n"
+                    "                    %s8 a%d = (%s8)(r%d.s2, r%d.s2, r%d.s3, r%d.s3, r%d.s6, "
+                    "r%d.s6, r%d.s7, r%d.s7);\n",
+                    word, r, word, r, r + 1, r, r + 1, r, r + 1, r, r + 1, word, r + 1, word, r,
+                    r + 1, r, r + 1, r, r + 1, r, r + 1);
+            for (int r = 0; r < 8; r += 4)
+                for (int h = 0; h < 2; h++)
+                    put(t,
+                        "                    %s8 b%d = (%s8)(a%d.s0, a%d.s1, a%d.s0, a%d.s1, "
+                        "a%d.s4, a%d.s5, a%d.s4, a%d.s5);\n"
+                        "                    %s8 b%d = (%s8)(a%d.s2, a%d.s3, a%d.s2, a%d.s3, "
+                        "a%d.s6, a%d.s7, a%d.s6, a%d.s7);\n",
+                        word, r + 2 * h, word, r + h, r + h, r + h + 2, r + h + 2, r + h, r + h,
+                        r + h + 2, r + h + 2, word, r + 2 * h + 1, word, r + h, r + h, r + h + 2,
+                        r + h + 2, r + h, r + h, r + h + 2, r + h + 2);
+            put(t, "                    __private %s *d = (__private %s *)tile + j * %u + i;\n",
+                word, word, TSR__KPACK_X);
+            for (int c = 0; c < 8; c++)
+                put(t, "                    vstore8((%s8)(b%d.%s, b%d.%s), 0, d + %d * %u);\n",
+                    word, c & 3, c < 4 ? "lo" : "hi", (c & 3) + 4, c < 4 ? "lo" : "hi", c,
+                    TSR__KPACK_X);
+            put(t, "                }\n"
+                   "        } else {\n");
+        } else {
+            put(t, "        {\n");
+        }
+        put(t,
+            "        for (ulong j = 0; j < nj; j++) {\n"
+            "            long g = e%d + (long)j * st%d.y;\n"
+            "#pragma clang loop vectorize(disable)\n"
+            "            for (ulong i = 0; i < ni; i++)\n"
+            "                tile[j * %u + i] = p%d[g + (long)i * st%d.x];\n"
+            "        }\n"
+            "        }\n",
+            k, k, TSR__KPACK_X, k, k);
+    }
+    if (chunked(key, walk)) {
+        char ot[16];
+        out_type(key, ot, sizeof ot);
+        put(t, "        __private %s buf[%zu];\n", ot,
+            CHUNK_BYTES / tsr_dtype_itemsize((tsr_dtype)key->dtypes[0]));
+    }
+    put(t, "        for (ulong j = 0; j < nj; j++) {\n");
+    for (int q = 0; q < nstorage; q++)
+        put(t, "            long f%d = e%d + (long)j * st%d.y;\n", storage[q], storage[q],
+            storage[q]);
+    for (int q = 0; q < nstorage; q++)
+        put(t, "            (void)f%d;\n", storage[q]);
+    emit_row(t, key, storage, nstorage, walk, alpha);
+    put(t, "        }\n");
+}
+
+/* Whether a program has the walk: the standing-still and packed ones
+ * need their input to have storage; an integer division has the scalar
+ * walk only (no vector unit divides integers, and a zero divisor leaves
+ * its element unwritten, which chunks would not). */
+static bool has_walk(const tsr__kernel_key *key, const int *storage, int nstorage, int walk)
+{
+    if (checks_zero(key))
+        return walk == TSR__KWALK_STRIDED;
+    if (key->op == TSR__KOP_COPY && walk >= TSR__KWALK_PACK1)
+        return false; /* a copy is as fast through the strided walk's tiles */
+    int k = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_PACK1   ? 1
+            : walk == TSR__KWALK_BCAST2 || walk == TSR__KWALK_PACK2 ? 2
+                                                                    : 0;
+    for (int q = 1; q < nstorage; q++)
+        if (storage[q] == k)
+            return true;
+    return k == 0;
+}
+
+static const char *const entry_names[TSR__KENTRY_COUNT] = {
+    [TSR__KWALK_UNIT] = "unit",
+    [TSR__KWALK_BCAST1] = "bcast1",
+    [TSR__KWALK_BCAST2] = "bcast2",
+    [TSR__KWALK_STRIDED] = "strided",
+    [TSR__KWALK_PACK1] = "pack1",
+    [TSR__KWALK_PACK2] = "pack2",
+    [TSR__KENTRY_UNIT_PLUS] = "unit, alpha 1",
+    [TSR__KENTRY_UNIT_MINUS] = "unit, alpha -1",
+};
+
+/* Whether a key's program has the entry. */
+static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry)
+{
+    if (entry == TSR__KENTRY_UNIT_PLUS || entry == TSR__KENTRY_UNIT_MINUS)
+        return alpha_loops(key) && has_walk(key, storage, nstorage, TSR__KWALK_UNIT);
+    return entry == TSR__KWALK_STRIDED || has_walk(key, storage, nstorage, entry);
+}
+
+int tsr__opencl_entry(const tsr__kernel_key *key, uint32_t block_z)
+{
+    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
+    uint32_t walk = block_z & (TSR__KBLOCK_ALPHA_ONE - 1);
+    if (walk == TSR__KWALK_UNIT && (block_z & TSR__KBLOCK_ALPHA_ONE) &&
+        has_entry(key, storage, nstorage, TSR__KENTRY_UNIT_PLUS))
+        return TSR__KENTRY_UNIT_PLUS;
+    if (walk == TSR__KWALK_UNIT && (block_z & TSR__KBLOCK_ALPHA_MINUS_ONE) &&
+        has_entry(key, storage, nstorage, TSR__KENTRY_UNIT_MINUS))
+        return TSR__KENTRY_UNIT_MINUS;
+    if (walk < TSR__KWALK_COUNT && has_entry(key, storage, nstorage, (int)walk))
+        return (int)walk;
+    return TSR__KWALK_STRIDED;
+}
+
+const char *tsr__opencl_entry_name(int entry)
+{
+    return entry >= 0 && entry < TSR__KENTRY_COUNT ? entry_names[entry] : NULL;
+}
+
+/* The kernel: the ABI's arguments, the work-item's block, and its rows in
+ * the entry's walk. A vector loop for every walk but STRIDED, which takes
+ * the scalar loop; float16/32/64 add/sub's alpha 1 and -1 have a UNIT loop
+ * each. */
+static void emit_entry(text *t, const tsr__kernel_key *key, const int *storage, int nstorage,
+                       int entry)
+{
+    put(t, "__kernel void tsr_kernel(");
+    for (int q = 0; q < nstorage; q++)
+        put(t, "__global uchar *base%d, ulong off%d, ", storage[q], storage[q]);
+    put(t, "ulong2 scalar, ulong2 alpha, __global int *status, ulong4 size, uint4 block, ");
+    for (int q = 0; q < nstorage; q++)
+        put(t, "long4 st%d, ", storage[q]);
+    put(t, "__global const long *geom)\n{\n");
+    put(t, "    ulong i0 = get_global_id(0) * block.x, j0 = get_global_id(1) * block.y;\n"
+           "    ulong r = get_global_id(2);\n"
+           "    if (i0 >= size.x || j0 >= size.y || r >= size.z)\n"
+           "        return;\n"
+           "    ulong ni = min((ulong)block.x, size.x - i0), nj = min((ulong)block.y, size.y - "
+           "j0);\n");
+    for (int q = 0; q < nstorage; q++)
+        put(t, "    long e%d = (long)i0 * st%d.x + (long)j0 * st%d.y;\n", storage[q], storage[q],
+            storage[q]);
+    /* The outer index: one dimension by value, more through geom. */
+    put(t, "    if (block.w == 1) {\n");
+    for (int q = 0; q < nstorage; q++)
+        put(t, "        e%d += (long)r * st%d.z;\n", storage[q], storage[q]);
+    put(t, "    } else if (block.w > 1) {\n"
+           "        int outer = (int)block.w;\n"
+           "        ulong rest = r;\n"
+           "        for (int d = outer - 1; d >= 0; d--) {\n"
+           "            ulong n = (ulong)geom[d];\n"
+           "            long at = (long)(rest %% n);\n"
+           "            rest /= n;\n");
+    for (int q = 0; q < nstorage; q++)
+        put(t, "            e%d += at * geom[outer * %d + d];\n", storage[q], q + 1);
+    put(t, "        }\n    }\n");
+    for (int q = 0; q < nstorage; q++) {
+        char et[16];
+        elem_type(key, storage[q], et, sizeof et);
+        put(t, "    __global %s%s *p%d = (__global %s%s *)(base%d + off%d);\n",
+            q == 0 ? "" : "const ", et, storage[q], q == 0 ? "" : "const ", et, storage[q],
+            storage[q]);
+    }
+    put(t,
+        "    bool stream = (block.z & %d) != 0;\n"
+        "    (void)stream;\n"
+        "    int bad = 0;\n"
+        "    {\n",
+        TSR__KBLOCK_STREAM);
+    if (entry == TSR__KENTRY_UNIT_PLUS || entry == TSR__KENTRY_UNIT_MINUS) {
+        char value[48];
+        alpha_value(key, entry == TSR__KENTRY_UNIT_PLUS ? 1 : -1, value, sizeof value);
+        emit_walk(t, key, storage, nstorage, TSR__KWALK_UNIT, value);
+    } else {
+        emit_walk(t, key, storage, nstorage, entry, "alpha");
+    }
+    put(t, "    }\n"
+           "    TSR__CL_STREAM_END(stream);\n"
+           "    if (bad)\n        *status = 1;\n}\n\n");
 }
 
 tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *buf, size_t size,
@@ -565,25 +1135,23 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
         return st;
     if (length == NULL || (buf == NULL && size > 0))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "source buffer and length must not be NULL");
-    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = 0;
-    for (int k = 0; k < key->noperands; k++)
-        if (k == 0 || !key_is_scalar(key, k))
-            storage[nstorage++] = k;
+    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
     text t = {buf, size, 0};
-    put(&t, "/* tessera elementwise kernel: op %u, shape %u, common %s */\n", key->op, key->shape,
+    put(&t, "/* tessera elementwise kernel: op %u, common %s */\n", key->op,
         tsr_dtype_name((tsr_dtype)key->common));
     put(&t, "#pragma OPENCL FP_CONTRACT OFF\n");
+    /* A loop the vectoriser declines (integer division, say) runs as it
+     * is: that is no news for the build log. */
+    put(&t, "#pragma clang diagnostic ignored \"-Wpass-failed\"\n");
     if (caps & TSR__OPENCL_CAP_FP64)
         put(&t, "#define TSR_CONV_HAVE_DOUBLE 1\n");
     put_raw(&t, tsr__ksrc_convert_scalar, tsr__ksrc_convert_scalar_len);
+    put(&t, "\n");
+    put_raw(&t, cl_helpers, sizeof cl_helpers - 1);
     put_raw(&t, tsr__ksrc_scalar_ops, tsr__ksrc_scalar_ops_len);
     put(&t, "\n");
-    emit_signature(&t, key, storage, nstorage);
-    put(&t, "    (void)scalar;\n    (void)alpha;\n    (void)status;\n");
-    emit_index(&t, key, storage, nstorage);
-    emit_compute(&t, key);
-    emit_store(&t, key);
-    put(&t, "}\n");
+    emit_element(&t, key, storage, nstorage);
+    emit_entry(&t, key, storage, nstorage, key->entry);
     *length = t.len;
     if (t.len >= size)
         return tsr__fail(TSR_ERR_BUFFER_TOO_SMALL,
@@ -593,9 +1161,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 
 size_t tsr__opencl_source_max(void)
 {
-    return tsr__ksrc_convert_scalar_len + tsr__ksrc_scalar_ops_len + 8192;
+    return tsr__ksrc_convert_scalar_len + sizeof cl_helpers + tsr__ksrc_scalar_ops_len + 16384;
 }
-
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)
 {

@@ -6,7 +6,7 @@
  *   tsr__kernel_key_check(&key, caps)        (what this device can build)
  *   tsr__opencl_source(&key, caps, buf, size, &len)   on a cache miss
  *   tsr__opencl_cache_name(&key, buf, len, name, sizeof name)
- *   tsr__kernel_launch_geometry(&kernel, &geom)       the shape arguments
+ *   tsr__kernel_launch_geometry(&kernel, units, stream, &geom)   the walk
  *
  * The sources embed core/convert_scalar.h and kernels/scalar_ops.h as
  * they were at build time (kernels/embed.cmake), so nothing is read from
@@ -28,16 +28,11 @@
 /* The dtype byte of a scalar input in a key. */
 #define TSR__KEY_SCALAR 0xffu
 
-/* The shape a kernel's program is built for: LINEAR when it has at most
- * one dimension and every operand with storage has unit stride (or the
- * dimension has at most one element), TILE2 for any other one or two
- * dimensions, STRIDED from three. */
-tsr__kernel_shape tsr__kernel_shape_of(const tsr__kernel *kernel);
-
 /* Checks a kernel's fields (op, dtypes, operand count and flags, ndim,
  * non-negative sizes; not its handles or strides, which the daemon checks
- * against its allocations) and computes its key. Unused operand slots and
- * `reserved` are zero. Errors: TSR_ERR_INVALID_ARGUMENT naming the field,
+ * against its allocations) and computes its key, whose entry is the walk
+ * tsr__kernel_launch_geometry gives its layout (STRIDED when it has no
+ * elements). Unused operand slots and `reserved` are zero. Errors: TSR_ERR_INVALID_ARGUMENT naming the field,
  * and tsr__kernel_key_check's. */
 tsr_status tsr__kernel_key_of(const tsr__kernel *kernel, tsr__kernel_key *out);
 
@@ -65,24 +60,28 @@ size_t tsr__opencl_source_max(void);
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size);
 
-/* The launch's shape arguments, in the order of core/kernel.h's ABI.
- * `nstorage` operands have storage (output first); strides are in
- * elements. LINEAR: n. TILE2: inner/outer strides per storage operand,
- * n_inner, n_outer (one dimension: n_outer 1, outer strides 0). STRIDED:
- * geom (ndim sizes, then ndim strides per storage operand, innermost
- * last), ndim, n. */
-typedef struct tsr__kernel_geometry {
-    tsr__kernel_shape shape;
-    int nstorage;
-    uint64_t n;
-    uint64_t n_inner, n_outer;
-    int64_t stride_inner[TSR__KERNEL_MAX_OPERANDS], stride_outer[TSR__KERNEL_MAX_OPERANDS];
-    int32_t ndim;
-    int64_t geom[TSR_MAX_DIMS * (1 + TSR__KERNEL_MAX_OPERANDS)];
-    int geom_count;
-} tsr__kernel_geometry;
+/* How a launch of a checked kernel (numel > 0) walks it: the arguments
+ * after `status` and the NDRange of core/kernel.h's ABI. The walk is
+ * UNIT when every operand with storage steps by one element along the
+ * innermost dimension (or it has one element), BCAST1/BCAST2 when input 1
+ * or 2 stands still there and the others step by one, STRIDED otherwise.
+ * Blocks are long rows for the first three and tiles for STRIDED, halved
+ * until `compute_units` (0: one) each get several work-items; the local
+ * size is always 1 x 1 x 1, so that a device compiles one work-group
+ * function per program. An output of at least `stream_bytes` (0: none)
+ * is stored around the caches where the walk computes rows in chunks
+ * (an input standing still, a fill). */
+void tsr__kernel_launch_geometry(const tsr__kernel *kernel, uint32_t compute_units,
+                                 uint64_t stream_bytes, tsr__kernel_geometry *out);
 
-void tsr__kernel_launch_geometry(const tsr__kernel *kernel, tsr__kernel_geometry *out);
+/* The entry that runs a launch of key's operation whose block.z (the
+ * walk and its flags) is `block_z`: the walk's own loop where its
+ * operands and dtypes have one, else STRIDED. (tsr__kernel_key_of puts
+ * it in the key; key->entry is not read.) */
+int tsr__opencl_entry(const tsr__kernel_key *key, uint32_t block_z);
+
+/* "unit", "strided", ... for logs; NULL outside 0..TSR__KENTRY_COUNT-1. */
+const char *tsr__opencl_entry_name(int entry);
 
 /* The embedded headers (generated at build time). */
 extern const char tsr__ksrc_convert_scalar[];

@@ -31,6 +31,7 @@ typedef struct clrt_device {
     cl_context context;
     cl_command_queue queue;
     cl_mem no_status; /* the status argument of kernels that never set it */
+    cl_mem no_geom;   /* the geom argument of launches with at most three dimensions */
     char options[128];
 } clrt_device;
 
@@ -141,6 +142,8 @@ static bool open_device(clrt_device *d)
         d->queue = clCreateCommandQueue(d->context, d->id, 0, &err);
     if (err == CL_SUCCESS)
         d->no_status = clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    if (err == CL_SUCCESS)
+        d->no_geom = clCreateBuffer(d->context, CL_MEM_READ_ONLY, sizeof(cl_long), NULL, &err);
     if (err != CL_SUCCESS) {
         snprintf(d->error, sizeof d->error, "cannot open %.200s: OpenCL error %d", d->info.name, err);
         return false;
@@ -441,6 +444,8 @@ void tsr__clrt_destroy(tsr__clrt *rt)
         clrt_device *d = &rt->devices[k];
         if (d->no_status)
             clReleaseMemObject(d->no_status);
+        if (d->no_geom)
+            clReleaseMemObject(d->no_geom);
         if (d->queue)
             clReleaseCommandQueue(d->queue);
         if (d->context)
@@ -566,6 +571,11 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
             err = clSetKernelArg(k, arg++, sizeof(value), &(value));                         \
     } while (0)
 
+uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
+{
+    return ordinal < rt->count ? rt->devices[ordinal].info.compute_units : 0;
+}
+
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
                              const tsr__clrt_launch *l, tsr__clrt_done_fn done, void *ctx)
 {
@@ -596,52 +606,37 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         status = job->status_buffer;
     }
     SET_ARG(status);
-    size_t global[2] = {1, 1};
-    cl_uint dims = 1;
-    if (l->shape == TSR__KSHAPE_LINEAR) {
-        cl_ulong n = 1;
-        for (int32_t i = 0; i < l->ndim; i++)
-            n *= (cl_ulong)l->sizes[i];
-        global[0] = n;
-        SET_ARG(n);
-    } else if (l->shape == TSR__KSHAPE_TILE2) {
-        int inner = l->ndim - 1, outer = l->ndim - 2;
-        for (uint32_t b = 0; b < l->nbuffers; b++) {
-            cl_long si = inner >= 0 ? l->strides[b][inner] : 0;
-            cl_long so = outer >= 0 ? l->strides[b][outer] : 0;
-            SET_ARG(si);
-            SET_ARG(so);
-        }
-        cl_ulong ni = inner >= 0 ? (cl_ulong)l->sizes[inner] : 1;
-        cl_ulong no = outer >= 0 ? (cl_ulong)l->sizes[outer] : 1;
-        SET_ARG(ni);
-        SET_ARG(no);
-        global[0] = ni;
-        global[1] = no;
-        dims = 2;
-    } else {
-        cl_long geom[TSR_MAX_DIMS * (1 + TSR__KERNEL_MAX_OPERANDS)];
-        size_t g = 0;
-        cl_ulong n = 1;
-        for (int32_t i = 0; i < l->ndim; i++) {
-            geom[g++] = l->sizes[i];
-            n *= (cl_ulong)l->sizes[i];
-        }
-        for (uint32_t b = 0; b < l->nbuffers; b++)
-            for (int32_t i = 0; i < l->ndim; i++)
-                geom[g++] = l->strides[b][i];
-        if (err == CL_SUCCESS)
-            job->geom_buffer = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                              g * sizeof geom[0], geom, &err);
-        cl_int nd = l->ndim;
-        SET_ARG(job->geom_buffer);
-        SET_ARG(nd);
-        SET_ARG(n);
-        global[0] = n;
+    const tsr__kernel_geometry *g = &l->geometry;
+    cl_ulong4 size;
+    cl_uint4 block;
+    for (int i = 0; i < 4; i++) {
+        size.s[i] = g->size[i];
+        block.s[i] = g->block[i];
+    }
+    SET_ARG(size);
+    SET_ARG(block);
+    for (uint32_t b = 0; b < l->nbuffers; b++) {
+        cl_long4 stride;
+        for (int i = 0; i < 4; i++)
+            stride.s[i] = g->stride[b][i];
+        SET_ARG(stride);
+    }
+    cl_mem geom = d->no_geom;
+    if (g->geom_count > 0 && err == CL_SUCCESS) {
+        job->geom_buffer =
+            clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           (size_t)g->geom_count * sizeof g->geom[0], (void *)g->geom, &err);
+        geom = job->geom_buffer;
+    }
+    SET_ARG(geom);
+    size_t global[3], local[3];
+    for (int i = 0; i < 3; i++) {
+        global[i] = (size_t)g->global[i];
+        local[i] = (size_t)g->local[i];
     }
     cl_event event = NULL;
     if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(d->queue, k, dims, NULL, global, NULL, 0, NULL, &event);
+        err = clEnqueueNDRangeKernel(d->queue, k, 3, NULL, global, local, 0, NULL, &event);
     if (err == CL_SUCCESS && l->check_status) {
         cl_event read = NULL;
         err = clEnqueueReadBuffer(d->queue, job->status_buffer, CL_FALSE, 0, sizeof(cl_int),

@@ -79,17 +79,15 @@ tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_
 void tsr__clrt_buffer_release(void *buffer);
 
 /* One launch of a READY program, arguments as core/kernel.h's ABI lists
- * them. strides[k] are those of the k-th buffer. */
+ * them: the buffers of the operands with storage, output first, and the
+ * walk that tsr__kernel_launch_geometry computed for them. */
 typedef struct tsr__clrt_launch {
     void *buffers[TSR__KERNEL_MAX_OPERANDS];
     uint64_t offsets[TSR__KERNEL_MAX_OPERANDS]; /* bytes */
     uint32_t nbuffers;
-    uint32_t shape; /* tsr__kernel_shape */
-    int32_t ndim;
     bool check_status; /* read the status flag back (integer division) */
     uint8_t scalar[16], alpha[16];
-    int64_t sizes[TSR_MAX_DIMS];
-    int64_t strides[TSR__KERNEL_MAX_OPERANDS][TSR_MAX_DIMS];
+    tsr__kernel_geometry geometry;
 } tsr__clrt_launch;
 
 /* Called once per launch from a driver thread when it has finished:
@@ -97,7 +95,9 @@ typedef struct tsr__clrt_launch {
 typedef void (*tsr__clrt_done_fn)(void *ctx, tsr_status status, const char *message);
 
 /* Enqueues a launch (elements > 0) and flushes the queue. On failure
- * nothing was enqueued and `done` is not called. */
+ * nothing was enqueued and `done` is not called. The device's compute
+ * units, for tsr__kernel_launch_geometry: tsr__clrt_compute_units. */
+uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__clrt_launch *launch, tsr__clrt_done_fn done, void *ctx);
 

@@ -1,26 +1,43 @@
-/* The OpenCL generator through the real ICD loader:
+/* The OpenCL generator and the runtime's launches, through the real ICD
+ * loader:
  *   1. every program the conformance set needs (each arithmetic op x each
- *      compute dtype x each shape, with tensor and scalar inputs and a
- *      converting output; copy between every dtype pair; fill of every
- *      dtype) builds, in batches that share the embedded headers;
- *   2. a selection runs on the first OpenCL device and matches the cpu
- *      row loops (kernels/cpu_loops.c) bit for bit, and an integer
- *      division by zero raises the status flag.
+ *      compute dtype, with tensor and scalar inputs and a converting
+ *      output; copy between every dtype pair; fill of every dtype) builds,
+ *      in batches that share the embedded headers;
+ *   2. those programs run on the first OpenCL device through
+ *      opencl/runtime.c in every walk of core/kernel.h (rows where every
+ *      operand steps by one, an input standing still, transposed and
+ *      permuted tiles with ragged edges, a third dimension, more
+ *      dimensions through `geom`, storage offsets, zero strides, one
+ *      element), and leave their output buffers bit for bit as the cpu's
+ *      conversions and row loops (kernels/cpu_loops.c) leave them when
+ *      called element by element, elements outside the index space
+ *      included;
+ *   3. float16: every code decodes, and float32 values on both sides of
+ *      every rounding boundary encode, as the host routines do, through
+ *      copies and through float16 arithmetic that rounds inside;
+ *   4. an integer division by zero raises the status flag and leaves
+ *      exactly the elements with a zero divisor unwritten, in every walk.
  * Skips (77) when there is no OpenCL platform. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include "core/convert_scalar.h"
 #include "core/error.h"
 #include "kernels/kernels.h"
 #include "kernels/opencl_source.h"
+#include "opencl/runtime.h"
 #include "test.h"
 
 static cl_context ctx;
 static cl_device_id dev;
-static cl_command_queue queue;
 static unsigned caps;
 
 static const tsr_dtype computes[] = {TSR_BOOL,      TSR_UINT8,   TSR_INT8,      TSR_INT16,
@@ -29,6 +46,49 @@ static const tsr_dtype computes[] = {TSR_BOOL,      TSR_UINT8,   TSR_INT8,      
                                      TSR_COMPLEX128};
 static const tsr__kernel_op arith[] = {TSR__KOP_ADD, TSR__KOP_SUB,       TSR__KOP_MUL,
                                        TSR__KOP_DIV, TSR__KOP_DIV_TRUNC, TSR__KOP_DIV_FLOOR};
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static bool wanted(const tsr__kernel_key *key)
+{
+    return tsr__kernel_key_check(key, caps) == TSR_OK;
+}
+
+/* The arithmetic keys: tensor inputs; a scalar second input; an int16
+ * first input converted in and the result converted to float64. */
+static tsr__kernel_key arith_key(tsr__kernel_op op, tsr_dtype common, int variant)
+{
+    tsr__kernel_key key = {.op = (uint8_t)op,
+                           .entry = TSR__KWALK_STRIDED,
+                           .common = (uint8_t)common,
+                           .noperands = 3,
+                           .dtypes = {(uint8_t)common, (uint8_t)common, (uint8_t)common}};
+    if (variant == 1)
+        key.dtypes[2] = TSR__KEY_SCALAR;
+    if (variant == 2)
+        key.dtypes[0] = TSR_FLOAT64, key.dtypes[1] = TSR_INT16;
+    return key;
+}
+
+static tsr__kernel_key copy_key(tsr_dtype dst, tsr_dtype src)
+{
+    tsr__kernel_key key = {.op = TSR__KOP_COPY,
+                           .entry = TSR__KWALK_STRIDED,
+                           .common = (uint8_t)dst,
+                           .noperands = 2,
+                           .dtypes = {(uint8_t)dst, (uint8_t)src}};
+    return key;
+}
+
+static tsr__kernel_key fill_key(tsr_dtype d)
+{
+    tsr__kernel_key key = {.op = TSR__KOP_FILL,
+                           .entry = TSR__KWALK_STRIDED,
+                           .common = (uint8_t)d,
+                           .noperands = 1,
+                           .dtypes = {(uint8_t)d}};
+    return key;
+}
 
 /* ---- building in batches ------------------------------------------------ */
 
@@ -80,9 +140,28 @@ static void flush_batch(void)
     batch_count = 0;
 }
 
-/* Adds the key's program to the batch: the headers once, the kernel
- * renamed. */
-static void add_key(const tsr__kernel_key *key)
+/* `src` with every "name(" made "name_<n>(". */
+static char *renamed(const char *src, const char *name, int n)
+{
+    char with[64], look[64];
+    snprintf(with, sizeof with, "%s_%d(", name, n);
+    snprintf(look, sizeof look, "%s(", name);
+    size_t cap = strlen(src) * 2 + 64, len = 0;
+    char *out = malloc(cap);
+    const char *p = src;
+    for (const char *hit; (hit = strstr(p, look)) != NULL; p = hit + strlen(look)) {
+        memcpy(out + len, p, (size_t)(hit - p));
+        len += (size_t)(hit - p);
+        memcpy(out + len, with, strlen(with));
+        len += strlen(with);
+    }
+    strcpy(out + len, p);
+    return out;
+}
+
+/* Adds a program to the batch: the headers once, the element function
+ * and the kernel renamed. */
+static void add_program(const tsr__kernel_key *key)
 {
     size_t len;
     if (tsr__opencl_source(key, caps, one_src, sizeof one_src, &len) != TSR_OK) {
@@ -91,32 +170,37 @@ static void add_key(const tsr__kernel_key *key)
         build_failures++;
         return;
     }
-    char *kernel = strstr(one_src, "__kernel void tsr_kernel(");
-    ASSERT_TRUE(kernel != NULL);
+    char *elem = strstr(one_src, " tsr_elem(");
+    ASSERT_TRUE(elem != NULL);
+    if (!elem)
+        return;
+    while (elem > one_src && elem[-1] != '\n')
+        elem--;
     if (batch_count == 0)
-        append(one_src, (size_t)(kernel - one_src));
-    char name[64];
-    snprintf(name, sizeof name, "__kernel void tsr_kernel_%d(", batch_count);
-    append(name, strlen(name));
-    const char *rest = kernel + strlen("__kernel void tsr_kernel(");
-    append(rest, strlen(rest));
+        append(one_src, (size_t)(elem - one_src));
+    /* tsr_elem first, so that "tsr_kernel(" stays whole for the second pass */
+    char *one = renamed(elem, "tsr_elem", batch_count);
+    char *both = renamed(one, "tsr_kernel", batch_count);
+    append(both, strlen(both));
+    free(one);
+    free(both);
     if (++batch_count == BATCH)
         flush_batch();
 }
 
-static tsr__kernel_key copy_key(tsr_dtype dst, tsr_dtype src)
+/* Adds the programs of every entry the key's operands have. */
+static void add_key(const tsr__kernel_key *key)
 {
-    tsr__kernel_key key = {.op = TSR__KOP_COPY,
-                           .shape = TSR__KSHAPE_LINEAR,
-                           .common = (uint8_t)dst,
-                           .noperands = 2,
-                           .dtypes = {(uint8_t)dst, (uint8_t)src}};
-    return key;
-}
-
-static bool wanted(const tsr__kernel_key *key)
-{
-    return tsr__kernel_key_check(key, caps) == TSR_OK;
+    int entries = 0;
+    for (int e = 0; e < TSR__KENTRY_COUNT; e++) {
+        tsr__kernel_key with = *key;
+        with.entry = (uint8_t)e;
+        if (tsr__kernel_key_check(&with, caps) == TSR_OK) {
+            add_program(&with);
+            entries++;
+        }
+    }
+    ASSERT_TRUE(entries >= 1);
 }
 
 static void build_all(void)
@@ -124,49 +208,136 @@ static void build_all(void)
     int refused = 0;
     for (size_t o = 0; o < TSR__ARRAY_SIZE(arith); o++)
         for (size_t c = 0; c < TSR__ARRAY_SIZE(computes); c++)
-            for (int shape = 0; shape <= TSR__KSHAPE_STRIDED; shape++)
-                for (int variant = 0; variant < 3; variant++) {
-                    tsr_dtype common = computes[c];
-                    /* tensor inputs; a scalar second input; float32 inputs
-                     * converted in and the result converted to float64 */
-                    tsr__kernel_key key = {
-                        .op = (uint8_t)arith[o],
-                        .shape = (uint8_t)shape,
-                        .common = (uint8_t)common,
-                        .noperands = 3,
-                        .dtypes = {(uint8_t)common, (uint8_t)common, (uint8_t)common}};
-                    if (variant == 1)
-                        key.dtypes[2] = TSR__KEY_SCALAR;
-                    if (variant == 2)
-                        key.dtypes[0] = TSR_FLOAT64, key.dtypes[1] = TSR_INT16;
-                    if (wanted(&key))
-                        add_key(&key);
-                    else
-                        refused++;
-                }
+            for (int variant = 0; variant < 3; variant++) {
+                tsr__kernel_key key = arith_key(arith[o], computes[c], variant);
+                if (wanted(&key))
+                    add_key(&key);
+                else
+                    refused++;
+            }
     for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
         for (int s = 0; s < TSR_DTYPE_COUNT; s++) {
             tsr__kernel_key key = copy_key((tsr_dtype)d, (tsr_dtype)s);
             if (wanted(&key))
                 add_key(&key);
         }
-        tsr__kernel_key fill = {.op = TSR__KOP_FILL,
-                                .shape = TSR__KSHAPE_STRIDED,
-                                .common = (uint8_t)d,
-                                .noperands = 1,
-                                .dtypes = {(uint8_t)d}};
+        tsr__kernel_key fill = fill_key((tsr_dtype)d);
         ASSERT_TRUE(wanted(&fill));
         add_key(&fill);
     }
     flush_batch();
-    printf("built %d kernels (%d failed, %d keys refused as PyTorch refuses them)\n", built,
+    printf("built %d programs (%d failed, %d keys refused as PyTorch refuses them)\n", built,
            build_failures, refused);
     ASSERT_EQ(build_failures, 0);
 }
 
-/* ---- running against the cpu loops ----------------------------------------- */
+/* ---- the runtime ----------------------------------------------------------- */
 
-#define N 256
+static tsr__clrt *rt;
+static uint32_t units;
+/* Launches store around the caches from this many output bytes: both
+ * ways are run (0: never, 1: always, where the walk can). */
+static uint64_t stream_bytes;
+
+static size_t source_of(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap)
+{
+    size_t length = 0;
+    tsr_status st = tsr__opencl_source(key, fp64 ? TSR__OPENCL_CAP_FP64 : 0, buf, cap, &length);
+    return st == TSR_OK ? length : st == TSR_ERR_BUFFER_TOO_SMALL ? cap : 0;
+}
+
+static void open_runtime(cl_platform_id platform)
+{
+    static tsr__cl_device_info info;
+    cl_uint np = 0, nd = 0, cu = 0;
+    clGetPlatformIDs(0, NULL, &np);
+    cl_platform_id all[16];
+    clGetPlatformIDs(np < 16 ? np : 16, all, NULL);
+    for (cl_uint k = 0; k < np && k < 16; k++)
+        if (all[k] == platform)
+            info.platform_index = k;
+    cl_device_id ids[16];
+    clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 16, ids, &nd);
+    for (cl_uint k = 0; k < nd && k < 16; k++)
+        if (ids[k] == dev)
+            info.device_index = k;
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof info.name - 1, info.name, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_VENDOR, sizeof info.vendor - 1, info.vendor, NULL);
+    clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof info.driver_version - 1, info.driver_version,
+                    NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    info.compute_units = cu;
+    info.fp64 = caps & TSR__OPENCL_CAP_FP64;
+    tsr__clrt_config config = {.devices = &info,
+                               .count = 1,
+                               .cache_dir = NULL,
+                               .notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC),
+                               .source = source_of};
+    ASSERT_OK(tsr__clrt_create(&config, &rt));
+    units = tsr__clrt_compute_units(rt, 0);
+}
+
+static tsr__clrt_program *program_for(const tsr__kernel_key *key)
+{
+    tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, key);
+    ASSERT_TRUE(p != NULL);
+    while (p && tsr__clrt_program_state(p) == TSR__CLPROG_PENDING)
+        usleep(1000);
+    if (p && tsr__clrt_program_state(p) != TSR__CLPROG_READY) {
+        fprintf(stderr, "op %d common %d: %s\n", key->op, key->common, tsr__clrt_program_error(p));
+        ASSERT_TRUE(false);
+        return NULL;
+    }
+    return p;
+}
+
+typedef struct completion {
+    _Atomic int done;
+    tsr_status status;
+} completion;
+
+static void on_done(void *data, tsr_status status, const char *message)
+{
+    completion *c = data;
+    (void)message;
+    c->status = status;
+    atomic_store(&c->done, 1);
+}
+
+/* Runs `k` over host buffers (one per operand, NULL for a scalar) as the
+ * daemon does; returns how it completed. */
+static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, const uint64_t *bytes)
+{
+    tsr__kernel_key key;
+    ASSERT_OK(tsr__kernel_key_of(k, &key));
+    tsr__clrt_program *p = program_for(&key);
+    if (!p)
+        return TSR_ERR_DEVICE;
+    tsr__clrt_launch l = {.check_status =
+                              k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR};
+    memcpy(l.scalar, k->scalar, sizeof l.scalar);
+    memcpy(l.alpha, k->alpha, sizeof l.alpha);
+    tsr__kernel_launch_geometry(k, units, stream_bytes, &l.geometry);
+    for (uint32_t i = 0; i < k->noperands; i++) {
+        if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
+            continue;
+        uint32_t b = l.nbuffers++;
+        ASSERT_OK(tsr__clrt_buffer(rt, 0, bases[i], bytes[i], &l.buffers[b]));
+        l.offsets[b] =
+            (uint64_t)k->operands[i].offset * tsr_dtype_itemsize((tsr_dtype)k->operands[i].dtype);
+    }
+    completion c = {.status = TSR_OK};
+    atomic_init(&c.done, 0);
+    tsr_status st = tsr__clrt_enqueue(rt, 0, p, &l, on_done, &c);
+    ASSERT_OK(st);
+    while (st == TSR_OK && !atomic_load(&c.done))
+        sched_yield();
+    for (uint32_t b = 0; b < l.nbuffers; b++)
+        tsr__clrt_buffer_release(l.buffers[b]);
+    return st == TSR_OK ? c.status : st;
+}
+
+/* ---- values ---------------------------------------------------------------- */
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t next(void)
@@ -177,17 +348,43 @@ static uint64_t next(void)
     return rng;
 }
 
+/* A NaN of a real IEEE dtype with a random sign and payload, quiet or
+ * signalling; false for the others. */
+static bool make_nan(tsr_dtype d, unsigned char *p)
+{
+    uint64_t r = next(), sign = r >> 63;
+    int mant = d == TSR_FLOAT16 ? 10 : d == TSR_BFLOAT16 ? 7 : d == TSR_FLOAT32 ? 23 : 52;
+    int bits = d == TSR_FLOAT64 ? 64 : d == TSR_FLOAT32 ? 32 : 16;
+    if (d != TSR_FLOAT16 && d != TSR_BFLOAT16 && d != TSR_FLOAT32 && d != TSR_FLOAT64)
+        return false;
+    uint64_t m = r & ((UINT64_C(1) << mant) - 1);
+    uint64_t v =
+        (sign << (bits - 1)) | (((UINT64_C(1) << (bits - 1 - mant)) - 1) << mant) | (m ? m : 1);
+    memcpy(p, &v, (size_t)bits / 8);
+    return true;
+}
+
 /* Element bits worth testing: random bits (NaNs, infinities, subnormals
- * included) and small integers. */
+ * included), small integers, +-0, +-inf, the smallest subnormals and
+ * the float16 overflow edge spelled out, and NaNs of every sign and
+ * payload often enough that two of them meet. */
 static void fill_values(tsr_dtype d, unsigned char *p, size_t n, bool nonzero)
 {
+    static const double special[] = {0.0,      -0.0,    1.0 / 0.0, -1.0 / 0.0, 5.9604645e-8,
+                                     -1.0e-40, 65504.0, 65520.0,   3.0e38,     -2.5e-310};
     size_t w = tsr_dtype_itemsize(d);
+    bool floating = tsr_dtype_is_floating_point(d) || tsr_dtype_is_complex(d);
+    tsr_dtype part = tsr_dtype_to_real(d);
     for (size_t i = 0; i < n; i++) {
         uint64_t v[2] = {next(), next()};
         if (i % 3 == 0) { /* small integers keep division interesting */
             int64_t k = (int64_t)(v[0] % 13) - 6;
-            v[0] = (uint64_t)k;
             tsr_cast_buffer(&k, TSR_INT64, v, d, 1);
+        } else if (i % 7 == 1 && floating) {
+            tsr_cast_buffer(&special[v[0] % TSR__ARRAY_SIZE(special)], TSR_FLOAT64, v, d, 1);
+        } else if (i % 5 == 2 && floating) {
+            size_t half = tsr_dtype_itemsize(part);
+            make_nan(part, (unsigned char *)v + (tsr_dtype_is_complex(d) && (v[1] & 1) ? half : 0));
         }
         if (d == TSR_BOOL)
             v[0] &= 1;
@@ -202,94 +399,53 @@ static void fill_values(tsr_dtype d, unsigned char *p, size_t n, bool nonzero)
     }
 }
 
-static cl_mem buffer(size_t bytes, const void *data)
+/* Whether an element of dtype d is a NaN (either part of a complex one). */
+static bool is_nan(tsr_dtype d, const unsigned char *x)
 {
-    cl_int err;
-    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | (data ? CL_MEM_COPY_HOST_PTR : 0),
-                              bytes ? bytes : 1, (void *)data, &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    return m;
-}
-
-/* Runs a LINEAR program for `key` over n elements; returns the status. */
-static int run_linear(const tsr__kernel_key *key, unsigned char *out, const unsigned char *in1,
-                      const unsigned char *in2, const uint8_t scalar[16], const uint8_t alpha[16],
-                      size_t n)
-{
-    size_t len;
-    ASSERT_OK(tsr__opencl_source(key, caps, one_src, sizeof one_src, &len));
-    cl_program p = build(one_src, "a kernel to run");
-    if (!p)
-        return -1;
-    cl_int err;
-    cl_kernel k = clCreateKernel(p, "tsr_kernel", &err);
-    ASSERT_EQ(err, CL_SUCCESS);
-    const unsigned char *ins[2] = {in1, in2};
-    cl_mem mems[3] = {NULL, NULL, NULL};
-    size_t out_bytes = n * tsr_dtype_itemsize((tsr_dtype)key->dtypes[0]);
-    mems[0] = buffer(out_bytes, NULL);
-    cl_uint arg = 0;
-    cl_ulong zero = 0;
-    clSetKernelArg(k, arg++, sizeof(cl_mem), &mems[0]);
-    clSetKernelArg(k, arg++, sizeof zero, &zero);
-    for (int i = 1; i < key->noperands; i++) {
-        if (key->dtypes[i] == TSR__KEY_SCALAR)
-            continue;
-        mems[i] = buffer(n * tsr_dtype_itemsize((tsr_dtype)key->dtypes[i]), ins[i - 1]);
-        clSetKernelArg(k, arg++, sizeof(cl_mem), &mems[i]);
-        clSetKernelArg(k, arg++, sizeof zero, &zero);
+    if (!tsr_dtype_is_floating_point(d) && !tsr_dtype_is_complex(d))
+        return false;
+    tsr_dtype part = tsr_dtype_to_real(d);
+    size_t w = tsr_dtype_itemsize(part);
+    for (int h = 0; h < (tsr_dtype_is_complex(d) ? 2 : 1); h++) {
+        double v;
+        tsr_cast_buffer(x + h * w, part, &v, TSR_FLOAT64, 1);
+        if (v != v)
+            return true;
     }
-    cl_ulong2 s, a;
-    memcpy(&s, scalar, 16);
-    memcpy(&a, alpha, 16);
-    int status_host = 0;
-    cl_mem status = buffer(sizeof(int), &status_host);
-    cl_ulong count = n;
-    clSetKernelArg(k, arg++, sizeof s, &s);
-    clSetKernelArg(k, arg++, sizeof a, &a);
-    clSetKernelArg(k, arg++, sizeof(cl_mem), &status);
-    ASSERT_EQ(clSetKernelArg(k, arg++, sizeof count, &count), CL_SUCCESS);
-    size_t global = n;
-    ASSERT_EQ(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
-    clEnqueueReadBuffer(queue, mems[0], CL_TRUE, 0, out_bytes, out, 0, NULL, NULL);
-    clEnqueueReadBuffer(queue, status, CL_TRUE, 0, sizeof(int), &status_host, 0, NULL, NULL);
-    for (int i = 0; i < 3; i++)
-        if (mems[i])
-            clReleaseMemObject(mems[i]);
-    clReleaseMemObject(status);
-    clReleaseKernel(k);
-    clReleaseProgram(p);
-    return status_host;
+    return false;
 }
 
-/* Equal bits; in complex results two NaNs match (see test_scalar_ops.c). */
-static bool same_bits(tsr_dtype d, const unsigned char *x, const unsigned char *y)
+/* Equal bits. Two NaNs match where which NaN survives is not defined: in
+ * complex arithmetic (docs/semantics.md), also once a complex result is
+ * converted to a real dtype, and where both inputs of an operation are
+ * NaNs (`loose`): the cpu's loops keep the first input's in some paths
+ * and the second's in others (its fused add with alpha, the remainders
+ * of its vector loops), and the OpenCL kernels keep the first's. */
+static bool same_bits(tsr_dtype d, const unsigned char *x, const unsigned char *y, bool loose)
 {
     size_t w = tsr_dtype_itemsize(d);
     if (memcmp(x, y, w) == 0)
         return true;
+    if (loose)
+        return is_nan(d, x) && is_nan(d, y);
     if (!tsr_dtype_is_complex(d))
         return false;
     tsr_dtype part = tsr_dtype_to_real(d);
-    for (size_t h = 0; h < 2; h++) {
-        float fx, fy;
-        unsigned char bx[8] = {0}, by[8] = {0};
-        tsr_cast_buffer(x + h * w / 2, part, bx, TSR_FLOAT32, 1);
-        tsr_cast_buffer(y + h * w / 2, part, by, TSR_FLOAT32, 1);
-        memcpy(&fx, bx, 4);
-        memcpy(&fy, by, 4);
-        if (memcmp(x + h * w / 2, y + h * w / 2, w / 2) != 0 && !(fx != fx && fy != fy))
+    for (size_t h = 0; h < 2; h++)
+        if (memcmp(x + h * w / 2, y + h * w / 2, w / 2) != 0 &&
+            !(is_nan(part, x + h * w / 2) && is_nan(part, y + h * w / 2)))
             return false;
-    }
     return true;
 }
 
-static void compare(const char *what, tsr_dtype d, const unsigned char *got,
-                    const unsigned char *want, size_t n)
+/* Compares n elements; `loose` (or NULL) marks those where two NaNs
+ * match whatever their bits. */
+static int compare(const char *what, tsr_dtype d, const unsigned char *got,
+                   const unsigned char *want, size_t n, const bool *loose)
 {
     size_t w = tsr_dtype_itemsize(d), bad = 0;
     for (size_t i = 0; i < n; i++)
-        if (!same_bits(d, got + i * w, want + i * w) && bad++ < 3) {
+        if (!same_bits(d, got + i * w, want + i * w, loose && loose[i]) && bad++ < 3) {
             fprintf(stderr, "%s [%zu]: got ", what, i);
             for (size_t b = 0; b < w; b++)
                 fprintf(stderr, "%02x", got[i * w + b]);
@@ -299,87 +455,575 @@ static void compare(const char *what, tsr_dtype d, const unsigned char *got,
             fprintf(stderr, "\n");
         }
     ASSERT_EQ(bad, 0);
+    return bad != 0;
 }
 
+/* ---- the cpu's answer, element by element ----------------------------------- */
+
+/* What the cpu device leaves in operand 0's buffer: each element of the
+ * index space converted in, computed by the row loop over one element
+ * and converted out; an integer division by zero leaves its element.
+ * loose[e] (when not NULL) tells the output elements whose operation met
+ * two NaNs, or that are complex results converted to a real dtype. */
+static void reference(const tsr__kernel *k, unsigned char *const *bases, bool *loose)
+{
+    tsr_dtype common = (tsr_dtype)k->common, out = (tsr_dtype)k->operands[0].dtype;
+    tsr__kernel_row row = k->op == TSR__KOP_FILL || k->op == TSR__KOP_COPY
+                              ? NULL
+                              : tsr__kernel_row_for(k->op, common);
+    int64_t idx[TSR_MAX_DIMS] = {0};
+    for (;;) {
+        int64_t e[TSR__KERNEL_MAX_OPERANDS];
+        for (uint32_t i = 0; i < k->noperands; i++) {
+            e[i] = k->operands[i].offset;
+            for (int d = 0; d < k->ndim; d++)
+                e[i] += idx[d] * k->operands[i].strides[d];
+        }
+        unsigned char in[2][16] = {{0}}, res[16] = {0}, conv[16] = {0};
+        for (uint32_t i = 1; i < k->noperands; i++) {
+            const tsr__kernel_operand *o = &k->operands[i];
+            if (o->flags & TSR__KOPERAND_SCALAR)
+                memcpy(in[i - 1], k->scalar, sizeof in[0]);
+            else
+                tsr__kernel_convert(bases[i] +
+                                        e[i] * (int64_t)tsr_dtype_itemsize((tsr_dtype)o->dtype),
+                                    (tsr_dtype)o->dtype, in[i - 1], common, 1);
+        }
+        bool write = true;
+        if (loose && row)
+            loose[e[0]] = (is_nan(common, in[0]) && is_nan(common, in[1])) ||
+                          (tsr_dtype_is_complex(common) && !tsr_dtype_is_complex(out));
+        if (k->op == TSR__KOP_FILL) {
+            memcpy(res, k->scalar, sizeof res);
+        } else if (k->op == TSR__KOP_COPY) {
+            memcpy(res, in[0], sizeof res);
+        } else {
+            int64_t w = (int64_t)tsr_dtype_itemsize(common), step[3] = {w, w, w};
+            int bad = 0;
+            row(res, in[0], in[1], 1, step, k->alpha, &bad);
+            write = !bad;
+        }
+        if (write) {
+            tsr__kernel_convert(res, common, conv, out, 1);
+            memcpy(bases[0] + e[0] * (int64_t)tsr_dtype_itemsize(out), conv,
+                   tsr_dtype_itemsize(out));
+        }
+        int d = k->ndim - 1;
+        for (; d >= 0; d--) {
+            if (++idx[d] < k->sizes[d])
+                break;
+            idx[d] = 0;
+        }
+        if (d < 0)
+            return;
+    }
+}
+
+/* ---- layouts ---------------------------------------------------------------- */
+
+/* An index space and where each operand (output, input 1, input 2) keeps
+ * it; `walk` is the walk a float32 add with three tensors takes. */
+typedef struct layout {
+    const char *name;
+    int ndim;
+    int64_t sizes[6];
+    int64_t strides[3][6];
+    int64_t offsets[3];
+    int walk;
+} layout;
+
+static const layout layouts[] = {
+    {"contiguous", 1, {1031}, {{1}, {1}, {1}}, {3, 5, 0}, TSR__KWALK_UNIT},
+    {"a line split among the units", 1, {5000}, {{1}, {1}, {1}}, {0, 0, 1}, TSR__KWALK_UNIT},
+    {"padded rows", 2, {7, 300}, {{300, 1}, {301, 1}, {300, 1}}, {0, 2, 7}, TSR__KWALK_UNIT},
+    {"long rows", 2, {3, 9001}, {{9001, 1}, {9001, 1}, {9002, 1}}, {1, 0, 0}, TSR__KWALK_UNIT},
+    {"column + row", 2, {37, 53}, {{53, 1}, {1, 0}, {53, 1}}, {1, 4, 2}, TSR__KWALK_BCAST1},
+    {"row + column", 2, {29, 61}, {{61, 1}, {61, 1}, {1, 0}}, {0, 3, 5}, TSR__KWALK_BCAST2},
+    {"column + long rows",
+     2,
+     {3, 2500},
+     {{2503, 1}, {1, 0}, {2500, 1}},
+     {3, 1, 0},
+     TSR__KWALK_BCAST1},
+    {"long rows + column",
+     2,
+     {2, 4100},
+     {{4100, 1}, {4100, 1}, {1, 0}},
+     {7, 0, 2},
+     TSR__KWALK_BCAST2},
+    {"transposed input", 2, {67, 35}, {{35, 1}, {1, 67}, {35, 1}}, {2, 0, 1}, TSR__KWALK_PACK1},
+    {"transposed second input",
+     2,
+     {150, 70},
+     {{70, 1}, {70, 1}, {1, 150}},
+     {1, 2, 3},
+     TSR__KWALK_PACK2},
+    {"channels last",
+     3,
+     {3, 130, 20},
+     {{2600, 20, 1}, {2600, 1, 130}, {0, 20, 1}},
+     {0, 5, 1},
+     TSR__KWALK_PACK1},
+    {"transposed, whole blocks of 8",
+     2,
+     {256, 64},
+     {{64, 1}, {1, 259}, {64, 1}},
+     {0, 3, 1},
+     TSR__KWALK_PACK1},
+    {"transposed output", 2, {33, 70}, {{1, 33}, {70, 1}, {0, 0}}, {0, 1, 6}, TSR__KWALK_STRIDED},
+    {"permuted, three dims",
+     3,
+     {3, 41, 33},
+     {{1353, 33, 1}, {1, 99, 3}, {0, 33, 1}},
+     {5, 0, 2},
+     TSR__KWALK_STRIDED},
+    {"rows, three dims",
+     3,
+     {4, 5, 300},
+     {{1500, 300, 1}, {1600, 310, 1}, {0, 300, 1}},
+     {0, 9, 0},
+     TSR__KWALK_UNIT},
+    {"five dims",
+     5,
+     {2, 3, 2, 5, 7},
+     {{210, 70, 35, 7, 1}, {105, 0, 35, 7, 1}, {1, 2, 6, 0, 12}},
+     {1, 1, 3},
+     TSR__KWALK_STRIDED},
+    {"four dims, a column",
+     4,
+     {3, 2, 4, 50},
+     {{400, 200, 50, 1}, {0, 4, 1, 0}, {400, 200, 50, 1}},
+     {0, 2, 0},
+     TSR__KWALK_BCAST1},
+    {"strided line", 1, {777}, {{2}, {3}, {0}}, {1, 0, 4}, TSR__KWALK_STRIDED},
+    {"one element", 0, {0}, {{0}, {0}, {0}}, {5, 1, 2}, TSR__KWALK_UNIT},
+};
+
+/* One past the last element an operand reaches. */
+static int64_t span(const layout *y, int op)
+{
+    int64_t last = y->offsets[op];
+    for (int d = 0; d < y->ndim; d++)
+        last += (y->sizes[d] - 1) * y->strides[op][d];
+    return last + 1;
+}
+
+static unsigned char *alloc_elements(int64_t n, tsr_dtype d, uint64_t *bytes)
+{
+    *bytes = ((uint64_t)n * tsr_dtype_itemsize(d) + 4095) & ~(uint64_t)4095;
+    unsigned char *p = aligned_alloc(4096, *bytes);
+    ASSERT_TRUE(p != NULL);
+    return p;
+}
+
+/* The kernel of `key` over layout y, with these scalar and alpha bytes. */
+static tsr__kernel kernel_for(const tsr__kernel_key *key, const layout *y, const uint8_t *scalar,
+                              const uint8_t *alpha)
+{
+    tsr__kernel k = {
+        .op = key->op, .common = key->common, .ndim = y->ndim, .noperands = key->noperands};
+    memcpy(k.sizes, y->sizes, sizeof y->sizes);
+    memcpy(k.scalar, scalar, sizeof k.scalar);
+    memcpy(k.alpha, alpha, sizeof k.alpha);
+    for (int i = 0; i < key->noperands; i++) {
+        tsr__kernel_operand *o = &k.operands[i];
+        if (key->dtypes[i] == TSR__KEY_SCALAR) {
+            o->dtype = key->common;
+            o->flags = TSR__KOPERAND_SCALAR;
+            continue;
+        }
+        o->dtype = key->dtypes[i];
+        o->offset = y->offsets[i];
+        memcpy(o->strides, y->strides[i], sizeof y->strides[i]);
+    }
+    return k;
+}
+
+/* Runs `key` over layout y on the device and on the cpu from the same
+ * inputs and output (every byte of which starts as 0xA5), and compares
+ * the whole output buffers. Returns the device's completion. */
+static tsr_status run_layout(const tsr__kernel_key *key, const layout *y, const uint8_t *scalar,
+                             const uint8_t *alpha, bool nonzero_divisor)
+{
+    tsr__kernel k = kernel_for(key, y, scalar, alpha);
+    unsigned char *bases[3] = {NULL, NULL, NULL};
+    uint64_t bytes[3] = {0, 0, 0};
+    for (int i = 0; i < key->noperands; i++) {
+        if (key->dtypes[i] == TSR__KEY_SCALAR)
+            continue;
+        tsr_dtype d = (tsr_dtype)key->dtypes[i];
+        bases[i] = alloc_elements(span(y, i), d, &bytes[i]);
+        if (i == 0)
+            memset(bases[i], 0xA5, bytes[i]);
+        else
+            fill_values(d, bases[i], bytes[i] / tsr_dtype_itemsize(d), nonzero_divisor && i == 2);
+    }
+    tsr_dtype out = (tsr_dtype)key->dtypes[0];
+    unsigned char *want = malloc(bytes[0]);
+    memcpy(want, bases[0], bytes[0]);
+    tsr_status st = launch(&k, bases, bytes);
+    unsigned char *host[3] = {want, bases[1], bases[2]};
+    bool *loose = calloc(bytes[0] / tsr_dtype_itemsize(out), sizeof *loose);
+    reference(&k, host, loose);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s <- %s, %s (%s)",
+             tsr__kernel_op_stub((tsr__kernel_op)key->op), tsr_dtype_name(out),
+             key->noperands > 1 && key->dtypes[1] != TSR__KEY_SCALAR
+                 ? tsr_dtype_name((tsr_dtype)key->dtypes[1])
+                 : "scalar",
+             key->noperands > 2 && key->dtypes[2] != TSR__KEY_SCALAR
+                 ? tsr_dtype_name((tsr_dtype)key->dtypes[2])
+                 : "scalar",
+             y->name);
+    compare(what, out, bases[0], want, bytes[0] / tsr_dtype_itemsize(out), loose);
+    free(loose);
+    free(want);
+    for (int i = 0; i < 3; i++)
+        free(bases[i]);
+    return st;
+}
+
+/* Every layout, with stores through the caches and around them. */
+static void run_all_layouts(const tsr__kernel_key *key, const uint8_t *scalar, const uint8_t *alpha)
+{
+    bool division =
+        key->op == TSR__KOP_DIV || key->op == TSR__KOP_DIV_TRUNC || key->op == TSR__KOP_DIV_FLOOR;
+    for (int streams = 0; streams < 2; streams++) {
+        stream_bytes = (uint64_t)streams;
+        for (size_t y = 0; y < TSR__ARRAY_SIZE(layouts); y++)
+            ASSERT_OK(run_layout(key, &layouts[y], scalar, alpha, division));
+    }
+    stream_bytes = 0;
+}
+
+/* alpha = `value` (sub: its negation, as the planner stores it) in the
+ * common dtype, and a scalar worth dividing by. */
+static void arith_constants(tsr__kernel_op op, tsr_dtype d, int64_t value, uint8_t alpha[16],
+                            uint8_t scalar[16])
+{
+    uint8_t element[16] = {0};
+    int64_t a = op == TSR__KOP_SUB ? -value : value, three = -3;
+    tsr_cast_buffer(&a, TSR_INT64, element, d == TSR_BOOL ? TSR_INT64 : d, 1);
+    tsr__kernel_alpha_from_element(d, element, alpha);
+    if (d == TSR_BOOL)
+        alpha[0] = 1;
+    memset(scalar, 0, 16);
+    tsr_cast_buffer(&three, TSR_INT64, scalar, d, 1);
+    if (d == TSR_BOOL)
+        scalar[0] = 1;
+}
+
+/* Every arithmetic key in every layout; add and sub also with alpha 1 and
+ * -1, which have loops of their own in the floating dtypes. */
 static void run_arith(void)
 {
-    static unsigned char a[N * 16], b[N * 16], got[N * 16], want[N * 16];
     for (size_t o = 0; o < TSR__ARRAY_SIZE(arith); o++)
-        for (size_t c = 0; c < TSR__ARRAY_SIZE(computes); c++) {
-            tsr_dtype d = computes[c];
-            tsr__kernel_op op = arith[o];
-            tsr__kernel_key key = {.op = (uint8_t)op,
-                                   .shape = TSR__KSHAPE_LINEAR,
-                                   .common = (uint8_t)d,
-                                   .noperands = 3,
-                                   .dtypes = {(uint8_t)d, (uint8_t)d, (uint8_t)d}};
-            if (!wanted(&key))
-                continue;
-            fill_values(d, a, N, false);
-            fill_values(d, b, N, true);
-            uint8_t alpha[16], scalar[16] = {0}, element[16] = {0};
-            int64_t two = op == TSR__KOP_SUB ? -2 : 2;
-            tsr_cast_buffer(&two, TSR_INT64, element, d == TSR_BOOL ? TSR_INT64 : d, 1);
-            tsr__kernel_alpha_from_element(d, element, alpha);
-            if (d == TSR_BOOL)
-                alpha[0] = 1;
-            int64_t st[3];
-            for (int k = 0; k < 3; k++)
-                st[k] = (int64_t)tsr_dtype_itemsize(d);
-            int bad = 0;
-            tsr__kernel_row_for(op, d)(want, a, b, N, st, alpha, &bad);
-            int status = run_linear(&key, got, a, b, scalar, alpha, N);
-            char what[64];
-            snprintf(what, sizeof what, "%s %s", tsr__kernel_op_stub(op), tsr_dtype_name(d));
-            compare(what, d, got, want, N);
-            ASSERT_EQ(status, 0);
-        }
+        for (size_t c = 0; c < TSR__ARRAY_SIZE(computes); c++)
+            for (int variant = 0; variant < 3; variant++) {
+                tsr__kernel_key key = arith_key(arith[o], computes[c], variant);
+                if (!wanted(&key))
+                    continue;
+                static const int64_t alphas[] = {2, 1, -1};
+                bool adds = arith[o] == TSR__KOP_ADD || arith[o] == TSR__KOP_SUB;
+                for (int v = 0; v < (adds && computes[c] != TSR_BOOL ? 3 : 1); v++) {
+                    uint8_t alpha[16], scalar[16];
+                    arith_constants(arith[o], computes[c], alphas[v], alpha, scalar);
+                    run_all_layouts(&key, scalar, alpha);
+                }
+            }
 }
 
-static void run_copies(void)
+static void run_copies_and_fills(void)
 {
-    static unsigned char src[N * 16], got[N * 16], want[N * 16];
-    for (int d = 0; d < TSR_DTYPE_COUNT; d++)
+    uint8_t none[16] = {0};
+    for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
         for (int s = 0; s < TSR_DTYPE_COUNT; s++) {
             tsr__kernel_key key = copy_key((tsr_dtype)d, (tsr_dtype)s);
-            if (!wanted(&key))
-                continue;
-            fill_values((tsr_dtype)s, src, N, false);
-            uint8_t none[16] = {0};
-            ASSERT_OK(tsr__kernel_convert(src, (tsr_dtype)s, want, (tsr_dtype)d, N));
-            run_linear(&key, got, src, NULL, none, none, N);
-            char what[64];
-            snprintf(what, sizeof what, "copy %s <- %s", tsr_dtype_name((tsr_dtype)d),
-                     tsr_dtype_name((tsr_dtype)s));
-            compare(what, (tsr_dtype)d, got, want, N);
+            if (wanted(&key))
+                run_all_layouts(&key, none, none);
         }
+        tsr__kernel_key fill = fill_key((tsr_dtype)d);
+        uint8_t value[16];
+        for (int b = 0; b < 16; b++)
+            value[b] = (uint8_t)(0x3C + 7 * b);
+        run_all_layouts(&fill, value, none);
+    }
 }
 
-/* Integer division by zero: the flag goes up; the cpu stops before the
- * zero divisor (the elements before it agree). */
+/* The walks a float32 add takes over the layouts, and the blocks stay
+ * inside the index space. */
+static void check_walks(void)
+{
+    tsr__kernel_key key = arith_key(TSR__KOP_ADD, TSR_FLOAT32, 0);
+    uint8_t none[16] = {0};
+    for (size_t y = 0; y < TSR__ARRAY_SIZE(layouts); y++) {
+        tsr__kernel k = kernel_for(&key, &layouts[y], none, none);
+        tsr__kernel_geometry g;
+        tsr__kernel_launch_geometry(&k, 2, 0, &g);
+        ASSERT_EQ(g.block[2], layouts[y].walk);
+        /* around the caches where the rows go in chunks, when they are large */
+        tsr__kernel_geometry s;
+        tsr__kernel_launch_geometry(&k, 2, 1, &s);
+        bool chunks = layouts[y].walk == TSR__KWALK_BCAST1 || layouts[y].walk == TSR__KWALK_BCAST2;
+        ASSERT_EQ(s.block[2], layouts[y].walk | (chunks ? TSR__KBLOCK_STREAM : 0));
+        tsr__kernel_launch_geometry(&k, 2, 1u << 30, &s);
+        ASSERT_EQ(s.block[2], layouts[y].walk);
+        ASSERT_EQ(g.nstorage, 3);
+        ASSERT_TRUE(g.block[0] >= 1 && g.block[1] >= 1);
+        ASSERT_TRUE(g.global[0] * g.block[0] >= g.size[0]);
+        ASSERT_TRUE((g.global[0] - 1) * g.block[0] < g.size[0]);
+        ASSERT_TRUE(g.global[1] * g.block[1] >= g.size[1]);
+        ASSERT_TRUE((g.global[1] - 1) * g.block[1] < g.size[1]);
+        ASSERT_EQ(g.global[2], g.size[2]);
+        ASSERT_EQ(g.block[3], layouts[y].ndim > 2 ? layouts[y].ndim - 2 : 0);
+        if (g.block[2] == TSR__KWALK_PACK1 || g.block[2] == TSR__KWALK_PACK2) {
+            ASSERT_TRUE(g.block[0] <= TSR__KPACK_X);
+            ASSERT_TRUE(g.block[0] * g.block[1] * 4 <= TSR__KPACK_BYTES);
+        }
+        ASSERT_EQ(g.geom_count, layouts[y].ndim > 3 ? (layouts[y].ndim - 2) * 4 : 0);
+    }
+    /* a scalar second input: input 1 standing still is walk 1 */
+    tsr__kernel_key scalar = arith_key(TSR__KOP_ADD, TSR_FLOAT32, 1);
+    tsr__kernel k = kernel_for(&scalar, &layouts[4], none, none);
+    tsr__kernel_geometry g;
+    tsr__kernel_launch_geometry(&k, 2, 0, &g);
+    ASSERT_EQ(g.nstorage, 2);
+    ASSERT_EQ(g.block[2], TSR__KWALK_BCAST1);
+    /* a large contiguous launch: long rows, several items per unit */
+    tsr__kernel big = {
+        .op = TSR__KOP_ADD, .common = TSR_FLOAT32, .ndim = 1, .noperands = 3, .sizes = {1 << 26}};
+    for (int i = 0; i < 3; i++)
+        big.operands[i] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .strides = {1}};
+    tsr__kernel_launch_geometry(&big, 16, 0, &g);
+    ASSERT_EQ(g.block[0], 16384);
+    ASSERT_EQ(g.global[0], (1 << 26) / 16384);
+    ASSERT_EQ(g.local[0] * g.local[1] * g.local[2], 1);
+    /* float16 add/sub: alpha 1 and -1 have loops of their own */
+    big.common = TSR_FLOAT16;
+    for (int i = 0; i < 3; i++)
+        big.operands[i].dtype = TSR_FLOAT16;
+    float one = 1.0f, minus = -1.0f, two = 2.0f;
+    memcpy(big.alpha, &one, 4);
+    tsr__kernel_launch_geometry(&big, 16, 0, &g);
+    ASSERT_EQ(g.block[2], TSR__KWALK_UNIT | TSR__KBLOCK_ALPHA_ONE);
+    memcpy(big.alpha, &minus, 4);
+    tsr__kernel_launch_geometry(&big, 16, 0, &g);
+    ASSERT_EQ(g.block[2], TSR__KWALK_UNIT | TSR__KBLOCK_ALPHA_MINUS_ONE);
+    memcpy(big.alpha, &two, 4);
+    tsr__kernel_launch_geometry(&big, 16, 0, &g);
+    ASSERT_EQ(g.block[2], TSR__KWALK_UNIT);
+}
+
+/* Which walks a program has loops of its own for (the others take the
+ * scalar loop): every walk its operands allow, none for an integer
+ * division, and for float16/32/64 add/sub a UNIT loop each for alpha 1
+ * and -1. */
+static void check_loops(void)
+{
+    static const struct {
+        tsr__kernel_key key;
+        const char *has; /* the cases: unit, bcast1, bcast2, pack1, pack2, alpha 1, alpha -1 */
+    } cases[] = {
+        {{.op = TSR__KOP_ADD,
+          .common = TSR_FLOAT32,
+          .noperands = 3,
+          .dtypes = {TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32}},
+         "yyyyyyy"},
+        {{.op = TSR__KOP_SUB,
+          .common = TSR_FLOAT16,
+          .noperands = 3,
+          .dtypes = {TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16}},
+         "yyyyyyy"},
+        {{.op = TSR__KOP_MUL,
+          .common = TSR_INT32,
+          .noperands = 3,
+          .dtypes = {TSR_INT32, TSR_INT32, TSR__KEY_SCALAR}},
+         "yynynnn"},
+        {{.op = TSR__KOP_DIV_FLOOR,
+          .common = TSR_INT32,
+          .noperands = 3,
+          .dtypes = {TSR_INT32, TSR_INT32, TSR_INT32}},
+         "nnnnnnn"},
+        {{.op = TSR__KOP_DIV_FLOOR,
+          .common = TSR_FLOAT32,
+          .noperands = 3,
+          .dtypes = {TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32}},
+         "yyyyynn"},
+        {{.op = TSR__KOP_COPY,
+          .common = TSR_FLOAT32,
+          .noperands = 2,
+          .dtypes = {TSR_FLOAT32, TSR_FLOAT16}},
+         "yynnnnn"},
+        {{.op = TSR__KOP_FILL, .common = TSR_COMPLEX64, .noperands = 1, .dtypes = {TSR_COMPLEX64}},
+         "ynnnnnn"},
+    };
+    /* the walk each letter asks for (block.z), and the entry that has it */
+    static const struct {
+        uint32_t block_z;
+        int entry;
+    } loops[] = {{TSR__KWALK_UNIT, TSR__KWALK_UNIT},
+                 {TSR__KWALK_BCAST1, TSR__KWALK_BCAST1},
+                 {TSR__KWALK_BCAST2, TSR__KWALK_BCAST2},
+                 {TSR__KWALK_PACK1, TSR__KWALK_PACK1},
+                 {TSR__KWALK_PACK2, TSR__KWALK_PACK2},
+                 {TSR__KWALK_UNIT | TSR__KBLOCK_ALPHA_ONE, TSR__KENTRY_UNIT_PLUS},
+                 {TSR__KWALK_UNIT | TSR__KBLOCK_ALPHA_MINUS_ONE, TSR__KENTRY_UNIT_MINUS}};
+    for (size_t c = 0; c < TSR__ARRAY_SIZE(cases); c++) {
+        tsr__kernel_key key = cases[c].key;
+        size_t len;
+        key.entry = TSR__KWALK_STRIDED;
+        ASSERT_OK(tsr__opencl_source(&key, caps, one_src, sizeof one_src, &len));
+        ASSERT_EQ(tsr__opencl_entry(&key, TSR__KWALK_STRIDED), TSR__KWALK_STRIDED);
+        ASSERT_EQ(tsr__opencl_entry(&key, TSR__KWALK_STRIDED | TSR__KBLOCK_STREAM),
+                  TSR__KWALK_STRIDED);
+        for (size_t e = 0; e < TSR__ARRAY_SIZE(loops); e++) {
+            bool want = cases[c].has[e] == 'y';
+            key.entry = (uint8_t)loops[e].entry;
+            tsr_status st = tsr__opencl_source(&key, caps, one_src, sizeof one_src, &len);
+            const char *head = st == TSR_OK ? strstr(one_src, "__kernel void tsr_kernel(") : NULL;
+            bool one_kernel = head && !strstr(head + 1, "__kernel ");
+            int entry = tsr__opencl_entry(&key, loops[e].block_z);
+            int streamed = tsr__opencl_entry(&key, loops[e].block_z | TSR__KBLOCK_STREAM);
+            int expect = want ? loops[e].entry
+                         : loops[e].entry >= TSR__KENTRY_UNIT_PLUS && cases[c].has[0] == 'y'
+                             ? TSR__KWALK_UNIT
+                             : TSR__KWALK_STRIDED;
+            if ((st == TSR_OK) != want || (want && !one_kernel) || entry != expect ||
+                streamed != entry) {
+                fprintf(stderr, "case %zu: loop %zu: status %d, entry %d\n", c, e, st, entry);
+                ASSERT_TRUE(false);
+            }
+            if (!want)
+                ASSERT_FAIL(st, TSR_ERR_INVALID_ARGUMENT, NULL);
+        }
+    }
+    tsr__kernel_key bad = cases[0].key;
+    bad.entry = TSR__KENTRY_COUNT;
+    ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    ASSERT_EQ(strcmp(tsr__opencl_entry_name(TSR__KWALK_STRIDED), "strided"), 0);
+    ASSERT_EQ(strcmp(tsr__opencl_entry_name(TSR__KENTRY_UNIT_MINUS), "unit, alpha -1"), 0);
+    ASSERT_TRUE(tsr__opencl_entry_name(TSR__KENTRY_COUNT) == NULL);
+    ASSERT_TRUE(tsr__opencl_entry_name(-1) == NULL);
+}
+
+/* ---- float16 ---------------------------------------------------------------- */
+
+static tsr__kernel line(tsr__kernel_op op, tsr_dtype out, tsr_dtype in, int64_t n)
+{
+    tsr__kernel k = {.op = op, .common = out, .ndim = 1, .noperands = 2, .sizes = {n}};
+    k.operands[0] = (tsr__kernel_operand){.dtype = out, .strides = {1}};
+    k.operands[1] = (tsr__kernel_operand){.dtype = in, .strides = {1}};
+    return k;
+}
+
+/* Every float16 code decoded; float32 values on both sides of every
+ * float16 rounding boundary (each pattern of the 19 bits that survive,
+ * with the 13 dropped bits just below, at and just above half, and at
+ * the extremes) encoded, through copies; and float16 add with alpha 3,
+ * which rounds alpha * b to float16 inside, over every code as b. */
+static void run_float16(void)
+{
+    int64_t n = 1 << 16;
+    uint64_t bytes[3] = {0, 0, 0};
+    uint16_t *codes = (uint16_t *)alloc_elements(n, TSR_FLOAT16, &bytes[1]);
+    for (int64_t i = 0; i < n; i++)
+        codes[i] = (uint16_t)i;
+    uint32_t *got = (uint32_t *)alloc_elements(n, TSR_FLOAT32, &bytes[0]);
+    uint32_t *want = malloc((size_t)n * 4);
+    tsr__kernel k = line(TSR__KOP_COPY, TSR_FLOAT32, TSR_FLOAT16, n);
+    unsigned char *bases[3] = {(unsigned char *)got, (unsigned char *)codes, NULL};
+    ASSERT_OK(launch(&k, bases, bytes));
+    ASSERT_OK(tsr__kernel_convert(codes, TSR_FLOAT16, want, TSR_FLOAT32, (size_t)n));
+    compare("float32 <- float16, every code", TSR_FLOAT32, (unsigned char *)got,
+            (unsigned char *)want, (size_t)n, NULL);
+    free(got);
+    free(want);
+
+    static const uint32_t low[] = {0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF, 0x0AAA};
+    int64_t m = (int64_t)TSR__ARRAY_SIZE(low) << 19;
+    uint32_t *f = (uint32_t *)alloc_elements(m, TSR_FLOAT32, &bytes[1]);
+    for (int64_t i = 0; i < m; i++)
+        f[i] = (uint32_t)(i / (int64_t)TSR__ARRAY_SIZE(low)) << 13 |
+               low[i % (int64_t)TSR__ARRAY_SIZE(low)];
+    uint16_t *h = (uint16_t *)alloc_elements(m, TSR_FLOAT16, &bytes[0]);
+    uint16_t *hw = malloc((size_t)m * 2);
+    k = line(TSR__KOP_COPY, TSR_FLOAT16, TSR_FLOAT32, m);
+    bases[0] = (unsigned char *)h;
+    bases[1] = (unsigned char *)f;
+    ASSERT_OK(launch(&k, bases, bytes));
+    ASSERT_OK(tsr__kernel_convert(f, TSR_FLOAT32, hw, TSR_FLOAT16, (size_t)m));
+    compare("float16 <- float32, rounding boundaries", TSR_FLOAT16, (unsigned char *)h,
+            (unsigned char *)hw, (size_t)m, NULL);
+    free(f);
+    free(h);
+    free(hw);
+
+    /* a + 3 * b over every b, a from every rounding boundary's neighbours */
+    uint16_t *a = (uint16_t *)alloc_elements(n, TSR_FLOAT16, &bytes[1]);
+    uint16_t *b = (uint16_t *)alloc_elements(n, TSR_FLOAT16, &bytes[2]);
+    uint16_t *r = (uint16_t *)alloc_elements(n, TSR_FLOAT16, &bytes[0]);
+    uint16_t *rw = malloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; i++) {
+        a[i] = (uint16_t)(next() & 0xFFFF);
+        if (i % 5 == 0) /* NaN a, to meet every b */
+            a[i] = (uint16_t)(0x7C01 | (next() & 0x83FF));
+        b[i] = (uint16_t)i;
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        float three = pass == 0 ? 3.0f : pass == 1 ? 1.0f : -1.0f;
+        k = (tsr__kernel){
+            .op = TSR__KOP_ADD, .common = TSR_FLOAT16, .ndim = 1, .noperands = 3, .sizes = {n}};
+        for (int i = 0; i < 3; i++)
+            k.operands[i] = (tsr__kernel_operand){.dtype = TSR_FLOAT16, .strides = {1}};
+        memcpy(k.alpha, &three, sizeof three);
+        unsigned char *ab[3] = {(unsigned char *)r, (unsigned char *)a, (unsigned char *)b};
+        ASSERT_OK(launch(&k, ab, bytes));
+        int64_t st[3] = {2, 2, 2};
+        int bad = 0;
+        tsr__kernel_row_for(TSR__KOP_ADD, TSR_FLOAT16)((unsigned char *)rw, (unsigned char *)a,
+                                                       (unsigned char *)b, n, st, k.alpha, &bad);
+        compare("float16 add", TSR_FLOAT16, (unsigned char *)r, (unsigned char *)rw, (size_t)n,
+                NULL);
+    }
+    free(a);
+    free(b);
+    free(r);
+    free(rw);
+}
+
+/* ---- integer division by zero ------------------------------------------------ */
+
+/* A zero divisor among others, in a contiguous, a standing-still and a
+ * transposed walk: the flag goes up, the elements with a zero divisor
+ * keep what they held and every other one is written. */
 static void run_zero_division(void)
 {
-    int32_t a[4] = {7, INT32_MIN, 5, -7}, b[4] = {2, -1, -2, 0}, got[4], want[4] = {0};
-    tsr__kernel_key key = {.op = TSR__KOP_DIV_FLOOR,
-                           .shape = TSR__KSHAPE_LINEAR,
-                           .common = TSR_INT32,
-                           .noperands = 3,
-                           .dtypes = {TSR_INT32, TSR_INT32, TSR_INT32}};
-    uint8_t none[16] = {0};
-    int64_t st[3] = {4, 4, 4};
-    int bad = 0;
-    int64_t done = tsr__kernel_row_for(TSR__KOP_DIV_FLOOR,
-                                       TSR_INT32)((unsigned char *)want, (const unsigned char *)a,
-                                                  (const unsigned char *)b, 4, st, none, &bad);
-    ASSERT_EQ(bad, 1);
-    ASSERT_EQ(done, 3);
-    ASSERT_EQ(run_linear(&key, (unsigned char *)got, (unsigned char *)a, (unsigned char *)b, none,
-                         none, 4),
-              1);
-    ASSERT_EQ(memcmp(got, want, 3 * sizeof *got), 0);
-    ASSERT_EQ(got[0], 3);
-    ASSERT_EQ(got[1], INT32_MIN);
-    ASSERT_EQ(got[2], -3);
+    tsr__kernel_key key = arith_key(TSR__KOP_DIV_FLOOR, TSR_INT32, 0);
+    static const size_t picks[] = {0, 4, 6};
+    for (size_t w = 0; w < TSR__ARRAY_SIZE(picks); w++) {
+        const layout *y = &layouts[picks[w]];
+        tsr__kernel k = kernel_for(&key, y, (uint8_t[16]){0}, (uint8_t[16]){0});
+        unsigned char *bases[3];
+        uint64_t bytes[3];
+        for (int i = 0; i < 3; i++)
+            bases[i] = alloc_elements(span(y, i), TSR_INT32, &bytes[i]);
+        memset(bases[0], 0xA5, bytes[0]);
+        fill_values(TSR_INT32, bases[1], bytes[1] / 4, false);
+        fill_values(TSR_INT32, bases[2], bytes[2] / 4, true);
+        int32_t *divisor = (int32_t *)bases[2];
+        for (int64_t i = y->offsets[2]; i < span(y, 2); i += 17)
+            divisor[i] = 0;
+        unsigned char *want = malloc(bytes[0]);
+        memcpy(want, bases[0], bytes[0]);
+        ASSERT_EQ(launch(&k, bases, bytes), TSR_ERR_RUNTIME);
+        unsigned char *host[3] = {want, bases[1], bases[2]};
+        reference(&k, host, NULL);
+        compare("div_floor int32 with zero divisors", TSR_INT32, bases[0], want, bytes[0] / 4,
+                NULL);
+        free(want);
+        for (int i = 0; i < 3; i++)
+            free(bases[i]);
+    }
 }
 
 int main(void)
@@ -396,8 +1040,6 @@ int main(void)
     cl_int err;
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     ASSERT_EQ(err, CL_SUCCESS);
-    queue = clCreateCommandQueue(ctx, dev, 0, &err);
-    ASSERT_EQ(err, CL_SUCCESS);
 
     /* a key the device cannot build is refused with a reason */
     tsr__kernel_key f64 = {.op = TSR__KOP_ADD,
@@ -408,15 +1050,22 @@ int main(void)
     tsr__kernel_key bad = {.op = TSR__KOP_DIV_TRUNC, .common = TSR_BOOL, .noperands = 3};
     ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_NOT_SUPPORTED,
                 "\"div_trunc_cpu\" not implemented for 'Bool'");
+    tsr__kernel_key reserved = f64;
+    reserved.reserved = 1;
+    ASSERT_FAIL(tsr__kernel_key_check(&reserved, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
     char name[TSR__OPENCL_NAME_MAX];
     ASSERT_OK(tsr__opencl_cache_name(&f64, "x", 1, name, sizeof name));
     ASSERT_EQ(strncmp(name, "tsr-0300", 8), 0);
 
+    check_walks();
+    check_loops();
     build_all();
-    run_arith();
-    run_copies();
+    open_runtime(platform);
+    run_float16();
     run_zero_division();
-    clReleaseCommandQueue(queue);
+    run_arith();
+    run_copies_and_fills();
+    tsr__clrt_destroy(rt);
     clReleaseContext(ctx);
     free(batch_src);
     TEST_DONE();
