@@ -21,9 +21,6 @@
 #include "daemon/session.h"
 #include "numa/topology.h"
 
-/* Segments from this size up are advised to use huge pages. */
-#define TSR__SEGMENT_HUGE_MIN (UINT64_C(4) << 20)
-
 static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id)
 {
     tsr__device_pool *pool = ctx;
@@ -77,12 +74,6 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make a %llu-byte segment: %s",
                          (unsigned long long)bytes, strerror(e));
     }
-    /* Huge pages where the system lends them to shared memory
-     * (transparent_hugepage/shmem_enabled "advise"): a kernel that walks a
-     * large tensor across its rows otherwise misses the TLB on nearly
-     * every row. Advice only; the client asks the same of its mapping. */
-    if (bytes >= TSR__SEGMENT_HUGE_MIN)
-        (void)madvise(base, bytes, MADV_HUGEPAGE);
     if (tsr__numa_bind(base, bytes, dev->info.numa_node) != TSR_OK)
         tsr__log(TSR__LOG_DEBUG, "session %u: NUMA placement: %s", s->id, tsr_last_error());
     uint32_t id = ++s->next_segment_id;

@@ -888,9 +888,6 @@ static tsr_status segment_base(tsr_client *c, uint32_t id, int32_t queue, uint64
             st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map a %llu-byte segment: %s",
                            (unsigned long long)bytes, strerror(e));
         else {
-            /* as the daemon advises its own mapping (daemon/segment.c) */
-            if (bytes >= (UINT64_C(4) << 20))
-                (void)madvise(base, bytes, MADV_HUGEPAGE);
             c->segments[c->segment_count++] =
                 (client_segment){.id = id, .queue = queue, .base = base, .bytes = bytes, .live = 1};
             *out = base;
