@@ -373,7 +373,8 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
     if (st != TSR_OK)
         return st;
     /* The walk depends on the layout alone, not on the device. An empty
-     * launch has none (it runs nothing). */
+     * launch has none (it runs nothing). tsr__opencl_entry only names
+     * entries the checked key has, so the key needs no second check. */
     bool empty = false;
     for (int d = 0; d < k->ndim; d++)
         empty |= k->sizes[d] == 0;
@@ -381,10 +382,7 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
         tsr__kernel_geometry g;
         tsr__kernel_launch_geometry(k, 1, 0, &g);
         key.entry = (uint8_t)tsr__opencl_entry(&key, g.block[2]);
-        st = tsr__kernel_key_check(&key, TSR__OPENCL_CAP_FP64);
     }
-    if (st != TSR_OK)
-        return st;
     *out = key;
     return TSR_OK;
 }
