@@ -116,7 +116,8 @@ typedef enum tsr__kernel_walk {
 } tsr__kernel_walk;
 
 /* The kernel a program has (its entry, in the key): one of the walks, or
- * for float16/32/64 add and sub a UNIT loop for alpha 1 or -1. STRIDED
+ * for float16/bfloat16/float32/float64 add and sub a UNIT loop for
+ * alpha 1 or -1. STRIDED
  * runs any launch; a key names another entry only where its operands
  * allow that walk (kernels/opencl_source.h, tsr__opencl_entry). A
  * program per walk, not one holding every walk: a device that compiles

@@ -404,13 +404,15 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
 #define MIN_BLOCK 256u
 #define ITEMS_PER_UNIT 4u
 
-/* What block.z says of add/sub's alpha in float16, float32 and float64:
- * 1 and -1 have loops of their own (alpha_loops). */
+/* What block.z says of add/sub's alpha in the floating dtypes whose add
+ * special-cases 1 and -1 (float16, bfloat16, float32, float64; alpha
+ * comes as float32 bits in the two reduced ones): those have loops of
+ * their own (alpha_loops). */
 static uint32_t alpha_class(const tsr__kernel *k)
 {
     tsr_dtype c = (tsr_dtype)k->common;
     if ((k->op != TSR__KOP_ADD && k->op != TSR__KOP_SUB) ||
-        (c != TSR_FLOAT16 && c != TSR_FLOAT32 && c != TSR_FLOAT64))
+        (c != TSR_FLOAT16 && c != TSR_BFLOAT16 && c != TSR_FLOAT32 && c != TSR_FLOAT64))
         return 0;
     uint64_t bits = 0, one = c == TSR_FLOAT64 ? UINT64_C(0x3FF0000000000000) : 0x3F800000u;
     uint64_t sign = c == TSR_FLOAT64 ? UINT64_C(0x8000000000000000) : 0x80000000u;
@@ -791,14 +793,15 @@ static void emit_element(text *t, const tsr__kernel_key *key, const int *storage
 /* Whether add/sub gets loops of its own for alpha 1 and -1 where every
  * operand steps by one: in the floating dtypes whose add special-cases
  * them (scalar_ops.h), which a vector loop that does not know alpha
- * computes all of (three paths, one of them float16's rounding of
- * alpha * b) before it picks one. Knowing alpha, those loops compute
- * a + b or a - b as written and need no NaN spelled out (cl_helpers). */
+ * computes all of (three paths, one of them the reduced dtypes' rounding
+ * of alpha * b) before it picks one. Knowing alpha, those loops compute
+ * a + b or a - b as written and need no NaN spelled out (cl_helpers;
+ * bfloat16's encoder writes every NaN as 7FC0 anyway). */
 static bool alpha_loops(const tsr__kernel_key *key)
 {
     tsr_dtype c = (tsr_dtype)key->common;
     return (key->op == TSR__KOP_ADD || key->op == TSR__KOP_SUB) &&
-           (c == TSR_FLOAT16 || c == TSR_FLOAT32 || c == TSR_FLOAT64);
+           (c == TSR_FLOAT16 || c == TSR_BFLOAT16 || c == TSR_FLOAT32 || c == TSR_FLOAT64);
 }
 
 /* alpha 1 and -1 as the element function takes alpha. */

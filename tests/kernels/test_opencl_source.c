@@ -812,12 +812,27 @@ static void check_walks(void)
     memcpy(big.alpha, &two, 4);
     tsr__kernel_launch_geometry(&big, 16, 0, &g);
     ASSERT_EQ(g.block[2], TSR__KWALK_UNIT);
+    /* and so do bfloat16's (alpha as float32 bits) */
+    big.common = TSR_BFLOAT16;
+    for (int i = 0; i < 3; i++)
+        big.operands[i].dtype = TSR_BFLOAT16;
+    memcpy(big.alpha, &minus, 4);
+    tsr__kernel_launch_geometry(&big, 16, 0, &g);
+    ASSERT_EQ(g.block[2], TSR__KWALK_UNIT | TSR__KBLOCK_ALPHA_MINUS_ONE);
+    /* an integer add has no alpha loops, whatever alpha holds */
+    big.common = TSR_INT32;
+    for (int i = 0; i < 3; i++)
+        big.operands[i].dtype = TSR_INT32;
+    int64_t ione = 1;
+    memcpy(big.alpha, &ione, 8);
+    tsr__kernel_launch_geometry(&big, 16, 0, &g);
+    ASSERT_EQ(g.block[2], TSR__KWALK_UNIT);
 }
 
 /* Which walks a program has loops of its own for (the others take the
  * scalar loop): every walk its operands allow, none for an integer
- * division, and for float16/32/64 add/sub a UNIT loop each for alpha 1
- * and -1. */
+ * division, and for float16/bfloat16/float32/float64 add/sub a UNIT
+ * loop each for alpha 1 and -1. */
 static void check_loops(void)
 {
     static const struct {
@@ -834,6 +849,16 @@ static void check_loops(void)
           .noperands = 3,
           .dtypes = {TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16}},
          "yyyyyyy"},
+        {{.op = TSR__KOP_ADD,
+          .common = TSR_BFLOAT16,
+          .noperands = 3,
+          .dtypes = {TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16}},
+         "yyyyyyy"},
+        {{.op = TSR__KOP_ADD,
+          .common = TSR_COMPLEX64,
+          .noperands = 3,
+          .dtypes = {TSR_COMPLEX64, TSR_COMPLEX64, TSR_COMPLEX64}},
+         "yyyyynn"},
         {{.op = TSR__KOP_MUL,
           .common = TSR_INT32,
           .noperands = 3,
