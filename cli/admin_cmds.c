@@ -143,7 +143,8 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv_number("max work-group size", p->max_work_group_size);
     kv("float16", p->fp16 ? "yes" : "no");
     kv("float64", p->fp64 ? "yes" : "no");
-    kv("host-unified memory", p->host_unified_memory ? "yes (zero copy)" : "no");
+    kv("host-unified memory",
+       p->host_unified_memory ? "yes (zero copy)" : "no (kernels copy their operands in and out)");
     snprintf(buf, sizeof buf, "%d", p->numa_node);
     kv("NUMA node", p->numa_node >= 0 ? buf : NULL);
     kv("CPU affinity", p->cpuset);

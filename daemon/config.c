@@ -52,6 +52,8 @@ static tsr_status parse_devices(const char *text, tsr__config_value *v,
                                 const tsr__config_resolver *r);
 static tsr_status parse_sessions(const char *text, tsr__config_value *v,
                                  const tsr__config_resolver *r);
+static tsr_status parse_device_memory(const char *text, tsr__config_value *v,
+                                      const tsr__config_resolver *r);
 static tsr_status parse_limit(const char *text, tsr__config_value *v,
                               const tsr__config_resolver *r);
 static tsr_status parse_level(const char *text, tsr__config_value *v,
@@ -95,6 +97,16 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "exist are left out with a warning. A client's TESSERA_VISIBLE_DEVICES narrows "
                  "the list further. A change applies to sessions that start after it."},
         KIND_DEVICES, parse_devices},
+    [TSR__CONF_DEVICE_MEMORY] = {
+        {.name = "devices.memory", .option = "device-memory", .metavar = "MODE",
+         .default_value = "auto", .restart = true,
+         .help = "How kernels reach tensor memory. auto: a device that addresses host memory "
+                 "itself (host-unified memory, as PoCL's CPU device and integrated GPUs do) "
+                 "computes in the shared segments with no copy; any other device gets memory of "
+                 "its own, and each kernel copies its operands in and its output back. copy: "
+                 "every device works the second way, and clients are told so (for checking "
+                 "that path on a machine without a discrete device; slower)."},
+        KIND_NUMBER, parse_device_memory},
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "
@@ -355,6 +367,20 @@ static tsr_status parse_sessions(const char *text, tsr__config_value *v,
     if (!whole_number(text, 1, 1000000, &v->number))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "invalid count '%s' (expected a whole number from 1 to 1000000)", text);
+    return TSR_OK;
+}
+
+static tsr_status parse_device_memory(const char *text, tsr__config_value *v,
+                                      const tsr__config_resolver *r)
+{
+    (void)r;
+    if (strcmp(text, "auto") == 0)
+        v->number = TSR__DEVICE_MEMORY_AUTO;
+    else if (strcmp(text, "copy") == 0)
+        v->number = TSR__DEVICE_MEMORY_COPY;
+    else
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "unknown device memory mode '%s' (expected auto or copy)", text);
     return TSR_OK;
 }
 

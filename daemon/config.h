@@ -36,6 +36,8 @@
 /* Longest line in a file, and the largest file. */
 #define TSR__CONFIG_LINE_MAX 4096
 #define TSR__CONFIG_FILE_MAX (1u << 20)
+/* devices.memory: how kernels reach the segments (the number of its value). */
+enum { TSR__DEVICE_MEMORY_AUTO, TSR__DEVICE_MEMORY_COPY };
 /* Most entries in devices.visible. */
 #define TSR__CONFIG_MAX_DEVICES 64
 
@@ -45,6 +47,7 @@ typedef enum tsr__config_key_id {
     TSR__CONF_SOCKET_GROUP,
     TSR__CONF_SOCKET_MODE,
     TSR__CONF_VISIBLE_DEVICES,
+    TSR__CONF_DEVICE_MEMORY,
     TSR__CONF_MAX_SESSIONS,
     TSR__CONF_MEMORY_DAEMON,
     TSR__CONF_MEMORY_SESSION,

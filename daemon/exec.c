@@ -516,7 +516,7 @@ static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
 
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
                               const uint32_t *segments, const uint64_t *byte_offsets,
-                              tsr__wire_launched *out)
+                              const uint64_t *extents, tsr__wire_launched *out)
 {
     tsr__kernel_key key;
     tsr_status st = tsr__kernel_key_of(k, &key);
@@ -556,6 +556,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         uint32_t b = l->nbuffers++;
         j->segments[b] = segments[i];
         l->offsets[b] = byte_offsets[i];
+        l->extents[b] = extents[i];
     }
     j->sequence = ++s->launch_seq[queue];
     if (j->sequence == 0) /* 0 means "nothing launched" */
@@ -589,6 +590,7 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
     const tsr__device_pool *pool = NULL;
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t byte_offsets[TSR__KERNEL_MAX_OPERANDS] = {0};
+    uint64_t extents[TSR__KERNEL_MAX_OPERANDS] = {0};
     bool fp64 = needs_fp64((tsr_dtype)k->common);
     for (uint32_t i = 0; i < k->noperands; i++) {
         const tsr__kernel_operand *o = &k->operands[i];
@@ -616,6 +618,9 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
             return st;
         segments[i] = b.segment_id;
         byte_offsets[i] = b.offset + (uint64_t)o->offset * g.itemsize;
+        /* the bytes from its first element to one past its last */
+        uint64_t first = (uint64_t)o->offset * g.itemsize;
+        extents[i] = span > first ? span - first : 0;
     }
     int queue = queue_of(s, pool);
     if (queue >= (int)TSR__RING_QUEUES)
@@ -631,7 +636,7 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
         *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
         return TSR_OK;
     }
-    return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, out);
+    return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, extents, out);
 }
 
 /* Whether kernels of the session may still touch memory of a device:

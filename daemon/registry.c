@@ -42,8 +42,9 @@ static void fill_host(tsr__registry_device *d, tsr_device_type type, const tsr__
 }
 
 static void fill_opencl(tsr__registry_device *d, int32_t index, const tsr__cl_device_info *cl,
-                        const tsr__topology *topo, uint64_t limit)
+                        const tsr__topology *topo, const tsr__registry_options *options)
 {
+    uint64_t limit = options->memory_limit;
     memset(d, 0, sizeof *d);
     tsr__wire_device_info *i = &d->info;
     i->device = (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
@@ -66,6 +67,12 @@ static void fill_opencl(tsr__registry_device *d, int32_t index, const tsr__cl_de
         set_text(i->render_node, sizeof i->render_node, where.render_node);
     }
     d->cl = *cl;
+    /* The kernel executor copies in and out for a device the host does
+     * not share memory with (opencl/runtime.h); devices.memory = copy
+     * treats every device so, and clients hear it from DEVICE_GET. */
+    if (options->copy_memory)
+        d->cl.host_unified_memory = false;
+    i->host_unified_memory = d->cl.host_unified_memory;
     d->capacity = i->memory_bytes;
     if (limit && limit < d->capacity)
         d->capacity = limit;
@@ -100,17 +107,19 @@ tsr_status tsr__registry_build(const tsr__registry_options *options, tsr__regist
     }
     fill_host(&devices[0], TSR_DEVICE_CPU, topo);
     for (size_t k = 0; k < cl.count; k++)
-        fill_opencl(&devices[k + 1], (int32_t)k, &cl.devices[k], topo, options->memory_limit);
+        fill_opencl(&devices[k + 1], (int32_t)k, &cl.devices[k], topo, options);
     fill_host(&devices[count - 1], TSR_DEVICE_META, topo);
     *out = (tsr__registry){.devices = devices, .count = count, .opencl_count = cl.count,
                            .opencl_trusted = cl.note[0] == '\0', .topology = topo};
     tsr__cl_discovery_free(&cl);
     for (size_t k = 1; k + 1 < count; k++) {
         const tsr__wire_device_info *i = &devices[k].info;
-        tsr__log(TSR__LOG_INFO, "opencl:%d: %s (%s), %llu MiB, %u compute units, NUMA node %d%s%s",
+        tsr__log(TSR__LOG_INFO,
+                 "opencl:%d: %s (%s), %llu MiB, %u compute units, NUMA node %d%s%s, %s",
                  i->device.index, i->name, i->vendor,
                  (unsigned long long)(devices[k].capacity >> 20), i->compute_units, i->numa_node,
-                 i->pci_bus_id[0] ? ", PCI " : "", i->pci_bus_id);
+                 i->pci_bus_id[0] ? ", PCI " : "", i->pci_bus_id,
+                 i->host_unified_memory ? "zero copy" : "kernels copy operands in and out");
     }
     if (count == 2)
         tsr__log(TSR__LOG_NOTICE, "no OpenCL devices: serving cpu and meta only");

@@ -464,7 +464,9 @@ static tsr_status adopt_config(tsr__server *server, const tsr__server_options *o
 static tsr_status build_devices(tsr__server *server)
 {
     const tsr__config *cfg = server->config;
-    tsr__registry_options ro = {.probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number};
+    tsr__registry_options ro = {
+        .probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
+        .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number == TSR__DEVICE_MEMORY_COPY};
     tsr_status st = tsr__registry_build(&ro, &server->registry);
     if (st != TSR_OK)
         return st;

@@ -66,6 +66,13 @@ struct tsr__clrt {
     _Atomic uint64_t built, loaded, rejected, launches;
 };
 
+/* What tsr__clrt_buffer hands out: the cl_mem and, where launches copy
+ * (the device's memory is its own), the segment it mirrors. */
+typedef struct clrt_buffer {
+    cl_mem mem;
+    unsigned char *host; /* NULL: mem is over the segment itself */
+} clrt_buffer;
+
 typedef struct clrt_job {
     cl_mem status_buffer, geom_buffer;
     cl_int status_value;
@@ -524,23 +531,41 @@ tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_
 {
     if (ordinal >= rt->count || rt->devices[ordinal].state != DEVICE_OPEN)
         return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u is not open", (unsigned)ordinal);
+    clrt_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory wrapping a segment");
+    bool copies = tsr__clrt_copies(rt, ordinal);
     cl_int err;
-    cl_mem m = clCreateBuffer(rt->devices[ordinal].context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                              bytes, host, &err);
-    if (err != CL_SUCCESS)
-        return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE
+    b->mem = clCreateBuffer(rt->devices[ordinal].context,
+                            CL_MEM_READ_WRITE | (copies ? 0 : CL_MEM_USE_HOST_PTR), bytes,
+                            copies ? NULL : host, &err);
+    if (err != CL_SUCCESS) {
+        free(b);
+        return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                                 err == CL_INVALID_BUFFER_SIZE
                              ? TSR_ERR_OUT_OF_MEMORY
                              : TSR_ERR_DEVICE,
-                         "cannot wrap a %llu-byte segment for %.200s: OpenCL error %d",
-                         (unsigned long long)bytes, rt->devices[ordinal].info.name, err);
-    *out = m;
+                         "cannot %s a %llu-byte segment for %.200s: OpenCL error %d",
+                         copies ? "make a device buffer for" : "wrap", (unsigned long long)bytes,
+                         rt->devices[ordinal].info.name, err);
+    }
+    b->host = copies ? host : NULL;
+    *out = b;
     return TSR_OK;
 }
 
 void tsr__clrt_buffer_release(void *buffer)
 {
-    if (buffer)
-        clReleaseMemObject((cl_mem)buffer);
+    clrt_buffer *b = buffer;
+    if (b) {
+        clReleaseMemObject(b->mem);
+        free(b);
+    }
+}
+
+bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal)
+{
+    return ordinal < rt->count && !rt->devices[ordinal].info.host_unified_memory;
 }
 
 static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
@@ -588,7 +613,7 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     cl_uint arg = 0;
     cl_int err = CL_SUCCESS;
     for (uint32_t b = 0; b < l->nbuffers; b++) {
-        cl_mem m = l->buffers[b];
+        cl_mem m = ((const clrt_buffer *)l->buffers[b])->mem;
         cl_ulong off = l->offsets[b];
         SET_ARG(m);
         SET_ARG(off);
@@ -634,6 +659,17 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         global[i] = (size_t)g->global[i];
         local[i] = (size_t)g->local[i];
     }
+    /* Where the device's memory is its own, the operands' spans go in
+     * first (the queue is in order, so each copy reads the segment as
+     * the launches before it left it) and the output's span comes back
+     * last: the completion callback then sees the segment current. */
+    for (uint32_t b = 0; b < l->nbuffers && err == CL_SUCCESS; b++) {
+        const clrt_buffer *buf = l->buffers[b];
+        if (buf->host && l->extents[b] > 0)
+            err = clEnqueueWriteBuffer(d->queue, buf->mem, CL_FALSE, (size_t)l->offsets[b],
+                                       (size_t)l->extents[b], buf->host + l->offsets[b], 0, NULL,
+                                       NULL);
+    }
     cl_event event = NULL;
     if (err == CL_SUCCESS)
         err = clEnqueueNDRangeKernel(d->queue, k, 3, NULL, global, local, 0, NULL, &event);
@@ -644,14 +680,22 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         clReleaseEvent(event);
         event = read;
     }
+    const clrt_buffer *out = l->nbuffers > 0 ? l->buffers[0] : NULL;
+    if (err == CL_SUCCESS && out && out->host && l->extents[0] > 0) {
+        cl_event read = NULL;
+        err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)l->offsets[0],
+                                  (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL, &read);
+        clReleaseEvent(event);
+        event = read;
+    }
     if (err == CL_SUCCESS)
         err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
     if (err != CL_SUCCESS) {
-        /* What was enqueued runs to its end before the job goes. */
-        if (event) {
-            clWaitForEvents(1, &event);
+        /* What was enqueued (copies, the kernel) runs to its end before
+         * the job's buffers go. */
+        if (event)
             clReleaseEvent(event);
-        }
+        clFinish(d->queue);
         if (job->status_buffer)
             clReleaseMemObject(job->status_buffer);
         if (job->geom_buffer)

@@ -3,6 +3,16 @@
  * buffers over session segments, and kernel launches that report their
  * completion through a callback.
  *
+ * Memory. A device whose memory the host addresses (host-unified memory,
+ * as discovery reported it) gets buffers over the segments themselves
+ * (CL_MEM_USE_HOST_PTR): zero copy. Any other device gets a buffer of its
+ * own per segment, and the segment stays the tensors' home: each launch
+ * first copies its operands' spans in (the output's too, whose elements
+ * the kernel may leave unwritten, such as strided gaps), runs, and copies
+ * the output's span back before it reports completion. Between launches
+ * the segment is always current, so whatever the host does with it
+ * (clients' copies, the daemon's fills) needs no step of its own.
+ *
  * Threads. Everything but the build runs on the caller's thread (the
  * daemon's event loop), which is the only one to set kernel arguments and
  * enqueue. Devices are opened and programs built on the runtime's own
@@ -72,8 +82,9 @@ typedef struct tsr__clrt_stats {
 } tsr__clrt_stats;
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out);
 
-/* A buffer of device `ordinal` over host memory (CL_MEM_USE_HOST_PTR);
- * only after a program of that device is READY (the device is open). */
+/* A buffer of device `ordinal` for the segment at `host` (see Memory
+ * above); only after a program of that device is READY (the device is
+ * open). */
 tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes,
                             void **out);
 void tsr__clrt_buffer_release(void *buffer);
@@ -84,6 +95,7 @@ void tsr__clrt_buffer_release(void *buffer);
 typedef struct tsr__clrt_launch {
     void *buffers[TSR__KERNEL_MAX_OPERANDS];
     uint64_t offsets[TSR__KERNEL_MAX_OPERANDS]; /* bytes */
+    uint64_t extents[TSR__KERNEL_MAX_OPERANDS]; /* bytes from offsets[] that the operand spans */
     uint32_t nbuffers;
     bool check_status; /* read the status flag back (integer division) */
     uint8_t scalar[16], alpha[16];
@@ -98,6 +110,9 @@ typedef void (*tsr__clrt_done_fn)(void *ctx, tsr_status status, const char *mess
  * nothing was enqueued and `done` is not called. The device's compute
  * units, for tsr__kernel_launch_geometry: tsr__clrt_compute_units. */
 uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal);
+/* Whether launches on the device copy their operands in and out (its
+ * memory is not the host's; see Memory above). */
+bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__clrt_launch *launch, tsr__clrt_done_fn done, void *ctx);
 

@@ -8,8 +8,15 @@
  * on accelerators are not available" and no kernel ran. Anything else that
  * fails is a failure.
  *
- * Usage: test_ops_opencl [data/<family>.txt ...] (default: all). */
+ * Usage: test_ops_opencl [--daemon-option ...] [data/<family>.txt ...]
+ * (default: all families). Leading arguments that begin with "--" go to
+ * the daemon; with --device-memory=copy the run also checks that opencl:0
+ * is served through copies (clients told so, the daemon's log says so),
+ * which takes every kernel through the path of devices whose memory is
+ * their own. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "integration/support_daemon.h"
 #include "ops/support_ops.h"
@@ -19,10 +26,33 @@ static const char *const families[] = {
     "data/device.txt", "data/copy.txt", "data/layout.txt", "data/shell.txt",
 };
 
+/* Whether the daemon's log has `text`. */
+static bool log_has(const test_daemon *d, const char *text)
+{
+    FILE *f = fopen(d->log, "r");
+    if (!f)
+        return false;
+    char line[1024];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, text) != NULL;
+    fclose(f);
+    return found;
+}
+
 int main(int argc, char **argv)
 {
+    const char *extra[9] = {0};
+    int nextra = 0;
+    bool copy = false;
+    while (argc > 1 && strncmp(argv[1], "--", 2) == 0 && nextra < 8) {
+        copy |= strcmp(argv[1], "--device-memory=copy") == 0;
+        extra[nextra++] = argv[1];
+        argv++;
+        argc--;
+    }
     test_daemon d;
-    if (test_daemon_start(&d, NULL) != 0)
+    if (test_daemon_start(&d, nextra ? extra : NULL) != 0)
         return 1;
     tsr_client *client = NULL;
     int32_t count = 0;
@@ -40,6 +70,22 @@ int main(int argc, char **argv)
         printf("skipped: the daemon sees no opencl device\n");
         return 77;
     }
+    tsr_device_properties props;
+    if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) != TSR_OK) {
+        fprintf(stderr, "opencl:0's properties: %s\n", tsr_last_error());
+        tsr_client_close(client);
+        test_daemon_stop(&d);
+        return 1;
+    }
+    if (copy && (props.host_unified_memory ||
+                 !log_has(&d, "opencl:0: ") || !log_has(&d, "kernels copy operands in and out"))) {
+        fprintf(stderr, "--device-memory=copy: opencl:0 is not served through copies\n");
+        test_daemon_dump_log(&d);
+        tsr_client_close(client);
+        test_daemon_stop(&d);
+        return 1;
+    }
+    printf("opencl:0: %s\n", props.host_unified_memory ? "zero copy" : "through copies");
     const ops_env cl = {client, {TSR_DEVICE_OPENCL, 0}, {TSR_DEVICE_OPENCL, 0}, "opencl:0"};
     const ops_env cpu = {client, {TSR_DEVICE_CPU, -1}, {TSR_DEVICE_META, -1}, "meta"};
     ops_stats stats = {0};
