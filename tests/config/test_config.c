@@ -29,7 +29,8 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "memory_limit.group.users = 50%\n"
                                 "memory_limit.group.7 = 512M\n"
                                 "\tcache.directory = /var/cache/t # not a comment\n"
-                                "discovery.probe_timeout_ms = 5000\r\n";
+                                "discovery.probe_timeout_ms = 5000\r\n"
+                                "devices.memory = copy\n";
 
 static void test_every_key(void)
 {
@@ -67,6 +68,7 @@ static void test_every_key(void)
     ASSERT_EQ(cfg.v[TSR__CONF_LOG_LEVEL].number, 7);
     ASSERT_STREQ(cfg.v[TSR__CONF_CACHE_DIR].text, "/var/cache/t # not a comment");
     ASSERT_EQ(cfg.v[TSR__CONF_PROBE_TIMEOUT].number, 5000);
+    ASSERT_EQ(cfg.v[TSR__CONF_DEVICE_MEMORY].number, TSR__DEVICE_MEMORY_COPY);
     tsr__config_free(&cfg);
 }
 
@@ -100,6 +102,8 @@ static const struct {
     {"log.level = loud\n", "tesserad.conf:1: log.level: unknown log level 'loud' (expected err, "
                            "warning, notice, info or debug)"},
     {"log.level =\n", "tesserad.conf:1: log.level: missing value"},
+    {"devices.memory = shared\n", "tesserad.conf:1: devices.memory: unknown device memory mode "
+                                  "'shared' (expected auto or copy)"},
     {"no.such.key = 1\n", "tesserad.conf:1: no.such.key: unknown key"},
     {"socket path = /tmp/x\n", "tesserad.conf:1: invalid key 'socket path' (keys have no blanks)"},
     {"just words\n", "tesserad.conf:1: expected 'key = value', got 'just words'"},

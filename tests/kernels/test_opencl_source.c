@@ -268,6 +268,9 @@ static void open_runtime(cl_platform_id platform)
     clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     info.compute_units = cu;
     info.fp64 = caps & TSR__OPENCL_CAP_FP64;
+    cl_bool unified = CL_FALSE;
+    clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    info.host_unified_memory = unified;
     tsr__clrt_config config = {.devices = &info,
                                .count = 1,
                                .cache_dir = NULL,
@@ -325,6 +328,8 @@ static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, cons
         ASSERT_OK(tsr__clrt_buffer(rt, 0, bases[i], bytes[i], &l.buffers[b]));
         l.offsets[b] =
             (uint64_t)k->operands[i].offset * tsr_dtype_itemsize((tsr_dtype)k->operands[i].dtype);
+        /* what a device with memory of its own copies: the rest of the buffer */
+        l.extents[b] = bytes[i] > l.offsets[b] ? bytes[i] - l.offsets[b] : 0;
     }
     completion c = {.status = TSR_OK};
     atomic_init(&c.done, 0);
