@@ -88,7 +88,8 @@ typedef struct tsr_device_properties {
     uint32_t compute_units;
     uint64_t max_work_group_size;
     bool fp16, fp64;
-    bool host_unified_memory;                   /* the host addresses device memory directly (zero copy) */
+    bool host_unified_memory; /* kernels work in the shared segments (zero copy); false: each
+                                 kernel copies its operands in and its output back */
     int32_t numa_node;                          /* -1: unknown or several */
     char cpuset[TSR_DEVICE_TEXT_MAX];           /* CPUs local to the device, "0-1"; "" unknown */
     char pci_bus_id[32];                        /* "0000:01:00.0"; "" unknown */
