@@ -283,7 +283,9 @@ static double ms_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static void build(tsr__clrt *rt, tsr__clrt_program *p)
+/* Builds p, or loads it from the disk cache; true when it was built and
+ * its binary should go to the cache (*hash names the file). */
+static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -291,14 +293,14 @@ static void build(tsr__clrt *rt, tsr__clrt_program *p)
     if (!open_device(d)) {
         snprintf(p->error, sizeof p->error, "%s", d->error);
         atomic_store(&p->state, TSR__CLPROG_FAILED);
-        return;
+        return false;
     }
     size_t n = rt->source(&p->key, d->info.fp64, rt->source_buf, SOURCE_MAX);
     if (n == 0 || n >= SOURCE_MAX) {
         snprintf(p->error, sizeof p->error, "no kernel for this operation: %s",
                  n ? "source too long" : tsr_last_error());
         atomic_store(&p->state, TSR__CLPROG_FAILED);
-        return;
+        return false;
     }
     uint64_t hash = text_hash(FNV_START, d->info.name);
     hash = text_hash(hash, d->info.vendor);
@@ -311,7 +313,7 @@ static void build(tsr__clrt *rt, tsr__clrt_program *p)
                  ms_since(&t0));
         atomic_fetch_add(&rt->loaded, 1);
         atomic_store(&p->state, TSR__CLPROG_READY);
-        return;
+        return false;
     }
     cl_int err;
     const char *text = rt->source_buf;
@@ -322,16 +324,16 @@ static void build(tsr__clrt *rt, tsr__clrt_program *p)
         build_log(d, p, "building a kernel program", err);
         drop_program(p);
         atomic_store(&p->state, TSR__CLPROG_FAILED);
-        return;
+        return false;
     }
     atomic_fetch_add(&rt->built, 1);
     snprintf(p->origin, sizeof p->origin, "built from source in %.0f ms%s", ms_since(&t0),
              atomic_load(&rt->rejected) != rejected
                  ? " (its disk cache file was corrupt or stale)"
                  : "");
-    if (rt->cache_dir)
-        cache_store(rt, d, p, hash);
     atomic_store(&p->state, TSR__CLPROG_READY);
+    *hash_out = hash;
+    return rt->cache_dir != NULL;
 }
 
 static void *builder_main(void *arg)
@@ -348,11 +350,17 @@ static void *builder_main(void *arg)
         if (!rt->queue_head)
             rt->queue_tail = NULL;
         pthread_mutex_unlock(&rt->lock);
-        build(rt, p);
+        uint64_t hash = 0;
+        bool store = build(rt, p, &hash);
         uint64_t one = 1;
         if (write(rt->notify_fd, &one, sizeof one) < 0) {
             /* an eventfd only refuses at its maximum count: already signalled */
         }
+        /* The binary goes to the disk cache once the program is READY:
+         * a driver that compiles its kernels when asked for the binary
+         * (PoCL) does so while the first launch runs, not before it. */
+        if (store)
+            cache_store(rt, &rt->devices[p->ordinal], p, hash);
         pthread_mutex_lock(&rt->lock);
     }
     pthread_mutex_unlock(&rt->lock);
