@@ -165,6 +165,19 @@ void test_daemon_dump_log(const test_daemon *d)
     fclose(f);
 }
 
+int test_daemon_log_count(const test_daemon *d, const char *needle)
+{
+    FILE *f = fopen(d->log, "r");
+    if (!f)
+        return 0;
+    char line[4096];
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        found += strstr(line, needle) != NULL;
+    fclose(f);
+    return found;
+}
+
 int test_run_cli(char *out, size_t n, const char *const *args)
 {
     const char *exe = getenv("TESSERA_TEST_CLI");

@@ -31,6 +31,8 @@ void test_daemon_kill(test_daemon *d);
 bool test_daemon_alive(test_daemon *d);
 /* Prints the daemon's log to stderr (for failures). */
 void test_daemon_dump_log(const test_daemon *d);
+/* The lines of the daemon's log that hold `needle` (0 without a log). */
+int test_daemon_log_count(const test_daemon *d, const char *needle);
 
 /* Runs `$TESSERA_TEST_CLI args...` and captures its stdout (up to n-1
  * bytes, NUL-terminated). Returns its exit status. */

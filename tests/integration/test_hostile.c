@@ -353,15 +353,7 @@ static int ring_rq(conn *c, uint32_t k, uint32_t opcode, const void *request, vo
 
 static bool log_has(const char *needle)
 {
-    FILE *f = fopen(tsrd.log, "r");
-    if (!f)
-        return false;
-    char line[4096];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, needle) != NULL;
-    fclose(f);
-    return found;
+    return test_daemon_log_count(&tsrd, needle) > 0;
 }
 
 /* The daemon's log says that this session ended for `why`. */

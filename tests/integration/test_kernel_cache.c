@@ -19,15 +19,7 @@ static char cache_dir[256];
 
 static int log_count(const char *needle)
 {
-    FILE *f = fopen(tsrd.log, "r");
-    if (!f)
-        return 0;
-    char line[4096];
-    int n = 0;
-    while (fgets(line, sizeof line, f))
-        n += strstr(line, needle) != NULL;
-    fclose(f);
-    return n;
+    return test_daemon_log_count(&tsrd, needle);
 }
 
 /* ones(1000) + 2.5 on opencl:0, checked; the daemon is started and stopped

@@ -56,14 +56,7 @@ static void write_conf(const char *text)
 /* The lines of the daemon's log that hold `needle`. */
 static int log_count(const char *needle)
 {
-    FILE *f = fopen(tsrd.log, "r");
-    char line[2048];
-    int found = 0;
-    while (f && fgets(line, sizeof line, f))
-        found += strstr(line, needle) != NULL;
-    if (f)
-        fclose(f);
-    return found;
+    return test_daemon_log_count(&tsrd, needle);
 }
 
 static bool log_has(const char *needle)

@@ -26,20 +26,6 @@ static const char *const families[] = {
     "data/device.txt", "data/copy.txt", "data/layout.txt", "data/shell.txt",
 };
 
-/* Whether the daemon's log has `text`. */
-static bool log_has(const test_daemon *d, const char *text)
-{
-    FILE *f = fopen(d->log, "r");
-    if (!f)
-        return false;
-    char line[1024];
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, text) != NULL;
-    fclose(f);
-    return found;
-}
-
 int main(int argc, char **argv)
 {
     const char *extra[9] = {0};
@@ -78,7 +64,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (copy && (props.host_unified_memory ||
-                 !log_has(&d, "opencl:0: ") || !log_has(&d, "kernels copy operands in and out"))) {
+                 test_daemon_log_count(&d, "kernels copy operands in and out") < 1)) {
         fprintf(stderr, "--device-memory=copy: opencl:0 is not served through copies\n");
         test_daemon_dump_log(&d);
         tsr_client_close(client);
