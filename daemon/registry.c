@@ -53,7 +53,6 @@ static void fill_opencl(tsr__registry_device *d, int32_t index, const tsr__cl_de
     i->compute_units = cl->compute_units;
     i->fp16 = cl->fp16;
     i->fp64 = cl->fp64;
-    i->host_unified_memory = cl->host_unified_memory;
     i->numa_node = -1;
     set_text(i->name, sizeof i->name, cl->name);
     set_text(i->vendor, sizeof i->vendor, cl->vendor);
