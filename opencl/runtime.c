@@ -673,7 +673,11 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
      * last: the completion callback then sees the segment current. */
     for (uint32_t b = 0; b < l->nbuffers && err == CL_SUCCESS; b++) {
         const clrt_buffer *buf = l->buffers[b];
-        if (buf->host && l->extents[b] > 0)
+        bool again = false; /* an in-place operation names one span twice */
+        for (uint32_t e = 0; e < b; e++)
+            again |= l->buffers[e] == l->buffers[b] && l->offsets[e] == l->offsets[b] &&
+                     l->extents[e] == l->extents[b];
+        if (buf->host && l->extents[b] > 0 && !again)
             err = clEnqueueWriteBuffer(d->queue, buf->mem, CL_FALSE, (size_t)l->offsets[b],
                                        (size_t)l->extents[b], buf->host + l->offsets[b], 0, NULL,
                                        NULL);
