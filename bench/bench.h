@@ -40,6 +40,10 @@ typedef struct bench_row {
     double baseline_value;
     double baseline_p99; /* NAN when not measured */
     double target;       /* the ratio the design asks for; NAN: none */
+    /* The median of the ratios of samples taken side by side (each sample
+     * of the operation against the baseline's sample right after it);
+     * 0 where value and baseline were not sampled in pairs. */
+    double paired_ratio;
 } bench_row;
 
 typedef struct bench_results {
@@ -50,7 +54,9 @@ typedef struct bench_results {
 /* Appends a row (copied); exits on out-of-memory. */
 void bench_add(bench_results *r, const bench_row *row);
 /* Latencies compare as baseline / value, rates as value / baseline, so
- * that a bigger ratio is always better. NAN when either side is missing. */
+ * that a bigger ratio is always better: paired_ratio where the two were
+ * sampled in pairs, else the ratio of the medians. NAN when either side
+ * is missing. */
 double bench_ratio(const bench_row *row);
 bool bench_is_latency(const bench_row *row);
 

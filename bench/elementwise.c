@@ -6,10 +6,12 @@
  * (elementwise_bare.c) that moves the same bytes on the same number of
  * threads: the bytes an operation moves are its distinct input bytes read
  * plus its output bytes written, and both sides report those bytes per
- * second. Operation and baseline take turns, round after round, so that
- * noise from the rest of the machine falls on both alike; when the two
- * together would hold more than MEMORY_BUDGET, the baseline runs after the
- * operation's tensors are gone. Then the latency of a 1-element add on
+ * second. Each sample of the operation is followed by one of the
+ * baseline, and the row's ratio is the median of the pairs' ratios, so
+ * that noise from the rest of the machine falls on both alike; when the
+ * two together would hold more than MEMORY_BUDGET, the baseline runs after
+ * the operation's tensors are gone (and the ratio is that of the medians).
+ * Then the latency of a 1-element add on
  * opencl:0 against a bare OpenCL enqueue + finish plus one ring round trip,
  * and last, when a Python with torch is there, the same operations through
  * PyTorch (elementwise_torch.c).
@@ -257,6 +259,7 @@ typedef struct ew_result {
     bool measured; /* the case ran on this device (value may still be NAN) */
     double value;  /* GB/s, NAN when the operation failed */
     double baseline;
+    double paired; /* the median ratio of side-by-side samples; 0: none */
 } ew_result;
 
 /* Measures one case on one device into *res; notes what failed. */
@@ -288,19 +291,31 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
     stream_arrays s = {0};
     bool together = op_ok && 2 * bytes <= MEMORY_BUDGET;
     bool have_stream = together && stream_init(&s, bytes, threads, SUITE) == 0;
-    bench_samples values = {0}, baselines = {0};
+    /* Each sample of the operation is followed by one of the baseline, and
+     * the pair gives a ratio: what the rest of a shared machine takes from
+     * the memory then weighs on both sides of it. */
+    bench_samples values = {0}, baselines = {0}, ratios = {0};
     for (int r = 0; r < plan->rounds && op_ok; r++) {
         for (int k = 0; k < plan->samples && op_ok; k++) {
-            double sec;
-            if (time_op(&o, plan->reps, &sec)) {
-                bench_samples_add(&values, (double)bytes / sec / 1e9);
-            } else {
+            double sec, base_sec;
+            if (!time_op(&o, plan->reps, &sec)) {
                 bench_note(SUITE, "%s on %s failed: %s", c->name, dev, tsr_last_error());
                 op_ok = false;
+                break;
             }
+            double gbps = (double)bytes / sec / 1e9;
+            bench_samples_add(&values, gbps);
+            if (!have_stream)
+                continue;
+            if (!time_stream(&s, plan->reps, &base_sec)) {
+                bench_note(SUITE, "stream_add: cannot start its threads");
+                have_stream = false;
+                continue;
+            }
+            double base = (double)stream_bytes(&s) / base_sec / 1e9;
+            bench_samples_add(&baselines, base);
+            bench_samples_add(&ratios, gbps / base);
         }
-        if (have_stream && !stream_turn(&s, plan, &baselines))
-            have_stream = false;
     }
     release_operands(&o);
     if (!together) {
@@ -310,11 +325,15 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
                 have_stream = false;
     }
     stream_free(&s);
-    if (op_ok)
+    if (op_ok) {
         res->value = bench_quantile(&values, 0.5);
+        if (ratios.count == values.count)
+            res->paired = bench_quantile(&ratios, 0.5);
+    }
     res->baseline = bench_quantile(&baselines, 0.5);
     bench_samples_free(&values);
     bench_samples_free(&baselines);
+    bench_samples_free(&ratios);
 }
 
 /* ---- small_op_latency --------------------------------------------------- */
@@ -351,6 +370,14 @@ static bool small_turn(small_op *s, size_t warmup, size_t n, bench_samples *out)
     return true;
 }
 
+/* Appends the samples of `from` to `to` and frees `from`. */
+static void samples_move(bench_samples *to, bench_samples *from)
+{
+    for (size_t k = 0; k < from->count; k++)
+        bench_samples_add(to, from->v[k]);
+    bench_samples_free(from);
+}
+
 static bool ring_ping(void *client)
 {
     return tsr_client_ping(client, TSR_TRANSPORT_RING) == TSR_OK;
@@ -367,9 +394,11 @@ static void add_named(bench_results *out, bench_row row, const char *name, const
     bench_add(out, &row);
 }
 
-/* A bandwidth row: GB/s against a baseline's GB/s. */
+/* A bandwidth row: GB/s against a baseline's GB/s (paired: the median
+ * ratio of side-by-side samples, 0 where they were not paired). */
 static void add_rate(bench_results *out, const char *name, const char *device, int threads,
-                     double value, const char *baseline, double baseline_value, double target)
+                     double value, const char *baseline, double baseline_value, double paired,
+                     double target)
 {
     add_named(out,
               (bench_row){.threads = threads,
@@ -378,7 +407,8 @@ static void add_rate(bench_results *out, const char *name, const char *device, i
                           .unit = BENCH_GBPS,
                           .baseline_value = baseline_value,
                           .baseline_p99 = NAN,
-                          .target = target},
+                          .target = target,
+                          .paired_ratio = paired},
               name, device, baseline);
 }
 
@@ -411,24 +441,35 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
     else
         op_ok = true;
 
-    bench_samples tessera = {0}, bare_s = {0}, ring = {0};
+    /* Each round's three turns give a ratio of their medians as well: the
+     * pair's ratio, in which the load of the rest of a shared machine at
+     * that moment weighs on both sides. */
+    bench_samples tessera = {0}, bare_s = {0}, ring = {0}, ratios = {0};
     bool ring_ok = true;
     for (int r = 0; r < plan->lat_rounds; r++) {
-        if (op_ok && !small_turn(&s, plan->lat_warmup, plan->lat_n, &tessera)) {
+        bench_samples t_round = {0}, b_round = {0}, r_round = {0};
+        if (op_ok && !small_turn(&s, plan->lat_warmup, plan->lat_n, &t_round)) {
             bench_note(SUITE, "small_op_latency failed: %s", tsr_last_error());
             op_ok = false;
         }
         if (bare &&
-            bench_time_ops(bare_opencl_run, bare, plan->lat_warmup, plan->lat_n, &bare_s) != 0) {
+            bench_time_ops(bare_opencl_run, bare, plan->lat_warmup, plan->lat_n, &b_round) != 0) {
             bench_note(SUITE, "small_op_latency: the bare OpenCL enqueue failed");
             bare_opencl_close(bare);
             bare = NULL;
         }
         if (ring_ok &&
-            bench_time_ops(ring_ping, client, plan->lat_warmup, plan->lat_n, &ring) != 0) {
+            bench_time_ops(ring_ping, client, plan->lat_warmup, plan->lat_n, &r_round) != 0) {
             bench_note(SUITE, "small_op_latency: ring ping failed: %s", tsr_last_error());
             ring_ok = false;
         }
+        if (op_ok && bare && ring_ok)
+            bench_samples_add(&ratios,
+                              (bench_quantile(&b_round, 0.5) + bench_quantile(&r_round, 0.5)) /
+                                  bench_quantile(&t_round, 0.5));
+        samples_move(&tessera, &t_round);
+        samples_move(&bare_s, &b_round);
+        samples_move(&ring, &r_round);
     }
     tsr_tensor_release(s.a);
     tsr_tensor_release(s.b);
@@ -442,7 +483,9 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
         row.baseline_value = us(&bare_s, 0.5) + us(&ring, 0.5);
         row.baseline_p99 = NAN;
         row.target = LATENCY_TARGET;
+        row.paired_ratio = ratios.count == (size_t)plan->lat_rounds ? bench_quantile(&ratios, 0.5) : 0;
         add_named(out, row, "small_op_latency", dev, "bare_enqueue_finish+ring_rtt");
+        row.paired_ratio = 0;
     }
     if (bare_s.count) {
         row.baseline_value = us(&bare_s, 0.5);
@@ -456,6 +499,7 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
     bench_samples_free(&tessera);
     bench_samples_free(&bare_s);
     bench_samples_free(&ring);
+    bench_samples_free(&ratios);
 }
 
 /* What the measurements held at most: this process's resident memory and
@@ -544,7 +588,7 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
             tsr_device_str(devices[d_ix], dev, sizeof dev);
             if (!isnan(res->baseline))
                 add_rate(out, c->name, dev, threads, res->value, "stream_add", res->baseline,
-                         d_ix == 0 ? c->target_cpu : c->target_opencl);
+                         res->paired, d_ix == 0 ? c->target_cpu : c->target_opencl);
         }
     }
     if (opencl)
@@ -574,7 +618,7 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
                     tsr_device_str(devices[d_ix], dev, sizeof dev);
                     if (results[k][d_ix].measured)
                         add_rate(out, cases[k].name, dev, threads, results[k][d_ix].value, "torch",
-                                 gbps, TORCH_TARGET);
+                                 gbps, 0, TORCH_TARGET);
                 }
             }
         }

@@ -131,7 +131,11 @@ static const char usage_text[] =
     "                      the baseline's median and 99th percentile\n"
     "      ratio           value / baseline_value for rates and\n"
     "                      baseline_value / value for latencies: bigger is\n"
-    "                      better, 1 is par\n"
+    "                      better, 1 is par. Where the two were sampled side\n"
+    "                      by side (elementwise), the median of the pairs'\n"
+    "                      ratios instead, which a busy neighbour on a\n"
+    "                      shared machine moves less\n"
+    "      paired          whether ratio is that median\n"
     "      target          the ratio the design asks for, or null\n"
     "      meets_target    ratio >= target, or null without a target\n"
     "    Targets are reported, never enforced: a missed target does not\n"
@@ -261,6 +265,7 @@ static void print_json(const bench_results *r)
         json_number_field("baseline_value", row->baseline_value);
         json_number_field("baseline_p99", row->baseline_p99);
         json_number_field("ratio", bench_ratio(row));
+        printf(", \"paired\": %s", row->paired_ratio > 0 ? "true" : "false");
         json_number_field("target", row->target);
         printf(", \"meets_target\": %s}", !has_target(row, &met) ? "null" : met ? "true" : "false");
     }

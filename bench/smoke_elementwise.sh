@@ -39,7 +39,8 @@ shape='
   def num_or_null: type == "number" or type == "null";
   type == "array" and length > 0 and all(.[];
     (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
-               "name", "p99", "ratio", "suite", "target", "threads", "unit", "value"] | sort))
+               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
+               "value"] | sort))
     and .suite == "elementwise" and (.name | type == "string")
     and (.device | type == "string")
     and (.threads | type == "number" and . >= 1)
@@ -48,7 +49,9 @@ shape='
     and (.baseline | type == "string")
     and (.baseline_value | type == "number" and . > 0)
     and (.p99 | num_or_null) and (.baseline_p99 | num_or_null)
-    and (if .value == null then .ratio == null and .meets_target == null
+    and (.paired | type == "boolean")
+    and (if .value == null then .ratio == null and .meets_target == null and .paired == false
+         elif .paired then .ratio | type == "number" and . > 0
          else (. as $o | ($o.ratio | type == "number")
                and (($o.ratio - (if $o.unit == "us" then $o.baseline_value / $o.value
                                  else $o.value / $o.baseline_value end) | fabs)
@@ -82,6 +85,14 @@ if [[ ${#devices[@]} == 2 ]]; then
             "$tmp/out.json" >/dev/null || fail "no row small_op_latency/$base"
     done
 fi
+# Samples of an operation and of its STREAM baseline are taken in pairs (the
+# quick tensors always fit beside the baseline's arrays), and so are the
+# rounds of the latency against enqueue + finish + ring; the other rows'
+# ratios are ratios of medians.
+jq -e 'all(.[]; if .value == null then .paired == false
+                elif .baseline == "stream_add" or .baseline == "bare_enqueue_finish+ring_rtt"
+                then .paired else .paired == false end)' "$tmp/out.json" >/dev/null ||
+    fail "a row sampled in pairs says otherwise, or the other way round"
 # PyTorch's rows when the run found torch, none when it said it did not.
 if grep -q "no PyTorch comparison" "$tmp/err"; then
     jq -e 'all(.[]; .baseline != "torch")' "$tmp/out.json" >/dev/null ||

@@ -42,7 +42,8 @@ shape='
   def num_or_null: type == "number" or type == "null";
   type == "array" and length > 0 and all(.[];
     (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
-               "name", "p99", "ratio", "suite", "target", "threads", "unit", "value"] | sort))
+               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
+               "value"] | sort))
     and (.suite | type == "string") and (.name | type == "string")
     and (.device | type == "string" or type == "null")
     and (.threads | type == "number" and . >= 1)
@@ -51,7 +52,7 @@ shape='
     and (.baseline | type == "string")
     and (.baseline_value | type == "number" and . > 0)
     and (.p99 | num_or_null) and (.baseline_p99 | num_or_null)
-    and (.ratio | type == "number")
+    and (.ratio | type == "number") and .paired == false
     and (. as $o | ($o.ratio - (if $o.unit == "us" then $o.baseline_value / $o.value
                                  else $o.value / $o.baseline_value end) | fabs)
                    < 1e-3 * $o.ratio + 1e-9)

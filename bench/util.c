@@ -51,6 +51,8 @@ double bench_ratio(const bench_row *row)
 {
     if (!(row->value > 0) || !(row->baseline_value > 0))
         return NAN;
+    if (row->paired_ratio > 0)
+        return row->paired_ratio;
     return bench_is_latency(row) ? row->baseline_value / row->value
                                  : row->value / row->baseline_value;
 }
