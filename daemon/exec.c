@@ -32,6 +32,7 @@ typedef struct job {
     struct job *next; /* in its device's FIFO, then on the finished stack */
     struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
     uint64_t submit_ns;            /* 0 until given to the driver */
+    bool on_host;                  /* given to a device that computes on this machine's CPUs */
     _Atomic uint64_t done_ns;      /* 0 until the driver reported it finished */
     tsr__session *session;
     uint32_t queue, sequence;
@@ -65,6 +66,9 @@ typedef struct executor {
     busy *busy;  /* one per OpenCL device */
     size_t count;
     _Atomic(job *) finished;
+    /* Jobs given to devices that compute on this machine's CPUs and not
+     * finished yet (the loop thread adds, the driver's thread takes). */
+    atomic_uint on_host;
 } executor;
 
 static executor *the_executor;
@@ -134,6 +138,8 @@ static void finish(executor *x, job *j, tsr_status status, const char *message)
 {
     if (j->submit_ns)
         atomic_store(&j->done_ns, tsr__now_ns()); /* before the ring says so */
+    if (j->on_host)
+        atomic_fetch_sub(&x->on_host, 1u);
     j->status = status;
     snprintf(j->message, sizeof j->message, "%s", message ? message : "");
     publish(j);
@@ -211,6 +217,12 @@ static void busy_submit(executor *x, job *j)
     else
         b->first = j;
     b->last = j;
+}
+
+bool tsr__exec_on_host(void)
+{
+    const executor *x = the_executor;
+    return x && atomic_load_explicit(&x->on_host, memory_order_relaxed) > 0;
 }
 
 uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns)
@@ -319,6 +331,9 @@ static void pump(executor *x, uint32_t queue)
                 /* Counted before the enqueue: the driver may finish it at once. */
                 j->submit_ns = tsr__now_ns();
                 busy_submit(x, j);
+                j->on_host = tsr__clrt_on_host(x->rt, queue);
+                if (j->on_host)
+                    atomic_fetch_add(&x->on_host, 1u);
                 st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
                 if (st != TSR_OK) {
                     busy_unlink(&x->busy[queue], j);

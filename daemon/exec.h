@@ -52,6 +52,11 @@ bool tsr__exec_busy(const tsr__session *s);
  * the first launch). Exact: measured at each submission and completion. */
 uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns);
 
+/* Whether kernels are running on a device that computes on this machine's
+ * CPUs (PoCL's CPU device): the event loop then sleeps instead of spinning,
+ * so as not to take a CPU from them. Any thread. */
+bool tsr__exec_on_host(void);
+
 /* A segment goes away: drops its OpenCL buffer. */
 void tsr__exec_segment_gone(tsr__segment *segment);
 

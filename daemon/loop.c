@@ -149,6 +149,11 @@ tsr_status tsr__loop_run(tsr__loop *loop)
         int timeout = 0;
         bool armed = false;
         round++;
+        /* A spin that would take a CPU from running kernels ends now. */
+        if (spin_until != 0 && loop->poller.quiet && loop->poller.quiet(loop->poller.data)) {
+            spin_until = 0;
+            busy = false;
+        }
         if (spin_until != 0 && round % CLOCK_EVERY != 0) {
             if (round % SPIN_EPOLL_EVERY != 0) {
                 busy |= poll_rings(loop) != 0;

@@ -5,7 +5,9 @@
  * looks at epoll without blocking every few rounds), so a busy client's
  * requests are served with no system call. After TSR__LOOP_SPIN_NS without
  * work it arms the poller's sleep flags and blocks in epoll_wait; clients
- * then ring the doorbell eventfd. An idle daemon therefore uses no CPU. */
+ * then ring the doorbell eventfd. An idle daemon therefore uses no CPU.
+ * Nor does it spin while the poller says the CPUs are better left to
+ * others (kernels running on them). */
 #ifndef TESSERA_DAEMON_LOOP_H
 #define TESSERA_DAEMON_LOOP_H
 
@@ -24,10 +26,13 @@ typedef void (*tsr__loop_fn)(tsr__loop *loop, uint32_t events, void *data);
 
 /* The ring poller: serve(data) returns how many requests it served;
  * arm(data, true) tells every ring that the daemon is about to sleep and
- * returns true when work arrived meanwhile; arm(data, false) clears that. */
+ * returns true when work arrived meanwhile; arm(data, false) clears that;
+ * quiet(data), when set, returns true while the loop should sleep rather
+ * than spin (asked every round, so it must be cheap). */
 typedef struct tsr__loop_poller {
     unsigned (*serve)(void *data);
     bool (*arm)(void *data, bool sleeping);
+    bool (*quiet)(void *data);
     void *data;
 } tsr__loop_poller;
 

@@ -314,6 +314,15 @@ static bool arm_rings(void *data, bool sleeping)
     return pending;
 }
 
+/* The loop does not spin while kernels run on this machine's CPUs: with
+ * PoCL's CPU device, a spinning loop thread would hold a CPU that a worker
+ * needs (on a 2-CPU machine the latency of a small kernel doubled). */
+static bool kernels_on_host(void *data)
+{
+    (void)data;
+    return tsr__exec_on_host();
+}
+
 /* ---- the configuration in force ----------------------------------------- */
 
 /* What the daemon lends of each device: memory_limit.daemon, applied to
@@ -532,6 +541,7 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
     }
     tsr__loop_set_poller(server->loop, &(tsr__loop_poller){.serve = serve_rings,
                                                           .arm = arm_rings,
+                                                          .quiet = kernels_on_host,
                                                           .data = server});
     return TSR_OK;
 }

@@ -604,6 +604,11 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
             err = clSetKernelArg(k, arg++, sizeof(value), &(value));                         \
     } while (0)
 
+bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal)
+{
+    return ordinal < rt->count && (rt->devices[ordinal].info.cl_device_type & CL_DEVICE_TYPE_CPU);
+}
+
 uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
 {
     return ordinal < rt->count ? rt->devices[ordinal].info.compute_units : 0;

@@ -113,6 +113,9 @@ uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal);
 /* Whether launches on the device copy their operands in and out (its
  * memory is not the host's; see Memory above). */
 bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal);
+/* Whether the device computes on this machine's own CPUs (a CPU device
+ * such as PoCL's): its kernels need the CPUs the daemon's threads use. */
+bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__clrt_launch *launch, tsr__clrt_done_fn done, void *ctx);
 
