@@ -14,7 +14,9 @@
  * Then the latency of a 1-element add on
  * opencl:0 against a bare OpenCL enqueue + finish plus one ring round trip,
  * and last, when a Python with torch is there, the same operations through
- * PyTorch (elementwise_torch.c).
+ * PyTorch (elementwise_torch.c), each of its samples also followed by a
+ * STREAM sample: Tessera against PyTorch is then the ratio of their two
+ * ratios to the memory's speed, each taken side by side.
  *
  * An operation that fails (one this libtessera cannot compute yet, say) is
  * reported, and its rows keep their baseline with no value. */
@@ -336,6 +338,43 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
     bench_samples_free(&ratios);
 }
 
+/* The case through PyTorch in `child`, each sample followed by a STREAM
+ * sample as in measure_case: value is torch's GB/s, paired the median of
+ * the pairs' ratios (0 where the two do not fit in memory together).
+ * False, noted, when torch could not run it. */
+static bool measure_torch(const ew_case *c, torch_child *child, const ew_plan *plan,
+                          const ew_sizes *z, int threads, ew_result *res)
+{
+    uint64_t bytes = case_bytes(c, z);
+    *res = (ew_result){.measured = true, .value = NAN, .baseline = NAN};
+    if (!torch_case(child, c->name))
+        return false;
+    stream_arrays s = {0};
+    bool have_stream = 2 * bytes <= MEMORY_BUDGET && stream_init(&s, bytes, threads, SUITE) == 0;
+    bench_samples values = {0}, ratios = {0};
+    bool ok = true;
+    for (int k = 0; k < plan->rounds * plan->samples && ok; k++) {
+        double sec, base_sec;
+        ok = torch_sample(child, &sec);
+        if (!ok)
+            break;
+        double gbps = (double)bytes / sec / 1e9;
+        bench_samples_add(&values, gbps);
+        if (have_stream && time_stream(&s, plan->reps, &base_sec))
+            bench_samples_add(&ratios, gbps / ((double)stream_bytes(&s) / base_sec / 1e9));
+    }
+    torch_drop(child);
+    stream_free(&s);
+    if (ok) {
+        res->value = bench_quantile(&values, 0.5);
+        if (ratios.count == values.count)
+            res->paired = bench_quantile(&ratios, 0.5);
+    }
+    bench_samples_free(&values);
+    bench_samples_free(&ratios);
+    return ok;
+}
+
 /* ---- small_op_latency --------------------------------------------------- */
 
 typedef struct small_op {
@@ -599,28 +638,28 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
         bench_daemon_stop(&d);
 
     if (config->torch) {
-        torch_request req = {.threads = threads,
-                             .n = z.n,
-                             .side = z.side,
-                             .batch = z.batch,
-                             .samples = plan->rounds * plan->samples,
-                             .reps = plan->reps};
-        torch_results tr;
-        if (torch_measure(&req, SUITE, &tr) == 0) {
-            bench_note(SUITE, "torch %s", tr.version);
+        torch_request req = {
+            .threads = threads, .n = z.n, .side = z.side, .batch = z.batch, .reps = plan->reps};
+        torch_child *child;
+        if (torch_open(&req, SUITE, &child) == 0) {
+            bench_note(SUITE, "torch %s", torch_version(child));
             for (size_t k = 0; k < CASE_COUNT; k++) {
-                const torch_result *t = torch_find(&tr, cases[k].name);
-                if (!t || isnan(t->seconds))
+                ew_result t;
+                if (!measure_torch(&cases[k], child, plan, &z, threads, &t))
                     continue;
-                double gbps = (double)case_bytes(&cases[k], &z) / t->seconds / 1e9;
                 for (int d_ix = 0; d_ix < device_count; d_ix++) {
+                    const ew_result *r = &results[k][d_ix];
+                    if (!r->measured)
+                        continue;
+                    /* Each side's ratio to the STREAM samples beside it. */
+                    double paired = r->paired > 0 && t.paired > 0 ? r->paired / t.paired : 0;
                     char dev[TSR_DEVICE_STR_MAX];
                     tsr_device_str(devices[d_ix], dev, sizeof dev);
-                    if (results[k][d_ix].measured)
-                        add_rate(out, cases[k].name, dev, threads, results[k][d_ix].value, "torch",
-                                 gbps, 0, TORCH_TARGET);
+                    add_rate(out, cases[k].name, dev, threads, r->value, "torch", t.value, paired,
+                             TORCH_TARGET);
                 }
             }
+            torch_close(child);
         }
     }
     return 0;

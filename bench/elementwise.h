@@ -45,34 +45,32 @@ void bare_opencl_close(bare_opencl *b);
 
 /* ---- PyTorch (elementwise_torch.c) ----------------------------------- */
 
-/* What the child Python measures: the suite's operations on torch's cpu
- * device, `samples` times `reps` repetitions each after one untimed. */
+/* What the child Python runs: the suite's operations on torch's cpu
+ * device, `reps` repetitions per sample. */
 typedef struct torch_request {
     int threads;  /* torch.set_num_threads */
     int64_t n;    /* elements of the flat tensors */
     int64_t side; /* side of the square ones (side * side = n) */
     int64_t batch;
-    int samples, reps;
+    int reps;
 } torch_request;
 
-typedef struct torch_result {
-    char name[48];
-    double seconds; /* median seconds per operation; NAN when it failed */
-} torch_result;
+/* A child Python with torch, taking one request at a time. */
+typedef struct torch_child torch_child;
 
-#define TORCH_MAX_RESULTS 16
-
-typedef struct torch_results {
-    char version[64];
-    torch_result r[TORCH_MAX_RESULTS];
-    size_t count;
-} torch_results;
-
-/* Runs the comparison with $TESSERA_BENCH_PYTHON, else /usr/bin/python3.
- * Returns 0 with the results, or -1 after printing why there are none
- * (no Python, no torch). */
-int torch_measure(const torch_request *req, const char *suite, torch_results *out);
-/* The result named `name`, or NULL. */
-const torch_result *torch_find(const torch_results *r, const char *name);
+/* Starts it with $TESSERA_BENCH_PYTHON, else /usr/bin/python3. Returns 0
+ * with the child, or -1 after printing why there is none (no Python, no
+ * torch). */
+int torch_open(const torch_request *req, const char *suite, torch_child **out);
+const char *torch_version(const torch_child *c);
+/* Makes the tensors of the case called `name` (elementwise.c's names) and
+ * runs it once; false, noted, when torch refused it. */
+bool torch_case(torch_child *c, const char *name);
+/* One sample of the current case: seconds per operation. */
+bool torch_sample(torch_child *c, double *seconds);
+/* Frees the current case's tensors. */
+void torch_drop(torch_child *c);
+/* Ends the child (NULL: nothing). */
+void torch_close(torch_child *c);
 
 #endif /* TESSERA_BENCH_ELEMENTWISE_H */

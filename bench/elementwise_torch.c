@@ -1,13 +1,19 @@
 /* tessera-bench, elementwise suite: the same operations through PyTorch.
  *
  * A child Python runs the script below, which builds the suite's tensors
- * on torch's cpu device with torch.set_num_threads(threads), times each
- * operation with time.perf_counter and prints one JSON object per line:
- *   {"torch": VERSION}                      first, when torch imports
- *   {"name": NAME, "seconds": S}            the median seconds per operation
- *   {"name": NAME, "error": MESSAGE}        an operation torch refused
- *   {"missing": MESSAGE}                    alone, when torch does not import
- * The names and shapes must stay those of elementwise.c's cases. */
+ * on torch's cpu device with torch.set_num_threads(threads) and times them
+ * with time.perf_counter, one request at a time, so that the suite can
+ * set each sample beside a STREAM sample of its own, as it does Tessera's.
+ * It prints one JSON object per line:
+ *   {"torch": VERSION}             first, when torch imports
+ *   {"missing": MESSAGE}           alone, when torch does not import
+ * and reads one request per line, answering each:
+ *   case NAME   {"ready": NAME}, or {"error": MESSAGE} when torch refused
+ *               the operation (its tensors are made and it runs once)
+ *   sample      {"seconds": S}: seconds per operation over `reps` of them
+ *   drop        {"dropped": NAME}: the case's tensors are freed
+ * End of input ends it. The names and shapes must stay those of
+ * elementwise.c's cases. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +33,7 @@ static const char script[] =
     "    print(json.dumps(obj), flush=True)\n"
     "\n"
     "def main():\n"
-    "    threads, n, side, batch, samples, reps = (int(v) for v in sys.argv[1:7])\n"
+    "    threads, n, side, batch, reps = (int(v) for v in sys.argv[1:6])\n"
     "    try:\n"
     "        import torch\n"
     "    except Exception as e:\n"
@@ -47,34 +53,42 @@ static const char script[] =
     "    def channels_last(t):\n"
     "        t[0].contiguous(memory_format=torch.channels_last)\n"
     "\n"
-    "    cases = [\n"
-    "        ('add_f32', flat(f32, f32), add),\n"
-    "        ('add_i32_f32', flat(torch.int32, f32), add),\n"
-    "        ('add_f16', flat(torch.float16, torch.float16), add),\n"
-    "        ('add_bf16', flat(torch.bfloat16, torch.bfloat16), add),\n"
-    "        ('add_f64', flat(torch.float64, torch.float64), add),\n"
-    "        ('add_transposed', lambda: (torch.ones(side, side).t(),\n"
+    "    cases = {\n"
+    "        'add_f32': (flat(f32, f32), add),\n"
+    "        'add_i32_f32': (flat(torch.int32, f32), add),\n"
+    "        'add_f16': (flat(torch.float16, torch.float16), add),\n"
+    "        'add_bf16': (flat(torch.bfloat16, torch.bfloat16), add),\n"
+    "        'add_f64': (flat(torch.float64, torch.float64), add),\n"
+    "        'add_transposed': (lambda: (torch.ones(side, side).t(),\n"
     "                                    torch.full((side, side), 2.0),\n"
     "                                    torch.empty(side, side)), add),\n"
-    "        ('add_broadcast', lambda: (torch.ones(side, 1), torch.full((1, side), 2.0),\n"
+    "        'add_broadcast': (lambda: (torch.ones(side, 1), torch.full((1, side), 2.0),\n"
     "                                   torch.empty(side, side)), add),\n"
-    "        ('nchw_to_nhwc', lambda: (torch.ones(batch, 64, 56, 56),), channels_last),\n"
-    "    ]\n"
-    "    for name, make, op in cases:\n"
+    "        'nchw_to_nhwc': (lambda: (torch.ones(batch, 64, 56, 56),), channels_last),\n"
+    "    }\n"
+    "    name, t, op = None, None, None\n"
+    "    for line in sys.stdin:\n"
+    "        words = line.split()\n"
     "        try:\n"
-    "            t = make()\n"
-    "            op(t)\n"
-    "            times = []\n"
-    "            for _ in range(samples):\n"
+    "            if words[:1] == ['case'] and len(words) == 2:\n"
+    "                name, t = words[1], None\n"
+    "                make, op = cases[name]\n"
+    "                t = make()\n"
+    "                op(t)\n"
+    "                emit({'ready': name})\n"
+    "            elif words == ['sample'] and t is not None:\n"
     "                start = time.perf_counter()\n"
     "                for _ in range(reps):\n"
     "                    op(t)\n"
-    "                times.append((time.perf_counter() - start) / reps)\n"
-    "            del t\n"
-    "            times.sort()\n"
-    "            emit({'name': name, 'seconds': times[(len(times) - 1) // 2]})\n"
+    "                emit({'seconds': (time.perf_counter() - start) / reps})\n"
+    "            elif words == ['drop']:\n"
+    "                t = None\n"
+    "                emit({'dropped': name})\n"
+    "            else:\n"
+    "                emit({'error': 'bad request: %s' % line.strip()})\n"
     "        except Exception as e:\n"
-    "            emit({'name': name, 'error': '%s: %s' % (type(e).__name__, e)})\n"
+    "            t = None\n"
+    "            emit({'error': '%s: %s' % (type(e).__name__, e)})\n"
     "\n"
     "main()\n";
 
@@ -85,108 +99,176 @@ static const char *python_path(void)
     return python && *python ? python : DEFAULT_PYTHON;
 }
 
-const torch_result *torch_find(const torch_results *r, const char *name)
+struct torch_child {
+    int pid;
+    FILE *to, *from; /* its standard input and output */
+    const char *suite;
+    char version[64];
+};
+
+const char *torch_version(const torch_child *c)
 {
-    for (size_t k = 0; k < r->count; k++)
-        if (strcmp(r->r[k].name, name) == 0)
-            return &r->r[k];
-    return NULL;
+    return c->version;
 }
 
-/* One line of the script's output into *out; notes what it cannot use. */
-static void parse_line(char *line, const char *suite, torch_results *out, bool *missing)
+/* The child's next line into `line` (the rest of an overlong one is
+ * dropped); false at its end. */
+static bool read_line(torch_child *c, char *line, size_t n)
 {
+    if (!fgets(line, (int)n, c->from))
+        return false;
+    bool whole = strchr(line, '\n') != NULL;
     line[strcspn(line, "\n")] = '\0';
-    char name[48];
-    double seconds;
-    int at = -1;
-    if (sscanf(line, "{\"torch\": \"%63[^\"]\"}", out->version) == 1)
-        return;
-    if (sscanf(line, "{\"missing\": %n", &at) == 0 && at > 0) {
-        bench_note(suite, "no PyTorch comparison: %s cannot import torch (%s)", python_path(),
-                   line + at);
-        *missing = true;
-        return;
-    }
-    if (sscanf(line, "{\"name\": \"%47[^\"]\", \"seconds\": %lf}", name, &seconds) == 2) {
-        if (out->count < TORCH_MAX_RESULTS) {
-            torch_result *r = &out->r[out->count++];
-            snprintf(r->name, sizeof r->name, "%s", name);
-            r->seconds = seconds > 0 ? seconds : NAN;
-        }
-        return;
-    }
-    at = -1;
-    if (sscanf(line, "{\"name\": \"%47[^\"]\", \"error\": %n", name, &at) == 1 && at > 0) {
-        bench_note(suite, "torch: %s failed: %s", name, line + at);
-        return;
-    }
-    bench_note(suite, "torch: unexpected output: %s", line);
+    char rest[256];
+    while (!whole && fgets(rest, sizeof rest, c->from))
+        whole = strchr(rest, '\n') != NULL;
+    return true;
 }
 
-int torch_measure(const torch_request *req, const char *suite, torch_results *out)
+/* Sends one request and reads its answer; false (noted) when the child
+ * is gone or the answer is an error. */
+static bool request(torch_child *c, const char *what, char *answer, size_t n)
 {
-    *out = (torch_results){0};
+    if (fprintf(c->to, "%s\n", what) < 0 || fflush(c->to) != 0 || !read_line(c, answer, n)) {
+        bench_note(c->suite, "torch: the child Python is gone (at \"%s\")", what);
+        return false;
+    }
+    int at = -1;
+    if (sscanf(answer, "{\"error\": %n", &at) == 0 && at > 0) {
+        bench_note(c->suite, "torch: %s: %s", what, answer + at);
+        return false;
+    }
+    return true;
+}
+
+bool torch_case(torch_child *c, const char *name)
+{
+    char what[64], answer[512], ready[48];
+    snprintf(what, sizeof what, "case %s", name);
+    if (!request(c, what, answer, sizeof answer))
+        return false;
+    if (sscanf(answer, "{\"ready\": \"%47[^\"]\"}", ready) != 1 || strcmp(ready, name) != 0) {
+        bench_note(c->suite, "torch: unexpected answer to \"%s\": %s", what, answer);
+        return false;
+    }
+    return true;
+}
+
+bool torch_sample(torch_child *c, double *seconds)
+{
+    char answer[512];
+    if (!request(c, "sample", answer, sizeof answer))
+        return false;
+    if (sscanf(answer, "{\"seconds\": %lf}", seconds) != 1 || !(*seconds > 0)) {
+        bench_note(c->suite, "torch: unexpected answer to \"sample\": %s", answer);
+        return false;
+    }
+    return true;
+}
+
+void torch_drop(torch_child *c)
+{
+    char answer[512];
+    (void)request(c, "drop", answer, sizeof answer);
+}
+
+void torch_close(torch_child *c)
+{
+    if (!c)
+        return;
+    if (c->to)
+        fclose(c->to);
+    if (c->from)
+        fclose(c->from);
+    if (c->pid > 0)
+        bench_wait(c->pid);
+    free(c);
+}
+
+int torch_open(const torch_request *req, const char *suite, torch_child **out)
+{
+    *out = NULL;
     const char *python = python_path();
     if (access(python, X_OK) != 0) {
         bench_note(suite, "no PyTorch comparison: %s: %s", python, strerror(errno));
         return -1;
     }
-    char args[6][24];
+    char args[5][24];
     snprintf(args[0], sizeof args[0], "%d", req->threads);
     snprintf(args[1], sizeof args[1], "%lld", (long long)req->n);
     snprintf(args[2], sizeof args[2], "%lld", (long long)req->side);
     snprintf(args[3], sizeof args[3], "%lld", (long long)req->batch);
-    snprintf(args[4], sizeof args[4], "%d", req->samples);
-    snprintf(args[5], sizeof args[5], "%d", req->reps);
+    snprintf(args[4], sizeof args[4], "%d", req->reps);
 
-    int fds[2];
-    if (pipe(fds) < 0) {
+    int down[2], up[2];
+    if (pipe(down) < 0) {
         bench_note(suite, "no PyTorch comparison: pipe: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe(up) < 0) {
+        bench_note(suite, "no PyTorch comparison: pipe: %s", strerror(errno));
+        close(down[0]);
+        close(down[1]);
         return -1;
     }
     bench_note(suite, "the same operations through PyTorch (%s)", python);
     int pid = bench_fork();
     if (pid < 0) {
         bench_note(suite, "no PyTorch comparison: fork: %s", strerror(errno));
-        close(fds[0]);
-        close(fds[1]);
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
         return -1;
     }
     if (pid == 0) {
-        close(fds[0]);
-        if (dup2(fds[1], STDOUT_FILENO) < 0)
+        close(down[1]);
+        close(up[0]);
+        if (dup2(down[0], STDIN_FILENO) < 0 || dup2(up[1], STDOUT_FILENO) < 0)
             _exit(127);
-        close(fds[1]);
-        execl(python, python, "-c", script, args[0], args[1], args[2], args[3], args[4], args[5],
+        close(down[0]);
+        close(up[1]);
+        execl(python, python, "-c", script, args[0], args[1], args[2], args[3], args[4],
               (char *)NULL);
         fprintf(stderr, "tessera-bench: %s: cannot run %s: %s\n", suite, python, strerror(errno));
         _exit(127);
     }
-    close(fds[1]);
-    FILE *f = fdopen(fds[0], "r");
-    if (!f) {
-        close(fds[0]);
-        bench_wait(pid);
-        bench_note(suite, "no PyTorch comparison: fdopen: %s", strerror(errno));
+    close(down[0]);
+    close(up[1]);
+    torch_child *c = calloc(1, sizeof *c);
+    if (c) {
+        c->pid = pid;
+        c->suite = suite;
+        c->to = fdopen(down[1], "w");
+        c->from = fdopen(up[0], "r");
+    }
+    if (!c || !c->to || !c->from) {
+        bench_note(suite, "no PyTorch comparison: out of memory");
+        if (c) {
+            if (!c->to)
+                close(down[1]);
+            if (!c->from)
+                close(up[0]);
+            torch_close(c);
+        } else {
+            close(down[1]);
+            close(up[0]);
+            bench_wait(pid);
+        }
         return -1;
     }
-    bool missing = false;
     char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        bool whole = strchr(line, '\n') != NULL;
-        parse_line(line, suite, out, &missing);
-        /* The rest of an overlong line is dropped. */
-        while (!whole && fgets(line, sizeof line, f))
-            whole = strchr(line, '\n') != NULL;
+    int at = -1;
+    if (!read_line(c, line, sizeof line)) {
+        bench_note(suite, "no PyTorch comparison: %s said nothing", python);
+    } else if (sscanf(line, "{\"torch\": \"%63[^\"]\"}", c->version) == 1) {
+        *out = c;
+        return 0;
+    } else if (sscanf(line, "{\"missing\": %n", &at) == 0 && at > 0) {
+        bench_note(suite, "no PyTorch comparison: %s cannot import torch (%s)", python, line + at);
+    } else {
+        bench_note(suite, "no PyTorch comparison: unexpected output: %s", line);
     }
-    fclose(f);
-    int status = bench_wait(pid);
-    if (missing)
-        return -1;
-    if (status != 0 || !out->version[0]) {
-        bench_note(suite, "no PyTorch comparison: %s exited with status %d", python, status);
-        return -1;
-    }
-    return 0;
+    torch_close(c);
+    return -1;
 }
