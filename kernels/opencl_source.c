@@ -933,7 +933,7 @@ static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, in
  * the lines it writes; around them, written from whole vectors, the
  * kernel kept its speed where the same launch otherwise lost up to half
  * of it from one run to the next (measured on PoCL, float32 add with a
- * transposed 8192 x 8192 input: 7.5-8.6 GB/s against 4.2-8.6). Written
+ * transposed 8192 x 8192 input: 7.5-9.2 GB/s against 4.2-8.8). Written
  * from private memory instead, as the chunked walks do, the rows cost a
  * fifth more. The element function stays the scalar one's: a + b, a - b,
  * a * b and a / b are IEEE operations that give the same bits one lane
@@ -989,7 +989,7 @@ static void emit_vector_row(text *t, const tsr__kernel_key *key, int walk)
             f32 ? "0x00400000u" : "0x0008000000000000UL", ut, vt);
     }
     put(t,
-        "                    __builtin_nontemporal_store(m, (__global %s *)(p0 + f0) + v);\n"
+        "                    TSR__CL_STREAM(m, (__global %s *)(p0 + f0) + v);\n"
         "                }\n"
         "                continue;\n"
         "            }\n",
