@@ -316,7 +316,7 @@ static bool arm_rings(void *data, bool sleeping)
 
 /* The loop does not spin while kernels run on this machine's CPUs: with
  * PoCL's CPU device, a spinning loop thread would hold a CPU that a worker
- * needs (on a 2-CPU machine the latency of a small kernel doubled). */
+ * needs (on a 2-CPU machine a small kernel took half as long again). */
 static bool kernels_on_host(void *data)
 {
     (void)data;
