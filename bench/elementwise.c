@@ -264,6 +264,47 @@ typedef struct ew_result {
     double paired; /* the median ratio of side-by-side samples; 0: none */
 } ew_result;
 
+/* Samples of an operation (GB/s), of the STREAM baseline, and the ratios
+ * of those taken side by side: what the rest of a shared machine takes
+ * from the memory at one moment then weighs on both sides of a ratio. */
+typedef struct ew_pairs {
+    bench_samples values, baselines, ratios;
+} ew_pairs;
+
+/* Adds a sample of the operation and, when `s` is given, a STREAM sample
+ * taken right after it, paired with it. False (noted) when the STREAM
+ * threads could not start: the caller pairs no more. */
+static bool pair_add(ew_pairs *p, double gbps, const stream_arrays *s, int reps)
+{
+    bench_samples_add(&p->values, gbps);
+    if (!s)
+        return true;
+    double sec;
+    if (!time_stream(s, reps, &sec)) {
+        bench_note(SUITE, "stream_add: cannot start its threads");
+        return false;
+    }
+    double base = (double)stream_bytes(s) / sec / 1e9;
+    bench_samples_add(&p->baselines, base);
+    bench_samples_add(&p->ratios, gbps / base);
+    return true;
+}
+
+/* The medians into *res (the value only when the operation ran to the
+ * end, the paired ratio only when every sample was paired); frees p. */
+static void pairs_finish(ew_pairs *p, bool ok, ew_result *res)
+{
+    if (ok) {
+        res->value = bench_quantile(&p->values, 0.5);
+        if (p->ratios.count == p->values.count)
+            res->paired = bench_quantile(&p->ratios, 0.5);
+    }
+    res->baseline = bench_quantile(&p->baselines, 0.5);
+    bench_samples_free(&p->values);
+    bench_samples_free(&p->baselines);
+    bench_samples_free(&p->ratios);
+}
+
 /* Measures one case on one device into *res; notes what failed. */
 static void measure_case(const ew_case *c, tsr_client *client, tsr_device device,
                          const ew_plan *plan, const ew_sizes *z, int threads, ew_result *res)
@@ -293,49 +334,29 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
     stream_arrays s = {0};
     bool together = op_ok && 2 * bytes <= MEMORY_BUDGET;
     bool have_stream = together && stream_init(&s, bytes, threads, SUITE) == 0;
-    /* Each sample of the operation is followed by one of the baseline, and
-     * the pair gives a ratio: what the rest of a shared machine takes from
-     * the memory then weighs on both sides of it. */
-    bench_samples values = {0}, baselines = {0}, ratios = {0};
+    /* Each sample of the operation is followed by one of the baseline. */
+    ew_pairs p = {0};
     for (int r = 0; r < plan->rounds && op_ok; r++) {
         for (int k = 0; k < plan->samples && op_ok; k++) {
-            double sec, base_sec;
+            double sec;
             if (!time_op(&o, plan->reps, &sec)) {
                 bench_note(SUITE, "%s on %s failed: %s", c->name, dev, tsr_last_error());
                 op_ok = false;
                 break;
             }
-            double gbps = (double)bytes / sec / 1e9;
-            bench_samples_add(&values, gbps);
-            if (!have_stream)
-                continue;
-            if (!time_stream(&s, plan->reps, &base_sec)) {
-                bench_note(SUITE, "stream_add: cannot start its threads");
+            if (!pair_add(&p, (double)bytes / sec / 1e9, have_stream ? &s : NULL, plan->reps))
                 have_stream = false;
-                continue;
-            }
-            double base = (double)stream_bytes(&s) / base_sec / 1e9;
-            bench_samples_add(&baselines, base);
-            bench_samples_add(&ratios, gbps / base);
         }
     }
     release_operands(&o);
     if (!together) {
         have_stream = stream_init(&s, bytes, threads, SUITE) == 0;
         for (int r = 0; r < plan->rounds && have_stream; r++)
-            if (!stream_turn(&s, plan, &baselines))
+            if (!stream_turn(&s, plan, &p.baselines))
                 have_stream = false;
     }
     stream_free(&s);
-    if (op_ok) {
-        res->value = bench_quantile(&values, 0.5);
-        if (ratios.count == values.count)
-            res->paired = bench_quantile(&ratios, 0.5);
-    }
-    res->baseline = bench_quantile(&baselines, 0.5);
-    bench_samples_free(&values);
-    bench_samples_free(&baselines);
-    bench_samples_free(&ratios);
+    pairs_finish(&p, op_ok, res);
 }
 
 /* The case through PyTorch in `child`, each sample followed by a STREAM
@@ -351,27 +372,17 @@ static bool measure_torch(const ew_case *c, torch_child *child, const ew_plan *p
         return false;
     stream_arrays s = {0};
     bool have_stream = 2 * bytes <= MEMORY_BUDGET && stream_init(&s, bytes, threads, SUITE) == 0;
-    bench_samples values = {0}, ratios = {0};
+    ew_pairs p = {0};
     bool ok = true;
     for (int k = 0; k < plan->rounds * plan->samples && ok; k++) {
-        double sec, base_sec;
+        double sec;
         ok = torch_sample(child, &sec);
-        if (!ok)
-            break;
-        double gbps = (double)bytes / sec / 1e9;
-        bench_samples_add(&values, gbps);
-        if (have_stream && time_stream(&s, plan->reps, &base_sec))
-            bench_samples_add(&ratios, gbps / ((double)stream_bytes(&s) / base_sec / 1e9));
+        if (ok && !pair_add(&p, (double)bytes / sec / 1e9, have_stream ? &s : NULL, plan->reps))
+            have_stream = false;
     }
     torch_drop(child);
     stream_free(&s);
-    if (ok) {
-        res->value = bench_quantile(&values, 0.5);
-        if (ratios.count == values.count)
-            res->paired = bench_quantile(&ratios, 0.5);
-    }
-    bench_samples_free(&values);
-    bench_samples_free(&ratios);
+    pairs_finish(&p, ok, res);
     return ok;
 }
 

@@ -235,28 +235,22 @@ int torch_open(const torch_request *req, const char *suite, torch_child **out)
     }
     close(down[0]);
     close(up[1]);
-    torch_child *c = calloc(1, sizeof *c);
-    if (c) {
-        c->pid = pid;
-        c->suite = suite;
-        c->to = fdopen(down[1], "w");
-        c->from = fdopen(up[0], "r");
-    }
-    if (!c || !c->to || !c->from) {
+    FILE *to = fdopen(down[1], "w"), *from = to ? fdopen(up[0], "r") : NULL;
+    torch_child *c = from ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
         bench_note(suite, "no PyTorch comparison: out of memory");
-        if (c) {
-            if (!c->to)
-                close(down[1]);
-            if (!c->from)
-                close(up[0]);
-            torch_close(c);
-        } else {
+        if (to)
+            fclose(to); /* the child sees the end of its input and exits */
+        else
             close(down[1]);
+        if (from)
+            fclose(from);
+        else
             close(up[0]);
-            bench_wait(pid);
-        }
+        bench_wait(pid);
         return -1;
     }
+    *c = (torch_child){.pid = pid, .to = to, .from = from, .suite = suite};
     char line[1024];
     int at = -1;
     if (!read_line(c, line, sizeof line)) {
