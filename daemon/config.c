@@ -71,8 +71,10 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
          .default_value = TSR_DEFAULT_SOCKET,
          .default_text = "$TESSERA_SOCKET, else " TSR_DEFAULT_SOCKET, .restart = true,
          .help = "The Unix socket clients connect to. Its directory must exist. A stale socket "
-                 "left by a daemon that died is replaced; a live daemon's is not. Not used when "
-                 "systemd passes the listening socket (tesserad.socket)."},
+                 "left by a daemon that died is replaced; a live daemon's is not, nor a file "
+                 "that is not a socket. The socket appears at the path only once it listens "
+                 "with its group and mode, so waiting for the file is waiting for the daemon. "
+                 "Not used when systemd passes the listening socket (tesserad.socket)."},
         KIND_TEXT, parse_socket_path},
     [TSR__CONF_SOCKET_GROUP] = {
         {.name = "socket.group", .option = "socket-group", .metavar = "GROUP",

@@ -73,6 +73,11 @@ static tsr_status set_access(const char *path, const tsr__config *cfg)
     return TSR_OK;
 }
 
+/* The socket is bound under a temporary name beside the final one and
+ * linked into place once it listens with its group and mode: whoever
+ * sees the file can connect to it, and never meets a socket that refuses
+ * connections (between bind() and listen()) or that has the wrong mode.
+ * A path with no room for the suffix is bound in place. */
 static tsr_status bind_socket(tsr__server *server, const tsr__config *cfg)
 {
     const char *path = cfg->v[TSR__CONF_SOCKET_PATH].text;
@@ -86,22 +91,42 @@ static tsr_status bind_socket(tsr__server *server, const tsr__config *cfg)
     tsr_status st = claim_path(&addr);
     if (st != TSR_OK)
         return st;
+    struct sockaddr_un temp = addr;
+    int n = snprintf(temp.sun_path, sizeof temp.sun_path, "%s.%ld.new", path, (long)getpid());
+    bool aside = n > 0 && (size_t)n < sizeof temp.sun_path;
+    if (!aside)
+        temp = addr;
+    else
+        unlink(temp.sun_path); /* left by a daemon of this pid that died here */
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return tsr__fail(TSR_ERR_IO, "socket: %s", strerror(errno));
     mode_t old_mask = umask(0177);
-    int bound = bind(fd, (struct sockaddr *)&addr, sizeof addr);
+    int bound = bind(fd, (struct sockaddr *)&temp, sizeof temp);
     umask(old_mask);
     if (bound < 0 || listen(fd, 256) < 0) {
         int e = errno;
+        if (bound == 0)
+            unlink(temp.sun_path);
         close(fd);
         return tsr__fail(e == EACCES ? TSR_ERR_PERMISSION : TSR_ERR_IO, "cannot listen on %s: %s",
                          path, strerror(e));
     }
-    st = set_access(addr.sun_path, cfg);
+    st = set_access(temp.sun_path, cfg);
+    if (st == TSR_OK && aside) {
+        /* link() never replaces: a daemon that started beside this one
+         * and got there first keeps the path. */
+        if (link(temp.sun_path, addr.sun_path) < 0)
+            st = errno == EEXIST
+                     ? tsr__fail(TSR_ERR_IO, "another tesserad is already listening on %s", path)
+                     : tsr__fail(TSR_ERR_IO, "cannot link the socket %s into place as %s: %s",
+                                 temp.sun_path, path, strerror(errno));
+        unlink(temp.sun_path);
+    }
     if (st != TSR_OK) {
         close(fd);
-        unlink(addr.sun_path);
+        if (!aside)
+            unlink(temp.sun_path);
         return st;
     }
     server->listen_fd = fd;

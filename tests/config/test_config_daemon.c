@@ -213,6 +213,113 @@ static void test_start_errors(void)
     ASSERT_TRUE(access(socket, F_OK) != 0);
 }
 
+static int unix_socket(const char *path, int type, bool listening);
+
+/* Starts tesserad --foreground on a socket path of the test's choosing,
+ * its output into log; the caller stops it. */
+static pid_t spawn_on(const char *socket, const char *log, const char *mode)
+{
+    const char *exe = getenv("TESSERA_TEST_DAEMON");
+    pid_t pid = fork();
+    if (pid == 0) {
+        int out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(out, STDERR_FILENO);
+        dup2(out, STDOUT_FILENO);
+        execl(exe, exe, "--foreground", "--config", "/dev/null", "--socket", socket,
+              "--socket-mode", mode, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static bool can_connect_to(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
+static int stop_pid(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Whether the work directory holds a name containing needle. */
+static bool work_has(const char *needle)
+{
+    char out[8192];
+    const char *ls[] = {"/bin/ls", "-a", work, NULL};
+    return run_capture(ls, out, sizeof out) == 0 && strstr(out, needle) != NULL;
+}
+
+/* The socket file: it appears only once it accepts connections, with its
+ * mode; a second daemon on the same path is refused, a stale socket is
+ * replaced, and anything else at the path is left alone. */
+static void test_socket_path(void)
+{
+    const char *exe = getenv("TESSERA_TEST_DAEMON");
+    char path[320], log[320], out[4096], want[1024];
+    snprintf(path, sizeof path, "%s", in_work("own.sock"));
+    snprintf(log, sizeof log, "%s", in_work("own.log"));
+
+    /* Watched from the moment it exists, over several starts. */
+    for (int round = 0; round < 8; round++) {
+        pid_t pid = spawn_on(path, log, "0640");
+        struct stat st;
+        long spins = 0;
+        while (lstat(path, &st) != 0 && spins < 200000000L) {
+            spins++;
+            if (spins % 4096 == 0 && waitpid(pid, NULL, WNOHANG) == pid)
+                break;
+        }
+        ASSERT_TRUE(lstat(path, &st) == 0 && S_ISSOCK(st.st_mode));
+        ASSERT_EQ(st.st_mode & 0777, 0640);
+        ASSERT_TRUE(can_connect_to(path));
+        ASSERT_FALSE(work_has(".new"));
+        if (round == 0) {
+            /* A second daemon on the same path. */
+            const char *second[] = {exe,      "--foreground", "--config", "/dev/null",
+                                    "--socket", path,         NULL};
+            ASSERT_EQ(run_capture(second, out, sizeof out), 1);
+            snprintf(want, sizeof want, "another tesserad is already listening on %s", path);
+            ASSERT_TRUE(strstr(out, want) != NULL);
+            ASSERT_TRUE(can_connect_to(path));
+        }
+        ASSERT_EQ(stop_pid(pid), 0);
+        ASSERT_TRUE(access(path, F_OK) != 0);
+    }
+
+    /* A socket nobody listens on, as a killed daemon leaves it. */
+    close(unix_socket(path, SOCK_SEQPACKET, false));
+    ASSERT_FALSE(can_connect_to(path));
+    pid_t pid = spawn_on(path, log, "0600");
+    snprintf(want, sizeof want, "replaced the stale socket %s", path);
+    ASSERT_TRUE(wait_log(log, want));
+    ASSERT_TRUE(wait_log(log, "listening on"));
+    ASSERT_TRUE(can_connect_to(path));
+    ASSERT_EQ(stop_pid(pid), 0);
+
+    /* A file that is not a socket. */
+    write_file(path, "keep me\n");
+    const char *refused[] = {exe, "--foreground", "--config", "/dev/null", "--socket", path, NULL};
+    ASSERT_EQ(run_capture(refused, out, sizeof out), 1);
+    snprintf(want, sizeof want, "%s exists and is not a socket; not replacing it", path);
+    ASSERT_TRUE(strstr(out, want) != NULL);
+    char *kept = read_text(path);
+    ASSERT_STREQ(kept ? kept : "", "keep me\n");
+    free(kept);
+    unlink(path);
+    unlink(log);
+    ASSERT_FALSE(work_has(".new"));
+}
+
 /* SIGHUP and wait for the daemon's word that it reloaded. */
 static bool reload(test_daemon *d, const char *file)
 {
@@ -453,6 +560,7 @@ int main(int argc, char **argv)
     test_help();
     test_start_errors();
     test_socket_access();
+    test_socket_path();
     test_reload();
     test_command_line_wins();
     test_notify();

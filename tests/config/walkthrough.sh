@@ -170,12 +170,12 @@ systemd-socket-activate --seqpacket -l "$sock" "${env_args[@]}" \
     -E TESSERA_KERNEL_CACHE="$cache_dir" \
     $exec_start --config "$conf" >"$work/tesserad.log" 2>&1 &
 daemon_pid=$!
-chmod 0660 "$sock" 2>/dev/null || true
-for _ in $(seq 100); do
-    [[ -S $sock ]] && break
-    sleep 0.05
-done
+# The socket file exists from bind(); a connection before listen() would
+# be refused, so wait for systemd-socket-activate's line, which it prints
+# once the socket listens.
+wait_for_line "$work/tesserad.log" '^Listening on ' "systemd-socket-activate"
 [[ -S $sock ]] || fail "the socket $sock did not appear"
+chmod 0660 "$sock" || fail "chmod 0660 $sock failed"
 [[ -s $notify_log ]] && fail "the service started before anyone connected"
 export TESSERA_SOCKET=$sock
 
