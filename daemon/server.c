@@ -115,12 +115,17 @@ static tsr_status bind_socket(tsr__server *server, const tsr__config *cfg)
     st = set_access(temp.sun_path, cfg);
     if (st == TSR_OK && aside) {
         /* link() never replaces: a daemon that started beside this one
-         * and got there first keeps the path. */
-        if (link(temp.sun_path, addr.sun_path) < 0)
-            st = errno == EEXIST
+         * and got there first keeps the path. A file system without hard
+         * links gets rename() (claim_path found the path free). */
+        int linked = link(temp.sun_path, addr.sun_path), e = errno;
+        if (linked < 0 && (e == EPERM || e == EOPNOTSUPP || e == ENOSYS) &&
+            rename(temp.sun_path, addr.sun_path) == 0)
+            linked = 0;
+        else if (linked < 0)
+            st = e == EEXIST
                      ? tsr__fail(TSR_ERR_IO, "another tesserad is already listening on %s", path)
                      : tsr__fail(TSR_ERR_IO, "cannot link the socket %s into place as %s: %s",
-                                 temp.sun_path, path, strerror(errno));
+                                 temp.sun_path, path, strerror(e));
         unlink(temp.sun_path);
     }
     if (st != TSR_OK) {
