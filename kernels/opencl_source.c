@@ -497,8 +497,11 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
     g->geom_count = outer >= 2 ? outer * (1 + q) : 0;
     /* A transposed input is packed where every other operand steps by one
      * along x: its stride along x is not 1, so `unit` only fails for it,
-     * and nothing stands still. */
-    bool packs = k->op != TSR__KOP_COPY && nacross == 1 && nstill == 0 && g->size[1] > 1 &&
+     * and nothing stands still. A copy packs too: NCHW -> NHWC of a
+     * 64x64x56x56 float32 tensor on one PoCL thread ran about 20% faster
+     * through the packed tile (8x8 transposes in registers) than through
+     * the strided walk's element-by-element tile. */
+    bool packs = nacross == 1 && nstill == 0 && g->size[1] > 1 &&
                  out_unit(g) && others_unit(g, k, across);
     uint32_t walk = g->size[0] <= 1 || (unit && nstill == 0) ? TSR__KWALK_UNIT
                     : unit && nstill == 1                    ? still
@@ -1141,8 +1144,6 @@ static bool has_walk(const tsr__kernel_key *key, const int *storage, int nstorag
 {
     if (checks_zero(key))
         return walk == TSR__KWALK_STRIDED;
-    if (key->op == TSR__KOP_COPY && walk >= TSR__KWALK_PACK1)
-        return false; /* a copy is as fast through the strided walk's tiles */
     int k = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_PACK1   ? 1
             : walk == TSR__KWALK_BCAST2 || walk == TSR__KWALK_PACK2 ? 2
                                                                     : 0;

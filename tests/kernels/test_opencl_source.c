@@ -885,7 +885,7 @@ static void check_loops(void)
           .common = TSR_FLOAT32,
           .noperands = 2,
           .dtypes = {TSR_FLOAT32, TSR_FLOAT16}},
-         "yynnnnn"},
+         "yynynnn"},
         {{.op = TSR__KOP_FILL, .common = TSR_COMPLEX64, .noperands = 1, .dtypes = {TSR_COMPLEX64}},
          "ynnnnnn"},
     };
