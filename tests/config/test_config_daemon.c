@@ -232,17 +232,6 @@ static pid_t spawn_on(const char *socket, const char *log, const char *mode)
     return pid;
 }
 
-static bool can_connect_to(const char *path)
-{
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
-    int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
-    if (fd >= 0)
-        close(fd);
-    return ok;
-}
-
 static int stop_pid(pid_t pid)
 {
     kill(pid, SIGTERM);
@@ -281,7 +270,7 @@ static void test_socket_path(void)
         }
         ASSERT_TRUE(lstat(path, &st) == 0 && S_ISSOCK(st.st_mode));
         ASSERT_EQ(st.st_mode & 0777, 0640);
-        ASSERT_TRUE(can_connect_to(path));
+        ASSERT_TRUE(test_can_connect(path));
         ASSERT_FALSE(work_has(".new"));
         if (round == 0) {
             /* A second daemon on the same path. */
@@ -290,7 +279,7 @@ static void test_socket_path(void)
             ASSERT_EQ(run_capture(second, out, sizeof out), 1);
             snprintf(want, sizeof want, "another tesserad is already listening on %s", path);
             ASSERT_TRUE(strstr(out, want) != NULL);
-            ASSERT_TRUE(can_connect_to(path));
+            ASSERT_TRUE(test_can_connect(path));
         }
         ASSERT_EQ(stop_pid(pid), 0);
         ASSERT_TRUE(access(path, F_OK) != 0);
@@ -298,12 +287,12 @@ static void test_socket_path(void)
 
     /* A socket nobody listens on, as a killed daemon leaves it. */
     close(unix_socket(path, SOCK_SEQPACKET, false));
-    ASSERT_FALSE(can_connect_to(path));
+    ASSERT_FALSE(test_can_connect(path));
     pid_t pid = spawn_on(path, log, "0600");
     snprintf(want, sizeof want, "replaced the stale socket %s", path);
     ASSERT_TRUE(wait_log(log, want));
     ASSERT_TRUE(wait_log(log, "listening on"));
-    ASSERT_TRUE(can_connect_to(path));
+    ASSERT_TRUE(test_can_connect(path));
     ASSERT_EQ(stop_pid(pid), 0);
 
     /* A file that is not a socket. */

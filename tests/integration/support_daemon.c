@@ -20,7 +20,7 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static bool can_connect(const char *path)
+bool test_can_connect(const char *path)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof addr.sun_path)
@@ -68,7 +68,7 @@ int test_daemon_start(test_daemon *d, const char *const *extra)
     }
     setenv("TESSERA_SOCKET", d->socket, 1);
     for (int waited = 0; waited < 30000; waited += 10) {
-        if (can_connect(d->socket))
+        if (test_can_connect(d->socket))
             return 0;
         if (!test_daemon_alive(d)) {
             fprintf(stderr, "tesserad exited during start-up\n");

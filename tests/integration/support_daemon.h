@@ -27,6 +27,8 @@ int test_daemon_start(test_daemon *d, const char *const *extra);
 int test_daemon_stop(test_daemon *d);
 /* SIGKILL and reap (the directory stays for test_daemon_stop's cleanup). */
 void test_daemon_kill(test_daemon *d);
+/* Whether a SOCK_SEQPACKET connection to path succeeds now. */
+bool test_can_connect(const char *path);
 /* Whether the daemon process is still running. */
 bool test_daemon_alive(test_daemon *d);
 /* Prints the daemon's log to stderr (for failures). */
