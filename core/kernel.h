@@ -126,8 +126,29 @@ typedef enum tsr__kernel_walk {
 enum {
     TSR__KENTRY_UNIT_PLUS = TSR__KWALK_COUNT,
     TSR__KENTRY_UNIT_MINUS,
+    TSR__KENTRY_GENERIC, /* the generic program of a common dtype (below) */
     TSR__KENTRY_COUNT
 };
+
+/* ---- The generic programs ----
+ *
+ * A device has one generic program per common dtype: its key has op 0,
+ * entry TSR__KENTRY_GENERIC, the common dtype, and nothing else. Its one
+ * kernel runs every operation computing in that dtype, reading and
+ * writing every dtype that converts to and from it, in the STRIDED walk,
+ * with the operation and the dtypes given at run time. So a launch needs
+ * no program of its own: it runs at once on the generic program, while
+ * a program specialised to its key (its walk's vector loops, no run-time
+ * dispatch) is built in the background for launches large enough to
+ * gain from it, and takes over when ready.
+ *
+ * Its arguments are the ABI's above for three operands with storage
+ * (slots past the launch's operands with storage repeat the output's
+ * buffer with zero strides and are never read), then
+ *   uint4 kind      x: the operation; y: the output's dtype; z: input 1's
+ *                   dtype | input 2's << 8 (TSR__KEY_SCALAR for a scalar,
+ *                   0 for none); w: the operands with storage. */
+#define TSR__KGENERIC_SLOTS 3
 
 /* block.z: the walk, and flags: add/sub's alpha is 1 or -1 in a dtype
  * whose programs have loops of their own for it (float16/32/64), and the

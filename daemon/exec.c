@@ -69,6 +69,9 @@ typedef struct executor {
     /* Jobs given to devices that compute on this machine's CPUs and not
      * finished yet (the loop thread adds, the driver's thread takes). */
     atomic_uint on_host;
+    /* Per device: when its generic programs were asked for (ns), 0 once
+     * they are all built or loaded and that was logged. */
+    uint64_t *generic_since;
     /* Retired jobs kept for the next launches (loop thread only): a job
      * is over a kilobyte, and allocating one per launch made glibc
      * consolidate its free lists each time, several percent of a small
@@ -302,6 +305,11 @@ static const char *const op_names[TSR__KOP_COUNT] = {
 static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
 {
     const tsr__kernel_key *k = tsr__clrt_program_key(p);
+    if (k->entry == TSR__KENTRY_GENERIC) {
+        tsr__log(TSR__LOG_INFO, "opencl:%u: generic program %s: %s", queue,
+                 k->common < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->common) : "?", made);
+        return;
+    }
     char types[96] = "";
     size_t used = 0;
     for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
@@ -361,6 +369,64 @@ static void pump(executor *x, uint32_t queue)
     }
 }
 
+static bool needs_fp64(tsr_dtype d)
+{
+    return d == TSR_FLOAT64 || d == TSR_COMPLEX128;
+}
+
+/* The common dtypes, most used first: the order the generic programs are
+ * built in (a launch that needs one still takes it out of turn). */
+static const tsr_dtype generic_order[] = {
+    TSR_FLOAT32,  TSR_INT64,         TSR_BOOL,          TSR_FLOAT64,         TSR_INT32,
+    TSR_FLOAT16,  TSR_BFLOAT16,      TSR_UINT8,         TSR_INT8,            TSR_INT16,
+    TSR_COMPLEX64, TSR_COMPLEX128,   TSR_COMPLEX32,     TSR_UINT16,          TSR_UINT32,
+    TSR_UINT64,   TSR_FLOAT8_E4M3FN, TSR_FLOAT8_E5M2,   TSR_FLOAT8_E4M3FNUZ, TSR_FLOAT8_E5M2FNUZ,
+    TSR_FLOAT8_E8M0FNU, TSR_FLOAT4_E2M1FN_X2};
+_Static_assert(sizeof generic_order / sizeof generic_order[0] == TSR_DTYPE_COUNT,
+               "every dtype has a generic program");
+
+static bool generic_wanted(tsr_dtype d, bool fp64)
+{
+    return fp64 || !needs_fp64(d);
+}
+
+/* Asks for every generic program of a device, so that the first launch
+ * of any operation, dtypes and layout finds its program built. */
+static void prepare_generic(executor *x, uint32_t queue, bool fp64)
+{
+    for (size_t k = 0; k < TSR_DTYPE_COUNT; k++) {
+        if (!generic_wanted(generic_order[k], fp64))
+            continue;
+        tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
+        tsr__clrt_program_get(x->rt, queue, &key, false);
+    }
+    x->generic_since[queue] = tsr__now_ns();
+}
+
+/* Logs, once per device, that its generic programs are all there. */
+static void report_generic(executor *x, uint32_t queue)
+{
+    if (x->generic_since[queue] == 0)
+        return;
+    bool fp64 = x->server->registry.devices[queue + 1].info.fp64;
+    int ready = 0, failed = 0;
+    for (size_t k = 0; k < TSR_DTYPE_COUNT; k++) {
+        if (!generic_wanted(generic_order[k], fp64))
+            continue;
+        tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
+        tsr__clrt_program *p = tsr__clrt_program_find(x->rt, queue, &key);
+        int state = p ? tsr__clrt_program_state(p) : TSR__CLPROG_PENDING;
+        if (state == TSR__CLPROG_PENDING)
+            return;
+        ready += state == TSR__CLPROG_READY;
+        failed += state == TSR__CLPROG_FAILED;
+    }
+    tsr__log(failed ? TSR__LOG_ERR : TSR__LOG_INFO,
+             "opencl:%u: generic programs ready: %d of %d in %.1f s", queue, ready, ready + failed,
+             (double)(tsr__now_ns() - x->generic_since[queue]) / 1e9);
+    x->generic_since[queue] = 0;
+}
+
 static void on_notify(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -383,8 +449,10 @@ static void on_notify(tsr__loop *loop, uint32_t events, void *data)
         retire(ordered);
         ordered = next;
     }
-    for (size_t q = 0; q < x->count; q++)
+    for (size_t q = 0; q < x->count; q++) {
         pump(x, (uint32_t)q);
+        report_generic(x, (uint32_t)q);
+    }
 }
 
 /* ---- the executor ------------------------------------------------------ */
@@ -405,11 +473,14 @@ static tsr_status executor_get(tsr__server *server, executor **out)
     if (x) {
         x->fifos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->fifos);
         x->busy = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->busy);
+        x->generic_since =
+            calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->generic_since);
     }
-    if (!x || !infos || !x->fifos || !x->busy) {
+    if (!x || !infos || !x->fifos || !x->busy || !x->generic_since) {
         if (x) {
             free(x->fifos);
             free(x->busy);
+            free(x->generic_since);
         }
         free(x);
         free(infos);
@@ -441,11 +512,14 @@ static tsr_status executor_get(tsr__server *server, executor **out)
             close(x->notify_fd);
         free(x->fifos);
         free(x->busy);
+        free(x->generic_since);
         free(x);
         return st;
     }
     tsr__log(TSR__LOG_INFO, "kernel executor started (program cache: %s)",
              dir[0] ? dir : "memory only");
+    for (size_t q = 0; q < x->count; q++)
+        prepare_generic(x, (uint32_t)q, reg->devices[q + 1].info.fp64);
     the_executor = x;
     *out = x;
     return TSR_OK;
@@ -477,6 +551,7 @@ void tsr__exec_shutdown(void)
     }
     free(x->fifos);
     free(x->busy);
+    free(x->generic_since);
     free(x);
     the_executor = NULL;
 }
@@ -488,10 +563,6 @@ static uint32_t inputs_of(uint32_t op)
     return op == TSR__KOP_FILL ? 0 : op == TSR__KOP_COPY ? 1 : 2;
 }
 
-static bool needs_fp64(tsr_dtype d)
-{
-    return d == TSR_FLOAT64 || d == TSR_COMPLEX128;
-}
 
 static tsr_status check_kernel(const tsr__kernel *k)
 {
@@ -547,6 +618,40 @@ static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
     return (int)(pool - s->pools);
 }
 
+/* ---- programs ------------------------------------------------------------ */
+
+/* Launches of at least this many elements get a program of their own
+ * key, built in the background; smaller ones gain too little from its
+ * vector loops to pay for the build (about a second on a CPU device). */
+#define SPECIALISE_ELEMENTS (INT64_C(1) << 16)
+
+static int64_t elements_of(const tsr__kernel *k)
+{
+    int64_t n = 1;
+    for (int32_t d = 0; d < k->ndim; d++)
+        n *= k->sizes[d]; /* checked for overflow by tsr__exec_launch */
+    return n;
+}
+
+/* The program a launch runs: its key's own when that is ready, else the
+ * generic program of its common dtype (core/kernel.h), which every device
+ * builds ahead of need. A large launch asks for its own program in the
+ * background, for the launches after it. */
+static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__kernel *k,
+                                      const tsr__kernel_key *key, bool *generic)
+{
+    tsr__clrt_program *own = tsr__clrt_program_find(x->rt, queue, key);
+    if (own && tsr__clrt_program_state(own) == TSR__CLPROG_READY) {
+        *generic = false;
+        return own;
+    }
+    if (!own && elements_of(k) >= SPECIALISE_ELEMENTS && !tsr__clrt_program_get(x->rt, queue, key, false))
+        return NULL;
+    tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)key->common);
+    *generic = true;
+    return tsr__clrt_program_get(x->rt, queue, &any, true);
+}
+
 /* ---- the interface ------------------------------------------------------ */
 
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
@@ -563,7 +668,8 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
-    tsr__clrt_program *program = tsr__clrt_program_get(x->rt, queue, &key);
+    bool generic = false;
+    tsr__clrt_program *program = program_for(x, queue, k, &key, &generic);
     if (!program)
         return TSR_ERR_OUT_OF_MEMORY;
     if (tsr__clrt_program_state(program) == TSR__CLPROG_FAILED)
@@ -597,6 +703,15 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         j->segments[b] = segments[i];
         l->offsets[b] = byte_offsets[i];
         l->extents[b] = extents[i];
+    }
+    if (generic) {
+        /* The generic kernel has every slot: the ones past the operands
+         * repeat the output's buffer, with no span and zero strides. */
+        l->generic = true;
+        tsr__kernel_generic_kind(k, l->kind);
+        for (uint32_t b = l->nbuffers; b < TSR__KGENERIC_SLOTS; b++)
+            j->segments[b] = segments[0];
+        l->nbuffers = TSR__KGENERIC_SLOTS;
     }
     j->sequence = ++s->launch_seq[queue];
     if (j->sequence == 0) /* 0 means "nothing launched" */

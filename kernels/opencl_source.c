@@ -289,10 +289,34 @@ static int storage_of(const tsr__kernel_key *key, int *storage)
 
 static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry);
 
+static tsr_status fp64_missing(void)
+{
+    return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                     "this device has no float64 support (cl_khr_fp64): it cannot compute "
+                     "with float64 or complex128");
+}
+
+/* A generic program's key: op 0, the entry, a common dtype, zeros. */
+static tsr_status generic_key_check(const tsr__kernel_key *key, unsigned caps)
+{
+    if (key->op != 0 || key->noperands != 0 || key->reserved != 0)
+        return bad_key("field of a generic program's key", key->op);
+    for (int k = 0; k < TSR__KERNEL_MAX_OPERANDS; k++)
+        if (key->dtypes[k] != 0)
+            return bad_key("operand dtype of a generic program's key", key->dtypes[k]);
+    if (!tsr_dtype_is_valid((tsr_dtype)key->common))
+        return bad_key("common dtype", key->common);
+    if (needs_fp64((tsr_dtype)key->common) && !(caps & TSR__OPENCL_CAP_FP64))
+        return fp64_missing();
+    return TSR_OK;
+}
+
 tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
 {
     if (key == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "kernel key must not be NULL");
+    if (key->entry == TSR__KENTRY_GENERIC)
+        return generic_key_check(key, caps);
     tsr__kernel_op op = (tsr__kernel_op)key->op;
     if (key->op == 0 || key->op >= TSR__KOP_COUNT)
         return bad_key("operation", key->op);
@@ -331,9 +355,7 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
     if (st != TSR_OK)
         return st;
     if (fp64 && !(caps & TSR__OPENCL_CAP_FP64))
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                         "this device has no float64 support (cl_khr_fp64): it cannot compute "
-                         "with float64 or complex128");
+        return fp64_missing();
     int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
     if (!has_entry(key, storage, nstorage, key->entry))
         return bad_key("entry for these operands", key->entry);
@@ -779,11 +801,12 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
 
 /* tsr_elem: one element from the element in<k> of each input k with
  * storage; returns the output's bits. */
-static void emit_element(text *t, const tsr__kernel_key *key, const int *storage, int nstorage)
+static void emit_element(text *t, const tsr__kernel_key *key, const int *storage, int nstorage,
+                         const char *name)
 {
     char ot[16];
     out_type(key, ot, sizeof ot);
-    put(t, "static inline __attribute__((always_inline)) %s tsr_elem(", ot);
+    put(t, "static inline __attribute__((always_inline)) %s %s(", ot, name);
     for (int q = 1; q < nstorage; q++) {
         char it[16];
         elem_type(key, storage[q], it, sizeof it);
@@ -1162,6 +1185,7 @@ static const char *const entry_names[TSR__KENTRY_COUNT] = {
     [TSR__KWALK_PACK2] = "pack2",
     [TSR__KENTRY_UNIT_PLUS] = "unit, alpha 1",
     [TSR__KENTRY_UNIT_MINUS] = "unit, alpha -1",
+    [TSR__KENTRY_GENERIC] = "generic",
 };
 
 /* Whether a key's program has the entry. */
@@ -1254,6 +1278,207 @@ static void emit_entry(text *t, const tsr__kernel_key *key, const int *storage, 
            "    if (bad)\n        *status = 1;\n}\n\n");
 }
 
+/* ---- the generic program of a common dtype ---------------------------------
+ *
+ * core/kernel.h describes it. It is made of the same parts as a key's own
+ * program, so both give the same bits: each operation's element function
+ * is emit_element's for a key whose operands are all in the common dtype,
+ * and the conversions on the way in and out are convert_value's, one
+ * case per dtype. */
+
+/* Input and output dtype bytes of kind.z for an operand a launch does not
+ * have (a fill's inputs, a copy's second). */
+#define GENERIC_NONE 0xfeu
+
+/* Whether a kernel converts between `d` and `common`: float4_e2m1fn_x2
+ * only to itself, the float64 dtypes only on devices that have them. */
+static bool generic_converts(tsr_dtype common, tsr_dtype d, unsigned caps)
+{
+    if ((d == TSR_FLOAT4_E2M1FN_X2) != (common == TSR_FLOAT4_E2M1FN_X2))
+        return false;
+    return !needs_fp64(d) || (caps & TSR__OPENCL_CAP_FP64);
+}
+
+/* The operations computing in `common`, as keys whose operands are all in
+ * it: the ones whose element functions the generic program holds. */
+static bool generic_op_key(tsr__kernel_op op, tsr_dtype common, tsr__kernel_key *key)
+{
+    if (tsr__kernel_check_compute(op, common) != TSR_OK)
+        return false;
+    uint8_t n = op == TSR__KOP_FILL ? 1 : op == TSR__KOP_COPY ? 2 : 3;
+    *key = (tsr__kernel_key){.op = (uint8_t)op,
+                             .entry = TSR__KWALK_STRIDED,
+                             .common = (uint8_t)common,
+                             .noperands = n};
+    for (uint8_t k = 0; k < n; k++)
+        key->dtypes[k] = (uint8_t)common;
+    return true;
+}
+
+/* tsr_g_load: element i of dtype d at p, in the common dtype (raw). */
+static void emit_generic_load(text *t, tsr_dtype common, const char *et, unsigned caps)
+{
+    const char *cst = cl_types[common].store;
+    put(t,
+        "static inline %s tsr_g_load(uint d, __global const uchar *p, long i)\n{\n"
+        "    %s c_re = 0, c_im = 0;\n    (void)c_im;\n    switch (d) {\n",
+        et, cst);
+    for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
+        if (!generic_converts(common, (tsr_dtype)d, caps))
+            continue;
+        const char *st = cl_types[d].store;
+        put(t, "    case %d: {\n", d);
+        if (is_complex((tsr_dtype)d))
+            put(t,
+                "    %s v_re = ((__global const %s *)p)[2 * i], v_im = ((__global const %s *)p)[2 "
+                "* i + 1];\n",
+                st, st, st);
+        else
+            put(t, "    %s v_re = ((__global const %s *)p)[i], v_im = 0;\n", st, st);
+        put(t, "    (void)v_im;\n");
+        convert_value(t, "c", common, "v", (tsr_dtype)d);
+        put(t, "    break;\n    }\n");
+    }
+    put(t, "    }\n");
+    if (is_complex(common))
+        put(t, "    return (%s)(c_re, c_im);\n}\n\n", et);
+    else
+        put(t, "    return c_re;\n}\n\n");
+}
+
+/* tsr_g_store: the common dtype's raw q into element i of dtype d at p. */
+static void emit_generic_store(text *t, tsr_dtype common, const char *et, unsigned caps)
+{
+    const char *cst = cl_types[common].store;
+    put(t, "static inline void tsr_g_store(uint d, __global uchar *p, long i, %s q)\n{\n", et);
+    if (is_complex(common))
+        put(t, "    %s q_re = q.s0, q_im = q.s1;\n", cst);
+    else
+        put(t, "    %s q_re = q, q_im = 0;\n", cst);
+    put(t, "    (void)q_im;\n    switch (d) {\n");
+    for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
+        if (!generic_converts(common, (tsr_dtype)d, caps))
+            continue;
+        const char *st = cl_types[d].store;
+        put(t, "    case %d: {\n    %s r_re = 0, r_im = 0;\n    (void)r_im;\n", d, st);
+        convert_value(t, "r", (tsr_dtype)d, "q", common);
+        if (is_complex((tsr_dtype)d))
+            put(t,
+                "    ((__global %s *)p)[2 * i] = r_re;\n"
+                "    ((__global %s *)p)[2 * i + 1] = r_im;\n",
+                st, st);
+        else
+            put(t, "    ((__global %s *)p)[i] = r_re;\n", st);
+        put(t, "    break;\n    }\n");
+    }
+    put(t, "    }\n}\n\n");
+}
+
+/* The kernel: the prologue of emit_entry for three slots, the operands'
+ * slots and dtypes from `kind`, and the STRIDED walk with one switch on
+ * the operation per element. */
+static void emit_generic_kernel(text *t, tsr_dtype common, const char *et)
+{
+    put(t, "__kernel void tsr_kernel(");
+    for (int q = 0; q < TSR__KGENERIC_SLOTS; q++)
+        put(t, "__global uchar *base%d, ulong off%d, ", q, q);
+    put(t, "ulong2 scalar, ulong2 alpha, __global int *status, ulong4 size, uint4 block, ");
+    for (int q = 0; q < TSR__KGENERIC_SLOTS; q++)
+        put(t, "long4 st%d, ", q);
+    put(t, "__global const long *geom, uint4 kind)\n{\n");
+    put(t, "    ulong i0 = get_global_id(0) * block.x, j0 = get_global_id(1) * block.y;\n"
+           "    ulong r = get_global_id(2);\n"
+           "    if (i0 >= size.x || j0 >= size.y || r >= size.z)\n"
+           "        return;\n"
+           "    ulong ni = min((ulong)block.x, size.x - i0), nj = min((ulong)block.y, size.y - "
+           "j0);\n"
+           "    int ns = (int)kind.w;\n");
+    for (int q = 0; q < TSR__KGENERIC_SLOTS; q++)
+        put(t, "    long e%d = (long)i0 * st%d.x + (long)j0 * st%d.y + (long)r * st%d.z;\n", q, q, q,
+            q);
+    /* Past three dimensions st.z is 0 and geom holds the outer ones; it
+     * has no strides for the slots past the launch's operands. */
+    put(t, "    if (block.w > 1) {\n"
+           "        int outer = (int)block.w;\n"
+           "        ulong rest = r;\n"
+           "        for (int d = outer - 1; d >= 0; d--) {\n"
+           "            ulong n = (ulong)geom[d];\n"
+           "            long at = (long)(rest %% n);\n"
+           "            rest /= n;\n"
+           "            e0 += at * geom[outer + d];\n");
+    for (int q = 1; q < TSR__KGENERIC_SLOTS; q++)
+        put(t, "            if (ns > %d)\n                e%d += at * geom[outer * %d + d];\n", q, q,
+            q + 1);
+    put(t, "        }\n    }\n");
+    put(t,
+        "    uint op = kind.x, d0 = kind.y, d1 = kind.z & 0xffu, d2 = (kind.z >> 8) & 0xffu;\n"
+        "    __global uchar *p0 = base0 + off0;\n"
+        "    __global const uchar *p1 = base1 + off1, *p2 = base2 + off2;\n"
+        "    long g1 = e1, g2 = e2, x1 = st1.x, y1 = st1.y, x2 = st2.x, y2 = st2.y;\n"
+        "    if (d1 == %uu) { /* input 2 has the first input slot */\n"
+        "        p2 = p1;\n        g2 = e1;\n        x2 = x1;\n        y2 = y1;\n    }\n",
+        TSR__KEY_SCALAR);
+    emit_scalar(t, "s", common, "scalar");
+    if (is_complex(common))
+        put(t, "    %s sv = (%s)(s_re, s_im);\n", et, et);
+    else
+        put(t, "    %s sv = s_re;\n", et);
+    put(t,
+        "    int bad = 0;\n"
+        "    for (ulong j = 0; j < nj; j++) {\n"
+        "        long f0 = e0 + (long)j * st0.y, f1 = g1 + (long)j * y1, f2 = g2 + (long)j * y2;\n"
+        "#pragma clang loop vectorize(disable)\n"
+        "        for (ulong i = 0; i < ni; i++) {\n"
+        "            %s a1 = sv, a2 = sv, v = sv;\n"
+        "            if (d1 < %uu)\n"
+        "                a1 = tsr_g_load(d1, p1, f1 + (long)i * x1);\n"
+        "            if (d2 < %uu)\n"
+        "                a2 = tsr_g_load(d2, p2, f2 + (long)i * x2);\n"
+        "            (void)a1;\n            (void)a2;\n"
+        "            int zero = 0;\n"
+        "            switch (op) {\n",
+        et, GENERIC_NONE, GENERIC_NONE);
+    for (int op = 1; op < TSR__KOP_COUNT; op++) {
+        tsr__kernel_key key;
+        if (!generic_op_key((tsr__kernel_op)op, common, &key))
+            continue;
+        const char *args = key.noperands == 3 ? "a1, a2, " : key.noperands == 2 ? "a1, " : "";
+        put(t,
+            "            case %d:\n"
+            "                v = tsr_g%d(%sscalar, alpha, true, &zero);\n"
+            "                break;\n",
+            op, op, args);
+    }
+    put(t, "            default: /* the daemon sends none */\n"
+           "                zero = 2;\n"
+           "            }\n"
+           "            if (zero == 1)\n"
+           "                bad = 1;\n"
+           "            else if (zero == 0)\n"
+           "                tsr_g_store(d0, p0, f0 + (long)i * st0.x, v);\n"
+           "        }\n"
+           "    }\n"
+           "    if (bad)\n        *status = 1;\n}\n");
+}
+
+static void emit_generic(text *t, tsr_dtype common, unsigned caps)
+{
+    char et[16];
+    snprintf(et, sizeof et, "%s%s", cl_types[common].store, is_complex(common) ? "2" : "");
+    for (int op = 1; op < TSR__KOP_COUNT; op++) {
+        tsr__kernel_key key;
+        if (!generic_op_key((tsr__kernel_op)op, common, &key))
+            continue;
+        int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(&key, storage);
+        char name[16];
+        snprintf(name, sizeof name, "tsr_g%d", op);
+        emit_element(t, &key, storage, nstorage, name);
+    }
+    emit_generic_load(t, common, et, caps);
+    emit_generic_store(t, common, et, caps);
+    emit_generic_kernel(t, common, et);
+}
+
 tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *buf, size_t size,
                               size_t *length)
 {
@@ -1277,8 +1502,12 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put_raw(&t, cl_helpers, sizeof cl_helpers - 1);
     put_raw(&t, tsr__ksrc_scalar_ops, tsr__ksrc_scalar_ops_len);
     put(&t, "\n");
-    emit_element(&t, key, storage, nstorage);
-    emit_entry(&t, key, storage, nstorage, key->entry);
+    if (key->entry == TSR__KENTRY_GENERIC) {
+        emit_generic(&t, (tsr_dtype)key->common, caps);
+    } else {
+        emit_element(&t, key, storage, nstorage, "tsr_elem");
+        emit_entry(&t, key, storage, nstorage, key->entry);
+    }
     *length = t.len;
     if (t.len >= size)
         return tsr__fail(TSR_ERR_BUFFER_TOO_SMALL,
@@ -1288,7 +1517,7 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 
 size_t tsr__opencl_source_max(void)
 {
-    return tsr__ksrc_convert_scalar_len + sizeof cl_helpers + tsr__ksrc_scalar_ops_len + 16384;
+    return tsr__ksrc_convert_scalar_len + sizeof cl_helpers + tsr__ksrc_scalar_ops_len + (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)
@@ -1304,4 +1533,24 @@ tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source
     if (n < 0 || (size_t)n >= size)
         return tsr__fail(TSR_ERR_BUFFER_TOO_SMALL, "the cache name needs %d bytes", n + 1);
     return TSR_OK;
+}
+
+tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common)
+{
+    return (tsr__kernel_key){.entry = TSR__KENTRY_GENERIC, .common = (uint8_t)common};
+}
+
+void tsr__kernel_generic_kind(const tsr__kernel *k, uint32_t kind[4])
+{
+    uint32_t in[2] = {GENERIC_NONE, GENERIC_NONE}, storage = 0;
+    for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
+        bool scalar = (k->operands[i].flags & TSR__KOPERAND_SCALAR) != 0;
+        storage += !scalar;
+        if (i > 0)
+            in[i - 1] = scalar ? TSR__KEY_SCALAR : k->operands[i].dtype & 0xffu;
+    }
+    kind[0] = k->op;
+    kind[1] = k->operands[0].dtype;
+    kind[2] = in[0] | in[1] << 8;
+    kind[3] = storage;
 }

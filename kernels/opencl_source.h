@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/kernel.h"
+#include "tessera/dtype.h"
 #include "tessera/status.h"
 
 /* What a device offers (tsr__kernel_key_check, tsr__opencl_source). */
@@ -51,6 +52,13 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps);
 tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *buf, size_t size,
                               size_t *length);
 size_t tsr__opencl_source_max(void);
+
+/* The key of the generic program of `common` (core/kernel.h), which
+ * tsr__kernel_key_check and tsr__opencl_source take like any other. */
+tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common);
+
+/* The `kind` argument of a launch of `kernel` on a generic program. */
+void tsr__kernel_generic_kind(const tsr__kernel *kernel, uint32_t kind[4]);
 
 /* The on-disk cache name of a program: "tsr-" + the key's 8 bytes in hex
  * + "-" + a 64-bit FNV-1a hash of the source in hex (the daemon adds the

@@ -41,6 +41,7 @@ struct tsr__clrt_program {
     uint32_t ordinal;
     tsr__kernel_key key;
     _Atomic int state;
+    bool queued; /* in the builder's queue (under the lock) */
     cl_program program;
     cl_kernel kernel;
     char error[512];
@@ -349,6 +350,8 @@ static void *builder_main(void *arg)
         rt->queue_head = p->next_queued;
         if (!rt->queue_head)
             rt->queue_tail = NULL;
+        p->queued = false;
+        p->next_queued = NULL;
         pthread_mutex_unlock(&rt->lock);
         uint64_t hash = 0;
         bool store = build(rt, p, &hash);
@@ -469,15 +472,51 @@ void tsr__clrt_destroy(tsr__clrt *rt)
     free_runtime(rt);
 }
 
-tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
-                                         const tsr__kernel_key *key)
+static tsr__clrt_program **bucket_of(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel_key *key)
 {
     uint64_t h = fnv1a(fnv1a(FNV_START, &ordinal, sizeof ordinal), key, sizeof *key);
-    tsr__clrt_program **bucket = &rt->table[h % PROGRAM_BUCKETS];
-    for (tsr__clrt_program *p = *bucket; p; p = p->next)
+    return &rt->table[h % PROGRAM_BUCKETS];
+}
+
+tsr__clrt_program *tsr__clrt_program_find(tsr__clrt *rt, uint32_t ordinal,
+                                          const tsr__kernel_key *key)
+{
+    for (tsr__clrt_program *p = *bucket_of(rt, ordinal, key); p; p = p->next)
         if (p->ordinal == ordinal && memcmp(&p->key, key, sizeof *key) == 0)
             return p;
-    tsr__clrt_program *p = calloc(1, sizeof *p);
+    return NULL;
+}
+
+/* Moves a queued program to the front of the builder's queue. */
+static void hurry(tsr__clrt *rt, tsr__clrt_program *p)
+{
+    pthread_mutex_lock(&rt->lock);
+    if (p->queued && rt->queue_head != p) {
+        tsr__clrt_program *prev = rt->queue_head;
+        while (prev && prev->next_queued != p)
+            prev = prev->next_queued;
+        if (prev) {
+            prev->next_queued = p->next_queued;
+            if (rt->queue_tail == p)
+                rt->queue_tail = prev;
+            p->next_queued = rt->queue_head;
+            rt->queue_head = p;
+        }
+    }
+    pthread_mutex_unlock(&rt->lock);
+}
+
+tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
+                                         const tsr__kernel_key *key, bool urgent)
+{
+    tsr__clrt_program *p = tsr__clrt_program_find(rt, ordinal, key);
+    if (p) {
+        if (urgent && atomic_load(&p->state) == TSR__CLPROG_PENDING)
+            hurry(rt, p);
+        return p;
+    }
+    tsr__clrt_program **bucket = bucket_of(rt, ordinal, key);
+    p = calloc(1, sizeof *p);
     if (!p) {
         tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a kernel program");
         return NULL;
@@ -493,11 +532,19 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
         return p;
     }
     pthread_mutex_lock(&rt->lock);
-    if (rt->queue_tail)
-        rt->queue_tail->next_queued = p;
-    else
+    p->queued = true;
+    if (urgent) {
+        p->next_queued = rt->queue_head;
         rt->queue_head = p;
-    rt->queue_tail = p;
+        if (!rt->queue_tail)
+            rt->queue_tail = p;
+    } else {
+        if (rt->queue_tail)
+            rt->queue_tail->next_queued = p;
+        else
+            rt->queue_head = p;
+        rt->queue_tail = p;
+    }
     pthread_cond_signal(&rt->wake);
     pthread_mutex_unlock(&rt->lock);
     return p;
@@ -667,6 +714,12 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         geom = job->geom_buffer;
     }
     SET_ARG(geom);
+    if (l->generic) {
+        cl_uint4 kind;
+        for (int i = 0; i < 4; i++)
+            kind.s[i] = l->kind[i];
+        SET_ARG(kind);
+    }
     size_t global[3], local[3];
     for (int i = 0; i < 3; i++) {
         global[i] = (size_t)g->global[i];

@@ -62,9 +62,16 @@ void tsr__clrt_destroy(tsr__clrt *rt);
 enum { TSR__CLPROG_PENDING, TSR__CLPROG_READY, TSR__CLPROG_FAILED };
 
 /* The program of `key` on device `ordinal`, queued for building on first
- * request. Never blocks. NULL only when memory runs out (error set). */
+ * request. Never blocks. NULL only when memory runs out (error set).
+ * `urgent`: a launch waits for it, so it goes to the front of the
+ * builder's queue if it is still there (programs built ahead of need,
+ * or for speed, go to the back). */
 tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
-                                         const tsr__kernel_key *key);
+                                         const tsr__kernel_key *key, bool urgent);
+/* The program of `key` if it was ever requested, else NULL; queues
+ * nothing. */
+tsr__clrt_program *tsr__clrt_program_find(tsr__clrt *rt, uint32_t ordinal,
+                                          const tsr__kernel_key *key);
 int tsr__clrt_program_state(const tsr__clrt_program *program);
 /* Why a FAILED program failed, with the build log's start. */
 const char *tsr__clrt_program_error(const tsr__clrt_program *program);
@@ -98,6 +105,9 @@ typedef struct tsr__clrt_launch {
     uint64_t extents[TSR__KERNEL_MAX_OPERANDS]; /* bytes from offsets[] that the operand spans */
     uint32_t nbuffers;
     bool check_status; /* read the status flag back (integer division) */
+    bool generic;      /* a generic program's launch: `kind` follows the ABI's arguments,
+                          and nbuffers is TSR__KGENERIC_SLOTS */
+    uint32_t kind[4];
     uint8_t scalar[16], alpha[16];
     tsr__kernel_geometry geometry;
 } tsr__clrt_launch;
