@@ -180,6 +180,9 @@ typedef struct tsr__kernel_geometry {
     uint64_t global[3], local[3];
 } tsr__kernel_geometry;
 
+/* The dtype byte of a scalar input in a key. */
+#define TSR__KEY_SCALAR 0xffu
+
 /* What a program is built for: two kernels with equal keys share it. */
 typedef struct tsr__kernel_key {
     uint8_t op;

@@ -26,8 +26,6 @@
 /* What a device offers (tsr__kernel_key_check, tsr__opencl_source). */
 #define TSR__OPENCL_CAP_FP64 (1u << 0) /* cl_khr_fp64 */
 
-/* The dtype byte of a scalar input in a key. */
-#define TSR__KEY_SCALAR 0xffu
 
 /* Checks a kernel's fields (op, dtypes, operand count and flags, ndim,
  * non-negative sizes; not its handles or strides, which the daemon checks

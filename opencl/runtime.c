@@ -30,6 +30,7 @@ typedef struct clrt_device {
     cl_device_id id;
     cl_context context;
     cl_command_queue queue;
+    cl_command_queue warm_queue; /* the builder's, for warm_up */
     cl_mem no_status; /* the status argument of kernels that never set it */
     cl_mem no_geom;   /* the geom argument of launches with at most three dimensions */
     char options[128];
@@ -148,6 +149,8 @@ static bool open_device(clrt_device *d)
     d->context = clCreateContext(props, 1, &d->id, NULL, NULL, &err);
     if (err == CL_SUCCESS)
         d->queue = clCreateCommandQueue(d->context, d->id, 0, &err);
+    if (err == CL_SUCCESS)
+        d->warm_queue = clCreateCommandQueue(d->context, d->id, 0, &err);
     if (err == CL_SUCCESS)
         d->no_status = clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
     if (err == CL_SUCCESS)
@@ -277,6 +280,57 @@ static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uin
     free(binary);
 }
 
+#define SET_ARG(value)                                                                       \
+    do {                                                                                     \
+        if (err == CL_SUCCESS)                                                               \
+            err = clSetKernelArg(k, arg++, sizeof(value), &(value));                         \
+    } while (0)
+
+/* Runs p's kernel once over nothing (sizes of zero: every work-item
+ * returns at once) on the builder's own queue. A driver that compiles a
+ * kernel for its launch shape at the first launch (PoCL, for the local
+ * size) does so here, so that the first real launch finds it compiled.
+ * Every launch has a local size of 1 x 1 x 1 (core/kernel.h). False when
+ * the driver refused it; the program is still usable. */
+static bool warm_up(clrt_device *d, tsr__clrt_program *p)
+{
+    const tsr__kernel_key *key = &p->key;
+    cl_uint nstorage = 1;
+    if (key->entry == TSR__KENTRY_GENERIC)
+        nstorage = TSR__KGENERIC_SLOTS;
+    else
+        for (int k = 1; k < key->noperands && k < TSR__KERNEL_MAX_OPERANDS; k++)
+            nstorage += key->dtypes[k] != TSR__KEY_SCALAR;
+    cl_kernel k = p->kernel;
+    cl_uint arg = 0;
+    cl_int err = CL_SUCCESS;
+    cl_ulong zero = 0;
+    cl_ulong2 zero2 = {{0}};
+    cl_ulong4 zero4 = {{0}};
+    cl_uint4 block = {{1, 1, 0, 0}}, kind = {{0}};
+    cl_long4 stride = {{0}};
+    for (cl_uint b = 0; b < nstorage; b++) {
+        SET_ARG(d->no_status);
+        SET_ARG(zero);
+    }
+    SET_ARG(zero2);
+    SET_ARG(zero2);
+    SET_ARG(d->no_status);
+    SET_ARG(zero4);
+    SET_ARG(block);
+    for (cl_uint b = 0; b < nstorage; b++)
+        SET_ARG(stride);
+    SET_ARG(d->no_geom);
+    if (key->entry == TSR__KENTRY_GENERIC)
+        SET_ARG(kind);
+    size_t one[3] = {1, 1, 1};
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(d->warm_queue, k, 3, NULL, one, one, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(d->warm_queue);
+    return err == CL_SUCCESS;
+}
+
 static double ms_since(const struct timespec *t0)
 {
     struct timespec t1;
@@ -310,6 +364,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     hash = fnv1a(hash, rt->source_buf, n);
     uint64_t rejected = atomic_load(&rt->rejected);
     if (rt->cache_dir && cache_load(rt, d, p, hash)) {
+        warm_up(d, p);
         snprintf(p->origin, sizeof p->origin, "loaded from the disk cache in %.1f ms",
                  ms_since(&t0));
         atomic_fetch_add(&rt->loaded, 1);
@@ -327,6 +382,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
         atomic_store(&p->state, TSR__CLPROG_FAILED);
         return false;
     }
+    warm_up(d, p);
     atomic_fetch_add(&rt->built, 1);
     snprintf(p->origin, sizeof p->origin, "built from source in %.0f ms%s", ms_since(&t0),
              atomic_load(&rt->rejected) != rejected
@@ -466,6 +522,8 @@ void tsr__clrt_destroy(tsr__clrt *rt)
             clReleaseMemObject(d->no_geom);
         if (d->queue)
             clReleaseCommandQueue(d->queue);
+        if (d->warm_queue)
+            clReleaseCommandQueue(d->warm_queue);
         if (d->context)
             clReleaseContext(d->context);
     }
@@ -645,11 +703,6 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
     free(job);
 }
 
-#define SET_ARG(value)                                                                       \
-    do {                                                                                     \
-        if (err == CL_SUCCESS)                                                               \
-            err = clSetKernelArg(k, arg++, sizeof(value), &(value));                         \
-    } while (0)
 
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal)
 {

@@ -1,23 +1,27 @@
 /* The OpenCL generator and the runtime's launches, through the real ICD
  * loader:
- *   1. every program the conformance set needs (each arithmetic op x each
+ *   1. every key of the conformance set (each arithmetic op x each
  *      compute dtype, with tensor and scalar inputs and a converting
- *      output; copy between every dtype pair; fill of every dtype) builds,
- *      in batches that share the embedded headers;
- *   2. those programs run on the first OpenCL device through
- *      opencl/runtime.c in every walk of core/kernel.h (rows where every
- *      operand steps by one, an input standing still, transposed and
- *      permuted tiles with ragged edges, a third dimension, more
- *      dimensions through `geom`, storage offsets, zero strides, one
- *      element), and leave their output buffers bit for bit as the cpu's
- *      conversions and row loops (kernels/cpu_loops.c) leave them when
- *      called element by element, elements outside the index space
- *      included;
+ *      output; copy between every dtype pair; fill of every dtype) has a
+ *      source for each walk it can take, and every dtype a generic
+ *      program, one kernel each;
+ *   2. every one of those keys runs on the first OpenCL device through
+ *      opencl/runtime.c on the generic program of its common dtype, and a
+ *      sample of them (sampled) on their own programs too, in every walk
+ *      of core/kernel.h (rows where every operand steps by one, an input
+ *      standing still, transposed and permuted tiles with ragged edges, a
+ *      third dimension, more dimensions through `geom`, storage offsets,
+ *      zero strides, one element), and leave their output buffers bit for
+ *      bit as the cpu's conversions and row loops (kernels/cpu_loops.c)
+ *      leave them when called element by element, elements outside the
+ *      index space included;
  *   3. float16: every code decodes, and float32 values on both sides of
  *      every rounding boundary encode, as the host routines do, through
- *      copies and through float16 arithmetic that rounds inside;
+ *      copies and through float16 arithmetic that rounds inside, on both
+ *      kinds of program;
  *   4. an integer division by zero raises the status flag and leaves
- *      exactly the elements with a zero divisor unwritten, in every walk.
+ *      exactly the elements with a zero divisor unwritten, in every walk,
+ *      on both kinds of program.
  * Skips (77) when there is no OpenCL platform. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -90,120 +94,44 @@ static tsr__kernel_key fill_key(tsr_dtype d)
     return key;
 }
 
-/* ---- building in batches ------------------------------------------------ */
+/* ---- sources --------------------------------------------------------------- */
 
-#define BATCH 40
-static char *batch_src;
-static size_t batch_len, batch_cap;
-static int batch_count, built, build_failures;
-static char one_src[1 << 17];
+static char one_src[1 << 18];
 
-static void append(const char *s, size_t n)
-{
-    if (batch_len + n + 1 > batch_cap) {
-        batch_cap = (batch_len + n + 1) * 2;
-        batch_src = realloc(batch_src, batch_cap);
-    }
-    memcpy(batch_src + batch_len, s, n);
-    batch_len += n;
-    batch_src[batch_len] = '\0';
-}
+/* Every entry the conformance set's keys can take has a source, and so
+ * has the generic program of every dtype: one kernel each. (The programs
+ * that run below are also built: the generic ones and the sampled keys'
+ * own.) */
+static int sources;
 
-static cl_program build(const char *src, const char *what)
-{
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-    if (err == CL_SUCCESS)
-        err = clBuildProgram(p, 1, &dev, "-cl-fp32-correctly-rounded-divide-sqrt", NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char log[8192] = "";
-        clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, NULL);
-        fprintf(stderr, "build of %s failed (%d):\n%.4000s\n", what, err, log);
-        clReleaseProgram(p);
-        return NULL;
-    }
-    return p;
-}
-
-static void flush_batch(void)
-{
-    if (batch_count == 0)
-        return;
-    cl_program p = build(batch_src, "a batch");
-    if (p) {
-        built += batch_count;
-        clReleaseProgram(p);
-    } else {
-        build_failures += batch_count;
-    }
-    batch_len = 0;
-    batch_count = 0;
-}
-
-/* `src` with every "name(" made "name_<n>(". */
-static char *renamed(const char *src, const char *name, int n)
-{
-    char with[64], look[64];
-    snprintf(with, sizeof with, "%s_%d(", name, n);
-    snprintf(look, sizeof look, "%s(", name);
-    size_t cap = strlen(src) * 2 + 64, len = 0;
-    char *out = malloc(cap);
-    const char *p = src;
-    for (const char *hit; (hit = strstr(p, look)) != NULL; p = hit + strlen(look)) {
-        memcpy(out + len, p, (size_t)(hit - p));
-        len += (size_t)(hit - p);
-        memcpy(out + len, with, strlen(with));
-        len += strlen(with);
-    }
-    strcpy(out + len, p);
-    return out;
-}
-
-/* Adds a program to the batch: the headers once, the element function
- * and the kernel renamed. */
-static void add_program(const tsr__kernel_key *key)
+static void source_of_key(const tsr__kernel_key *key)
 {
     size_t len;
-    if (tsr__opencl_source(key, caps, one_src, sizeof one_src, &len) != TSR_OK) {
-        fprintf(stderr, "no source for op %d common %d: %s\n", key->op, key->common,
-                tsr_last_error());
-        build_failures++;
-        return;
-    }
-    char *elem = strstr(one_src, " tsr_elem(");
-    ASSERT_TRUE(elem != NULL);
-    if (!elem)
-        return;
-    while (elem > one_src && elem[-1] != '\n')
-        elem--;
-    if (batch_count == 0)
-        append(one_src, (size_t)(elem - one_src));
-    /* tsr_elem first, so that "tsr_kernel(" stays whole for the second pass */
-    char *one = renamed(elem, "tsr_elem", batch_count);
-    char *both = renamed(one, "tsr_kernel", batch_count);
-    append(both, strlen(both));
-    free(one);
-    free(both);
-    if (++batch_count == BATCH)
-        flush_batch();
+    tsr_status st = tsr__opencl_source(key, caps, one_src, sizeof one_src, &len);
+    if (st != TSR_OK)
+        fprintf(stderr, "no source for op %d common %d entry %d: %s\n", key->op, key->common,
+                key->entry, tsr_last_error());
+    ASSERT_OK(st);
+    const char *head = st == TSR_OK ? strstr(one_src, "__kernel void tsr_kernel(") : NULL;
+    ASSERT_TRUE(head != NULL && strstr(head + 1, "__kernel ") == NULL);
+    sources++;
 }
 
-/* Adds the programs of every entry the key's operands have. */
 static void add_key(const tsr__kernel_key *key)
 {
     int entries = 0;
     for (int e = 0; e < TSR__KENTRY_COUNT; e++) {
         tsr__kernel_key with = *key;
         with.entry = (uint8_t)e;
-        if (tsr__kernel_key_check(&with, caps) == TSR_OK) {
-            add_program(&with);
+        if (e != TSR__KENTRY_GENERIC && tsr__kernel_key_check(&with, caps) == TSR_OK) {
+            source_of_key(&with);
             entries++;
         }
     }
     ASSERT_TRUE(entries >= 1);
 }
 
-static void build_all(void)
+static void check_sources(void)
 {
     int refused = 0;
     for (size_t o = 0; o < TSR__ARRAY_SIZE(arith); o++)
@@ -224,11 +152,102 @@ static void build_all(void)
         tsr__kernel_key fill = fill_key((tsr_dtype)d);
         ASSERT_TRUE(wanted(&fill));
         add_key(&fill);
+        tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)d);
+        if (wanted(&any))
+            source_of_key(&any);
     }
-    flush_batch();
-    printf("built %d programs (%d failed, %d keys refused as PyTorch refuses them)\n", built,
-           build_failures, refused);
-    ASSERT_EQ(build_failures, 0);
+    printf("%d sources (%d keys refused as PyTorch refuses them)\n", sources, refused);
+}
+
+/* The generic programs' keys and launch arguments. */
+static void check_generic(void)
+{
+    for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
+        tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)d);
+        ASSERT_EQ(any.entry, TSR__KENTRY_GENERIC);
+        bool fp64 = d == TSR_FLOAT64 || d == TSR_COMPLEX128;
+        ASSERT_EQ(tsr__kernel_key_check(&any, TSR__OPENCL_CAP_FP64), TSR_OK);
+        if (fp64)
+            ASSERT_FAIL(tsr__kernel_key_check(&any, 0), TSR_ERR_NOT_SUPPORTED, NULL);
+        else
+            ASSERT_OK(tsr__kernel_key_check(&any, 0));
+    }
+    /* anything but op 0, no operands and zeros is refused */
+    tsr__kernel_key bad = tsr__kernel_generic_key(TSR_FLOAT32);
+    bad.op = TSR__KOP_ADD;
+    ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    bad = tsr__kernel_generic_key(TSR_FLOAT32);
+    bad.dtypes[1] = TSR_FLOAT32;
+    ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    bad = tsr__kernel_generic_key(TSR_FLOAT32);
+    bad.common = TSR_DTYPE_COUNT;
+    ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    ASSERT_EQ(strcmp(tsr__opencl_entry_name(TSR__KENTRY_GENERIC), "generic"), 0);
+    /* kind: the operation, the output's dtype, the inputs' (scalar, none) */
+    tsr__kernel k = {.op = TSR__KOP_ADD, .common = TSR_FLOAT32, .noperands = 3};
+    k.operands[0].dtype = TSR_FLOAT64;
+    k.operands[1].dtype = TSR_INT16;
+    k.operands[2] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .flags = TSR__KOPERAND_SCALAR};
+    uint32_t kind[4];
+    tsr__kernel_generic_kind(&k, kind);
+    ASSERT_EQ(kind[0], TSR__KOP_ADD);
+    ASSERT_EQ(kind[1], TSR_FLOAT64);
+    ASSERT_EQ(kind[2], TSR_INT16 | TSR__KEY_SCALAR << 8);
+    ASSERT_EQ(kind[3], 2);
+    k = (tsr__kernel){.op = TSR__KOP_FILL, .common = TSR_BOOL, .noperands = 1};
+    tsr__kernel_generic_kind(&k, kind);
+    ASSERT_EQ(kind[1], TSR_BOOL);
+    ASSERT_EQ(kind[2], 0xfefeu);
+    ASSERT_EQ(kind[3], 1);
+}
+
+/* The keys whose own programs run too, in every walk they have, beside
+ * the generic program that runs every key: each operation in float32
+ * (every walk, its vector rows and add/sub's alpha loops), then one more
+ * dtype class per operation (float16 and bfloat16 with their own
+ * conversions, a scalar input in float64, complex64, integer division's
+ * zero check, an int16 input converted in and a float64 output out), a
+ * copy into and out of each floating family and fills. Building every
+ * key's every walk takes PoCL tens of minutes; the generator is one
+ * piece of code for all of them, and the generic programs prove each
+ * key's element code. */
+static bool sampled(const tsr__kernel_key *key)
+{
+    static const struct {
+        uint8_t op, common, variant;
+    } arith_sample[] = {
+        {TSR__KOP_ADD, TSR_FLOAT32, 0},       {TSR__KOP_SUB, TSR_FLOAT32, 0},
+        {TSR__KOP_MUL, TSR_FLOAT32, 0},       {TSR__KOP_DIV, TSR_FLOAT32, 0},
+        {TSR__KOP_DIV_TRUNC, TSR_FLOAT32, 0}, {TSR__KOP_DIV_FLOOR, TSR_FLOAT32, 0},
+        {TSR__KOP_ADD, TSR_FLOAT16, 0},       {TSR__KOP_SUB, TSR_BFLOAT16, 0},
+        {TSR__KOP_MUL, TSR_FLOAT64, 1},       {TSR__KOP_DIV, TSR_COMPLEX64, 0},
+        {TSR__KOP_DIV_TRUNC, TSR_INT32, 0},   {TSR__KOP_DIV_FLOOR, TSR_INT64, 1},
+        {TSR__KOP_ADD, TSR_FLOAT32, 2},
+    };
+    static const uint8_t copy_sample[][2] = {
+        {TSR_FLOAT32, TSR_FLOAT32},   {TSR_FLOAT32, TSR_FLOAT16},      {TSR_FLOAT16, TSR_FLOAT32},
+        {TSR_BFLOAT16, TSR_FLOAT64},  {TSR_INT32, TSR_FLOAT32},        {TSR_FLOAT32, TSR_INT64},
+        {TSR_COMPLEX64, TSR_COMPLEX128}, {TSR_BOOL, TSR_FLOAT32},      {TSR_FLOAT8_E4M3FN, TSR_FLOAT32},
+        {TSR_UINT8, TSR_BOOL},        {TSR_FLOAT4_E2M1FN_X2, TSR_FLOAT4_E2M1FN_X2},
+    };
+    static const uint8_t fill_sample[] = {TSR_FLOAT32, TSR_FLOAT16, TSR_COMPLEX128, TSR_BOOL};
+    if (key->op == TSR__KOP_COPY) {
+        for (size_t i = 0; i < TSR__ARRAY_SIZE(copy_sample); i++)
+            if (key->dtypes[0] == copy_sample[i][0] && key->dtypes[1] == copy_sample[i][1])
+                return true;
+        return false;
+    }
+    if (key->op == TSR__KOP_FILL)
+        return memchr(fill_sample, key->common, sizeof fill_sample) != NULL;
+    for (size_t i = 0; i < TSR__ARRAY_SIZE(arith_sample); i++) {
+        tsr__kernel_key want = arith_key((tsr__kernel_op)arith_sample[i].op,
+                                         (tsr_dtype)arith_sample[i].common,
+                                         arith_sample[i].variant);
+        if (memcmp(key->dtypes, want.dtypes, sizeof want.dtypes) == 0 && key->op == want.op &&
+            key->common == want.common)
+            return true;
+    }
+    return false;
 }
 
 /* ---- the runtime ----------------------------------------------------------- */
@@ -307,13 +326,18 @@ static void on_done(void *data, tsr_status status, const char *message)
     atomic_store(&c->done, 1);
 }
 
+/* Whether launches run on the generic program of their common dtype
+ * rather than their key's own. */
+static bool generic_mode;
+
 /* Runs `k` over host buffers (one per operand, NULL for a scalar) as the
  * daemon does; returns how it completed. */
 static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, const uint64_t *bytes)
 {
     tsr__kernel_key key;
     ASSERT_OK(tsr__kernel_key_of(k, &key));
-    tsr__clrt_program *p = program_for(&key);
+    tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)key.common);
+    tsr__clrt_program *p = program_for(generic_mode ? &any : &key);
     if (!p)
         return TSR_ERR_DEVICE;
     tsr__clrt_launch l = {.check_status =
@@ -331,13 +355,20 @@ static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, cons
         /* what a device with memory of its own copies: the rest of the buffer */
         l.extents[b] = bytes[i] > l.offsets[b] ? bytes[i] - l.offsets[b] : 0;
     }
+    uint32_t own = l.nbuffers;
+    if (generic_mode) { /* as the daemon pads them: the output's buffer, no span */
+        l.generic = true;
+        tsr__kernel_generic_kind(k, l.kind);
+        for (; l.nbuffers < TSR__KGENERIC_SLOTS; l.nbuffers++)
+            l.buffers[l.nbuffers] = l.buffers[0];
+    }
     completion c = {.status = TSR_OK};
     atomic_init(&c.done, 0);
     tsr_status st = tsr__clrt_enqueue(rt, 0, p, &l, on_done, &c);
     ASSERT_OK(st);
     while (st == TSR_OK && !atomic_load(&c.done))
         sched_yield();
-    for (uint32_t b = 0; b < l.nbuffers; b++)
+    for (uint32_t b = 0; b < own; b++)
         tsr__clrt_buffer_release(l.buffers[b]);
     return st == TSR_OK ? c.status : st;
 }
@@ -688,12 +719,17 @@ static tsr_status run_layout(const tsr__kernel_key *key, const layout *y, const 
     return st;
 }
 
-/* Every layout, with stores through the caches and around them. */
+/* Every layout on the generic program and, for the sampled keys, on
+ * their own programs with stores through the caches and around them. */
 static void run_all_layouts(const tsr__kernel_key *key, const uint8_t *scalar, const uint8_t *alpha)
 {
     bool division =
         key->op == TSR__KOP_DIV || key->op == TSR__KOP_DIV_TRUNC || key->op == TSR__KOP_DIV_FLOOR;
-    for (int streams = 0; streams < 2; streams++) {
+    generic_mode = true;
+    for (size_t y = 0; y < TSR__ARRAY_SIZE(layouts); y++)
+        ASSERT_OK(run_layout(key, &layouts[y], scalar, alpha, division));
+    generic_mode = false;
+    for (int streams = 0; streams < 2 && sampled(key); streams++) {
         stream_bytes = (uint64_t)streams;
         for (size_t y = 0; y < TSR__ARRAY_SIZE(layouts); y++)
             ASSERT_OK(run_layout(key, &layouts[y], scalar, alpha, division));
@@ -1098,14 +1134,17 @@ int main(void)
 
     check_walks();
     check_loops();
-    build_all();
+    check_generic();
+    check_sources();
     open_runtime(platform);
-    run_float16();
-    run_zero_division();
+    for (int mode = 0; mode < 2; mode++) {
+        generic_mode = mode == 1;
+        run_float16();
+        run_zero_division();
+    }
     run_arith();
     run_copies_and_fills();
     tsr__clrt_destroy(rt);
     clReleaseContext(ctx);
-    free(batch_src);
     TEST_DONE();
 }
