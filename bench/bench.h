@@ -18,6 +18,9 @@
 #define BENCH_GBPS "GB/s"
 #define BENCH_OPS "ops/s"
 #define BENCH_US "us"
+#define BENCH_MS "ms"
+#define BENCH_S "s"
+#define BENCH_PROGRAMS "programs" /* a count: fewer is better */
 
 typedef struct bench_config {
     bool quick;              /* --quick: shorten everything (smoke tests) */
@@ -64,6 +67,7 @@ bool bench_is_latency(const bench_row *row);
 typedef int (*bench_suite_fn)(const bench_config *config, bench_results *out);
 int bench_suite_ipc(const bench_config *config, bench_results *out);
 int bench_suite_elementwise(const bench_config *config, bench_results *out);
+int bench_suite_cold(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */
 

@@ -21,6 +21,7 @@ static const bench_suite suites[] = {
     {"ipc", "round trips, allocation and many clients against bare IPC", bench_suite_ipc},
     {"elementwise", "elementwise operations against memory bandwidth, OpenCL and PyTorch",
      bench_suite_elementwise},
+    {"cold", "a daemon on empty program caches: ready, programs, first launches", bench_suite_cold},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
 
@@ -75,6 +76,18 @@ static const char usage_text[] =
     "            on opencl:0. About 2 minutes; --quick (2^22 elements) about\n"
     "            15 s.\n"
     "\n"
+    "      cold  Starts a private tesserad on empty program caches (Tessera's\n"
+    "            and PoCL's, in a temporary directory; --socket is not used)\n"
+    "            and measures what a new machine's first user meets: ms from\n"
+    "            the start to READY=1 (cold_ready, limit 1000); s to build\n"
+    "            every generic program of opencl:0 after the first launch\n"
+    "            (cold_build_all, limit 120) and how many there are\n"
+    "            (cold_programs: what every launch of the test suite runs\n"
+    "            on); then the slowest first launch with its synchronize over\n"
+    "            every operation family, dtype class and walk\n"
+    "            (cold_first_launch, ms, limit 50). About a minute on a\n"
+    "            2-core machine.\n"
+    "\n"
     "    The daemon is found as $TESSERA_DAEMON, else next to tessera-bench in a\n"
     "    build tree (../daemon/tesserad) or an installation (../sbin/tesserad),\n"
     "    else as tesserad in PATH.\n"
@@ -116,7 +129,7 @@ static const char usage_text[] =
     "OUTPUT\n"
     "    A table with a row per measurement, or with --json an array of objects\n"
     "    with these keys:\n"
-    "      suite           the suite (\"ipc\", \"elementwise\")\n"
+    "      suite           the suite (\"ipc\", \"elementwise\", \"cold\")\n"
     "      name            what was measured (\"ring_rtt\", \"add_f32\", ...)\n"
     "      device          the device it used (\"opencl:0\"), or null\n"
     "      threads         processes or threads taking part\n"
@@ -124,7 +137,8 @@ static const char usage_text[] =
     "                      for rates); value is null when the operation\n"
     "                      failed (the reason is printed) and only its\n"
     "                      baseline was measured\n"
-    "      unit            \"us\" (a latency), \"ops/s\" or \"GB/s\" (rates)\n"
+    "      unit            \"us\", \"ms\" or \"s\" (latencies), \"programs\" (a\n"
+    "                      count: fewer is better), \"ops/s\" or \"GB/s\" (rates)\n"
     "      baseline        what the value is compared with; \"limit\" is a\n"
     "                      fixed bound from the design, not a measurement\n"
     "      baseline_value, baseline_p99\n"

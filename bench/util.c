@@ -44,7 +44,8 @@ void bench_add(bench_results *r, const bench_row *row)
 
 bool bench_is_latency(const bench_row *row)
 {
-    return strcmp(row->unit, BENCH_US) == 0;
+    return strcmp(row->unit, BENCH_US) == 0 || strcmp(row->unit, BENCH_MS) == 0 ||
+           strcmp(row->unit, BENCH_S) == 0 || strcmp(row->unit, BENCH_PROGRAMS) == 0;
 }
 
 double bench_ratio(const bench_row *row)

@@ -403,7 +403,8 @@ static void prepare_generic(executor *x, uint32_t queue, bool fp64)
     x->generic_since[queue] = tsr__now_ns();
 }
 
-/* Logs, once per device, that its generic programs are all there. */
+/* Logs, once per device, that its generic programs are all there and the
+ * builder is done with them. */
 static void report_generic(executor *x, uint32_t queue)
 {
     if (x->generic_since[queue] == 0)
@@ -415,13 +416,13 @@ static void report_generic(executor *x, uint32_t queue)
             continue;
         tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
         tsr__clrt_program *p = tsr__clrt_program_find(x->rt, queue, &key);
-        int state = p ? tsr__clrt_program_state(p) : TSR__CLPROG_PENDING;
-        if (state == TSR__CLPROG_PENDING)
+        if (!p || !tsr__clrt_program_settled(p))
             return;
+        int state = tsr__clrt_program_state(p);
         ready += state == TSR__CLPROG_READY;
         failed += state == TSR__CLPROG_FAILED;
     }
-    tsr__log(failed ? TSR__LOG_ERR : TSR__LOG_INFO,
+    tsr__log(failed ? TSR__LOG_ERR : TSR__LOG_NOTICE,
              "opencl:%u: generic programs ready: %d of %d in %.1f s", queue, ready, ready + failed,
              (double)(tsr__now_ns() - x->generic_since[queue]) / 1e9);
     x->generic_since[queue] = 0;

@@ -43,6 +43,7 @@ struct tsr__clrt_program {
     tsr__kernel_key key;
     _Atomic int state;
     bool queued; /* in the builder's queue (under the lock) */
+    atomic_bool settled; /* READY or FAILED, and its binary stored: the builder is done */
     cl_program program;
     cl_kernel kernel;
     char error[512];
@@ -418,8 +419,13 @@ static void *builder_main(void *arg)
         /* The binary goes to the disk cache once the program is READY:
          * a driver that compiles its kernels when asked for the binary
          * (PoCL) does so while the first launch runs, not before it. */
-        if (store)
+        if (store) {
             cache_store(rt, &rt->devices[p->ordinal], p, hash);
+            if (write(rt->notify_fd, &one, sizeof one) < 0) {
+                /* already signalled */
+            }
+        }
+        atomic_store(&p->settled, true);
         pthread_mutex_lock(&rt->lock);
     }
     pthread_mutex_unlock(&rt->lock);
@@ -611,6 +617,11 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
 int tsr__clrt_program_state(const tsr__clrt_program *p)
 {
     return atomic_load_explicit(&p->state, memory_order_acquire);
+}
+
+bool tsr__clrt_program_settled(const tsr__clrt_program *p)
+{
+    return atomic_load_explicit(&p->settled, memory_order_acquire);
 }
 
 const char *tsr__clrt_program_error(const tsr__clrt_program *p)

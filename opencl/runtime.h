@@ -73,6 +73,11 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
 tsr__clrt_program *tsr__clrt_program_find(tsr__clrt *rt, uint32_t ordinal,
                                           const tsr__kernel_key *key);
 int tsr__clrt_program_state(const tsr__clrt_program *program);
+/* Whether the builder is done with a program: READY or FAILED, and its
+ * binary written to the disk cache. (A driver may compile a program's
+ * kernels again for its binary, after READY, and one that compiles holds
+ * back the launches of kernels it has not seen yet: PoCL does.) */
+bool tsr__clrt_program_settled(const tsr__clrt_program *program);
 /* Why a FAILED program failed, with the build log's start. */
 const char *tsr__clrt_program_error(const tsr__clrt_program *program);
 
