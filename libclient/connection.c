@@ -546,6 +546,7 @@ static void client_free(tsr_client *c)
     free(c->devices);
     pthread_mutex_destroy(&c->sock_lock);
     pthread_mutex_destroy(&c->seg_lock);
+    pthread_mutex_destroy(&c->cache_lock);
     free(c);
 }
 
