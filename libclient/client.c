@@ -128,10 +128,11 @@ static tsr_status handshake(tsr_client *c, const char *name)
         return tsr__fail(TSR_ERR_PROTOCOL,
                          "tesserad offered a ring or registry this client cannot use");
     }
-    void *ring = mmap(NULL, sizeof(tsr__ring), PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+    void *ring = NULL;
+    st = tsr__map_shared(fds[0], sizeof(tsr__ring), "request ring", &ring);
     close(fds[0]);
-    if (ring == MAP_FAILED)
-        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map the request ring: %s", strerror(errno));
+    if (st != TSR_OK)
+        return st;
     c->ring = ring;
     c->session_id = welcome.session_id;
     c->version = welcome.version;

@@ -121,6 +121,13 @@ tsr_status tsr__socket_call(tsr_client *client, uint32_t opcode, const void *req
 tsr_status tsr__ring_call(tsr_client *client, uint32_t opcode, const void *request,
                           uint32_t request_size, void *reply, uint32_t reply_size);
 
+/* Maps `bytes` of a memfd the daemon passed, read-write and shared, after
+ * checking that the file is at least that long and sealed against
+ * shrinking (so no access through the mapping can fault). The caller
+ * keeps fd. Errors: TSR_ERR_PROTOCOL (the file fails a check),
+ * TSR_ERR_OUT_OF_MEMORY (mmap failed). */
+tsr_status tsr__map_shared(int fd, uint64_t bytes, const char *what, void **out);
+
 /* ---- devices.c ---- */
 
 /* The daemon's name for a device of the caller's: resolved (an index-less

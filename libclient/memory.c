@@ -90,13 +90,10 @@ static tsr_status segment_base(tsr_client *c, uint32_t id, int32_t queue, uint64
                        (unsigned long long)info.bytes, (unsigned long long)bytes);
     }
     if (st == TSR_OK) {
-        void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        int e = errno;
+        void *base = NULL;
+        st = tsr__map_shared(fd, bytes, "memory segment", &base);
         close(fd);
-        if (base == MAP_FAILED)
-            st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map a %llu-byte segment: %s",
-                           (unsigned long long)bytes, strerror(e));
-        else {
+        if (st == TSR_OK) {
             c->segments[c->segment_count++] = (tsr__client_segment){
                 .id = id, .queue = queue, .base = base, .bytes = bytes, .live = 1};
             *out = base;

@@ -12,12 +12,15 @@
  * instead of hanging, and the client stays failed from then on (`dead`).
  * This file calls nothing else of the connection. */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -294,4 +297,31 @@ tsr_status tsr__client_call(tsr_client *c, uint32_t opcode, const void *request,
         return tsr__ring_call(c, opcode, request, op->request_size, reply, op->reply_size);
     return tsr__socket_call(c, opcode, request, op->request_size, reply, op->reply_size, NULL,
                             NULL);
+}
+
+tsr_status tsr__map_shared(int fd, uint64_t bytes, const char *what, void **out)
+{
+    /* A file shorter than the mapping, or one that may still shrink, turns
+     * a later access into SIGBUS: the daemon seals what it hands over, so
+     * anything else did not come from a daemon this library can trust. */
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return tsr__fail(TSR_ERR_PROTOCOL, "cannot inspect the %s tesserad passed: %s", what,
+                         strerror(errno));
+    if (st.st_size < 0 || (uint64_t)st.st_size < bytes)
+        return tsr__fail(TSR_ERR_PROTOCOL,
+                         "tesserad passed a %s of %lld bytes where %llu were expected; refusing "
+                         "to map it",
+                         what, (long long)st.st_size, (unsigned long long)bytes);
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || !(seals & F_SEAL_SHRINK))
+        return tsr__fail(TSR_ERR_PROTOCOL,
+                         "tesserad passed a %s that is not sealed against shrinking; refusing to "
+                         "map it",
+                         what);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map the %s: %s", what, strerror(errno));
+    *out = p;
+    return TSR_OK;
 }
