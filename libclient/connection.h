@@ -60,6 +60,15 @@ struct tsr_client {
     _Atomic uint32_t spin_ns; /* how long the ring transport spins now */
     _Atomic uint64_t next_request;
     pthread_mutex_t sock_lock;
+    /* transport.c: requests this client stopped waiting for (a timeout)
+     * that the daemon may still serve. abandoned[k] is the request id
+     * still posted in ring slot k (0: none), which stays claimed until its
+     * reply is reconciled; orphans are blocks of late socket ALLOC replies
+     * (under sock_lock) waiting to be freed. */
+    _Atomic uint64_t abandoned[TSR__RING_SLOTS];
+    _Atomic uint32_t abandoned_count;
+    uint64_t orphans[4];
+    uint32_t orphan_count;
 
     tsr__wire_device_info *devices; /* the daemon's registry */
     uint32_t device_count;

@@ -10,6 +10,13 @@
  * on the ring sleeps in bounded steps and looks at the socket between them,
  * so every call returns TSR_ERR_CONNECTION within a fraction of a second
  * instead of hanging, and the client stays failed from then on (`dead`).
+ *
+ * A daemon that is only slow is another matter: a request the client
+ * stopped waiting for is still served later. Its reply is reconciled when
+ * it comes (a ring slot stays claimed until then; a late socket reply is
+ * recognised by its older id), and an allocation served that late is
+ * freed at once, so that nothing stays charged to the session that the
+ * client does not know of.
  * This file calls nothing else of the connection. */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +89,26 @@ static void close_fds(const int *fds, int n)
         close(fds[k]);
 }
 
+/* The block a late reply carries when it is a successful ALLOC (0 for
+ * anything else): the request was abandoned, so nobody holds the block. */
+static uint64_t orphan_of(const uint8_t *frame, size_t len, uint32_t transport)
+{
+    tsr__wire_header h;
+    tsr__wire_block b;
+    if (tsr__wire_check(frame, len, transport, true, &h) != TSR_OK || h.opcode != TSR__OP_ALLOC ||
+        (h.flags & TSR__WIRE_ERROR) || h.length != sizeof b)
+        return 0;
+    memcpy(&b, frame + sizeof h, sizeof b);
+    return b.handle;
+}
+
+static void free_orphan(tsr_client *c, uint64_t handle)
+{
+    tsr__wire_handle req = {.handle = handle};
+    if (handle && !atomic_load(&c->dead))
+        tsr__client_call(c, TSR__OP_FREE, &req, NULL);
+}
+
 /* One request and its reply over the socket. Descriptors that come with
  * the reply go to fds (up to *nfds, which is updated); extra ones are
  * closed. Caller holds sock_lock. */
@@ -105,6 +132,7 @@ static tsr_status socket_call_locked(tsr_client *c, uint32_t opcode, const void 
     if (nfds)
         *nfds = 0;
     uint64_t deadline = tsr__now_ns() + (uint64_t)c->timeout_ms * 1000000u;
+next_frame:
     for (;;) {
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
         uint64_t now = tsr__now_ns();
@@ -138,6 +166,16 @@ static tsr_status socket_call_locked(tsr_client *c, uint32_t opcode, const void 
         for (size_t k = 0; k < count && ngot < 4; k++)
             memcpy(&got[ngot++], CMSG_DATA(m) + k * sizeof(int), sizeof(int));
     }
+    tsr__wire_header late;
+    if (!(msg.msg_flags & MSG_TRUNC) && (size_t)n >= sizeof late &&
+        (memcpy(&late, buf.bytes, sizeof late), late.request_id < id)) {
+        /* The reply to a request an earlier call gave up on. */
+        close_fds(got, ngot);
+        uint64_t orphan = orphan_of(buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
+        if (orphan && c->orphan_count < sizeof c->orphans / sizeof c->orphans[0])
+            c->orphans[c->orphan_count++] = orphan;
+        goto next_frame;
+    }
     tsr_status st =
         (msg.msg_flags & MSG_TRUNC)
             ? tsr__fail(TSR_ERR_PROTOCOL, "oversized reply from tesserad")
@@ -165,7 +203,13 @@ tsr_status tsr__socket_call(tsr_client *c, uint32_t opcode, const void *request,
     pthread_mutex_lock(&c->sock_lock);
     tsr_status st =
         socket_call_locked(c, opcode, request, request_size, reply, reply_size, fds, nfds);
+    uint64_t orphans[sizeof c->orphans / sizeof c->orphans[0]];
+    uint32_t orphan_count = c->orphan_count;
+    memcpy(orphans, c->orphans, orphan_count * sizeof orphans[0]);
+    c->orphan_count = 0;
     pthread_mutex_unlock(&c->sock_lock);
+    for (uint32_t k = 0; k < orphan_count; k++)
+        free_orphan(c, orphans[k]);
     return st;
 }
 
@@ -252,11 +296,48 @@ static tsr_status wait_reply(tsr_client *c, tsr__ring_slot *slot)
     return st;
 }
 
+/* Takes the reply of a slot's frame into buf (clamped to the frame size)
+ * and frees the slot. */
+static uint32_t take_reply(tsr__ring_slot *slot, uint8_t *buf)
+{
+    uint32_t len = slot->frame_len;
+    if (len > TSR__RING_FRAME_MAX)
+        len = TSR__RING_FRAME_MAX;
+    memcpy(buf, slot->frame, len);
+    atomic_store_explicit(&slot->state, TSR__SLOT_FREE, memory_order_release);
+    return len;
+}
+
+/* Settles the abandoned slots whose late reply has come: frees the slot,
+ * and the block when the reply is a successful allocation. One load when
+ * there are none. */
+static void reconcile(tsr_client *c)
+{
+    if (atomic_load_explicit(&c->abandoned_count, memory_order_relaxed) == 0)
+        return;
+    for (uint32_t k = 0; k < TSR__RING_SLOTS; k++) {
+        uint64_t id = atomic_load(&c->abandoned[k]);
+        tsr__ring_slot *slot = &c->ring->slots[k];
+        if (id == 0 ||
+            atomic_load_explicit(&slot->state, memory_order_acquire) != TSR__SLOT_REPLY ||
+            !atomic_compare_exchange_strong(&c->abandoned[k], &id, 0))
+            continue;
+        union {
+            uint64_t align;
+            uint8_t bytes[TSR__RING_FRAME_MAX];
+        } buf;
+        uint32_t len = take_reply(slot, buf.bytes);
+        atomic_fetch_sub(&c->abandoned_count, 1u);
+        free_orphan(c, orphan_of(buf.bytes, len, TSR__WIRE_RING));
+    }
+}
+
 tsr_status tsr__ring_call(tsr_client *c, uint32_t opcode, const void *request,
                           uint32_t request_size, void *reply, uint32_t reply_size)
 {
     if (atomic_load(&c->dead))
         return tsr__daemon_gone(c);
+    reconcile(c);
     tsr__ring_slot *slot = claim_slot(c);
     if (!slot) /* more threads in flight than slots: take the socket */
         return tsr__socket_call(c, opcode, request, request_size, reply, reply_size, NULL, NULL);
@@ -275,17 +356,20 @@ tsr_status tsr__ring_call(tsr_client *c, uint32_t opcode, const void *request,
             return tsr__daemon_gone(c);
     }
     tsr_status st = wait_reply(c, slot);
-    if (st != TSR_OK)
-        return st; /* the slot stays claimed: the client is finished anyway */
+    if (st != TSR_OK) {
+        /* The slot stays claimed: the daemon may still answer in it. A
+         * dead daemon never will, and a dead client makes no more calls. */
+        if (!atomic_load(&c->dead)) {
+            atomic_store(&c->abandoned[slot - c->ring->slots], id);
+            atomic_fetch_add(&c->abandoned_count, 1u);
+        }
+        return st;
+    }
     union {
         uint64_t align;
         uint8_t bytes[TSR__RING_FRAME_MAX];
     } buf;
-    uint32_t len = slot->frame_len;
-    if (len > TSR__RING_FRAME_MAX)
-        len = TSR__RING_FRAME_MAX;
-    memcpy(buf.bytes, slot->frame, len);
-    atomic_store_explicit(&slot->state, TSR__SLOT_FREE, memory_order_release);
+    uint32_t len = take_reply(slot, buf.bytes);
     return check_reply(c, buf.bytes, len, opcode, id, TSR__WIRE_RING, reply, reply_size);
 }
 
