@@ -205,6 +205,9 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
         path = getenv("TESSERA_SOCKET");
     if (!path || !*path)
         path = TSR_DEFAULT_SOCKET;
+    if (!tsr__abi_reserved_zero(o.abi_reserved, TSR__ARRAY_SIZE(o.abi_reserved)))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "tsr_client_options has reserved words set: zero-initialise it");
     if (o.timeout_ms < 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "negative timeout_ms");
     tsr_client *c = calloc(1, sizeof *c);
