@@ -72,6 +72,11 @@ static tsr_status parse_visible(tsr_client *c, const char *text)
         for (; *p >= '0' && *p <= '9'; p++)
             if ((v = v * 10 + (*p - '0')) > 100000)
                 break;
+        if (v >= c->daemon_accelerators && c->daemon_accelerators == 0)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "TESSERA_VISIBLE_DEVICES='%.64s': device %ld does not exist "
+                             "(tesserad has no accelerators)",
+                             text, v);
         if (v >= c->daemon_accelerators)
             return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                              "TESSERA_VISIBLE_DEVICES='%.64s': %s:%ld does not exist (tesserad "
@@ -168,8 +173,9 @@ static tsr_status read_registry(tsr_client *c)
                 c->accelerator = (tsr_device_type)d->device.type;
             if (d->device.type != (int32_t)c->accelerator)
                 return tsr__fail(TSR_ERR_PROTOCOL,
-                                 "device entry %u from tesserad is not a %s device", (unsigned)k,
-                                 tsr_device_type_name(c->accelerator));
+                                 "device entry %u from tesserad is not an accelerator of the "
+                                 "registry's one type",
+                                 (unsigned)k);
             if (d->device.index != c->daemon_accelerators)
                 return tsr__fail(TSR_ERR_PROTOCOL, "device entries out of order");
             if ((d->flags & TSR__WIRE_INFO_DAEMON_INDEX) && d->daemon_index < 0)
