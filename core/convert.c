@@ -390,6 +390,9 @@ static tsr_status check_cast(const void *src, tsr_dtype src_dtype, const void *d
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value %d", (int)src_dtype);
     if (!tsr__dtype_valid(dst_dtype))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value %d", (int)dst_dtype);
+    if (opts && !tsr__abi_reserved_zero(opts->abi_reserved, TSR__ARRAY_SIZE(opts->abi_reserved)))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "tsr_cast_options has reserved words set: zero-initialise it");
     if (opts && (unsigned)opts->nan_bits >= TSR_NAN_BITS_COUNT)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid NaN bits mode %d", (int)opts->nan_bits);
     if (src_dtype != dst_dtype &&

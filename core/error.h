@@ -7,6 +7,7 @@
 #ifndef TESSERA_CORE_ERROR_H
 #define TESSERA_CORE_ERROR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,15 @@ tsr_status tsr__fail_text(tsr_status status, const char *text);
 const char *tsr__format_dims(char *buf, size_t n, const int64_t *dims, int count);
 
 #define TSR__ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Whether a caller's struct left its reserved words zero, as the ABI
+ * (tessera/export.h) asks of every struct the library reads. */
+static inline bool tsr__abi_reserved_zero(const uint64_t *words, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (words[k])
+            return false;
+    return true;
+}
 
 #endif /* TESSERA_CORE_ERROR_H */

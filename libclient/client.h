@@ -1,8 +1,8 @@
 /* Internal: what the tensor layer needs from the connection layer.
  *
- * connection.c owns tsr_client (the socket, the request ring, the mapped
- * segments, the device registry cache); tensor code reaches the daemon only
- * through these calls. Devices here are numbered as the client sees them
+ * The connection (libclient/connection.h lists its files) owns tsr_client:
+ * the socket, the request ring, the mapped segments, the device registry
+ * cache; tensor code reaches the daemon only through these calls. Devices here are numbered as the client sees them
  * (after TESSERA_VISIBLE_DEVICES). */
 #ifndef TESSERA_LIBCLIENT_CLIENT_H
 #define TESSERA_LIBCLIENT_CLIENT_H

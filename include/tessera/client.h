@@ -40,6 +40,7 @@ typedef struct tsr_client_options {
     const char *visible_devices; /* NULL: $TESSERA_VISIBLE_DEVICES, else all; "2,0" remaps and restricts */
     const char *name;            /* shown by `tessera ps`; NULL: the program's name */
     int32_t timeout_ms;          /* how long a call may wait for a live daemon; 0: 10000 */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_client_options;
 
 /* Connects to the daemon and starts a session: the handshake checks the
@@ -94,6 +95,7 @@ typedef struct tsr_device_properties {
     char cpuset[TSR_DEVICE_TEXT_MAX];           /* CPUs local to the device, "0-1"; "" unknown */
     char pci_bus_id[32];                        /* "0000:01:00.0"; "" unknown */
     char render_node[64];                       /* "/dev/dri/renderD128"; "" none */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_device_properties;
 
 /* How many devices of a type this client sees: 1 for cpu and meta, the
@@ -166,6 +168,7 @@ typedef struct tsr_memory_stats {
                                  the daemon lends, or the session's limit when less
                                  (as tsr_device_properties.memory_bytes) */
     uint64_t device_free;     /* what this session could still get of it now */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_memory_stats;
 
 /* The library keeps up to 64 freed blocks of at most 1 MiB (8 MiB in all)
@@ -215,6 +218,7 @@ typedef struct tsr_session_info {
     uint64_t started_unix_ns;    /* 0 when hidden */
     uint32_t usage_count;
     tsr_session_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_session_info;
 
 /* The open session with the smallest id above `after` (0 starts the
@@ -261,6 +265,7 @@ typedef struct tsr_process_info {
     uint64_t started_unix_ns;   /* 0 when not visible */
     uint32_t usage_count;
     tsr_process_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_process_info;
 
 /* The open session with the smallest id above `after` (0 starts the
@@ -286,6 +291,7 @@ typedef struct tsr_allocator_stats {
     uint64_t cache_hits;                  /* allocations served from the cache (count) */
     uint64_t ooms;                        /* num_ooms */
     uint64_t limit;                       /* the most the session may reserve */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_allocator_stats;
 
 /* Statistics of session `session_id` (0: the calling one) on an OpenCL
@@ -314,6 +320,7 @@ typedef struct tsr_device_status {
     uint8_t uuid[16];
     char opencl_c_version[TSR_DEVICE_TEXT_MAX];
     char platform_name[TSR_DEVICE_TEXT_MAX];
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_device_status;
 
 /* The live state of a device. Errors: TSR_ERR_NO_DEVICE. */
@@ -338,6 +345,7 @@ typedef struct tsr_topology_row {
     uint32_t count;      /* OpenCL devices: entries of links */
     uint32_t numa_nodes; /* of the machine */
     tsr_link links[TSR_TOPOLOGY_DEVICES]; /* links[k]: to opencl:k */
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_topology_row;
 
 /* One row of the device matrix (an OpenCL device). Errors:

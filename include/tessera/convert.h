@@ -68,6 +68,7 @@ typedef struct tsr_cast_options {
     /* complex -> bool looks at the real part only, as PyTorch <= 2.2 did
      * (1.13: (0+1j) -> False). Default: real != 0 || imag != 0. */
     bool complex_to_bool_real_only;
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_cast_options;
 
 /* Converts n contiguous elements of src_dtype at src into dst_dtype at dst

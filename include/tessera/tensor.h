@@ -89,6 +89,7 @@ typedef struct tsr_tensor_options {
     tsr_layout layout;   /* TSR_STRIDED; TSR_SPARSE_COO is not supported by the factories */
     bool has_memory_format;
     tsr_memory_format memory_format;
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_tensor_options;
 
 /* ---- Factories ------------------------------------------------------ */

@@ -32,6 +32,29 @@ int main(void)
           "tsr_device_str");
     check(tsr_dtype_from_name("float33", &d) == TSR_ERR_TYPE && d == TSR_FLOAT16,
           "a failed lookup leaves its output alone");
+
+    /* The ABI (export.h): structs passed in keep their reserved words
+     * zero, and a struct that does not is refused rather than half read. */
+    {
+        tsr_client_options o = {0};
+        tsr_client *c = NULL;
+        float f = 1.0f;
+        uint16_t h = 0;
+        tsr_cast_options cast = {0};
+        o.socket_path = "/nonexistent/tesserad.sock";
+        o.abi_reserved[7] = 1;
+        check(tsr_client_open(&o, &c) == TSR_ERR_INVALID_ARGUMENT && c == NULL,
+              "tsr_client_open refuses reserved words set");
+        cast.abi_reserved[0] = 1;
+        check(tsr_cast_buffer_ex(&f, TSR_FLOAT32, &h, TSR_FLOAT16, 1, &cast) ==
+                      TSR_ERR_INVALID_ARGUMENT &&
+                  h == 0,
+              "tsr_cast_buffer_ex refuses reserved words set");
+        cast.abi_reserved[0] = 0;
+        check(tsr_cast_buffer_ex(&f, TSR_FLOAT32, &h, TSR_FLOAT16, 1, &cast) == TSR_OK &&
+                  h == 0x3c00,
+              "tsr_cast_buffer_ex with zeroed options");
+    }
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }

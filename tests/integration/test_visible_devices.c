@@ -512,7 +512,7 @@ static void check_client_filter(int32_t daemon_shows)
     tsr_client_options o = {.visible_devices = "1"};
     if (daemon_shows == 1) {
         ASSERT_FAIL(tsr_client_open(&o, &c), TSR_ERR_INVALID_ARGUMENT,
-                    "TESSERA_VISIBLE_DEVICES='1': opencl:1 does not exist (tesserad has 1 OpenCL "
+                    "TESSERA_VISIBLE_DEVICES='1': opencl:1 does not exist (tesserad has 1 opencl "
                     "devices)");
         o.visible_devices = "0";
     }

@@ -1,0 +1,148 @@
+/* Kernel queues: launches, fills and waiting for them (client.h).
+ *
+ * Owns this client's view of the ring's queue records: per record the
+ * newest launch it issued (`issued`, only ever raised) and how many kernel
+ * errors it has reported (`errors_seen`), and per accelerator of the
+ * session the record its launches report in (`queue_of`, -1 until the
+ * first). A kernel error is reported once, to the first thread that
+ * launches or synchronizes on that device after it. Calls down to
+ * devices.c and transport.c only. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/protocol.h"
+#include "core/ring.h"
+#include "libclient/connection.h"
+
+void tsr__queues_init(tsr_client *c)
+{
+    for (int32_t k = 0; k < TSR__MAX_VISIBLE; k++)
+        c->queue_of[k] = -1;
+}
+
+/* Remembers the newest launch on a queue (threads race: keep the max). */
+static void note_launch(tsr_client *c, const tsr__wire_launched *l)
+{
+    if (l->sequence == 0 || l->queue >= TSR__RING_QUEUES)
+        return;
+    _Atomic uint32_t *issued = &c->issued[l->queue];
+    uint32_t seen = atomic_load(issued);
+    while ((int32_t)(l->sequence - seen) > 0 &&
+           !atomic_compare_exchange_weak(issued, &seen, l->sequence))
+        ;
+}
+
+/* The queue record kernels on a device (the session's numbering) report
+ * in, -1 while this client has launched nothing there: then nothing of its
+ * own can be queued there either (FILL queues only behind launches). */
+static int32_t queue_of(tsr_client *c, tsr__wire_device wd)
+{
+    return wd.index >= 0 && wd.index < TSR__MAX_VISIBLE ? atomic_load(&c->queue_of[wd.index]) : -1;
+}
+
+/* A kernel error the daemon recorded on queue q and no thread of this
+ * client has reported yet; reported once. */
+static tsr_status queue_error(tsr_client *c, uint32_t q)
+{
+    tsr__ring_queue *rq = &c->ring->queues[q];
+    uint32_t errors = atomic_load_explicit(&rq->errors, memory_order_acquire);
+    uint32_t seen = atomic_load(&c->errors_seen[q]);
+    if (errors == seen || !atomic_compare_exchange_strong(&c->errors_seen[q], &seen, errors))
+        return TSR_OK;
+    char message[TSR__RING_QUEUE_MESSAGE];
+    memcpy(message, rq->message, sizeof message);
+    message[sizeof message - 1] = '\0';
+    int32_t status = rq->status;
+    if (status <= TSR_OK || status >= TSR_STATUS_COUNT)
+        status = TSR_ERR_DEVICE;
+    return tsr__fail_text((tsr_status)status, message);
+}
+
+tsr_status tsr__client_fill(tsr_client *c, uint64_t handle, const tsr__region *region,
+                            const void *value)
+{
+    tsr__wire_fill req = {.region = {.handle = handle,
+                                     .itemsize = region->itemsize,
+                                     .ndim = region->ndim,
+                                     .offset = region->offset}};
+    if (region->itemsize > sizeof req.value || region->ndim < 0 || region->ndim > TSR_MAX_DIMS)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid fill region");
+    memcpy(req.region.sizes, region->sizes, (size_t)region->ndim * sizeof(int64_t));
+    memcpy(req.region.strides, region->strides, (size_t)region->ndim * sizeof(int64_t));
+    memcpy(req.value, value, region->itemsize);
+    tsr__wire_launched launched;
+    tsr_status st = tsr__client_call(c, TSR__OP_FILL, &req, &launched);
+    if (st == TSR_OK)
+        note_launch(c, &launched);
+    return st;
+}
+
+tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *kernel)
+{
+    tsr__wire_device wd = {0};
+    tsr_status st = tsr__client_daemon_device(c, d, &wd);
+    if (st != TSR_OK)
+        return st;
+    int32_t q = queue_of(c, wd);
+    if (q >= 0 && (st = queue_error(c, (uint32_t)q)) != TSR_OK)
+        return st;
+    tsr__wire_launched launched;
+    st = tsr__client_call(c, TSR__OP_LAUNCH, kernel, &launched);
+    if (st != TSR_OK)
+        return st;
+    if (wd.index < TSR__MAX_VISIBLE && launched.queue < TSR__RING_QUEUES)
+        atomic_store(&c->queue_of[wd.index], (int32_t)launched.queue);
+    note_launch(c, &launched);
+    return TSR_OK;
+}
+
+/* Waits until queue q has completed `target`: a short spin (a small kernel
+ * finishes within it), then futex sleeps in steps that look for a dead
+ * daemon. No deadline: a kernel may run as long as it needs. */
+static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
+{
+    tsr__ring_queue *rq = &c->ring->queues[q];
+    uint64_t start = tsr__now_ns();
+    for (unsigned spin = 0;; spin++) {
+        if ((int32_t)(atomic_load_explicit(&rq->completed, memory_order_acquire) - target) >= 0)
+            return TSR_OK;
+        tsr__cpu_relax();
+        if ((spin & 15) == 15 && tsr__now_ns() - start > TSR__SPIN_NS)
+            break;
+    }
+    tsr_status st = TSR_OK;
+    atomic_store(&rq->waiting, 1u);
+    for (;;) {
+        uint32_t done = atomic_load(&rq->completed);
+        if ((int32_t)(done - target) >= 0)
+            break;
+        struct timespec step = {.tv_sec = 0, .tv_nsec = TSR__SLEEP_STEP_NS};
+        long r = syscall(SYS_futex, (uint32_t *)&rq->completed, FUTEX_WAIT, done, &step, NULL, 0);
+        if ((r != 0 && errno == ETIMEDOUT && tsr__socket_hung_up(c)) || atomic_load(&c->dead)) {
+            st = tsr__daemon_gone(c);
+            break;
+        }
+    }
+    atomic_store(&rq->waiting, 0u);
+    return st;
+}
+
+tsr_status tsr__client_synchronize(tsr_client *c, tsr_device d)
+{
+    tsr__wire_device wd = {0};
+    tsr_status st = tsr__client_daemon_device(c, d, &wd);
+    int32_t record = st == TSR_OK ? queue_of(c, wd) : -1;
+    if (record < 0)
+        return st;
+    uint32_t q = (uint32_t)record;
+    uint32_t target = atomic_load(&c->issued[q]);
+    if (target != 0 && (st = wait_queue(c, q, target)) != TSR_OK)
+        return st;
+    return queue_error(c, q);
+}

@@ -1,0 +1,77 @@
+/* A daemon that stalls past the client's timeout: the request the client
+ * gave up on is still posted and is served once the daemon runs again. An
+ * allocation served that late must not stay charged to the session behind
+ * the client's back: the client frees it as soon as it sees the reply. */
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support_daemon.h"
+#include "test.h"
+
+#define MiB (1ll << 20)
+
+static uint64_t allocated(tsr_client *c)
+{
+    tsr_memory_stats m = {0};
+    if (tsr_memory_get_stats(c, (tsr_device){TSR_DEVICE_OPENCL, 0}, &m) != TSR_OK)
+        return UINT64_MAX;
+    return m.allocated;
+}
+
+int main(void)
+{
+    test_daemon d;
+    if (test_daemon_start(&d, NULL) != 0)
+        return 1;
+    tsr_client_options o = {.timeout_ms = 1000};
+    tsr_client *c = NULL;
+    ASSERT_OK(tsr_client_open(&o, &c));
+    if (!c)
+        return 1;
+    int32_t n = 0;
+    ASSERT_OK(tsr_device_count(c, TSR_DEVICE_OPENCL, &n));
+    if (n == 0) {
+        tsr_client_close(c);
+        test_daemon_stop(&d);
+        TEST_SKIP("the daemon has no opencl device");
+    }
+    /* Larger than the library's block cache takes, so that every
+     * allocation and free reaches the daemon. */
+    int64_t bytes = 4 * MiB;
+    tsr_tensor_options to = {.has_dtype = true,
+                             .dtype = TSR_UINT8,
+                             .has_device = true,
+                             .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *t = NULL;
+    ASSERT_OK(tsr_tensor_empty(c, 1, &bytes, &to, &t));
+    tsr_tensor_release(t);
+    t = NULL;
+    uint64_t before = allocated(c);
+
+    ASSERT_EQ(kill(d.pid, SIGSTOP), 0);
+    ASSERT_FAIL(tsr_tensor_empty(c, 1, &bytes, &to, &t), TSR_ERR_CONNECTION,
+                "tesserad did not answer within 1000 ms");
+    ASSERT_TRUE(t == NULL);
+    ASSERT_EQ(kill(d.pid, SIGCONT), 0);
+
+    /* The daemon now serves the abandoned allocation; the client's next
+     * requests must find the reply and give the block back. */
+    uint64_t now = UINT64_MAX;
+    for (int k = 0; k < 250 && now != before; k++) {
+        ASSERT_OK(tsr_client_ping(c, TSR_TRANSPORT_RING));
+        now = allocated(c);
+        if (now != before)
+            usleep(20000);
+    }
+    ASSERT_UEQ(now, before);
+
+    /* The client goes on working. */
+    ASSERT_OK(tsr_tensor_empty(c, 1, &bytes, &to, &t));
+    tsr_tensor_release(t);
+    ASSERT_UEQ(allocated(c), before);
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+    TEST_DONE();
+}
