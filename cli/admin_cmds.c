@@ -98,7 +98,9 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
 
 static void kv(const char *key, const char *value)
 {
-    printf("  %-26s %s\n", key, value && *value ? value : "-");
+    printf("  %-26s ", key);
+    cli_table_text(stdout, value && *value ? value : "-", -1, false);
+    putchar('\n');
 }
 
 /* `live`: a count of what is in use now, where 0 is a value, not "unknown". */
@@ -385,8 +387,9 @@ static void print_stats(const tsr_process_info *s, tsr_device d, const tsr_alloc
         printf("}}");
         return;
     }
-    printf("%ssession %" PRIu32 " (pid %s, %s) on %s\n", first ? "" : "\n", s->session_id, pid,
-           s->visible ? s->command : "other user", dev);
+    printf("%ssession %" PRIu32 " (pid %s, ", first ? "" : "\n", s->session_id, pid);
+    cli_table_text(stdout, s->visible ? s->command : "other user", -1, false);
+    printf(") on %s\n", dev);
     for (size_t k = 0; k < STAT_ROWS; k++) {
         uint64_t v = stat_value(st, k);
         printf("  %-34s %20" PRIu64 "%s%s\n", stat_rows[k].name, v,

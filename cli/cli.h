@@ -49,8 +49,17 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
 /* Prints a command's manual page. */
 void cli_print_manual(FILE *f, const cli_command *cmd);
 
-/* JSON output helpers: a string with escapes, or null for NULL. */
+/* Strings from outside the command (process and session names, cgroups,
+ * drivers' strings), one writer per output format (escape.c): control
+ * characters and invalid UTF-8 are escaped, valid UTF-8 passes.
+ * json_string: a JSON string with \u00NN escapes, or null for NULL.
+ * cli_csv_field: an RFC 4180 field with \xNN escapes (and \\), quoted
+ * when it holds a comma or a quote; nothing for NULL.
+ * cli_table_text: \xNN escapes (and \\) cut to `width` columns (width < 0:
+ * no limit), padded with spaces to `width` when `pad`; "" for NULL. */
 void json_string(FILE *f, const char *s);
+void cli_csv_field(FILE *f, const char *s);
+void cli_table_text(FILE *f, const char *s, int width, bool pad);
 
 /* Writes a command's manual page in roff (man(7)) to f (man.c). */
 void cli_print_roff(FILE *f, const cli_command *cmd);

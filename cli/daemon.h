@@ -45,8 +45,6 @@ int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, i
 
 /* "15.6 GiB", "512 B" */
 const char *cli_bytes(uint64_t bytes, char *buf, size_t n);
-/* An RFC 4180 field: quoted when it holds a comma, quote or line break. */
-void cli_csv_field(FILE *f, const char *s);
 /* The name of a uid, else its number. */
 const char *cli_user_name(uint32_t uid, char *buf, size_t n);
 /* "opencl:0": a device as the command's session numbers it. */

@@ -60,10 +60,11 @@ static void print_device_row(const tsr_device_properties *p)
     snprintf(numa, sizeof numa, "%d", p->numa_node);
     if (p->device.type == TSR_DEVICE_OPENCL)
         snprintf(daemon, sizeof daemon, "opencl:%d", (int)p->daemon_index);
-    printf("%-10s %-9s %-7s %-40.40s %10s %4u  %-4s  %-12s %s\n",
-           cli_device_name(p->device, name, sizeof name), daemon,
-           tsr_device_type_name(p->device.type),
-           p->name, p->memory_bytes ? cli_bytes(p->memory_bytes, mem, sizeof mem) : "-",
+    printf("%-10s %-9s %-7s ", cli_device_name(p->device, name, sizeof name), daemon,
+           tsr_device_type_name(p->device.type));
+    cli_table_text(stdout, p->name, 40, true);
+    printf(" %10s %4u  %-4s  %-12s %s\n",
+           p->memory_bytes ? cli_bytes(p->memory_bytes, mem, sizeof mem) : "-",
            p->compute_units, p->numa_node >= 0 ? numa : "-", p->pci_bus_id[0] ? p->pci_bus_id : "-",
            p->render_node[0] ? p->render_node : "-");
 }
@@ -318,9 +319,11 @@ static void print_session_rows(const tsr_process_info *s)
         snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
     if (s->visible)
         cli_user_name(s->uid, user, sizeof user);
-    printf("%5" PRIu32 " %7s %-8.8s %-15.15s %-15.15s %-9s ", s->session_id, pid, user,
-           s->visible ? s->command : "(other user)", s->visible ? unit_or_cgroup(s) : "-",
-           cli_shown_device(s->current_device, dev, sizeof dev));
+    printf("%5" PRIu32 " %7s %-8.8s ", s->session_id, pid, user);
+    cli_table_text(stdout, s->visible ? s->command : "(other user)", 15, true);
+    putchar(' ');
+    cli_table_text(stdout, s->visible ? unit_or_cgroup(s) : "-", 15, true);
+    printf(" %-9s ", cli_shown_device(s->current_device, dev, sizeof dev));
     if (s->usage_count == 0)
         printf("%-9s %10s %9s %9s\n", "-", "-", "-", "-");
     for (uint32_t k = 0; k < s->usage_count; k++) {

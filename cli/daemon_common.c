@@ -83,23 +83,6 @@ const char *cli_bytes(uint64_t bytes, char *buf, size_t n)
     return buf;
 }
 
-void cli_csv_field(FILE *f, const char *s)
-{
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 const char *cli_user_name(uint32_t uid, char *buf, size_t n)
 {
     struct passwd pw, *found = NULL;

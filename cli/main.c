@@ -128,24 +128,6 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *args)
     return EXIT_OK;
 }
 
-void json_string(FILE *f, const char *s)
-{
-    if (s == NULL) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 static int run_version(int argc, char **argv)
 {
     char *pos[1];

@@ -109,8 +109,9 @@ static void print_devices(const sample *prev, const sample *now, int width)
     int bar_width = width - 32;
     for (int k = 0; k < now->count; k++) {
         const tsr_device_status *st = &now->status[k];
-        printf("%-9s %.*s\n", cli_device_name(now->props[k].device, dev, sizeof dev), width - 11,
-               now->props[k].name);
+        printf("%-9s ", cli_device_name(now->props[k].device, dev, sizeof dev));
+        cli_table_text(stdout, now->props[k].name, width - 11, false);
+        putchar('\n');
         printf("  mem  ");
         bar(st->capacity ? (double)st->reserved / (double)st->capacity : 0, bar_width);
         printf(" %9s/%s\n", cli_bytes(st->reserved, used, sizeof used),
@@ -146,11 +147,12 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
         snprintf(pid, sizeof pid, "-");
         if (s->visible && s->pid_known && s->pid)
             snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
-        printf("%5" PRIu32 " %7s %-8.8s %-9s %10s %10s %5" PRIu32 " %.*s\n", s->session_id, pid,
+        printf("%5" PRIu32 " %7s %-8.8s %-9s %10s %10s %5" PRIu32 " ", s->session_id, pid,
                s->visible ? cli_user_name(s->uid, user, sizeof user) : "-",
                cli_shown_device(s->current_device, dev, sizeof dev), cli_bytes(alloc, a, sizeof a),
-               cli_bytes(res, r, sizeof r), s->threads, command_width,
-               s->visible ? s->command : "(other user)");
+               cli_bytes(res, r, sizeof r), s->threads);
+        cli_table_text(stdout, s->visible ? s->command : "(other user)", command_width, false);
+        putchar('\n');
     }
     if (n == 0)
         printf("(no client sessions)\n");

@@ -2,6 +2,8 @@
 # Installs a built tree into a staging prefix and builds examples/hello.c
 # against it twice, as users do: with pkg-config and with CMake's
 # find_package(Tessera). Both programs must run and print the dtype table.
+# The README's client (examples/client.c, built with the rest of examples/)
+# must fail cleanly where no daemon listens: exit 1, the library's message.
 #   install_check.sh BUILD_DIR WORK_DIR
 # Environment: CC (default cc), CMAKE (default cmake), TSR_EXTRA_CFLAGS
 # (flags the library needs from its users, e.g. the sanitizers).
@@ -69,4 +71,12 @@ for hello in "$work/hello-pkgconfig" "$work/examples/hello"; do
     [[ $lib == "$libdir"/* ]] || fail "$hello loads libtessera from '$lib', not from $libdir"
     echo "-- $(basename "$(dirname "$hello")")/$(basename "$hello"): ok"
 done
+client=$work/examples/client
+rc=0
+LD_LIBRARY_PATH=$libdir TESSERA_SOCKET=$work/no-daemon.sock "$client" >"$work/client.out" \
+    2>"$work/client.err" || rc=$?
+((rc == 1)) || fail "$client with no daemon exited with $rc, not 1: $(cat "$work/client.err")"
+grep -q "^client: .*$work/no-daemon.sock" "$work/client.err" ||
+    fail "$client with no daemon did not name the socket: $(cat "$work/client.err")"
+echo "-- examples/client with no daemon: $(cat "$work/client.err")"
 echo "install check passed: $prefix"

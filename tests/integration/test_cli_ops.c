@@ -26,10 +26,7 @@ static int cli(const char *a0, const char *a1, const char *a2, const char *a3)
 static void check_py(const char *what, const char *script, const char *pid1, const char *pid2)
 {
     const char *args[] = {pid1, pid2, NULL};
-    int rc = cli_python(script, out, args);
-    if (rc != 0)
-        fprintf(stderr, "%s: the check failed on:\n%s\n", what, out);
-    ASSERT_EQ(rc, 0);
+    ASSERT_TRUE(cli_python_ok(what, script, out, args));
 }
 
 static const char ps_json[] =

@@ -161,4 +161,15 @@ static inline int cli_python(const char *script, const char *input, const char *
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* cli_python, true when the script passed; else it says so on stderr with
+ * `what` and the input. */
+static inline bool cli_python_ok(const char *what, const char *script, const char *input,
+                                 const char *const *args)
+{
+    int rc = cli_python(script, input, args);
+    if (rc != 0)
+        fprintf(stderr, "%s: the check failed (%d) on:\n%s\n", what, rc, input);
+    return rc == 0;
+}
+
 #endif /* TESSERA_TESTS_CLI_SUPPORT_H */

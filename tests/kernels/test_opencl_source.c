@@ -516,7 +516,7 @@ static void reference(const tsr__kernel *k, unsigned char *const *bases, bool *l
                 e[i] += idx[d] * k->operands[i].strides[d];
         }
         unsigned char in[2][16] = {{0}}, res[16] = {0}, conv[16] = {0};
-        for (uint32_t i = 1; i < k->noperands; i++) {
+        for (uint32_t i = 1; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
             const tsr__kernel_operand *o = &k->operands[i];
             if (o->flags & TSR__KOPERAND_SCALAR)
                 memcpy(in[i - 1], k->scalar, sizeof in[0]);

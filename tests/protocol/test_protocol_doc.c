@@ -2,7 +2,8 @@
  * section headed "### NAME (opcode N)" whose summary line states the
  * transports and payload sizes the table gives, and a row in the overview
  * table; no section describes a message the table lacks; every status
- * code of TSR_STATUS_LIST is listed with its value.
+ * code of TSR_STATUS_LIST is listed with its value; every place that
+ * states the protocol version states TSR__WIRE_VERSION (and _MIN).
  *
  *   protocol-doc PATH/TO/docs/protocol.md */
 #include <stdio.h>
@@ -110,6 +111,25 @@ static void check_status(const char *doc, const char *name, int value)
     ASSERT_TRUE(strstr(doc, row) != NULL);
 }
 
+/* The version as the page states it: on its own line near the top, in the
+ * frame header's table, in the checks' table and in the ring header. */
+static void check_versions(const char *doc)
+{
+    const unsigned v = TSR__WIRE_VERSION, min = TSR__WIRE_VERSION_MIN;
+    char want[5][128];
+    snprintf(want[0], sizeof want[0], "Protocol version: **%u** (`TSR__WIRE_VERSION`).", v);
+    snprintf(want[1], sizeof want[1],
+             "The oldest version either side accepts: **%u** (`TSR__WIRE_VERSION_MIN`).", min);
+    snprintf(want[2], sizeof want[2], "the protocol version of the sender's build: %u |", v);
+    snprintf(want[3], sizeof want[3], "within the receiver's range (%u to %u)", min, v);
+    snprintf(want[4], sizeof want[4], "the protocol version (%u), written by the daemon |", v);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(doc, want[i]))
+            fprintf(stderr, "docs/protocol.md lacks \"%s\"\n", want[i]);
+        ASSERT_TRUE(strstr(doc, want[i]) != NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -127,6 +147,7 @@ int main(int argc, char **argv)
 #define CHECK_STATUS(name, value, text) check_status(doc, #name, value);
     TSR_STATUS_LIST(CHECK_STATUS)
 #undef CHECK_STATUS
+    check_versions(doc);
     free(doc);
     TEST_DONE();
 }
