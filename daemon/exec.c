@@ -398,7 +398,7 @@ static void prepare_generic(executor *x, uint32_t queue, bool fp64)
         if (!generic_wanted(generic_order[k], fp64))
             continue;
         tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
-        tsr__clrt_program_get(x->rt, queue, &key, false);
+        tsr__clrt_program_get(x->rt, queue, &key, TSR__CLPRIO_AHEAD);
     }
     x->generic_since[queue] = tsr__now_ns();
 }
@@ -646,11 +646,12 @@ static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__ke
         *generic = false;
         return own;
     }
-    if (!own && elements_of(k) >= SPECIALISE_ELEMENTS && !tsr__clrt_program_get(x->rt, queue, key, false))
+    if (!own && elements_of(k) >= SPECIALISE_ELEMENTS &&
+        !tsr__clrt_program_get(x->rt, queue, key, TSR__CLPRIO_SOON))
         return NULL;
     tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)key->common);
     *generic = true;
-    return tsr__clrt_program_get(x->rt, queue, &any, true);
+    return tsr__clrt_program_get(x->rt, queue, &any, TSR__CLPRIO_NOW);
 }
 
 /* ---- the interface ------------------------------------------------------ */
