@@ -117,6 +117,22 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
          .help = "The most sessions (client connections) open at once; connections beyond it "
                  "are refused. Lowering it ends no open session."},
         KIND_NUMBER, parse_sessions},
+    [TSR__CONF_MAX_SESSIONS_UID] = {
+        {.name = "sessions.max_per_uid", .option = "max-sessions-per-uid", .metavar = "N",
+         .default_value = "1024",
+         .help = "The most sessions one user may have open at once, connections still on "
+                 "their handshake included, so that one user cannot take every session. A "
+                 "refused client is told why. uid 0 and members of the tessera-admin group may "
+                 "go a few beyond it, and beyond sessions.max, so that `tessera ps` works "
+                 "whatever the others hold. Lowering it ends no open session."},
+        KIND_NUMBER, parse_sessions},
+    [TSR__CONF_MAX_HANDSHAKES_UID] = {
+        {.name = "sessions.max_handshakes_per_uid", .metavar = "N", .default_value = "128",
+         .help = "The most connections of one user that may be waiting to say HELLO at once "
+                 "(a connection has 10 s for it). A client opens its session at once, so only "
+                 "a burst of starting processes, or connections that never say anything, come "
+                 "near it; the ones beyond it are refused and told why."},
+        KIND_NUMBER, parse_sessions},
     [TSR__CONF_MEMORY_DAEMON] = {
         {.name = "memory_limit.daemon", .option = "memory-limit", .metavar = "LIMIT",
          .default_value = "unlimited", .default_text = "unlimited (each device's own size)",

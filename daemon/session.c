@@ -68,15 +68,9 @@ static void on_hello_timer(tsr__loop *loop, uint32_t events, void *data)
     }
 }
 
-tsr_status tsr__session_start(tsr__server *server, int fd)
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *peer)
 {
-    struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-        int e = errno;
-        close(fd);
-        return tsr__fail(TSR_ERR_IO, "SO_PEERCRED: %s", strerror(e));
-    }
+    struct ucred cred = *peer;
     tsr__session *s = calloc(1, sizeof *s);
     if (!s) {
         close(fd);
@@ -121,9 +115,16 @@ tsr_status tsr__session_start(tsr__server *server, int fd)
         server->first = s;
     server->last = s;
     server->session_count++;
+    tsr__server_count(server, s->uid, 1, 1);
     tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
              (unsigned)s->uid, s->command);
     return TSR_OK;
+}
+
+/* The session is open: its uid's handshake counts it no more. */
+static void opened(tsr__session *s)
+{
+    tsr__server_count(s->server, s->uid, 0, -1);
 }
 
 void tsr__session_end(tsr__session *s, const char *why)
@@ -142,6 +143,7 @@ void tsr__session_end(tsr__session *s, const char *why)
              s->id, (int)s->pid, why, (unsigned long long)total.allocated,
              (unsigned long long)total.reserved,
              tsr__exec_busy(s) ? " once its kernels finish" : "");
+    tsr__server_count(server, s->uid, -1, s->version ? 0 : -1);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);
@@ -261,8 +263,11 @@ static bool serve_packet(tsr__session *s, bool *ended)
     uint32_t out_len = 0;
     int fds[2];
     int nfds = 0;
+    bool was_open = s->version != 0;
     bool keep = tsr__session_handle(s, &h, in.bytes + sizeof h, TSR__WIRE_SOCKET, out.bytes,
                                     &out_len, fds, &nfds);
+    if (!was_open && s->version)
+        opened(s);
     if (!send_frame(s, out.bytes, out_len, fds, nfds) || !keep) {
         tsr__session_end(s, keep ? "the client does not read its replies" : "handshake refused");
         *ended = true;

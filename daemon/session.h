@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "core/protocol.h"
@@ -102,8 +103,9 @@ struct tsr__session {
     bool lingering;
 };
 
-/* Takes a freshly accepted connection. On failure the fd is closed. */
-tsr_status tsr__session_start(tsr__server *server, int fd);
+/* Takes a freshly accepted connection of the peer `cred`, admitted by the
+ * server (its uid has a row). On failure the fd is closed. */
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred);
 /* Ends the session: unlinks it from the server and closes its connection,
  * then releases everything it holds, at once or (kernels in flight) after
  * its last kernel. */
