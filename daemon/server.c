@@ -289,7 +289,8 @@ static void admit(tsr__server *server, int fd)
     struct ucred cred;
     socklen_t len = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-        tsr__log(TSR__LOG_WARNING, "cannot start a session: SO_PEERCRED: %s", strerror(errno));
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: SO_PEERCRED: %s",
+                         strerror(errno));
         close(fd);
         return;
     }
@@ -298,7 +299,8 @@ static void admit(tsr__server *server, int fd)
     if (over_cap(server, u, cred.uid, 0, why, sizeof why) &&
         (!peer_is_admin(fd, &cred) ||
          over_cap(server, u, cred.uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
-        tsr__log(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred.pid, why);
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred.pid,
+                         why);
         refuse(server, fd, TSR_ERR_LIMIT, why);
         return;
     }
@@ -306,7 +308,7 @@ static void admit(tsr__server *server, int fd)
         uint32_t cap = server->uid_cap ? server->uid_cap * 2 : 16;
         tsr__uid_sessions *grown = realloc(server->uids, cap * sizeof *grown);
         if (!grown) {
-            tsr__log(TSR__LOG_WARNING, "refused a connection: out of memory");
+            TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection: out of memory");
             refuse(server, fd, TSR_ERR_OUT_OF_MEMORY, "tesserad is out of memory");
             return;
         }
@@ -316,7 +318,7 @@ static void admit(tsr__server *server, int fd)
     if (!u)
         server->uids[server->uid_count++] = (tsr__uid_sessions){.uid = cred.uid};
     if (tsr__session_start(server, fd, &cred) != TSR_OK) {
-        tsr__log(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
         if (!find_uid(server, cred.uid)->sessions) /* the row made for it goes */
             tsr__server_count(server, cred.uid, 0, 0);
     }
@@ -338,12 +340,13 @@ static void on_listen(tsr__loop *loop, uint32_t events, void *data)
             if (fd >= 0)
                 close(fd);
             server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-            tsr__log(TSR__LOG_WARNING, "refused a connection: the daemon is out of file descriptors");
+            TSR__LOG_LIMITED(TSR__LOG_WARNING,
+                             "refused a connection: the daemon is out of file descriptors");
             continue;
         }
         if (fd < 0) {
             if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-                tsr__log(TSR__LOG_WARNING, "accept: %s", strerror(errno));
+                TSR__LOG_LIMITED(TSR__LOG_WARNING, "accept: %s", strerror(errno));
             return;
         }
         admit(server, fd);
@@ -751,6 +754,7 @@ void tsr__server_fini(tsr__server *server)
         tsr__session_end(server->first, "the daemon is stopping");
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
         close_refusal(&server->refusals[k]);
+    tsr__log_flush();
     /* Kernels still queued finish (or fail), and sessions that outlived
      * their connection behind them are released. */
     tsr__exec_shutdown();

@@ -174,26 +174,28 @@ static int decode(int status)
     return -1;
 }
 
+void test_daemon_terminate(test_daemon *d)
+{
+    if (d->pid <= 0)
+        return;
+    kill(d->pid, SIGTERM);
+    for (int waited = 0; waited < 10000; waited += 10) {
+        int status;
+        if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+            d->pid = -status - 1;
+            return;
+        }
+        sleep_ms(10);
+    }
+    kill(d->pid, SIGKILL);
+    waitpid(d->pid, NULL, 0);
+    d->pid = 0; /* test_daemon_stop's -1 */
+}
+
 int test_daemon_stop(test_daemon *d)
 {
-    int result = -1;
-    if (d->pid > 0) {
-        kill(d->pid, SIGTERM);
-        for (int waited = 0; waited < 10000; waited += 10) {
-            int status;
-            if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
-                result = decode(status);
-                break;
-            }
-            sleep_ms(10);
-        }
-        if (result == -1) {
-            kill(d->pid, SIGKILL);
-            waitpid(d->pid, NULL, 0);
-        }
-    } else if (d->pid < -0) {
-        result = decode(-d->pid - 1);
-    }
+    test_daemon_terminate(d);
+    int result = d->pid < 0 ? decode(-d->pid - 1) : -1;
     if (result != 0)
         test_daemon_dump_log(d);
     remove_dir(d);

@@ -25,6 +25,9 @@ int test_daemon_start(test_daemon *d, const char *const *extra);
  * itself within 10 s, 128+N when killed by signal N). Removes the
  * directory. */
 int test_daemon_stop(test_daemon *d);
+/* SIGTERM and wait, as test_daemon_stop does, but the directory and the
+ * log stay (test_daemon_stop then returns the exit status and cleans up). */
+void test_daemon_terminate(test_daemon *d);
 /* SIGKILL and reap (the directory stays for test_daemon_stop's cleanup). */
 void test_daemon_kill(test_daemon *d);
 /* Whether a SOCK_SEQPACKET connection to path succeeds now. */
