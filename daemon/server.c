@@ -1,6 +1,7 @@
-/* The daemon's top level: the listening socket, signals, the
- * configuration in force, systemd's notifications and the ring poller over
- * all sessions (see server.h). */
+/* The daemon's top level: the listening socket and the admission of
+ * connections, signals, the configuration in force, systemd's
+ * notifications and the ring poller over the sessions with work (see
+ * server.h). */
 #include "daemon/server.h"
 
 #include <errno.h>
@@ -464,13 +465,72 @@ static tsr_status start_systemd_timers(tsr__server *server)
 
 /* ---- the ring poller ------------------------------------------------------ */
 
+void tsr__server_ring_ready(tsr__server *server, tsr__session *s)
+{
+    if (s->ready || !s->ring || s->ending)
+        return;
+    s->ready = true;
+    s->idle_passes = 0;
+    s->ready_prev = NULL;
+    s->ready_next = server->ready_first;
+    if (server->ready_first)
+        server->ready_first->ready_prev = s;
+    server->ready_first = s;
+    atomic_store(&s->ring->header.daemon_sleeping, 0u);
+}
+
+void tsr__server_ring_drop(tsr__server *server, tsr__session *s)
+{
+    if (!s->ready)
+        return;
+    if (s->ready_prev)
+        s->ready_prev->ready_next = s->ready_next;
+    else
+        server->ready_first = s->ready_next;
+    if (s->ready_next)
+        s->ready_next->ready_prev = s->ready_prev;
+    s->ready_prev = s->ready_next = NULL;
+    s->ready = false;
+}
+
+void tsr__server_ring_park(tsr__session *s)
+{
+    atomic_store(&s->ring->header.daemon_sleeping, 1u);
+}
+
+/* Parks the ring unless a request came meanwhile: the flag is set before
+ * the doorbell is read again, and the client bumps the doorbell before it
+ * reads the flag (both sequentially consistent), so either the daemon sees
+ * the post here or the client sees the flag and rings the eventfd. Returns
+ * whether the ring has work and stays. */
+static bool park(tsr__server *server, tsr__session *s)
+{
+    tsr__server_ring_park(s);
+    if (atomic_load(&s->ring->header.doorbell) != s->doorbell_seen) {
+        atomic_store(&s->ring->header.daemon_sleeping, 0u);
+        s->idle_passes = 0;
+        return true;
+    }
+    tsr__server_ring_drop(server, s);
+    return false;
+}
+
 static unsigned serve_rings(void *data)
 {
     tsr__server *server = data;
     unsigned served = 0;
-    for (tsr__session *s = server->first, *next; s; s = next) {
-        next = s->next;
-        served += tsr__session_serve_ring(s);
+    server->passes++;
+    for (tsr__session *s = server->ready_first, *next; s; s = next) {
+        next = s->ready_next;
+        /* Serving may end the session (a malformed frame) and free it,
+         * but only when it returns non-zero. */
+        uint32_t idle = s->idle_passes;
+        s->idle_passes = 0;
+        server->rings_polled++;
+        unsigned n = tsr__session_serve_ring(s);
+        served += n;
+        if (n == 0 && (s->idle_passes = idle + 1) >= TSR__SERVER_PARK_PASSES)
+            park(server, s);
     }
     /* Sessions come and go in callbacks all over the loop; every pass
      * through the loop comes here. */
@@ -479,16 +539,15 @@ static unsigned serve_rings(void *data)
     return served;
 }
 
+/* Before the loop sleeps every ring is parked; after it, the doorbells
+ * that rang have put theirs back (tsr__server_ring_ready). */
 static bool arm_rings(void *data, bool sleeping)
 {
     tsr__server *server = data;
     bool pending = false;
-    for (tsr__session *s = server->first; s; s = s->next) {
-        if (!s->ring)
-            continue;
-        atomic_store(&s->ring->header.daemon_sleeping, sleeping ? 1u : 0u);
-        if (sleeping && atomic_load(&s->ring->header.doorbell) != s->doorbell_seen)
-            pending = true;
+    for (tsr__session *s = server->ready_first, *next; sleeping && s; s = next) {
+        next = s->ready_next;
+        pending |= park(server, s);
     }
     return pending;
 }
@@ -754,6 +813,9 @@ void tsr__server_fini(tsr__server *server)
         tsr__session_end(server->first, "the daemon is stopping");
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
         close_refusal(&server->refusals[k]);
+    if (server->passes)
+        tsr__log(TSR__LOG_INFO, "ring poller: %llu passes polled %llu rings",
+                 (unsigned long long)server->passes, (unsigned long long)server->rings_polled);
     tsr__log_flush();
     /* Kernels still queued finish (or fail), and sessions that outlived
      * their connection behind them are released. */

@@ -48,6 +48,7 @@ typedef struct tsr__refusal {
 
 #define TSR__SERVER_REFUSALS 32     /* refused connections held at once; the oldest goes first */
 #define TSR__SERVER_ADMIN_RESERVE 4 /* sessions uid 0 and tessera-admin may have beyond a cap */
+#define TSR__SERVER_PARK_PASSES 1024 /* poller passes without work before a ring is parked */
 
 typedef struct tsr__server {
     tsr__loop *loop;
@@ -68,6 +69,16 @@ typedef struct tsr__server {
     uint32_t uid_count, uid_cap;
     tsr__refusal refusals[TSR__SERVER_REFUSALS];
     uint32_t next_refusal;
+
+    /* The ring poller serves only the sessions on this list: those whose
+     * doorbell rang and that have had work in the last
+     * TSR__SERVER_PARK_PASSES passes. Every other ring is parked: its
+     * daemon_sleeping flag is set, so its client rings the doorbell
+     * eventfd when it posts, which puts the session back on the list. Idle
+     * sessions cost the loop nothing. passes and rings_polled count the
+     * poller's work (logged at exit). */
+    tsr__session *ready_first;
+    uint64_t passes, rings_polled;
     int exit_code;
 
     /* The configuration in force, and what reloads start from. */
@@ -114,6 +125,13 @@ void tsr__server_fini(tsr__server *server);
  * (handshakes -1) or ends (sessions -1, and handshakes -1 before HELLO).
  * The uid's row exists from the admission of its connection on. */
 void tsr__server_count(tsr__server *server, uint32_t uid, int sessions, int handshakes);
+
+/* The session's doorbell rang: its ring goes on the poller's list. */
+void tsr__server_ring_ready(tsr__server *server, tsr__session *session);
+/* The session ends: off the list. */
+void tsr__server_ring_drop(tsr__server *server, tsr__session *session);
+/* The session's ring starts parked (called before its client has it). */
+void tsr__server_ring_park(tsr__session *session);
 
 /* Reads the configuration file again (what SIGHUP does) and applies what
  * can change while running: memory limits, log level, sessions.max and

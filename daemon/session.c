@@ -119,12 +119,14 @@ tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *p
     return TSR_OK;
 }
 
-/* The session is open: its uid's handshake counts it no more, and it
- * enters the log. A connection that never gets here is
+/* The session is open: its uid's handshake counts it no more, its ring
+ * starts parked (the client will ring the doorbell eventfd when it first
+ * posts), and it enters the log. A connection that never gets here is
  * logged only when it ends, and under a rate limit. */
 static void opened(tsr__session *s)
 {
     tsr__server_count(s->server, s->uid, 0, -1);
+    tsr__server_ring_park(s);
     tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
              (unsigned)s->uid, s->command);
 }
@@ -159,6 +161,7 @@ void tsr__session_end(tsr__session *s, const char *why)
                      (unsigned long long)total.allocated, (unsigned long long)total.reserved,
                      tsr__exec_busy(s) ? " once its kernels finish" : "");
     tsr__server_count(server, s->uid, -1, s->version ? 0 : -1);
+    tsr__server_ring_drop(server, s);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);

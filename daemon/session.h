@@ -74,6 +74,11 @@ struct tsr__session {
     int ring_fd, doorbell_fd;
     tsr__watch *doorbell_watch;
     uint32_t doorbell_seen;
+    /* On the server's list of rings with work (server.h): the links, and
+     * the poller passes since the ring last had work. */
+    bool ready;
+    tsr__session *ready_prev, *ready_next;
+    uint32_t idle_passes;
 
     /* The OpenCL devices the session sees, fixed at HELLO from the
      * server's devices.visible (a reload changes only later sessions): its
