@@ -50,8 +50,9 @@ static void report_suppressed(tsr__log_limit *limit)
 {
     if (limit->suppressed == 0)
         return;
-    tsr__log(limit->priority, "%u similar message%s suppressed, the first: %s...",
-             limit->suppressed, limit->suppressed == 1 ? "" : "s", limit->sample);
+    bool cut = strlen(limit->sample) == sizeof limit->sample - 1;
+    tsr__log(limit->priority, "%u similar message%s suppressed, the first: %s%s",
+             limit->suppressed, limit->suppressed == 1 ? "" : "s", limit->sample, cut ? "..." : "");
     limit->suppressed = 0;
 }
 
