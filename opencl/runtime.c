@@ -2,6 +2,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "opencl/runtime.h"
+#include "opencl/errors.h"
 
 #include <CL/cl.h>
 #include <errno.h>
@@ -158,7 +159,9 @@ static bool open_device(clrt_device *d)
     if (err == CL_SUCCESS)
         d->no_geom = clCreateBuffer(d->context, CL_MEM_READ_ONLY, sizeof(cl_long), NULL, &err);
     if (err != CL_SUCCESS) {
-        snprintf(d->error, sizeof d->error, "cannot open %.200s: OpenCL error %d", d->info.name, err);
+        char code[TSR__CL_ERROR_NAME_MAX];
+        snprintf(d->error, sizeof d->error, "cannot open %.200s: %s", d->info.name,
+                 tsr__cl_error_name(err, code, sizeof code));
         return false;
     }
     cl_device_fp_config fp = 0;
@@ -174,8 +177,9 @@ static bool open_device(clrt_device *d)
 
 static void build_log(clrt_device *d, tsr__clrt_program *p, const char *what, cl_int err)
 {
-    int n = snprintf(p->error, sizeof p->error, "%s on %.200s failed (OpenCL error %d)", what,
-                     d->info.name, err);
+    char name[TSR__CL_ERROR_NAME_MAX];
+    int n = snprintf(p->error, sizeof p->error, "%s on %.200s failed (%s)", what, d->info.name,
+                     tsr__cl_error_name(err, name, sizeof name));
     if (p->program && n > 0 && (size_t)n + 3 < sizeof p->error) {
         size_t used = (size_t)n;
         memcpy(p->error + used, ": ", 3);
@@ -672,14 +676,16 @@ tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_
                             CL_MEM_READ_WRITE | (copies ? 0 : CL_MEM_USE_HOST_PTR), bytes,
                             copies ? NULL : host, &err);
     if (err != CL_SUCCESS) {
+        char name[TSR__CL_ERROR_NAME_MAX];
         free(b);
         return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
                                  err == CL_INVALID_BUFFER_SIZE
                              ? TSR_ERR_OUT_OF_MEMORY
                              : TSR_ERR_DEVICE,
-                         "cannot %s a %llu-byte segment for %.200s: OpenCL error %d",
+                         "cannot %s a %llu-byte segment for %.200s: %s",
                          copies ? "make a device buffer for" : "wrap", (unsigned long long)bytes,
-                         rt->devices[ordinal].info.name, err);
+                         rt->devices[ordinal].info.name,
+                         tsr__cl_error_name(err, name, sizeof name));
     }
     b->host = copies ? host : NULL;
     *out = b;
@@ -707,8 +713,9 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
     char message[160] = "";
     if (status < 0) {
         st = TSR_ERR_DEVICE;
-        snprintf(message, sizeof message, "a kernel failed on opencl:%u (OpenCL error %d)",
-                 (unsigned)job->ordinal, status);
+        char name[TSR__CL_ERROR_NAME_MAX];
+        snprintf(message, sizeof message, "a kernel failed on opencl:%u (%s)",
+                 (unsigned)job->ordinal, tsr__cl_error_name(status, name, sizeof name));
     } else if (job->check_status && job->status_value != 0) {
         st = TSR_ERR_RUNTIME;
         snprintf(message, sizeof message, "ZeroDivisionError");
@@ -843,10 +850,12 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         if (job->geom_buffer)
             clReleaseMemObject(job->geom_buffer);
         free(job);
+        char name[TSR__CL_ERROR_NAME_MAX];
         return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
                              ? TSR_ERR_OUT_OF_MEMORY
                              : TSR_ERR_DEVICE,
-                         "cannot queue a kernel on %.200s: OpenCL error %d", d->info.name, err);
+                         "cannot queue a kernel on %.200s: %s", d->info.name,
+                         tsr__cl_error_name(err, name, sizeof name));
     }
     clFlush(d->queue);
     atomic_fetch_add(&rt->launches, 1);
