@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
 #define SOURCE_MAX (256u << 10)
-#define CACHE_MAGIC "TSRCLBIN"
 
 enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };
 
@@ -54,7 +54,8 @@ struct tsr__clrt_program {
 struct tsr__clrt {
     clrt_device *devices;
     size_t count;
-    char *cache_dir;
+    tsr__kcache *cache; /* NULL: programs are kept in memory only */
+    char cache_refusal[512]; /* why a configured cache directory was refused */
     int notify_fd;
     tsr__clrt_source_fn source;
     tsr__clrt_program *table[PROGRAM_BUCKETS];
@@ -202,37 +203,17 @@ static void drop_program(tsr__clrt_program *p)
     p->program = NULL;
 }
 
-typedef struct cache_header {
-    char magic[8];
-    uint64_t hash, length, checksum;
-} cache_header;
-
-static void cache_path(const tsr__clrt *rt, uint64_t hash, char *out, size_t n)
-{
-    snprintf(out, n, "%s/tessera-%016llx.bin", rt->cache_dir, (unsigned long long)hash);
-}
-
 /* Loads p from the disk cache; false (counted as rejected when a file was
  * there) means "build from source". */
 static bool cache_load(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint64_t hash)
 {
-    char path[4096];
-    cache_path(rt, hash, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    cache_header h;
-    struct stat st;
     unsigned char *binary = NULL;
-    bool ok = fstat(fd, &st) == 0 && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-              memcmp(h.magic, CACHE_MAGIC, 8) == 0 && h.hash == hash && h.length > 0 &&
-              h.length == (uint64_t)st.st_size - sizeof h && h.length < (UINT64_C(1) << 30) &&
-              (binary = malloc(h.length)) != NULL &&
-              read(fd, binary, h.length) == (ssize_t)h.length &&
-              fnv1a(FNV_START, binary, h.length) == h.checksum;
-    close(fd);
+    size_t length = 0;
+    int found = tsr__kcache_load(rt->cache, hash, &binary, &length);
+    if (found == TSR__KCACHE_MISSING)
+        return false;
+    bool ok = found == TSR__KCACHE_FOUND;
     if (ok) {
-        size_t length = h.length;
         const unsigned char *bins[1] = {binary};
         cl_int bin_status = CL_SUCCESS, err;
         p->program = clCreateProgramWithBinary(d->context, 1, &d->id, &length, bins, &bin_status,
@@ -250,7 +231,7 @@ static bool cache_load(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint
 }
 
 /* Saves p's binary; a failure only costs the next start a build. */
-static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint64_t hash)
+static void cache_store(tsr__clrt *rt, tsr__clrt_program *p, uint64_t hash)
 {
     size_t length = 0;
     if (clGetProgramInfo(p->program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) !=
@@ -261,23 +242,8 @@ static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uin
     if (!binary)
         return;
     unsigned char *bins[1] = {binary};
-    if (clGetProgramInfo(p->program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
-        cache_header h = {.hash = hash, .length = length,
-                          .checksum = fnv1a(FNV_START, binary, length)};
-        memcpy(h.magic, CACHE_MAGIC, 8);
-        char path[4096], tmp[4200];
-        cache_path(rt, hash, path, sizeof path);
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd >= 0) {
-            bool ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-                      write(fd, binary, length) == (ssize_t)length;
-            ok = close(fd) == 0 && ok;
-            if (!ok || rename(tmp, path) != 0)
-                unlink(tmp);
-        }
-    }
-    (void)d;
+    if (clGetProgramInfo(p->program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        tsr__kcache_store(rt->cache, hash, binary, length);
     free(binary);
 }
 
@@ -364,7 +330,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     hash = text_hash(hash, d->options);
     hash = fnv1a(hash, rt->source_buf, n);
     uint64_t rejected = atomic_load(&rt->rejected);
-    if (rt->cache_dir && cache_load(rt, d, p, hash)) {
+    if (rt->cache && cache_load(rt, d, p, hash)) {
         warm_up(d, p);
         snprintf(p->origin, sizeof p->origin, "loaded from the disk cache in %.1f ms",
                  ms_since(&t0));
@@ -391,7 +357,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
                  : "");
     atomic_store(&p->state, TSR__CLPROG_READY);
     *hash_out = hash;
-    return rt->cache_dir != NULL;
+    return rt->cache != NULL;
 }
 
 static void *builder_main(void *arg)
@@ -420,7 +386,7 @@ static void *builder_main(void *arg)
          * a driver that compiles its kernels when asked for the binary
          * (PoCL) does so while the first launch runs, not before it. */
         if (store) {
-            cache_store(rt, &rt->devices[p->ordinal], p, hash);
+            cache_store(rt, p, hash);
             if (write(rt->notify_fd, &one, sizeof one) < 0) {
                 /* already signalled */
             }
@@ -432,27 +398,6 @@ static void *builder_main(void *arg)
     return NULL;
 }
 
-/* mkdir -p; true when the directory exists at the end. */
-static bool make_directories(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return false;
-    memcpy(buf, path, n + 1);
-    for (size_t k = 1; k <= n; k++) {
-        if (buf[k] != '/' && buf[k] != '\0')
-            continue;
-        char c = buf[k];
-        buf[k] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return false;
-        buf[k] = c;
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* ---- the interface --------------------------------------------------------- */
 
 static void free_runtime(tsr__clrt *rt)
@@ -461,7 +406,7 @@ static void free_runtime(tsr__clrt *rt)
     pthread_cond_destroy(&rt->wake);
     free(rt->devices);
     free(rt->source_buf);
-    free(rt->cache_dir);
+    tsr__kcache_close(rt->cache);
     free(rt);
 }
 
@@ -475,21 +420,19 @@ tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out)
     rt->source = config->source;
     rt->devices = calloc(config->count ? config->count : 1, sizeof *rt->devices);
     rt->source_buf = malloc(SOURCE_MAX);
-    if (config->cache_dir && config->cache_dir[0])
-        rt->cache_dir = strdup(config->cache_dir);
-    if (!rt->devices || !rt->source_buf || (config->cache_dir && config->cache_dir[0] && !rt->cache_dir)) {
+    if (!rt->devices || !rt->source_buf) {
         free(rt->devices);
         free(rt->source_buf);
-        free(rt->cache_dir);
         free(rt);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL runtime");
     }
     for (size_t k = 0; k < config->count; k++)
         rt->devices[k].info = config->devices[k];
-    if (rt->cache_dir && !make_directories(rt->cache_dir)) {
-        free(rt->cache_dir); /* no disk cache: every start builds */
-        rt->cache_dir = NULL;
-    }
+    /* A directory that fails the checks costs every start its builds,
+     * never the daemon its kernels. */
+    if (config->cache_dir && config->cache_dir[0] &&
+        tsr__kcache_open(config->cache_dir, &rt->cache) != TSR_OK)
+        snprintf(rt->cache_refusal, sizeof rt->cache_refusal, "%s", tsr_last_error());
     pthread_mutex_init(&rt->lock, NULL);
     pthread_cond_init(&rt->wake, NULL);
     int e = pthread_create(&rt->builder, NULL, builder_main, rt);
@@ -640,6 +583,11 @@ const char *tsr__clrt_program_report(tsr__clrt_program *p)
         return NULL;
     p->reported = true;
     return p->origin;
+}
+
+const char *tsr__clrt_cache_refusal(const tsr__clrt *rt)
+{
+    return rt->cache_refusal[0] ? rt->cache_refusal : NULL;
 }
 
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)
