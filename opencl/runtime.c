@@ -673,6 +673,63 @@ uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
     return ordinal < rt->count ? rt->devices[ordinal].info.compute_units : 0;
 }
 
+/* The elements a launch's output covers, as OpenCL's rectangle copies
+ * see them: runs of `region[0]` bytes, region[1] of them `pitch[0]`
+ * apart, in region[2] slices `pitch[1]` apart. False when they are not
+ * such a box (more than three dimensions, or a layout the rectangle rules
+ * refuse): the caller then copies the whole span. The element size is the
+ * span's bytes over its elements (the span runs from the first element to
+ * one past the last, strides being non-negative). */
+static bool output_box(const tsr__clrt_launch *l, size_t region[3], size_t pitch[2])
+{
+    const tsr__kernel_geometry *g = &l->geometry;
+    if (g->block[3] >= 2)
+        return false; /* outer dimensions in geom[] */
+    uint64_t sizes[3], strides[3], span = 1;
+    int n = 0;
+    for (int d = 0; d < 3; d++) {
+        if (g->size[d] == 0)
+            return false;
+        if (g->size[d] == 1)
+            continue;
+        if (g->stride[0][d] <= 0)
+            return false;
+        sizes[n] = g->size[d];
+        strides[n] = (uint64_t)g->stride[0][d];
+        span += (sizes[n] - 1) * strides[n];
+        n++;
+    }
+    uint64_t item = l->extents[0] / span;
+    if (item == 0 || item > 16 || item * span != l->extents[0])
+        return false;
+    for (int i = 1; i < n; i++) /* by stride, smallest first */
+        for (int j = i; j > 0 && strides[j] < strides[j - 1]; j--) {
+            uint64_t s = sizes[j], t = strides[j];
+            sizes[j] = sizes[j - 1], strides[j] = strides[j - 1];
+            sizes[j - 1] = s, strides[j - 1] = t;
+        }
+    /* Dimensions that continue the run merge into it. */
+    uint64_t run = item;
+    int first = 0;
+    while (first < n && strides[first] * item == run)
+        run *= sizes[first++];
+    region[0] = (size_t)run;
+    region[1] = region[2] = 1;
+    pitch[0] = pitch[1] = 0;
+    for (int d = first; d < n; d++) {
+        if (d - first >= 2)
+            return false;
+        region[1 + d - first] = (size_t)sizes[d];
+        pitch[d - first] = (size_t)(strides[d] * item);
+    }
+    if (pitch[0] == 0)
+        pitch[0] = region[0];
+    if (pitch[1] == 0)
+        pitch[1] = region[1] * pitch[0];
+    /* OpenCL's rules for a rectangle's pitches */
+    return pitch[0] >= region[0] && pitch[1] >= region[1] * pitch[0] && pitch[1] % pitch[0] == 0;
+}
+
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
                              const tsr__clrt_launch *l, tsr__clrt_done_fn done, void *ctx)
 {
@@ -763,10 +820,22 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         event = read;
     }
     const clrt_buffer *out = l->nbuffers > 0 ? l->buffers[0] : NULL;
+    /* Only the elements the kernel wrote come back: a strided output's
+     * gaps belong to others (another view, another process sharing the
+     * memory) who may write them while the kernel runs. */
+    size_t region[3], pitch[2];
     if (err == CL_SUCCESS && out && out->host && l->extents[0] > 0) {
         cl_event read = NULL;
-        err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)l->offsets[0],
-                                  (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL, &read);
+        if (output_box(l, region, pitch) && region[0] < l->extents[0]) {
+            size_t origin[3] = {(size_t)l->offsets[0], 0, 0};
+            err = clEnqueueReadBufferRect(d->queue, out->mem, CL_FALSE, origin, origin, region,
+                                          pitch[0], pitch[1], pitch[0], pitch[1], out->host, 0,
+                                          NULL, &read);
+        } else {
+            err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)l->offsets[0],
+                                      (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL,
+                                      &read);
+        }
         clReleaseEvent(event);
         event = read;
     }

@@ -9,9 +9,11 @@
  * own per segment, and the segment stays the tensors' home: each launch
  * first copies its operands' spans in (the output's too, whose elements
  * the kernel may leave unwritten, such as strided gaps), runs, and copies
- * the output's span back before it reports completion. Between launches
- * the segment is always current, so whatever the host does with it
- * (clients' copies, the daemon's fills) needs no step of its own.
+ * back the output's elements (the whole span when it is dense, else the
+ * box of rows they form: a strided output's gaps may be written by the
+ * host meanwhile) before it reports completion. Between launches the
+ * segment is always current, so whatever the host does with it (clients'
+ * copies, the daemon's fills) needs no step of its own.
  *
  * Threads. Everything but the build runs on the caller's thread (the
  * daemon's event loop), which is the only one to set kernel arguments and

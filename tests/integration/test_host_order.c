@@ -3,12 +3,14 @@
  * tsr_synchronize, sees the op's result; a copy from the host right after
  * a launch that reads the tensor leaves that launch's result alone; and a
  * copy into one column of a storage whose other column a kernel is
- * writing keeps the host's values. All of it with the device computing in
+ * writing keeps the host's values, and so does a write through the raw
+ * data pointer made while that kernel runs. All of it with the device computing in
  * the shared segments, then with devices.memory = copy (each kernel copies
  * its operands in and its output back). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support_daemon.h"
 #include "tessera/tessera.h"
@@ -16,10 +18,8 @@
 
 #define N (INT64_C(1) << 22)
 
-static const tsr_tensor_options on_opencl = {.has_device = true,
-                                             .device = {TSR_DEVICE_OPENCL, 0},
-                                             .has_dtype = true,
-                                             .dtype = TSR_FLOAT32};
+static const tsr_tensor_options on_opencl = {
+    .has_device = true, .device = {TSR_DEVICE_OPENCL, 0}, .has_dtype = true, .dtype = TSR_FLOAT32};
 
 /* How many of buf's n floats differ from want. */
 static int64_t count_bad(const float *buf, int64_t n, float want)
@@ -105,6 +105,41 @@ out:
     tsr_tensor_release(src);
 }
 
+/* The same through tsr_tensor_data_ptr, which no wait orders: the host
+ * writes column 1 while the kernel writing column 0 runs (after its
+ * inputs went in, where the device's memory is its own). Only the
+ * elements a kernel writes may change under it: the host's column
+ * survives. */
+static void raw_write_beside_op(tsr_client *c, float *buf)
+{
+    tsr_tensor *pair = NULL, *col0 = NULL, *src = NULL;
+    int64_t sizes[2] = {N / 2, 2}, half = N / 2;
+    ASSERT_OK(tsr_tensor_zeros(c, 2, sizes, &on_opencl, &pair));
+    ASSERT_OK(tsr_tensor_full(c, 1, &half, tsr_scalar_float(4.0), &on_opencl, &src));
+    void *p = NULL;
+    if (pair && src)
+        ASSERT_OK(tsr_tensor_data_ptr(pair, &p));
+    if (p)
+        ASSERT_OK(tsr_tensor_select(pair, 1, 0, &col0));
+    float *data = p;
+    for (int round = 0; round < 6 && col0; round++) {
+        float mark = 10.0f + (float)round;
+        ASSERT_OK(tsr_mul_scalar_out(src, tsr_scalar_float(2.0), col0));
+        usleep(1000 * (useconds_t)(round % 3));
+        for (int64_t k = 0; k < half; k++)
+            data[2 * k + 1] = mark;
+        ASSERT_OK(tsr_synchronize(c, on_opencl.device));
+        ASSERT_OK(tsr_tensor_copy_to_host(pair, buf, (size_t)N * sizeof(float)));
+        int64_t bad = 0;
+        for (int64_t k = 0; k < half; k++)
+            bad += buf[2 * k] != 8.0f || buf[2 * k + 1] != mark;
+        ASSERT_EQ(bad, 0);
+    }
+    tsr_tensor_release(col0);
+    tsr_tensor_release(pair);
+    tsr_tensor_release(src);
+}
+
 static void run(const char *const *extra, float *buf)
 {
     test_daemon d;
@@ -118,6 +153,7 @@ static void run(const char *const *extra, float *buf)
         read_after_op(c, buf);
         write_after_op(c, buf);
         write_beside_op(c, buf);
+        raw_write_beside_op(c, buf);
         tsr_client_close(c);
     }
     if (test__failed)
