@@ -7,10 +7,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -113,6 +116,22 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "
                  "are refused. Lowering it ends no open session."},
+        KIND_NUMBER, parse_sessions},
+    [TSR__CONF_MAX_SESSIONS_UID] = {
+        {.name = "sessions.max_per_uid", .option = "max-sessions-per-uid", .metavar = "N",
+         .default_value = "1024",
+         .help = "The most sessions one user may have open at once, connections still on "
+                 "their handshake included, so that one user cannot take every session. A "
+                 "refused client is told why. uid 0 and members of the tessera-admin group may "
+                 "go a few beyond it, and beyond sessions.max, so that `tessera ps` works "
+                 "whatever the others hold. Lowering it ends no open session."},
+        KIND_NUMBER, parse_sessions},
+    [TSR__CONF_MAX_HANDSHAKES_UID] = {
+        {.name = "sessions.max_handshakes_per_uid", .metavar = "N", .default_value = "128",
+         .help = "The most connections of one user that may be waiting to say HELLO at once "
+                 "(a connection has 10 s for it). A client opens its session at once, so only "
+                 "a burst of starting processes, or connections that never say anything, come "
+                 "near it; the ones beyond it are refused and told why."},
         KIND_NUMBER, parse_sessions},
     [TSR__CONF_MEMORY_DAEMON] = {
         {.name = "memory_limit.daemon", .option = "memory-limit", .metavar = "LIMIT",
@@ -747,31 +766,89 @@ tsr_status tsr__config_parse(tsr__config *cfg, const char *source, const char *t
     return TSR_OK;
 }
 
+/* What a path that is not a regular file is, for the error. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "a device";
+    return "not a regular file";
+}
+
+/* Reads the whole file into a fresh buffer. Only a regular file of bounded
+ * size is read: the loop thread reloads, and a FIFO or a device could keep
+ * it waiting forever with every session frozen behind it. O_NONBLOCK makes
+ * the open itself return at once on a FIFO with no writer; it changes
+ * nothing for a regular file. /dev/null is let through as an empty file,
+ * which is how one says "no file" on the command line. */
+static tsr_status read_file(const char *path, bool missing_ok, char **out, size_t *out_len)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0 && errno == ENOENT && missing_ok)
+        return TSR_OK;
+    if (fd < 0)
+        return tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    struct stat st;
+    tsr_status status = TSR_OK;
+    bool empty = false;
+    if (fstat(fd, &st) < 0)
+        status = tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) /* /dev/null */
+        empty = true;
+    else if (!S_ISREG(st.st_mode))
+        status = tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                           "%s is %s; the configuration must be a regular file", path,
+                           file_kind(st.st_mode));
+    else if ((uint64_t)st.st_size > TSR__CONFIG_FILE_MAX)
+        status = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: too large (over %u bytes)", path,
+                           TSR__CONFIG_FILE_MAX);
+    char *text = status == TSR_OK ? malloc(TSR__CONFIG_FILE_MAX + 1) : NULL;
+    if (status == TSR_OK && !text)
+        status = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reading %s", path);
+    /* The file may grow between fstat and read: read up to one byte past
+     * the limit to notice. */
+    size_t len = 0;
+    while (status == TSR_OK && !empty && len <= TSR__CONFIG_FILE_MAX) {
+        ssize_t got = read(fd, text + len, TSR__CONFIG_FILE_MAX + 1 - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            status = tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+        else if (got == 0)
+            break;
+        else
+            len += (size_t)got;
+    }
+    if (status == TSR_OK && len > TSR__CONFIG_FILE_MAX)
+        status = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: too large (over %u bytes)", path,
+                           TSR__CONFIG_FILE_MAX);
+    close(fd);
+    if (status != TSR_OK) {
+        free(text);
+        return status;
+    }
+    *out = text;
+    *out_len = len;
+    return TSR_OK;
+}
+
 tsr_status tsr__config_load(tsr__config *cfg, const char *path, bool missing_ok, bool *found,
                             const tsr__config_resolver *r)
 {
     if (found)
         *found = false;
-    FILE *f = fopen(path, "rb");
-    if (!f && errno == ENOENT && missing_ok)
-        return TSR_OK;
-    if (!f)
-        return tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-    char *text = malloc(TSR__CONFIG_FILE_MAX + 1);
-    if (!text) {
-        fclose(f);
-        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reading %s", path);
-    }
-    size_t len = fread(text, 1, TSR__CONFIG_FILE_MAX + 1, f);
-    tsr_status st = TSR_OK;
-    if (ferror(f))
-        st = tsr__fail(TSR_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-    else if (len > TSR__CONFIG_FILE_MAX)
-        st = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: too large (over %u bytes)", path,
-                       TSR__CONFIG_FILE_MAX);
-    fclose(f);
-    if (st == TSR_OK)
-        st = tsr__config_parse(cfg, path, text, len, r);
+    char *text;
+    size_t len = 0;
+    tsr_status st = read_file(path, missing_ok, &text, &len);
+    if (st != TSR_OK || !text)
+        return st;
+    st = tsr__config_parse(cfg, path, text, len, r);
     free(text);
     if (st == TSR_OK && found)
         *found = true;

@@ -49,6 +49,8 @@ typedef enum tsr__config_key_id {
     TSR__CONF_VISIBLE_DEVICES,
     TSR__CONF_DEVICE_MEMORY,
     TSR__CONF_MAX_SESSIONS,
+    TSR__CONF_MAX_SESSIONS_UID,
+    TSR__CONF_MAX_HANDSHAKES_UID,
     TSR__CONF_MEMORY_DAEMON,
     TSR__CONF_MEMORY_SESSION,
     TSR__CONF_MEMORY_UID_DEFAULT,
@@ -145,7 +147,10 @@ tsr_status tsr__config_parse(tsr__config *cfg, const char *source, const char *t
                              const tsr__config_resolver *resolver);
 /* Reads and parses a file. A missing file is TSR_OK with *found false when
  * missing_ok, else TSR_ERR_IO "cannot read PATH: No such file or
- * directory"; found may be NULL. */
+ * directory"; found may be NULL. Only a regular file of at most
+ * TSR__CONFIG_FILE_MAX bytes is read (or /dev/null, as an empty one):
+ * anything else is TSR_ERR_INVALID_ARGUMENT "PATH is a FIFO; ...", found
+ * out without waiting on it. */
 tsr_status tsr__config_load(tsr__config *cfg, const char *path, bool missing_ok, bool *found,
                             const tsr__config_resolver *resolver);
 

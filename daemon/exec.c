@@ -78,6 +78,13 @@ typedef struct executor {
      * launch's time. */
     job *spare;
     unsigned nspare;
+    /* Launches per key, roughly (a slot per key hash; another key taking
+     * the slot starts it again): a key launched often gets a program of
+     * its own however small its launches. */
+    struct {
+        tsr__kernel_key key;
+        uint32_t count;
+    } often[256];
 } executor;
 
 #define SPARE_JOBS 64
@@ -398,7 +405,7 @@ static void prepare_generic(executor *x, uint32_t queue, bool fp64)
         if (!generic_wanted(generic_order[k], fp64))
             continue;
         tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
-        tsr__clrt_program_get(x->rt, queue, &key, false);
+        tsr__clrt_program_get(x->rt, queue, &key, TSR__CLPRIO_AHEAD);
     }
     x->generic_since[queue] = tsr__now_ns();
 }
@@ -630,6 +637,25 @@ static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
  * vector loops to pay for the build (about a second on a CPU device). */
 #define SPECIALISE_ELEMENTS (INT64_C(1) << 16)
 
+/* ... or at least this many times. */
+#define SPECIALISE_LAUNCHES 256u
+
+/* Whether the launch of `key` is the SPECIALISE_LAUNCHES-th of its key,
+ * roughly. */
+static bool launched_often(executor *x, uint32_t queue, const tsr__kernel_key *key)
+{
+    uint64_t h = queue * UINT64_C(0x9E3779B97F4A7C15);
+    const uint8_t *b = (const uint8_t *)key;
+    for (size_t i = 0; i < sizeof *key; i++)
+        h = (h ^ b[i]) * UINT64_C(0x100000001B3);
+    size_t slot = (size_t)(h >> 56) % (sizeof x->often / sizeof x->often[0]);
+    if (memcmp(&x->often[slot].key, key, sizeof *key) != 0) {
+        x->often[slot].key = *key;
+        x->often[slot].count = 0;
+    }
+    return ++x->often[slot].count == SPECIALISE_LAUNCHES;
+}
+
 static int64_t elements_of(const tsr__kernel *k)
 {
     int64_t n = 1;
@@ -640,8 +666,8 @@ static int64_t elements_of(const tsr__kernel *k)
 
 /* The program a launch runs: its key's own when that is ready, else the
  * generic program of its common dtype (core/kernel.h), which every device
- * builds ahead of need. A large launch asks for its own program in the
- * background, for the launches after it. */
+ * builds ahead of need. A large launch, or a key launched often, asks
+ * for its own program in the background, for the launches after it. */
 static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__kernel *k,
                                       const tsr__kernel_key *key, bool *generic)
 {
@@ -650,11 +676,12 @@ static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__ke
         *generic = false;
         return own;
     }
-    if (!own && elements_of(k) >= SPECIALISE_ELEMENTS && !tsr__clrt_program_get(x->rt, queue, key, false))
+    if (!own && (elements_of(k) >= SPECIALISE_ELEMENTS || launched_often(x, queue, key)) &&
+        !tsr__clrt_program_get(x->rt, queue, key, TSR__CLPRIO_SOON))
         return NULL;
     tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)key->common);
     *generic = true;
-    return tsr__clrt_program_get(x->rt, queue, &any, true);
+    return tsr__clrt_program_get(x->rt, queue, &any, TSR__CLPRIO_NOW);
 }
 
 /* ---- the interface ------------------------------------------------------ */

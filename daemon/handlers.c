@@ -172,7 +172,7 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
     return TSR_OK;
 }
 
-/* The doorbell only wakes the loop, which then polls every ring. */
+/* The client posted to a parked ring: the poller takes it up again. */
 static void on_doorbell(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -181,6 +181,7 @@ static void on_doorbell(tsr__loop *loop, uint32_t events, void *data)
     uint64_t rings;
     ssize_t ignored = read(s->doorbell_fd, &rings, sizeof rings);
     (void)ignored;
+    tsr__server_ring_ready(s->server, s);
 }
 
 static tsr_status on_hello(request *r)

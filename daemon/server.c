@@ -1,10 +1,12 @@
-/* The daemon's top level: the listening socket, signals, the
- * configuration in force, systemd's notifications and the ring poller over
- * all sessions (see server.h). */
+/* The daemon's top level: the listening socket and the admission of
+ * connections, signals, the configuration in force, systemd's
+ * notifications and the ring poller over the sessions with work (see
+ * server.h). */
 #include "daemon/server.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +21,10 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/admin.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
+#include "daemon/procinfo.h"
 #include "daemon/session.h"
 
 /* Every session needs a few descriptors plus one per segment. */
@@ -169,6 +173,158 @@ static tsr_status take_activated_socket(tsr__server *server)
     return TSR_OK;
 }
 
+/* ---- admission ------------------------------------------------------------ */
+
+static tsr__uid_sessions *find_uid(tsr__server *server, uint32_t uid)
+{
+    for (uint32_t k = 0; k < server->uid_count; k++)
+        if (server->uids[k].uid == uid)
+            return &server->uids[k];
+    return NULL;
+}
+
+void tsr__server_count(tsr__server *server, uint32_t uid, int sessions, int handshakes)
+{
+    tsr__uid_sessions *u = find_uid(server, uid);
+    if (!u) /* cannot happen: admission made the row */
+        return;
+    u->sessions = (uint32_t)((int64_t)u->sessions + sessions);
+    u->handshakes = (uint32_t)((int64_t)u->handshakes + handshakes);
+    if (u->sessions == 0)
+        *u = server->uids[--server->uid_count];
+}
+
+/* uid 0, or a member of tessera-admin: the users of the administration
+ * messages (admin.h), who get TSR__SERVER_ADMIN_RESERVE sessions beyond
+ * every cap so that `tessera ps` works however many sessions others hold.
+ * Asked only of a connection that a cap would refuse. */
+static bool peer_is_admin(int fd, const struct ucred *cred)
+{
+    if (cred->uid == 0)
+        return true;
+    struct group g, *found = NULL;
+    char buf[4096];
+    return getgrnam_r(TSR__ADMIN_GROUP, &g, buf, sizeof buf, &found) == 0 && found &&
+           tsr__proc_peer_in_group(fd, cred->gid, found->gr_gid);
+}
+
+/* Why a connection of `uid` is refused with `extra` more sessions allowed
+ * under each cap, written into why; false when it is not. */
+static bool over_cap(const tsr__server *server, const tsr__uid_sessions *u, uint32_t uid,
+                     uint32_t extra, char *why, size_t n)
+{
+    if (server->session_count >= server->max_sessions + extra)
+        snprintf(why, n, "tesserad has %u sessions open, its most (sessions.max = %u)",
+                 server->session_count, server->max_sessions);
+    else if (u && u->sessions >= server->max_sessions_uid + extra)
+        snprintf(why, n, "too many sessions for uid %u: %u open (sessions.max_per_uid = %u)",
+                 (unsigned)uid, u->sessions, server->max_sessions_uid);
+    else if (u && u->handshakes >= server->max_handshakes_uid + extra)
+        snprintf(why, n, "too many connections of uid %u waiting for their handshake: %u "
+                 "(sessions.max_handshakes_per_uid = %u)", (unsigned)uid, u->handshakes,
+                 server->max_handshakes_uid);
+    else
+        return false;
+    return true;
+}
+
+static void close_refusal(tsr__refusal *r)
+{
+    if (r->fd < 0)
+        return;
+    tsr__loop_unwatch(r->server->loop, r->watch);
+    close(r->fd);
+    r->fd = -1;
+    r->watch = NULL;
+}
+
+/* The refused connection's first frame: the refusal is its reply. */
+static void on_refused(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    tsr__refusal *r = data;
+    union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+    } in;
+    ssize_t n = recv(r->fd, in.bytes, sizeof in.bytes, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    tsr__wire_header h;
+    if (n > 0 && tsr__wire_check(in.bytes, (size_t)n, TSR__WIRE_SOCKET, false, &h) == TSR_OK) {
+        struct {
+            tsr__wire_header h;
+            tsr__wire_error err;
+        } out;
+        uint32_t len = tsr__wire_error_fill(&out.err, r->status, r->message);
+        tsr__wire_header_init(&out.h, h.opcode, TSR__WIRE_REPLY | TSR__WIRE_ERROR, len,
+                              h.request_id);
+        ssize_t ignored = send(r->fd, &out, sizeof out.h + len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        (void)ignored;
+    }
+    close_refusal(r);
+}
+
+/* Turns a connection away with the reason as the reply to its first
+ * frame. The refusal slots are few and reused oldest first, so a flood of
+ * refused connections holds no more than TSR__SERVER_REFUSALS descriptors. */
+static void refuse(tsr__server *server, int fd, tsr_status status, const char *why)
+{
+    tsr__refusal *r = &server->refusals[server->next_refusal++ % TSR__SERVER_REFUSALS];
+    close_refusal(r);
+    *r = (tsr__refusal){.server = server, .fd = fd, .status = status};
+    snprintf(r->message, sizeof r->message, "%s", why);
+    tsr_status st = tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_refused, r,
+                                    &r->watch);
+    if (st != TSR_OK) {
+        close(fd);
+        r->fd = -1;
+    }
+}
+
+/* Takes the connection as a session, or refuses it (sessions.max and the
+ * per-uid caps; out of memory for the uid's row). */
+static void admit(tsr__server *server, int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: SO_PEERCRED: %s",
+                         strerror(errno));
+        close(fd);
+        return;
+    }
+    char why[sizeof server->refusals[0].message];
+    tsr__uid_sessions *u = find_uid(server, cred.uid);
+    if (over_cap(server, u, cred.uid, 0, why, sizeof why) &&
+        (!peer_is_admin(fd, &cred) ||
+         over_cap(server, u, cred.uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred.pid,
+                         why);
+        refuse(server, fd, TSR_ERR_LIMIT, why);
+        return;
+    }
+    if (!u && server->uid_count == server->uid_cap) {
+        uint32_t cap = server->uid_cap ? server->uid_cap * 2 : 16;
+        tsr__uid_sessions *grown = realloc(server->uids, cap * sizeof *grown);
+        if (!grown) {
+            TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection: out of memory");
+            refuse(server, fd, TSR_ERR_OUT_OF_MEMORY, "tesserad is out of memory");
+            return;
+        }
+        server->uids = grown;
+        server->uid_cap = cap;
+    }
+    if (!u)
+        server->uids[server->uid_count++] = (tsr__uid_sessions){.uid = cred.uid};
+    if (tsr__session_start(server, fd, &cred) != TSR_OK) {
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
+        if (!find_uid(server, cred.uid)->sessions) /* the row made for it goes */
+            tsr__server_count(server, cred.uid, 0, 0);
+    }
+}
+
 static void on_listen(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -185,22 +341,16 @@ static void on_listen(tsr__loop *loop, uint32_t events, void *data)
             if (fd >= 0)
                 close(fd);
             server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-            tsr__log(TSR__LOG_WARNING, "refused a connection: the daemon is out of file descriptors");
+            TSR__LOG_LIMITED(TSR__LOG_WARNING,
+                             "refused a connection: the daemon is out of file descriptors");
             continue;
         }
         if (fd < 0) {
             if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-                tsr__log(TSR__LOG_WARNING, "accept: %s", strerror(errno));
+                TSR__LOG_LIMITED(TSR__LOG_WARNING, "accept: %s", strerror(errno));
             return;
         }
-        if (server->session_count >= server->max_sessions) {
-            tsr__log(TSR__LOG_WARNING, "refusing a connection: %u sessions already open",
-                     server->session_count);
-            close(fd);
-            continue;
-        }
-        if (tsr__session_start(server, fd) != TSR_OK)
-            tsr__log(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
+        admit(server, fd);
     }
 }
 
@@ -315,13 +465,72 @@ static tsr_status start_systemd_timers(tsr__server *server)
 
 /* ---- the ring poller ------------------------------------------------------ */
 
+void tsr__server_ring_ready(tsr__server *server, tsr__session *s)
+{
+    if (s->ready || !s->ring || s->ending)
+        return;
+    s->ready = true;
+    s->idle_passes = 0;
+    s->ready_prev = NULL;
+    s->ready_next = server->ready_first;
+    if (server->ready_first)
+        server->ready_first->ready_prev = s;
+    server->ready_first = s;
+    atomic_store(&s->ring->header.daemon_sleeping, 0u);
+}
+
+void tsr__server_ring_drop(tsr__server *server, tsr__session *s)
+{
+    if (!s->ready)
+        return;
+    if (s->ready_prev)
+        s->ready_prev->ready_next = s->ready_next;
+    else
+        server->ready_first = s->ready_next;
+    if (s->ready_next)
+        s->ready_next->ready_prev = s->ready_prev;
+    s->ready_prev = s->ready_next = NULL;
+    s->ready = false;
+}
+
+void tsr__server_ring_park(tsr__session *s)
+{
+    atomic_store(&s->ring->header.daemon_sleeping, 1u);
+}
+
+/* Parks the ring unless a request came meanwhile: the flag is set before
+ * the doorbell is read again, and the client bumps the doorbell before it
+ * reads the flag (both sequentially consistent), so either the daemon sees
+ * the post here or the client sees the flag and rings the eventfd. Returns
+ * whether the ring has work and stays. */
+static bool park(tsr__server *server, tsr__session *s)
+{
+    tsr__server_ring_park(s);
+    if (atomic_load(&s->ring->header.doorbell) != s->doorbell_seen) {
+        atomic_store(&s->ring->header.daemon_sleeping, 0u);
+        s->idle_passes = 0;
+        return true;
+    }
+    tsr__server_ring_drop(server, s);
+    return false;
+}
+
 static unsigned serve_rings(void *data)
 {
     tsr__server *server = data;
     unsigned served = 0;
-    for (tsr__session *s = server->first, *next; s; s = next) {
-        next = s->next;
-        served += tsr__session_serve_ring(s);
+    server->passes++;
+    for (tsr__session *s = server->ready_first, *next; s; s = next) {
+        next = s->ready_next;
+        /* Serving may end the session (a malformed frame) and free it,
+         * but only when it returns non-zero. */
+        uint32_t idle = s->idle_passes;
+        s->idle_passes = 0;
+        server->rings_polled++;
+        unsigned n = tsr__session_serve_ring(s);
+        served += n;
+        if (n == 0 && (s->idle_passes = idle + 1) >= TSR__SERVER_PARK_PASSES)
+            park(server, s);
     }
     /* Sessions come and go in callbacks all over the loop; every pass
      * through the loop comes here. */
@@ -330,16 +539,15 @@ static unsigned serve_rings(void *data)
     return served;
 }
 
+/* Before the loop sleeps every ring is parked; after it, the doorbells
+ * that rang have put theirs back (tsr__server_ring_ready). */
 static bool arm_rings(void *data, bool sleeping)
 {
     tsr__server *server = data;
     bool pending = false;
-    for (tsr__session *s = server->first; s; s = s->next) {
-        if (!s->ring)
-            continue;
-        atomic_store(&s->ring->header.daemon_sleeping, sleeping ? 1u : 0u);
-        if (sleeping && atomic_load(&s->ring->header.doorbell) != s->doorbell_seen)
-            pending = true;
+    for (tsr__session *s = server->ready_first, *next; sleeping && s; s = next) {
+        next = s->ready_next;
+        pending |= park(server, s);
     }
     return pending;
 }
@@ -410,6 +618,8 @@ static tsr_status apply_live(tsr__server *server, const tsr__config *cfg)
         return st;
     tsr__log_set_level((int)cfg->v[TSR__CONF_LOG_LEVEL].number);
     server->max_sessions = (uint32_t)cfg->v[TSR__CONF_MAX_SESSIONS].number;
+    server->max_sessions_uid = (uint32_t)cfg->v[TSR__CONF_MAX_SESSIONS_UID].number;
+    server->max_handshakes_uid = (uint32_t)cfg->v[TSR__CONF_MAX_HANDSHAKES_UID].number;
     apply_visible(server, cfg);
     return TSR_OK;
 }
@@ -544,6 +754,8 @@ static tsr_status start_listening(tsr__server *server, const sigset_t *mask)
 tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
 {
     *server = (tsr__server){.listen_fd = -1, .signal_fd = -1, .watchdog_fd = -1, .status_fd = -1};
+    for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
+        server->refusals[k].fd = -1;
     server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     raise_fd_limit();
     signal(SIGPIPE, SIG_IGN);
@@ -599,6 +811,12 @@ void tsr__server_fini(tsr__server *server)
 {
     while (server->first)
         tsr__session_end(server->first, "the daemon is stopping");
+    for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
+        close_refusal(&server->refusals[k]);
+    if (server->passes)
+        tsr__log(TSR__LOG_INFO, "ring poller: %llu passes polled %llu rings",
+                 (unsigned long long)server->passes, (unsigned long long)server->rings_polled);
+    tsr__log_flush();
     /* Kernels still queued finish (or fail), and sessions that outlived
      * their connection behind them are released. */
     tsr__exec_shutdown();
@@ -616,6 +834,7 @@ void tsr__server_fini(tsr__server *server)
     tsr__limits_destroy(server->limits);
     free(server->device_total);
     free(server->visible);
+    free(server->uids);
     tsr__config_free(server->config);
     tsr__config_free(server->overrides);
     free(server->config);
@@ -626,6 +845,8 @@ void tsr__server_fini(tsr__server *server)
     server->limits = NULL;
     server->device_total = NULL;
     server->visible = NULL;
+    server->uids = NULL;
+    server->uid_count = server->uid_cap = 0;
     server->config = server->overrides = NULL;
     server->config_path = NULL;
 }

@@ -17,6 +17,7 @@
 #include "daemon/limits.h"
 #include "daemon/loop.h"
 #include "daemon/registry.h"
+#include "tessera/status.h"
 
 typedef struct tsr__session tsr__session;
 
@@ -27,6 +28,27 @@ typedef struct tsr__server_options {
     const char *config_path;      /* the file SIGHUP reads again; NULL: none */
     bool config_required;         /* given by --config: missing is an error */
 } tsr__server_options;
+
+/* A user's share of the sessions: those open and, among them, those still
+ * waiting for their HELLO. */
+typedef struct tsr__uid_sessions {
+    uint32_t uid, sessions, handshakes;
+} tsr__uid_sessions;
+
+/* A connection turned away, held until it sends its first frame so that
+ * the refusal can be the reply to it (a client reads the reply to its
+ * HELLO, not a frame sent before it asked), then closed. */
+typedef struct tsr__refusal {
+    struct tsr__server *server;
+    int fd;
+    tsr__watch *watch;
+    tsr_status status;
+    char message[192];
+} tsr__refusal;
+
+#define TSR__SERVER_REFUSALS 32     /* refused connections held at once; the oldest goes first */
+#define TSR__SERVER_ADMIN_RESERVE 4 /* sessions uid 0 and tessera-admin may have beyond a cap */
+#define TSR__SERVER_PARK_PASSES 1024 /* poller passes without work before a ring is parked */
 
 typedef struct tsr__server {
     tsr__loop *loop;
@@ -40,6 +62,23 @@ typedef struct tsr__server {
     tsr__session *first, *last; /* in session-id order */
     uint32_t next_session_id;
     uint32_t session_count, max_sessions;
+    /* Sessions per uid (sessions.max_per_uid, .max_handshakes_per_uid),
+     * one row per uid with a session, in no order. */
+    uint32_t max_sessions_uid, max_handshakes_uid;
+    tsr__uid_sessions *uids;
+    uint32_t uid_count, uid_cap;
+    tsr__refusal refusals[TSR__SERVER_REFUSALS];
+    uint32_t next_refusal;
+
+    /* The ring poller serves only the sessions on this list: those whose
+     * doorbell rang and that have had work in the last
+     * TSR__SERVER_PARK_PASSES passes. Every other ring is parked: its
+     * daemon_sleeping flag is set, so its client rings the doorbell
+     * eventfd when it posts, which puts the session back on the list. Idle
+     * sessions cost the loop nothing. passes and rings_polled count the
+     * poller's work (logged at exit). */
+    tsr__session *ready_first;
+    uint64_t passes, rings_polled;
     int exit_code;
 
     /* The configuration in force, and what reloads start from. */
@@ -82,9 +121,21 @@ tsr_status tsr__server_run(tsr__server *server);
  * everything. */
 void tsr__server_fini(tsr__server *server);
 
+/* A session of `uid` starts (sessions +1, handshakes +1), says HELLO
+ * (handshakes -1) or ends (sessions -1, and handshakes -1 before HELLO).
+ * The uid's row exists from the admission of its connection on. */
+void tsr__server_count(tsr__server *server, uint32_t uid, int sessions, int handshakes);
+
+/* The session's doorbell rang: its ring goes on the poller's list. */
+void tsr__server_ring_ready(tsr__server *server, tsr__session *session);
+/* The session ends: off the list. */
+void tsr__server_ring_drop(tsr__server *server, tsr__session *session);
+/* The session's ring starts parked (called before its client has it). */
+void tsr__server_ring_park(tsr__session *session);
+
 /* Reads the configuration file again (what SIGHUP does) and applies what
- * can change while running: memory limits, log level, sessions.max,
- * devices.visible for new sessions. Keys whose change needs a restart
+ * can change while running: memory limits, log level, sessions.max and
+ * the per-uid caps, devices.visible for new sessions. Keys whose change needs a restart
  * keep their running value, with a notice in the log. A file with an error
  * changes nothing: the error is logged and returned. */
 tsr_status tsr__server_reload(tsr__server *server);

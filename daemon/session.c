@@ -68,15 +68,9 @@ static void on_hello_timer(tsr__loop *loop, uint32_t events, void *data)
     }
 }
 
-tsr_status tsr__session_start(tsr__server *server, int fd)
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *peer)
 {
-    struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-        int e = errno;
-        close(fd);
-        return tsr__fail(TSR_ERR_IO, "SO_PEERCRED: %s", strerror(e));
-    }
+    struct ucred cred = *peer;
     tsr__session *s = calloc(1, sizeof *s);
     if (!s) {
         close(fd);
@@ -121,9 +115,32 @@ tsr_status tsr__session_start(tsr__server *server, int fd)
         server->first = s;
     server->last = s;
     server->session_count++;
+    tsr__server_count(server, s->uid, 1, 1);
+    return TSR_OK;
+}
+
+/* The session is open: its uid's handshake counts it no more, its ring
+ * starts parked (the client will ring the doorbell eventfd when it first
+ * posts), and it enters the log. A connection that never gets here is
+ * logged only when it ends, and under a rate limit. */
+static void opened(tsr__session *s)
+{
+    tsr__server_count(s->server, s->uid, 0, -1);
+    tsr__server_ring_park(s);
     tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
              (unsigned)s->uid, s->command);
-    return TSR_OK;
+}
+
+/* The end of a connection that never said HELLO is logged under a rate
+ * limit per reason (approximately: reasons that hash alike share one), as
+ * a client can open such connections by the thousand. */
+static tsr__log_limit *cause_limit(const char *why)
+{
+    static tsr__log_limit limits[64];
+    uint32_t hash = 2166136261u; /* FNV-1a */
+    for (const char *p = why; *p; p++)
+        hash = (hash ^ (uint8_t)*p) * 16777619u;
+    return &limits[hash % 64];
 }
 
 void tsr__session_end(tsr__session *s, const char *why)
@@ -138,10 +155,13 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }
-    tsr__log(TSR__LOG_INFO, "session %u: pid %d ended (%s); released %llu bytes in use, %llu reserved%s",
-             s->id, (int)s->pid, why, (unsigned long long)total.allocated,
-             (unsigned long long)total.reserved,
-             tsr__exec_busy(s) ? " once its kernels finish" : "");
+    tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
+                     "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
+                     "reserved%s", s->id, (int)s->pid, why,
+                     (unsigned long long)total.allocated, (unsigned long long)total.reserved,
+                     tsr__exec_busy(s) ? " once its kernels finish" : "");
+    tsr__server_count(server, s->uid, -1, s->version ? 0 : -1);
+    tsr__server_ring_drop(server, s);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);
@@ -182,8 +202,10 @@ void tsr__session_free(tsr__session *s)
     free(s);
 }
 
-/* Sends one frame, with up to two descriptors. */
-static bool send_frame(tsr__session *s, const uint8_t *frame, uint32_t len, const int *fds, int nfds)
+/* Sends one frame, with up to two descriptors. Returns NULL, or why it
+ * could not be sent, as a session's end reason. */
+static const char *send_frame(tsr__session *s, const uint8_t *frame, uint32_t len, const int *fds,
+                              int nfds)
 {
     struct iovec iov = {.iov_base = (void *)frame, .iov_len = len};
     union {
@@ -203,10 +225,20 @@ static bool send_frame(tsr__session *s, const uint8_t *frame, uint32_t len, cons
     }
     ssize_t sent = sendmsg(s->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent == (ssize_t)len)
-        return true;
-    tsr__log(TSR__LOG_NOTICE, "session %u: cannot send a reply (%s)", s->id,
-             sent < 0 ? strerror(errno) : "short write");
-    return false;
+        return NULL;
+    /* A full socket buffer is a client that does not read; the others are
+     * a client that went away before its reply (killed, or closed). */
+    if (sent >= 0)
+        return "a reply could not be sent whole";
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS)
+        return "the client does not read its replies";
+    if (errno == EPIPE)
+        return "the client closed the connection before its reply";
+    if (errno == ECONNRESET)
+        return "the client reset the connection before its reply";
+    static char why[96];
+    snprintf(why, sizeof why, "cannot send a reply: %s", strerror(errno));
+    return why;
 }
 
 /* Reads and serves one packet. Returns false when there is nothing more to
@@ -261,10 +293,14 @@ static bool serve_packet(tsr__session *s, bool *ended)
     uint32_t out_len = 0;
     int fds[2];
     int nfds = 0;
+    bool was_open = s->version != 0;
     bool keep = tsr__session_handle(s, &h, in.bytes + sizeof h, TSR__WIRE_SOCKET, out.bytes,
                                     &out_len, fds, &nfds);
-    if (!send_frame(s, out.bytes, out_len, fds, nfds) || !keep) {
-        tsr__session_end(s, keep ? "the client does not read its replies" : "handshake refused");
+    if (!was_open && s->version)
+        opened(s);
+    const char *unsent = send_frame(s, out.bytes, out_len, fds, nfds);
+    if (unsent || !keep) {
+        tsr__session_end(s, unsent ? unsent : "handshake refused");
         *ended = true;
         return false;
     }

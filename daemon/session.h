@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "core/protocol.h"
@@ -73,6 +74,11 @@ struct tsr__session {
     int ring_fd, doorbell_fd;
     tsr__watch *doorbell_watch;
     uint32_t doorbell_seen;
+    /* On the server's list of rings with work (server.h): the links, and
+     * the poller passes since the ring last had work. */
+    bool ready;
+    tsr__session *ready_prev, *ready_next;
+    uint32_t idle_passes;
 
     /* The OpenCL devices the session sees, fixed at HELLO from the
      * server's devices.visible (a reload changes only later sessions): its
@@ -102,8 +108,9 @@ struct tsr__session {
     bool lingering;
 };
 
-/* Takes a freshly accepted connection. On failure the fd is closed. */
-tsr_status tsr__session_start(tsr__server *server, int fd);
+/* Takes a freshly accepted connection of the peer `cred`, admitted by the
+ * server (its uid has a row). On failure the fd is closed. */
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred);
 /* Ends the session: unlinks it from the server and closes its connection,
  * then releases everything it holds, at once or (kernels in flight) after
  * its last kernel. */

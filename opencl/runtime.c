@@ -42,7 +42,8 @@ struct tsr__clrt_program {
     uint32_t ordinal;
     tsr__kernel_key key;
     _Atomic int state;
-    bool queued; /* in the builder's queue (under the lock) */
+    bool queued;  /* in the builder's queue (under the lock) */
+    int priority; /* TSR__CLPRIO_* (under the lock once queued) */
     atomic_bool settled; /* READY or FAILED, and its binary stored: the builder is done */
     cl_program program;
     cl_kernel kernel;
@@ -494,32 +495,50 @@ tsr__clrt_program *tsr__clrt_program_find(tsr__clrt *rt, uint32_t ordinal,
     return NULL;
 }
 
-/* Moves a queued program to the front of the builder's queue. */
-static void hurry(tsr__clrt *rt, tsr__clrt_program *p)
+/* The builder's queue is in order of priority, first come first served
+ * within one. Under the lock. */
+static void enqueue_build(tsr__clrt *rt, tsr__clrt_program *p)
 {
-    pthread_mutex_lock(&rt->lock);
-    if (p->queued && rt->queue_head != p) {
-        tsr__clrt_program *prev = rt->queue_head;
-        while (prev && prev->next_queued != p)
-            prev = prev->next_queued;
-        if (prev) {
-            prev->next_queued = p->next_queued;
-            if (rt->queue_tail == p)
-                rt->queue_tail = prev;
-            p->next_queued = rt->queue_head;
-            rt->queue_head = p;
-        }
+    tsr__clrt_program **at = &rt->queue_head;
+    while (*at && (*at)->priority <= p->priority)
+        at = &(*at)->next_queued;
+    p->next_queued = *at;
+    *at = p;
+    if (!p->next_queued)
+        rt->queue_tail = p;
+    p->queued = true;
+}
+
+static void dequeue_build(tsr__clrt *rt, tsr__clrt_program *p)
+{
+    tsr__clrt_program **at = &rt->queue_head, *prev = NULL;
+    while (*at && *at != p) {
+        prev = *at;
+        at = &(*at)->next_queued;
     }
-    pthread_mutex_unlock(&rt->lock);
+    if (!*at)
+        return;
+    *at = p->next_queued;
+    if (rt->queue_tail == p)
+        rt->queue_tail = prev;
+    p->next_queued = NULL;
+    p->queued = false;
 }
 
 tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
-                                         const tsr__kernel_key *key, bool urgent)
+                                         const tsr__kernel_key *key, int priority)
 {
     tsr__clrt_program *p = tsr__clrt_program_find(rt, ordinal, key);
     if (p) {
-        if (urgent && atomic_load(&p->state) == TSR__CLPROG_PENDING)
-            hurry(rt, p);
+        if (priority < p->priority && atomic_load(&p->state) == TSR__CLPROG_PENDING) {
+            pthread_mutex_lock(&rt->lock);
+            if (p->queued) {
+                dequeue_build(rt, p);
+                p->priority = priority;
+                enqueue_build(rt, p);
+            }
+            pthread_mutex_unlock(&rt->lock);
+        }
         return p;
     }
     tsr__clrt_program **bucket = bucket_of(rt, ordinal, key);
@@ -530,6 +549,7 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
     }
     p->ordinal = ordinal;
     p->key = *key;
+    p->priority = priority;
     atomic_init(&p->state, TSR__CLPROG_PENDING);
     p->next = *bucket;
     *bucket = p;
@@ -539,19 +559,7 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
         return p;
     }
     pthread_mutex_lock(&rt->lock);
-    p->queued = true;
-    if (urgent) {
-        p->next_queued = rt->queue_head;
-        rt->queue_head = p;
-        if (!rt->queue_tail)
-            rt->queue_tail = p;
-    } else {
-        if (rt->queue_tail)
-            rt->queue_tail->next_queued = p;
-        else
-            rt->queue_head = p;
-        rt->queue_tail = p;
-    }
+    enqueue_build(rt, p);
     pthread_cond_signal(&rt->wake);
     pthread_mutex_unlock(&rt->lock);
     return p;

@@ -64,13 +64,20 @@ void tsr__clrt_destroy(tsr__clrt *rt);
 
 enum { TSR__CLPROG_PENDING, TSR__CLPROG_READY, TSR__CLPROG_FAILED };
 
+/* How soon the builder takes a program: its queue is in this order, first
+ * come first served within each. */
+enum {
+    TSR__CLPRIO_NOW,   /* a launch waits for it */
+    TSR__CLPRIO_SOON,  /* a launch asked for it and runs on another program meanwhile */
+    TSR__CLPRIO_AHEAD, /* built ahead of need */
+};
+
 /* The program of `key` on device `ordinal`, queued for building on first
- * request. Never blocks. NULL only when memory runs out (error set).
- * `urgent`: a launch waits for it, so it goes to the front of the
- * builder's queue if it is still there (programs built ahead of need,
- * or for speed, go to the back). */
+ * request with `priority` (TSR__CLPRIO_*); asked again with a more urgent
+ * one while still queued, it moves up. Never blocks. NULL only when
+ * memory runs out (error set). */
 tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
-                                         const tsr__kernel_key *key, bool urgent);
+                                         const tsr__kernel_key *key, int priority);
 /* The program of `key` if it was ever requested, else NULL; queues
  * nothing. */
 tsr__clrt_program *tsr__clrt_program_find(tsr__clrt *rt, uint32_t ordinal,

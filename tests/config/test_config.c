@@ -30,7 +30,9 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "memory_limit.group.7 = 512M\n"
                                 "\tcache.directory = /var/cache/t # not a comment\n"
                                 "discovery.probe_timeout_ms = 5000\r\n"
-                                "devices.memory = copy\n";
+                                "devices.memory = copy\n"
+                                "sessions.max_per_uid = 8\n"
+                                "sessions.max_handshakes_per_uid = 3\n";
 
 static void test_every_key(void)
 {
@@ -49,6 +51,8 @@ static void test_every_key(void)
     ASSERT_EQ(cfg.v[TSR__CONF_VISIBLE_DEVICES].devices[0], 1);
     ASSERT_EQ(cfg.v[TSR__CONF_VISIBLE_DEVICES].devices[1], 0);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS].number, 64);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS_UID].number, 8);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_HANDSHAKES_UID].number, 3);
     ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.kind, TSR__LIMIT_PERCENT);
     ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.value, 90);
     ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_SESSION].limit.kind, TSR__LIMIT_BYTES);

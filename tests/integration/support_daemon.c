@@ -1,6 +1,8 @@
 /* See support_daemon.h. */
 #include "support_daemon.h"
 
+#include "core/protocol.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,17 +22,74 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-bool test_can_connect(const char *path)
+int test_raw_connect(const char *path)
 {
     struct sockaddr_un addr = {.sun_family = AF_UNIX};
     if (strlen(path) >= sizeof addr.sun_path)
-        return false;
+        return -1;
     memcpy(addr.sun_path, path, strlen(path) + 1);
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    bool ok = fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+bool test_can_connect(const char *path)
+{
+    int fd = test_raw_connect(path);
     if (fd >= 0)
         close(fd);
-    return ok;
+    return fd >= 0;
+}
+
+int test_raw_hello(int fd, char *message, size_t n)
+{
+    union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+    } f;
+    tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
+                          .version = TSR__WIRE_VERSION,
+                          .opcode = TSR__OP_HELLO,
+                          .length = sizeof(tsr__wire_hello),
+                          .request_id = 1};
+    tsr__wire_hello hello = {.version_min = TSR__WIRE_VERSION_MIN,
+                             .version_max = TSR__WIRE_VERSION,
+                             .pid = (uint32_t)getpid(),
+                             .name = "raw"};
+    memcpy(f.bytes, &h, sizeof h);
+    memcpy(f.bytes + sizeof h, &hello, sizeof hello);
+    if (send(fd, f.bytes, sizeof h + sizeof hello, MSG_NOSIGNAL) < 0)
+        return -1;
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = f.bytes, .iov_len = sizeof f.bytes};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t got = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); got > 0 && c; c = CMSG_NXTHDR(&msg, c))
+        for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+            int passed;
+            memcpy(&passed, CMSG_DATA(c) + k * sizeof(int), sizeof passed);
+            close(passed);
+        }
+    if (got < (ssize_t)sizeof h)
+        return -1;
+    memcpy(&h, f.bytes, sizeof h);
+    if (!(h.flags & TSR__WIRE_ERROR))
+        return 1;
+    tsr__wire_error err = {0};
+    size_t len = (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err;
+    memcpy(&err, f.bytes + sizeof h, len);
+    if (message && n)
+        snprintf(message, n, "%.*s", (int)(err.length < TSR__WIRE_MESSAGE_MAX ? err.length
+                                                                             : TSR__WIRE_MESSAGE_MAX),
+                 err.text);
+    return 0;
 }
 
 int test_daemon_start(test_daemon *d, const char *const *extra)
@@ -115,26 +174,28 @@ static int decode(int status)
     return -1;
 }
 
+void test_daemon_terminate(test_daemon *d)
+{
+    if (d->pid <= 0)
+        return;
+    kill(d->pid, SIGTERM);
+    for (int waited = 0; waited < 10000; waited += 10) {
+        int status;
+        if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+            d->pid = -status - 1;
+            return;
+        }
+        sleep_ms(10);
+    }
+    kill(d->pid, SIGKILL);
+    waitpid(d->pid, NULL, 0);
+    d->pid = 0; /* test_daemon_stop's -1 */
+}
+
 int test_daemon_stop(test_daemon *d)
 {
-    int result = -1;
-    if (d->pid > 0) {
-        kill(d->pid, SIGTERM);
-        for (int waited = 0; waited < 10000; waited += 10) {
-            int status;
-            if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
-                result = decode(status);
-                break;
-            }
-            sleep_ms(10);
-        }
-        if (result == -1) {
-            kill(d->pid, SIGKILL);
-            waitpid(d->pid, NULL, 0);
-        }
-    } else if (d->pid < -0) {
-        result = decode(-d->pid - 1);
-    }
+    test_daemon_terminate(d);
+    int result = d->pid < 0 ? decode(-d->pid - 1) : -1;
     if (result != 0)
         test_daemon_dump_log(d);
     remove_dir(d);

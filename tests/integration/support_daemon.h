@@ -25,10 +25,22 @@ int test_daemon_start(test_daemon *d, const char *const *extra);
  * itself within 10 s, 128+N when killed by signal N). Removes the
  * directory. */
 int test_daemon_stop(test_daemon *d);
+/* SIGTERM and wait, as test_daemon_stop does, but the directory and the
+ * log stay (test_daemon_stop then returns the exit status and cleans up). */
+void test_daemon_terminate(test_daemon *d);
 /* SIGKILL and reap (the directory stays for test_daemon_stop's cleanup). */
 void test_daemon_kill(test_daemon *d);
 /* Whether a SOCK_SEQPACKET connection to path succeeds now. */
 bool test_can_connect(const char *path);
+/* A blocking SOCK_SEQPACKET connection to path (the caller closes it), or
+ * -1. */
+int test_raw_connect(const char *path);
+/* Says HELLO on a raw connection as libtessera does (request id 1) and
+ * reads the reply: 1 when the session opened (the ring and doorbell
+ * descriptors that came with it are closed), 0 when it was refused (the
+ * error's text into message, up to n-1 bytes), -1 when the connection
+ * failed. */
+int test_raw_hello(int fd, char *message, size_t n);
 /* Whether the daemon process is still running. */
 bool test_daemon_alive(test_daemon *d);
 /* Prints the daemon's log to stderr (for failures). */

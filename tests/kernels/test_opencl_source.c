@@ -301,7 +301,7 @@ static void open_runtime(cl_platform_id platform)
 
 static tsr__clrt_program *program_for(const tsr__kernel_key *key)
 {
-    tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, key, true);
+    tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, key, TSR__CLPRIO_NOW);
     ASSERT_TRUE(p != NULL);
     while (p && tsr__clrt_program_state(p) == TSR__CLPROG_PENDING)
         usleep(1000);
