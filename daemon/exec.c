@@ -524,8 +524,12 @@ static tsr_status executor_get(tsr__server *server, executor **out)
         free(x);
         return st;
     }
+    const char *refusal = tsr__clrt_cache_refusal(x->rt);
+    if (refusal)
+        tsr__log(TSR__LOG_ERR, "kernel cache directory refused, programs kept in memory only: %s",
+                 refusal);
     tsr__log(TSR__LOG_INFO, "kernel executor started (program cache: %s)",
-             dir[0] ? dir : "memory only");
+             dir[0] && !refusal ? dir : "memory only");
     for (size_t q = 0; q < x->count; q++)
         prepare_generic(x, (uint32_t)q, reg->devices[q + 1].info.fp64);
     the_executor = x;

@@ -1,6 +1,15 @@
 /* Host copies: a tensor's elements to and from a packed row-major buffer,
  * for any strides, and the strided walker they (and reshape's copy) share.
  *
+ * Kernels on an accelerator run behind the caller's back, so every host
+ * access the library makes to an accelerator's storage waits first for
+ * the kernels this client queued on that device (tsr__tensor_host_ordered):
+ * a read must see what they write, and a write must not change what they
+ * read or be overwritten by what they write, as PyTorch's .cpu() and
+ * copy_ from the host do. Waiting for the device's last launch, rather
+ * than the last one that touched this storage, costs an atomic load when
+ * the queue is idle and never misses a kernel.
+ *
  * The walker first simplifies the geometry: size-1 dimensions go, and a
  * dimension whose stride is exactly what the next one spans merges into
  * it, so a contiguous tensor is one memcpy, a slice of rows is one memcpy
@@ -8,6 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "libclient/client.h"
 #include "libclient/tensor_internal.h"
 
 static void walk(unsigned char *base, const tsr_geometry *g, size_t itemsize, unsigned char *packed,
@@ -86,6 +96,18 @@ void tsr__strided_scatter(unsigned char *base, const tsr_geometry *g, size_t ite
     walk(base, g, itemsize, (unsigned char *)packed, false);
 }
 
+tsr_status tsr__tensor_host_ordered(const tsr_tensor *t, const char *what, unsigned char **out)
+{
+    const tsr__storage *s = t->storage;
+    unsigned char *base = NULL;
+    tsr_status st = tsr__tensor_host_base(t, what, &base);
+    if (st == TSR_OK && s->client && s->device.type != TSR_DEVICE_CPU)
+        st = tsr__client_synchronize(s->client, s->device);
+    if (st == TSR_OK)
+        *out = base;
+    return st;
+}
+
 /* The checks both directions share: arguments, the buffer's size, meta. */
 static tsr_status check_copy(const tsr_tensor *t, const void *buf, size_t nbytes,
                              const char *meta_message, unsigned char **base)
@@ -98,7 +120,7 @@ static tsr_status check_copy(const tsr_tensor *t, const void *buf, size_t nbytes
                          "the host buffer has %zu bytes but the tensor's %lld elements of %s "
                          "take %lld",
                          nbytes, (long long)t->numel, tsr_dtype_name(t->dtype), (long long)need);
-    return tsr__tensor_host_base(t, meta_message, base);
+    return tsr__tensor_host_ordered(t, meta_message, base);
 }
 
 tsr_status tsr_tensor_copy_to_host(const tsr_tensor *tensor, void *dst, size_t nbytes)

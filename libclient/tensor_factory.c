@@ -400,7 +400,7 @@ tsr_status tsr_tensor_empty_strided(tsr_client *client, int ndim, const int64_t 
 static tsr_status write_data(tsr_tensor *t, tsr_dtype src_dtype, const void *data)
 {
     unsigned char *base = NULL;
-    tsr_status st = tsr__tensor_host_base(t, "", &base);
+    tsr_status st = tsr__tensor_host_ordered(t, "", &base);
     if (st != TSR_OK || t->numel == 0)
         return st;
     const tsr_geometry *g = &t->geometry;

@@ -54,6 +54,12 @@ tsr_status tsr__tensor_view_of(const tsr_tensor *t, const tsr_geometry *g, tsr_t
  * tensors ("what" names the refused operation) and for memory the host
  * cannot address. */
 tsr_status tsr__tensor_host_base(const tsr_tensor *t, const char *what, unsigned char **out);
+/* tsr__tensor_host_base for the library's own host reads and writes of
+ * t's elements: first waits for the kernels this client queued on t's
+ * device (an accelerator's), which may read or write that storage, and
+ * reports an error one of them raised. Only tsr_tensor_data_ptr hands out
+ * the address without waiting: its caller orders its own accesses. */
+tsr_status tsr__tensor_host_ordered(const tsr_tensor *t, const char *what, unsigned char **out);
 
 /* Moves the elements of the strided view g over `base` (storage bytes, of
  * itemsize each) to `packed` in row-major order (gather), or from it

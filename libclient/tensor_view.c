@@ -164,7 +164,7 @@ tsr_status tsr_tensor_reshape(const tsr_tensor *t, const int64_t *sizes, int nsi
         return st;
     if (s->device.type != TSR_DEVICE_META) {
         unsigned char *src = NULL, *dst = NULL;
-        if ((st = tsr__tensor_host_base(t, "", &src)) != TSR_OK ||
+        if ((st = tsr__tensor_host_ordered(t, "", &src)) != TSR_OK ||
             (st = tsr__tensor_host_base(copy, "", &dst)) != TSR_OK) {
             tsr_tensor_release(copy);
             return st;

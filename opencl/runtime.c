@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
 #define SOURCE_MAX (256u << 10)
-#define CACHE_MAGIC "TSRCLBIN"
 
 enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };
 
@@ -56,7 +56,8 @@ struct tsr__clrt_program {
 struct tsr__clrt {
     clrt_device *devices;
     size_t count;
-    char *cache_dir;
+    tsr__kcache *cache; /* NULL: programs are kept in memory only */
+    char cache_refusal[512]; /* why a configured cache directory was refused */
     int notify_fd;
     tsr__clrt_source_fn source;
     tsr__clrt_program *table[PROGRAM_BUCKETS];
@@ -207,37 +208,17 @@ static void drop_program(tsr__clrt_program *p)
     p->program = NULL;
 }
 
-typedef struct cache_header {
-    char magic[8];
-    uint64_t hash, length, checksum;
-} cache_header;
-
-static void cache_path(const tsr__clrt *rt, uint64_t hash, char *out, size_t n)
-{
-    snprintf(out, n, "%s/tessera-%016llx.bin", rt->cache_dir, (unsigned long long)hash);
-}
-
 /* Loads p from the disk cache; false (counted as rejected when a file was
  * there) means "build from source". */
 static bool cache_load(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint64_t hash)
 {
-    char path[4096];
-    cache_path(rt, hash, path, sizeof path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    cache_header h;
-    struct stat st;
     unsigned char *binary = NULL;
-    bool ok = fstat(fd, &st) == 0 && read(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-              memcmp(h.magic, CACHE_MAGIC, 8) == 0 && h.hash == hash && h.length > 0 &&
-              h.length == (uint64_t)st.st_size - sizeof h && h.length < (UINT64_C(1) << 30) &&
-              (binary = malloc(h.length)) != NULL &&
-              read(fd, binary, h.length) == (ssize_t)h.length &&
-              fnv1a(FNV_START, binary, h.length) == h.checksum;
-    close(fd);
+    size_t length = 0;
+    int found = tsr__kcache_load(rt->cache, hash, &binary, &length);
+    if (found == TSR__KCACHE_MISSING)
+        return false;
+    bool ok = found == TSR__KCACHE_FOUND;
     if (ok) {
-        size_t length = h.length;
         const unsigned char *bins[1] = {binary};
         cl_int bin_status = CL_SUCCESS, err;
         p->program = clCreateProgramWithBinary(d->context, 1, &d->id, &length, bins, &bin_status,
@@ -255,7 +236,7 @@ static bool cache_load(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint
 }
 
 /* Saves p's binary; a failure only costs the next start a build. */
-static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint64_t hash)
+static void cache_store(tsr__clrt *rt, tsr__clrt_program *p, uint64_t hash)
 {
     size_t length = 0;
     if (clGetProgramInfo(p->program, CL_PROGRAM_BINARY_SIZES, sizeof length, &length, NULL) !=
@@ -266,23 +247,8 @@ static void cache_store(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uin
     if (!binary)
         return;
     unsigned char *bins[1] = {binary};
-    if (clGetProgramInfo(p->program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS) {
-        cache_header h = {.hash = hash, .length = length,
-                          .checksum = fnv1a(FNV_START, binary, length)};
-        memcpy(h.magic, CACHE_MAGIC, 8);
-        char path[4096], tmp[4200];
-        cache_path(rt, hash, path, sizeof path);
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd >= 0) {
-            bool ok = write(fd, &h, sizeof h) == (ssize_t)sizeof h &&
-                      write(fd, binary, length) == (ssize_t)length;
-            ok = close(fd) == 0 && ok;
-            if (!ok || rename(tmp, path) != 0)
-                unlink(tmp);
-        }
-    }
-    (void)d;
+    if (clGetProgramInfo(p->program, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        tsr__kcache_store(rt->cache, hash, binary, length);
     free(binary);
 }
 
@@ -369,7 +335,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     hash = text_hash(hash, d->options);
     hash = fnv1a(hash, rt->source_buf, n);
     uint64_t rejected = atomic_load(&rt->rejected);
-    if (rt->cache_dir && cache_load(rt, d, p, hash)) {
+    if (rt->cache && cache_load(rt, d, p, hash)) {
         warm_up(d, p);
         snprintf(p->origin, sizeof p->origin, "loaded from the disk cache in %.1f ms",
                  ms_since(&t0));
@@ -396,7 +362,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
                  : "");
     atomic_store(&p->state, TSR__CLPROG_READY);
     *hash_out = hash;
-    return rt->cache_dir != NULL;
+    return rt->cache != NULL;
 }
 
 static void *builder_main(void *arg)
@@ -425,7 +391,7 @@ static void *builder_main(void *arg)
          * a driver that compiles its kernels when asked for the binary
          * (PoCL) does so while the first launch runs, not before it. */
         if (store) {
-            cache_store(rt, &rt->devices[p->ordinal], p, hash);
+            cache_store(rt, p, hash);
             if (write(rt->notify_fd, &one, sizeof one) < 0) {
                 /* already signalled */
             }
@@ -437,27 +403,6 @@ static void *builder_main(void *arg)
     return NULL;
 }
 
-/* mkdir -p; true when the directory exists at the end. */
-static bool make_directories(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf)
-        return false;
-    memcpy(buf, path, n + 1);
-    for (size_t k = 1; k <= n; k++) {
-        if (buf[k] != '/' && buf[k] != '\0')
-            continue;
-        char c = buf[k];
-        buf[k] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return false;
-        buf[k] = c;
-    }
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* ---- the interface --------------------------------------------------------- */
 
 static void free_runtime(tsr__clrt *rt)
@@ -466,7 +411,7 @@ static void free_runtime(tsr__clrt *rt)
     pthread_cond_destroy(&rt->wake);
     free(rt->devices);
     free(rt->source_buf);
-    free(rt->cache_dir);
+    tsr__kcache_close(rt->cache);
     free(rt);
 }
 
@@ -480,21 +425,19 @@ tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out)
     rt->source = config->source;
     rt->devices = calloc(config->count ? config->count : 1, sizeof *rt->devices);
     rt->source_buf = malloc(SOURCE_MAX);
-    if (config->cache_dir && config->cache_dir[0])
-        rt->cache_dir = strdup(config->cache_dir);
-    if (!rt->devices || !rt->source_buf || (config->cache_dir && config->cache_dir[0] && !rt->cache_dir)) {
+    if (!rt->devices || !rt->source_buf) {
         free(rt->devices);
         free(rt->source_buf);
-        free(rt->cache_dir);
         free(rt);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL runtime");
     }
     for (size_t k = 0; k < config->count; k++)
         rt->devices[k].info = config->devices[k];
-    if (rt->cache_dir && !make_directories(rt->cache_dir)) {
-        free(rt->cache_dir); /* no disk cache: every start builds */
-        rt->cache_dir = NULL;
-    }
+    /* A directory that fails the checks costs every start its builds,
+     * never the daemon its kernels. */
+    if (config->cache_dir && config->cache_dir[0] &&
+        tsr__kcache_open(config->cache_dir, &rt->cache) != TSR_OK)
+        snprintf(rt->cache_refusal, sizeof rt->cache_refusal, "%s", tsr_last_error());
     pthread_mutex_init(&rt->lock, NULL);
     pthread_cond_init(&rt->wake, NULL);
     int e = pthread_create(&rt->builder, NULL, builder_main, rt);
@@ -654,6 +597,11 @@ const char *tsr__clrt_program_report(tsr__clrt_program *p)
     return p->origin;
 }
 
+const char *tsr__clrt_cache_refusal(const tsr__clrt *rt)
+{
+    return rt->cache_refusal[0] ? rt->cache_refusal : NULL;
+}
+
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)
 {
     *out = (tsr__clrt_stats){.built = atomic_load(&rt->built),
@@ -738,6 +686,63 @@ bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal)
 uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
 {
     return ordinal < rt->count ? rt->devices[ordinal].info.compute_units : 0;
+}
+
+/* The elements a launch's output covers, as OpenCL's rectangle copies
+ * see them: runs of `region[0]` bytes, region[1] of them `pitch[0]`
+ * apart, in region[2] slices `pitch[1]` apart. False when they are not
+ * such a box (more than three dimensions, or a layout the rectangle rules
+ * refuse): the caller then copies the whole span. The element size is the
+ * span's bytes over its elements (the span runs from the first element to
+ * one past the last, strides being non-negative). */
+static bool output_box(const tsr__clrt_launch *l, size_t region[3], size_t pitch[2])
+{
+    const tsr__kernel_geometry *g = &l->geometry;
+    if (g->block[3] >= 2)
+        return false; /* outer dimensions in geom[] */
+    uint64_t sizes[3], strides[3], span = 1;
+    int n = 0;
+    for (int d = 0; d < 3; d++) {
+        if (g->size[d] == 0)
+            return false;
+        if (g->size[d] == 1)
+            continue;
+        if (g->stride[0][d] <= 0)
+            return false;
+        sizes[n] = g->size[d];
+        strides[n] = (uint64_t)g->stride[0][d];
+        span += (sizes[n] - 1) * strides[n];
+        n++;
+    }
+    uint64_t item = l->extents[0] / span;
+    if (item == 0 || item > 16 || item * span != l->extents[0])
+        return false;
+    for (int i = 1; i < n; i++) /* by stride, smallest first */
+        for (int j = i; j > 0 && strides[j] < strides[j - 1]; j--) {
+            uint64_t s = sizes[j], t = strides[j];
+            sizes[j] = sizes[j - 1], strides[j] = strides[j - 1];
+            sizes[j - 1] = s, strides[j - 1] = t;
+        }
+    /* Dimensions that continue the run merge into it. */
+    uint64_t run = item;
+    int first = 0;
+    while (first < n && strides[first] * item == run)
+        run *= sizes[first++];
+    region[0] = (size_t)run;
+    region[1] = region[2] = 1;
+    pitch[0] = pitch[1] = 0;
+    for (int d = first; d < n; d++) {
+        if (d - first >= 2)
+            return false;
+        region[1 + d - first] = (size_t)sizes[d];
+        pitch[d - first] = (size_t)(strides[d] * item);
+    }
+    if (pitch[0] == 0)
+        pitch[0] = region[0];
+    if (pitch[1] == 0)
+        pitch[1] = region[1] * pitch[0];
+    /* OpenCL's rules for a rectangle's pitches */
+    return pitch[0] >= region[0] && pitch[1] >= region[1] * pitch[0] && pitch[1] % pitch[0] == 0;
 }
 
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
@@ -830,10 +835,22 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         event = read;
     }
     const clrt_buffer *out = l->nbuffers > 0 ? l->buffers[0] : NULL;
+    /* Only the elements the kernel wrote come back: a strided output's
+     * gaps belong to others (another view, another process sharing the
+     * memory) who may write them while the kernel runs. */
+    size_t region[3], pitch[2];
     if (err == CL_SUCCESS && out && out->host && l->extents[0] > 0) {
         cl_event read = NULL;
-        err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)l->offsets[0],
-                                  (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL, &read);
+        if (output_box(l, region, pitch) && region[0] < l->extents[0]) {
+            size_t origin[3] = {(size_t)l->offsets[0], 0, 0};
+            err = clEnqueueReadBufferRect(d->queue, out->mem, CL_FALSE, origin, origin, region,
+                                          pitch[0], pitch[1], pitch[0], pitch[1], out->host, 0,
+                                          NULL, &read);
+        } else {
+            err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)l->offsets[0],
+                                      (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL,
+                                      &read);
+        }
         clReleaseEvent(event);
         event = read;
     }

@@ -9,9 +9,11 @@
  * own per segment, and the segment stays the tensors' home: each launch
  * first copies its operands' spans in (the output's too, whose elements
  * the kernel may leave unwritten, such as strided gaps), runs, and copies
- * the output's span back before it reports completion. Between launches
- * the segment is always current, so whatever the host does with it
- * (clients' copies, the daemon's fills) needs no step of its own.
+ * back the output's elements (the whole span when it is dense, else the
+ * box of rows they form: a strided output's gaps may be written by the
+ * host meanwhile) before it reports completion. Between launches the
+ * segment is always current, so whatever the host does with it (clients'
+ * copies, the daemon's fills) needs no step of its own.
  *
  * Threads. Everything but the build runs on the caller's thread (the
  * daemon's event loop), which is the only one to set kernel arguments and
@@ -21,11 +23,12 @@
  * until the builder sets it READY or FAILED and writes the notify eventfd.
  * Completion callbacks run on the driver's threads.
  *
- * The disk cache keeps one file per program, named by a hash of the
- * device's name, vendor, driver version, build options and source; a file
- * holds a header (magic, hash, length, checksum) and the driver's binary.
- * One that does not check out, or that the driver refuses, is rebuilt
- * from source and rewritten, never trusted. */
+ * The disk cache (opencl/cache.h) keeps one file per program, named by a
+ * hash of the device's name, vendor, driver version, build options and
+ * source, and sealed with a keyed hash under a secret of the daemon's. A
+ * directory that others could write is refused (the daemon runs with its
+ * programs in memory only); a file that does not check out, or that the
+ * driver refuses, is rebuilt from source and rewritten, never trusted. */
 #ifndef TESSERA_OPENCL_RUNTIME_H
 #define TESSERA_OPENCL_RUNTIME_H
 
@@ -49,7 +52,7 @@ typedef size_t (*tsr__clrt_source_fn)(const tsr__kernel_key *key, bool fp64, cha
 typedef struct tsr__clrt_config {
     const tsr__cl_device_info *devices; /* by ordinal, as discovery listed them */
     size_t count;
-    const char *cache_dir; /* NULL or "": no disk cache */
+    const char *cache_dir; /* NULL or "": no disk cache; created when missing */
     int notify_fd;         /* an eventfd the builder writes after each build */
     tsr__clrt_source_fn source;
 } tsr__clrt_config;
@@ -100,6 +103,9 @@ typedef struct tsr__clrt_stats {
     uint64_t built, loaded, rejected, launches;
 } tsr__clrt_stats;
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out);
+/* Why the configured disk cache directory was refused (the runtime keeps
+ * its programs in memory only), or NULL. */
+const char *tsr__clrt_cache_refusal(const tsr__clrt *rt);
 
 /* A buffer of device `ordinal` for the segment at `host` (see Memory
  * above); only after a program of that device is READY (the device is

@@ -46,8 +46,11 @@
  *
  * cpu tensors are computed in this process (a small thread pool splits
  * large operations); accelerator tensors are computed by the daemon on the
- * device's queue, asynchronously: tsr_synchronize waits for them, and the
- * host must not read an accelerator tensor's memory before it returns. An
+ * device's queue, asynchronously: tsr_synchronize waits for them. The
+ * library's host copies (tsr_tensor_copy_to_host/_from_host, from_data,
+ * copy_ between devices) wait for them by themselves; memory reached
+ * through tsr_tensor_data_ptr must not be read or written before
+ * tsr_synchronize returns. An
  * error inside a queued kernel is reported by the next call on that
  * device (or by tsr_synchronize). cpu and opencl results are bit-identical.
  *

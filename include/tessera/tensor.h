@@ -184,9 +184,14 @@ TSR_API size_t tsr_tensor_type(const tsr_tensor *tensor, char *buf, size_t n);
 TSR_API bool tsr_tensor_shares_storage(const tsr_tensor *a, const tsr_tensor *b);
 
 /* The host address of the element at the storage offset (data_ptr()).
- * Valid while the tensor lives. Errors: TSR_ERR_RUNTIME "Cannot access data
- * pointer of Tensor that doesn't have storage" for meta tensors;
- * TSR_ERR_NOT_SUPPORTED for devices whose memory the host cannot address. */
+ * Valid while the tensor lives. Unlike the library's own host copies,
+ * accesses through it are not ordered with kernels: kernels queued on an
+ * accelerator may still read or write that memory, so call
+ * tsr_synchronize on the tensor's device before reading or writing there,
+ * and launch nothing that uses the tensor while writing. Errors:
+ * TSR_ERR_RUNTIME "Cannot access data pointer of Tensor that doesn't have
+ * storage" for meta tensors; TSR_ERR_NOT_SUPPORTED for devices whose
+ * memory the host cannot address. */
 TSR_API tsr_status tsr_tensor_data_ptr(const tsr_tensor *tensor, void **out);
 
 /* ---- Views (share storage; PyTorch's rules and messages) ------------ */
@@ -219,10 +224,19 @@ TSR_API tsr_status tsr_tensor_reshape(const tsr_tensor *t, const int64_t *sizes,
 
 /* ---- Host copies ---------------------------------------------------- */
 
+/* Both copies are ordered with kernels, as PyTorch's .cpu() and copy_ from
+ * the host are: on an accelerator they first wait for the kernels this
+ * client queued on the tensor's device, so a copy to the host sees what
+ * they wrote and a copy from the host changes nothing they read or write.
+ * An error one of those kernels raised is returned instead (its status
+ * and message), once. Only tsr_tensor_data_ptr's address is the caller's
+ * to order (tsr_synchronize). */
+
 /* Copies the elements, in row-major order of the tensor's sizes and in its
  * dtype, to `dst` (nbytes must be tsr_tensor_nbytes). Works for any strides.
  * Errors: TSR_ERR_INVALID_ARGUMENT for a size mismatch, TSR_ERR_RUNTIME for
- * meta tensors ("Cannot copy out of meta tensor; no data!"). */
+ * meta tensors ("Cannot copy out of meta tensor; no data!"), a queued
+ * kernel's error, TSR_ERR_CONNECTION when the daemon is gone. */
 TSR_API tsr_status tsr_tensor_copy_to_host(const tsr_tensor *tensor, void *dst, size_t nbytes);
 /* The reverse: writes the tensor's elements from `src` (meta: "Cannot copy
  * into meta tensor; no data!"). A tensor whose elements overlap in memory
