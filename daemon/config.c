@@ -175,7 +175,9 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                          "$XDG_CACHE_HOME/tessera or ~/.cache/tessera",
          .example = "/var/cache/tessera", .restart = true,
          .help = "Where compiled OpenCL programs are kept between runs, keyed by device, "
-                 "driver and source. An absolute path."},
+                 "driver and source, each sealed with a secret kept there. An absolute path. "
+                 "It must belong to the daemon's user and be writable by no one else; "
+                 "otherwise it is refused (logged) and programs are kept in memory only."},
         KIND_TEXT, parse_directory},
     [TSR__CONF_PROBE_TIMEOUT] = {
         {.name = "discovery.probe_timeout_ms", .option = "probe-timeout", .metavar = "MS",
