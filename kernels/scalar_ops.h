@@ -266,7 +266,25 @@ static inline float tsr__k_divt_f32(float a, float b)
     return tsr__k_truncf(a / b);
 }
 
+/* Products and quotients: plain IEEE operations (named so that every
+ * device calls them by the op table's element name). */
+static inline float tsr__k_mul_f32(float a, float b)
+{
+    return a * b;
+}
+static inline float tsr__k_div_f32(float a, float b)
+{
+    return a / b;
+}
+
 /* ---- float16 and bfloat16: float math, rounded where c10 rounds -------- */
+
+/* One product or quotient in float, rounded once at the end (as
+ * PyTorch's vectorised loops compute them). */
+#define tsr__k_mul_f16 tsr__k_mul_f32
+#define tsr__k_mul_bf16 tsr__k_mul_f32
+#define tsr__k_div_f16 tsr__k_div_f32
+#define tsr__k_div_bf16 tsr__k_div_f32
 
 static inline float tsr__k_f16_in(tsr__u16 h)
 {
@@ -331,6 +349,9 @@ TSR__K_DIV_FLOOR(tsr__k_divf_bf16, float, tsr__k_rbf16, tsr__k_floorf, tsr__k_fm
 #define tsr__k_add_c64 tsr__kc64_add
 #define tsr__k_div_c64 tsr__kc64_div
 
+/* complex32's product computes in complex64 and rounds once. */
+#define tsr__k_mul_c32 tsr__kc64_mul
+
 static inline tsr__kc64 tsr__k_c32_in(tsr__u16 re, tsr__u16 im)
 {
     return tsr__kc64_make(tsr__k_f16_in(re), tsr__k_f16_in(im));
@@ -361,6 +382,15 @@ static inline double tsr__k_add_f64(double a, double b, double alpha)
     if (alpha == -1.0)
         return a - b;
     return tsr__k_fmad(alpha, b, a);
+}
+
+static inline double tsr__k_mul_f64(double a, double b)
+{
+    return a * b;
+}
+static inline double tsr__k_div_f64(double a, double b)
+{
+    return a / b;
 }
 
 static inline double tsr__k_divt_f64(double a, double b)
