@@ -551,7 +551,7 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
         return st;
     if (tsr__kernel_op_has(op, TSR__KOPF_NO_COMPLEX) &&
         (tsr_dtype_is_complex(a->dtype) || (b && tsr_dtype_is_complex(b->dtype))))
-        return tsr__fail(TSR_ERR_RUNTIME, "%s not implemented for complex tensors.",
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s not implemented for complex tensors.",
                          tsr__kernel_ops[op].name);
     operand in[2] = {{.t = a}, {.t = b}};
     if (!b)
