@@ -22,24 +22,85 @@
 #ifndef TESSERA_CORE_KERNEL_H
 #define TESSERA_CORE_KERNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tessera/layout.h"
 
 #define TSR__KERNEL_MAX_OPERANDS 3
 
+/* The operations, one per row of core/ops.def (which says what each
+ * column means). COPY: out = in1 converted (the planner's copy_, clone,
+ * contiguous, to); FILL: out = scalar, already in the output's dtype;
+ * ADD: out = in1 + alpha * in2; SUB: the same with alpha already negated
+ * (as a Python number, before its conversion), computed exactly as ADD;
+ * DIV, DIV_TRUNC, DIV_FLOOR: true, truncating and floor division; the
+ * others: the PyTorch function of their name. */
 typedef enum tsr__kernel_op {
-    TSR__KOP_COPY = 1,  /* out = in1 (converted); the planner's copy_, clone, contiguous, to */
-    TSR__KOP_FILL = 2,  /* out = scalar (the value is already in the output's dtype); no inputs */
-    TSR__KOP_ADD = 3,   /* out = in1 + alpha * in2 */
-    TSR__KOP_SUB = 4,   /* out = in1 + alpha * in2 with alpha already negated (as a Python
-                           number, before its conversion): computed exactly as ADD */
-    TSR__KOP_MUL = 5,   /* out = in1 * in2 */
-    TSR__KOP_DIV = 6,   /* true division */
-    TSR__KOP_DIV_TRUNC = 7,
-    TSR__KOP_DIV_FLOOR = 8,
+#define X(ENUM, wire, ...) TSR__KOP_##ENUM = wire,
+#include "ops.def"
+#undef X
     TSR__KOP_COUNT
 } tsr__kernel_op;
+
+/* Every row has its own wire number, 1 up to the last, with no gap. */
+enum {
+    TSR__KOP_ROWS = 0
+#define X(...) +1
+#include "ops.def"
+#undef X
+};
+_Static_assert(TSR__KOP_ROWS + 1 == TSR__KOP_COUNT, "core/ops.def: wire numbers must run 1..n");
+
+/* An operation's flags: ops.def's flags column, plus what its call and
+ * dtype columns say. */
+enum {
+    TSR__KOPF_ALPHA = 1u << 0,        /* takes alpha (call ALPHA) */
+    TSR__KOPF_NEGATE_ALPHA = 1u << 1, /* the planner negates alpha first (sub) */
+    TSR__KOPF_INT_TO_FLOAT = 1u << 2, /* bool and integer operands meet in the default dtype */
+    TSR__KOPF_ZERO_CHECK = 1u << 3,   /* an integer zero divisor fails (call CHECKED) */
+    TSR__KOPF_NO_COMPLEX = 1u << 4,   /* complex inputs are refused before anything else:
+                                         "maximum not implemented for complex tensors." */
+    TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
+    TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
+    TSR__KOPF_FLOAT = 1u << 10,       /* in float16, bfloat16, float32, float64 (f) */
+    TSR__KOPF_COMPLEX32 = 1u << 11,   /* in complex32 (h) */
+    TSR__KOPF_COMPLEX = 1u << 12,     /* in complex64, complex128 (c) */
+};
+#define TSR__KOPF_CALL_MOVE 0
+#define TSR__KOPF_CALL_ALPHA TSR__KOPF_ALPHA
+#define TSR__KOPF_CALL_PLAIN 0
+#define TSR__KOPF_CALL_CHECKED TSR__KOPF_ZERO_CHECK
+#define TSR__KOPF_IF_Y(bit) (bit)
+#define TSR__KOPF_IF_N(bit) 0
+/* The whole flags word of a row. */
+#define TSR__KOPF_OF(call, flags, b, i, f, h, c)                           \
+    ((flags) | TSR__KOPF_CALL_##call | TSR__KOPF_IF_##b(TSR__KOPF_BOOL) |  \
+     TSR__KOPF_IF_##i(TSR__KOPF_INT) | TSR__KOPF_IF_##f(TSR__KOPF_FLOAT) | \
+     TSR__KOPF_IF_##h(TSR__KOPF_COMPLEX32) | TSR__KOPF_IF_##c(TSR__KOPF_COMPLEX))
+
+typedef struct tsr__kernel_op_info {
+    const char *name; /* "add" */
+    const char *stub; /* "add_stub" */
+    uint32_t arity;   /* inputs: 0, 1 or 2 */
+    uint32_t flags;   /* TSR__KOPF_* */
+} tsr__kernel_op_info;
+
+/* Indexed by tsr__kernel_op; entry 0 is empty (no name). */
+extern const tsr__kernel_op_info tsr__kernel_ops[TSR__KOP_COUNT];
+
+/* The row of `op`, or NULL for a value that is no operation (off the
+ * wire: check before use). */
+static inline const tsr__kernel_op_info *tsr__kernel_op_info_of(uint32_t op)
+{
+    return op >= 1 && op < TSR__KOP_COUNT ? &tsr__kernel_ops[op] : (const tsr__kernel_op_info *)0;
+}
+
+static inline bool tsr__kernel_op_has(uint32_t op, uint32_t flag)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    return info != (const tsr__kernel_op_info *)0 && (info->flags & flag) != 0;
+}
 
 enum {
     TSR__KOPERAND_SCALAR = 1u << 0,

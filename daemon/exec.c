@@ -303,10 +303,6 @@ static tsr_status resolve_buffers(executor *x, job *j)
     return TSR_OK;
 }
 
-static const char *const op_names[TSR__KOP_COUNT] = {
-    [TSR__KOP_COPY] = "copy", [TSR__KOP_FILL] = "fill",    [TSR__KOP_ADD] = "add",
-    [TSR__KOP_SUB] = "sub",   [TSR__KOP_MUL] = "mul",      [TSR__KOP_DIV] = "div",
-    [TSR__KOP_DIV_TRUNC] = "div_trunc", [TSR__KOP_DIV_FLOOR] = "div_floor"};
 /* "opencl:0: kernel add float32 <- float32, int32 (unit): built from
  * source in 412 ms" */
 static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
@@ -331,7 +327,7 @@ static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
     }
     const char *entry = tsr__opencl_entry_name(k->entry);
     tsr__log(TSR__LOG_INFO, "opencl:%u: kernel %s %s (%s): %s", queue,
-             k->op < TSR__KOP_COUNT && op_names[k->op] ? op_names[k->op] : "?", types,
+             tsr__kernel_op_info_of(k->op) ? tsr__kernel_ops[k->op].name : "?", types,
              entry ? entry : "?", made);
 }
 

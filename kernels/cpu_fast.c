@@ -45,6 +45,33 @@ bool tsr__cpu_fast_enabled(void)
     return atomic_load_explicit(&fast_on, memory_order_relaxed);
 }
 
+/* ---- which operations the loops compute -------------------------------------- */
+
+enum { FAST_NONE = -1, FAST_ALPHA = -2, FAST_MUL = TSR__FAST_MUL, FAST_DIV = TSR__FAST_DIV };
+
+int tsr__cpu_fast_op_of(tsr__kernel_op op, tsr_dtype common, const uint8_t alpha[16])
+{
+    static const signed char fast_of[TSR__KOP_COUNT] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+    [TSR__KOP_##ENUM] = FAST_##fast,
+#include "core/ops.def"
+#undef X
+    };
+    if ((unsigned)op >= TSR__KOP_COUNT || op == 0)
+        return -1;
+    if (fast_of[op] != FAST_ALPHA)
+        return fast_of[op];
+    double a;
+    if (common == TSR_FLOAT64) {
+        memcpy(&a, alpha, sizeof a);
+    } else {
+        float f;
+        memcpy(&f, alpha, sizeof f);
+        a = f;
+    }
+    return a == 1 ? TSR__FAST_ADD : a == -1 ? TSR__FAST_SUB : -1;
+}
+
 /* ---- one element ------------------------------------------------------------ */
 
 /* Where two NaNs meet, x86 returns its first source, quieted, and the

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kernel.h"
 #include "tessera/dtype.h"
 
 /* Whether the fast paths run (true unless turned off). Meant for tests:
@@ -51,6 +52,11 @@ typedef enum tsr__cpu_fast_op {
     TSR__FAST_MUL,
     TSR__FAST_DIV, /* true division */
 } tsr__cpu_fast_op;
+
+/* The operator whose loops compute operation `op` in `common` with this
+ * alpha (tsr__kernel.alpha), or -1: core/ops.def's `fast` column, with
+ * add and sub taking ADD or SUB where alpha is 1 or -1. */
+int tsr__cpu_fast_op_of(tsr__kernel_op op, tsr_dtype common, const uint8_t alpha[16]);
 
 /* n elements of a float16 or bfloat16 row: o[i] = a[i * sa] op b[i * sb],
  * sa and sb 0 (a scalar) or 1, the output contiguous. False when this

@@ -147,62 +147,133 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define NEVER 0
 #define UNIT(alpha) ((alpha) == 1 || (alpha) == -1)
 
-/* Integers and bool: one family per storage width. */
-#define INT_ROWS(name, S, IN, OUT)                                                              \
-    ROW(add_##name, S, uint64_t, IN, OUT, uint64_t, alpha_int, alpha == 1, x + y,               \
-        tsr__k_add_int(x, y, alpha))                                                            \
-    ROW(sub_##name, S, uint64_t, IN, OUT, uint64_t, alpha_int, alpha == 0 - (uint64_t)1, x - y, \
-        tsr__k_add_int(x, y, alpha))                                                            \
-    ROW(mul_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, NEVER, 0, tsr__k_mul_int(x, y))        \
-    ROW_CHECKED(divt_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, 1, NEVER, 0,                  \
-                tsr__k_divt_int(x, y, &bad_local))                                              \
-    ROW_CHECKED(divf_##name, S, uint64_t, IN, OUT, int, NO_ALPHA, 1, NEVER, 0,                  \
-                tsr__k_divf_int(x, y, &bad_local))
+/* ---- the rows of every operation, from core/ops.def ----------------------
+ *
+ * One row function per (operation, compute dtype) that the operation's
+ * dtype columns allow, named row_<ENUM>_<dtype>, calling the element
+ * function tsr__k_<elem>_<math> as its `call` column says. Alpha +-1 runs
+ * the element function with a constant alpha, which the compiler folds
+ * into a plain sum or difference (the same bits: scalar_ops.h's add
+ * special-cases those alphas too). */
 
-INT_ROWS(u8, uint8_t, tsr__k_u8_in, tsr__k_u8_out)
-INT_ROWS(i8, uint8_t, tsr__k_i8_in, tsr__k_i8_out)
-INT_ROWS(i16, uint16_t, tsr__k_i16_in, tsr__k_i16_out)
-INT_ROWS(i32, uint32_t, tsr__k_i32_in, tsr__k_i32_out)
-INT_ROWS(i64, uint64_t, tsr__k_i64_in, tsr__k_i64_out)
+#define IF_Y(...) __VA_ARGS__
+#define IF_N(...)
+#define PICK_Y(x) x
+#define PICK_N(x) NULL
 
-/* bool: the sum is "nonzero"; alpha is 0 or 1. */
-ROW(add_b8, uint8_t, uint64_t, tsr__k_b8_in, tsr__k_b8_out, uint64_t, alpha_int, NEVER, 0,
-    tsr__k_add_int(x, y, alpha != 0))
-ROW(mul_b8, uint8_t, uint64_t, tsr__k_b8_in, tsr__k_b8_out, int, NO_ALPHA, NEVER, 0, x *y)
+/* A family's storage: S, math type M, IN/OUT, alpha's type and decoder,
+ * and whether alpha +-1 takes the folded loop. */
+#define FAMILY_b8 uint8_t, uint64_t, tsr__k_b8_in, tsr__k_b8_out, uint64_t, alpha_int, int
+#define FAMILY_u8 uint8_t, uint64_t, tsr__k_u8_in, tsr__k_u8_out, uint64_t, alpha_int, int
+#define FAMILY_i8 uint8_t, uint64_t, tsr__k_i8_in, tsr__k_i8_out, uint64_t, alpha_int, int
+#define FAMILY_i16 uint16_t, uint64_t, tsr__k_i16_in, tsr__k_i16_out, uint64_t, alpha_int, int
+#define FAMILY_i32 uint32_t, uint64_t, tsr__k_i32_in, tsr__k_i32_out, uint64_t, alpha_int, int
+#define FAMILY_i64 uint64_t, uint64_t, tsr__k_i64_in, tsr__k_i64_out, uint64_t, alpha_int, int
+#define FAMILY_f16 uint16_t, float, tsr__k_f16_in, tsr__k_f16_out, float, alpha_float, f16
+#define FAMILY_bf16 uint16_t, float, tsr__k_bf16_in, tsr__k_bf16_out, float, alpha_float, bf16
+#define FAMILY_f32 float, float, f32_in, SAME, float, alpha_float, f32
+#define FAMILY_f64 double, double, SAME, SAME, double, alpha_double, f64
+#define FAMILY_c32 c32_store, tsr__kc64, c32_in, c32_out, tsr__kc64, alpha_c64, c32
+#define FAMILY_c64 tsr__kc64, tsr__kc64, SAME, SAME, tsr__kc64, alpha_c64, c64
+#define FAMILY_c128 tsr__kc128, tsr__kc128, SAME, SAME, tsr__kc128, alpha_c128, c128
 
-/* Real floating types: add/sub share one expression, alpha negated for sub. */
-#define PLUS_OR_MINUS(x, y) (alpha == 1 ? (x) + (y) : (x) - (y))
-#define FLOAT_ROWS(name, S, M, IN, OUT, AT, ALPHA, NEG, ADD, DIVT, DIVF)                          \
-    ROW(add_##name, S, M, IN, OUT, AT, ALPHA, UNIT(alpha), PLUS_OR_MINUS(x, y), ADD(x, y, alpha)) \
-    ROW(sub_##name, S, M, IN, OUT, AT, NEG, UNIT(alpha), PLUS_OR_MINUS(x, y), ADD(x, y, alpha))   \
-    ROW(mul_##name, S, M, IN, OUT, int, NO_ALPHA, NEVER, 0, x *y)                                 \
-    ROW(div_##name, S, M, IN, OUT, int, NO_ALPHA, NEVER, 0, x / y)                                \
-    ROW(divt_##name, S, M, IN, OUT, int, NO_ALPHA, NEVER, 0, DIVT(x, y))                          \
-    ROW(divf_##name, S, M, IN, OUT, int, NO_ALPHA, NEVER, 0, DIVF(x, y))
+/* Alpha +-1 folds where alpha is a real number; complex rows keep the
+ * general loop (their alpha 1 is 1 + 0i, whose zero part matters). */
+#define UNIT_int(alpha) ((alpha) == 1 || (alpha) == (uint64_t)0 - 1)
+#define UNIT_f16 UNIT
+#define UNIT_bf16 UNIT
+#define UNIT_f32 UNIT
+#define UNIT_f64 UNIT
+#define UNIT_c32(alpha) NEVER
+#define UNIT_c64(alpha) NEVER
+#define UNIT_c128(alpha) NEVER
 
-FLOAT_ROWS(f16, uint16_t, float, tsr__k_f16_in, tsr__k_f16_out, float, alpha_float, alpha_float,
-           tsr__k_add_f16, tsr__k_divt_f16, tsr__k_divf_f16)
-FLOAT_ROWS(bf16, uint16_t, float, tsr__k_bf16_in, tsr__k_bf16_out, float, alpha_float, alpha_float,
-           tsr__k_add_bf16, tsr__k_divt_bf16, tsr__k_divf_bf16)
-FLOAT_ROWS(f32, float, float, f32_in, SAME, float, alpha_float, alpha_float, tsr__k_add_f32,
-           tsr__k_divt_f32, tsr__k_divf_f32)
-FLOAT_ROWS(f64, double, double, SAME, SAME, double, alpha_double, alpha_double, tsr__k_add_f64,
-           tsr__k_divt_f64, tsr__k_divf_f64)
+/* The element expression of each call kind; CHECKED divides by zero only
+ * in the integer math (`int`). */
+#define CALL_ALPHA(fn, math, AT) fn(x, y, alpha)
+#define CALL_PLAIN(fn, math, AT) fn(x, y)
+#define CALL_CHECKED(fn, math, AT) CHECKED_##math(fn)
+#define CHECKED_int(fn) fn(x, y, &bad_local)
+#define CHECKED_f16(fn) fn(x, y)
+#define CHECKED_bf16(fn) fn(x, y)
+#define CHECKED_f32(fn) fn(x, y)
+#define CHECKED_f64(fn) fn(x, y)
+#define CHECKED_c32(fn) fn(x, y)
+#define CHECKED_c64(fn) fn(x, y)
+#define CHECKED_c128(fn) fn(x, y)
+#define ZERO_CHECK_ALPHA(math) 0
+#define ZERO_CHECK_PLAIN(math) 0
+#define ZERO_CHECK_CHECKED(math) ZERO_CHECK_##math
+#define ZERO_CHECK_int 1
+#define ZERO_CHECK_f16 0
+#define ZERO_CHECK_bf16 0
+#define ZERO_CHECK_f32 0
+#define ZERO_CHECK_f64 0
+#define ZERO_CHECK_c32 0
+#define ZERO_CHECK_c64 0
+#define ZERO_CHECK_c128 0
+#define FOLD_ALPHA(math) UNIT_##math(alpha)
+#define FOLD_PLAIN(math) NEVER
+#define FOLD_CHECKED(math) NEVER
+/* What the folded loop computes: the element function with alpha as a
+ * constant 1 or -1 (real families), else the general expression. */
+#define FOLDED_ALPHA(fn, math, AT) FOLDED_##math(fn, AT)
+#define FOLDED_PLAIN(fn, math, AT) CALL_PLAIN(fn, math, AT)
+#define FOLDED_CHECKED(fn, math, AT) CALL_CHECKED(fn, math, AT)
+#define FOLDED_REAL(fn, AT) (alpha == 1 ? fn(x, y, (AT)1) : fn(x, y, (AT)-1))
+#define FOLDED_int FOLDED_REAL
+#define FOLDED_f16 FOLDED_REAL
+#define FOLDED_bf16 FOLDED_REAL
+#define FOLDED_f32 FOLDED_REAL
+#define FOLDED_f64 FOLDED_REAL
+#define FOLDED_c32(fn, AT) fn(x, y, alpha)
+#define FOLDED_c64(fn, AT) fn(x, y, alpha)
+#define FOLDED_c128(fn, AT) fn(x, y, alpha)
 
-/* float16 and bfloat16 try the vector loops of cpu_fast.c first: add
- * and sub with a unit alpha, mul and div, on rows whose output is
- * contiguous and whose inputs are contiguous or scalars. */
+#define ROW_OF(fn, call, elem, family) ROW_OF_(fn, call, elem, FAMILY_##family)
+#define ROW_OF_(fn, call, elem, ...) ROW_OF__(fn, call, elem, __VA_ARGS__)
+#define ROW_OF__(fn, call, elem, S, M, IN, OUT, AT, ALPHA, math)                          \
+    ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, ZERO_CHECK_##call(math), FOLD_##call(math), \
+                FOLDED_##call(tsr__k_##elem##_##math, math, AT),                          \
+                CALL_##call(tsr__k_##elem##_##math, math, AT))
+
+/* Every row of one operation, in the families its columns allow. */
+#define ROWS_MOVE(ENUM, call, elem, b, i, f, h, c)
+#define ROWS_ALPHA ROWS_COMPUTED
+#define ROWS_PLAIN ROWS_COMPUTED
+#define ROWS_CHECKED ROWS_COMPUTED
+#define ROWS_COMPUTED(ENUM, call, elem, b, i, f, h, c)                                          \
+    IF_##b(ROW_OF(row_##ENUM##_b8, call, elem, b8)) IF_##i(                                     \
+        ROW_OF(row_##ENUM##_u8, call, elem, u8) ROW_OF(row_##ENUM##_i8, call, elem, i8)         \
+            ROW_OF(row_##ENUM##_i16, call, elem, i16) ROW_OF(row_##ENUM##_i32, call, elem, i32) \
+                ROW_OF(row_##ENUM##_i64, call, elem, i64))                                      \
+        IF_##f(ROW_OF(row_##ENUM##_f16, call, elem, f16)                                        \
+                   ROW_OF(row_##ENUM##_bf16, call, elem, bf16)                                  \
+                       ROW_OF(row_##ENUM##_f32, call, elem, f32)                                \
+                           ROW_OF(row_##ENUM##_f64, call, elem, f64))                           \
+            IF_##h(ROW_OF(row_##ENUM##_c32, call, elem, c32))                                   \
+                IF_##c(ROW_OF(row_##ENUM##_c64, call, elem, c64)                                \
+                           ROW_OF(row_##ENUM##_c128, call, elem, c128))
+
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+    ROWS_##call(ENUM, call, elem, b, i, f, h, c)
+#include "core/ops.def"
+#undef X
+
+/* float16 and bfloat16 rows try the vector loops of cpu_fast.c first, and
+ * float32 and float64 rows theirs for a scalar first input, wherever the
+ * operation's `fast` column names the loops' operator. */
 static bool reduced_layout(const int64_t st[3])
 {
     return st[0] == 2 && (st[1] == 0 || st[1] == 2) && (st[2] == 0 || st[2] == 2);
 }
 
-#define REDUCED_FAST(name, DT, ALPHA_OP)                                                         \
+#define REDUCED_FAST(name, DT, OP)                                                               \
     static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
                                int64_t n, const int64_t st[3], const uint8_t *alpha_bytes,       \
                                int *bad)                                                         \
     {                                                                                            \
-        int fop = ALPHA_OP;                                                                      \
+        int fop = tsr__cpu_fast_op_of(OP, DT, alpha_bytes);                                      \
         if (fop >= 0 && reduced_layout(st) &&                                                    \
             tsr__cpu_fast_reduced(DT, (tsr__cpu_fast_op)fop, (uint16_t *)o, (const uint16_t *)a, \
                                   st[1] / 2, (const uint16_t *)b, st[2] / 2, n))                 \
@@ -210,31 +281,14 @@ static bool reduced_layout(const int64_t st[3])
         return name(o, a, b, n, st, alpha_bytes, bad);                                           \
     }
 
-/* The plain sum or difference that a unit alpha makes, or -1. */
-static int unit_alpha_op(const uint8_t *alpha_bytes)
-{
-    float alpha = alpha_float(alpha_bytes);
-    return alpha == 1 ? TSR__FAST_ADD : alpha == -1 ? TSR__FAST_SUB : -1;
-}
-
-#define REDUCED_FAST_ROWS(name, DT)                                  \
-    REDUCED_FAST(add_##name, DT, unit_alpha_op(alpha_bytes))         \
-    REDUCED_FAST(sub_##name, DT, unit_alpha_op(alpha_bytes))         \
-    REDUCED_FAST(mul_##name, DT, ((void)alpha_bytes, TSR__FAST_MUL)) \
-    REDUCED_FAST(div_##name, DT, ((void)alpha_bytes, TSR__FAST_DIV))
-
-REDUCED_FAST_ROWS(f16, TSR_FLOAT16)
-REDUCED_FAST_ROWS(bf16, TSR_BFLOAT16)
-
-/* float32 and float64: the row of a broadcast a[N, 1] + b[1, M], whose
- * first input is one element, which the loops above leave to the strided
- * loop. */
-#define SCALAR_FIRST_FAST(name, S, DT, ALPHA_OP)                                                 \
+/* The row of a broadcast a[N, 1] + b[1, M], whose first input is one
+ * element, which the loops above leave to the strided loop. */
+#define SCALAR_FIRST_FAST(name, S, DT, OP)                                                       \
     static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
                                int64_t n, const int64_t st[3], const uint8_t *alpha_bytes,       \
                                int *bad)                                                         \
     {                                                                                            \
-        int fop = ALPHA_OP;                                                                      \
+        int fop = tsr__cpu_fast_op_of(OP, DT, alpha_bytes);                                      \
         if (fop >= 0 && st[0] == (int64_t)sizeof(S) && st[1] == 0 &&                             \
             st[2] == (int64_t)sizeof(S) &&                                                       \
             tsr__cpu_fast_scalar_first(DT, (tsr__cpu_fast_op)fop, o, a, b, n))                   \
@@ -242,38 +296,23 @@ REDUCED_FAST_ROWS(bf16, TSR_BFLOAT16)
         return name(o, a, b, n, st, alpha_bytes, bad);                                           \
     }
 
-static int unit_alpha_op_f64(const uint8_t *alpha_bytes)
-{
-    double alpha = alpha_double(alpha_bytes);
-    return alpha == 1 ? TSR__FAST_ADD : alpha == -1 ? TSR__FAST_SUB : -1;
-}
+#define IF_FAST_NONE(...)
+#define IF_FAST_ALPHA(...) __VA_ARGS__
+#define IF_FAST_MUL(...) __VA_ARGS__
+#define IF_FAST_DIV(...) __VA_ARGS__
+#define FAST_NAME_NONE(name) name
+#define FAST_NAME_ALPHA(name) name##_fast
+#define FAST_NAME_MUL(name) name##_fast
+#define FAST_NAME_DIV(name) name##_fast
 
-SCALAR_FIRST_FAST(add_f32, float, TSR_FLOAT32, unit_alpha_op(alpha_bytes))
-SCALAR_FIRST_FAST(sub_f32, float, TSR_FLOAT32, unit_alpha_op(alpha_bytes))
-SCALAR_FIRST_FAST(mul_f32, float, TSR_FLOAT32, ((void)alpha_bytes, TSR__FAST_MUL))
-SCALAR_FIRST_FAST(div_f32, float, TSR_FLOAT32, ((void)alpha_bytes, TSR__FAST_DIV))
-SCALAR_FIRST_FAST(add_f64, double, TSR_FLOAT64, unit_alpha_op_f64(alpha_bytes))
-SCALAR_FIRST_FAST(sub_f64, double, TSR_FLOAT64, unit_alpha_op_f64(alpha_bytes))
-SCALAR_FIRST_FAST(mul_f64, double, TSR_FLOAT64, ((void)alpha_bytes, TSR__FAST_MUL))
-SCALAR_FIRST_FAST(div_f64, double, TSR_FLOAT64, ((void)alpha_bytes, TSR__FAST_DIV))
-
-/* Complex types. */
-
-ROW(add_c32, c32_store, tsr__kc64, c32_in, c32_out, tsr__kc64, alpha_c64, NEVER, x,
-    tsr__k_add_c32(x, y, alpha))
-ROW(sub_c32, c32_store, tsr__kc64, c32_in, c32_out, tsr__kc64, alpha_c64, NEVER, x,
-    tsr__k_add_c32(x, y, alpha))
-ROW(mul_c32, c32_store, tsr__kc64, c32_in, c32_out, int, NO_ALPHA, NEVER, x, tsr__k_mul_c64(x, y))
-
-#define COMPLEX_ROWS(name, S, ALPHA, NEG, ADD, MUL, DIV)                    \
-    ROW(add_##name, S, S, SAME, SAME, S, ALPHA, NEVER, x, ADD(x, y, alpha)) \
-    ROW(sub_##name, S, S, SAME, SAME, S, NEG, NEVER, x, ADD(x, y, alpha))   \
-    ROW(mul_##name, S, S, SAME, SAME, int, NO_ALPHA, NEVER, x, MUL(x, y))   \
-    ROW(div_##name, S, S, SAME, SAME, int, NO_ALPHA, NEVER, x, DIV(x, y))
-
-COMPLEX_ROWS(c64, tsr__kc64, alpha_c64, alpha_c64, tsr__k_add_c64, tsr__k_mul_c64, tsr__k_div_c64)
-COMPLEX_ROWS(c128, tsr__kc128, alpha_c128, alpha_c128, tsr__k_add_c128, tsr__k_mul_c128,
-             tsr__k_div_c128)
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c)    \
+    IF_##f(IF_FAST_##fast(                                                               \
+        REDUCED_FAST(row_##ENUM##_f16, TSR_FLOAT16, TSR__KOP_##ENUM)                     \
+            REDUCED_FAST(row_##ENUM##_bf16, TSR_BFLOAT16, TSR__KOP_##ENUM)               \
+                SCALAR_FIRST_FAST(row_##ENUM##_f32, float, TSR_FLOAT32, TSR__KOP_##ENUM) \
+                    SCALAR_FIRST_FAST(row_##ENUM##_f64, double, TSR_FLOAT64, TSR__KOP_##ENUM)))
+#include "core/ops.def"
+#undef X
 
 /* ---- copy and fill: elements moved as bytes of their width --------------- */
 
@@ -322,79 +361,68 @@ MOVE_ROWS(16, bytes16)
 
 /* ---- the tables ----------------------------------------------------------- */
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_DIVT, OP_DIVF, ARITH_COUNT };
+#define TABLE_MOVE(ENUM, fast, b, i, f, h, c)
+#define TABLE_ALPHA TABLE_COMPUTED
+#define TABLE_PLAIN TABLE_COMPUTED
+#define TABLE_CHECKED TABLE_COMPUTED
+#define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
+    [TSR__KOP_##ENUM] = {                                               \
+        [TSR_BOOL] = PICK_##b(row_##ENUM##_b8),                         \
+        [TSR_UINT8] = PICK_##i(row_##ENUM##_u8),                        \
+        [TSR_INT8] = PICK_##i(row_##ENUM##_i8),                         \
+        [TSR_INT16] = PICK_##i(row_##ENUM##_i16),                       \
+        [TSR_INT32] = PICK_##i(row_##ENUM##_i32),                       \
+        [TSR_INT64] = PICK_##i(row_##ENUM##_i64),                       \
+        [TSR_FLOAT16] = PICK_##f(FAST_NAME_##fast(row_##ENUM##_f16)),   \
+        [TSR_BFLOAT16] = PICK_##f(FAST_NAME_##fast(row_##ENUM##_bf16)), \
+        [TSR_FLOAT32] = PICK_##f(FAST_NAME_##fast(row_##ENUM##_f32)),   \
+        [TSR_FLOAT64] = PICK_##f(FAST_NAME_##fast(row_##ENUM##_f64)),   \
+        [TSR_COMPLEX32] = PICK_##h(row_##ENUM##_c32),                   \
+        [TSR_COMPLEX64] = PICK_##c(row_##ENUM##_c64),                   \
+        [TSR_COMPLEX128] = PICK_##c(row_##ENUM##_c128),                 \
+    },
 
-static const tsr__kernel_row arith_rows[TSR_DTYPE_COUNT][ARITH_COUNT] = {
-    [TSR_BOOL] = {add_b8, NULL, mul_b8, NULL, NULL, NULL},
-    [TSR_UINT8] = {add_u8, sub_u8, mul_u8, NULL, divt_u8, divf_u8},
-    [TSR_INT8] = {add_i8, sub_i8, mul_i8, NULL, divt_i8, divf_i8},
-    [TSR_INT16] = {add_i16, sub_i16, mul_i16, NULL, divt_i16, divf_i16},
-    [TSR_INT32] = {add_i32, sub_i32, mul_i32, NULL, divt_i32, divf_i32},
-    [TSR_INT64] = {add_i64, sub_i64, mul_i64, NULL, divt_i64, divf_i64},
-    [TSR_FLOAT16] = {add_f16_fast, sub_f16_fast, mul_f16_fast, div_f16_fast, divt_f16, divf_f16},
-    [TSR_BFLOAT16] = {add_bf16_fast, sub_bf16_fast, mul_bf16_fast, div_bf16_fast, divt_bf16,
-                      divf_bf16},
-    [TSR_FLOAT32] = {add_f32_fast, sub_f32_fast, mul_f32_fast, div_f32_fast, divt_f32, divf_f32},
-    [TSR_FLOAT64] = {add_f64_fast, sub_f64_fast, mul_f64_fast, div_f64_fast, divt_f64, divf_f64},
-    [TSR_COMPLEX32] = {add_c32, sub_c32, mul_c32, NULL, NULL, NULL},
-    [TSR_COMPLEX64] = {add_c64, sub_c64, mul_c64, div_c64, NULL, NULL},
-    [TSR_COMPLEX128] = {add_c128, sub_c128, mul_c128, div_c128, NULL, NULL},
+static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+    TABLE_##call(ENUM, fast, b, i, f, h, c)
+#include "core/ops.def"
+#undef X
 };
 
-static int arith_index(tsr__kernel_op op)
-{
-    switch (op) {
-    case TSR__KOP_ADD:
-        return OP_ADD;
-    case TSR__KOP_SUB:
-        return OP_SUB;
-    case TSR__KOP_MUL:
-        return OP_MUL;
-    case TSR__KOP_DIV:
-        return OP_DIV;
-    case TSR__KOP_DIV_TRUNC:
-        return OP_DIVT;
-    case TSR__KOP_DIV_FLOOR:
-        return OP_DIVF;
-    default:
-        return -1;
-    }
-}
+/* copy and fill: by the element's width. */
+#define MOVES_MOVE(ENUM, elem) \
+    [TSR__KOP_##ENUM] = {      \
+        [1] = elem##_1, [2] = elem##_2, [4] = elem##_4, [8] = elem##_8, [16] = elem##_16},
+#define MOVES_ALPHA(ENUM, elem)
+#define MOVES_PLAIN(ENUM, elem)
+#define MOVES_CHECKED(ENUM, elem)
+
+static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+    MOVES_##call(ENUM, elem)
+#include "core/ops.def"
+#undef X
+};
 
 tsr__kernel_row tsr__kernel_row_for(tsr__kernel_op op, tsr_dtype common)
 {
-    if (!tsr_dtype_is_valid(common))
+    if (!tsr_dtype_is_valid(common) || tsr__kernel_op_info_of(op) == NULL)
         return NULL;
-    if (op == TSR__KOP_COPY || op == TSR__KOP_FILL) {
-        static const tsr__kernel_row copies[17] = {
-            [1] = copy_1, [2] = copy_2, [4] = copy_4, [8] = copy_8, [16] = copy_16};
-        static const tsr__kernel_row fills[17] = {
-            [1] = fill_1, [2] = fill_2, [4] = fill_4, [8] = fill_8, [16] = fill_16};
-        size_t w = tsr_dtype_itemsize(common);
-        return op == TSR__KOP_COPY ? copies[w] : fills[w];
-    }
-    int k = arith_index(op);
-    return k < 0 ? NULL : arith_rows[common][k];
+    size_t w = tsr_dtype_itemsize(common);
+    if (w < 17 && move_rows[op][w] != NULL)
+        return move_rows[op][w];
+    return computed_rows[op][common];
 }
 
 const char *tsr__kernel_op_stub(tsr__kernel_op op)
 {
-    static const char *const stubs[TSR__KOP_COUNT] = {
-        [TSR__KOP_COPY] = "copy_",
-        [TSR__KOP_FILL] = "fill_",
-        [TSR__KOP_ADD] = "add_stub",
-        [TSR__KOP_SUB] = "add_stub",
-        [TSR__KOP_MUL] = "mul_cpu",
-        [TSR__KOP_DIV] = "div_cpu",
-        [TSR__KOP_DIV_TRUNC] = "div_trunc_cpu",
-        [TSR__KOP_DIV_FLOOR] = "div_floor_cpu",
-    };
-    return (unsigned)op < TSR__KOP_COUNT && stubs[op] ? stubs[op] : "unknown_op";
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    return info ? info->stub : "unknown_op";
 }
 
 tsr_status tsr__kernel_check_compute(tsr__kernel_op op, tsr_dtype common)
 {
-    if ((unsigned)op >= TSR__KOP_COUNT || op == 0)
+    if (tsr__kernel_op_info_of(op) == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid kernel operation %d", (int)op);
     if (!tsr_dtype_is_valid(common))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value %d", (int)common);

@@ -20,18 +20,17 @@
 #include "tessera/dtype.h"
 #include "tessera/status.h"
 
-/* The name PyTorch's dispatch reports an operation under: "add_stub"
- * (add and sub), "mul_cpu", "div_cpu", "div_trunc_cpu", "div_floor_cpu",
- * "copy_", "fill_". */
+/* The name PyTorch's dispatch reports an operation under (core/ops.def's
+ * stub column): "add_stub" (add and sub), "mul_cpu", "div_cpu", ... */
 const char *tsr__kernel_op_stub(tsr__kernel_op op);
 
 /* Whether `op` computes in `common`: TSR_OK, or TSR_ERR_NOT_SUPPORTED with
  * PyTorch's "\"div_trunc_cpu\" not implemented for 'Bool'". COPY and FILL
- * take every dtype; the arithmetic takes bool, the signed integers,
- * uint8, the floating and the complex dtypes of PyTorch 1.13, less what
- * 1.13 refuses (bool and complex trunc/floor division, complex32 true
- * division). True division never sees an integer common dtype: the
- * planner promotes it to the default dtype first. */
+ * take every dtype; the others the dtype families their row in
+ * core/ops.def says Y to (PyTorch 1.13's: no bool or complex trunc/floor
+ * division, no complex32 true division, ...). True division never sees an
+ * integer common dtype: the planner promotes it to the default dtype
+ * first. */
 tsr_status tsr__kernel_check_compute(tsr__kernel_op op, tsr_dtype common);
 
 /* The math type's bytes of one element of `common` (tsr__kernel.alpha's

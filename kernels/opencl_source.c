@@ -220,24 +220,30 @@ typedef struct cl_math {
     const char *in;   /* raw -> math: "$1" is the raw variable prefix */
     const char *out;  /* math -> raw statements: $1 the raw prefix, $2 the value */
     const char *alpha;
-    const char *add, *mul, *div, *divt, *divf; /* function names; NULL: refused */
+    const char *suffix; /* the element functions' family: tsr__k_<elem>_<suffix> */
 } cl_math;
 
-#define INTEGER_MATH(in, out)                                                                 \
-    {                                                                                         \
-        "tsr__u64", in "($1_re)", "    $1_re = " out "($2);\n", "alpha.s0", "tsr__k_add_int", \
-            "tsr__k_mul_int", NULL, "tsr__k_divt_int", "tsr__k_divf_int"                      \
+/* Each operation's element function, by its base name (core/ops.def);
+ * which dtypes it computes in is tsr__kernel_check_compute's answer. */
+static const char *const cl_elems[TSR__KOP_COUNT] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+    [TSR__KOP_##ENUM] = #elem,
+#include "core/ops.def"
+#undef X
+};
+
+#define INTEGER_MATH(in, out)                                                     \
+    {                                                                             \
+        "tsr__u64", in "($1_re)", "    $1_re = " out "($2);\n", "alpha.s0", "int" \
     }
-#define FLOAT_MATH(in, out, suffix)                                                      \
-    {                                                                                    \
-        "float", in "($1_re)", "    $1_re = " out "($2);\n", "as_float((uint)alpha.s0)", \
-            "tsr__k_add_" suffix, "*", "/", "tsr__k_divt_" suffix, "tsr__k_divf_" suffix \
+#define FLOAT_MATH(in, out, suffix)                                                             \
+    {                                                                                           \
+        "float", in "($1_re)", "    $1_re = " out "($2);\n", "as_float((uint)alpha.s0)", suffix \
     }
 
 static const cl_math cl_maths[TSR_DTYPE_COUNT] = {
     [TSR_BOOL] = {"tsr__u64", "tsr__k_b8_in($1_re)", "    $1_re = tsr__k_b8_out($2);\n",
-                  "(alpha.s0 != 0 ? (tsr__u64)1 : (tsr__u64)0)", "tsr__k_add_int", "tsr__k_mul_int",
-                  NULL, NULL, NULL},
+                  "(alpha.s0 != 0 ? (tsr__u64)1 : (tsr__u64)0)", "int"},
     [TSR_UINT8] = INTEGER_MATH("tsr__k_u8_in", "tsr__k_u8_out"),
     [TSR_INT8] = INTEGER_MATH("tsr__k_i8_in", "tsr__k_i8_out"),
     [TSR_INT16] = INTEGER_MATH("tsr__k_i16_in", "tsr__k_i16_out"),
@@ -246,21 +252,19 @@ static const cl_math cl_maths[TSR_DTYPE_COUNT] = {
     [TSR_FLOAT16] = FLOAT_MATH("tsr__k_f16_in", "tsr__k_f16_out", "f16"),
     [TSR_BFLOAT16] = FLOAT_MATH("tsr__k_bf16_in", "tsr__k_bf16_out", "bf16"),
     [TSR_FLOAT32] = FLOAT_MATH("", "", "f32"),
-    [TSR_FLOAT64] = {"double", "($1_re)", "    $1_re = $2;\n", "as_double(alpha.s0)",
-                     "tsr__k_add_f64", "*", "/", "tsr__k_divt_f64", "tsr__k_divf_f64"},
+    [TSR_FLOAT64] = {"double", "($1_re)", "    $1_re = $2;\n", "as_double(alpha.s0)", "f64"},
     [TSR_COMPLEX32] = {"tsr__kc64", "tsr__k_c32_in($1_re, $1_im)",
                        "    $1_re = tsr__k_f16_out(($2).re);\n"
                        "    $1_im = tsr__k_f16_out(($2).im);\n",
                        "tsr__kc64_make(as_float((uint)alpha.s0), as_float((uint)(alpha.s0 >> 32)))",
-                       "tsr__k_add_c32", "tsr__k_mul_c64", NULL, NULL, NULL},
+                       "c32"},
     [TSR_COMPLEX64] = {"tsr__kc64", "tsr__kc64_make($1_re, $1_im)",
                        "    $1_re = ($2).re;\n    $1_im = ($2).im;\n",
                        "tsr__kc64_make(as_float((uint)alpha.s0), as_float((uint)(alpha.s0 >> 32)))",
-                       "tsr__k_add_c64", "tsr__k_mul_c64", "tsr__k_div_c64", NULL, NULL},
+                       "c64"},
     [TSR_COMPLEX128] = {"tsr__kc128", "tsr__kc128_make($1_re, $1_im)",
                         "    $1_re = ($2).re;\n    $1_im = ($2).im;\n",
-                        "tsr__kc128_make(as_double(alpha.s0), as_double(alpha.s1))",
-                        "tsr__k_add_c128", "tsr__k_mul_c128", "tsr__k_div_c128", NULL, NULL},
+                        "tsr__kc128_make(as_double(alpha.s0), as_double(alpha.s1))", "c128"},
 };
 
 /* ---- keys ------------------------------------------------------------------ */
@@ -322,7 +326,7 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
         return bad_key("operation", key->op);
     if (!tsr_dtype_is_valid((tsr_dtype)key->common))
         return bad_key("common dtype", key->common);
-    unsigned want = op == TSR__KOP_FILL ? 1 : op == TSR__KOP_COPY ? 2 : 3;
+    unsigned want = 1 + tsr__kernel_ops[op].arity;
     if (key->noperands != want)
         return bad_key("operand count", key->noperands);
     if (key->reserved != 0)
@@ -433,7 +437,7 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
 static uint32_t alpha_class(const tsr__kernel *k)
 {
     tsr_dtype c = (tsr_dtype)k->common;
-    if ((k->op != TSR__KOP_ADD && k->op != TSR__KOP_SUB) ||
+    if (!tsr__kernel_op_has(k->op, TSR__KOPF_ALPHA) ||
         (c != TSR_FLOAT16 && c != TSR_BFLOAT16 && c != TSR_FLOAT32 && c != TSR_FLOAT64))
         return 0;
     uint64_t bits = 0, one = c == TSR_FLOAT64 ? UINT64_C(0x3FF0000000000000) : 0x3F800000u;
@@ -720,7 +724,7 @@ static void out_type(const tsr__kernel_key *key, char *buf, size_t n)
  * element unwritten (and which no vector unit computes anyway). */
 static bool checks_zero(const tsr__kernel_key *key)
 {
-    return (key->op == TSR__KOP_DIV_TRUNC || key->op == TSR__KOP_DIV_FLOOR) &&
+    return tsr__kernel_op_has(key->op, TSR__KOPF_ZERO_CHECK) &&
            strcmp(cl_maths[key->common].type, "tsr__u64") == 0;
 }
 
@@ -757,26 +761,24 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         char x[96], y[96], e[512], stmt[600];
         subst(x, sizeof x, m->in, "c1", "");
         subst(y, sizeof y, m->in, "c2", "");
-        const char *fn = op == TSR__KOP_ADD || op == TSR__KOP_SUB ? m->add
-                         : op == TSR__KOP_MUL                     ? m->mul
-                         : op == TSR__KOP_DIV                     ? m->div
-                         : op == TSR__KOP_DIV_TRUNC               ? m->divt
-                                                                  : m->divf;
+        /* The operation's element function in this family (the key was
+         * checked: the operation computes in `common`). */
+        char fn[48];
+        snprintf(fn, sizeof fn, "tsr__k_%s_%s", cl_elems[op], m->suffix);
+        bool alpha = tsr__kernel_op_has(op, TSR__KOPF_ALPHA);
         bool zero_check = checks_zero(key);
         /* add/sub's NaN is spelled out (but bfloat16 results spell every
          * NaN 7FC0): see cl_helpers */
         bool real = (strcmp(m->type, "float") == 0 || strcmp(m->type, "double") == 0) &&
-                    common != TSR_BFLOAT16 && (op == TSR__KOP_ADD || op == TSR__KOP_SUB);
+                    common != TSR_BFLOAT16 && alpha;
         if (real) { /* the inputs by name, for the NaN below */
             put(t, "    %s x1 = %s, x2 = %s;\n", m->type, x, y);
             snprintf(x, sizeof x, "x1");
             snprintf(y, sizeof y, "x2");
         }
-        if (op == TSR__KOP_ADD || op == TSR__KOP_SUB) {
+        if (alpha) {
             put(t, "    %s a = %s;\n", m->type, m->alpha); /* SUB: -alpha, negated by the planner */
             snprintf(e, sizeof e, "%s(%s, %s, a)", fn, x, y);
-        } else if (strcmp(fn, "*") == 0 || strcmp(fn, "/") == 0) {
-            snprintf(e, sizeof e, "(%s) %s (%s)", x, fn, y);
         } else if (zero_check) {
             put(t, "    int zero = 0;\n");
             snprintf(e, sizeof e, "%s(%s, %s, &zero)", fn, x, y);
@@ -831,7 +833,7 @@ static void emit_element(text *t, const tsr__kernel_key *key, const int *storage
 static bool alpha_loops(const tsr__kernel_key *key)
 {
     tsr_dtype c = (tsr_dtype)key->common;
-    return (key->op == TSR__KOP_ADD || key->op == TSR__KOP_SUB) &&
+    return tsr__kernel_op_has(key->op, TSR__KOPF_ALPHA) &&
            (c == TSR_FLOAT16 || c == TSR_BFLOAT16 || c == TSR_FLOAT32 || c == TSR_FLOAT64);
 }
 

@@ -214,7 +214,42 @@ static inline tsr__u64 tsr__k_divf_int(tsr__u64 a, tsr__u64 b, int *bad)
     return (tsr__u64)q;
 }
 
+/* maximum and minimum as std::max and std::min: the first input unless
+ * it is less than the second (than which the second is less), compared
+ * as signed values (uint8's are never negative); on bool's 0 and 1 they
+ * are PyTorch's `a || b` and `a && b`. */
+static inline tsr__u64 tsr__k_max_int(tsr__u64 a, tsr__u64 b)
+{
+    return tsr__k_signed(a) < tsr__k_signed(b) ? b : a;
+}
+static inline tsr__u64 tsr__k_min_int(tsr__u64 a, tsr__u64 b)
+{
+    return tsr__k_signed(b) < tsr__k_signed(a) ? b : a;
+}
+
+/* The floating maximum and minimum of PyTorch's loops: a NaN in either
+ * input gives quiet_NaN() (positive, no payload), else std::max or
+ * std::min, so that max(0, -0) is 0 and max(-0, 0) is -0. The result is
+ * exact, so float16 and bfloat16 compute it in float. */
+#define TSR__K_MAX_MIN(max, min, T, NAN_VALUE) \
+    static inline T max(T a, T b)              \
+    {                                          \
+        if (a != a || b != b)                  \
+            return NAN_VALUE;                  \
+        return a < b ? b : a;                  \
+    }                                          \
+    static inline T min(T a, T b)              \
+    {                                          \
+        if (a != a || b != b)                  \
+            return NAN_VALUE;                  \
+        return b < a ? b : a;                  \
+    }
+
+#define TSR__K_QUIET_NAN tsr__float_from_bits(0x7FC00000u)
+
 /* ---- float32 and float64 ------------------------------------------------ */
+
+TSR__K_MAX_MIN(tsr__k_max_f32, tsr__k_min_f32, float, TSR__K_QUIET_NAN)
 
 /* a + alpha * b with one rounding (PyTorch's CPU kernels fuse it); alpha
  * 1 and -1 are plain sums, which round identically. */
@@ -266,7 +301,29 @@ static inline float tsr__k_divt_f32(float a, float b)
     return tsr__k_truncf(a / b);
 }
 
+/* Products and quotients: plain IEEE operations (named so that every
+ * device calls them by the op table's element name). */
+static inline float tsr__k_mul_f32(float a, float b)
+{
+    return a * b;
+}
+static inline float tsr__k_div_f32(float a, float b)
+{
+    return a / b;
+}
+
 /* ---- float16 and bfloat16: float math, rounded where c10 rounds -------- */
+
+/* One product or quotient in float, rounded once at the end (as
+ * PyTorch's vectorised loops compute them). */
+#define tsr__k_mul_f16 tsr__k_mul_f32
+#define tsr__k_mul_bf16 tsr__k_mul_f32
+#define tsr__k_div_f16 tsr__k_div_f32
+#define tsr__k_div_bf16 tsr__k_div_f32
+#define tsr__k_max_f16 tsr__k_max_f32
+#define tsr__k_max_bf16 tsr__k_max_f32
+#define tsr__k_min_f16 tsr__k_min_f32
+#define tsr__k_min_bf16 tsr__k_min_f32
 
 static inline float tsr__k_f16_in(tsr__u16 h)
 {
@@ -331,6 +388,9 @@ TSR__K_DIV_FLOOR(tsr__k_divf_bf16, float, tsr__k_rbf16, tsr__k_floorf, tsr__k_fm
 #define tsr__k_add_c64 tsr__kc64_add
 #define tsr__k_div_c64 tsr__kc64_div
 
+/* complex32's product computes in complex64 and rounds once. */
+#define tsr__k_mul_c32 tsr__kc64_mul
+
 static inline tsr__kc64 tsr__k_c32_in(tsr__u16 re, tsr__u16 im)
 {
     return tsr__kc64_make(tsr__k_f16_in(re), tsr__k_f16_in(im));
@@ -362,6 +422,17 @@ static inline double tsr__k_add_f64(double a, double b, double alpha)
         return a - b;
     return tsr__k_fmad(alpha, b, a);
 }
+
+static inline double tsr__k_mul_f64(double a, double b)
+{
+    return a * b;
+}
+static inline double tsr__k_div_f64(double a, double b)
+{
+    return a / b;
+}
+
+TSR__K_MAX_MIN(tsr__k_max_f64, tsr__k_min_f64, double, (double)TSR__K_QUIET_NAN)
 
 static inline double tsr__k_divt_f64(double a, double b)
 {

@@ -1,7 +1,8 @@
 /* The arithmetic of tessera/ops.h: add, sub, mul and div in their three
  * forms (new result, out=, in place), each with a tensor or a Python
- * number as its second operand. All of them are one call into the
- * planner (libclient/plan.c), which owns the semantics. */
+ * number as its second operand, and the op table's tensor-only
+ * operations. All of them are one call into the planner
+ * (libclient/plan.c), which owns the semantics. */
 #include "core/error.h"
 #include "libclient/plan.h"
 #include "tessera/ops.h"
@@ -134,3 +135,26 @@ tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mod
 {
     return div_op(self, NULL, &b, mode, TSR__OUT_INPLACE, self, NULL);
 }
+
+/* The operations the op table gives tensor-only functions (api TENSOR in
+ * core/ops.def): tsr_<name>, tsr_<name>_out and tsr_<name>_. */
+#define TENSOR_OP(name, OP)                                                                \
+    tsr_status tsr_##name(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result)   \
+    {                                                                                      \
+        return tsr__binary_op(OP, a, b, NULL, NULL, TSR__OUT_NEW, NULL, result);           \
+    }                                                                                      \
+    tsr_status tsr_##name##_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out) \
+    {                                                                                      \
+        return tsr__binary_op(OP, a, b, NULL, NULL, TSR__OUT_GIVEN, out, NULL);            \
+    }                                                                                      \
+    tsr_status tsr_##name##_(tsr_tensor *self, const tsr_tensor *b)                        \
+    {                                                                                      \
+        return tsr__binary_op(OP, self, b, NULL, NULL, TSR__OUT_INPLACE, self, NULL);      \
+    }
+#define TENSOR_OP_INTERNAL(name, OP)
+#define TENSOR_OP_HAND(name, OP)
+#define TENSOR_OP_TENSOR(name, OP) TENSOR_OP(name, OP)
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
+    TENSOR_OP_##api(name, TSR__KOP_##ENUM)
+#include "core/ops.def"
+#undef X

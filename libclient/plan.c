@@ -229,8 +229,8 @@ void tsr__plan_coalesce(tsr__kernel *k)
  * as on the cpu (a zero inside a divisor tensor is found by the kernel). */
 static bool divides_by_zero_scalar(const tsr__kernel *k)
 {
-    if ((k->op != TSR__KOP_DIV && k->op != TSR__KOP_DIV_TRUNC && k->op != TSR__KOP_DIV_FLOOR) ||
-        k->noperands < 3 || !(k->operands[2].flags & TSR__KOPERAND_SCALAR) ||
+    if (!tsr__kernel_op_has(k->op, TSR__KOPF_ZERO_CHECK) || k->noperands < 3 ||
+        !(k->operands[2].flags & TSR__KOPERAND_SCALAR) ||
         tsr_dtype_is_floating_point((tsr_dtype)k->common) ||
         tsr_dtype_is_complex((tsr_dtype)k->common))
         return false;
@@ -362,7 +362,8 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
     tsr_status st = tsr_result_type(ops, (size_t)nin, common);
     if (st != TSR_OK)
         return st;
-    if (op == TSR__KOP_DIV && (tsr_dtype_is_integral(*common) || *common == TSR_BOOL))
+    if (tsr__kernel_op_has(op, TSR__KOPF_INT_TO_FLOAT) &&
+        (tsr_dtype_is_integral(*common) || *common == TSR_BOOL))
         *common = tsr_get_default_dtype();
     const tsr_tensor *all[3] = {out, in[0].t, nin > 1 ? in[1].t : NULL};
     tsr_device dev = {TSR_DEVICE_CPU, -1};
@@ -508,7 +509,7 @@ static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common
         /* sub is add with -alpha, negated as a Python number (integers
          * wrap, complex negates both parts) before the conversion. */
         tsr_scalar a = *alpha;
-        if (op == TSR__KOP_SUB) {
+        if (tsr__kernel_op_has(op, TSR__KOPF_NEGATE_ALPHA)) {
             if (a.kind == TSR_INT64)
                 a.v.i = (int64_t)(0 - (uint64_t)a.v.i);
             else if (a.kind == TSR_FLOAT64)
@@ -548,6 +549,10 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
     tsr_status st = check_binary_args(a, b, b_scalar, alpha, mode, out, result);
     if (st != TSR_OK)
         return st;
+    if (tsr__kernel_op_has(op, TSR__KOPF_NO_COMPLEX) &&
+        (tsr_dtype_is_complex(a->dtype) || (b && tsr_dtype_is_complex(b->dtype))))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s not implemented for complex tensors.",
+                         tsr__kernel_ops[op].name);
     operand in[2] = {{.t = a}, {.t = b}};
     if (!b)
         in[1].number = *b_scalar;

@@ -111,26 +111,6 @@ static tsr_status store_block(const exec *x, const unsigned char *result, unsign
     return st;
 }
 
-/* The fast loop that computes op with this alpha, or -1: add and sub
- * (whose alpha is already negated) with alpha +-1, mul, true division. */
-static int fast_op(const tsr__kernel *k)
-{
-    switch (k->op) {
-    case TSR__KOP_ADD:
-    case TSR__KOP_SUB: {
-        float alpha;
-        memcpy(&alpha, k->alpha, sizeof alpha);
-        return alpha == 1 ? TSR__FAST_ADD : alpha == -1 ? TSR__FAST_SUB : -1;
-    }
-    case TSR__KOP_MUL:
-        return TSR__FAST_MUL;
-    case TSR__KOP_DIV:
-        return TSR__FAST_DIV;
-    default:
-        return -1;
-    }
-}
-
 /* A float32 row with an int32 and a float32 input, in one pass where
  * cpu_fast.c has the loop (a scalar input is already float32). */
 static bool mixed_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n)
@@ -139,7 +119,7 @@ static bool mixed_row(const exec *x, unsigned char **p, const int64_t *step, int
     if (x->nops != 3 || k->common != TSR_FLOAT32 || k->operands[0].dtype != TSR_FLOAT32 ||
         step[0] != 1)
         return false;
-    int op = fast_op(k);
+    int op = tsr__cpu_fast_op_of((tsr__kernel_op)k->op, (tsr_dtype)k->common, k->alpha);
     tsr_dtype dt[3];
     for (int i = 1; i < 3; i++)
         dt[i] = k->operands[i].flags & TSR__KOPERAND_SCALAR ? TSR_FLOAT32
@@ -457,7 +437,7 @@ tsr_status tsr__plan_run_host(const tsr__plan *plan)
     x.t1 = tiles ? TILE : 1;
     /* Integer division keeps the generic walk: which elements a zero
      * divisor leaves unwritten depends on the order of the tiles. */
-    bool may_stop = (k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR) &&
+    bool may_stop = tsr__kernel_op_has(k->op, TSR__KOPF_ZERO_CHECK) &&
                     !tsr_dtype_is_floating_point(common) && !tsr_dtype_is_complex(common);
     x.packed = tiles && !x.convert && !may_stop && tsr__cpu_fast_enabled();
     x.stream = k->op != TSR__KOP_FILL && k->ndim >= 1 && k->operands[0].strides[k->ndim - 1] == 1 &&

@@ -127,6 +127,19 @@ TSR_API tsr_status tsr_div_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_rou
                                       tsr_tensor *out);
 TSR_API tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mode);
 
+/* ---- maximum, minimum ----------------------------------------------- */
+
+/* torch.maximum / torch.minimum: the larger (smaller) element, NaN where
+ * either is NaN; tensors only (zero-dim ones included), as in PyTorch;
+ * the in-place form is torch.maximum(self, b, out=self). Complex inputs
+ * are TSR_ERR_NOT_SUPPORTED "maximum not implemented for complex tensors.". */
+TSR_API tsr_status tsr_maximum(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_maximum_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_maximum_(tsr_tensor *self, const tsr_tensor *b);
+TSR_API tsr_status tsr_minimum(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_minimum_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_minimum_(tsr_tensor *self, const tsr_tensor *b);
+
 /* ---- Copies, fill, conversion --------------------------------------- */
 
 /* dst.copy_(src): src broadcast to dst's shape, converted to dst's dtype

@@ -84,6 +84,8 @@ OPS = {
     "div": lambda a, b, al: torch.div(a, b),
     "div_trunc": lambda a, b, al: torch.div(a, b, rounding_mode="trunc"),
     "div_floor": lambda a, b, al: torch.div(a, b, rounding_mode="floor"),
+    "maximum": lambda a, b, al: torch.maximum(a, b),
+    "minimum": lambda a, b, al: torch.minimum(a, b),
 }
 
 
@@ -101,7 +103,8 @@ def alphas(op, dt):
 
 def refused(op, dt):
     """What PyTorch 1.13 does not compute: a few lines show the message."""
-    return dt.is_complex and (op.startswith("div_") or (op == "div" and dt == torch.complex32))
+    return dt.is_complex and (op.startswith("div_") or (op == "div" and dt == torch.complex32) or
+                              op in ("maximum", "minimum"))
 
 
 def sample(op, values, dt):

@@ -48,8 +48,15 @@ static const tsr_dtype computes[] = {TSR_BOOL,      TSR_UINT8,   TSR_INT8,      
                                      TSR_INT32,     TSR_INT64,   TSR_FLOAT16,   TSR_BFLOAT16,
                                      TSR_FLOAT32,   TSR_FLOAT64, TSR_COMPLEX32, TSR_COMPLEX64,
                                      TSR_COMPLEX128};
-static const tsr__kernel_op arith[] = {TSR__KOP_ADD, TSR__KOP_SUB,       TSR__KOP_MUL,
-                                       TSR__KOP_DIV, TSR__KOP_DIV_TRUNC, TSR__KOP_DIV_FLOOR};
+/* Every operation with two inputs, from the op table. */
+#define ARITH_0(ENUM)
+#define ARITH_1(ENUM)
+#define ARITH_2(ENUM) TSR__KOP_##ENUM,
+static const tsr__kernel_op arith[] = {
+#define X(ENUM, wire, name, stub, arity, ...) ARITH_##arity(ENUM)
+#include "core/ops.def"
+#undef X
+};
 
 /* ---- keys ------------------------------------------------------------------ */
 
@@ -340,8 +347,7 @@ static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, cons
     tsr__clrt_program *p = program_for(generic_mode ? &any : &key);
     if (!p)
         return TSR_ERR_DEVICE;
-    tsr__clrt_launch l = {.check_status =
-                              k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR};
+    tsr__clrt_launch l = {.check_status = tsr__kernel_op_has(k->op, TSR__KOPF_ZERO_CHECK)};
     memcpy(l.scalar, k->scalar, sizeof l.scalar);
     memcpy(l.alpha, k->alpha, sizeof l.alpha);
     tsr__kernel_launch_geometry(k, units, stream_bytes, &l.geometry);
@@ -743,7 +749,7 @@ static void arith_constants(tsr__kernel_op op, tsr_dtype d, int64_t value, uint8
                             uint8_t scalar[16])
 {
     uint8_t element[16] = {0};
-    int64_t a = op == TSR__KOP_SUB ? -value : value, three = -3;
+    int64_t a = tsr__kernel_op_has(op, TSR__KOPF_NEGATE_ALPHA) ? -value : value, three = -3;
     tsr_cast_buffer(&a, TSR_INT64, element, d == TSR_BOOL ? TSR_INT64 : d, 1);
     tsr__kernel_alpha_from_element(d, element, alpha);
     if (d == TSR_BOOL)
@@ -765,7 +771,7 @@ static void run_arith(void)
                 if (!wanted(&key))
                     continue;
                 static const int64_t alphas[] = {2, 1, -1};
-                bool adds = arith[o] == TSR__KOP_ADD || arith[o] == TSR__KOP_SUB;
+                bool adds = tsr__kernel_op_has(arith[o], TSR__KOPF_ALPHA);
                 for (int v = 0; v < (adds && computes[c] != TSR_BOOL ? 3 : 1); v++) {
                     uint8_t alpha[16], scalar[16];
                     arith_constants(arith[o], computes[c], alphas[v], alpha, scalar);

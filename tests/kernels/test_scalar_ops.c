@@ -41,6 +41,13 @@ static tsr_scalar parse_alpha(const char *s)
     return tsr_scalar_int(strtoll(s, NULL, 10));
 }
 
+/* The op table's tensor-only operations are called by name. */
+#define RUN_INTERNAL(name)
+#define RUN_HAND(name)
+#define RUN_TENSOR(name)        \
+    if (strcmp(op, #name) == 0) \
+        return tsr_##name(a, b, r);
+
 static tsr_status run(const char *op, const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
                       tsr_tensor **r)
 {
@@ -54,7 +61,13 @@ static tsr_status run(const char *op, const tsr_tensor *a, const tsr_tensor *b, 
         return tsr_div(a, b, TSR_ROUNDING_NONE, r);
     if (strcmp(op, "div_trunc") == 0)
         return tsr_div(a, b, TSR_ROUNDING_TRUNC, r);
-    return tsr_div(a, b, TSR_ROUNDING_FLOOR, r);
+    if (strcmp(op, "div_floor") == 0)
+        return tsr_div(a, b, TSR_ROUNDING_FLOOR, r);
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) RUN_##api(name)
+#include "core/ops.def"
+#undef X
+    fprintf(stderr, "unknown op \"%s\"\n", op);
+    return TSR_STATUS_COUNT;
 }
 
 static int mismatches, max_print = 40;

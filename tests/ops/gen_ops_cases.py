@@ -6,8 +6,10 @@ Run from anywhere with Debian's interpreter, which has torch 1.13:
 
     /usr/bin/python3 tests/ops/gen_ops_cases.py
 
-Every table is rewritten; the output depends only on SEED below (the
-random cases are drawn from one seeded generator, family by family).
+Every table is rewritten (or only the families named as arguments:
+gen_ops_cases.py maximum); the output depends only on SEED below (the
+random cases are drawn from one seeded generator, family by family, and
+the families added later each from a generator of its own).
 
 The format (read by support_ops.c), one case per line, fields separated by
 " | ", '#' starting a comment line:
@@ -15,9 +17,11 @@ The format (read by support_ops.c), one case per line, fields separated by
     id | op | form | arg | bases | a | b | out | ok | dtype | sizes | strides | same | values | after
     id | op | form | arg | bases | a | b | out | err | <status> | <message>
 
-  op     add, sub, mul, div, copy_, clone, contiguous, fill_, to
-  form   new (a new result), out (out= tensor), inplace (on `a`); '-' for
-         the copy family
+  op     add, sub, mul, div, maximum, minimum, copy_, clone, contiguous,
+         fill_, to
+  form   new (a new result), out (out= tensor), inplace (on `a`; for
+         maximum and minimum, which have no method of that form in
+         PyTorch, the call with out=a); '-' for the copy family
   arg    add/sub: alpha (a scalar, below); div: none, trunc or floor;
          clone/contiguous: a memory format name; to: a dtype name; else '-'
   bases  ';'-separated storages "dtype:n:hex": n elements of that dtype,
@@ -44,6 +48,11 @@ Tables (one per op family, so that a family can be registered on its own):
   div.txt     div: true, trunc, floor     errors.txt  every error case
   copy.txt    copy_, fill_, to(dtype)    layout.txt  clone, contiguous
   device.txt  mixed cpu / accelerator operands (message names the devices)
+  maximum.txt, minimum.txt   torch.maximum / torch.minimum: random cases
+              (tensors and zero-dim tensors only: PyTorch takes no Python
+              number), NaN / +-inf / +-0 tables per dtype, the complex
+              refusal and the other errors (one table per op, named as
+              core/ops.def names the op)
   shell.txt   shell dtypes torch 1.13 lacks (float8, float4, uint16/32/64):
               written from spec/tensor-attributes.md (promotion) and ops.h
               (shells do not compute; true division of uint16/32/64 meets in
@@ -61,6 +70,7 @@ Complex -> bool copies keep imag == 0 where real == 0 (1.13 reads the real
 part only; 2.9, which Tessera follows, reads both).
 """
 
+import io
 import math
 import os
 import random
@@ -292,6 +302,10 @@ def scalar_text(v):
 
 # ---- calling PyTorch ------------------------------------------------------
 
+# Operations without a Python-number operand or a method of the in-place form.
+TENSOR_ONLY = ("maximum", "minimum")
+
+
 def call(op, form, arg, a, b, out):
     kwargs = {}
     if op in ("add", "sub"):
@@ -303,6 +317,9 @@ def call(op, form, arg, a, b, out):
     if form == "out":
         getattr(torch, op)(a, b, out=out, **kwargs)
         return out
+    if op in TENSOR_ONLY:
+        getattr(torch, op)(a, b, out=a)
+        return a
     getattr(a, op + "_")(b, **kwargs)
     return a
 
@@ -461,7 +478,9 @@ def draw_arith(rng, op, big):
         else:
             b_kinds = ["channels_last"]
     da, db = pick_dtype(rng), pick_dtype(rng)
-    bkind = rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 3])[0]
+    bkind = rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 0 if op in TENSOR_ONLY else 3])[0]
+    if op in TENSOR_ONLY and (da.is_complex or db.is_complex) and rng.random() < 0.85:
+        return None  # refused whatever the values: a few such cases are enough
     a_shape = shape if form == "inplace" else (broadcast_from(rng, shape) if rng.random() < 0.25 else shape)
     b_shape = broadcast_from(rng, shape) if rng.random() < 0.5 else shape
     if form != "inplace" and rng.random() < 0.3:
@@ -652,6 +671,74 @@ def gen_errors(f):
         for op in ("add", "mul"):
             fw("complex32-%s-%s" % (op, dname(dt)), op, "new", 1 if op == "add" else None,
                lambda c: (plain(c, C32, [3]), plain(c, dt, [3]), None))
+
+
+# ---- maximum and minimum --------------------------------------------------------
+
+def special_floats(dtype):
+    """Pairs of NaN, +-inf, +-0 and ordinary values."""
+    nan, inf = float("nan"), float("inf")
+    a = [nan, nan, 1.0, inf, -inf, 0.0, -0.0, 0.0, -0.0, inf, -inf, 1.0, -1.0, nan, 2.5]
+    b = [1.0, nan, nan, -inf, inf, -0.0, 0.0, 0.0, -0.0, inf, 5.0, inf, -inf, -inf, -2.5]
+    return torch.tensor(a, dtype=F64).to(dtype), torch.tensor(b, dtype=F64).to(dtype)
+
+
+def spaced(case, dtype, values):
+    """values (1-D) as a view with stride 2: PyTorch runs its element loop
+    on it, never the vector loop, which answers a +-0 tie with the second
+    input where std::max answers with the first (docs/semantics.md)."""
+    n = len(values)
+    base = torch.zeros(2 * n, dtype=dtype)
+    base[::2] = values.to(dtype)
+    return case.view(case.base(base), [n], [2], 0)
+
+
+def gen_maxmin(rng, f, op):
+    gen_random(rng, f, [op], 500)
+    fw = lambda name, form, build: error_case(f, "%s-%s" % (op, name), op, form, None, build)  # noqa: E731
+    for dt in FLOATS:
+        va, vb = special_floats(dt)
+        for form in ("new", "out", "inplace"):
+            fw("special-%s-%s" % (dname(dt), form), form,
+               lambda c: (spaced(c, dt, va), spaced(c, dt, vb),
+                          plain(c, dt, [15], torch.zeros(15)) if form == "out" else None))
+        # a special zero-dim operand against every special value, both ways
+        for k, v in enumerate([float("nan"), float("inf"), -0.0, 0.0]):
+            fw("special-zero-dim-%s-%d" % (dname(dt), k), "new",
+               lambda c: (spaced(c, dt, va), plain(c, dt, [], torch.tensor(v)), None))
+            fw("special-zero-dim-first-%s-%d" % (dname(dt), k), "new",
+               lambda c: (plain(c, dt, [], torch.tensor(v)), spaced(c, dt, vb), None))
+    for dt in INTS + [B]:
+        if dt == B:
+            va, vb = torch.tensor([0, 0, 1, 1]), torch.tensor([0, 1, 0, 1])
+        else:
+            ii = torch.iinfo(dt)
+            va = torch.tensor([ii.min, ii.max, 0, ii.min, -1 if ii.min < 0 else 1, 7, ii.max])
+            vb = torch.tensor([ii.max, ii.min, 0, 0, 1, 7, ii.max - 1])
+        n = len(va)
+        fw("extremes-%s" % dname(dt), "new", lambda c: (plain(c, dt, [n], va), plain(c, dt, [n], vb), None))
+    # promotion beside a float: int64 and bool against float16, a zero-dim
+    # int64 against float16, a zero-dim float64 against int8
+    fw("promote-long-half", "new", lambda c: (plain(c, I64, [3]), plain(c, F16, [3]), None))
+    fw("promote-bool-float", "new", lambda c: (plain(c, B, [3], torch.tensor([1, 0, 1])), plain(c, F32, [3]), None))
+    fw("promote-zero-dim-long", "new", lambda c: (plain(c, F16, [3]), plain(c, I64, [], torch.tensor(70000)), None))
+    fw("promote-zero-dim-double", "new", lambda c: (plain(c, I8, [3]), plain(c, F64, [], torch.tensor(2.5)), None))
+    # broadcasting both ways
+    fw("broadcast", "new", lambda c: (plain(c, F32, [2, 1, 3]), plain(c, I32, [4, 1]), None))
+    # errors: complex inputs (even one zero-dim, even with a real out=), shapes,
+    # out= casts, an in-place result that would need a cast
+    for i, (da, db) in enumerate([(C64, C64), (F32, C64), (C128, I64), (C32, F16), (B, C64)]):
+        fw("complex-%d" % i, "new", lambda c: (plain(c, da, [2]), plain(c, db, [2]), None))
+    fw("complex-zero-dim", "new", lambda c: (plain(c, F32, [2]), plain(c, C64, [], torch.tensor(1j)), None))
+    fw("complex-out", "out", lambda c: (plain(c, C64, [2]), plain(c, C64, [2]), plain(c, F32, [2])))
+    fw("complex-shape", "new", lambda c: (plain(c, C64, [2]), plain(c, C64, [3]), None))
+    fw("real-into-complex-out", "out", lambda c: (plain(c, F32, [2]), plain(c, F64, [2]), plain(c, C64, [2])))
+    fw("shape", "new", lambda c: (plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None))
+    fw("out-cast", "out", lambda c: (plain(c, I64, [2]), plain(c, F32, [2]), plain(c, I64, [2])))
+    fw("out-cast-bool", "out", lambda c: (plain(c, I8, [2]), plain(c, I8, [2]), plain(c, B, [2])))
+    fw("inplace-cast", "inplace", lambda c: (plain(c, I32, [2]), plain(c, F16, [2]), None))
+    fw("inplace-cast-zero-dim", "inplace", lambda c: (plain(c, I32, [2]), plain(c, F16, [], torch.tensor(1.5)), None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [0])))
 
 
 # ---- accelerator and cpu operands ---------------------------------------------
@@ -911,7 +998,19 @@ def main():
         ("layout", "clone(memory_format) and contiguous(memory_format)", lambda f: gen_layout(rng, f)),
         ("shell", "shell dtypes (from the spec; torch 1.13 lacks them)", lambda f: gen_shell(rng, f)),
     ]
-    for name, what, fn in tables:
+    # Families added later draw from generators of their own, so that
+    # adding one leaves the others' tables as they were.
+    for op in TENSOR_ONLY:
+        own = random.Random("%x:%s" % (SEED, op))
+        tables.append((op, "torch.%s: new result, out=, out=a; NaN, +-inf, +-0; errors" % op,
+                       lambda f, own=own, op=op: gen_maxmin(own, f, op)))
+    only = sys.argv[1:]  # family names: rewrite just those tables
+    shared = len(tables) - len(TENSOR_ONLY)  # the first ones share `rng`
+    for k, (name, what, fn) in enumerate(tables):
+        if only and name not in only:
+            if k < shared and any(n in only for n, _, _ in tables[k + 1:shared]):
+                fn(io.StringIO())  # drawn all the same, for the families after it
+            continue
         with open(os.path.join(DATA, name + ".txt"), "w") as f:
             f.write(HEADER.format(name=name + ".txt", what=what, version=torch.__version__, seed=SEED))
             fn(f)

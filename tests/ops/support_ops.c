@@ -25,8 +25,17 @@
                 X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)     \
                     X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)   \
                         X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize)
+/* The operations whose public functions the op table makes (api TENSOR):
+ * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
+#define TENSOR_API_INTERNAL(name, X)
+#define TENSOR_API_HAND(name, X)
+#define TENSOR_API_TENSOR(name, X) X(tsr_##name) X(tsr_##name##_out) X(tsr_##name##_)
 #define OPS_WEAK(f) extern __typeof__(f) f __attribute__((weak));
 OPS_FUNCTIONS(OPS_WEAK)
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
+    TENSOR_API_##api(name, OPS_WEAK)
+#include "core/ops.def"
+#undef X
 #undef OPS_WEAK
 
 bool ops_api_complete(void)
@@ -38,6 +47,10 @@ bool ops_api_complete(void)
         complete = false;                             \
     }
     OPS_FUNCTIONS(OPS_PRESENT)
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
+    TENSOR_API_##api(name, OPS_PRESENT)
+#include "core/ops.def"
+#undef X
 #undef OPS_PRESENT
     return complete;
 }
@@ -382,6 +395,38 @@ ARITH_CALLS(sub, , k->alpha)
 ARITH_CALLS(mul, )
 ARITH_CALLS(div, , k->mode)
 
+/* call_<name> of the op table's tensor-only operations: their three
+ * forms, no Python-number operand. */
+#define TENSOR_CALLS(name)                                                       \
+    static tsr_status call_##name(const arith_call *k, tsr_tensor **result)      \
+    {                                                                            \
+        const ops_case *c = k->c;                                                \
+        if (c->b.kind == OPND_SCALAR) {                                          \
+            snprintf(missing, sizeof(missing), #name " takes no Python number"); \
+            return TSR_STATUS_COUNT;                                             \
+        }                                                                        \
+        if (strcmp(c->form, "new") == 0) {                                       \
+            OPS_NEED(tsr_##name);                                                \
+            return tsr_##name(c->a.t, c->b.t, result);                           \
+        }                                                                        \
+        if (strcmp(c->form, "out") == 0) {                                       \
+            OPS_NEED(tsr_##name##_out);                                          \
+            return tsr_##name##_out(c->a.t, c->b.t, c->out.t);                   \
+        }                                                                        \
+        OPS_NEED(tsr_##name##_);                                                 \
+        return tsr_##name##_(c->a.t, c->b.t);                                    \
+    }
+#define TENSOR_CALLS_INTERNAL(name)
+#define TENSOR_CALLS_HAND(name)
+#define TENSOR_CALLS_TENSOR(name) TENSOR_CALLS(name)
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) TENSOR_CALLS_##api(name)
+#include "core/ops.def"
+#undef X
+
+#define TENSOR_ENTRY_INTERNAL(name)
+#define TENSOR_ENTRY_HAND(name)
+#define TENSOR_ENTRY_TENSOR(name) {#name, call_##name},
+
 static const struct {
     const char *name;
     tsr_status (*call)(const arith_call *, tsr_tensor **);
@@ -390,6 +435,9 @@ static const struct {
     {"sub", call_sub},
     {"mul", call_mul},
     {"div", call_div},
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) TENSOR_ENTRY_##api(name)
+#include "core/ops.def"
+#undef X
 };
 
 static bool parse_mode(const char *text, tsr_rounding_mode *out)
