@@ -1307,7 +1307,7 @@ static bool generic_op_key(tsr__kernel_op op, tsr_dtype common, tsr__kernel_key 
 {
     if (tsr__kernel_check_compute(op, common) != TSR_OK)
         return false;
-    uint8_t n = op == TSR__KOP_FILL ? 1 : op == TSR__KOP_COPY ? 2 : 3;
+    uint8_t n = (uint8_t)(1 + tsr__kernel_ops[op].arity);
     *key = (tsr__kernel_key){.op = (uint8_t)op,
                              .entry = TSR__KWALK_STRIDED,
                              .common = (uint8_t)common,
