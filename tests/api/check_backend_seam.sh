@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Where OpenCL's names still reach past opencl/: the daemon, the protocol,
+# the public headers, libclient and the CLI should speak of devices in
+# backend-neutral terms, with OpenCL behind the daemon's backend
+# interface. Until that holds everywhere, `allowed` below lists each file
+# that still names OpenCL's types, constants or headers, its own device
+# type literal or the registry's OpenCL member, with how many lines do.
+# The test fails when a file not listed gains one, or when a count moves
+# either way (a smaller count is progress: lower it here), so the list
+# always says exactly what is left.
+#   check_backend_seam.sh SOURCE_DIR
+set -euo pipefail
+root=$1
+cd "$root"
+
+allowed="
+cli/admin_cmds.c 13
+cli/daemon_cmds.c 4
+cli/daemon_common.c 5
+cli/top.c 1
+core/protocol.h 1
+daemon/admin.c 6
+daemon/config.c 1
+daemon/exec.c 8
+daemon/handlers.c 8
+daemon/registry.c 7
+daemon/registry.h 1
+daemon/session.h 1
+include/tessera/client.h 2
+libclient/admin.c 1
+libclient/devices.c 1
+libclient/tensor.c 1
+"
+pattern='\bcl_[a-z_0-9]+\b|\bCL_[A-Z_0-9]+\b|<CL/|#include "opencl/|TSR_DEVICE_OPENCL|(\.|->)cl\b|\bcl_buffer\b'
+
+actual=$(grep -rcE "$pattern" daemon libclient include cli core/protocol.h core/protocol.c |
+    grep -v ':0$' | grep -v '^include/tessera/device.h:' | tr ':' ' ' | sort)
+expected=$(printf '%s\n' "$allowed" | sed '/^$/d' | sort)
+if [[ "$actual" != "$expected" ]]; then
+    echo "OpenCL names outside opencl/ changed (file, lines):"
+    diff <(printf '%s\n' "$expected") <(printf '%s\n' "$actual") || true
+    echo "(< the list in $0, > the tree; a new file or more lines is a leak past the backend"
+    echo " interface, fewer lines is progress to record in the list)"
+    exit 1
+fi
+total=$(printf '%s\n' "$actual" | awk '{n += $2} END {print n + 0}')
+echo "OpenCL names outside opencl/: $total lines in $(printf '%s\n' "$actual" | wc -l) files, as listed"
