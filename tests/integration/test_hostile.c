@@ -893,6 +893,8 @@ static void check_thread_limit(conn *c)
 /* FILL names memory by (handle, offset, sizes, strides): out-of-range
  * offsets, huge sizes and overflowing strides are refused before any byte
  * is written, and a good region is written exactly. */
+static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes);
+
 static int fill(conn *c, uint64_t handle, uint32_t itemsize, int32_t ndim, int64_t offset,
                 const int64_t *sizes, const int64_t *strides, uint8_t byte)
 {
@@ -961,6 +963,59 @@ static void check_regions(conn *a, conn *b)
     }
     ASSERT_EQ(free_handle(a, blk.handle), TSR_OK);
     ASSERT_EQ(free_handle(b, theirs.handle), TSR_OK);
+}
+
+/* A region that names an element 2^62 times (stride 0) is one element to
+ * fill: the daemon answers at once and goes on serving everyone else,
+ * where it used to write the element 2^62 times on its event loop. A
+ * region whose repeats cannot be taken out is refused, not written. */
+static void check_repeating_fill(conn *a, conn *b)
+{
+    tsr__wire_block blk;
+    ASSERT_EQ(alloc(a, opencl0, 512, &blk), TSR_OK); /* 128 int32 */
+    int64_t n128[1] = {128}, one[1] = {1};
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 0, n128, one, 0), TSR_OK);
+    tsr__wire_fill f = {.region = {.handle = blk.handle, .itemsize = 4, .ndim = 2, .offset = 5}};
+    f.region.sizes[0] = f.region.sizes[1] = INT64_C(1) << 31;
+    memset(f.value, 0x44, sizeof f.value);
+    frame fr;
+    uint64_t id = a->next_id++;
+    int64_t sent = now_ms();
+    uint32_t len = frame_build(&fr, TSR__OP_FILL, 0, &f, sizeof f, id);
+    ASSERT_TRUE(send_packet(a, fr.bytes, len, NULL, 0));
+    ASSERT_EQ(rq(b, TSR__OP_PING, NULL, NULL), TSR_OK);
+    ssize_t n = recv_packet(a, &fr);
+    tsr__wire_launched l = {0};
+    ASSERT_EQ(n > 0 ? parse_reply(a, fr.bytes, (size_t)n, TSR__OP_FILL, id, &l) : -1, TSR_OK);
+    ASSERT_TRUE(now_ms() - sent < 1000);
+    ASSERT_EQ(l.sequence, 0); /* one element: written at once */
+
+    /* Ten dimensions of two, strides 4..13: 1024 elements, repeats that do
+     * not line up, in a block of 128. */
+    int64_t twos[10], steps[10];
+    for (int k = 0; k < 10; k++) {
+        twos[k] = 2;
+        steps[k] = 4 + k;
+    }
+    ASSERT_EQ(fill(a, blk.handle, 4, 10, 0, twos, steps, 0x55), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(a->message, "region overlaps itself: 1024 elements in an allocation of 128");
+    /* Repeats that line up merge: strides 1 and 2 over 64 and 32 are the
+     * elements 0..125 once each. */
+    int64_t lined[2] = {32, 64}, lined_st[2] = {2, 1};
+    ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, lined, lined_st, 0x66), TSR_OK);
+
+    uint64_t bytes = 0;
+    uint8_t *base = map_block(a, &blk, &bytes);
+    ASSERT_TRUE(base != NULL);
+    if (base) {
+        const uint8_t *p = base + blk.offset;
+        int bad = 0;
+        for (int k = 0; k < 512; k++)
+            bad += p[k] != (k / 4 <= 125 ? 0x66 : 0);
+        ASSERT_EQ(bad, 0);
+        munmap(base, bytes);
+    }
+    ASSERT_EQ(free_handle(a, blk.handle), TSR_OK);
 }
 
 /* ---- Kernels --------------------------------------------------------- */
@@ -1157,6 +1212,7 @@ static void check_bad_requests(void)
     check_session_list(&a, &b);
     check_thread_limit(&b);
     check_regions(&a, &b);
+    check_repeating_fill(&a, &b);
     ASSERT_EQ(rq(&a, TSR__OP_PING, NULL, NULL), TSR_OK);
     ASSERT_EQ(rq(&b, TSR__OP_PING, NULL, NULL), TSR_OK);
     conn_close(&unopened);
