@@ -830,28 +830,69 @@ static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *valu
     }
 }
 
+/* Fills of at most this many elements are written on the loop thread
+ * when nothing of the session is running on the device: well under a
+ * millisecond even an element at a time, and sooner than a kernel's round
+ * trip. Larger ones run on the device as fill kernels, in turn with the
+ * session's launches, so no fill holds the loop longer than that. */
+#define INLINE_FILL_ELEMENTS (INT64_C(1) << 16)
+
+static int64_t region_elements(const tsr__region *g)
+{
+    int64_t n = 1;
+    for (int32_t d = 0; d < g->ndim; d++)
+        n *= g->sizes[d]; /* at most the block's elements: tsr__region_distinct */
+    return n;
+}
+
+/* Queues a fill of a region of `width`-byte elements as a kernel. Any
+ * integer dtype of the element's width writes its bytes unchanged; a
+ * 16-byte element is two 8-byte halves, each filled by a launch of its
+ * own, so no device needs double precision to fill complex128. */
+static tsr_status fill_kernel(tsr__session *s, uint64_t handle, const tsr__region *g,
+                              const uint8_t *value, tsr__wire_launched *out)
+{
+    static const tsr_dtype by_width[9] = {[1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32,
+                                          [8] = TSR_INT64};
+    uint32_t width = g->itemsize == 16 ? 8 : g->itemsize;
+    uint32_t parts = g->itemsize / width;
+    if (width > 8 || by_width[width] == 0 || g->itemsize % width)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "FILL: an element of %u bytes", g->itemsize);
+    tsr_dtype dtype = by_width[width];
+    for (uint32_t part = 0; part < parts; part++) {
+        tsr__kernel k = {.op = TSR__KOP_FILL, .common = dtype, .ndim = g->ndim, .noperands = 1};
+        memcpy(k.sizes, g->sizes, sizeof k.sizes);
+        memcpy(k.scalar, value + part * width, width);
+        tsr__kernel_operand *o = &k.operands[0];
+        *o = (tsr__kernel_operand){.dtype = dtype, .handle = handle,
+                                   .offset = g->offset * parts + part};
+        for (int32_t d = 0; d < g->ndim; d++)
+            o->strides[d] = g->strides[d] * parts;
+        tsr_status st = tsr__exec_launch(s, &k, out);
+        if (st != TSR_OK)
+            return st;
+    }
+    return TSR_OK;
+}
+
 tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
                           const tsr__region *g, const uint8_t *value, tsr__wire_launched *out)
 {
     *out = (tsr__wire_launched){.sequence = 0, .queue = queue};
-    if (!running_on(s, queue)) {
+    executor *x = NULL;
+    if (!running_on(s, queue) && region_elements(g) <= INLINE_FILL_ELEMENTS) {
         fill_region(host, g, value);
         return TSR_OK;
     }
-    /* Kernels are in flight on this device: the fill takes its turn. Any
-     * dtype of the element's width writes the same bytes. */
-    static const tsr_dtype by_width[17] = {[1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32,
-                                           [8] = TSR_INT64, [16] = TSR_COMPLEX128};
-    tsr_dtype dtype = g->itemsize <= 16 ? by_width[g->itemsize] : TSR_BOOL;
-    if (g->itemsize > 16 || (g->itemsize != 1 && dtype == TSR_BOOL))
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "FILL: an element of %zu bytes",
-                         (size_t)g->itemsize);
-    tsr__kernel k = {.op = TSR__KOP_FILL, .common = dtype, .ndim = g->ndim, .noperands = 1};
-    memcpy(k.sizes, g->sizes, sizeof k.sizes);
-    memcpy(k.scalar, value, g->itemsize);
-    k.operands[0] = (tsr__kernel_operand){.dtype = dtype, .handle = handle, .offset = g->offset};
-    memcpy(k.operands[0].strides, g->strides, sizeof k.operands[0].strides);
-    return tsr__exec_launch(s, &k, out);
+    if (!running_on(s, queue) && executor_get(s->server, &x) != TSR_OK) {
+        /* Kernels are disabled (a driver misbehaved): nothing but the loop
+         * can write it, and nothing of the session can be queued before. */
+        tsr__log(TSR__LOG_DEBUG, "session %u: a fill of %lld elements runs on the loop: %s", s->id,
+                 (long long)region_elements(g), tsr_last_error());
+        fill_region(host, g, value);
+        return TSR_OK;
+    }
+    return fill_kernel(s, handle, g, value, out);
 }
 
 bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)

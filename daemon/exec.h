@@ -30,9 +30,11 @@
  * (sequence 0 when there is nothing to run). */
 tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wire_launched *out);
 
-/* FILL of a checked region of a block on OpenCL device `queue`: done at
- * once when the session has no kernel in flight there, else queued behind
- * them as a fill kernel. */
+/* FILL of a checked region of a block on OpenCL device `queue`, reduced
+ * by tsr__region_distinct: a small one is written at once when the session
+ * has no kernel in flight there; a large one, or one behind kernels in
+ * flight, is queued as a fill kernel (*out names it), so the event loop
+ * never spends long on a fill. */
 tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
                           const tsr__region *region, const uint8_t *value,
                           tsr__wire_launched *out);

@@ -1058,6 +1058,66 @@ static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes)
     return base == MAP_FAILED ? NULL : base;
 }
 
+/* A large fill does not run on the event loop: it is queued on the
+ * device as a fill kernel (its reply names a launch), and another session
+ * is served while it runs. A 16-byte element is written exactly, both
+ * halves. */
+static void check_large_fill(void)
+{
+    conn a, b;
+    if (!session_open(&a, "filler") || !session_open(&b, "pinger"))
+        return;
+    enum { BIG = 48 << 20, WIDE = 1 << 20 };
+    tsr__wire_block big, wide;
+    ASSERT_EQ(alloc(&a, opencl0, BIG, &big), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, WIDE, &wide), TSR_OK);
+    tsr__wire_fill f = {.region = {.handle = big.handle, .itemsize = 4, .ndim = 1}};
+    f.region.sizes[0] = BIG / 4;
+    f.region.strides[0] = 1;
+    memset(f.value, 0x5a, sizeof f.value);
+    tsr__wire_launched l = {0};
+    ASSERT_EQ(rq(&a, TSR__OP_FILL, &f, &l), TSR_OK);
+    ASSERT_TRUE(l.sequence != 0); /* queued, not written on the loop */
+    int64_t slowest = 0;
+    for (int k = 0; k < 20; k++) {
+        int64_t t = now_ms();
+        ASSERT_EQ(rq(&b, TSR__OP_PING, NULL, NULL), TSR_OK);
+        if (now_ms() - t > slowest)
+            slowest = now_ms() - t;
+    }
+    ASSERT_TRUE(slowest < 1000);
+    f.region = (tsr__wire_region){.handle = wide.handle, .itemsize = 16, .ndim = 1};
+    f.region.sizes[0] = WIDE / 16;
+    f.region.strides[0] = 1;
+    for (int k = 0; k < 16; k++)
+        f.value[k] = (uint8_t)(0x10 + k);
+    tsr__wire_launched w = {0};
+    ASSERT_EQ(rq(&a, TSR__OP_FILL, &f, &w), TSR_OK);
+    ASSERT_TRUE(w.sequence != 0);
+    ASSERT_TRUE(queue_done(&a, w.queue, w.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[w.queue].errors), 0);
+    uint64_t bytes = 0, wide_bytes = 0;
+    uint8_t *base = map_block(&a, &big, &bytes), *wide_base = map_block(&a, &wide, &wide_bytes);
+    ASSERT_TRUE(base != NULL && wide_base != NULL);
+    if (base && wide_base) {
+        size_t bad = 0;
+        for (size_t k = 0; k < BIG; k++)
+            bad += base[big.offset + k] != 0x5a;
+        for (size_t k = 0; k < WIDE; k++)
+            bad += wide_base[wide.offset + k] != 0x10 + k % 16;
+        ASSERT_UEQ(bad, 0);
+    }
+    if (base)
+        munmap(base, bytes);
+    if (wide_base)
+        munmap(wide_base, wide_bytes);
+    ASSERT_EQ(free_handle(&a, big.handle), TSR_OK);
+    ASSERT_EQ(free_handle(&a, wide.handle), TSR_OK);
+    conn_close(&b);
+    conn_close(&a);
+    expect_healthy("a large fill");
+}
+
 /* Kernels run where their operands live and only on memory of the
  * session: a good launch computes, every hostile descriptor is refused
  * before anything runs, integer division by zero is reported through the
@@ -1535,6 +1595,7 @@ int main(void)
     check_vanishing();
     check_deaf_client();
     check_launches();
+    check_large_fill();
     if (silent_open)
         check_silent_end(&silent, silent_since);
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
