@@ -255,6 +255,18 @@ uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns)
     return total;
 }
 
+/* Keeps a job that is done with for the next launch, or frees it. */
+static void spare_job(executor *x, job *j)
+{
+    if (x && x->nspare < SPARE_JOBS) {
+        j->next = x->spare;
+        x->spare = j;
+        x->nspare++;
+    } else {
+        free(j);
+    }
+}
+
 static void retire(job *j)
 {
     tsr__session *s = j->session;
@@ -266,14 +278,7 @@ static void retire(job *j)
     if (j->status != TSR_OK)
         tsr__log(TSR__LOG_INFO, "session %u: kernel %u on opencl:%u: %s", s->id, j->sequence,
                  j->queue, j->message);
-    executor *x = the_executor;
-    if (x && x->nspare < SPARE_JOBS) {
-        j->next = x->spare;
-        x->spare = j;
-        x->nspare++;
-    } else {
-        free(j);
-    }
+    spare_job(the_executor, j);
     if (s->lingering && s->inflight_total == 0)
         tsr__session_free(s);
 }
@@ -730,8 +735,51 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     return TSR_OK;
 }
 
-tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_launched *out)
+/* Takes out of a checked launch the work that repeats itself, so that
+ * what runs is bounded by the memory it writes. A fill writes the set of
+ * elements its output names (tsr__region_distinct); any other launch
+ * drops the dimensions along which every operand stands still (each step
+ * would compute the same values into the same places), and is refused
+ * when it still computes more elements than its output block holds: its
+ * output would overlap itself, which no client computes (PyTorch refuses
+ * it) and which only a hostile request sends, such as 2^46 elements of
+ * stride 0 that once took the OpenCL driver down with the daemon. */
+static tsr_status take_out_repeats(tsr__kernel *k, uint64_t out_block)
 {
+    tsr__kernel_operand *o = &k->operands[0];
+    tsr__region g = {.itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype),
+                     .ndim = k->ndim,
+                     .offset = o->offset};
+    if (k->op == TSR__KOP_FILL) {
+        memcpy(g.sizes, k->sizes, sizeof g.sizes);
+        memcpy(g.strides, o->strides, sizeof g.strides);
+        tsr_status st = tsr__region_distinct(&g, out_block);
+        if (st != TSR_OK)
+            return st;
+        k->ndim = g.ndim;
+        memcpy(k->sizes, g.sizes, sizeof k->sizes);
+        memcpy(o->strides, g.strides, sizeof o->strides);
+        return TSR_OK;
+    }
+    for (int32_t d = 0; d < k->ndim; d++) {
+        bool still = true;
+        for (uint32_t i = 0; i < k->noperands; i++)
+            still &= (k->operands[i].flags & TSR__KOPERAND_SCALAR) || k->operands[i].strides[d] == 0;
+        if (still)
+            k->sizes[d] = 1;
+    }
+    uint64_t room = out_block / g.itemsize;
+    if ((uint64_t)elements_of(k) > room)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "LAUNCH: the output overlaps itself: %lld elements computed into an "
+                         "allocation of %llu",
+                         (long long)elements_of(k), (unsigned long long)room);
+    return TSR_OK;
+}
+
+tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wire_launched *out)
+{
+    tsr__kernel kernel = *request, *k = &kernel;
     tsr_status st = check_kernel(k);
     if (st != TSR_OK)
         return st;
@@ -747,6 +795,7 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t byte_offsets[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t extents[TSR__KERNEL_MAX_OPERANDS] = {0};
+    uint64_t out_block = 0;
     bool fp64 = needs_fp64((tsr_dtype)k->common);
     for (uint32_t i = 0; i < k->noperands; i++) {
         const tsr__kernel_operand *o = &k->operands[i];
@@ -772,6 +821,8 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
         st = tsr__region_check(&g, b.size, &span);
         if (st != TSR_OK)
             return st;
+        if (i == 0)
+            out_block = b.size;
         segments[i] = b.segment_id;
         byte_offsets[i] = b.offset + (uint64_t)o->offset * g.itemsize;
         /* the bytes from its first element to one past its last */
@@ -792,6 +843,10 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
         *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
         return TSR_OK;
     }
+    /* The regions checked above hold for what is left: it names a subset
+     * of their elements. */
+    if ((st = take_out_repeats(k, out_block)) != TSR_OK)
+        return st;
     return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, extents, out);
 }
 

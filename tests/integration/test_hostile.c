@@ -1215,6 +1215,44 @@ static void check_launches(void)
     }
     ASSERT_TRUE(pz[0] == 1.5f); /* nothing ran */
 
+    /* Every operand standing still along 2^23 x 2^23: one element to
+     * compute, not 2^46 (which made the OpenCL driver trap and took the
+     * daemon down with every session). The same as a fill. */
+    k = add_kernel(z.handle, x.handle, y.handle, 1, 1.0f);
+    k.ndim = 2;
+    k.sizes[0] = k.sizes[1] = INT64_C(1) << 23;
+    for (int i = 0; i < 3; i++) {
+        k.operands[i].offset = 7;
+        k.operands[i].strides[0] = 0;
+    }
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    tsr__kernel f = {.op = TSR__KOP_FILL, .common = TSR_FLOAT32, .ndim = 2, .noperands = 1};
+    f.sizes[0] = f.sizes[1] = INT64_C(1) << 23;
+    f.operands[0] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = z.handle, .offset = 8};
+    float minus_two = -2.0f;
+    memcpy(f.scalar, &minus_two, sizeof minus_two);
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &f, &l), TSR_OK);
+    int64_t launched = now_ms();
+    ASSERT_TRUE(queue_done(&a, 0, l.sequence));
+    ASSERT_TRUE(now_ms() - launched < 10000);
+    ASSERT_TRUE(pz[7] == 7.0f + 3.5f);
+    ASSERT_TRUE(pz[8] == -2.0f);
+    ASSERT_TRUE(pz[9] == 9.0f + 9.0f + 1.5f);
+    /* An output that overlaps itself along a dimension the inputs walk:
+     * 10^6 elements into a block of 1024. Refused, not run. */
+    k = add_kernel(z.handle, x.handle, y.handle, 1, 1.0f);
+    k.ndim = 2;
+    k.sizes[0] = k.sizes[1] = 1000;
+    k.operands[0].strides[0] = 0;
+    k.operands[0].strides[1] = 1;
+    for (int i = 1; i < 3; i++) {
+        k.operands[i].strides[0] = 1;
+        k.operands[i].strides[1] = 0;
+    }
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_TRUE(strstr(a.message, "LAUNCH: the output overlaps itself: 1000000 elements") != NULL);
+    ASSERT_EQ(atomic_load(&a.ring->queues[0].errors), 0);
+
     /* Integer division by zero: the launch is accepted, the error comes
      * back through the ring, and the session goes on. */
     int32_t *ix = (int32_t *)px, *iy = (int32_t *)py, *iz = (int32_t *)pz;
