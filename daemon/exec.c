@@ -660,6 +660,11 @@ static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__ke
 
 /* ---- the interface ------------------------------------------------------ */
 
+/* A launch is enqueued in at most this many pieces (core/kernel.h): each
+ * is an OpenCL call on the loop thread. Nothing the output block can hold
+ * needs as many. */
+#define MAX_PIECES 4096u
+
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
                               const uint32_t *segments, const uint64_t *byte_offsets,
                               const uint64_t *extents, tsr__wire_launched *out)
@@ -702,6 +707,15 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
      * elements of the index space whose regions were checked. */
     tsr__kernel_launch_geometry(k, tsr__clrt_compute_units(x->rt, queue), stream_bytes(),
                                 &l->geometry);
+    if (l->geometry.pieces > MAX_PIECES) {
+        tsr_status refused = tsr__fail(
+            TSR_ERR_NOT_SUPPORTED,
+            "LAUNCH: %llu pieces of %llu work-items each are more than one launch may enqueue (%u)",
+            (unsigned long long)l->geometry.pieces, (unsigned long long)TSR__KERNEL_PIECE_ITEMS,
+            MAX_PIECES);
+        spare_job(x, j);
+        return refused;
+    }
     for (uint32_t i = 0; i < k->noperands; i++) {
         if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
             continue;
