@@ -761,9 +761,8 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
 static tsr_status take_out_repeats(tsr__kernel *k, uint64_t out_block)
 {
     tsr__kernel_operand *o = &k->operands[0];
-    tsr__region g = {.itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype),
-                     .ndim = k->ndim,
-                     .offset = o->offset};
+    tsr__region g = {
+        .itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype), .ndim = k->ndim, .offset = o->offset};
     if (k->op == TSR__KOP_FILL) {
         memcpy(g.sizes, k->sizes, sizeof g.sizes);
         memcpy(g.strides, o->strides, sizeof g.strides);
@@ -778,7 +777,8 @@ static tsr_status take_out_repeats(tsr__kernel *k, uint64_t out_block)
     for (int32_t d = 0; d < k->ndim; d++) {
         bool still = true;
         for (uint32_t i = 0; i < k->noperands; i++)
-            still &= (k->operands[i].flags & TSR__KOPERAND_SCALAR) || k->operands[i].strides[d] == 0;
+            still &=
+                (k->operands[i].flags & TSR__KOPERAND_SCALAR) || k->operands[i].strides[d] == 0;
         if (still)
             k->sizes[d] = 1;
     }
@@ -921,8 +921,8 @@ static int64_t region_elements(const tsr__region *g)
 static tsr_status fill_kernel(tsr__session *s, uint64_t handle, const tsr__region *g,
                               const uint8_t *value, tsr__wire_launched *out)
 {
-    static const tsr_dtype by_width[9] = {[1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32,
-                                          [8] = TSR_INT64};
+    static const tsr_dtype by_width[9] = {
+        [1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32, [8] = TSR_INT64};
     uint32_t width = g->itemsize == 16 ? 8 : g->itemsize;
     uint32_t parts = g->itemsize / width;
     if (width > 8 || by_width[width] == 0 || g->itemsize % width)
@@ -933,8 +933,8 @@ static tsr_status fill_kernel(tsr__session *s, uint64_t handle, const tsr__regio
         memcpy(k.sizes, g->sizes, sizeof k.sizes);
         memcpy(k.scalar, value + part * width, width);
         tsr__kernel_operand *o = &k.operands[0];
-        *o = (tsr__kernel_operand){.dtype = dtype, .handle = handle,
-                                   .offset = g->offset * parts + part};
+        *o = (tsr__kernel_operand){
+            .dtype = dtype, .handle = handle, .offset = g->offset * parts + part};
         for (int32_t d = 0; d < g->ndim; d++)
             o->strides[d] = g->strides[d] * parts;
         tsr_status st = tsr__exec_launch(s, &k, out);

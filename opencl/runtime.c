@@ -744,8 +744,8 @@ static cl_int enqueue_pieces(cl_command_queue queue, cl_kernel k, const tsr__ker
                 for (int i = 0; i < 3; i++)
                     n[i] = global[i] - at[i] < step[i] ? global[i] - at[i] : step[i];
                 bool last = x + n[0] == global[0] && y + n[1] == global[1] && z + n[2] == global[2];
-                err = clEnqueueNDRangeKernel(queue, k, 3, at, n, local, 0, NULL,
-                                             last ? event : NULL);
+                err =
+                    clEnqueueNDRangeKernel(queue, k, 3, at, n, local, 0, NULL, last ? event : NULL);
             }
     return err;
 }
