@@ -29,7 +29,7 @@ static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, si
 }
 
 typedef struct job {
-    struct job *next; /* in its device's FIFO, then on the finished stack */
+    struct job *next;              /* in its session's lane, then on the finished stack */
     struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
     uint64_t submit_ns;            /* 0 until given to the driver */
     bool on_host;                  /* given to a device that computes on this machine's CPUs */
@@ -43,9 +43,28 @@ typedef struct job {
     char message[TSR__RING_QUEUE_MESSAGE];
 } job;
 
-typedef struct fifo {
+/* A session's jobs for one device not yet given to the driver, in launch
+ * order. */
+typedef struct lane {
+    struct lane *next; /* among the device's lanes */
+    tsr__session *session;
     job *head, *tail;
+} lane;
+
+/* A device's waiting jobs: a lane per session that has any, served in
+ * turn, one job at a time, while the driver holds fewer than DRIVER_DEPTH
+ * of them. So a session that queues a thousand kernels delays another's
+ * next kernel by a few of its own, not by all of them, and the jobs of a
+ * session that ends or of a daemon that stops are still here to cancel. */
+typedef struct fifo {
+    lane *lanes;
+    lane *turn;         /* the lane served next (NULL: the first) */
+    unsigned submitted; /* given to the driver, not retired */
 } fifo;
+
+/* Enough kernels in the driver's queue that it never waits for the loop
+ * between two of them. */
+#define DRIVER_DEPTH 8u
 
 /* A device's busy time: the union of the intervals from a kernel's
  * submission to the driver until the driver reports it finished, i.e. the
@@ -270,8 +289,10 @@ static void spare_job(executor *x, job *j)
 static void retire(job *j)
 {
     tsr__session *s = j->session;
-    if (j->submit_ns && the_executor)
+    if (j->submit_ns && the_executor) {
         busy_retire(the_executor, j);
+        the_executor->fifos[j->queue].submitted--;
+    }
     s->inflight[j->queue]--;
     s->inflight_total--;
     run_deferred_frees(s, j->queue, j->sequence);
@@ -333,45 +354,104 @@ static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
              entry ? entry : "?", made);
 }
 
-/* Moves every job whose program is ready from the head of the FIFO to the
- * device's queue. */
+/* Gives a job whose program is settled to the driver, or ends it. */
+static void submit(executor *x, job *j)
+{
+    uint32_t queue = j->queue;
+    int state = tsr__clrt_program_state(j->program);
+    if (j->session->lingering) {
+        finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
+        return;
+    }
+    if (state == TSR__CLPROG_FAILED) {
+        finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
+        return;
+    }
+    const char *made = tsr__clrt_program_report(j->program);
+    if (made)
+        log_program(queue, j->program, made);
+    tsr_status st = resolve_buffers(x, j);
+    if (st == TSR_OK) {
+        /* Counted before the enqueue: the driver may finish it at once. */
+        j->submit_ns = tsr__now_ns();
+        busy_submit(x, j);
+        x->fifos[queue].submitted++;
+        j->on_host = tsr__clrt_on_host(x->rt, queue);
+        if (j->on_host)
+            atomic_fetch_add(&x->on_host, 1u);
+        st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+        if (st != TSR_OK) {
+            busy_unlink(&x->busy[queue], j);
+            x->fifos[queue].submitted--;
+            j->submit_ns = 0;
+        }
+    }
+    if (st != TSR_OK)
+        finish(x, j, st, tsr_last_error());
+}
+
+/* Takes the next job to go from a device's lanes, starting at the lane
+ * whose turn it is: the head of a lane that can go (its program settled,
+ * or its session gone). A lane left empty goes. */
+static job *next_job(fifo *f)
+{
+    lane *start = f->turn ? f->turn : f->lanes, *l = start, *prev = NULL;
+    if (!start)
+        return NULL;
+    for (lane *p = f->lanes; p != start; p = p->next)
+        prev = p;
+    do {
+        job *j = l->head;
+        if (j->session->lingering || tsr__clrt_program_state(j->program) != TSR__CLPROG_PENDING) {
+            l->head = j->next;
+            f->turn = l->next;
+            if (!l->head) {
+                if (prev)
+                    prev->next = l->next;
+                else
+                    f->lanes = l->next;
+                free(l);
+            }
+            return j;
+        }
+        prev = l->next ? l : NULL;
+        l = l->next ? l->next : f->lanes;
+    } while (l != start);
+    return NULL;
+}
+
+/* Gives the driver jobs of the device's lanes, in turn, up to its depth;
+ * the jobs of ended sessions are ended. */
 static void pump(executor *x, uint32_t queue)
 {
     fifo *f = &x->fifos[queue];
-    while (f->head) {
-        job *j = f->head;
-        int state = tsr__clrt_program_state(j->program);
-        if (state == TSR__CLPROG_PENDING && !j->session->lingering)
-            return;
-        f->head = j->next;
-        if (!f->head)
-            f->tail = NULL;
-        if (j->session->lingering) {
-            finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
-        } else if (state == TSR__CLPROG_FAILED) {
-            finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
-        } else {
-            const char *made = tsr__clrt_program_report(j->program);
-            if (made)
-                log_program(j->queue, j->program, made);
-            tsr_status st = resolve_buffers(x, j);
-            if (st == TSR_OK) {
-                /* Counted before the enqueue: the driver may finish it at once. */
-                j->submit_ns = tsr__now_ns();
-                busy_submit(x, j);
-                j->on_host = tsr__clrt_on_host(x->rt, queue);
-                if (j->on_host)
-                    atomic_fetch_add(&x->on_host, 1u);
-                st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
-                if (st != TSR_OK) {
-                    busy_unlink(&x->busy[queue], j);
-                    j->submit_ns = 0;
-                }
-            }
-            if (st != TSR_OK)
-                finish(x, j, st, tsr_last_error());
-        }
+    job *j;
+    while (f->submitted < DRIVER_DEPTH && (j = next_job(f)))
+        submit(x, j);
+}
+
+/* Queues a job at the end of its session's lane. */
+static tsr_status lane_push(fifo *f, job *j)
+{
+    lane *l = f->lanes, *last = NULL;
+    for (; l && l->session != j->session; l = l->next)
+        last = l;
+    if (!l) {
+        if (!(l = calloc(1, sizeof *l)))
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+        l->session = j->session;
+        if (last)
+            last->next = l;
+        else
+            f->lanes = l;
     }
+    j->next = NULL;
+    if (l->head)
+        l->tail->next = j;
+    else
+        l->head = j;
+    l->tail = j;
+    return TSR_OK;
 }
 
 static bool needs_fp64(tsr_dtype d)
@@ -540,11 +620,15 @@ void tsr__exec_shutdown(void)
     tsr__clrt_destroy(x->rt); /* drains every queue first */
     x->rt = NULL;
     for (size_t q = 0; q < x->count; q++) {
-        for (job *j = x->fifos[q].head, *next; j; j = next) {
-            next = j->next;
-            finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+        for (lane *l = x->fifos[q].lanes, *after; l; l = after) {
+            after = l->next;
+            for (job *j = l->head, *next; j; j = next) {
+                next = j->next;
+                finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+            }
+            free(l);
         }
-        x->fifos[q].head = x->fifos[q].tail = NULL;
+        x->fifos[q] = (fifo){0};
     }
     x->count = 0;
     on_notify(NULL, 0, x);
@@ -733,17 +817,15 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
             j->segments[b] = segments[0];
         l->nbuffers = TSR__KGENERIC_SLOTS;
     }
+    if ((st = lane_push(&x->fifos[queue], j)) != TSR_OK) {
+        spare_job(x, j);
+        return st;
+    }
     j->sequence = ++s->launch_seq[queue];
     if (j->sequence == 0) /* 0 means "nothing launched" */
         j->sequence = ++s->launch_seq[queue];
     s->inflight[queue]++;
     s->inflight_total++;
-    fifo *f = &x->fifos[queue];
-    if (f->tail)
-        f->tail->next = j;
-    else
-        f->head = j;
-    f->tail = j;
     *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
     pump(x, queue);
     return TSR_OK;

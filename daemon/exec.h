@@ -1,10 +1,14 @@
 /* Kernel execution: LAUNCH requests checked, queued per device and run on
  * the OpenCL runtime (opencl/runtime.h), asynchronously.
  *
- * Each device has one FIFO of jobs in launch order. A job waits at the
- * head until its program is built (builds happen on the runtime's thread),
- * then goes to the device's in-order OpenCL queue; so a session's kernels
- * run in the order it launched them, and no job overtakes another. When a
+ * Each device has a FIFO of jobs per session (a lane), in launch order;
+ * the lanes take turns, one job each, while the device's in-order OpenCL
+ * queue holds fewer than a few jobs. A job waits at the head of its lane
+ * until its program is built (builds happen on the runtime's thread); so a
+ * session's kernels run in the order it launched them, and a session that
+ * queues many kernels, or waits for a build, holds up another by a few
+ * kernels at most. Jobs not yet given to the driver are cancelled when
+ * their session ends or the daemon stops. When a
  * kernel finishes, the driver's thread publishes it in the session's ring
  * (tsr__ring_queue: completed sequence, errors) and wakes a waiting
  * client, then hands the job back to the event loop through an eventfd,

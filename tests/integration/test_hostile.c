@@ -1118,6 +1118,39 @@ static void check_large_fill(void)
     expect_healthy("a large fill");
 }
 
+/* Sessions take turns on a device: a session that queued a hundred large
+ * kernels delays another's one kernel by a few of its own, not by all of
+ * them (in arrival order it waited for the hundred). */
+static void check_fair_turns(void)
+{
+    conn a, b;
+    if (!session_open(&a, "hog") || !session_open(&b, "neighbour"))
+        return;
+    enum { N = 4 << 20, HOG = 100 };
+    tsr__wire_block x, y, z, small;
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &x), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &y), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &z), TSR_OK);
+    ASSERT_EQ(alloc(&b, opencl0, 4096, &small), TSR_OK);
+    tsr__kernel k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    tsr__wire_launched l = {0}, mine = {0};
+    for (int r = 0; r < HOG; r++)
+        ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
+    ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
+    ASSERT_TRUE(queue_done(&b, mine.queue, mine.sequence));
+    uint32_t hog_done = atomic_load(&a.ring->queues[l.queue].completed);
+    if (hog_done > HOG / 2)
+        fprintf(stderr, "the hog had %u of %d kernels done before the neighbour's one\n", hog_done,
+                HOG);
+    ASSERT_TRUE(hog_done <= HOG / 2);
+    ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[l.queue].errors), 0);
+    conn_close(&b);
+    conn_close(&a);
+    expect_healthy("a session that queued many kernels");
+}
+
 /* Kernels run where their operands live and only on memory of the
  * session: a good launch computes, every hostile descriptor is refused
  * before anything runs, integer division by zero is reported through the
@@ -1634,6 +1667,7 @@ int main(void)
     check_deaf_client();
     check_launches();
     check_large_fill();
+    check_fair_turns();
     if (silent_open)
         check_silent_end(&silent, silent_since);
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
