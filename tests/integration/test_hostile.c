@@ -1146,8 +1146,30 @@ static void check_fair_turns(void)
     ASSERT_TRUE(hog_done <= HOG / 2);
     ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
     ASSERT_EQ(atomic_load(&a.ring->queues[l.queue].errors), 0);
-    conn_close(&b);
+
+    /* A session that ends with a hundred kernels queued: those the driver
+     * has not started are cancelled, not run for nobody. */
+    uint32_t hog_id = a.session_id;
+    k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    for (int r = 0; r < HOG; r++)
+        ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
     conn_close(&a);
+    k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
+    ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
+    ASSERT_TRUE(queue_done(&b, mine.queue, mine.sequence));
+    /* Each is logged: "session N: kernel S on opencl:0: the session ended
+     * before the kernel ran" (its first hundred ran without errors). */
+    char needle[128];
+    snprintf(needle, sizeof needle, "session %u: kernel", hog_id);
+    int cancelled = 0;
+    for (int64_t until = now_ms() + 10000; now_ms() < until && cancelled < HOG / 2; sleep_ms(10))
+        cancelled = test_daemon_log_count(&tsrd, needle);
+    ASSERT_TRUE(log_has("the session ended before the kernel ran"));
+    if (cancelled < HOG / 2)
+        fprintf(stderr, "%d of the %d kernels of a session that ended were cancelled\n", cancelled,
+                HOG);
+    ASSERT_TRUE(cancelled >= HOG / 2);
+    conn_close(&b);
     expect_healthy("a session that queued many kernels");
 }
 
