@@ -29,7 +29,8 @@ static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, si
 }
 
 typedef struct job {
-    struct job *next;              /* in its session's lane, then on the finished stack */
+    struct job *next;              /* in its session's lane, then among the spare jobs */
+    struct job *done_next;         /* on the finished stack (a job between pieces is on both) */
     struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
     uint64_t submit_ns;            /* 0 until given to the driver */
     bool on_host;                  /* given to a device that computes on this machine's CPUs */
@@ -39,6 +40,10 @@ typedef struct job {
     tsr__clrt_program *program;
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS]; /* of launch.buffers, resolved at enqueue */
     tsr__clrt_launch launch;
+    uint64_t next_piece; /* of launch.geometry's pieces: the first not given to the driver */
+    bool resume;         /* handed back between two pieces, not finished */
+    bool in_driver;      /* a piece is with the driver and more follow: the job stays at
+                            the head of its lane, which waits for it */
     tsr_status status;
     char message[TSR__RING_QUEUE_MESSAGE];
 } job;
@@ -65,6 +70,31 @@ typedef struct fifo {
 /* Enough kernels in the driver's queue that it never waits for the loop
  * between two of them. */
 #define DRIVER_DEPTH 8u
+
+/* Takes a lane's head off it; a lane left empty goes. */
+static void lane_pop(fifo *f, lane *l, lane *prev)
+{
+    l->head = l->head->next;
+    if (l->head)
+        return;
+    if (f->turn == l)
+        f->turn = l->next;
+    if (prev)
+        prev->next = l->next;
+    else
+        f->lanes = l->next;
+    free(l);
+}
+
+/* The lane holding a session's jobs, and the one before it. */
+static lane *lane_of(fifo *f, const tsr__session *s, lane **prev)
+{
+    *prev = NULL;
+    for (lane *l = f->lanes; l; *prev = l, l = l->next)
+        if (l->session == s)
+            return l;
+    return NULL;
+}
 
 /* A device's busy time: the union of the intervals from a kernel's
  * submission to the driver until the driver reports it finished, i.e. the
@@ -163,19 +193,12 @@ static void publish(job *j)
         futex_wake_all(&q->completed);
 }
 
-/* Hands a finished job to the event loop (any thread). */
-static void finish(executor *x, job *j, tsr_status status, const char *message)
+/* Hands a job the driver is done with to the event loop (any thread). */
+static void hand_back(executor *x, job *j)
 {
-    if (j->submit_ns)
-        atomic_store(&j->done_ns, tsr__now_ns()); /* before the ring says so */
-    if (j->on_host)
-        atomic_fetch_sub(&x->on_host, 1u);
-    j->status = status;
-    snprintf(j->message, sizeof j->message, "%s", message ? message : "");
-    publish(j);
     job *top = atomic_load(&x->finished);
     do
-        j->next = top;
+        j->done_next = top;
     while (!atomic_compare_exchange_weak(&x->finished, &top, j));
     uint64_t one = 1;
     if (write(x->notify_fd, &one, sizeof one) < 0) {
@@ -183,9 +206,37 @@ static void finish(executor *x, job *j, tsr_status status, const char *message)
     }
 }
 
+static void stop_clock(executor *x, job *j)
+{
+    if (j->submit_ns)
+        atomic_store(&j->done_ns, tsr__now_ns()); /* before the ring says so */
+    if (j->on_host)
+        atomic_fetch_sub(&x->on_host, 1u);
+    j->on_host = false;
+}
+
+/* Hands a finished job to the event loop (any thread). */
+static void finish(executor *x, job *j, tsr_status status, const char *message)
+{
+    stop_clock(x, j);
+    j->status = status;
+    snprintf(j->message, sizeof j->message, "%s", message ? message : "");
+    publish(j);
+    hand_back(x, j);
+}
+
+/* A piece of a job is done: the job is finished after its last piece,
+ * else it goes back to its lane for its next turn. */
 static void on_kernel_done(void *ctx, tsr_status status, const char *message)
 {
-    finish(the_executor, ctx, status, message);
+    job *j = ctx;
+    if (status != TSR_OK || j->next_piece >= j->launch.geometry.pieces) {
+        finish(the_executor, j, status, message);
+        return;
+    }
+    stop_clock(the_executor, j);
+    j->resume = true;
+    hand_back(the_executor, j);
 }
 
 /* Frees what the session put aside behind launches up to `sequence`. */
@@ -289,9 +340,15 @@ static void spare_job(executor *x, job *j)
 static void retire(job *j)
 {
     tsr__session *s = j->session;
-    if (j->submit_ns && the_executor) {
-        busy_retire(the_executor, j);
-        the_executor->fifos[j->queue].submitted--;
+    executor *x = the_executor;
+    if (j->submit_ns && x) {
+        busy_retire(x, j);
+        x->fifos[j->queue].submitted--;
+    }
+    if (j->in_driver && x) { /* a piece failed: the rest will not run */
+        lane *prev, *l = lane_of(&x->fifos[j->queue], s, &prev);
+        if (l && l->head == j)
+            lane_pop(&x->fifos[j->queue], l, prev);
     }
     s->inflight[j->queue]--;
     s->inflight_total--;
@@ -299,7 +356,7 @@ static void retire(job *j)
     if (j->status != TSR_OK)
         tsr__log(TSR__LOG_INFO, "session %u: kernel %u on opencl:%u: %s", s->id, j->sequence,
                  j->queue, j->message);
-    spare_job(the_executor, j);
+    spare_job(x, j);
     if (s->lingering && s->inflight_total == 0)
         tsr__session_free(s);
 }
@@ -355,17 +412,17 @@ static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
 }
 
 /* Gives a job whose program is settled to the driver, or ends it. */
-static void submit(executor *x, job *j)
+static bool submit(executor *x, job *j, bool by_piece)
 {
     uint32_t queue = j->queue;
     int state = tsr__clrt_program_state(j->program);
     if (j->session->lingering) {
         finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
-        return;
+        return false;
     }
     if (state == TSR__CLPROG_FAILED) {
         finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
-        return;
+        return false;
     }
     const char *made = tsr__clrt_program_report(j->program);
     if (made)
@@ -376,6 +433,10 @@ static void submit(executor *x, job *j)
         j->submit_ns = tsr__now_ns();
         busy_submit(x, j);
         x->fifos[queue].submitted++;
+        uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
+        j->launch.first_piece = j->next_piece;
+        j->launch.piece_count = by_piece ? 1 : pieces - j->next_piece;
+        j->next_piece += j->launch.piece_count;
         j->on_host = tsr__clrt_on_host(x->rt, queue);
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
@@ -388,30 +449,30 @@ static void submit(executor *x, job *j)
     }
     if (st != TSR_OK)
         finish(x, j, st, tsr_last_error());
+    return st == TSR_OK;
 }
 
-/* Takes the next job to go from a device's lanes, starting at the lane
- * whose turn it is: the head of a lane that can go (its program settled,
- * or its session gone). A lane left empty goes. */
-static job *next_job(fifo *f)
+/* The next job to go from a device's lanes, starting at the lane whose
+ * turn it is: the head of a lane that can go (its program settled, or its
+ * session gone, and none of its pieces with the driver). A job that has
+ * pieces left after this turn stays at the head of its lane, which waits
+ * for it: a session's jobs never overtake one another. */
+static job *next_job(fifo *f, bool by_piece)
 {
     lane *start = f->turn ? f->turn : f->lanes, *l = start, *prev = NULL;
     if (!start)
         return NULL;
-    for (lane *p = f->lanes; p != start; p = p->next)
-        prev = p;
+    lane_of(f, start->session, &prev);
     do {
         job *j = l->head;
-        if (j->session->lingering || tsr__clrt_program_state(j->program) != TSR__CLPROG_PENDING) {
-            l->head = j->next;
+        int state = tsr__clrt_program_state(j->program);
+        if (!j->in_driver && (j->session->lingering || state != TSR__CLPROG_PENDING)) {
             f->turn = l->next;
-            if (!l->head) {
-                if (prev)
-                    prev->next = l->next;
-                else
-                    f->lanes = l->next;
-                free(l);
-            }
+            uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
+            j->in_driver = by_piece && !j->session->lingering && state == TSR__CLPROG_READY &&
+                           j->next_piece + 1 < pieces;
+            if (!j->in_driver)
+                lane_pop(f, l, prev);
             return j;
         }
         prev = l->next ? l : NULL;
@@ -420,14 +481,23 @@ static job *next_job(fifo *f)
     return NULL;
 }
 
-/* Gives the driver jobs of the device's lanes, in turn, up to its depth;
- * the jobs of ended sessions are ended. */
+/* Gives the driver jobs of the device's lanes, in turn, up to its depth:
+ * a piece per turn where a launch does not copy its operands in and out
+ * (which it would do per enqueue). The jobs of ended sessions are ended. */
 static void pump(executor *x, uint32_t queue)
 {
     fifo *f = &x->fifos[queue];
+    bool by_piece = !tsr__clrt_copies(x->rt, queue);
     job *j;
-    while (f->submitted < DRIVER_DEPTH && (j = next_job(f)))
-        submit(x, j);
+    while (f->submitted < DRIVER_DEPTH && (j = next_job(f, by_piece))) {
+        if (!submit(x, j, by_piece) && j->in_driver) {
+            /* ended instead: off its lane */
+            lane *prev, *l = lane_of(f, j->session, &prev);
+            j->in_driver = false;
+            if (l && l->head == j)
+                lane_pop(f, l, prev);
+        }
+    }
 }
 
 /* Queues a job at the end of its session's lane. */
@@ -513,6 +583,21 @@ static void report_generic(executor *x, uint32_t queue)
     x->generic_since[queue] = 0;
 }
 
+/* A job between two pieces: its piece's time counts as busy, and it waits
+ * at the head of its lane for its next turn (or ends, when the daemon
+ * stops: its lane is gone then). */
+static void resume(executor *x, job *j)
+{
+    j->resume = false;
+    j->in_driver = false;
+    busy_retire(x, j);
+    x->fifos[j->queue].submitted--;
+    j->submit_ns = 0;
+    atomic_store(&j->done_ns, 0);
+    if (!x->rt)
+        finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+}
+
 static void on_notify(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -525,14 +610,17 @@ static void on_notify(tsr__loop *loop, uint32_t events, void *data)
     job *list = atomic_exchange(&x->finished, NULL);
     job *ordered = NULL; /* oldest first */
     while (list) {
-        job *next = list->next;
-        list->next = ordered;
+        job *next = list->done_next;
+        list->done_next = ordered;
         ordered = list;
         list = next;
     }
     while (ordered) {
-        job *next = ordered->next;
-        retire(ordered);
+        job *next = ordered->done_next;
+        if (ordered->resume)
+            resume(x, ordered);
+        else
+            retire(ordered);
         ordered = next;
     }
     for (size_t q = 0; q < x->count; q++) {
@@ -624,14 +712,16 @@ void tsr__exec_shutdown(void)
             after = l->next;
             for (job *j = l->head, *next; j; j = next) {
                 next = j->next;
-                finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+                if (!j->in_driver) /* else it is handed back between two pieces */
+                    finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
             }
             free(l);
         }
         x->fifos[q] = (fifo){0};
     }
     x->count = 0;
-    on_notify(NULL, 0, x);
+    while (atomic_load(&x->finished)) /* jobs between pieces end in a second round */
+        on_notify(NULL, 0, x);
     tsr__loop_unwatch(x->server->loop, x->watch);
     close(x->notify_fd);
     while (x->spare) {
@@ -744,10 +834,11 @@ static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__ke
 
 /* ---- the interface ------------------------------------------------------ */
 
-/* A launch is enqueued in at most this many pieces (core/kernel.h): each
- * is an OpenCL call on the loop thread. Nothing the output block can hold
- * needs as many. */
-#define MAX_PIECES 4096u
+/* A launch is enqueued in at most this many pieces (core/kernel.h), each
+ * a turn of the loop: 2^42 elements of work, more than any output block
+ * the daemon lends holds once (what a launch computes is bounded by it:
+ * take_out_repeats). */
+#define MAX_PIECES (UINT64_C(1) << 20)
 
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
                               const uint32_t *segments, const uint64_t *byte_offsets,
@@ -792,11 +883,10 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     tsr__kernel_launch_geometry(k, tsr__clrt_compute_units(x->rt, queue), stream_bytes(),
                                 &l->geometry);
     if (l->geometry.pieces > MAX_PIECES) {
-        tsr_status refused = tsr__fail(
-            TSR_ERR_NOT_SUPPORTED,
-            "LAUNCH: %llu pieces of %llu work-items each are more than one launch may enqueue (%u)",
-            (unsigned long long)l->geometry.pieces, (unsigned long long)TSR__KERNEL_PIECE_ITEMS,
-            MAX_PIECES);
+        tsr_status refused =
+            tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                      "LAUNCH: %llu pieces of work are more than one launch may take (%llu)",
+                      (unsigned long long)l->geometry.pieces, (unsigned long long)MAX_PIECES);
         spare_job(x, j);
         return refused;
     }

@@ -3,7 +3,9 @@
  *
  * Each device has a FIFO of jobs per session (a lane), in launch order;
  * the lanes take turns, one job each, while the device's in-order OpenCL
- * queue holds fewer than a few jobs. A job waits at the head of its lane
+ * queue holds fewer than a few jobs. A turn runs one piece of a job
+ * (core/kernel.h: a few milliseconds of work); a job with pieces left
+ * stays at the head of its lane for its next turn. A job waits at the head of its lane
  * until its program is built (builds happen on the runtime's thread); so a
  * session's kernels run in the order it launched them, and a session that
  * queues many kernels, or waits for a build, holds up another by a few

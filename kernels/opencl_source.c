@@ -475,10 +475,13 @@ static bool others_unit(const tsr__kernel_geometry *g, const tsr__kernel *k, uin
 }
 
 /* Splits the NDRange into pieces of at most TSR__KERNEL_PIECE_ITEMS
- * work-items: whole rows of x first, then of y, then the outer index. */
+ * work-items and about TSR__KERNEL_PIECE_ELEMENTS elements: whole rows of
+ * x first, then of y, then the outer index. */
 static void launch_pieces(tsr__kernel_geometry *g)
 {
-    uint64_t room = TSR__KERNEL_PIECE_ITEMS;
+    uint64_t room = TSR__KERNEL_PIECE_ELEMENTS / ((uint64_t)g->block[0] * g->block[1]);
+    if (room == 0)
+        room = 1;
     g->pieces = 1;
     for (int d = 0; d < 3; d++) {
         g->step[d] = min_u64(g->global[d], room);

@@ -725,28 +725,30 @@ uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
     return ordinal < rt->count ? rt->devices[ordinal].info.compute_units : 0;
 }
 
-/* Enqueues the kernel over its NDRange in the geometry's pieces (global
- * offsets `step` apart; the kernel reads get_global_id, which counts the
- * offset in). The queue is in order: the last piece's event ends them
- * all. */
+/* Enqueues the kernel over pieces [first, end) of its NDRange, numbered
+ * x fastest (global offsets `step` apart; the kernel reads get_global_id,
+ * which counts the offset in). The queue is in order: the last piece's
+ * event ends them all. */
 static cl_int enqueue_pieces(cl_command_queue queue, cl_kernel k, const tsr__kernel_geometry *g,
-                             const size_t *global, const size_t *local, cl_event *event)
+                             const size_t *global, const size_t *local, uint64_t first,
+                             uint64_t end, cl_event *event)
 {
-    size_t step[3];
-    for (int i = 0; i < 3; i++)
+    size_t step[3], count[3];
+    for (int i = 0; i < 3; i++) {
         step[i] = g->step[i] ? (size_t)g->step[i] : global[i];
+        count[i] = step[i] ? (global[i] + step[i] - 1) / step[i] : 0;
+    }
     cl_int err = CL_SUCCESS;
-    for (size_t z = 0; z < global[2] && err == CL_SUCCESS; z += step[2])
-        for (size_t y = 0; y < global[1] && err == CL_SUCCESS; y += step[1])
-            for (size_t x = 0; x < global[0] && err == CL_SUCCESS; x += step[0]) {
-                size_t at[3] = {x, y, z};
-                size_t n[3];
-                for (int i = 0; i < 3; i++)
-                    n[i] = global[i] - at[i] < step[i] ? global[i] - at[i] : step[i];
-                bool last = x + n[0] == global[0] && y + n[1] == global[1] && z + n[2] == global[2];
-                err =
-                    clEnqueueNDRangeKernel(queue, k, 3, at, n, local, 0, NULL, last ? event : NULL);
-            }
+    for (uint64_t p = first; p < end && err == CL_SUCCESS; p++) {
+        uint64_t index[3] = {p % count[0], p / count[0] % count[1], p / count[0] / count[1]};
+        size_t at[3], n[3];
+        for (int i = 0; i < 3; i++) {
+            at[i] = (size_t)index[i] * step[i];
+            n[i] = global[i] - at[i] < step[i] ? global[i] - at[i] : step[i];
+        }
+        err =
+            clEnqueueNDRangeKernel(queue, k, 3, at, n, local, 0, NULL, p + 1 == end ? event : NULL);
+    }
     return err;
 }
 
@@ -831,7 +833,9 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     }
     cl_event event = NULL;
     if (err == CL_SUCCESS)
-        err = enqueue_pieces(d->queue, k, g, global, local, &event);
+        err = enqueue_pieces(
+            d->queue, k, g, global, local, l->first_piece,
+            l->piece_count ? l->first_piece + l->piece_count : (g->pieces ? g->pieces : 1), &event);
     if (err == CL_SUCCESS && l->check_status) {
         cl_event read = NULL;
         err = clEnqueueReadBuffer(d->queue, job->status_buffer, CL_FALSE, 0, sizeof(cl_int),

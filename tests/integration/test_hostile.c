@@ -1147,6 +1147,27 @@ static void check_fair_turns(void)
     ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
     ASSERT_EQ(atomic_load(&a.ring->queues[l.queue].errors), 0);
 
+    /* One long kernel is no hog either: it runs in pieces of a few
+     * milliseconds, and the neighbour's kernel goes between two of them.
+     * 16 Mi uint8 plus a scalar: 4 pieces. */
+    k = add_kernel(x.handle, x.handle, 0, 4 * N, 1.0f);
+    k.common = TSR_UINT8;
+    for (int i = 0; i < 3; i++)
+        k.operands[i].dtype = TSR_UINT8;
+    k.operands[2].flags = TSR__KOPERAND_SCALAR;
+    int64_t alpha_one = 1;
+    memset(k.alpha, 0, sizeof k.alpha);
+    memcpy(k.alpha, &alpha_one, sizeof alpha_one);
+    k.scalar[0] = 1;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
+    ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
+    ASSERT_TRUE(queue_done(&b, mine.queue, mine.sequence));
+    uint32_t long_done = atomic_load(&a.ring->queues[l.queue].completed);
+    ASSERT_TRUE((int32_t)(long_done - l.sequence) < 0); /* still running */
+    ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[l.queue].errors), 0);
+
     /* A session that ends with a hundred kernels queued: those the driver
      * has not started are cancelled, not run for nobody. */
     uint32_t hog_id = a.session_id;
