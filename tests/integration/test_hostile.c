@@ -1194,6 +1194,27 @@ static void check_fair_turns(void)
     expect_healthy("a session that queued many kernels");
 }
 
+/* Queues some twenty seconds of kernels on a session that stays open:
+ * the daemon's stop (SIGTERM, at the end of the test, within the ten
+ * seconds test_daemon_stop allows) cancels those the driver has not
+ * started instead of running them all first. */
+static void queue_for_the_stop(conn *c)
+{
+    if (!session_open(c, "busy-at-stop"))
+        return;
+    enum { N = 4 << 20, LAUNCHES = 2000 };
+    tsr__wire_block x, y, z;
+    ASSERT_EQ(alloc(c, opencl0, N * 4, &x), TSR_OK);
+    ASSERT_EQ(alloc(c, opencl0, N * 4, &y), TSR_OK);
+    ASSERT_EQ(alloc(c, opencl0, N * 4, &z), TSR_OK);
+    tsr__kernel k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    tsr__wire_launched l;
+    int queued = 0;
+    for (int r = 0; r < LAUNCHES; r++)
+        queued += rq(c, TSR__OP_LAUNCH, &k, &l) == TSR_OK;
+    ASSERT_EQ(queued, LAUNCHES);
+}
+
 /* Kernels run where their operands live and only on memory of the
  * session: a good launch computes, every hostile descriptor is refused
  * before anything runs, integer division by zero is reported through the
@@ -1713,6 +1734,13 @@ int main(void)
     check_fair_turns();
     if (silent_open)
         check_silent_end(&silent, silent_since);
+    conn busy;
+    queue_for_the_stop(&busy);
+    int64_t stopping = now_ms();
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
+    int64_t stop_ms = now_ms() - stopping;
+    fprintf(stderr, "the stop took %lld ms\n", (long long)stop_ms);
+    ASSERT_TRUE(stop_ms < 3000); /* the queued kernels took 8 s to drain */
+    conn_close(&busy);
     TEST_DONE();
 }
