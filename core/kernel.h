@@ -239,7 +239,26 @@ typedef struct tsr__kernel_geometry {
     int64_t stride[TSR__KERNEL_MAX_OPERANDS][4];
     int64_t geom[(TSR_MAX_DIMS - 2) * (1 + TSR__KERNEL_MAX_OPERANDS)];
     uint64_t global[3], local[3];
+    /* The launch is enqueued in pieces of at most `step` work-items per
+     * dimension, `pieces` in all, at global offsets `step` apart: no one
+     * enqueue asks a driver for more than it can count
+     * (TSR__KERNEL_PIECE_ITEMS), nor for much more than
+     * TSR__KERNEL_PIECE_ELEMENTS elements of work, so that a launch holds
+     * the device for a bounded time before another session's turn. */
+    uint64_t step[3];
+    uint64_t pieces;
 } tsr__kernel_geometry;
+
+/* The most work-items one enqueue of a launch covers, in all and along
+ * any dimension: 2^30 fits the 32-bit size_t of the smallest devices, and
+ * the work-group counters of drivers that compute in 32 bits (PoCL
+ * trapped on a launch of 2^46 work-items). */
+#define TSR__KERNEL_PIECE_ITEMS (UINT64_C(1) << 30)
+/* The elements of work a piece aims at: 4 Mi, a few milliseconds of a
+ * memory-bound kernel on a CPU device, far less on a GPU. A piece has at
+ * least one work-item, and so up to a block (TSR__KPACK_BYTES or 16 Ki
+ * elements) more. */
+#define TSR__KERNEL_PIECE_ELEMENTS (UINT64_C(1) << 22)
 
 /* The dtype byte of a scalar input in a key. */
 #define TSR__KEY_SCALAR 0xffu

@@ -45,3 +45,57 @@ tsr_status tsr__region_check(const tsr__region *r, uint64_t block_bytes, uint64_
         *span_bytes = end;
     return TSR_OK;
 }
+
+tsr_status tsr__region_distinct(tsr__region *r, uint64_t block_bytes)
+{
+    int64_t size[TSR_MAX_DIMS], stride[TSR_MAX_DIMS];
+    int n = 0;
+    for (int k = 0; k < r->ndim; k++) {
+        if (r->sizes[k] == 0)
+            return TSR_OK; /* empty: nothing is written */
+        if (r->sizes[k] == 1 || r->strides[k] == 0)
+            continue;
+        int at = n++; /* insertion by stride, smallest first */
+        for (; at > 0 && stride[at - 1] > r->strides[k]; at--) {
+            size[at] = size[at - 1];
+            stride[at] = stride[at - 1];
+        }
+        size[at] = r->sizes[k];
+        stride[at] = r->strides[k];
+    }
+    /* The checked region ends inside the block, so no sum of its steps
+     * overflows. `extent` is one past the farthest element so far. */
+    int m = 0;
+    int64_t extent = 1;
+    for (int k = 0; k < n; k++) {
+        int64_t reach = (size[k] - 1) * stride[k];
+        if (m == 1 && stride[k] < extent && stride[k] % stride[0] == 0) {
+            /* Steps of a multiple of the progression's stride, no longer
+             * than it: the copies overlap or abut, their union is one
+             * longer progression. */
+            size[0] += (size[k] - 1) * (stride[k] / stride[0]);
+        } else {
+            size[m] = size[k];
+            stride[m] = stride[k];
+            m++;
+        }
+        extent += reach;
+    }
+    uint64_t count = 1;
+    for (int k = 0; k < m; k++)
+        if (__builtin_mul_overflow(count, (uint64_t)size[k], &count))
+            count = UINT64_MAX;
+    uint64_t room = block_bytes / r->itemsize;
+    if (count > room)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "region overlaps itself: %llu elements in an allocation of %llu",
+                         (unsigned long long)count, (unsigned long long)room);
+    r->ndim = m;
+    for (int k = 0; k < m; k++) {
+        r->sizes[k] = size[m - 1 - k];
+        r->strides[k] = stride[m - 1 - k];
+    }
+    for (int k = m; k < TSR_MAX_DIMS; k++)
+        r->sizes[k] = r->strides[k] = 0;
+    return TSR_OK;
+}

@@ -29,4 +29,15 @@ typedef struct tsr__region {
  * overflows; TSR_ERR_INDEX when an element falls outside the block. */
 tsr_status tsr__region_check(const tsr__region *region, uint64_t block_bytes, uint64_t *span_bytes);
 
+/* Rewrites a region that passed tsr__region_check against the same block
+ * into one naming the same set of elements, each as few times as it can:
+ * dimensions of size 1 or stride 0 go, the others are ordered by stride
+ * (largest first), and a dimension whose steps land inside the one below
+ * it merges with it where the two make one arithmetic progression. What a
+ * fill writes is then bounded by the block, whatever the request's element
+ * count (2^62 repeats of one element are one element). A region that
+ * still names more elements than the block holds must repeat some:
+ * TSR_ERR_INVALID_ARGUMENT, and the region is left as it was. */
+tsr_status tsr__region_distinct(tsr__region *region, uint64_t block_bytes);
+
 #endif /* TESSERA_CORE_REGION_H */

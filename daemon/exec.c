@@ -29,7 +29,8 @@ static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, si
 }
 
 typedef struct job {
-    struct job *next; /* in its device's FIFO, then on the finished stack */
+    struct job *next;              /* in its session's lane, then among the spare jobs */
+    struct job *done_next;         /* on the finished stack (a job between pieces is on both) */
     struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
     uint64_t submit_ns;            /* 0 until given to the driver */
     bool on_host;                  /* given to a device that computes on this machine's CPUs */
@@ -39,13 +40,61 @@ typedef struct job {
     tsr__clrt_program *program;
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS]; /* of launch.buffers, resolved at enqueue */
     tsr__clrt_launch launch;
+    uint64_t next_piece; /* of launch.geometry's pieces: the first not given to the driver */
+    bool resume;         /* handed back between two pieces, not finished */
+    bool in_driver;      /* a piece is with the driver and more follow: the job stays at
+                            the head of its lane, which waits for it */
     tsr_status status;
     char message[TSR__RING_QUEUE_MESSAGE];
 } job;
 
-typedef struct fifo {
+/* A session's jobs for one device not yet given to the driver, in launch
+ * order. */
+typedef struct lane {
+    struct lane *next; /* among the device's lanes */
+    tsr__session *session;
     job *head, *tail;
+} lane;
+
+/* A device's waiting jobs: a lane per session that has any, served in
+ * turn, one job at a time, while the driver holds fewer than DRIVER_DEPTH
+ * of them. So a session that queues a thousand kernels delays another's
+ * next kernel by a few of its own, not by all of them, and the jobs of a
+ * session that ends or of a daemon that stops are still here to cancel. */
+typedef struct fifo {
+    lane *lanes;
+    lane *turn;         /* the lane served next (NULL: the first) */
+    unsigned submitted; /* given to the driver, not retired */
 } fifo;
+
+/* Enough kernels in the driver's queue that it never waits for the loop
+ * between two of them. */
+#define DRIVER_DEPTH 8u
+
+/* Takes a lane's head off it; a lane left empty goes. */
+static void lane_pop(fifo *f, lane *l, lane *prev)
+{
+    l->head = l->head->next;
+    if (l->head)
+        return;
+    if (f->turn == l)
+        f->turn = l->next;
+    if (prev)
+        prev->next = l->next;
+    else
+        f->lanes = l->next;
+    free(l);
+}
+
+/* The lane holding a session's jobs, and the one before it. */
+static lane *lane_of(fifo *f, const tsr__session *s, lane **prev)
+{
+    *prev = NULL;
+    for (lane *l = f->lanes; l; *prev = l, l = l->next)
+        if (l->session == s)
+            return l;
+    return NULL;
+}
 
 /* A device's busy time: the union of the intervals from a kernel's
  * submission to the driver until the driver reports it finished, i.e. the
@@ -151,19 +200,12 @@ static void publish(job *j)
         futex_wake_all(&q->completed);
 }
 
-/* Hands a finished job to the event loop (any thread). */
-static void finish(executor *x, job *j, tsr_status status, const char *message)
+/* Hands a job the driver is done with to the event loop (any thread). */
+static void hand_back(executor *x, job *j)
 {
-    if (j->submit_ns)
-        atomic_store(&j->done_ns, tsr__now_ns()); /* before the ring says so */
-    if (j->on_host)
-        atomic_fetch_sub(&x->on_host, 1u);
-    j->status = status;
-    snprintf(j->message, sizeof j->message, "%s", message ? message : "");
-    publish(j);
     job *top = atomic_load(&x->finished);
     do
-        j->next = top;
+        j->done_next = top;
     while (!atomic_compare_exchange_weak(&x->finished, &top, j));
     uint64_t one = 1;
     if (write(x->notify_fd, &one, sizeof one) < 0) {
@@ -171,9 +213,37 @@ static void finish(executor *x, job *j, tsr_status status, const char *message)
     }
 }
 
+static void stop_clock(executor *x, job *j)
+{
+    if (j->submit_ns)
+        atomic_store(&j->done_ns, tsr__now_ns()); /* before the ring says so */
+    if (j->on_host)
+        atomic_fetch_sub(&x->on_host, 1u);
+    j->on_host = false;
+}
+
+/* Hands a finished job to the event loop (any thread). */
+static void finish(executor *x, job *j, tsr_status status, const char *message)
+{
+    stop_clock(x, j);
+    j->status = status;
+    snprintf(j->message, sizeof j->message, "%s", message ? message : "");
+    publish(j);
+    hand_back(x, j);
+}
+
+/* A piece of a job is done: the job is finished after its last piece,
+ * else it goes back to its lane for its next turn. */
 static void on_kernel_done(void *ctx, tsr_status status, const char *message)
 {
-    finish(the_executor, ctx, status, message);
+    job *j = ctx;
+    if (status != TSR_OK || j->next_piece >= j->launch.geometry.pieces) {
+        finish(the_executor, j, status, message);
+        return;
+    }
+    stop_clock(the_executor, j);
+    j->resume = true;
+    hand_back(the_executor, j);
 }
 
 /* Frees what the session put aside behind launches up to `sequence`. */
@@ -262,18 +332,9 @@ uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns)
     return total;
 }
 
-static void retire(job *j)
+/* Keeps a job that is done with for the next launch, or frees it. */
+static void spare_job(executor *x, job *j)
 {
-    tsr__session *s = j->session;
-    if (j->submit_ns && the_executor)
-        busy_retire(the_executor, j);
-    s->inflight[j->queue]--;
-    s->inflight_total--;
-    run_deferred_frees(s, j->queue, j->sequence);
-    if (j->status != TSR_OK)
-        tsr__log(TSR__LOG_INFO, "session %u: kernel %u on opencl:%u: %s", s->id, j->sequence,
-                 j->queue, j->message);
-    executor *x = the_executor;
     if (x && x->nspare < SPARE_JOBS) {
         j->next = x->spare;
         x->spare = j;
@@ -281,6 +342,28 @@ static void retire(job *j)
     } else {
         free(j);
     }
+}
+
+static void retire(job *j)
+{
+    tsr__session *s = j->session;
+    executor *x = the_executor;
+    if (j->submit_ns && x) {
+        busy_retire(x, j);
+        x->fifos[j->queue].submitted--;
+    }
+    if (j->in_driver && x) { /* a piece failed: the rest will not run */
+        lane *prev, *l = lane_of(&x->fifos[j->queue], s, &prev);
+        if (l && l->head == j)
+            lane_pop(&x->fifos[j->queue], l, prev);
+    }
+    s->inflight[j->queue]--;
+    s->inflight_total--;
+    run_deferred_frees(s, j->queue, j->sequence);
+    if (j->status != TSR_OK)
+        tsr__log(TSR__LOG_INFO, "session %u: kernel %u on opencl:%u: %s", s->id, j->sequence,
+                 j->queue, j->message);
+    spare_job(x, j);
     if (s->lingering && s->inflight_total == 0)
         tsr__session_free(s);
 }
@@ -331,45 +414,117 @@ static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
              entry ? entry : "?", made);
 }
 
-/* Moves every job whose program is ready from the head of the FIFO to the
- * device's queue. */
+/* Gives a job whose program is settled to the driver, or ends it. */
+static bool submit(executor *x, job *j, bool by_piece)
+{
+    uint32_t queue = j->queue;
+    int state = tsr__clrt_program_state(j->program);
+    if (j->session->lingering) {
+        finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
+        return false;
+    }
+    if (state == TSR__CLPROG_FAILED) {
+        finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
+        return false;
+    }
+    const char *made = tsr__clrt_program_report(j->program);
+    if (made)
+        log_program(queue, j->program, made);
+    tsr_status st = resolve_buffers(x, j);
+    if (st == TSR_OK) {
+        /* Counted before the enqueue: the driver may finish it at once. */
+        j->submit_ns = tsr__now_ns();
+        busy_submit(x, j);
+        x->fifos[queue].submitted++;
+        uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
+        j->launch.first_piece = j->next_piece;
+        j->launch.piece_count = by_piece ? 1 : pieces - j->next_piece;
+        j->next_piece += j->launch.piece_count;
+        j->on_host = tsr__clrt_on_host(x->rt, queue);
+        if (j->on_host)
+            atomic_fetch_add(&x->on_host, 1u);
+        st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+        if (st != TSR_OK) {
+            busy_unlink(&x->busy[queue], j);
+            x->fifos[queue].submitted--;
+            j->submit_ns = 0;
+        }
+    }
+    if (st != TSR_OK)
+        finish(x, j, st, tsr_last_error());
+    return st == TSR_OK;
+}
+
+/* The next job to go from a device's lanes, starting at the lane whose
+ * turn it is: the head of a lane that can go (its program settled, or its
+ * session gone, and none of its pieces with the driver). A job that has
+ * pieces left after this turn stays at the head of its lane, which waits
+ * for it: a session's jobs never overtake one another. */
+static job *next_job(fifo *f, bool by_piece)
+{
+    lane *start = f->turn ? f->turn : f->lanes, *l = start, *prev = NULL;
+    if (!start)
+        return NULL;
+    lane_of(f, start->session, &prev);
+    do {
+        job *j = l->head;
+        int state = tsr__clrt_program_state(j->program);
+        if (!j->in_driver && (j->session->lingering || state != TSR__CLPROG_PENDING)) {
+            f->turn = l->next;
+            uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
+            j->in_driver = by_piece && !j->session->lingering && state == TSR__CLPROG_READY &&
+                           j->next_piece + 1 < pieces;
+            if (!j->in_driver)
+                lane_pop(f, l, prev);
+            return j;
+        }
+        prev = l->next ? l : NULL;
+        l = l->next ? l->next : f->lanes;
+    } while (l != start);
+    return NULL;
+}
+
+/* Gives the driver jobs of the device's lanes, in turn, up to its depth:
+ * a piece per turn where a launch does not copy its operands in and out
+ * (which it would do per enqueue). The jobs of ended sessions are ended. */
 static void pump(executor *x, uint32_t queue)
 {
     fifo *f = &x->fifos[queue];
-    while (f->head) {
-        job *j = f->head;
-        int state = tsr__clrt_program_state(j->program);
-        if (state == TSR__CLPROG_PENDING && !j->session->lingering)
-            return;
-        f->head = j->next;
-        if (!f->head)
-            f->tail = NULL;
-        if (j->session->lingering) {
-            finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
-        } else if (state == TSR__CLPROG_FAILED) {
-            finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
-        } else {
-            const char *made = tsr__clrt_program_report(j->program);
-            if (made)
-                log_program(j->queue, j->program, made);
-            tsr_status st = resolve_buffers(x, j);
-            if (st == TSR_OK) {
-                /* Counted before the enqueue: the driver may finish it at once. */
-                j->submit_ns = tsr__now_ns();
-                busy_submit(x, j);
-                j->on_host = tsr__clrt_on_host(x->rt, queue);
-                if (j->on_host)
-                    atomic_fetch_add(&x->on_host, 1u);
-                st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
-                if (st != TSR_OK) {
-                    busy_unlink(&x->busy[queue], j);
-                    j->submit_ns = 0;
-                }
-            }
-            if (st != TSR_OK)
-                finish(x, j, st, tsr_last_error());
+    bool by_piece = !tsr__clrt_copies(x->rt, queue);
+    job *j;
+    while (f->submitted < DRIVER_DEPTH && (j = next_job(f, by_piece))) {
+        if (!submit(x, j, by_piece) && j->in_driver) {
+            /* ended instead: off its lane */
+            lane *prev, *l = lane_of(f, j->session, &prev);
+            j->in_driver = false;
+            if (l && l->head == j)
+                lane_pop(f, l, prev);
         }
     }
+}
+
+/* Queues a job at the end of its session's lane. */
+static tsr_status lane_push(fifo *f, job *j)
+{
+    lane *l = f->lanes, *last = NULL;
+    for (; l && l->session != j->session; l = l->next)
+        last = l;
+    if (!l) {
+        if (!(l = calloc(1, sizeof *l)))
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+        l->session = j->session;
+        if (last)
+            last->next = l;
+        else
+            f->lanes = l;
+    }
+    j->next = NULL;
+    if (l->head)
+        l->tail->next = j;
+    else
+        l->head = j;
+    l->tail = j;
+    return TSR_OK;
 }
 
 static bool needs_fp64(tsr_dtype d)
@@ -431,6 +586,21 @@ static void report_generic(executor *x, uint32_t queue)
     x->generic_since[queue] = 0;
 }
 
+/* A job between two pieces: its piece's time counts as busy, and it waits
+ * at the head of its lane for its next turn (or ends, when the daemon
+ * stops: its lane is gone then). */
+static void resume(executor *x, job *j)
+{
+    j->resume = false;
+    j->in_driver = false;
+    busy_retire(x, j);
+    x->fifos[j->queue].submitted--;
+    j->submit_ns = 0;
+    atomic_store(&j->done_ns, 0);
+    if (!x->rt)
+        finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+}
+
 static void on_notify(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -443,14 +613,17 @@ static void on_notify(tsr__loop *loop, uint32_t events, void *data)
     job *list = atomic_exchange(&x->finished, NULL);
     job *ordered = NULL; /* oldest first */
     while (list) {
-        job *next = list->next;
-        list->next = ordered;
+        job *next = list->done_next;
+        list->done_next = ordered;
         ordered = list;
         list = next;
     }
     while (ordered) {
-        job *next = ordered->next;
-        retire(ordered);
+        job *next = ordered->done_next;
+        if (ordered->resume)
+            resume(x, ordered);
+        else
+            retire(ordered);
         ordered = next;
     }
     for (size_t q = 0; q < x->count; q++) {
@@ -542,14 +715,20 @@ void tsr__exec_shutdown(void)
     tsr__clrt_destroy(x->rt); /* drains every queue first */
     x->rt = NULL;
     for (size_t q = 0; q < x->count; q++) {
-        for (job *j = x->fifos[q].head, *next; j; j = next) {
-            next = j->next;
-            finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+        for (lane *l = x->fifos[q].lanes, *after; l; l = after) {
+            after = l->next;
+            for (job *j = l->head, *next; j; j = next) {
+                next = j->next;
+                if (!j->in_driver) /* else it is handed back between two pieces */
+                    finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
+            }
+            free(l);
         }
-        x->fifos[q].head = x->fifos[q].tail = NULL;
+        x->fifos[q] = (fifo){0};
     }
     x->count = 0;
-    on_notify(NULL, 0, x);
+    while (atomic_load(&x->finished)) /* jobs between pieces end in a second round */
+        on_notify(NULL, 0, x);
     tsr__loop_unwatch(x->server->loop, x->watch);
     close(x->notify_fd);
     while (x->spare) {
@@ -566,9 +745,10 @@ void tsr__exec_shutdown(void)
 
 /* ---- checks ------------------------------------------------------------ */
 
+/* The inputs of a valid operation, from the op table. */
 static uint32_t inputs_of(uint32_t op)
 {
-    return op == TSR__KOP_FILL ? 0 : op == TSR__KOP_COPY ? 1 : 2;
+    return tsr__kernel_ops[op].arity;
 }
 
 
@@ -682,6 +862,12 @@ static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__ke
 
 /* ---- the interface ------------------------------------------------------ */
 
+/* A launch is enqueued in at most this many pieces (core/kernel.h), each
+ * a turn of the loop: 2^42 elements of work, more than any output block
+ * the daemon lends holds once (what a launch computes is bounded by it:
+ * take_out_repeats). */
+#define MAX_PIECES (UINT64_C(1) << 20)
+
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
                               const uint32_t *segments, const uint64_t *byte_offsets,
                               const uint64_t *extents, tsr__wire_launched *out)
@@ -714,8 +900,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     j->queue = queue;
     j->program = program;
     tsr__clrt_launch *l = &j->launch;
-    l->check_status = (k->op == TSR__KOP_DIV_TRUNC || k->op == TSR__KOP_DIV_FLOOR ||
-                       k->op == TSR__KOP_DIV) &&
+    l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
                       !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
                       !tsr_dtype_is_complex((tsr_dtype)k->common);
     memcpy(l->scalar, k->scalar, sizeof l->scalar);
@@ -724,6 +909,14 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
      * elements of the index space whose regions were checked. */
     tsr__kernel_launch_geometry(k, tsr__clrt_compute_units(x->rt, queue), stream_bytes(),
                                 &l->geometry);
+    if (l->geometry.pieces > MAX_PIECES) {
+        tsr_status refused =
+            tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                      "LAUNCH: %llu pieces of work are more than one launch may take (%llu)",
+                      (unsigned long long)l->geometry.pieces, (unsigned long long)MAX_PIECES);
+        spare_job(x, j);
+        return refused;
+    }
     for (uint32_t i = 0; i < k->noperands; i++) {
         if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
             continue;
@@ -741,24 +934,65 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
             j->segments[b] = segments[0];
         l->nbuffers = TSR__KGENERIC_SLOTS;
     }
+    if ((st = lane_push(&x->fifos[queue], j)) != TSR_OK) {
+        spare_job(x, j);
+        return st;
+    }
     j->sequence = ++s->launch_seq[queue];
     if (j->sequence == 0) /* 0 means "nothing launched" */
         j->sequence = ++s->launch_seq[queue];
     s->inflight[queue]++;
     s->inflight_total++;
-    fifo *f = &x->fifos[queue];
-    if (f->tail)
-        f->tail->next = j;
-    else
-        f->head = j;
-    f->tail = j;
     *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
     pump(x, queue);
     return TSR_OK;
 }
 
-tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_launched *out)
+/* Takes out of a checked launch the work that repeats itself, so that
+ * what runs is bounded by the memory it writes. A fill writes the set of
+ * elements its output names (tsr__region_distinct); any other launch
+ * drops the dimensions along which every operand stands still (each step
+ * would compute the same values into the same places), and is refused
+ * when it still computes more elements than its output block holds: its
+ * output would overlap itself, which no client computes (PyTorch refuses
+ * it) and which only a hostile request sends, such as 2^46 elements of
+ * stride 0 that once took the OpenCL driver down with the daemon. */
+static tsr_status take_out_repeats(tsr__kernel *k, uint64_t out_block)
 {
+    tsr__kernel_operand *o = &k->operands[0];
+    tsr__region g = {
+        .itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype), .ndim = k->ndim, .offset = o->offset};
+    if (k->op == TSR__KOP_FILL) {
+        memcpy(g.sizes, k->sizes, sizeof g.sizes);
+        memcpy(g.strides, o->strides, sizeof g.strides);
+        tsr_status st = tsr__region_distinct(&g, out_block);
+        if (st != TSR_OK)
+            return st;
+        k->ndim = g.ndim;
+        memcpy(k->sizes, g.sizes, sizeof k->sizes);
+        memcpy(o->strides, g.strides, sizeof o->strides);
+        return TSR_OK;
+    }
+    for (int32_t d = 0; d < k->ndim; d++) {
+        bool still = true;
+        for (uint32_t i = 0; i < k->noperands; i++)
+            still &=
+                (k->operands[i].flags & TSR__KOPERAND_SCALAR) || k->operands[i].strides[d] == 0;
+        if (still)
+            k->sizes[d] = 1;
+    }
+    uint64_t room = out_block / g.itemsize;
+    if ((uint64_t)elements_of(k) > room)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "LAUNCH: the output overlaps itself: %lld elements computed into an "
+                         "allocation of %llu",
+                         (long long)elements_of(k), (unsigned long long)room);
+    return TSR_OK;
+}
+
+tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wire_launched *out)
+{
+    tsr__kernel kernel = *request, *k = &kernel;
     tsr_status st = check_kernel(k);
     if (st != TSR_OK)
         return st;
@@ -774,6 +1008,7 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t byte_offsets[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t extents[TSR__KERNEL_MAX_OPERANDS] = {0};
+    uint64_t out_block = 0;
     bool fp64 = needs_fp64((tsr_dtype)k->common);
     for (uint32_t i = 0; i < k->noperands; i++) {
         const tsr__kernel_operand *o = &k->operands[i];
@@ -799,6 +1034,8 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
         st = tsr__region_check(&g, b.size, &span);
         if (st != TSR_OK)
             return st;
+        if (i == 0)
+            out_block = b.size;
         segments[i] = b.segment_id;
         byte_offsets[i] = b.offset + (uint64_t)o->offset * g.itemsize;
         /* the bytes from its first element to one past its last */
@@ -819,6 +1056,10 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *k, tsr__wire_lau
         *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
         return TSR_OK;
     }
+    /* The regions checked above hold for what is left: it names a subset
+     * of their elements. */
+    if ((st = take_out_repeats(k, out_block)) != TSR_OK)
+        return st;
     return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, extents, out);
 }
 
@@ -857,28 +1098,69 @@ static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *valu
     }
 }
 
+/* Fills of at most this many elements are written on the loop thread
+ * when nothing of the session is running on the device: well under a
+ * millisecond even an element at a time, and sooner than a kernel's round
+ * trip. Larger ones run on the device as fill kernels, in turn with the
+ * session's launches, so no fill holds the loop longer than that. */
+#define INLINE_FILL_ELEMENTS (INT64_C(1) << 16)
+
+static int64_t region_elements(const tsr__region *g)
+{
+    int64_t n = 1;
+    for (int32_t d = 0; d < g->ndim; d++)
+        n *= g->sizes[d]; /* at most the block's elements: tsr__region_distinct */
+    return n;
+}
+
+/* Queues a fill of a region of `width`-byte elements as a kernel. Any
+ * integer dtype of the element's width writes its bytes unchanged; a
+ * 16-byte element is two 8-byte halves, each filled by a launch of its
+ * own, so no device needs double precision to fill complex128. */
+static tsr_status fill_kernel(tsr__session *s, uint64_t handle, const tsr__region *g,
+                              const uint8_t *value, tsr__wire_launched *out)
+{
+    static const tsr_dtype by_width[9] = {
+        [1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32, [8] = TSR_INT64};
+    uint32_t width = g->itemsize == 16 ? 8 : g->itemsize;
+    uint32_t parts = g->itemsize / width;
+    if (width > 8 || by_width[width] == 0 || g->itemsize % width)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "FILL: an element of %u bytes", g->itemsize);
+    tsr_dtype dtype = by_width[width];
+    for (uint32_t part = 0; part < parts; part++) {
+        tsr__kernel k = {.op = TSR__KOP_FILL, .common = dtype, .ndim = g->ndim, .noperands = 1};
+        memcpy(k.sizes, g->sizes, sizeof k.sizes);
+        memcpy(k.scalar, value + part * width, width);
+        tsr__kernel_operand *o = &k.operands[0];
+        *o = (tsr__kernel_operand){
+            .dtype = dtype, .handle = handle, .offset = g->offset * parts + part};
+        for (int32_t d = 0; d < g->ndim; d++)
+            o->strides[d] = g->strides[d] * parts;
+        tsr_status st = tsr__exec_launch(s, &k, out);
+        if (st != TSR_OK)
+            return st;
+    }
+    return TSR_OK;
+}
+
 tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
                           const tsr__region *g, const uint8_t *value, tsr__wire_launched *out)
 {
     *out = (tsr__wire_launched){.sequence = 0, .queue = queue};
-    if (!running_on(s, queue)) {
+    executor *x = NULL;
+    if (!running_on(s, queue) && region_elements(g) <= INLINE_FILL_ELEMENTS) {
         fill_region(host, g, value);
         return TSR_OK;
     }
-    /* Kernels are in flight on this device: the fill takes its turn. Any
-     * dtype of the element's width writes the same bytes. */
-    static const tsr_dtype by_width[17] = {[1] = TSR_UINT8, [2] = TSR_INT16, [4] = TSR_INT32,
-                                           [8] = TSR_INT64, [16] = TSR_COMPLEX128};
-    tsr_dtype dtype = g->itemsize <= 16 ? by_width[g->itemsize] : TSR_BOOL;
-    if (g->itemsize > 16 || (g->itemsize != 1 && dtype == TSR_BOOL))
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "FILL: an element of %zu bytes",
-                         (size_t)g->itemsize);
-    tsr__kernel k = {.op = TSR__KOP_FILL, .common = dtype, .ndim = g->ndim, .noperands = 1};
-    memcpy(k.sizes, g->sizes, sizeof k.sizes);
-    memcpy(k.scalar, value, g->itemsize);
-    k.operands[0] = (tsr__kernel_operand){.dtype = dtype, .handle = handle, .offset = g->offset};
-    memcpy(k.operands[0].strides, g->strides, sizeof k.operands[0].strides);
-    return tsr__exec_launch(s, &k, out);
+    if (!running_on(s, queue) && executor_get(s->server, &x) != TSR_OK) {
+        /* Kernels are disabled (a driver misbehaved): nothing but the loop
+         * can write it, and nothing of the session can be queued before. */
+        tsr__log(TSR__LOG_DEBUG, "session %u: a fill of %lld elements runs on the loop: %s", s->id,
+                 (long long)region_elements(g), tsr_last_error());
+        fill_region(host, g, value);
+        return TSR_OK;
+    }
+    return fill_kernel(s, handle, g, value, out);
 }
 
 bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)

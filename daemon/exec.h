@@ -1,10 +1,16 @@
 /* Kernel execution: LAUNCH requests checked, queued per device and run on
  * the OpenCL runtime (opencl/runtime.h), asynchronously.
  *
- * Each device has one FIFO of jobs in launch order. A job waits at the
- * head until its program is built (builds happen on the runtime's thread),
- * then goes to the device's in-order OpenCL queue; so a session's kernels
- * run in the order it launched them, and no job overtakes another. When a
+ * Each device has a FIFO of jobs per session (a lane), in launch order;
+ * the lanes take turns, one job each, while the device's in-order OpenCL
+ * queue holds fewer than a few jobs. A turn runs one piece of a job
+ * (core/kernel.h: a few milliseconds of work); a job with pieces left
+ * stays at the head of its lane for its next turn. A job waits at the head of its lane
+ * until its program is built (builds happen on the runtime's thread); so a
+ * session's kernels run in the order it launched them, and a session that
+ * queues many kernels, or waits for a build, holds up another by a few
+ * kernels at most. Jobs not yet given to the driver are cancelled when
+ * their session ends or the daemon stops. When a
  * kernel finishes, the driver's thread publishes it in the session's ring
  * (tsr__ring_queue: completed sequence, errors) and wakes a waiting
  * client, then hands the job back to the event loop through an eventfd,
@@ -30,9 +36,11 @@
  * (sequence 0 when there is nothing to run). */
 tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wire_launched *out);
 
-/* FILL of a checked region of a block on OpenCL device `queue`: done at
- * once when the session has no kernel in flight there, else queued behind
- * them as a fill kernel. */
+/* FILL of a checked region of a block on OpenCL device `queue`, reduced
+ * by tsr__region_distinct: a small one is written at once when the session
+ * has no kernel in flight there; a large one, or one behind kernels in
+ * flight, is queued as a fill kernel (*out names it), so the event loop
+ * never spends long on a fill. */
 tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
                           const tsr__region *region, const uint8_t *value,
                           tsr__wire_launched *out);

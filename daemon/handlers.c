@@ -425,6 +425,10 @@ static tsr_status on_fill(request *r)
     tsr_status st = tsr__region_check(&g, b.size, &span);
     if (st != TSR_OK || span == 0)
         return st;
+    /* A fill writes each element it names once, however often the
+     * region repeats it: the work is bounded by the block. */
+    if ((st = tsr__region_distinct(&g, b.size)) != TSR_OK)
+        return st;
     tsr__segment *seg = tsr__session_segment(r->s, b.segment_id);
     if (!seg || b.offset + b.size > seg->bytes) /* an allocator invariant */
         return tsr__fail(TSR_ERR_RUNTIME, "allocation 0x%016llx lost its segment",

@@ -478,6 +478,26 @@ static bool others_unit(const tsr__kernel_geometry *g, const tsr__kernel *k, uin
     return true;
 }
 
+/* Splits the NDRange into pieces of at most TSR__KERNEL_PIECE_ITEMS
+ * work-items and about TSR__KERNEL_PIECE_ELEMENTS elements: whole rows of
+ * x first, then of y, then the outer index. */
+static void launch_pieces(tsr__kernel_geometry *g)
+{
+    uint64_t room = TSR__KERNEL_PIECE_ELEMENTS / ((uint64_t)g->block[0] * g->block[1]);
+    if (room == 0)
+        room = 1;
+    g->pieces = 1;
+    for (int d = 0; d < 3; d++) {
+        g->step[d] = min_u64(g->global[d], room);
+        if (g->step[d] == 0)
+            g->step[d] = 1;
+        room /= g->step[d];
+        if (room == 0)
+            room = 1;
+        g->pieces *= ceil_div(g->global[d], g->step[d]);
+    }
+}
+
 void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
                                  uint64_t stream_bytes, tsr__kernel_geometry *g)
 {
@@ -572,6 +592,7 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
     g->global[1] = ceil_div(g->size[1], by);
     g->global[2] = g->size[2];
     g->local[0] = g->local[1] = g->local[2] = 1;
+    launch_pieces(g);
 }
 
 /* ---- the program ------------------------------------------------------------ */

@@ -36,11 +36,12 @@ bool tsr__client_host_visible(tsr_client *client, tsr_device device);
 tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nbytes, void **data,
                              uint64_t *handle);
 /* Has the daemon write the element `value` (region->itemsize bytes) at
- * every element of `region` of the block `handle`: fills of memory the
- * host may not address (and, later, the device's own fill kernels) go
- * through here. Errors: the daemon's, TSR_ERR_CONNECTION. */
-tsr_status tsr__client_fill(tsr_client *client, uint64_t handle, const tsr__region *region,
-                            const void *value);
+ * every element of `region` of the block `handle` on `device`: fills of
+ * memory the host may not address go through here. The daemon may queue
+ * the fill as a kernel on the device: tsr__client_synchronize waits for it
+ * as for a launch. Errors: the daemon's, TSR_ERR_CONNECTION. */
+tsr_status tsr__client_fill(tsr_client *client, tsr_device device, uint64_t handle,
+                            const tsr__region *region, const void *value);
 
 /* Returns a block of nbytes (as allocated) at `data`: small blocks stay in
  * this library's cache for the next allocation of their size, the rest go

@@ -709,6 +709,15 @@ tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value)
     memcpy(k->sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
     set_operand(&p, 0, t, t->dtype, false, g->sizes);
     p.numel = t->numel;
+    /* PyTorch fills a tensor that overlaps itself (expanded), as it does
+     * any other: every element gets the value. An element that a
+     * dimension of stride 0 repeats is written once, so a 1-element
+     * tensor expanded to 2^23 x 2^23 is one store, not 2^46. */
+    for (int d = 0; d < k->ndim; d++)
+        if (k->sizes[d] > 1 && k->operands[0].strides[d] == 0) {
+            p.numel /= k->sizes[d];
+            k->sizes[d] = 1;
+        }
     tsr__plan_coalesce(k);
     return run(&p);
 }

@@ -39,8 +39,7 @@ static void note_launch(tsr_client *c, const tsr__wire_launched *l)
 }
 
 /* The queue record kernels on a device (the session's numbering) report
- * in, -1 while this client has launched nothing there: then nothing of its
- * own can be queued there either (FILL queues only behind launches). */
+ * in, -1 while this client has launched or queued nothing there. */
 static int32_t queue_of(tsr_client *c, tsr__wire_device wd)
 {
     return wd.index >= 0 && wd.index < TSR__MAX_VISIBLE ? atomic_load(&c->queue_of[wd.index]) : -1;
@@ -64,9 +63,22 @@ static tsr_status queue_error(tsr_client *c, uint32_t q)
     return tsr__fail_text((tsr_status)status, message);
 }
 
-tsr_status tsr__client_fill(tsr_client *c, uint64_t handle, const tsr__region *region,
-                            const void *value)
+/* Notes a launch or a queued fill on a device: its queue record, for
+ * tsr__client_synchronize, and its sequence. */
+static void note_queued(tsr_client *c, tsr__wire_device wd, const tsr__wire_launched *l)
 {
+    if (wd.index >= 0 && wd.index < TSR__MAX_VISIBLE && l->queue < TSR__RING_QUEUES)
+        atomic_store(&c->queue_of[wd.index], (int32_t)l->queue);
+    note_launch(c, l);
+}
+
+tsr_status tsr__client_fill(tsr_client *c, tsr_device device, uint64_t handle,
+                            const tsr__region *region, const void *value)
+{
+    tsr__wire_device wd = {0};
+    tsr_status dst = tsr__client_daemon_device(c, device, &wd);
+    if (dst != TSR_OK)
+        return dst;
     tsr__wire_fill req = {.region = {.handle = handle,
                                      .itemsize = region->itemsize,
                                      .ndim = region->ndim,
@@ -79,7 +91,7 @@ tsr_status tsr__client_fill(tsr_client *c, uint64_t handle, const tsr__region *r
     tsr__wire_launched launched;
     tsr_status st = tsr__client_call(c, TSR__OP_FILL, &req, &launched);
     if (st == TSR_OK)
-        note_launch(c, &launched);
+        note_queued(c, wd, &launched);
     return st;
 }
 
@@ -96,9 +108,7 @@ tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *ke
     st = tsr__client_call(c, TSR__OP_LAUNCH, kernel, &launched);
     if (st != TSR_OK)
         return st;
-    if (wd.index < TSR__MAX_VISIBLE && launched.queue < TSR__RING_QUEUES)
-        atomic_store(&c->queue_of[wd.index], (int32_t)launched.queue);
-    note_launch(c, &launched);
+    note_queued(c, wd, &launched);
     return TSR_OK;
 }
 

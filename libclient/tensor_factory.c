@@ -229,7 +229,8 @@ static tsr_status fill_storage(tsr_tensor *t, const fill *f, const unsigned char
         /* Device memory is filled where it lives: by the daemon. */
         tsr__region whole = {.itemsize = (uint32_t)item, .ndim = 1, .sizes = {(int64_t)(n / item)},
                              .strides = {1}};
-        return tsr__client_fill(t->storage->client, t->storage->handle, &whole, element);
+        return tsr__client_fill(t->storage->client, t->storage->device, t->storage->handle, &whole,
+                                element);
     }
     unsigned char *data = NULL;
     tsr_status st = tsr__tensor_host_base(t, "", &data);

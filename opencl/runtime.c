@@ -745,6 +745,33 @@ static bool output_box(const tsr__clrt_launch *l, size_t region[3], size_t pitch
     return pitch[0] >= region[0] && pitch[1] >= region[1] * pitch[0] && pitch[1] % pitch[0] == 0;
 }
 
+/* Enqueues the kernel over pieces [first, end) of its NDRange, numbered
+ * x fastest (global offsets `step` apart; the kernel reads get_global_id,
+ * which counts the offset in). The queue is in order: the last piece's
+ * event ends them all. */
+static cl_int enqueue_pieces(cl_command_queue queue, cl_kernel k, const tsr__kernel_geometry *g,
+                             const size_t *global, const size_t *local, uint64_t first,
+                             uint64_t end, cl_event *event)
+{
+    size_t step[3], count[3];
+    for (int i = 0; i < 3; i++) {
+        step[i] = g->step[i] ? (size_t)g->step[i] : global[i];
+        count[i] = step[i] ? (global[i] + step[i] - 1) / step[i] : 0;
+    }
+    cl_int err = CL_SUCCESS;
+    for (uint64_t p = first; p < end && err == CL_SUCCESS; p++) {
+        uint64_t index[3] = {p % count[0], p / count[0] % count[1], p / count[0] / count[1]};
+        size_t at[3], n[3];
+        for (int i = 0; i < 3; i++) {
+            at[i] = (size_t)index[i] * step[i];
+            n[i] = global[i] - at[i] < step[i] ? global[i] - at[i] : step[i];
+        }
+        err =
+            clEnqueueNDRangeKernel(queue, k, 3, at, n, local, 0, NULL, p + 1 == end ? event : NULL);
+    }
+    return err;
+}
+
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
                              const tsr__clrt_launch *l, tsr__clrt_done_fn done, void *ctx)
 {
@@ -826,7 +853,9 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     }
     cl_event event = NULL;
     if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(d->queue, k, 3, NULL, global, local, 0, NULL, &event);
+        err = enqueue_pieces(
+            d->queue, k, g, global, local, l->first_piece,
+            l->piece_count ? l->first_piece + l->piece_count : (g->pieces ? g->pieces : 1), &event);
     if (err == CL_SUCCESS && l->check_status) {
         cl_event read = NULL;
         err = clEnqueueReadBuffer(d->queue, job->status_buffer, CL_FALSE, 0, sizeof(cl_int),

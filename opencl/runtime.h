@@ -128,6 +128,9 @@ typedef struct tsr__clrt_launch {
     uint32_t kind[4];
     uint8_t scalar[16], alpha[16];
     tsr__kernel_geometry geometry;
+    /* The pieces of the geometry this enqueue runs: `piece_count` from
+     * `first_piece` (0 and 0: all of them). */
+    uint64_t first_piece, piece_count;
 } tsr__clrt_launch;
 
 /* Called once per launch from a driver thread when it has finished:

@@ -893,6 +893,8 @@ static void check_thread_limit(conn *c)
 /* FILL names memory by (handle, offset, sizes, strides): out-of-range
  * offsets, huge sizes and overflowing strides are refused before any byte
  * is written, and a good region is written exactly. */
+static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes);
+
 static int fill(conn *c, uint64_t handle, uint32_t itemsize, int32_t ndim, int64_t offset,
                 const int64_t *sizes, const int64_t *strides, uint8_t byte)
 {
@@ -963,6 +965,59 @@ static void check_regions(conn *a, conn *b)
     ASSERT_EQ(free_handle(b, theirs.handle), TSR_OK);
 }
 
+/* A region that names an element 2^62 times (stride 0) is one element to
+ * fill: the daemon answers at once and goes on serving everyone else,
+ * where it used to write the element 2^62 times on its event loop. A
+ * region whose repeats cannot be taken out is refused, not written. */
+static void check_repeating_fill(conn *a, conn *b)
+{
+    tsr__wire_block blk;
+    ASSERT_EQ(alloc(a, opencl0, 512, &blk), TSR_OK); /* 128 int32 */
+    int64_t n128[1] = {128}, one[1] = {1};
+    ASSERT_EQ(fill(a, blk.handle, 4, 1, 0, n128, one, 0), TSR_OK);
+    tsr__wire_fill f = {.region = {.handle = blk.handle, .itemsize = 4, .ndim = 2, .offset = 5}};
+    f.region.sizes[0] = f.region.sizes[1] = INT64_C(1) << 31;
+    memset(f.value, 0x44, sizeof f.value);
+    frame fr;
+    uint64_t id = a->next_id++;
+    int64_t sent = now_ms();
+    uint32_t len = frame_build(&fr, TSR__OP_FILL, 0, &f, sizeof f, id);
+    ASSERT_TRUE(send_packet(a, fr.bytes, len, NULL, 0));
+    ASSERT_EQ(rq(b, TSR__OP_PING, NULL, NULL), TSR_OK);
+    ssize_t n = recv_packet(a, &fr);
+    tsr__wire_launched l = {0};
+    ASSERT_EQ(n > 0 ? parse_reply(a, fr.bytes, (size_t)n, TSR__OP_FILL, id, &l) : -1, TSR_OK);
+    ASSERT_TRUE(now_ms() - sent < 1000);
+    ASSERT_EQ(l.sequence, 0); /* one element: written at once */
+
+    /* Ten dimensions of two, strides 4..13: 1024 elements, repeats that do
+     * not line up, in a block of 128. */
+    int64_t twos[10], steps[10];
+    for (int k = 0; k < 10; k++) {
+        twos[k] = 2;
+        steps[k] = 4 + k;
+    }
+    ASSERT_EQ(fill(a, blk.handle, 4, 10, 0, twos, steps, 0x55), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(a->message, "region overlaps itself: 1024 elements in an allocation of 128");
+    /* Repeats that line up merge: strides 1 and 2 over 64 and 32 are the
+     * elements 0..125 once each. */
+    int64_t lined[2] = {32, 64}, lined_st[2] = {2, 1};
+    ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, lined, lined_st, 0x66), TSR_OK);
+
+    uint64_t bytes = 0;
+    uint8_t *base = map_block(a, &blk, &bytes);
+    ASSERT_TRUE(base != NULL);
+    if (base) {
+        const uint8_t *p = base + blk.offset;
+        int bad = 0;
+        for (int k = 0; k < 512; k++)
+            bad += p[k] != (k / 4 <= 125 ? 0x66 : 0);
+        ASSERT_EQ(bad, 0);
+        munmap(base, bytes);
+    }
+    ASSERT_EQ(free_handle(a, blk.handle), TSR_OK);
+}
+
 /* ---- Kernels --------------------------------------------------------- */
 
 /* A LAUNCH of an elementwise float32 kernel: out = a + alpha * b over
@@ -1001,6 +1056,163 @@ static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes)
     c->nfds = 0;
     *bytes = info.bytes;
     return base == MAP_FAILED ? NULL : base;
+}
+
+/* A large fill does not run on the event loop: it is queued on the
+ * device as a fill kernel (its reply names a launch), and another session
+ * is served while it runs. A 16-byte element is written exactly, both
+ * halves. */
+static void check_large_fill(void)
+{
+    conn a, b;
+    if (!session_open(&a, "filler") || !session_open(&b, "pinger"))
+        return;
+    enum { BIG = 48 << 20, WIDE = 1 << 20 };
+    tsr__wire_block big, wide;
+    ASSERT_EQ(alloc(&a, opencl0, BIG, &big), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, WIDE, &wide), TSR_OK);
+    tsr__wire_fill f = {.region = {.handle = big.handle, .itemsize = 4, .ndim = 1}};
+    f.region.sizes[0] = BIG / 4;
+    f.region.strides[0] = 1;
+    memset(f.value, 0x5a, sizeof f.value);
+    tsr__wire_launched l = {0};
+    ASSERT_EQ(rq(&a, TSR__OP_FILL, &f, &l), TSR_OK);
+    ASSERT_TRUE(l.sequence != 0); /* queued, not written on the loop */
+    int64_t slowest = 0;
+    for (int k = 0; k < 20; k++) {
+        int64_t t = now_ms();
+        ASSERT_EQ(rq(&b, TSR__OP_PING, NULL, NULL), TSR_OK);
+        if (now_ms() - t > slowest)
+            slowest = now_ms() - t;
+    }
+    ASSERT_TRUE(slowest < 1000);
+    f.region = (tsr__wire_region){.handle = wide.handle, .itemsize = 16, .ndim = 1};
+    f.region.sizes[0] = WIDE / 16;
+    f.region.strides[0] = 1;
+    for (int k = 0; k < 16; k++)
+        f.value[k] = (uint8_t)(0x10 + k);
+    tsr__wire_launched w = {0};
+    ASSERT_EQ(rq(&a, TSR__OP_FILL, &f, &w), TSR_OK);
+    ASSERT_TRUE(w.sequence != 0);
+    ASSERT_TRUE(queue_done(&a, w.queue, w.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[w.queue].errors), 0);
+    uint64_t bytes = 0, wide_bytes = 0;
+    uint8_t *base = map_block(&a, &big, &bytes), *wide_base = map_block(&a, &wide, &wide_bytes);
+    ASSERT_TRUE(base != NULL && wide_base != NULL);
+    if (base && wide_base) {
+        size_t bad = 0;
+        for (size_t k = 0; k < BIG; k++)
+            bad += base[big.offset + k] != 0x5a;
+        for (size_t k = 0; k < WIDE; k++)
+            bad += wide_base[wide.offset + k] != 0x10 + k % 16;
+        ASSERT_UEQ(bad, 0);
+    }
+    if (base)
+        munmap(base, bytes);
+    if (wide_base)
+        munmap(wide_base, wide_bytes);
+    ASSERT_EQ(free_handle(&a, big.handle), TSR_OK);
+    ASSERT_EQ(free_handle(&a, wide.handle), TSR_OK);
+    conn_close(&b);
+    conn_close(&a);
+    expect_healthy("a large fill");
+}
+
+/* Sessions take turns on a device: a session that queued a hundred large
+ * kernels delays another's one kernel by a few of its own, not by all of
+ * them (in arrival order it waited for the hundred). */
+static void check_fair_turns(void)
+{
+    conn a, b;
+    if (!session_open(&a, "hog") || !session_open(&b, "neighbour"))
+        return;
+    enum { N = 4 << 20, HOG = 100 };
+    tsr__wire_block x, y, z, small;
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &x), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &y), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, N * 4, &z), TSR_OK);
+    ASSERT_EQ(alloc(&b, opencl0, 4096, &small), TSR_OK);
+    tsr__kernel k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    tsr__wire_launched l = {0}, mine = {0};
+    for (int r = 0; r < HOG; r++)
+        ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
+    ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
+    ASSERT_TRUE(queue_done(&b, mine.queue, mine.sequence));
+    uint32_t hog_done = atomic_load(&a.ring->queues[l.queue].completed);
+    if (hog_done > HOG / 2)
+        fprintf(stderr, "the hog had %u of %d kernels done before the neighbour's one\n", hog_done,
+                HOG);
+    ASSERT_TRUE(hog_done <= HOG / 2);
+    ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[l.queue].errors), 0);
+
+    /* One long kernel is no hog either: it runs in pieces of a few
+     * milliseconds, and the neighbour's kernel goes between two of them.
+     * 16 Mi uint8 plus a scalar: 4 pieces. */
+    k = add_kernel(x.handle, x.handle, 0, 4 * N, 1.0f);
+    k.common = TSR_UINT8;
+    for (int i = 0; i < 3; i++)
+        k.operands[i].dtype = TSR_UINT8;
+    k.operands[2].flags = TSR__KOPERAND_SCALAR;
+    int64_t alpha_one = 1;
+    memset(k.alpha, 0, sizeof k.alpha);
+    memcpy(k.alpha, &alpha_one, sizeof alpha_one);
+    k.scalar[0] = 1;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
+    ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
+    ASSERT_TRUE(queue_done(&b, mine.queue, mine.sequence));
+    uint32_t long_done = atomic_load(&a.ring->queues[l.queue].completed);
+    ASSERT_TRUE((int32_t)(long_done - l.sequence) < 0); /* still running */
+    ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
+    ASSERT_EQ(atomic_load(&a.ring->queues[l.queue].errors), 0);
+
+    /* A session that ends with a hundred kernels queued: those the driver
+     * has not started are cancelled, not run for nobody. */
+    uint32_t hog_id = a.session_id;
+    k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    for (int r = 0; r < HOG; r++)
+        ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    conn_close(&a);
+    k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
+    ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
+    ASSERT_TRUE(queue_done(&b, mine.queue, mine.sequence));
+    /* Each is logged: "session N: kernel S on opencl:0: the session ended
+     * before the kernel ran" (its first hundred ran without errors). */
+    char needle[128];
+    snprintf(needle, sizeof needle, "session %u: kernel", hog_id);
+    int cancelled = 0;
+    for (int64_t until = now_ms() + 10000; now_ms() < until && cancelled < HOG / 2; sleep_ms(10))
+        cancelled = test_daemon_log_count(&tsrd, needle);
+    ASSERT_TRUE(log_has("the session ended before the kernel ran"));
+    if (cancelled < HOG / 2)
+        fprintf(stderr, "%d of the %d kernels of a session that ended were cancelled\n", cancelled,
+                HOG);
+    ASSERT_TRUE(cancelled >= HOG / 2);
+    conn_close(&b);
+    expect_healthy("a session that queued many kernels");
+}
+
+/* Queues some twenty seconds of kernels on a session that stays open:
+ * the daemon's stop (SIGTERM, at the end of the test, within the ten
+ * seconds test_daemon_stop allows) cancels those the driver has not
+ * started instead of running them all first. */
+static void queue_for_the_stop(conn *c)
+{
+    if (!session_open(c, "busy-at-stop"))
+        return;
+    enum { N = 4 << 20, LAUNCHES = 2000 };
+    tsr__wire_block x, y, z;
+    ASSERT_EQ(alloc(c, opencl0, N * 4, &x), TSR_OK);
+    ASSERT_EQ(alloc(c, opencl0, N * 4, &y), TSR_OK);
+    ASSERT_EQ(alloc(c, opencl0, N * 4, &z), TSR_OK);
+    tsr__kernel k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f);
+    tsr__wire_launched l;
+    int queued = 0;
+    for (int r = 0; r < LAUNCHES; r++)
+        queued += rq(c, TSR__OP_LAUNCH, &k, &l) == TSR_OK;
+    ASSERT_EQ(queued, LAUNCHES);
 }
 
 /* Kernels run where their operands live and only on memory of the
@@ -1100,6 +1312,44 @@ static void check_launches(void)
     }
     ASSERT_TRUE(pz[0] == 1.5f); /* nothing ran */
 
+    /* Every operand standing still along 2^23 x 2^23: one element to
+     * compute, not 2^46 (which made the OpenCL driver trap and took the
+     * daemon down with every session). The same as a fill. */
+    k = add_kernel(z.handle, x.handle, y.handle, 1, 1.0f);
+    k.ndim = 2;
+    k.sizes[0] = k.sizes[1] = INT64_C(1) << 23;
+    for (int i = 0; i < 3; i++) {
+        k.operands[i].offset = 7;
+        k.operands[i].strides[0] = 0;
+    }
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    tsr__kernel f = {.op = TSR__KOP_FILL, .common = TSR_FLOAT32, .ndim = 2, .noperands = 1};
+    f.sizes[0] = f.sizes[1] = INT64_C(1) << 23;
+    f.operands[0] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = z.handle, .offset = 8};
+    float minus_two = -2.0f;
+    memcpy(f.scalar, &minus_two, sizeof minus_two);
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &f, &l), TSR_OK);
+    int64_t launched = now_ms();
+    ASSERT_TRUE(queue_done(&a, 0, l.sequence));
+    ASSERT_TRUE(now_ms() - launched < 10000);
+    ASSERT_TRUE(pz[7] == 7.0f + 3.5f);
+    ASSERT_TRUE(pz[8] == -2.0f);
+    ASSERT_TRUE(pz[9] == 9.0f + 9.0f + 1.5f);
+    /* An output that overlaps itself along a dimension the inputs walk:
+     * 10^6 elements into a block of 1024. Refused, not run. */
+    k = add_kernel(z.handle, x.handle, y.handle, 1, 1.0f);
+    k.ndim = 2;
+    k.sizes[0] = k.sizes[1] = 1000;
+    k.operands[0].strides[0] = 0;
+    k.operands[0].strides[1] = 1;
+    for (int i = 1; i < 3; i++) {
+        k.operands[i].strides[0] = 1;
+        k.operands[i].strides[1] = 0;
+    }
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_TRUE(strstr(a.message, "LAUNCH: the output overlaps itself: 1000000 elements") != NULL);
+    ASSERT_EQ(atomic_load(&a.ring->queues[0].errors), 0);
+
     /* Integer division by zero: the launch is accepted, the error comes
      * back through the ring, and the session goes on. */
     int32_t *ix = (int32_t *)px, *iy = (int32_t *)py, *iz = (int32_t *)pz;
@@ -1157,6 +1407,7 @@ static void check_bad_requests(void)
     check_session_list(&a, &b);
     check_thread_limit(&b);
     check_regions(&a, &b);
+    check_repeating_fill(&a, &b);
     ASSERT_EQ(rq(&a, TSR__OP_PING, NULL, NULL), TSR_OK);
     ASSERT_EQ(rq(&b, TSR__OP_PING, NULL, NULL), TSR_OK);
     conn_close(&unopened);
@@ -1479,8 +1730,17 @@ int main(void)
     check_vanishing();
     check_deaf_client();
     check_launches();
+    check_large_fill();
+    check_fair_turns();
     if (silent_open)
         check_silent_end(&silent, silent_since);
+    conn busy;
+    queue_for_the_stop(&busy);
+    int64_t stopping = now_ms();
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
+    int64_t stop_ms = now_ms() - stopping;
+    fprintf(stderr, "the stop took %lld ms\n", (long long)stop_ms);
+    ASSERT_TRUE(stop_ms < 3000); /* the queued kernels took 8 s to drain */
+    conn_close(&busy);
     TEST_DONE();
 }

@@ -130,8 +130,8 @@ static int list_entries(char names[][64], int cap)
 static size_t read_entry(const char *name, unsigned char *buf, size_t cap)
 {
     char path[600];
-    snprintf(path, sizeof path, "%s/%s", cache_dir, name);
-    FILE *f = fopen(path, "rb");
+    int w = snprintf(path, sizeof path, "%s/%s", cache_dir, name);
+    FILE *f = w > 0 && (size_t)w < sizeof path ? fopen(path, "rb") : NULL;
     size_t n = f ? fread(buf, 1, cap, f) : 0;
     if (f)
         fclose(f);
