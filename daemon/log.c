@@ -17,6 +17,8 @@ void tsr__log_set_level(int level)
 }
 
 static void write_line(int priority, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void write_line(int priority, const char *fmt, va_list ap)
 {
     char line[2048];
     int n = snprintf(line, sizeof line, "<%d>", priority);
