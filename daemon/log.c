@@ -16,7 +16,7 @@ void tsr__log_set_level(int level)
     log_level = level;
 }
 
-static void write_line(int priority, const char *fmt, va_list ap)
+TSR__PRINTF(2, 0) static void write_line(int priority, const char *fmt, va_list ap)
 {
     char line[2048];
     int n = snprintf(line, sizeof line, "<%d>", priority);
