@@ -44,8 +44,12 @@ static void read_comm(pid_t pid, char *out, size_t n)
     close(fd);
     if (got <= 0)
         return;
+    /* The kernel ends the name with a line break; a name may hold one of
+     * its own (prctl), which is the client's and stays (the log escapes
+     * it). */
+    if (buf[got - 1] == '\n')
+        got--;
     buf[got] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
     tsr__wire_text_set(out, n, buf);
 }
 
