@@ -425,6 +425,20 @@ static tsr_status on_fill(request *r)
     tsr_status st = tsr__region_check(&g, b.size, &span);
     if (st != TSR_OK || span == 0)
         return st;
+    /* The fill runs on the loop thread, element by element: a region of
+     * more elements than its bytes hold (a stride of 0 under a size of
+     * 2^62) would stop the daemon for every session. Such elements
+     * overlap, which PyTorch refuses to write to as well. */
+    uint64_t elements = 1;
+    for (int k = 0; k < g.ndim; k++)
+        if (__builtin_mul_overflow(elements, (uint64_t)g.sizes[k], &elements))
+            elements = UINT64_MAX;
+    if (elements > span / g.itemsize)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "unsupported operation: more than one element of the written-to tensor "
+                         "refers to a single memory location (FILL of %llu elements in %llu "
+                         "bytes). Please clone() the tensor before performing the operation.",
+                         (unsigned long long)elements, (unsigned long long)span);
     tsr__segment *seg = tsr__session_segment(r->s, b.segment_id);
     if (!seg || b.offset + b.size > seg->bytes) /* an allocator invariant */
         return tsr__fail(TSR_ERR_RUNTIME, "allocation 0x%016llx lost its segment",
