@@ -660,6 +660,31 @@ static void note_free(int k, uint64_t handle, bool ok)
     }
 }
 
+/* Replies that name devices name them as the session numbers them
+ * (devices.visible), and tell what the daemon holds. */
+static void check_reply(int k, uint32_t opcode, const payload *in, const uint8_t *out)
+{
+    tsr__session *s = sessions[k];
+    if (opcode == TSR__OP_SEGMENT_MAP) {
+        tsr__wire_segment_info info;
+        memcpy(&info, out, sizeof info);
+        const tsr__segment *seg = tsr__session_segment(s, in->segment.segment_id);
+        FUZZ_CHECK(seg && info.bytes == seg->bytes && info.device.type == TSR_DEVICE_OPENCL);
+        FUZZ_CHECK(info.device.index >= 0 && (uint32_t)info.device.index < s->visible_count);
+        FUZZ_CHECK(s->visible[info.device.index] == seg->device->info.device.index);
+    } else if (opcode == TSR__OP_MEMORY_STATS) {
+        tsr__wire_memory_stats m;
+        memcpy(&m, out, sizeof m);
+        FUZZ_CHECK(in->device.type == TSR_DEVICE_OPENCL && in->device.index >= 0 &&
+                   (uint32_t)in->device.index < s->visible_count);
+        tsr__alloc_stats a;
+        tsr__allocator_stats(s->pools[s->visible[in->device.index]].allocator, &a);
+        FUZZ_CHECK(m.allocated == a.allocated && m.reserved == a.reserved &&
+                   m.segments == a.segments);
+        FUZZ_CHECK(m.reserved <= m.device_capacity);
+    }
+}
+
 /* One message to session k. */
 static void message(fuzz_reader *r)
 {
@@ -717,6 +742,8 @@ static void message(fuzz_reader *r)
                                                         : 0));
     for (int i = 0; i < nfds; i++)
         FUZZ_CHECK(fcntl(fds[i], F_GETFD) >= 0);
+    if (ok)
+        check_reply(k, opcode, &p, reply.bytes + sizeof rh);
     if (ok && opcode == TSR__OP_ALLOC)
         note_alloc(k, &p.alloc, (const tsr__wire_block *)(reply.bytes + sizeof rh));
     if (opcode == TSR__OP_FREE)
