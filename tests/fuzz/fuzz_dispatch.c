@@ -24,7 +24,7 @@
  *   - every reply passes the client's frame check;
  *   - each allocator passes tsr__allocator_check, and every block the
  *     daemon handed out is still where it said, inside its segment and
- *     overlapping no other;
+ *     overlapping no other; what it counts as allocated is those blocks;
  *   - each device's reserved bytes are the sum of the sessions' segments,
  *     and the limits charged to each session, uid and group equal what
  *     those sessions reserve;
@@ -280,6 +280,17 @@ static void check_invariants(void)
                 tsr__allocator_stats(pool->allocator, &a);
                 reserved = a.reserved;
                 FUZZ_CHECK(a.allocated <= a.reserved && a.segments <= s->segment_count);
+                /* What is allocated is the blocks the session was given. */
+                uint64_t given = 0;
+                uint32_t blocks = 0;
+                for (size_t i = 0; i < live_count; i++) {
+                    const tsr__segment *seg = tsr__session_segment(s, live[i].segment);
+                    if (live[i].session == k && seg && seg->device == pool->device) {
+                        given += live[i].size;
+                        blocks++;
+                    }
+                }
+                FUZZ_CHECK(given == a.allocated && blocks == a.live_blocks);
             }
             for (uint32_t i = 0; i < s->segment_count; i++)
                 if (s->segments[i].device == &server.registry.devices[1 + d])
