@@ -1,5 +1,8 @@
 /* See log.h. A line is formatted whole and written with one write(2), so
- * lines from different moments never interleave. */
+ * lines from different moments never interleave. What a line quotes may
+ * come from a client (its process name, a path it sent), so every line is
+ * escaped on the way out: an admin watching the terminal or the journal
+ * gets no escape sequences, and a client cannot forge a line. */
 #include "daemon/log.h"
 
 #include <stdarg.h>
@@ -16,18 +19,72 @@ void tsr__log_set_level(int level)
     log_level = level;
 }
 
-static void write_line(int priority, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-static void write_line(int priority, const char *fmt, va_list ap)
+/* The length of the well-formed UTF-8 sequence at p (n bytes left) that
+ * is not a C1 control (U+0080..U+009F, which some terminals obey as
+ * escapes); 0 when there is none. */
+static size_t utf8_printable(const unsigned char *p, size_t n)
 {
-    char line[2048];
-    int n = snprintf(line, sizeof line, "<%d>", priority);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
-    ssize_t ignored = write(STDERR_FILENO, line, len);
+    size_t len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+    if (p[0] < 0xc2 || p[0] > 0xf4 || len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++)
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+    /* Overlong forms, surrogates, past U+10FFFF, C1 controls. */
+    if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+        (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f) ||
+        (p[0] == 0xc2 && p[1] < 0xa0))
+        return 0;
+    return len;
+}
+
+/* Copies text into out (cap bytes, no NUL) with what could drive a
+ * terminal or forge a line written as escapes: control bytes (line breaks
+ * included), DEL and bytes that are not printable UTF-8 as \xNN, a
+ * backslash as \\ (so that an escape in the log always was one). Stops
+ * before an escape that would not fit; returns the bytes written. */
+static size_t escape(char *out, size_t cap, const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t used = 0;
+    for (size_t k = 0; k < len;) {
+        size_t run = p[k] >= 0x80 ? utf8_printable(p + k, len - k) : 0;
+        if (run == 0 && p[k] >= 0x20 && p[k] < 0x7f && p[k] != '\\')
+            run = 1;
+        if (run) {
+            if (used + run > cap)
+                break;
+            memcpy(out + used, p + k, run);
+            used += run;
+            k += run;
+            continue;
+        }
+        if (used + 4 > cap)
+            break;
+        if (p[k] == '\\') {
+            out[used++] = '\\';
+            out[used++] = '\\';
+        } else {
+            static const char hex[] = "0123456789abcdef";
+            out[used++] = '\\';
+            out[used++] = 'x';
+            out[used++] = hex[p[k] >> 4];
+            out[used++] = hex[p[k] & 15];
+        }
+        k++;
+    }
+    return used;
+}
+
+TSR__PRINTF(2, 0) static void write_line(int priority, const char *fmt, va_list ap)
+{
+    char text[2048], line[2048];
+    int m = vsnprintf(text, sizeof text, fmt, ap);
+    size_t len = m < 0 ? 0 : (size_t)m < sizeof text ? (size_t)m : sizeof text - 1;
+    size_t n = (size_t)snprintf(line, sizeof line, "<%d>", priority);
+    n += escape(line + n, sizeof line - n - 1, text, len);
+    line[n++] = '\n';
+    ssize_t ignored = write(STDERR_FILENO, line, n);
     (void)ignored;
 }
 

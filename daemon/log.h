@@ -1,6 +1,10 @@
 /* The daemon's log: one line per event on stderr, each starting with a
  * syslog priority prefix ("<6>") that journald turns into the entry's
  * priority, so the same output reads well on a terminal and in the journal.
+ * Lines quote what clients send (process names, paths), so each is escaped
+ * as it is written: control bytes (newlines too), DEL and bytes that are
+ * not printable UTF-8 become \xNN and a backslash \\; one event is always
+ * one line, and nothing in it reaches the terminal as a control.
  *
  * Lines that a client can cause over and over (refused connections,
  * connections that never say HELLO) go through a rate limit per call site:

@@ -53,7 +53,7 @@ tsr_status tsr__loop_create(tsr__loop **out)
     return TSR_OK;
 }
 
-static void reap_dead(tsr__loop *loop)
+void tsr__loop_reap(tsr__loop *loop)
 {
     while (loop->dead) {
         tsr__watch *w = loop->dead;
@@ -66,7 +66,7 @@ void tsr__loop_destroy(tsr__loop *loop)
 {
     if (!loop)
         return;
-    reap_dead(loop);
+    tsr__loop_reap(loop);
     close(loop->epfd);
     free(loop);
 }
@@ -125,7 +125,7 @@ static tsr_status dispatch(tsr__loop *loop, int timeout_ms, int *count)
         if (!w->dead)
             w->fn(loop, events[i].events, w->data);
     }
-    reap_dead(loop);
+    tsr__loop_reap(loop);
     *count = n;
     return TSR_OK;
 }

@@ -38,6 +38,10 @@ typedef struct tsr__loop_poller {
 
 tsr_status tsr__loop_create(tsr__loop **out);
 void tsr__loop_destroy(tsr__loop *loop);
+/* Frees the watches removed since the loop last dispatched (it does so
+ * itself on every pass): for a loop that is never run, such as a detached
+ * server's (server.h). */
+void tsr__loop_reap(tsr__loop *loop);
 
 /* Watches fd for `events` (EPOLLIN, ...). The watch lives until
  * tsr__loop_unwatch, which may be called from any callback, its own

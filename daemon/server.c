@@ -709,14 +709,21 @@ static tsr_status adopt_config(tsr__server *server, const tsr__server_options *o
     return st;
 }
 
-/* Discovery, then what the configuration asks of the devices found. */
-static tsr_status build_devices(tsr__server *server)
+/* Discovery (or the registry given, taken over), then what the
+ * configuration asks of the devices found. */
+static tsr_status build_devices(tsr__server *server, tsr__registry *given)
 {
     const tsr__config *cfg = server->config;
     tsr__registry_options ro = {
         .probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
         .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number == TSR__DEVICE_MEMORY_COPY};
-    tsr_status st = tsr__registry_build(&ro, &server->registry);
+    tsr_status st = TSR_OK;
+    if (given) {
+        server->registry = *given;
+        *given = (tsr__registry){0};
+    } else {
+        st = tsr__registry_build(&ro, &server->registry);
+    }
     if (st != TSR_OK)
         return st;
     size_t n = server->registry.opencl_count;
@@ -773,7 +780,7 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
         tsr__log_set_level((int)cfg->v[TSR__CONF_LOG_LEVEL].number);
         if (cfg->v[TSR__CONF_CACHE_DIR].set)
             tsr__exec_set_cache_dir(cfg->v[TSR__CONF_CACHE_DIR].text);
-        st = build_devices(server);
+        st = build_devices(server, NULL);
     }
     if (st == TSR_OK)
         st = start_listening(server, &mask);
@@ -786,6 +793,23 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
                                                           .quiet = kernels_on_host,
                                                           .data = server});
     return TSR_OK;
+}
+
+tsr_status tsr__server_init_detached(tsr__server *server, const tsr__server_options *options,
+                                     tsr__registry *registry)
+{
+    *server = (tsr__server){.listen_fd = -1, .signal_fd = -1, .watchdog_fd = -1, .status_fd = -1,
+                            .spare_fd = -1};
+    for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
+        server->refusals[k].fd = -1;
+    tsr_status st = adopt_config(server, options);
+    if (st == TSR_OK)
+        st = build_devices(server, registry);
+    if (st == TSR_OK)
+        st = tsr__loop_create(&server->loop);
+    if (st != TSR_OK)
+        tsr__server_fini(server);
+    return st;
 }
 
 tsr_status tsr__server_run(tsr__server *server)

@@ -115,6 +115,14 @@ typedef struct tsr__server {
  * applied), applies the configuration and sets up signal handling
  * (SIGTERM/SIGINT stop, SIGHUP reloads, SIGPIPE ignored). */
 tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options);
+/* A server with no socket, signals, systemd or discovery: `registry` is
+ * taken over (left empty) in place of the devices found, and the
+ * configuration applied as tsr__server_init applies it. Requests reach it
+ * through tsr__session_open_detached and tsr__session_serve_frame, in this
+ * process: the dispatcher fuzzer (tests/fuzz/fuzz_dispatch.c) runs the
+ * daemon's request handling so. tsr__server_fini ends it. */
+tsr_status tsr__server_init_detached(tsr__server *server, const tsr__server_options *options,
+                                     tsr__registry *registry);
 /* Serves until SIGTERM or SIGINT. */
 tsr_status tsr__server_run(tsr__server *server);
 /* Ends every session, unlinks the socket (unless systemd owns it), frees

@@ -44,8 +44,12 @@ static void read_comm(pid_t pid, char *out, size_t n)
     close(fd);
     if (got <= 0)
         return;
+    /* The kernel ends the name with a line break; a name may hold one of
+     * its own (prctl), which is the client's and stays (the log escapes
+     * it). */
+    if (buf[got - 1] == '\n')
+        got--;
     buf[got] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
     tsr__wire_text_set(out, n, buf);
 }
 
@@ -68,27 +72,59 @@ static void on_hello_timer(tsr__loop *loop, uint32_t events, void *data)
     }
 }
 
-tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *peer)
+/* A new session of the peer `cred` over `fd` (-1: none), not yet on the
+ * server's list. */
+static tsr__session *session_new(tsr__server *server, int fd, const struct ucred *cred)
 {
-    struct ucred cred = *peer;
     tsr__session *s = calloc(1, sizeof *s);
-    if (!s) {
-        close(fd);
-        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting a session");
-    }
+    if (!s)
+        return NULL;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     *s = (tsr__session){.server = server,
                         .id = ++server->next_session_id,
                         .fd = fd,
-                        .pid = cred.pid,
-                        .uid = cred.uid,
-                        .gid = cred.gid,
+                        .pid = cred->pid,
+                        .uid = cred->uid,
+                        .gid = cred->gid,
                         .started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
                         .ring_fd = -1,
                         .doorbell_fd = -1,
                         .hello_timer = -1};
-    read_comm(cred.pid, s->command, sizeof s->command);
+    read_comm(cred->pid, s->command, sizeof s->command);
+    return s;
+}
+
+static void session_link(tsr__server *server, tsr__session *s)
+{
+    s->prev = server->last;
+    if (server->last)
+        server->last->next = s;
+    else
+        server->first = s;
+    server->last = s;
+    server->session_count++;
+    tsr__server_count(server, s->uid, 1, 1);
+}
+
+tsr_status tsr__session_open_detached(tsr__server *server, const struct ucred *cred,
+                                      tsr__session **out)
+{
+    tsr__session *s = session_new(server, -1, cred);
+    if (!s)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting a session");
+    session_link(server, s);
+    *out = s;
+    return TSR_OK;
+}
+
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred)
+{
+    tsr__session *s = session_new(server, fd, cred);
+    if (!s) {
+        close(fd);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting a session");
+    }
     tsr_status st = tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_socket, s, &s->watch);
     if (st != TSR_OK) {
         close(fd);
@@ -108,14 +144,7 @@ tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *p
         free(s);
         return tsr__fail(TSR_ERR_IO, "cannot start a session's handshake timer: %s", strerror(e));
     }
-    s->prev = server->last;
-    if (server->last)
-        server->last->next = s;
-    else
-        server->first = s;
-    server->last = s;
-    server->session_count++;
-    tsr__server_count(server, s->uid, 1, 1);
+    session_link(server, s);
     return TSR_OK;
 }
 
@@ -165,7 +194,8 @@ void tsr__session_end(tsr__session *s, const char *why)
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);
-    close(s->fd);
+    if (s->fd >= 0)
+        close(s->fd);
     s->fd = -1;
     if (s->hello_timer >= 0)
         close(s->hello_timer);
@@ -272,7 +302,6 @@ static bool serve_packet(tsr__session *s, bool *ended)
         }
         had_fds = true;
     }
-    tsr__wire_header h;
     if (n < 0)
         why = strerror(errno);
     else if (n == 0)
@@ -281,10 +310,6 @@ static bool serve_packet(tsr__session *s, bool *ended)
         why = "malformed frame: the client sent descriptors";
     else if (msg.msg_flags & MSG_TRUNC)
         why = "malformed frame: larger than a frame may be";
-    else if (tsr__wire_check(in.bytes, (size_t)n, TSR__WIRE_SOCKET, false, &h) != TSR_OK) {
-        snprintf(reason, sizeof reason, "malformed frame: %s", tsr_last_error());
-        why = reason;
-    }
     if (why) {
         tsr__session_end(s, why);
         *ended = true;
@@ -293,18 +318,38 @@ static bool serve_packet(tsr__session *s, bool *ended)
     uint32_t out_len = 0;
     int fds[2];
     int nfds = 0;
-    bool was_open = s->version != 0;
-    bool keep = tsr__session_handle(s, &h, in.bytes + sizeof h, TSR__WIRE_SOCKET, out.bytes,
-                                    &out_len, fds, &nfds);
-    if (!was_open && s->version)
-        opened(s);
+    tsr__session_served served = tsr__session_serve_frame(
+        s, in.bytes, (size_t)n, TSR__WIRE_SOCKET, out.bytes, &out_len, fds, &nfds);
+    if (served == TSR__SERVED_MALFORMED) {
+        snprintf(reason, sizeof reason, "malformed frame: %s", tsr_last_error());
+        tsr__session_end(s, reason);
+        *ended = true;
+        return false;
+    }
     const char *unsent = send_frame(s, out.bytes, out_len, fds, nfds);
-    if (unsent || !keep) {
+    if (unsent || served == TSR__SERVED_END) {
         tsr__session_end(s, unsent ? unsent : "handshake refused");
         *ended = true;
         return false;
     }
     return true;
+}
+
+tsr__session_served tsr__session_serve_frame(tsr__session *s, const uint8_t *frame, size_t len,
+                                             uint32_t transport, uint8_t *reply,
+                                             uint32_t *reply_len, int *fds, int *nfds)
+{
+    tsr__wire_header h;
+    *reply_len = 0;
+    *nfds = 0;
+    if (tsr__wire_check(frame, len, transport, false, &h) != TSR_OK)
+        return TSR__SERVED_MALFORMED;
+    bool was_open = s->version != 0;
+    bool keep = tsr__session_handle(s, &h, frame + sizeof h, transport, reply, reply_len, fds,
+                                    nfds);
+    if (!was_open && s->version)
+        opened(s);
+    return keep ? TSR__SERVED_KEEP : TSR__SERVED_END;
 }
 
 static void on_socket(tsr__loop *loop, uint32_t events, void *data)
@@ -342,16 +387,16 @@ unsigned tsr__session_serve_ring(tsr__session *s)
             continue;
         frame_buffer in, out;
         uint32_t len = *(volatile uint32_t *)&slot->frame_len;
-        tsr__wire_header h;
         if (len > TSR__RING_FRAME_MAX) {
             tsr__fail(TSR_ERR_PROTOCOL, "ring frame of %u bytes", (unsigned)len);
         } else {
             memcpy(in.bytes, slot->frame, len);
-            if (tsr__wire_check(in.bytes, len, TSR__WIRE_RING, false, &h) == TSR_OK) {
-                uint32_t out_len = 0;
-                int fds[2], nfds = 0;
-                bool keep = tsr__session_handle(s, &h, in.bytes + sizeof h, TSR__WIRE_RING,
-                                                out.bytes, &out_len, fds, &nfds);
+            uint32_t out_len = 0;
+            int fds[2], nfds = 0;
+            tsr__session_served result = tsr__session_serve_frame(
+                s, in.bytes, len, TSR__WIRE_RING, out.bytes, &out_len, fds, &nfds);
+            if (result != TSR__SERVED_MALFORMED) {
+                bool keep = result == TSR__SERVED_KEEP;
                 memcpy(slot->frame, out.bytes, out_len);
                 slot->frame_len = out_len;
                 atomic_store(&slot->state, TSR__SLOT_REPLY);

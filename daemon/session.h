@@ -126,6 +126,27 @@ tsr__device_pool *tsr__session_find_live(tsr__session *session, uint64_t handle,
 tsr__device_pool *tsr__session_find_block(tsr__session *session, uint64_t handle,
                                           tsr__block_ref *block);
 
+/* A session with no connection, ring watch or handshake timer, for
+ * serving frames in this process (tsr__server_init_detached); ended with
+ * tsr__session_end like any other. */
+tsr_status tsr__session_open_detached(tsr__server *server, const struct ucred *cred,
+                                      tsr__session **out);
+
+typedef enum tsr__session_served {
+    TSR__SERVED_KEEP,      /* replied; the session goes on */
+    TSR__SERVED_END,       /* replied; the session must end once the reply is sent */
+    TSR__SERVED_MALFORMED, /* no reply: the frame fails tsr__wire_check (message set) */
+} tsr__session_served;
+
+/* One received frame, as either transport delivers it: checked with
+ * tsr__wire_check, then dispatched (tsr__session_handle), logging the
+ * session's opening when this was its HELLO. The socket and ring paths and
+ * the dispatcher fuzzer all come through here; the caller sends the reply
+ * and ends the session when told to. */
+tsr__session_served tsr__session_serve_frame(tsr__session *s, const uint8_t *frame, size_t len,
+                                             uint32_t transport, uint8_t *reply,
+                                             uint32_t *reply_len, int *fds, int *nfds);
+
 /* Serves the ring's pending requests; returns how many. */
 unsigned tsr__session_serve_ring(tsr__session *session);
 

@@ -1,0 +1,794 @@
+/* Fuzz target: the daemon's request handling, behind the frame checks.
+ *
+ * One process-wide server runs detached (tsr__server_init_detached: no
+ * socket, no discovery) over a registry made here: cpu, two OpenCL devices
+ * of 64 MiB and 16 MiB (the second without fp64) and meta, with kernels
+ * disabled (opencl_trusted false: LAUNCH is checked in full, then refused
+ * with its clear error, as no OpenCL runtime is started) and limits of
+ * 24 MiB per session and 40 MiB per uid, the two devices seen in swapped
+ * order (devices.visible = 1,0). With TESSERA_FUZZ_DISCOVER=1 in the
+ * environment the registry comes from real discovery instead (PoCL where
+ * it is installed), still with kernels disabled and each device capped
+ * at 64 MiB; inputs then replay differently from machine to machine.
+ * TESSERA_FUZZ_TRACE=1 prints each message and its outcome.
+ *
+ * The input is a sequence of messages to up to three sessions (two of one
+ * uid, one of another), decoded structure-aware: sizes near the
+ * allocator's boundaries, handles and segments mostly among those the
+ * daemon returned, regions near the edges of their block, kernels over
+ * live blocks. Each goes through tsr__session_serve_frame, the entry point
+ * of the socket and the ring, over the transport the input picks; a
+ * session the daemon ends is ended as the server would end it.
+ *
+ * After every message:
+ *   - every reply passes the client's frame check;
+ *   - each allocator passes tsr__allocator_check, and every block the
+ *     daemon handed out is still where it said, inside its segment and
+ *     overlapping no other; what it counts as allocated is those blocks;
+ *   - each device's reserved bytes are the sum of the sessions' segments,
+ *     and the limits charged to each session, uid and group equal what
+ *     those sessions reserve;
+ *   - the canaries hold: up to CANARY bytes on either side of each block,
+ *     where no other block lies, are painted when the block is handed out
+ *     and must be untouched (no write outside a block).
+ * When the input ends every session ends, and nothing may stay reserved
+ * or charged. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "core/protocol.h"
+#include "daemon/alloc.h"
+#include "daemon/limits.h"
+#include "daemon/log.h"
+#include "daemon/server.h"
+#include "daemon/session.h"
+#include "fuzz.h"
+
+#define SESSIONS 3
+#define LIVE_MAX 2048 /* more than an input of 4096 bytes can allocate */
+#define GUARDS_MAX 16384
+#define CANARY 1024u
+#define CANARY_BYTE 0xa5u
+#define DEVICE_MIB0 64u
+#define DEVICE_MIB1 16u
+
+static const struct ucred peers[SESSIONS] = {
+    {.uid = 1000, .gid = 100}, {.uid = 1000, .gid = 100}, {.uid = 1001, .gid = 101}};
+
+typedef struct live_block {
+    int session;
+    uint64_t handle;
+    uint32_t segment;
+    uint64_t offset, size, segment_bytes;
+} live_block;
+
+typedef struct guard {
+    int session;
+    uint32_t segment;
+    uint64_t start, end;
+} guard;
+
+static tsr__server server;
+static bool server_up;
+static tsr__session *sessions[SESSIONS];
+static live_block live[LIVE_MAX];
+static size_t live_count;
+static guard guards[GUARDS_MAX];
+static size_t guard_count;
+static uint64_t freed_handles[16]; /* recently freed, to be sent again */
+static uint64_t request_id;
+static bool trace; /* TESSERA_FUZZ_TRACE=1: each message and its outcome on stderr */
+
+/* ---- the server ----------------------------------------------------------- */
+
+static void fake_opencl(tsr__registry_device *d, int32_t index, uint64_t mib, bool fp64)
+{
+    memset(d, 0, sizeof *d);
+    d->info.device = (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
+    d->info.memory_bytes = d->capacity = mib << 20;
+    d->info.compute_units = 2;
+    d->info.max_work_group_size = 256;
+    d->info.fp16 = 1;
+    d->info.fp64 = fp64;
+    d->info.host_unified_memory = 1;
+    d->info.numa_node = -1;
+    tsr__wire_text_set(d->info.name, sizeof d->info.name, "fuzz device");
+    tsr__wire_text_set(d->info.vendor, sizeof d->info.vendor, "tessera");
+    d->cl.global_memory_bytes = d->capacity;
+    d->cl.host_unified_memory = true;
+}
+
+static void fake_host(tsr__registry_device *d, tsr_device_type type)
+{
+    memset(d, 0, sizeof *d);
+    d->info.device = (tsr__wire_device){.type = type, .index = -1};
+    d->info.numa_node = -1;
+    d->info.host_unified_memory = 1;
+    tsr__wire_text_set(d->info.name, sizeof d->info.name, type == TSR_DEVICE_CPU ? "host" : "meta");
+}
+
+static tsr_status make_registry(tsr__registry *reg)
+{
+    const char *discover = getenv("TESSERA_FUZZ_DISCOVER");
+    if (discover && strcmp(discover, "1") == 0) {
+        tsr__registry_options ro = {.memory_limit = (uint64_t)DEVICE_MIB0 << 20};
+        tsr_status st = tsr__registry_build(&ro, reg);
+        reg->opencl_trusted = false;
+        return st;
+    }
+    size_t count = 4;
+    tsr__registry_device *devices = calloc(count, sizeof *devices);
+    if (!devices)
+        abort();
+    fake_host(&devices[0], TSR_DEVICE_CPU);
+    fake_opencl(&devices[1], 0, DEVICE_MIB0, true);
+    fake_opencl(&devices[2], 1, DEVICE_MIB1, false);
+    fake_host(&devices[3], TSR_DEVICE_META);
+    *reg = (tsr__registry){
+        .devices = devices, .count = count, .opencl_count = 2, .opencl_trusted = false};
+    return TSR_OK;
+}
+
+static void server_start(void)
+{
+    if (server_up)
+        return;
+    tsr__config cfg;
+    FUZZ_CHECK(tsr__config_init(&cfg, NULL) == TSR_OK);
+    FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "memory_limit.session", "24MiB", NULL) == TSR_OK);
+    FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "memory_limit.uid_default", "40MiB", NULL) == TSR_OK);
+    FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "log.level", "warning", NULL) == TSR_OK);
+    tsr__registry reg;
+    FUZZ_CHECK(make_registry(&reg) == TSR_OK);
+    if (reg.opencl_count >= 2)
+        FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "devices.visible", "1,0", NULL) == TSR_OK);
+    tsr__server_options options = {.config = &cfg};
+    FUZZ_CHECK(tsr__server_init_detached(&server, &options, &reg) == TSR_OK);
+    tsr__config_free(&cfg);
+    const char *t = getenv("TESSERA_FUZZ_TRACE");
+    trace = t && strcmp(t, "1") == 0;
+    server_up = true;
+}
+
+/* ---- the harness's view of what the daemon handed out -------------------- */
+
+static void forget_session(int k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < live_count; i++)
+        if (live[i].session != k)
+            live[n++] = live[i];
+    live_count = n;
+    n = 0;
+    for (size_t i = 0; i < guard_count; i++)
+        if (guards[i].session != k)
+            guards[n++] = guards[i];
+    guard_count = n;
+}
+
+static void end_session(int k, const char *why)
+{
+    tsr__session_end(sessions[k], why);
+    sessions[k] = NULL;
+    forget_session(k);
+}
+
+static uint8_t *segment_base(int k, uint32_t id, uint64_t *bytes)
+{
+    tsr__segment *seg = tsr__session_segment(sessions[k], id);
+    if (!seg)
+        return NULL;
+    *bytes = seg->bytes;
+    return seg->base;
+}
+
+/* Whether [start, end) of a segment meets a live block. */
+static bool meets_block(int k, uint32_t segment, uint64_t start, uint64_t end)
+{
+    for (size_t i = 0; i < live_count; i++)
+        if (live[i].session == k && live[i].segment == segment && live[i].offset < end &&
+            start < live[i].offset + live[i].size)
+            return true;
+    return false;
+}
+
+static void add_guard(int k, uint32_t segment, uint64_t start, uint64_t end)
+{
+    uint64_t bytes;
+    uint8_t *base = segment_base(k, segment, &bytes);
+    if (!base || start >= end || guard_count == GUARDS_MAX || meets_block(k, segment, start, end))
+        return;
+    memset(base + start, CANARY_BYTE, end - start);
+    guards[guard_count++] = (guard){.session = k, .segment = segment, .start = start, .end = end};
+}
+
+/* A block was handed out: guards it overlaps lose those bytes (a guard
+ * never lies inside a block), and canaries go on both sides of it. */
+static void block_added(const live_block *b)
+{
+    for (size_t i = 0; i < guard_count;) {
+        guard *g = &guards[i];
+        if (g->session != b->session || g->segment != b->segment || g->end <= b->offset ||
+            b->offset + b->size <= g->start) {
+            i++;
+            continue;
+        }
+        guard rest = *g;
+        *g = guards[--guard_count];
+        if (rest.start < b->offset && guard_count < GUARDS_MAX)
+            guards[guard_count++] = (guard){rest.session, rest.segment, rest.start, b->offset};
+        if (b->offset + b->size < rest.end && guard_count < GUARDS_MAX)
+            guards[guard_count++] =
+                (guard){rest.session, rest.segment, b->offset + b->size, rest.end};
+    }
+    uint64_t before = b->offset > CANARY ? b->offset - CANARY : 0;
+    uint64_t after = b->offset + b->size + CANARY;
+    if (after > b->segment_bytes)
+        after = b->segment_bytes;
+    /* Only bytes that no other block holds. */
+    for (uint64_t at = before; at < b->offset; at += TSR__ALLOC_ROUND)
+        add_guard(b->session, b->segment, at, at + TSR__ALLOC_ROUND);
+    for (uint64_t at = b->offset + b->size; at < after; at += TSR__ALLOC_ROUND)
+        add_guard(b->session, b->segment, at,
+                  at + TSR__ALLOC_ROUND < after ? at + TSR__ALLOC_ROUND : after);
+}
+
+static void check_guards(void)
+{
+    for (size_t i = 0; i < guard_count;) {
+        const guard *g = &guards[i];
+        uint64_t bytes;
+        const uint8_t *base = segment_base(g->session, g->segment, &bytes);
+        if (!base) { /* the segment was released: its guards go with it */
+            guards[i] = guards[--guard_count];
+            continue;
+        }
+        FUZZ_CHECK(g->end <= bytes);
+        for (uint64_t at = g->start; at < g->end; at++)
+            if (base[at] != CANARY_BYTE) {
+                fprintf(stderr, "canary of session %d segment %u overwritten at byte %llu\n",
+                        g->session, (unsigned)g->segment, (unsigned long long)at);
+                FUZZ_CHECK(base[at] == CANARY_BYTE);
+            }
+        i++;
+    }
+}
+
+/* ---- invariants -------------------------------------------------------- */
+
+static void check_invariants(void)
+{
+    size_t n = server.registry.opencl_count;
+    for (size_t d = 0; d < n; d++) {
+        uint64_t reserved_all = 0;
+        for (int k = 0; k < SESSIONS; k++) {
+            tsr__session *s = sessions[k];
+            if (!s)
+                continue;
+            uint64_t reserved = 0, segments = 0;
+            tsr__device_pool *pool = s->pools ? &s->pools[d] : NULL;
+            if (pool && pool->allocator) {
+                tsr_status st = tsr__allocator_check(pool->allocator);
+                if (st != TSR_OK)
+                    fprintf(stderr, "allocator of session %d on opencl:%zu: %s\n", k, d,
+                            tsr_last_error());
+                FUZZ_CHECK(st == TSR_OK);
+                tsr__alloc_stats a;
+                tsr__allocator_stats(pool->allocator, &a);
+                reserved = a.reserved;
+                FUZZ_CHECK(a.allocated <= a.reserved && a.segments <= s->segment_count);
+                /* What is allocated is the blocks the session was given. */
+                uint64_t given = 0;
+                uint32_t blocks = 0;
+                for (size_t i = 0; i < live_count; i++) {
+                    const tsr__segment *seg = tsr__session_segment(s, live[i].segment);
+                    if (live[i].session == k && seg && seg->device == pool->device) {
+                        given += live[i].size;
+                        blocks++;
+                    }
+                }
+                FUZZ_CHECK(given == a.allocated && blocks == a.live_blocks);
+            }
+            for (uint32_t i = 0; i < s->segment_count; i++)
+                if (s->segments[i].device == &server.registry.devices[1 + d])
+                    segments += s->segments[i].bytes;
+            FUZZ_CHECK(segments == reserved);
+            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_SESSION, s->id, (uint32_t)d) ==
+                       reserved);
+            reserved_all += reserved;
+        }
+        FUZZ_CHECK(server.registry.devices[1 + d].reserved == reserved_all);
+        FUZZ_CHECK(reserved_all <= server.registry.devices[1 + d].capacity);
+        /* A uid's and a group's charges are their sessions' sums. */
+        for (int k = 0; k < SESSIONS; k++) {
+            uint64_t uid_sum = 0, gid_sum = 0;
+            for (int j = 0; j < SESSIONS; j++) {
+                tsr__session *s = sessions[j];
+                if (!s || !s->pools || !s->pools[d].allocator)
+                    continue;
+                tsr__alloc_stats a;
+                tsr__allocator_stats(s->pools[d].allocator, &a);
+                uid_sum += peers[j].uid == peers[k].uid ? a.reserved : 0;
+                gid_sum += peers[j].gid == peers[k].gid ? a.reserved : 0;
+            }
+            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==
+                       uid_sum);
+            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_GROUP, peers[k].gid,
+                                       (uint32_t)d) == gid_sum);
+        }
+    }
+    /* Every block handed out is where it was (alone: note_alloc checked
+     * that it met no other when it came). */
+    for (size_t i = 0; i < live_count; i++) {
+        const live_block *b = &live[i];
+        tsr__block_ref ref;
+        FUZZ_CHECK(tsr__session_find_block(sessions[b->session], b->handle, &ref) != NULL);
+        FUZZ_CHECK(ref.segment_id == b->segment && ref.offset == b->offset && ref.size == b->size);
+        uint64_t bytes;
+        FUZZ_CHECK(segment_base(b->session, b->segment, &bytes) && b->offset + b->size <= bytes);
+    }
+    check_guards();
+}
+
+/* ---- decoding ------------------------------------------------------------ */
+
+static uint32_t fuzz_u32(fuzz_reader *r)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++)
+        v = v << 8 | fuzz_u8(r);
+    return v;
+}
+
+static uint64_t fuzz_u64(fuzz_reader *r)
+{
+    return (uint64_t)fuzz_u32(r) << 32 | fuzz_u32(r);
+}
+
+/* Allocation sizes: mostly around the allocator's boundaries. */
+static uint64_t fuzz_size(fuzz_reader *r)
+{
+    static const uint64_t marks[] = {0,
+                                     1,
+                                     TSR__ALLOC_ROUND,
+                                     TSR__ALLOC_SMALL_SIZE,
+                                     TSR__ALLOC_SMALL_SEGMENT,
+                                     TSR__ALLOC_MIN_LARGE,
+                                     TSR__ALLOC_LARGE_SEGMENT,
+                                     (uint64_t)DEVICE_MIB1 << 20,
+                                     24u << 20,
+                                     (uint64_t)DEVICE_MIB0 << 20,
+                                     TSR__ALLOC_MAX_BYTES};
+    uint8_t t = fuzz_u8(r);
+    switch (t >> 6) {
+    case 0:
+        return (uint64_t)t * 64 + fuzz_u8(r);
+    case 1:
+        return (uint64_t)(t & 63) << 14 | (uint64_t)fuzz_u8(r) << 6;
+    case 2: {
+        uint64_t mark = marks[(t & 15) % (sizeof marks / sizeof marks[0])];
+        int64_t delta = (int8_t)fuzz_u8(r);
+        return (t & 16) ? mark + (uint64_t)delta : mark;
+    }
+    default:
+        return fuzz_u64(r);
+    }
+}
+
+static tsr__wire_device fuzz_device(fuzz_reader *r)
+{
+    uint8_t t = fuzz_u8(r);
+    switch (t & 7) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+        return (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = t & 1};
+    case 4:
+        return (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = (t >> 3 & 1) ? 0 : -1};
+    case 5:
+        return (tsr__wire_device){.type = TSR_DEVICE_META, .index = (int32_t)(t >> 3 & 3) - 1};
+    case 6:
+        return (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = (int32_t)(t >> 3) - 8};
+    default:
+        return (tsr__wire_device){.type = (int32_t)fuzz_u32(r), .index = (int32_t)fuzz_u32(r)};
+    }
+}
+
+/* A handle: mostly a live one of this session, else another session's, a
+ * freed one, or any number. */
+static const live_block *pick_live(fuzz_reader *r, int k, uint8_t t)
+{
+    size_t mine = 0;
+    for (size_t i = 0; i < live_count; i++)
+        mine += live[i].session == k;
+    if (!mine)
+        return NULL;
+    size_t want = t % mine;
+    for (size_t i = 0; i < live_count; i++)
+        if (live[i].session == k && want-- == 0)
+            return &live[i];
+    (void)r;
+    return NULL;
+}
+
+static uint64_t fuzz_handle(fuzz_reader *r, int k, const live_block **block)
+{
+    uint8_t t = fuzz_u8(r);
+    *block = NULL;
+    switch (t >> 5) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+    case 4: {
+        const live_block *b = pick_live(r, k, t);
+        if (b) {
+            *block = b;
+            return b->handle;
+        }
+        return live_count ? live[t % live_count].handle : 0;
+    }
+    case 5:
+        return live_count ? live[t % live_count].handle : freed_handles[t & 15];
+    case 6:
+        return freed_handles[t & 15];
+    default:
+        return fuzz_u64(r);
+    }
+}
+
+/* Element counts and offsets: small, or reaching the edge of the block. */
+static int64_t fuzz_extent(fuzz_reader *r, uint64_t items)
+{
+    uint8_t t = fuzz_u8(r);
+    if (t < 0xc0)
+        return t & 15;
+    switch (t & 3) {
+    case 0:
+        return (int64_t)items;
+    case 1:
+        return (int64_t)items - 1;
+    case 2:
+        return (int64_t)items + 1;
+    default:
+        return fuzz_i64(r);
+    }
+}
+
+static uint32_t fuzz_itemsize(fuzz_reader *r)
+{
+    static const uint32_t sizes[8] = {1, 2, 4, 8, 16, 1, 4, 3};
+    uint8_t t = fuzz_u8(r);
+    return t < 0xf8 ? sizes[t & 7] : fuzz_u32(r);
+}
+
+/* A region over a block: ndim, sizes, strides and offset in elements. */
+static void fuzz_region(fuzz_reader *r, uint64_t block_bytes, uint32_t itemsize, int32_t *ndim,
+                        int64_t *offset, int64_t *sizes, int64_t *strides)
+{
+    uint64_t items = itemsize ? block_bytes / itemsize : 0;
+    uint8_t t = fuzz_u8(r);
+    *ndim = t < 0xf0 ? (int32_t)(t % 5) : (int32_t)(t & 15) * 2 - 6; /* up to 24, and some bad */
+    *offset = (t & 0x80) ? fuzz_extent(r, items) : 0;
+    int64_t stride = 1;
+    for (int32_t d = *ndim - 1; d >= 0 && d < TSR_MAX_DIMS; d--) {
+        sizes[d] = fuzz_extent(r, items);
+        uint8_t how = fuzz_u8(r);
+        strides[d] = how < 0xa0 ? stride : how < 0xe0 ? (int64_t)(how & 7) : fuzz_i64(r);
+        if (sizes[d] > 0 && !__builtin_mul_overflow(stride, sizes[d], &stride))
+            continue;
+        stride = 1;
+    }
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+typedef union payload {
+    uint64_t align;
+    uint8_t bytes[TSR__WIRE_FRAME_MAX];
+    tsr__wire_hello hello;
+    tsr__wire_position position;
+    tsr__wire_set_device set_device;
+    tsr__wire_get_device get_device;
+    tsr__wire_alloc alloc;
+    tsr__wire_handle handle;
+    tsr__wire_segment segment;
+    tsr__wire_device device;
+    tsr__wire_fill fill;
+    tsr__kernel kernel;
+    tsr__wire_stats_request stats;
+} payload;
+
+static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
+{
+    uint8_t t = fuzz_u8(r);
+    kn->op = t < 0xf0 ? 1u + t % (TSR__KOP_COUNT - 1) : fuzz_u32(r);
+    kn->noperands = kn->op == TSR__KOP_FILL ? 1 : kn->op == TSR__KOP_COPY ? 2 : 3;
+    if (fuzz_u8(r) >= 0xf0)
+        kn->noperands = fuzz_u8(r) % 6;
+    uint8_t d = fuzz_u8(r);
+    kn->common = d < 0xf0 ? d % TSR_DTYPE_COUNT : fuzz_u32(r);
+    const live_block *first = pick_live(r, k, fuzz_u8(r));
+    uint64_t bytes = first ? first->size : 4096;
+    int64_t offset;
+    fuzz_region(r, bytes, (uint32_t)tsr_dtype_itemsize((tsr_dtype)kn->common), &kn->ndim, &offset,
+                kn->sizes, kn->operands[0].strides);
+    for (uint32_t i = 0; i < kn->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
+        tsr__kernel_operand *o = &kn->operands[i];
+        uint8_t how = fuzz_u8(r);
+        o->dtype = how < 0xf0
+                       ? (i == 0 || (how & 1) ? kn->common : (uint32_t)(how >> 1) % TSR_DTYPE_COUNT)
+                       : fuzz_u32(r);
+        o->flags = i > 0 && (how & 0x80) && how < 0xf0 ? TSR__KOPERAND_SCALAR : 0;
+        const live_block *b = NULL;
+        o->handle = i == 0 && first ? first->handle : fuzz_handle(r, k, &b);
+        o->offset = i == 0 ? offset : fuzz_extent(r, bytes);
+        if (i > 0)
+            for (int32_t j = 0; j < kn->ndim && j < TSR_MAX_DIMS; j++)
+                o->strides[j] = (how & 2) ? kn->operands[0].strides[j] : fuzz_extent(r, 4);
+    }
+    for (int i = 0; i < 16; i++)
+        kn->scalar[i] = fuzz_u8(r);
+}
+
+/* Builds the payload of `opcode` for session k into p; returns its length. */
+static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64_t *fill_handle)
+{
+    const tsr__wire_op_info *op = tsr__wire_op(opcode);
+    const live_block *b = NULL;
+    switch (opcode) {
+    case TSR__OP_HELLO: {
+        uint8_t t = fuzz_u8(r);
+        p->hello.version_min = t < 0xf0 ? TSR__WIRE_VERSION_MIN : fuzz_u32(r);
+        p->hello.version_max = t < 0xf0 ? TSR__WIRE_VERSION : fuzz_u32(r);
+        p->hello.flags = (t & 0xf8) == 0xe8 ? fuzz_u32(r) : 0;
+        size_t len = fuzz_u8(r) % (sizeof p->hello.name + 1);
+        for (size_t i = 0; i < len; i++)
+            p->hello.name[i] = (char)fuzz_u8(r);
+        break;
+    }
+    case TSR__OP_DEVICE_GET:
+        p->position.position = fuzz_u8(r) % 6;
+        break;
+    case TSR__OP_SET_DEVICE:
+        p->set_device.thread_id = fuzz_u8(r) % 8;
+        p->set_device.device = fuzz_device(r);
+        break;
+    case TSR__OP_GET_DEVICE:
+        p->get_device.thread_id = fuzz_u8(r) % 8;
+        p->get_device.type = fuzz_device(r).type;
+        break;
+    case TSR__OP_ALLOC:
+        p->alloc.device = fuzz_device(r);
+        p->alloc.bytes = fuzz_size(r);
+        break;
+    case TSR__OP_FREE:
+        p->handle.handle = fuzz_handle(r, k, &b);
+        break;
+    case TSR__OP_SEGMENT_MAP: {
+        uint8_t t = fuzz_u8(r);
+        p->segment.segment_id = t < 0xc0 && live_count ? live[t % live_count].segment : t & 31;
+        break;
+    }
+    case TSR__OP_MEMORY_STATS:
+    case TSR__OP_EMPTY_CACHE:
+    case TSR__OP_DEVICE_STATUS:
+    case TSR__OP_TOPOLOGY:
+        p->device = fuzz_device(r);
+        break;
+    case TSR__OP_SESSION_LIST:
+    case TSR__OP_PROCESS_LIST:
+        p->segment.segment_id = fuzz_u8(r) % 8;
+        break;
+    case TSR__OP_SESSION_STATS: {
+        uint8_t t = fuzz_u8(r);
+        tsr__session *other = sessions[t % SESSIONS];
+        p->stats.session_id = t < 0x80 ? 0 : other ? other->id : t;
+        p->stats.device = fuzz_device(r);
+        break;
+    }
+    case TSR__OP_FILL: {
+        tsr__wire_region *g = &p->fill.region;
+        g->handle = fuzz_handle(r, k, &b);
+        g->itemsize = fuzz_itemsize(r);
+        fuzz_region(r, b ? b->size : 4096, g->itemsize, &g->ndim, &g->offset, g->sizes, g->strides);
+        for (int i = 0; i < 16; i++)
+            p->fill.value[i] = fuzz_u8(r);
+        *fill_handle = b ? b->handle : 0;
+        break;
+    }
+    case TSR__OP_LAUNCH:
+        build_launch(r, k, &p->kernel);
+        break;
+    default:
+        break;
+    }
+    return op ? op->request_size : 0;
+}
+
+/* A FILL that succeeded wrote its value at its first and last elements. */
+static void check_fill(int k, uint64_t handle, const tsr__wire_fill *f)
+{
+    const live_block *b = NULL;
+    for (size_t i = 0; i < live_count; i++)
+        if (live[i].session == k && live[i].handle == handle)
+            b = &live[i];
+    if (!b)
+        return;
+    const tsr__wire_region *g = &f->region;
+    uint64_t first = (uint64_t)g->offset, last = first;
+    for (int32_t d = 0; d < g->ndim; d++) {
+        if (g->sizes[d] == 0)
+            return;
+        last += (uint64_t)(g->sizes[d] - 1) * (uint64_t)g->strides[d];
+    }
+    uint64_t bytes;
+    const uint8_t *base = segment_base(k, b->segment, &bytes) + b->offset;
+    FUZZ_CHECK((last + 1) * g->itemsize <= b->size);
+    FUZZ_CHECK(memcmp(base + first * g->itemsize, f->value, g->itemsize) == 0);
+    FUZZ_CHECK(memcmp(base + last * g->itemsize, f->value, g->itemsize) == 0);
+}
+
+static void note_alloc(int k, const tsr__wire_alloc *in, const tsr__wire_block *out)
+{
+    FUZZ_CHECK(out->handle != 0 && out->offset % TSR__ALLOC_ROUND == 0);
+    FUZZ_CHECK(out->size >= in->bytes && out->size % TSR__ALLOC_ROUND == 0);
+    FUZZ_CHECK(out->offset + out->size <= out->segment_bytes);
+    uint64_t bytes;
+    FUZZ_CHECK(segment_base(k, out->segment_id, &bytes) && bytes == out->segment_bytes);
+    for (size_t i = 0; i < live_count; i++) {
+        const live_block *b = &live[i];
+        FUZZ_CHECK(b->session != k || b->handle != out->handle);
+        FUZZ_CHECK(b->session != k || b->segment != out->segment_id ||
+                   b->offset >= out->offset + out->size || out->offset >= b->offset + b->size);
+    }
+    FUZZ_CHECK(live_count < LIVE_MAX);
+    live[live_count] = (live_block){.session = k,
+                                    .handle = out->handle,
+                                    .segment = out->segment_id,
+                                    .offset = out->offset,
+                                    .size = out->size,
+                                    .segment_bytes = out->segment_bytes};
+    block_added(&live[live_count++]);
+}
+
+static void note_free(int k, uint64_t handle, bool ok)
+{
+    for (size_t i = 0; i < live_count; i++) {
+        if (live[i].session != k || live[i].handle != handle)
+            continue;
+        /* No kernel ever runs here, so a live block frees at once. */
+        FUZZ_CHECK(ok);
+        memmove(&freed_handles[1], &freed_handles[0],
+                sizeof freed_handles - sizeof freed_handles[0]);
+        freed_handles[0] = handle;
+        live[i] = live[--live_count];
+        return;
+    }
+}
+
+/* Replies that name devices name them as the session numbers them
+ * (devices.visible), and tell what the daemon holds. */
+static void check_reply(int k, uint32_t opcode, const payload *in, const uint8_t *out)
+{
+    tsr__session *s = sessions[k];
+    if (opcode == TSR__OP_SEGMENT_MAP) {
+        tsr__wire_segment_info info;
+        memcpy(&info, out, sizeof info);
+        const tsr__segment *seg = tsr__session_segment(s, in->segment.segment_id);
+        FUZZ_CHECK(seg && info.bytes == seg->bytes && info.device.type == TSR_DEVICE_OPENCL);
+        FUZZ_CHECK(info.device.index >= 0 && (uint32_t)info.device.index < s->visible_count);
+        FUZZ_CHECK(s->visible[info.device.index] == seg->device->info.device.index);
+    } else if (opcode == TSR__OP_MEMORY_STATS) {
+        tsr__wire_memory_stats m;
+        memcpy(&m, out, sizeof m);
+        FUZZ_CHECK(in->device.type == TSR_DEVICE_OPENCL && in->device.index >= 0 &&
+                   (uint32_t)in->device.index < s->visible_count);
+        tsr__alloc_stats a;
+        tsr__allocator_stats(s->pools[s->visible[in->device.index]].allocator, &a);
+        FUZZ_CHECK(m.allocated == a.allocated && m.reserved == a.reserved &&
+                   m.segments == a.segments);
+        FUZZ_CHECK(m.reserved <= m.device_capacity);
+    }
+}
+
+/* One message to session k. */
+static void message(fuzz_reader *r)
+{
+    uint8_t t = fuzz_u8(r);
+    int k = (t >> 5) % SESSIONS;
+    if (!sessions[k])
+        FUZZ_CHECK(tsr__session_open_detached(&server, &peers[k], &sessions[k]) == TSR_OK);
+    tsr__session *s = sessions[k];
+    /* Most messages after the first are not HELLO, which comes first. */
+    uint32_t opcode = 1u + (t & 15);
+    if ((t & 15) == 15)
+        opcode = 1u + fuzz_u8(r) % (TSR__OP_MAX - 1u);
+    if (s->version == 0 && !(t & 0x10))
+        opcode = TSR__OP_HELLO;
+    uint8_t how = fuzz_u8(r);
+    uint32_t transport = (how & 7) == 7 ? TSR__WIRE_RING : TSR__WIRE_SOCKET;
+    payload p;
+    memset(&p, 0, sizeof p);
+    uint64_t fill_handle = 0;
+    uint32_t len = build(r, k, opcode, &p, &fill_handle);
+    if ((how & 0xe0) == 0xe0) /* now and then a wrong length */
+        len = (len + (uint32_t)fuzz_u8(r) - 128u) % (TSR__WIRE_FRAME_MAX - 24u);
+    union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX];
+    } frame, reply;
+    tsr__wire_header h;
+    tsr__wire_header_init(&h, opcode, 0, len, ++request_id);
+    memcpy(frame.bytes, &h, sizeof h);
+    memcpy(frame.bytes + sizeof h, p.bytes, len);
+    uint32_t reply_len = 0;
+    int fds[2], nfds = 0;
+    tsr__session_served served = tsr__session_serve_frame(s, frame.bytes, sizeof h + len, transport,
+                                                          reply.bytes, &reply_len, fds, &nfds);
+    if (served == TSR__SERVED_MALFORMED) {
+        FUZZ_CHECK(tsr_last_error()[0] != '\0');
+        if (trace)
+            fprintf(stderr, "session %d: malformed: %s\n", k, tsr_last_error());
+        end_session(k, "malformed frame");
+        return;
+    }
+    /* The reply is one the client accepts, with the descriptors its
+     * message carries. */
+    tsr__wire_header rh;
+    FUZZ_CHECK(tsr__wire_check(reply.bytes, reply_len, TSR__WIRE_SOCKET, true, &rh) == TSR_OK);
+    FUZZ_CHECK(rh.opcode == opcode && rh.request_id == request_id);
+    bool ok = !(rh.flags & TSR__WIRE_ERROR);
+    FUZZ_CHECK(ok || tsr__wire_error_raise(reply.bytes + sizeof rh, rh.length) != TSR_OK);
+    if (trace)
+        fprintf(stderr, "session %d: %s%s -> %s\n", k, tsr__wire_op(opcode)->name,
+                transport == TSR__WIRE_RING ? " (ring)" : "", ok ? "ok" : tsr_last_error());
+    FUZZ_CHECK(nfds == (!ok                             ? 0
+                        : opcode == TSR__OP_HELLO       ? 2
+                        : opcode == TSR__OP_SEGMENT_MAP ? 1
+                                                        : 0));
+    for (int i = 0; i < nfds; i++)
+        FUZZ_CHECK(fcntl(fds[i], F_GETFD) >= 0);
+    if (ok)
+        check_reply(k, opcode, &p, reply.bytes + sizeof rh);
+    if (ok && opcode == TSR__OP_ALLOC)
+        note_alloc(k, &p.alloc, (const tsr__wire_block *)(reply.bytes + sizeof rh));
+    if (opcode == TSR__OP_FREE)
+        note_free(k, p.handle.handle, ok);
+    if (ok && opcode == TSR__OP_FILL && fill_handle)
+        check_fill(k, fill_handle, &p.fill);
+    if (served == TSR__SERVED_END)
+        end_session(k, "handshake refused");
+    else if ((how & 0x1e) == 0x1e) /* the client goes away */
+        end_session(k, "disconnected");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 4096)
+        return 0;
+    server_start();
+    fuzz_reader r = {.data = data, .size = size};
+    while (!fuzz_empty(&r)) {
+        message(&r);
+        check_invariants();
+    }
+    for (int k = 0; k < SESSIONS; k++)
+        if (sessions[k])
+            end_session(k, "the input ended");
+    check_invariants();
+    for (size_t d = 0; d < server.registry.opencl_count; d++) {
+        FUZZ_CHECK(server.registry.devices[1 + d].reserved == 0);
+        for (int k = 0; k < SESSIONS; k++)
+            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==
+                       0);
+    }
+    FUZZ_CHECK(server.first == NULL && server.session_count == 0);
+    tsr__loop_reap(server.loop); /* the sessions' watches: this loop never runs */
+    live_count = guard_count = 0;
+    return 0;
+}
