@@ -376,12 +376,13 @@ static tsr_status resolve_buffers(executor *x, job *j)
         tsr__segment *seg = tsr__session_segment(j->session, j->segments[b]);
         if (!seg)
             return tsr__fail(TSR_ERR_RUNTIME, "a kernel's memory segment is gone");
-        if (!seg->cl_buffer) {
-            tsr_status st = tsr__clrt_buffer(x->rt, j->queue, seg->base, seg->bytes, &seg->cl_buffer);
+        if (!seg->device_buffer) {
+            tsr_status st =
+                tsr__clrt_buffer(x->rt, j->queue, seg->base, seg->bytes, &seg->device_buffer);
             if (st != TSR_OK)
                 return st;
         }
-        j->launch.buffers[b] = seg->cl_buffer;
+        j->launch.buffers[b] = seg->device_buffer;
     }
     return TSR_OK;
 }
@@ -1198,6 +1199,6 @@ bool tsr__exec_busy(const tsr__session *s)
 
 void tsr__exec_segment_gone(tsr__segment *seg)
 {
-    tsr__clrt_buffer_release(seg->cl_buffer);
-    seg->cl_buffer = NULL;
+    tsr__clrt_buffer_release(seg->device_buffer);
+    seg->device_buffer = NULL;
 }

@@ -35,7 +35,7 @@ typedef struct tsr__segment {
     void *base; /* the daemon's mapping */
     uint64_t bytes;
     tsr__registry_device *device;
-    void *cl_buffer; /* the OpenCL buffer over base, made at the first kernel (exec.c) */
+    void *device_buffer; /* the device's buffer over base, made at its first kernel (exec.c) */
 } tsr__segment;
 
 /* A FREE that waits for the session's kernels on a device (exec.c). */

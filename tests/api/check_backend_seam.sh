@@ -21,11 +21,10 @@ cli/top.c 1
 core/protocol.h 1
 daemon/admin.c 6
 daemon/config.c 1
-daemon/exec.c 8
+daemon/exec.c 3
 daemon/handlers.c 8
 daemon/registry.c 7
 daemon/registry.h 1
-daemon/session.h 1
 include/tessera/client.h 2
 libclient/admin.c 1
 libclient/devices.c 1
