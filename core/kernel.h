@@ -180,7 +180,7 @@ typedef enum tsr__kernel_walk {
  * for float16/bfloat16/float32/float64 add and sub a UNIT loop for
  * alpha 1 or -1. STRIDED
  * runs any launch; a key names another entry only where its operands
- * allow that walk (kernels/opencl_source.h, tsr__opencl_entry). A
+ * allow that walk (kernels/launch.h, tsr__kernel_entry). A
  * program per walk, not one holding every walk: a device that compiles
  * kernels when it hands out a program binary (PoCL) would compile them
  * all. */
@@ -227,7 +227,7 @@ enum {
 #define TSR__KPACK_BYTES 16384u
 
 /* A launch's arguments after `status`, and its NDRange: what
- * tsr__kernel_launch_geometry (kernels/opencl_source.h) makes of a
+ * tsr__kernel_launch_geometry (kernels/launch.h) makes of a
  * checked kernel. `nstorage` operands have storage, output first, in
  * operand order; `geom` holds `geom_count` values (none up to three
  * dimensions). */

@@ -82,7 +82,7 @@ tsr__wire_device tsr__admin_shown_device(const tsr__session *s)
     for (uint32_t k = 0; k < s->thread_count; k++)
         if (k == 0 || s->threads[k].thread_id == (uint64_t)s->pid)
             index = s->threads[k].opencl_index;
-    return (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
+    return (tsr__wire_device){.type = s->server->registry.accel_type, .index = index};
 }
 
 static void describe_owner(const tsr__session *s, const tsr__session *asker,
@@ -140,7 +140,7 @@ tsr_status tsr__admin_process_list(struct request *r)
         describe_owner(s, r->s, out);
     }
     const tsr__registry *reg = &s->server->registry;
-    for (size_t k = 0; s->pools && k < reg->opencl_count; k++) {
+    for (size_t k = 0; s->pools && k < reg->accel_count; k++) {
         if (!s->pools[k].allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
             continue;
         tsr__alloc_stats a;
@@ -184,7 +184,7 @@ tsr_status tsr__admin_session_stats(struct request *r)
     const tsr__registry_device *dev = wire_device(&s->server->registry, &in->device);
     if (!dev)
         return TSR_ERR_NO_DEVICE;
-    if (dev->info.device.type != TSR_DEVICE_OPENCL)
+    if (!dev->backend)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "the daemon manages no memory of %s: its tensors live in the client",
                          tsr_device_type_name((tsr_device_type)dev->info.device.type));
@@ -228,7 +228,7 @@ tsr_status tsr__admin_device_status(struct request *r)
     out->capacity = dev->capacity;
     out->reserved = dev->reserved;
     out->now_ns = tsr__now_ns();
-    if (dev->info.device.type != TSR_DEVICE_OPENCL)
+    if (!dev->backend)
         return TSR_OK;
     uint32_t q = (uint32_t)dev->info.device.index;
     for (const tsr__session *s = server->first; s; s = s->next) {
@@ -242,21 +242,16 @@ tsr_status tsr__admin_device_status(struct request *r)
     }
     out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
     out->busy_ns = tsr__exec_busy_ns(q, out->now_ns);
-    const tsr__cl_device_info *cl = &dev->cl;
-    out->max_alloc_bytes = cl->max_alloc_bytes;
-    out->local_memory_bytes = cl->local_memory_bytes;
-    out->cl_device_type = cl->cl_device_type;
-    out->max_clock_mhz = cl->max_clock_mhz;
-    out->mem_base_addr_align_bits = cl->mem_base_addr_align_bits;
-    out->platform_index = cl->platform_index;
-    out->device_index = cl->device_index;
-    out->flags |= (cl->available ? TSR__WIRE_DEVICE_AVAILABLE : 0) |
-                  (cl->has_uuid ? TSR__WIRE_DEVICE_HAS_UUID : 0) |
-                  (cl->little_endian ? TSR__WIRE_DEVICE_LITTLE_ENDIAN : 0);
-    memcpy(out->uuid, cl->uuid, sizeof out->uuid);
-    tsr__wire_text_set(out->opencl_c_version, sizeof out->opencl_c_version,
-                       cl->opencl_c_version);
-    tsr__wire_text_set(out->platform_name, sizeof out->platform_name, cl->platform_name);
+    const tsr__backend_device *d = &dev->desc;
+    out->max_alloc_bytes = d->max_alloc_bytes;
+    out->local_memory_bytes = d->local_memory_bytes;
+    out->max_clock_mhz = d->max_clock_mhz;
+    out->mem_base_addr_align_bits = d->address_align_bits;
+    out->flags |= (d->available ? TSR__WIRE_DEVICE_AVAILABLE : 0) |
+                  (d->has_uuid ? TSR__WIRE_DEVICE_HAS_UUID : 0) |
+                  (d->little_endian ? TSR__WIRE_DEVICE_LITTLE_ENDIAN : 0);
+    memcpy(out->uuid, d->uuid, sizeof out->uuid);
+    dev->backend->describe(&server->registry.found, dev->backend_index, out);
     return TSR_OK;
 }
 
@@ -266,14 +261,15 @@ tsr_status tsr__admin_topology(struct request *r)
     const tsr__registry_device *self = wire_device(reg, r->in);
     if (!self)
         return TSR_ERR_NO_DEVICE;
-    if (self->info.device.type != TSR_DEVICE_OPENCL)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "the device matrix has OpenCL devices only");
+    if (!self->backend)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "the device matrix has %s devices only",
+                         reg->backend ? reg->backend->name : "accelerator");
     size_t row = (size_t)self->info.device.index;
     tsr__wire_topology *out = r->out;
     memset(out, 0, sizeof *out);
     out->device = self->info.device;
     out->numa_nodes = (uint32_t)tsr__topology_numa_nodes(reg->topology);
-    for (size_t k = 0; k < reg->opencl_count && k < TSR__WIRE_TOPOLOGY_DEVICES; k++) {
+    for (size_t k = 0; k < reg->accel_count && k < TSR__WIRE_TOPOLOGY_DEVICES; k++) {
         const tsr__registry_device *other = &reg->devices[1 + k];
         out->links[k] = k == row ? TSR__LINK_SELF
                                  : (uint8_t)tsr__topology_link(reg->topology, self->info.pci_bus_id,

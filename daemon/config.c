@@ -317,6 +317,20 @@ static tsr_status parse_mode(const char *text, tsr__config_value *v, const tsr__
 
 #define DEVICE_LIST_HINT "expected all, or ordinals such as 1,0 or opencl:1,opencl:0"
 
+/* Whether a built-in backend serves devices of `type`. */
+static bool backend_type(tsr_device_type type)
+{
+    static const tsr_device_type types[] = {
+#define X(name, device_type) device_type,
+#include "daemon/backends.def"
+#undef X
+    };
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+        if (types[k] == type)
+            return true;
+    return false;
+}
+
 /* One entry of a device list: "1" or "opencl:1". */
 static tsr_status parse_ordinal(const char *item, int32_t *out)
 {
@@ -329,9 +343,11 @@ static tsr_status parse_ordinal(const char *item, int32_t *out)
     if (tsr_device_parse(item, &d) != TSR_OK)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid device '%s' (" DEVICE_LIST_HINT ")",
                          item);
-    if (d.type != TSR_DEVICE_OPENCL)
+    if (!backend_type(d.type))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "'%s' is not an OpenCL device (" DEVICE_LIST_HINT ")", item);
+                         "'%s' is not a device of a backend this daemon has (" DEVICE_LIST_HINT
+                         ")",
+                         item);
     if (d.index < 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "'%s' names no ordinal (" DEVICE_LIST_HINT ")",
                          item);

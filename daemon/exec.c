@@ -1,6 +1,7 @@
 /* See exec.h. One executor per daemon, made at the first launch: the
- * OpenCL runtime is loaded into the daemon only when a client computes on
- * a device, and never when discovery saw a driver misbehave. */
+ * backend's runtime (its driver) is loaded into the daemon only when a
+ * client computes on a device, and never when discovery saw a driver
+ * misbehave. */
 #include "daemon/exec.h"
 
 #include <limits.h>
@@ -16,18 +17,8 @@
 
 #include "core/error.h"
 #include "daemon/log.h"
-#include "kernels/opencl_source.h"
-#include "opencl/runtime.h"
-/* The runtime's source callback over kernels/' generator. */
-static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap)
-{
-    size_t length = 0;
-    tsr_status st = tsr__opencl_source(key, fp64 ? TSR__OPENCL_CAP_FP64 : 0, buf, cap, &length);
-    if (st == TSR_OK)
-        return length;
-    return st == TSR_ERR_BUFFER_TOO_SMALL ? cap : 0;
-}
-
+#include "daemon/backend.h"
+#include "kernels/launch.h"
 typedef struct job {
     struct job *next;              /* in its session's lane, then among the spare jobs */
     struct job *done_next;         /* on the finished stack (a job between pieces is on both) */
@@ -37,9 +28,9 @@ typedef struct job {
     _Atomic uint64_t done_ns;      /* 0 until the driver reported it finished */
     tsr__session *session;
     uint32_t queue, sequence;
-    tsr__clrt_program *program;
+    tsr__backend_program *program;
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS]; /* of launch.buffers, resolved at enqueue */
-    tsr__clrt_launch launch;
+    tsr__backend_launch launch;
     uint64_t next_piece; /* of launch.geometry's pieces: the first not given to the driver */
     bool resume;         /* handed back between two pieces, not finished */
     bool in_driver;      /* a piece is with the driver and more follow: the job stays at
@@ -98,7 +89,7 @@ static lane *lane_of(fifo *f, const tsr__session *s, lane **prev)
 
 /* A device's busy time: the union of the intervals from a kernel's
  * submission to the driver until the driver reports it finished, i.e. the
- * time its OpenCL queue was not empty. Loop thread only; the driver's
+ * time its queue was not empty. Loop thread only; the driver's
  * thread writes nothing here but the job's done_ns. */
 typedef struct busy {
     uint64_t total_ns;   /* retired intervals, merged */
@@ -108,11 +99,12 @@ typedef struct busy {
 
 typedef struct executor {
     tsr__server *server;
-    tsr__clrt *rt;
+    const tsr__backend *be; /* the registry's accelerator backend */
+    tsr__backend_runtime *rt;
     int notify_fd;
     tsr__watch *watch;
-    fifo *fifos; /* one per OpenCL device */
-    busy *busy;  /* one per OpenCL device */
+    fifo *fifos; /* one per accelerator */
+    busy *busy;  /* one per accelerator */
     size_t count;
     _Atomic(job *) finished;
     /* Jobs given to devices that compute on this machine's CPUs and not
@@ -361,8 +353,8 @@ static void retire(job *j)
     s->inflight_total--;
     run_deferred_frees(s, j->queue, j->sequence);
     if (j->status != TSR_OK)
-        tsr__log(TSR__LOG_INFO, "session %u: kernel %u on opencl:%u: %s", s->id, j->sequence,
-                 j->queue, j->message);
+        tsr__log(TSR__LOG_INFO, "session %u: kernel %u on %s:%u: %s", s->id, j->sequence,
+                 x ? x->be->name : "?", j->queue, j->message);
     spare_job(x, j);
     if (s->lingering && s->inflight_total == 0)
         tsr__session_free(s);
@@ -378,7 +370,7 @@ static tsr_status resolve_buffers(executor *x, job *j)
             return tsr__fail(TSR_ERR_RUNTIME, "a kernel's memory segment is gone");
         if (!seg->device_buffer) {
             tsr_status st =
-                tsr__clrt_buffer(x->rt, j->queue, seg->base, seg->bytes, &seg->device_buffer);
+                x->be->buffer(x->rt, j->queue, seg->base, seg->bytes, &seg->device_buffer);
             if (st != TSR_OK)
                 return st;
         }
@@ -389,11 +381,13 @@ static tsr_status resolve_buffers(executor *x, job *j)
 
 /* "opencl:0: kernel add float32 <- float32, int32 (unit): built from
  * source in 412 ms" */
-static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
+static void log_program(const executor *x, uint32_t queue, tsr__backend_program *p,
+                        const char *made)
 {
-    const tsr__kernel_key *k = tsr__clrt_program_key(p);
+    const char *be = x->be->name;
+    const tsr__kernel_key *k = x->be->program_key(p);
     if (k->entry == TSR__KENTRY_GENERIC) {
-        tsr__log(TSR__LOG_INFO, "opencl:%u: generic program %s: %s", queue,
+        tsr__log(TSR__LOG_INFO, "%s:%u: generic program %s: %s", be, queue,
                  k->common < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->common) : "?", made);
         return;
     }
@@ -409,8 +403,8 @@ static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
             break;
         used += (size_t)n;
     }
-    const char *entry = tsr__opencl_entry_name(k->entry);
-    tsr__log(TSR__LOG_INFO, "opencl:%u: kernel %s %s (%s): %s", queue,
+    const char *entry = tsr__kernel_entry_name(k->entry);
+    tsr__log(TSR__LOG_INFO, "%s:%u: kernel %s %s (%s): %s", be, queue,
              tsr__kernel_op_info_of(k->op) ? tsr__kernel_ops[k->op].name : "?", types,
              entry ? entry : "?", made);
 }
@@ -419,18 +413,18 @@ static void log_program(uint32_t queue, tsr__clrt_program *p, const char *made)
 static bool submit(executor *x, job *j, bool by_piece)
 {
     uint32_t queue = j->queue;
-    int state = tsr__clrt_program_state(j->program);
+    int state = x->be->program_state(j->program);
     if (j->session->lingering) {
         finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
         return false;
     }
-    if (state == TSR__CLPROG_FAILED) {
-        finish(x, j, TSR_ERR_DEVICE, tsr__clrt_program_error(j->program));
+    if (state == TSR__PROGRAM_FAILED) {
+        finish(x, j, TSR_ERR_DEVICE, x->be->program_error(j->program));
         return false;
     }
-    const char *made = tsr__clrt_program_report(j->program);
+    const char *made = x->be->program_report(j->program);
     if (made)
-        log_program(queue, j->program, made);
+        log_program(x, queue, j->program, made);
     tsr_status st = resolve_buffers(x, j);
     if (st == TSR_OK) {
         /* Counted before the enqueue: the driver may finish it at once. */
@@ -441,10 +435,10 @@ static bool submit(executor *x, job *j, bool by_piece)
         j->launch.first_piece = j->next_piece;
         j->launch.piece_count = by_piece ? 1 : pieces - j->next_piece;
         j->next_piece += j->launch.piece_count;
-        j->on_host = tsr__clrt_on_host(x->rt, queue);
+        j->on_host = x->be->on_host(x->rt, queue);
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
-        st = tsr__clrt_enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+        st = x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
         if (st != TSR_OK) {
             busy_unlink(&x->busy[queue], j);
             x->fifos[queue].submitted--;
@@ -461,7 +455,7 @@ static bool submit(executor *x, job *j, bool by_piece)
  * session gone, and none of its pieces with the driver). A job that has
  * pieces left after this turn stays at the head of its lane, which waits
  * for it: a session's jobs never overtake one another. */
-static job *next_job(fifo *f, bool by_piece)
+static job *next_job(const executor *x, fifo *f, bool by_piece)
 {
     lane *start = f->turn ? f->turn : f->lanes, *l = start, *prev = NULL;
     if (!start)
@@ -469,11 +463,11 @@ static job *next_job(fifo *f, bool by_piece)
     lane_of(f, start->session, &prev);
     do {
         job *j = l->head;
-        int state = tsr__clrt_program_state(j->program);
-        if (!j->in_driver && (j->session->lingering || state != TSR__CLPROG_PENDING)) {
+        int state = x->be->program_state(j->program);
+        if (!j->in_driver && (j->session->lingering || state != TSR__PROGRAM_PENDING)) {
             f->turn = l->next;
             uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
-            j->in_driver = by_piece && !j->session->lingering && state == TSR__CLPROG_READY &&
+            j->in_driver = by_piece && !j->session->lingering && state == TSR__PROGRAM_READY &&
                            j->next_piece + 1 < pieces;
             if (!j->in_driver)
                 lane_pop(f, l, prev);
@@ -491,9 +485,9 @@ static job *next_job(fifo *f, bool by_piece)
 static void pump(executor *x, uint32_t queue)
 {
     fifo *f = &x->fifos[queue];
-    bool by_piece = !tsr__clrt_copies(x->rt, queue);
+    bool by_piece = !x->be->copies(x->rt, queue);
     job *j;
-    while (f->submitted < DRIVER_DEPTH && (j = next_job(f, by_piece))) {
+    while (f->submitted < DRIVER_DEPTH && (j = next_job(x, f, by_piece))) {
         if (!submit(x, j, by_piece) && j->in_driver) {
             /* ended instead: off its lane */
             lane *prev, *l = lane_of(f, j->session, &prev);
@@ -557,7 +551,7 @@ static void prepare_generic(executor *x, uint32_t queue, bool fp64)
         if (!generic_wanted(generic_order[k], fp64))
             continue;
         tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
-        tsr__clrt_program_get(x->rt, queue, &key, TSR__CLPRIO_AHEAD);
+        x->be->program_get(x->rt, queue, &key, TSR__BUILD_AHEAD);
     }
     x->generic_since[queue] = tsr__now_ns();
 }
@@ -574,15 +568,15 @@ static void report_generic(executor *x, uint32_t queue)
         if (!generic_wanted(generic_order[k], fp64))
             continue;
         tsr__kernel_key key = tsr__kernel_generic_key(generic_order[k]);
-        tsr__clrt_program *p = tsr__clrt_program_find(x->rt, queue, &key);
-        if (!p || !tsr__clrt_program_settled(p))
+        tsr__backend_program *p = x->be->program_find(x->rt, queue, &key);
+        if (!p || !x->be->program_settled(p))
             return;
-        int state = tsr__clrt_program_state(p);
-        ready += state == TSR__CLPROG_READY;
-        failed += state == TSR__CLPROG_FAILED;
+        int state = x->be->program_state(p);
+        ready += state == TSR__PROGRAM_READY;
+        failed += state == TSR__PROGRAM_FAILED;
     }
     tsr__log(failed ? TSR__LOG_ERR : TSR__LOG_NOTICE,
-             "opencl:%u: generic programs ready: %d of %d in %.1f s", queue, ready, ready + failed,
+             "%s:%u: generic programs ready: %d of %d in %.1f s", x->be->name, queue, ready, ready + failed,
              (double)(tsr__now_ns() - x->generic_since[queue]) / 1e9);
     x->generic_since[queue] = 0;
 }
@@ -642,50 +636,52 @@ static tsr_status executor_get(tsr__server *server, executor **out)
         return TSR_OK;
     }
     tsr__registry *reg = &server->registry;
-    if (!reg->opencl_trusted)
+    if (!reg->backend || !reg->found.trusted)
         return tsr__fail(TSR_ERR_DEVICE,
-                         "kernels are disabled: an OpenCL driver misbehaved during discovery "
-                         "(see tesserad's log)");
+                         "kernels are disabled: a %s driver misbehaved during discovery "
+                         "(see tesserad's log)",
+                         reg->backend ? reg->backend->name : "device");
+    size_t n = reg->accel_count ? reg->accel_count : 1;
     executor *x = calloc(1, sizeof *x);
-    tsr__cl_device_info *infos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *infos);
+    tsr__backend_device *served = calloc(n, sizeof *served);
     if (x) {
-        x->fifos = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->fifos);
-        x->busy = calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->busy);
-        x->generic_since =
-            calloc(reg->opencl_count ? reg->opencl_count : 1, sizeof *x->generic_since);
+        x->fifos = calloc(n, sizeof *x->fifos);
+        x->busy = calloc(n, sizeof *x->busy);
+        x->generic_since = calloc(n, sizeof *x->generic_since);
     }
-    if (!x || !infos || !x->fifos || !x->busy || !x->generic_since) {
+    if (!x || !served || !x->fifos || !x->busy || !x->generic_since) {
         if (x) {
             free(x->fifos);
             free(x->busy);
             free(x->generic_since);
         }
         free(x);
-        free(infos);
+        free(served);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting the kernel executor");
     }
-    for (size_t k = 0; k < reg->opencl_count; k++)
-        infos[k] = reg->devices[k + 1].cl;
+    for (size_t k = 0; k < reg->accel_count; k++)
+        served[k] = tsr__registry_accelerator(reg, k)->desc;
     x->server = server;
-    x->count = reg->opencl_count;
+    x->be = reg->backend;
+    x->count = reg->accel_count;
     atomic_init(&x->finished, NULL);
     x->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     tsr_status st = x->notify_fd < 0 ? tsr__fail(TSR_ERR_IO, "eventfd failed") : TSR_OK;
     char dir_buf[1024];
     const char *dir = cache_dir(dir_buf, sizeof dir_buf);
     if (st == TSR_OK) {
-        tsr__clrt_config config = {.devices = infos,
-                                   .count = reg->opencl_count,
-                                   .cache_dir = dir,
-                                   .notify_fd = x->notify_fd,
-                                   .source = kernel_source};
-        st = tsr__clrt_create(&config, &x->rt);
+        tsr__backend_config config = {.found = &reg->found,
+                                      .devices = served,
+                                      .cache_dir = dir,
+                                      .notify_fd = x->notify_fd};
+        st = x->be->open(&config, &x->rt);
     }
-    free(infos);
+    free(served);
     if (st == TSR_OK)
         st = tsr__loop_watch(server->loop, x->notify_fd, EPOLLIN, on_notify, x, &x->watch);
     if (st != TSR_OK) {
-        tsr__clrt_destroy(x->rt);
+        if (x->rt)
+            x->be->close(x->rt);
         if (x->notify_fd >= 0)
             close(x->notify_fd);
         free(x->fifos);
@@ -694,7 +690,7 @@ static tsr_status executor_get(tsr__server *server, executor **out)
         free(x);
         return st;
     }
-    const char *refusal = tsr__clrt_cache_refusal(x->rt);
+    const char *refusal = x->be->cache_refusal(x->rt);
     if (refusal)
         tsr__log(TSR__LOG_ERR, "kernel cache directory refused, programs kept in memory only: %s",
                  refusal);
@@ -713,7 +709,7 @@ void tsr__exec_shutdown(void)
     if (!x)
         return;
     /* Builds still pending are abandoned: their jobs end with an error. */
-    tsr__clrt_destroy(x->rt); /* drains every queue first */
+    x->be->close(x->rt); /* drains every queue first */
     x->rt = NULL;
     for (size_t q = 0; q < x->count; q++) {
         for (lane *l = x->fifos[q].lanes, *after; l; l = after) {
@@ -845,20 +841,20 @@ static int64_t elements_of(const tsr__kernel *k)
  * generic program of its common dtype (core/kernel.h), which every device
  * builds ahead of need. A large launch, or a key launched often, asks
  * for its own program in the background, for the launches after it. */
-static tsr__clrt_program *program_for(executor *x, uint32_t queue, const tsr__kernel *k,
+static tsr__backend_program *program_for(executor *x, uint32_t queue, const tsr__kernel *k,
                                       const tsr__kernel_key *key, bool *generic)
 {
-    tsr__clrt_program *own = tsr__clrt_program_find(x->rt, queue, key);
-    if (own && tsr__clrt_program_state(own) == TSR__CLPROG_READY) {
+    tsr__backend_program *own = x->be->program_find(x->rt, queue, key);
+    if (own && x->be->program_state(own) == TSR__PROGRAM_READY) {
         *generic = false;
         return own;
     }
     if (!own && (elements_of(k) >= SPECIALISE_ELEMENTS || launched_often(x, queue, key)) &&
-        !tsr__clrt_program_get(x->rt, queue, key, TSR__CLPRIO_SOON))
+        !x->be->program_get(x->rt, queue, key, TSR__BUILD_SOON))
         return NULL;
     tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)key->common);
     *generic = true;
-    return tsr__clrt_program_get(x->rt, queue, &any, TSR__CLPRIO_NOW);
+    return x->be->program_get(x->rt, queue, &any, TSR__BUILD_NOW);
 }
 
 /* ---- the interface ------------------------------------------------------ */
@@ -877,18 +873,18 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     tsr_status st = tsr__kernel_key_of(k, &key);
     if (st == TSR_OK)
         st = tsr__kernel_key_check(&key,
-                                   s->pools[queue].device->info.fp64 ? TSR__OPENCL_CAP_FP64 : 0);
+                                   s->pools[queue].device->info.fp64 ? TSR__KCAP_FP64 : 0);
     executor *x = NULL;
     if (st == TSR_OK)
         st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
     bool generic = false;
-    tsr__clrt_program *program = program_for(x, queue, k, &key, &generic);
+    tsr__backend_program *program = program_for(x, queue, k, &key, &generic);
     if (!program)
         return TSR_ERR_OUT_OF_MEMORY;
-    if (tsr__clrt_program_state(program) == TSR__CLPROG_FAILED)
-        return tsr__fail(TSR_ERR_DEVICE, "%s", tsr__clrt_program_error(program));
+    if (x->be->program_state(program) == TSR__PROGRAM_FAILED)
+        return tsr__fail(TSR_ERR_DEVICE, "%s", x->be->program_error(program));
     job *j = x->spare;
     if (j) {
         x->spare = j->next;
@@ -900,7 +896,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     j->session = s;
     j->queue = queue;
     j->program = program;
-    tsr__clrt_launch *l = &j->launch;
+    tsr__backend_launch *l = &j->launch;
     l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
                       !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
                       !tsr_dtype_is_complex((tsr_dtype)k->common);
@@ -908,7 +904,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
     /* The walk comes from the checked kernel alone: it visits exactly the
      * elements of the index space whose regions were checked. */
-    tsr__kernel_launch_geometry(k, tsr__clrt_compute_units(x->rt, queue), stream_bytes(),
+    tsr__kernel_launch_geometry(k, x->be->compute_units(x->rt, queue), stream_bytes(),
                                 &l->geometry);
     if (l->geometry.pieces > MAX_PIECES) {
         tsr_status refused =
@@ -1023,8 +1019,9 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
         if (pool && p != pool)
             return tsr__fail(TSR_ERR_RUNTIME,
                              "Expected all tensors to be on the same device, but found at least "
-                             "two devices, opencl:%d and opencl:%d!",
-                             queue_of(s, pool), queue_of(s, p));
+                             "two devices, %s:%d and %s:%d!",
+                             pool->device->backend->name, queue_of(s, pool),
+                             p->device->backend->name, queue_of(s, p));
         pool = p;
         tsr__region g = {.itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype),
                          .ndim = k->ndim,
@@ -1046,13 +1043,13 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
     int queue = queue_of(s, pool);
     if (queue >= (int)TSR__RING_QUEUES)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                         "kernels run on the first %u OpenCL devices only; opencl:%d is past them",
-                         TSR__RING_QUEUES, queue);
+                         "kernels run on the first %u devices of a type only; %s:%d is past them",
+                         TSR__RING_QUEUES, pool->device->backend->name, queue);
     if (fp64 && !pool->device->info.fp64)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                         "opencl:%d has no double precision (cl_khr_fp64), so it cannot compute "
+                         "%s:%d has no double precision, so it cannot compute "
                          "with float64 or complex128",
-                         queue);
+                         pool->device->backend->name, queue);
     if (numel == 0) {
         *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
         return TSR_OK;
@@ -1199,6 +1196,7 @@ bool tsr__exec_busy(const tsr__session *s)
 
 void tsr__exec_segment_gone(tsr__segment *seg)
 {
-    tsr__clrt_buffer_release(seg->device_buffer);
+    if (seg->device_buffer && seg->device->backend)
+        seg->device->backend->buffer_release(seg->device_buffer);
     seg->device_buffer = NULL;
 }

@@ -1,8 +1,8 @@
-/* Kernel execution: LAUNCH requests checked, queued per device and run on
- * the OpenCL runtime (opencl/runtime.h), asynchronously.
+/* Kernel execution: LAUNCH requests checked, queued per device and run
+ * through the device's backend (daemon/backend.h), asynchronously.
  *
  * Each device has a FIFO of jobs per session (a lane), in launch order;
- * the lanes take turns, one job each, while the device's in-order OpenCL
+ * the lanes take turns, one job each, while the device's in-order
  * queue holds fewer than a few jobs. A turn runs one piece of a job
  * (core/kernel.h: a few milliseconds of work); a job with pieces left
  * stays at the head of its lane for its next turn. A job waits at the head of its lane
@@ -36,7 +36,7 @@
  * (sequence 0 when there is nothing to run). */
 tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wire_launched *out);
 
-/* FILL of a checked region of a block on OpenCL device `queue`, reduced
+/* FILL of a checked region of a block on accelerator `queue`, reduced
  * by tsr__region_distinct: a small one is written at once when the session
  * has no kernel in flight there; a large one, or one behind kernels in
  * flight, is queued as a fill kernel (*out names it), so the event loop
@@ -55,7 +55,7 @@ bool tsr__exec_freed(const tsr__session *s, uint64_t handle);
  * connection: tsr__exec releases it after the last one). */
 bool tsr__exec_busy(const tsr__session *s);
 
-/* OpenCL device `queue`'s busy time since the executor started, in ns:
+/* Accelerator `queue`'s busy time since the executor started, in ns:
  * how long its queue held a kernel the driver had not finished (0 before
  * the first launch). Exact: measured at each submission and completion. */
 uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns);
@@ -65,7 +65,7 @@ uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns);
  * so as not to take a CPU from them. Any thread. */
 bool tsr__exec_on_host(void);
 
-/* A segment goes away: drops its OpenCL buffer. */
+/* A segment goes away: drops its device buffer. */
 void tsr__exec_segment_gone(tsr__segment *segment);
 
 /* The kernel-cache directory from the configuration ("" or NULL: the

@@ -83,10 +83,18 @@ static const char *seen_devices(const tsr__session *s, char *buf, size_t n)
 {
     size_t used = (size_t)snprintf(buf, n, "cpu");
     for (uint32_t k = 0; k < s->visible_count && used < n; k++)
-        used += (size_t)snprintf(buf + used, n - used, ", opencl:%u", (unsigned)k);
+        used += (size_t)snprintf(buf + used, n - used, ", %s:%u",
+                                 tsr_device_type_name(s->server->registry.accel_type), (unsigned)k);
     if (used < n)
         snprintf(buf + used, n - used, ", meta");
     return buf;
+}
+
+/* Whether devices of `type` are the accelerators the daemon serves. */
+static bool accelerator(const tsr__session *s, int type)
+{
+    const tsr__registry *reg = &s->server->registry;
+    return reg->backend && type == (int)reg->accel_type;
 }
 
 /* The registry entry of a device as the session names it; NULL with
@@ -97,13 +105,13 @@ static tsr__registry_device *session_device(tsr__session *s, tsr__wire_device wd
     tsr__registry *reg = &s->server->registry;
     tsr_device d = wire_to_device(wd);
     bool single = d.type == TSR_DEVICE_CPU || d.type == TSR_DEVICE_META;
-    if (d.type == TSR_DEVICE_OPENCL && d.index >= 0 && (uint32_t)d.index < s->visible_count)
+    if (accelerator(s, d.type) && d.index >= 0 && (uint32_t)d.index < s->visible_count)
         return &reg->devices[1 + s->visible[d.index]];
     if ((unsigned)d.type >= TSR_DEVICE_TYPE_COUNT || (single && (d.index == -1 || d.index == 0)))
         return tsr__registry_find(reg, d); /* nothing here depends on the session */
     char have[1024], name[TSR_DEVICE_STR_MAX];
     snprintf(name, sizeof name, "%s:%d", tsr_device_type_name(d.type), (int)d.index);
-    if (single || (d.type == TSR_DEVICE_OPENCL && s->visible_count > 0))
+    if (single || (accelerator(s, d.type) && s->visible_count > 0))
         tsr__fail(TSR_ERR_NO_DEVICE,
                   "invalid device ordinal: %s does not exist (this machine has: %s)", name,
                   seen_devices(s, have, sizeof have));
@@ -126,7 +134,7 @@ static int32_t session_ordinal(const tsr__session *s, int32_t registry_index)
 static tsr__wire_device session_wire_device(const tsr__session *s, const tsr__registry_device *dev)
 {
     tsr__wire_device w = dev->info.device;
-    if (w.type == TSR_DEVICE_OPENCL)
+    if (accelerator(s, w.type))
         w.index = session_ordinal(s, w.index);
     return w;
 }
@@ -141,14 +149,14 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
     tsr__registry_device *dev = session_device(s, wd);
     if (!dev)
         return TSR_ERR_NO_DEVICE;
-    if (d.type != TSR_DEVICE_OPENCL) {
+    if (!accelerator(s, d.type)) {
         char name[TSR_DEVICE_STR_MAX];
         tsr_device_str(d, name, sizeof name);
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "the daemon manages no memory of %s: its tensors live in the client", name);
     }
     if (!s->pools) {
-        s->pools = calloc(reg->opencl_count, sizeof *s->pools);
+        s->pools = calloc(reg->accel_count, sizeof *s->pools);
         if (!s->pools)
             return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     }
@@ -286,7 +294,7 @@ static tsr_status on_device_get(request *r)
      * client can name the device in the administration messages. */
     out->flags = TSR__WIRE_INFO_DAEMON_INDEX;
     out->daemon_index = -1;
-    if (out->device.type == TSR_DEVICE_OPENCL) {
+    if (dev->backend) {
         out->daemon_index = dev->info.device.index;
         uint64_t total = session_total(s, dev);
         if (total < out->memory_bytes)
@@ -311,7 +319,7 @@ static tsr_status on_set_device(request *r)
     const tsr__registry_device *dev = session_device(s, in->device);
     if (!dev)
         return TSR_ERR_NO_DEVICE;
-    if (dev->info.device.type != TSR_DEVICE_OPENCL)
+    if (!dev->backend)
         return TSR_OK; /* cpu and meta have one device each */
     tsr__thread_device *t = find_thread(s, in->thread_id);
     if (!t) {
@@ -337,11 +345,11 @@ static tsr_status on_get_device(request *r)
     const tsr__wire_get_device *in = r->in;
     tsr__wire_device *out = r->out;
     tsr__session *s = r->s;
-    tsr__wire_device d = {.type = in->type, .index = in->type == TSR_DEVICE_OPENCL ? 0 : -1};
+    tsr__wire_device d = {.type = in->type, .index = accelerator(s, in->type) ? 0 : -1};
     if (!session_device(s, d))
         return TSR_ERR_NO_DEVICE;
     const tsr__thread_device *t =
-        d.type == TSR_DEVICE_OPENCL ? find_thread(s, in->thread_id) : NULL;
+        accelerator(s, d.type) ? find_thread(s, in->thread_id) : NULL;
     int32_t recorded = t ? session_ordinal(s, t->opencl_index) : -1;
     if (recorded >= 0)
         d.index = recorded;
@@ -378,7 +386,7 @@ static tsr_status on_alloc(request *r)
 
 tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
-    for (size_t k = 0; s->pools && k < s->server->registry.opencl_count; k++)
+    for (size_t k = 0; s->pools && k < s->server->registry.accel_count; k++)
         if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
             return &s->pools[k];
     return NULL;

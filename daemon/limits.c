@@ -20,6 +20,7 @@ typedef struct use_entry {
 
 struct tsr__limits {
     size_t device_count;
+    char type[16]; /* the devices' type name, for messages */
     uint64_t *total, *capacity;
     tsr__limit session, uid_default;
     tsr__config_id_limit *uids, *groups;
@@ -49,8 +50,8 @@ void tsr__limits_destroy(tsr__limits *l)
     free(l);
 }
 
-tsr_status tsr__limits_set_devices(tsr__limits *l, size_t count, const uint64_t *total,
-                                   const uint64_t *capacity)
+tsr_status tsr__limits_set_devices(tsr__limits *l, const char *type, size_t count,
+                                   const uint64_t *total, const uint64_t *capacity)
 {
     uint64_t *t = calloc(count ? count : 1, sizeof *t), *c = calloc(count ? count : 1, sizeof *c);
     if (!t || !c) {
@@ -67,6 +68,7 @@ tsr_status tsr__limits_set_devices(tsr__limits *l, size_t count, const uint64_t 
     l->total = t;
     l->capacity = c;
     l->device_count = count;
+    snprintf(l->type, sizeof l->type, "%s", type);
     return TSR_OK;
 }
 
@@ -305,8 +307,8 @@ static tsr_status refuse(const tsr__limits *l, tsr__limit_scope scope, tsr__limi
         snprintf(of, sizeof of, " (%u%% of %s)", (unsigned)limit.value,
                  format_bytes(total, sizeof total, l->total[device]));
     return tsr__fail(TSR_ERR_OUT_OF_MEMORY,
-                     "memory limit %s on opencl:%u reached: %s in use + %s requested > limit %s%s",
-                     whose, (unsigned)device, format_bytes(in_use, sizeof in_use, used),
+                     "memory limit %s on %s:%u reached: %s in use + %s requested > limit %s%s",
+                     whose, l->type, (unsigned)device, format_bytes(in_use, sizeof in_use, used),
                      format_bytes(asked, sizeof asked, bytes),
                      format_bytes(cap, sizeof cap, resolve(l, limit, device)), of);
 }
@@ -318,8 +320,8 @@ static const tsr__limit_scope scopes[] = {TSR__SCOPE_SESSION, TSR__SCOPE_UID, TS
 tsr_status tsr__limits_charge(tsr__limits *l, tsr__limits_who who, uint32_t device, uint64_t bytes)
 {
     if (device >= l->device_count)
-        return tsr__fail(TSR_ERR_NO_DEVICE, "no device opencl:%u to charge memory to",
-                         (unsigned)device);
+        return tsr__fail(TSR_ERR_NO_DEVICE, "no device %s:%u to charge memory to",
+                         l->type, (unsigned)device);
     for (size_t k = 0; k < TSR__ARRAY_SIZE(scopes); k++) {
         const tsr__config_id_limit *entry;
         uint64_t limit = resolve(l, rule(l, scopes[k], who, &entry), device);

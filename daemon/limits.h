@@ -47,13 +47,13 @@ tsr_status tsr__limits_create(tsr__limits **out);
 /* NULL is accepted. */
 void tsr__limits_destroy(tsr__limits *limits);
 
-/* The devices: total[k] is opencl:k's memory as discovered (what
+/* The devices, of type `type` ("opencl"): total[k] is device k's memory as discovered (what
  * percentages resolve against), capacity[k] what the daemon lends of it
  * (what no limit can exceed). Called at start-up and again whenever a
  * capacity changes; the count must not change while anything is charged.
  * TSR_ERR_OUT_OF_MEMORY. */
-tsr_status tsr__limits_set_devices(tsr__limits *limits, size_t count, const uint64_t *total,
-                                   const uint64_t *capacity);
+tsr_status tsr__limits_set_devices(tsr__limits *limits, const char *type, size_t count,
+                                   const uint64_t *total, const uint64_t *capacity);
 
 /* Takes the memory_limit.* rules of cfg (copied; cfg may go away).
  * Uses are kept. TSR_ERR_OUT_OF_MEMORY leaves the old rules. */

@@ -9,7 +9,6 @@
 #include "core/error.h"
 #include "daemon/log.h"
 #include "numa/topology.h"
-#include "opencl/discover.h"
 
 #define PROBE_TIMEOUT_MS 20000
 
@@ -41,42 +40,80 @@ static void fill_host(tsr__registry_device *d, tsr_device_type type, const tsr__
     }
 }
 
-static void fill_opencl(tsr__registry_device *d, int32_t index, const tsr__cl_device_info *cl,
-                        const tsr__topology *topo, const tsr__registry_options *options)
+static void fill_accelerator(tsr__registry_device *d, const tsr__backend *backend, int32_t index,
+                             const tsr__backend_device *desc, const tsr__topology *topo,
+                             const tsr__registry_options *options)
 {
     uint64_t limit = options->memory_limit;
     memset(d, 0, sizeof *d);
     tsr__wire_device_info *i = &d->info;
-    i->device = (tsr__wire_device){.type = TSR_DEVICE_OPENCL, .index = index};
-    i->memory_bytes = cl->global_memory_bytes;
-    i->max_work_group_size = cl->max_work_group_size;
-    i->compute_units = cl->compute_units;
-    i->fp16 = cl->fp16;
-    i->fp64 = cl->fp64;
+    i->device = (tsr__wire_device){.type = backend->device_type, .index = index};
+    i->memory_bytes = desc->memory_bytes;
+    i->max_work_group_size = desc->max_work_group_size;
+    i->compute_units = desc->compute_units;
+    i->fp16 = desc->fp16;
+    i->fp64 = desc->fp64;
     i->numa_node = -1;
-    set_text(i->name, sizeof i->name, cl->name);
-    set_text(i->vendor, sizeof i->vendor, cl->vendor);
-    set_text(i->driver_version, sizeof i->driver_version, cl->driver_version);
-    set_text(i->api_version, sizeof i->api_version, cl->opencl_version);
-    set_text(i->pci_bus_id, sizeof i->pci_bus_id, cl->pci_bus_id);
+    set_text(i->name, sizeof i->name, desc->name);
+    set_text(i->vendor, sizeof i->vendor, desc->vendor);
+    set_text(i->driver_version, sizeof i->driver_version, desc->driver_version);
+    set_text(i->api_version, sizeof i->api_version, desc->api_version);
+    set_text(i->pci_bus_id, sizeof i->pci_bus_id, desc->pci_bus_id);
     tsr__device_location where;
-    if (topo && tsr__topology_locate(topo, cl->pci_bus_id, &where) == TSR_OK) {
+    if (topo && tsr__topology_locate(topo, desc->pci_bus_id, &where) == TSR_OK) {
         i->numa_node = where.numa_node;
         set_text(i->cpuset, sizeof i->cpuset, where.cpuset);
         set_text(i->render_node, sizeof i->render_node, where.render_node);
     }
-    d->cl = *cl;
+    d->backend = backend;
+    d->backend_index = (uint32_t)index;
+    d->desc = *desc;
     /* The kernel executor copies in and out for a device the host does
-     * not share memory with (opencl/runtime.h); devices.memory = copy
+     * not share memory with (daemon/backend.h); devices.memory = copy
      * treats every device so, and clients hear it from DEVICE_GET. */
     if (options->copy_memory)
-        d->cl.host_unified_memory = false;
-    i->host_unified_memory = d->cl.host_unified_memory;
+        d->desc.host_unified_memory = false;
+    i->host_unified_memory = d->desc.host_unified_memory;
     d->capacity = i->memory_bytes;
     if (limit && limit < d->capacity)
         d->capacity = limit;
     if (limit)
         i->memory_bytes = d->capacity;
+}
+
+/* Runs every built-in backend's discovery and keeps the first that finds
+ * devices (else the first backend, with none): one accelerator type per
+ * daemon. */
+static tsr_status discover(int timeout, const tsr__backend **backend, tsr__backend_found *found)
+{
+    *backend = NULL;
+    for (size_t k = 0; tsr__backends[k]; k++) {
+        const tsr__backend *b = tsr__backends[k];
+        tsr__backend_found f = {0};
+        tsr_status st = b->discover(timeout, &f);
+        if (st != TSR_OK) {
+            if (*backend)
+                (*backend)->forget(found);
+            return st;
+        }
+        if (f.note[0])
+            tsr__log(TSR__LOG_WARNING, "%s discovery: %s", b->name, f.note);
+        if (!*backend || (found->count == 0 && f.count > 0)) {
+            if (*backend)
+                (*backend)->forget(found);
+            *backend = b;
+            *found = f;
+            continue;
+        }
+        if (f.count > 0)
+            tsr__log(TSR__LOG_WARNING,
+                     "%s: %zu devices not served: this daemon serves the %s devices only",
+                     b->name, f.count, (*backend)->name);
+        b->forget(&f);
+    }
+    if (!*backend)
+        return tsr__fail(TSR_ERR_DEVICE, "no device backend is built in");
+    return TSR_OK;
 }
 
 tsr_status tsr__registry_build(const tsr__registry_options *options, tsr__registry *out)
@@ -88,46 +125,50 @@ tsr_status tsr__registry_build(const tsr__registry_options *options, tsr__regist
     } else if (tsr__topology_note(topo)[0]) {
         tsr__log(TSR__LOG_INFO, "topology: %s", tsr__topology_note(topo));
     }
-    tsr__cl_discovery cl = {0};
+    const tsr__backend *backend;
+    tsr__backend_found found;
     int timeout = options->probe_timeout_ms > 0 ? options->probe_timeout_ms : PROBE_TIMEOUT_MS;
-    tsr_status st = tsr__cl_discover(timeout, &cl);
+    tsr_status st = discover(timeout, &backend, &found);
     if (st != TSR_OK) {
         tsr__topology_free(topo);
         return st;
     }
-    if (cl.note[0])
-        tsr__log(TSR__LOG_WARNING, "OpenCL discovery: %s", cl.note);
-    size_t count = cl.count + 2;
+    size_t count = found.count + 2;
     tsr__registry_device *devices = calloc(count, sizeof *devices);
     if (!devices) {
-        tsr__cl_discovery_free(&cl);
+        backend->forget(&found);
         tsr__topology_free(topo);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory building the device registry");
     }
     fill_host(&devices[0], TSR_DEVICE_CPU, topo);
-    for (size_t k = 0; k < cl.count; k++)
-        fill_opencl(&devices[k + 1], (int32_t)k, &cl.devices[k], topo, options);
+    for (size_t k = 0; k < found.count; k++)
+        fill_accelerator(&devices[k + 1], backend, (int32_t)k, &found.devices[k], topo, options);
     fill_host(&devices[count - 1], TSR_DEVICE_META, topo);
-    *out = (tsr__registry){.devices = devices, .count = count, .opencl_count = cl.count,
-                           .opencl_trusted = cl.note[0] == '\0', .topology = topo};
-    tsr__cl_discovery_free(&cl);
+    *out = (tsr__registry){.devices = devices,
+                           .count = count,
+                           .accel_count = found.count,
+                           .accel_type = backend->device_type,
+                           .backend = backend,
+                           .found = found,
+                           .topology = topo};
     for (size_t k = 1; k + 1 < count; k++) {
         const tsr__wire_device_info *i = &devices[k].info;
-        tsr__log(TSR__LOG_INFO,
-                 "opencl:%d: %s (%s), %llu MiB, %u compute units, NUMA node %d%s%s, %s",
-                 i->device.index, i->name, i->vendor,
+        tsr__log(TSR__LOG_INFO, "%s:%d: %s (%s), %llu MiB, %u compute units, NUMA node %d%s%s, %s",
+                 backend->name, i->device.index, i->name, i->vendor,
                  (unsigned long long)(devices[k].capacity >> 20), i->compute_units, i->numa_node,
                  i->pci_bus_id[0] ? ", PCI " : "", i->pci_bus_id,
                  i->host_unified_memory ? "zero copy" : "kernels copy operands in and out");
     }
     if (count == 2)
-        tsr__log(TSR__LOG_NOTICE, "no OpenCL devices: serving cpu and meta only");
+        tsr__log(TSR__LOG_NOTICE, "no %s devices: serving cpu and meta only", backend->name);
     return TSR_OK;
 }
 
 void tsr__registry_free(tsr__registry *registry)
 {
     free(registry->devices);
+    if (registry->backend)
+        registry->backend->forget(&registry->found);
     tsr__topology_free(registry->topology);
     *registry = (tsr__registry){0};
 }
@@ -136,7 +177,12 @@ int32_t tsr__registry_count(const tsr__registry *registry, tsr_device_type type)
 {
     if (type == TSR_DEVICE_CPU || type == TSR_DEVICE_META)
         return 1;
-    return type == TSR_DEVICE_OPENCL ? (int32_t)registry->opencl_count : 0;
+    return registry->backend && type == registry->accel_type ? (int32_t)registry->accel_count : 0;
+}
+
+tsr__registry_device *tsr__registry_accelerator(tsr__registry *registry, size_t ordinal)
+{
+    return ordinal < registry->accel_count ? &registry->devices[1 + ordinal] : NULL;
 }
 
 /* "cpu, opencl:0, opencl:1, meta" */
@@ -166,8 +212,8 @@ tsr__registry_device *tsr__registry_find(tsr__registry *registry, tsr_device dev
     if (device.type == TSR_DEVICE_CPU || device.type == TSR_DEVICE_META) {
         if (device.index == -1 || device.index == 0)
             return &registry->devices[device.type == TSR_DEVICE_CPU ? 0 : registry->count - 1];
-    } else if (device.type == TSR_DEVICE_OPENCL && device.index >= 0 &&
-               (size_t)device.index < registry->opencl_count) {
+    } else if (registry->backend && device.type == registry->accel_type && device.index >= 0 &&
+               (size_t)device.index < registry->accel_count) {
         return &registry->devices[1 + (size_t)device.index];
     }
     snprintf(name, sizeof name, "%s:%d", tsr_device_type_name(device.type), (int)device.index);

@@ -1,10 +1,12 @@
 /* The device registry: what the daemon serves, built once at start-up.
  *
- * Entries, in the order DEVICE_GET positions name them: cpu, every OpenCL
- * device by ordinal (opencl:0 ..), meta. Discovery runs OpenCL in a probe
- * process (opencl/discover.h) and locates devices with hwloc and libdrm
- * (numa/topology.h); clients never do either. The loop thread owns the
- * registry; its per-device `reserved` counts what every session holds. */
+ * Entries, in the order DEVICE_GET positions name them: cpu, every device
+ * of the accelerator backend by ordinal (opencl:0 ..), meta. Each built-in
+ * backend (daemon/backend.h) discovers its devices its own way (OpenCL's
+ * in a probe process); the daemon serves the first backend that finds
+ * any, and locates its devices with hwloc and libdrm (numa/topology.h).
+ * Clients do neither. The loop thread owns the registry; its per-device
+ * `reserved` counts what every session holds. */
 #ifndef TESSERA_DAEMON_REGISTRY_H
 #define TESSERA_DAEMON_REGISTRY_H
 
@@ -13,21 +15,28 @@
 #include <stdint.h>
 
 #include "core/protocol.h"
-#include "opencl/discover.h"
+#include "daemon/backend.h"
 #include "tessera/device.h"
 
 typedef struct tsr__registry_device {
     tsr__wire_device_info info;
     uint64_t capacity; /* what sessions may reserve in total */
     uint64_t reserved; /* what they reserve now */
-    tsr__cl_device_info cl; /* OpenCL devices: what discovery saw */
+    /* Accelerators: the backend, the device's number there, and what
+     * discovery saw (as served: devices.memory = copy takes
+     * host_unified_memory away). NULL, 0, zeros for cpu and meta. */
+    const tsr__backend *backend;
+    uint32_t backend_index;
+    tsr__backend_device desc;
 } tsr__registry_device;
 
 typedef struct tsr__registry {
     tsr__registry_device *devices;
     size_t count;
-    size_t opencl_count;
-    bool opencl_trusted; /* discovery met no misbehaving driver: OpenCL may run in the daemon */
+    size_t accel_count;         /* accelerators: entries 1 .. accel_count */
+    tsr_device_type accel_type; /* their type (the backend's) */
+    const tsr__backend *backend; /* the accelerator backend served */
+    tsr__backend_found found;    /* what it discovered (found.trusted: it may run here) */
     struct tsr__topology *topology; /* for NUMA placement of segments */
 } tsr__registry;
 
@@ -49,5 +58,8 @@ tsr__registry_device *tsr__registry_find(tsr__registry *registry, tsr_device dev
 
 /* How many devices of a type exist (cpu, meta: 1). */
 int32_t tsr__registry_count(const tsr__registry *registry, tsr_device_type type);
+
+/* The accelerator at `ordinal` (0 .. accel_count - 1), or NULL. */
+tsr__registry_device *tsr__registry_accelerator(tsr__registry *registry, size_t ordinal);
 
 #endif /* TESSERA_DAEMON_REGISTRY_H */

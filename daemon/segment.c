@@ -119,7 +119,7 @@ tsr__segment *tsr__session_segment(tsr__session *s, uint32_t id)
 void tsr__session_release_segments(tsr__session *s)
 {
     if (s->pools) {
-        for (size_t k = 0; k < s->server->registry.opencl_count; k++)
+        for (size_t k = 0; k < s->server->registry.accel_count; k++)
             tsr__allocator_destroy(s->pools[k].allocator);
         free(s->pools);
         s->pools = NULL;

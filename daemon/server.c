@@ -373,8 +373,9 @@ static void on_signal(tsr__loop *loop, uint32_t events, void *data)
 
 static void send_status(tsr__server *server)
 {
-    size_t devices = server->registry.opencl_count;
-    sd_notifyf(0, "STATUS=%zu OpenCL device%s, %u session%s", devices, devices == 1 ? "" : "s",
+    size_t devices = server->registry.accel_count;
+    sd_notifyf(0, "STATUS=%zu %s device%s, %u session%s", devices, server->registry.backend->name,
+               devices == 1 ? "" : "s",
                server->session_count, server->session_count == 1 ? "" : "s");
     server->status_sent_ns = tsr__now_ns();
     server->status_sessions = server->session_count;
@@ -567,7 +568,7 @@ static bool kernels_on_host(void *data)
  * the registry (clients see it as the device's memory) and the limits. */
 static tsr_status apply_capacities(tsr__server *server, const tsr__config *cfg)
 {
-    size_t n = server->registry.opencl_count;
+    size_t n = server->registry.accel_count;
     uint64_t *capacity = calloc(n ? n : 1, sizeof *capacity);
     if (!capacity)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
@@ -580,11 +581,12 @@ static tsr_status apply_capacities(tsr__server *server, const tsr__config *cfg)
         d->capacity = capacity[k];
         d->info.memory_bytes = capacity[k];
         if (changed && lend < server->device_total[k])
-            tsr__log(TSR__LOG_INFO, "opencl:%zu: lending %llu MiB of %llu MiB (memory_limit.daemon)",
-                     k, (unsigned long long)(capacity[k] >> 20),
+            tsr__log(TSR__LOG_INFO, "%s:%zu: lending %llu MiB of %llu MiB (memory_limit.daemon)",
+                     server->registry.backend->name, k, (unsigned long long)(capacity[k] >> 20),
                      (unsigned long long)(server->device_total[k] >> 20));
     }
-    tsr_status st = tsr__limits_set_devices(server->limits, n, server->device_total, capacity);
+    tsr_status st = tsr__limits_set_devices(server->limits, server->registry.backend->name, n,
+                                            server->device_total, capacity);
     free(capacity);
     return st;
 }
@@ -593,7 +595,7 @@ static tsr_status apply_capacities(tsr__server *server, const tsr__config *cfg)
 static void apply_visible(tsr__server *server, const tsr__config *cfg)
 {
     const tsr__config_value *v = &cfg->v[TSR__CONF_VISIBLE_DEVICES];
-    size_t n = server->registry.opencl_count;
+    size_t n = server->registry.accel_count;
     server->visible_count = 0;
     for (size_t k = 0; v->all_devices && k < n; k++)
         server->visible[server->visible_count++] = (int32_t)k;
@@ -603,8 +605,8 @@ static void apply_visible(tsr__server *server, const tsr__config *cfg)
             server->visible[server->visible_count++] = v->devices[k];
         else
             tsr__log(TSR__LOG_WARNING,
-                     "devices.visible: opencl:%d does not exist (%zu OpenCL device%s here); "
-                     "left out", (int)v->devices[k], n, n == 1 ? "" : "s");
+                     "devices.visible: %s:%d does not exist (%zu device%s here); left out",
+                     server->registry.backend->name, (int)v->devices[k], n, n == 1 ? "" : "s");
     }
 }
 
@@ -726,7 +728,7 @@ static tsr_status build_devices(tsr__server *server, tsr__registry *given)
     }
     if (st != TSR_OK)
         return st;
-    size_t n = server->registry.opencl_count;
+    size_t n = server->registry.accel_count;
     server->device_total = calloc(n ? n : 1, sizeof *server->device_total);
     server->visible = calloc(n ? n : 1, sizeof *server->visible);
     if (!server->device_total || !server->visible)

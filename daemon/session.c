@@ -176,7 +176,7 @@ void tsr__session_end(tsr__session *s, const char *why)
 {
     tsr__server *server = s->server;
     tsr__alloc_stats total = {0};
-    for (size_t k = 0; s->pools && k < server->registry.opencl_count; k++) {
+    for (size_t k = 0; s->pools && k < server->registry.accel_count; k++) {
         if (!s->pools[k].allocator)
             continue;
         tsr__alloc_stats one;

@@ -6,7 +6,7 @@
  * alpha travels in a tsr__kernel, the element conversions the cpu loops
  * use between an operand's dtype and the common dtype, and the row loops
  * the cpu device runs (libclient/plan_cpu.c walks a planned kernel and
- * hands them rows). kernels/opencl_source.h generates the OpenCL side.
+ * hands them rows). opencl/source.h generates the OpenCL side.
  *
  * Pure C: no I/O, no allocation. */
 #ifndef TESSERA_KERNELS_KERNELS_H

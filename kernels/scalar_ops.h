@@ -4,7 +4,7 @@
  *
  * This header is compiled twice, like core/convert_scalar.h (which it
  * needs, and which must come first): as host C11 by the cpu loops, and as
- * OpenCL C 1.2 source that kernels/opencl_source.c embeds in every
+ * OpenCL C 1.2 source that opencl/source.c embeds in every
  * generated program. So: plain arithmetic, the math builtins both
  * languages define exactly (fma, trunc, floor, fmod, copysign), no
  * pointers to memory, no undefined behaviour (integers wrap through

@@ -37,14 +37,14 @@ typedef struct clrt_device {
     char options[128];
 } clrt_device;
 
-struct tsr__clrt_program {
+struct tsr__backend_program {
     tsr__clrt_program *next;        /* in its table bucket (loop thread) */
     tsr__clrt_program *next_queued; /* in the builder's queue (under the lock) */
     uint32_t ordinal;
     tsr__kernel_key key;
     _Atomic int state;
     bool queued;  /* in the builder's queue (under the lock) */
-    int priority; /* TSR__CLPRIO_* (under the lock once queued) */
+    int priority; /* TSR__BUILD_* (under the lock once queued) */
     atomic_bool settled; /* READY or FAILED, and its binary stored: the builder is done */
     cl_program program;
     cl_kernel kernel;
@@ -53,7 +53,7 @@ struct tsr__clrt_program {
     bool reported;   /* loop thread */
 };
 
-struct tsr__clrt {
+struct tsr__backend_runtime {
     clrt_device *devices;
     size_t count;
     tsr__kcache *cache; /* NULL: programs are kept in memory only */
@@ -84,7 +84,7 @@ typedef struct clrt_job {
     cl_int status_value;
     bool check_status;
     uint32_t ordinal;
-    tsr__clrt_done_fn done;
+    tsr__backend_done_fn done;
     void *ctx;
 } clrt_job;
 
@@ -319,14 +319,14 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     clrt_device *d = &rt->devices[p->ordinal];
     if (!open_device(d)) {
         snprintf(p->error, sizeof p->error, "%s", d->error);
-        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return false;
     }
     size_t n = rt->source(&p->key, d->info.fp64, rt->source_buf, SOURCE_MAX);
     if (n == 0 || n >= SOURCE_MAX) {
         snprintf(p->error, sizeof p->error, "no kernel for this operation: %s",
                  n ? "source too long" : tsr_last_error());
-        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return false;
     }
     uint64_t hash = text_hash(FNV_START, d->info.name);
@@ -340,7 +340,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
         snprintf(p->origin, sizeof p->origin, "loaded from the disk cache in %.1f ms",
                  ms_since(&t0));
         atomic_fetch_add(&rt->loaded, 1);
-        atomic_store(&p->state, TSR__CLPROG_READY);
+        atomic_store(&p->state, TSR__PROGRAM_READY);
         return false;
     }
     cl_int err;
@@ -351,7 +351,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     if (err != CL_SUCCESS || !make_kernel(p)) {
         build_log(d, p, "building a kernel program", err);
         drop_program(p);
-        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return false;
     }
     warm_up(d, p);
@@ -360,7 +360,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
              atomic_load(&rt->rejected) != rejected
                  ? " (its disk cache file was corrupt or stale)"
                  : "");
-    atomic_store(&p->state, TSR__CLPROG_READY);
+    atomic_store(&p->state, TSR__PROGRAM_READY);
     *hash_out = hash;
     return rt->cache != NULL;
 }
@@ -534,7 +534,7 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
 {
     tsr__clrt_program *p = tsr__clrt_program_find(rt, ordinal, key);
     if (p) {
-        if (priority < p->priority && atomic_load(&p->state) == TSR__CLPROG_PENDING) {
+        if (priority < p->priority && atomic_load(&p->state) == TSR__PROGRAM_PENDING) {
             pthread_mutex_lock(&rt->lock);
             if (p->queued) {
                 dequeue_build(rt, p);
@@ -554,12 +554,12 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
     p->ordinal = ordinal;
     p->key = *key;
     p->priority = priority;
-    atomic_init(&p->state, TSR__CLPROG_PENDING);
+    atomic_init(&p->state, TSR__PROGRAM_PENDING);
     p->next = *bucket;
     *bucket = p;
     if (ordinal >= rt->count) {
         snprintf(p->error, sizeof p->error, "no OpenCL device %u", (unsigned)ordinal);
-        atomic_store(&p->state, TSR__CLPROG_FAILED);
+        atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return p;
     }
     pthread_mutex_lock(&rt->lock);
@@ -591,7 +591,7 @@ const tsr__kernel_key *tsr__clrt_program_key(const tsr__clrt_program *p)
 
 const char *tsr__clrt_program_report(tsr__clrt_program *p)
 {
-    if (p->reported || tsr__clrt_program_state(p) != TSR__CLPROG_READY)
+    if (p->reported || tsr__clrt_program_state(p) != TSR__PROGRAM_READY)
         return NULL;
     p->reported = true;
     return p->origin;
@@ -695,7 +695,7 @@ uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
  * refuse): the caller then copies the whole span. The element size is the
  * span's bytes over its elements (the span runs from the first element to
  * one past the last, strides being non-negative). */
-static bool output_box(const tsr__clrt_launch *l, size_t region[3], size_t pitch[2])
+static bool output_box(const tsr__backend_launch *l, size_t region[3], size_t pitch[2])
 {
     const tsr__kernel_geometry *g = &l->geometry;
     if (g->block[3] >= 2)
@@ -773,7 +773,7 @@ static cl_int enqueue_pieces(cl_command_queue queue, cl_kernel k, const tsr__ker
 }
 
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
-                             const tsr__clrt_launch *l, tsr__clrt_done_fn done, void *ctx)
+                             const tsr__backend_launch *l, tsr__backend_done_fn done, void *ctx)
 {
     clrt_device *d = &rt->devices[ordinal];
     clrt_job *job = calloc(1, sizeof *job);

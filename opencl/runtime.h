@@ -37,11 +37,14 @@
 #include <stdint.h>
 
 #include "core/kernel.h"
+#include "daemon/backend.h"
 #include "opencl/discover.h"
 #include "tessera/status.h"
 
-typedef struct tsr__clrt tsr__clrt;
-typedef struct tsr__clrt_program tsr__clrt_program;
+/* The backend interface's opaque types are this runtime's (runtime.c
+ * defines them). */
+typedef struct tsr__backend_runtime tsr__clrt;
+typedef struct tsr__backend_program tsr__clrt_program;
 
 /* Writes the OpenCL C source of a key into buf (cap bytes, NUL-terminated)
  * and returns its length, or 0 when the key has no program (the reason is
@@ -62,18 +65,8 @@ tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out);
 /* Waits for every queue to drain, stops the builder and frees everything. */
 void tsr__clrt_destroy(tsr__clrt *rt);
 
-enum { TSR__CLPROG_PENDING, TSR__CLPROG_READY, TSR__CLPROG_FAILED };
-
-/* How soon the builder takes a program: its queue is in this order, first
- * come first served within each. */
-enum {
-    TSR__CLPRIO_NOW,   /* a launch waits for it */
-    TSR__CLPRIO_SOON,  /* a launch asked for it and runs on another program meanwhile */
-    TSR__CLPRIO_AHEAD, /* built ahead of need */
-};
-
 /* The program of `key` on device `ordinal`, queued for building on first
- * request with `priority` (TSR__CLPRIO_*); asked again with a more urgent
+ * request with `priority` (TSR__BUILD_*); asked again with a more urgent
  * one while still queued, it moves up. Never blocks. NULL only when
  * memory runs out (error set). */
 tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
@@ -114,29 +107,6 @@ tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_
                             void **out);
 void tsr__clrt_buffer_release(void *buffer);
 
-/* One launch of a READY program, arguments as core/kernel.h's ABI lists
- * them: the buffers of the operands with storage, output first, and the
- * walk that tsr__kernel_launch_geometry computed for them. */
-typedef struct tsr__clrt_launch {
-    void *buffers[TSR__KERNEL_MAX_OPERANDS];
-    uint64_t offsets[TSR__KERNEL_MAX_OPERANDS]; /* bytes */
-    uint64_t extents[TSR__KERNEL_MAX_OPERANDS]; /* bytes from offsets[] that the operand spans */
-    uint32_t nbuffers;
-    bool check_status; /* read the status flag back (integer division) */
-    bool generic;      /* a generic program's launch: `kind` follows the ABI's arguments,
-                          and nbuffers is TSR__KGENERIC_SLOTS */
-    uint32_t kind[4];
-    uint8_t scalar[16], alpha[16];
-    tsr__kernel_geometry geometry;
-    /* The pieces of the geometry this enqueue runs: `piece_count` from
-     * `first_piece` (0 and 0: all of them). */
-    uint64_t first_piece, piece_count;
-} tsr__clrt_launch;
-
-/* Called once per launch from a driver thread when it has finished:
- * TSR_OK, or the failure and its text. */
-typedef void (*tsr__clrt_done_fn)(void *ctx, tsr_status status, const char *message);
-
 /* Enqueues a launch (elements > 0) and flushes the queue. On failure
  * nothing was enqueued and `done` is not called. The device's compute
  * units, for tsr__kernel_launch_geometry: tsr__clrt_compute_units. */
@@ -148,6 +118,6 @@ bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal);
  * such as PoCL's): its kernels need the CPUs the daemon's threads use. */
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
-                             const tsr__clrt_launch *launch, tsr__clrt_done_fn done, void *ctx);
+                             const tsr__backend_launch *launch, tsr__backend_done_fn done, void *ctx);
 
 #endif /* TESSERA_OPENCL_RUNTIME_H */

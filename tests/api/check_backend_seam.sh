@@ -7,7 +7,9 @@
 # type literal or the registry's OpenCL member, with how many lines do.
 # The test fails when a file not listed gains one, or when a count moves
 # either way (a smaller count is progress: lower it here), so the list
-# always says exactly what is left.
+# always says exactly what is left. Two files name OpenCL by right: the
+# public list of device types (include/tessera/device.h) and the list of
+# backends built into the daemon (daemon/backends.def).
 #   check_backend_seam.sh SOURCE_DIR
 set -euo pipefail
 root=$1
@@ -19,12 +21,6 @@ cli/daemon_cmds.c 4
 cli/daemon_common.c 5
 cli/top.c 1
 core/protocol.h 1
-daemon/admin.c 6
-daemon/config.c 1
-daemon/exec.c 3
-daemon/handlers.c 8
-daemon/registry.c 7
-daemon/registry.h 1
 include/tessera/client.h 2
 libclient/admin.c 1
 libclient/devices.c 1
@@ -33,7 +29,7 @@ libclient/tensor.c 1
 pattern='\bcl_[a-z_0-9]+\b|\bCL_[A-Z_0-9]+\b|<CL/|#include "opencl/|TSR_DEVICE_OPENCL|(\.|->)cl\b|\bcl_buffer\b'
 
 actual=$(grep -rcE "$pattern" daemon libclient include cli core/protocol.h core/protocol.c |
-    grep -v ':0$' | grep -v '^include/tessera/device.h:' | tr ':' ' ' | sort)
+    grep -v ':0$' | grep -v -e '^include/tessera/device.h:' -e '^daemon/backends.def:' | tr ':' ' ' | sort)
 expected=$(printf '%s\n' "$allowed" | sed '/^$/d' | sort)
 if [[ "$actual" != "$expected" ]]; then
     echo "OpenCL names outside opencl/ changed (file, lines):"

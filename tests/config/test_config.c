@@ -131,7 +131,7 @@ static const struct {
      "tesserad.conf:1: discovery.probe_timeout_ms: invalid milliseconds '1s' (expected a whole "
      "number from 1 to 3600000)"},
     {"devices.visible = cuda:0\n",
-     "tesserad.conf:1: devices.visible: 'cuda:0' is not an OpenCL device (expected all, or "
+     "tesserad.conf:1: devices.visible: 'cuda:0' is not a device of a backend this daemon has (expected all, or "
      "ordinals such as 1,0 or opencl:1,opencl:0)"},
     {"devices.visible = opencl\n",
      "tesserad.conf:1: devices.visible: 'opencl' names no ordinal (expected all, or ordinals such "

@@ -21,7 +21,7 @@ static tsr__limits *make(const char *text)
     ASSERT_OK(tsr__config_parse(&cfg, "limits.conf", text, strlen(text), &fake_names));
     ASSERT_OK(tsr__limits_create(&l));
     uint64_t total[2] = {8 * GiB, 2 * GiB}, capacity[2] = {8 * GiB, 1 * GiB};
-    ASSERT_OK(tsr__limits_set_devices(l, 2, total, capacity));
+    ASSERT_OK(tsr__limits_set_devices(l, "opencl", 2, total, capacity));
     ASSERT_OK(tsr__limits_set_rules(l, &cfg));
     tsr__config_free(&cfg);
     return l;

@@ -183,7 +183,7 @@ export TESSERA_SOCKET=$sock
 step "4. tessera devices (the first connection starts the service)"
 "$tessera" devices >"$work/devices.txt" 2>&1 || { cat "$work/devices.txt"; fail "tessera devices failed"; }
 wait_for_line "$notify_log" '^READY=1$' "sd_notify"
-wait_for_line "$notify_log" '^STATUS=[0-9]+ OpenCL devices?, [0-9]+ sessions?$' "sd_notify"
+wait_for_line "$notify_log" '^STATUS=[0-9]+ opencl devices?, [0-9]+ sessions?$' "sd_notify"
 wait_for_line "$notify_log" '^WATCHDOG=1$' "the watchdog"
 [[ $(grep -c '^READY=1$' "$notify_log") == 1 ]] || fail "READY=1 more than once"
 if ! grep -q 'opencl:0' "$work/devices.txt"; then

@@ -3,7 +3,7 @@
  * One process-wide server runs detached (tsr__server_init_detached: no
  * socket, no discovery) over a registry made here: cpu, two OpenCL devices
  * of 64 MiB and 16 MiB (the second without fp64) and meta, with kernels
- * disabled (opencl_trusted false: LAUNCH is checked in full, then refused
+ * disabled (found.trusted false: LAUNCH is checked in full, then refused
  * with its clear error, as no OpenCL runtime is started) and limits of
  * 24 MiB per session and 40 MiB per uid, the two devices seen in swapped
  * order (devices.visible = 1,0). With TESSERA_FUZZ_DISCOVER=1 in the
@@ -97,8 +97,10 @@ static void fake_opencl(tsr__registry_device *d, int32_t index, uint64_t mib, bo
     d->info.numa_node = -1;
     tsr__wire_text_set(d->info.name, sizeof d->info.name, "fuzz device");
     tsr__wire_text_set(d->info.vendor, sizeof d->info.vendor, "tessera");
-    d->cl.global_memory_bytes = d->capacity;
-    d->cl.host_unified_memory = true;
+    d->backend = tsr__backends[0];
+    d->backend_index = (uint32_t)index;
+    d->desc.memory_bytes = d->capacity;
+    d->desc.host_unified_memory = true;
 }
 
 static void fake_host(tsr__registry_device *d, tsr_device_type type)
@@ -116,7 +118,7 @@ static tsr_status make_registry(tsr__registry *reg)
     if (discover && strcmp(discover, "1") == 0) {
         tsr__registry_options ro = {.memory_limit = (uint64_t)DEVICE_MIB0 << 20};
         tsr_status st = tsr__registry_build(&ro, reg);
-        reg->opencl_trusted = false;
+        reg->found.trusted = false;
         return st;
     }
     size_t count = 4;
@@ -127,8 +129,12 @@ static tsr_status make_registry(tsr__registry *reg)
     fake_opencl(&devices[1], 0, DEVICE_MIB0, true);
     fake_opencl(&devices[2], 1, DEVICE_MIB1, false);
     fake_host(&devices[3], TSR_DEVICE_META);
-    *reg = (tsr__registry){
-        .devices = devices, .count = count, .opencl_count = 2, .opencl_trusted = false};
+    *reg = (tsr__registry){.devices = devices,
+                           .count = count,
+                           .accel_count = 2,
+                           .accel_type = TSR_DEVICE_OPENCL,
+                           .backend = tsr__backends[0],
+                           .found = {.trusted = false}};
     return TSR_OK;
 }
 
@@ -143,7 +149,7 @@ static void server_start(void)
     FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "log.level", "warning", NULL) == TSR_OK);
     tsr__registry reg;
     FUZZ_CHECK(make_registry(&reg) == TSR_OK);
-    if (reg.opencl_count >= 2)
+    if (reg.accel_count >= 2)
         FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "devices.visible", "1,0", NULL) == TSR_OK);
     tsr__server_options options = {.config = &cfg};
     FUZZ_CHECK(tsr__server_init_detached(&server, &options, &reg) == TSR_OK);
@@ -261,7 +267,7 @@ static void check_guards(void)
 
 static void check_invariants(void)
 {
-    size_t n = server.registry.opencl_count;
+    size_t n = server.registry.accel_count;
     for (size_t d = 0; d < n; d++) {
         uint64_t reserved_all = 0;
         for (int k = 0; k < SESSIONS; k++) {
@@ -781,7 +787,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sessions[k])
             end_session(k, "the input ended");
     check_invariants();
-    for (size_t d = 0; d < server.registry.opencl_count; d++) {
+    for (size_t d = 0; d < server.registry.accel_count; d++) {
         FUZZ_CHECK(server.registry.devices[1 + d].reserved == 0);
         for (int k = 0; k < SESSIONS; k++)
             FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==

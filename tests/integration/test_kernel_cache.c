@@ -168,15 +168,20 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
 /* Plants, at every entry's name, the next entry's binary: `legacy` as
  * the format before seals had it (magic, hash, length, FNV-1a checksum
  * of the binary: all public), else spliced under the entry's own header
- * with the other entry's seal. Returns how many. */
+ * with the other entry's seal. Returns how many. The last entry takes the
+ * first one's binary as it was before the first was planted over (else,
+ * with two entries, the second would get its own binary back). */
 static int plant(bool legacy)
 {
     static char names[64][64];
-    static unsigned char a[ENTRY_MAX], b[ENTRY_MAX];
+    static unsigned char a[ENTRY_MAX], b[ENTRY_MAX], first[ENTRY_MAX];
     int n = list_entries(names, 64), planted = 0;
+    size_t nfirst = n >= 2 ? read_entry(names[0], first, sizeof first) : 0;
     for (int k = 0; k < n && n >= 2; k++) {
         size_t na = read_entry(names[k], a, sizeof a);
-        size_t nb = read_entry(names[(k + 1) % n], b, sizeof b);
+        size_t nb = k + 1 < n ? read_entry(names[k + 1], b, sizeof b) : nfirst;
+        if (k + 1 == n)
+            memcpy(b, first, nfirst);
         if (na <= HEAD + SEAL || nb <= HEAD + SEAL || na == sizeof a || nb == sizeof b)
             continue;
         uint64_t length = nb - HEAD - SEAL;

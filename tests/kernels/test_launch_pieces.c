@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/kernel.h"
-#include "kernels/opencl_source.h"
+#include "kernels/launch.h"
 #include "test.h"
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)

@@ -36,7 +36,8 @@
 #include "core/convert_scalar.h"
 #include "core/error.h"
 #include "kernels/kernels.h"
-#include "kernels/opencl_source.h"
+#include "kernels/launch.h"
+#include "opencl/source.h"
 #include "opencl/runtime.h"
 #include "test.h"
 
@@ -173,7 +174,7 @@ static void check_generic(void)
         tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)d);
         ASSERT_EQ(any.entry, TSR__KENTRY_GENERIC);
         bool fp64 = d == TSR_FLOAT64 || d == TSR_COMPLEX128;
-        ASSERT_EQ(tsr__kernel_key_check(&any, TSR__OPENCL_CAP_FP64), TSR_OK);
+        ASSERT_EQ(tsr__kernel_key_check(&any, TSR__KCAP_FP64), TSR_OK);
         if (fp64)
             ASSERT_FAIL(tsr__kernel_key_check(&any, 0), TSR_ERR_NOT_SUPPORTED, NULL);
         else
@@ -189,7 +190,7 @@ static void check_generic(void)
     bad = tsr__kernel_generic_key(TSR_FLOAT32);
     bad.common = TSR_DTYPE_COUNT;
     ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
-    ASSERT_EQ(strcmp(tsr__opencl_entry_name(TSR__KENTRY_GENERIC), "generic"), 0);
+    ASSERT_EQ(strcmp(tsr__kernel_entry_name(TSR__KENTRY_GENERIC), "generic"), 0);
     /* kind: the operation, the output's dtype, the inputs' (scalar, none) */
     tsr__kernel k = {.op = TSR__KOP_ADD, .common = TSR_FLOAT32, .noperands = 3};
     k.operands[0].dtype = TSR_FLOAT64;
@@ -268,7 +269,7 @@ static uint64_t stream_bytes;
 static size_t source_of(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap)
 {
     size_t length = 0;
-    tsr_status st = tsr__opencl_source(key, fp64 ? TSR__OPENCL_CAP_FP64 : 0, buf, cap, &length);
+    tsr_status st = tsr__opencl_source(key, fp64 ? TSR__KCAP_FP64 : 0, buf, cap, &length);
     return st == TSR_OK ? length : st == TSR_ERR_BUFFER_TOO_SMALL ? cap : 0;
 }
 
@@ -293,7 +294,7 @@ static void open_runtime(cl_platform_id platform)
                     NULL);
     clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     info.compute_units = cu;
-    info.fp64 = caps & TSR__OPENCL_CAP_FP64;
+    info.fp64 = caps & TSR__KCAP_FP64;
     cl_bool unified = CL_FALSE;
     clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     info.host_unified_memory = unified;
@@ -308,11 +309,11 @@ static void open_runtime(cl_platform_id platform)
 
 static tsr__clrt_program *program_for(const tsr__kernel_key *key)
 {
-    tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, key, TSR__CLPRIO_NOW);
+    tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, key, TSR__BUILD_NOW);
     ASSERT_TRUE(p != NULL);
-    while (p && tsr__clrt_program_state(p) == TSR__CLPROG_PENDING)
+    while (p && tsr__clrt_program_state(p) == TSR__PROGRAM_PENDING)
         usleep(1000);
-    if (p && tsr__clrt_program_state(p) != TSR__CLPROG_READY) {
+    if (p && tsr__clrt_program_state(p) != TSR__PROGRAM_READY) {
         fprintf(stderr, "op %d common %d: %s\n", key->op, key->common, tsr__clrt_program_error(p));
         ASSERT_TRUE(false);
         return NULL;
@@ -347,7 +348,7 @@ static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, cons
     tsr__clrt_program *p = program_for(generic_mode ? &any : &key);
     if (!p)
         return TSR_ERR_DEVICE;
-    tsr__clrt_launch l = {.check_status = tsr__kernel_op_has(k->op, TSR__KOPF_ZERO_CHECK)};
+    tsr__backend_launch l = {.check_status = tsr__kernel_op_has(k->op, TSR__KOPF_ZERO_CHECK)};
     memcpy(l.scalar, k->scalar, sizeof l.scalar);
     memcpy(l.alpha, k->alpha, sizeof l.alpha);
     tsr__kernel_launch_geometry(k, units, stream_bytes, &l.geometry);
@@ -947,8 +948,8 @@ static void check_loops(void)
         size_t len;
         key.entry = TSR__KWALK_STRIDED;
         ASSERT_OK(tsr__opencl_source(&key, caps, one_src, sizeof one_src, &len));
-        ASSERT_EQ(tsr__opencl_entry(&key, TSR__KWALK_STRIDED), TSR__KWALK_STRIDED);
-        ASSERT_EQ(tsr__opencl_entry(&key, TSR__KWALK_STRIDED | TSR__KBLOCK_STREAM),
+        ASSERT_EQ(tsr__kernel_entry(&key, TSR__KWALK_STRIDED), TSR__KWALK_STRIDED);
+        ASSERT_EQ(tsr__kernel_entry(&key, TSR__KWALK_STRIDED | TSR__KBLOCK_STREAM),
                   TSR__KWALK_STRIDED);
         for (size_t e = 0; e < TSR__ARRAY_SIZE(loops); e++) {
             bool want = cases[c].has[e] == 'y';
@@ -956,8 +957,8 @@ static void check_loops(void)
             tsr_status st = tsr__opencl_source(&key, caps, one_src, sizeof one_src, &len);
             const char *head = st == TSR_OK ? strstr(one_src, "__kernel void tsr_kernel(") : NULL;
             bool one_kernel = head && !strstr(head + 1, "__kernel ");
-            int entry = tsr__opencl_entry(&key, loops[e].block_z);
-            int streamed = tsr__opencl_entry(&key, loops[e].block_z | TSR__KBLOCK_STREAM);
+            int entry = tsr__kernel_entry(&key, loops[e].block_z);
+            int streamed = tsr__kernel_entry(&key, loops[e].block_z | TSR__KBLOCK_STREAM);
             int expect = want ? loops[e].entry
                          : loops[e].entry >= TSR__KENTRY_UNIT_PLUS && cases[c].has[0] == 'y'
                              ? TSR__KWALK_UNIT
@@ -974,10 +975,10 @@ static void check_loops(void)
     tsr__kernel_key bad = cases[0].key;
     bad.entry = TSR__KENTRY_COUNT;
     ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
-    ASSERT_EQ(strcmp(tsr__opencl_entry_name(TSR__KWALK_STRIDED), "strided"), 0);
-    ASSERT_EQ(strcmp(tsr__opencl_entry_name(TSR__KENTRY_UNIT_MINUS), "unit, alpha -1"), 0);
-    ASSERT_TRUE(tsr__opencl_entry_name(TSR__KENTRY_COUNT) == NULL);
-    ASSERT_TRUE(tsr__opencl_entry_name(-1) == NULL);
+    ASSERT_EQ(strcmp(tsr__kernel_entry_name(TSR__KWALK_STRIDED), "strided"), 0);
+    ASSERT_EQ(strcmp(tsr__kernel_entry_name(TSR__KENTRY_UNIT_MINUS), "unit, alpha -1"), 0);
+    ASSERT_TRUE(tsr__kernel_entry_name(TSR__KENTRY_COUNT) == NULL);
+    ASSERT_TRUE(tsr__kernel_entry_name(-1) == NULL);
 }
 
 /* ---- float16 ---------------------------------------------------------------- */
@@ -1117,7 +1118,7 @@ int main(void)
         TEST_SKIP("no OpenCL device");
     char ext[4096] = "";
     clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
-    caps = strstr(ext, "cl_khr_fp64") ? TSR__OPENCL_CAP_FP64 : 0;
+    caps = strstr(ext, "cl_khr_fp64") ? TSR__KCAP_FP64 : 0;
     cl_int err;
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     ASSERT_EQ(err, CL_SUCCESS);

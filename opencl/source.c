@@ -13,7 +13,7 @@
  * row by row, with one loop per walk (core/kernel.h), so that the loops
  * where operands step by one element or stand still compile to vector
  * code whatever the launch, and one program serves every layout. */
-#include "kernels/opencl_source.h"
+#include "opencl/source.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +21,7 @@
 
 #include "core/error.h"
 #include "kernels/kernels.h"
+#include "kernels/launch.h"
 #include "tessera/dtype.h"
 
 /* ---- a bounded text builder ---------------------------------------------- */
@@ -122,6 +123,12 @@ static bool is_complex(tsr_dtype d)
 static bool needs_fp64(tsr_dtype d)
 {
     return d == TSR_FLOAT64 || d == TSR_COMPLEX128;
+}
+
+/* Operand k of a key: its dtype, or TSR__KEY_SCALAR. */
+static bool key_is_scalar(const tsr__kernel_key *key, int k)
+{
+    return key->dtypes[k] == TSR__KEY_SCALAR;
 }
 
 /* A value of a component in form `from`, as an expression in form `to`
@@ -269,431 +276,9 @@ static const cl_math cl_maths[TSR_DTYPE_COUNT] = {
 
 /* ---- keys ------------------------------------------------------------------ */
 
-static tsr_status bad_key(const char *what, int value)
-{
-    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid kernel %s %d", what, value);
-}
-
-/* Operand k of a key: its dtype, or TSR__KEY_SCALAR. */
-static bool key_is_scalar(const tsr__kernel_key *key, int k)
-{
-    return key->dtypes[k] == TSR__KEY_SCALAR;
-}
-
-/* The operands with storage of a key's kernels: the output, then each
- * input that is not a scalar. */
-static int storage_of(const tsr__kernel_key *key, int *storage)
-{
-    int n = 0;
-    for (int k = 0; k < key->noperands && k < TSR__KERNEL_MAX_OPERANDS; k++)
-        if (k == 0 || !key_is_scalar(key, k))
-            storage[n++] = k;
-    return n;
-}
-
-static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry);
-
-static tsr_status fp64_missing(void)
-{
-    return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                     "this device has no float64 support (cl_khr_fp64): it cannot compute "
-                     "with float64 or complex128");
-}
-
-/* A generic program's key: op 0, the entry, a common dtype, zeros. */
-static tsr_status generic_key_check(const tsr__kernel_key *key, unsigned caps)
-{
-    if (key->op != 0 || key->noperands != 0 || key->reserved != 0)
-        return bad_key("field of a generic program's key", key->op);
-    for (int k = 0; k < TSR__KERNEL_MAX_OPERANDS; k++)
-        if (key->dtypes[k] != 0)
-            return bad_key("operand dtype of a generic program's key", key->dtypes[k]);
-    if (!tsr_dtype_is_valid((tsr_dtype)key->common))
-        return bad_key("common dtype", key->common);
-    if (needs_fp64((tsr_dtype)key->common) && !(caps & TSR__OPENCL_CAP_FP64))
-        return fp64_missing();
-    return TSR_OK;
-}
-
-tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
-{
-    if (key == NULL)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "kernel key must not be NULL");
-    if (key->entry == TSR__KENTRY_GENERIC)
-        return generic_key_check(key, caps);
-    tsr__kernel_op op = (tsr__kernel_op)key->op;
-    if (key->op == 0 || key->op >= TSR__KOP_COUNT)
-        return bad_key("operation", key->op);
-    if (!tsr_dtype_is_valid((tsr_dtype)key->common))
-        return bad_key("common dtype", key->common);
-    unsigned want = 1 + tsr__kernel_ops[op].arity;
-    if (key->noperands != want)
-        return bad_key("operand count", key->noperands);
-    if (key->reserved != 0)
-        return bad_key("reserved byte", key->reserved);
-    if (key->entry >= TSR__KENTRY_COUNT)
-        return bad_key("entry", key->entry);
-    tsr_dtype common = (tsr_dtype)key->common;
-    bool fp64 = needs_fp64(common);
-    for (int k = 0; k < TSR__KERNEL_MAX_OPERANDS; k++) {
-        uint8_t d = key->dtypes[k];
-        if (k >= (int)want) {
-            if (d != 0)
-                return bad_key("unused operand dtype", d);
-            continue;
-        }
-        if (d == TSR__KEY_SCALAR && k > 0)
-            continue;
-        if (!tsr_dtype_is_valid((tsr_dtype)d))
-            return bad_key("operand dtype", d);
-        fp64 |= needs_fp64((tsr_dtype)d);
-        if ((d == TSR_FLOAT4_E2M1FN_X2) != (common == TSR_FLOAT4_E2M1FN_X2) && op != TSR__KOP_FILL)
-            return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                             "copy_() does not support casting Float4_e2m1fn_x2 to different types "
-                             "(from %s to %s)",
-                             tsr_dtype_message_name((tsr_dtype)d), tsr_dtype_message_name(common));
-    }
-    if ((op == TSR__KOP_FILL || op == TSR__KOP_COPY) && key->dtypes[0] != common)
-        return bad_key("output dtype of a copy", key->dtypes[0]);
-    tsr_status st = tsr__kernel_check_compute(op, common);
-    if (st != TSR_OK)
-        return st;
-    if (fp64 && !(caps & TSR__OPENCL_CAP_FP64))
-        return fp64_missing();
-    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
-    if (!has_entry(key, storage, nstorage, key->entry))
-        return bad_key("entry for these operands", key->entry);
-    return TSR_OK;
-}
-
-tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
-{
-    if (k == NULL || out == NULL)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "kernel and key must not be NULL");
-    if (k->ndim < 0 || k->ndim > TSR_MAX_DIMS)
-        return bad_key("ndim", k->ndim);
-    if (k->noperands < 1 || k->noperands > TSR__KERNEL_MAX_OPERANDS)
-        return bad_key("operand count", (int)k->noperands);
-    for (int d = 0; d < k->ndim; d++)
-        if (k->sizes[d] < 0)
-            return bad_key("size", (int)k->sizes[d]);
-    if (k->op > 0xff || k->common > 0xff)
-        return bad_key("operation or dtype", (int)k->op);
-    tsr__kernel_key key = {
-        .op = (uint8_t)k->op,
-        .common = (uint8_t)k->common,
-        .noperands = (uint8_t)k->noperands,
-    };
-    for (uint32_t i = 0; i < k->noperands; i++) {
-        const tsr__kernel_operand *o = &k->operands[i];
-        if (o->flags & ~(uint32_t)TSR__KOPERAND_SCALAR)
-            return bad_key("operand flags", (int)o->flags);
-        if ((o->flags & TSR__KOPERAND_SCALAR) && i == 0)
-            return bad_key("output flags", (int)o->flags);
-        if (!(o->flags & TSR__KOPERAND_SCALAR) && o->dtype >= TSR_DTYPE_COUNT)
-            return bad_key("operand dtype", (int)o->dtype);
-        key.dtypes[i] = o->flags & TSR__KOPERAND_SCALAR ? TSR__KEY_SCALAR : (uint8_t)o->dtype;
-    }
-    key.entry = TSR__KWALK_STRIDED;
-    tsr_status st = tsr__kernel_key_check(&key, TSR__OPENCL_CAP_FP64);
-    if (st != TSR_OK)
-        return st;
-    /* The walk depends on the layout alone, not on the device. An empty
-     * launch has none (it runs nothing). tsr__opencl_entry only names
-     * entries the checked key has, so the key needs no second check. */
-    bool empty = false;
-    for (int d = 0; d < k->ndim; d++)
-        empty |= k->sizes[d] == 0;
-    if (!empty) {
-        tsr__kernel_geometry g;
-        tsr__kernel_launch_geometry(k, 1, 0, &g);
-        key.entry = (uint8_t)tsr__opencl_entry(&key, g.block[2]);
-    }
-    *out = key;
-    return TSR_OK;
-}
-
-/* ---- launches ----------------------------------------------------------- */
-
-/* The elements one work-item walks along rows that every operand steps
- * through by one (or stands still on): enough that starting a work-item
- * is noise beside them. */
-#define ROW_ELEMENTS 16384u
-/* A strided walk goes through a tile, so that the cache lines an operand
- * that runs across the rows touches are used up while they are still in
- * the first-level cache. (A transposed input of an operation is packed
- * instead: TSR__KPACK_*.) */
-#define TILE_X 32u
-#define TILE_Y 32u
-/* Blocks are halved down to this many elements until every compute unit
- * has several work-items. */
-#define MIN_BLOCK 256u
-#define ITEMS_PER_UNIT 4u
-
-/* What block.z says of add/sub's alpha in the floating dtypes whose add
- * special-cases 1 and -1 (float16, bfloat16, float32, float64; alpha
- * comes as float32 bits in the two reduced ones): those have loops of
- * their own (alpha_loops). */
-static uint32_t alpha_class(const tsr__kernel *k)
-{
-    tsr_dtype c = (tsr_dtype)k->common;
-    if (!tsr__kernel_op_has(k->op, TSR__KOPF_ALPHA) ||
-        (c != TSR_FLOAT16 && c != TSR_BFLOAT16 && c != TSR_FLOAT32 && c != TSR_FLOAT64))
-        return 0;
-    uint64_t bits = 0, one = c == TSR_FLOAT64 ? UINT64_C(0x3FF0000000000000) : 0x3F800000u;
-    uint64_t sign = c == TSR_FLOAT64 ? UINT64_C(0x8000000000000000) : 0x80000000u;
-    memcpy(&bits, k->alpha, c == TSR_FLOAT64 ? 8 : 4);
-    return bits == one            ? TSR__KBLOCK_ALPHA_ONE
-           : bits == (one | sign) ? TSR__KBLOCK_ALPHA_MINUS_ONE
-                                  : 0;
-}
-
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
-}
-
-/* Whether the output steps by one along x. */
-static bool out_unit(const tsr__kernel_geometry *g)
-{
-    return g->stride[0][0] == 1;
-}
-
-/* Whether every input with storage but `except` steps by one along x. */
-static bool others_unit(const tsr__kernel_geometry *g, const tsr__kernel *k, uint32_t except)
-{
-    int q = 1;
-    for (uint32_t i = 1; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
-        if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
-            continue;
-        if (i != except && g->stride[q][0] != 1)
-            return false;
-        q++;
-    }
-    return true;
-}
-
-/* Splits the NDRange into pieces of at most TSR__KERNEL_PIECE_ITEMS
- * work-items and about TSR__KERNEL_PIECE_ELEMENTS elements: whole rows of
- * x first, then of y, then the outer index. */
-static void launch_pieces(tsr__kernel_geometry *g)
-{
-    uint64_t room = TSR__KERNEL_PIECE_ELEMENTS / ((uint64_t)g->block[0] * g->block[1]);
-    if (room == 0)
-        room = 1;
-    g->pieces = 1;
-    for (int d = 0; d < 3; d++) {
-        g->step[d] = min_u64(g->global[d], room);
-        if (g->step[d] == 0)
-            g->step[d] = 1;
-        room /= g->step[d];
-        if (room == 0)
-            room = 1;
-        g->pieces *= ceil_div(g->global[d], g->step[d]);
-    }
-}
-
-void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
-                                 uint64_t stream_bytes, tsr__kernel_geometry *g)
-{
-    memset(g, 0, sizeof *g);
-    int nd = k->ndim, outer = nd > 2 ? nd - 2 : 0;
-    g->size[0] = nd >= 1 ? (uint64_t)k->sizes[nd - 1] : 1;
-    g->size[1] = nd >= 2 ? (uint64_t)k->sizes[nd - 2] : 1;
-    g->size[2] = 1;
-    for (int d = 0; d < outer; d++)
-        g->size[2] *= (uint64_t)k->sizes[d];
-    if (outer >= 2)
-        for (int d = 0; d < outer; d++)
-            g->geom[d] = k->sizes[d];
-    /* The walk: which operands step by one along x, which stand still,
-     * which run along y instead (transposed). */
-    bool unit = true;
-    uint32_t still = 0, nstill = 0, across = 0, nacross = 0;
-    int q = 0;
-    for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
-        const tsr__kernel_operand *o = &k->operands[i];
-        if (o->flags & TSR__KOPERAND_SCALAR)
-            continue;
-        int64_t *st = g->stride[q];
-        st[0] = nd >= 1 ? o->strides[nd - 1] : 0;
-        st[1] = nd >= 2 ? o->strides[nd - 2] : 0;
-        st[2] = nd == 3 ? o->strides[0] : 0;
-        if (outer >= 2)
-            for (int d = 0; d < outer; d++)
-                g->geom[outer * (1 + q) + d] = o->strides[d];
-        if (st[0] == 0 && i > 0) {
-            still = i;
-            nstill++;
-        } else if (st[0] != 1) {
-            unit = false;
-            if (i > 0 && st[1] == 1) {
-                across = i;
-                nacross++;
-            }
-        }
-        q++;
-    }
-    g->nstorage = q;
-    g->geom_count = outer >= 2 ? outer * (1 + q) : 0;
-    /* A transposed input is packed where every other operand steps by one
-     * along x: its stride along x is not 1, so `unit` only fails for it,
-     * and nothing stands still. A copy packs too: NCHW -> NHWC of a
-     * 64x64x56x56 float32 tensor on one PoCL thread ran about 20% faster
-     * through the packed tile (8x8 transposes in registers) than through
-     * the strided walk's element-by-element tile. */
-    bool packs = nacross == 1 && nstill == 0 && g->size[1] > 1 &&
-                 out_unit(g) && others_unit(g, k, across);
-    uint32_t walk = g->size[0] <= 1 || (unit && nstill == 0) ? TSR__KWALK_UNIT
-                    : unit && nstill == 1                    ? still
-                    : packs                                  ? TSR__KWALK_PACK1 + across - 1
-                                                             : TSR__KWALK_STRIDED;
-    /* The block: long rows where the operands step through memory
-     * together, tiles where one of them runs across. */
-    uint64_t bx, by;
-    if (walk == TSR__KWALK_PACK1 || walk == TSR__KWALK_PACK2) {
-        size_t w = tsr_dtype_itemsize((tsr_dtype)k->operands[across].dtype);
-        bx = min_u64(g->size[0], TSR__KPACK_X);
-        by = min_u64(g->size[1], TSR__KPACK_BYTES / (TSR__KPACK_X * w));
-    } else if (walk != TSR__KWALK_STRIDED || g->size[1] == 1) {
-        bx = min_u64(g->size[0], ROW_ELEMENTS);
-        by = min_u64(g->size[1], ROW_ELEMENTS / bx);
-    } else {
-        bx = min_u64(g->size[0], TILE_X);
-        by = min_u64(g->size[1], bx < TILE_X ? ROW_ELEMENTS / bx : TILE_Y);
-    }
-    uint64_t want = (uint64_t)ITEMS_PER_UNIT * (compute_units ? compute_units : 1);
-    while (ceil_div(g->size[0], bx) * ceil_div(g->size[1], by) * g->size[2] < want &&
-           bx * by >= 2 * MIN_BLOCK) {
-        if (by > 1)
-            by = ceil_div(by, 2);
-        else
-            bx = ceil_div(bx, 2);
-    }
-    g->block[0] = (uint32_t)bx;
-    g->block[1] = (uint32_t)by;
-    g->block[2] = walk + (walk == TSR__KWALK_UNIT ? alpha_class(k) : 0);
-    uint64_t out_bytes =
-        g->size[0] * g->size[1] * g->size[2] * tsr_dtype_itemsize((tsr_dtype)k->operands[0].dtype);
-    /* (A packed walk streams only the rows it has vectors for: see
-     * vector_rows.) */
-    bool chunks = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
-                  walk == TSR__KWALK_PACK1 || walk == TSR__KWALK_PACK2 ||
-                  (walk == TSR__KWALK_UNIT && k->op == TSR__KOP_FILL);
-    if (chunks && stream_bytes > 0 && out_bytes >= stream_bytes)
-        g->block[2] |= TSR__KBLOCK_STREAM;
-    g->block[3] = (uint32_t)outer;
-    g->global[0] = ceil_div(g->size[0], bx);
-    g->global[1] = ceil_div(g->size[1], by);
-    g->global[2] = g->size[2];
-    g->local[0] = g->local[1] = g->local[2] = 1;
-    launch_pieces(g);
-}
-
 /* ---- the program ------------------------------------------------------------ */
 
-/* OpenCL-only helpers, between the two embedded headers.
- *
- * float16 conversions that vectorise. Where the compiler has _Float16 and
- * the device F16C (x86), the conversions are the hardware's: widening is
- * exact and quiets a NaN as tsr__f16_to_f32 does, and narrowing rounds to
- * nearest even as tsr__f32_to_f16 does for every value but NaN (F16C
- * ignores the subnormal flush flags). Elsewhere the encoder rounds with
- * one float addition where the result is subnormal (0.5f's ulp is
- * float16's smallest subnormal, and the sum is a normal float32 whether
- * or not the device flushes subnormal operands, which round to zero
- * anyway) and with integer RNE above, branch-free. Either way a NaN is
- * spelled out. tests/kernels checks every code and every rounding
- * boundary against the host routines. scalar_ops.h's float16 arithmetic
- * is redirected to them.
- *
- * The NaN of a real operation. Where x86-64 computes it (the reference:
- * docs/semantics.md), a NaN first input comes out quieted, else a NaN
- * second input, else an invalid operation gives the default NaN, whose
- * sign is set. A compiler that vectorises may reorder the operands of
- * + and * and rewrite a - b as a + -b, which changes those bits, so the
- * result's NaN is spelled out from the inputs.
- *
- * Stores around the caches (the rows of chunked walks, when the launch
- * asks for it): whole aligned lines, fenced before the work-item ends. */
-static const char cl_helpers[] =
-    "#if defined(__F16C__) && defined(__FLT16_MAX__)\n"
-    "typedef union {\n"
-    "    tsr__u16 u;\n"
-    "    _Float16 h;\n"
-    "} tsr__cl_half;\n"
-    "\n"
-    "static inline tsr__u32 tsr__cl_f16_to_f32(tsr__u16 x)\n"
-    "{\n"
-    "    tsr__cl_half v;\n"
-    "    v.u = x;\n"
-    "    return tsr__float_bits((float)v.h);\n"
-    "}\n"
-    "\n"
-    "static inline tsr__u16 tsr__cl_f32_round_f16(tsr__u32 t)\n"
-    "{\n"
-    "    tsr__cl_half v;\n"
-    "    v.h = (_Float16)tsr__float_from_bits(t);\n"
-    "    return v.u;\n"
-    "}\n"
-    "#define tsr__f16_to_f32 tsr__cl_f16_to_f32\n"
-    "#else\n"
-    "static inline tsr__u16 tsr__cl_f32_round_f16(tsr__u32 t)\n"
-    "{\n"
-    "    tsr__u32 a = t & TSR__F32_ABS;\n"
-    "    tsr__u32 normal = (a - (112u << 23) + 0xFFFu + ((a >> 13) & 1u)) >> 13;\n"
-    "    tsr__u32 sub = tsr__float_bits(tsr__float_from_bits(a) + 0.5f) - 0x3F000000u;\n"
-    "    tsr__u32 c = a < 0x38800000u ? sub : normal;\n"
-    "    c = a >= 0x47800000u ? 0x7C00u : c;\n"
-    "    return (tsr__u16)(((t >> 16) & 0x8000u) | c);\n"
-    "}\n"
-    "#endif\n"
-    "\n"
-    "static inline tsr__u16 tsr__cl_f32_to_f16(tsr__u32 t, bool f16c_nan)\n"
-    "{\n"
-    "    tsr__u32 a = t & TSR__F32_ABS;\n"
-    "    tsr__u32 nan = ((t >> 16) & 0x8000u) | 0x7E00u | (f16c_nan ? (a >> 13) & 0x1FFu : 0u);\n"
-    "    return a > TSR__F32_INF ? (tsr__u16)nan : tsr__cl_f32_round_f16(t);\n"
-    "}\n"
-    "#define tsr__f32_to_f16 tsr__cl_f32_to_f16\n"
-    "\n"
-    "static inline float tsr__cl_nan_f32(float m, float x, float y)\n"
-    "{\n"
-    "    uint n = isnan(x) ? as_uint(x) | 0x00400000u\n"
-    "             : isnan(y) ? as_uint(y) | 0x00400000u : 0xFFC00000u;\n"
-    "    return isnan(m) ? as_float(n) : m;\n"
-    "}\n"
-    "\n"
-    "#ifdef TSR_CONV_HAVE_DOUBLE\n"
-    "static inline double tsr__cl_nan_f64(double m, double x, double y)\n"
-    "{\n"
-    "    ulong n = isnan(x) ? as_ulong(x) | 0x0008000000000000UL\n"
-    "              : isnan(y) ? as_ulong(y) | 0x0008000000000000UL : 0xFFF8000000000000UL;\n"
-    "    return isnan(m) ? as_double(n) : m;\n"
-    "}\n"
-    "#endif\n"
-    "\n"
-    "#ifdef __clang__\n"
-    "#define TSR__CL_STREAM(v, p) __builtin_nontemporal_store(v, p)\n"
-    "#else\n"
-    "#define TSR__CL_STREAM(v, p) (*(p) = (v))\n"
-    "#endif\n"
-    "#if defined(__clang__) && defined(__x86_64__)\n"
-    "#define TSR__CL_PREFETCH(p) __builtin_prefetch((p), 0, 3)\n"
-    "#define TSR__CL_STREAM_END(stream) \\\n"
-    "    do { \\\n"
-    "        if (stream) \\\n"
-    "            __builtin_ia32_sfence(); \\\n"
-    "    } while (0)\n"
-    "#else\n"
-    "#define TSR__CL_PREFETCH(p) (void)(p)\n"
-    "#define TSR__CL_STREAM_END(stream) (void)(stream)\n"
-    "#endif\n";
+/* The OpenCL C helpers (opencl/helpers.cl, embedded at build time). */
 
 /* Declares input k (operand k of the key) as raw `v<k>` from the
  * element function's argument `in<k>` (a vector of two when complex). */
@@ -741,14 +326,6 @@ static void out_type(const tsr__kernel_key *key, char *buf, size_t n)
     elem_type(key, 0, buf, n);
 }
 
-/* Whether the program divides integers, where a zero divisor leaves its
- * element unwritten (and which no vector unit computes anyway). */
-static bool checks_zero(const tsr__kernel_key *key)
-{
-    return tsr__kernel_op_has(key->op, TSR__KOPF_ZERO_CHECK) &&
-           strcmp(cl_maths[key->common].type, "tsr__u64") == 0;
-}
-
 /* The body: inputs to the common dtype, the operation, the result into
  * the output's dtype as raw `r`. An integer division by zero raises *bad
  * and writes nothing: a zero-dim divisor holding 0 leaves the output as
@@ -787,9 +364,9 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         char fn[48];
         snprintf(fn, sizeof fn, "tsr__k_%s_%s", cl_elems[op], m->suffix);
         bool alpha = tsr__kernel_op_has(op, TSR__KOPF_ALPHA);
-        bool zero_check = checks_zero(key);
+        bool zero_check = tsr__kernel_key_checks_zero(key);
         /* add/sub's NaN is spelled out (but bfloat16 results spell every
-         * NaN 7FC0): see cl_helpers */
+         * NaN 7FC0): see opencl/helpers.cl */
         bool real = (strcmp(m->type, "float") == 0 || strcmp(m->type, "double") == 0) &&
                     common != TSR_BFLOAT16 && alpha;
         if (real) { /* the inputs by name, for the NaN below */
@@ -842,20 +419,6 @@ static void emit_element(text *t, const tsr__kernel_key *key, const int *storage
         put(t, "    return (%s)(r_re, r_im);\n}\n\n", ot);
     else
         put(t, "    (void)r_im;\n    return r_re;\n}\n\n");
-}
-
-/* Whether add/sub gets loops of its own for alpha 1 and -1 where every
- * operand steps by one: in the floating dtypes whose add special-cases
- * them (scalar_ops.h), which a vector loop that does not know alpha
- * computes all of (three paths, one of them the reduced dtypes' rounding
- * of alpha * b) before it picks one. Knowing alpha, those loops compute
- * a + b or a - b as written and need no NaN spelled out (cl_helpers;
- * bfloat16's encoder writes every NaN as 7FC0 anyway). */
-static bool alpha_loops(const tsr__kernel_key *key)
-{
-    tsr_dtype c = (tsr_dtype)key->common;
-    return tsr__kernel_op_has(key->op, TSR__KOPF_ALPHA) &&
-           (c == TSR_FLOAT16 || c == TSR_BFLOAT16 || c == TSR_FLOAT32 || c == TSR_FLOAT64);
 }
 
 /* alpha 1 and -1 as the element function takes alpha. */
@@ -921,7 +484,7 @@ static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, in
     if (walk == TSR__KWALK_STRIDED) {
         put(t, "#pragma clang loop vectorize(disable)\n"
                "            for (ulong i = 0; i < ni; i++) {\n");
-        if (checks_zero(key)) {
+        if (tsr__kernel_key_checks_zero(key)) {
             put(t, "                int zero = 0;\n                %s v = tsr_elem(", ot);
             emit_args(t, storage, nstorage, walk, "i");
             put(t,
@@ -1182,63 +745,6 @@ static void emit_walk(text *t, const tsr__kernel_key *key, const int *storage, i
     put(t, "        }\n");
 }
 
-/* Whether a program has the walk: the standing-still and packed ones
- * need their input to have storage; an integer division has the scalar
- * walk only (no vector unit divides integers, and a zero divisor leaves
- * its element unwritten, which chunks would not). */
-static bool has_walk(const tsr__kernel_key *key, const int *storage, int nstorage, int walk)
-{
-    if (checks_zero(key))
-        return walk == TSR__KWALK_STRIDED;
-    int k = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_PACK1   ? 1
-            : walk == TSR__KWALK_BCAST2 || walk == TSR__KWALK_PACK2 ? 2
-                                                                    : 0;
-    for (int q = 1; q < nstorage; q++)
-        if (storage[q] == k)
-            return true;
-    return k == 0;
-}
-
-static const char *const entry_names[TSR__KENTRY_COUNT] = {
-    [TSR__KWALK_UNIT] = "unit",
-    [TSR__KWALK_BCAST1] = "bcast1",
-    [TSR__KWALK_BCAST2] = "bcast2",
-    [TSR__KWALK_STRIDED] = "strided",
-    [TSR__KWALK_PACK1] = "pack1",
-    [TSR__KWALK_PACK2] = "pack2",
-    [TSR__KENTRY_UNIT_PLUS] = "unit, alpha 1",
-    [TSR__KENTRY_UNIT_MINUS] = "unit, alpha -1",
-    [TSR__KENTRY_GENERIC] = "generic",
-};
-
-/* Whether a key's program has the entry. */
-static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry)
-{
-    if (entry == TSR__KENTRY_UNIT_PLUS || entry == TSR__KENTRY_UNIT_MINUS)
-        return alpha_loops(key) && has_walk(key, storage, nstorage, TSR__KWALK_UNIT);
-    return entry == TSR__KWALK_STRIDED || has_walk(key, storage, nstorage, entry);
-}
-
-int tsr__opencl_entry(const tsr__kernel_key *key, uint32_t block_z)
-{
-    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
-    uint32_t walk = block_z & (TSR__KBLOCK_ALPHA_ONE - 1);
-    if (walk == TSR__KWALK_UNIT && (block_z & TSR__KBLOCK_ALPHA_ONE) &&
-        has_entry(key, storage, nstorage, TSR__KENTRY_UNIT_PLUS))
-        return TSR__KENTRY_UNIT_PLUS;
-    if (walk == TSR__KWALK_UNIT && (block_z & TSR__KBLOCK_ALPHA_MINUS_ONE) &&
-        has_entry(key, storage, nstorage, TSR__KENTRY_UNIT_MINUS))
-        return TSR__KENTRY_UNIT_MINUS;
-    if (walk < TSR__KWALK_COUNT && has_entry(key, storage, nstorage, (int)walk))
-        return (int)walk;
-    return TSR__KWALK_STRIDED;
-}
-
-const char *tsr__opencl_entry_name(int entry)
-{
-    return entry >= 0 && entry < TSR__KENTRY_COUNT ? entry_names[entry] : NULL;
-}
-
 /* The kernel: the ABI's arguments, the work-item's block, and its rows in
  * the entry's walk. A vector loop for every walk but STRIDED, which takes
  * the scalar loop; float16/32/64 add/sub's alpha 1 and -1 have a UNIT loop
@@ -1309,17 +815,13 @@ static void emit_entry(text *t, const tsr__kernel_key *key, const int *storage, 
  * and the conversions on the way in and out are convert_value's, one
  * case per dtype. */
 
-/* Input and output dtype bytes of kind.z for an operand a launch does not
- * have (a fill's inputs, a copy's second). */
-#define GENERIC_NONE 0xfeu
-
 /* Whether a kernel converts between `d` and `common`: float4_e2m1fn_x2
  * only to itself, the float64 dtypes only on devices that have them. */
 static bool generic_converts(tsr_dtype common, tsr_dtype d, unsigned caps)
 {
     if ((d == TSR_FLOAT4_E2M1FN_X2) != (common == TSR_FLOAT4_E2M1FN_X2))
         return false;
-    return !needs_fp64(d) || (caps & TSR__OPENCL_CAP_FP64);
+    return !needs_fp64(d) || (caps & TSR__KCAP_FP64);
 }
 
 /* The operations computing in `common`, as keys whose operands are all in
@@ -1460,7 +962,7 @@ static void emit_generic_kernel(text *t, tsr_dtype common, const char *et)
         "            (void)a1;\n            (void)a2;\n"
         "            int zero = 0;\n"
         "            switch (op) {\n",
-        et, GENERIC_NONE, GENERIC_NONE);
+        et, TSR__KGENERIC_NONE, TSR__KGENERIC_NONE);
     for (int op = 1; op < TSR__KOP_COUNT; op++) {
         tsr__kernel_key key;
         if (!generic_op_key((tsr__kernel_op)op, common, &key))
@@ -1492,7 +994,7 @@ static void emit_generic(text *t, tsr_dtype common, unsigned caps)
         tsr__kernel_key key;
         if (!generic_op_key((tsr__kernel_op)op, common, &key))
             continue;
-        int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(&key, storage);
+        int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = tsr__kernel_key_storage(&key, storage);
         char name[16];
         snprintf(name, sizeof name, "tsr_g%d", op);
         emit_element(t, &key, storage, nstorage, name);
@@ -1510,7 +1012,7 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
         return st;
     if (length == NULL || (buf == NULL && size > 0))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "source buffer and length must not be NULL");
-    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = storage_of(key, storage);
+    int storage[TSR__KERNEL_MAX_OPERANDS], nstorage = tsr__kernel_key_storage(key, storage);
     text t = {buf, size, 0};
     put(&t, "/* tessera elementwise kernel: op %u, common %s */\n", key->op,
         tsr_dtype_name((tsr_dtype)key->common));
@@ -1522,11 +1024,11 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
      * their calling convention differs without AVX-512 (AVX2 machines)
      * concerns calls that never happen. */
     put(&t, "#pragma clang diagnostic ignored \"-Wpsabi\"\n");
-    if (caps & TSR__OPENCL_CAP_FP64)
+    if (caps & TSR__KCAP_FP64)
         put(&t, "#define TSR_CONV_HAVE_DOUBLE 1\n");
     put_raw(&t, tsr__ksrc_convert_scalar, tsr__ksrc_convert_scalar_len);
     put(&t, "\n");
-    put_raw(&t, cl_helpers, sizeof cl_helpers - 1);
+    put_raw(&t, tsr__ksrc_helpers, tsr__ksrc_helpers_len);
     put_raw(&t, tsr__ksrc_scalar_ops, tsr__ksrc_scalar_ops_len);
     put(&t, "\n");
     if (key->entry == TSR__KENTRY_GENERIC) {
@@ -1544,7 +1046,7 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 
 size_t tsr__opencl_source_max(void)
 {
-    return tsr__ksrc_convert_scalar_len + sizeof cl_helpers + tsr__ksrc_scalar_ops_len + (160u << 10);
+    return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len + (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)
@@ -1562,22 +1064,3 @@ tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source
     return TSR_OK;
 }
 
-tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common)
-{
-    return (tsr__kernel_key){.entry = TSR__KENTRY_GENERIC, .common = (uint8_t)common};
-}
-
-void tsr__kernel_generic_kind(const tsr__kernel *k, uint32_t kind[4])
-{
-    uint32_t in[2] = {GENERIC_NONE, GENERIC_NONE}, storage = 0;
-    for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
-        bool scalar = (k->operands[i].flags & TSR__KOPERAND_SCALAR) != 0;
-        storage += !scalar;
-        if (i > 0)
-            in[i - 1] = scalar ? TSR__KEY_SCALAR : k->operands[i].dtype & 0xffu;
-    }
-    kind[0] = k->op;
-    kind[1] = k->operands[0].dtype;
-    kind[2] = in[0] | in[1] << 8;
-    kind[3] = storage;
-}

@@ -1,5 +1,5 @@
 # cmake -DINPUT=<header> -DOUTPUT=<file.c> -DNAME=<symbol> -P embed.cmake
-# Turns a header into a C array, so that the OpenCL programs carry the
+# Turns a source file into a C array, so that generated programs carry the
 # element code as it was built and the daemon reads no source at run time.
 file(READ "${INPUT}" hex HEX)
 string(LENGTH "${hex}" hex_len)
@@ -7,7 +7,7 @@ math(EXPR len "${hex_len} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "((0x[0-9a-f][0-9a-f],){16})" "\\1\n    " bytes "${bytes}")
 file(WRITE "${OUTPUT}.tmp"
-  "/* Generated from ${INPUT} by kernels/embed.cmake: do not edit. */\n"
+  "/* Generated from ${INPUT} by cmake/embed.cmake: do not edit. */\n"
   "#include <stddef.h>\n\n"
   "extern const char ${NAME}[];\nextern const size_t ${NAME}_len;\n"
   "const char ${NAME}[] = {\n    ${bytes}0x00};\n"
