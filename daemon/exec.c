@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "daemon/log.h"
+#include "daemon/memory.h"
 #include "daemon/backend.h"
 #include "kernels/launch.h"
 typedef struct job {
@@ -238,23 +239,6 @@ static void on_kernel_done(void *ctx, tsr_status status, const char *message)
     hand_back(the_executor, j);
 }
 
-/* Frees what the session put aside behind launches up to `sequence`. */
-static void run_deferred_frees(tsr__session *s, uint32_t queue, uint32_t sequence)
-{
-    for (uint32_t k = 0; k < s->deferred_count;) {
-        tsr__deferred_free *d = &s->deferred[k];
-        if (d->queue != queue || (int32_t)(d->sequence - sequence) > 0) {
-            k++;
-            continue;
-        }
-        tsr__block_ref b;
-        tsr__device_pool *pool = tsr__session_find_block(s, d->handle, &b);
-        if (pool)
-            tsr__free(pool->allocator, d->handle, NULL);
-        s->deferred[k] = s->deferred[--s->deferred_count];
-    }
-}
-
 /* Adds a submitted job's interval to its device's busy time and takes it
  * off the device's list. In-order queues finish jobs in submission order,
  * so merging each interval with the latest end counted so far is exact. */
@@ -351,7 +335,7 @@ static void retire(job *j)
     }
     s->inflight[j->queue]--;
     s->inflight_total--;
-    run_deferred_frees(s, j->queue, j->sequence);
+    tsr__memory_retired(s, j->queue, j->sequence);
     if (j->status != TSR_OK)
         tsr__log(TSR__LOG_INFO, "session %u: kernel %u on %s:%u: %s", s->id, j->sequence,
                  x ? x->be->name : "?", j->queue, j->message);
@@ -1061,15 +1045,6 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
     return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, extents, out);
 }
 
-/* Whether kernels of the session may still touch memory of a device:
- * false when none is in flight, or when every one launched has finished
- * and only waits for the loop to retire it. */
-static bool running_on(tsr__session *s, uint32_t queue)
-{
-    return queue < TSR__RING_QUEUES && s->inflight[queue] != 0 &&
-           (int32_t)(atomic_load(&s->finished[queue]) - s->launch_seq[queue]) < 0;
-}
-
 /* Writes `value` at every element of a checked region, innermost
  * dimension in a tight loop. */
 static void fill_region(uint8_t *base, const tsr__region *g, const uint8_t *value)
@@ -1146,11 +1121,11 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
 {
     *out = (tsr__wire_launched){.sequence = 0, .queue = queue};
     executor *x = NULL;
-    if (!running_on(s, queue) && region_elements(g) <= INLINE_FILL_ELEMENTS) {
+    if (!tsr__memory_in_use(s, queue) && region_elements(g) <= INLINE_FILL_ELEMENTS) {
         fill_region(host, g, value);
         return TSR_OK;
     }
-    if (!running_on(s, queue) && executor_get(s->server, &x) != TSR_OK) {
+    if (!tsr__memory_in_use(s, queue) && executor_get(s->server, &x) != TSR_OK) {
         /* Kernels are disabled (a driver misbehaved): nothing but the loop
          * can write it, and nothing of the session can be queued before. */
         tsr__log(TSR__LOG_DEBUG, "session %u: a fill of %lld elements runs on the loop: %s", s->id,
@@ -1161,42 +1136,8 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
     return fill_kernel(s, handle, g, value, out);
 }
 
-bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
-{
-    if (!running_on(s, queue))
-        return false;
-    if (s->deferred_count == s->deferred_cap) {
-        uint32_t cap = s->deferred_cap ? 2 * s->deferred_cap : 16;
-        tsr__deferred_free *grown = realloc(s->deferred, cap * sizeof *grown);
-        if (!grown) {
-            /* No room to remember it: wait for the device instead. */
-            tsr__log(TSR__LOG_WARNING, "session %u: out of memory deferring a free", s->id);
-            return false;
-        }
-        s->deferred = grown;
-        s->deferred_cap = cap;
-    }
-    s->deferred[s->deferred_count++] =
-        (tsr__deferred_free){.handle = handle, .queue = queue, .sequence = s->launch_seq[queue]};
-    return true;
-}
-
-bool tsr__exec_freed(const tsr__session *s, uint64_t handle)
-{
-    for (uint32_t k = 0; k < s->deferred_count; k++)
-        if (s->deferred[k].handle == handle)
-            return true;
-    return false;
-}
-
 bool tsr__exec_busy(const tsr__session *s)
 {
     return s->inflight_total > 0;
 }
 
-void tsr__exec_segment_gone(tsr__segment *seg)
-{
-    if (seg->device_buffer && seg->device->backend)
-        seg->device->backend->buffer_release(seg->device_buffer);
-    seg->device_buffer = NULL;
-}

@@ -45,12 +45,6 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
                           const tsr__region *region, const uint8_t *value,
                           tsr__wire_launched *out);
 
-/* FREE: true when the block was put aside until the session's kernels on
- * `queue` are done (the caller must not free it now). */
-bool tsr__exec_defer_free(tsr__session *s, uint32_t queue, uint64_t handle);
-/* Whether `handle` is a block the session freed that waits for kernels. */
-bool tsr__exec_freed(const tsr__session *s, uint64_t handle);
-
 /* Whether the session has kernels in flight (it must then outlive its
  * connection: tsr__exec releases it after the last one). */
 bool tsr__exec_busy(const tsr__session *s);
@@ -64,9 +58,6 @@ uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns);
  * CPUs (PoCL's CPU device): the event loop then sleeps instead of spinning,
  * so as not to take a CPU from them. Any thread. */
 bool tsr__exec_on_host(void);
-
-/* A segment goes away: drops its device buffer. */
-void tsr__exec_segment_gone(tsr__segment *segment);
 
 /* The kernel-cache directory from the configuration ("" or NULL: the
  * default, see exec.c). */

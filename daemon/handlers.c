@@ -17,6 +17,7 @@
 #include "daemon/admin.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
+#include "daemon/memory.h"
 #include "daemon/session.h"
 
 typedef struct request {
@@ -33,39 +34,6 @@ typedef tsr_status (*handler_fn)(request *r);
 static tsr_device wire_to_device(tsr__wire_device d)
 {
     return (tsr_device){.type = (tsr_device_type)d.type, .index = d.index};
-}
-
-/* The device's memory as the session is told it (DEVICE_GET, memory
- * statistics, out-of-memory messages): its capacity, or less when the
- * session's limits allow less, so that a program sizing itself to "total
- * memory" stays inside its limit. */
-static uint64_t session_total(const tsr__session *s, const tsr__registry_device *dev)
-{
-    uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,
-                                          (uint32_t)dev->info.device.index);
-    return most && most < dev->capacity ? most : dev->capacity;
-}
-
-static uint64_t device_total(void *ctx)
-{
-    const tsr__device_pool *pool = ctx;
-    return session_total(pool->session, pool->device);
-}
-
-/* What the session could still get of the device: what every session has
- * left of it, or less when the session's limits leave less. */
-static uint64_t device_free(void *ctx)
-{
-    const tsr__device_pool *pool = ctx;
-    const tsr__session *s = pool->session;
-    /* A reload may have lowered the capacity below what is reserved. */
-    uint64_t left = pool->device->capacity > pool->device->reserved
-                        ? pool->device->capacity - pool->device->reserved
-                        : 0;
-    uint64_t allowed = tsr__limits_available(
-        s->server->limits, (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
-        (uint32_t)pool->device->info.device.index);
-    return allowed < left ? allowed : left;
 }
 
 /* ---- devices as the session numbers them ---------------------------------
@@ -145,7 +113,6 @@ static tsr__wire_device session_wire_device(const tsr__session *s, const tsr__re
 static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_pool **out)
 {
     tsr_device d = wire_to_device(wd);
-    tsr__registry *reg = &s->server->registry;
     tsr__registry_device *dev = session_device(s, wd);
     if (!dev)
         return TSR_ERR_NO_DEVICE;
@@ -155,27 +122,13 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "the daemon manages no memory of %s: its tensors live in the client", name);
     }
-    if (!s->pools) {
-        s->pools = calloc(reg->accel_count, sizeof *s->pools);
-        if (!s->pools)
-            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
-    }
-    tsr__device_pool *pool = &s->pools[dev->info.device.index];
-    if (!pool->allocator) {
-        /* The allocator's messages name the device as the session does. */
-        char name[TSR_DEVICE_STR_MAX];
-        tsr_device_str(d, name, sizeof name);
-        pool->session = s;
-        pool->device = dev;
-        tsr__alloc_config config = {.device_name = name,
-                                    .device_capacity = dev->capacity,
-                                    .device_free = device_free,
-                                    .device_total = device_total};
-        tsr_status st = tsr__allocator_create(&tsr__segment_ops_memfd, pool, &config,
-                                              &pool->allocator);
-        if (st != TSR_OK)
-            return st;
-    }
+    /* The allocator's messages name the device as the session does. */
+    char name[TSR_DEVICE_STR_MAX];
+    tsr_device_str(d, name, sizeof name);
+    tsr__device_pool *pool;
+    tsr_status st = tsr__memory_pool(s, dev, name, &pool);
+    if (st != TSR_OK)
+        return st;
     *out = pool;
     return TSR_OK;
 }
@@ -296,7 +249,7 @@ static tsr_status on_device_get(request *r)
     out->daemon_index = -1;
     if (dev->backend) {
         out->daemon_index = dev->info.device.index;
-        uint64_t total = session_total(s, dev);
+        uint64_t total = tsr__memory_session_total(s, dev);
         if (total < out->memory_bytes)
             out->memory_bytes = total;
         out->device.index = (int32_t)in->position - 1;
@@ -384,25 +337,6 @@ static tsr_status on_alloc(request *r)
     return TSR_OK;
 }
 
-tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
-{
-    for (size_t k = 0; s->pools && k < s->server->registry.accel_count; k++)
-        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
-            return &s->pools[k];
-    return NULL;
-}
-
-tsr__device_pool *tsr__session_find_live(tsr__session *s, uint64_t handle, tsr__block_ref *b)
-{
-    tsr__device_pool *pool = tsr__exec_freed(s, handle) ? NULL : tsr__session_find_block(s, handle, b);
-    if (pool)
-        return pool;
-    tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-              "invalid allocation handle 0x%016llx: not a live allocation of this session",
-              (unsigned long long)handle);
-    return NULL;
-}
-
 static tsr_status on_free(request *r)
 {
     const tsr__wire_handle *in = r->in;
@@ -410,7 +344,7 @@ static tsr_status on_free(request *r)
     tsr__device_pool *pool = tsr__session_find_live(r->s, in->handle, &b);
     if (!pool)
         return TSR_ERR_INVALID_ARGUMENT;
-    if (tsr__exec_defer_free(r->s, (uint32_t)(pool - r->s->pools), in->handle))
+    if (tsr__memory_defer_free(r->s, (uint32_t)(pool - r->s->pools), in->handle))
         return TSR_OK;
     return tsr__free(pool->allocator, in->handle, NULL);
 }
@@ -486,8 +420,8 @@ static tsr_status on_memory_stats(request *r)
         .cache_hits = a.cache_hits,
         .ooms = a.ooms,
         .segments = a.segments,
-        .device_capacity = session_total(pool->session, pool->device),
-        .device_free = device_free(pool),
+        .device_capacity = tsr__memory_session_total(pool->session, pool->device),
+        .device_free = tsr__memory_available(pool),
     };
     return TSR_OK;
 }

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
+#include "daemon/memory.h"
 
 /* Replies and requests are staged in 8-byte-aligned buffers. */
 typedef union frame_buffer {

@@ -38,7 +38,7 @@ typedef struct tsr__segment {
     void *device_buffer; /* the device's buffer over base, made at its first kernel (exec.c) */
 } tsr__segment;
 
-/* A FREE that waits for the session's kernels on a device (exec.c). */
+/* A FREE that waits for the session's kernels on a device (memory.c). */
 typedef struct tsr__deferred_free {
     uint64_t handle;
     uint32_t queue;    /* OpenCL ordinal */
@@ -118,14 +118,6 @@ void tsr__session_end(tsr__session *session, const char *why);
 /* The release itself: segments, ring, memory. */
 void tsr__session_free(tsr__session *session);
 
-/* The pool and block of a live allocation of this session (not one freed
- * behind kernels); NULL with an error set when there is none. */
-tsr__device_pool *tsr__session_find_live(tsr__session *session, uint64_t handle,
-                                         tsr__block_ref *block);
-/* The same, freed-behind-kernels blocks included, setting no error. */
-tsr__device_pool *tsr__session_find_block(tsr__session *session, uint64_t handle,
-                                          tsr__block_ref *block);
-
 /* A session with no connection, ring watch or handshake timer, for
  * serving frames in this process (tsr__server_init_detached); ended with
  * tsr__session_end like any other. */
@@ -158,10 +150,5 @@ unsigned tsr__session_serve_ring(tsr__session *session);
 bool tsr__session_handle(tsr__session *session, const tsr__wire_header *header,
                          const uint8_t *payload, uint32_t transport, uint8_t *reply,
                          uint32_t *reply_len, int *fds, int *nfds);
-
-/* Segment callbacks for the allocator (segment.c). */
-extern const tsr__segment_ops tsr__segment_ops_memfd;
-tsr__segment *tsr__session_segment(tsr__session *session, uint32_t id);
-void tsr__session_release_segments(tsr__session *session);
 
 #endif /* TESSERA_DAEMON_SESSION_H */

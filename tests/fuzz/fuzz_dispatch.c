@@ -43,6 +43,7 @@
 #include "daemon/alloc.h"
 #include "daemon/limits.h"
 #include "daemon/log.h"
+#include "daemon/memory.h"
 #include "daemon/server.h"
 #include "daemon/session.h"
 #include "fuzz.h"

@@ -1,0 +1,270 @@
+/* See memory.h. Memory segments: the memfd arenas behind a session's
+ * allocators.
+ *
+ * A segment is a memfd of exactly the size the allocator asks for, sealed
+ * against shrinking (so no client can make the daemon's mapping fault) and
+ * against further seals (so no client can forbid the daemon's writable
+ * mapping), mapped by the daemon and bound to its device's NUMA node before
+ * any page is touched. The device's capacity is shared by all sessions:
+ * creation is refused with TSR_ERR_OUT_OF_MEMORY when it would overflow.
+ * On release the pages are punched out before the descriptor is closed, so
+ * the memory returns to the system even while a client still maps it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/log.h"
+#include "daemon/memory.h"
+#include "numa/topology.h"
+
+static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id)
+{
+    tsr__device_pool *pool = ctx;
+    tsr__session *s = pool->session;
+    tsr__registry_device *dev = pool->device;
+    uint64_t after;
+    if (__builtin_add_overflow(dev->reserved, bytes, &after) || after > dev->capacity)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "the device is full");
+    /* The configured limits (per session, uid and group) come next; every
+     * failure below gives the charge back. */
+    uint32_t ordinal = (uint32_t)dev->info.device.index;
+    tsr__limits_who who = {.uid = s->uid, .gid = s->gid, .session = s->id};
+    tsr_status st = tsr__limits_charge(s->server->limits, who, ordinal, bytes);
+    if (st == TSR_ERR_OUT_OF_MEMORY) { /* a limit, not a full device: see alloc.c */
+        char why[TSR__ERROR_MAX];
+        snprintf(why, sizeof why, "%s", tsr_last_error());
+        return tsr__fail_text(TSR_ERR_LIMIT, why);
+    }
+    if (st != TSR_OK)
+        return st;
+    if (s->segment_count >= TSR__SESSION_MAX_SEGMENTS) {
+        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+        return tsr__fail(TSR_ERR_LIMIT, "too many segments in one session (%u)",
+                         TSR__SESSION_MAX_SEGMENTS);
+    }
+    if (s->segment_count == s->segment_cap) {
+        uint32_t cap = s->segment_cap ? s->segment_cap * 2 : 16;
+        tsr__segment *grown = realloc(s->segments, cap * sizeof *grown);
+        if (!grown) {
+            tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory tracking segments");
+        }
+        s->segments = grown;
+        s->segment_cap = cap;
+    }
+    int fd = memfd_create("tessera-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE))
+        return tsr__fail(TSR_ERR_LIMIT, "tesserad is out of file descriptors for segments");
+    if (fd < 0)
+        return tsr__fail(TSR_ERR_IO, "memfd_create: %s", strerror(errno));
+    void *base = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
+        (base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)) ==
+            MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make a %llu-byte segment: %s",
+                         (unsigned long long)bytes, strerror(e));
+    }
+    if (tsr__numa_bind(base, bytes, dev->info.numa_node) != TSR_OK)
+        tsr__log(TSR__LOG_DEBUG, "session %u: NUMA placement: %s", s->id, tsr_last_error());
+    uint32_t id = ++s->next_segment_id;
+    s->segments[s->segment_count++] =
+        (tsr__segment){.id = id, .fd = fd, .base = base, .bytes = bytes, .device = dev};
+    dev->reserved = after;
+    *segment_id = id;
+    return TSR_OK;
+}
+
+static void segment_destroy(void *ctx, uint32_t segment_id)
+{
+    tsr__device_pool *pool = ctx;
+    tsr__session *s = pool->session;
+    for (uint32_t k = 0; k < s->segment_count; k++) {
+        tsr__segment *seg = &s->segments[k];
+        if (seg->id != segment_id)
+            continue;
+        if (seg->device_buffer) /* made by the device's backend at its first kernel */
+            seg->device->backend->buffer_release(seg->device_buffer);
+        fallocate(seg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)seg->bytes);
+        munmap(seg->base, seg->bytes);
+        close(seg->fd);
+        seg->device->reserved -= seg->bytes;
+        tsr__limits_uncharge(s->server->limits,
+                             (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
+                             (uint32_t)seg->device->info.device.index, seg->bytes);
+        s->segments[k] = s->segments[--s->segment_count];
+        return;
+    }
+}
+
+static const tsr__segment_ops segment_ops = {.create = segment_create, .destroy = segment_destroy};
+
+tsr__segment *tsr__session_segment(tsr__session *s, uint32_t id)
+{
+    for (uint32_t k = 0; k < s->segment_count; k++)
+        if (s->segments[k].id == id)
+            return &s->segments[k];
+    return NULL;
+}
+
+void tsr__session_release_segments(tsr__session *s)
+{
+    if (s->pools) {
+        for (size_t k = 0; k < s->server->registry.accel_count; k++)
+            tsr__allocator_destroy(s->pools[k].allocator);
+        free(s->pools);
+        s->pools = NULL;
+    }
+    free(s->segments);
+    s->segments = NULL;
+    s->segment_count = s->segment_cap = 0;
+}
+
+/* ---- pools and blocks ---------------------------------------------------- */
+
+/* The device's memory as the session is told it (DEVICE_GET, memory
+ * statistics, out-of-memory messages): its capacity, or less when the
+ * session's limits allow less, so that a program sizing itself to "total
+ * memory" stays inside its limit. */
+uint64_t tsr__memory_session_total(const tsr__session *s, const tsr__registry_device *dev)
+{
+    uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,
+                                          (uint32_t)dev->info.device.index);
+    return most && most < dev->capacity ? most : dev->capacity;
+}
+
+static uint64_t device_total(void *ctx)
+{
+    const tsr__device_pool *pool = ctx;
+    return tsr__memory_session_total(pool->session, pool->device);
+}
+
+/* What the session could still get of the device: what every session has
+ * left of it, or less when the session's limits leave less. */
+uint64_t tsr__memory_available(const tsr__device_pool *pool)
+{
+    const tsr__session *s = pool->session;
+    /* A reload may have lowered the capacity below what is reserved. */
+    uint64_t left = pool->device->capacity > pool->device->reserved
+                        ? pool->device->capacity - pool->device->reserved
+                        : 0;
+    uint64_t allowed = tsr__limits_available(
+        s->server->limits, (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
+        (uint32_t)pool->device->info.device.index);
+    return allowed < left ? allowed : left;
+}
+
+static uint64_t device_free(void *ctx)
+{
+    return tsr__memory_available(ctx);
+}
+
+tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
+{
+    for (size_t k = 0; s->pools && k < s->server->registry.accel_count; k++)
+        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
+            return &s->pools[k];
+    return NULL;
+}
+
+tsr__device_pool *tsr__session_find_live(tsr__session *s, uint64_t handle, tsr__block_ref *b)
+{
+    tsr__device_pool *pool = tsr__memory_freed(s, handle) ? NULL : tsr__session_find_block(s, handle, b);
+    if (pool)
+        return pool;
+    tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+              "invalid allocation handle 0x%016llx: not a live allocation of this session",
+              (unsigned long long)handle);
+    return NULL;
+}
+
+tsr_status tsr__memory_pool(tsr__session *s, tsr__registry_device *dev, const char *name,
+                            tsr__device_pool **out)
+{
+    if (!dev->backend)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "the daemon manages no memory of %s: its tensors live in the client", name);
+    if (!s->pools) {
+        s->pools = calloc(s->server->registry.accel_count, sizeof *s->pools);
+        if (!s->pools)
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    tsr__device_pool *pool = &s->pools[dev->info.device.index];
+    if (!pool->allocator) {
+        pool->session = s;
+        pool->device = dev;
+        tsr__alloc_config config = {.device_name = name,
+                                    .device_capacity = dev->capacity,
+                                    .device_free = device_free,
+                                    .device_total = device_total};
+        tsr_status st = tsr__allocator_create(&segment_ops, pool, &config, &pool->allocator);
+        if (st != TSR_OK)
+            return st;
+    }
+    *out = pool;
+    return TSR_OK;
+}
+
+/* ---- frees behind kernels -------------------------------------------------- */
+
+/* Whether kernels of the session may still touch memory of a device:
+ * false when none is in flight, or when every one launched has finished
+ * and only waits for the loop to retire it. */
+bool tsr__memory_in_use(const tsr__session *s, uint32_t queue)
+{
+    return queue < TSR__RING_QUEUES && s->inflight[queue] != 0 &&
+           (int32_t)(atomic_load(&s->finished[queue]) - s->launch_seq[queue]) < 0;
+}
+
+bool tsr__memory_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
+{
+    if (!tsr__memory_in_use(s, queue))
+        return false;
+    if (s->deferred_count == s->deferred_cap) {
+        uint32_t cap = s->deferred_cap ? 2 * s->deferred_cap : 16;
+        tsr__deferred_free *grown = realloc(s->deferred, cap * sizeof *grown);
+        if (!grown) {
+            /* No room to remember it: wait for the device instead. */
+            tsr__log(TSR__LOG_WARNING, "session %u: out of memory deferring a free", s->id);
+            return false;
+        }
+        s->deferred = grown;
+        s->deferred_cap = cap;
+    }
+    s->deferred[s->deferred_count++] =
+        (tsr__deferred_free){.handle = handle, .queue = queue, .sequence = s->launch_seq[queue]};
+    return true;
+}
+
+bool tsr__memory_freed(const tsr__session *s, uint64_t handle)
+{
+    for (uint32_t k = 0; k < s->deferred_count; k++)
+        if (s->deferred[k].handle == handle)
+            return true;
+    return false;
+}
+
+void tsr__memory_retired(tsr__session *s, uint32_t queue, uint32_t sequence)
+{
+    for (uint32_t k = 0; k < s->deferred_count;) {
+        tsr__deferred_free *d = &s->deferred[k];
+        if (d->queue != queue || (int32_t)(d->sequence - sequence) > 0) {
+            k++;
+            continue;
+        }
+        tsr__block_ref b;
+        tsr__device_pool *pool = tsr__session_find_block(s, d->handle, &b);
+        if (pool)
+            tsr__free(pool->allocator, d->handle, NULL);
+        s->deferred[k] = s->deferred[--s->deferred_count];
+    }
+}
