@@ -18,6 +18,7 @@
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "daemon/roster.h"
 #include "daemon/session.h"
 
 typedef struct request {
@@ -142,7 +143,7 @@ static void on_doorbell(tsr__loop *loop, uint32_t events, void *data)
     uint64_t rings;
     ssize_t ignored = read(s->doorbell_fd, &rings, sizeof rings);
     (void)ignored;
-    tsr__server_ring_ready(s->server, s);
+    tsr__roster_ring_ready(s->server, s);
 }
 
 static tsr_status on_hello(request *r)

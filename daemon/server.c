@@ -25,6 +25,7 @@
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/procinfo.h"
+#include "daemon/roster.h"
 #include "daemon/session.h"
 
 /* Every session needs a few descriptors plus one per segment. */
@@ -175,25 +176,6 @@ static tsr_status take_activated_socket(tsr__server *server)
 
 /* ---- admission ------------------------------------------------------------ */
 
-static tsr__uid_sessions *find_uid(tsr__server *server, uint32_t uid)
-{
-    for (uint32_t k = 0; k < server->uid_count; k++)
-        if (server->uids[k].uid == uid)
-            return &server->uids[k];
-    return NULL;
-}
-
-void tsr__server_count(tsr__server *server, uint32_t uid, int sessions, int handshakes)
-{
-    tsr__uid_sessions *u = find_uid(server, uid);
-    if (!u) /* cannot happen: admission made the row */
-        return;
-    u->sessions = (uint32_t)((int64_t)u->sessions + sessions);
-    u->handshakes = (uint32_t)((int64_t)u->handshakes + handshakes);
-    if (u->sessions == 0)
-        *u = server->uids[--server->uid_count];
-}
-
 /* uid 0, or a member of tessera-admin: the users of the administration
  * messages (admin.h), who get TSR__SERVER_ADMIN_RESERVE sessions beyond
  * every cap so that `tessera ps` works however many sessions others hold.
@@ -296,7 +278,7 @@ static void admit(tsr__server *server, int fd)
         return;
     }
     char why[sizeof server->refusals[0].message];
-    tsr__uid_sessions *u = find_uid(server, cred.uid);
+    tsr__uid_sessions *u = tsr__roster_uid(server, cred.uid);
     if (over_cap(server, u, cred.uid, 0, why, sizeof why) &&
         (!peer_is_admin(fd, &cred) ||
          over_cap(server, u, cred.uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
@@ -320,8 +302,8 @@ static void admit(tsr__server *server, int fd)
         server->uids[server->uid_count++] = (tsr__uid_sessions){.uid = cred.uid};
     if (tsr__session_start(server, fd, &cred) != TSR_OK) {
         TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
-        if (!find_uid(server, cred.uid)->sessions) /* the row made for it goes */
-            tsr__server_count(server, cred.uid, 0, 0);
+        if (!tsr__roster_uid(server, cred.uid)->sessions) /* the row made for it goes */
+            tsr__roster_count(server, cred.uid, 0, 0);
     }
 }
 
@@ -466,39 +448,6 @@ static tsr_status start_systemd_timers(tsr__server *server)
 
 /* ---- the ring poller ------------------------------------------------------ */
 
-void tsr__server_ring_ready(tsr__server *server, tsr__session *s)
-{
-    if (s->ready || !s->ring || s->ending)
-        return;
-    s->ready = true;
-    s->idle_passes = 0;
-    s->ready_prev = NULL;
-    s->ready_next = server->ready_first;
-    if (server->ready_first)
-        server->ready_first->ready_prev = s;
-    server->ready_first = s;
-    atomic_store(&s->ring->header.daemon_sleeping, 0u);
-}
-
-void tsr__server_ring_drop(tsr__server *server, tsr__session *s)
-{
-    if (!s->ready)
-        return;
-    if (s->ready_prev)
-        s->ready_prev->ready_next = s->ready_next;
-    else
-        server->ready_first = s->ready_next;
-    if (s->ready_next)
-        s->ready_next->ready_prev = s->ready_prev;
-    s->ready_prev = s->ready_next = NULL;
-    s->ready = false;
-}
-
-void tsr__server_ring_park(tsr__session *s)
-{
-    atomic_store(&s->ring->header.daemon_sleeping, 1u);
-}
-
 /* Parks the ring unless a request came meanwhile: the flag is set before
  * the doorbell is read again, and the client bumps the doorbell before it
  * reads the flag (both sequentially consistent), so either the daemon sees
@@ -506,13 +455,13 @@ void tsr__server_ring_park(tsr__session *s)
  * whether the ring has work and stays. */
 static bool park(tsr__server *server, tsr__session *s)
 {
-    tsr__server_ring_park(s);
+    tsr__roster_ring_park(s);
     if (atomic_load(&s->ring->header.doorbell) != s->doorbell_seen) {
         atomic_store(&s->ring->header.daemon_sleeping, 0u);
         s->idle_passes = 0;
         return true;
     }
-    tsr__server_ring_drop(server, s);
+    tsr__roster_ring_drop(server, s);
     return false;
 }
 

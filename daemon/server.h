@@ -129,18 +129,6 @@ tsr_status tsr__server_run(tsr__server *server);
  * everything. */
 void tsr__server_fini(tsr__server *server);
 
-/* A session of `uid` starts (sessions +1, handshakes +1), says HELLO
- * (handshakes -1) or ends (sessions -1, and handshakes -1 before HELLO).
- * The uid's row exists from the admission of its connection on. */
-void tsr__server_count(tsr__server *server, uint32_t uid, int sessions, int handshakes);
-
-/* The session's doorbell rang: its ring goes on the poller's list. */
-void tsr__server_ring_ready(tsr__server *server, tsr__session *session);
-/* The session ends: off the list. */
-void tsr__server_ring_drop(tsr__server *server, tsr__session *session);
-/* The session's ring starts parked (called before its client has it). */
-void tsr__server_ring_park(tsr__session *session);
-
 /* Reads the configuration file again (what SIGHUP does) and applies what
  * can change while running: memory limits, log level, sessions.max and
  * the per-uid caps, devices.visible for new sessions. Keys whose change needs a restart

@@ -25,6 +25,7 @@
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "daemon/roster.h"
 
 /* Replies and requests are staged in 8-byte-aligned buffers. */
 typedef union frame_buffer {
@@ -105,7 +106,7 @@ static void session_link(tsr__server *server, tsr__session *s)
         server->first = s;
     server->last = s;
     server->session_count++;
-    tsr__server_count(server, s->uid, 1, 1);
+    tsr__roster_count(server, s->uid, 1, 1);
 }
 
 tsr_status tsr__session_open_detached(tsr__server *server, const struct ucred *cred,
@@ -155,8 +156,8 @@ tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *c
  * logged only when it ends, and under a rate limit. */
 static void opened(tsr__session *s)
 {
-    tsr__server_count(s->server, s->uid, 0, -1);
-    tsr__server_ring_park(s);
+    tsr__roster_count(s->server, s->uid, 0, -1);
+    tsr__roster_ring_park(s);
     tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
              (unsigned)s->uid, s->command);
 }
@@ -190,8 +191,8 @@ void tsr__session_end(tsr__session *s, const char *why)
                      "reserved%s", s->id, (int)s->pid, why,
                      (unsigned long long)total.allocated, (unsigned long long)total.reserved,
                      tsr__exec_busy(s) ? " once its kernels finish" : "");
-    tsr__server_count(server, s->uid, -1, s->version ? 0 : -1);
-    tsr__server_ring_drop(server, s);
+    tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
+    tsr__roster_ring_drop(server, s);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);
