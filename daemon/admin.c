@@ -6,7 +6,6 @@
  * completion (tsr__exec_busy_ns). */
 #include "daemon/admin.h"
 
-#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,17 +30,6 @@ struct request {
 bool tsr__admin_may_see(uint32_t asker_uid, bool asker_admin, uint32_t owner_uid)
 {
     return asker_admin || asker_uid == owner_uid;
-}
-
-static bool is_admin(const tsr__session *s)
-{
-    if (s->uid == 0)
-        return true;
-    struct group g, *found = NULL;
-    char buf[4096];
-    if (getgrnam_r(TSR__ADMIN_GROUP, &g, buf, sizeof buf, &found) != 0 || !found)
-        return false;
-    return tsr__proc_peer_in_group(s->fd, s->gid, found->gr_gid);
 }
 
 /* The most a session may reserve on an OpenCL device: the least of what
@@ -135,7 +123,7 @@ tsr_status tsr__admin_process_list(struct request *r)
     out->uid = out->gid = TSR__WIRE_ID_HIDDEN;
     if (s == r->s)
         out->flags |= TSR__WIRE_PROCESS_SELF;
-    if (tsr__admin_may_see(r->s->uid, r->s->uid == 0 || is_admin(r->s), s->uid)) {
+    if (tsr__admin_may_see(r->s->uid, r->s->admin, s->uid)) {
         out->flags |= TSR__WIRE_PROCESS_VISIBLE;
         describe_owner(s, r->s, out);
     }

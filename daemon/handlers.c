@@ -18,6 +18,7 @@
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "daemon/procinfo.h"
 #include "daemon/roster.h"
 #include "daemon/session.h"
 
@@ -206,6 +207,7 @@ static tsr_status on_hello(request *r)
     s->ring_fd = ring_fd;
     s->doorbell_fd = bell;
     s->version = hi;
+    s->admin = tsr__proc_peer_is_admin(s->fd, s->uid, s->gid, TSR__ADMIN_GROUP);
     tsr__wire_text_set(s->name, sizeof s->name, in->name);
     s->visible = visible;
     s->visible_count = seen;

@@ -2,6 +2,7 @@
 #include "daemon/procinfo.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/nsfs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,4 +137,14 @@ bool tsr__proc_peer_in_group(int fd, gid_t peer_gid, gid_t gid)
         if (groups[k] == gid)
             return true;
     return false;
+}
+
+bool tsr__proc_peer_is_admin(int fd, uid_t uid, gid_t gid, const char *group)
+{
+    if (uid == 0)
+        return true;
+    struct group g, *found = NULL;
+    char buf[4096];
+    return fd >= 0 && getgrnam_r(group, &g, buf, sizeof buf, &found) == 0 && found &&
+           tsr__proc_peer_in_group(fd, gid, found->gr_gid);
 }

@@ -47,4 +47,9 @@ void tsr__proc_unit_of(const char *cgroup, char *unit, size_t unit_size);
  * group (`peer_gid`) or among its supplementary groups (SO_PEERGROUPS). */
 bool tsr__proc_peer_in_group(int fd, gid_t peer_gid, gid_t gid);
 
+/* Whether the peer (uid, gid) of a connected Unix socket is root or a
+ * member of `group`. Reads the group database: asked once per connection
+ * (at its HELLO, or when a cap would refuse it), never per request. */
+bool tsr__proc_peer_is_admin(int fd, uid_t uid, gid_t gid, const char *group);
+
 #endif /* TESSERA_DAEMON_PROCINFO_H */

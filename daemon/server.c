@@ -182,12 +182,7 @@ static tsr_status take_activated_socket(tsr__server *server)
  * Asked only of a connection that a cap would refuse. */
 static bool peer_is_admin(int fd, const struct ucred *cred)
 {
-    if (cred->uid == 0)
-        return true;
-    struct group g, *found = NULL;
-    char buf[4096];
-    return getgrnam_r(TSR__ADMIN_GROUP, &g, buf, sizeof buf, &found) == 0 && found &&
-           tsr__proc_peer_in_group(fd, cred->gid, found->gr_gid);
+    return tsr__proc_peer_is_admin(fd, cred->uid, cred->gid, TSR__ADMIN_GROUP);
 }
 
 /* Why a connection of `uid` is refused with `extra` more sessions allowed

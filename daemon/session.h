@@ -66,6 +66,7 @@ struct tsr__session {
     uint64_t started_unix_ns;
     uint64_t requests;
     uint32_t version; /* 0 until HELLO */
+    bool admin;       /* root or tessera-admin: decided at HELLO */
     int hello_timer;  /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;
     bool ending;
