@@ -90,7 +90,8 @@ static tsr__session *session_new(tsr__server *server, int fd, const struct ucred
                         .started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
                         .ring_fd = -1,
                         .doorbell_fd = -1,
-                        .hello_timer = -1};
+                        .hello_timer = -1,
+                        .refs = 1};
     read_comm(cred->pid, s->command, sizeof s->command);
     return s;
 }
@@ -174,6 +175,8 @@ static tsr__log_limit *cause_limit(const char *why)
 
 void tsr__session_end(tsr__session *s, const char *why)
 {
+    if (s->ending) /* NEVER: nothing of an ending session is watched */
+        return;
     tsr__server *server = s->server;
     tsr__alloc_stats total = {0};
     for (size_t k = 0; s->pools && k < server->registry.opencl_count; k++) {
@@ -194,6 +197,7 @@ void tsr__session_end(tsr__session *s, const char *why)
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);
+    s->watch = s->doorbell_watch = s->hello_watch = NULL;
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
@@ -211,14 +215,19 @@ void tsr__session_end(tsr__session *s, const char *why)
     s->prev = s->next = NULL;
     server->session_count--;
     s->ending = true;
-    if (tsr__exec_busy(s))
-        s->lingering = true; /* the executor releases it after its last kernel */
-    else
-        tsr__session_free(s);
+    tsr__session_release(s); /* the connection's reference */
 }
 
-void tsr__session_free(tsr__session *s)
+tsr__session *tsr__session_retain(tsr__session *s)
 {
+    s->refs++;
+    return s;
+}
+
+tsr__session *tsr__session_release(tsr__session *s)
+{
+    if (!s || --s->refs > 0)
+        return NULL;
     tsr__session_release_segments(s);
     if (s->doorbell_fd >= 0)
         close(s->doorbell_fd);
@@ -230,6 +239,7 @@ void tsr__session_free(tsr__session *s)
     free(s->deferred);
     free(s->visible);
     free(s);
+    return NULL;
 }
 
 /* Sends one frame, with up to two descriptors. Returns NULL, or why it

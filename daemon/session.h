@@ -5,7 +5,14 @@
  * memfd segments behind them. Everything a session holds is released when
  * it ends, whether the client said goodbye, crashed or was killed, or sent
  * a malformed frame. Requests arrive through the socket or the ring and go
- * through one dispatcher (handlers.c) after tsr__wire_check. */
+ * through one dispatcher (handlers.c) after tsr__wire_check.
+ *
+ * A session is reference counted: its connection holds one reference and
+ * every kernel in flight (exec.c) one more. When the connection ends the
+ * session is `ending`: it leaves the server's list, its socket, timers and
+ * ring watch are gone and it serves nothing, but it keeps its memory until
+ * the last reference goes. Only the loop thread takes or drops
+ * references. */
 #ifndef TESSERA_DAEMON_SESSION_H
 #define TESSERA_DAEMON_SESSION_H
 
@@ -68,6 +75,9 @@ struct tsr__session {
     uint32_t version; /* 0 until HELLO */
     int hello_timer;  /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;
+    /* References: the connection's (until it ends) and one per kernel in
+     * flight. `ending`: the connection is over, kernels keep the rest. */
+    uint32_t refs;
     bool ending;
 
     tsr__ring *ring;
@@ -96,27 +106,30 @@ struct tsr__session {
     uint32_t segment_count, segment_cap, next_segment_id;
 
     /* Kernels (exec.c): per OpenCL device, the last launch's sequence and
-     * the launches not yet retired; frees waiting behind them; and whether
-     * the connection is gone while kernels still run (the session is then
-     * released by the executor after the last one). */
+     * the launches not yet retired, and the frees waiting behind them. */
     uint32_t launch_seq[TSR__RING_QUEUES];
     _Atomic uint32_t finished[TSR__RING_QUEUES]; /* newest finished launch (driver threads) */
     uint32_t inflight[TSR__RING_QUEUES];
     uint32_t inflight_total;
     tsr__deferred_free *deferred;
     uint32_t deferred_count, deferred_cap;
-    bool lingering;
 };
 
 /* Takes a freshly accepted connection of the peer `cred`, admitted by the
  * server (its uid has a row). On failure the fd is closed. */
 tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred);
-/* Ends the session: unlinks it from the server and closes its connection,
- * then releases everything it holds, at once or (kernels in flight) after
+/* Ends the session's connection (once; an ending session is left as it
+ * is): unlinks it from the server, closes its socket and timers, takes its
+ * ring off the poller, then drops the connection's reference, so
+ * everything it holds is released at once or, kernels in flight, after
  * its last kernel. */
 void tsr__session_end(tsr__session *session, const char *why);
-/* The release itself: segments, ring, memory. */
-void tsr__session_free(tsr__session *session);
+
+/* Takes a reference (the loop thread only); returns the session. */
+tsr__session *tsr__session_retain(tsr__session *session);
+/* Drops one; the last releases the session's segments, ring and memory.
+ * Returns NULL. */
+tsr__session *tsr__session_release(tsr__session *session);
 
 /* The pool and block of a live allocation of this session (not one freed
  * behind kernels); NULL with an error set when there is none. */
