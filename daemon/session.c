@@ -187,11 +187,12 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }
+    bool busy = tsr__exec_busy(s);
     tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
                      "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
                      "reserved%s", s->id, (int)s->pid, why,
                      (unsigned long long)total.allocated, (unsigned long long)total.reserved,
-                     tsr__exec_busy(s) ? " once its kernels finish" : "");
+                     busy ? " once its kernels finish" : "");
     tsr__server_count(server, s->uid, -1, s->version ? 0 : -1);
     tsr__server_ring_drop(server, s);
     tsr__loop_unwatch(server->loop, s->watch);
@@ -204,17 +205,12 @@ void tsr__session_end(tsr__session *s, const char *why)
     if (s->hello_timer >= 0)
         close(s->hello_timer);
     s->hello_timer = -1;
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        server->first = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    else
-        server->last = s->prev;
-    s->prev = s->next = NULL;
     server->session_count--;
     s->ending = true;
+    /* Listed as ending until its kernels are done: what /proc says of the
+     * client now, while its pid is still its own. */
+    if (busy && (s->owner = calloc(1, sizeof *s->owner)))
+        tsr__proc_read_owner(s->pid, s->owner);
     tsr__session_release(s); /* the connection's reference */
 }
 
@@ -224,10 +220,24 @@ tsr__session *tsr__session_retain(tsr__session *s)
     return s;
 }
 
+static void session_unlink(tsr__server *server, tsr__session *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        server->first = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    else
+        server->last = s->prev;
+    s->prev = s->next = NULL;
+}
+
 tsr__session *tsr__session_release(tsr__session *s)
 {
     if (!s || --s->refs > 0)
         return NULL;
+    session_unlink(s->server, s);
     tsr__session_release_segments(s);
     if (s->doorbell_fd >= 0)
         close(s->doorbell_fd);
@@ -238,6 +248,7 @@ tsr__session *tsr__session_release(tsr__session *s)
     free(s->threads);
     free(s->deferred);
     free(s->visible);
+    free(s->owner);
     free(s);
     return NULL;
 }

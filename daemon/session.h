@@ -9,10 +9,10 @@
  *
  * A session is reference counted: its connection holds one reference and
  * every kernel in flight (exec.c) one more. When the connection ends the
- * session is `ending`: it leaves the server's list, its socket, timers and
- * ring watch are gone and it serves nothing, but it keeps its memory until
- * the last reference goes. Only the loop thread takes or drops
- * references. */
+ * session is `ending`: its socket, timers and ring watch are gone and it
+ * serves nothing, but it stays on the server's list, holding its memory,
+ * until the last reference goes; then it leaves the list and is freed.
+ * Only the loop thread takes or drops references. */
 #ifndef TESSERA_DAEMON_SESSION_H
 #define TESSERA_DAEMON_SESSION_H
 
@@ -25,6 +25,7 @@
 #include "core/protocol.h"
 #include "core/ring.h"
 #include "daemon/alloc.h"
+#include "daemon/procinfo.h"
 #include "daemon/server.h"
 
 #define TSR__SESSION_MAX_THREADS 4096
@@ -76,9 +77,12 @@ struct tsr__session {
     int hello_timer;  /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;
     /* References: the connection's (until it ends) and one per kernel in
-     * flight. `ending`: the connection is over, kernels keep the rest. */
+     * flight. `ending`: the connection is over, kernels keep the rest.
+     * `owner`: what /proc said of the client then, as its pid may name
+     * another process later (NULL: not kept). */
     uint32_t refs;
     bool ending;
+    tsr__proc_owner *owner;
 
     tsr__ring *ring;
     int ring_fd, doorbell_fd;
@@ -119,16 +123,16 @@ struct tsr__session {
  * server (its uid has a row). On failure the fd is closed. */
 tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred);
 /* Ends the session's connection (once; an ending session is left as it
- * is): unlinks it from the server, closes its socket and timers, takes its
- * ring off the poller, then drops the connection's reference, so
+ * is): closes its socket and timers, takes its ring off the poller and
+ * its count off the server's, then drops the connection's reference, so
  * everything it holds is released at once or, kernels in flight, after
  * its last kernel. */
 void tsr__session_end(tsr__session *session, const char *why);
 
 /* Takes a reference (the loop thread only); returns the session. */
 tsr__session *tsr__session_retain(tsr__session *session);
-/* Drops one; the last releases the session's segments, ring and memory.
- * Returns NULL. */
+/* Drops one; the last takes the session off the server's list and
+ * releases its segments, ring and memory. Returns NULL. */
 tsr__session *tsr__session_release(tsr__session *session);
 
 /* The pool and block of a live allocation of this session (not one freed
