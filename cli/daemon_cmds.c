@@ -223,6 +223,13 @@ static const char *unit_or_cgroup(const tsr_process_info *s)
     return slash && slash[1] ? slash + 1 : "-";
 }
 
+/* The STATE column: a session is open until its connection ends, then
+ * ending while kernels it launched are still in flight. */
+static const char *state_of(const tsr_process_info *s)
+{
+    return s->ending ? "ending" : "open";
+}
+
 static void json_id(uint32_t id, bool shown)
 {
     if (shown)
@@ -281,7 +288,7 @@ static void print_session_json(const tsr_process_info *s, bool first)
     json_usage_map(s, offsetof(tsr_process_usage, reserved));
     printf(", \"limit\": ");
     json_usage_map(s, offsetof(tsr_process_usage, limit));
-    printf("}");
+    printf(", \"state\": \"%s\", \"kernels\": %" PRIu32 "}", state_of(s), s->kernels);
 }
 
 static void print_session_csv(const tsr_process_info *s)
@@ -303,11 +310,12 @@ static void print_session_csv(const tsr_process_info *s)
         }
         printf(",%s,", cli_shown_device(s->current_device, dev, sizeof dev));
         if (k < s->usage_count)
-            printf("%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            printf("%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
                    cli_shown_device(s->usage[k].device, dev, sizeof dev), s->usage[k].allocated,
                    s->usage[k].reserved, s->usage[k].limit);
         else
-            printf(",,,\n");
+            printf(",,,");
+        printf(",%s,%" PRIu32 "\n", state_of(s), s->kernels);
     }
 }
 
@@ -319,17 +327,17 @@ static void print_session_rows(const tsr_process_info *s)
         snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
     if (s->visible)
         cli_user_name(s->uid, user, sizeof user);
-    printf("%5" PRIu32 " %7s %-8.8s ", s->session_id, pid, user);
+    printf("%5" PRIu32 " %-6s %7s %-8.8s ", s->session_id, state_of(s), pid, user);
     cli_table_text(stdout, s->visible ? s->command : "(other user)", 15, true);
     putchar(' ');
     cli_table_text(stdout, s->visible ? unit_or_cgroup(s) : "-", 15, true);
-    printf(" %-9s ", cli_shown_device(s->current_device, dev, sizeof dev));
+    printf(" %-9s %7" PRIu32 " ", cli_shown_device(s->current_device, dev, sizeof dev), s->kernels);
     if (s->usage_count == 0)
         printf("%-9s %10s %9s %9s\n", "-", "-", "-", "-");
     for (uint32_t k = 0; k < s->usage_count; k++) {
         const tsr_process_usage *u = &s->usage[k];
         if (k)
-            printf("%65s", "");
+            printf("%80s", "");
         printf("%-9s %10s %9s %9s\n", cli_shown_device(u->device, on, sizeof on),
                cli_bytes(u->allocated, a, sizeof a), cli_bytes(u->reserved, r, sizeof r),
                cli_bytes(u->limit, l, sizeof l));
@@ -362,12 +370,13 @@ static int run_ps(int argc, char **argv)
         printf("%s]\n", n ? "\n" : "");
     } else if (csv) {
         printf("session,pid,uid,user,command,unit,cgroup,current_device,device,allocated,reserved,"
-               "limit\n");
+               "limit,state,kernels\n");
         for (size_t k = 0; k < n; k++)
             print_session_csv(&list[k]);
     } else {
-        printf("%5s %7s %-8s %-15s %-15s %-9s %-9s %10s %9s %9s\n", "SID", "PID", "USER", "COMMAND",
-               "UNIT/CGROUP", "CURRENT", "MEMORY ON", "ALLOCATED", "RESERVED", "LIMIT");
+        printf("%5s %-6s %7s %-8s %-15s %-15s %-9s %7s %-9s %10s %9s %9s\n", "SID", "STATE", "PID",
+               "USER", "COMMAND", "UNIT/CGROUP", "CURRENT", "KERNELS", "MEMORY ON", "ALLOCATED",
+               "RESERVED", "LIMIT");
         for (size_t k = 0; k < n; k++)
             print_session_rows(&list[k]);
     }
@@ -380,13 +389,21 @@ const cli_command cli_cmd_ps = {
     "SYNOPSIS\n    tessera ps [--json | --csv] [--socket PATH]\n\n"
     "DESCRIPTION\n"
     "    Lists the client sessions of tesserad (this command's own excepted), one\n"
-    "    row per session: its number (SID), the client's pid as this command's\n"
-    "    pid namespace numbers it ('-' when the process lives outside it, as a\n"
-    "    host process seen from a container), its user, command, systemd unit\n"
-    "    (else the last part of its cgroup), the current device of its main\n"
-    "    thread and, per device it holds memory on, the bytes in live\n"
-    "    allocations, the bytes reserved (cache included) and the most it may\n"
-    "    reserve there.\n\n"
+    "    row per session: its number (SID), its state, the client's pid as this\n"
+    "    command's pid namespace numbers it ('-' when the process lives outside\n"
+    "    it, as a host process seen from a container), its user, command,\n"
+    "    systemd unit (else the last part of its cgroup), the current device of\n"
+    "    its main thread, its kernels in flight (launched, not yet finished)\n"
+    "    and, per device it holds memory on, the bytes in live allocations, the\n"
+    "    bytes reserved (cache included) and the most it may reserve there.\n\n"
+    "    STATE is 'open' while the client is connected, and 'ending' once the\n"
+    "    client has exited or closed its connection while kernels it launched\n"
+    "    still run: the session then keeps its memory, and its row, until the\n"
+    "    last of them finishes (kernels the device had not started yet are\n"
+    "    cancelled). An ending session holds no place under sessions.max or\n"
+    "    sessions.max_per_uid, but its memory still counts against every\n"
+    "    memory limit. Its pid, unit and cgroup are as they were when its\n"
+    "    connection ended.\n\n"
     "    The daemon decides what each caller sees, from the credentials of its\n"
     "    connection: root and members of the group tessera-admin see every\n"
     "    session; anyone else sees its own sessions in full and only the\n"
@@ -398,12 +415,14 @@ const cli_command cli_cmd_ps = {
     "                   cgroup, pid_namespace, current_device, threads,\n"
     "                   requests, started_unix_ns, memory (device -> bytes in\n"
     "                   live allocations), reserved (device -> bytes held,\n"
-    "                   cache included) and limit (device -> bytes); null where\n"
+    "                   cache included), limit (device -> bytes), state ('open'\n"
+    "                   or 'ending') and kernels (in flight); null where\n"
     "                   unknown or not visible\n"
     "    --csv          print a header line, then one line per session and\n"
     "                   device with the columns session, pid, uid, user,\n"
     "                   command, unit, cgroup, current_device, device,\n"
-    "                   allocated, reserved and limit (empty where unknown)\n" CLI_SOCKET_HELP
+    "                   allocated, reserved, limit, state and kernels (empty\n"
+    "                   where unknown)\n" CLI_SOCKET_HELP
     "\n" CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera ps\n"

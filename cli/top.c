@@ -151,7 +151,13 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
                s->visible ? cli_user_name(s->uid, user, sizeof user) : "-",
                cli_shown_device(s->current_device, dev, sizeof dev), cli_bytes(alloc, a, sizeof a),
                cli_bytes(res, r, sizeof r), s->threads);
-        cli_table_text(stdout, s->visible ? s->command : "(other user)", command_width, false);
+        /* A client gone while its kernels finish: it still holds the device. */
+        int room = command_width;
+        if (s->ending) {
+            room -= printf("(ending) ");
+            room = room > 1 ? room : 1;
+        }
+        cli_table_text(stdout, s->visible ? s->command : "(other user)", room, false);
         putchar('\n');
     }
     if (n == 0)
@@ -171,8 +177,13 @@ static int draw(tsr_client *c, const sample *prev, const sample *now, bool inter
     strftime(clock, sizeof clock, "%H:%M:%S", localtime(&t));
     if (interactive)
         fputs("\033[H\033[2J", stdout);
-    printf("tessera top - %s - %zu session%s%s\n\n", clock, n, n == 1 ? "" : "s",
-           interactive ? " - q quits" : "");
+    size_t ending = 0;
+    for (size_t k = 0; k < n; k++)
+        ending += list[k].ending;
+    printf("tessera top - %s - %zu session%s", clock, n, n == 1 ? "" : "s");
+    if (ending)
+        printf(" (%zu ending)", ending);
+    printf("%s\n\n", interactive ? " - q quits" : "");
     print_devices(prev, now, width);
     print_sessions(list, n, width);
     fflush(stdout);

@@ -226,6 +226,9 @@ typedef struct tsr__wire_launched {
 #define TSR__WIRE_PROCESS_SELF 0x4u    /* the asking session itself */
 #define TSR__WIRE_PROCESS_PID_KNOWN 0x8u /* pid is the process's pid in the asker's pid
                                             namespace (0 there when not) */
+/* Its connection is over; kernels in flight keep it, and its memory, until
+ * they finish. */
+#define TSR__WIRE_PROCESS_ENDING 0x10u
 #define TSR__WIRE_ID_HIDDEN 0xffffffffu  /* uid and gid of a session the asker may not see */
 #define TSR__WIRE_CGROUP_TEXT 512u
 
@@ -237,8 +240,8 @@ typedef struct tsr__wire_process_usage {
 } tsr__wire_process_usage;
 
 /* One session, for `tessera ps` and `top`. The cursor (SESSION_LIST's) is a
- * session id: the reply describes the first open session with a larger
- * id; an empty list answers with session_id 0. */
+ * session id: the reply describes the first session with a larger id, open
+ * or ending; an empty list answers with session_id 0. */
 typedef struct tsr__wire_process {
     uint32_t session_id;
     uint32_t flags;       /* TSR__WIRE_PROCESS_* */
@@ -246,7 +249,7 @@ typedef struct tsr__wire_process {
     uint32_t uid, gid;    /* visible only; else TSR__WIRE_ID_HIDDEN */
     uint32_t threads;     /* client threads with a current device */
     uint32_t usage_count; /* entries of usage in use */
-    uint32_t pad;
+    uint32_t kernels;     /* launches not yet retired: queued or running */
     uint64_t requests;      /* served so far */
     uint64_t started_unix_ns;
     uint64_t pid_namespace; /* visible only; inode of its pid namespace, 0 unknown */

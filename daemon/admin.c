@@ -73,24 +73,38 @@ tsr__wire_device tsr__admin_shown_device(const tsr__session *s)
     return (tsr__wire_device){.type = s->server->registry.accel_type, .index = index};
 }
 
+_Static_assert(sizeof((tsr__proc_owner *)0)->cgroup == sizeof((tsr__wire_process *)0)->cgroup &&
+                   sizeof((tsr__proc_owner *)0)->unit == sizeof((tsr__wire_process *)0)->unit,
+               "what /proc says of a client fits the wire's fields");
+
+/* Of an open session, /proc now; of an ending one, what it said when the
+ * connection ended (all unknown when that could not be kept). */
 static void describe_owner(const tsr__session *s, const tsr__session *asker,
                            tsr__wire_process *out)
 {
-    tsr__proc_ids target, viewer;
-    tsr__proc_read_ids(s->pid, &target);
+    tsr__proc_owner now = {0};
+    const tsr__proc_owner *owner = s->owner;
+    if (!s->ending) {
+        tsr__proc_read_owner(s->pid, &now);
+        owner = &now;
+    }
+    tsr__proc_ids viewer;
     tsr__proc_read_ids(asker->pid, &viewer);
     uint32_t pid = 0;
-    if (tsr__proc_pid_seen_by(&target, &viewer, &pid)) {
+    if (owner && tsr__proc_pid_seen_by(&owner->ids, &viewer, &pid)) {
         out->pid = pid;
         out->flags |= TSR__WIRE_PROCESS_PID_KNOWN;
     }
-    if (target.levels)
-        out->pid_namespace = target.ns[target.levels - 1];
+    if (owner && owner->ids.levels)
+        out->pid_namespace = owner->ids.ns[owner->ids.levels - 1];
     out->uid = s->uid;
     out->gid = s->gid;
     memcpy(out->command, s->command, sizeof out->command);
     memcpy(out->name, s->name, sizeof out->name);
-    tsr__proc_cgroup(s->pid, out->cgroup, sizeof out->cgroup, out->unit, sizeof out->unit);
+    if (owner) {
+        memcpy(out->cgroup, owner->cgroup, sizeof out->cgroup);
+        memcpy(out->unit, owner->unit, sizeof out->unit);
+    }
     out->started_unix_ns = s->started_unix_ns;
 }
 
@@ -116,7 +130,8 @@ tsr_status tsr__admin_process_list(struct request *r)
     if (!s)
         return TSR_OK; /* session_id 0: the end */
     out->session_id = s->id;
-    out->flags = more ? TSR__WIRE_PROCESS_MORE : 0;
+    out->flags = (more ? TSR__WIRE_PROCESS_MORE : 0) | (s->ending ? TSR__WIRE_PROCESS_ENDING : 0);
+    out->kernels = s->inflight_total;
     out->threads = s->thread_count;
     out->requests = s->requests;
     out->current_device = tsr__admin_shown_device(s);

@@ -34,9 +34,9 @@ tsr_status tsr__admin_topology(struct request *r);
  * (cpu when the session sees no OpenCL device). Shared with SESSION_LIST. */
 tsr__wire_device tsr__admin_shown_device(const struct tsr__session *session);
 
-/* The open session (HELLO said) with the smallest id above `cursor`, or
- * NULL; *more: whether another open one follows it. The cursor walk of
- * SESSION_LIST and PROCESS_LIST. */
+/* The session that said HELLO, open or ending, with the smallest id above
+ * `cursor`, or NULL; *more: whether another such follows it. The cursor
+ * walk of SESSION_LIST and PROCESS_LIST. */
 const struct tsr__session *tsr__admin_session_after(const struct tsr__server *server,
                                                     uint32_t cursor, bool *more);
 

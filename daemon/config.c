@@ -115,7 +115,10 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "
-                 "are refused. Lowering it ends no open session."},
+                 "are refused. Lowering it ends no open session. A session whose client has "
+                 "gone while its kernels finish (ending, in `tessera ps`) counts here no more, "
+                 "nor under sessions.max_per_uid; the memory it holds still counts under every "
+                 "memory limit until the last of them is done."},
         KIND_NUMBER, parse_sessions},
     [TSR__CONF_MAX_SESSIONS_UID] = {
         {.name = "sessions.max_per_uid", .option = "max-sessions-per-uid", .metavar = "N",

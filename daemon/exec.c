@@ -340,8 +340,7 @@ static void retire(job *j)
         tsr__log(TSR__LOG_INFO, "session %u: kernel %u on %s:%u: %s", s->id, j->sequence,
                  x ? x->be->name : "?", j->queue, j->message);
     spare_job(x, j);
-    if (s->lingering && s->inflight_total == 0)
-        tsr__session_free(s);
+    tsr__session_release(s); /* the job's reference */
 }
 
 /* ---- the device FIFOs --------------------------------------------------- */
@@ -398,7 +397,7 @@ static bool submit(executor *x, job *j, bool by_piece)
 {
     uint32_t queue = j->queue;
     int state = x->be->program_state(j->program);
-    if (j->session->lingering) {
+    if (j->session->ending) {
         finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
         return false;
     }
@@ -448,10 +447,10 @@ static job *next_job(const executor *x, fifo *f, bool by_piece)
     do {
         job *j = l->head;
         int state = x->be->program_state(j->program);
-        if (!j->in_driver && (j->session->lingering || state != TSR__PROGRAM_PENDING)) {
+        if (!j->in_driver && (j->session->ending || state != TSR__PROGRAM_PENDING)) {
             f->turn = l->next;
             uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
-            j->in_driver = by_piece && !j->session->lingering && state == TSR__PROGRAM_READY &&
+            j->in_driver = by_piece && !j->session->ending && state == TSR__PROGRAM_READY &&
                            j->next_piece + 1 < pieces;
             if (!j->in_driver)
                 lane_pop(f, l, prev);
@@ -924,6 +923,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         j->sequence = ++s->launch_seq[queue];
     s->inflight[queue]++;
     s->inflight_total++;
+    tsr__session_retain(s); /* released when the job retires */
     *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
     pump(x, queue);
     return TSR_OK;

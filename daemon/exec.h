@@ -14,9 +14,10 @@
  * kernel finishes, the driver's thread publishes it in the session's ring
  * (tsr__ring_queue: completed sequence, errors) and wakes a waiting
  * client, then hands the job back to the event loop through an eventfd,
- * which retires it: frees that were deferred behind it happen then, and a
- * session that ended while kernels were in flight is released after its
- * last one.
+ * which retires it: frees that were deferred behind it happen then. Each
+ * job holds a reference to its session (session.h) from its launch until
+ * it retires, so a session that ended while kernels were in flight is
+ * released after its last one.
  *
  * Memory in flight stays put: a FREE of a block while the session has
  * kernels queued on its device is deferred until they finish, so no
@@ -45,8 +46,8 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
                           const tsr__region *region, const uint8_t *value,
                           tsr__wire_launched *out);
 
-/* Whether the session has kernels in flight (it must then outlive its
- * connection: tsr__exec releases it after the last one). */
+/* Whether the session has kernels in flight (each holds a reference to
+ * it, so it outlives its connection until the last one retires). */
 bool tsr__exec_busy(const tsr__session *s);
 
 /* Accelerator `queue`'s busy time since the executor started, in ns:
@@ -63,8 +64,9 @@ bool tsr__exec_on_host(void);
  * default, see exec.c). */
 void tsr__exec_set_cache_dir(const char *dir);
 
-/* Daemon shutdown: waits for every queue, retires every job (releasing
- * sessions that outlived their connection) and closes the runtime. */
+/* Daemon shutdown: waits for every queue, retires every job (dropping the
+ * last references of sessions that outlived their connection) and closes
+ * the runtime. */
 void tsr__exec_shutdown(void);
 
 #endif /* TESSERA_DAEMON_EXEC_H */

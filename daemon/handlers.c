@@ -441,13 +441,20 @@ static tsr_status on_empty_cache(request *r)
 
 /* SESSION_LIST is PROCESS_LIST's row in the older layout, so that both
  * walk the sessions the same way and apply the same rule of who may see
- * whose (admin.c): of a session the asker may not see, only numbers. */
+ * whose (admin.c): of a session the asker may not see, only numbers. Its
+ * layout cannot say that a session is ending, so it lists open ones. */
 static tsr_status on_session_list(request *r)
 {
     tsr__wire_process row;
+    tsr__wire_segment cursor = *(const tsr__wire_segment *)r->in;
     request ask = *r;
+    ask.in = &cursor;
     ask.out = &row;
-    tsr_status st = tsr__admin_process_list(&ask);
+    tsr_status st;
+    do {
+        st = tsr__admin_process_list(&ask);
+        cursor.segment_id = row.session_id;
+    } while (st == TSR_OK && (row.flags & TSR__WIRE_PROCESS_ENDING));
     tsr__wire_session_info *out = r->out;
     memset(out, 0, sizeof *out);
     if (st != TSR_OK || row.session_id == 0)

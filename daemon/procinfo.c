@@ -125,6 +125,12 @@ void tsr__proc_cgroup(pid_t pid, char *cgroup, size_t cgroup_size, char *unit, s
     tsr__proc_unit_of(path, unit, unit_size);
 }
 
+void tsr__proc_read_owner(pid_t pid, tsr__proc_owner *out)
+{
+    tsr__proc_read_ids(pid, &out->ids);
+    tsr__proc_cgroup(pid, out->cgroup, sizeof out->cgroup, out->unit, sizeof out->unit);
+}
+
 bool tsr__proc_peer_in_group(int fd, gid_t peer_gid, gid_t gid)
 {
     if (peer_gid == gid)

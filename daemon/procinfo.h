@@ -4,9 +4,12 @@
  * peer belongs to a group.
  *
  * Read when asked, not when the session starts: the process is alive while
- * its session is (it holds the socket), and its cgroup may change. Every
- * reader degrades to "unknown" when /proc refuses (another user's process
- * and a daemon without CAP_SYS_PTRACE): nothing here fails. */
+ * its connection is (it holds the socket), and its cgroup may change. A
+ * session that outlives its connection (kernels in flight) keeps what was
+ * read when the connection ended (tsr__proc_owner), since the pid may
+ * name another process by the time anyone asks. Every reader degrades to
+ * "unknown" when /proc refuses (another user's process and a daemon
+ * without CAP_SYS_PTRACE): nothing here fails. */
 #ifndef TESSERA_DAEMON_PROCINFO_H
 #define TESSERA_DAEMON_PROCINFO_H
 
@@ -39,6 +42,15 @@ bool tsr__proc_pid_seen_by(const tsr__proc_ids *target, const tsr__proc_ids *vie
  * systemd unit: the innermost path element naming a unit (".service",
  * ".scope", ...), "" when none. Both cut to fit. */
 void tsr__proc_cgroup(pid_t pid, char *cgroup, size_t cgroup_size, char *unit, size_t unit_size);
+
+/* What the administration messages tell of a client process, read once. */
+typedef struct tsr__proc_owner {
+    tsr__proc_ids ids;
+    char cgroup[512]; /* the sizes of the wire's fields (core/protocol.h) */
+    char unit[128];
+} tsr__proc_owner;
+
+void tsr__proc_read_owner(pid_t pid, tsr__proc_owner *out);
 
 /* The unit in a cgroup path, as above (exposed for tests). */
 void tsr__proc_unit_of(const char *cgroup, char *unit, size_t unit_size);

@@ -4,6 +4,7 @@
  * server.h). */
 #include "daemon/server.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -485,7 +486,7 @@ static unsigned serve_rings(void *data)
 }
 
 /* Before the loop sleeps every ring is parked; after it, the doorbells
- * that rang have put theirs back (tsr__server_ring_ready). */
+ * that rang have put theirs back (tsr__roster_ring_ready). */
 static bool arm_rings(void *data, bool sleeping)
 {
     tsr__server *server = data;
@@ -779,8 +780,12 @@ static void close_watched(tsr__server *server, int *fd, tsr__watch **watch)
 
 void tsr__server_fini(tsr__server *server)
 {
-    while (server->first)
-        tsr__session_end(server->first, "the daemon is stopping");
+    /* Ending a session may free it (no kernels in flight); the ending
+     * ones stay listed until tsr__exec_shutdown retires their kernels. */
+    for (tsr__session *s = server->first, *next; s; s = next) {
+        next = s->next;
+        tsr__session_end(s, "the daemon is stopping");
+    }
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
         close_refusal(&server->refusals[k]);
     if (server->passes)
@@ -790,6 +795,7 @@ void tsr__server_fini(tsr__server *server)
     /* Kernels still queued finish (or fail), and sessions that outlived
      * their connection behind them are released. */
     tsr__exec_shutdown();
+    assert(server->first == NULL);
     bool unlink_socket = server->listen_fd >= 0 && !server->socket_activated;
     close_watched(server, &server->listen_fd, &server->listen_watch);
     if (unlink_socket)

@@ -59,10 +59,17 @@ typedef struct tsr__server {
     tsr__watch *listen_watch, *signal_watch;
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     bool socket_activated; /* systemd passed listen_fd: the socket file is not ours */
-    tsr__session *first, *last; /* in session-id order */
+    /* Every session, open or ending (session.h), in session-id order; ids
+     * only grow, so a new session never takes the id of one still listed.
+     * session_count and the caps count open sessions only: an ending one
+     * has no connection (its client is gone or done), and the kernels
+     * that keep it are few (the executor cancels those the driver has
+     * not taken), while the memory it holds stays charged to its uid,
+     * group and device until it is released. */
+    tsr__session *first, *last;
     uint32_t next_session_id;
     uint32_t session_count, max_sessions;
-    /* Sessions per uid (sessions.max_per_uid, .max_handshakes_per_uid),
+    /* Open sessions per uid (sessions.max_per_uid, .max_handshakes_per_uid),
      * one row per uid with a session, in no order. */
     uint32_t max_sessions_uid, max_handshakes_uid;
     tsr__uid_sessions *uids;

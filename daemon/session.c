@@ -92,7 +92,8 @@ static tsr__session *session_new(tsr__server *server, int fd, const struct ucred
                         .started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
                         .ring_fd = -1,
                         .doorbell_fd = -1,
-                        .hello_timer = -1};
+                        .hello_timer = -1,
+                        .refs = 1};
     read_comm(cred->pid, s->command, sizeof s->command);
     return s;
 }
@@ -176,6 +177,8 @@ static tsr__log_limit *cause_limit(const char *why)
 
 void tsr__session_end(tsr__session *s, const char *why)
 {
+    if (s->ending) /* NEVER: nothing of an ending session is watched */
+        return;
     tsr__server *server = s->server;
     tsr__alloc_stats total = {0};
     for (size_t k = 0; s->pools && k < server->registry.accel_count; k++) {
@@ -186,22 +189,41 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }
+    bool busy = tsr__exec_busy(s);
     tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
                      "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
                      "reserved%s", s->id, (int)s->pid, why,
                      (unsigned long long)total.allocated, (unsigned long long)total.reserved,
-                     tsr__exec_busy(s) ? " once its kernels finish" : "");
+                     busy ? " once its kernels finish" : "");
     tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
     tsr__roster_ring_drop(server, s);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);
+    s->watch = s->doorbell_watch = s->hello_watch = NULL;
     if (s->fd >= 0)
         close(s->fd);
     s->fd = -1;
     if (s->hello_timer >= 0)
         close(s->hello_timer);
     s->hello_timer = -1;
+    server->session_count--;
+    s->ending = true;
+    /* Listed as ending until its kernels are done: what /proc says of the
+     * client now, while its pid is still its own. */
+    if (busy && (s->owner = calloc(1, sizeof *s->owner)))
+        tsr__proc_read_owner(s->pid, s->owner);
+    tsr__session_release(s); /* the connection's reference */
+}
+
+tsr__session *tsr__session_retain(tsr__session *s)
+{
+    s->refs++;
+    return s;
+}
+
+static void session_unlink(tsr__server *server, tsr__session *s)
+{
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -211,16 +233,13 @@ void tsr__session_end(tsr__session *s, const char *why)
     else
         server->last = s->prev;
     s->prev = s->next = NULL;
-    server->session_count--;
-    s->ending = true;
-    if (tsr__exec_busy(s))
-        s->lingering = true; /* the executor releases it after its last kernel */
-    else
-        tsr__session_free(s);
 }
 
-void tsr__session_free(tsr__session *s)
+tsr__session *tsr__session_release(tsr__session *s)
 {
+    if (!s || --s->refs > 0)
+        return NULL;
+    session_unlink(s->server, s);
     tsr__session_release_segments(s);
     if (s->doorbell_fd >= 0)
         close(s->doorbell_fd);
@@ -231,7 +250,9 @@ void tsr__session_free(tsr__session *s)
     free(s->threads);
     free(s->deferred);
     free(s->visible);
+    free(s->owner);
     free(s);
+    return NULL;
 }
 
 /* Sends one frame, with up to two descriptors. Returns NULL, or why it

@@ -5,7 +5,14 @@
  * memfd segments behind them. Everything a session holds is released when
  * it ends, whether the client said goodbye, crashed or was killed, or sent
  * a malformed frame. Requests arrive through the socket or the ring and go
- * through one dispatcher (handlers.c) after tsr__wire_check. */
+ * through one dispatcher (handlers.c) after tsr__wire_check.
+ *
+ * A session is reference counted: its connection holds one reference and
+ * every kernel in flight (exec.c) one more. When the connection ends the
+ * session is `ending`: its socket, timers and ring watch are gone and it
+ * serves nothing, but it stays on the server's list, holding its memory,
+ * until the last reference goes; then it leaves the list and is freed.
+ * Only the loop thread takes or drops references. */
 #ifndef TESSERA_DAEMON_SESSION_H
 #define TESSERA_DAEMON_SESSION_H
 
@@ -18,6 +25,7 @@
 #include "core/protocol.h"
 #include "core/ring.h"
 #include "daemon/alloc.h"
+#include "daemon/procinfo.h"
 #include "daemon/server.h"
 
 #define TSR__SESSION_MAX_THREADS 4096
@@ -69,7 +77,13 @@ struct tsr__session {
     bool admin;       /* root or tessera-admin: decided at HELLO */
     int hello_timer;  /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;
+    /* References: the connection's (until it ends) and one per kernel in
+     * flight. `ending`: the connection is over, kernels keep the rest.
+     * `owner`: what /proc said of the client then, as its pid may name
+     * another process later (NULL: not kept). */
+    uint32_t refs;
     bool ending;
+    tsr__proc_owner *owner;
 
     tsr__ring *ring;
     int ring_fd, doorbell_fd;
@@ -97,27 +111,30 @@ struct tsr__session {
     uint32_t segment_count, segment_cap, next_segment_id;
 
     /* Kernels (exec.c): per OpenCL device, the last launch's sequence and
-     * the launches not yet retired; frees waiting behind them; and whether
-     * the connection is gone while kernels still run (the session is then
-     * released by the executor after the last one). */
+     * the launches not yet retired, and the frees waiting behind them. */
     uint32_t launch_seq[TSR__RING_QUEUES];
     _Atomic uint32_t finished[TSR__RING_QUEUES]; /* newest finished launch (driver threads) */
     uint32_t inflight[TSR__RING_QUEUES];
     uint32_t inflight_total;
     tsr__deferred_free *deferred;
     uint32_t deferred_count, deferred_cap;
-    bool lingering;
 };
 
 /* Takes a freshly accepted connection of the peer `cred`, admitted by the
  * server (its uid has a row). On failure the fd is closed. */
 tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred);
-/* Ends the session: unlinks it from the server and closes its connection,
- * then releases everything it holds, at once or (kernels in flight) after
+/* Ends the session's connection (once; an ending session is left as it
+ * is): closes its socket and timers, takes its ring off the poller and
+ * its count off the server's, then drops the connection's reference, so
+ * everything it holds is released at once or, kernels in flight, after
  * its last kernel. */
 void tsr__session_end(tsr__session *session, const char *why);
-/* The release itself: segments, ring, memory. */
-void tsr__session_free(tsr__session *session);
+
+/* Takes a reference (the loop thread only); returns the session. */
+tsr__session *tsr__session_retain(tsr__session *session);
+/* Drops one; the last takes the session off the server's list and
+ * releases its segments, ring and memory. Returns NULL. */
+tsr__session *tsr__session_release(tsr__session *session);
 
 /* A session with no connection, ring watch or handshake timer, for
  * serving frames in this process (tsr__server_init_detached); ended with

@@ -16,7 +16,7 @@
     X(tsr_device_properties, 1488, 1424) \
     X(tsr_memory_stats, 168, 104)        \
     X(tsr_session_info, 632, 568)        \
-    X(tsr_process_info, 1416, 1352)      \
+    X(tsr_process_info, 1416, 1360)      \
     X(tsr_allocator_stats, 208, 144)     \
     X(tsr_device_status, 696, 632)       \
     X(tsr_topology_row, 336, 272)        \

@@ -56,7 +56,9 @@ tsr_status tsr_admin_session_list(tsr_client *c, uint32_t after, tsr_process_inf
                           .threads = w.threads,
                           .requests = w.requests,
                           .started_unix_ns = w.started_unix_ns,
-                          .usage_count = w.usage_count};
+                          .usage_count = w.usage_count,
+                          .kernels = w.kernels,
+                          .ending = (w.flags & TSR__WIRE_PROCESS_ENDING) != 0};
     _Static_assert(sizeof i.command == sizeof w.command && sizeof i.name == sizeof w.name &&
                        sizeof i.unit == sizeof w.unit && sizeof i.cgroup == sizeof w.cgroup,
                    "text fields match the wire");

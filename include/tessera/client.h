@@ -265,12 +265,19 @@ typedef struct tsr_process_info {
     uint64_t started_unix_ns;   /* 0 when not visible */
     uint32_t usage_count;
     tsr_process_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    /* Launches queued or running, not yet finished; and whether the
+     * connection is over (the client exited or closed it) while some still
+     * run: the session stays listed, with its memory, until they are done. */
+    uint32_t kernels;
+    bool ending;
+    uint64_t abi_reserved[7]; /* zero; room for later members (export.h) */
 } tsr_process_info;
 
-/* The open session with the smallest id above `after` (0 starts the
- * list), as the caller may see it: *found false when there is none. This
- * session is listed too (self). Errors: TSR_ERR_INVALID_ARGUMENT for NULL
+/* The session with the smallest id above `after` (0 starts the list), as
+ * the caller may see it: *found false when there is none. Open sessions
+ * are listed, this one too (self), and so are ending ones: a session whose
+ * client went away while its kernels ran, which holds its memory until
+ * the last of them is done. Errors: TSR_ERR_INVALID_ARGUMENT for NULL
  * arguments, TSR_ERR_CONNECTION, TSR_ERR_PROTOCOL. */
 TSR_API tsr_status tsr_admin_session_list(tsr_client *client, uint32_t after,
                                           tsr_process_info *out, bool *found);

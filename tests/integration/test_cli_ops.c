@@ -42,6 +42,7 @@ static const char ps_json[] =
     "    assert s['reserved']['opencl:0'] >= 1048576, s\n"
     "    assert s['limit']['opencl:0'] == 100 << 20, s  # memory_limit.session\n"
     "    assert s['current_device'] == 'opencl:0' and isinstance(s['session'], int), s\n"
+    "    assert s['state'] == 'open' and s['kernels'] == 0, s\n"
     "    assert set(s) >= {'gid', 'unit', 'cgroup', 'pid_namespace', 'threads', 'requests',\n"
     "                      'started_unix_ns'}, s\n"
     "assert all(s['name'] != 'tessera' for s in data)\n";
@@ -50,11 +51,13 @@ static const char ps_csv[] =
     "import csv, sys\n"
     "rows = list(csv.DictReader(sys.stdin))\n"
     "assert rows and list(rows[0]) == ['session', 'pid', 'uid', 'user', 'command', 'unit',\n"
-    "    'cgroup', 'current_device', 'device', 'allocated', 'reserved', 'limit'], rows\n"
+    "    'cgroup', 'current_device', 'device', 'allocated', 'reserved', 'limit', 'state',\n"
+    "    'kernels'], rows\n"
     "by_pid = {r['pid']: r for r in rows}\n"
     "for p in sys.argv[1:3]:\n"
     "    r = by_pid[p]\n"
     "    assert r['device'] == 'opencl:0' and r['allocated'] == '1048576', r\n"
+    "    assert r['state'] == 'open' and r['kernels'] == '0', r\n"
     "    assert int(r['reserved']) >= 1048576 and int(r['limit']) > 0, r\n";
 
 static const char devices_csv[] =
