@@ -11,21 +11,11 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/dispatch.h"
 #include "daemon/exec.h"
 #include "daemon/procinfo.h"
 #include "daemon/session.h"
 #include "numa/topology.h"
-
-/* handlers.c's request, member for member: a structure with the same tag
- * and members in another translation unit is the same type (C11 6.2.7). */
-struct request {
-    tsr__session *s;
-    const void *in;
-    void *out;
-    int *fds;
-    int *nfds;
-    bool end_session;
-};
 
 bool tsr__admin_may_see(uint32_t asker_uid, bool asker_admin, uint32_t owner_uid)
 {
@@ -120,7 +110,7 @@ const tsr__session *tsr__admin_session_after(const tsr__server *server, uint32_t
     return s;
 }
 
-tsr_status tsr__admin_process_list(struct request *r)
+tsr_status tsr__admin_process_list(tsr__request *r)
 {
     uint32_t cursor = ((const tsr__wire_segment *)r->in)->segment_id;
     tsr__wire_process *out = r->out;
@@ -178,7 +168,7 @@ static void inactive_split(const tsr__allocator *a, uint64_t *bytes, uint64_t *b
     free(segs);
 }
 
-tsr_status tsr__admin_session_stats(struct request *r)
+tsr_status tsr__admin_session_stats(tsr__request *r)
 {
     const tsr__wire_stats_request *in = r->in;
     tsr__session *s = find_session(r->s, in->session_id);
@@ -219,7 +209,7 @@ tsr_status tsr__admin_session_stats(struct request *r)
 
 /* ---- devices ------------------------------------------------------------ */
 
-tsr_status tsr__admin_device_status(struct request *r)
+tsr_status tsr__admin_device_status(tsr__request *r)
 {
     tsr__server *server = r->s->server;
     const tsr__registry_device *dev = wire_device(&server->registry, r->in);
@@ -258,7 +248,7 @@ tsr_status tsr__admin_device_status(struct request *r)
     return TSR_OK;
 }
 
-tsr_status tsr__admin_topology(struct request *r)
+tsr_status tsr__admin_topology(tsr__request *r)
 {
     tsr__registry *reg = &r->s->server->registry;
     const tsr__registry_device *self = wire_device(reg, r->in);

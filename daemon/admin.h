@@ -7,7 +7,8 @@
  * sessions in full and, of the others, only numbers (memory, threads,
  * requests, the current device): no pid, uid, command or cgroup.
  *
- * The handlers are entries of handlers.c's table and take its request. */
+ * The handlers are entries of the dispatcher's table and take its request
+ * (dispatch.h). */
 #ifndef TESSERA_DAEMON_ADMIN_H
 #define TESSERA_DAEMON_ADMIN_H
 
@@ -15,18 +16,18 @@
 #include <stdint.h>
 
 #include "core/protocol.h"
+#include "daemon/dispatch.h"
 #include "tessera/status.h"
 
 #define TSR__ADMIN_GROUP "tessera-admin"
 
-struct request; /* handlers.c's */
 struct tsr__session;
 struct tsr__server;
 
-tsr_status tsr__admin_process_list(struct request *r);
-tsr_status tsr__admin_session_stats(struct request *r);
-tsr_status tsr__admin_device_status(struct request *r);
-tsr_status tsr__admin_topology(struct request *r);
+tsr_status tsr__admin_process_list(tsr__request *r);
+tsr_status tsr__admin_session_stats(tsr__request *r);
+tsr_status tsr__admin_device_status(tsr__request *r);
+tsr_status tsr__admin_topology(tsr__request *r);
 
 /* The device `tessera ps` shows as a session's current one, by the
  * daemon's ordinal: that of the thread whose id is the pid (the main

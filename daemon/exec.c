@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "daemon/lifetime.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
 #include "daemon/backend.h"
@@ -1134,10 +1135,5 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
         return TSR_OK;
     }
     return fill_kernel(s, handle, g, value, out);
-}
-
-bool tsr__exec_busy(const tsr__session *s)
-{
-    return s->inflight_total > 0;
 }
 

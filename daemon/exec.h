@@ -46,10 +46,6 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
                           const tsr__region *region, const uint8_t *value,
                           tsr__wire_launched *out);
 
-/* Whether the session has kernels in flight (each holds a reference to
- * it, so it outlives its connection until the last one retires). */
-bool tsr__exec_busy(const tsr__session *s);
-
 /* Accelerator `queue`'s busy time since the executor started, in ns:
  * how long its queue held a kernel the driver had not finished (0 before
  * the first launch). Exact: measured at each submission and completion. */

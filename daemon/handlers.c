@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/region.h"
 #include "daemon/admin.h"
+#include "daemon/dispatch.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
@@ -22,16 +23,8 @@
 #include "daemon/roster.h"
 #include "daemon/session.h"
 
-typedef struct request {
-    tsr__session *s;
-    const void *in;
-    void *out;
-    int *fds;
-    int *nfds;
-    bool end_session;
-} request;
-
-typedef tsr_status (*handler_fn)(request *r);
+typedef tsr__request request;
+typedef tsr__handler_fn handler_fn;
 
 static tsr_device wire_to_device(tsr__wire_device d)
 {

@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "daemon/exec.h"
+#include "daemon/dispatch.h"
+#include "daemon/lifetime.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
 #include "daemon/roster.h"
@@ -189,7 +190,7 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }
-    bool busy = tsr__exec_busy(s);
+    bool busy = s->inflight_total > 0; /* each kernel in flight holds a reference */
     tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
                      "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
                      "reserved%s", s->id, (int)s->pid, why,
@@ -214,45 +215,6 @@ void tsr__session_end(tsr__session *s, const char *why)
     if (busy && (s->owner = calloc(1, sizeof *s->owner)))
         tsr__proc_read_owner(s->pid, s->owner);
     tsr__session_release(s); /* the connection's reference */
-}
-
-tsr__session *tsr__session_retain(tsr__session *s)
-{
-    s->refs++;
-    return s;
-}
-
-static void session_unlink(tsr__server *server, tsr__session *s)
-{
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        server->first = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
-    else
-        server->last = s->prev;
-    s->prev = s->next = NULL;
-}
-
-tsr__session *tsr__session_release(tsr__session *s)
-{
-    if (!s || --s->refs > 0)
-        return NULL;
-    session_unlink(s->server, s);
-    tsr__session_release_segments(s);
-    if (s->doorbell_fd >= 0)
-        close(s->doorbell_fd);
-    if (s->ring_fd >= 0)
-        close(s->ring_fd);
-    if (s->ring)
-        munmap(s->ring, sizeof *s->ring);
-    free(s->threads);
-    free(s->deferred);
-    free(s->visible);
-    free(s->owner);
-    free(s);
-    return NULL;
 }
 
 /* Sends one frame, with up to two descriptors. Returns NULL, or why it

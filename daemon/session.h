@@ -130,12 +130,6 @@ tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *c
  * its last kernel. */
 void tsr__session_end(tsr__session *session, const char *why);
 
-/* Takes a reference (the loop thread only); returns the session. */
-tsr__session *tsr__session_retain(tsr__session *session);
-/* Drops one; the last takes the session off the server's list and
- * releases its segments, ring and memory. Returns NULL. */
-tsr__session *tsr__session_release(tsr__session *session);
-
 /* A session with no connection, ring watch or handshake timer, for
  * serving frames in this process (tsr__server_init_detached); ended with
  * tsr__session_end like any other. */
@@ -159,14 +153,5 @@ tsr__session_served tsr__session_serve_frame(tsr__session *s, const uint8_t *fra
 
 /* Serves the ring's pending requests; returns how many. */
 unsigned tsr__session_serve_ring(tsr__session *session);
-
-/* Dispatches one checked request frame (handlers.c). Writes the reply frame
- * (error replies included) into reply (8-byte aligned, TSR__WIRE_FRAME_MAX
- * bytes), its length into *reply_len, and the descriptors to pass with it
- * into fds[0..*nfds) (at most 2; they stay owned by the session). Returns
- * false when the session must end once the reply is sent. */
-bool tsr__session_handle(tsr__session *session, const tsr__wire_header *header,
-                         const uint8_t *payload, uint32_t transport, uint8_t *reply,
-                         uint32_t *reply_len, int *fds, int *nfds);
 
 #endif /* TESSERA_DAEMON_SESSION_H */

@@ -17,6 +17,8 @@ packages=(
     libsystemd-dev systemd
     # the tests check that every --json output parses
     jq
+    # the check that the daemon's modules call only downward
+    python3
 )
 
 die()
