@@ -234,7 +234,7 @@ tsr_status tsr__admin_device_status(tsr__request *r)
         out->sessions += st.reserved > 0;
     }
     out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
-    out->busy_ns = tsr__exec_busy_ns(q, out->now_ns);
+    out->busy_ns = tsr__exec_busy_ns(server, q, out->now_ns);
     const tsr__backend_device *d = &dev->desc;
     out->max_alloc_bytes = d->max_alloc_bytes;
     out->local_memory_bytes = d->local_memory_bytes;

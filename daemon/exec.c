@@ -22,6 +22,7 @@
 #include "daemon/backend.h"
 #include "kernels/launch.h"
 typedef struct job {
+    struct tsr__executor *x;       /* its executor */
     struct job *next;              /* in its session's lane, then among the spare jobs */
     struct job *done_next;         /* on the finished stack (a job between pieces is on both) */
     struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
@@ -99,10 +100,11 @@ typedef struct busy {
     job *first, *last;   /* submitted, not yet retired, oldest first */
 } busy;
 
-typedef struct executor {
+typedef struct tsr__executor {
     tsr__server *server;
     const tsr__backend *be; /* the registry's accelerator backend */
     tsr__backend_runtime *rt;
+    uint64_t stream_bytes; /* outputs this large are stored around the caches */
     int notify_fd;
     tsr__watch *watch;
     fifo *fifos; /* one per accelerator */
@@ -132,23 +134,16 @@ typedef struct executor {
 
 #define SPARE_JOBS 64
 
-static executor *the_executor;
-static char cache_dir_setting[1024];
-
-void tsr__exec_set_cache_dir(const char *dir)
-{
-    snprintf(cache_dir_setting, sizeof cache_dir_setting, "%s", dir ? dir : "");
-}
 
 /* Where compiled programs are kept: the configured directory, else
  * TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the user's
  * cache directory; "" (the first of them set but empty) keeps them in
  * memory only. */
-static const char *cache_dir(char *buf, size_t n)
+static const char *cache_dir(const tsr__server *server, char *buf, size_t n)
 {
     const char *v;
-    if (cache_dir_setting[0])
-        return cache_dir_setting;
+    if (server->kernel_cache_dir[0])
+        return server->kernel_cache_dir;
     if ((v = getenv("TESSERA_KERNEL_CACHE")) || (v = getenv("CACHE_DIRECTORY")))
         return v;
     if ((v = getenv("XDG_CACHE_HOME")) && v[0])
@@ -232,12 +227,12 @@ static void on_kernel_done(void *ctx, tsr_status status, const char *message)
 {
     job *j = ctx;
     if (status != TSR_OK || j->next_piece >= j->launch.geometry.pieces) {
-        finish(the_executor, j, status, message);
+        finish(j->x, j, status, message);
         return;
     }
-    stop_clock(the_executor, j);
+    stop_clock(j->x, j);
     j->resume = true;
-    hand_back(the_executor, j);
+    hand_back(j->x, j);
 }
 
 /* Adds a submitted job's interval to its device's busy time and takes it
@@ -284,15 +279,15 @@ static void busy_submit(executor *x, job *j)
     b->last = j;
 }
 
-bool tsr__exec_on_host(void)
+bool tsr__exec_on_host(const tsr__server *server)
 {
-    const executor *x = the_executor;
+    const executor *x = server->executor;
     return x && atomic_load_explicit(&x->on_host, memory_order_relaxed) > 0;
 }
 
-uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns)
+uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t now_ns)
 {
-    const executor *x = the_executor;
+    const executor *x = server->executor;
     if (!x || queue >= x->count)
         return 0;
     const busy *b = &x->busy[queue];
@@ -324,7 +319,7 @@ static void spare_job(executor *x, job *j)
 static void retire(job *j)
 {
     tsr__session *s = j->session;
-    executor *x = the_executor;
+    executor *x = j->x;
     if (j->submit_ns && x) {
         busy_retire(x, j);
         x->fifos[j->queue].submitted--;
@@ -611,12 +606,27 @@ static void on_notify(tsr__loop *loop, uint32_t events, void *data)
     }
 }
 
+/* Outputs of at least this many bytes are stored around the caches by
+ * the walks that write in chunks: half the last-level cache (they would
+ * push out at least that much and not be there whole for the next reader
+ * anyway), at least 4 MiB, or 16 MiB where the size is unknown. These are
+ * the device's caches where the device is this cpu (PoCL); elsewhere the
+ * stores are a hint. */
+static uint64_t stream_bytes(void)
+{
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0)
+        llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    uint64_t v = llc > 0 ? (uint64_t)llc / 2 : UINT64_C(16) << 20;
+    return v < (UINT64_C(4) << 20) ? UINT64_C(4) << 20 : v;
+}
+
 /* ---- the executor ------------------------------------------------------ */
 
 static tsr_status executor_get(tsr__server *server, executor **out)
 {
-    if (the_executor) {
-        *out = the_executor;
+    if (server->executor) {
+        *out = server->executor;
         return TSR_OK;
     }
     tsr__registry *reg = &server->registry;
@@ -647,12 +657,13 @@ static tsr_status executor_get(tsr__server *server, executor **out)
         served[k] = tsr__registry_accelerator(reg, k)->desc;
     x->server = server;
     x->be = reg->backend;
+    x->stream_bytes = stream_bytes();
     x->count = reg->accel_count;
     atomic_init(&x->finished, NULL);
     x->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     tsr_status st = x->notify_fd < 0 ? tsr__fail(TSR_ERR_IO, "eventfd failed") : TSR_OK;
     char dir_buf[1024];
-    const char *dir = cache_dir(dir_buf, sizeof dir_buf);
+    const char *dir = cache_dir(server, dir_buf, sizeof dir_buf);
     if (st == TSR_OK) {
         tsr__backend_config config = {.found = &reg->found,
                                       .devices = served,
@@ -682,14 +693,14 @@ static tsr_status executor_get(tsr__server *server, executor **out)
              dir[0] && !refusal ? dir : "memory only");
     for (size_t q = 0; q < x->count; q++)
         prepare_generic(x, (uint32_t)q, reg->devices[q + 1].info.fp64);
-    the_executor = x;
+    server->executor = x;
     *out = x;
     return TSR_OK;
 }
 
-void tsr__exec_shutdown(void)
+void tsr__exec_shutdown(tsr__server *server)
 {
-    executor *x = the_executor;
+    executor *x = server->executor;
     if (!x)
         return;
     /* Builds still pending are abandoned: their jobs end with an error. */
@@ -721,7 +732,7 @@ void tsr__exec_shutdown(void)
     free(x->busy);
     free(x->generic_since);
     free(x);
-    the_executor = NULL;
+    server->executor = NULL;
 }
 
 /* ---- checks ------------------------------------------------------------ */
@@ -761,25 +772,6 @@ static tsr_status check_kernel(const tsr__kernel *k)
     if (scalars > 1)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: at most one operand may be a scalar");
     return TSR_OK;
-}
-
-/* Outputs of at least this many bytes are stored around the caches by
- * the walks that write in chunks: half the last-level cache (they would
- * push out at least that much and not be there whole for the next reader
- * anyway), at least 4 MiB, or 16 MiB where the size is unknown. These are
- * the device's caches where the device is this cpu (PoCL); elsewhere the
- * stores are a hint. Loop thread only. */
-static uint64_t stream_bytes(void)
-{
-    static uint64_t known;
-    if (known == 0) {
-        long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        if (llc <= 0)
-            llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-        uint64_t v = llc > 0 ? (uint64_t)llc / 2 : UINT64_C(16) << 20;
-        known = v < (UINT64_C(4) << 20) ? UINT64_C(4) << 20 : v;
-    }
-    return known;
 }
 
 static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
@@ -877,6 +869,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     } else if (!(j = calloc(1, sizeof *j))) {
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
     }
+    j->x = x;
     j->session = s;
     j->queue = queue;
     j->program = program;
@@ -888,7 +881,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
     /* The walk comes from the checked kernel alone: it visits exactly the
      * elements of the index space whose regions were checked. */
-    tsr__kernel_launch_geometry(k, x->be->compute_units(x->rt, queue), stream_bytes(),
+    tsr__kernel_launch_geometry(k, x->be->compute_units(x->rt, queue), x->stream_bytes,
                                 &l->geometry);
     if (l->geometry.pieces > MAX_PIECES) {
         tsr_status refused =

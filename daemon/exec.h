@@ -49,20 +49,16 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
 /* Accelerator `queue`'s busy time since the executor started, in ns:
  * how long its queue held a kernel the driver had not finished (0 before
  * the first launch). Exact: measured at each submission and completion. */
-uint64_t tsr__exec_busy_ns(uint32_t queue, uint64_t now_ns);
+uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t now_ns);
 
 /* Whether kernels are running on a device that computes on this machine's
  * CPUs (PoCL's CPU device): the event loop then sleeps instead of spinning,
  * so as not to take a CPU from them. Any thread. */
-bool tsr__exec_on_host(void);
-
-/* The kernel-cache directory from the configuration ("" or NULL: the
- * default, see exec.c). */
-void tsr__exec_set_cache_dir(const char *dir);
+bool tsr__exec_on_host(const tsr__server *server);
 
 /* Daemon shutdown: waits for every queue, retires every job (dropping the
  * last references of sessions that outlived their connection) and closes
  * the runtime. */
-void tsr__exec_shutdown(void);
+void tsr__exec_shutdown(tsr__server *server);
 
 #endif /* TESSERA_DAEMON_EXEC_H */

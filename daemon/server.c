@@ -503,8 +503,7 @@ static bool arm_rings(void *data, bool sleeping)
  * needs (on a 2-CPU machine a small kernel took half as long again). */
 static bool kernels_on_host(void *data)
 {
-    (void)data;
-    return tsr__exec_on_host();
+    return tsr__exec_on_host(data);
 }
 
 /* ---- the configuration in force ----------------------------------------- */
@@ -726,7 +725,8 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
         const tsr__config *cfg = server->config;
         tsr__log_set_level((int)cfg->v[TSR__CONF_LOG_LEVEL].number);
         if (cfg->v[TSR__CONF_CACHE_DIR].set)
-            tsr__exec_set_cache_dir(cfg->v[TSR__CONF_CACHE_DIR].text);
+            snprintf(server->kernel_cache_dir, sizeof server->kernel_cache_dir, "%s",
+                     cfg->v[TSR__CONF_CACHE_DIR].text);
         st = build_devices(server, NULL);
     }
     if (st == TSR_OK)
@@ -794,7 +794,7 @@ void tsr__server_fini(tsr__server *server)
     tsr__log_flush();
     /* Kernels still queued finish (or fail), and sessions that outlived
      * their connection behind them are released. */
-    tsr__exec_shutdown();
+    tsr__exec_shutdown(server);
     assert(server->first == NULL);
     bool unlink_socket = server->listen_fd >= 0 && !server->socket_activated;
     close_watched(server, &server->listen_fd, &server->listen_watch);

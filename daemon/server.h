@@ -53,6 +53,8 @@ typedef struct tsr__refusal {
 typedef struct tsr__server {
     tsr__loop *loop;
     tsr__registry registry;
+    struct tsr__executor *executor; /* exec.c's, made at the first launch */
+    char kernel_cache_dir[1024];    /* cache.dir as configured; "": the default */
     int listen_fd;
     int signal_fd;
     int spare_fd; /* kept open to turn connections away when out of descriptors */
