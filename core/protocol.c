@@ -32,7 +32,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_process_usage, 32);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_process, 1344);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_stats_request, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_session_stats, 144);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 624);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 648);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_topology, 80);
 
 /* tsr__wire_empty stands for "no payload". */

@@ -28,8 +28,8 @@
 #endif
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
-#define TSR__WIRE_VERSION 2u        /* what this build speaks */
-#define TSR__WIRE_VERSION_MIN 2u    /* the oldest peer it accepts (2: kernel queues in the ring) */
+#define TSR__WIRE_VERSION 3u        /* what this build speaks */
+#define TSR__WIRE_VERSION_MIN 3u    /* the oldest peer it accepts (3: neutral DEVICE_STATUS) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
@@ -289,8 +289,21 @@ typedef struct tsr__wire_session_stats {
 #define TSR__WIRE_DEVICE_HAS_UUID 0x4u
 #define TSR__WIRE_DEVICE_LITTLE_ENDIAN 0x8u
 
-/* The live state of a device (the request names it), and what discovery
- * saw beyond DEVICE_GET's answer. */
+/* What kind of processor a device is, whichever backend serves it. */
+typedef enum tsr__wire_device_kind {
+    TSR__WIRE_KIND_OTHER = 0, /* none of the below, or no backend's device (cpu, meta) */
+    TSR__WIRE_KIND_CPU,       /* computes on the host's processors */
+    TSR__WIRE_KIND_GPU,
+    TSR__WIRE_KIND_ACCELERATOR, /* a dedicated accelerator that is no GPU */
+    TSR__WIRE_KIND_COUNT
+} tsr__wire_device_kind;
+
+#define TSR__WIRE_BACKEND_TEXT 16u /* a backend's name, "opencl" */
+
+/* The live state of a device (the request names it), and what its
+ * backend's discovery saw beyond DEVICE_GET's answer: first in terms every
+ * backend has, then, apart, the details only the backend named in
+ * backend_name has. cpu and meta have no backend: all of that is zero. */
 typedef struct tsr__wire_device_status {
     tsr__wire_device device;
     uint64_t capacity;  /* what the daemon lends all sessions */
@@ -298,14 +311,24 @@ typedef struct tsr__wire_device_status {
     uint64_t allocated; /* what their live allocations take */
     uint64_t busy_ns;   /* time it had kernels submitted and not finished, since start */
     uint64_t now_ns;    /* the daemon's monotonic clock when it answered */
-    uint64_t max_alloc_bytes, local_memory_bytes, cl_device_type;
+    uint64_t max_alloc_bytes, local_memory_bytes;
     uint32_t sessions;  /* sessions holding memory on it */
     uint32_t flags;     /* TSR__WIRE_DEVICE_* */
+    uint32_t kind;      /* tsr__wire_device_kind */
     uint32_t max_clock_mhz, mem_base_addr_align_bits;
-    uint32_t platform_index, device_index;
+    uint32_t pad;
     uint8_t uuid[16];
-    char opencl_c_version[TSR__WIRE_LONG_TEXT];
-    char platform_name[TSR__WIRE_LONG_TEXT];
+    char backend_name[TSR__WIRE_BACKEND_TEXT]; /* the backend serving it: "opencl" */
+    char platform_name[TSR__WIRE_LONG_TEXT];   /* the driver platform it is found through */
+    /* The backend's own details, read as backend_name defines them. With
+     * "opencl": the device-type bits OpenCL reports, the positions of its
+     * platform and of the device in OpenCL's enumeration, and its OpenCL C
+     * version. */
+    struct {
+        uint64_t type_bits;
+        uint32_t platform_index, device_index;
+        char language_version[TSR__WIRE_LONG_TEXT];
+    } backend;
 } tsr__wire_device_status;
 
 /* How two devices are connected, as `nvidia-smi topo -m` names it. */

@@ -209,6 +209,13 @@ tsr_status tsr__admin_session_stats(tsr__request *r)
 
 /* ---- devices ------------------------------------------------------------ */
 
+/* The reply's kind is the backend's own, value for value. */
+_Static_assert(TSR__DEVICE_KIND_OTHER == (int)TSR__WIRE_KIND_OTHER &&
+                   TSR__DEVICE_KIND_CPU == (int)TSR__WIRE_KIND_CPU &&
+                   TSR__DEVICE_KIND_GPU == (int)TSR__WIRE_KIND_GPU &&
+                   TSR__DEVICE_KIND_ACCELERATOR + 1 == (int)TSR__WIRE_KIND_COUNT,
+               "tsr__device_kind is tsr__wire_device_kind");
+
 tsr_status tsr__admin_device_status(tsr__request *r)
 {
     tsr__server *server = r->s->server;
@@ -244,6 +251,8 @@ tsr_status tsr__admin_device_status(tsr__request *r)
                   (d->has_uuid ? TSR__WIRE_DEVICE_HAS_UUID : 0) |
                   (d->little_endian ? TSR__WIRE_DEVICE_LITTLE_ENDIAN : 0);
     memcpy(out->uuid, d->uuid, sizeof out->uuid);
+    out->kind = (uint32_t)d->kind;
+    tsr__wire_text_set(out->backend_name, sizeof out->backend_name, dev->backend->name);
     dev->backend->describe(&server->registry.found, dev->backend_index, out);
     return TSR_OK;
 }

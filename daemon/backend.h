@@ -125,8 +125,8 @@ typedef struct tsr__backend {
      * only a resource failure is an error. The caller is single-threaded. */
     tsr_status (*discover)(int timeout_ms, tsr__backend_found *out);
     void (*forget)(tsr__backend_found *found);
-    /* The backend-specific part of a device's status (the fields
-     * tsr__wire_device_status marks as the backend's). */
+    /* What only the backend knows of a device's status: the platform's
+     * name and tsr__wire_device_status's `backend` part. */
     void (*describe)(const tsr__backend_found *found, uint32_t device,
                      tsr__wire_device_status *out);
 

@@ -116,8 +116,10 @@ tsr_status tsr_admin_device_status(tsr_client *c, tsr_device device, tsr_device_
     tsr_status st = tsr__client_call(c, TSR__OP_DEVICE_STATUS, &req, &w);
     if (st != TSR_OK)
         return st;
-    if (!tsr__wire_text_ok(w.opencl_c_version, sizeof w.opencl_c_version) ||
-        !tsr__wire_text_ok(w.platform_name, sizeof w.platform_name))
+    if (w.kind >= TSR__WIRE_KIND_COUNT ||
+        !tsr__wire_text_ok(w.backend_name, sizeof w.backend_name) ||
+        !tsr__wire_text_ok(w.platform_name, sizeof w.platform_name) ||
+        !tsr__wire_text_ok(w.backend.language_version, sizeof w.backend.language_version))
         return garbled("device status");
     tsr_device_status d = {.device = from_wire(w.device),
                            .capacity = w.capacity,
@@ -129,19 +131,19 @@ tsr_status tsr_admin_device_status(tsr_client *c, tsr_device device, tsr_device_
                            .now_ns = w.now_ns,
                            .max_alloc_bytes = w.max_alloc_bytes,
                            .local_memory_bytes = w.local_memory_bytes,
-                           .cl_device_type = w.cl_device_type,
+                           .cl_device_type = w.backend.type_bits,
                            .max_clock_mhz = w.max_clock_mhz,
                            .mem_base_addr_align_bits = w.mem_base_addr_align_bits,
-                           .platform_index = w.platform_index,
-                           .device_index = w.device_index,
+                           .platform_index = w.backend.platform_index,
+                           .device_index = w.backend.device_index,
                            .available = (w.flags & TSR__WIRE_DEVICE_AVAILABLE) != 0,
                            .little_endian = (w.flags & TSR__WIRE_DEVICE_LITTLE_ENDIAN) != 0,
                            .has_uuid = (w.flags & TSR__WIRE_DEVICE_HAS_UUID) != 0};
     memcpy(d.uuid, w.uuid, sizeof d.uuid);
     _Static_assert(sizeof d.platform_name == sizeof w.platform_name &&
-                       sizeof d.opencl_c_version == sizeof w.opencl_c_version,
+                       sizeof d.opencl_c_version == sizeof w.backend.language_version,
                    "text fields match the wire");
-    memcpy(d.opencl_c_version, w.opencl_c_version, sizeof d.opencl_c_version);
+    memcpy(d.opencl_c_version, w.backend.language_version, sizeof d.opencl_c_version);
     memcpy(d.platform_name, w.platform_name, sizeof d.platform_name);
     *out = d;
     return TSR_OK;

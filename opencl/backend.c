@@ -90,12 +90,12 @@ static void describe(const tsr__backend_found *found, uint32_t device,
     if (!cl || device >= cl->count)
         return;
     const tsr__cl_device_info *info = &cl->devices[device];
-    out->cl_device_type = info->cl_device_type;
-    out->platform_index = info->platform_index;
-    out->device_index = info->device_index;
-    tsr__wire_text_set(out->opencl_c_version, sizeof out->opencl_c_version,
-                       info->opencl_c_version);
     tsr__wire_text_set(out->platform_name, sizeof out->platform_name, info->platform_name);
+    out->backend.type_bits = info->cl_device_type;
+    out->backend.platform_index = info->platform_index;
+    out->backend.device_index = info->device_index;
+    tsr__wire_text_set(out->backend.language_version, sizeof out->backend.language_version,
+                       info->opencl_c_version);
 }
 
 /* The runtime's source callback over the generator. */

@@ -20,7 +20,6 @@ cli/admin_cmds.c 13
 cli/daemon_cmds.c 4
 cli/daemon_common.c 5
 cli/top.c 1
-core/protocol.h 1
 include/tessera/client.h 2
 libclient/admin.c 1
 libclient/devices.c 1

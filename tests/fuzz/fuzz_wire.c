@@ -48,7 +48,7 @@ static const doc_op doc_ops[] = {
     [13] = {"LAUNCH", 920, 8, true},
     [14] = {"PROCESS_LIST", 8, 1344, false},
     [15] = {"SESSION_STATS", 16, 144, false},
-    [16] = {"DEVICE_STATUS", 8, 624, false},
+    [16] = {"DEVICE_STATUS", 8, 648, false},
     [17] = {"TOPOLOGY", 8, 80, false},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
@@ -104,7 +104,7 @@ static bool model_accepts(const uint8_t *f, size_t len, uint32_t transport, bool
         return false;
     uint32_t version = rd16(f + 4), flags = rd32(f + 8), length = rd32(f + 12);
     const doc_op *op = doc_op_of(rd16(f + 6));
-    if (rd32(f) != 0x31525354u || version < 2 || version > 2 || !op)
+    if (rd32(f) != 0x31525354u || version < 3 || version > 3 || !op)
         return false;
     if (transport == TSR__WIRE_RING && !op->ring)
         return false;
@@ -200,8 +200,9 @@ static void check_payload(uint32_t opcode, bool reply, const uint8_t *payload, u
         tsr__wire_device_status w;
         FUZZ_CHECK(len == sizeof w);
         memcpy(&w, payload, sizeof w);
-        check_text(w.opencl_c_version, sizeof w.opencl_c_version);
+        check_text(w.backend_name, sizeof w.backend_name);
         check_text(w.platform_name, sizeof w.platform_name);
+        check_text(w.backend.language_version, sizeof w.backend.language_version);
     } else if (opcode == TSR__OP_FILL && !reply) {
         /* The daemon's region check: when it accepts, every element must lie
          * inside the block, which is recomputed here the slow way. */

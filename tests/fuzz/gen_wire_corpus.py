@@ -18,7 +18,7 @@ import struct
 import sys
 
 MAGIC = 0x31525354  # "TSR1"
-VERSION = 2
+VERSION = 3
 REPLY, ERROR = 0x1, 0x2
 FRAME_MAX = 4096
 HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
@@ -100,20 +100,23 @@ def process(sid, flags, pid, uid, unit, cgroup):
     return p
 
 
-def device_status(dev, flags):
-    s = (dev + struct.pack("<8Q", 64 << 20, 2 << 20, 1 << 20, 250000000, 1000000000,
-                           16 << 20, 64 << 10, 2)
-         + struct.pack("<6I", 1, flags, 2700, 1024, 0, 0) + bytes(range(16))
-         + text("OpenCL C 1.2 pocl", 256) + text("Portable Computing Language", 256))
-    assert len(s) == 624
+def device_status(dev, flags, kind, backend):
+    """A tsr__wire_device_status: the neutral part, then the backend's own."""
+    s = (dev + struct.pack("<7Q", 64 << 20, 2 << 20, 1 << 20, 250000000, 1000000000,
+                           16 << 20, 64 << 10)
+         + struct.pack("<6I", 1, flags, kind, 2700, 1024, 0) + bytes(range(16))
+         + text(backend, 16) + text("Portable Computing Language" if backend else "", 256)
+         + struct.pack("<QII", 2 if backend else 0, 0, 0)
+         + text("OpenCL C 1.2 pocl" if backend else "", 256))
+    assert len(s) == 648
     return s
 
 
 session_stats = struct.pack("<18Q", 1 << 20, 1 << 20, 2 << 20, 2 << 20, 1 << 20, 1 << 20,
                             1 << 20, 1, 1 << 20, 1, 3, 2, 1, 1, 0, 1, 0, 4 << 30)
 
-hello = struct.pack("<IIII", 2, 2, 4242, 0) + text("python3", 64)
-welcome = struct.pack("<IIIIIIQ", 2, 3, 3, 32, 2048, 0, 69696)
+hello = struct.pack("<IIII", 3, 3, 4242, 0) + text("python3", 64)
+welcome = struct.pack("<IIIIIIQ", 3, 3, 3, 32, 2048, 0, 69696)
 block = struct.pack("<QQQQII", 0x1234567800000001, 512, 512, 2 << 20, 1, 1)
 stats = struct.pack("<13Q", 512, 2 << 20, 512, 48, 512, 2 << 20, 1, 0, 0, 0, 1, 64 << 20,
                     62 << 20)
@@ -165,8 +168,8 @@ valid = [
     frame(SESSION_STATS, struct.pack("<II", 3, 0) + device(OPENCL, 0), request_id=21),
     frame(SESSION_STATS, session_stats, REPLY, 21),
     frame(DEVICE_STATUS, device(OPENCL, 0), request_id=22),
-    frame(DEVICE_STATUS, device_status(device(OPENCL, 0), 0xF), REPLY, 22),
-    frame(DEVICE_STATUS, device_status(device(CPU, -1), 0), REPLY, 23),
+    frame(DEVICE_STATUS, device_status(device(OPENCL, 0), 0xF, 1, "opencl"), REPLY, 22),
+    frame(DEVICE_STATUS, device_status(device(CPU, -1), 0, 0, ""), REPLY, 23),
     frame(TOPOLOGY, device(OPENCL, 1), request_id=24),
     frame(TOPOLOGY, device(OPENCL, 1) + struct.pack("<II", 2, 1) + bytes([2, 1]) + b"\0" * 62,
           REPLY, 24),
@@ -203,7 +206,8 @@ broken = [
     frame(PING, magic=0x31525355),
     frame(PING, magic=0x54535231),                       # big-endian magic
     frame(PING, version=0),
-    frame(PING, version=2),
+    frame(PING, version=2),                              # the release before
+    frame(PING, version=4),
     frame(0),
     frame(12),
     frame(18),                                           # one past the last opcode
@@ -218,13 +222,15 @@ broken = [
     frame(ALLOC, device(OPENCL, 0), request_id=7),       # 8 bytes where 16 belong
     frame(ALLOC, block[:16], REPLY, 7),                  # a request's size as a reply
     frame(HELLO, hello + b"\0"),
-    frame(HELLO, struct.pack("<IIII", 3, 7, 1, 0) + text("x", 64)),  # valid frame, bad range
+    frame(HELLO, struct.pack("<IIII", 4, 7, 1, 0) + text("x", 64)),  # valid frame, bad range
     frame(HELLO, struct.pack("<IIII", 1, 1, 1, 1) + b"A" * 64),     # flags, unterminated name
     frame(DEVICE_GET, device_info(device(OPENCL, 0), 1, "n" * 256, "v", "a", "r" * 64,
                                   daemon_index=0), REPLY, 3),  # unterminated text fields
     frame(SESSION_LIST, struct.pack("<I", 1) + b"\xff" * 564, REPLY, 12),
     frame(PROCESS_LIST, process(3, 0x3, 1, 1, "u" * 128, "c" * 512), REPLY, 18),  # unterminated
     frame(TOPOLOGY, device(OPENCL, 1), REPLY, 24),       # a request's size as a reply
+    frame(DEVICE_STATUS, device_status(device(OPENCL, 0), 0xF, 9, "o" * 16), REPLY, 22),
+    frame(DEVICE_STATUS, b"\0" * 624, REPLY, 22),         # version 2's size
     frame(PING, error_payload(0, "TSR_OK is no error"), REPLY | ERROR, 2),
     frame(PING, error_payload(16, "past the list"), REPLY | ERROR, 2),
     frame(PING, error_payload(-1, "negative"), REPLY | ERROR, 2),
