@@ -20,21 +20,19 @@ static const char *link_name(tsr_link l)
 
 /* ---- info --------------------------------------------------------------- */
 
-/* CL_DEVICE_TYPE_* bits, by name. */
-static const struct {
-    uint64_t bit;
-    const char *name;
-} cl_types[] = {{1, "default"}, {2, "cpu"}, {4, "gpu"}, {8, "accelerator"}, {16, "custom"}};
+static const char *const kind_names[] = {
+    [TSR_DEVICE_KIND_OTHER] = "other",
+    [TSR_DEVICE_KIND_CPU] = "cpu",
+    [TSR_DEVICE_KIND_GPU] = "gpu",
+    [TSR_DEVICE_KIND_ACCELERATOR] = "accelerator",
+};
 
-static const char *device_kinds(uint64_t bits, char *buf, size_t n)
+/* The kind of a device a backend serves; NULL for cpu and meta. */
+static const char *kind_name(const tsr_device_status *st)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < sizeof cl_types / sizeof cl_types[0]; k++)
-        if ((bits & cl_types[k].bit) && used < n)
-            used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? " " : "",
-                                     cl_types[k].name);
-    return buf;
+    if (!st->backend_name[0])
+        return NULL;
+    return (size_t)st->kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[st->kind] : "?";
 }
 
 static const char *uuid_text(const tsr_device_status *st, char *buf, size_t n)
@@ -77,19 +75,26 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
            ", \"max_clock_mhz\": %" PRIu32 ", \"mem_base_addr_align_bits\": %" PRIu32,
            st->max_alloc_bytes, st->local_memory_bytes, st->max_clock_mhz,
            st->mem_base_addr_align_bits);
-    printf(", \"opencl_device_type\": ");
-    cli_json_text(device_kinds(st->cl_device_type, buf, sizeof buf));
-    printf(", \"opencl_c_version\": ");
-    cli_json_text(st->opencl_c_version);
+    printf(", \"backend\": ");
+    cli_json_text(st->backend_name);
+    printf(", \"kind\": ");
+    cli_json_text(kind_name(st));
     printf(", \"platform_name\": ");
     cli_json_text(st->platform_name);
-    if (p->device.type == TSR_DEVICE_OPENCL)
-        printf(", \"platform_index\": %" PRIu32 ", \"device_index\": %" PRIu32
-               ", \"available\": %s, \"little_endian\": %s",
-               st->platform_index, st->device_index, st->available ? "true" : "false",
+    if (st->backend_name[0])
+        printf(", \"available\": %s, \"little_endian\": %s", st->available ? "true" : "false",
                st->little_endian ? "true" : "false");
     printf(", \"uuid\": ");
     cli_json_text(uuid_text(st, buf, sizeof buf));
+    if (st->backend_name[0]) {
+        printf(", ");
+        json_string(stdout, st->backend_name);
+        printf(": {\"language_version\": ");
+        cli_json_text(st->backend.language_version);
+        printf(", \"type_bits\": %" PRIu64 ", \"platform_index\": %" PRIu32
+               ", \"device_index\": %" PRIu32 "}",
+               st->backend.type_bits, st->backend.platform_index, st->backend.device_index);
+    }
     printf(", \"links\": {");
     for (int32_t k = 0; row->count && k < cli_opencl_count(); k++)
         printf("%s\"opencl:%d\": \"%s\"", k ? ", " : "", (int)k, link_name(link_to(row, k)));
@@ -119,6 +124,22 @@ static void kv_number(const char *key, uint64_t v)
     kv(key, text);
 }
 
+/* The backend's own details, under a heading of its name. */
+static void print_backend_text(const tsr_device_status *st)
+{
+    char text[32];
+    if (!st->backend_name[0])
+        return;
+    printf("  ");
+    cli_table_text(stdout, st->backend_name, -1, false);
+    putchar('\n');
+    kv("  language version", st->backend.language_version);
+    snprintf(text, sizeof text, "0x%" PRIx64, st->backend.type_bits);
+    kv("  type bits", text);
+    kv_number("  platform index", st->backend.platform_index);
+    kv_number("  device index", st->backend.device_index);
+}
+
 static void print_info_text(const tsr_device_properties *p, const tsr_device_status *st,
                             const tsr_topology_row *row)
 {
@@ -133,9 +154,9 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv("vendor", p->vendor);
     kv("driver version", p->driver_version);
     kv("api version", p->api_version);
-    kv("OpenCL C version", st->opencl_c_version);
+    kv("backend", st->backend_name);
+    kv("kind", kind_name(st));
     kv("platform", st->platform_name);
-    kv("OpenCL device type", device_kinds(st->cl_device_type, buf, sizeof buf));
     kv("uuid", uuid_text(st, buf, sizeof buf));
     kv_bytes("memory", p->memory_bytes, false);
     kv_bytes("largest allocation", st->max_alloc_bytes, false);
@@ -164,6 +185,7 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
         used += (size_t)snprintf(buf + used, sizeof buf - used, "%sopencl:%d %s", k ? ", " : "",
                                  (int)k, link_name(link_to(row, k)));
     kv("links (tessera topo)", buf);
+    print_backend_text(st);
 }
 
 static int run_info(int argc, char **argv)
@@ -205,28 +227,35 @@ const cli_command cli_cmd_info = {
     "info", "everything the daemon knows of one device",
     "SYNOPSIS\n    tessera info DEVICE [--json] [--socket PATH]\n\n"
     "DESCRIPTION\n"
-    "    Prints every property tesserad knows of DEVICE: what OpenCL reports\n"
-    "    (name, vendor, driver and OpenCL versions, platform, device type,\n"
-    "    UUID, memory, largest allocation, local memory, compute units, clock,\n"
-    "    work-group size, float16 and float64 support, whether the host\n"
-    "    addresses its memory directly), where it sits (NUMA node, local CPUs,\n"
-    "    PCI bus id, DRM render node, links to the other devices), and what\n"
-    "    sessions hold on it now. DEVICE is opencl:N (or just N), cpu or meta,\n"
-    "    numbered as 'tessera devices' lists devices: as a client program\n"
-    "    opened now numbers them. The daemon's own ordinal of the device is\n"
-    "    shown too; it differs when the daemon's devices.visible picks or\n"
-    "    reorders devices.\n\n"
+    "    Prints every property tesserad knows of DEVICE: what the backend\n"
+    "    serving it reports (name, vendor, driver and API versions, the\n"
+    "    backend's name, the kind of processor: cpu, gpu, accelerator or\n"
+    "    other, platform, UUID, memory, largest allocation, local memory,\n"
+    "    compute units, clock, work-group size, float16 and float64 support,\n"
+    "    whether the host addresses its memory directly), where it sits (NUMA\n"
+    "    node, local CPUs, PCI bus id, DRM render node, links to the other\n"
+    "    devices), what sessions hold on it now, and last, under a heading of\n"
+    "    the backend's name, what only that backend has (for opencl: the\n"
+    "    OpenCL C version, the device type bits and the positions of the\n"
+    "    platform and the device in OpenCL's enumeration). DEVICE is opencl:N\n"
+    "    (or just N), cpu or meta, numbered as 'tessera devices' lists\n"
+    "    devices: as a client program opened now numbers them. The daemon's\n"
+    "    own ordinal of the device is shown too; it differs when the daemon's\n"
+    "    devices.visible picks or reorders devices.\n\n"
     "OPTIONS\n"
     "    --json         print one object with the keys of 'tessera devices\n"
     "                   --json' (daemon_index among them) and capacity_bytes,\n"
     "                   reserved_bytes, allocated_bytes, sessions,\n"
     "                   max_alloc_bytes, local_memory_bytes, max_clock_mhz,\n"
-    "                   mem_base_addr_align_bits, opencl_device_type,\n"
-    "                   opencl_c_version, platform_name, platform_index,\n"
-    "                   device_index, available, little_endian (the last four\n"
-    "                   for OpenCL devices only), uuid and links (opencl:N ->\n"
-    "                   link class, as 'tessera topo' names them, for the\n"
-    "                   devices 'tessera devices' lists)\n" CLI_SOCKET_HELP "\n"
+    "                   mem_base_addr_align_bits, backend, kind,\n"
+    "                   platform_name, available, little_endian, uuid, an\n"
+    "                   object named after the backend with its own keys\n"
+    "                   (opencl: language_version, type_bits, platform_index,\n"
+    "                   device_index), and links (opencl:N -> link class, as\n"
+    "                   'tessera topo' names them, for the devices 'tessera\n"
+    "                   devices' lists); backend and kind are null for cpu and\n"
+    "                   meta, which lack available, little_endian and the\n"
+    "                   backend's object\n" CLI_SOCKET_HELP "\n"
     CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera info opencl:0\n"

@@ -9,6 +9,11 @@
 
 _Static_assert((int)TSR_LINK_SYS + 1 == (int)TSR__LINK_COUNT && (int)TSR_LINK_PIX == (int)TSR__LINK_PIX,
                "tsr_link is tsr__wire_link");
+_Static_assert((int)TSR_DEVICE_KIND_ACCELERATOR + 1 == (int)TSR__WIRE_KIND_COUNT &&
+                   (int)TSR_DEVICE_KIND_OTHER == (int)TSR__WIRE_KIND_OTHER &&
+                   (int)TSR_DEVICE_KIND_CPU == (int)TSR__WIRE_KIND_CPU &&
+                   (int)TSR_DEVICE_KIND_GPU == (int)TSR__WIRE_KIND_GPU,
+               "tsr_device_kind is tsr__wire_device_kind");
 
 static tsr__wire_device to_wire(tsr_device d)
 {
@@ -131,20 +136,24 @@ tsr_status tsr_admin_device_status(tsr_client *c, tsr_device device, tsr_device_
                            .now_ns = w.now_ns,
                            .max_alloc_bytes = w.max_alloc_bytes,
                            .local_memory_bytes = w.local_memory_bytes,
-                           .cl_device_type = w.backend.type_bits,
+                           .kind = (tsr_device_kind)w.kind,
                            .max_clock_mhz = w.max_clock_mhz,
                            .mem_base_addr_align_bits = w.mem_base_addr_align_bits,
-                           .platform_index = w.backend.platform_index,
-                           .device_index = w.backend.device_index,
                            .available = (w.flags & TSR__WIRE_DEVICE_AVAILABLE) != 0,
                            .little_endian = (w.flags & TSR__WIRE_DEVICE_LITTLE_ENDIAN) != 0,
-                           .has_uuid = (w.flags & TSR__WIRE_DEVICE_HAS_UUID) != 0};
+                           .has_uuid = (w.flags & TSR__WIRE_DEVICE_HAS_UUID) != 0,
+                           .backend = {.type_bits = w.backend.type_bits,
+                                       .platform_index = w.backend.platform_index,
+                                       .device_index = w.backend.device_index}};
     memcpy(d.uuid, w.uuid, sizeof d.uuid);
-    _Static_assert(sizeof d.platform_name == sizeof w.platform_name &&
-                       sizeof d.opencl_c_version == sizeof w.backend.language_version,
+    _Static_assert(sizeof d.backend_name == sizeof w.backend_name &&
+                       sizeof d.platform_name == sizeof w.platform_name &&
+                       sizeof d.backend.language_version == sizeof w.backend.language_version,
                    "text fields match the wire");
-    memcpy(d.opencl_c_version, w.backend.language_version, sizeof d.opencl_c_version);
+    memcpy(d.backend_name, w.backend_name, sizeof d.backend_name);
     memcpy(d.platform_name, w.platform_name, sizeof d.platform_name);
+    memcpy(d.backend.language_version, w.backend.language_version,
+           sizeof d.backend.language_version);
     *out = d;
     return TSR_OK;
 }

@@ -110,9 +110,10 @@ TSR_API tsr_status tsr_device_count(tsr_client *client, tsr_device_type type, in
 TSR_API tsr_status tsr_device_get_properties(tsr_client *client, tsr_device device,
                                              tsr_device_properties *out);
 
-/* The machine's accelerator type: TSR_DEVICE_OPENCL when any OpenCL device
- * is visible. TSR_ERR_RUNTIME "Cannot access accelerator device when none
- * is available." otherwise. */
+/* The machine's accelerator type: the device type of the accelerators the
+ * daemon's registry lists (one type per daemon; opencl with today's
+ * backends), when this client sees any. TSR_ERR_RUNTIME "Cannot access
+ * accelerator device when none is available." otherwise. */
 TSR_API tsr_status tsr_accelerator_type(tsr_client *client, tsr_device_type *out);
 
 /* torch.device(index): the accelerator type with that index (no range
@@ -308,6 +309,16 @@ typedef struct tsr_allocator_stats {
 TSR_API tsr_status tsr_admin_session_stats(tsr_client *client, uint32_t session_id,
                                            tsr_device device, tsr_allocator_stats *out);
 
+/* What kind of processor a device is, whichever backend serves it. */
+typedef enum tsr_device_kind {
+    TSR_DEVICE_KIND_OTHER, /* none of the below, or not reported (cpu and meta) */
+    TSR_DEVICE_KIND_CPU,   /* computes on the host's processors */
+    TSR_DEVICE_KIND_GPU,
+    TSR_DEVICE_KIND_ACCELERATOR /* a dedicated accelerator that is no GPU */
+} tsr_device_kind;
+
+#define TSR_BACKEND_NAME_MAX 16
+
 typedef struct tsr_device_status {
     tsr_device device;
     uint64_t capacity;   /* what the daemon lends all sessions */
@@ -319,14 +330,27 @@ typedef struct tsr_device_status {
                             since the daemon's first launch; compare two calls:
                             (busy_ns delta) / (now_ns delta) */
     uint64_t now_ns;     /* the daemon's monotonic clock */
-    /* What OpenCL discovery saw (0 / "" for cpu and meta). */
-    uint64_t max_alloc_bytes, local_memory_bytes, cl_device_type;
+    /* What the discovery of the backend serving the device saw, in terms
+     * every backend has (0, false and "" for cpu and meta, which no
+     * backend serves). */
+    uint64_t max_alloc_bytes;    /* the largest single allocation */
+    uint64_t local_memory_bytes; /* memory a work-group shares */
+    tsr_device_kind kind;
     uint32_t max_clock_mhz, mem_base_addr_align_bits;
-    uint32_t platform_index, device_index; /* position in the OpenCL enumeration */
     bool available, little_endian, has_uuid;
     uint8_t uuid[16];
-    char opencl_c_version[TSR_DEVICE_TEXT_MAX];
-    char platform_name[TSR_DEVICE_TEXT_MAX];
+    char backend_name[TSR_BACKEND_NAME_MAX]; /* the backend serving it: "opencl" */
+    char platform_name[TSR_DEVICE_TEXT_MAX]; /* the driver platform it is found through */
+    /* Backend-specific: details only the backend named in backend_name
+     * has, read as that backend defines them. With "opencl": the device
+     * type bits OpenCL reports (2 cpu, 4 gpu, 8 accelerator, ...), the
+     * positions of its platform and of the device in OpenCL's enumeration,
+     * and the OpenCL C version. */
+    struct {
+        uint64_t type_bits;
+        uint32_t platform_index, device_index;
+        char language_version[TSR_DEVICE_TEXT_MAX];
+    } backend;
     uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_device_status;
 

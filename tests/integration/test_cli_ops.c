@@ -72,8 +72,15 @@ static const char info_json[] =
     "assert d['device'] == 'opencl:0' and d['links'] == {'opencl:0': 'X'}, d\n"
     "assert d['allocated_bytes'] >= 2 * 1048576 and d['sessions'] >= 2, d\n"
     "assert d['reserved_bytes'] >= d['allocated_bytes'] and d['capacity_bytes'] > 0, d\n"
-    "assert d['max_alloc_bytes'] > 0 and d['opencl_c_version'].startswith('OpenCL C'), d\n"
-    "assert isinstance(d['available'], bool) and d['platform_name'], d\n";
+    "assert d['max_alloc_bytes'] > 0 and d['backend'] == 'opencl' and d['platform_name'], d\n"
+    "assert isinstance(d['available'], bool) and isinstance(d['little_endian'], bool), d\n"
+    "cl = d['opencl']\n"
+    "assert cl['language_version'].startswith('OpenCL C'), d\n"
+    "assert isinstance(cl['platform_index'], int) and isinstance(cl['device_index'], int), d\n"
+    "# the kind is the type bits' most telling one\n"
+    "bits = cl['type_bits']\n"
+    "kind = 'gpu' if bits & 4 else 'cpu' if bits & 2 else 'accelerator' if bits & 8 else 'other'\n"
+    "assert d['kind'] == kind, d\n";
 
 static const char topo_json[] =
     "import json, sys\n"
@@ -116,7 +123,12 @@ static void check_tables(const char *pid1, const char *pid2)
     ASSERT_TRUE(strstr(out, "SID") && strstr(out, pid1) && strstr(out, pid2));
     ASSERT_TRUE(strstr(out, "integration-cl") && strstr(out, "1.0 MiB"));
     ASSERT_EQ(cli("info", "opencl:0", NULL, NULL), 0);
-    ASSERT_TRUE(strstr(out, "allocated by sessions") && strstr(out, "OpenCL C version"));
+    ASSERT_TRUE(strstr(out, "allocated by sessions") && strstr(out, "\n  backend  ") &&
+                strstr(out, "\n  kind  "));
+    /* The backend's own details come last, under its name. */
+    const char *own = strstr(out, "\n  opencl\n    language version   ");
+    ASSERT_TRUE(own && strstr(own, "OpenCL C ") && strstr(own, "\n    type bits  ") &&
+                strstr(own, "\n    device index  "));
     ASSERT_EQ(cli("topo", NULL, NULL, NULL), 0);
     ASSERT_TRUE(strstr(out, "CPU AFFINITY") && strstr(out, "Legend"));
     ASSERT_EQ(cli("top", "--once", NULL, NULL), 0);
