@@ -46,7 +46,7 @@ static const char *uuid_text(const tsr_device_status *st, char *buf, size_t n)
     return buf;
 }
 
-/* The class of the path from a row's device to the session's opencl:k. */
+/* The class of the path from a row's device to the session's accelerator k. */
 static tsr_link link_to(const tsr_topology_row *row, int32_t k)
 {
     int32_t j = cli_daemon_ordinal(k);
@@ -57,7 +57,7 @@ static tsr_link link_to(const tsr_topology_row *row, int32_t k)
 static int fetch_links(tsr_client *c, tsr_device d, tsr_topology_row *row)
 {
     memset(row, 0, sizeof *row);
-    if (d.type != TSR_DEVICE_OPENCL)
+    if (!cli_is_accelerator(d))
         return -1;
     return tsr_admin_topology_row(c, d, row) == TSR_OK ? -1 : cli_fail(tsr_last_error());
 }
@@ -96,8 +96,9 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
                st->backend.type_bits, st->backend.platform_index, st->backend.device_index);
     }
     printf(", \"links\": {");
-    for (int32_t k = 0; row->count && k < cli_opencl_count(); k++)
-        printf("%s\"opencl:%d\": \"%s\"", k ? ", " : "", (int)k, link_name(link_to(row, k)));
+    for (int32_t k = 0; row->count && k < cli_accelerator_count(); k++)
+        printf("%s\"%s\": \"%s\"", k ? ", " : "", cli_accelerator_name(k, buf, sizeof buf),
+               link_name(link_to(row, k)));
     printf("}}\n");
 }
 
@@ -147,10 +148,8 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     printf("%s\n", cli_device_name(p->device, name, sizeof name));
     kv("name", p->name);
     kv("type", tsr_device_type_name(p->device.type));
-    if (p->device.type == TSR_DEVICE_OPENCL) {
-        snprintf(buf, sizeof buf, "opencl:%d", (int)p->daemon_index);
-        kv("daemon's ordinal", buf);
-    }
+    if (cli_is_accelerator(p->device))
+        kv("daemon's ordinal", cli_daemon_name(p, name, sizeof name));
     kv("vendor", p->vendor);
     kv("driver version", p->driver_version);
     kv("api version", p->api_version);
@@ -173,7 +172,7 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv("CPU affinity", p->cpuset);
     kv("PCI bus id", p->pci_bus_id);
     kv("DRM render node", p->render_node);
-    if (p->device.type != TSR_DEVICE_OPENCL)
+    if (!cli_is_accelerator(p->device))
         return;
     kv_bytes("lent to sessions", st->capacity, false);
     kv_bytes("reserved by sessions", st->reserved, true);
@@ -181,9 +180,10 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv_number("sessions holding memory", st->sessions);
     size_t used = 0;
     buf[0] = '\0';
-    for (int32_t k = 0; row->count && k < cli_opencl_count() && used < sizeof buf; k++)
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%sopencl:%d %s", k ? ", " : "",
-                                 (int)k, link_name(link_to(row, k)));
+    for (int32_t k = 0; row->count && k < cli_accelerator_count() && used < sizeof buf; k++)
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s %s", k ? ", " : "",
+                                 cli_accelerator_name(k, name, sizeof name),
+                                 link_name(link_to(row, k)));
     kv("links (tessera topo)", buf);
     print_backend_text(st);
 }
@@ -274,7 +274,7 @@ static int run_topo(int argc, char **argv)
     int rc = cli_connect(&cli_cmd_topo, argc, argv, &args, 0, &c);
     if (rc >= 0)
         return rc;
-    int32_t n = cli_opencl_count();
+    int32_t n = cli_accelerator_count();
     if (n > TSR_TOPOLOGY_DEVICES)
         n = TSR_TOPOLOGY_DEVICES;
     tsr_topology_row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
@@ -282,17 +282,18 @@ static int run_topo(int argc, char **argv)
     if (!rows || !props)
         rc = cli_fail("out of memory");
     for (int32_t k = 0; rc < 0 && k < n; k++) {
-        tsr_device d = {TSR_DEVICE_OPENCL, k}, on = {TSR_DEVICE_OPENCL, cli_daemon_ordinal(k)};
+        tsr_device d = cli_accelerator(k), on = cli_accelerator(cli_daemon_ordinal(k));
         if (tsr_admin_topology_row(c, on, &rows[k]) != TSR_OK ||
             tsr_device_get_properties(c, d, &props[k]) != TSR_OK)
             rc = cli_fail(tsr_last_error());
     }
     tsr_client_close(c);
+    char name[TSR_DEVICE_STR_MAX];
     if (rc < 0 && args.json) {
         printf("{\"numa_nodes\": %" PRIu32 ", \"devices\": [", n ? rows[0].numa_nodes : 0);
         for (int32_t k = 0; k < n; k++) {
-            printf("%s\n  {\"device\": \"opencl:%d\", \"daemon_index\": %d, \"cpu_affinity\": ",
-                   k ? "," : "", k, props[k].daemon_index);
+            printf("%s\n  {\"device\": \"%s\", \"daemon_index\": %d, \"cpu_affinity\": ",
+                   k ? "," : "", cli_accelerator_name(k, name, sizeof name), props[k].daemon_index);
             cli_json_text(props[k].cpuset);
             printf(", \"numa_node\": ");
             if (props[k].numa_node >= 0)
@@ -301,18 +302,18 @@ static int run_topo(int argc, char **argv)
                 printf("null");
             printf(", \"links\": {");
             for (int32_t j = 0; j < n; j++)
-                printf("%s\"opencl:%d\": \"%s\"", j ? ", " : "", (int)j,
-                       link_name(link_to(&rows[k], j)));
+                printf("%s\"%s\": \"%s\"", j ? ", " : "",
+                       cli_accelerator_name(j, name, sizeof name), link_name(link_to(&rows[k], j)));
             printf("}}");
         }
         printf("%s]}\n", n ? "\n" : "");
     } else if (rc < 0) {
         printf("%-10s", "");
         for (int32_t k = 0; k < n; k++)
-            printf(" opencl:%-2d", k);
+            printf(" %-9s", cli_accelerator_name(k, name, sizeof name));
         printf("  %-16s %s\n", "CPU AFFINITY", "NUMA AFFINITY");
         for (int32_t k = 0; k < n; k++) {
-            printf("opencl:%-3d", k);
+            printf("%-10s", cli_accelerator_name(k, name, sizeof name));
             for (int32_t j = 0; j < n; j++)
                 printf(" %-9s", link_name(link_to(&rows[k], j)));
             char numa[16];
@@ -321,7 +322,7 @@ static int run_topo(int argc, char **argv)
                    props[k].numa_node >= 0 ? numa : "-");
         }
         if (n == 0)
-            printf("(no OpenCL devices)\n");
+            printf("(no accelerators)\n");
         printf("\nLegend:\n"
                "  X    = self\n"
                "  PIX  = through at most one PCI bridge (switch) on each side\n"
@@ -340,7 +341,7 @@ const cli_command cli_cmd_topo = {
     "topo", "the device matrix: how devices connect, and their CPUs",
     "SYNOPSIS\n    tessera topo [--json] [--socket PATH]\n\n"
     "DESCRIPTION\n"
-    "    Prints, as 'nvidia-smi topo -m' does, a matrix of the OpenCL devices\n"
+    "    Prints, as 'nvidia-smi topo -m' does, a matrix of the accelerators\n"
     "    'tessera devices' lists, named as it names them, with the class of\n"
     "    the path between each pair, read from hwloc's PCI tree by the daemon,\n"
     "    and each device's CPU and NUMA affinity: the CPUs and the NUMA node\n"
@@ -348,7 +349,7 @@ const cli_command cli_cmd_topo = {
     "    most one PCI bridge on each side, as under one PCIe switch), PXB\n"
     "    (several bridges), PHB (through a host bridge), NODE (between host\n"
     "    bridges of one NUMA node), SYS (between NUMA nodes); '-' where a\n"
-    "    device has no PCI location, as a CPU OpenCL device.\n\n"
+    "    device has no PCI location, as one computing on the host's CPUs.\n\n"
     "OPTIONS\n"
     "    --json         print {\"numa_nodes\": N, \"devices\": [...]}, one object\n"
     "                   per device with the keys device, daemon_index (the\n"
@@ -448,7 +449,7 @@ static int run_stats(int argc, char **argv)
     int rc = cli_connect(&cli_cmd_stats, kept, argv, &args, 1, &c);
     if (rc >= 0)
         return rc;
-    tsr_device only = {TSR_DEVICE_OPENCL, -1}; /* as the daemon names it */
+    tsr_device only = {TSR_DEVICE_CPU, -1}; /* --device's, as the daemon names it */
     uint32_t want = 0;
     char *end = NULL;
     if (device_text)

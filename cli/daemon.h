@@ -13,6 +13,7 @@
 #ifndef TESSERA_CLI_DAEMON_H
 #define TESSERA_CLI_DAEMON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,9 +38,9 @@
 
 /* Parses argv with args (whose flag_names the caller sets; --socket is
  * added here), prints the manual for --help, refuses more than max_pos
- * positional arguments, connects, and reads the daemon's ordinal of each
- * OpenCL device the session sees. Returns -1 to go on with *out open, else
- * the exit status. */
+ * positional arguments, connects, and reads which accelerator type the
+ * daemon serves and its ordinal of each accelerator the session sees.
+ * Returns -1 to go on with *out open, else the exit status. */
 int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, int max_pos,
                 tsr_client **out);
 
@@ -53,15 +54,24 @@ const char *cli_device_name(tsr_device d, char *buf, size_t n);
  * as the command names it: "opencl:0", or "opencl:3*" when the session
  * does not see the daemon's opencl:3. */
 const char *cli_shown_device(tsr_device daemon_device, char *buf, size_t n);
-/* A device argument (cpu, meta, opencl:N, N), in the session's numbering. */
+/* The daemon's own name of a device the session sees ("opencl:3"); "-"
+ * for cpu and meta, which it does not number. */
+const char *cli_daemon_name(const tsr_device_properties *p, char *buf, size_t n);
+/* A device argument (cpu, meta, opencl:N, or N for the accelerator N), in
+ * the session's numbering. */
 int cli_device_arg(const cli_command *cmd, const char *text, tsr_device *out);
 /* The daemon's name of a device the session names, for the administration
  * calls. Returns -1, else the exit status after saying the device does
  * not exist. */
 int cli_daemon_device(tsr_client *c, tsr_device d, tsr_device *out);
-/* The OpenCL devices the session sees, and the daemon's ordinal of its
- * opencl:k (-1 for k out of range). */
-int32_t cli_opencl_count(void);
+/* The accelerators the session sees (all of the one type the daemon
+ * serves, opencl today), its accelerator k, whether a device is of that
+ * type, and the daemon's ordinal of its accelerator k (-1 for k out of
+ * range). */
+int32_t cli_accelerator_count(void);
+tsr_device cli_accelerator(int32_t k);
+const char *cli_accelerator_name(int32_t k, char *buf, size_t n); /* "opencl:0" */
+bool cli_is_accelerator(tsr_device d);
 int32_t cli_daemon_ordinal(int32_t k);
 /* A JSON string, or null for NULL or "". */
 void cli_json_text(const char *s);

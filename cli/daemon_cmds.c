@@ -48,7 +48,7 @@ void cli_print_device_json_fields(const tsr_device_properties *p)
     printf(", \"render_node\": ");
     cli_json_text(p->render_node);
     printf(", \"daemon_index\": ");
-    if (p->device.type == TSR_DEVICE_OPENCL)
+    if (cli_is_accelerator(p->device))
         printf("%d", p->daemon_index);
     else
         printf("null");
@@ -56,12 +56,10 @@ void cli_print_device_json_fields(const tsr_device_properties *p)
 
 static void print_device_row(const tsr_device_properties *p)
 {
-    char name[TSR_DEVICE_STR_MAX], mem[32], numa[16], daemon[TSR_DEVICE_STR_MAX] = "-";
+    char name[TSR_DEVICE_STR_MAX], mem[32], numa[16], daemon[TSR_DEVICE_STR_MAX];
     snprintf(numa, sizeof numa, "%d", p->numa_node);
-    if (p->device.type == TSR_DEVICE_OPENCL)
-        snprintf(daemon, sizeof daemon, "opencl:%d", (int)p->daemon_index);
-    printf("%-10s %-9s %-7s ", cli_device_name(p->device, name, sizeof name), daemon,
-           tsr_device_type_name(p->device.type));
+    printf("%-10s %-9s %-7s ", cli_device_name(p->device, name, sizeof name),
+           cli_daemon_name(p, daemon, sizeof daemon), tsr_device_type_name(p->device.type));
     cli_table_text(stdout, p->name, 40, true);
     printf(" %10s %4u  %-4s  %-12s %s\n",
            p->memory_bytes ? cli_bytes(p->memory_bytes, mem, sizeof mem) : "-",
@@ -94,7 +92,7 @@ static void print_device_csv(const tsr_device_properties *p)
     putchar(',');
     cli_csv_field(stdout, p->cpuset);
     printf(",%s,%s,", p->pci_bus_id, p->render_node);
-    if (p->device.type == TSR_DEVICE_OPENCL)
+    if (cli_is_accelerator(p->device))
         printf("%d", p->daemon_index);
     putchar('\n');
 }
@@ -111,13 +109,13 @@ static int run_devices(int argc, char **argv)
     if (rc >= 0)
         return rc;
     bool all = flags[0], csv = flags[1] && !args.json;
-    int32_t n = cli_opencl_count();
+    int32_t n = cli_accelerator_count();
     tsr_device list[2 + 256];
     int count = 0;
     if (all)
         list[count++] = (tsr_device){TSR_DEVICE_CPU, -1};
     for (int32_t k = 0; k < n && k < 256; k++)
-        list[count++] = (tsr_device){TSR_DEVICE_OPENCL, k};
+        list[count++] = cli_accelerator(k);
     if (all)
         list[count++] = (tsr_device){TSR_DEVICE_META, -1};
     if (args.json)
@@ -146,7 +144,7 @@ static int run_devices(int argc, char **argv)
     if (args.json)
         printf("%s]\n", count ? "\n" : "");
     else if (count == 0 && !csv)
-        printf("(no OpenCL devices: tensors can live on cpu and meta only)\n");
+        printf("(no accelerators: tensors can live on cpu and meta only)\n");
     tsr_client_close(c);
     return rc >= 0 ? rc : EXIT_OK;
 }
@@ -171,7 +169,7 @@ const cli_command cli_cmd_devices = {
     "                   memory_bytes, compute_units, max_work_group_size, fp16,\n"
     "                   fp64, host_unified_memory, numa_node, cpuset,\n"
     "                   pci_bus_id, render_node and daemon_index (the daemon's\n"
-    "                   ordinal; null where unknown or not OpenCL)\n"
+    "                   ordinal; null for cpu and meta)\n"
     "    --csv          print the same keys as CSV: a header line, then one\n"
     "                   line per device (empty where unknown)\n" CLI_SOCKET_HELP "\n"
     CLI_DAEMON_EXIT

@@ -6,24 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_OPENCL 256
+#define MAX_ACCELERATORS 256
 
 static const char *const socket_option[] = {"socket", NULL};
 
-/* The daemon's ordinal of each OpenCL device the session sees, by the
- * session's ordinal. One command opens one session, so one map serves. */
-static int32_t opencl_count;
-static int32_t daemon_ordinal[MAX_OPENCL];
+/* The accelerator type the daemon serves (TSR_DEVICE_TYPE_COUNT while the
+ * session sees none), and the daemon's ordinal of each accelerator the
+ * session sees, by the session's ordinal. One command opens one session,
+ * so one map serves. */
+static tsr_device_type accelerator = TSR_DEVICE_TYPE_COUNT;
+static int32_t accelerator_count;
+static int32_t daemon_ordinal[MAX_ACCELERATORS];
 
 static int read_device_map(tsr_client *c)
 {
     int32_t n = 0;
-    if (tsr_device_count(c, TSR_DEVICE_OPENCL, &n) != TSR_OK)
+    accelerator = TSR_DEVICE_TYPE_COUNT;
+    /* No accelerator is an answer, not a failure: cpu and meta remain. */
+    if (tsr_accelerator_type(c, &accelerator) != TSR_OK)
+        accelerator = TSR_DEVICE_TYPE_COUNT;
+    else if (tsr_device_count(c, accelerator, &n) != TSR_OK)
         return cli_fail(tsr_last_error());
-    opencl_count = n < MAX_OPENCL ? n : MAX_OPENCL;
-    for (int32_t k = 0; k < opencl_count; k++) {
+    accelerator_count = n < MAX_ACCELERATORS ? n : MAX_ACCELERATORS;
+    for (int32_t k = 0; k < accelerator_count; k++) {
         tsr_device_properties p;
-        if (tsr_device_get_properties(c, (tsr_device){TSR_DEVICE_OPENCL, k}, &p) != TSR_OK)
+        if (tsr_device_get_properties(c, cli_accelerator(k), &p) != TSR_OK)
             return cli_fail(tsr_last_error());
         daemon_ordinal[k] = p.daemon_index;
     }
@@ -57,14 +64,29 @@ int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, i
     return rc;
 }
 
-int32_t cli_opencl_count(void)
+int32_t cli_accelerator_count(void)
 {
-    return opencl_count;
+    return accelerator_count;
+}
+
+tsr_device cli_accelerator(int32_t k)
+{
+    return (tsr_device){accelerator, k};
+}
+
+const char *cli_accelerator_name(int32_t k, char *buf, size_t n)
+{
+    return cli_device_name(cli_accelerator(k), buf, n);
+}
+
+bool cli_is_accelerator(tsr_device d)
+{
+    return d.type == accelerator && accelerator_count > 0;
 }
 
 int32_t cli_daemon_ordinal(int32_t k)
 {
-    return k >= 0 && k < opencl_count ? daemon_ordinal[k] : -1;
+    return k >= 0 && k < accelerator_count ? daemon_ordinal[k] : -1;
 }
 
 const char *cli_bytes(uint64_t bytes, char *buf, size_t n)
@@ -102,15 +124,20 @@ const char *cli_device_name(tsr_device d, char *buf, size_t n)
 
 const char *cli_shown_device(tsr_device d, char *buf, size_t n)
 {
-    if (d.type != TSR_DEVICE_OPENCL || d.index < 0)
+    if (!cli_is_accelerator(d) || d.index < 0)
         return cli_device_name(d, buf, n);
-    for (int32_t k = 0; k < opencl_count; k++)
-        if (daemon_ordinal[k] == d.index) {
-            snprintf(buf, n, "opencl:%d", (int)k);
-            return buf;
-        }
-    snprintf(buf, n, "opencl:%d*", (int)d.index);
+    for (int32_t k = 0; k < accelerator_count; k++)
+        if (daemon_ordinal[k] == d.index)
+            return cli_device_name(cli_accelerator(k), buf, n);
+    snprintf(buf, n, "%s:%d*", tsr_device_type_name(d.type), (int)d.index);
     return buf;
+}
+
+const char *cli_daemon_name(const tsr_device_properties *p, char *buf, size_t n)
+{
+    if (!cli_is_accelerator(p->device))
+        return "-";
+    return cli_device_name((tsr_device){p->device.type, p->daemon_index}, buf, n);
 }
 
 int cli_daemon_device(tsr_client *c, tsr_device d, tsr_device *out)
@@ -118,8 +145,9 @@ int cli_daemon_device(tsr_client *c, tsr_device d, tsr_device *out)
     tsr_device_properties p;
     if (tsr_device_get_properties(c, d, &p) != TSR_OK)
         return cli_fail(tsr_last_error());
-    *out = p.device.type == TSR_DEVICE_OPENCL ? (tsr_device){TSR_DEVICE_OPENCL, p.daemon_index}
-                                              : p.device;
+    *out = p.device;
+    if (cli_is_accelerator(p.device))
+        out->index = p.daemon_index;
     return -1;
 }
 
@@ -127,8 +155,10 @@ int cli_device_arg(const cli_command *cmd, const char *text, tsr_device *out)
 {
     char *end;
     long k = strtol(text, &end, 10);
+    /* A bare ordinal names an accelerator, as torch.device(0) does. */
     if (*text && !*end && k >= 0 && k < 4096) {
-        *out = (tsr_device){TSR_DEVICE_OPENCL, (int32_t)k};
+        if (tsr_device_for_accelerator(accelerator, k, out) != TSR_OK)
+            return cli_fail(tsr_last_error());
         return -1;
     }
     if (tsr_device_parse(text, out) != TSR_OK)

@@ -77,10 +77,10 @@ typedef struct sample {
 
 static int take_sample(tsr_client *c, sample *s)
 {
-    int32_t n = cli_opencl_count();
+    int32_t n = cli_accelerator_count();
     s->count = n < MAX_DEVICES ? n : MAX_DEVICES;
     for (int k = 0; k < s->count; k++) {
-        tsr_device d = {TSR_DEVICE_OPENCL, k}, on = {TSR_DEVICE_OPENCL, cli_daemon_ordinal(k)};
+        tsr_device d = cli_accelerator(k), on = cli_accelerator(cli_daemon_ordinal(k));
         if (tsr_device_get_properties(c, d, &s->props[k]) != TSR_OK ||
             tsr_admin_device_status(c, on, &s->status[k]) != TSR_OK)
             return cli_fail(tsr_last_error());
@@ -128,7 +128,7 @@ static void print_devices(const sample *prev, const sample *now, int width)
         }
     }
     if (now->count == 0)
-        printf("(no OpenCL devices: tensors can live on cpu and meta only)\n");
+        printf("(no accelerators: tensors can live on cpu and meta only)\n");
 }
 
 static void print_sessions(const tsr_process_info *list, size_t n, int width)
@@ -253,7 +253,7 @@ const cli_command cli_cmd_top = {
     "top", "a live view of devices and sessions",
     "SYNOPSIS\n    tessera top [--once] [--socket PATH]\n\n"
     "DESCRIPTION\n"
-    "    Shows, redrawn every second, each OpenCL device with a bar of its\n"
+    "    Shows, redrawn every second, each accelerator with a bar of its\n"
     "    memory held by sessions (reserved, out of what the daemon lends) and a\n"
     "    bar of its busy time (the share of the last interval during which the\n"
     "    device had a kernel submitted and not yet finished, as the daemon\n"
