@@ -14,10 +14,6 @@
 #include "core/protocol.h"
 #include "libclient/connection.h"
 
-/* Without a session there is no registry to ask: a device of the type
- * tesserad serves then needs a client rather than being absent. */
-#define SERVED_WITHOUT_REGISTRY TSR_DEVICE_OPENCL
-
 /* The calling thread's current accelerator, as last read or set. */
 static _Thread_local struct {
     const tsr_client *client;
@@ -51,11 +47,6 @@ static tsr_status no_such_device(const tsr_client *c, tsr_device d)
 {
     char have[512], name[TSR_DEVICE_STR_MAX];
     tsr_device_str(d, name, sizeof name);
-    if (!c)
-        return tsr__fail(TSR_ERR_NO_DEVICE,
-                         "no %s devices without a connection to tesserad (only cpu and meta); "
-                         "open one with tsr_client_open",
-                         tsr_device_type_name(d.type));
     if (d.type != c->accelerator || c->visible_count == 0)
         return tsr__fail(TSR_ERR_NO_DEVICE, "no %s devices here (this machine has: %s)",
                          tsr_device_type_name(d.type), client_devices(c, have, sizeof have));
@@ -138,12 +129,15 @@ tsr_status tsr__client_resolve_device(tsr_client *c, tsr_device d, tsr_device *o
         *out = (tsr_device){d.type, -1};
         return TSR_OK;
     }
-    if (!c && d.type == SERVED_WITHOUT_REGISTRY)
+    /* Accelerators are tesserad's, whichever backend serves them; which
+     * types it serves here only its registry says, so without a session
+     * any of them needs one rather than being absent. */
+    if (!c)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "%s memory is served by tesserad: pass the tsr_client from "
                          "tsr_client_open",
                          tsr_device_type_name(d.type));
-    if (!c || d.type != c->accelerator)
+    if (d.type != c->accelerator)
         return no_such_device(c, d);
     if (d.index < 0) {
         st = tsr_current_device(c, c->accelerator, &d);

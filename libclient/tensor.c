@@ -29,17 +29,18 @@ tsr_status tsr__tensor_resolve_device(tsr_client *client, tsr_device device, tsr
         device.index > TSR_DEVICE_INDEX_MAX)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid device (type %d, index %d)",
                          (int)device.type, (int)device.index);
-    /* The one accelerator type Tessera backs needs a session; the
-     * connection layer words every other refusal (types with no devices
-     * here, indices out of range), client or not. cpu and meta come back
-     * index-less: torch.zeros(2, device='cpu:1').device is device('cpu'). */
-    if (client == NULL && device.type == TSR_DEVICE_OPENCL) {
+    /* Accelerator tensors live in tesserad's memory, whichever backend
+     * serves them, so any accelerator type needs a session; with one, the
+     * connection layer words every other refusal (types the daemon does
+     * not serve, indices out of range). cpu and meta come back index-less:
+     * torch.zeros(2, device='cpu:1').device is device('cpu'). */
+    if (client == NULL && device.type != TSR_DEVICE_CPU && device.type != TSR_DEVICE_META) {
         char name[TSR_DEVICE_STR_MAX];
         tsr_device_str(device, name, sizeof(name));
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "cannot allocate on %s without a client: opencl tensors live in "
+                         "cannot allocate on %s without a client: %s tensors live in "
                          "tesserad's memory (pass the tsr_client from tsr_client_open)",
-                         name);
+                         name, tsr_device_type_name(device.type));
     }
     return tsr__client_resolve_device(client, device, out);
 }

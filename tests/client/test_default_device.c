@@ -123,13 +123,16 @@ static void test_factories(void)
     tsr_tensor_release(t);
     t = NULL;
 
-    /* A default opencl device needs a client like an explicit one; a
-     * device type with no devices here fails as it does when named. */
+    /* A default accelerator needs a client like an explicit one, of
+     * whatever type: without a session nothing says which types the
+     * daemon serves. */
     tsr_device cl = {TSR_DEVICE_OPENCL, -1}, cuda = {TSR_DEVICE_CUDA, 0};
     ASSERT_OK(tsr_set_default_device(&cl));
     ASSERT_FAIL(tsr_tensor_empty(NULL, 2, sizes, NULL, &t), TSR_ERR_INVALID_ARGUMENT, NULL);
     ASSERT_OK(tsr_set_default_device(&cuda));
-    ASSERT_FAIL(tsr_tensor_ones(NULL, 2, sizes, NULL, &t), TSR_ERR_NO_DEVICE, NULL);
+    ASSERT_FAIL(tsr_tensor_ones(NULL, 2, sizes, NULL, &t), TSR_ERR_INVALID_ARGUMENT,
+                "cannot allocate on cuda:0 without a client: cuda tensors live in tesserad's "
+                "memory (pass the tsr_client from tsr_client_open)");
     ASSERT_TRUE(t == NULL);
     ASSERT_OK(tsr_set_default_device(NULL));
     tsr_tensor_release(cpu_t);
