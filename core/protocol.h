@@ -91,7 +91,7 @@ typedef struct tsr__wire_position {
     uint32_t pad;
 } tsr__wire_position;
 
-/* One registry entry: cpu, each OpenCL device in ordinal order, then meta.
+/* One registry entry: cpu, each accelerator in ordinal order, then meta.
  * `device` names the device as the session numbers it; daemon_index, as
  * the daemon does (the administration messages' numbering). */
 #define TSR__WIRE_INFO_DAEMON_INDEX 0x1u /* daemon_index is filled */
@@ -103,7 +103,7 @@ typedef struct tsr__wire_device_info {
     int32_t numa_node; /* -1: unknown or several */
     uint8_t fp16, fp64, host_unified_memory;
     uint8_t flags;        /* TSR__WIRE_INFO_DAEMON_INDEX */
-    int32_t daemon_index; /* with that flag: the daemon's ordinal of an OpenCL device, else -1 */
+    int32_t daemon_index; /* with that flag: the daemon's ordinal of an accelerator, else -1 */
     char name[TSR__WIRE_LONG_TEXT];
     char vendor[TSR__WIRE_LONG_TEXT];
     char driver_version[TSR__WIRE_LONG_TEXT];
@@ -345,11 +345,12 @@ typedef enum tsr__wire_link {
 
 #define TSR__WIRE_TOPOLOGY_DEVICES 64u
 
-/* One row of the device matrix: how the OpenCL device the request names
- * reaches each OpenCL device (links[k]: to opencl:k, a tsr__wire_link). */
+/* One row of the device matrix: how the accelerator the request names
+ * reaches each accelerator (links[k]: to the daemon's accelerator k, a
+ * tsr__wire_link). */
 typedef struct tsr__wire_topology {
     tsr__wire_device device;
-    uint32_t count;      /* OpenCL devices, entries of links in use */
+    uint32_t count;      /* accelerators, entries of links in use */
     uint32_t numa_nodes; /* of the machine */
     uint8_t links[TSR__WIRE_TOPOLOGY_DEVICES];
 } tsr__wire_topology;

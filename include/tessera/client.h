@@ -99,8 +99,9 @@ typedef struct tsr_device_properties {
 } tsr_device_properties;
 
 /* How many devices of a type this client sees: 1 for cpu and meta, the
- * visible OpenCL devices for opencl, 0 for types this machine does not back
- * (cuda, mps, ...). Errors: TSR_ERR_INVALID_ARGUMENT for a bad type. */
+ * visible accelerators for the type the daemon serves (opencl today; see
+ * tsr_accelerator_type), 0 for types this machine does not back (cuda,
+ * mps, ...). Errors: TSR_ERR_INVALID_ARGUMENT for a bad type. */
 TSR_API tsr_status tsr_device_count(tsr_client *client, tsr_device_type type, int32_t *out);
 
 /* The properties of one device; an index-less device means the calling
@@ -302,8 +303,8 @@ typedef struct tsr_allocator_stats {
     uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_allocator_stats;
 
-/* Statistics of session `session_id` (0: the calling one) on an OpenCL
- * device; all zero but the limit when the session never allocated there.
+/* Statistics of session `session_id` (0: the calling one) on an
+ * accelerator; all zero but the limit when the session never allocated there.
  * Errors: TSR_ERR_INVALID_ARGUMENT for no such open session, or for cpu and
  * meta, whose memory the daemon does not manage; TSR_ERR_NO_DEVICE. */
 TSR_API tsr_status tsr_admin_session_stats(tsr_client *client, uint32_t session_id,
@@ -373,13 +374,13 @@ typedef enum tsr_link {
 
 typedef struct tsr_topology_row {
     tsr_device device;
-    uint32_t count;      /* OpenCL devices: entries of links */
+    uint32_t count;      /* accelerators: entries of links */
     uint32_t numa_nodes; /* of the machine */
-    tsr_link links[TSR_TOPOLOGY_DEVICES]; /* links[k]: to opencl:k */
+    tsr_link links[TSR_TOPOLOGY_DEVICES]; /* links[k]: to the daemon's accelerator k */
     uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
 } tsr_topology_row;
 
-/* One row of the device matrix (an OpenCL device). Errors:
+/* One row of the device matrix (an accelerator). Errors:
  * TSR_ERR_NO_DEVICE, TSR_ERR_INVALID_ARGUMENT for cpu and meta. */
 TSR_API tsr_status tsr_admin_topology_row(tsr_client *client, tsr_device device,
                                           tsr_topology_row *out);
