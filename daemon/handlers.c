@@ -272,9 +272,9 @@ static tsr_status on_set_device(request *r)
         return TSR_OK; /* cpu and meta have one device each */
     tsr__thread_device *t = find_thread(s, in->thread_id);
     if (!t) {
-        if (s->thread_count >= TSR__SESSION_MAX_THREADS)
+        if (s->thread_count >= s->server->session_max_threads)
             return tsr__fail(TSR_ERR_LIMIT, "too many client threads with a current device (%u)",
-                             TSR__SESSION_MAX_THREADS);
+                             s->server->session_max_threads);
         if ((s->thread_count & (s->thread_count - 1)) == 0) {
             uint32_t cap = s->thread_count ? s->thread_count * 2 : 4;
             tsr__thread_device *grown = realloc(s->threads, cap * sizeof *grown);

@@ -41,10 +41,10 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     }
     if (st != TSR_OK)
         return st;
-    if (s->segment_count >= TSR__SESSION_MAX_SEGMENTS) {
+    if (s->segment_count >= s->server->session_max_segments) {
         tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
         return tsr__fail(TSR_ERR_LIMIT, "too many segments in one session (%u)",
-                         TSR__SESSION_MAX_SEGMENTS);
+                         s->server->session_max_segments);
     }
     if (s->segment_count == s->segment_cap) {
         uint32_t cap = s->segment_cap ? s->segment_cap * 2 : 16;
@@ -205,6 +205,7 @@ tsr_status tsr__memory_pool(tsr__session *s, tsr__registry_device *dev, const ch
         tsr__alloc_config config = {.device_name = name,
                                     .device_capacity = dev->capacity,
                                     .device_free = device_free,
+                                    .max_allocations = s->server->session_max_allocations,
                                     .device_total = device_total};
         tsr_status st = tsr__allocator_create(&segment_ops, pool, &config, &pool->allocator);
         if (st != TSR_OK)

@@ -151,6 +151,6 @@ bool tsr__proc_peer_is_admin(int fd, uid_t uid, gid_t gid, const char *group)
         return true;
     struct group g, *found = NULL;
     char buf[4096];
-    return fd >= 0 && getgrnam_r(group, &g, buf, sizeof buf, &found) == 0 && found &&
+    return getgrnam_r(group, &g, buf, sizeof buf, &found) == 0 && found &&
            tsr__proc_peer_in_group(fd, gid, found->gr_gid);
 }

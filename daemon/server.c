@@ -261,8 +261,45 @@ static void refuse(tsr__server *server, int fd, tsr_status status, const char *w
     }
 }
 
-/* Takes the connection as a session, or refuses it (sessions.max and the
- * per-uid caps; out of memory for the uid's row). */
+/* Whether a peer of `cred` (connected over fd; -1 for none) may start a
+ * session now: TSR_OK with its uid's row made, else TSR_ERR_LIMIT
+ * (sessions.max and the per-uid caps) or TSR_ERR_OUT_OF_MEMORY (no room
+ * for the row), with the reason as the message. */
+static tsr_status admission(tsr__server *server, int fd, const struct ucred *cred)
+{
+    char why[sizeof server->refusals[0].message];
+    tsr__uid_sessions *u = tsr__roster_uid(server, cred->uid);
+    if (over_cap(server, u, cred->uid, 0, why, sizeof why) &&
+        (!peer_is_admin(fd, cred) ||
+         over_cap(server, u, cred->uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred->pid,
+                         why);
+        return tsr__fail_text(TSR_ERR_LIMIT, why);
+    }
+    if (!u && server->uid_count == server->uid_cap) {
+        uint32_t cap = server->uid_cap ? server->uid_cap * 2 : 16;
+        tsr__uid_sessions *grown = realloc(server->uids, cap * sizeof *grown);
+        if (!grown) {
+            TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection: out of memory");
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "tesserad is out of memory");
+        }
+        server->uids = grown;
+        server->uid_cap = cap;
+    }
+    if (!u)
+        server->uids[server->uid_count++] = (tsr__uid_sessions){.uid = cred->uid};
+    return TSR_OK;
+}
+
+/* A session that failed to start: the row made for its uid goes unless
+ * others of the uid hold it. */
+static void not_started(tsr__server *server, uint32_t uid)
+{
+    if (!tsr__roster_uid(server, uid)->sessions)
+        tsr__roster_count(server, uid, 0, 0);
+}
+
+/* Takes the connection as a session, or refuses it. */
 static void admit(tsr__server *server, int fd)
 {
     struct ucred cred;
@@ -273,34 +310,24 @@ static void admit(tsr__server *server, int fd)
         close(fd);
         return;
     }
-    char why[sizeof server->refusals[0].message];
-    tsr__uid_sessions *u = tsr__roster_uid(server, cred.uid);
-    if (over_cap(server, u, cred.uid, 0, why, sizeof why) &&
-        (!peer_is_admin(fd, &cred) ||
-         over_cap(server, u, cred.uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
-        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred.pid,
-                         why);
-        refuse(server, fd, TSR_ERR_LIMIT, why);
+    tsr_status st = admission(server, fd, &cred);
+    if (st != TSR_OK) {
+        refuse(server, fd, st, tsr_last_error());
         return;
     }
-    if (!u && server->uid_count == server->uid_cap) {
-        uint32_t cap = server->uid_cap ? server->uid_cap * 2 : 16;
-        tsr__uid_sessions *grown = realloc(server->uids, cap * sizeof *grown);
-        if (!grown) {
-            TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection: out of memory");
-            refuse(server, fd, TSR_ERR_OUT_OF_MEMORY, "tesserad is out of memory");
-            return;
-        }
-        server->uids = grown;
-        server->uid_cap = cap;
-    }
-    if (!u)
-        server->uids[server->uid_count++] = (tsr__uid_sessions){.uid = cred.uid};
     if (tsr__session_start(server, fd, &cred) != TSR_OK) {
         TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
-        if (!tsr__roster_uid(server, cred.uid)->sessions) /* the row made for it goes */
-            tsr__roster_count(server, cred.uid, 0, 0);
+        not_started(server, cred.uid);
     }
+}
+
+tsr_status tsr__server_open_detached(tsr__server *server, const struct ucred *cred,
+                                     tsr__session **out)
+{
+    tsr_status st = admission(server, -1, cred);
+    if (st == TSR_OK && (st = tsr__session_open_detached(server, cred, out)) != TSR_OK)
+        not_started(server, cred->uid);
+    return st;
 }
 
 static void on_listen(tsr__loop *loop, uint32_t events, void *data)
@@ -704,11 +731,24 @@ static tsr_status start_listening(tsr__server *server, const sigset_t *mask)
     return st;
 }
 
-tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
+/* A server that holds nothing yet. */
+static void server_clear(tsr__server *server)
 {
-    *server = (tsr__server){.listen_fd = -1, .signal_fd = -1, .watchdog_fd = -1, .status_fd = -1};
+    *server = (tsr__server){.listen_fd = -1,
+                            .signal_fd = -1,
+                            .watchdog_fd = -1,
+                            .status_fd = -1,
+                            .spare_fd = -1,
+                            .session_max_segments = TSR__SESSION_MAX_SEGMENTS,
+                            .session_max_threads = TSR__SESSION_MAX_THREADS,
+                            .session_max_allocations = TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS};
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
         server->refusals[k].fd = -1;
+}
+
+tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
+{
+    server_clear(server);
     server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     raise_fd_limit();
     signal(SIGPIPE, SIG_IGN);
@@ -745,10 +785,7 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
 tsr_status tsr__server_init_detached(tsr__server *server, const tsr__server_options *options,
                                      tsr__registry *registry)
 {
-    *server = (tsr__server){.listen_fd = -1, .signal_fd = -1, .watchdog_fd = -1, .status_fd = -1,
-                            .spare_fd = -1};
-    for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
-        server->refusals[k].fd = -1;
+    server_clear(server);
     tsr_status st = adopt_config(server, options);
     if (st == TSR_OK)
         st = build_devices(server, registry);

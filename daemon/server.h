@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 
 #include "daemon/config.h"
@@ -76,6 +77,12 @@ typedef struct tsr__server {
     uint32_t max_sessions_uid, max_handshakes_uid;
     tsr__uid_sessions *uids;
     uint32_t uid_count, uid_cap;
+    /* What one session may hold: segments, client threads with a current
+     * device, live allocations on each device. Start-up sets
+     * TSR__SESSION_MAX_SEGMENTS, TSR__SESSION_MAX_THREADS and
+     * TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS; the dispatcher fuzzer lowers them
+     * on its detached servers to reach them. */
+    uint32_t session_max_segments, session_max_threads, session_max_allocations;
     tsr__refusal refusals[TSR__SERVER_REFUSALS];
     uint32_t next_refusal;
 
@@ -132,6 +139,12 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
  * daemon's request handling so. tsr__server_fini ends it. */
 tsr_status tsr__server_init_detached(tsr__server *server, const tsr__server_options *options,
                                      tsr__registry *registry);
+/* A session of the peer `cred` on a detached server, admitted as a
+ * connection is (sessions.max and the per-uid caps, with uid 0 and
+ * tessera-admin's reserve): TSR_ERR_LIMIT with the reason a refused client
+ * is told, TSR_ERR_OUT_OF_MEMORY. Ended with tsr__session_end. */
+tsr_status tsr__server_open_detached(tsr__server *server, const struct ucred *cred,
+                                     tsr__session **out);
 /* Serves until SIGTERM or SIGINT. */
 tsr_status tsr__server_run(tsr__server *server);
 /* Ends every session, unlinks the socket (unless systemd owns it), frees

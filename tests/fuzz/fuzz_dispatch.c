@@ -1,38 +1,48 @@
 /* Fuzz target: the daemon's request handling, behind the frame checks.
  *
- * One process-wide server runs detached (tsr__server_init_detached: no
- * socket, no discovery) over a registry made here: cpu, two OpenCL devices
- * of 64 MiB and 16 MiB (the second without fp64) and meta, with kernels
- * disabled (found.trusted false: LAUNCH is checked in full, then refused
- * with its clear error, as no OpenCL runtime is started) and limits of
- * 24 MiB per session and 40 MiB per uid, the two devices seen in swapped
- * order (devices.visible = 1,0). With TESSERA_FUZZ_DISCOVER=1 in the
- * environment the registry comes from real discovery instead (PoCL where
- * it is installed), still with kernels disabled and each device capped
- * at 64 MiB; inputs then replay differently from machine to machine.
- * TESSERA_FUZZ_TRACE=1 prints each message and its outcome.
+ * Process-wide servers run detached (tsr__server_init_detached: no socket,
+ * no discovery), one per entry of configs[], each over a registry made
+ * here: cpu, two OpenCL devices (the second without fp64) and meta, with
+ * kernels disabled (found.trusted false: LAUNCH is checked in full, then
+ * refused with its clear error, as no OpenCL runtime is started). The
+ * input's first byte picks the server; its configuration sets the memory
+ * limits, the session caps and the per-session bounds small enough for a
+ * short input to reach each of them. With TESSERA_FUZZ_DISCOVER=1 in the
+ * environment the registries come from real discovery instead (PoCL where
+ * it is installed), still with kernels disabled; inputs then replay
+ * differently from machine to machine. TESSERA_FUZZ_TRACE=1 prints each
+ * message and its outcome. Users and groups are fake_users.c's.
  *
- * The input is a sequence of messages to up to three sessions (two of one
- * uid, one of another), decoded structure-aware: sizes near the
- * allocator's boundaries, handles and segments mostly among those the
- * daemon returned, regions near the edges of their block, kernels over
- * live blocks. Each goes through tsr__session_serve_frame, the entry point
- * of the socket and the ring, over the transport the input picks; a
- * session the daemon ends is ended as the server would end it.
+ * The rest of the input is a sequence of messages to up to eight session
+ * slots (several of one uid, of one group, and two administrators),
+ * decoded structure-aware: sizes near the allocator's boundaries and the
+ * caps, handles and segments mostly among those the daemon returned,
+ * regions near the edges of their block or tiling it exactly, kernels over
+ * live blocks. A slot's first message connects it, admitted or refused as
+ * a connection is (tsr__server_open_detached). Each message goes through
+ * tsr__session_serve_frame, the entry point of the socket and the ring,
+ * over the transport the input picks; a session the daemon ends is ended
+ * as the server would end it.
  *
  * After every message:
  *   - every reply passes the client's frame check;
+ *   - a connection was refused exactly when the caps say so, and the
+ *     server's count of sessions and handshakes per uid is the slots',
+ *     within sessions.max, the per-uid caps and the administrators'
+ *     reserve;
  *   - each allocator passes tsr__allocator_check, and every block the
  *     daemon handed out is still where it said, inside its segment and
- *     overlapping no other; what it counts as allocated is those blocks;
+ *     overlapping no other; what it counts as allocated is those blocks,
+ *     no more than the server's bound on live allocations; no session
+ *     holds more segments or client threads than its bounds;
  *   - each device's reserved bytes are the sum of the sessions' segments,
- *     and the limits charged to each session, uid and group equal what
- *     those sessions reserve;
+ *     within its capacity; the limits charged to each session, uid and
+ *     group equal what those sessions reserve, within their limits;
  *   - the canaries hold: up to CANARY bytes on either side of each block,
  *     where no other block lies, are painted when the block is handed out
  *     and must be untouched (no write outside a block).
- * When the input ends every session ends, and nothing may stay reserved
- * or charged. */
+ * When the input ends every session ends, and nothing may stay reserved,
+ * charged or counted. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -40,24 +50,99 @@
 
 #include "core/error.h"
 #include "core/protocol.h"
+#include "core/region.h"
 #include "daemon/alloc.h"
 #include "daemon/limits.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
 #include "daemon/server.h"
 #include "daemon/session.h"
+#include "fake_users.h"
 #include "fuzz.h"
 
-#define SESSIONS 3
+#define SESSIONS 8
 #define LIVE_MAX 2048 /* more than an input of 4096 bytes can allocate */
 #define GUARDS_MAX 16384
 #define CANARY 1024u
 #define CANARY_BYTE 0xa5u
-#define DEVICE_MIB0 64u
-#define DEVICE_MIB1 16u
 
+/* Checks and bookkeeping stay out of the coverage that steers libFuzzer:
+ * they take the same branches whatever the daemon did, and their
+ * comparisons were a third of the run time. */
+#if defined(__clang__)
+#define NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define NO_COVERAGE
+#endif
+
+/* The session slots' peers: three sessions of uid 1000 and two of 1001,
+ * each with a group of its own; 1002 shares 1000's group; root, and 1003
+ * of tessera-admin (fake_users.c), both administrators, who may go beyond
+ * the session caps. */
 static const struct ucred peers[SESSIONS] = {
-    {.uid = 1000, .gid = 100}, {.uid = 1000, .gid = 100}, {.uid = 1001, .gid = 101}};
+    {.uid = 1000, .gid = 100}, {.uid = 1000, .gid = 100},           {.uid = 1001, .gid = 101},
+    {.uid = 1000, .gid = 100}, {.uid = 1002, .gid = 100},           {.uid = 1001, .gid = 101},
+    {.uid = 0, .gid = 0},      {.uid = 1003, .gid = FAKE_ADMIN_GID}};
+
+static bool peer_admin(int k)
+{
+    return peers[k].uid == 0 || peers[k].gid == FAKE_ADMIN_GID;
+}
+
+/* The daemon configurations an input chooses among with its first byte,
+ * each a detached server of its own. 0 is the one inputs had before there
+ * was a choice; the others bring a cap within reach of a short input:
+ * the session caps (sessions.max and the per-uid ones), limits smaller
+ * than a segment, a device that fills up before any limit, and the
+ * per-session bounds on segments, client threads and live allocations,
+ * lowered (0 keeps the daemon's own). */
+typedef struct fuzz_config {
+    uint32_t device_mib[2]; /* the two OpenCL devices; the second has no fp64 */
+    const char *keys[8][2]; /* configuration keys and values, up to a NULL key */
+    uint32_t max_segments, max_threads, max_allocations;
+} fuzz_config;
+
+static const fuzz_config configs[] = {
+    {{64, 16},
+     {{"memory_limit.session", "24MiB"},
+      {"memory_limit.uid_default", "40MiB"},
+      {"devices.visible", "1,0"}},
+     0,
+     0,
+     0},
+    {{8, 4},
+     {{"sessions.max", "4"},
+      {"sessions.max_per_uid", "2"},
+      {"sessions.max_handshakes_per_uid", "1"},
+      {"memory_limit.session", "6MiB"}},
+     0,
+     4,
+     32},
+    {{8, 3},
+     {{"memory_limit.daemon", "6MiB"},
+      {"memory_limit.session", "40%"},
+      {"memory_limit.uid_default", "4MiB"},
+      {"memory_limit.uid.1001", "5MiB"},
+      {"memory_limit.group.100", "5MiB"},
+      {"devices.visible", "1,0"}},
+     3,
+     3,
+     16},
+    {{8, 2}, {{"sessions.max", "6"}, {"sessions.max_per_uid", "3"}}, 0, 0, 48},
+    {{24, 24},
+     {{"memory_limit.group.101", "8MiB"},
+      {"memory_limit.uid.0", "2MiB"},
+      {"sessions.max_handshakes_per_uid", "2"}},
+     6,
+     6,
+     40},
+    {{16, 16},
+     {{"sessions.max", "1"}, {"sessions.max_per_uid", "1"}, {"devices.visible", "1"}},
+     2,
+     2,
+     8},
+};
+#define CONFIGS (sizeof configs / sizeof configs[0])
 
 typedef struct live_block {
     int session;
@@ -72,8 +157,9 @@ typedef struct guard {
     uint64_t start, end;
 } guard;
 
-static tsr__server server;
-static bool server_up;
+static tsr__server servers[CONFIGS];
+static bool servers_up;
+static tsr__server *server; /* the one this input chose */
 static tsr__session *sessions[SESSIONS];
 static live_block live[LIVE_MAX];
 static size_t live_count;
@@ -81,9 +167,19 @@ static guard guards[GUARDS_MAX];
 static size_t guard_count;
 static uint64_t freed_handles[16]; /* recently freed, to be sent again */
 static uint64_t request_id;
+/* The elements FILLs may still write in this input. Without kernels the
+ * daemon writes a fill an element at a time on the loop (with the
+ * sanitizers, some 10 ns each): the runs drifted towards inputs that
+ * filled whole blocks of many MiB, which then took most of the time. A
+ * fill that would write more than is left is not sent; a refused one
+ * (a region past its block by one element or one row, repeated elements:
+ * the hang-fill-stride0 kind) always is, and a whole block of 1 MiB still
+ * fills byte by byte, one of 16 MiB in 16-byte elements. */
+#define FILL_BUDGET (INT64_C(1) << 20)
+static int64_t fill_budget;
 static bool trace; /* TESSERA_FUZZ_TRACE=1: each message and its outcome on stderr */
 
-/* ---- the server ----------------------------------------------------------- */
+/* ---- the servers ---------------------------------------------------------- */
 
 static void fake_opencl(tsr__registry_device *d, int32_t index, uint64_t mib, bool fp64)
 {
@@ -113,11 +209,11 @@ static void fake_host(tsr__registry_device *d, tsr_device_type type)
     tsr__wire_text_set(d->info.name, sizeof d->info.name, type == TSR_DEVICE_CPU ? "host" : "meta");
 }
 
-static tsr_status make_registry(tsr__registry *reg)
+static tsr_status make_registry(const fuzz_config *c, tsr__registry *reg)
 {
     const char *discover = getenv("TESSERA_FUZZ_DISCOVER");
     if (discover && strcmp(discover, "1") == 0) {
-        tsr__registry_options ro = {.memory_limit = (uint64_t)DEVICE_MIB0 << 20};
+        tsr__registry_options ro = {.memory_limit = (uint64_t)c->device_mib[0] << 20};
         tsr_status st = tsr__registry_build(&ro, reg);
         reg->found.trusted = false;
         return st;
@@ -127,8 +223,8 @@ static tsr_status make_registry(tsr__registry *reg)
     if (!devices)
         abort();
     fake_host(&devices[0], TSR_DEVICE_CPU);
-    fake_opencl(&devices[1], 0, DEVICE_MIB0, true);
-    fake_opencl(&devices[2], 1, DEVICE_MIB1, false);
+    fake_opencl(&devices[1], 0, c->device_mib[0], true);
+    fake_opencl(&devices[2], 1, c->device_mib[1], false);
     fake_host(&devices[3], TSR_DEVICE_META);
     *reg = (tsr__registry){.devices = devices,
                            .count = count,
@@ -139,30 +235,33 @@ static tsr_status make_registry(tsr__registry *reg)
     return TSR_OK;
 }
 
-static void server_start(void)
+static void server_start(tsr__server *srv, const fuzz_config *c)
 {
-    if (server_up)
-        return;
     tsr__config cfg;
     FUZZ_CHECK(tsr__config_init(&cfg, NULL) == TSR_OK);
-    FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "memory_limit.session", "24MiB", NULL) == TSR_OK);
-    FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "memory_limit.uid_default", "40MiB", NULL) == TSR_OK);
     FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "log.level", "warning", NULL) == TSR_OK);
     tsr__registry reg;
-    FUZZ_CHECK(make_registry(&reg) == TSR_OK);
-    if (reg.accel_count >= 2)
-        FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", "devices.visible", "1,0", NULL) == TSR_OK);
+    FUZZ_CHECK(make_registry(c, &reg) == TSR_OK);
+    for (size_t i = 0; i < 8 && c->keys[i][0]; i++) {
+        /* Discovery may find fewer devices than the list names. */
+        if (strcmp(c->keys[i][0], "devices.visible") == 0 && reg.accel_count < 2)
+            continue;
+        FUZZ_CHECK(tsr__config_set(&cfg, "fuzz", c->keys[i][0], c->keys[i][1], NULL) == TSR_OK);
+    }
     tsr__server_options options = {.config = &cfg};
-    FUZZ_CHECK(tsr__server_init_detached(&server, &options, &reg) == TSR_OK);
+    FUZZ_CHECK(tsr__server_init_detached(srv, &options, &reg) == TSR_OK);
     tsr__config_free(&cfg);
-    const char *t = getenv("TESSERA_FUZZ_TRACE");
-    trace = t && strcmp(t, "1") == 0;
-    server_up = true;
+    if (c->max_segments)
+        srv->session_max_segments = c->max_segments;
+    if (c->max_threads)
+        srv->session_max_threads = c->max_threads;
+    if (c->max_allocations)
+        srv->session_max_allocations = c->max_allocations;
 }
 
 /* ---- the harness's view of what the daemon handed out -------------------- */
 
-static void forget_session(int k)
+NO_COVERAGE static void forget_session(int k)
 {
     size_t n = 0;
     for (size_t i = 0; i < live_count; i++)
@@ -193,7 +292,7 @@ static uint8_t *segment_base(int k, uint32_t id, uint64_t *bytes)
 }
 
 /* Whether [start, end) of a segment meets a live block. */
-static bool meets_block(int k, uint32_t segment, uint64_t start, uint64_t end)
+NO_COVERAGE static bool meets_block(int k, uint32_t segment, uint64_t start, uint64_t end)
 {
     for (size_t i = 0; i < live_count; i++)
         if (live[i].session == k && live[i].segment == segment && live[i].offset < end &&
@@ -202,7 +301,7 @@ static bool meets_block(int k, uint32_t segment, uint64_t start, uint64_t end)
     return false;
 }
 
-static void add_guard(int k, uint32_t segment, uint64_t start, uint64_t end)
+NO_COVERAGE static void add_guard(int k, uint32_t segment, uint64_t start, uint64_t end)
 {
     uint64_t bytes;
     uint8_t *base = segment_base(k, segment, &bytes);
@@ -214,7 +313,7 @@ static void add_guard(int k, uint32_t segment, uint64_t start, uint64_t end)
 
 /* A block was handed out: guards it overlaps lose those bytes (a guard
  * never lies inside a block), and canaries go on both sides of it. */
-static void block_added(const live_block *b)
+NO_COVERAGE static void block_added(const live_block *b)
 {
     for (size_t i = 0; i < guard_count;) {
         guard *g = &guards[i];
@@ -243,8 +342,11 @@ static void block_added(const live_block *b)
                   at + TSR__ALLOC_ROUND < after ? at + TSR__ALLOC_ROUND : after);
 }
 
-static void check_guards(void)
+NO_COVERAGE static void check_guards(void)
 {
+    static uint8_t canary[TSR__ALLOC_ROUND]; /* a guard is at most this long */
+    if (!canary[0])
+        memset(canary, CANARY_BYTE, sizeof canary);
     for (size_t i = 0; i < guard_count;) {
         const guard *g = &guards[i];
         uint64_t bytes;
@@ -253,80 +355,225 @@ static void check_guards(void)
             guards[i] = guards[--guard_count];
             continue;
         }
-        FUZZ_CHECK(g->end <= bytes);
-        for (uint64_t at = g->start; at < g->end; at++)
-            if (base[at] != CANARY_BYTE) {
-                fprintf(stderr, "canary of session %d segment %u overwritten at byte %llu\n",
-                        g->session, (unsigned)g->segment, (unsigned long long)at);
-                FUZZ_CHECK(base[at] == CANARY_BYTE);
-            }
+        FUZZ_CHECK(g->end <= bytes && g->end - g->start <= sizeof canary);
+        if (memcmp(base + g->start, canary, g->end - g->start) != 0)
+            for (uint64_t at = g->start; at < g->end; at++)
+                if (base[at] != CANARY_BYTE) {
+                    fprintf(stderr, "canary of session %d segment %u overwritten at byte %llu\n",
+                            g->session, (unsigned)g->segment, (unsigned long long)at);
+                    FUZZ_CHECK(base[at] == CANARY_BYTE);
+                }
         i++;
     }
 }
 
 /* ---- invariants -------------------------------------------------------- */
 
-static void check_invariants(void)
+/* A memory limit of the server's configuration in bytes on opencl:d
+ * (UINT64_MAX: none). */
+static uint64_t limit_of(const tsr__server *srv, size_t d, tsr__limit_scope scope, uint32_t id)
 {
-    size_t n = server.registry.accel_count;
-    for (size_t d = 0; d < n; d++) {
-        uint64_t reserved_all = 0;
+    const tsr__config *cfg = srv->config;
+    tsr__limit limit = {TSR__LIMIT_NONE, 0};
+    const tsr__config_id_limit *entry = NULL;
+    if (scope == TSR__SCOPE_SESSION)
+        limit = cfg->v[TSR__CONF_MEMORY_SESSION].limit;
+    else if (scope == TSR__SCOPE_UID)
+        limit = (entry = tsr__config_uid_limit(cfg, id))
+                    ? entry->limit
+                    : cfg->v[TSR__CONF_MEMORY_UID_DEFAULT].limit;
+    else if ((entry = tsr__config_group_limit(cfg, id)))
+        limit = entry->limit;
+    return tsr__limit_bytes(limit, srv->device_total[d]);
+}
+
+/* The limits of each server's configuration, worked out once: per
+ * device, the session's, and each slot's uid's and group's. */
+typedef struct slot_limits {
+    uint64_t session, uid[SESSIONS], gid[SESSIONS];
+} slot_limits;
+static slot_limits limits_of[CONFIGS][2];
+
+static void note_limits(size_t i)
+{
+    for (size_t d = 0; d < servers[i].registry.accel_count && d < 2; d++) {
+        slot_limits *l = &limits_of[i][d];
+        l->session = limit_of(&servers[i], d, TSR__SCOPE_SESSION, 0);
         for (int k = 0; k < SESSIONS; k++) {
-            tsr__session *s = sessions[k];
-            if (!s)
-                continue;
-            uint64_t reserved = 0, segments = 0;
-            tsr__device_pool *pool = s->pools ? &s->pools[d] : NULL;
-            if (pool && pool->allocator) {
-                tsr_status st = tsr__allocator_check(pool->allocator);
-                if (st != TSR_OK)
-                    fprintf(stderr, "allocator of session %d on opencl:%zu: %s\n", k, d,
-                            tsr_last_error());
-                FUZZ_CHECK(st == TSR_OK);
-                tsr__alloc_stats a;
-                tsr__allocator_stats(pool->allocator, &a);
-                reserved = a.reserved;
-                FUZZ_CHECK(a.allocated <= a.reserved && a.segments <= s->segment_count);
-                /* What is allocated is the blocks the session was given. */
-                uint64_t given = 0;
-                uint32_t blocks = 0;
-                for (size_t i = 0; i < live_count; i++) {
-                    const tsr__segment *seg = tsr__session_segment(s, live[i].segment);
-                    if (live[i].session == k && seg && seg->device == pool->device) {
-                        given += live[i].size;
-                        blocks++;
-                    }
-                }
-                FUZZ_CHECK(given == a.allocated && blocks == a.live_blocks);
-            }
-            for (uint32_t i = 0; i < s->segment_count; i++)
-                if (s->segments[i].device == &server.registry.devices[1 + d])
-                    segments += s->segments[i].bytes;
-            FUZZ_CHECK(segments == reserved);
-            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_SESSION, s->id, (uint32_t)d) ==
-                       reserved);
-            reserved_all += reserved;
-        }
-        FUZZ_CHECK(server.registry.devices[1 + d].reserved == reserved_all);
-        FUZZ_CHECK(reserved_all <= server.registry.devices[1 + d].capacity);
-        /* A uid's and a group's charges are their sessions' sums. */
-        for (int k = 0; k < SESSIONS; k++) {
-            uint64_t uid_sum = 0, gid_sum = 0;
-            for (int j = 0; j < SESSIONS; j++) {
-                tsr__session *s = sessions[j];
-                if (!s || !s->pools || !s->pools[d].allocator)
-                    continue;
-                tsr__alloc_stats a;
-                tsr__allocator_stats(s->pools[d].allocator, &a);
-                uid_sum += peers[j].uid == peers[k].uid ? a.reserved : 0;
-                gid_sum += peers[j].gid == peers[k].gid ? a.reserved : 0;
-            }
-            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==
-                       uid_sum);
-            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_GROUP, peers[k].gid,
-                                       (uint32_t)d) == gid_sum);
+            l->uid[k] = limit_of(&servers[i], d, TSR__SCOPE_UID, peers[k].uid);
+            l->gid[k] = limit_of(&servers[i], d, TSR__SCOPE_GROUP, peers[k].gid);
         }
     }
+}
+
+static const slot_limits *limits_now(size_t d)
+{
+    return &limits_of[server - servers][d < 2 ? d : 1];
+}
+
+static void servers_start(void)
+{
+    if (servers_up)
+        return;
+    for (size_t i = 0; i < CONFIGS; i++) {
+        server_start(&servers[i], &configs[i]);
+        note_limits(i);
+    }
+    const char *t = getenv("TESSERA_FUZZ_TRACE");
+    trace = t && strcmp(t, "1") == 0;
+    servers_up = true;
+}
+
+/* What session k's allocator on opencl:d reserves (0 before its first
+ * allocation there). */
+NO_COVERAGE static uint64_t session_reserved(int k, size_t d)
+{
+    tsr__session *s = sessions[k];
+    if (!s || !s->pools || !s->pools[d].allocator)
+        return 0;
+    tsr__alloc_stats a;
+    tsr__allocator_stats(s->pools[d].allocator, &a);
+    return a.reserved;
+}
+
+/* One session's allocator on opencl:d against the blocks it handed out
+ * and the segments behind them. */
+NO_COVERAGE static void check_pool(int k, size_t d)
+{
+    tsr__session *s = sessions[k];
+    uint64_t reserved = 0, segments = 0;
+    tsr__device_pool *pool = s->pools ? &s->pools[d] : NULL;
+    if (pool && pool->allocator) {
+        tsr_status st = tsr__allocator_check(pool->allocator);
+        if (st != TSR_OK)
+            fprintf(stderr, "allocator of session %d on opencl:%zu: %s\n", k, d, tsr_last_error());
+        FUZZ_CHECK(st == TSR_OK);
+        tsr__alloc_stats a;
+        tsr__allocator_stats(pool->allocator, &a);
+        reserved = a.reserved;
+        FUZZ_CHECK(a.allocated <= a.reserved && a.segments <= s->segment_count);
+        FUZZ_CHECK(a.live_blocks <= server->session_max_allocations);
+        /* What is allocated is the blocks the session was given. */
+        uint64_t given = 0;
+        uint32_t blocks = 0;
+        for (size_t i = 0; i < live_count; i++) {
+            const tsr__segment *seg = tsr__session_segment(s, live[i].segment);
+            if (live[i].session == k && seg && seg->device == pool->device) {
+                given += live[i].size;
+                blocks++;
+            }
+        }
+        FUZZ_CHECK(given == a.allocated && blocks == a.live_blocks);
+    }
+    for (uint32_t i = 0; i < s->segment_count; i++)
+        if (s->segments[i].device == &server->registry.devices[1 + d])
+            segments += s->segments[i].bytes;
+    FUZZ_CHECK(segments == reserved);
+    FUZZ_CHECK(tsr__limits_use(server->limits, TSR__SCOPE_SESSION, s->id, (uint32_t)d) == reserved);
+    FUZZ_CHECK(reserved <= limits_now(d)->session);
+}
+
+/* Memory on opencl:d: the device's reserved bytes are the sessions' sum
+ * and within its capacity; what the limits charge each uid and group is
+ * their sessions' sum, and within their limits. */
+NO_COVERAGE static void check_device(size_t d)
+{
+    uint64_t reserved[SESSIONS], reserved_all = 0;
+    for (int k = 0; k < SESSIONS; k++) {
+        if (sessions[k])
+            check_pool(k, d);
+        reserved[k] = session_reserved(k, d);
+        reserved_all += reserved[k];
+    }
+    FUZZ_CHECK(server->registry.devices[1 + d].reserved == reserved_all);
+    FUZZ_CHECK(reserved_all <= server->registry.devices[1 + d].capacity);
+    /* Each uid and group once: at the first slot that has it. */
+    for (int k = 0; k < SESSIONS; k++) {
+        uint64_t uid_sum = 0, gid_sum = 0;
+        bool uid_first = true, gid_first = true;
+        for (int j = 0; j < SESSIONS; j++) {
+            uid_sum += peers[j].uid == peers[k].uid ? reserved[j] : 0;
+            gid_sum += peers[j].gid == peers[k].gid ? reserved[j] : 0;
+            uid_first &= j >= k || peers[j].uid != peers[k].uid;
+            gid_first &= j >= k || peers[j].gid != peers[k].gid;
+        }
+        if (uid_first) {
+            FUZZ_CHECK(tsr__limits_use(server->limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==
+                       uid_sum);
+            FUZZ_CHECK(uid_sum <= limits_now(d)->uid[k]);
+        }
+        if (gid_first) {
+            FUZZ_CHECK(tsr__limits_use(server->limits, TSR__SCOPE_GROUP, peers[k].gid,
+                                       (uint32_t)d) == gid_sum);
+            FUZZ_CHECK(gid_sum <= limits_now(d)->gid[k]);
+        }
+    }
+}
+
+/* The slots' open sessions of uid (those of every uid when all), and how
+ * many of them have not said HELLO. */
+NO_COVERAGE static uint32_t open_sessions(bool all, uint32_t uid, uint32_t *handshakes)
+{
+    uint32_t n = 0, h = 0;
+    for (int k = 0; k < SESSIONS; k++)
+        if (sessions[k] && (all || peers[k].uid == uid)) {
+            n++;
+            h += sessions[k]->version == 0;
+        }
+    if (handshakes)
+        *handshakes = h;
+    return n;
+}
+
+/* Whether the caps turn a new session of slot k away, as the daemon
+ * admits connections (server.c): sessions.max, then the uid's sessions,
+ * then its handshakes, with TSR__SERVER_ADMIN_RESERVE more for an
+ * administrator. */
+NO_COVERAGE static bool over_caps(int k)
+{
+    uint32_t handshakes, mine = open_sessions(false, peers[k].uid, &handshakes);
+    uint32_t all = open_sessions(true, 0, NULL);
+    uint32_t extra = peer_admin(k) ? TSR__SERVER_ADMIN_RESERVE : 0;
+    return all >= server->max_sessions + extra || mine >= server->max_sessions_uid + extra ||
+           handshakes >= server->max_handshakes_uid + extra;
+}
+
+/* The server's count of sessions, and of those on their handshake, per
+ * uid are the slots'; each within its caps. */
+NO_COVERAGE static void check_sessions(void)
+{
+    FUZZ_CHECK(server->session_count == open_sessions(true, 0, NULL));
+    FUZZ_CHECK(server->session_count <= server->max_sessions + TSR__SERVER_ADMIN_RESERVE);
+    uint32_t rows = 0;
+    for (int k = 0; k < SESSIONS; k++) {
+        uint32_t handshakes, mine = open_sessions(false, peers[k].uid, &handshakes);
+        const tsr__uid_sessions *row = NULL;
+        for (uint32_t i = 0; i < server->uid_count; i++)
+            if (server->uids[i].uid == peers[k].uid) {
+                FUZZ_CHECK(!row); /* one row per uid */
+                row = &server->uids[i];
+            }
+        FUZZ_CHECK(mine ? row && row->sessions == mine && row->handshakes == handshakes : !row);
+        uint32_t extra = peer_admin(k) ? TSR__SERVER_ADMIN_RESERVE : 0;
+        FUZZ_CHECK(mine <= server->max_sessions_uid + extra);
+        FUZZ_CHECK(handshakes <= server->max_handshakes_uid + extra);
+        if (sessions[k]) {
+            FUZZ_CHECK(sessions[k]->thread_count <= server->session_max_threads);
+            FUZZ_CHECK(sessions[k]->segment_count <= server->session_max_segments);
+        }
+        bool first_of_uid = true;
+        for (int j = 0; j < k; j++)
+            first_of_uid &= peers[j].uid != peers[k].uid;
+        rows += first_of_uid && mine;
+    }
+    FUZZ_CHECK(server->uid_count == rows);
+}
+
+NO_COVERAGE static void check_invariants(void)
+{
+    check_sessions();
+    for (size_t d = 0; d < server->registry.accel_count; d++)
+        check_device(d);
     /* Every block handed out is where it was (alone: note_alloc checked
      * that it met no other when it came). */
     for (size_t i = 0; i < live_count; i++) {
@@ -355,20 +602,31 @@ static uint64_t fuzz_u64(fuzz_reader *r)
     return (uint64_t)fuzz_u32(r) << 32 | fuzz_u32(r);
 }
 
-/* Allocation sizes: mostly around the allocator's boundaries. */
-static uint64_t fuzz_size(fuzz_reader *r)
+/* Allocation sizes for session k: mostly around the allocator's
+ * boundaries and the caps of the server's configuration (the devices'
+ * capacities, the limits, what is left under them). */
+static uint64_t fuzz_size(fuzz_reader *r, int k)
 {
-    static const uint64_t marks[] = {0,
-                                     1,
-                                     TSR__ALLOC_ROUND,
-                                     TSR__ALLOC_SMALL_SIZE,
-                                     TSR__ALLOC_SMALL_SEGMENT,
-                                     TSR__ALLOC_MIN_LARGE,
-                                     TSR__ALLOC_LARGE_SEGMENT,
-                                     (uint64_t)DEVICE_MIB1 << 20,
-                                     24u << 20,
-                                     (uint64_t)DEVICE_MIB0 << 20,
-                                     TSR__ALLOC_MAX_BYTES};
+    const tsr__registry_device *dev = &server->registry.devices[1];
+    const tsr__registry_device *dev1 = server->registry.accel_count > 1 ? dev + 1 : dev;
+    tsr__limits_who who = {
+        .uid = peers[k].uid, .gid = peers[k].gid, .session = sessions[k] ? sessions[k]->id : 0};
+    const uint64_t marks[16] = {0,
+                                1,
+                                TSR__ALLOC_ROUND,
+                                TSR__ALLOC_SMALL_SIZE,
+                                TSR__ALLOC_SMALL_SEGMENT,
+                                TSR__ALLOC_MIN_LARGE,
+                                TSR__ALLOC_LARGE_SEGMENT,
+                                dev1->capacity,
+                                limits_now(0)->session,
+                                dev->capacity,
+                                TSR__ALLOC_MAX_BYTES,
+                                limits_now(0)->uid[k],
+                                dev->capacity - dev->reserved,
+                                dev1->capacity - dev1->reserved,
+                                TSR__ALLOC_MIN_LARGE - TSR__ALLOC_ROUND,
+                                tsr__limits_available(server->limits, who, 0)};
     uint8_t t = fuzz_u8(r);
     switch (t >> 6) {
     case 0:
@@ -376,7 +634,7 @@ static uint64_t fuzz_size(fuzz_reader *r)
     case 1:
         return (uint64_t)(t & 63) << 14 | (uint64_t)fuzz_u8(r) << 6;
     case 2: {
-        uint64_t mark = marks[(t & 15) % (sizeof marks / sizeof marks[0])];
+        uint64_t mark = marks[t & 15];
         int64_t delta = (int8_t)fuzz_u8(r);
         return (t & 16) ? mark + (uint64_t)delta : mark;
     }
@@ -473,12 +731,54 @@ static uint32_t fuzz_itemsize(fuzz_reader *r)
     return t < 0xf8 ? sizes[t & 7] : fuzz_u32(r);
 }
 
+/* A region of ndim dimensions that tiles the block's items exactly,
+ * contiguous, or misses its end by one element or one row either way: the
+ * largest regions the region check lets through, and the least it
+ * refuses. Trailing dimensions are small powers of two that divide what is
+ * left (items is a multiple of 32 for any itemsize up to 16). */
+static void fuzz_tiles(fuzz_reader *r, uint64_t items, int32_t ndim, int64_t *offset,
+                       int64_t *sizes, int64_t *strides)
+{
+    uint64_t rest = items, stride = 1;
+    for (int32_t d = ndim - 1; d > 0; d--) {
+        uint64_t size = UINT64_C(1) << (fuzz_u8(r) & 3);
+        if (rest % size)
+            size = 1;
+        sizes[d] = (int64_t)size;
+        strides[d] = (int64_t)stride;
+        stride *= size;
+        rest /= size;
+    }
+    sizes[0] = (int64_t)rest;
+    strides[0] = (int64_t)stride;
+    *offset = 0;
+    switch (fuzz_u8(r) & 3) {
+    case 1: /* a row past the end */
+        sizes[0]++;
+        break;
+    case 2: /* an element past the end */
+        *offset = 1;
+        break;
+    case 3: /* up to the end, from the second row */
+        sizes[0]--;
+        *offset = (int64_t)stride;
+        break;
+    default:
+        break;
+    }
+}
+
 /* A region over a block: ndim, sizes, strides and offset in elements. */
 static void fuzz_region(fuzz_reader *r, uint64_t block_bytes, uint32_t itemsize, int32_t *ndim,
                         int64_t *offset, int64_t *sizes, int64_t *strides)
 {
     uint64_t items = itemsize ? block_bytes / itemsize : 0;
     uint8_t t = fuzz_u8(r);
+    if ((t & 0xf0) == 0xe0) {
+        *ndim = 1 + (t & 7);
+        fuzz_tiles(r, items, *ndim, offset, sizes, strides);
+        return;
+    }
     *ndim = t < 0xf0 ? (int32_t)(t % 5) : (int32_t)(t & 15) * 2 - 6; /* up to 24, and some bad */
     *offset = (t & 0x80) ? fuzz_extent(r, items) : 0;
     int64_t stride = 1;
@@ -571,7 +871,7 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
         break;
     case TSR__OP_ALLOC:
         p->alloc.device = fuzz_device(r);
-        p->alloc.bytes = fuzz_size(r);
+        p->alloc.bytes = fuzz_size(r, k);
         break;
     case TSR__OP_FREE:
         p->handle.handle = fuzz_handle(r, k, &b);
@@ -618,7 +918,7 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
 }
 
 /* A FILL that succeeded wrote its value at its first and last elements. */
-static void check_fill(int k, uint64_t handle, const tsr__wire_fill *f)
+NO_COVERAGE static void check_fill(int k, uint64_t handle, const tsr__wire_fill *f)
 {
     const live_block *b = NULL;
     for (size_t i = 0; i < live_count; i++)
@@ -640,7 +940,7 @@ static void check_fill(int k, uint64_t handle, const tsr__wire_fill *f)
     FUZZ_CHECK(memcmp(base + last * g->itemsize, f->value, g->itemsize) == 0);
 }
 
-static void note_alloc(int k, const tsr__wire_alloc *in, const tsr__wire_block *out)
+NO_COVERAGE static void note_alloc(int k, const tsr__wire_alloc *in, const tsr__wire_block *out)
 {
     FUZZ_CHECK(out->handle != 0 && out->offset % TSR__ALLOC_ROUND == 0);
     FUZZ_CHECK(out->size >= in->bytes && out->size % TSR__ALLOC_ROUND == 0);
@@ -663,7 +963,7 @@ static void note_alloc(int k, const tsr__wire_alloc *in, const tsr__wire_block *
     block_added(&live[live_count++]);
 }
 
-static void note_free(int k, uint64_t handle, bool ok)
+NO_COVERAGE static void note_free(int k, uint64_t handle, bool ok)
 {
     for (size_t i = 0; i < live_count; i++) {
         if (live[i].session != k || live[i].handle != handle)
@@ -680,7 +980,7 @@ static void note_free(int k, uint64_t handle, bool ok)
 
 /* Replies that name devices name them as the session numbers them
  * (devices.visible), and tell what the daemon holds. */
-static void check_reply(int k, uint32_t opcode, const payload *in, const uint8_t *out)
+NO_COVERAGE static void check_reply(int k, uint32_t opcode, const payload *in, const uint8_t *out)
 {
     tsr__session *s = sessions[k];
     if (opcode == TSR__OP_SEGMENT_MAP) {
@@ -703,19 +1003,58 @@ static void check_reply(int k, uint32_t opcode, const payload *in, const uint8_t
     }
 }
 
+/* Whether a message may go, as far as fill_budget goes (taking its share
+ * when it is a FILL the daemon would carry out): the daemon's own checks
+ * say what it would write. */
+NO_COVERAGE static bool fill_within_budget(int k, uint32_t opcode, uint32_t len,
+                                           const tsr__wire_fill *f)
+{
+    tsr__block_ref b;
+    if (opcode != TSR__OP_FILL || len != sizeof *f ||
+        !tsr__session_find_block(sessions[k], f->region.handle, &b))
+        return true;
+    tsr__region g = {
+        .itemsize = f->region.itemsize, .ndim = f->region.ndim, .offset = f->region.offset};
+    memcpy(g.sizes, f->region.sizes, sizeof g.sizes);
+    memcpy(g.strides, f->region.strides, sizeof g.strides);
+    uint64_t span;
+    if (tsr__region_check(&g, b.size, &span) != TSR_OK || span == 0 ||
+        tsr__region_distinct(&g, b.size) != TSR_OK)
+        return true;
+    int64_t elements = 1;
+    for (int32_t d = 0; d < g.ndim; d++)
+        elements *= g.sizes[d]; /* at most the block's: tsr__region_distinct */
+    if (elements > fill_budget) {
+        if (trace)
+            fprintf(stderr, "session %d: FILL of %lld elements not sent (%lld left)\n", k,
+                    (long long)elements, (long long)fill_budget);
+        return false;
+    }
+    fill_budget -= elements;
+    return true;
+}
+
 /* One message to session k. */
 static void message(fuzz_reader *r)
 {
     uint8_t t = fuzz_u8(r);
-    int k = (t >> 5) % SESSIONS;
-    if (!sessions[k])
-        FUZZ_CHECK(tsr__session_open_detached(&server, &peers[k], &sessions[k]) == TSR_OK);
+    int k = t >> 5;
+    bool refused = false;
+    if (!sessions[k]) {
+        /* The slot's client connects: the caps admit it or turn it away,
+         * and then its message goes no further. */
+        refused = over_caps(k);
+        tsr_status st = tsr__server_open_detached(server, &peers[k], &sessions[k]);
+        if (trace && st != TSR_OK)
+            fprintf(stderr, "session %d: refused: %s\n", k, tsr_last_error());
+        FUZZ_CHECK(refused ? st == TSR_ERR_LIMIT && !sessions[k] : st == TSR_OK && sessions[k]);
+    }
     tsr__session *s = sessions[k];
     /* Most messages after the first are not HELLO, which comes first. */
     uint32_t opcode = 1u + (t & 15);
     if ((t & 15) == 15)
         opcode = 1u + fuzz_u8(r) % (TSR__OP_MAX - 1u);
-    if (s->version == 0 && !(t & 0x10))
+    if ((!s || s->version == 0) && !(t & 0x10))
         opcode = TSR__OP_HELLO;
     uint8_t how = fuzz_u8(r);
     uint32_t transport = (how & 7) == 7 ? TSR__WIRE_RING : TSR__WIRE_SOCKET;
@@ -725,6 +1064,8 @@ static void message(fuzz_reader *r)
     uint32_t len = build(r, k, opcode, &p, &fill_handle);
     if ((how & 0xe0) == 0xe0) /* now and then a wrong length */
         len = (len + (uint32_t)fuzz_u8(r) - 128u) % (TSR__WIRE_FRAME_MAX - 24u);
+    if (refused || !fill_within_budget(k, opcode, len, &p.fill))
+        return;
     union {
         uint64_t align;
         uint8_t bytes[TSR__WIRE_FRAME_MAX];
@@ -776,10 +1117,13 @@ static void message(fuzz_reader *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > 4096)
+    if (size < 1 || size > 4096)
         return 0;
-    server_start();
-    fuzz_reader r = {.data = data, .size = size};
+    servers_start();
+    server = &servers[data[0] % CONFIGS];
+    memset(freed_handles, 0, sizeof freed_handles);
+    fill_budget = FILL_BUDGET;
+    fuzz_reader r = {.data = data + 1, .size = size - 1};
     while (!fuzz_empty(&r)) {
         message(&r);
         check_invariants();
@@ -788,14 +1132,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (sessions[k])
             end_session(k, "the input ended");
     check_invariants();
-    for (size_t d = 0; d < server.registry.accel_count; d++) {
-        FUZZ_CHECK(server.registry.devices[1 + d].reserved == 0);
+    for (size_t d = 0; d < server->registry.accel_count; d++) {
+        FUZZ_CHECK(server->registry.devices[1 + d].reserved == 0);
         for (int k = 0; k < SESSIONS; k++)
-            FUZZ_CHECK(tsr__limits_use(server.limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==
+            FUZZ_CHECK(tsr__limits_use(server->limits, TSR__SCOPE_UID, peers[k].uid, (uint32_t)d) ==
                        0);
     }
-    FUZZ_CHECK(server.first == NULL && server.session_count == 0);
-    tsr__loop_reap(server.loop); /* the sessions' watches: this loop never runs */
+    FUZZ_CHECK(server->first == NULL && server->session_count == 0 && server->uid_count == 0);
+    tsr__loop_reap(server->loop); /* the sessions' watches: this loop never runs */
     live_count = guard_count = 0;
     return 0;
 }

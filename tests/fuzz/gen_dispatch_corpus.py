@@ -11,12 +11,17 @@ handshake. Files are named seed-NN-<first 8 hex digits of their SHA-1>;
 the directory's old seed-* files are replaced, crash-* and other
 regression inputs are kept.
 
-Each message starts with a byte t: session (t >> 5) % 3, opcode
-1 + (t & 15) (15: the next byte picks it), HELLO while the session has not
-said it unless t & 0x10; then a byte `how`: ring transport when
-how & 7 == 7, a wrong length when how & 0xe0 == 0xe0, the client leaves
-after it when how & 0x1e == 0x1e. The payload's bytes follow (see build()
-in fuzz_dispatch.c).
+An input's first byte picks the daemon configuration (configs[] in
+fuzz_dispatch.c; 0: the devices and limits inputs had before there was a
+choice, the others small caps of each kind). Each message then starts with
+a byte t: session slot t >> 5 (peers[]: 0, 1 and 3 uid 1000, 2 and 5 uid
+1001, 4 uid 1002, 6 root, 7 of tessera-admin; a slot's first message
+connects it, which the session caps may refuse), opcode 1 + (t & 15) (15:
+the next byte picks it), HELLO while the session has not said it unless
+t & 0x10; then a byte `how`: ring transport when how & 7 == 7, a wrong
+length when how & 0xe0 == 0xe0, the client leaves after it when
+how & 0x1e == 0x1e. The payload's bytes follow (see build() in
+fuzz_dispatch.c).
 """
 import hashlib
 import os
@@ -25,6 +30,9 @@ import sys
 (HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE, SEGMENT_MAP, MEMORY_STATS,
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
  TOPOLOGY) = range(1, 18)
+
+# configs[] in fuzz_dispatch.c
+DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
 
 OPENCL0, OPENCL1, CPU = b"\x00", b"\x01", b"\x04"
 LIVE0 = b"\x00"  # a handle: the session's first live block
@@ -44,21 +52,34 @@ def size_small(n):  # 64 * a + b, for n < 4096
     return bytes([n // 64, n % 64])
 
 
-def size_mark(k):  # the allocator's boundaries (marks[] in fuzz_dispatch.c)
+def size_mark(k):  # the allocator's boundaries and the caps (marks[] in fuzz_dispatch.c)
     return bytes([0x80 | k, 0])
 
 
-def fill(itemsize_code=2, count=b"\xc0"):
+(MARK_1MIB, MARK_2MIB, MARK_10MIB, MARK_DEVICE0, MARK_LEFT0, MARK_LEFT1,
+ MARK_HEADROOM) = 3, 4, 5, 9, 12, 13, 15
+
+
+def tiles(ndim, shifts, kind=0):
+    # a region that tiles the block (fuzz_tiles): trailing sizes 1 << shift,
+    # kind 0 exact, 1 a row past the end, 2 an element past, 3 the end from
+    # the second row
+    return bytes([0xe0 | (ndim - 1)] + list(shifts) + [kind])
+
+
+def fill(itemsize_code=2, count=b"\xc0", region=None):
     # handle, itemsize (2: 4 bytes), a 1-d contiguous region of `count`
-    # elements (0xc0: the whole block), the value
-    return LIVE0 + bytes([itemsize_code, 1]) + count + b"\x00" + bytes(range(1, 17))
+    # elements (0xc0: the whole block) unless a region is given, the value
+    region = region if region is not None else b"\x01" + count + b"\x00"
+    return LIVE0 + bytes([itemsize_code]) + region + bytes(range(1, 17))
 
 
-def launch(op_code=2, dtype=6):
+def launch(op_code=2, dtype=6, region=b"\x01\x04\x00"):
     # op 1 + op_code % 7 (2: ADD), operand count as the op wants, common
     # dtype, first operand on the first live block, a 1-d region of 4
-    # elements, the two inputs on live blocks with the output's strides
-    body = bytes([op_code, 0, dtype]) + LIVE0 + b"\x01\x04\x00"
+    # elements unless a region is given, the two inputs on live blocks with
+    # the output's strides
+    body = bytes([op_code, 0, dtype]) + LIVE0 + region
     body += b"\x00"  # output: dtype common, handle and offset from above
     body += b"\x03" + LIVE0 + b"\x00"
     body += b"\x03" + LIVE0 + b"\x00"
@@ -67,36 +88,93 @@ def launch(op_code=2, dtype=6):
 
 SEEDS = [
     # every message once
-    hello() + msg(PING) + msg(DEVICE_GET, b"\x01") + msg(SET_DEVICE, b"\x01" + OPENCL1)
-    + msg(GET_DEVICE, b"\x01" + OPENCL0) + msg(ALLOC, OPENCL0 + size_mark(2))
-    + msg(SEGMENT_MAP, b"\x00") + msg(MEMORY_STATS, OPENCL0) + msg(SESSION_LIST, b"\x00")
-    + msg(FILL, fill()) + msg(LAUNCH, launch()) + msg(PROCESS_LIST, b"\x00")
-    + msg(SESSION_STATS, b"\x00" + OPENCL0) + msg(DEVICE_STATUS, OPENCL0)
-    + msg(TOPOLOGY, OPENCL0) + msg(FREE, LIVE0) + msg(EMPTY_CACHE, OPENCL0),
+    (DEFAULT, hello() + msg(PING) + msg(DEVICE_GET, b"\x01") + msg(SET_DEVICE, b"\x01" + OPENCL1)
+     + msg(GET_DEVICE, b"\x01" + OPENCL0) + msg(ALLOC, OPENCL0 + size_mark(2))
+     + msg(SEGMENT_MAP, b"\x00") + msg(MEMORY_STATS, OPENCL0) + msg(SESSION_LIST, b"\x00")
+     + msg(FILL, fill()) + msg(LAUNCH, launch()) + msg(PROCESS_LIST, b"\x00")
+     + msg(SESSION_STATS, b"\x00" + OPENCL0) + msg(DEVICE_STATUS, OPENCL0)
+     + msg(TOPOLOGY, OPENCL0) + msg(FREE, LIVE0) + msg(EMPTY_CACHE, OPENCL0)),
     # an allocation's life on each device
-    hello() + msg(ALLOC, OPENCL0 + size_small(4000)) + msg(FILL, fill(0))
-    + msg(FILL, fill(4, b"\x03")) + msg(MEMORY_STATS, OPENCL0) + msg(FREE, LIVE0)
-    + msg(ALLOC, OPENCL1 + size_mark(3)) + msg(FILL, fill(3)) + msg(FREE, LIVE0)
-    + msg(FREE, b"\xc0") + msg(EMPTY_CACHE, OPENCL1) + msg(MEMORY_STATS, OPENCL1),
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000)) + msg(FILL, fill(0))
+     + msg(FILL, fill(4, b"\x03")) + msg(MEMORY_STATS, OPENCL0) + msg(FREE, LIVE0)
+     + msg(ALLOC, OPENCL1 + size_mark(3)) + msg(FILL, fill(3)) + msg(FREE, LIVE0)
+     + msg(FREE, b"\xc0") + msg(EMPTY_CACHE, OPENCL1) + msg(MEMORY_STATS, OPENCL1)),
     # two sessions of one uid and one of another against the limits (24 MiB
     # a session, 40 MiB a uid) on the 64 MiB device, which sessions see as
     # opencl:1: large segments until refused
-    hello(0) + hello(1) + hello(2)
-    + msg(ALLOC, OPENCL1 + size_mark(6), 0) + msg(ALLOC, OPENCL1 + size_mark(6), 0)
-    + msg(ALLOC, OPENCL1 + size_mark(6), 1) + msg(ALLOC, OPENCL1 + size_mark(5), 1)
-    + msg(ALLOC, OPENCL1 + size_mark(6), 2) + msg(SESSION_STATS, b"\xa1" + OPENCL1, 2)
-    + msg(FREE, LIVE0, 0) + msg(ALLOC, OPENCL1 + size_mark(5), 1)
-    + msg(EMPTY_CACHE, OPENCL1, 0) + msg(DEVICE_STATUS, OPENCL1, 2),
+    (DEFAULT, hello(0) + hello(1) + hello(2)
+     + msg(ALLOC, OPENCL1 + size_mark(6), 0) + msg(ALLOC, OPENCL1 + size_mark(6), 0)
+     + msg(ALLOC, OPENCL1 + size_mark(6), 1) + msg(ALLOC, OPENCL1 + size_mark(5), 1)
+     + msg(ALLOC, OPENCL1 + size_mark(6), 2) + msg(SESSION_STATS, b"\xa1" + OPENCL1, 2)
+     + msg(FREE, LIVE0, 0) + msg(ALLOC, OPENCL1 + size_mark(5), 1)
+     + msg(EMPTY_CACHE, OPENCL1, 0) + msg(DEVICE_STATUS, OPENCL1, 2)),
     # the ring, a message the ring does not carry (the session ends), a new
     # session, and a client that leaves with memory held
-    hello() + msg(ALLOC, OPENCL0 + size_small(100), how=7) + msg(FILL, fill(), how=7)
-    + msg(DEVICE_GET, b"\x00", how=7) + hello() + msg(ALLOC, OPENCL1 + size_mark(4))
-    + msg(PING, how=0x1e),
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(100), how=7) + msg(FILL, fill(), how=7)
+     + msg(DEVICE_GET, b"\x00", how=7) + hello() + msg(ALLOC, OPENCL1 + size_mark(4))
+     + msg(PING, how=0x1e)),
     # a refused handshake (versions the daemon does not speak), then a HELLO
     # twice and messages of no session's devices
-    bytes([0x00, 0x00, 0xf0, 0, 0, 0, 9, 0, 0, 0, 9, 0]) + hello()
-    + msg(HELLO, b"\x00\x00") + msg(ALLOC, CPU + size_small(64))
-    + msg(ALLOC, b"\x06" + size_small(64)) + msg(MEMORY_STATS, b"\x05"),
+    (DEFAULT, bytes([0x00, 0x00, 0xf0, 0, 0, 0, 9, 0, 0, 0, 9, 0]) + hello()
+     + msg(HELLO, b"\x00\x00") + msg(ALLOC, CPU + size_small(64))
+     + msg(ALLOC, b"\x06" + size_small(64)) + msg(MEMORY_STATS, b"\x05")),
+    # the session caps (sessions.max 4, 2 a uid, 1 on its handshake): slot 0
+    # waits on its handshake, so 1 (the same uid) is refused until it says
+    # HELLO; 3 is the uid's third; 5 comes after four; root and
+    # tessera-admin go beyond, and see every session
+    (SESSIONS, msg(PING, session=0) + msg(PING, session=1) + hello(0) + hello(1) + hello(3)
+     + hello(2) + hello(4) + hello(5) + hello(6) + hello(7)
+     + msg(SESSION_LIST, b"\x00", 7) + msg(PROCESS_LIST, b"\x00", 6)
+     + msg(ALLOC, OPENCL0 + size_mark(MARK_HEADROOM), 2) + msg(ALLOC, OPENCL0 + size_small(64), 2)
+     + msg(PING, session=0, how=0x1e) + hello(3) + msg(SESSION_STATS, b"\xa3" + OPENCL0, 6)),
+    # limits near a segment's size: 40% of the device per session, 4 MiB a
+    # uid, 5 for uid 1001 and for group 100, 6 MiB lent of 8 (the session's
+    # opencl:1), each reached in turn by sessions of 2 MiB segments; three
+    # segments, three threads and sixteen allocations a session
+    (TIGHT, hello(0) + msg(ALLOC, OPENCL0 + size_small(64))
+     + b"".join(msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB)) for _ in range(3))
+     + hello(1) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 1)
+     + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 1)
+     + hello(3) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 3)
+     + hello(4) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 4)
+     + hello(2) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 2) + msg(MEMORY_STATS, OPENCL1, 2)
+     + hello(5) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 5)
+     + msg(SESSION_STATS, b"\x00" + OPENCL1, 4)),
+    (TIGHT, hello(5) + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL0, 5) for t in range(4))
+     + b"".join(msg(ALLOC, OPENCL1 + size_small(0), 5) for _ in range(17))
+     + msg(FREE, LIVE0, 5) + msg(ALLOC, OPENCL1 + size_small(0), 5)),
+    # a device that fills up before any limit (8 MiB, none set), shared by
+    # three sessions
+    (FULL, hello(0) + hello(2) + hello(4)
+     + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB), k) for k in (0, 2, 4, 0, 2, 4, 0, 2))
+     + msg(ALLOC, OPENCL0 + size_mark(MARK_LEFT0), 4) + msg(FREE, LIVE0, 0)
+     + msg(EMPTY_CACHE, OPENCL0, 0) + msg(ALLOC, OPENCL0 + size_mark(MARK_LEFT0), 4)
+     + msg(DEVICE_STATUS, OPENCL0, 2)),
+    # six segments a session (two of 10 MiB on each 24 MiB device, two
+    # small ones, then one too many); root limited to 2 MiB, group 101 to 8;
+    # six threads
+    (COUNTS, hello(0)
+     + b"".join(msg(ALLOC, dev + size_mark(MARK_10MIB)) for dev in (OPENCL0, OPENCL1) * 2)
+     + msg(ALLOC, OPENCL1 + size_small(64))
+     + b"".join(msg(ALLOC, dev + size_mark(MARK_1MIB)) for dev in (OPENCL1, OPENCL1, OPENCL0))
+     + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL1) for t in range(8))
+     + hello(6) + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB), 6) for _ in range(3))
+     + msg(PING, how=0x1e) + hello(2) + hello(5)
+     + b"".join(msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), k) for k in (2, 5) * 5)),
+    # the largest regions the region check lets through, and the least it
+    # refuses: a FILL and a LAUNCH tiling a block in 1 to 4 dimensions
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000))
+     + msg(FILL, fill(2, region=tiles(3, (2, 1)))) + msg(FILL, fill(0, region=tiles(2, (3,), 1)))
+     + msg(FILL, fill(3, region=tiles(4, (1, 1, 1), 3))) + msg(FILL, fill(4, region=tiles(1, (), 2)))
+     + msg(LAUNCH, launch(region=tiles(2, (2,)))) + msg(LAUNCH, launch(region=tiles(3, (1, 0), 1)))
+     + msg(ALLOC, OPENCL1 + size_mark(MARK_2MIB)) + msg(FILL, fill(1, region=tiles(2, (3,))))),
+    # one session at a time (and the administrators' reserve), one device
+    # seen, two segments, two threads, eight allocations
+    (ONE, hello(0) + hello(2) + hello(6) + hello(7) + hello(1)
+     + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB)) for _ in range(5)) + msg(FREE, LIVE0)
+     + b"".join(msg(ALLOC, OPENCL0 + size_small(0)) for _ in range(6))
+     + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL0) for t in range(3))
+     + msg(ALLOC, OPENCL1 + size_small(0)) + msg(PROCESS_LIST, b"\x00", 7)),
 ]
 
 
@@ -107,7 +185,8 @@ def main():
     for name in os.listdir(out):
         if name.startswith("seed-"):
             os.unlink(os.path.join(out, name))
-    for i, data in enumerate(SEEDS):
+    for i, (config, messages) in enumerate(SEEDS):
+        data = bytes([config]) + messages
         digest = hashlib.sha1(data).hexdigest()[:8]
         with open(os.path.join(out, f"seed-{i:02d}-{digest}"), "wb") as f:
             f.write(data)
