@@ -133,16 +133,16 @@ tsr_status tsr__admin_process_list(tsr__request *r)
         describe_owner(s, r->s, out);
     }
     const tsr__registry *reg = &s->server->registry;
-    for (size_t k = 0; s->pools && k < reg->accel_count; k++) {
-        if (!s->pools[k].allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
+    for (size_t k = 0; s->devices && k < reg->accel_count; k++) {
+        if (!s->devices[k].pool.allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
             continue;
         tsr__alloc_stats a;
-        tsr__allocator_stats(s->pools[k].allocator, &a);
+        tsr__allocator_stats(s->devices[k].pool.allocator, &a);
         out->usage[out->usage_count++] = (tsr__wire_process_usage){
-            .device = s->pools[k].device->info.device,
+            .device = s->devices[k].pool.device->info.device,
             .allocated = a.allocated,
             .reserved = a.reserved,
-            .limit = limit_of(s, s->pools[k].device)};
+            .limit = limit_of(s, s->devices[k].pool.device)};
     }
     return TSR_OK;
 }
@@ -183,7 +183,7 @@ tsr_status tsr__admin_session_stats(tsr__request *r)
                          tsr_device_type_name((tsr_device_type)dev->info.device.type));
     tsr__wire_session_stats *out = r->out;
     *out = (tsr__wire_session_stats){.limit = limit_of(s, dev)};
-    const tsr__allocator *a = s->pools ? s->pools[dev->info.device.index].allocator : NULL;
+    const tsr__allocator *a = s->devices ? s->devices[dev->info.device.index].pool.allocator : NULL;
     if (!a)
         return TSR_OK;
     tsr__alloc_stats st;
@@ -232,7 +232,7 @@ tsr_status tsr__admin_device_status(tsr__request *r)
         return TSR_OK;
     uint32_t q = (uint32_t)dev->info.device.index;
     for (const tsr__session *s = server->first; s; s = s->next) {
-        const tsr__allocator *a = s->pools ? s->pools[q].allocator : NULL;
+        const tsr__allocator *a = s->devices ? s->devices[q].pool.allocator : NULL;
         if (!a)
             continue;
         tsr__alloc_stats st;

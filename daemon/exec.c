@@ -174,7 +174,7 @@ static void publish(job *j)
 {
     /* The daemon's own record first (the ring is the client's to scribble
      * on, so the daemon never trusts what it reads there). */
-    raise_to(&j->session->finished[j->queue], j->sequence);
+    raise_to(&j->session->devices[j->queue].finished, j->sequence);
     tsr__ring *ring = j->session->ring;
     if (!ring)
         return;
@@ -329,7 +329,7 @@ static void retire(job *j)
         if (l && l->head == j)
             lane_pop(&x->fifos[j->queue], l, prev);
     }
-    s->inflight[j->queue]--;
+    s->devices[j->queue].inflight--;
     s->inflight_total--;
     tsr__memory_retired(s, j->queue, j->sequence);
     if (j->status != TSR_OK)
@@ -774,11 +774,6 @@ static tsr_status check_kernel(const tsr__kernel *k)
     return TSR_OK;
 }
 
-static int queue_of(const tsr__session *s, const tsr__device_pool *pool)
-{
-    return (int)(pool - s->pools);
-}
-
 /* ---- programs ------------------------------------------------------------ */
 
 /* Launches of at least this many elements get a program of their own
@@ -849,7 +844,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     tsr_status st = tsr__kernel_key_of(k, &key);
     if (st == TSR_OK)
         st = tsr__kernel_key_check(&key,
-                                   s->pools[queue].device->info.fp64 ? TSR__KCAP_FP64 : 0);
+                                   s->devices[queue].pool.device->info.fp64 ? TSR__KCAP_FP64 : 0);
     executor *x = NULL;
     if (st == TSR_OK)
         st = executor_get(s->server, &x);
@@ -912,10 +907,10 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         spare_job(x, j);
         return st;
     }
-    j->sequence = ++s->launch_seq[queue];
+    j->sequence = ++s->devices[queue].launch_seq;
     if (j->sequence == 0) /* 0 means "nothing launched" */
-        j->sequence = ++s->launch_seq[queue];
-    s->inflight[queue]++;
+        j->sequence = ++s->devices[queue].launch_seq;
+    s->devices[queue].inflight++;
     s->inflight_total++;
     tsr__session_retain(s); /* released when the job retires */
     *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
@@ -998,8 +993,8 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
             return tsr__fail(TSR_ERR_RUNTIME,
                              "Expected all tensors to be on the same device, but found at least "
                              "two devices, %s:%d and %s:%d!",
-                             pool->device->backend->name, queue_of(s, pool),
-                             p->device->backend->name, queue_of(s, p));
+                             pool->device->backend->name, (int)pool->ordinal,
+                             p->device->backend->name, (int)p->ordinal);
         pool = p;
         tsr__region g = {.itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype),
                          .ndim = k->ndim,
@@ -1018,7 +1013,7 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
         uint64_t first = (uint64_t)o->offset * g.itemsize;
         extents[i] = span > first ? span - first : 0;
     }
-    int queue = queue_of(s, pool);
+    int queue = (int)pool->ordinal;
     if (queue >= (int)TSR__RING_QUEUES)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
                          "kernels run on the first %u devices of a type only; %s:%d is past them",

@@ -340,7 +340,7 @@ static tsr_status on_free(request *r)
     tsr__device_pool *pool = tsr__session_find_live(r->s, in->handle, &b);
     if (!pool)
         return TSR_ERR_INVALID_ARGUMENT;
-    if (tsr__memory_defer_free(r->s, (uint32_t)(pool - r->s->pools), in->handle))
+    if (tsr__memory_defer_free(r->s, pool->ordinal, in->handle))
         return TSR_OK;
     return tsr__free(pool->allocator, in->handle, NULL);
 }
@@ -358,7 +358,7 @@ static tsr_status on_fill(request *r)
     memcpy(g.sizes, in->region.sizes, sizeof g.sizes);
     memcpy(g.strides, in->region.strides, sizeof g.strides);
     uint64_t span;
-    uint32_t queue = (uint32_t)(pool - r->s->pools);
+    uint32_t queue = pool->ordinal;
     *(tsr__wire_launched *)r->out = (tsr__wire_launched){.sequence = 0, .queue = queue};
     tsr_status st = tsr__region_check(&g, b.size, &span);
     if (st != TSR_OK || span == 0)

@@ -118,11 +118,11 @@ tsr__segment *tsr__session_segment(tsr__session *s, uint32_t id)
 
 void tsr__session_release_segments(tsr__session *s)
 {
-    if (s->pools) {
+    if (s->devices) {
         for (size_t k = 0; k < s->server->registry.accel_count; k++)
-            tsr__allocator_destroy(s->pools[k].allocator);
-        free(s->pools);
-        s->pools = NULL;
+            tsr__allocator_destroy(s->devices[k].pool.allocator);
+        free(s->devices);
+        s->devices = NULL;
     }
     free(s->segments);
     s->segments = NULL;
@@ -170,9 +170,9 @@ static uint64_t device_free(void *ctx)
 
 tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
-    for (size_t k = 0; s->pools && k < s->server->registry.accel_count; k++)
-        if (s->pools[k].allocator && tsr__lookup(s->pools[k].allocator, handle, b) == TSR_OK)
-            return &s->pools[k];
+    for (size_t k = 0; s->devices && k < s->server->registry.accel_count; k++)
+        if (s->devices[k].pool.allocator && tsr__lookup(s->devices[k].pool.allocator, handle, b) == TSR_OK)
+            return &s->devices[k].pool;
     return NULL;
 }
 
@@ -193,15 +193,16 @@ tsr_status tsr__memory_pool(tsr__session *s, tsr__registry_device *dev, const ch
     if (!dev->backend)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "the daemon manages no memory of %s: its tensors live in the client", name);
-    if (!s->pools) {
-        s->pools = calloc(s->server->registry.accel_count, sizeof *s->pools);
-        if (!s->pools)
+    if (!s->devices) {
+        s->devices = calloc(s->server->registry.accel_count, sizeof *s->devices);
+        if (!s->devices)
             return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    tsr__device_pool *pool = &s->pools[dev->info.device.index];
+    tsr__device_pool *pool = &s->devices[dev->info.device.index].pool;
     if (!pool->allocator) {
         pool->session = s;
         pool->device = dev;
+        pool->ordinal = (uint32_t)dev->info.device.index;
         tsr__alloc_config config = {.device_name = name,
                                     .device_capacity = dev->capacity,
                                     .device_free = device_free,
@@ -222,8 +223,10 @@ tsr_status tsr__memory_pool(tsr__session *s, tsr__registry_device *dev, const ch
  * and only waits for the loop to retire it. */
 bool tsr__memory_in_use(const tsr__session *s, uint32_t queue)
 {
-    return queue < TSR__RING_QUEUES && s->inflight[queue] != 0 &&
-           (int32_t)(atomic_load(&s->finished[queue]) - s->launch_seq[queue]) < 0;
+    const tsr__session_device *d = s->devices && queue < s->server->registry.accel_count
+                                       ? &s->devices[queue]
+                                       : NULL;
+    return d && d->inflight != 0 && (int32_t)(atomic_load(&d->finished) - d->launch_seq) < 0;
 }
 
 bool tsr__memory_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
@@ -242,7 +245,7 @@ bool tsr__memory_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
         s->deferred_cap = cap;
     }
     s->deferred[s->deferred_count++] =
-        (tsr__deferred_free){.handle = handle, .queue = queue, .sequence = s->launch_seq[queue]};
+        (tsr__deferred_free){.handle = handle, .queue = queue, .sequence = s->devices[queue].launch_seq};
     return true;
 }
 

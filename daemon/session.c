@@ -182,11 +182,11 @@ void tsr__session_end(tsr__session *s, const char *why)
         return;
     tsr__server *server = s->server;
     tsr__alloc_stats total = {0};
-    for (size_t k = 0; s->pools && k < server->registry.accel_count; k++) {
-        if (!s->pools[k].allocator)
+    for (size_t k = 0; s->devices && k < server->registry.accel_count; k++) {
+        if (!s->devices[k].pool.allocator)
             continue;
         tsr__alloc_stats one;
-        tsr__allocator_stats(s->pools[k].allocator, &one);
+        tsr__allocator_stats(s->devices[k].pool.allocator, &one);
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }

@@ -49,7 +49,7 @@ typedef struct tsr__segment {
 /* A FREE that waits for the session's kernels on a device (memory.c). */
 typedef struct tsr__deferred_free {
     uint64_t handle;
-    uint32_t queue;    /* OpenCL ordinal */
+    uint32_t queue;    /* the accelerator's ordinal */
     uint32_t sequence; /* freed once the launch with this sequence is done */
 } tsr__deferred_free;
 
@@ -57,8 +57,18 @@ typedef struct tsr__deferred_free {
 typedef struct tsr__device_pool {
     tsr__session *session;
     tsr__registry_device *device;
+    uint32_t ordinal; /* the device's registry ordinal among the accelerators */
     tsr__allocator *allocator;
 } tsr__device_pool;
+
+/* What a session has on one accelerator: its memory (memory.c) and its
+ * kernels (exec.c). */
+typedef struct tsr__session_device {
+    tsr__device_pool pool;     /* pool.allocator is NULL until the first allocation */
+    uint32_t launch_seq;       /* the last launch's sequence */
+    _Atomic uint32_t finished; /* the newest finished launch (driver threads) */
+    uint32_t inflight;         /* launches not yet retired */
+} tsr__session_device;
 
 struct tsr__session {
     tsr__server *server;
@@ -98,7 +108,7 @@ struct tsr__session {
     /* The OpenCL devices the session sees, fixed at HELLO from the
      * server's devices.visible (a reload changes only later sessions): its
      * opencl:k is the registry's opencl:visible[k]. Everything the session
-     * keeps per device (pools, threads' current devices, kernel queues) is
+     * keeps per device (memory, threads' current devices, kernels) is
      * by registry ordinal; handlers.c translates what crosses the wire. */
     int32_t *visible;
     uint32_t visible_count;
@@ -106,15 +116,14 @@ struct tsr__session {
     tsr__thread_device *threads;
     uint32_t thread_count;
 
-    tsr__device_pool *pools; /* one per OpenCL device, allocator made on first use */
+    /* One per accelerator, by registry ordinal, made at the first
+     * allocation (memory.c); NULL before. */
+    tsr__session_device *devices;
     tsr__segment *segments;
     uint32_t segment_count, segment_cap, next_segment_id;
 
-    /* Kernels (exec.c): per OpenCL device, the last launch's sequence and
-     * the launches not yet retired, and the frees waiting behind them. */
-    uint32_t launch_seq[TSR__RING_QUEUES];
-    _Atomic uint32_t finished[TSR__RING_QUEUES]; /* newest finished launch (driver threads) */
-    uint32_t inflight[TSR__RING_QUEUES];
+    /* Kernels (exec.c): the launches not yet retired on every device, and
+     * the frees waiting behind them. */
     uint32_t inflight_total;
     tsr__deferred_free *deferred;
     uint32_t deferred_count, deferred_cap;

@@ -429,10 +429,10 @@ static void servers_start(void)
 NO_COVERAGE static uint64_t session_reserved(int k, size_t d)
 {
     tsr__session *s = sessions[k];
-    if (!s || !s->pools || !s->pools[d].allocator)
+    if (!s || !s->devices || !s->devices[d].pool.allocator)
         return 0;
     tsr__alloc_stats a;
-    tsr__allocator_stats(s->pools[d].allocator, &a);
+    tsr__allocator_stats(s->devices[d].pool.allocator, &a);
     return a.reserved;
 }
 
@@ -442,7 +442,7 @@ NO_COVERAGE static void check_pool(int k, size_t d)
 {
     tsr__session *s = sessions[k];
     uint64_t reserved = 0, segments = 0;
-    tsr__device_pool *pool = s->pools ? &s->pools[d] : NULL;
+    tsr__device_pool *pool = s->devices ? &s->devices[d].pool : NULL;
     if (pool && pool->allocator) {
         tsr_status st = tsr__allocator_check(pool->allocator);
         if (st != TSR_OK)
@@ -996,7 +996,7 @@ NO_COVERAGE static void check_reply(int k, uint32_t opcode, const payload *in, c
         FUZZ_CHECK(in->device.type == TSR_DEVICE_OPENCL && in->device.index >= 0 &&
                    (uint32_t)in->device.index < s->visible_count);
         tsr__alloc_stats a;
-        tsr__allocator_stats(s->pools[s->visible[in->device.index]].allocator, &a);
+        tsr__allocator_stats(s->devices[s->visible[in->device.index]].pool.allocator, &a);
         FUZZ_CHECK(m.allocated == a.allocated && m.reserved == a.reserved &&
                    m.segments == a.segments);
         FUZZ_CHECK(m.reserved <= m.device_capacity);
