@@ -365,6 +365,16 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     return rt->cache != NULL;
 }
 
+/* Wakes the event loop (an eventfd only refuses at its maximum count,
+ * when it is signalled already). */
+static void notify(tsr__clrt *rt)
+{
+    uint64_t one = 1;
+    if (write(rt->notify_fd, &one, sizeof one) < 0) {
+        /* already signalled */
+    }
+}
+
 static void *builder_main(void *arg)
 {
     tsr__clrt *rt = arg;
@@ -383,20 +393,19 @@ static void *builder_main(void *arg)
         pthread_mutex_unlock(&rt->lock);
         uint64_t hash = 0;
         bool store = build(rt, p, &hash);
-        uint64_t one = 1;
-        if (write(rt->notify_fd, &one, sizeof one) < 0) {
-            /* an eventfd only refuses at its maximum count: already signalled */
-        }
+        /* Whatever the loop reads after a wake-up is in place before it:
+         * `settled` before the wake-up that may be the program's last. */
+        if (!store)
+            atomic_store(&p->settled, true);
+        notify(rt);
         /* The binary goes to the disk cache once the program is READY:
          * a driver that compiles its kernels when asked for the binary
          * (PoCL) does so while the first launch runs, not before it. */
         if (store) {
             cache_store(rt, p, hash);
-            if (write(rt->notify_fd, &one, sizeof one) < 0) {
-                /* already signalled */
-            }
+            atomic_store(&p->settled, true);
+            notify(rt);
         }
-        atomic_store(&p->settled, true);
         pthread_mutex_lock(&rt->lock);
     }
     pthread_mutex_unlock(&rt->lock);
