@@ -1,7 +1,7 @@
-/* The arithmetic of tessera/ops.h: add, sub, mul and div in their three
- * forms (new result, out=, in place), each with a tensor or a Python
- * number as its second operand, and the op table's tensor-only
- * operations. All of them are one call into the planner
+/* The elementwise operations of tessera/ops.h: add, sub, mul and div in
+ * their three forms (new result, out=, in place), each with a tensor or a
+ * Python number as its second operand; the op table's generated ones
+ * (TENSOR, SCALAR and UNARY rows). All of them are one call into the planner
  * (libclient/plan.c), which owns the semantics. */
 #include "core/error.h"
 #include "libclient/plan.h"
@@ -151,9 +151,42 @@ tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mod
     {                                                                                      \
         return tsr__binary_op(OP, self, b, NULL, NULL, TSR__OUT_INPLACE, self, NULL);      \
     }
+/* The Python-number forms of the SCALAR rows: tsr_<name>_scalar, _out
+ * and _. */
+#define SCALAR_OP(name, OP)                                                                \
+    tsr_status tsr_##name##_scalar(const tsr_tensor *a, tsr_scalar b, tsr_tensor **result) \
+    {                                                                                      \
+        return tsr__binary_op(OP, a, NULL, &b, NULL, TSR__OUT_NEW, NULL, result);          \
+    }                                                                                      \
+    tsr_status tsr_##name##_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_tensor *out) \
+    {                                                                                      \
+        return tsr__binary_op(OP, a, NULL, &b, NULL, TSR__OUT_GIVEN, out, NULL);           \
+    }                                                                                      \
+    tsr_status tsr_##name##_scalar_(tsr_tensor *self, tsr_scalar b)                        \
+    {                                                                                      \
+        return tsr__binary_op(OP, self, NULL, &b, NULL, TSR__OUT_INPLACE, self, NULL);     \
+    }
+
+/* The UNARY rows: tsr_<name>, tsr_<name>_out and tsr_<name>_. */
+#define UNARY_OP(name, OP)                                                               \
+    tsr_status tsr_##name(const tsr_tensor *a, tsr_tensor **result)                      \
+    {                                                                                    \
+        return tsr__binary_op(OP, a, NULL, NULL, NULL, TSR__OUT_NEW, NULL, result);      \
+    }                                                                                    \
+    tsr_status tsr_##name##_out(const tsr_tensor *a, tsr_tensor *out)                    \
+    {                                                                                    \
+        return tsr__binary_op(OP, a, NULL, NULL, NULL, TSR__OUT_GIVEN, out, NULL);       \
+    }                                                                                    \
+    tsr_status tsr_##name##_(tsr_tensor *self)                                           \
+    {                                                                                    \
+        return tsr__binary_op(OP, self, NULL, NULL, NULL, TSR__OUT_INPLACE, self, NULL); \
+    }
+
 #define TENSOR_OP_INTERNAL(name, OP)
 #define TENSOR_OP_HAND(name, OP)
 #define TENSOR_OP_TENSOR(name, OP) TENSOR_OP(name, OP)
+#define TENSOR_OP_SCALAR(name, OP) TENSOR_OP(name, OP) SCALAR_OP(name, OP)
+#define TENSOR_OP_UNARY(name, OP) UNARY_OP(name, OP)
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
     TENSOR_OP_##api(name, TSR__KOP_##ENUM)
 #include "core/ops.def"
