@@ -225,6 +225,27 @@ TSR_TENSOR_OP(fmin)
  * dtype. */
 TSR_SCALAR_OP(copysign)
 
+/* ---- Every operation by number -------------------------------------- */
+/* An elementwise operation's number: stable across releases (it is the
+ * op table's wire number), so bindings may keep it. */
+typedef uint32_t tsr_op;
+
+/* The operation called `name` ("add", "isnan", "div_floor", ...): TSR_OK,
+ * or TSR_ERR_INVALID_ARGUMENT when none is (or for NULL). *op is written
+ * only on success. */
+TSR_API tsr_status tsr_op_from_name(const char *name, tsr_op *op);
+/* Its name (static storage), or NULL for a number that is no operation. */
+TSR_API const char *tsr_op_name(tsr_op op);
+/* Its tensor inputs (1 or 2), or -1 for a number that is no operation. */
+TSR_API int tsr_op_arity(tsr_op op);
+/* Runs `op` on `ninputs` tensors (its arity), as its own function does:
+ * into `out` when it is not NULL (out=), else into a new *result. add and
+ * sub take alpha 1; div is true division (div_trunc and div_floor are
+ * operations of their own). Statuses: those of the operation's function;
+ * TSR_ERR_INVALID_ARGUMENT for an unknown op, a wrong count or NULL. */
+TSR_API tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,
+                                   tsr_tensor *out, tsr_tensor **result);
+
 /* ---- Copies, fill, conversion --------------------------------------- */
 
 /* dst.copy_(src): src broadcast to dst's shape, converted to dst's dtype
