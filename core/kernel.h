@@ -59,18 +59,28 @@ enum {
     TSR__KOPF_NEGATE_ALPHA = 1u << 1, /* the planner negates alpha first (sub) */
     TSR__KOPF_INT_TO_FLOAT = 1u << 2, /* bool and integer operands meet in the default dtype */
     TSR__KOPF_ZERO_CHECK = 1u << 3,   /* an integer zero divisor fails (call CHECKED) */
-    TSR__KOPF_NO_COMPLEX = 1u << 4,   /* complex inputs are refused before anything else:
-                                         "maximum not implemented for complex tensors." */
+    TSR__KOPF_BOOL_RESULT = 1u << 4,  /* the result is bool whatever the common dtype (the
+                                         element function gives 0 or 1 in the common math
+                                         type); out= takes any dtype */
+    TSR__KOPF_NO_HALF = 1u << 5,      /* float16 is refused with the stub's message, where the
+                                         other floating dtypes compute (PyTorch 1.13's cpu
+                                         kernels of floor, sqrt, ...) */
+    TSR__KOPF_BOOL_TO_LONG = 1u << 6, /* bool operands compute in int64 (square, which is
+                                         PyTorch's pow(x, 2)) */
+    TSR__KOPF_SAME_DTYPE = 1u << 13,  /* an out= or in-place output must have the common dtype:
+                                         "Found dtype Float but expected BFloat16" */
+    TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
     TSR__KOPF_FLOAT = 1u << 10,       /* in float16, bfloat16, float32, float64 (f) */
     TSR__KOPF_COMPLEX32 = 1u << 11,   /* in complex32 (h) */
     TSR__KOPF_COMPLEX = 1u << 12,     /* in complex64, complex128 (c) */
 };
-#define TSR__KOPF_CALL_MOVE 0
+#define TSR__KOPF_CALL_MOVE TSR__KOPF_MOVE
 #define TSR__KOPF_CALL_ALPHA TSR__KOPF_ALPHA
 #define TSR__KOPF_CALL_PLAIN 0
 #define TSR__KOPF_CALL_CHECKED TSR__KOPF_ZERO_CHECK
+#define TSR__KOPF_CALL_UNARY 0
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
 /* The whole flags word of a row. */
@@ -80,10 +90,12 @@ enum {
      TSR__KOPF_IF_##h(TSR__KOPF_COMPLEX32) | TSR__KOPF_IF_##c(TSR__KOPF_COMPLEX))
 
 typedef struct tsr__kernel_op_info {
-    const char *name; /* "add" */
-    const char *stub; /* "add_stub" */
-    uint32_t arity;   /* inputs: 0, 1 or 2 */
-    uint32_t flags;   /* TSR__KOPF_* */
+    const char *name;       /* "add" */
+    const char *stub;       /* "add_stub" */
+    uint32_t arity;         /* inputs: 0, 1 or 2 */
+    uint32_t flags;         /* TSR__KOPF_* */
+    const char *no_bool;    /* bool inputs are refused up front with this message, or NULL */
+    const char *no_complex; /* complex inputs are refused up front with this message, or NULL */
 } tsr__kernel_op_info;
 
 /* Indexed by tsr__kernel_op; entry 0 is empty (no name). */

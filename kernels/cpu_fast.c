@@ -52,7 +52,7 @@ enum { FAST_NONE = -1, FAST_ALPHA = -2, FAST_MUL = TSR__FAST_MUL, FAST_DIV = TSR
 int tsr__cpu_fast_op_of(tsr__kernel_op op, tsr_dtype common, const uint8_t alpha[16])
 {
     static const signed char fast_of[TSR__KOP_COUNT] = {
-#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     [TSR__KOP_##ENUM] = FAST_##fast,
 #include "core/ops.def"
 #undef X

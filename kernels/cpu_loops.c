@@ -163,7 +163,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 
 /* A family's storage: S, math type M, IN/OUT, alpha's type and decoder,
  * and whether alpha +-1 takes the folded loop. */
-#define FAMILY_b8 uint8_t, uint64_t, tsr__k_b8_in, tsr__k_b8_out, uint64_t, alpha_int, int
+#define FAMILY_b8 uint8_t, uint64_t, tsr__k_b8_in, tsr__k_b8_out, uint64_t, alpha_int, b8
 #define FAMILY_u8 uint8_t, uint64_t, tsr__k_u8_in, tsr__k_u8_out, uint64_t, alpha_int, int
 #define FAMILY_i8 uint8_t, uint64_t, tsr__k_i8_in, tsr__k_i8_out, uint64_t, alpha_int, int
 #define FAMILY_i16 uint16_t, uint64_t, tsr__k_i16_in, tsr__k_i16_out, uint64_t, alpha_int, int
@@ -180,6 +180,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 /* Alpha +-1 folds where alpha is a real number; complex rows keep the
  * general loop (their alpha 1 is 1 + 0i, whose zero part matters). */
 #define UNIT_int(alpha) ((alpha) == 1 || (alpha) == (uint64_t)0 - 1)
+#define UNIT_b8 UNIT_int
 #define UNIT_f16 UNIT
 #define UNIT_bf16 UNIT
 #define UNIT_f32 UNIT
@@ -192,8 +193,10 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
  * in the integer math (`int`). */
 #define CALL_ALPHA(fn, math, AT) fn(x, y, alpha)
 #define CALL_PLAIN(fn, math, AT) fn(x, y)
+#define CALL_UNARY(fn, math, AT) fn(x)
 #define CALL_CHECKED(fn, math, AT) CHECKED_##math(fn)
 #define CHECKED_int(fn) fn(x, y, &bad_local)
+#define CHECKED_b8(fn) fn(x, y, &bad_local)
 #define CHECKED_f16(fn) fn(x, y)
 #define CHECKED_bf16(fn) fn(x, y)
 #define CHECKED_f32(fn) fn(x, y)
@@ -203,8 +206,10 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define CHECKED_c128(fn) fn(x, y)
 #define ZERO_CHECK_ALPHA(math) 0
 #define ZERO_CHECK_PLAIN(math) 0
+#define ZERO_CHECK_UNARY(math) 0
 #define ZERO_CHECK_CHECKED(math) ZERO_CHECK_##math
 #define ZERO_CHECK_int 1
+#define ZERO_CHECK_b8 1
 #define ZERO_CHECK_f16 0
 #define ZERO_CHECK_bf16 0
 #define ZERO_CHECK_f32 0
@@ -214,14 +219,17 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ZERO_CHECK_c128 0
 #define FOLD_ALPHA(math) UNIT_##math(alpha)
 #define FOLD_PLAIN(math) NEVER
+#define FOLD_UNARY(math) NEVER
 #define FOLD_CHECKED(math) NEVER
 /* What the folded loop computes: the element function with alpha as a
  * constant 1 or -1 (real families), else the general expression. */
 #define FOLDED_ALPHA(fn, math, AT) FOLDED_##math(fn, AT)
 #define FOLDED_PLAIN(fn, math, AT) CALL_PLAIN(fn, math, AT)
+#define FOLDED_UNARY(fn, math, AT) CALL_UNARY(fn, math, AT)
 #define FOLDED_CHECKED(fn, math, AT) CALL_CHECKED(fn, math, AT)
 #define FOLDED_REAL(fn, AT) (alpha == 1 ? fn(x, y, (AT)1) : fn(x, y, (AT)-1))
 #define FOLDED_int FOLDED_REAL
+#define FOLDED_b8 FOLDED_REAL
 #define FOLDED_f16 FOLDED_REAL
 #define FOLDED_bf16 FOLDED_REAL
 #define FOLDED_f32 FOLDED_REAL
@@ -242,6 +250,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_ALPHA ROWS_COMPUTED
 #define ROWS_PLAIN ROWS_COMPUTED
 #define ROWS_CHECKED ROWS_COMPUTED
+#define ROWS_UNARY ROWS_COMPUTED
 #define ROWS_COMPUTED(ENUM, call, elem, b, i, f, h, c)                                          \
     IF_##b(ROW_OF(row_##ENUM##_b8, call, elem, b8)) IF_##i(                                     \
         ROW_OF(row_##ENUM##_u8, call, elem, u8) ROW_OF(row_##ENUM##_i8, call, elem, i8)         \
@@ -255,7 +264,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
                 IF_##c(ROW_OF(row_##ENUM##_c64, call, elem, c64)                                \
                            ROW_OF(row_##ENUM##_c128, call, elem, c128))
 
-#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     ROWS_##call(ENUM, call, elem, b, i, f, h, c)
 #include "core/ops.def"
 #undef X
@@ -305,11 +314,11 @@ static bool reduced_layout(const int64_t st[3])
 #define FAST_NAME_MUL(name) name##_fast
 #define FAST_NAME_DIV(name) name##_fast
 
-#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c)    \
-    IF_##f(IF_FAST_##fast(                                                               \
-        REDUCED_FAST(row_##ENUM##_f16, TSR_FLOAT16, TSR__KOP_##ENUM)                     \
-            REDUCED_FAST(row_##ENUM##_bf16, TSR_BFLOAT16, TSR__KOP_##ENUM)               \
-                SCALAR_FIRST_FAST(row_##ENUM##_f32, float, TSR_FLOAT32, TSR__KOP_##ENUM) \
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
+    IF_##f(IF_FAST_##fast(                                                                 \
+        REDUCED_FAST(row_##ENUM##_f16, TSR_FLOAT16, TSR__KOP_##ENUM)                       \
+            REDUCED_FAST(row_##ENUM##_bf16, TSR_BFLOAT16, TSR__KOP_##ENUM)                 \
+                SCALAR_FIRST_FAST(row_##ENUM##_f32, float, TSR_FLOAT32, TSR__KOP_##ENUM)   \
                     SCALAR_FIRST_FAST(row_##ENUM##_f64, double, TSR_FLOAT64, TSR__KOP_##ENUM)))
 #include "core/ops.def"
 #undef X
@@ -365,6 +374,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_ALPHA TABLE_COMPUTED
 #define TABLE_PLAIN TABLE_COMPUTED
 #define TABLE_CHECKED TABLE_COMPUTED
+#define TABLE_UNARY TABLE_COMPUTED
 #define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
     [TSR__KOP_##ENUM] = {                                               \
         [TSR_BOOL] = PICK_##b(row_##ENUM##_b8),                         \
@@ -383,7 +393,7 @@ MOVE_ROWS(16, bytes16)
     },
 
 static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
-#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     TABLE_##call(ENUM, fast, b, i, f, h, c)
 #include "core/ops.def"
 #undef X
@@ -396,9 +406,10 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_ALPHA(ENUM, elem)
 #define MOVES_PLAIN(ENUM, elem)
 #define MOVES_CHECKED(ENUM, elem)
+#define MOVES_UNARY(ENUM, elem)
 
 static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {
-#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     MOVES_##call(ENUM, elem)
 #include "core/ops.def"
 #undef X
@@ -411,6 +422,8 @@ tsr__kernel_row tsr__kernel_row_for(tsr__kernel_op op, tsr_dtype common)
     size_t w = tsr_dtype_itemsize(common);
     if (w < 17 && move_rows[op][w] != NULL)
         return move_rows[op][w];
+    if (common == TSR_FLOAT16 && tsr__kernel_op_has(op, TSR__KOPF_NO_HALF))
+        return NULL;
     return computed_rows[op][common];
 }
 

@@ -13,7 +13,8 @@
  *
  * Every compute dtype has a math type the operations work in:
  *   bool, uint8, int8, int16, int32, int64   tsr__u64 holding the value
- *                                            (sign-extended for signed)
+ *                                            (sign-extended for signed;
+ *                                            bool is 0 or 1)
  *   float16, bfloat16, float32               float
  *   float64                                  double
  *   complex32, complex64                     tsr__kc64 (two floats)
@@ -23,6 +24,12 @@
  * Where PyTorch rounds to float16/bfloat16 inside an operation (c10::Half
  * and c10::BFloat16 arithmetic round after every step), the operation
  * does too, with tsr__k_r16 / tsr__k_rbf16.
+ *
+ * bool's functions are tsr__k_<op>_b8, most of them the integers' own
+ * (tsr__k_<op>_int) under a second name; bitwise_not is where they
+ * differ. An operation whose result is bool (comparisons, isnan, ...)
+ * gives 0 or 1 in the common dtype's math type, which every conversion
+ * into the output's dtype keeps exactly.
  *
  * Integer division by zero sets *bad and gives 0 (the caller reports
  * PyTorch's "ZeroDivisionError"). add takes alpha already converted to
@@ -42,6 +49,17 @@
 #define tsr__k_floord(x) floor(x)
 #define tsr__k_fmodd(x, y) fmod(x, y)
 #define tsr__k_copysignd(x, y) copysign(x, y)
+#define tsr__k_ceilf(x) ceil(x)
+#define tsr__k_ceild(x) ceil(x)
+#define tsr__k_rintf(x) rint(x)
+#define tsr__k_rintd(x) rint(x)
+#define tsr__k_fabsf(x) fabs(x)
+#define tsr__k_fabsd(x) fabs(x)
+/* Correctly rounded: double's sqrt always is in OpenCL, float's under
+ * -cl-fp32-correctly-rounded-divide-sqrt, which every program is built
+ * with (core/kernel.h). */
+#define tsr__k_sqrtf(x) sqrt(x)
+#define tsr__k_sqrtd(x) sqrt(x)
 
 static inline tsr__i64 tsr__k_signed(tsr__u64 u)
 {
@@ -64,6 +82,14 @@ static inline tsr__i64 tsr__k_signed(tsr__u64 u)
 #define tsr__k_floord floor
 #define tsr__k_fmodd fmod
 #define tsr__k_copysignd copysign
+#define tsr__k_ceilf ceilf
+#define tsr__k_ceild ceil
+#define tsr__k_rintf nearbyintf
+#define tsr__k_rintd nearbyint
+#define tsr__k_fabsf fabsf
+#define tsr__k_fabsd fabs
+#define tsr__k_sqrtf sqrtf
+#define tsr__k_sqrtd sqrt
 
 static inline tsr__i64 tsr__k_signed(tsr__u64 u)
 {
@@ -227,6 +253,115 @@ static inline tsr__u64 tsr__k_min_int(tsr__u64 a, tsr__u64 b)
     return tsr__k_signed(b) < tsr__k_signed(a) ? b : a;
 }
 
+/* The unary operations on the signed values (uint8's are never
+ * negative): abs and neg wrap (abs(INT_MIN) is INT_MIN), sign is
+ * (0 < x) - (x < 0), relu clamps below at 0; floor, ceil, trunc and round
+ * of an integer are the integer itself. */
+static inline tsr__u64 tsr__k_abs_int(tsr__u64 x)
+{
+    return tsr__k_signed(x) < 0 ? 0 - x : x;
+}
+static inline tsr__u64 tsr__k_neg_int(tsr__u64 x)
+{
+    return 0 - x;
+}
+static inline tsr__u64 tsr__k_sign_int(tsr__u64 x)
+{
+    tsr__i64 s = tsr__k_signed(x);
+    return (tsr__u64)((s > 0) - (s < 0));
+}
+static inline tsr__u64 tsr__k_sq_int(tsr__u64 x)
+{
+    return x * x;
+}
+static inline tsr__u64 tsr__k_relu_int(tsr__u64 x)
+{
+    return tsr__k_signed(x) < 0 ? 0 : x;
+}
+static inline tsr__u64 tsr__k_same_int(tsr__u64 x)
+{
+    return x;
+}
+#define tsr__k_floor_int tsr__k_same_int
+#define tsr__k_ceil_int tsr__k_same_int
+#define tsr__k_trunc_int tsr__k_same_int
+#define tsr__k_round_int tsr__k_same_int
+static inline tsr__u64 tsr__k_bnot_int(tsr__u64 x)
+{
+    return ~x;
+}
+static inline tsr__u64 tsr__k_zero_int(tsr__u64 x)
+{
+    return x & 0;
+}
+static inline tsr__u64 tsr__k_one_int(tsr__u64 x)
+{
+    return (x & 0) | 1;
+}
+#define tsr__k_isnan_int tsr__k_zero_int
+#define tsr__k_isinf_int tsr__k_zero_int
+#define tsr__k_isfin_int tsr__k_one_int
+static inline tsr__u64 tsr__k_sbit_int(tsr__u64 x)
+{
+    return tsr__k_signed(x) < 0;
+}
+static inline tsr__u64 tsr__k_lnot_int(tsr__u64 x)
+{
+    return x == 0;
+}
+
+/* Comparisons, logical and bitwise operations; fmax and fmin are maximum
+ * and minimum where no NaN can be. */
+#define TSR__K_INT_BINARY(name, EXPR)                        \
+    static inline tsr__u64 name(tsr__u64 x, tsr__u64 y)      \
+    {                                                        \
+        tsr__i64 a = tsr__k_signed(x), b = tsr__k_signed(y); \
+        (void)a, (void)b;                                    \
+        return (tsr__u64)(EXPR);                             \
+    }
+TSR__K_INT_BINARY(tsr__k_eq_int, x == y)
+TSR__K_INT_BINARY(tsr__k_ne_int, x != y)
+TSR__K_INT_BINARY(tsr__k_lt_int, a < b)
+TSR__K_INT_BINARY(tsr__k_le_int, a <= b)
+TSR__K_INT_BINARY(tsr__k_gt_int, a > b)
+TSR__K_INT_BINARY(tsr__k_ge_int, a >= b)
+TSR__K_INT_BINARY(tsr__k_land_int, x != 0 && y != 0)
+TSR__K_INT_BINARY(tsr__k_lor_int, x != 0 || y != 0)
+TSR__K_INT_BINARY(tsr__k_lxor_int, (x != 0) != (y != 0))
+TSR__K_INT_BINARY(tsr__k_band_int, x &y)
+TSR__K_INT_BINARY(tsr__k_bor_int, x | y)
+TSR__K_INT_BINARY(tsr__k_bxor_int, x ^ y)
+#define tsr__k_fmax_int tsr__k_max_int
+#define tsr__k_fmin_int tsr__k_min_int
+
+/* bool: the integers' functions on 0 and 1, but bitwise_not, which is
+ * logical there. */
+#define tsr__k_add_b8 tsr__k_add_int
+#define tsr__k_mul_b8 tsr__k_mul_int
+#define tsr__k_max_b8 tsr__k_max_int
+#define tsr__k_min_b8 tsr__k_min_int
+#define tsr__k_sign_b8 tsr__k_sign_int
+#define tsr__k_bnot_b8 tsr__k_lnot_int
+#define tsr__k_lnot_b8 tsr__k_lnot_int
+#define tsr__k_isnan_b8 tsr__k_isnan_int
+#define tsr__k_isinf_b8 tsr__k_isinf_int
+#define tsr__k_isfin_b8 tsr__k_isfin_int
+#define tsr__k_sbit_b8 tsr__k_sbit_int
+#define tsr__k_eq_b8 tsr__k_eq_int
+#define tsr__k_ne_b8 tsr__k_ne_int
+#define tsr__k_lt_b8 tsr__k_lt_int
+#define tsr__k_le_b8 tsr__k_le_int
+#define tsr__k_gt_b8 tsr__k_gt_int
+#define tsr__k_ge_b8 tsr__k_ge_int
+#define tsr__k_land_b8 tsr__k_land_int
+#define tsr__k_lor_b8 tsr__k_lor_int
+#define tsr__k_lxor_b8 tsr__k_lxor_int
+#define tsr__k_band_b8 tsr__k_band_int
+#define tsr__k_bor_b8 tsr__k_bor_int
+#define tsr__k_bxor_b8 tsr__k_bxor_int
+#define tsr__k_fmax_b8 tsr__k_max_int
+#define tsr__k_fmin_b8 tsr__k_min_int
+
 /* The floating maximum and minimum of PyTorch's loops: a NaN in either
  * input gives quiet_NaN() (positive, no payload), else std::max or
  * std::min, so that max(0, -0) is 0 and max(-0, 0) is -0. The result is
@@ -247,7 +382,229 @@ static inline tsr__u64 tsr__k_min_int(tsr__u64 a, tsr__u64 b)
 
 #define TSR__K_QUIET_NAN tsr__float_from_bits(0x7FC00000u)
 
+/* The exactly defined operations of one real type T (float or double),
+ * as PyTorch 1.13's cpu loops give them: sign is (0 < x) - (x < 0), so
+ * +0 for a zero or a NaN; relu keeps -0 and NaN (std::max(x, 0)); round
+ * is to nearest even; fmax and fmin take the number where one input is
+ * NaN and otherwise keep the first input on a tie (as PyTorch 1.13's
+ * std::fmax gives it), so fmax(-0, 0) is -0 and fmax(0, -0) is 0. Results
+ * that are bool are 1 or 0 in T. */
+#define TSR__K_REAL_OPS(T, sfx, FLOOR, CEIL, TRUNC, RINT, FABS, SQRT, COPYSIGN) \
+    static inline T tsr__k_abs_##sfx(T x)                                       \
+    {                                                                           \
+        return FABS(x);                                                         \
+    }                                                                           \
+    static inline T tsr__k_neg_##sfx(T x)                                       \
+    {                                                                           \
+        return -x;                                                              \
+    }                                                                           \
+    static inline T tsr__k_sign_##sfx(T x)                                      \
+    {                                                                           \
+        return (T)((x > 0) - (x < 0));                                          \
+    }                                                                           \
+    static inline T tsr__k_sq_##sfx(T x)                                        \
+    {                                                                           \
+        return x * x;                                                           \
+    }                                                                           \
+    static inline T tsr__k_recip_##sfx(T x)                                     \
+    {                                                                           \
+        return (T)1 / x;                                                        \
+    }                                                                           \
+    static inline T tsr__k_floor_##sfx(T x)                                     \
+    {                                                                           \
+        return FLOOR(x);                                                        \
+    }                                                                           \
+    static inline T tsr__k_ceil_##sfx(T x)                                      \
+    {                                                                           \
+        return CEIL(x);                                                         \
+    }                                                                           \
+    static inline T tsr__k_trunc_##sfx(T x)                                     \
+    {                                                                           \
+        return TRUNC(x);                                                        \
+    }                                                                           \
+    static inline T tsr__k_round_##sfx(T x)                                     \
+    {                                                                           \
+        return RINT(x);                                                         \
+    }                                                                           \
+    static inline T tsr__k_relu_##sfx(T x)                                      \
+    {                                                                           \
+        return x < 0 ? (T)0 : x;                                                \
+    }                                                                           \
+    static inline T tsr__k_lnot_##sfx(T x)                                      \
+    {                                                                           \
+        return (T)(x == 0);                                                     \
+    }                                                                           \
+    static inline T tsr__k_isnan_##sfx(T x)                                     \
+    {                                                                           \
+        return (T)(x != x);                                                     \
+    }                                                                           \
+    static inline T tsr__k_isinf_##sfx(T x)                                     \
+    {                                                                           \
+        return (T)(x == (T)INFINITY || x == -(T)INFINITY);                      \
+    }                                                                           \
+    static inline T tsr__k_isfin_##sfx(T x)                                     \
+    {                                                                           \
+        return (T)(x == x && x != (T)INFINITY && x != -(T)INFINITY);            \
+    }                                                                           \
+    static inline T tsr__k_sbit_##sfx(T x)                                      \
+    {                                                                           \
+        return (T)(COPYSIGN((T)1, x) < 0);                                      \
+    }                                                                           \
+    static inline T tsr__k_frac_##sfx(T x)                                      \
+    {                                                                           \
+        return x - TRUNC(x);                                                    \
+    }                                                                           \
+    static inline T tsr__k_sqrt_##sfx(T x)                                      \
+    {                                                                           \
+        return SQRT(x);                                                         \
+    }                                                                           \
+    static inline T tsr__k_eq_##sfx(T x, T y)                                   \
+    {                                                                           \
+        return (T)(x == y);                                                     \
+    }                                                                           \
+    static inline T tsr__k_ne_##sfx(T x, T y)                                   \
+    {                                                                           \
+        return (T)(x != y);                                                     \
+    }                                                                           \
+    static inline T tsr__k_lt_##sfx(T x, T y)                                   \
+    {                                                                           \
+        return (T)(x < y);                                                      \
+    }                                                                           \
+    static inline T tsr__k_le_##sfx(T x, T y)                                   \
+    {                                                                           \
+        return (T)(x <= y);                                                     \
+    }                                                                           \
+    static inline T tsr__k_gt_##sfx(T x, T y)                                   \
+    {                                                                           \
+        return (T)(x > y);                                                      \
+    }                                                                           \
+    static inline T tsr__k_ge_##sfx(T x, T y)                                   \
+    {                                                                           \
+        return (T)(x >= y);                                                     \
+    }                                                                           \
+    static inline T tsr__k_land_##sfx(T x, T y)                                 \
+    {                                                                           \
+        return (T)(x != 0 && y != 0);                                           \
+    }                                                                           \
+    static inline T tsr__k_lor_##sfx(T x, T y)                                  \
+    {                                                                           \
+        return (T)(x != 0 || y != 0);                                           \
+    }                                                                           \
+    static inline T tsr__k_lxor_##sfx(T x, T y)                                 \
+    {                                                                           \
+        return (T)((x != 0) != (y != 0));                                       \
+    }                                                                           \
+    static inline T tsr__k_fmax_##sfx(T x, T y)                                 \
+    {                                                                           \
+        if (x != x)                                                             \
+            return y;                                                           \
+        if (y != y)                                                             \
+            return x;                                                           \
+        return y > x ? y : x;                                                   \
+    }                                                                           \
+    static inline T tsr__k_fmin_##sfx(T x, T y)                                 \
+    {                                                                           \
+        if (x != x)                                                             \
+            return y;                                                           \
+        if (y != y)                                                             \
+            return x;                                                           \
+        return y < x ? y : x;                                                   \
+    }                                                                           \
+    static inline T tsr__k_csign_##sfx(T x, T y)                                \
+    {                                                                           \
+        return COPYSIGN(x, y);                                                  \
+    }
+
+/* float16 and bfloat16 compute these in float: each is exact, or one
+ * rounding of float's result (reciprocal, sqrt), as PyTorch's loops
+ * round them. */
+#define TSR__K_REDUCED_UNARY(op, sfx)                \
+    static inline float tsr__k_##op##_##sfx(float x) \
+    {                                                \
+        return tsr__k_##op##_f32(x);                 \
+    }
+#define TSR__K_REDUCED_BINARY(op, sfx)                        \
+    static inline float tsr__k_##op##_##sfx(float x, float y) \
+    {                                                         \
+        return tsr__k_##op##_f32(x, y);                       \
+    }
+/* fmax and fmin of float16 and bfloat16 keep the second input on a tie
+ * (std::fmax of the values widened to float, which glibc's fmaxf is). */
+#define TSR__K_REDUCED_SWAPPED(op, sfx)                       \
+    static inline float tsr__k_##op##_##sfx(float x, float y) \
+    {                                                         \
+        return tsr__k_##op##_f32(y, x);                       \
+    }
+#define TSR__K_REDUCED_OPS(sfx)                                                                   \
+    TSR__K_REDUCED_UNARY(abs, sfx)                                                                \
+    TSR__K_REDUCED_UNARY(neg, sfx) TSR__K_REDUCED_UNARY(sign, sfx) TSR__K_REDUCED_UNARY(sq, sfx)  \
+        TSR__K_REDUCED_UNARY(recip, sfx) TSR__K_REDUCED_UNARY(floor, sfx) TSR__K_REDUCED_UNARY(   \
+            ceil, sfx) TSR__K_REDUCED_UNARY(trunc, sfx) TSR__K_REDUCED_UNARY(round, sfx)          \
+            TSR__K_REDUCED_UNARY(relu, sfx) TSR__K_REDUCED_UNARY(lnot, sfx)                       \
+                TSR__K_REDUCED_UNARY(isnan, sfx) TSR__K_REDUCED_UNARY(isinf, sfx)                 \
+                    TSR__K_REDUCED_UNARY(isfin, sfx) TSR__K_REDUCED_UNARY(sbit, sfx)              \
+                        TSR__K_REDUCED_UNARY(frac, sfx) TSR__K_REDUCED_UNARY(sqrt, sfx)           \
+                            TSR__K_REDUCED_BINARY(eq, sfx) TSR__K_REDUCED_BINARY(ne, sfx)         \
+                                TSR__K_REDUCED_BINARY(lt, sfx) TSR__K_REDUCED_BINARY(le, sfx)     \
+                                    TSR__K_REDUCED_BINARY(gt, sfx) TSR__K_REDUCED_BINARY(ge, sfx) \
+                                        TSR__K_REDUCED_BINARY(land, sfx)                          \
+                                            TSR__K_REDUCED_BINARY(lor, sfx)                       \
+                                                TSR__K_REDUCED_BINARY(lxor, sfx)                  \
+                                                    TSR__K_REDUCED_SWAPPED(fmax, sfx)             \
+                                                        TSR__K_REDUCED_SWAPPED(fmin, sfx)         \
+                                                            TSR__K_REDUCED_BINARY(csign, sfx)
+
+/* The exactly defined operations of complex numbers Z (parts T); a bool
+ * result is 1 + 0i or 0. */
+#define TSR__K_COMPLEX_OPS(Z, T, sfx)                                                          \
+    static inline Z tsr__k_truth_##sfx(int v)                                                  \
+    {                                                                                          \
+        return Z##_make((T)v, (T)0);                                                           \
+    }                                                                                          \
+    static inline Z tsr__k_lnot_##sfx(Z x)                                                     \
+    {                                                                                          \
+        return tsr__k_truth_##sfx(x.re == 0 && x.im == 0);                                     \
+    }                                                                                          \
+    static inline Z tsr__k_isnan_##sfx(Z x)                                                    \
+    {                                                                                          \
+        return tsr__k_truth_##sfx(x.re != x.re || x.im != x.im);                               \
+    }                                                                                          \
+    static inline Z tsr__k_isinf_##sfx(Z x)                                                    \
+    {                                                                                          \
+        T inf = (T)INFINITY;                                                                   \
+        return tsr__k_truth_##sfx(x.re == inf || x.re == -inf || x.im == inf || x.im == -inf); \
+    }                                                                                          \
+    static inline Z tsr__k_isfin_##sfx(Z x)                                                    \
+    {                                                                                          \
+        return tsr__k_truth_##sfx(x.re - x.re == 0 && x.im - x.im == 0);                       \
+    }                                                                                          \
+    static inline Z tsr__k_eq_##sfx(Z x, Z y)                                                  \
+    {                                                                                          \
+        return tsr__k_truth_##sfx(x.re == y.re && x.im == y.im);                               \
+    }                                                                                          \
+    static inline Z tsr__k_ne_##sfx(Z x, Z y)                                                  \
+    {                                                                                          \
+        return tsr__k_truth_##sfx(x.re != y.re || x.im != y.im);                               \
+    }                                                                                          \
+    static inline Z tsr__k_land_##sfx(Z x, Z y)                                                \
+    {                                                                                          \
+        return tsr__k_truth_##sfx((x.re != 0 || x.im != 0) && (y.re != 0 || y.im != 0));       \
+    }                                                                                          \
+    static inline Z tsr__k_lor_##sfx(Z x, Z y)                                                 \
+    {                                                                                          \
+        return tsr__k_truth_##sfx(x.re != 0 || x.im != 0 || y.re != 0 || y.im != 0);           \
+    }                                                                                          \
+    static inline Z tsr__k_lxor_##sfx(Z x, Z y)                                                \
+    {                                                                                          \
+        return tsr__k_truth_##sfx((x.re != 0 || x.im != 0) != (y.re != 0 || y.im != 0));       \
+    }
+
 /* ---- float32 and float64 ------------------------------------------------ */
+
+TSR__K_REAL_OPS(float, f32, tsr__k_floorf, tsr__k_ceilf, tsr__k_truncf, tsr__k_rintf, tsr__k_fabsf,
+                tsr__k_sqrtf, tsr__k_copysignf)
+TSR__K_REDUCED_OPS(f16)
+TSR__K_REDUCED_OPS(bf16)
 
 TSR__K_MAX_MIN(tsr__k_max_f32, tsr__k_min_f32, float, TSR__K_QUIET_NAN)
 
@@ -391,6 +748,17 @@ TSR__K_DIV_FLOOR(tsr__k_divf_bf16, float, tsr__k_rbf16, tsr__k_floorf, tsr__k_fm
 /* complex32's product computes in complex64 and rounds once. */
 #define tsr__k_mul_c32 tsr__kc64_mul
 
+TSR__K_COMPLEX_OPS(tsr__kc64, float, c64)
+TSR__K_COMPLEX_OPS(tsr__kc64, float, c32)
+
+/* Negation is c10's -z (PyTorch's vector loop computes 0 - z, which
+ * differs on zero parts; its tails and strided loops compute -z). */
+static inline tsr__kc64 tsr__k_neg_c64(tsr__kc64 x)
+{
+    return tsr__kc64_make(-x.re, -x.im);
+}
+#define tsr__k_neg_c32 tsr__k_neg_c64
+
 static inline tsr__kc64 tsr__k_c32_in(tsr__u16 re, tsr__u16 im)
 {
     return tsr__kc64_make(tsr__k_f16_in(re), tsr__k_f16_in(im));
@@ -433,6 +801,14 @@ static inline double tsr__k_div_f64(double a, double b)
 }
 
 TSR__K_MAX_MIN(tsr__k_max_f64, tsr__k_min_f64, double, (double)TSR__K_QUIET_NAN)
+
+TSR__K_REAL_OPS(double, f64, tsr__k_floord, tsr__k_ceild, tsr__k_truncd, tsr__k_rintd, tsr__k_fabsd,
+                tsr__k_sqrtd, tsr__k_copysignd)
+TSR__K_COMPLEX_OPS(tsr__kc128, double, c128)
+static inline tsr__kc128 tsr__k_neg_c128(tsr__kc128 x)
+{
+    return tsr__kc128_make(-x.re, -x.im);
+}
 
 static inline double tsr__k_divt_f64(double a, double b)
 {

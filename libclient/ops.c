@@ -1,8 +1,11 @@
-/* The arithmetic of tessera/ops.h: add, sub, mul and div in their three
- * forms (new result, out=, in place), each with a tensor or a Python
- * number as its second operand, and the op table's tensor-only
- * operations. All of them are one call into the planner
+/* The elementwise operations of tessera/ops.h: add, sub, mul and div in
+ * their three forms (new result, out=, in place), each with a tensor or a
+ * Python number as its second operand; the op table's generated ones
+ * (TENSOR, SCALAR and UNARY rows); and tsr_elementwise, which reaches
+ * every one of them by number. All of them are one call into the planner
  * (libclient/plan.c), which owns the semantics. */
+#include <string.h>
+
 #include "core/error.h"
 #include "libclient/plan.h"
 #include "tessera/ops.h"
@@ -151,10 +154,94 @@ tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mod
     {                                                                                      \
         return tsr__binary_op(OP, self, b, NULL, NULL, TSR__OUT_INPLACE, self, NULL);      \
     }
+/* The Python-number forms of the SCALAR rows: tsr_<name>_scalar, _out
+ * and _. */
+#define SCALAR_OP(name, OP)                                                                \
+    tsr_status tsr_##name##_scalar(const tsr_tensor *a, tsr_scalar b, tsr_tensor **result) \
+    {                                                                                      \
+        return tsr__binary_op(OP, a, NULL, &b, NULL, TSR__OUT_NEW, NULL, result);          \
+    }                                                                                      \
+    tsr_status tsr_##name##_scalar_out(const tsr_tensor *a, tsr_scalar b, tsr_tensor *out) \
+    {                                                                                      \
+        return tsr__binary_op(OP, a, NULL, &b, NULL, TSR__OUT_GIVEN, out, NULL);           \
+    }                                                                                      \
+    tsr_status tsr_##name##_scalar_(tsr_tensor *self, tsr_scalar b)                        \
+    {                                                                                      \
+        return tsr__binary_op(OP, self, NULL, &b, NULL, TSR__OUT_INPLACE, self, NULL);     \
+    }
+
+/* The UNARY rows: tsr_<name>, tsr_<name>_out and tsr_<name>_. */
+#define UNARY_OP(name, OP)                                                               \
+    tsr_status tsr_##name(const tsr_tensor *a, tsr_tensor **result)                      \
+    {                                                                                    \
+        return tsr__binary_op(OP, a, NULL, NULL, NULL, TSR__OUT_NEW, NULL, result);      \
+    }                                                                                    \
+    tsr_status tsr_##name##_out(const tsr_tensor *a, tsr_tensor *out)                    \
+    {                                                                                    \
+        return tsr__binary_op(OP, a, NULL, NULL, NULL, TSR__OUT_GIVEN, out, NULL);       \
+    }                                                                                    \
+    tsr_status tsr_##name##_(tsr_tensor *self)                                           \
+    {                                                                                    \
+        return tsr__binary_op(OP, self, NULL, NULL, NULL, TSR__OUT_INPLACE, self, NULL); \
+    }
+
 #define TENSOR_OP_INTERNAL(name, OP)
 #define TENSOR_OP_HAND(name, OP)
 #define TENSOR_OP_TENSOR(name, OP) TENSOR_OP(name, OP)
+#define TENSOR_OP_SCALAR(name, OP) TENSOR_OP(name, OP) SCALAR_OP(name, OP)
+#define TENSOR_OP_UNARY(name, OP) UNARY_OP(name, OP)
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
     TENSOR_OP_##api(name, TSR__KOP_##ENUM)
 #include "core/ops.def"
 #undef X
+
+/* ---- every operation by its number ----------------------------------- */
+
+tsr_status tsr_op_from_name(const char *name, tsr_op *op)
+{
+    if (name == NULL || op == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "name and op must not be NULL");
+    for (uint32_t k = 1; k < TSR__KOP_COUNT; k++)
+        if (!tsr__kernel_op_has(k, TSR__KOPF_MOVE) && strcmp(tsr__kernel_ops[k].name, name) == 0) {
+            *op = k;
+            return TSR_OK;
+        }
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "no elementwise operation is named \"%s\"", name);
+}
+
+/* The row of a computing operation, or NULL. */
+static const tsr__kernel_op_info *computing(tsr_op op)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    return info && !(info->flags & TSR__KOPF_MOVE) ? info : NULL;
+}
+
+const char *tsr_op_name(tsr_op op)
+{
+    const tsr__kernel_op_info *info = computing(op);
+    return info ? info->name : NULL;
+}
+
+int tsr_op_arity(tsr_op op)
+{
+    const tsr__kernel_op_info *info = computing(op);
+    return info ? (int)info->arity : -1;
+}
+
+tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,
+                           tsr_tensor *out, tsr_tensor **result)
+{
+    const tsr__kernel_op_info *info = computing(op);
+    if (info == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid elementwise operation %u", op);
+    if (inputs == NULL || ninputs != info->arity)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes %u input tensors, not %zu", info->name,
+                         info->arity, inputs ? ninputs : 0);
+    if ((info->flags & TSR__KOPF_ALPHA) != 0) {
+        tsr_scalar one = tsr_scalar_int(1);
+        return tsr__binary_op(op, inputs[0], inputs[1], NULL, &one,
+                              out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
+    }
+    return tsr__binary_op(op, inputs[0], ninputs > 1 ? inputs[1] : NULL, NULL, NULL,
+                          out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
+}

@@ -296,7 +296,15 @@ static tsr_status scalar_value(const operand *in, tsr_dtype common, uint8_t valu
         else
             memcpy(src, s->v.c, 16);
     }
-    return tsr__kernel_convert(src, from, value, common, 1);
+    tsr_status st = tsr__kernel_convert(src, from, value, common, 1);
+    /* A Python number is converted as c10's constructors convert one
+     * value, whose bfloat16 NaN is 7FC0 (a sign copysign reads). */
+    if (st == TSR_OK && !in->t && common == TSR_BFLOAT16 && from == TSR_FLOAT64 &&
+        in->number.v.f != in->number.v.f) {
+        value[0] = 0xC0;
+        value[1] = 0x7F;
+    }
+    return st;
 }
 
 /* ---- binary operations ------------------------------------------------------- */
@@ -345,8 +353,15 @@ static tsr_status check_alpha(tsr_dtype common, const tsr_scalar *alpha)
     return TSR_OK;
 }
 
+/* The dtype of an operation's new result: bool for the comparisons and
+ * tests, else the common dtype. */
+static tsr_dtype result_dtype(tsr__kernel_op op, tsr_dtype common)
+{
+    return tsr__kernel_op_has(op, TSR__KOPF_BOOL_RESULT) ? TSR_BOOL : common;
+}
+
 /* compute_types: the common dtype (true division promotes integers to
- * the default dtype), then per operand, output first, the device check
+ * the default dtype, square bool to int64), then per operand, output first, the device check
  * (zero-dim cpu inputs ride along as scalars) and the out= cast check. */
 static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operand *in, int nin,
                                 tsr_dtype *common, tsr_device *device)
@@ -365,6 +380,9 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
     if (tsr__kernel_op_has(op, TSR__KOPF_INT_TO_FLOAT) &&
         (tsr_dtype_is_integral(*common) || *common == TSR_BOOL))
         *common = tsr_get_default_dtype();
+    if (tsr__kernel_op_has(op, TSR__KOPF_BOOL_TO_LONG) && *common == TSR_BOOL)
+        *common = TSR_INT64;
+    tsr_dtype result = result_dtype(op, *common);
     const tsr_tensor *all[3] = {out, in[0].t, nin > 1 ? in[1].t : NULL};
     tsr_device dev = {TSR_DEVICE_CPU, -1};
     for (int k = 0; k < 3; k++)
@@ -390,7 +408,10 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
                              device_text(dev, d1, sizeof d1),
                              device_text(t->storage->device, d2, sizeof d2));
         }
-        if (k == 0 && (st = tsr_check_output_cast(*common, t->dtype, TSR_CAST_PYTORCH)) != TSR_OK)
+        if (k == 0 && tsr__kernel_op_has(op, TSR__KOPF_SAME_DTYPE) && t->dtype != result)
+            return tsr__fail(TSR_ERR_RUNTIME, "Found dtype %s but expected %s",
+                             tsr_dtype_message_name(t->dtype), tsr_dtype_message_name(result));
+        if (k == 0 && (st = tsr_check_output_cast(result, t->dtype, TSR_CAST_PYTORCH)) != TSR_OK)
             return st;
     }
     for (int i = 0; i < nin; i++)
@@ -528,11 +549,14 @@ static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common
     return TSR_OK;
 }
 
-static tsr_status check_binary_args(const tsr_tensor *a, const tsr_tensor *b,
-                                    const tsr_scalar *b_scalar, const tsr_scalar *alpha,
-                                    tsr__out_mode mode, const tsr_tensor *out, tsr_tensor **result)
+static tsr_status check_args(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
+                             const tsr_scalar *b_scalar, const tsr_scalar *alpha,
+                             tsr__out_mode mode, const tsr_tensor *out, tsr_tensor **result)
 {
-    if (a == NULL || (b == NULL && b_scalar == NULL))
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    if (info == NULL || (info->flags & TSR__KOPF_MOVE) != 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid elementwise operation %d", (int)op);
+    if (a == NULL || (info->arity == 2 && b == NULL && b_scalar == NULL))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
     if ((mode == TSR__OUT_NEW && result == NULL) || (mode == TSR__OUT_GIVEN && out == NULL))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "output must not be NULL");
@@ -542,34 +566,51 @@ static tsr_status check_binary_args(const tsr_tensor *a, const tsr_tensor *b,
     return TSR_OK;
 }
 
+/* The refusals PyTorch makes before anything else: a bool or complex
+ * input to an operation whose row gives a message for it. */
+static tsr_status refuse_inputs(tsr__kernel_op op, const operand *in, int nin)
+{
+    const tsr__kernel_op_info *info = &tsr__kernel_ops[op];
+    for (int i = 0; i < nin; i++) {
+        tsr_dtype d = operand_dtype(&in[i]);
+        const char *msg = d == TSR_BOOL && in[i].t             ? info->no_bool
+                          : tsr_dtype_is_complex(d) && in[i].t ? info->no_complex
+                                                               : NULL;
+        if (msg)
+            return tsr__fail(strstr(msg, " not implemented for ") ? TSR_ERR_NOT_SUPPORTED
+                                                                  : TSR_ERR_RUNTIME,
+                             "%s", msg);
+    }
+    return TSR_OK;
+}
+
 tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                           const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
                           tsr_tensor *out, tsr_tensor **result)
 {
-    tsr_status st = check_binary_args(a, b, b_scalar, alpha, mode, out, result);
+    tsr_status st = check_args(op, a, b, b_scalar, alpha, mode, out, result);
     if (st != TSR_OK)
         return st;
-    if (tsr__kernel_op_has(op, TSR__KOPF_NO_COMPLEX) &&
-        (tsr_dtype_is_complex(a->dtype) || (b && tsr_dtype_is_complex(b->dtype))))
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s not implemented for complex tensors.",
-                         tsr__kernel_ops[op].name);
+    int nin = (int)tsr__kernel_ops[op].arity;
     operand in[2] = {{.t = a}, {.t = b}};
-    if (!b)
+    if (nin > 1 && !b)
         in[1].number = *b_scalar;
+    if ((st = refuse_inputs(op, in, nin)) != TSR_OK)
+        return st;
     if (op == TSR__KOP_SUB && (st = check_sub(in)) != TSR_OK)
         return st;
     if (mode == TSR__OUT_INPLACE)
         out = (tsr_tensor *)a;
-    if (mode != TSR__OUT_NEW && (st = check_overlaps(out, in, 2)) != TSR_OK)
+    if (mode != TSR__OUT_NEW && (st = check_overlaps(out, in, nin)) != TSR_OK)
         return st;
     int ndim;
     int64_t shape[TSR_MAX_DIMS];
     bool same;
-    if ((st = compute_shape(in, 2, &ndim, shape, &same)) != TSR_OK)
+    if ((st = compute_shape(in, nin, &ndim, shape, &same)) != TSR_OK)
         return st;
     tsr_dtype common;
     tsr_device device;
-    if ((st = compute_types(op, mode == TSR__OUT_NEW ? NULL : out, in, 2, &common, &device)) !=
+    if ((st = compute_types(op, mode == TSR__OUT_NEW ? NULL : out, in, nin, &common, &device)) !=
         TSR_OK)
         return st;
     bool resize = false;
@@ -582,11 +623,12 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
         return st;
     if (device.type != TSR_DEVICE_META && (st = tsr__kernel_check_compute(op, common)) != TSR_OK)
         return st;
-    tsr__plan p = {.device = device, .client = client_of(out, in, 2)};
+    tsr__plan p = {.device = device, .client = client_of(out, in, nin)};
     tsr_tensor *fresh = NULL;
     if (mode == TSR__OUT_NEW || resize) {
-        st = allocate_output(p.client, device, mode == TSR__OUT_NEW ? common : out->dtype, common,
-                             ndim, shape, in, 2, same, &fresh);
+        st = allocate_output(p.client, device,
+                             mode == TSR__OUT_NEW ? result_dtype(op, common) : out->dtype, common,
+                             ndim, shape, in, nin, same, &fresh);
         if (st != TSR_OK)
             return st;
         if (resize) {
@@ -596,7 +638,7 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
             out = fresh;
         }
     }
-    st = build_kernel(&p, op, common, out, in, 2, device.type == TSR_DEVICE_META ? NULL : alpha);
+    st = build_kernel(&p, op, common, out, in, nin, device.type == TSR_DEVICE_META ? NULL : alpha);
     if (st == TSR_OK)
         st = run(&p);
     if (st != TSR_OK) {

@@ -33,8 +33,9 @@ typedef struct tsr__plan {
     int64_t numel;
 } tsr__plan;
 
-/* add/sub/mul/div in all their forms. b is a tensor, or NULL with
- * b_scalar set (a Python number); alpha is add/sub's (NULL otherwise).
+/* Every computing operation of core/ops.def in all its forms. b is a
+ * tensor, or NULL with b_scalar set (a Python number), or both NULL for
+ * an operation of one input; alpha is add/sub's (NULL otherwise).
  * mode NEW writes *result; GIVEN writes `out`; INPLACE writes `a` (out
  * must be a). */
 tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,

@@ -233,7 +233,7 @@ typedef struct cl_math {
 /* Each operation's element function, by its base name (core/ops.def);
  * which dtypes it computes in is tsr__kernel_check_compute's answer. */
 static const char *const cl_elems[TSR__KOP_COUNT] = {
-#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c) \
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     [TSR__KOP_##ENUM] = #elem,
 #include "core/ops.def"
 #undef X
@@ -250,7 +250,7 @@ static const char *const cl_elems[TSR__KOP_COUNT] = {
 
 static const cl_math cl_maths[TSR_DTYPE_COUNT] = {
     [TSR_BOOL] = {"tsr__u64", "tsr__k_b8_in($1_re)", "    $1_re = tsr__k_b8_out($2);\n",
-                  "(alpha.s0 != 0 ? (tsr__u64)1 : (tsr__u64)0)", "int"},
+                  "(alpha.s0 != 0 ? (tsr__u64)1 : (tsr__u64)0)", "b8"},
     [TSR_UINT8] = INTEGER_MATH("tsr__k_u8_in", "tsr__k_u8_out"),
     [TSR_INT8] = INTEGER_MATH("tsr__k_i8_in", "tsr__k_i8_out"),
     [TSR_INT16] = INTEGER_MATH("tsr__k_i16_in", "tsr__k_i16_out"),
@@ -380,6 +380,8 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         } else if (zero_check) {
             put(t, "    int zero = 0;\n");
             snprintf(e, sizeof e, "%s(%s, %s, &zero)", fn, x, y);
+        } else if (tsr__kernel_ops[op].arity == 1) {
+            snprintf(e, sizeof e, "%s(%s)", fn, x);
         } else {
             snprintf(e, sizeof e, "%s(%s, %s)", fn, x, y);
         }
@@ -594,7 +596,8 @@ static void emit_vector_row(text *t, const tsr__kernel_key *key, int walk)
             "                        m = x - y;\n"
             "                    else {\n"
             "                        m = fma((%s)va, y, x);\n"
-            "                        %s q = select(select((%s)%s, as_%s(y) | %s, as_%s(isnan(y))),\n"
+            "                        %s q = select(select((%s)%s, as_%s(y) | %s, "
+            "as_%s(isnan(y))),\n"
             "                                      as_%s(x) | %s, as_%s(isnan(x)));\n"
             "                        m = select(m, as_%s(q), isnan(m));\n"
             "                    }\n",
@@ -638,7 +641,9 @@ static void emit_prefetch(text *t, const tsr__kernel_key *key, const int *storag
             continue;
         size_t bytes = TSR__KPACK_X * tsr_dtype_itemsize((tsr_dtype)key->dtypes[op]);
         for (size_t b = 0; b < bytes; b += 64)
-            put(t, "                TSR__CL_PREFETCH((__global const uchar *)(p%d + f%d + %u) + %zu);\n",
+            put(t,
+                "                TSR__CL_PREFETCH((__global const uchar *)(p%d + f%d + %u) + "
+                "%zu);\n",
                 op, op, TSR__KPACK_X, b);
     }
     put(t, "            }\n");
@@ -831,10 +836,8 @@ static bool generic_op_key(tsr__kernel_op op, tsr_dtype common, tsr__kernel_key 
     if (tsr__kernel_check_compute(op, common) != TSR_OK)
         return false;
     uint8_t n = (uint8_t)(1 + tsr__kernel_ops[op].arity);
-    *key = (tsr__kernel_key){.op = (uint8_t)op,
-                             .entry = TSR__KWALK_STRIDED,
-                             .common = (uint8_t)common,
-                             .noperands = n};
+    *key = (tsr__kernel_key){
+        .op = (uint8_t)op, .entry = TSR__KWALK_STRIDED, .common = (uint8_t)common, .noperands = n};
     for (uint8_t k = 0; k < n; k++)
         key->dtypes[k] = (uint8_t)common;
     return true;
@@ -919,8 +922,8 @@ static void emit_generic_kernel(text *t, tsr_dtype common, const char *et)
            "j0);\n"
            "    int ns = (int)kind.w;\n");
     for (int q = 0; q < TSR__KGENERIC_SLOTS; q++)
-        put(t, "    long e%d = (long)i0 * st%d.x + (long)j0 * st%d.y + (long)r * st%d.z;\n", q, q, q,
-            q);
+        put(t, "    long e%d = (long)i0 * st%d.x + (long)j0 * st%d.y + (long)r * st%d.z;\n", q, q,
+            q, q);
     /* Past three dimensions st.z is 0 and geom holds the outer ones; it
      * has no strides for the slots past the launch's operands. */
     put(t, "    if (block.w > 1) {\n"
@@ -932,8 +935,8 @@ static void emit_generic_kernel(text *t, tsr_dtype common, const char *et)
            "            rest /= n;\n"
            "            e0 += at * geom[outer + d];\n");
     for (int q = 1; q < TSR__KGENERIC_SLOTS; q++)
-        put(t, "            if (ns > %d)\n                e%d += at * geom[outer * %d + d];\n", q, q,
-            q + 1);
+        put(t, "            if (ns > %d)\n                e%d += at * geom[outer * %d + d];\n", q,
+            q, q + 1);
     put(t, "        }\n    }\n");
     put(t,
         "    uint op = kind.x, d0 = kind.y, d1 = kind.z & 0xffu, d2 = (kind.z >> 8) & 0xffu;\n"
@@ -1046,7 +1049,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 
 size_t tsr__opencl_source_max(void)
 {
-    return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len + (160u << 10);
+    return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len +
+           (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)
@@ -1063,4 +1067,3 @@ tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source
         return tsr__fail(TSR_ERR_BUFFER_TOO_SMALL, "the cache name needs %d bytes", n + 1);
     return TSR_OK;
 }
-

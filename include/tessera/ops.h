@@ -140,6 +140,112 @@ TSR_API tsr_status tsr_minimum(const tsr_tensor *a, const tsr_tensor *b, tsr_ten
 TSR_API tsr_status tsr_minimum_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
 TSR_API tsr_status tsr_minimum_(tsr_tensor *self, const tsr_tensor *b);
 
+/* ---- The generated families ---------------------------------------- */
+/* Each line below declares one operation's functions, with PyTorch's
+ * semantics (the same as the arithmetic's above: promotion, broadcasting,
+ * out= casts, devices). Arguments are borrowed; *result is a new tensor
+ * the caller owns, written only on success. Statuses: TSR_OK;
+ * TSR_ERR_INVALID_ARGUMENT (NULL); TSR_ERR_RUNTIME (shapes, casts,
+ * devices, and PyTorch's refusals that are not dtype errors, e.g. "Negation,
+ * the `-` operator, on a bool tensor is not supported. ..."); and
+ * TSR_ERR_NOT_SUPPORTED for a dtype the operation does not compute in
+ * ("\"bitwise_not_cpu\" not implemented for 'Float'").
+ *
+ * TSR_UNARY_OP(name): tsr_<name>(a, &result), tsr_<name>_out(a, out),
+ * tsr_<name>_(self). */
+#define TSR_UNARY_OP(name)                                                     \
+    TSR_API tsr_status tsr_##name(const tsr_tensor *a, tsr_tensor **result);   \
+    TSR_API tsr_status tsr_##name##_out(const tsr_tensor *a, tsr_tensor *out); \
+    TSR_API tsr_status tsr_##name##_(tsr_tensor *self);
+/* TSR_TENSOR_OP(name): tsr_<name>(a, b, &result), tsr_<name>_out(a, b,
+ * out), tsr_<name>_(self, b), b a tensor (zero-dim ones included). */
+#define TSR_TENSOR_OP(name)                                                                       \
+    TSR_API tsr_status tsr_##name(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result); \
+    TSR_API tsr_status tsr_##name##_out(const tsr_tensor *a, const tsr_tensor *b,                 \
+                                        tsr_tensor *out);                                         \
+    TSR_API tsr_status tsr_##name##_(tsr_tensor *self, const tsr_tensor *b);
+/* TSR_SCALAR_OP(name): TSR_TENSOR_OP's three, and tsr_<name>_scalar,
+ * _scalar_out, _scalar_ with b a Python number. */
+#define TSR_SCALAR_OP(name)                                                       \
+    TSR_TENSOR_OP(name)                                                           \
+    TSR_API tsr_status tsr_##name##_scalar(const tsr_tensor *a, tsr_scalar b,     \
+                                           tsr_tensor **result);                  \
+    TSR_API tsr_status tsr_##name##_scalar_out(const tsr_tensor *a, tsr_scalar b, \
+                                               tsr_tensor *out);                  \
+    TSR_API tsr_status tsr_##name##_scalar_(tsr_tensor *self, tsr_scalar b);
+
+/* Of one input, computing in its dtype: abs and neg wrap on integers;
+ * sign; square (bool gives int64); floor, ceil, trunc and round (half to
+ * even) of an integer are the integer; relu; bitwise_not (integers and
+ * bool); frac. float16 is refused by floor, ceil, trunc, round, relu and
+ * sqrt, as PyTorch 1.13's cpu kernels refuse it. Complex inputs of abs,
+ * reciprocal and sqrt are not computed yet (TSR_ERR_NOT_SUPPORTED). */
+TSR_UNARY_OP(abs)
+TSR_UNARY_OP(neg)
+TSR_UNARY_OP(sign)
+TSR_UNARY_OP(square)
+TSR_UNARY_OP(floor)
+TSR_UNARY_OP(ceil)
+TSR_UNARY_OP(trunc)
+TSR_UNARY_OP(round)
+TSR_UNARY_OP(relu)
+TSR_UNARY_OP(bitwise_not)
+TSR_UNARY_OP(frac)
+/* Integers and bool compute in the default dtype; sqrt is correctly
+ * rounded. */
+TSR_UNARY_OP(reciprocal)
+TSR_UNARY_OP(sqrt)
+/* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
+TSR_UNARY_OP(logical_not)
+TSR_UNARY_OP(isnan)
+TSR_UNARY_OP(isinf)
+TSR_UNARY_OP(isfinite)
+TSR_UNARY_OP(signbit)
+
+/* Comparisons: a bool result, computed in the operands' common dtype. */
+TSR_SCALAR_OP(eq)
+TSR_SCALAR_OP(ne)
+TSR_SCALAR_OP(lt)
+TSR_SCALAR_OP(le)
+TSR_SCALAR_OP(gt)
+TSR_SCALAR_OP(ge)
+/* Truth of each operand (non-zero), combined: a bool result. */
+TSR_TENSOR_OP(logical_and)
+TSR_TENSOR_OP(logical_or)
+TSR_TENSOR_OP(logical_xor)
+/* Integers and bool only. */
+TSR_SCALAR_OP(bitwise_and)
+TSR_SCALAR_OP(bitwise_or)
+TSR_SCALAR_OP(bitwise_xor)
+/* maximum and minimum that ignore a NaN where the other input is a
+ * number; no complex ("fmax not implemented for complex tensors."). */
+TSR_TENSOR_OP(fmax)
+TSR_TENSOR_OP(fmin)
+/* a's magnitude with b's sign; integers and bool compute in the default
+ * dtype. */
+TSR_SCALAR_OP(copysign)
+
+/* ---- Every operation by number -------------------------------------- */
+/* An elementwise operation's number: stable across releases (it is the
+ * op table's wire number), so bindings may keep it. */
+typedef uint32_t tsr_op;
+
+/* The operation called `name` ("add", "isnan", "div_floor", ...): TSR_OK,
+ * or TSR_ERR_INVALID_ARGUMENT when none is (or for NULL). *op is written
+ * only on success. */
+TSR_API tsr_status tsr_op_from_name(const char *name, tsr_op *op);
+/* Its name (static storage), or NULL for a number that is no operation. */
+TSR_API const char *tsr_op_name(tsr_op op);
+/* Its tensor inputs (1 or 2), or -1 for a number that is no operation. */
+TSR_API int tsr_op_arity(tsr_op op);
+/* Runs `op` on `ninputs` tensors (its arity), as its own function does:
+ * into `out` when it is not NULL (out=), else into a new *result. add and
+ * sub take alpha 1; div is true division (div_trunc and div_floor are
+ * operations of their own). Statuses: those of the operation's function;
+ * TSR_ERR_INVALID_ARGUMENT for an unknown op, a wrong count or NULL. */
+TSR_API tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,
+                                   tsr_tensor *out, tsr_tensor **result);
+
 /* ---- Copies, fill, conversion --------------------------------------- */
 
 /* dst.copy_(src): src broadcast to dst's shape, converted to dst's dtype

@@ -47,6 +47,10 @@ static tsr_scalar parse_alpha(const char *s)
 #define RUN_TENSOR(name)        \
     if (strcmp(op, #name) == 0) \
         return tsr_##name(a, b, r);
+#define RUN_SCALAR RUN_TENSOR
+#define RUN_UNARY(name)         \
+    if (strcmp(op, #name) == 0) \
+        return tsr_##name(a, r);
 
 static tsr_status run(const char *op, const tsr_tensor *a, const tsr_tensor *b, tsr_scalar alpha,
                       tsr_tensor **r)

@@ -302,8 +302,34 @@ def scalar_text(v):
 
 # ---- calling PyTorch ------------------------------------------------------
 
-# Operations without a Python-number operand or a method of the in-place form.
-TENSOR_ONLY = ("maximum", "minimum")
+# Operations without a Python-number operand, whose in-place form is the
+# call with out=a (maximum has no method of that form in PyTorch).
+TENSOR_ONLY = ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "fmax", "fmin")
+# The op table's later binary rows (core/ops.def), each a family of its own.
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+                        "bitwise_xor", "fmax", "fmin", "copysign")
+# Operations of one input.
+UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
+         "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt")
+BOOL_RESULT = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
+                             "isinf", "isfinite", "signbit")
+# No out= and no in-place method in PyTorch: only the new form is written.
+NEW_ONLY = ("isnan", "isinf", "isfinite")
+# No in-place method: out=a stands for it.
+INPLACE_BY_OUT = TENSOR_ONLY + ("signbit",)
+# No out= in PyTorch.
+NO_OUT = ("relu",)
+# Answers Tessera knowingly gives otherwise, left out of the random cases:
+# signbit's out= of another dtype than bool, refused in PyTorch, takes 0 and
+# 1 as the comparisons' does; logical_not into a complex32 out= computes.
+UNCOVERED = ("signbit does not support non-boolean outputs.",
+             "\"logical_not_cpu\" not implemented for 'ComplexHalf'")
+# Tessera does not compute these complex inputs yet (they are not exact
+# operations): no case gives them.
+COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square")
+# Only a bool out= (PyTorch refuses others; Tessera writes 0 and 1 there).
+OUT_BOOL_ONLY = ("signbit",)
 
 
 def call(op, form, arg, a, b, out):
@@ -312,15 +338,16 @@ def call(op, form, arg, a, b, out):
         kwargs["alpha"] = arg
     elif op == "div":
         kwargs["rounding_mode"] = arg
+    args = (a,) if op in UNARY else (a, b)
     if form == "new":
-        return getattr(torch, op)(a, b, **kwargs)
+        return getattr(torch, op)(*args, **kwargs)
     if form == "out":
-        getattr(torch, op)(a, b, out=out, **kwargs)
+        getattr(torch, op)(*args, out=out, **kwargs)
         return out
-    if op in TENSOR_ONLY:
-        getattr(torch, op)(a, b, out=a)
+    if op in INPLACE_BY_OUT:
+        getattr(torch, op)(*args, out=a)
         return a
-    getattr(a, op + "_")(b, **kwargs)
+    getattr(a, op + "_")(*args[1:], **kwargs)
     return a
 
 
@@ -383,6 +410,8 @@ def consistent(op, arg, a, b, result):
     try:
         ref = call(op, "new", arg, a, b, None)
         common = ref.dtype
+        if op in BOOL_RESULT:
+            common = a.dtype if b is None else torch.result_type(a, b)
         a1, b1 = to_common(a, common), to_common(b, common)
         paths = [(strided_copy(a1), strided_copy(b1) if isinstance(b1, torch.Tensor) else b1)]
         shape = ref.shape
@@ -479,6 +508,20 @@ def draw_arith(rng, op, big):
             b_kinds = ["channels_last"]
     da, db = pick_dtype(rng), pick_dtype(rng)
     bkind = rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 0 if op in TENSOR_ONLY else 3])[0]
+    if op in UNARY:
+        bkind = "none"
+        if op in NEW_ONLY:
+            form = "new"
+            if da not in FLOATS:
+                # PyTorch answers these with zeros_like / ones_like, whose
+                # strides are empty_like's, not TensorIterator's (which
+                # Tessera's results take), complex ones with a result
+                # made of its parts': the special values cover them
+                return None
+        if op in NO_OUT and form == "out":
+            return None
+        if op in COMPLEX_PENDING and da.is_complex:
+            return None
     if op in TENSOR_ONLY and (da.is_complex or db.is_complex) and rng.random() < 0.85:
         return None  # refused whatever the values: a few such cases are enough
     a_shape = shape if form == "inplace" else (broadcast_from(rng, shape) if rng.random() < 0.25 else shape)
@@ -488,9 +531,11 @@ def draw_arith(rng, op, big):
     a = case.new_view(rng, da, a_shape, a_kinds)
     if bkind == "scalar":
         b = pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float", "complex"]))
+    elif bkind == "none":
+        b = None
     else:
         b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, b_kinds)
-    common = torch.result_type(a, b)
+    common = torch.result_type(a, b) if b is not None else da
     arg = pick_alpha(rng, common) if op in ("add", "sub") else mode
     if op == "div" and mode and (common in INTS or common == B):
         # No integer division by zero, no INT_MIN / -1 (both are errors or traps).
@@ -507,6 +552,10 @@ def draw_arith(rng, op, big):
         probe = call(op, "new", arg, a, b, None)
     except Exception:  # noqa: BLE001 - shape or dtype errors are drawn again
         return None
+    if op in NEW_ONLY and op != "isnan" and any(s <= 1 for s in probe.shape):
+        return None  # composites in PyTorch: their size-1 and empty dimensions' strides are their own
+    if op == "neg" and probe.dtype in (C64, C128) and probe.numel() > 8:
+        return None  # PyTorch's vector loop negates complex zero parts otherwise (0 - z)
     out = None
     if form == "out":
         if rng.random() < 0.07:
@@ -520,7 +569,7 @@ def draw_arith(rng, op, big):
     b0 = b.clone() if isinstance(b, torch.Tensor) else b
     res = outcome(lambda: call(op, form, arg, a, b, out))
     if res[0] == "err":
-        if "\n" in res[2]:
+        if "\n" in res[2] or res[2] in UNCOVERED:
             return None
         count("%s: random cases that fail" % op)
         expect = error_fields(res[1], res[2])
@@ -738,6 +787,83 @@ def gen_maxmin(rng, f, op):
     fw("out-cast-bool", "out", lambda c: (plain(c, I8, [2]), plain(c, I8, [2]), plain(c, B, [2])))
     fw("inplace-cast", "inplace", lambda c: (plain(c, I32, [2]), plain(c, F16, [2]), None))
     fw("inplace-cast-zero-dim", "inplace", lambda c: (plain(c, I32, [2]), plain(c, F16, [], torch.tensor(1.5)), None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [0])))
+
+
+# ---- the op table's later rows: one input, comparisons, logical, bitwise --------
+
+def special_values(dtype):
+    """Values of dtype that an exact operation must get right: the float
+    edges, halves (round to even), subnormals; integer extremes; both
+    bools; complex parts among them."""
+    if dtype == B:
+        return torch.tensor([False, True, True, False])
+    if dtype in INTS:
+        ii = torch.iinfo(dtype)
+        return torch.tensor([ii.min, ii.min + 1, -1 if ii.min < 0 else 1, 0, 1, 2, 7, ii.max - 1, ii.max]).to(dtype)
+    if dtype in FLOATS:
+        fi = torch.finfo(dtype)
+        vals = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), -float("nan"), 0.5, -0.5, 1.5, -1.5,
+                2.5, -2.5, 3.5, 1.0, -1.0, 0.25, 4.0, 2.0, fi.tiny, -fi.tiny, fi.tiny * fi.eps,
+                -fi.tiny * fi.eps, fi.max, -fi.max, 1.0 + fi.eps, 1e4 + 0.5, -7.75, 1 / 3]
+        return torch.tensor(vals, dtype=F64).to(dtype)
+    parts = [0.0, -0.0, 1.0, -2.5, float("inf"), float("-inf"), float("nan")]
+    re = torch.tensor([x for x in parts for _ in parts], dtype=F64)
+    im = torch.tensor([y for _ in parts for y in parts], dtype=F64)
+    return torch.complex(re, im).to(C64 if dtype == C32 else dtype).to(dtype)
+
+
+def gen_unary(rng, f, op):
+    gen_random(rng, f, [op], 300)
+    fw = lambda name, form, build: error_case(f, "%s-%s" % (op, name), op, form, None, build)  # noqa: E731
+    for dt in CLASSIC:
+        if dt.is_complex and (op in COMPLEX_PENDING or (op == "neg" and dt != C32)):
+            continue  # (neg: see draw_arith)
+        v = special_values(dt)
+        n = len(v)
+        forms = ("new",) if op in NEW_ONLY else ("new", "out", "inplace")
+        for form in forms:
+            if (form == "out" and op in NO_OUT) or (form == "inplace" and op in OUT_BOOL_ONLY and dt != B):
+                continue
+            odt = B if op in OUT_BOOL_ONLY else dt
+            fw("special-%s-%s" % (dname(dt), form), form,
+               lambda c: (plain(c, dt, [n], v), None,
+                          plain(c, odt, [n], torch.zeros(n)) if form == "out" else None))
+        # zero-dim, transposed and broadcast-free strided input
+        fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], v[1:2].reshape([]).clone()), None, None))
+    for dt in (F32, F64, I32):
+        m = special_values(dt)[:6].reshape(2, 3)
+        fw("transposed-%s" % dname(dt), "new",
+           lambda c: (c.view(c.base(m.reshape(-1).to(dt)), [3, 2], [1, 3], 0), None, None))
+    if op not in NEW_ONLY + NO_OUT + OUT_BOOL_ONLY:
+        # an out= of another dtype (the cast check), and an empty one resized
+        fw("out-float64", "out", lambda c: (plain(c, F32, [3]), None, plain(c, F64, [3])))
+        fw("out-int8", "out", lambda c: (plain(c, F32, [3]), None, plain(c, I8, [3])))
+        fw("out-bool", "out", lambda c: (plain(c, I16, [3]), None, plain(c, B, [3])))
+        fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), None, plain(c, F32, [0])))
+
+
+def gen_binary(rng, f, op):
+    gen_random(rng, f, [op], 400)
+    fw = lambda name, form, build: error_case(f, "%s-%s" % (op, name), op, form, None, build)  # noqa: E731
+    for dt in CLASSIC:
+        v = special_values(dt)
+        n = len(v)
+        # every value against every other: the outer product as two views
+        a_sizes, b_sizes = [n, 1], [1, n]
+        form = "new"
+        fw("special-%s" % dname(dt), form,
+           lambda c: (plain(c, dt, a_sizes, v), plain(c, dt, b_sizes, v), None))
+        if op not in TENSOR_ONLY:
+            for k, x in enumerate([0, -1, 2.5, float("nan"), True]):
+                fw("special-scalar-%s-%d" % (dname(dt), k), "new", lambda c: (plain(c, dt, [n], v), x, None))
+    fw("promote-long-half", "new", lambda c: (plain(c, I64, [3]), plain(c, F16, [3]), None))
+    fw("promote-zero-dim-double", "new", lambda c: (plain(c, I8, [3]), plain(c, F64, [], torch.tensor(2.5)), None))
+    fw("broadcast", "new", lambda c: (plain(c, F32, [2, 1, 3]), plain(c, I32, [4, 1]), None))
+    fw("shape", "new", lambda c: (plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None))
+    fw("out-float32", "out", lambda c: (plain(c, I64, [2]), plain(c, I64, [2]), plain(c, F32, [2])))
+    fw("out-cast-bool", "out", lambda c: (plain(c, I8, [2]), plain(c, I8, [2]), plain(c, B, [2])))
+    fw("inplace-float", "inplace", lambda c: (plain(c, F32, [2]), plain(c, F32, [2]), None))
     fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [0])))
 
 
@@ -1000,12 +1126,20 @@ def main():
     ]
     # Families added later draw from generators of their own, so that
     # adding one leaves the others' tables as they were.
-    for op in TENSOR_ONLY:
+    later = 0
+    for op in ("maximum", "minimum"):
         own = random.Random("%x:%s" % (SEED, op))
         tables.append((op, "torch.%s: new result, out=, out=a; NaN, +-inf, +-0; errors" % op,
                        lambda f, own=own, op=op: gen_maxmin(own, f, op)))
+        later += 1
+    for op in UNARY + BINARY:
+        own = random.Random("%x:%s" % (SEED, op))
+        what = "torch.%s: random cases, special values in every dtype, errors" % op
+        gen = gen_unary if op in UNARY else gen_binary
+        tables.append((op, what, lambda f, own=own, op=op, gen=gen: gen(own, f, op)))
+        later += 1
     only = sys.argv[1:]  # family names: rewrite just those tables
-    shared = len(tables) - len(TENSOR_ONLY)  # the first ones share `rng`
+    shared = len(tables) - later  # the first ones share `rng`
     for k, (name, what, fn) in enumerate(tables):
         if only and name not in only:
             if k < shared and any(n in only for n, _, _ in tables[k + 1:shared]):

@@ -15,21 +15,26 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                          \
-    X(tsr_add)                                                                                    \
-    X(tsr_add_out)                                                                                \
-    X(tsr_add_)                                                                                   \
-    X(tsr_add_scalar) X(tsr_add_scalar_out) X(tsr_add_scalar_) X(tsr_sub) X(tsr_sub_out)          \
-        X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul)         \
-            X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) \
-                X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)     \
-                    X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)   \
+#define OPS_FUNCTIONS(X)                                                                        \
+    X(tsr_add)                                                                                  \
+    X(tsr_add_out)                                                                              \
+    X(tsr_add_)                                                                                 \
+    X(tsr_add_scalar)                                                                           \
+    X(tsr_add_scalar_out) X(tsr_add_scalar_) X(tsr_sub) X(tsr_sub_out) X(tsr_sub_)              \
+        X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out)    \
+            X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div)   \
+                X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)              \
+                    X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) \
                         X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
 #define TENSOR_API_HAND(name, X)
 #define TENSOR_API_TENSOR(name, X) X(tsr_##name) X(tsr_##name##_out) X(tsr_##name##_)
+#define TENSOR_API_UNARY TENSOR_API_TENSOR
+#define TENSOR_API_SCALAR(name, X) \
+    TENSOR_API_TENSOR(name, X)     \
+    X(tsr_##name##_scalar) X(tsr_##name##_scalar_out) X(tsr_##name##_scalar_)
 #define OPS_WEAK(f) extern __typeof__(f) f __attribute__((weak));
 OPS_FUNCTIONS(OPS_WEAK)
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
@@ -416,9 +421,27 @@ ARITH_CALLS(div, , k->mode)
         OPS_NEED(tsr_##name##_);                                                 \
         return tsr_##name##_(c->a.t, c->b.t);                                    \
     }
+/* call_<name> of the op table's operations of one input. */
+#define UNARY_CALLS(name)                                                   \
+    static tsr_status call_##name(const arith_call *k, tsr_tensor **result) \
+    {                                                                       \
+        const ops_case *c = k->c;                                           \
+        if (strcmp(c->form, "new") == 0) {                                  \
+            OPS_NEED(tsr_##name);                                           \
+            return tsr_##name(c->a.t, result);                              \
+        }                                                                   \
+        if (strcmp(c->form, "out") == 0) {                                  \
+            OPS_NEED(tsr_##name##_out);                                     \
+            return tsr_##name##_out(c->a.t, c->out.t);                      \
+        }                                                                   \
+        OPS_NEED(tsr_##name##_);                                            \
+        return tsr_##name##_(c->a.t);                                       \
+    }
 #define TENSOR_CALLS_INTERNAL(name)
 #define TENSOR_CALLS_HAND(name)
 #define TENSOR_CALLS_TENSOR(name) TENSOR_CALLS(name)
+#define TENSOR_CALLS_SCALAR(name) ARITH_CALLS(name, )
+#define TENSOR_CALLS_UNARY(name) UNARY_CALLS(name)
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) TENSOR_CALLS_##api(name)
 #include "core/ops.def"
 #undef X
@@ -426,6 +449,8 @@ ARITH_CALLS(div, , k->mode)
 #define TENSOR_ENTRY_INTERNAL(name)
 #define TENSOR_ENTRY_HAND(name)
 #define TENSOR_ENTRY_TENSOR(name) {#name, call_##name},
+#define TENSOR_ENTRY_SCALAR TENSOR_ENTRY_TENSOR
+#define TENSOR_ENTRY_UNARY TENSOR_ENTRY_TENSOR
 
 static const struct {
     const char *name;
