@@ -1702,15 +1702,21 @@ static void check_deaf_client(void)
 }
 
 /* A connection that never says HELLO is closed after 10 s (opened first,
- * checked last, so the wait overlaps the other checks). */
+ * checked last, so the wait overlaps the other checks). Not before; after,
+ * as soon as the daemon's loop gets to its timer, which a machine busy
+ * with other work (the tests run two at a time, beside PoCL's kernels)
+ * may hold up by seconds: the test waits up to 30 s. */
 static void check_silent_end(conn *c, int64_t opened_ms)
 {
     frame f;
     struct timeval tv = {.tv_sec = 1};
     setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     ssize_t n = -1;
-    while (now_ms() - opened_ms < 14000 && (n = recv_packet(c, &f)) < 0)
+    while (now_ms() - opened_ms < 30000 && (n = recv_packet(c, &f)) < 0)
         ;
+    if (n != 0)
+        fprintf(stderr, "no end of the silent connection %lld ms after it opened\n",
+                (long long)(now_ms() - opened_ms));
     ASSERT_EQ(n, 0);
     ASSERT_TRUE(now_ms() - opened_ms >= 9500);
     ASSERT_TRUE(log_has("ended (no handshake within 10 s)"));
