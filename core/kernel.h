@@ -69,6 +69,8 @@ enum {
                                          PyTorch's pow(x, 2)) */
     TSR__KOPF_SAME_DTYPE = 1u << 13,  /* an out= or in-place output must have the common dtype:
                                          "Found dtype Float but expected BFloat16" */
+    TSR__KOPF_WIDTH = 1u << 14,       /* the element function takes the common dtype's width in
+                                         bits (call WIDTH: the shifts) */
     TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
@@ -81,6 +83,7 @@ enum {
 #define TSR__KOPF_CALL_PLAIN 0
 #define TSR__KOPF_CALL_CHECKED TSR__KOPF_ZERO_CHECK
 #define TSR__KOPF_CALL_UNARY 0
+#define TSR__KOPF_CALL_WIDTH TSR__KOPF_WIDTH
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
 /* The whole flags word of a row. */

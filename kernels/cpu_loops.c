@@ -191,10 +191,11 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 
 /* The element expression of each call kind; CHECKED divides by zero only
  * in the integer math (`int`). */
-#define CALL_ALPHA(fn, math, AT) fn(x, y, alpha)
-#define CALL_PLAIN(fn, math, AT) fn(x, y)
-#define CALL_UNARY(fn, math, AT) fn(x)
-#define CALL_CHECKED(fn, math, AT) CHECKED_##math(fn)
+#define CALL_ALPHA(fn, math, AT, S) fn(x, y, alpha)
+#define CALL_PLAIN(fn, math, AT, S) fn(x, y)
+#define CALL_UNARY(fn, math, AT, S) fn(x)
+#define CALL_CHECKED(fn, math, AT, S) CHECKED_##math(fn)
+#define CALL_WIDTH(fn, math, AT, S) fn(x, y, (int)(8 * sizeof(S)))
 #define CHECKED_int(fn) fn(x, y, &bad_local)
 #define CHECKED_b8(fn) fn(x, y, &bad_local)
 #define CHECKED_f16(fn) fn(x, y)
@@ -207,6 +208,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ZERO_CHECK_ALPHA(math) 0
 #define ZERO_CHECK_PLAIN(math) 0
 #define ZERO_CHECK_UNARY(math) 0
+#define ZERO_CHECK_WIDTH(math) 0
 #define ZERO_CHECK_CHECKED(math) ZERO_CHECK_##math
 #define ZERO_CHECK_int 1
 #define ZERO_CHECK_b8 1
@@ -221,12 +223,14 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLD_PLAIN(math) NEVER
 #define FOLD_UNARY(math) NEVER
 #define FOLD_CHECKED(math) NEVER
+#define FOLD_WIDTH(math) NEVER
 /* What the folded loop computes: the element function with alpha as a
  * constant 1 or -1 (real families), else the general expression. */
-#define FOLDED_ALPHA(fn, math, AT) FOLDED_##math(fn, AT)
-#define FOLDED_PLAIN(fn, math, AT) CALL_PLAIN(fn, math, AT)
-#define FOLDED_UNARY(fn, math, AT) CALL_UNARY(fn, math, AT)
-#define FOLDED_CHECKED(fn, math, AT) CALL_CHECKED(fn, math, AT)
+#define FOLDED_ALPHA(fn, math, AT, S) FOLDED_##math(fn, AT)
+#define FOLDED_PLAIN CALL_PLAIN
+#define FOLDED_UNARY CALL_UNARY
+#define FOLDED_CHECKED CALL_CHECKED
+#define FOLDED_WIDTH CALL_WIDTH
 #define FOLDED_REAL(fn, AT) (alpha == 1 ? fn(x, y, (AT)1) : fn(x, y, (AT)-1))
 #define FOLDED_int FOLDED_REAL
 #define FOLDED_b8 FOLDED_REAL
@@ -242,8 +246,8 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROW_OF_(fn, call, elem, ...) ROW_OF__(fn, call, elem, __VA_ARGS__)
 #define ROW_OF__(fn, call, elem, S, M, IN, OUT, AT, ALPHA, math)                          \
     ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, ZERO_CHECK_##call(math), FOLD_##call(math), \
-                FOLDED_##call(tsr__k_##elem##_##math, math, AT),                          \
-                CALL_##call(tsr__k_##elem##_##math, math, AT))
+                FOLDED_##call(tsr__k_##elem##_##math, math, AT, S),                       \
+                CALL_##call(tsr__k_##elem##_##math, math, AT, S))
 
 /* Every row of one operation, in the families its columns allow. */
 #define ROWS_MOVE(ENUM, call, elem, b, i, f, h, c)
@@ -251,6 +255,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_PLAIN ROWS_COMPUTED
 #define ROWS_CHECKED ROWS_COMPUTED
 #define ROWS_UNARY ROWS_COMPUTED
+#define ROWS_WIDTH ROWS_COMPUTED
 #define ROWS_COMPUTED(ENUM, call, elem, b, i, f, h, c)                                          \
     IF_##b(ROW_OF(row_##ENUM##_b8, call, elem, b8)) IF_##i(                                     \
         ROW_OF(row_##ENUM##_u8, call, elem, u8) ROW_OF(row_##ENUM##_i8, call, elem, i8)         \
@@ -375,6 +380,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_PLAIN TABLE_COMPUTED
 #define TABLE_CHECKED TABLE_COMPUTED
 #define TABLE_UNARY TABLE_COMPUTED
+#define TABLE_WIDTH TABLE_COMPUTED
 #define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
     [TSR__KOP_##ENUM] = {                                               \
         [TSR_BOOL] = PICK_##b(row_##ENUM##_b8),                         \
@@ -407,6 +413,7 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_PLAIN(ENUM, elem)
 #define MOVES_CHECKED(ENUM, elem)
 #define MOVES_UNARY(ENUM, elem)
+#define MOVES_WIDTH(ENUM, elem)
 
 static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \

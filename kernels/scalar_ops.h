@@ -240,6 +240,44 @@ static inline tsr__u64 tsr__k_divf_int(tsr__u64 a, tsr__u64 b, int *bad)
     return (tsr__u64)q;
 }
 
+/* fmod and remainder of the signed values: C's %, and Python's, whose
+ * result takes the divisor's sign. x % -1 is 0 for every x (PyTorch's
+ * x86 idiv traps on INT32_MIN and INT64_MIN there). */
+static inline tsr__u64 tsr__k_fmod_int(tsr__u64 a, tsr__u64 b, int *bad)
+{
+    tsr__i64 sa = tsr__k_signed(a), sb = tsr__k_signed(b);
+    if (b == 0) {
+        *bad = 1;
+        return 0;
+    }
+    if (sb == -1)
+        return 0;
+    return (tsr__u64)(sa % sb);
+}
+static inline tsr__u64 tsr__k_rem_int(tsr__u64 a, tsr__u64 b, int *bad)
+{
+    tsr__u64 r = tsr__k_fmod_int(a, b, bad);
+    if (r != 0 && (tsr__k_signed(r) < 0) != (tsr__k_signed(b) < 0))
+        r += b;
+    return r;
+}
+
+/* Shifts as PyTorch 1.13's loops compute them in C: below int64 the
+ * operands are promoted to int, so the count is taken modulo 32 (x86's
+ * shift instructions mask it), in int64 modulo 64; a negative count is
+ * read by its low bits alike. The result's low `bits` bits are the
+ * dtype's; right shifts are arithmetic on the signed values (uint8's are
+ * never negative). */
+static inline tsr__u64 tsr__k_shl_int(tsr__u64 a, tsr__u64 b, int bits)
+{
+    return a << (b & (bits == 64 ? 63u : 31u));
+}
+static inline tsr__u64 tsr__k_shr_int(tsr__u64 a, tsr__u64 b, int bits)
+{
+    tsr__u64 s = b & (bits == 64 ? 63u : 31u);
+    return tsr__k_signed(a) < 0 ? ~(~a >> s) : a >> s;
+}
+
 /* maximum and minimum as std::max and std::min: the first input unless
  * it is less than the second (than which the second is less), compared
  * as signed values (uint8's are never negative); on bool's 0 and 1 they
@@ -651,7 +689,34 @@ static inline float tsr__k_add_f32(float a, float b, float alpha)
 
 #define TSR__K_SAME(x) (x)
 
+/* fmod as glibc's: exact where it is defined; where it is not (a NaN
+ * operand, an infinite a, a zero b) the NaN is spelled out as glibc makes
+ * it, (a * b) / (a * b), since OpenCL's fmod may give another. remainder
+ * is Python's: fmod, plus b where the signs of b and a nonzero fmod
+ * differ (one rounding). float16 and bfloat16 compute in float: fmod is
+ * exact, and the sum is rounded once on the way out, as c10::Half's
+ * `mod += b` rounds it. */
+#define TSR__K_FMOD_OPS(T, sfx, FMOD)                 \
+    static inline T tsr__k_fmod_##sfx(T a, T b)       \
+    {                                                 \
+        if (a != a || b != b || a - a != 0 || b == 0) \
+            return (a * b) / (a * b);                 \
+        return FMOD(a, b);                            \
+    }                                                 \
+    static inline T tsr__k_rem_##sfx(T a, T b)        \
+    {                                                 \
+        T mod = tsr__k_fmod_##sfx(a, b);              \
+        if (mod != 0 && (b < 0) != (mod < 0))         \
+            mod += b;                                 \
+        return mod;                                   \
+    }
+
 TSR__K_DIV_FLOOR(tsr__k_divf_f32, float, TSR__K_SAME, tsr__k_floorf, tsr__k_fmodf, tsr__k_copysignf)
+TSR__K_FMOD_OPS(float, f32, tsr__k_fmodf)
+#define tsr__k_fmod_f16 tsr__k_fmod_f32
+#define tsr__k_fmod_bf16 tsr__k_fmod_f32
+#define tsr__k_rem_f16 tsr__k_rem_f32
+#define tsr__k_rem_bf16 tsr__k_rem_f32
 
 static inline float tsr__k_divt_f32(float a, float b)
 {
@@ -817,6 +882,7 @@ static inline double tsr__k_divt_f64(double a, double b)
 
 TSR__K_DIV_FLOOR(tsr__k_divf_f64, double, TSR__K_SAME, tsr__k_floord, tsr__k_fmodd,
                  tsr__k_copysignd)
+TSR__K_FMOD_OPS(double, f64, tsr__k_fmodd)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

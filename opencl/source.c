@@ -380,6 +380,9 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         } else if (zero_check) {
             put(t, "    int zero = 0;\n");
             snprintf(e, sizeof e, "%s(%s, %s, &zero)", fn, x, y);
+        } else if (tsr__kernel_op_has(op, TSR__KOPF_WIDTH)) {
+            snprintf(e, sizeof e, "%s(%s, %s, %u)", fn, x, y,
+                     (unsigned)(8 * tsr_dtype_itemsize(common)));
         } else if (tsr__kernel_ops[op].arity == 1) {
             snprintf(e, sizeof e, "%s(%s)", fn, x);
         } else {

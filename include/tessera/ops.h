@@ -224,6 +224,17 @@ TSR_TENSOR_OP(fmin)
 /* a's magnitude with b's sign; integers and bool compute in the default
  * dtype. */
 TSR_SCALAR_OP(copysign)
+/* Remainders of a division, integers (bool refused) and floating dtypes:
+ * fmod's takes a's sign (C's fmod and %), remainder's b's (Python's %).
+ * An integer zero divisor is PyTorch's "ZeroDivisionError"
+ * (TSR_ERR_RUNTIME), a zero scalar one before anything is written. */
+TSR_SCALAR_OP(remainder)
+TSR_SCALAR_OP(fmod)
+/* Shifts of integers (bool and floating dtypes refused): the count is
+ * taken modulo 32 below int64 and modulo 64 in it, negative ones by their
+ * low bits, as PyTorch 1.13 computes them; right shifts are arithmetic. */
+TSR_SCALAR_OP(bitwise_left_shift)
+TSR_SCALAR_OP(bitwise_right_shift)
 
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the

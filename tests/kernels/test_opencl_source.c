@@ -730,8 +730,7 @@ static tsr_status run_layout(const tsr__kernel_key *key, const layout *y, const 
  * their own programs with stores through the caches and around them. */
 static void run_all_layouts(const tsr__kernel_key *key, const uint8_t *scalar, const uint8_t *alpha)
 {
-    bool division =
-        key->op == TSR__KOP_DIV || key->op == TSR__KOP_DIV_TRUNC || key->op == TSR__KOP_DIV_FLOOR;
+    bool division = key->op == TSR__KOP_DIV || tsr__kernel_op_has(key->op, TSR__KOPF_ZERO_CHECK);
     generic_mode = true;
     for (size_t y = 0; y < TSR__ARRAY_SIZE(layouts); y++)
         ASSERT_OK(run_layout(key, &layouts[y], scalar, alpha, division));

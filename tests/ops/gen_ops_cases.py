@@ -307,8 +307,12 @@ def scalar_text(v):
 TENSOR_ONLY = ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "fmax", "fmin")
 # The op table's later binary rows (core/ops.def), each a family of its own.
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+# Integer divisions: a zero divisor is an error case of its own, and
+# INT32_MIN or INT64_MIN by -1 traps in PyTorch (no case gives it).
+DIVISIONS = ("remainder", "fmod")
 BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-                        "bitwise_xor", "fmax", "fmin", "copysign")
+                        "bitwise_xor", "fmax", "fmin", "copysign") + DIVISIONS + (
+                            "bitwise_left_shift", "bitwise_right_shift")
 # Operations of one input.
 UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
          "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt")
@@ -537,7 +541,7 @@ def draw_arith(rng, op, big):
         b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, b_kinds)
     common = torch.result_type(a, b) if b is not None else da
     arg = pick_alpha(rng, common) if op in ("add", "sub") else mode
-    if op == "div" and mode and (common in INTS or common == B):
+    if (op == "div" and mode or op in DIVISIONS) and (common in INTS or common == B):
         # No integer division by zero, no INT_MIN / -1 (both are errors or traps).
         if isinstance(b, torch.Tensor):
             t = case.bases[case.base_of(b)][0]
@@ -742,6 +746,14 @@ def spaced(case, dtype, values):
     return case.view(case.base(base), [n], [2], 0)
 
 
+def spaced_as(case, dtype, values, sizes, strides):
+    """values (1-D) spaced by 2 in a storage of their own, viewed as
+    sizes and strides."""
+    base = torch.zeros(2 * len(values), dtype=dtype)
+    base[::2] = values.to(dtype)
+    return case.view(case.base(base), sizes, strides, 0)
+
+
 def gen_maxmin(rng, f, op):
     gen_random(rng, f, [op], 500)
     fw = lambda name, form, build: error_case(f, "%s-%s" % (op, name), op, form, None, build)  # noqa: E731
@@ -852,11 +864,33 @@ def gen_binary(rng, f, op):
         # every value against every other: the outer product as two views
         a_sizes, b_sizes = [n, 1], [1, n]
         form = "new"
-        fw("special-%s" % dname(dt), form,
-           lambda c: (plain(c, dt, a_sizes, v), plain(c, dt, b_sizes, v), None))
+        if op in DIVISIONS and dt in INTS:
+            # no zero divisor; the extremes once more against every other
+            # divisor but -1 (a trap in PyTorch's int32 and int64)
+            low = torch.iinfo(dt).min
+            va, vb = v[v != low], v[v != 0]
+            fw("special-%s" % dname(dt), form,
+               lambda c: (plain(c, dt, [len(va), 1], va), plain(c, dt, [1, len(vb)], vb), None))
+            vc = vb[vb != -1]
+            fw("special-low-%s" % dname(dt), form,
+               lambda c: (plain(c, dt, [1], torch.tensor([low], dtype=dt)), plain(c, dt, [len(vc)], vc), None))
+            fw("zero-divisor-%s" % dname(dt), form,
+               lambda c: (plain(c, dt, [3], torch.tensor([5, 1, 2], dtype=dt)),
+                          plain(c, dt, [3], torch.tensor([3, 0, 1], dtype=dt)), None))
+        elif op in DIVISIONS:
+            # the element loop (a stride of 2): PyTorch's vector loop calls
+            # Sleef's fmod, undefined where |a / b| passes 1e38 (float) or
+            # 1e300 (double), where std::fmod and Tessera are exact
+            fw("special-%s" % dname(dt), form,
+               lambda c: (spaced_as(c, dt, v, a_sizes, [2, 1]), spaced_as(c, dt, v, b_sizes, [1, 2]), None))
+        else:
+            fw("special-%s" % dname(dt), form,
+               lambda c: (plain(c, dt, a_sizes, v), plain(c, dt, b_sizes, v), None))
         if op not in TENSOR_ONLY:
-            for k, x in enumerate([0, -1, 2.5, float("nan"), True]):
-                fw("special-scalar-%s-%d" % (dname(dt), k), "new", lambda c: (plain(c, dt, [n], v), x, None))
+            for k, x in enumerate([0, -1, 2.5, float("nan"), True] + ([33, -3, 64] if "shift" in op else [])):
+                w = v[v != torch.iinfo(dt).min] if op in DIVISIONS and dt in INTS and x == -1 else v
+                fw("special-scalar-%s-%d" % (dname(dt), k), "new",
+                   lambda c, w=w: (plain(c, dt, [len(w)], w), x, None))
     fw("promote-long-half", "new", lambda c: (plain(c, I64, [3]), plain(c, F16, [3]), None))
     fw("promote-zero-dim-double", "new", lambda c: (plain(c, I8, [3]), plain(c, F64, [], torch.tensor(2.5)), None))
     fw("broadcast", "new", lambda c: (plain(c, F32, [2, 1, 3]), plain(c, I32, [4, 1]), None))
