@@ -1752,7 +1752,11 @@ int main(void)
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
     int64_t stop_ms = now_ms() - stopping;
     fprintf(stderr, "the stop took %lld ms\n", (long long)stop_ms);
-    ASSERT_TRUE(stop_ms < 3000); /* the queued kernels took 8 s to drain */
+    /* Draining what was queued takes 8 s or more (longer on a busy
+     * machine); cancelling it leaves only the pieces the driver holds,
+     * which a machine busy with other tests, or a sanitizer build, may
+     * stretch to a few seconds. */
+    ASSERT_TRUE(stop_ms < 6000);
     conn_close(&busy);
     TEST_DONE();
 }
