@@ -235,10 +235,15 @@ enum {
 
 /* A packed block: at most TSR__KPACK_X elements along x, and at most
  * TSR__KPACK_BYTES of the packed input in all (the kernel's private
- * tile). 32 wide and half the first-level cache measured best on PoCL's
- * CPU device: the packed input is read in runs of 512 bytes, the others
- * in runs of 32 elements that the next work-item continues. */
-#define TSR__KPACK_X 32u
+ * tile): a float32 tile of 64 x 64, whose packed input is read in runs
+ * of 256 bytes and the others in runs of 64 elements that the next
+ * work-item continues. On one PoCL thread, float32 add with a transposed
+ * 8192 x 8192 input, the square tile ran at 0.55-0.61 of a STREAM add on
+ * an AMD EPYC (AVX2), where 32 x 128 ran at 0.30-0.46 and 16 x 256,
+ * 128 x 128 or 64 x 128 at 0.32-0.48: the device's memory is in 4 KiB
+ * pages (shared memory), and the square tile asks for the fewest pages
+ * per byte it moves. */
+#define TSR__KPACK_X 64u
 #define TSR__KPACK_BYTES 16384u
 
 /* A launch's arguments after `status`, and its NDRange: what

@@ -59,6 +59,7 @@ typedef struct fifo {
     lane *lanes;
     lane *turn;         /* the lane served next (NULL: the first) */
     unsigned submitted; /* given to the driver, not retired */
+    bool held;          /* jobs queued while the executor was held */
 } fifo;
 
 /* Enough kernels in the driver's queue that it never waits for the loop
@@ -123,6 +124,9 @@ typedef struct tsr__executor {
      * launch's time. */
     job *spare;
     unsigned nspare;
+    /* While held (tsr__exec_hold), queued jobs wait in their lanes for
+     * tsr__exec_release instead of going to the driver at once. */
+    bool hold;
     /* Launches per key, roughly (a slot per key hash; another key taking
      * the slot starts it again): a key launched often gets a program of
      * its own however small its launches. */
@@ -133,7 +137,6 @@ typedef struct tsr__executor {
 } executor;
 
 #define SPARE_JOBS 64
-
 
 /* Where compiled programs are kept: the configured directory, else
  * TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the user's
@@ -374,9 +377,13 @@ static void log_program(const executor *x, uint32_t queue, tsr__backend_program 
     size_t used = 0;
     for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
         const char *name = k->dtypes[i] == TSR__KEY_SCALAR ? "scalar"
-                           : k->dtypes[i] < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->dtypes[i])
-                                                            : "?";
-        int n = snprintf(types + used, sizeof types - used, "%s%s", i == 0 ? "" : i == 1 ? " <- " : ", ",
+                           : k->dtypes[i] < TSR_DTYPE_COUNT
+                               ? tsr_dtype_name((tsr_dtype)k->dtypes[i])
+                               : "?";
+        int n = snprintf(types + used, sizeof types - used, "%s%s",
+                         i == 0   ? ""
+                         : i == 1 ? " <- "
+                                  : ", ",
                          name);
         if (n < 0 || (size_t)n >= sizeof types - used)
             break;
@@ -477,6 +484,27 @@ static void pump(executor *x, uint32_t queue)
     }
 }
 
+void tsr__exec_hold(tsr__server *server)
+{
+    executor *x = server->executor;
+    if (x)
+        x->hold = true;
+}
+
+void tsr__exec_release(tsr__server *server)
+{
+    executor *x = server->executor;
+    if (!x || !x->hold)
+        return;
+    x->hold = false;
+    for (size_t q = 0; q < x->count; q++) {
+        if (x->fifos[q].held) {
+            x->fifos[q].held = false;
+            pump(x, (uint32_t)q);
+        }
+    }
+}
+
 /* Queues a job at the end of its session's lane. */
 static tsr_status lane_push(fifo *f, job *j)
 {
@@ -509,11 +537,14 @@ static bool needs_fp64(tsr_dtype d)
 /* The common dtypes, most used first: the order the generic programs are
  * built in (a launch that needs one still takes it out of turn). */
 static const tsr_dtype generic_order[] = {
-    TSR_FLOAT32,  TSR_INT64,         TSR_BOOL,          TSR_FLOAT64,         TSR_INT32,
-    TSR_FLOAT16,  TSR_BFLOAT16,      TSR_UINT8,         TSR_INT8,            TSR_INT16,
-    TSR_COMPLEX64, TSR_COMPLEX128,   TSR_COMPLEX32,     TSR_UINT16,          TSR_UINT32,
-    TSR_UINT64,   TSR_FLOAT8_E4M3FN, TSR_FLOAT8_E5M2,   TSR_FLOAT8_E4M3FNUZ, TSR_FLOAT8_E5M2FNUZ,
-    TSR_FLOAT8_E8M0FNU, TSR_FLOAT4_E2M1FN_X2};
+    TSR_FLOAT32,         TSR_INT64,           TSR_BOOL,
+    TSR_FLOAT64,         TSR_INT32,           TSR_FLOAT16,
+    TSR_BFLOAT16,        TSR_UINT8,           TSR_INT8,
+    TSR_INT16,           TSR_COMPLEX64,       TSR_COMPLEX128,
+    TSR_COMPLEX32,       TSR_UINT16,          TSR_UINT32,
+    TSR_UINT64,          TSR_FLOAT8_E4M3FN,   TSR_FLOAT8_E5M2,
+    TSR_FLOAT8_E4M3FNUZ, TSR_FLOAT8_E5M2FNUZ, TSR_FLOAT8_E8M0FNU,
+    TSR_FLOAT4_E2M1FN_X2};
 _Static_assert(sizeof generic_order / sizeof generic_order[0] == TSR_DTYPE_COUNT,
                "every dtype has a generic program");
 
@@ -555,8 +586,8 @@ static void report_generic(executor *x, uint32_t queue)
         failed += state == TSR__PROGRAM_FAILED;
     }
     tsr__log(failed ? TSR__LOG_ERR : TSR__LOG_NOTICE,
-             "%s:%u: generic programs ready: %d of %d in %.1f s", x->be->name, queue, ready, ready + failed,
-             (double)(tsr__now_ns() - x->generic_since[queue]) / 1e9);
+             "%s:%u: generic programs ready: %d of %d in %.1f s", x->be->name, queue, ready,
+             ready + failed, (double)(tsr__now_ns() - x->generic_since[queue]) / 1e9);
     x->generic_since[queue] = 0;
 }
 
@@ -665,10 +696,8 @@ static tsr_status executor_get(tsr__server *server, executor **out)
     char dir_buf[1024];
     const char *dir = cache_dir(server, dir_buf, sizeof dir_buf);
     if (st == TSR_OK) {
-        tsr__backend_config config = {.found = &reg->found,
-                                      .devices = served,
-                                      .cache_dir = dir,
-                                      .notify_fd = x->notify_fd};
+        tsr__backend_config config = {
+            .found = &reg->found, .devices = served, .cache_dir = dir, .notify_fd = x->notify_fd};
         st = x->be->open(&config, &x->rt);
     }
     free(served);
@@ -743,7 +772,6 @@ static uint32_t inputs_of(uint32_t op)
     return tsr__kernel_ops[op].arity;
 }
 
-
 static tsr_status check_kernel(const tsr__kernel *k)
 {
     if (k->op < TSR__KOP_COPY || k->op >= TSR__KOP_COUNT)
@@ -764,8 +792,8 @@ static tsr_status check_kernel(const tsr__kernel *k)
                              i);
         if (o->flags & TSR__KOPERAND_SCALAR) {
             if (i == 0 || k->op == TSR__KOP_COPY)
-                return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                                 "LAUNCH: operand %u cannot be a scalar", i);
+                return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: operand %u cannot be a scalar",
+                                 i);
             scalars++;
         }
     }
@@ -813,7 +841,7 @@ static int64_t elements_of(const tsr__kernel *k)
  * builds ahead of need. A large launch, or a key launched often, asks
  * for its own program in the background, for the launches after it. */
 static tsr__backend_program *program_for(executor *x, uint32_t queue, const tsr__kernel *k,
-                                      const tsr__kernel_key *key, bool *generic)
+                                         const tsr__kernel_key *key, bool *generic)
 {
     tsr__backend_program *own = x->be->program_find(x->rt, queue, key);
     if (own && x->be->program_state(own) == TSR__PROGRAM_READY) {
@@ -914,7 +942,10 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     s->inflight_total++;
     tsr__session_retain(s); /* released when the job retires */
     *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
-    pump(x, queue);
+    if (x->hold)
+        x->fifos[queue].held = true;
+    else
+        pump(x, queue);
     return TSR_OK;
 }
 
@@ -1124,4 +1155,3 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
     }
     return fill_kernel(s, handle, g, value, out);
 }
-

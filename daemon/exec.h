@@ -43,8 +43,7 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wir
  * flight, is queued as a fill kernel (*out names it), so the event loop
  * never spends long on a fill. */
 tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
-                          const tsr__region *region, const uint8_t *value,
-                          tsr__wire_launched *out);
+                          const tsr__region *region, const uint8_t *value, tsr__wire_launched *out);
 
 /* Accelerator `queue`'s busy time since the executor started, in ns:
  * how long its queue held a kernel the driver had not finished (0 before
@@ -55,6 +54,15 @@ uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t n
  * CPUs (PoCL's CPU device): the event loop then sleeps instead of spinning,
  * so as not to take a CPU from them. Any thread. */
 bool tsr__exec_on_host(const tsr__server *server);
+
+/* Between the two, kernels that requests queue wait in their lanes, and
+ * go to the driver at tsr__exec_release: the event loop holds the
+ * executor while it serves a pass of rings, so that the replies go out
+ * before the driver's enqueues (tens of microseconds on PoCL, whose
+ * worker thread then also competes with the loop for a CPU) and a
+ * client waits for its kernel, not for its reply. Loop thread only. */
+void tsr__exec_hold(tsr__server *server);
+void tsr__exec_release(tsr__server *server);
 
 /* Daemon shutdown: waits for every queue, retires every job (dropping the
  * last references of sessions that outlived their connection) and closes

@@ -55,8 +55,7 @@ static tsr_status claim_path(const struct sockaddr_un *addr)
     int live = connect(probe, (const struct sockaddr *)addr, sizeof *addr) == 0;
     close(probe);
     if (live)
-        return tsr__fail(TSR_ERR_IO, "another tesserad is already listening on %s",
-                         addr->sun_path);
+        return tsr__fail(TSR_ERR_IO, "another tesserad is already listening on %s", addr->sun_path);
     if (unlink(addr->sun_path) < 0)
         return tsr__fail(TSR_ERR_IO, "cannot remove the stale socket %s: %s", addr->sun_path,
                          strerror(errno));
@@ -91,8 +90,9 @@ static tsr_status bind_socket(tsr__server *server, const tsr__config *cfg)
     if (!path || !*path)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "empty socket path");
     if (strlen(path) >= sizeof addr.sun_path)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "socket path too long (%zu bytes, at most %zu): %s",
-                         strlen(path), sizeof addr.sun_path - 1, path);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "socket path too long (%zu bytes, at most %zu): %s", strlen(path),
+                         sizeof addr.sun_path - 1, path);
     memcpy(addr.sun_path, path, strlen(path) + 1);
     tsr_status st = claim_path(&addr);
     if (st != TSR_OK)
@@ -159,7 +159,8 @@ static tsr_status take_activated_socket(tsr__server *server)
     if (n > 1 || sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) <= 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "systemd passed %d socket%s; tesserad takes one listening "
-                         "SOCK_SEQPACKET Unix socket (ListenSequentialPacket=)", n, n == 1 ? "" : "s");
+                         "SOCK_SEQPACKET Unix socket (ListenSequentialPacket=)",
+                         n, n == 1 ? "" : "s");
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
         fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
@@ -198,9 +199,10 @@ static bool over_cap(const tsr__server *server, const tsr__uid_sessions *u, uint
         snprintf(why, n, "too many sessions for uid %u: %u open (sessions.max_per_uid = %u)",
                  (unsigned)uid, u->sessions, server->max_sessions_uid);
     else if (u && u->handshakes >= server->max_handshakes_uid + extra)
-        snprintf(why, n, "too many connections of uid %u waiting for their handshake: %u "
-                 "(sessions.max_handshakes_per_uid = %u)", (unsigned)uid, u->handshakes,
-                 server->max_handshakes_uid);
+        snprintf(why, n,
+                 "too many connections of uid %u waiting for their handshake: %u "
+                 "(sessions.max_handshakes_per_uid = %u)",
+                 (unsigned)uid, u->handshakes, server->max_handshakes_uid);
     else
         return false;
     return true;
@@ -253,8 +255,8 @@ static void refuse(tsr__server *server, int fd, tsr_status status, const char *w
     close_refusal(r);
     *r = (tsr__refusal){.server = server, .fd = fd, .status = status};
     snprintf(r->message, sizeof r->message, "%s", why);
-    tsr_status st = tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_refused, r,
-                                    &r->watch);
+    tsr_status st =
+        tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_refused, r, &r->watch);
     if (st != TSR_OK) {
         close(fd);
         r->fd = -1;
@@ -380,8 +382,8 @@ static void send_status(tsr__server *server)
 {
     size_t devices = server->registry.accel_count;
     sd_notifyf(0, "STATUS=%zu %s device%s, %u session%s", devices, server->registry.backend->name,
-               devices == 1 ? "" : "s",
-               server->session_count, server->session_count == 1 ? "" : "s");
+               devices == 1 ? "" : "s", server->session_count,
+               server->session_count == 1 ? "" : "s");
     server->status_sent_ns = tsr__now_ns();
     server->status_sessions = server->session_count;
 }
@@ -458,8 +460,8 @@ static tsr_status start_systemd_timers(tsr__server *server)
     if (!server->notify)
         return TSR_OK;
     uint64_t usec = 0;
-    tsr_status st = start_timer(server, 0, on_status_timer, &server->status_fd,
-                                &server->status_watch);
+    tsr_status st =
+        start_timer(server, 0, on_status_timer, &server->status_fd, &server->status_watch);
     if (st == TSR_OK && sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
         st = start_timer(server, usec * 1000u / 2, on_watchdog, &server->watchdog_fd,
                          &server->watchdog_watch);
@@ -493,6 +495,8 @@ static unsigned serve_rings(void *data)
     tsr__server *server = data;
     unsigned served = 0;
     server->passes++;
+    /* Replies first, the pass's kernels to the driver after them. */
+    tsr__exec_hold(server);
     for (tsr__session *s = server->ready_first, *next; s; s = next) {
         next = s->ready_next;
         /* Serving may end the session (a malformed frame) and free it,
@@ -505,6 +509,7 @@ static unsigned serve_rings(void *data)
         if (n == 0 && (s->idle_passes = idle + 1) >= TSR__SERVER_PARK_PASSES)
             park(server, s);
     }
+    tsr__exec_release(server);
     /* Sessions come and go in callbacks all over the loop; every pass
      * through the loop comes here. */
     if (server->session_count != server->status_sessions)
@@ -616,9 +621,10 @@ static void keep_restart_keys(const tsr__server *server, tsr__config *next)
         const tsr__config_key *key = tsr__config_key_at((tsr__config_key_id)k);
         if (!key->restart || tsr__config_equal(server->config, next, (tsr__config_key_id)k))
             continue;
-        tsr__log(TSR__LOG_NOTICE, "reload: %s changed from '%s' to '%s'; it takes effect when "
-                 "tesserad restarts", key->name, tsr__config_text(server->config, k),
-                 tsr__config_text(next, k));
+        tsr__log(TSR__LOG_NOTICE,
+                 "reload: %s changed from '%s' to '%s'; it takes effect when "
+                 "tesserad restarts",
+                 key->name, tsr__config_text(server->config, k), tsr__config_text(next, k));
         next->v[k] = server->config->v[k];
     }
 }
@@ -643,13 +649,15 @@ tsr_status tsr__server_reload(tsr__server *server)
         tsr__config_free(next);
         free(next);
         if (applied && apply_live(server, server->config) != TSR_OK)
-            tsr__log(TSR__LOG_ERR, "cannot restore the running configuration: %s", tsr_last_error());
+            tsr__log(TSR__LOG_ERR, "cannot restore the running configuration: %s",
+                     tsr_last_error());
     } else {
         tsr__config_free(server->config);
         free(server->config);
         server->config = next;
         tsr__log(TSR__LOG_NOTICE, "reloaded the configuration%s%s",
-                 server->config_path ? " from " : "", server->config_path ? server->config_path : "");
+                 server->config_path ? " from " : "",
+                 server->config_path ? server->config_path : "");
     }
     if (server->notify) {
         sd_notify(0, "READY=1");
@@ -676,7 +684,8 @@ static tsr_status adopt_config(tsr__server *server, const tsr__server_options *o
     tsr_status st = copy_config(options->config, &server->config);
     if (st == TSR_OK)
         st = copy_config(options->overrides, &server->overrides);
-    if (st == TSR_OK && options->config_path && !(server->config_path = strdup(options->config_path)))
+    if (st == TSR_OK && options->config_path &&
+        !(server->config_path = strdup(options->config_path)))
         st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     server->config_required = options->config_required;
     return st;
@@ -687,9 +696,9 @@ static tsr_status adopt_config(tsr__server *server, const tsr__server_options *o
 static tsr_status build_devices(tsr__server *server, tsr__registry *given)
 {
     const tsr__config *cfg = server->config;
-    tsr__registry_options ro = {
-        .probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
-        .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number == TSR__DEVICE_MEMORY_COPY};
+    tsr__registry_options ro = {.probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
+                                .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number ==
+                                               TSR__DEVICE_MEMORY_COPY};
     tsr_status st = TSR_OK;
     if (given) {
         server->registry = *given;
@@ -776,9 +785,9 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
         return st;
     }
     tsr__loop_set_poller(server->loop, &(tsr__loop_poller){.serve = serve_rings,
-                                                          .arm = arm_rings,
-                                                          .quiet = kernels_on_host,
-                                                          .data = server});
+                                                           .arm = arm_rings,
+                                                           .quiet = kernels_on_host,
+                                                           .data = server});
     return TSR_OK;
 }
 

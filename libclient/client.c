@@ -223,6 +223,7 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
     c->fd = c->doorbell_fd = -1;
     c->timeout_ms = o.timeout_ms ? o.timeout_ms : DEFAULT_TIMEOUT_MS;
     c->spin_ns = TSR__SPIN_NS;
+    c->wait_spin_ns = TSR__WAIT_SPIN_NS;
     c->next_request = 1;
     c->accelerator = TSR_DEVICE_TYPE_COUNT;
     pthread_mutex_init(&c->sock_lock, NULL);

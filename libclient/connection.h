@@ -25,6 +25,7 @@
 #include "libclient/client.h"
 
 #define TSR__SPIN_NS 20000          /* spin at most this long on a reply before sleeping */
+#define TSR__WAIT_SPIN_NS 100000    /* and this long on a kernel (tsr_synchronize) */
 #define TSR__SLEEP_STEP_NS 50000000 /* then sleep in steps of 50 ms, checking the daemon */
 #define TSR__MAX_VISIBLE 128
 #define TSR__CACHE_BLOCKS 64
@@ -57,7 +58,8 @@ struct tsr_client {
     uint32_t session_id, version;
     int32_t timeout_ms;
     tsr__ring *ring;
-    _Atomic uint32_t spin_ns; /* how long the ring transport spins now */
+    _Atomic uint32_t spin_ns;      /* how long the ring transport spins now */
+    _Atomic uint32_t wait_spin_ns; /* how long a wait for a kernel spins now (queues.c) */
     _Atomic uint64_t next_request;
     pthread_mutex_t sock_lock;
     /* transport.c: requests this client stopped waiting for (a timeout)

@@ -112,20 +112,44 @@ tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *ke
     return TSR_OK;
 }
 
-/* Waits until queue q has completed `target`: a short spin (a small kernel
- * finishes within it), then futex sleeps in steps that look for a dead
- * daemon. No deadline: a kernel may run as long as it needs. */
+/* Waits until queue q has completed `target`: a spin, then futex sleeps
+ * in steps that look for a dead daemon. No deadline: a kernel may run as
+ * long as it needs.
+ *
+ * The spin adapts as the ring transport's does (transport.c): a kernel
+ * that completes while the caller spins makes the next spin 4 times
+ * longer plus 2 us, up to TSR__WAIT_SPIN_NS, one that needs the futex
+ * halves it, and every WAIT_PROBE_EVERY-th wait spins the full length.
+ * A small kernel on PoCL's CPU device completes 10-30 us after its
+ * launch, behind the driver's hand-off to its worker thread; a wait that
+ * sleeps then pays the futex wake-up of an idle CPU on top (on a 2-CPU
+ * virtual machine a 1-element add and its synchronize took 30-45 us
+ * with a fixed 20 us spin, 22-29 us spinning up to 100 us), while
+ * kernels that run for milliseconds soon leave the caller sleeping at
+ * once. */
+#define WAIT_PROBE_EVERY 64
+
 static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
 {
+    static _Thread_local uint32_t waits;
     tsr__ring_queue *rq = &c->ring->queues[q];
     uint64_t start = tsr__now_ns();
-    for (unsigned spin = 0;; spin++) {
-        if ((int32_t)(atomic_load_explicit(&rq->completed, memory_order_acquire) - target) >= 0)
+    uint32_t spin_ns = atomic_load_explicit(&c->wait_spin_ns, memory_order_relaxed);
+    uint64_t limit = waits++ % WAIT_PROBE_EVERY == 0 ? TSR__WAIT_SPIN_NS : spin_ns;
+    for (unsigned spin = 0; limit > 0; spin++) {
+        if ((int32_t)(atomic_load_explicit(&rq->completed, memory_order_acquire) - target) >= 0) {
+            uint32_t grown = 4 * spin_ns + 2000;
+            grown = grown < TSR__WAIT_SPIN_NS ? grown : TSR__WAIT_SPIN_NS;
+            if (grown != spin_ns)
+                atomic_store_explicit(&c->wait_spin_ns, grown, memory_order_relaxed);
             return TSR_OK;
+        }
         tsr__cpu_relax();
-        if ((spin & 15) == 15 && tsr__now_ns() - start > TSR__SPIN_NS)
+        if ((spin & 15) == 15 && tsr__now_ns() - start > limit)
             break;
     }
+    if (spin_ns / 2 != spin_ns)
+        atomic_store_explicit(&c->wait_spin_ns, spin_ns / 2, memory_order_relaxed);
     tsr_status st = TSR_OK;
     atomic_store(&rq->waiting, 1u);
     for (;;) {
