@@ -5,11 +5,18 @@
  * by a job generation number. */
 #include "libclient/threadpool.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "core/cgroup.h"
+#include "tessera/ops.h"
 
 #define MAX_THREADS 16
 
@@ -78,6 +85,94 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Up to size - 1 bytes of a small file (a proc or cgroup file) into buf,
+ * NUL-terminated; -1 when it cannot be read. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    ssize_t n = 0, r;
+    while ((size_t)n + 1 < size && (r = read(fd, buf + n, size - 1 - (size_t)n)) > 0)
+        n += r;
+    close(fd);
+    buf[n] = '\0';
+    return n;
+}
+
+/* The smallest CPU limit of hierarchy `v` (mounted at `root`) from the
+ * process's cgroup `self` up to the root: a parent's quota bounds its
+ * children. 0 for none. A level whose files are missing or malformed
+ * says nothing (a container may show part of the tree). */
+static uint32_t cgroup_limit(tsr__cgroup_version v, const char *root, char *self)
+{
+    uint32_t limit = 0;
+    for (;;) {
+        char path[4096 + 64], a[64], b[64];
+        const char *rel = strcmp(self, "/") == 0 ? "" : self;
+        uint32_t cpus = 0;
+        if (v == TSR__CGROUP_V2) {
+            snprintf(path, sizeof path, "%s%s/cpu.max", root, rel);
+            ssize_t n = read_small(path, a, sizeof a);
+            if (n < 0 || tsr__cgroup_cpu_max(a, (size_t)n, &cpus) != TSR_OK)
+                cpus = 0;
+        } else {
+            snprintf(path, sizeof path, "%s%s/cpu.cfs_quota_us", root, rel);
+            ssize_t nq = read_small(path, a, sizeof a);
+            snprintf(path, sizeof path, "%s%s/cpu.cfs_period_us", root, rel);
+            ssize_t np = nq < 0 ? -1 : read_small(path, b, sizeof b);
+            if (np < 0 || tsr__cgroup_cfs(a, (size_t)nq, b, (size_t)np, &cpus) != TSR_OK)
+                cpus = 0;
+        }
+        if (cpus > 0 && (limit == 0 || cpus < limit))
+            limit = cpus;
+        char *slash = strrchr(self, '/');
+        if (!slash || slash == self) {
+            if (self[1] == '\0')
+                return limit;
+            self[1] = '\0'; /* the root last */
+        } else {
+            *slash = '\0';
+        }
+    }
+}
+
+/* The CPUs this process may run on: its affinity mask (taskset, a
+ * cpuset), bounded by its cgroup's CPU bandwidth (systemd's CPUQuota=, a
+ * container's --cpus=), in whichever cgroup version the machine runs. */
+static long usable_cpus(void)
+{
+    long n = 0;
+    for (int bits = 1024; bits <= 65536 && n == 0; bits *= 4) {
+        cpu_set_t *set = CPU_ALLOC(bits);
+        if (!set)
+            break;
+        size_t size = CPU_ALLOC_SIZE(bits);
+        if (sched_getaffinity(0, size, set) == 0)
+            n = CPU_COUNT_S(size, set);
+        CPU_FREE(set);
+    }
+    if (n <= 0)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    char text[4096], self[4096];
+    ssize_t len = read_small("/proc/self/cgroup", text, sizeof text);
+    uint32_t limit = 0;
+    if (len > 0 && access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0 &&
+        tsr__cgroup_path(text, (size_t)len, TSR__CGROUP_V2, self, sizeof self) == TSR_OK)
+        limit = cgroup_limit(TSR__CGROUP_V2, "/sys/fs/cgroup", self);
+    static const char *const v1_roots[] = {"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"};
+    for (size_t k = 0; k < 2 && limit == 0 && len > 0; k++) {
+        if (access(v1_roots[k], F_OK) == 0 &&
+            tsr__cgroup_path(text, (size_t)len, TSR__CGROUP_V1, self, sizeof self) == TSR_OK)
+            limit = cgroup_limit(TSR__CGROUP_V1, v1_roots[k], self);
+    }
+    if (limit > 0 && (long)limit < n)
+        n = (long)limit;
+    return n;
+}
+
+/* TESSERA_NUM_THREADS when it is a positive number, else the usable
+ * CPUs; at most MAX_THREADS. */
 static int configured_threads(void)
 {
     const char *env = getenv("TESSERA_NUM_THREADS");
@@ -89,7 +184,7 @@ static int configured_threads(void)
             n = 0;
     }
     if (n <= 0)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
+        n = usable_cpus();
     return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
@@ -113,6 +208,11 @@ int tsr__threadpool_size(void)
 {
     pthread_once(&pool.once, start);
     return pool.size;
+}
+
+int tsr_get_num_threads(void)
+{
+    return tsr__threadpool_size();
 }
 
 void tsr__parallel_for(int64_t n, int64_t grain, tsr__range_fn fn, void *ctx)

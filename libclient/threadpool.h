@@ -1,7 +1,8 @@
 /* Internal: the cpu device's small thread pool.
  *
  * Workers are started on first use (TESSERA_NUM_THREADS of them in all,
- * counting the caller; default the online CPUs, at most 16) and sleep
+ * counting the caller; default the CPUs the process may use, as
+ * tsr_get_num_threads says, at most 16) and sleep
  * between jobs. One job runs at a time; a caller that finds the pool busy
  * (another thread's job, or a job calling back into the pool) runs its
  * job alone, so nothing ever waits on itself. */

@@ -257,6 +257,16 @@ TSR_API int tsr_op_arity(tsr_op op);
 TSR_API tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,
                                    tsr_tensor *out, tsr_tensor **result);
 
+/* torch.get_num_threads(): the threads the cpu device computes an
+ * operation on, this one included. TESSERA_NUM_THREADS when it is set to
+ * a positive number, else the CPUs this process may use: its affinity
+ * mask (taskset, a cpuset) bounded by its control group's CPU quota
+ * (cgroup v2 cpu.max or v1 cpu.cfs_quota_us, the smallest on the way to
+ * the root: systemd's CPUQuota=, a container's CPU limit), rounded up; at
+ * most 16. Decided at the first parallel operation (or this call), then
+ * fixed for the life of the process. */
+TSR_API int tsr_get_num_threads(void);
+
 /* ---- Copies, fill, conversion --------------------------------------- */
 
 /* dst.copy_(src): src broadcast to dst's shape, converted to dst's dtype
