@@ -45,6 +45,14 @@ if cat "$libdir/pkgconfig/"* "$libdir/cmake/Tessera/"* | sed "s|$prefix||g" | gr
     fail "installed pkg-config or CMake files refer to $root or $build_dir"
 fi
 
+# The library needs no run-time search path; the programs find it beside
+# them ($ORIGIN), wherever the tree is installed.
+if readelf -d "$libdir/libtessera.so.0" | grep -qE '\((RPATH|RUNPATH)\)'; then
+    fail "libtessera carries a run-time search path: $(readelf -d "$libdir/libtessera.so.0" | grep -E 'RPATH|RUNPATH')"
+fi
+readelf -d "$prefix/bin/tessera" | grep -qF '$ORIGIN/' ||
+    fail "bin/tessera finds no library beside it: $(readelf -d "$prefix/bin/tessera" | grep -E 'RPATH|RUNPATH')"
+
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 version=$(pkg-config --modversion tessera)
 [[ $(pkg-config --variable=prefix tessera) == "$prefix" ]] ||
