@@ -63,6 +63,9 @@ void cli_table_text(FILE *f, const char *s, int width, bool pad);
 
 /* Writes a command's manual page in roff (man(7)) to f (man.c). */
 void cli_print_roff(FILE *f, const cli_command *cmd);
+/* Writes `text`, a manual in the shape of every --help text here, as the
+ * man(7) page `title`(`section`); text is cut into lines in place. */
+void cli_roff(FILE *f, const char *title, int section, char *text);
 
 /* The command table (main.c), NULL-terminated. */
 extern const cli_command *const cli_commands[];

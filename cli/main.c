@@ -2,18 +2,52 @@
  * the table below and owns the shared option scanning and messages. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "tessera/tessera.h"
 
 const cli_command *const cli_commands[] = {
-    &cli_cmd_dtypes, &cli_cmd_promote, &cli_cmd_can_cast, &cli_cmd_result_type,
-    &cli_cmd_device, &cli_cmd_devices, &cli_cmd_info,     &cli_cmd_ps,
-    &cli_cmd_top,    &cli_cmd_topo,    &cli_cmd_stats,    &cli_cmd_version,
+    &cli_cmd_dtypes,
+    &cli_cmd_promote,
+    &cli_cmd_can_cast,
+    &cli_cmd_result_type,
+    &cli_cmd_device,
+    &cli_cmd_devices,
+    &cli_cmd_info,
+    &cli_cmd_ps,
+    &cli_cmd_top,
+    &cli_cmd_topo,
+    &cli_cmd_stats,
+    &cli_cmd_version,
     NULL,
 };
 #define NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]) - 1)
+
+/* tessera help --roff TITLE SECTION: the manual on standard input (at
+ * most 1 MiB) as a man(7) page. */
+static int roff_from_stdin(int argc, char **argv)
+{
+    char *end = NULL;
+    long section = argc == 5 ? strtol(argv[4], &end, 10) : 0;
+    if (argc != 5 || !end || *end != '\0' || section < 1 || section > 9 || argv[3][0] == '\0' ||
+        strlen(argv[3]) > 60) {
+        fprintf(stderr, "tessera: usage: tessera help --roff TITLE SECTION < TEXT "
+                        "(SECTION 1 to 9)\n");
+        return EXIT_USAGE;
+    }
+    static char text[1 << 20];
+    size_t n = fread(text, 1, sizeof text - 1, stdin);
+    if (ferror(stdin) || !feof(stdin)) {
+        fprintf(stderr, "tessera: help --roff: %s\n",
+                ferror(stdin) ? "cannot read standard input" : "the text is over 1 MiB");
+        return EXIT_FAILED;
+    }
+    text[n] = '\0';
+    cli_roff(stdout, argv[3], (int)section, text);
+    return EXIT_OK;
+}
 
 static void print_overview(FILE *f)
 {
@@ -21,7 +55,8 @@ static void print_overview(FILE *f)
                "    tessera - inspect Tessera's devices and tensor semantics\n\n"
                "SYNOPSIS\n"
                "    tessera COMMAND [OPTIONS] [ARGUMENTS]\n"
-               "    tessera help [--man] COMMAND\n"
+               "    tessera help [--man] [COMMAND]\n"
+               "    tessera help --roff TITLE SECTION < TEXT\n"
                "    tessera --version\n\n"
                "DESCRIPTION\n"
                "    Tessera is a device runtime whose tensors behave as PyTorch's. Some\n"
@@ -32,10 +67,16 @@ static void print_overview(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "    %-13s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
     fprintf(f, "\n    Run 'tessera COMMAND --help' for a command's manual; 'tessera help --man\n"
-               "    COMMAND' prints it as a man(7) page.\n\n"
+               "    COMMAND' prints it as a man(7) page, and 'tessera help --man' this\n"
+               "    overview. 'tessera help --roff TITLE SECTION' turns any manual in the\n"
+               "    shape of these (tesserad --help, tessera-bench --help) read from\n"
+               "    standard input into the page TITLE(SECTION).\n\n"
                "EXIT STATUS\n"
                "    0 on success, 1 when the operation fails (where PyTorch raises an\n"
-               "    error), 2 on a usage error.\n");
+               "    error), 2 on a usage error.\n\n"
+               "SEE ALSO\n"
+               "    tesserad(8), tesserad.conf(5), tessera-bench(1), and tessera-COMMAND(1)\n"
+               "    for each command above.\n");
 }
 
 static const cli_command *find_command(const char *name)
@@ -172,6 +213,20 @@ int main(int argc, char **argv)
     if (strcmp(name, "help") == 0) {
         if (argc < 3) {
             print_overview(stdout);
+            return EXIT_OK;
+        }
+        if (strcmp(argv[2], "--roff") == 0)
+            return roff_from_stdin(argc, argv);
+        if (strcmp(argv[2], "--man") == 0 && argc == 3) {
+            char *text = NULL;
+            size_t size = 0;
+            FILE *m = open_memstream(&text, &size);
+            if (!m)
+                return cli_fail("out of memory");
+            print_overview(m);
+            fclose(m);
+            cli_roff(stdout, "tessera", 1, text);
+            free(text);
             return EXIT_OK;
         }
         bool roff = strcmp(argv[2], "--man") == 0 && argc > 3;

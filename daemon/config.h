@@ -181,6 +181,9 @@ void tsr__config_write_help(FILE *out);
  * by a file or the command line as `key = value`, the others commented out
  * with their default. With nothing set this is the sample file. */
 void tsr__config_write(FILE *out, const tsr__config *cfg);
+/* The manual of the file, tesserad.conf(5), in the shape of --help texts
+ * (tesserad --help-config; `tessera help --roff` makes the page). */
+void tsr__config_write_manual(FILE *out);
 /* The key reference of docs/configuration.md, in Markdown. */
 void tsr__config_write_reference(FILE *out);
 

@@ -52,6 +52,71 @@ void tsr__config_write_help(FILE *out)
     }
 }
 
+void tsr__config_write_manual(FILE *out)
+{
+    fputs("NAME\n"
+          "    tesserad.conf - the configuration file of tesserad\n"
+          "\n"
+          "SYNOPSIS\n"
+          "    " TSR__CONFIG_DEFAULT_PATH "\n"
+          "\n"
+          "DESCRIPTION\n"
+          "    tesserad reads this file when it starts (a missing file means every\n"
+          "    key keeps its default) and again on SIGHUP (systemctl reload\n"
+          "    tesserad), which applies what it can: a key whose change needs a\n"
+          "    restart keeps its old value until then, and a file with an error\n"
+          "    changes nothing. tesserad --config FILE reads FILE instead, which\n"
+          "    must exist. The file must be a regular file of at most 1 MiB.\n"
+          "\n"
+          "    One key = value per line. Blanks around the key and the value are\n"
+          "    ignored; the value is everything after the first =. Blank lines and\n"
+          "    lines whose first non-blank character is # are comments; a # anywhere\n"
+          "    else is part of the value. Keys are written in full, each at most\n"
+          "    once. Lines are at most 4096 bytes, values at most 511. An error\n"
+          "    names the file, the line and the key.\n"
+          "\n"
+          "    Each setting comes from the first of: the command line (--set\n"
+          "    KEY=VALUE, or the key's own option), this file, the environment\n"
+          "    ($TESSERA_SOCKET for socket.path), the built-in default. Sizes are\n"
+          "    bytes or a number with K, M, G or T (powers of 1024: 4GiB, 512M);\n"
+          "    memory limits may also be a percentage of the device's memory\n"
+          "    (50%) or unlimited.\n"
+          "\n"
+          "KEYS\n",
+          out);
+    char line[1024];
+    for (int k = 0; k < TSR__CONF_KEY_COUNT; k++) {
+        const tsr__config_key *key = tsr__config_key_at((tsr__config_key_id)k);
+        char def[512];
+        describe_default(def, sizeof def, key);
+        fprintf(out, "    %s%s = %s\n", key->name, key->suffix ? key->suffix : "",
+                key->metavar ? key->metavar : "VALUE");
+        wrap(out, "        ", 80, key->help);
+        if (key->option)
+            snprintf(line, sizeof line, "%s Also tesserad --%s.", def, key->option);
+        else
+            snprintf(line, sizeof line, "%s", def);
+        wrap(out, "        ", 80, line);
+    }
+    fputs("\n"
+          "EXAMPLES\n"
+          "    socket.group = tessera\n"
+          "    memory_limit.uid_default = 25%\n"
+          "    memory_limit.uid.alice = 8GiB\n"
+          "    memory_limit.group.ml = 50%\n"
+          "    log.level = notice\n"
+          "\n"
+          "FILES\n"
+          "    " TSR__CONFIG_DEFAULT_PATH "\n"
+          "        The configuration file. tesserad --print-config prints the\n"
+          "        configuration in force in this format; with no file and no\n"
+          "        options, the sample configuration (share/doc/tessera/tesserad.conf).\n"
+          "\n"
+          "SEE ALSO\n"
+          "    tesserad(8), tessera(1)\n",
+          out);
+}
+
 static const char sample_header[] =
     "# tesserad.conf: the configuration of tesserad, the Tessera device daemon.\n"
     "#\n"

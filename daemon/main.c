@@ -24,7 +24,7 @@ static const char usage_head[] =
     "SYNOPSIS\n"
     "    tesserad [--config FILE] [--foreground] [--set KEY=VALUE]... [OPTION]...\n"
     "    tesserad [--config FILE] [--set KEY=VALUE]... [OPTION]... --print-config\n"
-    "    tesserad --help | --version\n"
+    "    tesserad --help | --help-config | --version\n"
     "\n"
     "DESCRIPTION\n"
     "    Discovers the machine's devices (every OpenCL platform through the ICD\n"
@@ -57,6 +57,9 @@ static const char usage_head[] =
     "        daemon detaches once it listens, and the command returns.\n"
     "    -h, --help\n"
     "        Print this text and exit.\n"
+    "    --help-config\n"
+    "        Print the manual of the configuration file, tesserad.conf(5):\n"
+    "        its format and every key, and exit.\n"
     "    --version\n"
     "        Print the version and exit.\n";
 
@@ -104,6 +107,7 @@ static const char usage_tail[] =
     "\n"
     "SEE ALSO\n"
     "    tessera(1): `tessera devices` and `tessera ps` ask this daemon.\n"
+    "    tesserad.conf(5): the configuration file.\n"
     "    systemd.unit(5): tesserad.service and tesserad.socket.\n";
 
 static void print_usage(void)
@@ -142,8 +146,16 @@ static int detach(int *ready_fd)
     return 0;
 }
 
-enum { OPT_CONFIG = 256, OPT_SET, OPT_PRINT, OPT_FOREGROUND, OPT_VERSION, OPT_KEY };
-#define FIXED_OPTIONS 6
+enum {
+    OPT_CONFIG = 256,
+    OPT_SET,
+    OPT_PRINT,
+    OPT_FOREGROUND,
+    OPT_VERSION,
+    OPT_HELP_CONFIG,
+    OPT_KEY
+};
+#define FIXED_OPTIONS 7
 
 /* The fixed options, then one per configuration key that has one. */
 static void build_options(struct option *out)
@@ -155,6 +167,7 @@ static void build_options(struct option *out)
         {"foreground", no_argument, NULL, OPT_FOREGROUND},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"help-config", no_argument, NULL, OPT_HELP_CONFIG},
     };
     size_t n = 0;
     for (size_t k = 0; k < FIXED_OPTIONS; k++)
@@ -205,6 +218,9 @@ static int parse_command_line(int argc, char **argv, command_line *cl)
             cl->foreground = true;
         } else if (c == 'h') {
             print_usage();
+            return 0;
+        } else if (c == OPT_HELP_CONFIG) {
+            tsr__config_write_manual(stdout);
             return 0;
         } else if (c == OPT_VERSION) {
             printf("tesserad %s (protocol %u)\n", tsr_version_string(), TSR__WIRE_VERSION);

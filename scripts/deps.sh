@@ -19,6 +19,8 @@ packages=(
     jq
     # the check that the daemon's modules call only downward
     python3
+    # lexgrog, which checks that whatis and apropos can index the manual pages
+    man-db
 )
 
 die()
