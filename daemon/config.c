@@ -348,8 +348,7 @@ static tsr_status parse_ordinal(const char *item, int32_t *out)
                          item);
     if (!backend_type(d.type))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "'%s' is not a device of a backend this daemon has (" DEVICE_LIST_HINT
-                         ")",
+                         "'%s' is not a device of a backend this daemon has (" DEVICE_LIST_HINT ")",
                          item);
     if (d.index < 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "'%s' names no ordinal (" DEVICE_LIST_HINT ")",
@@ -596,16 +595,29 @@ static tsr_status set_list_entry(tsr__config *cfg, const key_row *row, const cha
     if (strlen(suffix) >= sizeof e.name)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s name too long (at most %zu bytes)",
                          group ? "group" : "user", sizeof e.name - 1);
-    tsr_status st = resolve_id(suffix, group, r, &e.id);
+    tsr__config_value v = {0};
+    tsr_status st = parse_value(row, value, &v, r);
     if (st != TSR_OK)
         return st;
     uint64_t ignored;
-    if (!whole_number(suffix, 0, UINT32_MAX, &ignored))
-        snprintf(e.name, sizeof e.name, "%s", suffix);
-    tsr__config_value v = {0};
-    st = parse_value(row, value, &v, r);
+    bool named = !whole_number(suffix, 0, UINT32_MAX, &ignored);
+    st = resolve_id(suffix, group, r, &e.id);
+    if (st != TSR_OK && named && line > 0) {
+        /* A file's line for a name nobody has: noted, left out (the
+         * caller puts SOURCE:LINE in front). */
+        if (cfg->note_count < TSR__CONFIG_NOTES)
+            snprintf(cfg->notes[cfg->note_count++], TSR__CONFIG_NOTE_MAX,
+                     "%s%s: %s; the line is left out until the %s exists (SIGHUP reads "
+                     "it again)",
+                     row->pub.name, suffix, tsr_last_error(), group ? "group" : "user");
+        else
+            cfg->notes_dropped++;
+        return TSR_OK;
+    }
     if (st != TSR_OK)
         return st;
+    if (named)
+        snprintf(e.name, sizeof e.name, "%s", suffix);
     e.limit = v.limit;
     snprintf(e.text, sizeof e.text, "%s", v.text);
     size_t *count;
@@ -776,8 +788,14 @@ tsr_status tsr__config_parse(tsr__config *cfg, const char *source, const char *t
         if (n && line[n - 1] == '\r')
             n--;
         tsr_status st = check_line(line, n);
+        unsigned notes = cfg->note_count;
         if (st == TSR_OK)
             st = parse_line(cfg, line, n, lineno, lines, r);
+        if (st == TSR_OK && cfg->note_count > notes) {
+            char *note = cfg->notes[notes], said[TSR__CONFIG_NOTE_MAX - 240];
+            snprintf(said, sizeof said, "%s", note);
+            snprintf(note, TSR__CONFIG_NOTE_MAX, "%.200s:%u: %s", source, lineno, said);
+        }
         if (st != TSR_OK) {
             char where[TSR__CONFIG_TEXT_MAX + 16];
             snprintf(where, sizeof where, "%s:%u", source, lineno);

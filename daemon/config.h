@@ -98,10 +98,22 @@ typedef struct tsr__config_id_limit {
     unsigned line; /* where the file set it (0: the command line) */
 } tsr__config_id_limit;
 
+/* What a file said that is left out rather than refused: a limit line for
+ * a user or group the system does not know (a departed user, a directory
+ * service that is down) must not stop the daemon. At most
+ * TSR__CONFIG_NOTES are kept, the rest counted. */
+#define TSR__CONFIG_NOTES 8
+#define TSR__CONFIG_NOTE_MAX 640
+
 typedef struct tsr__config {
     tsr__config_value v[TSR__CONF_KEY_COUNT];
     tsr__config_id_limit *uids, *groups;
     size_t uid_count, group_count;
+    /* "SOURCE:LINE: KEY: no such user 'bob'; the line is left out", for
+     * the daemon to log as warnings after a load (tsr__config_parse adds
+     * them; merge and copy leave them). */
+    char notes[TSR__CONFIG_NOTES][TSR__CONFIG_NOTE_MAX];
+    unsigned note_count, notes_dropped;
 } tsr__config;
 
 /* How user and group names become ids: each returns 0 and writes the id,
@@ -139,7 +151,9 @@ void tsr__config_clear(tsr__config *cfg);
 void tsr__config_free(tsr__config *cfg);
 
 /* Parses a whole file's text (len bytes, NULs included) named `source` in
- * messages, setting each key it names. On failure cfg keeps what the lines
+ * messages, setting each key it names. A memory_limit.uid.NAME or
+ * memory_limit.group.NAME line whose NAME the system does not resolve
+ * is left out with a note (cfg->notes), its value still checked. On failure cfg keeps what the lines
  * before the bad one set: parse into a scratch config, and keep it only on
  * TSR_OK. Errors: TSR_ERR_INVALID_ARGUMENT "SOURCE:LINE: ..." (see the file
  * header), TSR_ERR_OUT_OF_MEMORY. */

@@ -249,6 +249,8 @@ static tsr_status read_config(const command_line *cl, tsr__config *cfg)
         st = tsr__config_load(cfg, path, !cl->config_path, &found, NULL);
     if (st == TSR_OK)
         st = tsr__config_merge(cfg, &cl->over);
+    if (st == TSR_OK)
+        tsr__server_log_notes(cfg); /* --print-config too: what it leaves out */
     if (st == TSR_OK && !cl->print_config) {
         tsr__log_set_level((int)cfg->v[TSR__CONF_LOG_LEVEL].number);
         if (found)

@@ -602,6 +602,14 @@ static tsr_status apply_live(tsr__server *server, const tsr__config *cfg)
     return TSR_OK;
 }
 
+void tsr__server_log_notes(const tsr__config *cfg)
+{
+    for (unsigned k = 0; k < cfg->note_count; k++)
+        tsr__log(TSR__LOG_WARNING, "%s", cfg->notes[k]);
+    if (cfg->notes_dropped)
+        tsr__log(TSR__LOG_WARNING, "and %u more such lines left out", cfg->notes_dropped);
+}
+
 /* The file again, with the command line over it. */
 static tsr_status read_config(const tsr__server *server, tsr__config *next)
 {
@@ -655,6 +663,7 @@ tsr_status tsr__server_reload(tsr__server *server)
         tsr__config_free(server->config);
         free(server->config);
         server->config = next;
+        tsr__server_log_notes(next);
         tsr__log(TSR__LOG_NOTICE, "reloaded the configuration%s%s",
                  server->config_path ? " from " : "",
                  server->config_path ? server->config_path : "");

@@ -47,8 +47,8 @@ typedef struct tsr__refusal {
     char message[192];
 } tsr__refusal;
 
-#define TSR__SERVER_REFUSALS 32     /* refused connections held at once; the oldest goes first */
-#define TSR__SERVER_ADMIN_RESERVE 4 /* sessions uid 0 and tessera-admin may have beyond a cap */
+#define TSR__SERVER_REFUSALS 32      /* refused connections held at once; the oldest goes first */
+#define TSR__SERVER_ADMIN_RESERVE 4  /* sessions uid 0 and tessera-admin may have beyond a cap */
 #define TSR__SERVER_PARK_PASSES 1024 /* poller passes without work before a ring is parked */
 
 typedef struct tsr__server {
@@ -157,5 +157,7 @@ void tsr__server_fini(tsr__server *server);
  * keep their running value, with a notice in the log. A file with an error
  * changes nothing: the error is logged and returned. */
 tsr_status tsr__server_reload(tsr__server *server);
+/* Logs, as warnings, the lines a configuration left out (cfg->notes). */
+void tsr__server_log_notes(const tsr__config *cfg);
 
 #endif /* TESSERA_DAEMON_SERVER_H */

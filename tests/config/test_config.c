@@ -91,10 +91,9 @@ static const struct {
      "means none)"},
     {"memory_limit.daemon = 99999999999T\n",
      "tesserad.conf:1: memory_limit.daemon: size '99999999999T' is too large"},
-    {"memory_limit.uid.carol = 1G\n",
-     "tesserad.conf:1: memory_limit.uid.carol: no such user 'carol'"},
-    {"memory_limit.group.wheel = 1G\n",
-     "tesserad.conf:1: memory_limit.group.wheel: no such group 'wheel'"},
+    /* a name nobody has is left out (below), but its value is still checked */
+    {"memory_limit.uid.carol = lots\n",
+     "tesserad.conf:1: memory_limit.uid.carol: invalid size 'lots' (expected e.g. 4GiB or 50%)"},
     {"memory_limit.uid = 1G\n", "tesserad.conf:1: memory_limit.uid: missing user name (write "
                                 "memory_limit.uid.<user> = LIMIT)"},
     {"memory_limit.group. = 1G\n", "tesserad.conf:1: memory_limit.group.: missing group name "
@@ -130,9 +129,9 @@ static const struct {
     {"discovery.probe_timeout_ms = 1s\n",
      "tesserad.conf:1: discovery.probe_timeout_ms: invalid milliseconds '1s' (expected a whole "
      "number from 1 to 3600000)"},
-    {"devices.visible = cuda:0\n",
-     "tesserad.conf:1: devices.visible: 'cuda:0' is not a device of a backend this daemon has (expected all, or "
-     "ordinals such as 1,0 or opencl:1,opencl:0)"},
+    {"devices.visible = cuda:0\n", "tesserad.conf:1: devices.visible: 'cuda:0' is not a device of "
+                                   "a backend this daemon has (expected all, or "
+                                   "ordinals such as 1,0 or opencl:1,opencl:0)"},
     {"devices.visible = opencl\n",
      "tesserad.conf:1: devices.visible: 'opencl' names no ordinal (expected all, or ordinals such "
      "as 1,0 or opencl:1,opencl:0)"},
@@ -165,6 +164,49 @@ static void test_errors(void)
     ASSERT_FAIL(parse(&cfg, long_line), TSR_ERR_INVALID_ARGUMENT,
                 "tesserad.conf:1: line too long (over 4096 bytes)");
     free(long_line);
+    tsr__config_free(&cfg);
+}
+
+/* A limit for a user or group the system does not know is left out with
+ * a note, not an error: one departed user must not keep the daemon from
+ * starting. The command line, which an operator types, still refuses it. */
+static void test_unknown_names(void)
+{
+    tsr__config cfg;
+    tsr__config_clear(&cfg);
+    ASSERT_OK(parse(&cfg, "memory_limit.uid.carol = 1G\nmemory_limit.group.wheel = 10%\n"
+                          "memory_limit.uid.alice = 2G\nmemory_limit.uid.4242 = 3G\n"));
+    ASSERT_EQ(cfg.uid_count, 2); /* alice, and 4242, a number needs no name */
+    ASSERT_TRUE(tsr__config_uid_limit(&cfg, 1000) != NULL);
+    ASSERT_TRUE(tsr__config_uid_limit(&cfg, 4242) != NULL);
+    ASSERT_EQ(cfg.group_count, 0);
+    ASSERT_EQ(cfg.note_count, 2);
+    ASSERT_EQ(cfg.notes_dropped, 0);
+    ASSERT_STREQ(cfg.notes[0], "tesserad.conf:1: memory_limit.uid.carol: no such user 'carol'; "
+                               "the line is left out until the user exists (SIGHUP reads it "
+                               "again)");
+    ASSERT_STREQ(cfg.notes[1], "tesserad.conf:2: memory_limit.group.wheel: no such group "
+                               "'wheel'; the line is left out until the group exists (SIGHUP "
+                               "reads it again)");
+    tsr__config_free(&cfg);
+
+    /* Twelve of them: eight kept, four counted. */
+    char text[1024] = "";
+    for (int k = 0; k < 12; k++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "memory_limit.uid.gone%d = 1G\n",
+                 k);
+    tsr__config_clear(&cfg);
+    ASSERT_OK(parse(&cfg, text));
+    ASSERT_EQ(cfg.note_count, TSR__CONFIG_NOTES);
+    ASSERT_EQ(cfg.notes_dropped, 12 - TSR__CONFIG_NOTES);
+    ASSERT_TRUE(strncmp(cfg.notes[7], "tesserad.conf:8: memory_limit.uid.gone7: ", 40) == 0);
+    ASSERT_EQ(cfg.uid_count, 0);
+    tsr__config_free(&cfg);
+
+    tsr__config_clear(&cfg);
+    ASSERT_FAIL(tsr__config_set(&cfg, "--set", "memory_limit.uid.carol", "1G", &fake_names),
+                TSR_ERR_INVALID_ARGUMENT, "--set: memory_limit.uid.carol: no such user 'carol'");
+    ASSERT_EQ(cfg.note_count, 0);
     tsr__config_free(&cfg);
 }
 
@@ -305,6 +347,7 @@ int main(void)
 {
     test_every_key();
     test_errors();
+    test_unknown_names();
     test_defaults_and_environment();
     test_overrides();
     test_load();

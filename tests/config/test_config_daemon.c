@@ -290,8 +290,8 @@ static void test_socket_path(void)
         ASSERT_TRUE(temporary_gone());
         if (round == 0) {
             /* A second daemon on the same path. */
-            const char *second[] = {exe,      "--foreground", "--config", "/dev/null",
-                                    "--socket", path,         NULL};
+            const char *second[] = {exe,        "--foreground", "--config", "/dev/null",
+                                    "--socket", path,           NULL};
             ASSERT_EQ(run_capture(second, out, sizeof out), 1);
             snprintf(want, sizeof want, "another tesserad is already listening on %s", path);
             ASSERT_TRUE(strstr(out, want) != NULL);
@@ -409,6 +409,41 @@ static void test_reload(void)
     ASSERT_EQ(test_daemon_stop(&d), 0);
 }
 
+/* A limit line for a user the system does not know (one who left, a
+ * directory service that is down) leaves that line out with a warning
+ * naming it, at start and at reload; the daemon starts and serves. */
+static void test_unknown_user(void)
+{
+    const char *file = in_work("departed.conf");
+    write_file(file, "memory_limit.uid_default = 25%\n"
+                     "memory_limit.uid.tsr-departed-user = 1G\n");
+    test_daemon d;
+    const char *extra[] = {"--config", file, NULL};
+    if (test_daemon_start(&d, extra) != 0) {
+        ASSERT_TRUE(false);
+        return;
+    }
+    char want[512];
+    snprintf(want, sizeof want,
+             "<4>%s:2: memory_limit.uid.tsr-departed-user: no such user 'tsr-departed-user'; the "
+             "line is left out until the user exists (SIGHUP reads it again)",
+             file);
+    ASSERT_EQ(count_in_file(d.log, want), 1);
+    tsr_client *c = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    tsr_client_close(c);
+    write_file(file, "memory_limit.group.tsr-departed-group = 10%\n");
+    ASSERT_TRUE(reload(&d, file));
+    snprintf(want, sizeof want,
+             "<4>%s:1: memory_limit.group.tsr-departed-group: no such group "
+             "'tsr-departed-group'; the line is left out until the group exists (SIGHUP reads it "
+             "again)",
+             file);
+    ASSERT_EQ(count_in_file(d.log, want), 1);
+    ASSERT_TRUE(test_daemon_alive(&d));
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+}
+
 /* A configuration path that is a FIFO is refused at once, at start and at
  * reload: opening one blocks until a writer comes, and the reload runs on
  * the loop thread. */
@@ -419,8 +454,8 @@ static void test_fifo_config(void)
     const char *fifo = in_work("fifo.conf");
     unlink(fifo);
     ASSERT_TRUE(mkfifo(fifo, 0600) == 0);
-    const char *a[] = {exe, "--foreground", "--config", fifo, "--socket", in_work("never.sock"),
-                       NULL};
+    const char *a[] = {exe,        "--foreground",        "--config", fifo,
+                       "--socket", in_work("never.sock"), NULL};
     ASSERT_EQ(run_capture(a, out, sizeof out), 1);
     snprintf(want, sizeof want, "<3>%s is a FIFO; the configuration must be a regular file\n",
              fifo);
@@ -619,6 +654,7 @@ int main(int argc, char **argv)
     test_socket_path();
     test_reload();
     test_fifo_config();
+    test_unknown_user();
     test_command_line_wins();
     test_notify();
     test_socket_activation();
