@@ -6,6 +6,7 @@
 #include "daemon/config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -877,6 +878,61 @@ static tsr_status read_file(const char *path, bool missing_ok, char **out, size_
     return TSR_OK;
 }
 
+/* Whether a drop-in directory entry is a configuration to read: NAME.conf,
+ * not hidden (editors' and package managers' leftovers are not). */
+static int is_dropin(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] != '.' && n > 5 && strcmp(e->d_name + n - 5, ".conf") == 0;
+}
+
+/* Each file in a scratch configuration merged over cfg, in name order
+ * (C locale): a later file overrides an earlier one key by key, and a
+ * user's or group's limit by id, as systemd's drop-ins do. */
+static tsr_status load_dropins(tsr__config *cfg, const char *dir, bool *found,
+                               const tsr__config_resolver *r)
+{
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, is_dropin, alphasort);
+    if (n < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return TSR_OK;
+        return tsr__fail(TSR_ERR_IO, "cannot read %s: %s", dir, strerror(errno));
+    }
+    tsr_status st = TSR_OK;
+    for (int k = 0; k < n; k++) {
+        char path[TSR__CONFIG_TEXT_MAX + 256];
+        if (st == TSR_OK &&
+            snprintf(path, sizeof path, "%s/%s", dir, names[k]->d_name) >= (int)sizeof path)
+            st = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s/%s: path too long", dir, names[k]->d_name);
+        char *text = NULL;
+        size_t len = 0;
+        if (st == TSR_OK)
+            st = read_file(path, true, &text, &len);
+        if (st == TSR_OK && text) {
+            tsr__config one;
+            tsr__config_clear(&one);
+            st = tsr__config_parse(&one, path, text, len, r);
+            if (st == TSR_OK)
+                st = tsr__config_merge(cfg, &one);
+            for (unsigned i = 0; st == TSR_OK && i < one.note_count; i++) {
+                if (cfg->note_count < TSR__CONFIG_NOTES)
+                    memcpy(cfg->notes[cfg->note_count++], one.notes[i], TSR__CONFIG_NOTE_MAX);
+                else
+                    cfg->notes_dropped++;
+            }
+            cfg->notes_dropped += one.notes_dropped;
+            tsr__config_free(&one);
+            if (found && st == TSR_OK)
+                *found = true;
+        }
+        free(text);
+        free(names[k]);
+    }
+    free(names);
+    return st;
+}
+
 tsr_status tsr__config_load(tsr__config *cfg, const char *path, bool missing_ok, bool *found,
                             const tsr__config_resolver *r)
 {
@@ -885,13 +941,22 @@ tsr_status tsr__config_load(tsr__config *cfg, const char *path, bool missing_ok,
     char *text;
     size_t len = 0;
     tsr_status st = read_file(path, missing_ok, &text, &len);
-    if (st != TSR_OK || !text)
+    if (st != TSR_OK)
         return st;
-    st = tsr__config_parse(cfg, path, text, len, r);
-    free(text);
-    if (st == TSR_OK && found)
-        *found = true;
-    return st;
+    if (text) {
+        st = tsr__config_parse(cfg, path, text, len, r);
+        free(text);
+        if (st != TSR_OK)
+            return st;
+        if (found)
+            *found = true;
+    }
+    if (strcmp(path, "/dev/null") == 0)
+        return TSR_OK;
+    char dir[TSR__CONFIG_TEXT_MAX + 8];
+    if (snprintf(dir, sizeof dir, "%s.d", path) >= (int)sizeof dir)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: path too long", path);
+    return load_dropins(cfg, dir, found, r);
 }
 
 /* ---- combining and comparing ------------------------------------------- */

@@ -159,9 +159,13 @@ void tsr__config_free(tsr__config *cfg);
  * header), TSR_ERR_OUT_OF_MEMORY. */
 tsr_status tsr__config_parse(tsr__config *cfg, const char *source, const char *text, size_t len,
                              const tsr__config_resolver *resolver);
-/* Reads and parses a file. A missing file is TSR_OK with *found false when
+/* Reads and parses a file, then the drop-ins of PATH.d/ (every NAME.conf
+ * but hidden ones, in name order, each a file of its own merged over what
+ * came before: a later file overrides an earlier one key by key and a
+ * limit by user or group). A missing file is TSR_OK with *found false when
  * missing_ok, else TSR_ERR_IO "cannot read PATH: No such file or
- * directory"; found may be NULL. Only a regular file of at most
+ * directory"; a missing directory is no error; *found says whether any
+ * file was read (found may be NULL). Only a regular file of at most
  * TSR__CONFIG_FILE_MAX bytes is read (or /dev/null, as an empty one):
  * anything else is TSR_ERR_INVALID_ARGUMENT "PATH is a FIFO; ...", found
  * out without waiting on it. */

@@ -104,6 +104,8 @@ static const char usage_tail[] =
     "FILES\n"
     "    " TSR__CONFIG_DEFAULT_PATH "\n"
     "        The configuration file.\n"
+    "    " TSR__CONFIG_DEFAULT_PATH ".d/*.conf\n"
+    "        Drop-ins read after it, in name order (tesserad.conf(5)).\n"
     "\n"
     "SEE ALSO\n"
     "    tessera(1): `tessera devices` and `tessera ps` ask this daemon.\n"

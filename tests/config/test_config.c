@@ -2,6 +2,7 @@
  * kind of error with its exact message, defaults and the environment,
  * command-line overrides, loading files, and the written form. */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config/support_config.h"
@@ -320,6 +321,81 @@ static void test_load(void)
     tsr__config_free(&cfg);
 }
 
+/* The drop-ins of PATH.d: every NAME.conf but hidden ones, in name order,
+ * a later one overriding an earlier one key by key and a limit by id; an
+ * error names the drop-in's own file and line. */
+static void test_dropins(void)
+{
+    char dir[] = "/tmp/tessera-dropins.XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir) != NULL);
+    char path[96], d[128], f[200];
+    snprintf(path, sizeof path, "%s/tesserad.conf", dir);
+    snprintf(d, sizeof d, "%s.d", path);
+    ASSERT_EQ(mkdir(d, 0755), 0);
+    ASSERT_TRUE(write_text(path, "memory_limit.daemon = 1G\nlog.level = debug\n"
+                                 "memory_limit.uid.alice = 1G\n"));
+    snprintf(f, sizeof f, "%s/20-b.conf", d);
+    ASSERT_TRUE(write_text(f, "memory_limit.daemon = 4G\n"));
+    snprintf(f, sizeof f, "%s/10-a.conf", d);
+    ASSERT_TRUE(write_text(f, "memory_limit.daemon = 2G\nmemory_limit.uid.alice = 3G\n"
+                              "memory_limit.uid.carol = 1G\n"));
+    snprintf(f, sizeof f, "%s/.30-hidden.conf", d);
+    ASSERT_TRUE(write_text(f, "log.level = err\n"));
+    snprintf(f, sizeof f, "%s/40-c.conf.dpkg-old", d);
+    ASSERT_TRUE(write_text(f, "this is not read\n"));
+
+    tsr__config cfg;
+    tsr__config_clear(&cfg);
+    bool found = false;
+    ASSERT_OK(tsr__config_load(&cfg, path, false, &found, &fake_names));
+    ASSERT_TRUE(found);
+    ASSERT_UEQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.value, 4ull << 30);
+    ASSERT_EQ(cfg.v[TSR__CONF_LOG_LEVEL].number, 7);
+    ASSERT_EQ(cfg.uid_count, 1);
+    ASSERT_UEQ(tsr__config_uid_limit(&cfg, 1000)->limit.value, 3ull << 30);
+    ASSERT_EQ(cfg.note_count, 1);
+    char want[512];
+    snprintf(want, sizeof want, "%s/10-a.conf:3: memory_limit.uid.carol: no such user", d);
+    ASSERT_TRUE(strncmp(cfg.notes[0], want, strlen(want)) == 0);
+    tsr__config_free(&cfg);
+
+    /* The drop-ins alone, with no main file. */
+    unlink(path);
+    tsr__config_clear(&cfg);
+    found = false;
+    ASSERT_OK(tsr__config_load(&cfg, path, true, &found, &fake_names));
+    ASSERT_TRUE(found);
+    ASSERT_UEQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.value, 4ull << 30);
+    tsr__config_free(&cfg);
+
+    /* A bad drop-in is an error naming it. */
+    snprintf(f, sizeof f, "%s/15-bad.conf", d);
+    ASSERT_TRUE(write_text(f, "log.level = loud\n"));
+    snprintf(want, sizeof want,
+             "%s:1: log.level: unknown log level 'loud' (expected err, warning, notice, info or "
+             "debug)",
+             f);
+    tsr__config_clear(&cfg);
+    ASSERT_FAIL(tsr__config_load(&cfg, path, true, &found, &fake_names), TSR_ERR_INVALID_ARGUMENT,
+                want);
+    tsr__config_free(&cfg);
+    unlink(f);
+
+    /* /dev/null, the way to say "no file", has no drop-ins. */
+    tsr__config_clear(&cfg);
+    ASSERT_OK(tsr__config_load(&cfg, "/dev/null", false, &found, &fake_names));
+    ASSERT_FALSE(cfg.v[TSR__CONF_MEMORY_DAEMON].set);
+    tsr__config_free(&cfg);
+
+    const char *left[] = {"10-a.conf", "20-b.conf", ".30-hidden.conf", "40-c.conf.dpkg-old"};
+    for (size_t k = 0; k < 4; k++) {
+        snprintf(f, sizeof f, "%s/%s", d, left[k]);
+        unlink(f);
+    }
+    rmdir(d);
+    rmdir(dir);
+}
+
 /* What tsr__config_write prints reads back as the same configuration. */
 static void test_written_form(void)
 {
@@ -348,6 +424,7 @@ int main(void)
     test_every_key();
     test_errors();
     test_unknown_names();
+    test_dropins();
     test_defaults_and_environment();
     test_overrides();
     test_load();

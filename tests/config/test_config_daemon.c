@@ -432,10 +432,20 @@ static void test_unknown_user(void)
     tsr_client *c = NULL;
     ASSERT_OK(tsr_client_open(NULL, &c));
     tsr_client_close(c);
-    write_file(file, "memory_limit.group.tsr-departed-group = 10%\n");
+    /* A drop-in, read at reload, over the file. */
+    char dropins[300], dropin[340];
+    snprintf(dropins, sizeof dropins, "%s.d", file);
+    snprintf(dropin, sizeof dropin, "%s/50-memory.conf", dropins);
+    ASSERT_EQ(mkdir(dropins, 0755), 0);
+    write_file(dropin, "memory_limit.daemon = 40M\n");
+    write_file(file, "memory_limit.daemon = 64M\nmemory_limit.group.tsr-departed-group = 10%\n");
     ASSERT_TRUE(reload(&d, file));
+    if (device_memory() != -1)
+        ASSERT_EQ(device_memory(), 40 * MiB);
+    unlink(dropin);
+    rmdir(dropins);
     snprintf(want, sizeof want,
-             "<4>%s:1: memory_limit.group.tsr-departed-group: no such group "
+             "<4>%s:2: memory_limit.group.tsr-departed-group: no such group "
              "'tsr-departed-group'; the line is left out until the group exists (SIGHUP reads it "
              "again)",
              file);
