@@ -2,7 +2,8 @@
 # Installs a built tree into a staging prefix and checks what it installs
 # for systemd:
 #   - tesserad.socket and tesserad.service pass `systemd-analyze verify`
-#     with no complaint (ExecStart= names the staged tesserad, which exists);
+#     with no complaint (ExecStart= names the staged tesserad, which exists,
+#     and the pages Documentation= names are installed);
 #   - `systemd-analyze security --offline=true` rates tesserad.service's
 #     exposure below 3.0 (the number is printed either way);
 #   - sysusers.d/tessera.conf creates the user and group in a scratch root;
@@ -43,7 +44,10 @@ grep -qx "ExecStart=$prefix/sbin/tesserad --foreground" "$units/tesserad.service
     fail "ExecStart= of the installed tesserad.service does not name $prefix/sbin/tesserad"
 
 echo "-- systemd-analyze verify tesserad.socket tesserad.service"
-if ! complaints=$(systemd-analyze verify "$units/tesserad.socket" "$units/tesserad.service" 2>&1); then
+# Documentation= names manual pages: verify looks them up where they were
+# installed.
+if ! complaints=$(MANPATH=$prefix/share/man systemd-analyze verify "$units/tesserad.socket" \
+    "$units/tesserad.service" 2>&1); then
     echo "$complaints" >&2
     fail "systemd-analyze verify failed"
 fi
