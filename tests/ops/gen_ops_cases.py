@@ -23,7 +23,8 @@ The format (read by support_ops.c), one case per line, fields separated by
          maximum and minimum, which have no method of that form in
          PyTorch, the call with out=a); '-' for the copy family
   arg    add/sub: alpha (a scalar, below); div: none, trunc or floor;
-         clone/contiguous: a memory format name; to: a dtype name; else '-'
+         clone/contiguous: a memory format name; to: a dtype name; where:
+         the condition operand (as a/b below); else '-'
   bases  ';'-separated storages "dtype:n:hex": n elements of that dtype,
          their bytes in memory order (little endian) as hex. A leading '@'
          puts the storage on the accelerator (meta for the cpu run, opencl:0
@@ -901,6 +902,123 @@ def gen_binary(rng, f, op):
     fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [0])))
 
 
+# ---- where ----------------------------------------------------------------------
+#
+# Rows of op "where" keep the condition in the `arg` field, written as an
+# operand ("v<k> [sizes] [strides] offset"); a and b are torch.where's
+# second and third arguments (tensors, zero-dim tensors or Python
+# numbers). PyTorch 1.13 has an out= only for two tensors, and no
+# in-place form. An out= of another dtype than the result's trips an
+# internal assertion in 1.13's cpu loop, which no case writes.
+
+def where_call(form, cond, a, b, out):
+    if form == "out":
+        torch.where(cond, a, b, out=out)
+        return out
+    return torch.where(cond, a, b)
+
+
+def where_row(case_id, case, form, cond, a, b, out):
+    bases = case.bases_text()
+    res = outcome(lambda: where_call(form, cond, a, b, out))
+    if res[0] == "err":
+        expect = error_fields(res[1], res[2])
+    else:
+        before = out.numel() if out is not None else None
+        resized = form == "out" and before == 0 and res[1].numel() != 0
+        expect = ok_fields(res[1], "-", case, out, resized)
+    return " | ".join([case_id, "where", form, case.text(cond), bases, case.text(a), case.text(b),
+                       case.text(out), expect])
+
+
+def where_condition(rng, case, sizes):
+    if rng.random() < 0.12:  # uint8, which 1.13 takes as a condition (deprecated)
+        values = lambda n: torch.tensor([rng.choice([0, 0, 1, 2, 200, 255]) for _ in range(n)], dtype=U8)  # noqa: E731
+        return case.new_view(rng, U8, sizes, INPUT_KINDS, values)
+    return case.new_view(rng, B, sizes, INPUT_KINDS)
+
+
+def draw_where(rng):
+    case = Case()
+    shape = gen_shape(rng, 36)
+    kinds = [rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 3])[0] for _ in range(2)]
+    form = "out" if "scalar" not in kinds and rng.random() < 0.35 else "new"
+    shapes = [broadcast_from(rng, shape) if rng.random() < 0.4 else shape for _ in range(3)]
+    cond = where_condition(rng, case, shapes[0])
+    ab = []
+    for k in range(2):
+        if kinds[k] == "scalar":
+            ab.append(pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float", "complex"])))
+        else:
+            ab.append(case.new_view(rng, pick_dtype(rng), [] if kinds[k] == "zero" else shapes[1 + k], INPUT_KINDS))
+    a, b = ab
+    try:
+        probe = torch.where(cond, a, b)
+    except Exception:  # noqa: BLE001 - shapes that do not broadcast are drawn again
+        return None
+    out = None
+    if form == "out":
+        if rng.random() < 0.1:
+            out = case.view(case.base(make_values(rng, probe.dtype, 0)), [0], [1], 0)
+        else:
+            out = case.new_view(rng, probe.dtype, list(probe.shape), OUTPUT_KINDS)
+    return where_row("", case, form, cond, a, b, out)
+
+
+def gen_where(rng, f):
+    written = 0
+    while written < 500:
+        line = draw_where(rng)
+        if line is None:
+            continue
+        written += 1
+        f.write("where.%d%s\n" % (written, line))
+
+    def fw(name, form, build):
+        case = Case()
+        cond, a, b, out = build(case)
+        f.write(where_row("where-" + name, case, form, cond, a, b, out) + "\n")
+
+    def mask(c, n, dtype=B):
+        return plain(c, dtype, [n], torch.tensor([(i * 7 + 3) % 5 < 2 for i in range(n)]))
+
+    for dt in CLASSIC:
+        v = special_values(dt)
+        n = len(v)
+        w = v[torch.arange(n - 1, -1, -1)]
+        fw("special-%s" % dname(dt), "new", lambda c: (mask(c, n), plain(c, dt, [n], v), plain(c, dt, [n], w), None))
+        fw("special-out-%s" % dname(dt), "out",
+           lambda c: (mask(c, n), plain(c, dt, [n], v), plain(c, dt, [n], w), plain(c, dt, [n])))
+        for k, x in enumerate([0, -1, 2.5, float("nan"), True, 1 + 2j]):
+            fw("special-scalar-%s-%d" % (dname(dt), k), "new",
+               lambda c: (mask(c, n), plain(c, dt, [n], v), x, None))
+            fw("special-scalar-self-%s-%d" % (dname(dt), k), "new",
+               lambda c: (mask(c, n), x, plain(c, dt, [n], v), None))
+    for k, (x, y) in enumerate([(1.0, 0.0), (1, 0), (True, False), (-0.0, float("nan")), (2, 0.5), (1j, 3),
+                                (True, 7), (2 ** 40, -1)]):
+        fw("scalars-%d" % k, "new", lambda c: (mask(c, 5), x, y, None))
+    fw("condition-uint8", "new", lambda c: (plain(c, U8, [4], torch.tensor([0, 1, 2, 255])), plain(c, F32, [4]),
+                                            plain(c, F32, [4], torch.tensor([-1.0, -2.0, -3.0, -4.0])), None))
+    for dt in (F32, I32, I64, I8, F16, C64):
+        fw("condition-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), plain(c, F32, [3]), plain(c, F32, [3]), None))
+    fw("condition-float-scalar", "new", lambda c: (plain(c, F64, []), 1.0, 0.0, None))
+    fw("promote-long-half", "new", lambda c: (mask(c, 3), plain(c, I64, [3]), plain(c, F16, [3]), None))
+    fw("promote-zero-dim-double", "new", lambda c: (mask(c, 3), plain(c, I8, [3]), plain(c, F64, [], torch.tensor(2.5)), None))
+    fw("promote-int-scalar", "new", lambda c: (mask(c, 3), plain(c, I16, [3]), 100000, None))
+    fw("broadcast", "new", lambda c: (plain(c, B, [2, 1, 1], torch.tensor([True, False])), plain(c, F32, [1, 3, 1]),
+                                      plain(c, I32, [4]), None))
+    fw("shape-condition", "new", lambda c: (mask(c, 2), plain(c, F32, [3]), plain(c, F32, [3]), None))
+    fw("shape-values", "new", lambda c: (mask(c, 3), plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None))
+    fw("out-resize-empty", "out", lambda c: (mask(c, 4), plain(c, F32, [4]), plain(c, F32, [4]), plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (mask(c, 2), plain(c, I32, [3, 2]), plain(c, I32, [2]),
+                                           c.view(c.base(torch.zeros(6, dtype=I32)), [3, 2], [1, 3], 0)))
+
+    def overlap(c):
+        k = c.base(torch.arange(8).to(F32))
+        return mask(c, 4), c.view(k, [4], [1], 0), plain(c, F32, [4]), c.view(k, [4], [1], 2)
+    fw("out-partial-overlap", "out", overlap)
+
+
 # ---- accelerator and cpu operands ---------------------------------------------
 
 def gen_device(f):
@@ -1166,6 +1284,10 @@ def main():
         tables.append((op, "torch.%s: new result, out=, out=a; NaN, +-inf, +-0; errors" % op,
                        lambda f, own=own, op=op: gen_maxmin(own, f, op)))
         later += 1
+    own = random.Random("%x:where" % SEED)
+    tables.append(("where", "torch.where: random cases, special values in every dtype, scalars, errors",
+                   lambda f, own=own: gen_where(own, f)))
+    later += 1
     for op in UNARY + BINARY:
         own = random.Random("%x:%s" % (SEED, op))
         what = "torch.%s: random cases, special values in every dtype, errors" % op
