@@ -171,6 +171,43 @@ tsr_status tsr_where_scalars(const tsr_tensor *cond, tsr_scalar a, tsr_scalar b,
     return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, NULL, &b, TSR__OUT_NEW, NULL, result);
 }
 
+/* ---- clamp with tensor bounds --------------------------------------------- */
+
+/* Both bounds: the operation of three inputs; one: clamp_min (maximum's
+ * loop) or clamp_max (minimum's), as PyTorch 1.13 runs them. */
+static tsr_status clamp_op(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                           tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (min == NULL && max == NULL)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "torch.clamp: At least one of 'min' or 'max' must not be None");
+    if (tsr_dtype_is_complex(self->dtype))
+        return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
+    if (min && max)
+        return tsr__ternary_op(TSR__KOP_CLAMP, self, min, NULL, max, NULL, mode, out, result);
+    return tsr__binary_op(min ? TSR__KOP_CLAMP_MIN : TSR__KOP_CLAMP_MAX, self, min ? min : max,
+                          NULL, NULL, mode, out, result);
+}
+
+tsr_status tsr_clamp(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                     tsr_tensor **result)
+{
+    return clamp_op(self, min, max, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                         tsr_tensor *out)
+{
+    return clamp_op(self, min, max, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max)
+{
+    return clamp_op(self, min, max, TSR__OUT_INPLACE, self, NULL);
+}
+
 /* The operations the op table gives tensor-only functions (api TENSOR in
  * core/ops.def): tsr_<name>, tsr_<name>_out and tsr_<name>_. */
 #define TENSOR_OP(name, OP)                                                                \

@@ -675,11 +675,8 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
     }
     if ((st = refuse_inputs(op, in + 1, 2)) != TSR_OK)
         return st;
-    if (mode == TSR__OUT_INPLACE) {
-        if (!b)
-            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "an in-place output must be a tensor");
-        out = (tsr_tensor *)b;
-    }
+    if (mode == TSR__OUT_INPLACE)
+        out = (tsr_tensor *)a;
     return plan_elementwise(op, in, 3, NULL, mode, out, result);
 }
 

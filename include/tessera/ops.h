@@ -261,6 +261,23 @@ TSR_API tsr_status tsr_where_scalar_self(const tsr_tensor *cond, tsr_scalar a, c
 TSR_API tsr_status tsr_where_scalars(const tsr_tensor *cond, tsr_scalar a, tsr_scalar b,
                                      tsr_tensor **result);
 
+/* ---- clamp ------------------------------------------------------------ */
+
+/* torch.clamp(self, min, max) with tensor bounds, either of them NULL
+ * (not both: TSR_ERR_RUNTIME "torch.clamp: At least one of 'min' or 'max'
+ * must not be None"). All broadcast together and meet in their common
+ * dtype; out= and in place as the arithmetic (the common dtype must cast
+ * to the output's). Both bounds: std::min(std::max(self, min), max), a
+ * NaN bound giving NaN; bool and float16 are refused ("\"clamp_cpu\" not
+ * implemented for 'Half'"), as in PyTorch 1.13. One bound: maximum's
+ * (minimum's) loop, which takes bool and float16. A complex self is
+ * TSR_ERR_RUNTIME "clamp is not supported for complex types". */
+TSR_API tsr_status tsr_clamp(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                             tsr_tensor **result);
+TSR_API tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min,
+                                 const tsr_tensor *max, tsr_tensor *out);
+TSR_API tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max);
+
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the
  * op table's wire number), so bindings may keep it. */
@@ -276,7 +293,8 @@ TSR_API const char *tsr_op_name(tsr_op op);
 TSR_API int tsr_op_arity(tsr_op op);
 /* Runs `op` on `ninputs` tensors (its arity), as its own function does:
  * into `out` when it is not NULL (out=), else into a new *result. add and
- * sub take alpha 1; where takes (cond, a, b); div is true division (div_trunc and div_floor are
+ * sub take alpha 1; where takes (cond, a, b), clamp (self, min, max),
+ * clamp_min and clamp_max (self, bound); div is true division (div_trunc and div_floor are
  * operations of their own). Statuses: those of the operation's function;
  * TSR_ERR_INVALID_ARGUMENT for an unknown op, a wrong count or NULL. */
 TSR_API tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,
