@@ -14,7 +14,8 @@
  *                      or more also get programs of their own, built in
  *                      the background);
  *   cold_first_launch  then, the slowest first launch (the operation and
- *                      its synchronize) over every operation family,
+ *                      its synchronize) over every operation family
+ *                      (where among them, with its bool condition),
  *                      dtype class and walk, in ms.
  * Each compares with the bound the design sets ("limit"). */
 #define _XOPEN_SOURCE 700
@@ -125,9 +126,20 @@ static bool wait_generic(const bench_daemon *d, int *programs, double *seconds)
 
 /* ---- first launches ------------------------------------------------------ */
 
-typedef enum { OP_COPY, OP_FILL, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_DIVT, OP_DIVF, OP_COUNT } op;
-static const char *const op_names[OP_COUNT] = {"copy", "fill", "add",       "sub",
-                                               "mul",  "div",  "div_trunc", "div_floor"};
+typedef enum {
+    OP_COPY,
+    OP_FILL,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_DIVT,
+    OP_DIVF,
+    OP_WHERE,
+    OP_COUNT
+} op;
+static const char *const op_names[OP_COUNT] = {"copy", "fill",      "add",       "sub",  "mul",
+                                               "div",  "div_trunc", "div_floor", "where"};
 
 typedef struct dclass {
     const char *name;
@@ -184,10 +196,13 @@ static tsr_status input(tsr_client *c, tsr_device dev, tsr_dtype dt, walk w, tsr
     return st;
 }
 
-static tsr_status run(op o, tsr_tensor *out, tsr_tensor *a, tsr_tensor *b)
+/* `mask`: where's condition (bool), NULL for the other operations. */
+static tsr_status run(op o, tsr_tensor *out, tsr_tensor *a, tsr_tensor *b, tsr_tensor *mask)
 {
     tsr_scalar one = tsr_scalar_int(1);
     switch (o) {
+    case OP_WHERE:
+        return tsr_where_out(mask, a, b, out);
     case OP_COPY:
         return tsr_tensor_copy_(out, b);
     case OP_FILL:
@@ -226,15 +241,16 @@ static tsr_dtype result_of(op o, const dclass *k)
  * when something else failed. */
 static double first_launch(tsr_client *c, tsr_device dev, op o, const dclass *k, walk w)
 {
-    tsr_tensor *a = NULL, *b = NULL, *out = NULL;
+    tsr_tensor *a = NULL, *b = NULL, *out = NULL, *mask = NULL;
     double ms = -1;
-    if (make(c, dev, k->a, ROWS, COLS, &a) != TSR_OK ||
+    if ((o == OP_WHERE && make(c, dev, TSR_BOOL, ROWS, COLS, &mask) != TSR_OK) ||
+        make(c, dev, k->a, ROWS, COLS, &a) != TSR_OK ||
         input(c, dev, o == OP_FILL ? k->a : k->b, w, &b) != TSR_OK ||
         make(c, dev, result_of(o, k), ROWS, COLS, &out) != TSR_OK ||
         tsr_synchronize(c, dev) != TSR_OK)
         goto out_release;
     uint64_t t0 = bench_now_ns();
-    tsr_status st = run(o, out, a, b);
+    tsr_status st = run(o, out, a, b, mask);
     if (st == TSR_OK)
         st = tsr_synchronize(c, dev);
     uint64_t t1 = bench_now_ns();
@@ -248,6 +264,7 @@ out_release:
     tsr_tensor_release(out);
     tsr_tensor_release(b);
     tsr_tensor_release(a);
+    tsr_tensor_release(mask);
     return ms;
 }
 

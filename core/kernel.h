@@ -9,7 +9,10 @@
  * 0. Operand 0 is the output; operands 1.. are the inputs. An input may be
  * a scalar (TSR__KOPERAND_SCALAR: a Python number or a zero-dim cpu
  * tensor), whose value travels in `scalar` already converted to the
- * common dtype, and which has no storage, offset or strides.
+ * common dtype, and which has no storage, offset or strides. A kernel has
+ * at most two scalar inputs, and only an operation without alpha two: the
+ * second one's value (the later operand) travels in `alpha`, as an element
+ * of the common dtype like the first.
  *
  * Values: every input is converted from its dtype to the common dtype (the
  * result_type), widened to the common dtype's math type (float32 for
@@ -27,7 +30,7 @@
 
 #include "tessera/layout.h"
 
-#define TSR__KERNEL_MAX_OPERANDS 3
+#define TSR__KERNEL_MAX_OPERANDS 4
 
 /* The operations, one per row of core/ops.def (which says what each
  * column means). COPY: out = in1 converted (the planner's copy_, clone,
@@ -71,6 +74,9 @@ enum {
                                          "Found dtype Float but expected BFloat16" */
     TSR__KOPF_WIDTH = 1u << 14,       /* the element function takes the common dtype's width in
                                          bits (call WIDTH: the shifts) */
+    TSR__KOPF_CONDITION = 1u << 15,   /* input 1 is a condition (where): bool or uint8, no part
+                                         in the common dtype; converted to it like any input, it
+                                         is nonzero exactly where it was */
     TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
@@ -84,6 +90,7 @@ enum {
 #define TSR__KOPF_CALL_CHECKED TSR__KOPF_ZERO_CHECK
 #define TSR__KOPF_CALL_UNARY 0
 #define TSR__KOPF_CALL_WIDTH TSR__KOPF_WIDTH
+#define TSR__KOPF_CALL_TERNARY 0
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
 /* The whole flags word of a row. */
@@ -95,7 +102,7 @@ enum {
 typedef struct tsr__kernel_op_info {
     const char *name;       /* "add" */
     const char *stub;       /* "add_stub" */
-    uint32_t arity;         /* inputs: 0, 1 or 2 */
+    uint32_t arity;         /* inputs: 0, 1, 2 or 3 */
     uint32_t flags;         /* TSR__KOPF_* */
     const char *no_bool;    /* bool inputs are refused up front with this message, or NULL */
     const char *no_complex; /* complex inputs are refused up front with this message, or NULL */
@@ -133,13 +140,15 @@ typedef struct tsr__kernel {
     uint32_t op;        /* tsr__kernel_op */
     uint32_t common;    /* tsr_dtype the inputs meet in (FILL, COPY: the output's) */
     int32_t ndim;       /* 0..TSR_MAX_DIMS; 0 means one element */
-    uint32_t noperands; /* output + inputs: 1 for FILL, 2 for COPY, 3 for the arithmetic */
+    uint32_t noperands; /* output + inputs: 1 for FILL, 2 for COPY, 3 for the arithmetic,
+                           4 for the ternary operations */
     int64_t sizes[TSR_MAX_DIMS];
     uint8_t scalar[16]; /* the scalar input's value in `common` (FILL: in the output dtype) */
     uint8_t alpha[16];  /* add/sub's alpha, little-endian, in common's math type: int64 for
                            bool and the integers, float32 for float16/bfloat16/float32 (already
                            rounded to the dtype), double for float64, two floats for
-                           complex32/complex64, two doubles for complex128 */
+                           complex32/complex64, two doubles for complex128; in an operation
+                           without alpha, the second scalar input's value, as `scalar` */
     tsr__kernel_operand operands[TSR__KERNEL_MAX_OPERANDS];
 } tsr__kernel;
 
@@ -218,13 +227,17 @@ enum {
  * dispatch) is built in the background for launches large enough to
  * gain from it, and takes over when ready.
  *
- * Its arguments are the ABI's above for three operands with storage
+ * Its arguments are the ABI's above for four operands with storage
  * (slots past the launch's operands with storage repeat the output's
  * buffer with zero strides and are never read), then
  *   uint4 kind      x: the operation; y: the output's dtype; z: input 1's
- *                   dtype | input 2's << 8 (TSR__KEY_SCALAR for a scalar,
- *                   0 for none); w: the operands with storage. */
-#define TSR__KGENERIC_SLOTS 3
+ *                   dtype | input 2's << 8 | input 3's << 16
+ *                   (TSR__KEY_SCALAR for a scalar, TSR__KGENERIC_NONE for
+ *                   none); w: the operands with storage. Inputs with
+ *                   storage take the slots after the output's in order;
+ *                   the first scalar input reads `scalar`, a second one
+ *                   `alpha`. */
+#define TSR__KGENERIC_SLOTS 4
 
 /* block.z: the walk, and flags: add/sub's alpha is 1 or -1 in a dtype
  * whose programs have loops of their own for it (float16/32/64), and the
@@ -289,8 +302,8 @@ typedef struct tsr__kernel_key {
     uint8_t entry; /* the walk its one kernel runs: TSR__KENTRY_* */
     uint8_t common;
     uint8_t noperands;
-    uint8_t dtypes[TSR__KERNEL_MAX_OPERANDS]; /* 0xff: a scalar input */
-    uint8_t reserved;
+    uint8_t dtypes[TSR__KERNEL_MAX_OPERANDS]; /* 0xff: a scalar input; 0 past noperands */
 } tsr__kernel_key;
+_Static_assert(sizeof(tsr__kernel_key) == 8, "a kernel key is eight bytes");
 
 #endif /* TESSERA_CORE_KERNEL_H */

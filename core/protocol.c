@@ -26,7 +26,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_session_info, 568);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_region, 424);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_fill, 440);
 TSR__WIRE_SIZE_ASSERT(tsr__kernel_operand, 224);
-TSR__WIRE_SIZE_ASSERT(tsr__kernel, 920);
+TSR__WIRE_SIZE_ASSERT(tsr__kernel, 1144);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_launched, 8);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_process_usage, 32);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_process, 1344);

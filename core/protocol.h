@@ -28,8 +28,8 @@
 #endif
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
-#define TSR__WIRE_VERSION 3u        /* what this build speaks */
-#define TSR__WIRE_VERSION_MIN 3u    /* the oldest peer it accepts (3: neutral DEVICE_STATUS) */
+#define TSR__WIRE_VERSION 4u        /* what this build speaks */
+#define TSR__WIRE_VERSION_MIN 4u    /* the oldest peer it accepts (4: LAUNCH of four operands) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */

@@ -797,8 +797,10 @@ static tsr_status check_kernel(const tsr__kernel *k)
             scalars++;
         }
     }
-    if (scalars > 1)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: at most one operand may be a scalar");
+    if (scalars > tsr__kernel_scalar_max(k->op))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "LAUNCH: operation %u takes at most %u scalar operands, not %u", k->op,
+                         tsr__kernel_scalar_max(k->op), scalars);
     return TSR_OK;
 }
 

@@ -119,29 +119,56 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
     return n;
 }
 
-#define ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, CHECK, FAST, FAST_EXPR, EXPR)                    \
-    static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b, int64_t n, \
-                      const int64_t st[3], const uint8_t *alpha_bytes, int *bad)                   \
-    {                                                                                              \
-        const AT alpha = ALPHA(alpha_bytes);                                                       \
-        int bad_local = 0;                                                                         \
-        (void)alpha;                                                                               \
-        if (CHECK) {                                                                               \
-            int64_t all = n;                                                                       \
-            n = before_zero(b, n, st[2], sizeof(S));                                               \
-            bad_local = n < all;                                                                   \
-        }                                                                                          \
-        if (FAST) {                                                                                \
-            LOOPS(S, M, IN, OUT, FAST_EXPR)                                                        \
-        } else {                                                                                   \
-            LOOPS(S, M, IN, OUT, EXPR)                                                             \
-        }                                                                                          \
-        if (bad_local)                                                                             \
-            *bad = 1;                                                                              \
-        return n;                                                                                  \
+#define ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, CHECK, FAST, FAST_EXPR, EXPR)         \
+    static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                      const unsigned char *c, int64_t n, const int64_t st[4],           \
+                      const uint8_t *alpha_bytes, int *bad)                             \
+    {                                                                                   \
+        const AT alpha = ALPHA(alpha_bytes);                                            \
+        int bad_local = 0;                                                              \
+        (void)alpha, (void)c;                                                           \
+        if (CHECK) {                                                                    \
+            int64_t all = n;                                                            \
+            n = before_zero(b, n, st[2], sizeof(S));                                    \
+            bad_local = n < all;                                                        \
+        }                                                                               \
+        if (FAST) {                                                                     \
+            LOOPS(S, M, IN, OUT, FAST_EXPR)                                             \
+        } else {                                                                        \
+            LOOPS(S, M, IN, OUT, EXPR)                                                  \
+        }                                                                               \
+        if (bad_local)                                                                  \
+            *bad = 1;                                                                   \
+        return n;                                                                       \
     }
 #define ROW(fn, S, M, IN, OUT, AT, ALPHA, FAST, FAST_EXPR, EXPR) \
     ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, 0, FAST, FAST_EXPR, EXPR)
+
+/* A row of three inputs (x, y, z from a, b, c): a loop of its own where
+ * every operand steps by one element, the strided loop otherwise. */
+#define ROW3(fn, S, M, IN, OUT, EXPR)                                                       \
+    static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b,     \
+                      const unsigned char *c, int64_t n, const int64_t st[4],               \
+                      const uint8_t *alpha_bytes, int *bad)                                 \
+    {                                                                                       \
+        (void)alpha_bytes, (void)bad;                                                       \
+        if (st[0] == (int64_t)sizeof(S) && st[1] == (int64_t)sizeof(S) &&                   \
+            st[2] == (int64_t)sizeof(S) && st[3] == (int64_t)sizeof(S)) {                   \
+            S *po = (S *)o;                                                                 \
+            const S *pa = (const S *)a, *pb = (const S *)b, *pc = (const S *)c;             \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                M x = IN(pa[i]), y = IN(pb[i]), z = IN(pc[i]);                              \
+                po[i] = OUT(EXPR);                                                          \
+            }                                                                               \
+        } else {                                                                            \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                M x = IN(*(const S *)(a + i * st[1])), y = IN(*(const S *)(b + i * st[2])), \
+                  z = IN(*(const S *)(c + i * st[3]));                                      \
+                *(S *)(o + i * st[0]) = OUT(EXPR);                                          \
+            }                                                                               \
+        }                                                                                   \
+        return n;                                                                           \
+    }
 
 #define NO_ALPHA(p) ((void)(p), 0)
 #define NEVER 0
@@ -256,6 +283,19 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_CHECKED ROWS_COMPUTED
 #define ROWS_UNARY ROWS_COMPUTED
 #define ROWS_WIDTH ROWS_COMPUTED
+#define ROW3_OF(fn, elem, family) ROW3_OF_(fn, elem, FAMILY_##family)
+#define ROW3_OF_(fn, elem, ...) ROW3_OF__(fn, elem, __VA_ARGS__)
+#define ROW3_OF__(fn, elem, S, M, IN, OUT, AT, ALPHA, math) \
+    ROW3(fn, S, M, IN, OUT, tsr__k_##elem##_##math(x, y, z))
+#define ROWS_TERNARY(ENUM, call, elem, b, i, f, h, c)                                             \
+    IF_##b(ROW3_OF(row_##ENUM##_b8, elem, b8))                                                    \
+        IF_##i(ROW3_OF(row_##ENUM##_u8, elem, u8) ROW3_OF(row_##ENUM##_i8, elem, i8)              \
+                   ROW3_OF(row_##ENUM##_i16, elem, i16) ROW3_OF(row_##ENUM##_i32, elem, i32)      \
+                       ROW3_OF(row_##ENUM##_i64, elem, i64))                                      \
+            IF_##f(ROW3_OF(row_##ENUM##_f16, elem, f16) ROW3_OF(row_##ENUM##_bf16, elem, bf16)    \
+                       ROW3_OF(row_##ENUM##_f32, elem, f32) ROW3_OF(row_##ENUM##_f64, elem, f64)) \
+                IF_##h(ROW3_OF(row_##ENUM##_c32, elem, c32)) IF_##c(                              \
+                    ROW3_OF(row_##ENUM##_c64, elem, c64) ROW3_OF(row_##ENUM##_c128, elem, c128))
 #define ROWS_COMPUTED(ENUM, call, elem, b, i, f, h, c)                                          \
     IF_##b(ROW_OF(row_##ENUM##_b8, call, elem, b8)) IF_##i(                                     \
         ROW_OF(row_##ENUM##_u8, call, elem, u8) ROW_OF(row_##ENUM##_i8, call, elem, i8)         \
@@ -277,37 +317,37 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 /* float16 and bfloat16 rows try the vector loops of cpu_fast.c first, and
  * float32 and float64 rows theirs for a scalar first input, wherever the
  * operation's `fast` column names the loops' operator. */
-static bool reduced_layout(const int64_t st[3])
+static bool reduced_layout(const int64_t st[4])
 {
     return st[0] == 2 && (st[1] == 0 || st[1] == 2) && (st[2] == 0 || st[2] == 2);
 }
 
 #define REDUCED_FAST(name, DT, OP)                                                               \
     static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                               int64_t n, const int64_t st[3], const uint8_t *alpha_bytes,       \
-                               int *bad)                                                         \
+                               const unsigned char *c, int64_t n, const int64_t st[4],           \
+                               const uint8_t *alpha_bytes, int *bad)                             \
     {                                                                                            \
         int fop = tsr__cpu_fast_op_of(OP, DT, alpha_bytes);                                      \
         if (fop >= 0 && reduced_layout(st) &&                                                    \
             tsr__cpu_fast_reduced(DT, (tsr__cpu_fast_op)fop, (uint16_t *)o, (const uint16_t *)a, \
                                   st[1] / 2, (const uint16_t *)b, st[2] / 2, n))                 \
             return n;                                                                            \
-        return name(o, a, b, n, st, alpha_bytes, bad);                                           \
+        return name(o, a, b, c, n, st, alpha_bytes, bad);                                        \
     }
 
 /* The row of a broadcast a[N, 1] + b[1, M], whose first input is one
  * element, which the loops above leave to the strided loop. */
 #define SCALAR_FIRST_FAST(name, S, DT, OP)                                                       \
     static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                               int64_t n, const int64_t st[3], const uint8_t *alpha_bytes,       \
-                               int *bad)                                                         \
+                               const unsigned char *c, int64_t n, const int64_t st[4],           \
+                               const uint8_t *alpha_bytes, int *bad)                             \
     {                                                                                            \
         int fop = tsr__cpu_fast_op_of(OP, DT, alpha_bytes);                                      \
         if (fop >= 0 && st[0] == (int64_t)sizeof(S) && st[1] == 0 &&                             \
             st[2] == (int64_t)sizeof(S) &&                                                       \
             tsr__cpu_fast_scalar_first(DT, (tsr__cpu_fast_op)fop, o, a, b, n))                   \
             return n;                                                                            \
-        return name(o, a, b, n, st, alpha_bytes, bad);                                           \
+        return name(o, a, b, c, n, st, alpha_bytes, bad);                                        \
     }
 
 #define IF_FAST_NONE(...)
@@ -336,9 +376,10 @@ typedef struct bytes16 {
 
 #define MOVE_ROWS(width, T)                                                                       \
     static int64_t copy_##width(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                                int64_t n, const int64_t st[3], const uint8_t *alpha, int *bad)   \
+                                const unsigned char *c, int64_t n, const int64_t st[4],           \
+                                const uint8_t *alpha, int *bad)                                   \
     {                                                                                             \
-        (void)b, (void)alpha, (void)bad;                                                          \
+        (void)b, (void)c, (void)alpha, (void)bad;                                                 \
         if (st[0] == width && st[1] == width) {                                                   \
             memmove(o, a, (size_t)n *width);                                                      \
             return n;                                                                             \
@@ -351,9 +392,10 @@ typedef struct bytes16 {
         return n;                                                                                 \
     }                                                                                             \
     static int64_t fill_##width(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                                int64_t n, const int64_t st[3], const uint8_t *alpha, int *bad)   \
+                                const unsigned char *c, int64_t n, const int64_t st[4],           \
+                                const uint8_t *alpha, int *bad)                                   \
     {                                                                                             \
-        (void)a, (void)alpha, (void)bad;                                                          \
+        (void)a, (void)c, (void)alpha, (void)bad;                                                 \
         T v;                                                                                      \
         memcpy(&v, b, width);                                                                     \
         if (st[0] == width) {                                                                     \
@@ -381,6 +423,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_CHECKED TABLE_COMPUTED
 #define TABLE_UNARY TABLE_COMPUTED
 #define TABLE_WIDTH TABLE_COMPUTED
+#define TABLE_TERNARY TABLE_COMPUTED
 #define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
     [TSR__KOP_##ENUM] = {                                               \
         [TSR_BOOL] = PICK_##b(row_##ENUM##_b8),                         \
@@ -414,6 +457,7 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_CHECKED(ENUM, elem)
 #define MOVES_UNARY(ENUM, elem)
 #define MOVES_WIDTH(ENUM, elem)
+#define MOVES_TERNARY(ENUM, elem)
 
 static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \

@@ -57,11 +57,12 @@ tsr_status tsr__kernel_convert(const void *src, tsr_dtype src_dtype, void *dst, 
  * (-a, +0) in a complex dtype, not (-a, -0)). Integer division stops
  * before the first zero divisor (as PyTorch's loop throws there) and sets
  * *bad. COPY copies elements of the common dtype (b unused); FILL writes
- * the element at `b` (a unused). Returns the elements written: n, or the
+ * the element at `b` (a unused). `c` is the third input of an operation
+ * that has one (where), and unused otherwise (strides[3] too). Returns the elements written: n, or the
  * index of the zero divisor. */
 typedef int64_t (*tsr__kernel_row)(unsigned char *out, const unsigned char *a,
-                                   const unsigned char *b, int64_t n, const int64_t strides[3],
-                                   const uint8_t *alpha, int *bad);
+                                   const unsigned char *b, const unsigned char *c, int64_t n,
+                                   const int64_t strides[4], const uint8_t *alpha, int *bad);
 
 /* The row loop of `op` in `common`, or NULL where tsr__kernel_check_compute
  * refuses it. */

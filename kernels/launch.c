@@ -27,6 +27,20 @@ static bool key_is_scalar(const tsr__kernel_key *key, int k)
     return key->dtypes[k] == TSR__KEY_SCALAR;
 }
 
+uint32_t tsr__kernel_scalar_max(uint32_t op)
+{
+    return tsr__kernel_op_has(op, TSR__KOPF_ALPHA) || tsr__kernel_op_has(op, TSR__KOPF_MOVE) ? 1
+                                                                                             : 2;
+}
+
+uint32_t tsr__kernel_scalar_count(const tsr__kernel *k)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 1; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++)
+        n += (k->operands[i].flags & TSR__KOPERAND_SCALAR) != 0;
+    return n;
+}
+
 /* The operands with storage of a key's kernels: the output, then each
  * input that is not a scalar. */
 int tsr__kernel_key_storage(const tsr__kernel_key *key, int *storage)
@@ -50,7 +64,7 @@ static tsr_status fp64_missing(void)
 /* A generic program's key: op 0, the entry, a common dtype, zeros. */
 static tsr_status generic_key_check(const tsr__kernel_key *key, unsigned caps)
 {
-    if (key->op != 0 || key->noperands != 0 || key->reserved != 0)
+    if (key->op != 0 || key->noperands != 0)
         return bad_key("field of a generic program's key", key->op);
     for (int k = 0; k < TSR__KERNEL_MAX_OPERANDS; k++)
         if (key->dtypes[k] != 0)
@@ -76,8 +90,6 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
     unsigned want = 1 + tsr__kernel_ops[op].arity;
     if (key->noperands != want)
         return bad_key("operand count", key->noperands);
-    if (key->reserved != 0)
-        return bad_key("reserved byte", key->reserved);
     if (key->entry >= TSR__KENTRY_COUNT)
         return bad_key("entry", key->entry);
     tsr_dtype common = (tsr_dtype)key->common;
@@ -141,6 +153,8 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
             return bad_key("operand dtype", (int)o->dtype);
         key.dtypes[i] = o->flags & TSR__KOPERAND_SCALAR ? TSR__KEY_SCALAR : (uint8_t)o->dtype;
     }
+    if (tsr__kernel_scalar_count(k) > tsr__kernel_scalar_max(k->op))
+        return bad_key("scalar input count", (int)tsr__kernel_scalar_count(k));
     key.entry = TSR__KWALK_STRIDED;
     tsr_status st = tsr__kernel_key_check(&key, TSR__KCAP_FP64);
     if (st != TSR_OK)
@@ -296,7 +310,11 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
      * the strided walk's element-by-element tile. */
     bool packs = nacross == 1 && nstill == 0 && g->size[1] > 1 &&
                  out_unit(g) && others_unit(g, k, across);
+    /* Three inputs have the unit and strided walks only: the others name
+     * input 1 or 2. */
+    bool ternary = k->noperands > 3;
     uint32_t walk = g->size[0] <= 1 || (unit && nstill == 0) ? TSR__KWALK_UNIT
+                    : ternary                                ? TSR__KWALK_STRIDED
                     : unit && nstill == 1                    ? still
                     : packs                                  ? TSR__KWALK_PACK1 + across - 1
                                                              : TSR__KWALK_STRIDED;
@@ -373,6 +391,8 @@ static bool has_walk(const tsr__kernel_key *key, const int *storage, int nstorag
 {
     if (tsr__kernel_key_checks_zero(key))
         return walk == TSR__KWALK_STRIDED;
+    if (key->noperands > 3)
+        return walk == TSR__KWALK_STRIDED || walk == TSR__KWALK_UNIT;
     int k = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_PACK1   ? 1
             : walk == TSR__KWALK_BCAST2 || walk == TSR__KWALK_PACK2 ? 2
                                                                     : 0;
@@ -429,7 +449,7 @@ tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common)
 
 void tsr__kernel_generic_kind(const tsr__kernel *k, uint32_t kind[4])
 {
-    uint32_t in[2] = {TSR__KGENERIC_NONE, TSR__KGENERIC_NONE}, storage = 0;
+    uint32_t in[3] = {TSR__KGENERIC_NONE, TSR__KGENERIC_NONE, TSR__KGENERIC_NONE}, storage = 0;
     for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
         bool scalar = (k->operands[i].flags & TSR__KOPERAND_SCALAR) != 0;
         storage += !scalar;
@@ -438,6 +458,6 @@ void tsr__kernel_generic_kind(const tsr__kernel *k, uint32_t kind[4])
     }
     kind[0] = k->op;
     kind[1] = k->operands[0].dtype;
-    kind[2] = in[0] | in[1] << 8;
+    kind[2] = in[0] | in[1] << 8 | in[2] << 16;
     kind[3] = storage;
 }

@@ -78,6 +78,12 @@ const char *tsr__kernel_entry_name(int entry);
 /* For the generators. The operands with storage of a key's kernels: the
  * output, then each input that is not a scalar; returns their count. */
 int tsr__kernel_key_storage(const tsr__kernel_key *key, int *storage);
+
+/* The scalar inputs a kernel of `op` may have: one, or two for an
+ * operation without alpha (the second's value travels in alpha's
+ * bytes); and those `k` has. */
+uint32_t tsr__kernel_scalar_max(uint32_t op);
+uint32_t tsr__kernel_scalar_count(const tsr__kernel *k);
 /* Whether the program divides integers, where a zero divisor leaves its
  * element unwritten and raises the status flag. */
 bool tsr__kernel_key_checks_zero(const tsr__kernel_key *key);

@@ -400,6 +400,23 @@ TSR__K_INT_BINARY(tsr__k_bxor_int, x ^ y)
 #define tsr__k_fmax_b8 tsr__k_max_int
 #define tsr__k_fmin_b8 tsr__k_min_int
 
+/* where: the condition, converted to the common dtype as every input is,
+ * is nonzero exactly where it was true; the value picked is returned
+ * as it is. */
+static inline tsr__u64 tsr__k_where_int(tsr__u64 c, tsr__u64 x, tsr__u64 y)
+{
+    return c != 0 ? x : y;
+}
+#define tsr__k_where_b8 tsr__k_where_int
+
+/* clamp with both bounds: std::min(std::max(x, lo), hi), as PyTorch's
+ * element loop computes it (a NaN bound gives quiet_NaN() in the
+ * floating types below). */
+static inline tsr__u64 tsr__k_clamp_int(tsr__u64 x, tsr__u64 lo, tsr__u64 hi)
+{
+    return tsr__k_min_int(tsr__k_max_int(x, lo), hi);
+}
+
 /* The floating maximum and minimum of PyTorch's loops: a NaN in either
  * input gives quiet_NaN() (positive, no payload), else std::max or
  * std::min, so that max(0, -0) is 0 and max(-0, 0) is -0. The result is
@@ -427,6 +444,29 @@ TSR__K_INT_BINARY(tsr__k_bxor_int, x ^ y)
  * NaN and otherwise keep the first input on a tie (as PyTorch 1.13's
  * std::fmax gives it), so fmax(-0, 0) is -0 and fmax(0, -0) is 0. Results
  * that are bool are 1 or 0 in T. */
+/* clamp of a real type T: a NaN bound gives quiet_NaN() (positive, no
+ * payload), else std::min(std::max(x, lo), hi), whose ties keep the
+ * first operand (clamp(-0, 0, 1) is -0) and which passes x's NaN on.
+ * PyTorch's vectorised loop answers ties with the second operand; its
+ * element loop, which this is, runs where the operands are strided or
+ * few. */
+#define TSR__K_CLAMP(T, sfx, NAN_VALUE)                 \
+    static inline T tsr__k_clamp_##sfx(T x, T lo, T hi) \
+    {                                                   \
+        if (lo != lo || hi != hi)                       \
+            return NAN_VALUE;                           \
+        T m = x < lo ? lo : x;                          \
+        return hi < m ? hi : m;                         \
+    }
+
+/* where of a real type T (float16 and bfloat16 pick in float: a value
+ * that comes back to its dtype unchanged). */
+#define TSR__K_WHERE(T, sfx)                          \
+    static inline T tsr__k_where_##sfx(T c, T x, T y) \
+    {                                                 \
+        return c != 0 ? x : y;                        \
+    }
+
 #define TSR__K_REAL_OPS(T, sfx, FLOOR, CEIL, TRUNC, RINT, FABS, SQRT, COPYSIGN) \
     static inline T tsr__k_abs_##sfx(T x)                                       \
     {                                                                           \
@@ -635,6 +675,10 @@ TSR__K_INT_BINARY(tsr__k_bxor_int, x ^ y)
     static inline Z tsr__k_lxor_##sfx(Z x, Z y)                                                \
     {                                                                                          \
         return tsr__k_truth_##sfx((x.re != 0 || x.im != 0) != (y.re != 0 || y.im != 0));       \
+    }                                                                                          \
+    static inline Z tsr__k_where_##sfx(Z c, Z x, Z y)                                          \
+    {                                                                                          \
+        return c.re != 0 || c.im != 0 ? x : y;                                                 \
     }
 
 /* ---- float32 and float64 ------------------------------------------------ */
@@ -643,6 +687,12 @@ TSR__K_REAL_OPS(float, f32, tsr__k_floorf, tsr__k_ceilf, tsr__k_truncf, tsr__k_r
                 tsr__k_sqrtf, tsr__k_copysignf)
 TSR__K_REDUCED_OPS(f16)
 TSR__K_REDUCED_OPS(bf16)
+TSR__K_WHERE(float, f32)
+TSR__K_WHERE(float, f16)
+TSR__K_WHERE(float, bf16)
+TSR__K_CLAMP(float, f32, TSR__K_QUIET_NAN)
+TSR__K_CLAMP(float, f16, TSR__K_QUIET_NAN)
+TSR__K_CLAMP(float, bf16, TSR__K_QUIET_NAN)
 
 TSR__K_MAX_MIN(tsr__k_max_f32, tsr__k_min_f32, float, TSR__K_QUIET_NAN)
 
@@ -870,6 +920,8 @@ TSR__K_MAX_MIN(tsr__k_max_f64, tsr__k_min_f64, double, (double)TSR__K_QUIET_NAN)
 TSR__K_REAL_OPS(double, f64, tsr__k_floord, tsr__k_ceild, tsr__k_truncd, tsr__k_rintd, tsr__k_fabsd,
                 tsr__k_sqrtd, tsr__k_copysignd)
 TSR__K_COMPLEX_OPS(tsr__kc128, double, c128)
+TSR__K_WHERE(double, f64)
+TSR__K_CLAMP(double, f64, (double)TSR__K_QUIET_NAN)
 static inline tsr__kc128 tsr__k_neg_c128(tsr__kc128 x)
 {
     return tsr__kc128_make(-x.re, -x.im);

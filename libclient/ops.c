@@ -139,6 +139,75 @@ tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mod
     return div_op(self, NULL, &b, mode, TSR__OUT_INPLACE, self, NULL);
 }
 
+/* ---- where ------------------------------------------------------------ */
+
+tsr_status tsr_where(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,
+                     tsr_tensor **result)
+{
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, b, NULL, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_where_out(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,
+                         tsr_tensor *out)
+{
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, b, NULL, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_where_scalar(const tsr_tensor *cond, const tsr_tensor *a, tsr_scalar b,
+                            tsr_tensor **result)
+{
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, NULL, &b, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_where_scalar_self(const tsr_tensor *cond, tsr_scalar a, const tsr_tensor *b,
+                                 tsr_tensor **result)
+{
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, b, NULL, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_where_scalars(const tsr_tensor *cond, tsr_scalar a, tsr_scalar b,
+                             tsr_tensor **result)
+{
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, NULL, &b, TSR__OUT_NEW, NULL, result);
+}
+
+/* ---- clamp with tensor bounds --------------------------------------------- */
+
+/* Both bounds: the operation of three inputs; one: clamp_min (maximum's
+ * loop) or clamp_max (minimum's), as PyTorch 1.13 runs them. */
+static tsr_status clamp_op(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                           tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (min == NULL && max == NULL)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "torch.clamp: At least one of 'min' or 'max' must not be None");
+    if (tsr_dtype_is_complex(self->dtype))
+        return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
+    if (min && max)
+        return tsr__ternary_op(TSR__KOP_CLAMP, self, min, NULL, max, NULL, mode, out, result);
+    return tsr__binary_op(min ? TSR__KOP_CLAMP_MIN : TSR__KOP_CLAMP_MAX, self, min ? min : max,
+                          NULL, NULL, mode, out, result);
+}
+
+tsr_status tsr_clamp(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                     tsr_tensor **result)
+{
+    return clamp_op(self, min, max, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                         tsr_tensor *out)
+{
+    return clamp_op(self, min, max, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max)
+{
+    return clamp_op(self, min, max, TSR__OUT_INPLACE, self, NULL);
+}
+
 /* The operations the op table gives tensor-only functions (api TENSOR in
  * core/ops.def): tsr_<name>, tsr_<name>_out and tsr_<name>_. */
 #define TENSOR_OP(name, OP)                                                                \
@@ -237,6 +306,9 @@ tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ni
     if (inputs == NULL || ninputs != info->arity)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes %u input tensors, not %zu", info->name,
                          info->arity, inputs ? ninputs : 0);
+    if (info->arity == 3)
+        return tsr__ternary_op(op, inputs[0], inputs[1], NULL, inputs[2], NULL,
+                               out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
     if ((info->flags & TSR__KOPF_ALPHA) != 0) {
         tsr_scalar one = tsr_scalar_int(1);
         return tsr__binary_op(op, inputs[0], inputs[1], NULL, &one,

@@ -2,7 +2,7 @@
  * for binary operations and copies, in its order of checks and with its
  * messages, ending in a tsr__kernel that runs on the operands' device.
  *
- * Operands are numbered as in the kernel: 0 the output, 1 and 2 the
+ * Operands are numbered as in the kernel: 0 the output, 1 to 3 the
  * inputs. An input is a tensor or a scalar: a Python number always, and
  * a zero-dim cpu tensor when the operation runs on another device (its
  * value is read here and travels in the kernel). */
@@ -13,13 +13,15 @@
 
 #include "core/error.h"
 #include "kernels/kernels.h"
+#include "kernels/launch.h"
 #include "libclient/client.h"
 
 /* ---- operands --------------------------------------------------------- */
 
 typedef struct operand {
     const tsr_tensor *t; /* NULL: a Python scalar, or no operand */
-    bool scalar;         /* travels by value (kernel scalar) */
+    bool scalar;         /* travels by value (kernel scalar, or alpha for a second one) */
+    bool condition;      /* where's condition: bool or uint8, outside the promotion */
     tsr_scalar number;   /* the Python scalar when t is NULL */
 } operand;
 
@@ -366,15 +368,17 @@ static tsr_dtype result_dtype(tsr__kernel_op op, tsr_dtype common)
 static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operand *in, int nin,
                                 tsr_dtype *common, tsr_device *device)
 {
-    tsr_operand ops[2];
-    for (int i = 0; i < nin; i++) {
+    /* A condition (where's) takes no part in the common dtype. */
+    tsr_operand ops[3];
+    int first = tsr__kernel_op_has(op, TSR__KOPF_CONDITION) ? 1 : 0;
+    for (int i = first; i < nin; i++) {
         const tsr_tensor *t = in[i].t;
-        ops[i].kind = !t                     ? TSR_OPERAND_SCALAR
-                      : t->geometry.ndim > 0 ? TSR_OPERAND_TENSOR
-                                             : TSR_OPERAND_ZERO_DIM;
-        ops[i].dtype = operand_dtype(&in[i]);
+        ops[i - first].kind = !t                     ? TSR_OPERAND_SCALAR
+                              : t->geometry.ndim > 0 ? TSR_OPERAND_TENSOR
+                                                     : TSR_OPERAND_ZERO_DIM;
+        ops[i - first].dtype = operand_dtype(&in[i]);
     }
-    tsr_status st = tsr_result_type(ops, (size_t)nin, common);
+    tsr_status st = tsr_result_type(ops, (size_t)(nin - first), common);
     if (st != TSR_OK)
         return st;
     if (tsr__kernel_op_has(op, TSR__KOPF_INT_TO_FLOAT) &&
@@ -383,15 +387,15 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
     if (tsr__kernel_op_has(op, TSR__KOPF_BOOL_TO_LONG) && *common == TSR_BOOL)
         *common = TSR_INT64;
     tsr_dtype result = result_dtype(op, *common);
-    const tsr_tensor *all[3] = {out, in[0].t, nin > 1 ? in[1].t : NULL};
+    const tsr_tensor *all[4] = {out, in[0].t, nin > 1 ? in[1].t : NULL, nin > 2 ? in[2].t : NULL};
     tsr_device dev = {TSR_DEVICE_CPU, -1};
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         if (all[k] && all[k]->storage->device.type != TSR_DEVICE_CPU) {
             dev = all[k]->storage->device;
             break;
         }
     int cpu_scalars = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         const tsr_tensor *t = all[k];
         if (!t)
             continue;
@@ -414,8 +418,16 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
         if (k == 0 && (st = tsr_check_output_cast(result, t->dtype, TSR_CAST_PYTORCH)) != TSR_OK)
             return st;
     }
-    for (int i = 0; i < nin; i++)
+    int scalars = 0;
+    for (int i = 0; i < nin; i++) {
         in[i].scalar |= in[i].t == NULL;
+        scalars += in[i].scalar;
+    }
+    /* Two scalar values fit a kernel (tsr__kernel_scalar_max): a third
+     * one would need a zero-dim cpu condition beside two Python numbers
+     * on another device, which no function here makes. */
+    if (scalars > (int)tsr__kernel_scalar_max(op))
+        return tsr__fail(TSR_ERR_RUNTIME, "Trying to pass too many CPU scalars to non-CPU kernel!");
     *device = dev;
     return TSR_OK;
 }
@@ -466,13 +478,16 @@ static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dty
                                   tsr_dtype common, int ndim, const int64_t *shape,
                                   const operand *in, int nin, bool same, tsr_tensor **out)
 {
-    tsr_geometry layout[2];
+    tsr_geometry layout[3];
     int n = 0;
     for (int i = 0; i < nin; i++) {
         if (!in[i].t || in[i].scalar)
             continue;
         layout[n] = in[i].t->geometry;
-        if (device.type != TSR_DEVICE_META && in[i].t->dtype != common)
+        /* where converts a uint8 condition to bool first, and the values
+         * to the common dtype */
+        tsr_dtype want = in[i].condition ? TSR_BOOL : common;
+        if (device.type != TSR_DEVICE_META && in[i].t->dtype != want)
             tsr_preserve_strides(layout[n].ndim, layout[n].sizes, in[i].t->geometry.strides,
                                  layout[n].strides);
         n++;
@@ -517,11 +532,20 @@ static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common
     k->noperands = (uint32_t)(1 + nin);
     memcpy(k->sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
     set_operand(p, 0, out, out->dtype, false, g->sizes);
+    int scalars = 0;
     for (int i = 0; i < nin; i++) {
         set_operand(p, 1 + i, in[i].t, in[i].t ? in[i].t->dtype : common, in[i].scalar, g->sizes);
         if (in[i].scalar) {
+            /* the first scalar's value in `scalar`, a second one's in
+             * `alpha` (an operation without alpha) */
             k->operands[1 + i].dtype = common;
-            tsr_status st = scalar_value(&in[i], common, k->scalar);
+            uint8_t *value = scalars++ ? k->alpha : k->scalar;
+            /* where's Python numbers become tensors of the common dtype
+             * first (at::scalar_tensor), converted as fill_ converts, out
+             * of range refused */
+            tsr_status st = !in[i].t && tsr__kernel_ops[op].arity == 3
+                                ? tsr__scalar_to_element(in[i].number, common, value)
+                                : scalar_value(&in[i], common, value);
             if (st != TSR_OK)
                 return st;
         }
@@ -584,6 +608,22 @@ static tsr_status refuse_inputs(tsr__kernel_op op, const operand *in, int nin)
     return TSR_OK;
 }
 
+/* where's condition: bool, or uint8 (which PyTorch 1.13 takes with a
+ * deprecation warning and converts to bool). */
+static tsr_status check_condition(const operand *in)
+{
+    tsr_dtype d = in->t->dtype;
+    if (d != TSR_BOOL && d != TSR_UINT8)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "where expected condition to be a boolean tensor, but got a tensor with "
+                         "dtype %s",
+                         tsr_dtype_message_name(d));
+    return TSR_OK;
+}
+
+static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, const tsr_scalar *alpha,
+                                   tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result);
+
 tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                           const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
                           tsr_tensor *out, tsr_tensor **result)
@@ -591,6 +631,9 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
     tsr_status st = check_args(op, a, b, b_scalar, alpha, mode, out, result);
     if (st != TSR_OK)
         return st;
+    if (tsr__kernel_ops[op].arity > 2)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes three inputs",
+                         tsr__kernel_ops[op].name);
     int nin = (int)tsr__kernel_ops[op].arity;
     operand in[2] = {{.t = a}, {.t = b}};
     if (nin > 1 && !b)
@@ -601,6 +644,46 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
         return st;
     if (mode == TSR__OUT_INPLACE)
         out = (tsr_tensor *)a;
+    return plan_elementwise(op, in, nin, alpha, mode, out, result);
+}
+
+tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
+                           const tsr_scalar *b_scalar, const tsr_tensor *c,
+                           const tsr_scalar *c_scalar, tsr__out_mode mode, tsr_tensor *out,
+                           tsr_tensor **result)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    if (info == NULL || info->arity != 3)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid ternary operation %d", (int)op);
+    if (a == NULL || (b == NULL && b_scalar == NULL) || (c == NULL && c_scalar == NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if ((mode == TSR__OUT_NEW && result == NULL) || (mode == TSR__OUT_GIVEN && out == NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "output must not be NULL");
+    if ((!b && !scalar_kind_ok(b_scalar)) || (!c && !scalar_kind_ok(c_scalar)))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid scalar kind (expected bool, int64, float64 or complex128)");
+    operand in[3] = {{.t = a}, {.t = b}, {.t = c}};
+    if (!b)
+        in[1].number = *b_scalar;
+    if (!c)
+        in[2].number = *c_scalar;
+    tsr_status st;
+    if (info->flags & TSR__KOPF_CONDITION) {
+        in[0].condition = true;
+        if ((st = check_condition(&in[0])) != TSR_OK)
+            return st;
+    }
+    if ((st = refuse_inputs(op, in + 1, 2)) != TSR_OK)
+        return st;
+    if (mode == TSR__OUT_INPLACE)
+        out = (tsr_tensor *)a;
+    return plan_elementwise(op, in, 3, NULL, mode, out, result);
+}
+
+static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, const tsr_scalar *alpha,
+                                   tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
+{
+    tsr_status st;
     if (mode != TSR__OUT_NEW && (st = check_overlaps(out, in, nin)) != TSR_OK)
         return st;
     int ndim;

@@ -42,6 +42,14 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
                           const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
                           tsr_tensor *out, tsr_tensor **result);
 
+/* An operation of three inputs (where, clamp): a tensor, then each a
+ * tensor or NULL with its scalar set (a Python number); input 1 is a
+ * condition tensor where the row says so. Modes as tsr__binary_op's. */
+tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
+                           const tsr_scalar *b_scalar, const tsr_tensor *c,
+                           const tsr_scalar *c_scalar, tsr__out_mode mode, tsr_tensor *out,
+                           tsr_tensor **result);
+
 /* dst.copy_(src), on any devices (see tessera/ops.h). */
 tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src);
 

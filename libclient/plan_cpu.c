@@ -65,9 +65,16 @@ typedef struct exec {
 /* Element pointer of operand k at element index `at` (in its dtype). */
 static unsigned char *at_element(const exec *x, int k, int64_t at)
 {
-    const tsr__kernel_operand *o = &x->plan->kernel.operands[k];
-    if (o->flags & TSR__KOPERAND_SCALAR)
-        return (unsigned char *)x->plan->kernel.scalar;
+    const tsr__kernel *kernel = &x->plan->kernel;
+    const tsr__kernel_operand *o = &kernel->operands[k];
+    if (o->flags & TSR__KOPERAND_SCALAR) {
+        /* the first scalar input's value is in `scalar`, a second's in
+         * `alpha` */
+        for (int i = 1; i < k; i++)
+            if (kernel->operands[i].flags & TSR__KOPERAND_SCALAR)
+                return (unsigned char *)kernel->alpha;
+        return (unsigned char *)kernel->scalar;
+    }
     return x->plan->host[k] + (o->offset + at) * (int64_t)x->size[k];
 }
 
@@ -143,7 +150,7 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
     for (int64_t done = 0; done < n; done += BLOCK) {
         int64_t m = n - done < BLOCK ? n - done : BLOCK;
         const unsigned char *in[TSR__KERNEL_MAX_OPERANDS] = {NULL};
-        int64_t bytes[3] = {0, 0, 0};
+        int64_t bytes[TSR__KERNEL_MAX_OPERANDS] = {0};
         for (int op = 1; op < x->nops; op++) {
             const tsr__kernel_operand *o = &k->operands[op];
             unsigned char *src = p[op] + done * step[op] * (int64_t)x->size[op];
@@ -172,8 +179,8 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
         bool direct = (tsr_dtype)k->operands[0].dtype == common;
         bytes[0] = direct ? step[0] * (int64_t)x->size[0] : (int64_t)x->common_size;
         int bad = 0;
-        m = x->row(direct ? out : buf[0], in[1], x->nops > 2 ? in[2] : in[1], m, bytes, k->alpha,
-                   &bad);
+        m = x->row(direct ? out : buf[0], in[1], x->nops > 2 ? in[2] : in[1],
+                   x->nops > 3 ? in[3] : in[1], m, bytes, k->alpha, &bad);
         if (bad) {
             atomic_store(&x->bad, 1);
             *written = done + m;
@@ -193,16 +200,17 @@ static tsr_status compute_row(exec *x, unsigned char **p, const int64_t *step, i
     if (x->convert)
         return convert_row(x, p, step, n, written);
     const tsr__kernel *k = &x->plan->kernel;
-    int64_t bytes[3] = {0, 0, 0};
+    int64_t bytes[TSR__KERNEL_MAX_OPERANDS] = {0};
     for (int op = 0; op < x->nops; op++)
         bytes[op] = step[op] * (int64_t)x->size[op];
     if (k->op == TSR__KOP_FILL) {
         bytes[2] = 0;
-        *written = x->row(p[0], NULL, k->scalar, n, bytes, k->alpha, &(int){0});
+        *written = x->row(p[0], NULL, k->scalar, NULL, n, bytes, k->alpha, &(int){0});
         return TSR_OK;
     }
     int bad = 0;
-    *written = x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], n, bytes, k->alpha, &bad);
+    *written = x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], x->nops > 3 ? p[3] : p[1], n, bytes,
+                      k->alpha, &bad);
     if (bad)
         atomic_store(&x->bad, 1);
     return TSR_OK;

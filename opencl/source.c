@@ -339,12 +339,14 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         emit_scalar(t, "r", common, "scalar");
         return;
     }
+    int scalars = 0;
     for (int k = 1; k < key->noperands; k++) {
         char name[8], cname[8];
         snprintf(name, sizeof name, "v%d", k);
         snprintf(cname, sizeof cname, "c%d", k);
         if (key_is_scalar(key, k)) {
-            emit_scalar(t, cname, common, "scalar");
+            /* the first scalar input in `scalar`, a second in `alpha` */
+            emit_scalar(t, cname, common, scalars++ ? "alpha" : "scalar");
             continue;
         }
         emit_load(t, key, k);
@@ -356,9 +358,10 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         put(t, "    q_re = c1_re;\n    q_im = c1_im;\n");
     } else {
         const cl_math *m = &cl_maths[common];
-        char x[96], y[96], e[512], stmt[600];
+        char x[96], y[96], z[96], e[512], stmt[600];
         subst(x, sizeof x, m->in, "c1", "");
         subst(y, sizeof y, m->in, "c2", "");
+        subst(z, sizeof z, m->in, "c3", "");
         /* The operation's element function in this family (the key was
          * checked: the operation computes in `common`). */
         char fn[48];
@@ -385,6 +388,8 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
                      (unsigned)(8 * tsr_dtype_itemsize(common)));
         } else if (tsr__kernel_ops[op].arity == 1) {
             snprintf(e, sizeof e, "%s(%s)", fn, x);
+        } else if (tsr__kernel_ops[op].arity == 3) {
+            snprintf(e, sizeof e, "%s(%s, %s, %s)", fn, x, y, z);
         } else {
             snprintf(e, sizeof e, "%s(%s, %s)", fn, x, y);
         }
@@ -938,7 +943,7 @@ static void emit_generic_store(text *t, tsr_dtype common, const char *et, unsign
     put(t, "    }\n}\n\n");
 }
 
-/* The kernel: the prologue of emit_entry for three slots, the operands'
+/* The kernel: the prologue of emit_entry for four slots, the operands'
  * slots and dtypes from `kind`, and the STRIDED walk with one switch on
  * the operation per element. */
 static void emit_generic_kernel(text *t, tsr_dtype common, const char *et)
@@ -974,39 +979,62 @@ static void emit_generic_kernel(text *t, tsr_dtype common, const char *et)
         put(t, "            if (ns > %d)\n                e%d += at * geom[outer * %d + d];\n", q,
             q, q + 1);
     put(t, "        }\n    }\n");
+    /* The inputs with storage take the slots after the output's, in
+     * order: an input behind a scalar one takes an earlier slot. */
     put(t,
-        "    uint op = kind.x, d0 = kind.y, d1 = kind.z & 0xffu, d2 = (kind.z >> 8) & 0xffu;\n"
+        "    uint op = kind.x, d0 = kind.y, d1 = kind.z & 0xffu, d2 = (kind.z >> 8) & 0xffu,\n"
+        "         d3 = (kind.z >> 16) & 0xffu;\n"
         "    __global uchar *p0 = base0 + off0;\n"
-        "    __global const uchar *p1 = base1 + off1, *p2 = base2 + off2;\n"
-        "    long g1 = e1, g2 = e2, x1 = st1.x, y1 = st1.y, x2 = st2.x, y2 = st2.y;\n"
-        "    if (d1 == %uu) { /* input 2 has the first input slot */\n"
-        "        p2 = p1;\n        g2 = e1;\n        x2 = x1;\n        y2 = y1;\n    }\n",
-        TSR__KEY_SCALAR);
+        "    __global const uchar *s1 = base1 + off1, *s2 = base2 + off2, *s3 = base3 + off3;\n"
+        "    __global const uchar *p1 = s1, *p2 = s2, *p3 = s3;\n"
+        "    long g1 = e1, g2 = e2, g3 = e3, x1 = st1.x, y1 = st1.y, x2 = st2.x, y2 = st2.y,\n"
+        "         x3 = st3.x, y3 = st3.y;\n"
+        "    uint q2 = 1u + (d1 != %uu), q3 = q2 + (d2 != %uu);\n"
+        "    if (q2 == 1u) {\n"
+        "        p2 = s1;\n        g2 = e1;\n        x2 = st1.x;\n        y2 = st1.y;\n    }\n"
+        "    if (q3 == 1u) {\n"
+        "        p3 = s1;\n        g3 = e1;\n        x3 = st1.x;\n        y3 = st1.y;\n"
+        "    } else if (q3 == 2u) {\n"
+        "        p3 = s2;\n        g3 = e2;\n        x3 = st2.x;\n        y3 = st2.y;\n    }\n",
+        TSR__KEY_SCALAR, TSR__KEY_SCALAR);
+    /* The first scalar input's value is in `scalar`, a second's in
+     * `alpha` (core/kernel.h). */
     emit_scalar(t, "s", common, "scalar");
+    emit_scalar(t, "t", common, "alpha");
     if (is_complex(common))
-        put(t, "    %s sv = (%s)(s_re, s_im);\n", et, et);
+        put(t, "    %s sv = (%s)(s_re, s_im), tv = (%s)(t_re, t_im);\n", et, et, et);
     else
-        put(t, "    %s sv = s_re;\n", et);
+        put(t, "    %s sv = s_re, tv = t_re;\n", et);
+    put(t,
+        "    %s sv2 = d1 == %uu ? tv : sv, sv3 = d1 == %uu || d2 == %uu ? tv : sv;\n"
+        "    (void)sv2;\n    (void)sv3;\n",
+        et, TSR__KEY_SCALAR, TSR__KEY_SCALAR, TSR__KEY_SCALAR);
     put(t,
         "    int bad = 0;\n"
         "    for (ulong j = 0; j < nj; j++) {\n"
-        "        long f0 = e0 + (long)j * st0.y, f1 = g1 + (long)j * y1, f2 = g2 + (long)j * y2;\n"
+        "        long f0 = e0 + (long)j * st0.y, f1 = g1 + (long)j * y1, f2 = g2 + (long)j * y2,\n"
+        "             f3 = g3 + (long)j * y3;\n"
         "#pragma clang loop vectorize(disable)\n"
         "        for (ulong i = 0; i < ni; i++) {\n"
-        "            %s a1 = sv, a2 = sv, v = sv;\n"
+        "            %s a1 = sv, a2 = sv2, a3 = sv3, v = sv;\n"
         "            if (d1 < %uu)\n"
         "                a1 = tsr_g_load(d1, p1, f1 + (long)i * x1);\n"
         "            if (d2 < %uu)\n"
         "                a2 = tsr_g_load(d2, p2, f2 + (long)i * x2);\n"
-        "            (void)a1;\n            (void)a2;\n"
+        "            if (d3 < %uu)\n"
+        "                a3 = tsr_g_load(d3, p3, f3 + (long)i * x3);\n"
+        "            (void)a1;\n            (void)a2;\n            (void)a3;\n"
         "            int zero = 0;\n"
         "            switch (op) {\n",
-        et, TSR__KGENERIC_NONE, TSR__KGENERIC_NONE);
+        et, TSR__KGENERIC_NONE, TSR__KGENERIC_NONE, TSR__KGENERIC_NONE);
     for (int op = 1; op < TSR__KOP_COUNT; op++) {
         tsr__kernel_key key;
         if (!generic_op_key((tsr__kernel_op)op, common, &key))
             continue;
-        const char *args = key.noperands == 3 ? "a1, a2, " : key.noperands == 2 ? "a1, " : "";
+        const char *args = key.noperands == 4   ? "a1, a2, a3, "
+                           : key.noperands == 3 ? "a1, a2, "
+                           : key.noperands == 2 ? "a1, "
+                                                : "";
         put(t,
             "            case %d:\n"
             "                v = tsr_g%d(%sscalar, alpha, true, &zero);\n"

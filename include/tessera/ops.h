@@ -236,6 +236,48 @@ TSR_SCALAR_OP(fmod)
 TSR_SCALAR_OP(bitwise_left_shift)
 TSR_SCALAR_OP(bitwise_right_shift)
 
+/* ---- where ------------------------------------------------------------ */
+
+/* torch.where(cond, a, b): a's element where cond is true, else b's, all
+ * three broadcast together. cond is a bool tensor (uint8 is taken as
+ * PyTorch 1.13 takes it, nonzero meaning true); any other dtype is
+ * TSR_ERR_RUNTIME "where expected condition to be a boolean tensor, but
+ * got a tensor with dtype Float". a and b meet in their common dtype
+ * (Python numbers as PyTorch's wrapped numbers), which is the result's;
+ * an out= must have that dtype ("Found dtype Float but expected Half")
+ * and may not overlap an input partly. The Python-number forms have no
+ * out=, as in PyTorch 1.13; there is no in-place form. */
+TSR_API tsr_status tsr_where(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,
+                             tsr_tensor **result);
+TSR_API tsr_status tsr_where_out(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,
+                                 tsr_tensor *out);
+/* b a Python number (torch.where(cond, a, 2.5)). */
+TSR_API tsr_status tsr_where_scalar(const tsr_tensor *cond, const tsr_tensor *a, tsr_scalar b,
+                                    tsr_tensor **result);
+/* a a Python number (torch.where(cond, 2.5, b)). */
+TSR_API tsr_status tsr_where_scalar_self(const tsr_tensor *cond, tsr_scalar a, const tsr_tensor *b,
+                                         tsr_tensor **result);
+/* Both Python numbers (torch.where(cond, 1.0, 0.0)). */
+TSR_API tsr_status tsr_where_scalars(const tsr_tensor *cond, tsr_scalar a, tsr_scalar b,
+                                     tsr_tensor **result);
+
+/* ---- clamp ------------------------------------------------------------ */
+
+/* torch.clamp(self, min, max) with tensor bounds, either of them NULL
+ * (not both: TSR_ERR_RUNTIME "torch.clamp: At least one of 'min' or 'max'
+ * must not be None"). All broadcast together and meet in their common
+ * dtype; out= and in place as the arithmetic (the common dtype must cast
+ * to the output's). Both bounds: std::min(std::max(self, min), max), a
+ * NaN bound giving NaN; bool and float16 are refused ("\"clamp_cpu\" not
+ * implemented for 'Half'"), as in PyTorch 1.13. One bound: maximum's
+ * (minimum's) loop, which takes bool and float16. A complex self is
+ * TSR_ERR_RUNTIME "clamp is not supported for complex types". */
+TSR_API tsr_status tsr_clamp(const tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max,
+                             tsr_tensor **result);
+TSR_API tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min,
+                                 const tsr_tensor *max, tsr_tensor *out);
+TSR_API tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max);
+
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the
  * op table's wire number), so bindings may keep it. */
@@ -247,11 +289,12 @@ typedef uint32_t tsr_op;
 TSR_API tsr_status tsr_op_from_name(const char *name, tsr_op *op);
 /* Its name (static storage), or NULL for a number that is no operation. */
 TSR_API const char *tsr_op_name(tsr_op op);
-/* Its tensor inputs (1 or 2), or -1 for a number that is no operation. */
+/* Its tensor inputs (1, 2 or 3), or -1 for a number that is no operation. */
 TSR_API int tsr_op_arity(tsr_op op);
 /* Runs `op` on `ninputs` tensors (its arity), as its own function does:
  * into `out` when it is not NULL (out=), else into a new *result. add and
- * sub take alpha 1; div is true division (div_trunc and div_floor are
+ * sub take alpha 1; where takes (cond, a, b), clamp (self, min, max),
+ * clamp_min and clamp_max (self, bound); div is true division (div_trunc and div_floor are
  * operations of their own). Statuses: those of the operation's function;
  * TSR_ERR_INVALID_ARGUMENT for an unknown op, a wrong count or NULL. */
 TSR_API tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,

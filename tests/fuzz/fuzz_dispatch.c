@@ -814,7 +814,8 @@ static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
 {
     uint8_t t = fuzz_u8(r);
     kn->op = t < 0xf0 ? 1u + t % (TSR__KOP_COUNT - 1) : fuzz_u32(r);
-    kn->noperands = kn->op == TSR__KOP_FILL ? 1 : kn->op == TSR__KOP_COPY ? 2 : 3;
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(kn->op);
+    kn->noperands = info ? 1 + info->arity : 3;
     if (fuzz_u8(r) >= 0xf0)
         kn->noperands = fuzz_u8(r) % 6;
     uint8_t d = fuzz_u8(r);

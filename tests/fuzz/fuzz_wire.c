@@ -45,7 +45,7 @@ static const doc_op doc_ops[] = {
     [10] = {"EMPTY_CACHE", 8, 8, true},
     [11] = {"SESSION_LIST", 8, 568, false},
     [12] = {"FILL", 440, 8, true},
-    [13] = {"LAUNCH", 920, 8, true},
+    [13] = {"LAUNCH", 1144, 8, true},
     [14] = {"PROCESS_LIST", 8, 1344, false},
     [15] = {"SESSION_STATS", 16, 144, false},
     [16] = {"DEVICE_STATUS", 8, 648, false},
@@ -104,7 +104,7 @@ static bool model_accepts(const uint8_t *f, size_t len, uint32_t transport, bool
         return false;
     uint32_t version = rd16(f + 4), flags = rd32(f + 8), length = rd32(f + 12);
     const doc_op *op = doc_op_of(rd16(f + 6));
-    if (rd32(f) != 0x31525354u || version < 3 || version > 3 || !op)
+    if (rd32(f) != 0x31525354u || version < 4 || version > 4 || !op)
         return false;
     if (transport == TSR__WIRE_RING && !op->ring)
         return false;

@@ -74,15 +74,14 @@ def fill(itemsize_code=2, count=b"\xc0", region=None):
     return LIVE0 + bytes([itemsize_code]) + region + bytes(range(1, 17))
 
 
-def launch(op_code=2, dtype=6, region=b"\x01\x04\x00"):
-    # op 1 + op_code % 7 (2: ADD), operand count as the op wants, common
-    # dtype, first operand on the first live block, a 1-d region of 4
-    # elements unless a region is given, the two inputs on live blocks with
-    # the output's strides
+def launch(op_code=2, dtype=6, region=b"\x01\x04\x00", inputs=2):
+    # op 1 + op_code modulo the operations (2: ADD, 47: WHERE), operand
+    # count as the op wants, common dtype, first operand on the first live
+    # block, a 1-d region of 4 elements unless a region is given, the
+    # inputs on live blocks with the output's strides
     body = bytes([op_code, 0, dtype]) + LIVE0 + region
     body += b"\x00"  # output: dtype common, handle and offset from above
-    body += b"\x03" + LIVE0 + b"\x00"
-    body += b"\x03" + LIVE0 + b"\x00"
+    body += (b"\x03" + LIVE0 + b"\x00") * inputs
     return body + bytes(16)
 
 
@@ -167,6 +166,7 @@ SEEDS = [
      + msg(FILL, fill(2, region=tiles(3, (2, 1)))) + msg(FILL, fill(0, region=tiles(2, (3,), 1)))
      + msg(FILL, fill(3, region=tiles(4, (1, 1, 1), 3))) + msg(FILL, fill(4, region=tiles(1, (), 2)))
      + msg(LAUNCH, launch(region=tiles(2, (2,)))) + msg(LAUNCH, launch(region=tiles(3, (1, 0), 1)))
+     + msg(LAUNCH, launch(47, inputs=3))
      + msg(ALLOC, OPENCL1 + size_mark(MARK_2MIB)) + msg(FILL, fill(1, region=tiles(2, (3,))))),
     # one session at a time (and the administrators' reserve), one device
     # seen, two segments, two threads, eight allocations

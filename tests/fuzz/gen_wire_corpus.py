@@ -18,7 +18,7 @@ import struct
 import sys
 
 MAGIC = 0x31525354  # "TSR1"
-VERSION = 3
+VERSION = 4
 REPLY, ERROR = 0x1, 0x2
 FRAME_MAX = 4096
 HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
@@ -75,10 +75,10 @@ def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
     k = struct.pack("<IIiI", op, common, len(sizes), len(operands))
     k += struct.pack("<25q", *(list(sizes) + [0] * (25 - len(sizes))))
     k += scalar.ljust(16, b"\0") + alpha.ljust(16, b"\0")
-    for dtype, flags, handle, offset, strides in operands + [(0, 0, 0, 0, [])] * (3 - len(operands)):
+    for dtype, flags, handle, offset, strides in operands + [(0, 0, 0, 0, [])] * (4 - len(operands)):
         k += struct.pack("<IIQq", dtype, flags, handle, offset)
         k += struct.pack("<25q", *(list(strides) + [0] * (25 - len(strides))))
-    assert len(k) == 920
+    assert len(k) == 1144
     return k
 
 
@@ -156,6 +156,12 @@ valid = [
     frame(LAUNCH, struct.pack("<II", 7, 0), REPLY, 15),
     frame(LAUNCH, kernel(1, 5, [1000], [(5, 0, 0x1234567800000001, 0, [1]),
                                         (8, 0, 0x1234567800000003, 24, [2])]), request_id=16),
+    # LAUNCH of where (op 48): a bool condition, an int32 input and two
+    # float32 scalars would be refused; one scalar in `scalar`, one in alpha.
+    frame(LAUNCH, kernel(48, 11, [6], [(11, 0, 0x1234567800000001, 0, [1]),
+                                       (0, 0, 0x1234567800000004, 0, [1]),
+                                       (11, 1, 0, 0, []), (11, 1, 0, 0, [])],
+                         struct.pack("<f", 1.0), struct.pack("<f", 0.0)), request_id=18),
     frame(SESSION_LIST, struct.pack("<II", 0, 0), request_id=12),
     frame(SESSION_LIST, session_info(3, 1), REPLY, 12),
     frame(SESSION_LIST, b"\0" * 568, REPLY, 13),
@@ -206,8 +212,8 @@ broken = [
     frame(PING, magic=0x31525355),
     frame(PING, magic=0x54535231),                       # big-endian magic
     frame(PING, version=0),
-    frame(PING, version=2),                              # the release before
-    frame(PING, version=4),
+    frame(PING, version=3),                              # the release before
+    frame(PING, version=5),
     frame(0),
     frame(12),
     frame(18),                                           # one past the last opcode

@@ -243,7 +243,7 @@ static void settle_nans(tsr_dtype dt, tsr_dtype da, const unsigned char *a, tsr_
  * length above, from a random element offset, with the fast paths on and
  * off, and compares the outputs (and what lies around them). fast_loop:
  * the row takes a fast loop (whose NaNs settle_nans checks). */
-static void compare_row(tsr__kernel_row row, tsr_dtype dt, const int64_t st[3],
+static void compare_row(tsr__kernel_row row, tsr_dtype dt, const int64_t st[4],
                         const uint8_t *alpha, bool fast_loop, const char *what)
 {
     enum { CAP = (1031 + 16) * 8 };
@@ -257,9 +257,9 @@ static void compare_row(tsr__kernel_row row, tsr_dtype dt, const int64_t st[3],
         memset(ref, 0xA5, sizeof ref);
         int bad = 0;
         tsr__cpu_fast_enable(true);
-        (void)row(fast + off, a + off, b + off, n, st, alpha, &bad);
+        (void)row(fast + off, a + off, b + off, NULL, n, st, alpha, &bad);
         tsr__cpu_fast_enable(false);
-        (void)row(ref + off, a + off, b + off, n, st, alpha, &bad);
+        (void)row(ref + off, a + off, b + off, NULL, n, st, alpha, &bad);
         tsr__cpu_fast_enable(true);
         char name[128];
         snprintf(name, sizeof name, "%s n %lld", what, (long long)n);
@@ -290,7 +290,7 @@ static void check_rows(void)
                     int64_t sa = layout & 1 ? 0 : w, sb = layout & 2 ? 0 : w;
                     if (w > 2 && !(sa == 0 && sb == w))
                         continue;
-                    const int64_t st[3] = {w, sa, sb};
+                    const int64_t st[4] = {w, sa, sb, 0};
                     char what[96];
                     snprintf(what, sizeof what, "%s op %d alpha %g layout %d",
                              tsr_dtype_name(dts[d]), (int)ops[o], alphas[al], layout);
@@ -328,11 +328,11 @@ static void mixed_reference(tsr__kernel_op op, const uint8_t *alpha, float *o, c
             TSR_OK);
         use[k] = (const unsigned char *)conv[k];
     }
-    const int64_t st[3] = {4, 4 * sa, 4 * sb};
+    const int64_t st[4] = {4, 4 * sa, 4 * sb, 0};
     int bad = 0;
     tsr__cpu_fast_enable(false);
-    (void)tsr__kernel_row_for(op, TSR_FLOAT32)((unsigned char *)o, use[0], use[1], n, st, alpha,
-                                               &bad);
+    (void)tsr__kernel_row_for(op, TSR_FLOAT32)((unsigned char *)o, use[0], use[1], NULL, n, st,
+                                               alpha, &bad);
     tsr__cpu_fast_enable(true);
 }
 

@@ -53,8 +53,19 @@ static const tsr_dtype computes[] = {TSR_BOOL,      TSR_UINT8,   TSR_INT8,      
 #define ARITH_0(ENUM)
 #define ARITH_1(ENUM)
 #define ARITH_2(ENUM) TSR__KOP_##ENUM,
+#define ARITH_3(ENUM)
 static const tsr__kernel_op arith[] = {
 #define X(ENUM, wire, name, stub, arity, ...) ARITH_##arity(ENUM)
+#include "core/ops.def"
+#undef X
+};
+/* Every operation with three inputs. */
+#define TERNARY_0(ENUM)
+#define TERNARY_1(ENUM)
+#define TERNARY_2(ENUM)
+#define TERNARY_3(ENUM) TSR__KOP_##ENUM,
+static const tsr__kernel_op ternary[] = {
+#define X(ENUM, wire, name, stub, arity, ...) TERNARY_##arity(ENUM)
 #include "core/ops.def"
 #undef X
 };
@@ -79,6 +90,25 @@ static tsr__kernel_key arith_key(tsr__kernel_op op, tsr_dtype common, int varian
         key.dtypes[2] = TSR__KEY_SCALAR;
     if (variant == 2)
         key.dtypes[0] = TSR_FLOAT64, key.dtypes[1] = TSR_INT16;
+    return key;
+}
+
+/* The keys of three inputs: tensors; a bool first input (where's
+ * condition) and a scalar third; two scalars after a uint8 first input
+ * and a float64 output. */
+static tsr__kernel_key ternary_key(tsr__kernel_op op, tsr_dtype common, int variant)
+{
+    tsr__kernel_key key = {
+        .op = (uint8_t)op,
+        .entry = TSR__KWALK_STRIDED,
+        .common = (uint8_t)common,
+        .noperands = 4,
+        .dtypes = {(uint8_t)common, (uint8_t)common, (uint8_t)common, (uint8_t)common}};
+    if (variant == 1)
+        key.dtypes[1] = TSR_BOOL, key.dtypes[3] = TSR__KEY_SCALAR;
+    if (variant == 2)
+        key.dtypes[0] = TSR_FLOAT64, key.dtypes[1] = TSR_UINT8,
+        key.dtypes[2] = key.dtypes[3] = TSR__KEY_SCALAR;
     return key;
 }
 
@@ -139,18 +169,28 @@ static void add_key(const tsr__kernel_key *key)
     ASSERT_TRUE(entries >= 1);
 }
 
-static void check_sources(void)
+/* The keys `make` gives for each of `n` operations, every compute dtype
+ * and variant, added where the device takes them; returns the refused. */
+static int add_op_keys(const tsr__kernel_op *ops, size_t n,
+                       tsr__kernel_key (*make)(tsr__kernel_op, tsr_dtype, int))
 {
     int refused = 0;
-    for (size_t o = 0; o < TSR__ARRAY_SIZE(arith); o++)
+    for (size_t o = 0; o < n; o++)
         for (size_t c = 0; c < TSR__ARRAY_SIZE(computes); c++)
             for (int variant = 0; variant < 3; variant++) {
-                tsr__kernel_key key = arith_key(arith[o], computes[c], variant);
+                tsr__kernel_key key = make(ops[o], computes[c], variant);
                 if (wanted(&key))
                     add_key(&key);
                 else
                     refused++;
             }
+    return refused;
+}
+
+static void check_sources(void)
+{
+    int refused = add_op_keys(arith, TSR__ARRAY_SIZE(arith), arith_key);
+    refused += add_op_keys(ternary, TSR__ARRAY_SIZE(ternary), ternary_key);
     for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
         for (int s = 0; s < TSR_DTYPE_COUNT; s++) {
             tsr__kernel_key key = copy_key((tsr_dtype)d, (tsr_dtype)s);
@@ -200,13 +240,22 @@ static void check_generic(void)
     tsr__kernel_generic_kind(&k, kind);
     ASSERT_EQ(kind[0], TSR__KOP_ADD);
     ASSERT_EQ(kind[1], TSR_FLOAT64);
-    ASSERT_EQ(kind[2], TSR_INT16 | TSR__KEY_SCALAR << 8);
+    ASSERT_EQ(kind[2], TSR_INT16 | TSR__KEY_SCALAR << 8 | TSR__KGENERIC_NONE << 16);
     ASSERT_EQ(kind[3], 2);
     k = (tsr__kernel){.op = TSR__KOP_FILL, .common = TSR_BOOL, .noperands = 1};
     tsr__kernel_generic_kind(&k, kind);
     ASSERT_EQ(kind[1], TSR_BOOL);
-    ASSERT_EQ(kind[2], 0xfefeu);
+    ASSERT_EQ(kind[2], 0xfefefeu);
     ASSERT_EQ(kind[3], 1);
+    /* three inputs: a bool condition, a scalar, a float16 tensor */
+    k = (tsr__kernel){.op = TSR__KOP_WHERE, .common = TSR_FLOAT32, .noperands = 4};
+    k.operands[0].dtype = TSR_FLOAT32;
+    k.operands[1].dtype = TSR_BOOL;
+    k.operands[2] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .flags = TSR__KOPERAND_SCALAR};
+    k.operands[3].dtype = TSR_FLOAT16;
+    tsr__kernel_generic_kind(&k, kind);
+    ASSERT_EQ(kind[2], TSR_BOOL | TSR__KEY_SCALAR << 8 | (uint32_t)TSR_FLOAT16 << 16);
+    ASSERT_EQ(kind[3], 3);
 }
 
 /* The keys whose own programs run too, in every walk they have, beside
@@ -247,6 +296,17 @@ static bool sampled(const tsr__kernel_key *key)
     }
     if (key->op == TSR__KOP_FILL)
         return memchr(fill_sample, key->common, sizeof fill_sample) != NULL;
+    if (key->noperands == 4) { /* where in float32 and complex64, every variant */
+        for (int v = 0; v < 3; v++)
+            for (int c = 0; c < 2; c++) {
+                tsr__kernel_key want =
+                    ternary_key((tsr__kernel_op)key->op, c ? TSR_COMPLEX64 : TSR_FLOAT32, v);
+                if (memcmp(key->dtypes, want.dtypes, sizeof want.dtypes) == 0 &&
+                    key->common == want.common)
+                    return true;
+            }
+        return false;
+    }
     for (size_t i = 0; i < TSR__ARRAY_SIZE(arith_sample); i++) {
         tsr__kernel_key want = arith_key((tsr__kernel_op)arith_sample[i].op,
                                          (tsr_dtype)arith_sample[i].common,
@@ -522,11 +582,12 @@ static void reference(const tsr__kernel *k, unsigned char *const *bases, bool *l
             for (int d = 0; d < k->ndim; d++)
                 e[i] += idx[d] * k->operands[i].strides[d];
         }
-        unsigned char in[2][16] = {{0}}, res[16] = {0}, conv[16] = {0};
+        unsigned char in[3][16] = {{0}}, res[16] = {0}, conv[16] = {0};
+        int scalars = 0;
         for (uint32_t i = 1; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
             const tsr__kernel_operand *o = &k->operands[i];
             if (o->flags & TSR__KOPERAND_SCALAR)
-                memcpy(in[i - 1], k->scalar, sizeof in[0]);
+                memcpy(in[i - 1], scalars++ ? k->alpha : k->scalar, sizeof in[0]);
             else
                 tsr__kernel_convert(bases[i] +
                                         e[i] * (int64_t)tsr_dtype_itemsize((tsr_dtype)o->dtype),
@@ -541,9 +602,9 @@ static void reference(const tsr__kernel *k, unsigned char *const *bases, bool *l
         } else if (k->op == TSR__KOP_COPY) {
             memcpy(res, in[0], sizeof res);
         } else {
-            int64_t w = (int64_t)tsr_dtype_itemsize(common), step[3] = {w, w, w};
+            int64_t w = (int64_t)tsr_dtype_itemsize(common), step[4] = {w, w, w, w};
             int bad = 0;
-            row(res, in[0], in[1], 1, step, k->alpha, &bad);
+            row(res, in[0], in[1], in[2], 1, step, k->alpha, &bad);
             write = !bad;
         }
         if (write) {
@@ -642,9 +703,16 @@ static const layout layouts[] = {
     {"one element", 0, {0}, {{0}, {0}, {0}}, {5, 1, 2}, TSR__KWALK_UNIT},
 };
 
+/* A layout's operand for a kernel's: a third input walks as the second. */
+static int at_layout(int op)
+{
+    return op < 3 ? op : 2;
+}
+
 /* One past the last element an operand reaches. */
 static int64_t span(const layout *y, int op)
 {
+    op = at_layout(op);
     int64_t last = y->offsets[op];
     for (int d = 0; d < y->ndim; d++)
         last += (y->sizes[d] - 1) * y->strides[op][d];
@@ -676,8 +744,8 @@ static tsr__kernel kernel_for(const tsr__kernel_key *key, const layout *y, const
             continue;
         }
         o->dtype = key->dtypes[i];
-        o->offset = y->offsets[i];
-        memcpy(o->strides, y->strides[i], sizeof y->strides[i]);
+        o->offset = y->offsets[at_layout(i)];
+        memcpy(o->strides, y->strides[at_layout(i)], sizeof y->strides[0]);
     }
     return k;
 }
@@ -689,8 +757,8 @@ static tsr_status run_layout(const tsr__kernel_key *key, const layout *y, const 
                              const uint8_t *alpha, bool nonzero_divisor)
 {
     tsr__kernel k = kernel_for(key, y, scalar, alpha);
-    unsigned char *bases[3] = {NULL, NULL, NULL};
-    uint64_t bytes[3] = {0, 0, 0};
+    unsigned char *bases[TSR__KERNEL_MAX_OPERANDS] = {NULL};
+    uint64_t bytes[TSR__KERNEL_MAX_OPERANDS] = {0};
     for (int i = 0; i < key->noperands; i++) {
         if (key->dtypes[i] == TSR__KEY_SCALAR)
             continue;
@@ -705,7 +773,7 @@ static tsr_status run_layout(const tsr__kernel_key *key, const layout *y, const 
     unsigned char *want = malloc(bytes[0]);
     memcpy(want, bases[0], bytes[0]);
     tsr_status st = launch(&k, bases, bytes);
-    unsigned char *host[3] = {want, bases[1], bases[2]};
+    unsigned char *host[TSR__KERNEL_MAX_OPERANDS] = {want, bases[1], bases[2], bases[3]};
     bool *loose = calloc(bytes[0] / tsr_dtype_itemsize(out), sizeof *loose);
     reference(&k, host, loose);
     char what[160];
@@ -721,7 +789,7 @@ static tsr_status run_layout(const tsr__kernel_key *key, const layout *y, const 
     compare(what, out, bases[0], want, bytes[0] / tsr_dtype_itemsize(out), loose);
     free(loose);
     free(want);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < TSR__KERNEL_MAX_OPERANDS; i++)
         free(bases[i]);
     return st;
 }
@@ -760,24 +828,38 @@ static void arith_constants(tsr__kernel_op op, tsr_dtype d, int64_t value, uint8
         scalar[0] = 1;
 }
 
-/* Every arithmetic key in every layout; add and sub also with alpha 1 and
- * -1, which have loops of their own in the floating dtypes. */
-static void run_arith(void)
+/* Every key `make` gives for the operations in every layout; add and sub
+ * also with alpha 1 and -1, which have loops of their own in the
+ * floating dtypes; an operation of three inputs with a second scalar
+ * value, which travels in alpha's bytes. */
+static void run_op_keys(const tsr__kernel_op *ops, size_t n,
+                        tsr__kernel_key (*make)(tsr__kernel_op, tsr_dtype, int))
 {
-    for (size_t o = 0; o < TSR__ARRAY_SIZE(arith); o++)
+    for (size_t o = 0; o < n; o++)
         for (size_t c = 0; c < TSR__ARRAY_SIZE(computes); c++)
             for (int variant = 0; variant < 3; variant++) {
-                tsr__kernel_key key = arith_key(arith[o], computes[c], variant);
+                tsr__kernel_key key = make(ops[o], computes[c], variant);
                 if (!wanted(&key))
                     continue;
                 static const int64_t alphas[] = {2, 1, -1};
-                bool adds = tsr__kernel_op_has(arith[o], TSR__KOPF_ALPHA);
+                bool adds = tsr__kernel_op_has(ops[o], TSR__KOPF_ALPHA);
                 for (int v = 0; v < (adds && computes[c] != TSR_BOOL ? 3 : 1); v++) {
                     uint8_t alpha[16], scalar[16];
-                    arith_constants(arith[o], computes[c], alphas[v], alpha, scalar);
+                    arith_constants(ops[o], computes[c], alphas[v], alpha, scalar);
+                    if (key.noperands == 4) {
+                        int64_t seven = 7;
+                        memset(alpha, 0, sizeof alpha);
+                        tsr_cast_buffer(&seven, TSR_INT64, alpha, computes[c], 1);
+                    }
                     run_all_layouts(&key, scalar, alpha);
                 }
             }
+}
+
+static void run_arith(void)
+{
+    run_op_keys(arith, TSR__ARRAY_SIZE(arith), arith_key);
+    run_op_keys(ternary, TSR__ARRAY_SIZE(ternary), ternary_key);
 }
 
 static void run_copies_and_fills(void)
@@ -1058,10 +1140,11 @@ static void run_float16(void)
         memcpy(k.alpha, &three, sizeof three);
         unsigned char *ab[3] = {(unsigned char *)r, (unsigned char *)a, (unsigned char *)b};
         ASSERT_OK(launch(&k, ab, bytes));
-        int64_t st[3] = {2, 2, 2};
+        int64_t st[4] = {2, 2, 2, 0};
         int bad = 0;
         tsr__kernel_row_for(TSR__KOP_ADD, TSR_FLOAT16)((unsigned char *)rw, (unsigned char *)a,
-                                                       (unsigned char *)b, n, st, k.alpha, &bad);
+                                                       (unsigned char *)b, NULL, n, st, k.alpha,
+                                                       &bad);
         compare("float16 add", TSR_FLOAT16, (unsigned char *)r, (unsigned char *)rw, (size_t)n,
                 both);
     }
@@ -1131,9 +1214,9 @@ int main(void)
     tsr__kernel_key bad = {.op = TSR__KOP_DIV_TRUNC, .common = TSR_BOOL, .noperands = 3};
     ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_NOT_SUPPORTED,
                 "\"div_trunc_cpu\" not implemented for 'Bool'");
-    tsr__kernel_key reserved = f64;
-    reserved.reserved = 1;
-    ASSERT_FAIL(tsr__kernel_key_check(&reserved, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    tsr__kernel_key unused = f64;
+    unused.dtypes[3] = TSR_FLOAT64; /* past noperands */
+    ASSERT_FAIL(tsr__kernel_key_check(&unused, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
     char name[TSR__OPENCL_NAME_MAX];
     ASSERT_OK(tsr__opencl_cache_name(&f64, "x", 1, name, sizeof name));
     ASSERT_EQ(strncmp(name, "tsr-0300", 8), 0);

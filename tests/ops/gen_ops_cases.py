@@ -23,7 +23,9 @@ The format (read by support_ops.c), one case per line, fields separated by
          maximum and minimum, which have no method of that form in
          PyTorch, the call with out=a); '-' for the copy family
   arg    add/sub: alpha (a scalar, below); div: none, trunc or floor;
-         clone/contiguous: a memory format name; to: a dtype name; else '-'
+         clone/contiguous: a memory format name; to: a dtype name; where:
+         the condition operand (as a/b below); clamp: the max operand (a
+         is self, b min; '-' for a bound left out); else '-'
   bases  ';'-separated storages "dtype:n:hex": n elements of that dtype,
          their bytes in memory order (little endian) as hex. A leading '@'
          puts the storage on the accelerator (meta for the cpu run, opencl:0
@@ -491,6 +493,15 @@ def pick_alpha(rng, common):
     return rng.choice(choices)
 
 
+def draw_out(rng, case, probe):
+    """An out= tensor for a result like probe: empty (resized), or of its
+    shape in its dtype or another one."""
+    if rng.random() < 0.07:
+        return case.view(case.base(make_values(rng, pick_dtype(rng), 0)), [0], [1], 0)
+    odt = probe.dtype if rng.random() < 0.55 else pick_dtype(rng)
+    return case.new_view(rng, odt, list(probe.shape), OUTPUT_KINDS)
+
+
 def draw_arith(rng, op, big):
     """One random arithmetic case, or None when it has to be drawn again."""
     case = Case()
@@ -560,13 +571,7 @@ def draw_arith(rng, op, big):
         return None  # composites in PyTorch: their size-1 and empty dimensions' strides are their own
     if op == "neg" and probe.dtype in (C64, C128) and probe.numel() > 8:
         return None  # PyTorch's vector loop negates complex zero parts otherwise (0 - z)
-    out = None
-    if form == "out":
-        if rng.random() < 0.07:
-            out = case.view(case.base(make_values(rng, pick_dtype(rng), 0)), [0], [1], 0)
-        else:
-            odt = probe.dtype if rng.random() < 0.55 else pick_dtype(rng)
-            out = case.new_view(rng, odt, list(probe.shape), OUTPUT_KINDS)
+    out = draw_out(rng, case, probe) if form == "out" else None
     before_numel = out.numel() if out is not None else None
     bases = case.bases_text()
     a0 = a.clone()
@@ -901,6 +906,233 @@ def gen_binary(rng, f, op):
     fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [0])))
 
 
+# ---- where ----------------------------------------------------------------------
+#
+# Rows of op "where" keep the condition in the `arg` field, written as an
+# operand ("v<k> [sizes] [strides] offset"); a and b are torch.where's
+# second and third arguments (tensors, zero-dim tensors or Python
+# numbers). PyTorch 1.13 has an out= only for two tensors, and no
+# in-place form. An out= of another dtype than the result's trips an
+# internal assertion in 1.13's cpu loop, which no case writes.
+
+def where_call(form, cond, a, b, out):
+    if form == "out":
+        torch.where(cond, a, b, out=out)
+        return out
+    return torch.where(cond, a, b)
+
+
+def ternary_row(case_id, op, case, form, fn, third, a, b, out):
+    """The line of a call of three inputs, fn(), whose third operand goes
+    into the arg field; the bases are taken before the call."""
+    bases = case.bases_text()
+    res = outcome(fn)
+    if res[0] == "err":
+        expect = error_fields(res[1], res[2])
+    else:
+        before = out.numel() if out is not None else None
+        resized = form == "out" and before == 0 and res[1].numel() != 0
+        written = a if form == "inplace" else out
+        expect = ok_fields(res[1], "-", case, written, resized)
+    return " | ".join([case_id, op, form, case.text(third), bases, case.text(a), case.text(b),
+                       case.text(out), expect])
+
+
+def where_row(case_id, case, form, cond, a, b, out):
+    return ternary_row(case_id, "where", case, form, lambda: where_call(form, cond, a, b, out),
+                       cond, a, b, out)
+
+
+def where_condition(rng, case, sizes):
+    if rng.random() < 0.12:  # uint8, which 1.13 takes as a condition (deprecated)
+        values = lambda n: torch.tensor([rng.choice([0, 0, 1, 2, 200, 255]) for _ in range(n)], dtype=U8)  # noqa: E731
+        return case.new_view(rng, U8, sizes, INPUT_KINDS, values)
+    return case.new_view(rng, B, sizes, INPUT_KINDS)
+
+
+def draw_where(rng):
+    case = Case()
+    shape = gen_shape(rng, 36)
+    kinds = [rng.choices(["tensor", "zero", "scalar"], weights=[6, 2, 3])[0] for _ in range(2)]
+    form = "out" if "scalar" not in kinds and rng.random() < 0.35 else "new"
+    shapes = [broadcast_from(rng, shape) if rng.random() < 0.4 else shape for _ in range(3)]
+    cond = where_condition(rng, case, shapes[0])
+    ab = []
+    for k in range(2):
+        if kinds[k] == "scalar":
+            ab.append(pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float", "complex"])))
+        else:
+            ab.append(case.new_view(rng, pick_dtype(rng), [] if kinds[k] == "zero" else shapes[1 + k], INPUT_KINDS))
+    a, b = ab
+    try:
+        probe = torch.where(cond, a, b)
+    except Exception:  # noqa: BLE001 - shapes that do not broadcast are drawn again
+        return None
+    out = None
+    if form == "out":
+        if rng.random() < 0.1:
+            out = case.view(case.base(make_values(rng, probe.dtype, 0)), [0], [1], 0)
+        else:
+            out = case.new_view(rng, probe.dtype, list(probe.shape), OUTPUT_KINDS)
+    return where_row("", case, form, cond, a, b, out)
+
+
+def write_drawn(f, op, draw, n):
+    """n random cases of op from draw(), which answers None to be called
+    again."""
+    written = 0
+    while written < n:
+        line = draw()
+        if line is None:
+            continue
+        written += 1
+        f.write("%s.%d%s\n" % (op, written, line))
+
+
+def case_writer(f, op, row_fn):
+    """fw(name, form, build): build(case) gives row_fn's operands."""
+    def fw(name, form, build):
+        case = Case()
+        f.write(row_fn("%s-%s" % (op, name), case, form, *build(case)) + "\n")
+    return fw
+
+
+def gen_where(rng, f):
+    write_drawn(f, "where", lambda: draw_where(rng), 500)
+    fw = case_writer(f, "where", where_row)
+
+    def mask(c, n, dtype=B):
+        return plain(c, dtype, [n], torch.tensor([(i * 7 + 3) % 5 < 2 for i in range(n)]))
+
+    for dt in CLASSIC:
+        v = special_values(dt)
+        n = len(v)
+        w = v[torch.arange(n - 1, -1, -1)]
+        fw("special-%s" % dname(dt), "new", lambda c: (mask(c, n), plain(c, dt, [n], v), plain(c, dt, [n], w), None))
+        fw("special-out-%s" % dname(dt), "out",
+           lambda c: (mask(c, n), plain(c, dt, [n], v), plain(c, dt, [n], w), plain(c, dt, [n])))
+        for k, x in enumerate([0, -1, 2.5, float("nan"), True, 1 + 2j]):
+            fw("special-scalar-%s-%d" % (dname(dt), k), "new",
+               lambda c: (mask(c, n), plain(c, dt, [n], v), x, None))
+            fw("special-scalar-self-%s-%d" % (dname(dt), k), "new",
+               lambda c: (mask(c, n), x, plain(c, dt, [n], v), None))
+    for k, (x, y) in enumerate([(1.0, 0.0), (1, 0), (True, False), (-0.0, float("nan")), (2, 0.5), (1j, 3),
+                                (True, 7), (2 ** 40, -1)]):
+        fw("scalars-%d" % k, "new", lambda c: (mask(c, 5), x, y, None))
+    fw("condition-uint8", "new", lambda c: (plain(c, U8, [4], torch.tensor([0, 1, 2, 255])), plain(c, F32, [4]),
+                                            plain(c, F32, [4], torch.tensor([-1.0, -2.0, -3.0, -4.0])), None))
+    for dt in (F32, I32, I64, I8, F16, C64):
+        fw("condition-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), plain(c, F32, [3]), plain(c, F32, [3]), None))
+    fw("condition-float-scalar", "new", lambda c: (plain(c, F64, []), 1.0, 0.0, None))
+    fw("promote-long-half", "new", lambda c: (mask(c, 3), plain(c, I64, [3]), plain(c, F16, [3]), None))
+    fw("promote-zero-dim-double", "new", lambda c: (mask(c, 3), plain(c, I8, [3]), plain(c, F64, [], torch.tensor(2.5)), None))
+    fw("promote-int-scalar", "new", lambda c: (mask(c, 3), plain(c, I16, [3]), 100000, None))
+    fw("broadcast", "new", lambda c: (plain(c, B, [2, 1, 1], torch.tensor([True, False])), plain(c, F32, [1, 3, 1]),
+                                      plain(c, I32, [4]), None))
+    fw("shape-condition", "new", lambda c: (mask(c, 2), plain(c, F32, [3]), plain(c, F32, [3]), None))
+    fw("shape-values", "new", lambda c: (mask(c, 3), plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None))
+    fw("out-resize-empty", "out", lambda c: (mask(c, 4), plain(c, F32, [4]), plain(c, F32, [4]), plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (mask(c, 2), plain(c, I32, [3, 2]), plain(c, I32, [2]),
+                                           c.view(c.base(torch.zeros(6, dtype=I32)), [3, 2], [1, 3], 0)))
+
+    def overlap(c):
+        k = c.base(torch.arange(8).to(F32))
+        return mask(c, 4), c.view(k, [4], [1], 0), plain(c, F32, [4]), c.view(k, [4], [1], 2)
+    fw("out-partial-overlap", "out", overlap)
+
+
+# ---- clamp with tensor bounds -----------------------------------------------------
+#
+# Rows of op "clamp" hold self in a, min in b and max in the `arg` field
+# (operands, '-' for none). With both bounds PyTorch 1.13's vectorised
+# loop answers ties of signed zeros otherwise than its element loop
+# (which Tessera follows): a random case is written only where the
+# element loop, on strided copies of the operands, gives the same answer;
+# the special values are strided views, which take the element loop.
+
+def clamp_call(form, a, lo, hi, out):
+    if form == "out":
+        torch.clamp(a, lo, hi, out=out)
+        return out
+    if form == "inplace":
+        return a.clamp_(lo, hi)
+    return torch.clamp(a, lo, hi)
+
+
+def clamp_row(case_id, case, form, a, lo, hi, out):
+    return ternary_row(case_id, "clamp", case, form, lambda: clamp_call(form, a, lo, hi, out),
+                       hi, a, lo, out)
+
+
+def draw_clamp(rng):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    kinds = [rng.choices(["tensor", "zero", "none"], weights=[6, 2, 3])[0] for _ in range(2)]
+    if kinds == ["none", "none"]:
+        return None
+    da = pick_dtype(rng)
+    if da.is_complex and rng.random() < 0.9:
+        return None  # refused whatever the values: a few such cases are enough
+    a_shape = shape if form == "inplace" else (broadcast_from(rng, shape) if rng.random() < 0.25 else shape)
+    a = case.new_view(rng, da, a_shape, OUTPUT_KINDS if form == "inplace" else INPUT_KINDS)
+    bounds = []
+    for k in range(2):
+        if kinds[k] == "none":
+            bounds.append(None)
+            continue
+        db = da if rng.random() < 0.5 else pick_dtype(rng)
+        sizes = [] if kinds[k] == "zero" else (broadcast_from(rng, shape) if rng.random() < 0.5 else shape)
+        bounds.append(case.new_view(rng, db, sizes, INPUT_KINDS))
+    lo, hi = bounds
+    try:
+        probe = torch.clamp(a, lo, hi)
+        if lo is not None and hi is not None:
+            again = torch.clamp(*[strided_copy(t) for t in (a, lo, hi)])
+            if not same_values(again, probe):
+                count("clamp: dropped, the vectorised loop differs")
+                return None
+    except Exception:  # noqa: BLE001 - shape and dtype errors are drawn again
+        return None
+    out = draw_out(rng, case, probe) if form == "out" else None
+    line = clamp_row("", case, form, a, lo, hi, out)
+    if "\n" in line:
+        return None
+    return line
+
+
+def gen_clamp(rng, f):
+    write_drawn(f, "clamp", lambda: draw_clamp(rng), 500)
+    fw = case_writer(f, "clamp", clamp_row)
+
+    for dt in [B] + INTS + FLOATS:
+        v = special_values(dt)
+        n = len(v)
+        tops = v[torch.tensor([1, n // 2, n - 1])]
+        fw("special-%s" % dname(dt), "new",
+           lambda c: (spaced_as(c, dt, v, [1, n, 1], [1, 2, 1]), spaced_as(c, dt, v, [1, 1, n], [1, 1, 2]),
+                      spaced_as(c, dt, tops, [3, 1, 1], [2, 1, 1]), None))
+        fw("special-min-%s" % dname(dt), "new",
+           lambda c: (spaced_as(c, dt, v, [n, 1], [2, 1]), spaced_as(c, dt, v, [1, n], [1, 2]), None, None))
+        fw("special-max-%s" % dname(dt), "new",
+           lambda c: (spaced_as(c, dt, v, [n, 1], [2, 1]), None, spaced_as(c, dt, v, [1, n], [1, 2]), None))
+    fw("none", "new", lambda c: (plain(c, F32, [3]), None, None, None))
+    for dt in (C64, C32):
+        fw("complex-self-%s" % dname(dt), "new", lambda c: (plain(c, dt, [2]), plain(c, F32, [2]), None, None))
+    fw("complex-min", "new", lambda c: (plain(c, F32, [2]), plain(c, C64, [2]), plain(c, F32, [2]), None))
+    fw("complex-max-only", "new", lambda c: (plain(c, F32, [2]), None, plain(c, C128, [2]), None))
+    fw("bool-both", "new", lambda c: (plain(c, B, [2]), plain(c, B, [1]), plain(c, B, [1]), None))
+    fw("half-both", "new", lambda c: (plain(c, F16, [2]), plain(c, F16, [1]), plain(c, F16, [1]), None))
+    fw("half-min", "new", lambda c: (plain(c, F16, [2]), plain(c, F16, [1]), None, None))
+    fw("promote-zero-dim-double", "new",
+       lambda c: (plain(c, I32, [3]), plain(c, F64, [], torch.tensor(1.5)), plain(c, I64, [3]), None))
+    fw("out-cast-int", "out", lambda c: (plain(c, I32, [2]), plain(c, F32, [1]), plain(c, I32, [1]), plain(c, I32, [2])))
+    fw("inplace-cast-int", "inplace", lambda c: (plain(c, I32, [2]), plain(c, F32, [1]), plain(c, I32, [1]), None))
+    fw("shape", "new", lambda c: (plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None, None))
+    fw("shape-max", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), plain(c, F32, [2]), None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [1]), plain(c, F32, [0])))
+
+
 # ---- accelerator and cpu operands ---------------------------------------------
 
 def gen_device(f):
@@ -1166,6 +1398,14 @@ def main():
         tables.append((op, "torch.%s: new result, out=, out=a; NaN, +-inf, +-0; errors" % op,
                        lambda f, own=own, op=op: gen_maxmin(own, f, op)))
         later += 1
+    own = random.Random("%x:clamp" % SEED)
+    tables.append(("clamp", "torch.clamp with tensor bounds: random cases, special values, errors",
+                   lambda f, own=own: gen_clamp(own, f)))
+    later += 1
+    own = random.Random("%x:where" % SEED)
+    tables.append(("where", "torch.where: random cases, special values in every dtype, scalars, errors",
+                   lambda f, own=own: gen_where(own, f)))
+    later += 1
     for op in UNARY + BINARY:
         own = random.Random("%x:%s" % (SEED, op))
         what = "torch.%s: random cases, special values in every dtype, errors" % op

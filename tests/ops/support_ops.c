@@ -15,17 +15,22 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                        \
-    X(tsr_add)                                                                                  \
-    X(tsr_add_out)                                                                              \
-    X(tsr_add_)                                                                                 \
-    X(tsr_add_scalar)                                                                           \
-    X(tsr_add_scalar_out) X(tsr_add_scalar_) X(tsr_sub) X(tsr_sub_out) X(tsr_sub_)              \
-        X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out)    \
-            X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div)   \
-                X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)              \
-                    X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) \
-                        X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize)
+#define OPS_FUNCTIONS(X)                                                                         \
+    X(tsr_add)                                                                                   \
+    X(tsr_add_out)                                                                               \
+    X(tsr_add_)                                                                                  \
+    X(tsr_add_scalar)                                                                            \
+    X(tsr_add_scalar_out)                                                                        \
+    X(tsr_add_scalar_)                                                                           \
+    X(tsr_sub)                                                                                   \
+    X(tsr_sub_out) X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_)        \
+        X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out)            \
+            X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar)           \
+                X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) \
+                    X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous)                \
+                        X(tsr_synchronize) X(tsr_where) X(tsr_where_out) X(tsr_where_scalar)     \
+                            X(tsr_where_scalar_self) X(tsr_where_scalars) X(tsr_clamp)           \
+                                X(tsr_clamp_out) X(tsr_clamp_)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -102,6 +107,7 @@ typedef struct ops_case {
     bool mixed; /* some storages are on the accelerator */
     ops_base bases[MAX_BASES];
     ops_operand a, b, out;
+    ops_operand third; /* written in the arg field: where's condition, clamp's max */
 } ops_case;
 
 enum {
@@ -305,15 +311,18 @@ static bool parse_case(ops_case *c, const char *path, const table_row *row)
     c->op = row->fields[F_OP];
     c->form = row->fields[F_FORM];
     c->arg = row->fields[F_ARG];
+    c->third.kind = OPND_NONE;
     return parse_bases(c, row->fields[F_BASES]) && parse_operand(c, row->fields[F_A], &c->a) &&
            parse_operand(c, row->fields[F_B], &c->b) &&
-           parse_operand(c, row->fields[F_OUT], &c->out);
+           parse_operand(c, row->fields[F_OUT], &c->out) &&
+           ((strcmp(c->op, "where") != 0 && strcmp(c->op, "clamp") != 0) ||
+            parse_operand(c, c->arg, &c->third));
 }
 
 static void free_case(ops_case *c)
 {
-    ops_operand *ops[] = {&c->a, &c->b, &c->out};
-    for (int i = 0; i < 3; i++)
+    ops_operand *ops[] = {&c->a, &c->b, &c->out, &c->third};
+    for (int i = 0; i < 4; i++)
         tsr_tensor_release(ops[i]->t);
     for (int i = 0; i < c->nbases; i++) {
         tsr_tensor_release(c->bases[i].t);
@@ -346,8 +355,8 @@ static tsr_status build(const ops_env *env, ops_case *c)
         if (st != TSR_OK)
             return st;
     }
-    ops_operand *ops[] = {&c->a, &c->b, &c->out};
-    for (int i = 0; i < 3; i++) {
+    ops_operand *ops[] = {&c->a, &c->b, &c->out, &c->third};
+    for (int i = 0; i < 4; i++) {
         ops_operand *o = ops[i];
         if (o->kind != OPND_VIEW)
             continue;
@@ -476,6 +485,58 @@ static bool parse_mode(const char *text, tsr_rounding_mode *out)
     return false;
 }
 
+/* torch.where(cond, a, b) in its forms: tensors, and Python numbers
+ * for a, b or both (no out= there, as in PyTorch 1.13). */
+static tsr_status call_where(const ops_case *c, tsr_tensor **result)
+{
+    bool sa = c->a.kind == OPND_SCALAR, sb = c->b.kind == OPND_SCALAR;
+    if (c->third.kind != OPND_VIEW) {
+        snprintf(missing, sizeof(missing), "where takes a condition tensor");
+        return TSR_STATUS_COUNT;
+    }
+    if (strcmp(c->form, "out") == 0) {
+        OPS_NEED(tsr_where_out);
+        if (sa || sb) {
+            snprintf(missing, sizeof(missing), "where's out= takes tensors only");
+            return TSR_STATUS_COUNT;
+        }
+        return tsr_where_out(c->third.t, c->a.t, c->b.t, c->out.t);
+    }
+    if (strcmp(c->form, "new") != 0) {
+        snprintf(missing, sizeof(missing), "where has no in-place form");
+        return TSR_STATUS_COUNT;
+    }
+    OPS_NEED(tsr_where);
+    OPS_NEED(tsr_where_scalar);
+    OPS_NEED(tsr_where_scalar_self);
+    OPS_NEED(tsr_where_scalars);
+    if (sa && sb)
+        return tsr_where_scalars(c->third.t, c->a.scalar, c->b.scalar, result);
+    if (sa)
+        return tsr_where_scalar_self(c->third.t, c->a.scalar, c->b.t, result);
+    if (sb)
+        return tsr_where_scalar(c->third.t, c->a.t, c->b.scalar, result);
+    return tsr_where(c->third.t, c->a.t, c->b.t, result);
+}
+
+/* torch.clamp(a, min=b, max=third) with tensor bounds, '-' for none. */
+static tsr_status call_clamp(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_clamp);
+    OPS_NEED(tsr_clamp_out);
+    OPS_NEED(tsr_clamp_);
+    if (c->b.kind == OPND_SCALAR || c->third.kind == OPND_SCALAR) {
+        snprintf(missing, sizeof(missing), "clamp's bounds are tensors here");
+        return TSR_STATUS_COUNT;
+    }
+    const tsr_tensor *lo = c->b.t, *hi = c->third.t;
+    if (strcmp(c->form, "out") == 0)
+        return tsr_clamp_out(c->a.t, lo, hi, c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return tsr_clamp_(c->a.t, lo, hi);
+    return tsr_clamp(c->a.t, lo, hi, result);
+}
+
 /* The call of the copy family; *result as for the arithmetic. */
 static tsr_status call_other(const ops_case *c, tsr_tensor **result)
 {
@@ -524,6 +585,13 @@ static tsr_status call_case(const ops_case *c, tsr_tensor **fresh, const tsr_ten
             return TSR_STATUS_COUNT;
         }
         tsr_status st = arith_ops[i].call(&k, fresh);
+        *written = strcmp(c->form, "new") == 0   ? *fresh
+                   : strcmp(c->form, "out") == 0 ? c->out.t
+                                                 : c->a.t;
+        return st;
+    }
+    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0) {
+        tsr_status st = c->op[0] == 'w' ? call_where(c, fresh) : call_clamp(c, fresh);
         *written = strcmp(c->form, "new") == 0   ? *fresh
                    : strcmp(c->form, "out") == 0 ? c->out.t
                                                  : c->a.t;
