@@ -99,31 +99,6 @@ static uint64_t wait_ready(int fd)
     return 0;
 }
 
-/* The daemon's report that opencl:0's generic programs are built: how
- * many and in how many seconds. False by the deadline. */
-static bool wait_generic(const bench_daemon *d, int *programs, double *seconds)
-{
-    uint64_t deadline = bench_now_ns() + BUILD_TIMEOUT_NS;
-    while (bench_now_ns() < deadline) {
-        FILE *f = fopen(d->log, "re");
-        char line[1024];
-        while (f && fgets(line, sizeof line, f)) {
-            const char *at = strstr(line, "opencl:0: generic programs ready: ");
-            int ready, of;
-            if (at && sscanf(at, "opencl:0: generic programs ready: %d of %d in %lf s", &ready,
-                             &of, seconds) == 3) {
-                fclose(f);
-                *programs = of;
-                return ready == of;
-            }
-        }
-        if (f)
-            fclose(f);
-        bench_sleep_ns(50000000);
-    }
-    return false;
-}
-
 /* ---- first launches ------------------------------------------------------ */
 
 typedef enum {
@@ -391,7 +366,7 @@ int bench_suite_cold(const bench_config *config, bench_results *out)
     tsr_tensor_release(t);
     int programs = 0;
     double seconds = NAN;
-    if (!wait_generic(&d, &programs, &seconds)) {
+    if (!bench_daemon_wait_generic(&d, BUILD_TIMEOUT_NS, &programs, &seconds)) {
         bench_note(SUITE, "opencl:0's generic programs were not all built (see %s)", d.log);
         goto out_stop;
     }

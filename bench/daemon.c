@@ -171,3 +171,27 @@ void bench_daemon_stop(bench_daemon *d)
     if (d->dir[0])
         remove_dir(d);
 }
+
+bool bench_daemon_wait_generic(const bench_daemon *d, uint64_t timeout_ns, int *programs,
+                               double *seconds)
+{
+    uint64_t deadline = bench_now_ns() + timeout_ns;
+    while (bench_now_ns() < deadline) {
+        FILE *f = fopen(d->log, "re");
+        char line[1024];
+        while (f && fgets(line, sizeof line, f)) {
+            const char *at = strstr(line, "opencl:0: generic programs ready: ");
+            int ready, of;
+            if (at && sscanf(at, "opencl:0: generic programs ready: %d of %d in %lf s", &ready, &of,
+                             seconds) == 3) {
+                fclose(f);
+                *programs = of;
+                return ready == of;
+            }
+        }
+        if (f)
+            fclose(f);
+        bench_sleep_ns(50000000);
+    }
+    return false;
+}
