@@ -67,6 +67,7 @@ bool bench_is_latency(const bench_row *row);
 typedef int (*bench_suite_fn)(const bench_config *config, bench_results *out);
 int bench_suite_ipc(const bench_config *config, bench_results *out);
 int bench_suite_elementwise(const bench_config *config, bench_results *out);
+int bench_suite_unary(const bench_config *config, bench_results *out);
 int bench_suite_cold(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */

@@ -31,11 +31,12 @@
 #include "bench/elementwise.h"
 #include "tessera/tessera.h"
 
-#define SUITE "elementwise"
 #define MEMORY_BUDGET (2ull << 30) /* tensors and STREAM arrays alive at once */
 #define LATENCY_TARGET (1.0 / 1.5) /* small op <= 1.5 x (bare enqueue + finish + ring) */
-#define TORCH_TARGET 1.0           /* never slower than PyTorch */
 #define MIB(bytes) ((double)(bytes) / (1024.0 * 1024.0))
+
+/* The suite being run ("elementwise" or "unary"): its notes and rows. */
+static const char *suite = "elementwise";
 
 typedef struct ew_plan {
     int log2_n;        /* elements of the large tensors: 2^log2_n (even) */
@@ -72,30 +73,63 @@ static const ew_plan quick_plan = {
 /* ---- The cases ---------------------------------------------------------- */
 
 typedef enum ew_shape {
-    SHAPE_FLAT,       /* a[n] + b[n] -> out[n] */
+    SHAPE_FLAT,       /* a[n] op b[n] -> out[n] */
     SHAPE_TRANSPOSED, /* a[side, side].t() + b[side, side] -> out[side, side] */
     SHAPE_BROADCAST,  /* a[side, 1] + b[1, side] -> out[side, side] */
     SHAPE_NCHW,       /* a[batch, 64, 56, 56].contiguous(channels_last) */
+    SHAPE_UNARY,      /* op(a[n]) -> out[n] */
+    SHAPE_WHERE,      /* where(cond[n] (bool), a[n], b[n]) -> out[n] */
 } ew_shape;
 
 typedef struct ew_case {
     const char *name;
+    const char *op; /* the operation's name (tsr_op_from_name); NULL: SHAPE_NCHW's copy */
     ew_shape shape;
-    tsr_dtype a, b, out; /* b and out unused for SHAPE_NCHW (float32 throughout) */
-    double target_cpu, target_opencl;
+    tsr_dtype a, b, out; /* b unused for SHAPE_UNARY, b and out for SHAPE_NCHW (float32) */
+    stream_kind base;    /* the STREAM loop moving the same bytes */
+    double target_cpu, target_opencl; /* against it (NAN: none) */
+    double target_torch;              /* against PyTorch (NAN: none) */
 } ew_case;
 
-static const ew_case cases[] = {
-    {"add_f32", SHAPE_FLAT, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.9, 0.85},
-    {"add_i32_f32", SHAPE_FLAT, TSR_INT32, TSR_FLOAT32, TSR_FLOAT32, 0.8, 0.8},
-    {"add_f16", SHAPE_FLAT, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, 0.7, 0.7},
-    {"add_bf16", SHAPE_FLAT, TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16, 0.7, 0.7},
-    {"add_f64", SHAPE_FLAT, TSR_FLOAT64, TSR_FLOAT64, TSR_FLOAT64, NAN, NAN},
-    {"add_transposed", SHAPE_TRANSPOSED, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.45, 0.45},
-    {"add_broadcast", SHAPE_BROADCAST, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.7, 0.7},
-    {"nchw_to_nhwc", SHAPE_NCHW, TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32, 0.28, 0.28},
+#define F32 TSR_FLOAT32
+static const ew_case elementwise_cases[] = {
+    {"add_f32", "add", SHAPE_FLAT, F32, F32, F32, STREAM_ADD, 0.9, 0.85, 1.0},
+    {"add_i32_f32", "add", SHAPE_FLAT, TSR_INT32, F32, F32, STREAM_ADD, 0.8, 0.8, 1.0},
+    {"add_f16", "add", SHAPE_FLAT, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, STREAM_ADD, 0.7, 0.7,
+     1.0},
+    {"add_bf16", "add", SHAPE_FLAT, TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16, STREAM_ADD, 0.7, 0.7,
+     1.0},
+    {"add_f64", "add", SHAPE_FLAT, TSR_FLOAT64, TSR_FLOAT64, TSR_FLOAT64, STREAM_ADD, NAN, NAN,
+     1.0},
+    {"add_transposed", "add", SHAPE_TRANSPOSED, F32, F32, F32, STREAM_ADD, 0.45, 0.45, 1.0},
+    {"add_broadcast", "add", SHAPE_BROADCAST, F32, F32, F32, STREAM_ADD, 0.7, 0.7, 1.0},
+    {"nchw_to_nhwc", NULL, SHAPE_NCHW, F32, F32, F32, STREAM_ADD, 0.28, 0.28, 1.0},
 };
-#define CASE_COUNT (sizeof cases / sizeof cases[0])
+
+/* Memory-bound operations against a copy of their bytes; the
+ * transcendental ones, which compute more than they move, against
+ * PyTorch on the same threads (float16 and bfloat16 at twice its speed:
+ * PyTorch 1.13 computes them one element at a time). */
+static const ew_case unary_cases[] = {
+    {"relu_f32", "relu", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN},
+    {"abs_f32", "abs", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN},
+    {"lt_f32", "lt", SHAPE_FLAT, F32, F32, TSR_BOOL, STREAM_COPY, 0.85, 0.85, NAN},
+    {"where_f32", "where", SHAPE_WHERE, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN},
+    {"exp_f32", "exp", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
+    {"log_f32", "log", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
+    {"tanh_f32", "tanh", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
+    {"sigmoid_f32", "sigmoid", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
+    {"gelu_f32", "gelu", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
+    {"exp_f16", "exp", SHAPE_UNARY, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, STREAM_COPY, NAN, NAN,
+     2.0},
+    {"exp_bf16", "exp", SHAPE_UNARY, TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16, STREAM_COPY, NAN,
+     NAN, 2.0},
+};
+#undef F32
+#define MAX_CASES 16
+_Static_assert(sizeof elementwise_cases / sizeof elementwise_cases[0] <= MAX_CASES &&
+                   sizeof unary_cases / sizeof unary_cases[0] <= MAX_CASES,
+               "a suite has more cases than its results hold");
 
 typedef struct ew_sizes {
     int64_t n, side, batch;
@@ -114,6 +148,10 @@ static uint64_t case_bytes(const ew_case *c, const ew_sizes *z)
         return (uint64_t)z->side * (a + b) + (uint64_t)z->n * out;
     case SHAPE_NCHW:
         return 2 * (uint64_t)z->batch * 64 * 56 * 56 * a;
+    case SHAPE_UNARY:
+        return (uint64_t)z->n * (a + out);
+    case SHAPE_WHERE:
+        return (uint64_t)z->n * (1 + a + b + out);
     }
     return 0;
 }
@@ -122,9 +160,10 @@ static uint64_t case_bytes(const ew_case *c, const ew_sizes *z)
 
 typedef struct ew_operands {
     const ew_case *c;
+    tsr_op op; /* c->op's number */
     tsr_client *client;
     tsr_device device;
-    tsr_tensor *a, *b, *out;
+    tsr_tensor *cond, *a, *b, *out;
 } ew_operands;
 
 /* A tensor on the operands' device, filled with `fill` where it is not
@@ -152,15 +191,16 @@ static void release_operands(ew_operands *o)
     bool opencl = o->device.type == TSR_DEVICE_OPENCL;
     if (opencl)
         tsr_synchronize(o->client, o->device);
+    tsr_tensor_release(o->cond);
     tsr_tensor_release(o->a);
     tsr_tensor_release(o->b);
     tsr_tensor_release(o->out);
-    o->a = o->b = o->out = NULL;
+    o->cond = o->a = o->b = o->out = NULL;
     if (opencl)
         tsr_memory_empty_cache(o->client, o->device, NULL);
 }
 
-/* Inputs filled with 1 and 2, an empty output. */
+/* Inputs filled with 1 and 2 (a condition with true), an empty output. */
 static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
 {
     const ew_case *c = o->c;
@@ -169,8 +209,13 @@ static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
     int64_t nchw[4] = {z->batch, 64, 56, 56};
     const int64_t *a_sizes = flat, *b_sizes = flat, *out_sizes = flat;
     int ndim = 1;
+    tsr_status st = TSR_OK;
     switch (c->shape) {
     case SHAPE_FLAT:
+    case SHAPE_UNARY:
+        break;
+    case SHAPE_WHERE:
+        st = make(o, TSR_BOOL, 1, flat, 1, &o->cond);
         break;
     case SHAPE_TRANSPOSED:
         a_sizes = b_sizes = out_sizes = square;
@@ -185,14 +230,15 @@ static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
     case SHAPE_NCHW:
         return make(o, c->a, 4, nchw, 1, &o->a);
     }
-    tsr_status st = make(o, c->a, ndim, a_sizes, 1, &o->a);
+    if (st == TSR_OK)
+        st = make(o, c->a, ndim, a_sizes, 1, &o->a);
     if (st == TSR_OK && c->shape == SHAPE_TRANSPOSED) {
         tsr_tensor *base = o->a, *view = NULL;
         st = tsr_tensor_t(base, &view);
         tsr_tensor_release(base);
         o->a = st == TSR_OK ? view : NULL;
     }
-    if (st == TSR_OK)
+    if (st == TSR_OK && c->shape != SHAPE_UNARY)
         st = make(o, c->b, ndim, b_sizes, 2, &o->b);
     if (st == TSR_OK)
         st = make(o, c->out, ndim, out_sizes, -1, &o->out);
@@ -201,18 +247,34 @@ static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
     return st;
 }
 
-/* One operation: add into the output, or a channels_last copy made and
- * released (contiguous() makes a new tensor each time, as PyTorch's does). */
+/* One operation into the output (add's own function, the others through
+ * tsr_elementwise), or a channels_last copy made and released
+ * (contiguous() makes a new tensor each time, as PyTorch's does). */
 static bool run_once(ew_operands *o)
 {
-    if (o->c->shape == SHAPE_NCHW) {
+    switch (o->c->shape) {
+    case SHAPE_NCHW: {
         tsr_tensor *r;
         if (tsr_tensor_contiguous(o->a, TSR_CHANNELS_LAST, &r) != TSR_OK)
             return false;
         tsr_tensor_release(r);
         return true;
     }
-    return tsr_add_out(o->a, o->b, tsr_scalar_int(1), o->out) == TSR_OK;
+    case SHAPE_UNARY: {
+        const tsr_tensor *in[1] = {o->a};
+        return tsr_elementwise(o->op, in, 1, o->out, NULL) == TSR_OK;
+    }
+    case SHAPE_WHERE: {
+        const tsr_tensor *in[3] = {o->cond, o->a, o->b};
+        return tsr_elementwise(o->op, in, 3, o->out, NULL) == TSR_OK;
+    }
+    default:
+        break;
+    }
+    if (strcmp(o->c->op, "add") == 0)
+        return tsr_add_out(o->a, o->b, tsr_scalar_int(1), o->out) == TSR_OK;
+    const tsr_tensor *in[2] = {o->a, o->b};
+    return tsr_elementwise(o->op, in, 2, o->out, NULL) == TSR_OK;
 }
 
 static bool synchronize(ew_operands *o)
@@ -237,7 +299,7 @@ static bool time_stream(const stream_arrays *s, int reps, double *seconds)
 {
     uint64_t t0 = bench_now_ns();
     for (int k = 0; k < reps; k++)
-        if (!stream_add(s))
+        if (!stream_run(s))
             return false;
     *seconds = (double)(bench_now_ns() - t0) / 1e9 / reps;
     return true;
@@ -249,7 +311,7 @@ static bool stream_turn(const stream_arrays *s, const ew_plan *plan, bench_sampl
     for (int k = 0; k < plan->samples; k++) {
         double sec;
         if (!time_stream(s, plan->reps, &sec)) {
-            bench_note(SUITE, "stream_add: cannot start its threads");
+            bench_note(suite, "%s: cannot start its threads", stream_name(s->kind));
             return false;
         }
         bench_samples_add(out, (double)stream_bytes(s) / sec / 1e9);
@@ -281,7 +343,7 @@ static bool pair_add(ew_pairs *p, double gbps, const stream_arrays *s, int reps)
         return true;
     double sec;
     if (!time_stream(s, reps, &sec)) {
-        bench_note(SUITE, "stream_add: cannot start its threads");
+        bench_note(suite, "%s: cannot start its threads", stream_name(s->kind));
         return false;
     }
     double base = (double)stream_bytes(s) / sec / 1e9;
@@ -337,19 +399,22 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
     char dev[TSR_DEVICE_STR_MAX];
     tsr_device_str(device, dev, sizeof dev);
     uint64_t bytes = case_bytes(c, z);
-    bench_note(SUITE, "%s on %s: %.0f MiB moved per operation", c->name, dev, MIB(bytes));
+    bench_note(suite, "%s on %s: %.0f MiB moved per operation", c->name, dev, MIB(bytes));
     *res = (ew_result){.measured = true, .value = NAN, .baseline = NAN};
 
     ew_operands o = {.c = c, .client = client, .device = device};
     bool op_ok = false;
-    if (make_operands(&o, z) != TSR_OK) {
-        bench_note(SUITE, "%s on %s: cannot make its tensors (%.0f MiB): %s%s", c->name, dev,
+    if (c->op && tsr_op_from_name(c->op, &o.op) != TSR_OK) {
+        if (device.type == TSR_DEVICE_CPU) /* once a case */
+            bench_note(suite, "%s: this libtessera has no operation '%s' yet", c->name, c->op);
+    } else if (make_operands(&o, z) != TSR_OK) {
+        bench_note(suite, "%s on %s: cannot make its tensors (%.0f MiB): %s%s", c->name, dev,
                    MIB(bytes), tsr_last_error(),
                    device.type == TSR_DEVICE_CPU ? ""
                                                  : " (a daemon must lend this much: see "
                                                    "tesserad --memory-limit)");
     } else if (!run_once(&o) || !synchronize(&o) || !warm_up(&o)) {
-        bench_note(SUITE, "%s on %s failed: %s", c->name, dev, tsr_last_error());
+        bench_note(suite, "%s on %s failed: %s", c->name, dev, tsr_last_error());
         release_operands(&o);
     } else {
         op_ok = true;
@@ -358,14 +423,14 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
     /* The baseline's arrays now when both fit in the budget, else later. */
     stream_arrays s = {0};
     bool together = op_ok && 2 * bytes <= MEMORY_BUDGET;
-    bool have_stream = together && stream_init(&s, bytes, threads, SUITE) == 0;
+    bool have_stream = together && stream_init(&s, c->base, bytes, threads, suite) == 0;
     /* Each sample of the operation is followed by one of the baseline. */
     ew_pairs p = {0};
     for (int r = 0; r < plan->rounds && op_ok; r++) {
         for (int k = 0; k < plan->samples && op_ok; k++) {
             double sec;
             if (!time_op(&o, plan->reps, &sec)) {
-                bench_note(SUITE, "%s on %s failed: %s", c->name, dev, tsr_last_error());
+                bench_note(suite, "%s on %s failed: %s", c->name, dev, tsr_last_error());
                 op_ok = false;
                 break;
             }
@@ -375,7 +440,7 @@ static void measure_case(const ew_case *c, tsr_client *client, tsr_device device
     }
     release_operands(&o);
     if (!together) {
-        have_stream = stream_init(&s, bytes, threads, SUITE) == 0;
+        have_stream = stream_init(&s, c->base, bytes, threads, suite) == 0;
         for (int r = 0; r < plan->rounds && have_stream; r++)
             if (!stream_turn(&s, plan, &p.baselines))
                 have_stream = false;
@@ -396,7 +461,8 @@ static bool measure_torch(const ew_case *c, torch_child *child, const ew_plan *p
     if (!torch_case(child, c->name))
         return false;
     stream_arrays s = {0};
-    bool have_stream = 2 * bytes <= MEMORY_BUDGET && stream_init(&s, bytes, threads, SUITE) == 0;
+    bool have_stream =
+        2 * bytes <= MEMORY_BUDGET && stream_init(&s, c->base, bytes, threads, suite) == 0;
     ew_pairs p = {0};
     bool ok = true;
     for (int k = 0; k < plan->rounds * plan->samples && ok; k++) {
@@ -462,7 +528,7 @@ static bool ring_ping(void *client)
 static void add_named(bench_results *out, bench_row row, const char *name, const char *device,
                       const char *baseline)
 {
-    row.suite = SUITE;
+    row.suite = suite;
     snprintf(row.name, sizeof row.name, "%s", name);
     snprintf(row.device, sizeof row.device, "%.*s", (int)sizeof row.device - 1, device);
     snprintf(row.baseline, sizeof row.baseline, "%s", baseline);
@@ -497,13 +563,13 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
 {
     char dev[TSR_DEVICE_STR_MAX];
     tsr_device_str(device, dev, sizeof dev);
-    bench_note(SUITE, "small_op_latency on %s: a 1-element add and its synchronize", dev);
+    bench_note(suite, "small_op_latency on %s: a 1-element add and its synchronize", dev);
     tsr_device_properties props;
     bare_opencl *bare = NULL;
     if (tsr_device_get_properties(client, device, &props) != TSR_OK)
-        bench_note(SUITE, "small_op_latency: %s", tsr_last_error());
+        bench_note(suite, "small_op_latency: %s", tsr_last_error());
     else
-        bare_opencl_open(props.name, SUITE, &bare);
+        bare_opencl_open(props.name, suite, &bare);
 
     small_op s = {.client = client, .device = device};
     static const int64_t one[1] = {1};
@@ -512,7 +578,7 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
     bool op_ok = false;
     if (tsr_tensor_full(client, 1, one, tsr_scalar_int(1), &opt, &s.a) != TSR_OK ||
         tsr_tensor_full(client, 1, one, tsr_scalar_int(2), &opt, &s.b) != TSR_OK)
-        bench_note(SUITE, "small_op_latency: cannot make its tensors: %s", tsr_last_error());
+        bench_note(suite, "small_op_latency: cannot make its tensors: %s", tsr_last_error());
     else
         op_ok = true;
 
@@ -524,18 +590,18 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
     for (int r = 0; r < plan->lat_rounds; r++) {
         bench_samples t_round = {0}, b_round = {0}, r_round = {0};
         if (op_ok && !small_turn(&s, plan->lat_warmup, plan->lat_n, &t_round)) {
-            bench_note(SUITE, "small_op_latency failed: %s", tsr_last_error());
+            bench_note(suite, "small_op_latency failed: %s", tsr_last_error());
             op_ok = false;
         }
         if (bare &&
             bench_time_ops(bare_opencl_run, bare, plan->lat_warmup, plan->lat_n, &b_round) != 0) {
-            bench_note(SUITE, "small_op_latency: the bare OpenCL enqueue failed");
+            bench_note(suite, "small_op_latency: the bare OpenCL enqueue failed");
             bare_opencl_close(bare);
             bare = NULL;
         }
         if (ring_ok &&
             bench_time_ops(ring_ping, client, plan->lat_warmup, plan->lat_n, &r_round) != 0) {
-            bench_note(SUITE, "small_op_latency: ring ping failed: %s", tsr_last_error());
+            bench_note(suite, "small_op_latency: ring ping failed: %s", tsr_last_error());
             ring_ok = false;
         }
         if (op_ok && bare && ring_ok)
@@ -570,7 +636,7 @@ static void measure_latency(tsr_client *client, tsr_device device, const ew_plan
         add_named(out, row, "small_op_latency", dev, "bare_enqueue_finish");
     }
     if (ring.count)
-        bench_note(SUITE, "small_op_latency: ring round trip %.3f us (p99 %.3f us)", us(&ring, 0.5),
+        bench_note(suite, "small_op_latency: ring round trip %.3f us (p99 %.3f us)", us(&ring, 0.5),
                    us(&ring, 0.99));
     bench_samples_free(&tessera);
     bench_samples_free(&bare_s);
@@ -589,7 +655,7 @@ static void report_memory(tsr_client *client, bool opencl)
         snprintf(device_part, sizeof device_part, "; on opencl:0 at most %.0f MiB reserved",
                  MIB(st.peak_reserved));
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        bench_note(SUITE, "memory: this process at most %.0f MiB resident%s",
+        bench_note(suite, "memory: this process at most %.0f MiB resident%s",
                    (double)ru.ru_maxrss / 1024.0, device_part);
 }
 
@@ -605,10 +671,10 @@ static void set_threads(const bench_config *config, int threads)
     setenv("TESSERA_NUM_THREADS", n, 1);
     const char *pocl = getenv("POCL_MAX_PTHREAD_COUNT");
     if (config->socket_path)
-        bench_note(SUITE, "opencl:0 runs on as many threads as the daemon at %s gives it",
+        bench_note(suite, "opencl:0 runs on as many threads as the daemon at %s gives it",
                    config->socket_path);
     else if (pocl && *pocl && strcmp(pocl, n) != 0)
-        bench_note(SUITE,
+        bench_note(suite,
                    "POCL_MAX_PTHREAD_COUNT=%s is kept: PoCL's devices run on that many "
                    "threads",
                    pocl);
@@ -632,7 +698,7 @@ static void wait_generic(tsr_client *client, const bench_daemon *d)
     if (tsr_tensor_ones(client, 1, &one, &to, &t) != TSR_OK ||
         tsr_add_(t, t, tsr_scalar_int(1)) != TSR_OK ||
         tsr_synchronize(client, to.device) != TSR_OK) {
-        bench_note(SUITE, "the first launch on opencl:0 failed: %s", tsr_last_error());
+        bench_note(suite, "the first launch on opencl:0 failed: %s", tsr_last_error());
         tsr_tensor_release(t);
         return;
     }
@@ -641,15 +707,25 @@ static void wait_generic(tsr_client *client, const bench_daemon *d)
     double seconds = 0;
     if (bench_daemon_wait_generic(d, 500000000ull, &programs, &seconds))
         return;
-    bench_note(SUITE, "waiting for opencl:0's generic programs (built once per machine)");
+    bench_note(suite, "waiting for opencl:0's generic programs (built once per machine)");
     if (bench_daemon_wait_generic(d, GENERIC_TIMEOUT_NS, &programs, &seconds))
-        bench_note(SUITE, "opencl:0's %d generic programs were built in %.1f s", programs, seconds);
+        bench_note(suite, "opencl:0's %d generic programs were built in %.1f s", programs, seconds);
     else
-        bench_note(SUITE, "opencl:0's generic programs were not all built (see %s)", d->log);
+        bench_note(suite, "opencl:0's generic programs were not all built (see %s)", d->log);
 }
 
-int bench_suite_elementwise(const bench_config *config, bench_results *out)
+/* A suite of cases, each on cpu and opencl:0 beside its STREAM loop and
+ * PyTorch; elementwise adds the small-op latency. */
+typedef struct ew_suite {
+    const char *name;
+    const ew_case *cases;
+    size_t count;
+    bool latency;
+} ew_suite;
+
+static int run_suite(const ew_suite *def, const bench_config *config, bench_results *out)
 {
+    suite = def->name;
     const ew_plan *plan = config->quick ? &quick_plan : &full_plan;
     int threads = config->threads > 0 ? config->threads : 1;
     set_threads(config, threads);
@@ -657,14 +733,14 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
     bench_daemon d = {.pid = -1};
     const char *socket_path = config->socket_path;
     if (!socket_path) {
-        if (bench_daemon_start(&d, SUITE) != 0)
+        if (bench_daemon_start(&d, suite) != 0)
             return 1;
         socket_path = d.socket;
     }
     tsr_client *client;
     tsr_client_options co = {.socket_path = socket_path, .name = "tessera-bench"};
     if (tsr_client_open(&co, &client) != TSR_OK) {
-        bench_note(SUITE, "%s", tsr_last_error());
+        bench_note(suite, "%s", tsr_last_error());
         if (d.pid > 0)
             bench_daemon_stop(&d);
         return 1;
@@ -674,10 +750,10 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
         tsr_device_count(client, TSR_DEVICE_OPENCL, &opencl_count) == TSR_OK && opencl_count > 0;
     tsr_device_properties props;
     if (!opencl)
-        bench_note(SUITE, "no OpenCL device: the opencl:0 rows and small_op_latency are left out");
+        bench_note(suite, "no OpenCL device: the opencl:0 rows and small_op_latency are left out");
     else if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) ==
              TSR_OK)
-        bench_note(SUITE, "opencl:0 is %s, %u compute units (%s)", props.name, props.compute_units,
+        bench_note(suite, "opencl:0 is %s, %u compute units (%s)", props.name, props.compute_units,
                    props.api_version);
     if (opencl && d.pid > 0 && !config->quick)
         wait_generic(client, &d);
@@ -688,20 +764,20 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
     ew_sizes z = {.n = (int64_t)1 << plan->log2_n,
                   .side = (int64_t)1 << (plan->log2_n / 2),
                   .batch = plan->batch};
-    ew_result results[CASE_COUNT][2] = {{{0}}};
-    for (size_t k = 0; k < CASE_COUNT; k++) {
-        const ew_case *c = &cases[k];
+    ew_result results[MAX_CASES][2] = {{{0}}};
+    for (size_t k = 0; k < def->count; k++) {
+        const ew_case *c = &def->cases[k];
         for (int d_ix = 0; d_ix < device_count; d_ix++) {
             ew_result *res = &results[k][d_ix];
             measure_case(c, client, devices[d_ix], plan, &z, threads, res);
             char dev[TSR_DEVICE_STR_MAX];
             tsr_device_str(devices[d_ix], dev, sizeof dev);
             if (!isnan(res->baseline))
-                add_rate(out, c->name, dev, threads, res->value, "stream_add", res->baseline,
-                         res->paired, d_ix == 0 ? c->target_cpu : c->target_opencl);
+                add_rate(out, c->name, dev, threads, res->value, stream_name(c->base),
+                         res->baseline, res->paired, d_ix == 0 ? c->target_cpu : c->target_opencl);
         }
     }
-    if (opencl)
+    if (opencl && def->latency)
         measure_latency(client, devices[1], plan, out);
     report_memory(client, opencl);
     tsr_client_close(client);
@@ -712,11 +788,12 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
         torch_request req = {
             .threads = threads, .n = z.n, .side = z.side, .batch = z.batch, .reps = plan->reps};
         torch_child *child;
-        if (torch_open(&req, SUITE, &child) == 0) {
-            bench_note(SUITE, "torch %s", torch_version(child));
-            for (size_t k = 0; k < CASE_COUNT; k++) {
+        if (torch_open(&req, suite, &child) == 0) {
+            bench_note(suite, "torch %s", torch_version(child));
+            for (size_t k = 0; k < def->count; k++) {
+                const ew_case *c = &def->cases[k];
                 ew_result t;
-                if (!measure_torch(&cases[k], child, plan, &z, threads, &t))
+                if (!measure_torch(c, child, plan, &z, threads, &t))
                     continue;
                 for (int d_ix = 0; d_ix < device_count; d_ix++) {
                     const ew_result *r = &results[k][d_ix];
@@ -726,12 +803,26 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out)
                     double paired = r->paired > 0 && t.paired > 0 ? r->paired / t.paired : 0;
                     char dev[TSR_DEVICE_STR_MAX];
                     tsr_device_str(devices[d_ix], dev, sizeof dev);
-                    add_rate(out, cases[k].name, dev, threads, r->value, "torch", t.value, paired,
-                             TORCH_TARGET);
+                    add_rate(out, c->name, dev, threads, r->value, "torch", t.value, paired,
+                             c->target_torch);
                 }
             }
             torch_close(child);
         }
     }
     return 0;
+}
+
+int bench_suite_elementwise(const bench_config *config, bench_results *out)
+{
+    static const ew_suite def = {"elementwise", elementwise_cases,
+                                 sizeof elementwise_cases / sizeof elementwise_cases[0], true};
+    return run_suite(&def, config, out);
+}
+
+int bench_suite_unary(const bench_config *config, bench_results *out)
+{
+    static const ew_suite def = {"unary", unary_cases, sizeof unary_cases / sizeof unary_cases[0],
+                                 false};
+    return run_suite(&def, config, out);
 }

@@ -1,5 +1,5 @@
 /* tessera-bench, elementwise suite: the baselines that elementwise.c sets
- * beside Tessera's numbers: a STREAM-style add on the same threads, a bare
+ * beside Tessera's numbers: a STREAM-style add or copy on the same threads, a bare
  * OpenCL enqueue + finish on the same device, and PyTorch running the same
  * operations in a child Python. */
 #ifndef TESSERA_BENCH_ELEMENTWISE_H
@@ -9,24 +9,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- STREAM add (elementwise_bare.c, built with -O3) ----------------- */
+/* ---- STREAM add and copy (elementwise_bare.c, built with -O3) ------- */
 
-/* c[i] = a[i] + b[i] over float arrays sized so that the bytes read and
- * written (12 per element) equal a given operation's. */
+typedef enum stream_kind {
+    STREAM_ADD,  /* c[i] = a[i] + b[i]: 12 bytes an element */
+    STREAM_COPY, /* c[i] = a[i]: 8 bytes an element */
+} stream_kind;
+
+/* The loop over float arrays sized so that the bytes read and written
+ * equal a given operation's. */
 typedef struct stream_arrays {
-    float *a, *b, *c;
-    size_t n;    /* elements of each array */
-    int threads; /* the loop is split over this many threads */
+    float *a, *b, *c; /* b: STREAM_ADD only */
+    size_t n;         /* elements of each array */
+    int threads;      /* the loop is split over this many threads */
+    stream_kind kind;
 } stream_arrays;
 
+/* The baseline's name in rows and notes: "stream_add", "stream_copy". */
+const char *stream_name(stream_kind kind);
 /* Allocates the arrays for `bytes` moved and writes them (each thread its
  * own share, as the timed loop will use it). Returns 0, or -1 after
  * printing why. */
-int stream_init(stream_arrays *s, uint64_t bytes, int threads, const char *suite);
-/* One pass of the add over every thread; false when a thread could not
+int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads, const char *suite);
+/* One pass of the loop over every thread; false when a thread could not
  * be started. */
-bool stream_add(const stream_arrays *s);
-/* The bytes one pass moves: 12 * n. */
+bool stream_run(const stream_arrays *s);
+/* The bytes one pass moves. */
 uint64_t stream_bytes(const stream_arrays *s);
 void stream_free(stream_arrays *s);
 

@@ -1,8 +1,8 @@
 /* tessera-bench, elementwise suite: the bare baselines (elementwise.h).
  *
- * The STREAM loop is what a C compiler makes of c[i] = a[i] + b[i] at -O3
- * (this file's build options), split into one contiguous share per thread
- * as an elementwise kernel splits its work. The OpenCL baseline is the
+ * The STREAM loops are what a C compiler makes of c[i] = a[i] + b[i] and
+ * c[i] = a[i] at -O3 (this file's build options), split into one
+ * contiguous share per thread as an elementwise kernel splits its work. The OpenCL baseline is the
  * cheapest thing a program can ask of the device: one work item, enqueued
  * and waited for. */
 #define CL_TARGET_OPENCL_VERSION 120
@@ -16,7 +16,7 @@
 #include "bench/bench.h"
 #include "bench/elementwise.h"
 
-/* ---- STREAM add ------------------------------------------------------- */
+/* ---- STREAM add and copy ---------------------------------------------- */
 
 #define STREAM_ALIGN 4096
 
@@ -33,12 +33,19 @@ static void add_range(const float *restrict a, const float *restrict b, float *r
         c[i] = a[i] + b[i];
 }
 
+static void copy_range(const float *restrict a, float *restrict c, size_t begin, size_t end)
+{
+    for (size_t i = begin; i < end; i++)
+        c[i] = a[i];
+}
+
 static void init_range(float *restrict a, float *restrict b, float *restrict c, size_t begin,
                        size_t end)
 {
     for (size_t i = begin; i < end; i++) {
         a[i] = 1.0f;
-        b[i] = 2.0f;
+        if (b)
+            b[i] = 2.0f;
         c[i] = 0.0f;
     }
 }
@@ -48,6 +55,8 @@ static void *run_share(void *arg)
     const stream_share *sh = arg;
     if (sh->init)
         init_range(sh->s->a, sh->s->b, sh->s->c, sh->begin, sh->end);
+    else if (sh->s->kind == STREAM_COPY)
+        copy_range(sh->s->a, sh->s->c, sh->begin, sh->end);
     else
         add_range(sh->s->a, sh->s->b, sh->s->c, sh->begin, sh->end);
     return NULL;
@@ -82,37 +91,50 @@ static bool run_all(const stream_arrays *s, bool init)
     return ok;
 }
 
-int stream_init(stream_arrays *s, uint64_t bytes, int threads, const char *suite)
+const char *stream_name(stream_kind kind)
 {
-    *s = (stream_arrays){.threads = threads};
-    s->n = (size_t)(bytes / (3 * sizeof(float)));
+    return kind == STREAM_COPY ? "stream_copy" : "stream_add";
+}
+
+/* The arrays a loop of this kind reads and writes. */
+static unsigned stream_arrays_of(stream_kind kind)
+{
+    return kind == STREAM_COPY ? 2 : 3;
+}
+
+int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads, const char *suite)
+{
+    *s = (stream_arrays){.threads = threads, .kind = kind};
+    unsigned arrays = stream_arrays_of(kind);
+    s->n = (size_t)(bytes / (arrays * sizeof(float)));
     if (s->n < 16)
         s->n = 16;
     size_t each = (s->n * sizeof(float) + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN;
     s->a = aligned_alloc(STREAM_ALIGN, each);
-    s->b = aligned_alloc(STREAM_ALIGN, each);
+    s->b = kind == STREAM_ADD ? aligned_alloc(STREAM_ALIGN, each) : NULL;
     s->c = aligned_alloc(STREAM_ALIGN, each);
-    if (!s->a || !s->b || !s->c) {
-        bench_note(suite, "stream_add: cannot allocate 3 x %zu MiB", each >> 20);
+    if (!s->a || (kind == STREAM_ADD && !s->b) || !s->c) {
+        bench_note(suite, "%s: cannot allocate %u x %zu MiB", stream_name(kind), arrays,
+                   each >> 20);
         stream_free(s);
         return -1;
     }
     if (!run_all(s, true)) {
-        bench_note(suite, "stream_add: cannot start %d threads", threads);
+        bench_note(suite, "%s: cannot start %d threads", stream_name(kind), threads);
         stream_free(s);
         return -1;
     }
     return 0;
 }
 
-bool stream_add(const stream_arrays *s)
+bool stream_run(const stream_arrays *s)
 {
     return run_all(s, false);
 }
 
 uint64_t stream_bytes(const stream_arrays *s)
 {
-    return 3 * sizeof(float) * (uint64_t)s->n;
+    return stream_arrays_of(s->kind) * sizeof(float) * (uint64_t)s->n;
 }
 
 void stream_free(stream_arrays *s)

@@ -13,7 +13,8 @@
  *   sample      {"seconds": S}: seconds per operation over `reps` of them
  *   drop        {"dropped": NAME}: the case's tensors are freed
  * End of input ends it. The names and shapes must stay those of
- * elementwise.c's cases. */
+ * elementwise.c's cases (both suites'; relu runs as clamp_min, which is
+ * how PyTorch 1.13 computes it, so that it can write into an out=). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +54,12 @@ static const char script[] =
     "    def channels_last(t):\n"
     "        t[0].contiguous(memory_format=torch.channels_last)\n"
     "\n"
+    "    def unary(dtype):\n"
+    "        return lambda: (torch.ones(n, dtype=dtype), torch.empty(n, dtype=dtype))\n"
+    "\n"
+    "    def into(fn):\n"
+    "        return lambda t: fn(*t[:-1], out=t[-1])\n"
+    "\n"
     "    cases = {\n"
     "        'add_f32': (flat(f32, f32), add),\n"
     "        'add_i32_f32': (flat(torch.int32, f32), add),\n"
@@ -65,6 +72,19 @@ static const char script[] =
     "        'add_broadcast': (lambda: (torch.ones(side, 1), torch.full((1, side), 2.0),\n"
     "                                   torch.empty(side, side)), add),\n"
     "        'nchw_to_nhwc': (lambda: (torch.ones(batch, 64, 56, 56),), channels_last),\n"
+    "        'relu_f32': (unary(f32), lambda t: torch.clamp_min(t[0], 0, out=t[1])),\n"
+    "        'abs_f32': (unary(f32), into(torch.abs)),\n"
+    "        'lt_f32': (lambda: (torch.ones(n), torch.full((n,), 2.0),\n"
+    "                            torch.empty(n, dtype=torch.bool)), into(torch.lt)),\n"
+    "        'where_f32': (lambda: (torch.ones(n, dtype=torch.bool), torch.ones(n),\n"
+    "                               torch.full((n,), 2.0), torch.empty(n)), into(torch.where)),\n"
+    "        'exp_f32': (unary(f32), into(torch.exp)),\n"
+    "        'log_f32': (unary(f32), into(torch.log)),\n"
+    "        'tanh_f32': (unary(f32), into(torch.tanh)),\n"
+    "        'sigmoid_f32': (unary(f32), into(torch.sigmoid)),\n"
+    "        'gelu_f32': (unary(f32), into(torch._C._nn.gelu)),\n"
+    "        'exp_f16': (unary(torch.float16), into(torch.exp)),\n"
+    "        'exp_bf16': (unary(torch.bfloat16), into(torch.exp)),\n"
     "    }\n"
     "    name, t, op = None, None, None\n"
     "    for line in sys.stdin:\n"

@@ -1,13 +1,31 @@
 #!/usr/bin/env bash
-# Smoke test of tessera-bench's elementwise suite: `elementwise --json
+# Smoke test of tessera-bench's elementwise and unary suites: `SUITE --json
 # --quick` runs (starting its own tesserad, $TESSERA_DAEMON), prints rows of
 # the documented shape and a STREAM baseline for every operation on every
 # device. An operation this libtessera cannot compute yet keeps its row with
-# a null value (the reason goes to stderr), so only the rows that measured
-# something are checked for a value. No timing is checked.
-# Usage: smoke_elementwise.sh PATH-TO-tessera-bench
+# a null value (the reason goes to stderr); the operations it has must have
+# a value. No timing is checked.
+# Usage: smoke_elementwise.sh PATH-TO-tessera-bench [elementwise|unary]
 set -u
-B=${1:?usage: smoke_elementwise.sh PATH-TO-tessera-bench}
+B=${1:?usage: smoke_elementwise.sh PATH-TO-tessera-bench [elementwise|unary]}
+S=${2:-elementwise}
+case $S in
+elementwise)
+    names=(add_f32 add_i32_f32 add_f16 add_bf16 add_f64 add_transposed add_broadcast nchw_to_nhwc)
+    computed=("${names[@]}")
+    base=stream_add
+    ;;
+unary)
+    names=(relu_f32 abs_f32 lt_f32 where_f32 exp_f32 log_f32 tanh_f32 sigmoid_f32 gelu_f32 exp_f16
+        exp_bf16)
+    computed=(relu_f32 abs_f32 lt_f32 where_f32)
+    base=stream_copy
+    ;;
+*)
+    echo "smoke_elementwise.sh: no suite $S" >&2
+    exit 2
+    ;;
+esac
 failed=0
 fail() {
     printf 'FAIL %s\n' "$*"
@@ -17,10 +35,10 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # The command line: --threads is listed and checked (exit 2 and a message).
-"$B" --list | grep -q '^elementwise ' || fail "--list does not name elementwise"
+"$B" --list | grep -q "^$S " || fail "--list does not name $S"
 "$B" --help | grep -q -- '--threads N' || fail "--help does not describe --threads"
 refused() {
-    "$B" elementwise "$@" >/dev/null 2>"$tmp/err"
+    "$B" "$S" "$@" >/dev/null 2>"$tmp/err"
     [[ $? == 2 ]] && grep -q "^tessera-bench: " "$tmp/err"
 }
 refused --threads 0 || fail "--threads 0 accepted"
@@ -29,9 +47,9 @@ refused --threads=x || fail "--threads=x accepted"
 refused --threads || fail "--threads without a number accepted"
 
 # The run: exit 0 even where operations fail, progress on stderr.
-TMPDIR=$tmp "$B" elementwise --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
-    fail "tessera-bench elementwise --json --quick: exit $?"
-grep -q "^tessera-bench: elementwise: " "$tmp/err" || fail "no progress lines on stderr"
+TMPDIR=$tmp "$B" "$S" --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
+    fail "tessera-bench $S --json --quick: exit $?"
+grep -q "^tessera-bench: $S: " "$tmp/err" || fail "no progress lines on stderr"
 
 # One object per measurement, every key with its type; value and ratio may
 # be null together (the operation failed), the baseline never.
@@ -41,7 +59,7 @@ shape='
     (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
                "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
                "value"] | sort))
-    and .suite == "elementwise" and (.name | type == "string")
+    and .suite == $s and (.name | type == "string")
     and (.device | type == "string")
     and (.threads | type == "number" and . >= 1)
     and (.value == null or (.value | type == "number" and . > 0))
@@ -59,7 +77,7 @@ shape='
     and (.target | num_or_null)
     and (if .target == null or .value == null then .meets_target == null
          else (.meets_target | type == "boolean") end))'
-if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
+if ! jq -e --arg s "$S" "$shape" "$tmp/out.json" >/dev/null; then
     fail "the JSON does not have the documented shape"
     cat "$tmp/out.json"
 fi
@@ -68,16 +86,22 @@ fi
 # one, on opencl:0, with the thread count asked for (1 by default).
 devices=(cpu)
 grep -q "no OpenCL device" "$tmp/err" || devices+=(opencl:0)
-for name in add_f32 add_i32_f32 add_f16 add_bf16 add_f64 add_transposed add_broadcast \
-    nchw_to_nhwc; do
+for name in "${names[@]}"; do
     for dev in "${devices[@]}"; do
-        jq -e --arg n "$name" --arg d "$dev" \
-            'any(.[]; .name == $n and .device == $d and .baseline == "stream_add"
+        jq -e --arg n "$name" --arg d "$dev" --arg b "$base" \
+            'any(.[]; .name == $n and .device == $d and .baseline == $b
                       and .unit == "GB/s" and .threads == 1)' \
-            "$tmp/out.json" >/dev/null || fail "no row $name/$dev/stream_add"
+            "$tmp/out.json" >/dev/null || fail "no row $name/$dev/$base"
     done
 done
-if [[ ${#devices[@]} == 2 ]]; then
+for name in "${computed[@]}"; do
+    for dev in "${devices[@]}"; do
+        jq -e --arg n "$name" --arg d "$dev" \
+            'any(.[]; .name == $n and .device == $d and .value != null)' \
+            "$tmp/out.json" >/dev/null || fail "$name on $dev has no value"
+    done
+done
+if [[ $S == elementwise && ${#devices[@]} == 2 ]]; then
     for base in bare_enqueue_finish bare_enqueue_finish+ring_rtt; do
         jq -e --arg b "$base" \
             'any(.[]; .name == "small_op_latency" and .device == "opencl:0" and .baseline == $b
@@ -98,8 +122,8 @@ if grep -q "no PyTorch comparison" "$tmp/err"; then
     jq -e 'all(.[]; .baseline != "torch")' "$tmp/out.json" >/dev/null ||
         fail "torch rows without torch"
 else
-    jq -e 'any(.[]; .name == "add_f32" and .device == "cpu" and .baseline == "torch")' \
-        "$tmp/out.json" >/dev/null || fail "no row add_f32/cpu/torch"
+    jq -e --arg n "${names[0]}" 'any(.[]; .name == $n and .device == "cpu" and .baseline == "torch")' \
+        "$tmp/out.json" >/dev/null || fail "no row ${names[0]}/cpu/torch"
 fi
 # Its private daemon's directory (made under $TMPDIR) is gone.
 if compgen -G "$tmp/tessera-bench.*" >/dev/null; then
