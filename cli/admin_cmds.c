@@ -9,8 +9,9 @@
 #include "cli/daemon.h"
 
 static const char *const link_names[] = {
-    [TSR_LINK_UNKNOWN] = "-", [TSR_LINK_SELF] = "X",   [TSR_LINK_PIX] = "PIX", [TSR_LINK_PXB] = "PXB",
-    [TSR_LINK_PHB] = "PHB",   [TSR_LINK_NODE] = "NODE", [TSR_LINK_SYS] = "SYS",
+    [TSR_LINK_UNKNOWN] = "-", [TSR_LINK_SELF] = "X",  [TSR_LINK_PIX] = "PIX",
+    [TSR_LINK_PXB] = "PXB",   [TSR_LINK_PHB] = "PHB", [TSR_LINK_NODE] = "NODE",
+    [TSR_LINK_SYS] = "SYS",
 };
 
 static const char *link_name(tsr_link l)
@@ -188,21 +189,16 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     print_backend_text(st);
 }
 
-static int run_info(int argc, char **argv)
+static int run_info(const cli_args *args)
 {
-    char *pos[8];
-    cli_args args = {.pos = pos};
+    if (args->npos != 1)
+        return cli_usage_error(&cli_cmd_info, "which device? e.g. 'tessera info opencl:0'");
     tsr_client *c = NULL;
-    if (argc > 8)
-        return cli_usage_error(&cli_cmd_info, "too many arguments");
-    int rc = cli_connect(&cli_cmd_info, argc, argv, &args, 1, &c);
+    int rc = cli_connect(args, &c);
     if (rc >= 0)
         return rc;
     tsr_device d = {TSR_DEVICE_CPU, -1}, on = d; /* as the session and the daemon name it */
-    if (args.npos != 1)
-        rc = cli_usage_error(&cli_cmd_info, "which device? e.g. 'tessera info opencl:0'");
-    else
-        rc = cli_device_arg(&cli_cmd_info, pos[0], &d);
+    rc = cli_device_arg(&cli_cmd_info, args->pos[0], &d);
     if (rc < 0)
         rc = cli_daemon_device(c, d, &on);
     tsr_device_properties p;
@@ -214,7 +210,7 @@ static int run_info(int argc, char **argv)
     if (rc < 0)
         rc = fetch_links(c, on, &row);
     if (rc < 0) {
-        if (args.json)
+        if (cli_given(args, CLI_OPT_JSON))
             print_info_json(&p, &st, &row);
         else
             print_info_text(&p, &st, &row);
@@ -224,8 +220,9 @@ static int run_info(int argc, char **argv)
 }
 
 const cli_command cli_cmd_info = {
-    "info", "everything the daemon knows of one device",
-    "SYNOPSIS\n    tessera info DEVICE [--json] [--socket PATH]\n\n"
+    "info",
+    "everything the daemon knows of one device",
+    "SYNOPSIS\n    tessera info DEVICE [-j] [-s PATH]\n\n"
     "DESCRIPTION\n"
     "    Prints every property tesserad knows of DEVICE: what the backend\n"
     "    serving it reports (name, vendor, driver and API versions, the\n"
@@ -241,9 +238,8 @@ const cli_command cli_cmd_info = {
     "    (or just N), cpu or meta, numbered as 'tessera devices' lists\n"
     "    devices: as a client program opened now numbers them. The daemon's\n"
     "    own ordinal of the device is shown too; it differs when the daemon's\n"
-    "    devices.visible picks or reorders devices.\n\n"
-    "OPTIONS\n"
-    "    --json         print one object with the keys of 'tessera devices\n"
+    "    devices.visible picks or reorders devices.\n\n" CLI_ESCAPE_HELP "OPTIONS\n"
+    "    -j, --json     print one object with the keys of 'tessera devices\n"
     "                   --json' (daemon_index among them) and capacity_bytes,\n"
     "                   reserved_bytes, allocated_bytes, sessions,\n"
     "                   max_alloc_bytes, local_memory_bytes, max_clock_mhz,\n"
@@ -255,23 +251,21 @@ const cli_command cli_cmd_info = {
     "                   'tessera topo' names them, for the devices 'tessera\n"
     "                   devices' lists); backend and kind are null for cpu and\n"
     "                   meta, which lack available, little_endian and the\n"
-    "                   backend's object\n" CLI_SOCKET_HELP "\n"
-    CLI_DAEMON_EXIT
-    "EXAMPLES\n"
+    "                   backend's object\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT "EXAMPLES\n"
     "    tessera info opencl:0\n"
     "    tessera info 0 --json | jq .max_alloc_bytes\n",
-    run_info};
+    CLI_OPT(JSON) | CLI_OPT(SOCKET),
+    0,
+    1,
+    run_info,
+    NULL};
 
 /* ---- topo --------------------------------------------------------------- */
 
-static int run_topo(int argc, char **argv)
+static int run_topo(const cli_args *args)
 {
-    char *pos[8];
-    cli_args args = {.pos = pos};
     tsr_client *c = NULL;
-    if (argc > 8)
-        return cli_usage_error(&cli_cmd_topo, "too many arguments");
-    int rc = cli_connect(&cli_cmd_topo, argc, argv, &args, 0, &c);
+    int rc = cli_connect(args, &c);
     if (rc >= 0)
         return rc;
     int32_t n = cli_accelerator_count();
@@ -289,7 +283,7 @@ static int run_topo(int argc, char **argv)
     }
     tsr_client_close(c);
     char name[TSR_DEVICE_STR_MAX];
-    if (rc < 0 && args.json) {
+    if (rc < 0 && cli_given(args, CLI_OPT_JSON)) {
         printf("{\"numa_nodes\": %" PRIu32 ", \"devices\": [", n ? rows[0].numa_nodes : 0);
         for (int32_t k = 0; k < n; k++) {
             printf("%s\n  {\"device\": \"%s\", \"daemon_index\": %d, \"cpu_affinity\": ",
@@ -338,8 +332,9 @@ static int run_topo(int argc, char **argv)
 }
 
 const cli_command cli_cmd_topo = {
-    "topo", "the device matrix: how devices connect, and their CPUs",
-    "SYNOPSIS\n    tessera topo [--json] [--socket PATH]\n\n"
+    "topo",
+    "the device matrix: how devices connect, and their CPUs",
+    "SYNOPSIS\n    tessera topo [-j] [-s PATH]\n\n"
     "DESCRIPTION\n"
     "    Prints, as 'nvidia-smi topo -m' does, a matrix of the accelerators\n"
     "    'tessera devices' lists, named as it names them, with the class of\n"
@@ -351,15 +346,18 @@ const cli_command cli_cmd_topo = {
     "    bridges of one NUMA node), SYS (between NUMA nodes); '-' where a\n"
     "    device has no PCI location, as one computing on the host's CPUs.\n\n"
     "OPTIONS\n"
-    "    --json         print {\"numa_nodes\": N, \"devices\": [...]}, one object\n"
+    "    -j, --json     print {\"numa_nodes\": N, \"devices\": [...]}, one object\n"
     "                   per device with the keys device, daemon_index (the\n"
     "                   daemon's ordinal), cpu_affinity (a Linux cpu list),\n"
     "                   numa_node (null when unknown or several) and links\n"
-    "                   (opencl:N -> class)\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
-    "EXAMPLES\n"
+    "                   (opencl:N -> class)\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT "EXAMPLES\n"
     "    tessera topo\n"
     "    tessera topo --json | jq '.devices[0].links'\n",
-    run_topo};
+    CLI_OPT(JSON) | CLI_OPT(SOCKET),
+    0,
+    0,
+    run_topo,
+    NULL};
 
 /* ---- stats -------------------------------------------------------------- */
 
@@ -370,7 +368,10 @@ static const struct {
     size_t offset;
     bool bytes;
 } stat_rows[] = {
-#define ROW(name, field, bytes) {name, offsetof(tsr_allocator_stats, field), bytes}
+#define ROW(name, field, bytes)                           \
+    {                                                     \
+        name, offsetof(tsr_allocator_stats, field), bytes \
+    }
     ROW("allocated_bytes.all.current", allocated, true),
     ROW("allocated_bytes.all.peak", peak_allocated, true),
     ROW("reserved_bytes.all.current", reserved, true),
@@ -400,20 +401,35 @@ static uint64_t stat_value(const tsr_allocator_stats *st, size_t row)
     return v;
 }
 
-static void print_stats(const tsr_process_info *s, tsr_device d, const tsr_allocator_stats *st,
-                        bool json, bool first)
+/* A run of stats: what it asks for, and the rounds printed so far. */
+typedef struct stats_run {
+    const char *device_text; /* --device */
+    uint32_t want;           /* SESSION; 0 for all */
+    bool json, lines, units;
+    unsigned long rounds;
+} stats_run;
+
+typedef struct stats_entry {
+    const tsr_process_info *s;
+    tsr_device d; /* as the daemon names it */
+    tsr_allocator_stats st;
+} stats_entry;
+
+static void print_stats(const stats_run *r, const stats_entry *e, bool first)
 {
     char dev[TSR_DEVICE_STR_MAX], human[32], pid[16] = "-";
-    cli_shown_device(d, dev, sizeof dev);
+    const tsr_process_info *s = e->s;
+    cli_shown_device(e->d, dev, sizeof dev);
     if (s->visible && s->pid_known && s->pid)
         snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
-    if (json) {
-        printf("%s\n  {\"session\": %" PRIu32 ", \"pid\": %s, \"command\": ", first ? "" : ",",
-               s->session_id, strcmp(pid, "-") ? pid : "null");
+    if (r->json) {
+        printf("%s%s{\"session\": %" PRIu32 ", \"pid\": %s, \"command\": ", first ? "" : ",",
+               r->lines ? (first ? "" : " ") : "\n  ", s->session_id,
+               strcmp(pid, "-") ? pid : "null");
         cli_json_text(s->command);
         printf(", \"device\": \"%s\", \"stats\": {", dev);
         for (size_t k = 0; k < STAT_ROWS; k++)
-            printf("%s\"%s\": %" PRIu64, k ? ", " : "", stat_rows[k].name, stat_value(st, k));
+            printf("%s\"%s\": %" PRIu64, k ? ", " : "", stat_rows[k].name, stat_value(&e->st, k));
         printf("}}");
         return;
     }
@@ -421,82 +437,92 @@ static void print_stats(const tsr_process_info *s, tsr_device d, const tsr_alloc
     cli_table_text(stdout, s->visible ? s->command : "other user", -1, false);
     printf(") on %s\n", dev);
     for (size_t k = 0; k < STAT_ROWS; k++) {
-        uint64_t v = stat_value(st, k);
-        printf("  %-34s %20" PRIu64 "%s%s\n", stat_rows[k].name, v,
-               stat_rows[k].bytes ? "  " : "",
-               stat_rows[k].bytes ? cli_bytes(v, human, sizeof human) : "");
+        uint64_t v = stat_value(&e->st, k);
+        bool human_too = stat_rows[k].bytes && r->units;
+        printf("  %-34s %20" PRIu64 "%s%s\n", stat_rows[k].name, v, human_too ? "  " : "",
+               human_too ? cli_bytes(v, human, sizeof human) : "");
     }
 }
 
-static int run_stats(int argc, char **argv)
+/* Reads every entry of the round, then prints them: a round that fails
+ * prints no half of itself. */
+static int stats_round(tsr_client *c, const cli_args *args, void *state)
 {
-    char *pos[8];
-    cli_args args = {.pos = pos};
-    tsr_client *c = NULL;
-    if (argc > 8)
-        return cli_usage_error(&cli_cmd_stats, "too many arguments");
-    /* --device is this command's own value option: take it out first. */
-    const char *device_text = NULL;
-    int kept = 1;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
-            device_text = argv[++i];
-        else if (strncmp(argv[i], "--device=", 9) == 0)
-            device_text = argv[i] + 9;
-        else
-            argv[kept++] = argv[i];
-    }
-    int rc = cli_connect(&cli_cmd_stats, kept, argv, &args, 1, &c);
-    if (rc >= 0)
-        return rc;
+    stats_run *r = state;
+    (void)args;
     tsr_device only = {TSR_DEVICE_CPU, -1}; /* --device's, as the daemon names it */
-    uint32_t want = 0;
-    char *end = NULL;
-    if (device_text)
-        rc = cli_device_arg(&cli_cmd_stats, device_text, &only);
-    if (rc < 0 && device_text)
+    int rc = -1;
+    if (r->device_text && (rc = cli_device_arg(&cli_cmd_stats, r->device_text, &only)) < 0)
         rc = cli_daemon_device(c, only, &only);
-    if (rc < 0 && args.npos == 1) {
-        unsigned long v = strtoul(pos[0], &end, 10);
-        if (!*pos[0] || *end || v == 0 || v > UINT32_MAX)
-            rc = cli_usage_error(&cli_cmd_stats, "SESSION is a session number, not '%s'", pos[0]);
-        want = (uint32_t)v;
-    }
     tsr_process_info *list = NULL;
+    stats_entry *entries = NULL;
     size_t n = 0, shown = 0;
     if (rc < 0)
         rc = cli_list_sessions(c, &list, &n);
-    if (rc < 0 && args.json)
-        printf("[");
+    if (rc < 0 && !(entries = calloc(n * TSR_SESSION_DEVICES + 1, sizeof *entries)))
+        rc = cli_fail("out of memory");
     for (size_t k = 0; rc < 0 && k < n; k++) {
         const tsr_process_info *s = &list[k];
-        if (want && s->session_id != want)
+        if (r->want && s->session_id != r->want)
             continue;
-        uint32_t count = device_text ? 1 : s->usage_count;
+        uint32_t count = r->device_text ? 1 : s->usage_count;
         for (uint32_t u = 0; rc < 0 && u < count; u++) {
-            tsr_device d = device_text ? only : s->usage[u].device;
-            tsr_allocator_stats st;
-            if (tsr_admin_session_stats(c, s->session_id, d, &st) != TSR_OK) {
+            stats_entry *e = &entries[shown];
+            *e = (stats_entry){.s = s, .d = r->device_text ? only : s->usage[u].device};
+            if (tsr_admin_session_stats(c, s->session_id, e->d, &e->st) != TSR_OK)
                 rc = cli_fail(tsr_last_error());
-                break;
-            }
-            print_stats(s, d, &st, args.json, shown++ == 0);
+            else
+                shown++;
         }
     }
-    if (rc < 0 && args.json)
-        printf("%s]\n", shown ? "\n" : "");
-    else if (rc < 0 && want && shown == 0)
+    if (rc < 0 && !r->json && r->want && shown == 0)
         rc = cli_fail("no such session, or it holds no device memory (see 'tessera ps')");
-    else if (rc < 0 && shown == 0)
-        printf("(no session holds device memory)\n");
+    if (rc < 0) {
+        if (r->json)
+            printf("[");
+        else if (r->rounds > 0)
+            putchar('\n');
+        for (size_t k = 0; k < shown; k++)
+            print_stats(r, &entries[k], k == 0);
+        if (r->json)
+            printf("%s]\n", shown && !r->lines ? "\n" : "");
+        else if (shown == 0)
+            printf("(no session holds device memory)\n");
+        r->rounds++;
+    }
+    free(entries);
     free(list);
-    tsr_client_close(c);
-    return rc >= 0 ? rc : EXIT_OK;
+    return rc;
+}
+
+static int run_stats(const cli_args *args)
+{
+    stats_run r = {.device_text = args->value[CLI_OPT_DEVICE],
+                   .json = cli_given(args, CLI_OPT_JSON),
+                   .lines = cli_given(args, CLI_OPT_LOOP),
+                   .units = !cli_given(args, CLI_OPT_NO_UNITS)};
+    if (args->npos == 1) {
+        char *end = NULL;
+        unsigned long v = strtoul(args->pos[0], &end, 10);
+        if (!*args->pos[0] || *end || v == 0 || v > UINT32_MAX)
+            return cli_usage_error(&cli_cmd_stats, "SESSION is a session number, not '%s'",
+                                   args->pos[0]);
+        r.want = (uint32_t)v;
+    }
+    /* A device's name is checked before connecting; a bare ordinal needs
+     * the daemon's accelerator type. */
+    tsr_device d;
+    const char *t = r.device_text;
+    if (t && (!*t || t[strspn(t, "0123456789")]) && tsr_device_parse(t, &d) != TSR_OK)
+        return cli_usage_error(&cli_cmd_stats, "%s", tsr_last_error());
+    return cli_rounds(args, stats_round, &r);
 }
 
 const cli_command cli_cmd_stats = {
-    "stats", "allocator statistics per session and device",
-    "SYNOPSIS\n    tessera stats [SESSION] [--device DEVICE] [--json] [--socket PATH]\n\n"
+    "stats",
+    "allocator statistics per session and device",
+    "SYNOPSIS\n    tessera stats [SESSION] [-d DEVICE] [-j] [--no-units] [-l SECONDS [-c N]]\n"
+    "                  [-s PATH]\n\n"
     "DESCRIPTION\n"
     "    Prints the daemon's allocator statistics of each session on each device\n"
     "    it holds memory on (of session SESSION only, a number from 'tessera\n"
@@ -510,16 +536,22 @@ const cli_command cli_cmd_stats = {
     "    without a new segment) and limit_bytes (the most the session may\n"
     "    reserve on the device). Counts run from the session's first allocation\n"
     "    on the device. These are the daemon's numbers: blocks a client library\n"
-    "    keeps cached for reuse count as allocated here.\n\n" CLI_DEVICE_NAMES
+    "    keeps cached for reuse count as allocated here.\n\n" CLI_DEVICE_NAMES CLI_ESCAPE_HELP
     "OPTIONS\n"
-    "    --device DEVICE\n"
+    "    -d, --device DEVICE\n"
     "                   only this device (opencl:N or N, as 'tessera devices'\n"
     "                   lists it), even one the session never allocated on\n"
     "                   (all zero)\n"
-    "    --json         print an array of objects with the keys session, pid,\n"
-    "                   command, device and stats (name -> number)\n" CLI_SOCKET_HELP "\n"
-    CLI_DAEMON_EXIT
+    "    -j, --json     print an array of objects with the keys session, pid,\n"
+    "                   command, device and stats (name -> number)\n"
+    "    --no-units     leave out the sizes in KiB, MiB, ... that follow the\n"
+    "                   numbers of bytes\n" CLI_LOOP_HELP CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
     "EXAMPLES\n"
     "    tessera stats\n"
-    "    tessera stats 3 --json | jq '.[0].stats[\"reserved_bytes.all.peak\"]'\n",
-    run_stats};
+    "    tessera stats 3 --json | jq '.[0].stats[\"reserved_bytes.all.peak\"]'\n"
+    "    tessera stats --loop 10 --json >> stats.jsonl\n",
+    CLI_OPT(DEVICE) | CLI_OPT(JSON) | CLI_OPT(NO_UNITS) | CLI_LOOP_OPTIONS | CLI_OPT(SOCKET),
+    0,
+    1,
+    run_stats,
+    NULL};

@@ -2,7 +2,8 @@
  *
  * Every subcommand is one row of the command table in main.c: its name,
  * a one-line summary, a manual page (the text --help prints, and the
- * source of docs/man), and the function that runs it. Subcommands print
+ * source of docs/man), the options and number of arguments it takes, and
+ * the function that runs it on its parsed command line. Subcommands print
  * results on stdout and errors on stderr as "tessera: error: ...".
  * Exit status: 0 success, 1 the operation failed (PyTorch would raise),
  * 2 bad usage. */
@@ -14,32 +15,77 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
+/* Every option of every command, once: its name, its short letter (0 for
+ * none), whether it takes a value, and a description of what follows it.
+ * main.c parses them all with getopt_long; a command lists those it takes
+ * in its row of the command table. */
+#define CLI_OPTIONS(X)                  \
+    X(HELP, "help", 'h', false)         \
+    X(VERSION, "version", 'V', false)   \
+    X(JSON, "json", 'j', false)         \
+    X(CSV, "csv", 0, false)             \
+    X(NO_HEADER, "no-header", 0, false) \
+    X(NO_UNITS, "no-units", 0, false)   \
+    X(SOCKET, "socket", 's', true)      \
+    X(QUERY, "query", 'q', true)        \
+    X(LOOP, "loop", 'l', true)          \
+    X(COUNT, "count", 'c', true)        \
+    X(ALL, "all", 'a', false)           \
+    X(DEVICE, "device", 'd', true)      \
+    X(ONCE, "once", 0, false)           \
+    X(POLICY, "policy", 0, true)        \
+    X(DEFAULT_DTYPE, "default-dtype", 0, true)
+
+typedef enum cli_option {
+#define CLI_OPTION_ENUM(id, name, letter, value) CLI_OPT_##id,
+    CLI_OPTIONS(CLI_OPTION_ENUM)
+#undef CLI_OPTION_ENUM
+        CLI_OPTION_COUNT
+} cli_option;
+
+#define CLI_OPT(id) (1u << CLI_OPT_##id)
+/* The options that may come before the command name too. */
+#define CLI_GLOBAL_OPTIONS \
+    (CLI_OPT(SOCKET) | CLI_OPT(JSON) | CLI_OPT(CSV) | CLI_OPT(NO_HEADER) | CLI_OPT(NO_UNITS))
+/* The options of the commands that print rows (devices, ps). */
+#define CLI_ROW_OPTIONS \
+    (CLI_OPT(JSON) | CLI_OPT(CSV) | CLI_OPT(NO_HEADER) | CLI_OPT(NO_UNITS) | CLI_OPT(QUERY))
+#define CLI_LOOP_OPTIONS (CLI_OPT(LOOP) | CLI_OPT(COUNT))
+
+/* A command line, parsed (main.c): the options given, before or after the
+ * command name, the values of those that take one (the last given wins),
+ * and the positional arguments in order. Negative numbers ("-1", "-.5",
+ * "-1.5-2j") are positional, and "--" ends the options. */
+typedef struct cli_args {
+    unsigned given; /* CLI_OPT bits */
+    const char *value[CLI_OPTION_COUNT];
+    int npos;
+    char **pos;
+    double loop_seconds; /* --loop; 0 without */
+    unsigned long count; /* --count; 0 without */
+} cli_args;
+
+static inline bool cli_given(const cli_args *args, cli_option o)
+{
+    return (args->given >> o) & 1u;
+}
+
+struct cli_field;
+
 typedef struct cli_command {
     const char *name;
     const char *summary;
     const char *manual; /* SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, EXAMPLES */
-    int (*run)(int argc, char **argv);
+    unsigned options;   /* the CLI_OPT bits it takes, besides --help */
+    int min_args, max_args;
+    int (*run)(const cli_args *args);
+    /* The --query fields of a command that has them, ended by an empty
+     * name: listed in a FIELDS section of its manual (fields.h). */
+    const struct cli_field *fields;
 } cli_command;
 
-/* Option scanning shared by the subcommands: "--json", "-h/--help" and
- * "--name=value" / "--name value". Positional arguments are left in argv
- * order in `pos`. An argument that starts with '-' followed by a digit or
- * '.' is positional (a negative number), and "--" ends the options. */
-typedef struct cli_args {
-    bool json;
-    bool help;
-    int npos;
-    char **pos;
-    /* value options a command accepts, by name without the dashes */
-    const char *const *value_names;
-    const char **values; /* parallel to value_names, NULL when absent */
-    /* boolean options a command accepts ("csv", "once", ...) */
-    const char *const *flag_names;
-    bool *flags; /* parallel to flag_names */
-} cli_args;
-
-/* Returns EXIT_OK, or EXIT_USAGE after printing what was wrong. */
-int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *args);
+/* The long name of an option ("json"). */
+const char *cli_option_name(cli_option o);
 
 /* Prints "tessera: error: <msg>" on stderr and returns EXIT_FAILED. */
 int cli_fail(const char *msg);

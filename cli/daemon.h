@@ -21,28 +21,69 @@
 #include "tessera/tessera.h"
 
 /* The --socket paragraph of every such manual page. */
-#define CLI_SOCKET_HELP                                                                           \
-    "    --socket PATH  the daemon's socket (default: $TESSERA_SOCKET, else\n"                     \
+#define CLI_SOCKET_HELP                                                        \
+    "    -s, --socket PATH\n"                                                  \
+    "                   the daemon's socket (default: $TESSERA_SOCKET, else\n" \
     "                   " TSR_DEFAULT_SOCKET ")\n"
 /* The paragraph on device names of the commands that show sessions. */
-#define CLI_DEVICE_NAMES                                                                          \
-    "    Devices are named as 'tessera devices' lists them: by the ordinals a\n"                   \
-    "    client program opened now gets. A device such a program does not see\n"                  \
-    "    (a session opened before a reload of the daemon's devices.visible may\n"                  \
-    "    still use one) is named by the daemon's ordinal and a star, as\n"                         \
+#define CLI_DEVICE_NAMES                                                          \
+    "    Devices are named as 'tessera devices' lists them: by the ordinals a\n"  \
+    "    client program opened now gets. A device such a program does not see\n"  \
+    "    (a session opened before a reload of the daemon's devices.visible may\n" \
+    "    still use one) is named by the daemon's ordinal and a star, as\n"        \
     "    opencl:3*.\n\n"
-#define CLI_DAEMON_EXIT                                                                           \
-    "EXIT STATUS\n"                                                                               \
-    "    0 on success; 1 when the daemon cannot be reached or refuses; 2 on a\n"                    \
+/* The paragraph on text from outside the command (escape.c). */
+#define CLI_ESCAPE_HELP                                                           \
+    "    Text from outside the command (process and session names, units,\n"      \
+    "    cgroups, the drivers' strings) is escaped in every format, so that\n"    \
+    "    the output is valid UTF-8 with no control character but the line\n"      \
+    "    breaks: in tables and CSV a control character or a byte that is not\n"   \
+    "    UTF-8 becomes \\xNN and a backslash \\\\; in JSON such a character or\n" \
+    "    byte becomes \\u00NN (the byte 0xNN reads as the character U+00NN,\n"    \
+    "    not U+FFFD).\n\n"
+/* The options of the commands that print rows (devices, ps). */
+#define CLI_ROW_OPTIONS_HELP                                                    \
+    "    --no-header    leave out the header line of the table or CSV\n"        \
+    "    --no-units     bytes as plain integers and shares as plain numbers\n"  \
+    "                   in the table too (CSV and JSON never carry units)\n"    \
+    "    -q, --query FIELD,...\n"                                               \
+    "                   print only these FIELDS (below), in this order: the\n"  \
+    "                   table's columns, the CSV's, or the keys of each JSON\n" \
+    "                   object; an unknown field is a usage error that lists\n" \
+    "                   them\n"
+/* --loop and --count. */
+#define CLI_LOOP_HELP                                                           \
+    "    -l, --loop SECONDS\n"                                                  \
+    "                   print again every SECONDS (a decimal number above 0,\n" \
+    "                   at most 86400) until SIGINT or SIGTERM, which end it\n" \
+    "                   with exit status 0: tables and text with a blank\n"     \
+    "                   line between rounds, CSV with its header once, JSON\n"  \
+    "                   as JSON Lines (each round one document on one line).\n" \
+    "                   A round that cannot reach the daemon says so on\n"      \
+    "                   standard error, and the next round tries again\n"       \
+    "    -c, --count N  stop after N rounds of --loop; the exit status is\n"    \
+    "                   then 1 when a round failed\n"
+#define CLI_DAEMON_EXIT                                                          \
+    "EXIT STATUS\n"                                                              \
+    "    0 on success; 1 when the daemon cannot be reached or refuses; 2 on a\n" \
     "    usage error.\n\n"
 
-/* Parses argv with args (whose flag_names the caller sets; --socket is
- * added here), prints the manual for --help, refuses more than max_pos
- * positional arguments, connects, and reads which accelerator type the
- * daemon serves and its ordinal of each accelerator the session sees.
- * Returns -1 to go on with *out open, else the exit status. */
-int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, int max_pos,
-                tsr_client **out);
+/* Connects to the daemon (--socket, else $TESSERA_SOCKET, else the
+ * default) and reads which accelerator type it serves and its ordinal of
+ * each accelerator the session sees. Returns -1 to go on with *out open,
+ * else the exit status after printing the error. */
+int cli_connect(const cli_args *args, tsr_client **out);
+
+/* One round of a command: prints what it shows now. Returns -1, else the
+ * exit status after printing the error (the session is then closed and
+ * the next round opens another). */
+typedef int (*cli_round_fn)(tsr_client *c, const cli_args *args, void *state);
+/* Runs `round` once on a session of its own; under --loop, every
+ * loop_seconds until SIGINT or SIGTERM (exit status 0), or --count rounds
+ * (0 when each round succeeded, else 1). A round that fails (the daemon
+ * gone, say) says so on stderr and the loop goes on; a second SIGINT or
+ * SIGTERM ends a round that hangs (loop.c). */
+int cli_rounds(const cli_args *args, cli_round_fn round, void *state);
 
 /* "15.6 GiB", "512 B" */
 const char *cli_bytes(uint64_t bytes, char *buf, size_t n);

@@ -8,8 +8,6 @@
 
 #define MAX_ACCELERATORS 256
 
-static const char *const socket_option[] = {"socket", NULL};
-
 /* The accelerator type the daemon serves (TSR_DEVICE_TYPE_COUNT while the
  * session sees none), and the daemon's ordinal of each accelerator the
  * session sees, by the session's ordinal. One command opens one session,
@@ -37,26 +35,13 @@ static int read_device_map(tsr_client *c)
     return -1;
 }
 
-int cli_connect(const cli_command *cmd, int argc, char **argv, cli_args *args, int max_pos,
-                tsr_client **out)
+int cli_connect(const cli_args *args, tsr_client **out)
 {
-    const char *values[1] = {NULL};
-    args->value_names = socket_option;
-    args->values = values;
-    int rc = cli_parse(cmd, argc, argv, args);
-    if (rc != EXIT_OK)
-        return rc;
-    if (args->help) {
-        cli_print_manual(stdout, cmd);
-        return EXIT_OK;
-    }
-    if (args->npos > max_pos)
-        return cli_usage_error(cmd, "unexpected argument '%s'", args->pos[max_pos]);
-    tsr_client_options o = {.socket_path = values[0], .name = "tessera"};
+    tsr_client_options o = {.socket_path = args->value[CLI_OPT_SOCKET], .name = "tessera"};
     unsetenv("TESSERA_VISIBLE_DEVICES");
     if (tsr_client_open(&o, out) != TSR_OK)
         return cli_fail(tsr_last_error());
-    rc = read_device_map(*out);
+    int rc = read_device_map(*out);
     if (rc >= 0) {
         tsr_client_close(*out);
         *out = NULL;

@@ -104,7 +104,8 @@ static void put_paragraph(FILE *f, const char *title, const char *section, char 
 {
     bool verbatim = strcmp(section, "SYNOPSIS") == 0 || strcmp(section, "EXAMPLES") == 0;
     bool options = strcmp(section, "OPTIONS") == 0;
-    bool keys = strcmp(section, "KEYS") == 0; /* tesserad.conf(5): every entry a term */
+    /* tesserad.conf(5)'s keys and the fields of --query: every entry a term */
+    bool keys = strcmp(section, "KEYS") == 0 || strcmp(section, "FIELDS") == 0;
     if (strcmp(section, "NAME") == 0) {
         put_name(f, title, lines, n);
         return;

@@ -6,30 +6,7 @@
 #include "cli/cli.h"
 #include "tessera/tessera.h"
 
-#define MAX_ARGS 64
-
-/* Parses argv and handles --help; `lo`..`hi` positional arguments. Returns
- * -1 when the caller should go on, else the exit code. */
-static int begin(const cli_command *cmd, int argc, char **argv, cli_args *args, int lo, int hi)
-{
-    if (argc - 1 > MAX_ARGS)
-        return cli_usage_error(cmd, "too many arguments (at most %d)", MAX_ARGS);
-    int rc = cli_parse(cmd, argc, argv, args);
-    if (rc != EXIT_OK)
-        return rc;
-    if (args->help) {
-        cli_print_manual(stdout, cmd);
-        return EXIT_OK;
-    }
-    if (args->npos < lo || args->npos > hi) {
-        if (lo == hi)
-            return cli_usage_error(cmd, "expects %d argument%s, got %d", lo, lo == 1 ? "" : "s",
-                                   args->npos);
-        return cli_usage_error(cmd, "expects at least %d argument%s, got %d", lo,
-                               lo == 1 ? "" : "s", args->npos);
-    }
-    return -1;
-}
+#define MAX_ARGS 64 /* result-type's operands */
 
 static int dtype_arg(const cli_command *cmd, const char *text, tsr_dtype *out)
 {
@@ -41,7 +18,7 @@ static int dtype_arg(const cli_command *cmd, const char *text, tsr_dtype *out)
 /* Prints a dtype answer: its name, or {"dtype": NAME} with --json. */
 static int print_dtype(const cli_args *args, tsr_dtype d)
 {
-    if (args->json)
+    if (cli_given(args, CLI_OPT_JSON))
         printf("{\"dtype\": \"%s\"}\n", tsr_dtype_name(d));
     else
         printf("%s\n", tsr_dtype_name(d));
@@ -78,14 +55,9 @@ static void print_dtype_json(tsr_dtype d)
     printf("}%s\n", d + 1 < TSR_DTYPE_COUNT ? "," : "");
 }
 
-static int run_dtypes(int argc, char **argv)
+static int run_dtypes(const cli_args *args)
 {
-    char *pos[MAX_ARGS];
-    cli_args args = {.pos = pos};
-    int rc = begin(&cli_cmd_dtypes, argc, argv, &args, 0, 0);
-    if (rc >= 0)
-        return rc;
-    if (args.json) {
+    if (cli_given(args, CLI_OPT_JSON)) {
         printf("[\n");
         for (int d = 0; d < TSR_DTYPE_COUNT; d++)
             print_dtype_json((tsr_dtype)d);
@@ -113,7 +85,8 @@ static int run_dtypes(int argc, char **argv)
 }
 
 const cli_command cli_cmd_dtypes = {
-    "dtypes", "list every dtype with its names and properties",
+    "dtypes",
+    "list every dtype with its names and properties",
     "SYNOPSIS\n    tessera dtypes [--json]\n\n"
     "DESCRIPTION\n"
     "    Lists the 22 dtypes of PyTorch 2.9 as Tessera implements them: the\n"
@@ -123,40 +96,43 @@ const cli_command cli_cmd_dtypes = {
     "    Shell dtypes (float8, float4, uint16/32/64) can be created, filled,\n"
     "    copied and viewed, but not computed with.\n\n"
     "OPTIONS\n"
-    "    --json    print an array of objects with the keys dtype, python, alias,\n"
-    "              message_name, abbr, itemsize, category, is_signed,\n"
-    "              is_floating_point, is_complex, is_shell and legacy_type.\n\n"
+    "    -j, --json     print an array of objects with the keys dtype,\n"
+    "                   python, alias, message_name, abbr, itemsize, category,\n"
+    "                   is_signed, is_floating_point, is_complex, is_shell and\n"
+    "                   legacy_type.\n\n"
     "EXIT STATUS\n    0.\n\n"
     "EXAMPLES\n    tessera dtypes\n    tessera dtypes --json\n",
-    run_dtypes};
+    CLI_OPT(JSON),
+    0,
+    0,
+    run_dtypes,
+    NULL};
 
 /* ---- promote ----------------------------------------------------------- */
 
-static int run_promote(int argc, char **argv)
+static int run_promote(const cli_args *args)
 {
-    char *pos[MAX_ARGS];
-    cli_args args = {.pos = pos};
-    int rc = begin(&cli_cmd_promote, argc, argv, &args, 2, 2);
-    if (rc >= 0)
-        return rc;
+    char **pos = args->pos;
+    int rc;
     tsr_dtype a, b, r;
     if ((rc = dtype_arg(&cli_cmd_promote, pos[0], &a)) >= 0 ||
         (rc = dtype_arg(&cli_cmd_promote, pos[1], &b)) >= 0)
         return rc;
     if (tsr_promote_types(a, b, &r) != TSR_OK)
         return cli_fail(tsr_last_error());
-    return print_dtype(&args, r);
+    return print_dtype(args, r);
 }
 
 const cli_command cli_cmd_promote = {
-    "promote", "the dtype two dtypes promote to (torch.promote_types)",
+    "promote",
+    "the dtype two dtypes promote to (torch.promote_types)",
     "SYNOPSIS\n    tessera promote DTYPE DTYPE [--json]\n\n"
     "DESCRIPTION\n"
     "    Prints the smallest dtype both arguments can be converted to without\n"
     "    changing category, as torch.promote_types(a, b) returns it. Any name\n"
     "    PyTorch gives a dtype works: float32, float, torch.half, cfloat,\n"
     "    FloatTensor.\n\n"
-    "OPTIONS\n    --json    print {\"dtype\": NAME}\n\n"
+    "OPTIONS\n    -j, --json     print {\"dtype\": NAME}\n\n"
     "EXIT STATUS\n"
     "    0 on success; 1 when PyTorch refuses the pair (float8 with another\n"
     "    dtype, uint16/32/64 with a non-floating dtype), with its message;\n"
@@ -164,29 +140,28 @@ const cli_command cli_cmd_promote = {
     "EXAMPLES\n"
     "    tessera promote uint8 int8          # int16\n"
     "    tessera promote float16 bfloat16    # float32\n",
-    run_promote};
+    CLI_OPT(JSON),
+    2,
+    2,
+    run_promote,
+    NULL};
 
 /* ---- can-cast ---------------------------------------------------------- */
 
-static const char *const policy_option[] = {"policy", NULL};
-
-static int run_can_cast(int argc, char **argv)
+static int run_can_cast(const cli_args *args)
 {
-    char *pos[MAX_ARGS];
-    const char *values[1] = {NULL};
-    cli_args args = {.pos = pos, .value_names = policy_option, .values = values};
-    int rc = begin(&cli_cmd_can_cast, argc, argv, &args, 2, 2);
-    if (rc >= 0)
-        return rc;
+    char **pos = args->pos;
+    const char *policy_name = args->value[CLI_OPT_POLICY];
+    int rc;
     tsr_dtype from, to;
     tsr_cast_policy policy = TSR_CAST_PYTORCH;
     if ((rc = dtype_arg(&cli_cmd_can_cast, pos[0], &from)) >= 0 ||
         (rc = dtype_arg(&cli_cmd_can_cast, pos[1], &to)) >= 0)
         return rc;
-    if (values[0] && tsr_cast_policy_from_name(values[0], &policy) != TSR_OK)
+    if (policy_name && tsr_cast_policy_from_name(policy_name, &policy) != TSR_OK)
         return cli_usage_error(&cli_cmd_can_cast, "%s", tsr_last_error());
     bool ok = tsr_can_cast_policy(from, to, policy);
-    if (args.json)
+    if (cli_given(args, CLI_OPT_JSON))
         printf("{\"can_cast\": %s, \"policy\": \"%s\"}\n", ok ? "true" : "false",
                tsr_cast_policy_name(policy));
     else
@@ -195,7 +170,8 @@ static int run_can_cast(int argc, char **argv)
 }
 
 const cli_command cli_cmd_can_cast = {
-    "can-cast", "whether a cast is allowed (torch.can_cast)",
+    "can-cast",
+    "whether a cast is allowed (torch.can_cast)",
     "SYNOPSIS\n    tessera can-cast FROM TO [--policy POLICY] [--json]\n\n"
     "DESCRIPTION\n"
     "    Prints True when a result of dtype FROM may be written into a tensor of\n"
@@ -204,46 +180,45 @@ const cli_command cli_cmd_can_cast = {
     "    refused; everything else, narrowing included, is allowed.\n\n"
     "OPTIONS\n"
     "    --policy POLICY\n"
-    "              pytorch (default); oneflow (PyTorch's rule and no narrowing\n"
-    "              within a category); or one of NumPy's casting modes: no,\n"
-    "              equiv, safe, same_kind, unsafe.\n"
-    "    --json    print {\"can_cast\": BOOL, \"policy\": NAME}\n\n"
+    "                   pytorch (default); oneflow (PyTorch's rule and no\n"
+    "                   narrowing within a category); or one of NumPy's\n"
+    "                   casting modes: no, equiv, safe, same_kind, unsafe.\n"
+    "    -j, --json     print {\"can_cast\": BOOL, \"policy\": NAME}\n\n"
     "EXIT STATUS\n    0 whatever the answer; 2 on a usage error.\n\n"
     "EXAMPLES\n"
     "    tessera can-cast float64 float32                  # True\n"
     "    tessera can-cast float64 float32 --policy safe    # False\n",
-    run_can_cast};
+    CLI_OPT(JSON) | CLI_OPT(POLICY),
+    2,
+    2,
+    run_can_cast,
+    NULL};
 
 /* ---- result-type ------------------------------------------------------- */
 
-static const char *const default_option[] = {"default-dtype", NULL};
-
-static int run_result_type(int argc, char **argv)
+static int run_result_type(const cli_args *args)
 {
-    char *pos[MAX_ARGS];
-    const char *values[1] = {NULL};
-    cli_args args = {.pos = pos, .value_names = default_option, .values = values};
-    int rc = begin(&cli_cmd_result_type, argc, argv, &args, 1, MAX_ARGS);
-    if (rc >= 0)
-        return rc;
+    const char *default_name = args->value[CLI_OPT_DEFAULT_DTYPE];
+    int rc;
     tsr_dtype dflt = TSR_FLOAT32, r;
-    if (values[0]) {
-        if ((rc = dtype_arg(&cli_cmd_result_type, values[0], &dflt)) >= 0)
+    if (default_name) {
+        if ((rc = dtype_arg(&cli_cmd_result_type, default_name, &dflt)) >= 0)
             return rc;
         if (tsr_set_default_dtype(dflt) != TSR_OK)
             return cli_fail(tsr_last_error());
     }
     tsr_operand ops[MAX_ARGS];
-    for (int i = 0; i < args.npos; i++)
-        if (tsr_operand_parse(pos[i], &ops[i]) != TSR_OK)
+    for (int i = 0; i < args->npos; i++)
+        if (tsr_operand_parse(args->pos[i], &ops[i]) != TSR_OK)
             return cli_usage_error(&cli_cmd_result_type, "%s", tsr_last_error());
-    if (tsr_result_type(ops, (size_t)args.npos, &r) != TSR_OK)
+    if (tsr_result_type(ops, (size_t)args->npos, &r) != TSR_OK)
         return cli_fail(tsr_last_error());
-    return print_dtype(&args, r);
+    return print_dtype(args, r);
 }
 
 const cli_command cli_cmd_result_type = {
-    "result-type", "the dtype an operation on these operands computes in",
+    "result-type",
+    "the dtype an operation on these operands computes in",
     "SYNOPSIS\n    tessera result-type OPERAND... [--default-dtype DTYPE] [--json]\n\n"
     "DESCRIPTION\n"
     "    Prints the result dtype PyTorch gives an arithmetic operation on the\n"
@@ -260,9 +235,10 @@ const cli_command cli_cmd_result_type = {
     "      1+2j, 2j       a complex scalar (the default dtype's complex type)\n\n"
     "OPTIONS\n"
     "    --default-dtype DTYPE\n"
-    "              the default dtype: float32 (default), float64, float16 or\n"
-    "              bfloat16, as torch.set_default_dtype accepts.\n"
-    "    --json    print {\"dtype\": NAME}\n\n"
+    "                   the default dtype: float32 (default), float64,\n"
+    "                   float16 or bfloat16, as torch.set_default_dtype\n"
+    "                   accepts.\n"
+    "    -j, --json     print {\"dtype\": NAME}\n\n"
     "EXIT STATUS\n"
     "    0 on success; 1 when PyTorch refuses the promotion, with its message;\n"
     "    2 for an operand that does not parse.\n\n"
@@ -270,24 +246,23 @@ const cli_command cli_cmd_result_type = {
     "    tessera result-type int32[3] 5          # int32\n"
     "    tessera result-type int32[3] 2.5        # float32\n"
     "    tessera result-type float16[3] float64[]  # float16\n",
-    run_result_type};
+    CLI_OPT(JSON) | CLI_OPT(DEFAULT_DTYPE),
+    1,
+    MAX_ARGS,
+    run_result_type,
+    NULL};
 
 /* ---- device ------------------------------------------------------------ */
 
-static int run_device(int argc, char **argv)
+static int run_device(const cli_args *args)
 {
-    char *pos[MAX_ARGS];
-    cli_args args = {.pos = pos};
-    int rc = begin(&cli_cmd_device, argc, argv, &args, 1, 1);
-    if (rc >= 0)
-        return rc;
     tsr_device d;
-    if (tsr_device_parse(pos[0], &d) != TSR_OK)
+    if (tsr_device_parse(args->pos[0], &d) != TSR_OK)
         return cli_fail(tsr_last_error());
     char str[TSR_DEVICE_STR_MAX], repr[TSR_DEVICE_STR_MAX];
     tsr_device_str(d, str, sizeof(str));
     tsr_device_repr(d, repr, sizeof(repr));
-    if (args.json) {
+    if (cli_given(args, CLI_OPT_JSON)) {
         printf("{\"device\": \"%s\", \"repr\": \"%s\", \"type\": \"%s\", \"index\": ", str, repr,
                tsr_device_type_name(d.type));
         if (d.index >= 0)
@@ -305,7 +280,8 @@ static int run_device(int argc, char **argv)
 }
 
 const cli_command cli_cmd_device = {
-    "device", "parse a device string as torch.device does",
+    "device",
+    "parse a device string as torch.device does",
     "SYNOPSIS\n    tessera device STRING [--json]\n\n"
     "DESCRIPTION\n"
     "    Parses STRING exactly as torch.device(STRING) does and prints its str\n"
@@ -313,10 +289,14 @@ const cli_command cli_cmd_device = {
     "    PyTorch knows is accepted (cpu, cuda, xpu, mps, opencl, meta, ...);\n"
     "    whether such a device exists on this machine is another question:\n"
     "    'tessera devices' answers it. Indices above 127 are refused.\n\n"
-    "OPTIONS\n    --json    print {\"device\", \"repr\", \"type\", \"index\"}\n\n"
+    "OPTIONS\n    -j, --json     print {\"device\", \"repr\", \"type\", \"index\"}\n\n"
     "EXIT STATUS\n"
     "    0 when the string parses; 1 otherwise, with PyTorch's message.\n\n"
     "EXAMPLES\n"
     "    tessera device cuda:1\n"
     "    tessera device 'cuda:01'     # Invalid device string: 'cuda:01'\n",
-    run_device};
+    CLI_OPT(JSON),
+    1,
+    1,
+    run_device,
+    NULL};

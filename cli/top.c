@@ -135,8 +135,8 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
 {
     char pid[16], user[64], dev[TSR_DEVICE_STR_MAX], a[32], r[32];
     int command_width = width - 62 > 8 ? width - 62 : 8;
-    printf("\n%5s %7s %-8s %-9s %10s %10s %5s %s\n", "SID", "PID", "USER", "DEVICE",
-           "ALLOCATED", "RESERVED", "THR", "COMMAND");
+    printf("\n%5s %7s %-8s %-9s %10s %10s %5s %s\n", "SID", "PID", "USER", "DEVICE", "ALLOCATED",
+           "RESERVED", "THR", "COMMAND");
     for (size_t k = 0; k < n; k++) {
         const tsr_process_info *s = &list[k];
         uint64_t alloc = 0, res = 0;
@@ -208,17 +208,11 @@ static bool wait_for_quit(int ms, bool keys)
     return got > 0 && (memchr(buf, 'q', (size_t)got) || memchr(buf, 'Q', (size_t)got));
 }
 
-static const char *const top_flags[] = {"once", NULL};
-
-static int run_top(int argc, char **argv)
+static int run_top(const cli_args *args)
 {
-    char *pos[8];
-    bool once = false;
-    cli_args args = {.pos = pos, .flag_names = top_flags, .flags = &once};
+    bool once = cli_given(args, CLI_OPT_ONCE);
     tsr_client *c = NULL;
-    if (argc > 8)
-        return cli_usage_error(&cli_cmd_top, "too many arguments");
-    int rc = cli_connect(&cli_cmd_top, argc, argv, &args, 0, &c);
+    int rc = cli_connect(args, &c);
     if (rc >= 0)
         return rc;
     sample *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
@@ -250,8 +244,9 @@ static int run_top(int argc, char **argv)
 }
 
 const cli_command cli_cmd_top = {
-    "top", "a live view of devices and sessions",
-    "SYNOPSIS\n    tessera top [--once] [--socket PATH]\n\n"
+    "top",
+    "a live view of devices and sessions",
+    "SYNOPSIS\n    tessera top [--once] [-s PATH]\n\n"
     "DESCRIPTION\n"
     "    Shows, redrawn every second, each accelerator with a bar of its\n"
     "    memory held by sessions (reserved, out of what the daemon lends) and a\n"
@@ -263,13 +258,15 @@ const cli_command cli_cmd_top = {
     "    ps' shows them and with the same visibility rule. Press q to quit;\n"
     "    the terminal is restored on exit and on SIGINT, SIGTERM, SIGHUP and\n"
     "    SIGQUIT. The layout fits an 80-column terminal and uses only the\n"
-    "    ANSI escapes every terminal emulator knows, so it works over ssh.\n\n"
-    CLI_DEVICE_NAMES
+    "    ANSI escapes every terminal emulator knows, so it works over ssh.\n\n" CLI_DEVICE_NAMES
     "OPTIONS\n"
     "    --once         print one frame (busy time measured over half a\n"
     "                   second) without escape sequences, and exit: for\n"
-    "                   scripts and logs\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
-    "EXAMPLES\n"
+    "                   scripts and logs\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT "EXAMPLES\n"
     "    tessera top\n"
     "    watch -n 5 tessera top --once\n",
-    run_top};
+    CLI_OPT(ONCE) | CLI_OPT(SOCKET),
+    0,
+    0,
+    run_top,
+    NULL};

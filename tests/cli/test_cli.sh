@@ -111,6 +111,56 @@ check_err no-args 2 "COMMANDS" --
 help=$("$T" --help) && [[ $help == *result-type* ]] && passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL --help"; }
 check version 0 "tessera 0.1.0" -- --version
 
+# Option parsing (getopt_long): global options before the command, short
+# forms, --opt=value, "--", negative numbers as arguments; every check
+# below is refused before any daemon is asked, so none is needed.
+check global-json 0 '{"dtype": "int16"}' -- --json promote uint8 int8
+check short-json 0 '{"dtype": "int16"}' -- promote -j uint8 int8
+check global-version-json 0 '{"version": "0.1.0"}' -- --json --version
+check short-version 0 "tessera 0.1.0" -- -V
+check rt-dashdash 0 uint8 -- result-type -- 'uint8[2]' -1
+check rt-neg-first 0 int64 -- result-type -5 -7
+check cast-split 0 False -- can-cast --policy safe float64 float32
+out=$("$T" --json dtypes) && [[ $out == "$("$T" dtypes --json)" ]] && passed=$((passed + 1)) ||
+    { failed=$((failed + 1)); echo "FAIL tessera --json dtypes differs from tessera dtypes --json"; }
+check_err conflict-dtypes 2 "--json and --csv conflict" -- dtypes --json --csv
+check_err conflict-global 2 "--json and --csv conflict" -- --csv --json ps
+check_err conflict-mixed 2 "--json and --csv conflict" -- --json devices --csv
+check_err conflict-stats 2 "--json and --csv conflict" -- stats -j --csv
+check_err global-unsupported 2 "option '--csv' does not apply to this command" -- --csv dtypes
+check_err socket-unsupported 2 "option '--socket' does not apply to this command" -- --socket /x promote int8 int8
+check_err units-unsupported 2 "option '--no-units' does not apply to this command" -- topo --no-units
+check_err loop-before 2 "option '--loop' goes after the command name" -- --loop 1 ps
+check_err no-command 2 "a command is needed after the options" -- --json
+check_err query-unknown 2 "unknown field 'bogus' in --query; the fields are: device, type, index" -- devices --query index,bogus
+check_err query-ps-unknown 2 "unknown field 'memory_total' in --query; the fields are: session, state, pid" -- ps -q name,memory_total
+check_err query-empty 2 "--query needs field names separated by commas" -- ps --query 'pid,,name'
+check_err query-twice 2 "field 'pid' is named twice" -- ps --query=pid,name,pid
+check_err query-unsupported 2 "option '--query' does not apply to this command" -- stats -q pid
+for bad in 0 -1 abc 1e3 nan inf 86401 '' 0x10 1.5s; do
+    check_err "loop-$bad" 2 "--loop takes a number of seconds above 0 and at most 86400, not '$bad'" -- ps --loop "$bad"
+done
+check_err loop-missing 2 "option '--loop' needs a value" -- devices --loop
+check_err loop-short-missing 2 "option '-l' needs a value" -- devices -l
+for bad in 0 -3 x 1.5 10000000000; do
+    check_err "count-$bad" 2 "--count takes a number of rounds from 1 to 1000000000, not '$bad'" -- devices -l 1 --count="$bad"
+done
+check_err count-alone 2 "--count needs --loop" -- ps --count 3
+check_err json-value 2 "option '--json' takes no value" -- devices --json=yes
+check_err ambiguous 2 "ambiguous option '--no'" -- ps --no
+check_err short-unknown 2 "unknown option '-z'" -- ps -z
+for cmd in devices ps; do
+    help=$("$T" "$cmd" --help)
+    if [[ $help == *$'\nFIELDS\n'*"    name   "*"EXIT STATUS"* && $help == *"--no-units"* &&
+          $help == *"JSON Lines"* && $help == *'\u00NN'* ]]; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1)); echo "FAIL $cmd --help lacks FIELDS, --no-units, JSON Lines or the escaping rule"
+    fi
+done
+help=$("$T" stats --help) && [[ $help == *"--loop SECONDS"* && $help != *$'\nFIELDS\n'* ]] &&
+    passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL stats --help"; }
+
 rm -f /tmp/tessera-cli-err.$$
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]

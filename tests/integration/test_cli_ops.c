@@ -52,12 +52,12 @@ static const char ps_csv[] =
     "rows = list(csv.DictReader(sys.stdin))\n"
     "assert rows and list(rows[0]) == ['session', 'pid', 'uid', 'user', 'command', 'unit',\n"
     "    'cgroup', 'current_device', 'device', 'allocated', 'reserved', 'limit', 'state',\n"
-    "    'kernels'], rows\n"
+    "    'kernels', 'name'], rows\n"
     "by_pid = {r['pid']: r for r in rows}\n"
     "for p in sys.argv[1:3]:\n"
     "    r = by_pid[p]\n"
     "    assert r['device'] == 'opencl:0' and r['allocated'] == '1048576', r\n"
-    "    assert r['state'] == 'open' and r['kernels'] == '0', r\n"
+    "    assert r['state'] == 'open' and r['kernels'] == '0' and r['name'] == 'holder', r\n"
     "    assert int(r['reserved']) >= 1048576 and int(r['limit']) > 0, r\n";
 
 static const char devices_csv[] =
