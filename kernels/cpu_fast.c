@@ -449,6 +449,32 @@ static void bf16_to_f32(const void *src, void *dst, size_t n)
         d[k] = (uint32_t)s[k] << 16;
 }
 
+/* bool to and from float32 and float64: 0 or 1 in, and a bool that is
+ * true for every value but +-0 out (NaN included), as tsr__kernel_convert
+ * makes them, from the bits (comparisons and where write and read bools
+ * this way). */
+#define FROM_BOOL(name, D)                                 \
+    static void name(const void *src, void *dst, size_t n) \
+    {                                                      \
+        const uint8_t *s = src;                            \
+        D *d = dst;                                        \
+        for (size_t k = 0; k < n; k++)                     \
+            d[k] = s[k] != 0 ? (D)1 : (D)0;                \
+    }
+#define TO_BOOL(name, U, ABS)                              \
+    static void name(const void *src, void *dst, size_t n) \
+    {                                                      \
+        const U *s = src;                                  \
+        uint8_t *d = dst;                                  \
+        for (size_t k = 0; k < n; k++)                     \
+            d[k] = (s[k] & (ABS)) != 0;                    \
+    }
+
+FROM_BOOL(b8_to_f32, float)
+FROM_BOOL(b8_to_f64, double)
+TO_BOOL(f32_to_b8, uint32_t, 0x7FFFFFFFu)
+TO_BOOL(f64_to_b8, uint64_t, 0x7FFFFFFFFFFFFFFFull)
+
 static const struct conversion {
     tsr_dtype from, to;
     void (*fn)(const void *, void *, size_t);
@@ -458,6 +484,8 @@ static const struct conversion {
     {TSR_INT16, TSR_FLOAT32, i16_to_f32, false},    {TSR_INT32, TSR_FLOAT32, i32_to_f32, false},
     {TSR_INT64, TSR_FLOAT32, i64_to_f32, false},    {TSR_INT32, TSR_FLOAT64, i32_to_f64, false},
     {TSR_FLOAT32, TSR_FLOAT64, f32_to_f64, false},  {TSR_BFLOAT16, TSR_FLOAT32, bf16_to_f32, false},
+    {TSR_BOOL, TSR_FLOAT32, b8_to_f32, false},      {TSR_BOOL, TSR_FLOAT64, b8_to_f64, false},
+    {TSR_FLOAT32, TSR_BOOL, f32_to_b8, false},      {TSR_FLOAT64, TSR_BOOL, f64_to_b8, false},
 #if FAST_X86
     {TSR_FLOAT16, TSR_FLOAT32, f16_to_f32, true},   {TSR_FLOAT32, TSR_FLOAT16, f32_to_f16, true},
     {TSR_FLOAT32, TSR_BFLOAT16, f32_to_bf16, true},
