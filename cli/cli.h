@@ -19,22 +19,24 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
  * none), whether it takes a value, and a description of what follows it.
  * main.c parses them all with getopt_long; a command lists those it takes
  * in its row of the command table. */
-#define CLI_OPTIONS(X)                  \
-    X(HELP, "help", 'h', false)         \
-    X(VERSION, "version", 'V', false)   \
-    X(JSON, "json", 'j', false)         \
-    X(CSV, "csv", 0, false)             \
-    X(NO_HEADER, "no-header", 0, false) \
-    X(NO_UNITS, "no-units", 0, false)   \
-    X(SOCKET, "socket", 's', true)      \
-    X(QUERY, "query", 'q', true)        \
-    X(LOOP, "loop", 'l', true)          \
-    X(COUNT, "count", 'c', true)        \
-    X(ALL, "all", 'a', false)           \
-    X(DEVICE, "device", 'd', true)      \
-    X(ONCE, "once", 0, false)           \
-    X(POLICY, "policy", 0, true)        \
-    X(DEFAULT_DTYPE, "default-dtype", 0, true)
+#define CLI_OPTIONS(X)                         \
+    X(HELP, "help", 'h', false)                \
+    X(VERSION, "version", 'V', false)          \
+    X(JSON, "json", 'j', false)                \
+    X(CSV, "csv", 0, false)                    \
+    X(NO_HEADER, "no-header", 0, false)        \
+    X(NO_UNITS, "no-units", 0, false)          \
+    X(SOCKET, "socket", 's', true)             \
+    X(QUERY, "query", 'q', true)               \
+    X(LOOP, "loop", 'l', true)                 \
+    X(COUNT, "count", 'c', true)               \
+    X(ALL, "all", 'a', false)                  \
+    X(DEVICE, "device", 'd', true)             \
+    X(ONCE, "once", 0, false)                  \
+    X(POLICY, "policy", 0, true)               \
+    X(DEFAULT_DTYPE, "default-dtype", 0, true) \
+    X(OPENMETRICS, "openmetrics", 0, false)    \
+    X(HTTP, "http", 0, false)
 
 typedef enum cli_option {
 #define CLI_OPTION_ENUM(id, name, letter, value) CLI_OPT_##id,
@@ -106,6 +108,9 @@ void cli_print_manual(FILE *f, const cli_command *cmd);
 void json_string(FILE *f, const char *s);
 void cli_csv_field(FILE *f, const char *s);
 void cli_table_text(FILE *f, const char *s, int width, bool pad);
+/* cli_label_value: the inside of a Prometheus or OpenMetrics label value
+ * (\\, \" escaped; what may not pass as the text \xNN); "" for NULL. */
+void cli_label_value(FILE *f, const char *s);
 
 /* Writes a command's manual page in roff (man(7)) to f (man.c). */
 void cli_print_roff(FILE *f, const cli_command *cmd);
@@ -118,6 +123,6 @@ extern const cli_command *const cli_commands[];
 
 extern const cli_command cli_cmd_dtypes, cli_cmd_promote, cli_cmd_can_cast, cli_cmd_result_type,
     cli_cmd_device, cli_cmd_version, cli_cmd_devices, cli_cmd_ps, cli_cmd_info, cli_cmd_top,
-    cli_cmd_topo, cli_cmd_stats;
+    cli_cmd_topo, cli_cmd_stats, cli_cmd_metrics;
 
 #endif /* TESSERA_CLI_H */

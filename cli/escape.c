@@ -4,12 +4,13 @@
  * and drivers' strings reach an administrator's terminal and scripts
  * through `ps`, `top`, `stats` and the listings. Nothing in them may move
  * the cursor, retitle the window or break a parser, so every such string
- * is printed through one of the three writers below. Each walks the text
+ * is printed through one of the writers below. Each walks the text
  * one character at a time: valid UTF-8 that is not a control character
  * passes through; a control character (C0, DEL or C1) or a byte that does
  * not start a valid UTF-8 sequence is escaped, as \xNN per byte in tables,
  * `top` and CSV (a backslash as \\), as \u00NN in JSON (an invalid byte as
- * the character of the same number). docs/cli.md says the same. */
+ * the character of the same number), and as the text \xNN in metrics'
+ * label values. docs/cli.md says the same. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -54,13 +55,14 @@ static size_t next_char(const unsigned char *p, bool *printable)
     return len;
 }
 
-void json_string(FILE *f, const char *s)
+/* s with " and \ after a backslash, and what may not pass escaped: as
+ * \u00NN in JSON (a C0 control or an invalid byte is p[0], a C1 control
+ * p[1]); as the text \xNN in a metrics label value, whose format knows no
+ * such escape (its backslash escaped in turn: the exposition formats
+ * escape only \, " and the line feed, and a scrape that meets invalid
+ * UTF-8 fails whole). */
+static void write_backslashed(FILE *f, const char *s, bool json)
 {
-    if (s == NULL) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
         bool printable;
         size_t len = next_char(p, &printable);
@@ -68,10 +70,23 @@ void json_string(FILE *f, const char *s)
             fprintf(f, "\\%c", *p);
         else if (printable)
             fwrite(p, 1, len, f);
-        else /* a C0 control or an invalid byte is p[0]; a C1 control, p[1] */
+        else if (json)
             fprintf(f, "\\u%04x", len == 2 ? p[1] : p[0]);
+        else
+            for (size_t k = 0; k < len; k++)
+                fprintf(f, "\\\\x%02x", p[k]);
         p += len;
     }
+}
+
+void json_string(FILE *f, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    write_backslashed(f, s, true);
     fputc('"', f);
 }
 
@@ -121,4 +136,9 @@ void cli_csv_field(FILE *f, const char *s)
     write_escaped(f, s, -1, quoted);
     if (quoted)
         fputc('"', f);
+}
+
+void cli_label_value(FILE *f, const char *s)
+{
+    write_backslashed(f, s ? s : "", false);
 }

@@ -21,6 +21,9 @@ packages=(
     python3
     # lexgrog, which checks that whatis and apropos can index the manual pages
     man-db
+    # promtool and the Prometheus server that scrapes `tessera metrics` in a
+    # test, and curl, which asks the endpoint and the server
+    prometheus curl
 )
 
 die()

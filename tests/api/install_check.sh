@@ -27,9 +27,19 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 prefix=$work/prefix
 
+touch "$work/before-install"
 echo "-- cmake --install $build_dir --prefix $prefix"
 "$cmake" --install "$build_dir" --prefix "$prefix" >"$work/install.log" ||
     { cat "$work/install.log"; fail "cmake --install failed"; }
+
+# Installing writes into the installation only (and CMake's own
+# install_manifest.txt): no install script writes a file of the build tree.
+writes=$(grep -h 'file(WRITE' $(find "$build_dir" -name cmake_install.cmake) |
+    grep -F "$build_dir" | grep -vF 'CMAKE_INSTALL_MANIFEST' || true)
+[[ -z $writes ]] || fail "an install script writes into the build folder: $writes"
+if [[ -e $build_dir/systemd ]] && [[ -n $(find "$build_dir/systemd" -newer "$work/before-install") ]]; then
+    fail "cmake --install wrote into $build_dir/systemd"
+fi
 
 pc=$(find "$prefix" -name tessera.pc -path '*/pkgconfig/*' | head -n 1)
 [[ -n $pc ]] || fail "no tessera.pc installed"

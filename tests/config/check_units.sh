@@ -5,7 +5,8 @@
 #     with no complaint (ExecStart= names the staged tesserad, which exists,
 #     and the pages Documentation= names are installed);
 #   - `systemd-analyze security --offline=true` rates tesserad.service's
-#     exposure below 3.0 (the number is printed either way);
+#     exposure below 3.0, tessera-metrics@.service's below 2.0 (the numbers
+#     are printed either way); the metrics units pass verify too;
 #   - sysusers.d/tessera.conf creates the user and group in a scratch root;
 #   - the sample configuration and its reference are installed.
 #   check_units.sh BUILD_DIR WORK_DIR
@@ -16,6 +17,7 @@ build_dir=$(cd "${1:?usage: check_units.sh BUILD_DIR WORK_DIR}" && pwd)
 work=${2:?usage: check_units.sh BUILD_DIR WORK_DIR}
 cmake=${CMAKE:-cmake}
 max_exposure=3.0
+max_metrics_exposure=2.0 # it needs less than the daemon
 
 fail()
 {
@@ -36,18 +38,23 @@ prefix=$work/prefix
     { cat "$work/install.log"; fail "cmake --install failed"; }
 
 units=$prefix/lib/systemd/system
-for f in "$units/tesserad.service" "$units/tesserad.socket" "$prefix/lib/sysusers.d/tessera.conf" \
+for f in "$units/tesserad.service" "$units/tesserad.socket" "$units/tessera-metrics.socket" \
+    "$units/tessera-metrics@.service" "$prefix/lib/sysusers.d/tessera.conf" \
     "$prefix/share/doc/tessera/tesserad.conf" "$prefix/share/doc/tessera/configuration.md"; do
     [[ -f $f ]] || fail "missing from the installation: ${f#"$prefix"/}"
 done
 grep -qx "ExecStart=$prefix/sbin/tesserad --foreground" "$units/tesserad.service" ||
     fail "ExecStart= of the installed tesserad.service does not name $prefix/sbin/tesserad"
+grep -qx "ExecStart=$prefix/bin/tessera metrics --http" "$units/tessera-metrics@.service" ||
+    fail "ExecStart= of the installed tessera-metrics@.service does not name $prefix/bin/tessera"
 
-echo "-- systemd-analyze verify tesserad.socket tesserad.service"
+echo "-- systemd-analyze verify tesserad.socket tesserad.service tessera-metrics.socket tessera-metrics@.service"
 # Documentation= names manual pages: verify looks them up where they were
 # installed.
+# A template is verified through an instance of it, as the socket makes.
+cp "$units/tessera-metrics@.service" "$work/tessera-metrics@0.service"
 if ! complaints=$(MANPATH=$prefix/share/man systemd-analyze verify "$units/tesserad.socket" \
-    "$units/tesserad.service" 2>&1); then
+    "$units/tesserad.service" "$units/tessera-metrics.socket" "$work/tessera-metrics@0.service" 2>&1); then
     echo "$complaints" >&2
     fail "systemd-analyze verify failed"
 fi
@@ -62,16 +69,24 @@ if command -v systemd-sysusers >/dev/null 2>&1; then
     grep -q '^tessera:' "$work/root/etc/group" || fail "sysusers made no group tessera"
 fi
 
-echo "-- systemd-analyze security --offline=true tesserad.service"
-report=$(systemd-analyze security --offline=true "$units/tesserad.service" 2>&1) ||
-    { echo "$report" >&2; fail "systemd-analyze security failed"; }
-exposure=$(sed -n 's/.*Overall exposure level for tesserad.service: \([0-9.]*\).*/\1/p' <<<"$report")
-[[ -n $exposure ]] || { echo "$report" >&2; fail "no exposure level in the security report"; }
-echo "tesserad.service exposure: $exposure (must be below $max_exposure)"
-if awk -v e="$exposure" -v m="$max_exposure" 'BEGIN { exit !(e >= m) }'; then
-    grep '✗' <<<"$report" >&2 || true
-    fail "exposure $exposure is $max_exposure or more"
-fi
+# systemd-analyze security's overall exposure of a unit file, which must
+# stay below a bound.
+check_exposure()
+{
+    local file=$1 name=$2 max=$3 report exposure
+    echo "-- systemd-analyze security --offline=true $name"
+    report=$(systemd-analyze security --offline=true "$file" 2>&1) ||
+        { echo "$report" >&2; fail "systemd-analyze security failed on $name"; }
+    exposure=$(sed -n "s/.*Overall exposure level for $(basename "$file"): \([0-9.]*\).*/\1/p" <<<"$report")
+    [[ -n $exposure ]] || { echo "$report" >&2; fail "no exposure level in the security report of $name"; }
+    echo "$name exposure: $exposure (must be below $max)"
+    if awk -v e="$exposure" -v m="$max" 'BEGIN { exit !(e >= m) }'; then
+        grep '✗' <<<"$report" >&2 || true
+        fail "$name: exposure $exposure is $max or more"
+    fi
+}
+check_exposure "$units/tesserad.service" tesserad.service "$max_exposure"
+check_exposure "$work/tessera-metrics@0.service" tessera-metrics@.service "$max_metrics_exposure"
 # The daemon as the service runs it: $HOME unwritable (ProtectHome=,
 # ProtectSystem=strict), the unit's Environment= lines, the cache directory
 # standing in for /var/cache/tessera. It must find the OpenCL devices it

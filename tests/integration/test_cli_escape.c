@@ -56,13 +56,11 @@ static void run(const char *what, const char *a0, const char *a1)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "--hold") == 0) {
-        /* After exec, which names the process after its file, and before
-         * the session opens, when the daemon reads the name. */
-        if (prctl(PR_SET_NAME, HOSTILE, 0, 0, 0) != 0)
-            return 13;
-        return cli_holder(HOSTILE, argv[2], argv[3]);
-    }
+    /* Named after exec, which names the process after its file, and
+     * before the session opens, when the daemon reads the name. */
+    int holder = cli_holder_mode(argc, argv, HOSTILE);
+    if (holder >= 0)
+        return holder;
     if (access(PYTHON, X_OK) != 0)
         TEST_SKIP("%s is needed to read the JSON and CSV back", PYTHON);
     test_daemon d;

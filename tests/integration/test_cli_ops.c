@@ -82,12 +82,12 @@ static const char info_json[] =
     "kind = 'gpu' if bits & 4 else 'cpu' if bits & 2 else 'accelerator' if bits & 8 else 'other'\n"
     "assert d['kind'] == kind, d\n";
 
-static const char topo_json[] =
-    "import json, sys\n"
-    "t = json.load(sys.stdin)\n"
-    "assert t['numa_nodes'] >= 1 and len(t['devices']) == 1, t\n"
-    "d = t['devices'][0]\n"
-    "assert d['device'] == 'opencl:0' and d['links'] == {'opencl:0': 'X'} and d['cpu_affinity'], t\n";
+static const char topo_json[] = "import json, sys\n"
+                                "t = json.load(sys.stdin)\n"
+                                "assert t['numa_nodes'] >= 1 and len(t['devices']) == 1, t\n"
+                                "d = t['devices'][0]\n"
+                                "assert d['device'] == 'opencl:0' and d['links'] == {'opencl:0': "
+                                "'X'} and d['cpu_affinity'], t\n";
 
 static const char stats_json[] =
     "import json, sys\n"
@@ -103,7 +103,8 @@ static const char stats_json[] =
     "    assert s['allocation.all.current'] == 1 and s['allocation.all.allocated'] >= 1, s\n"
     "    assert s['segment.all.current'] == 1 and s['num_device_alloc'] == 1, s\n"
     "    assert s['num_ooms'] == 0 and s['limit_bytes'] == 100 << 20, s\n"
-    "    assert s['inactive_split_bytes.all.current'] == s['reserved_bytes.all.current'] - 1048576\n";
+    "    assert s['inactive_split_bytes.all.current'] == s['reserved_bytes.all.current'] - "
+    "1048576\n";
 
 /* The session number of the holder with pid `pid`, from ps --json. */
 static int session_of(const char *pid)

@@ -20,20 +20,7 @@
 static char out[1 << 16];
 static const char *sock;
 
-/* Runs tessera --socket SOCK ARGS... (NULL-terminated); output in `out`. */
-static int cli(const char *first, ...)
-{
-    const char *args[32] = {"--socket", sock};
-    int n = 2;
-    va_list ap;
-    va_start(ap, first);
-    for (const char *a = first; a && n < 31; a = va_arg(ap, const char *))
-        args[n++] = a;
-    va_end(ap);
-    args[n] = NULL;
-    out[0] = '\0';
-    return test_run_cli(out, sizeof out, args);
-}
+#define cli(...) cli_run_on(out, sizeof out, sock, __VA_ARGS__)
 
 static int count_lines(const char *s)
 {
@@ -159,11 +146,9 @@ static void check_loops(const char *pid)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "--hold") == 0) {
-        if (prctl(PR_SET_NAME, NAME, 0, 0, 0) != 0)
-            return 13;
-        return cli_holder(NAME, argv[2], argv[3]);
-    }
+    int holder = cli_holder_mode(argc, argv, NAME);
+    if (holder >= 0)
+        return holder;
     if (access(PYTHON, X_OK) != 0)
         TEST_SKIP("%s is needed to read the JSON back", PYTHON);
     test_daemon d;

@@ -4,9 +4,11 @@
 #ifndef TESSERA_TESTS_CLI_SUPPORT_H
 #define TESSERA_TESTS_CLI_SUPPORT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,6 +23,32 @@ static inline void cli_sleep_ms(int ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
+}
+
+/* Runs tessera --socket SOCK ARGS... (NULL-terminated, at most 29), its
+ * standard output in out. Returns its exit status. */
+static inline int cli_run_on(char *out, size_t n, const char *sock, const char *first, ...)
+{
+    const char *args[32] = {"--socket", sock};
+    int k = 2;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && k < 31; a = va_arg(ap, const char *))
+        args[k++] = a;
+    va_end(ap);
+    args[k] = NULL;
+    out[0] = '\0';
+    return test_run_cli(out, n, args);
+}
+
+/* Writes text to a new file at path. */
+static inline bool cli_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
 }
 
 static inline bool cli_file_exists(const char *path)
@@ -170,6 +198,18 @@ static inline bool cli_python_ok(const char *what, const char *script, const cha
     if (rc != 0)
         fprintf(stderr, "%s: the check failed (%d) on:\n%s\n", what, rc, input);
     return rc == 0;
+}
+
+/* In a test's main: when cli_start_holders started this process as a
+ * holder, be one named `name` (its process name too, which `ps` shows as
+ * its command) and return its exit status; else -1. */
+static inline int cli_holder_mode(int argc, char **argv, const char *name)
+{
+    if (argc != 4 || strcmp(argv[1], "--hold") != 0)
+        return -1;
+    if (prctl(PR_SET_NAME, name, 0, 0, 0) != 0)
+        return 13;
+    return cli_holder(name, argv[2], argv[3]);
 }
 
 #endif /* TESSERA_TESTS_CLI_SUPPORT_H */

@@ -49,8 +49,8 @@ static int cli_as(uid_t uid, const char *a0, const char *a1)
     }
     close(p[1]);
     size_t used = 0;
-    for (ssize_t got; used + 1 < sizeof out && (got = read(p[0], out + used,
-                                                           sizeof out - 1 - used)) > 0;)
+    for (ssize_t got;
+         used + 1 < sizeof out && (got = read(p[0], out + used, sizeof out - 1 - used)) > 0;)
         used += (size_t)got;
     out[used] = '\0';
     close(p[0]);
