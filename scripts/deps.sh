@@ -11,6 +11,8 @@ packages=(
     clang libclang-rt-14-dev clang-format
     # OpenCL: ICD loader, headers, and PoCL (OpenCL on the CPU)
     ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+    # DLPack's header, for the tensor exchange with other frameworks
+    libdlpack-dev
     # topology, NUMA placement, DRM render nodes
     libhwloc-dev libnuma-dev libdrm-dev
     # sd_notify and socket activation; systemd-analyze for the unit files
