@@ -21,6 +21,9 @@ packages=(
     jq
     # the check that the daemon's modules call only downward
     python3
+    # the tessera Python package (a CPython extension) and its tests, which
+    # exchange tensors with NumPy and PyTorch through DLPack
+    python3-dev python3-pytest python3-numpy python3-torch
     # lexgrog, which checks that whatis and apropos can index the manual pages
     man-db
 )
