@@ -669,38 +669,20 @@ static PyObject *binary(const arith *op, PyObject *a, PyObject *b, bool inplace)
     return inplace ? Py_NewRef(a) : tsp_tensor_wrap(t);
 }
 
-static PyObject *nb_add(PyObject *a, PyObject *b)
-{
-    return binary(&ADD, a, b, false);
-}
-static PyObject *nb_sub(PyObject *a, PyObject *b)
-{
-    return binary(&SUB, a, b, false);
-}
-static PyObject *nb_mul(PyObject *a, PyObject *b)
-{
-    return binary(&MUL, a, b, false);
-}
-static PyObject *nb_div(PyObject *a, PyObject *b)
-{
-    return binary(&DIV, a, b, false);
-}
-static PyObject *nb_iadd(PyObject *a, PyObject *b)
-{
-    return binary(&ADD, a, b, true);
-}
-static PyObject *nb_isub(PyObject *a, PyObject *b)
-{
-    return binary(&SUB, a, b, true);
-}
-static PyObject *nb_imul(PyObject *a, PyObject *b)
-{
-    return binary(&MUL, a, b, true);
-}
-static PyObject *nb_idiv(PyObject *a, PyObject *b)
-{
-    return binary(&DIV, a, b, true);
-}
+/* The number slots: each operation, out of place and in place. */
+#define NUMBER_SLOTS(name, op)                            \
+    static PyObject *nb_##name(PyObject *a, PyObject *b)  \
+    {                                                     \
+        return binary(&op, a, b, false);                  \
+    }                                                     \
+    static PyObject *nb_i##name(PyObject *a, PyObject *b) \
+    {                                                     \
+        return binary(&op, a, b, true);                   \
+    }
+NUMBER_SLOTS(add, ADD)
+NUMBER_SLOTS(sub, SUB)
+NUMBER_SLOTS(mul, MUL)
+NUMBER_SLOTS(div, DIV)
 
 static PyObject *nb_neg(PyObject *a)
 {
