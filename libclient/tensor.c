@@ -112,6 +112,8 @@ static void storage_release(tsr__storage *s)
         tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data);
         tsr__client_release(s->client);
     }
+    if (s->release != NULL)
+        s->release(s->release_ctx);
     free(s->block);
     free(s);
 }
@@ -179,6 +181,27 @@ tsr_status tsr__tensor_alloc(tsr_client *client, tsr_device device, tsr_dtype dt
     if ((st = storage_new(client, device, (uint64_t)nbytes, zero, &s)) != TSR_OK)
         return st;
     return tensor_new(s, dtype, g, out);
+}
+
+tsr_status tsr__tensor_wrap_host(void *data, uint64_t nbytes, tsr_dtype dtype,
+                                 const tsr_geometry *g, void (*release)(void *), void *release_ctx,
+                                 tsr_tensor **out)
+{
+    /* A storage that allocates nothing (as meta's do), then pointed at
+     * the caller's memory. */
+    tsr__storage *s = NULL;
+    tsr_status st = storage_new(NULL, (tsr_device){TSR_DEVICE_META, -1}, nbytes, false, &s);
+    if (st != TSR_OK)
+        return st;
+    s->device = (tsr_device){TSR_DEVICE_CPU, -1};
+    s->data = data;
+    /* The hook only once the tensor exists: a failure here must not
+     * release what the caller still owns. */
+    if ((st = tensor_new(s, dtype, g, out)) != TSR_OK)
+        return st;
+    s->release = release;
+    s->release_ctx = release_ctx;
+    return TSR_OK;
 }
 
 tsr_status tsr__tensor_view_of(const tsr_tensor *t, const tsr_geometry *g, tsr_tensor **out)

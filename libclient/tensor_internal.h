@@ -23,6 +23,10 @@ typedef struct tsr__storage {
     void *block;         /* what free() takes: cpu memory only */
     uint64_t nbytes;
     uint64_t handle; /* the daemon's handle of an accelerator block */
+    /* Foreign host memory (tsr__tensor_wrap_host): called once with
+     * release_ctx when the storage goes; NULL otherwise. */
+    void (*release)(void *release_ctx);
+    void *release_ctx;
 } tsr__storage;
 
 struct tsr_tensor {
@@ -45,6 +49,14 @@ tsr_status tsr__tensor_resolve_device(tsr_client *client, tsr_device device, tsr
  * storage just large enough for g: zeros with `zero`, else uninitialised. */
 tsr_status tsr__tensor_alloc(tsr_client *client, tsr_device device, tsr_dtype dtype,
                              const tsr_geometry *g, bool zero, tsr_tensor **out);
+
+/* A cpu tensor of `dtype` and geometry g over host memory this library
+ * does not own: `data` is the storage (nbytes, g inside it). When the
+ * last tensor viewing it goes, release(release_ctx) is called, once. On
+ * failure nothing is called: the memory stays the caller's. */
+tsr_status tsr__tensor_wrap_host(void *data, uint64_t nbytes, tsr_dtype dtype,
+                                 const tsr_geometry *g, void (*release)(void *), void *release_ctx,
+                                 tsr_tensor **out);
 
 /* A tensor over t's storage with geometry g (a view); g must lie inside
  * the storage. */

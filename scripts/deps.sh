@@ -11,6 +11,8 @@ packages=(
     clang libclang-rt-14-dev clang-format
     # OpenCL: ICD loader, headers, and PoCL (OpenCL on the CPU)
     ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+    # DLPack's header, for the tensor exchange with other frameworks
+    libdlpack-dev
     # topology, NUMA placement, DRM render nodes
     libhwloc-dev libnuma-dev libdrm-dev
     # sd_notify and socket activation; systemd-analyze for the unit files
@@ -19,6 +21,9 @@ packages=(
     jq
     # the check that the daemon's modules call only downward
     python3
+    # the tessera Python package (a CPython extension) and its tests, which
+    # exchange tensors with NumPy and PyTorch through DLPack
+    python3-dev python3-pytest python3-numpy python3-torch
     # lexgrog, which checks that whatis and apropos can index the manual pages
     man-db
     # promtool and the Prometheus server that scrapes `tessera metrics` in a

@@ -4,6 +4,7 @@
 # find_package(Tessera). Both programs must run and print the dtype table.
 # The README's client (examples/client.c, built with the rest of examples/)
 # must fail cleanly where no daemon listens: exit 1, the library's message.
+# The Python package, when built, must import from the prefix.
 #   install_check.sh BUILD_DIR WORK_DIR
 # Environment: CC (default cc), CMAKE (default cmake), TSR_EXTRA_CFLAGS
 # (flags the library needs from its users, e.g. the sanitizers).
@@ -97,4 +98,14 @@ LD_LIBRARY_PATH=$libdir TESSERA_SOCKET=$work/no-daemon.sock "$client" >"$work/cl
 grep -q "^client: .*$work/no-daemon.sock" "$work/client.err" ||
     fail "$client with no daemon did not name the socket: $(cat "$work/client.err")"
 echo "-- examples/client with no daemon: $(cat "$work/client.err")"
+# The Python package, where the build made one: importable from the
+# prefix's dist-packages, finding the installed libtessera by itself.
+package=$(find "$prefix" -path '*/dist-packages/tessera/__init__.py' | head -n 1)
+if [[ -n $package ]]; then
+    out=$(cd "$work" && PYTHONPATH=$(dirname "$(dirname "$package")") /usr/bin/python3 -c \
+        'import tessera; print(tessera.__file__, tessera.promote_types(tessera.int32, tessera.float16))') ||
+        fail "the installed Python package does not import: $out"
+    [[ $out == "$package tessera.float16" ]] || fail "the installed Python package answered: $out"
+    echo "-- python3 -c 'import tessera': ok"
+fi
 echo "install check passed: $prefix"
