@@ -23,7 +23,7 @@
  * float32 runs a stride of 1021 over all 2^32 bit patterns (about 4.2
  * million inputs per function, every exponent and sign met) unless
  * TSR_EXP_LOG_EXHAUSTIVE=1 asks for all of them (TSR_EXP_LOG_THREADS=n
- * spreads them over n threads). float64 runs 12 million inputs per
+ * spreads them over n threads). float64 runs 16 million inputs per
  * function: random bit patterns over the whole range and the regions
  * where the functions are hard (near 0, near exp's overflow and
  * underflow thresholds, subnormal and near-1 arguments of log). The
