@@ -73,80 +73,120 @@
 #define TSR__K_LOGD_P7 0x1.0c039c49989c6p-3
 /* clang-format on */
 
-/* 2^k as a float, for k in [-126, 127]. */
-static inline float tsr__k_pow2f(int k)
-{
-    return tsr__float_from_bits((tsr__u32)(k + 127) << 23);
-}
+/* What the two formats differ in besides the constants above: the
+ * significand's width, the exponent's bias, sqrt2's significand as the
+ * bits of a value in [1, 2), the smallest normal number and the scaling
+ * that makes a subnormal normal, exp's overflow and underflow bounds
+ * (beyond them the result is +inf or rounds to +0), and the power of two
+ * by which tsr__k_scale_* steps into the top (bottom) of the range. */
+#define TSR__K_F_MANT 23
+#define TSR__K_F_BIAS 127
+#define TSR__K_F_SQRT2 0x3FB504F3u
+#define TSR__K_F_MIN_NORMAL 0x1p-126f
+#define TSR__K_F_SUB_BITS 25
+#define TSR__K_F_SUB_SCALE 0x1p25f
+#define TSR__K_F_EXP_HUGE 89.0f
+#define TSR__K_F_EXP_TINY -104.0f
+#define TSR__K_F_STEP_BITS 64
+#define TSR__K_F_STEP_DOWN 0x1p-64f
+#define TSR__K_F_TOP 0x1p127f
+#define TSR__K_D_MANT 52
+#define TSR__K_D_BIAS 1023
+#define TSR__K_D_SQRT2 TSR__U64(0x3FF6A09E667F3BCD)
+#define TSR__K_D_MIN_NORMAL 0x1p-1022
+#define TSR__K_D_SUB_BITS 54
+#define TSR__K_D_SUB_SCALE 0x1p54
+#define TSR__K_D_EXP_HUGE 710.0
+#define TSR__K_D_EXP_TINY -746.0
+#define TSR__K_D_STEP_BITS 128
+#define TSR__K_D_STEP_DOWN 0x1p-128
+#define TSR__K_D_TOP 0x1p1023
 
-/* p * 2^k for p in [0.5, 2] and k in [-152, 129], rounded once. */
-static inline float tsr__k_scalef(float p, int k)
-{
-    if (k > 127)
-        return p * tsr__k_pow2f(k - 127) * 0x1p127f;
-    if (k < -126)
-        return p * tsr__k_pow2f(k + 64) * 0x1p-64f;
-    return p * tsr__k_pow2f(k);
-}
+/* The functions of a real type T (suffix sfx; C is F or D, the constants'
+ * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
+ * between them). The type's own tsr__k_expq_<sfx>(r) and
+ * tsr__k_logp_<sfx>(z) evaluate Q and P.
+ *   scale: p * 2^k for p in [0.5, 2] and k from below the subnormals'
+ *     bottom to one past the top exponent, rounded once: 2^k is built from
+ *     its bits, in two steps beyond the normal exponents.
+ *   exp: a NaN passes through (x + x quiets it).
+ *   log: x = 2^e * m, m in [sqrt2 / 2, sqrt2): subnormals are scaled up
+ *     first; a significand above sqrt2's takes one off m and puts it on e. */
+#define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
+    static inline T tsr__k_pow2_##sfx(int k)                                                   \
+    {                                                                                          \
+        return FROM_BITS((U)(k + TSR__K_##C##_BIAS) << TSR__K_##C##_MANT);                     \
+    }                                                                                          \
+    static inline T tsr__k_scale_##sfx(T p, int k)                                             \
+    {                                                                                          \
+        if (k > TSR__K_##C##_BIAS)                                                             \
+            return p * tsr__k_pow2_##sfx(k - TSR__K_##C##_BIAS) * TSR__K_##C##_TOP;            \
+        if (k < 1 - TSR__K_##C##_BIAS)                                                         \
+            return p * tsr__k_pow2_##sfx(k + TSR__K_##C##_STEP_BITS) * TSR__K_##C##_STEP_DOWN; \
+        return p * tsr__k_pow2_##sfx(k);                                                       \
+    }                                                                                          \
+    static inline T tsr__k_exp_##sfx(T x)                                                      \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x > TSR__K_##C##_EXP_HUGE)                                                         \
+            return (T)INFINITY;                                                                \
+        if (x < TSR__K_##C##_EXP_TINY)                                                         \
+            return (T)0;                                                                       \
+        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
+        T r = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                 \
+        r = FMA(-k, TSR__K_##C##_LN2_LO, r);                                                   \
+        T p = (T)1 + FMA(r * r, tsr__k_expq_##sfx(r), r);                                      \
+        return tsr__k_scale_##sfx(p, (int)k);                                                  \
+    }                                                                                          \
+    static inline T tsr__k_log_##sfx(T x)                                                      \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x == 0)                                                                            \
+            return -(T)INFINITY;                                                               \
+        if (x < 0)                                                                             \
+            return (T)TSR__K_QUIET_NAN;                                                        \
+        if (x == (T)INFINITY)                                                                  \
+            return x;                                                                          \
+        int e = 0;                                                                             \
+        if (x < TSR__K_##C##_MIN_NORMAL) {                                                     \
+            x *= TSR__K_##C##_SUB_SCALE;                                                       \
+            e = -TSR__K_##C##_SUB_BITS;                                                        \
+        }                                                                                      \
+        U u = BITS(x);                                                                         \
+        e += (int)(u >> TSR__K_##C##_MANT) - TSR__K_##C##_BIAS;                                \
+        U one = (U)1 << TSR__K_##C##_MANT;                                                     \
+        U m = (u & (one - 1)) | (U)TSR__K_##C##_BIAS << TSR__K_##C##_MANT;                     \
+        if (m >= TSR__K_##C##_SQRT2) {                                                         \
+            m -= one;                                                                          \
+            e += 1;                                                                            \
+        }                                                                                      \
+        T f = FROM_BITS(m) - (T)1;                                                             \
+        T s = f / ((T)2 + f);                                                                  \
+        T z = s * s;                                                                           \
+        T h = (T)0.5 * f * f;                                                                  \
+        T et = (T)e;                                                                           \
+        T small = FMA(s, FMA(z, tsr__k_logp_##sfx(z), h), et * TSR__K_##C##_LN2_LO);           \
+        return FMA(et, TSR__K_##C##_LN2_HI, f - (h - small));                                  \
+    }
 
-/* Beyond 89 the result overflows, below -104 it rounds to +0; a NaN
- * passes through (x + x quiets it). */
-static inline float tsr__k_exp_f32(float x)
+static inline float tsr__k_expq_f32(float r)
 {
-    if (x != x)
-        return x + x;
-    if (x > 89.0f)
-        return (float)INFINITY;
-    if (x < -104.0f)
-        return 0.0f;
-    float k = tsr__k_rintf(x * TSR__K_F_LOG2E);
-    float r = tsr__k_fmaf(-k, TSR__K_F_LN2_HI, x);
-    r = tsr__k_fmaf(-k, TSR__K_F_LN2_LO, r);
     float q = tsr__k_fmaf(r, TSR__K_EXPF_Q5, TSR__K_EXPF_Q4);
     q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q3);
     q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q2);
     q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q1);
-    q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q0);
-    float p = 1.0f + tsr__k_fmaf(r * r, q, r);
-    return tsr__k_scalef(p, (int)k);
+    return tsr__k_fmaf(r, q, TSR__K_EXPF_Q0);
 }
-
-/* x = 2^e * m, m in [sqrt2 / 2, sqrt2): subnormals are scaled up first;
- * the significand's bits above sqrt2's (0x3FB504F3 as a float in [1, 2))
- * take one off them and put it on e. */
-static inline float tsr__k_log_f32(float x)
+static inline float tsr__k_logp_f32(float z)
 {
-    if (x != x)
-        return x + x;
-    if (x == 0)
-        return -(float)INFINITY;
-    if (x < 0)
-        return TSR__K_QUIET_NAN;
-    if (x == (float)INFINITY)
-        return x;
-    int e = 0;
-    if (x < 0x1p-126f) {
-        x *= 0x1p25f;
-        e = -25;
-    }
-    tsr__u32 u = tsr__float_bits(x);
-    e += (int)(u >> 23) - 127;
-    tsr__u32 m = (u & 0x007FFFFFu) | 0x3F800000u;
-    if (m >= 0x3FB504F3u) {
-        m -= 0x00800000u;
-        e += 1;
-    }
-    float f = tsr__float_from_bits(m) - 1.0f;
-    float s = f / (2.0f + f);
-    float z = s * s;
-    float h = 0.5f * f * f;
-    float pz = tsr__k_fmaf(z, TSR__K_LOGF_P3, TSR__K_LOGF_P2);
-    pz = tsr__k_fmaf(z, pz, TSR__K_LOGF_P1);
-    pz = tsr__k_fmaf(z, pz, TSR__K_LOGF_P0);
-    float ef = (float)e;
-    float small = tsr__k_fmaf(s, tsr__k_fmaf(z, pz, h), ef * TSR__K_F_LN2_LO);
-    return tsr__k_fmaf(ef, TSR__K_F_LN2_HI, f - (h - small));
+    float p = tsr__k_fmaf(z, TSR__K_LOGF_P3, TSR__K_LOGF_P2);
+    p = tsr__k_fmaf(z, p, TSR__K_LOGF_P1);
+    return tsr__k_fmaf(z, p, TSR__K_LOGF_P0);
 }
+TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bits,
+               tsr__float_from_bits)
 
 /* bfloat16 computes in float and rounds once (PyTorch 1.13's loops do
  * the same through float); float16 is refused before (NO_HALF), its
@@ -158,34 +198,8 @@ static inline float tsr__k_log_f32(float x)
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 
-/* 2^k as a double, for k in [-1022, 1023]. */
-static inline double tsr__k_pow2d(int k)
+static inline double tsr__k_expq_f64(double r)
 {
-    return tsr__double_from_bits((tsr__u64)(k + 1023) << 52);
-}
-
-/* p * 2^k for p in [0.5, 2] and k in [-1080, 1025], rounded once. */
-static inline double tsr__k_scaled(double p, int k)
-{
-    if (k > 1023)
-        return p * tsr__k_pow2d(k - 1023) * 0x1p1023;
-    if (k < -1022)
-        return p * tsr__k_pow2d(k + 128) * 0x1p-128;
-    return p * tsr__k_pow2d(k);
-}
-
-/* As float's: beyond 710 the result overflows, below -746 it is +0. */
-static inline double tsr__k_exp_f64(double x)
-{
-    if (x != x)
-        return x + x;
-    if (x > 710.0)
-        return (double)INFINITY;
-    if (x < -746.0)
-        return 0.0;
-    double k = tsr__k_rintd(x * TSR__K_D_LOG2E);
-    double r = tsr__k_fmad(-k, TSR__K_D_LN2_HI, x);
-    r = tsr__k_fmad(-k, TSR__K_D_LN2_LO, r);
     double q = tsr__k_fmad(r, TSR__K_EXPD_Q10, TSR__K_EXPD_Q9);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q8);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q7);
@@ -195,49 +209,20 @@ static inline double tsr__k_exp_f64(double x)
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q3);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q2);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q1);
-    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q0);
-    double p = 1.0 + tsr__k_fmad(r * r, q, r);
-    return tsr__k_scaled(p, (int)k);
+    return tsr__k_fmad(r, q, TSR__K_EXPD_Q0);
 }
-
-/* As float's, with sqrt2's significand bits 0x6A09E667F3BCD. */
-static inline double tsr__k_log_f64(double x)
+static inline double tsr__k_logp_f64(double z)
 {
-    if (x != x)
-        return x + x;
-    if (x == 0)
-        return -(double)INFINITY;
-    if (x < 0)
-        return (double)TSR__K_QUIET_NAN;
-    if (x == (double)INFINITY)
-        return x;
-    int e = 0;
-    if (x < 0x1p-1022) {
-        x *= 0x1p54;
-        e = -54;
-    }
-    tsr__u64 u = tsr__double_bits(x);
-    e += (int)(u >> 52) - 1023;
-    tsr__u64 m = (u & TSR__U64(0x000FFFFFFFFFFFFF)) | TSR__U64(0x3FF0000000000000);
-    if (m >= TSR__U64(0x3FF6A09E667F3BCD)) {
-        m -= TSR__U64(0x0010000000000000);
-        e += 1;
-    }
-    double f = tsr__double_from_bits(m) - 1.0;
-    double s = f / (2.0 + f);
-    double z = s * s;
-    double h = 0.5 * f * f;
-    double pz = tsr__k_fmad(z, TSR__K_LOGD_P7, TSR__K_LOGD_P6);
-    pz = tsr__k_fmad(z, pz, TSR__K_LOGD_P5);
-    pz = tsr__k_fmad(z, pz, TSR__K_LOGD_P4);
-    pz = tsr__k_fmad(z, pz, TSR__K_LOGD_P3);
-    pz = tsr__k_fmad(z, pz, TSR__K_LOGD_P2);
-    pz = tsr__k_fmad(z, pz, TSR__K_LOGD_P1);
-    pz = tsr__k_fmad(z, pz, TSR__K_LOGD_P0);
-    double ed = (double)e;
-    double small = tsr__k_fmad(s, tsr__k_fmad(z, pz, h), ed * TSR__K_D_LN2_LO);
-    return tsr__k_fmad(ed, TSR__K_D_LN2_HI, f - (h - small));
+    double p = tsr__k_fmad(z, TSR__K_LOGD_P7, TSR__K_LOGD_P6);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P5);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P4);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P3);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P2);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P1);
+    return tsr__k_fmad(z, p, TSR__K_LOGD_P0);
 }
+TSR__K_EXP_LOG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits,
+               tsr__double_from_bits)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 
