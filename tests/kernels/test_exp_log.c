@@ -234,10 +234,7 @@ static void float32_sweep(int is_log)
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t next_u64(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return test_next_u64(&rng_state);
 }
 /* A uniform double in [lo, hi). */
 static double uniform(double lo, double hi)
