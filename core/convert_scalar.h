@@ -49,6 +49,11 @@ static inline tsr__u64 tsr__double_bits(double d)
 {
     return as_ulong(d);
 }
+
+static inline double tsr__double_from_bits(tsr__u64 u)
+{
+    return as_double(u);
+}
 #endif
 
 #else /* host C */
@@ -96,6 +101,16 @@ static inline tsr__u64 tsr__double_bits(double d)
     } v;
     v.d = d;
     return v.u;
+}
+
+static inline double tsr__double_from_bits(tsr__u64 u)
+{
+    union {
+        tsr__u64 u;
+        double d;
+    } v;
+    v.u = u;
+    return v.d;
 }
 
 #endif /* __OPENCL_VERSION__ */

@@ -77,6 +77,10 @@ enum {
     TSR__KOPF_CONDITION = 1u << 15,   /* input 1 is a condition (where): bool or uint8, no part
                                          in the common dtype; converted to it like any input, it
                                          is nonzero exactly where it was */
+    TSR__KOPF_CPLX_LATER = 1u << 16,  /* complex64 and complex128 inputs, which PyTorch computes
+                                         and Tessera does not yet, are refused up front:
+                                         TSR_ERR_NOT_SUPPORTED "complex exp is not available
+                                         yet" */
     TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */

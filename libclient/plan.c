@@ -591,12 +591,16 @@ static tsr_status check_args(tsr__kernel_op op, const tsr_tensor *a, const tsr_t
 }
 
 /* The refusals PyTorch makes before anything else: a bool or complex
- * input to an operation whose row gives a message for it. */
+ * input to an operation whose row gives a message for it. Before them,
+ * the complex inputs that PyTorch computes and Tessera does not yet. */
 static tsr_status refuse_inputs(tsr__kernel_op op, const operand *in, int nin)
 {
     const tsr__kernel_op_info *info = &tsr__kernel_ops[op];
     for (int i = 0; i < nin; i++) {
         tsr_dtype d = operand_dtype(&in[i]);
+        if ((info->flags & TSR__KOPF_CPLX_LATER) && in[i].t &&
+            (d == TSR_COMPLEX64 || d == TSR_COMPLEX128))
+            return tsr__fail(TSR_ERR_NOT_SUPPORTED, "complex %s is not available yet", info->name);
         const char *msg = d == TSR_BOOL && in[i].t             ? info->no_bool
                           : tsr_dtype_is_complex(d) && in[i].t ? info->no_complex
                                                                : NULL;

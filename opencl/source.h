@@ -41,6 +41,8 @@ extern const char tsr__ksrc_convert_scalar[];
 extern const size_t tsr__ksrc_convert_scalar_len;
 extern const char tsr__ksrc_scalar_ops[];
 extern const size_t tsr__ksrc_scalar_ops_len;
+extern const char tsr__ksrc_scalar_math[];
+extern const size_t tsr__ksrc_scalar_math_len;
 extern const char tsr__ksrc_helpers[];
 extern const size_t tsr__ksrc_helpers_len;
 

@@ -15,6 +15,15 @@
 
 static int test__passed, test__failed;
 
+/* One step of xorshift64: the tests' reproducible pseudo-random bits. */
+static inline uint64_t test_next_u64(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 /* An expected message for printing; NULL means "any message". */
 static inline const char *test__or_any(const char *want)
 {

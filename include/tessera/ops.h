@@ -195,6 +195,14 @@ TSR_UNARY_OP(frac)
  * rounded. */
 TSR_UNARY_OP(reciprocal)
 TSR_UNARY_OP(sqrt)
+/* Integers and bool compute in the default dtype, bfloat16 in float32
+ * (rounded once); float16 is refused as PyTorch 1.13's cpu kernels refuse
+ * it. Within 1 ulp of the correctly rounded result, the same bits on
+ * every device; exact where IEEE 754 defines the result. Complex inputs
+ * are not computed yet (TSR_ERR_NOT_SUPPORTED, "complex exp is not
+ * available yet"). */
+TSR_UNARY_OP(exp)
+TSR_UNARY_OP(log)
 /* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
 TSR_UNARY_OP(logical_not)
 TSR_UNARY_OP(isnan)

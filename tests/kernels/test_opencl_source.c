@@ -445,10 +445,7 @@ static tsr_status launch(const tsr__kernel *k, unsigned char *const *bases, cons
 static uint64_t rng = 0x9E3779B97F4A7C15u;
 static uint64_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return test_next_u64(&rng);
 }
 
 /* A NaN of a real IEEE dtype with a random sign and payload, quiet or

@@ -1,0 +1,229 @@
+/* exp and log of float32 and float64, one element at a time, written once
+ * for host C11 and for OpenCL C 1.2 (opencl/source.c embeds this file
+ * after kernels/scalar_ops.h, whose rules it keeps: only +, -, *, /, fma,
+ * rint and bit moves, no contraction), so that every device gives the
+ * same bits.
+ *
+ * Accuracy: within 1 ulp of the correctly rounded result everywhere
+ * (subnormal inputs and results included), exact where IEEE 754 defines
+ * the result (exp(+-0) = 1, exp(-inf) = +0, exp(+inf) = +inf, log(1) = +0,
+ * log(+-0) = -inf, log(+inf) = +inf, log(x < 0) and NaN in give NaN);
+ * tests/kernels/test_exp_log.c checks float32 exhaustively and float64
+ * on millions of inputs. float32 never meets a double: a device without
+ * float64 computes it the same way.
+ *
+ *   exp(x) = 2^k exp(r), k = rint(x / ln2), r = x - k ln2 computed with
+ *     ln2 split in two (Cody and Waite: k * HI is exact, one fma takes
+ *     it off x exactly, a second takes LO off), |r| <= ln2 / 2;
+ *     exp(r) = 1 + (r + r^2 Q(r)), and 2^k is put in by building the
+ *     power of two from its bits (in two steps at the ends of the range,
+ *     so that a subnormal result is rounded once).
+ *   log(x) = e ln2 + log(1 + f), x = 2^e (1 + f) with 1 + f in
+ *     [sqrt2 / 2, sqrt2) (f exact); with s = f / (2 + f), h = f^2 / 2,
+ *     log(1 + f) = f - (h - s (h + s^2 P(s^2))), the small corrections
+ *     summed first and e * HI (exact) added last.
+ * Q and P are fits that tests/kernels/gen_exp_log_coeffs.py derives and
+ * prints, as are the ln2 splits below. Division is correctly rounded on
+ * every device (programs are built with
+ * -cl-fp32-correctly-rounded-divide-sqrt, as sqrt and div need). */
+#ifndef TESSERA_KERNELS_SCALAR_MATH_H
+#define TESSERA_KERNELS_SCALAR_MATH_H
+
+/* clang-format off */
+/* F: ln2 - HI - LO = 5.5e-14 */
+#define TSR__K_F_LN2_HI 0x1.62e400p-1f
+#define TSR__K_F_LN2_LO 0x1.7f7d1cp-20f
+#define TSR__K_F_LOG2E 0x1.715476p+0f
+/* D: ln2 - HI - LO = 1.95e-31 */
+#define TSR__K_D_LN2_HI 0x1.62e42fefa3800p-1
+#define TSR__K_D_LN2_LO 0x1.ef35793c76730p-45
+#define TSR__K_D_LOG2E 0x1.71547652b82fep+0
+/* EXPF_Q: degree 5, fit error 2.38e-10 of the result (2^-32.0) */
+#define TSR__K_EXPF_Q0 0x1.000000p-1f
+#define TSR__K_EXPF_Q1 0x1.555556p-3f
+#define TSR__K_EXPF_Q2 0x1.5554eap-5f
+#define TSR__K_EXPF_Q3 0x1.1110e0p-7f
+#define TSR__K_EXPF_Q4 0x1.6d4316p-10f
+#define TSR__K_EXPF_Q5 0x1.a124e4p-13f
+/* EXPD_Q: degree 10, fit error 2.37e-19 of the result (2^-61.9) */
+#define TSR__K_EXPD_Q0 0x1.0000000000000p-1
+#define TSR__K_EXPD_Q1 0x1.5555555555557p-3
+#define TSR__K_EXPD_Q2 0x1.5555555555556p-5
+#define TSR__K_EXPD_Q3 0x1.11111111100dfp-7
+#define TSR__K_EXPD_Q4 0x1.6c16c16c162d6p-10
+#define TSR__K_EXPD_Q5 0x1.a01a01abe62ddp-13
+#define TSR__K_EXPD_Q6 0x1.a01a01a6d7808p-16
+#define TSR__K_EXPD_Q7 0x1.71de02375656cp-19
+#define TSR__K_EXPD_Q8 0x1.27e4db67b4303p-22
+#define TSR__K_EXPD_Q9 0x1.af4ddd84882fep-26
+#define TSR__K_EXPD_Q10 0x1.1f72fc730b4ffp-29
+/* LOGF_P: degree 3, fit error 1.69e-11 of the result (2^-35.8) */
+#define TSR__K_LOGF_P0 0x1.555556p-1f
+#define TSR__K_LOGF_P1 0x1.9999ecp-2f
+#define TSR__K_LOGF_P2 0x1.245c44p-2f
+#define TSR__K_LOGF_P3 0x1.ddced8p-3f
+/* LOGD_P: degree 7, fit error 3.05e-20 of the result (2^-64.8) */
+#define TSR__K_LOGD_P0 0x1.5555555555555p-1
+#define TSR__K_LOGD_P1 0x1.9999999999a38p-2
+#define TSR__K_LOGD_P2 0x1.2492492476cccp-2
+#define TSR__K_LOGD_P3 0x1.c71c720159177p-3
+#define TSR__K_LOGD_P4 0x1.745cf9048dd95p-3
+#define TSR__K_LOGD_P5 0x1.3b1c355a8f7a2p-3
+#define TSR__K_LOGD_P6 0x1.0fbe95d716020p-3
+#define TSR__K_LOGD_P7 0x1.0c039c49989c6p-3
+/* clang-format on */
+
+/* What the two formats differ in besides the constants above: the
+ * significand's width, the exponent's bias, sqrt2's significand as the
+ * bits of a value in [1, 2), the smallest normal number and the scaling
+ * that makes a subnormal normal, exp's overflow and underflow bounds
+ * (beyond them the result is +inf or rounds to +0), and the power of two
+ * by which tsr__k_scale_* steps into the top (bottom) of the range. */
+#define TSR__K_F_MANT 23
+#define TSR__K_F_BIAS 127
+#define TSR__K_F_SQRT2 0x3FB504F3u
+#define TSR__K_F_MIN_NORMAL 0x1p-126f
+#define TSR__K_F_SUB_BITS 25
+#define TSR__K_F_SUB_SCALE 0x1p25f
+#define TSR__K_F_EXP_HUGE 89.0f
+#define TSR__K_F_EXP_TINY -104.0f
+#define TSR__K_F_STEP_BITS 64
+#define TSR__K_F_STEP_DOWN 0x1p-64f
+#define TSR__K_F_TOP 0x1p127f
+#define TSR__K_D_MANT 52
+#define TSR__K_D_BIAS 1023
+#define TSR__K_D_SQRT2 TSR__U64(0x3FF6A09E667F3BCD)
+#define TSR__K_D_MIN_NORMAL 0x1p-1022
+#define TSR__K_D_SUB_BITS 54
+#define TSR__K_D_SUB_SCALE 0x1p54
+#define TSR__K_D_EXP_HUGE 710.0
+#define TSR__K_D_EXP_TINY -746.0
+#define TSR__K_D_STEP_BITS 128
+#define TSR__K_D_STEP_DOWN 0x1p-128
+#define TSR__K_D_TOP 0x1p1023
+
+/* The functions of a real type T (suffix sfx; C is F or D, the constants'
+ * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
+ * between them). The type's own tsr__k_expq_<sfx>(r) and
+ * tsr__k_logp_<sfx>(z) evaluate Q and P.
+ *   scale: p * 2^k for p in [0.5, 2] and k from below the subnormals'
+ *     bottom to one past the top exponent, rounded once: 2^k is built from
+ *     its bits, in two steps beyond the normal exponents.
+ *   exp: a NaN passes through (x + x quiets it).
+ *   log: x = 2^e * m, m in [sqrt2 / 2, sqrt2): subnormals are scaled up
+ *     first; a significand above sqrt2's takes one off m and puts it on e. */
+#define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
+    static inline T tsr__k_pow2_##sfx(int k)                                                   \
+    {                                                                                          \
+        return FROM_BITS((U)(k + TSR__K_##C##_BIAS) << TSR__K_##C##_MANT);                     \
+    }                                                                                          \
+    static inline T tsr__k_scale_##sfx(T p, int k)                                             \
+    {                                                                                          \
+        if (k > TSR__K_##C##_BIAS)                                                             \
+            return p * tsr__k_pow2_##sfx(k - TSR__K_##C##_BIAS) * TSR__K_##C##_TOP;            \
+        if (k < 1 - TSR__K_##C##_BIAS)                                                         \
+            return p * tsr__k_pow2_##sfx(k + TSR__K_##C##_STEP_BITS) * TSR__K_##C##_STEP_DOWN; \
+        return p * tsr__k_pow2_##sfx(k);                                                       \
+    }                                                                                          \
+    static inline T tsr__k_exp_##sfx(T x)                                                      \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x > TSR__K_##C##_EXP_HUGE)                                                         \
+            return (T)INFINITY;                                                                \
+        if (x < TSR__K_##C##_EXP_TINY)                                                         \
+            return (T)0;                                                                       \
+        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
+        T r = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                 \
+        r = FMA(-k, TSR__K_##C##_LN2_LO, r);                                                   \
+        T p = (T)1 + FMA(r * r, tsr__k_expq_##sfx(r), r);                                      \
+        return tsr__k_scale_##sfx(p, (int)k);                                                  \
+    }                                                                                          \
+    static inline T tsr__k_log_##sfx(T x)                                                      \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x == 0)                                                                            \
+            return -(T)INFINITY;                                                               \
+        if (x < 0)                                                                             \
+            return (T)TSR__K_QUIET_NAN;                                                        \
+        if (x == (T)INFINITY)                                                                  \
+            return x;                                                                          \
+        int e = 0;                                                                             \
+        if (x < TSR__K_##C##_MIN_NORMAL) {                                                     \
+            x *= TSR__K_##C##_SUB_SCALE;                                                       \
+            e = -TSR__K_##C##_SUB_BITS;                                                        \
+        }                                                                                      \
+        U u = BITS(x);                                                                         \
+        e += (int)(u >> TSR__K_##C##_MANT) - TSR__K_##C##_BIAS;                                \
+        U one = (U)1 << TSR__K_##C##_MANT;                                                     \
+        U m = (u & (one - 1)) | (U)TSR__K_##C##_BIAS << TSR__K_##C##_MANT;                     \
+        if (m >= TSR__K_##C##_SQRT2) {                                                         \
+            m -= one;                                                                          \
+            e += 1;                                                                            \
+        }                                                                                      \
+        T f = FROM_BITS(m) - (T)1;                                                             \
+        T s = f / ((T)2 + f);                                                                  \
+        T z = s * s;                                                                           \
+        T h = (T)0.5 * f * f;                                                                  \
+        T et = (T)e;                                                                           \
+        T small = FMA(s, FMA(z, tsr__k_logp_##sfx(z), h), et * TSR__K_##C##_LN2_LO);           \
+        return FMA(et, TSR__K_##C##_LN2_HI, f - (h - small));                                  \
+    }
+
+static inline float tsr__k_expq_f32(float r)
+{
+    float q = tsr__k_fmaf(r, TSR__K_EXPF_Q5, TSR__K_EXPF_Q4);
+    q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q3);
+    q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q2);
+    q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q1);
+    return tsr__k_fmaf(r, q, TSR__K_EXPF_Q0);
+}
+static inline float tsr__k_logp_f32(float z)
+{
+    float p = tsr__k_fmaf(z, TSR__K_LOGF_P3, TSR__K_LOGF_P2);
+    p = tsr__k_fmaf(z, p, TSR__K_LOGF_P1);
+    return tsr__k_fmaf(z, p, TSR__K_LOGF_P0);
+}
+TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bits,
+               tsr__float_from_bits)
+
+/* bfloat16 computes in float and rounds once (PyTorch 1.13's loops do
+ * the same through float); float16 is refused before (NO_HALF), its
+ * functions are there for the programs that name every family. */
+#define tsr__k_exp_f16 tsr__k_exp_f32
+#define tsr__k_exp_bf16 tsr__k_exp_f32
+#define tsr__k_log_f16 tsr__k_log_f32
+#define tsr__k_log_bf16 tsr__k_log_f32
+
+#ifdef TSR_CONV_HAVE_DOUBLE
+
+static inline double tsr__k_expq_f64(double r)
+{
+    double q = tsr__k_fmad(r, TSR__K_EXPD_Q10, TSR__K_EXPD_Q9);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q8);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q7);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q6);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q5);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q4);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q3);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q2);
+    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q1);
+    return tsr__k_fmad(r, q, TSR__K_EXPD_Q0);
+}
+static inline double tsr__k_logp_f64(double z)
+{
+    double p = tsr__k_fmad(z, TSR__K_LOGD_P7, TSR__K_LOGD_P6);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P5);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P4);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P3);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P2);
+    p = tsr__k_fmad(z, p, TSR__K_LOGD_P1);
+    return tsr__k_fmad(z, p, TSR__K_LOGD_P0);
+}
+TSR__K_EXP_LOG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits,
+               tsr__double_from_bits)
+
+#endif /* TSR_CONV_HAVE_DOUBLE */
+
+#endif /* TESSERA_KERNELS_SCALAR_MATH_H */
