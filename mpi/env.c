@@ -144,13 +144,9 @@ tsr_status tsr_global_env_all_device_placement(const tsr_global_env *env, tsr_de
     return tsr_placement_create_range(type, env->size, out);
 }
 
-static const struct {
-    tsr_dtype dtype;
-    const char *name;
-} sum_dtypes[] = {
-    {TSR_FLOAT32, "float32"}, {TSR_FLOAT64, "float64"}, {TSR_INT8, "int8"},   {TSR_UINT8, "uint8"},
-    {TSR_INT16, "int16"},     {TSR_INT32, "int32"},     {TSR_INT64, "int64"},
-};
+/* The dtypes whose partial sums can be reduced, in sum_type's order. */
+static const tsr_dtype sum_dtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_INT8, TSR_UINT8,
+                                       TSR_INT16,   TSR_INT32,   TSR_INT64};
 
 /* MPI's types are not constant expressions in every implementation, so
  * the table above names the dtypes and this maps them, in the same order. */
@@ -165,13 +161,17 @@ static MPI_Datatype sum_type(size_t row)
 
 tsr_status tsr__sum_type(tsr_dtype dtype, MPI_Datatype *out)
 {
-    for (size_t k = 0; k < sizeof(sum_dtypes) / sizeof(sum_dtypes[0]); k++)
-        if (sum_dtypes[k].dtype == dtype) {
+    char names[128] = "";
+    size_t len = 0;
+    for (size_t k = 0; k < sizeof(sum_dtypes) / sizeof(sum_dtypes[0]); k++) {
+        if (sum_dtypes[k] == dtype) {
             *out = sum_type(k);
             return TSR_OK;
         }
+        len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0, "%s%s",
+                                k ? ", " : "", tsr_dtype_name(sum_dtypes[k]));
+    }
     return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
-                            "partial_sum cannot be reduced for dtype %s (supported: float32, "
-                            "float64, int8, uint8, int16, int32, int64)",
-                            tsr_dtype_name(dtype));
+                            "partial_sum cannot be reduced for dtype %s (supported: %s)",
+                            tsr_dtype_name(dtype), names);
 }
