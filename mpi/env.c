@@ -60,8 +60,9 @@ tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global
         }
         env->finalize = true;
     }
-    /* The world's handler for the calls before our own communicator. */
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* Only our duplicate returns errors: the program's own MPI_COMM_WORLD
+     * keeps the handler it has. */
+    env->world = MPI_COMM_NULL;
     rc = MPI_Comm_dup(MPI_COMM_WORLD, &env->world);
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_set_errhandler(env->world, MPI_ERRORS_RETURN);
@@ -87,7 +88,7 @@ void tsr_global_env_close(tsr_global_env *env)
 {
     if (!env)
         return;
-    if (env->world != MPI_COMM_NULL && env->world)
+    if (env->world != MPI_COMM_NULL)
         MPI_Comm_free(&env->world);
     if (env->finalize)
         MPI_Finalize();

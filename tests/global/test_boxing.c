@@ -108,6 +108,14 @@ static void test_other_placements(void)
                 box_pair(TSR_FLOAT32, 2, shapes[1], world_list, &list[a], others[o], &list[b]);
                 box_pair(TSR_INT64, 2, shapes[1], others[o], &list[a], world_list, &list[b]);
             }
+    /* A 0-dim tensor: only B and P apply. */
+    static const int64_t scalar[1] = {0};
+    tsr_sbp bp[2] = {tsr_sbp_broadcast(), tsr_sbp_partial_sum()};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            box_pair(TSR_FLOAT64, 0, scalar, world_list, &bp[a], world_list, &bp[b]);
+            box_pair(TSR_INT32, 0, scalar, world_list, &bp[a], reversed, &bp[b]);
+        }
     if (grid) {
         /* Every 2-D signature of a [5, 3] tensor, to and from 1-D. */
         for (int a = 0; a < n; a++)
@@ -174,12 +182,19 @@ static void test_errors(void)
 
 int main(void)
 {
+    /* Without Open MPI's variable the local rank comes from a
+     * shared-memory split of the world: the same number on one machine. */
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    int want_local = lr ? atoi(lr) : -1;
+    unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
     if (tsr_global_env_open(NULL, &env) != TSR_OK) {
         fprintf(stderr, "global env: %s\n", tsr_last_error());
         return 1;
     }
     rank = tsr_global_env_rank(env);
     world = tsr_global_env_world_size(env);
+    if (want_local >= 0)
+        ASSERT_EQ(tsr_global_env_local_rank(env), want_local);
     if (tsr_global_env_all_device_placement(env, TSR_DEVICE_CPU, &world_list) != TSR_OK)
         return 1;
     test_one_list();
