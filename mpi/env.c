@@ -116,25 +116,25 @@ tsr_status tsr_global_env_device(const tsr_global_env *env, tsr_device_type type
         *out = (tsr_device){TSR_DEVICE_CPU, -1};
         return TSR_OK;
     }
-    if (type != TSR_DEVICE_OPENCL)
-        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
-                                "global tensors live on cpu or opencl devices, not %s",
-                                tsr_device_type_name(type));
+    /* Any accelerator type the daemon serves; which ones is its business. */
+    const char *name = tsr_device_type_name(type);
+    if (type == TSR_DEVICE_META || !name)
+        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED, "global tensors cannot live on %s devices",
+                                name ? name : "invalid");
     if (!env->client)
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
-                                "an opencl placement needs a client in the global env's options");
+                                "a %s placement needs a client in the global env's options", name);
     int32_t count = 0;
     tsr_status st = tsr_device_count(env->client, type, &count);
     if (st)
         return st;
     if (count < 1)
-        return tsr__global_fail(TSR_ERR_NO_DEVICE, "rank %d: the daemon has no opencl device",
-                                env->rank);
+        return tsr__global_fail(TSR_ERR_NO_DEVICE, "rank %d: the daemon has no %s device",
+                                env->rank, name);
     int32_t index = env->has_device_index ? env->device_index : env->local_rank % count;
     if (index < 0 || index >= count)
-        return tsr__global_fail(TSR_ERR_NO_DEVICE,
-                                "rank %d: opencl:%d does not exist (%d opencl devices)", env->rank,
-                                (int)index, (int)count);
+        return tsr__global_fail(TSR_ERR_NO_DEVICE, "rank %d: %s:%d does not exist (%d %s devices)",
+                                env->rank, name, (int)index, (int)count, name);
     *out = (tsr_device){type, index};
     return TSR_OK;
 }

@@ -170,10 +170,11 @@ TSR_API int32_t tsr_global_env_rank(const tsr_global_env *env);
 TSR_API int32_t tsr_global_env_world_size(const tsr_global_env *env);
 TSR_API int32_t tsr_global_env_local_rank(const tsr_global_env *env);
 /* The device a shard of this type lives on at this rank: cpu (index -1),
- * or opencl:<local rank modulo the client's opencl devices>. Errors:
+ * or for an accelerator type (opencl) index <local rank modulo the
+ * client's devices of that type>, or the options' device_index. Errors:
  * TSR_ERR_INVALID_ARGUMENT for an accelerator with no client,
- * TSR_ERR_NO_DEVICE when the client has no device of the type,
- * TSR_ERR_NOT_SUPPORTED for types other than cpu and opencl. */
+ * TSR_ERR_NO_DEVICE when the client has no such device,
+ * TSR_ERR_NOT_SUPPORTED for meta. */
 TSR_API tsr_status tsr_global_env_device(const tsr_global_env *env, tsr_device_type type,
                                          tsr_device *out);
 /* oneflow.env.all_device_placement(type): every rank of the world. */
