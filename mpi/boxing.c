@@ -140,51 +140,63 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
     return st;
 }
 
+/* In S(i) -> S(j), the block this rank exchanges with peer r. Sending
+ * (mine: its S(i) slice): the part inside r's S(j) slice, starting at *at
+ * in mine. Receiving (mine: its new S(j) slice): the part of r's S(i)
+ * slice inside it, going to *at in mine. */
+static void peer_block(const boxing *b, bool sending, int64_t r, const int64_t *mine, int64_t *box,
+                       int64_t *at)
+{
+    int nd = b->src->ndim, cut = sending ? b->sbp[0].dim : b->src->sbp[0].dim;
+    int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+    geometry(b, sending, r, sz, off);
+    memcpy(box, mine, (size_t)nd * sizeof(int64_t));
+    memset(at, 0, (size_t)nd * sizeof(int64_t));
+    box[cut] = sz[cut];
+    at[cut] = off[cut];
+}
+
+/* Byte counts and displacements of every peer's block, one direction. */
+static tsr_status block_counts(const boxing *b, bool sending, const int64_t *mine, int k,
+                               int *counts, int *displs, int64_t *total)
+{
+    int64_t at = 0, box[TSR_MAX_DIMS], start[TSR_MAX_DIMS];
+    for (int r = 0; r < k; r++) {
+        peer_block(b, sending, r, mine, box, start);
+        int64_t bytes = tsr__numel(b->src->ndim, box) * (int64_t)b->itemsize;
+        tsr_status st = fits_int(at + bytes, "boxing S->S");
+        if (st)
+            return st;
+        counts[r] = (int)bytes;
+        displs[r] = (int)at;
+        at += bytes;
+    }
+    *total = at;
+    return TSR_OK;
+}
+
 /* S(i) -> S(j): each rank sends every peer the part of its slice that
  * falls in the peer's new slice, and assembles its own from what comes. */
 static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
 {
-    const tsr_global_tensor *s = b->src;
-    int i = s->sbp[0].dim, j = b->sbp[0].dim, nd = s->ndim;
-    int64_t me = s->index, zero[TSR_MAX_DIMS] = {0};
-    int64_t src_sz[TSR_MAX_DIMS], src_off[TSR_MAX_DIMS], dst_sz[TSR_MAX_DIMS],
-        dst_off[TSR_MAX_DIMS];
-    geometry(b, false, me, src_sz, src_off);
-    geometry(b, true, me, dst_sz, dst_off);
+    int nd = b->src->ndim;
+    int64_t src_sz[TSR_MAX_DIMS], dst_sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS], zero[TSR_MAX_DIMS] = {0};
+    geometry(b, false, b->src->index, src_sz, off);
+    geometry(b, true, b->src->index, dst_sz, off);
     int *c = malloc(4 * (size_t)k * sizeof(int));
     if (!c)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     int *scounts = c, *sdispls = c + k, *rcounts = c + 2 * k, *rdispls = c + 3 * k;
-    tsr_status st = TSR_OK;
-    int64_t sent = 0, got = 0;
-    for (int r = 0; r < k && !st; r++) {
-        int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
-        geometry(b, true, r, sz, off);
-        int64_t out_n = tsr__numel(nd, src_sz) / (src_sz[j] ? src_sz[j] : 1) * sz[j];
-        geometry(b, false, r, sz, off);
-        int64_t in_n = tsr__numel(nd, dst_sz) / (dst_sz[i] ? dst_sz[i] : 1) * sz[i];
-        out_n *= (int64_t)b->itemsize;
-        in_n *= (int64_t)b->itemsize;
-        if ((st = fits_int(sent + out_n, "boxing S->S")) ||
-            (st = fits_int(got + in_n, "boxing S->S")))
-            break;
-        scounts[r] = (int)out_n;
-        rcounts[r] = (int)in_n;
-        sdispls[r] = (int)sent;
-        rdispls[r] = (int)got;
-        sent += out_n;
-        got += in_n;
-    }
+    int64_t sent = 0, got = 0, box[TSR_MAX_DIMS], at[TSR_MAX_DIMS];
+    tsr_status st = block_counts(b, true, src_sz, k, scounts, sdispls, &sent);
+    if (!st)
+        st = block_counts(b, false, dst_sz, k, rcounts, rdispls, &got);
     char *sendbuf = st ? NULL : malloc(sent ? (size_t)sent : 1);
     char *recvbuf = st ? NULL : malloc(got ? (size_t)got : 1);
     if (!st && (!sendbuf || !recvbuf))
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     for (int r = 0; r < k && !st; r++) {
-        int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS], box[TSR_MAX_DIMS], at[TSR_MAX_DIMS] = {0};
-        geometry(b, true, r, sz, off);
-        memcpy(box, src_sz, (size_t)nd * sizeof(int64_t));
-        box[j] = sz[j];
-        at[j] = off[j];
+        peer_block(b, true, r, src_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, sendbuf + sdispls[r], box, zero, b->in, src_sz, at);
     }
     if (!st) {
@@ -194,11 +206,7 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
             st = tsr__mpi_fail(rc, "boxing S->S: MPI_Alltoallv");
     }
     for (int r = 0; r < k && !st; r++) {
-        int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS], box[TSR_MAX_DIMS], at[TSR_MAX_DIMS] = {0};
-        geometry(b, false, r, sz, off);
-        memcpy(box, dst_sz, (size_t)nd * sizeof(int64_t));
-        box[i] = sz[i];
-        at[i] = off[i];
+        peer_block(b, false, r, dst_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, b->out.host, dst_sz, at, recvbuf + rdispls[r], box,
                       zero);
     }
