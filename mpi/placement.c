@@ -2,6 +2,7 @@
  * tensors. A placement owns a copy of its rank grid; it never changes after
  * creation, so it is shared by pointer and copied only when a tensor keeps
  * one. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,12 +134,20 @@ bool tsr_placement_equal(const tsr_placement *a, const tsr_placement *b)
            !memcmp(a->ranks, b->ranks, (size_t)a->size * sizeof(int32_t));
 }
 
-/* snprintf into buf at *len, counting what does not fit. */
-#define APPEND(...)                                                                               \
-    do {                                                                                          \
-        int w_ = snprintf(buf && len < n ? buf + len : NULL, len < n ? n - len : 0, __VA_ARGS__); \
-        len += w_ > 0 ? (size_t)w_ : 0;                                                           \
-    } while (0)
+/* snprintf at buf + *len, within n bytes, counting what does not fit
+ * (snprintf rules for the whole text). */
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...) TSR__GLOBAL_PRINTF(4, 5);
+static void append(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    char none[1];
+    va_list ap;
+    va_start(ap, fmt);
+    int w = *len < n ? vsnprintf(buf + *len, n - *len, fmt, ap) : vsnprintf(none, 0, fmt, ap);
+    va_end(ap);
+    *len += w > 0 ? (size_t)w : 0;
+}
+
+#define APPEND(...) append(buf, n, &len, __VA_ARGS__)
 
 size_t tsr_placement_repr(const tsr_placement *placement, char *buf, size_t n)
 {
@@ -191,7 +200,7 @@ size_t tsr_sbp_tuple_repr(const tsr_sbp *sbp, int count, char *buf, size_t n)
     for (int k = 0; k < count; k++) {
         if (k)
             APPEND(", ");
-        len += tsr_sbp_repr(sbp[k], buf && len < n ? buf + len : NULL, len < n ? n - len : 0);
+        len += len < n ? tsr_sbp_repr(sbp[k], buf + len, n - len) : tsr_sbp_repr(sbp[k], NULL, 0);
     }
     APPEND(count == 1 ? ",)" : ")");
     return len;
