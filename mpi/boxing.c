@@ -2,10 +2,11 @@
  *
  * On one 1-D rank list the conversions are OneFlow's: S(i)->B all-gather,
  * P->B all-reduce, P->S(i) reduce-scatter, S(i)->S(j) all-to-all, and
- * B->S(i), B->P, S(i)->P local (no communication). Every other pair (other
- * rank lists, 2-D grids) goes through the logical tensor: each rank puts
- * what it alone contributes into a zero buffer of the logical shape and
- * the world all-reduces it (sum for partial sums, bitwise or of bytes
+ * B->S(i), B->P, S(i)->P local (no communication). The same grid shape and
+ * sbp on other ranks is sent shard by shard, point to point. Every other
+ * pair (other rank lists, 2-D grids) goes through the logical tensor: each
+ * rank puts what it alone contributes into a zero buffer of the logical
+ * shape and the world all-reduces it (sum for partial sums, bitwise or of bytes
  * otherwise, where every byte has one contributor), then each rank cuts
  * its new shard out. That moves more than a dedicated collective would but
  * is right for every pair; docs/global.md says which path a pair takes. */
@@ -328,13 +329,19 @@ static tsr_status on_one_list(boxing *b)
     return st;
 }
 
+/* The same grid shape (1-D or 2-D, the same sizes), whatever the ranks. */
+static bool same_shape(const tsr_placement *a, const tsr_placement *b)
+{
+    int nd = tsr_placement_ndim(a);
+    return nd == tsr_placement_ndim(b) &&
+           !memcmp(tsr_placement_hierarchy(a), tsr_placement_hierarchy(b),
+                   (size_t)nd * sizeof(int64_t));
+}
+
 /* The same rank grid, whatever the device type. */
 static bool same_grid(const tsr_placement *a, const tsr_placement *b)
 {
-    int nd = tsr_placement_ndim(a);
-    if (nd != tsr_placement_ndim(b) ||
-        memcmp(tsr_placement_hierarchy(a), tsr_placement_hierarchy(b),
-               (size_t)nd * sizeof(int64_t)))
+    if (!same_shape(a, b))
         return false;
     for (int64_t k = 0; k < tsr_placement_size(a); k++)
         if (tsr_placement_rank(a, k) != tsr_placement_rank(b, k))
@@ -342,13 +349,44 @@ static bool same_grid(const tsr_placement *a, const tsr_placement *b)
     return true;
 }
 
+/* The same grid shape and sbp on other ranks: shard k of the source is
+ * shard k of the target, sent from the one rank to the other. */
+static tsr_status point_to_point(boxing *b, int64_t out_index)
+{
+    const tsr_global_tensor *s = b->src;
+    MPI_Request req[2];
+    int n = 0, rc = MPI_SUCCESS;
+    int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+    tsr_status st = TSR_OK;
+    if (s->index >= 0) {
+        geometry(b, false, s->index, sz, off);
+        int64_t bytes = tsr__numel(s->ndim, sz) * (int64_t)b->itemsize;
+        if (!(st = fits_int(bytes, "boxing send")))
+            rc = MPI_Isend(b->in, (int)bytes, MPI_BYTE, tsr_placement_rank(b->placement, s->index),
+                           0, s->env->world, &req[n++]);
+    }
+    if (!st && rc == MPI_SUCCESS && out_index >= 0) {
+        geometry(b, true, out_index, sz, off);
+        int64_t bytes = tsr__numel(s->ndim, sz) * (int64_t)b->itemsize;
+        if (!(st = fits_int(bytes, "boxing receive")))
+            rc =
+                MPI_Irecv(b->out.host, (int)bytes, MPI_BYTE,
+                          tsr_placement_rank(s->placement, out_index), 0, s->env->world, &req[n++]);
+    }
+    int done = n ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    if (st)
+        return st;
+    rc = rc != MPI_SUCCESS ? rc : done;
+    return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing: MPI_Isend/MPI_Irecv");
+}
+
 /* Everything but the record: this rank's new shard into g->local. */
 static tsr_status convert(boxing *b, tsr_global_tensor *g)
 {
     const tsr_global_tensor *s = b->src;
-    bool grid = same_grid(s->placement, b->placement);
-    bool same_sbp = true;
-    for (int a = 0; grid && a < tsr_placement_ndim(b->placement); a++)
+    bool shape = same_shape(s->placement, b->placement);
+    bool grid = same_grid(s->placement, b->placement), same_sbp = shape;
+    for (int a = 0; shape && a < tsr_placement_ndim(b->placement); a++)
         same_sbp &= tsr_sbp_equal(s->sbp[a], b->sbp[a]);
     if (grid && same_sbp)
         return g->index >= 0 ? tsr__shard_to_device(s->env, s->local, b->device, &g->local)
@@ -361,8 +399,12 @@ static tsr_status convert(boxing *b, tsr_global_tensor *g)
         st = tsr__shard_new(s->env, b->device, s->dtype, s->ndim, sz, true, &b->out);
     }
     if (!st) {
-        st = grid && tsr_placement_ndim(b->placement) == 1 ? on_one_list(b)
-                                                           : through_logical(b, s->env->world);
+        if (same_sbp)
+            st = point_to_point(b, g->index);
+        else if (grid && tsr_placement_ndim(b->placement) == 1)
+            st = on_one_list(b);
+        else
+            st = through_logical(b, s->env->world);
         st = g->index >= 0 ? tsr__shard_finish(&b->out, st, &g->local) : st;
     }
     if (!st && g->index < 0)

@@ -91,7 +91,7 @@ static void test_other_placements(void)
     for (int r = 0; r < world; r++)
         rev[r] = world - 1 - r;
     int64_t h = world, one = 1;
-    tsr_placement *reversed = NULL, *single = NULL, *grid = NULL;
+    tsr_placement *reversed = NULL, *single = NULL, *grid = NULL, *grid_rev = NULL;
     ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 1, &h, rev, &reversed), TSR_OK);
     ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 1, &one, &last, &single), TSR_OK);
     const tsr_placement *others[3] = {reversed, single, NULL};
@@ -99,6 +99,7 @@ static void test_other_placements(void)
         int64_t hg[2] = {2, 2};
         int32_t rg[4] = {0, 1, 2, 3};
         ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rg, &grid), TSR_OK);
+        ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rev, &grid_rev), TSR_OK);
     }
     tsr_sbp list[8];
     int n = sbp_list(2, list);
@@ -125,11 +126,14 @@ static void test_other_placements(void)
                 box_pair(TSR_INT32, 2, shapes[1], grid, two, world_list, &list[1]);
                 tsr_sbp back[2] = {list[b], list[a]};
                 box_pair(TSR_INT32, 2, shapes[1], grid, two, grid, back);
+                /* The same signature on the grid's ranks reversed. */
+                box_pair(TSR_INT32, 2, shapes[1], grid, two, grid_rev, two);
             }
     }
     tsr_placement_destroy(reversed);
     tsr_placement_destroy(single);
     tsr_placement_destroy(grid);
+    tsr_placement_destroy(grid_rev);
 }
 
 static void test_errors(void)
