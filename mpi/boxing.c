@@ -44,14 +44,36 @@ static void geometry(const boxing *b, bool tgt, int64_t k, int64_t *sz, int64_t 
                               tgt ? b->sbp : s->sbp, k, sz, off);
 }
 
-/* Byte counts and displacements of every shard, in rank order. */
-static tsr_status shard_counts(const boxing *b, bool tgt, int k, int *counts, int *displs)
+/* In S(i) -> S(j), the block this rank exchanges with peer r. Sending
+ * (mine: its S(i) slice): the part inside r's S(j) slice, starting at *at
+ * in mine. Receiving (mine: its new S(j) slice): the part of r's S(i)
+ * slice inside it, going to *at in mine. */
+static void peer_block(const boxing *b, bool sending, int64_t r, const int64_t *mine, int64_t *box,
+                       int64_t *at)
 {
-    int64_t at = 0;
+    int nd = b->src->ndim, cut = sending ? b->sbp[0].dim : b->src->sbp[0].dim;
+    int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+    geometry(b, sending, r, sz, off);
+    memcpy(box, mine, (size_t)nd * sizeof(int64_t));
+    memset(at, 0, (size_t)nd * sizeof(int64_t));
+    box[cut] = sz[cut];
+    at[cut] = off[cut];
+}
+
+/* Byte counts and displacements, in rank order, of every rank's whole
+ * shard under the target (tgt) or the source signature (mine NULL), or of
+ * the S(i) -> S(j) block exchanged with each peer (peer_block; tgt means
+ * sending). *total (if not NULL) gets the sum. */
+static tsr_status block_counts(const boxing *b, bool tgt, const int64_t *mine, int k, int *counts,
+                               int *displs, int64_t *total)
+{
+    int64_t at = 0, box[TSR_MAX_DIMS], start[TSR_MAX_DIMS];
     for (int r = 0; r < k; r++) {
-        int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
-        geometry(b, tgt, r, sz, off);
-        int64_t bytes = tsr__numel(b->src->ndim, sz) * (int64_t)b->itemsize;
+        if (mine)
+            peer_block(b, tgt, r, mine, box, start);
+        else
+            geometry(b, tgt, r, box, start);
+        int64_t bytes = tsr__numel(b->src->ndim, box) * (int64_t)b->itemsize;
         tsr_status st = fits_int(at + bytes, "boxing");
         if (st)
             return st;
@@ -59,6 +81,8 @@ static tsr_status shard_counts(const boxing *b, bool tgt, int k, int *counts, in
         displs[r] = (int)at;
         at += bytes;
     }
+    if (total)
+        *total = at;
     return TSR_OK;
 }
 
@@ -87,7 +111,7 @@ static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
     if (!counts)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     int *displs = counts + k;
-    tsr_status st = shard_counts(b, false, k, counts, displs);
+    tsr_status st = block_counts(b, false, NULL, k, counts, displs, NULL);
     int64_t bytes = tsr__numel(b->src->ndim, b->src->sizes) * (int64_t)b->itemsize;
     char *packed = st ? NULL : malloc(bytes ? (size_t)bytes : 1);
     if (!st && !packed)
@@ -127,7 +151,7 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     }
     int *displs = counts + k;
-    st = shard_counts(b, true, k, counts, displs);
+    st = block_counts(b, true, NULL, k, counts, displs, NULL);
     if (!st) {
         rank_order(b, true, k, displs, packed, (void *)b->in, true);
         for (int r = 0; r < k; r++)
@@ -139,41 +163,6 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
     free(packed);
     free(counts);
     return st;
-}
-
-/* In S(i) -> S(j), the block this rank exchanges with peer r. Sending
- * (mine: its S(i) slice): the part inside r's S(j) slice, starting at *at
- * in mine. Receiving (mine: its new S(j) slice): the part of r's S(i)
- * slice inside it, going to *at in mine. */
-static void peer_block(const boxing *b, bool sending, int64_t r, const int64_t *mine, int64_t *box,
-                       int64_t *at)
-{
-    int nd = b->src->ndim, cut = sending ? b->sbp[0].dim : b->src->sbp[0].dim;
-    int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
-    geometry(b, sending, r, sz, off);
-    memcpy(box, mine, (size_t)nd * sizeof(int64_t));
-    memset(at, 0, (size_t)nd * sizeof(int64_t));
-    box[cut] = sz[cut];
-    at[cut] = off[cut];
-}
-
-/* Byte counts and displacements of every peer's block, one direction. */
-static tsr_status block_counts(const boxing *b, bool sending, const int64_t *mine, int k,
-                               int *counts, int *displs, int64_t *total)
-{
-    int64_t at = 0, box[TSR_MAX_DIMS], start[TSR_MAX_DIMS];
-    for (int r = 0; r < k; r++) {
-        peer_block(b, sending, r, mine, box, start);
-        int64_t bytes = tsr__numel(b->src->ndim, box) * (int64_t)b->itemsize;
-        tsr_status st = fits_int(at + bytes, "boxing S->S");
-        if (st)
-            return st;
-        counts[r] = (int)bytes;
-        displs[r] = (int)at;
-        at += bytes;
-    }
-    *total = at;
-    return TSR_OK;
 }
 
 /* S(i) -> S(j): each rank sends every peer the part of its slice that
