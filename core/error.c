@@ -26,6 +26,11 @@ tsr_status tsr__fail_text(tsr_status status, const char *text)
     return status;
 }
 
+tsr_status tsr_error_set(tsr_status status, const char *text)
+{
+    return tsr__fail_text(status, text);
+}
+
 const char *tsr_last_error(void)
 {
     return last_error;

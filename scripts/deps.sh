@@ -13,6 +13,8 @@ packages=(
     ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
     # DLPack's header, for the tensor exchange with other frameworks
     libdlpack-dev
+    # MPI for libtessera-mpi (global tensors) and mpirun for its tests
+    libopenmpi-dev openmpi-bin
     # topology, NUMA placement, DRM render nodes
     libhwloc-dev libnuma-dev libdrm-dev
     # sd_notify and socket activation; systemd-analyze for the unit files

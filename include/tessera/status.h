@@ -48,6 +48,12 @@ typedef enum tsr_status {
  * stays valid until the next failing call on the same thread. */
 TSR_API const char *tsr_last_error(void);
 
+/* Sets the calling thread's message to `text` (NULL: "", cut to 1023 bytes)
+ * and returns `status`: libraries built on libtessera (libtessera-mpi)
+ * report their failures through the same slot, so tsr_last_error reads
+ * them. */
+TSR_API tsr_status tsr_error_set(tsr_status status, const char *text);
+
 /* The enum name of a status ("TSR_ERR_TYPE"), or "TSR_ERR_UNKNOWN" for a
  * value outside the list. Static storage. */
 TSR_API const char *tsr_status_name(tsr_status status);

@@ -1,0 +1,178 @@
+/* The MPI environment: a duplicate of MPI_COMM_WORLD whose errors return,
+ * this rank's place on its node, the device its shards live on, and the
+ * MPI types that partial sums are reduced in. The environment initialises
+ * MPI only when nobody has, and then finalises it too. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/env.h"
+
+tsr_status tsr__mpi_fail(int code, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof(text), "MPI error %d", code);
+    return tsr__global_fail(TSR_ERR_RUNTIME, "%s failed: %s", what, text);
+}
+
+static int local_rank_of(MPI_Comm world, int *out)
+{
+    const char *env = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (!*end && v >= 0 && v <= INT32_MAX) {
+            *out = (int)v;
+            return MPI_SUCCESS;
+        }
+    }
+    MPI_Comm node;
+    int rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Comm_rank(node, out);
+    MPI_Comm_free(&node);
+    return rc;
+}
+
+tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global_env **out)
+{
+    tsr_global_env_options defaults = {0};
+    const tsr_global_env_options *o = options ? options : &defaults;
+    if (!out)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global env: NULL out");
+    for (size_t k = 0; k < sizeof(o->abi_reserved) / sizeof(o->abi_reserved[0]); k++)
+        if (o->abi_reserved[k])
+            return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
+                                    "global env: reserved option words must be zero");
+    tsr_global_env *env = calloc(1, sizeof(*env));
+    if (!env)
+        return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "global env: out of memory");
+    int inited = 0, rc;
+    MPI_Initialized(&inited);
+    if (!inited) {
+        int provided;
+        rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
+        if (rc != MPI_SUCCESS) {
+            free(env);
+            return tsr__global_fail(TSR_ERR_RUNTIME, "MPI_Init_thread failed (code %d)", rc);
+        }
+        env->finalize = true;
+    }
+    /* Only our duplicate returns errors: the program's own MPI_COMM_WORLD
+     * keeps the handler it has. */
+    env->world = MPI_COMM_NULL;
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, &env->world);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_set_errhandler(env->world, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_rank(env->world, &env->rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(env->world, &env->size);
+    if (rc == MPI_SUCCESS)
+        rc = local_rank_of(env->world, &env->local_rank);
+    if (rc != MPI_SUCCESS) {
+        tsr_status st = tsr__mpi_fail(rc, "global env: joining MPI_COMM_WORLD");
+        tsr_global_env_close(env);
+        return st;
+    }
+    env->client = o->client;
+    env->has_device_index = o->has_device_index;
+    env->device_index = o->device_index;
+    *out = env;
+    return TSR_OK;
+}
+
+void tsr_global_env_close(tsr_global_env *env)
+{
+    if (!env)
+        return;
+    if (env->world != MPI_COMM_NULL)
+        MPI_Comm_free(&env->world);
+    if (env->finalize)
+        MPI_Finalize();
+    free(env);
+}
+
+int32_t tsr_global_env_rank(const tsr_global_env *env)
+{
+    return env->rank;
+}
+
+int32_t tsr_global_env_world_size(const tsr_global_env *env)
+{
+    return env->size;
+}
+
+int32_t tsr_global_env_local_rank(const tsr_global_env *env)
+{
+    return env->local_rank;
+}
+
+tsr_status tsr_global_env_device(const tsr_global_env *env, tsr_device_type type, tsr_device *out)
+{
+    if (type == TSR_DEVICE_CPU) {
+        *out = (tsr_device){TSR_DEVICE_CPU, -1};
+        return TSR_OK;
+    }
+    /* Any accelerator type the daemon serves; which ones is its business. */
+    const char *name = tsr_device_type_name(type);
+    if (type == TSR_DEVICE_META || !name)
+        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED, "global tensors cannot live on %s devices",
+                                name ? name : "invalid");
+    if (!env->client)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
+                                "a %s placement needs a client in the global env's options", name);
+    int32_t count = 0;
+    tsr_status st = tsr_device_count(env->client, type, &count);
+    if (st)
+        return st;
+    if (count < 1)
+        return tsr__global_fail(TSR_ERR_NO_DEVICE, "rank %d: the daemon has no %s device",
+                                env->rank, name);
+    int32_t index = env->has_device_index ? env->device_index : env->local_rank % count;
+    if (index < 0 || index >= count)
+        return tsr__global_fail(TSR_ERR_NO_DEVICE, "rank %d: %s:%d does not exist (%d %s devices)",
+                                env->rank, name, (int)index, (int)count, name);
+    *out = (tsr_device){type, index};
+    return TSR_OK;
+}
+
+tsr_status tsr_global_env_all_device_placement(const tsr_global_env *env, tsr_device_type type,
+                                               tsr_placement **out)
+{
+    return tsr_placement_create_range(type, env->size, out);
+}
+
+/* The dtypes whose partial sums can be reduced, in sum_type's order. */
+static const tsr_dtype sum_dtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_INT8, TSR_UINT8,
+                                       TSR_INT16,   TSR_INT32,   TSR_INT64};
+
+/* MPI's types are not constant expressions in every implementation, so
+ * the table above names the dtypes and this maps them, in the same order. */
+static MPI_Datatype sum_type(size_t row)
+{
+    MPI_Datatype types[] = {MPI_FLOAT,   MPI_DOUBLE,  MPI_INT8_T, MPI_UINT8_T,
+                            MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    _Static_assert(sizeof(types) / sizeof(types[0]) == sizeof(sum_dtypes) / sizeof(sum_dtypes[0]),
+                   "one MPI type per summable dtype");
+    return types[row];
+}
+
+tsr_status tsr__sum_type(tsr_dtype dtype, MPI_Datatype *out)
+{
+    char names[128] = "";
+    size_t len = 0;
+    for (size_t k = 0; k < sizeof(sum_dtypes) / sizeof(sum_dtypes[0]); k++) {
+        if (sum_dtypes[k] == dtype) {
+            *out = sum_type(k);
+            return TSR_OK;
+        }
+        len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0, "%s%s",
+                                k ? ", " : "", tsr_dtype_name(sum_dtypes[k]));
+    }
+    return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
+                            "partial_sum cannot be reduced for dtype %s (supported: %s)",
+                            tsr_dtype_name(dtype), names);
+}

@@ -1,0 +1,227 @@
+/* Global tensors across processes: placements, SBP and boxing over MPI
+ * (libtessera-mpi; libtessera itself never needs MPI).
+ *
+ * OneFlow's model (docs/global.md): a global tensor has a logical shape, a
+ * dtype, a placement (a device type and the MPI ranks that hold it, as a
+ * 1-D list or a 2-D grid) and one SBP entry per placement dimension:
+ * split(dim), broadcast or partial_sum. Each rank of the placement holds
+ * one shard, an ordinary tsr_tensor on its own device.
+ *
+ * The first part (placements, SBP values, reprs and the shard geometry) is
+ * pure and needs no MPI run. The second part (tsr_global_env and the
+ * tensors) is collective: every rank of the environment's communicator
+ * makes the same calls in the same order, including ranks outside a
+ * tensor's placement, which hold an empty shard.
+ *
+ * Errors are libtessera's: a tsr_status and tsr_last_error(). MPI failures
+ * become TSR_ERR_RUNTIME with MPI's own text (the communicator returns
+ * errors instead of aborting). */
+#ifndef TESSERA_GLOBAL_H
+#define TESSERA_GLOBAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/client.h"
+#include "tessera/device.h"
+#include "tessera/dtype.h"
+#include "tessera/export.h"
+#include "tessera/status.h"
+#include "tessera/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most placement dimensions (OneFlow's hierarchies used here: 1 and 2). */
+#define TSR_PLACEMENT_MAX_DIMS 2
+
+/* ---- Placements ----------------------------------------------------- */
+
+typedef struct tsr_placement tsr_placement;
+
+/* A placement of `type` over ranks laid out as a grid of `ndim` (1 or 2)
+ * dimensions with the given sizes: ranks holds their product, row-major
+ * (ranks=[[0, 1], [2, 3]] is hierarchy {2, 2}, ranks {0, 1, 2, 3}). The
+ * arrays are copied. Errors: TSR_ERR_INVALID_ARGUMENT for an ndim outside
+ * 1..TSR_PLACEMENT_MAX_DIMS, a size below 1, a negative or repeated rank
+ * (the message names it), a device type that is not parseable (metal) or
+ * is meta; TSR_ERR_OUT_OF_MEMORY. The caller owns *out. */
+TSR_API tsr_status tsr_placement_create(tsr_device_type type, int ndim, const int64_t *hierarchy,
+                                        const int32_t *ranks, tsr_placement **out);
+/* ranks 0..nranks-1 on one dimension (what all_device_placement gives a
+ * world of nranks processes). */
+TSR_API tsr_status tsr_placement_create_range(tsr_device_type type, int32_t nranks,
+                                              tsr_placement **out);
+TSR_API void tsr_placement_destroy(tsr_placement *placement); /* NULL ok */
+/* A copy (the caller owns it); TSR_ERR_OUT_OF_MEMORY. */
+TSR_API tsr_status tsr_placement_copy(const tsr_placement *placement, tsr_placement **out);
+
+TSR_API tsr_device_type tsr_placement_type(const tsr_placement *placement);
+TSR_API int tsr_placement_ndim(const tsr_placement *placement);
+/* ndim entries, valid while the placement lives. */
+TSR_API const int64_t *tsr_placement_hierarchy(const tsr_placement *placement);
+/* How many ranks, and the k-th in row-major grid order. */
+TSR_API int64_t tsr_placement_size(const tsr_placement *placement);
+TSR_API int32_t tsr_placement_rank(const tsr_placement *placement, int64_t k);
+/* The position of `rank` in row-major grid order (OneFlow's parallel id),
+ * or -1 when the placement does not hold it. */
+TSR_API int64_t tsr_placement_index_of(const tsr_placement *placement, int32_t rank);
+/* Same device type and same rank grid (shape and order). */
+TSR_API bool tsr_placement_equal(const tsr_placement *a, const tsr_placement *b);
+/* OneFlow's repr with Tessera's type names:
+ * oneflow.placement(type="opencl", ranks=[0, 1, 2, 3]) and, in 2-D,
+ * oneflow.placement(type="cpu", ranks=[[0, 1], [2, 3]]). Returns the full
+ * length; writes at most n bytes including the NUL (snprintf rules). */
+TSR_API size_t tsr_placement_repr(const tsr_placement *placement, char *buf, size_t n);
+
+/* ---- SBP ------------------------------------------------------------ */
+
+typedef enum tsr_sbp_kind {
+    TSR_SBP_SPLIT,      /* S(dim): slices along dim, concatenated in rank order */
+    TSR_SBP_BROADCAST,  /* B: every rank holds the whole tensor */
+    TSR_SBP_PARTIAL_SUM /* P: the tensor is the elementwise sum of the shards */
+} tsr_sbp_kind;
+
+/* A plain value; dim is meaningful for TSR_SBP_SPLIT only (0 otherwise). */
+typedef struct tsr_sbp {
+    tsr_sbp_kind kind;
+    int32_t dim;
+} tsr_sbp;
+
+static inline tsr_sbp tsr_sbp_split(int32_t dim)
+{
+    tsr_sbp s;
+    s.kind = TSR_SBP_SPLIT;
+    s.dim = dim;
+    return s;
+}
+static inline tsr_sbp tsr_sbp_broadcast(void)
+{
+    tsr_sbp s;
+    s.kind = TSR_SBP_BROADCAST;
+    s.dim = 0;
+    return s;
+}
+static inline tsr_sbp tsr_sbp_partial_sum(void)
+{
+    tsr_sbp s;
+    s.kind = TSR_SBP_PARTIAL_SUM;
+    s.dim = 0;
+    return s;
+}
+
+TSR_API bool tsr_sbp_equal(tsr_sbp a, tsr_sbp b);
+/* oneflow.sbp.split(dim=0), oneflow.sbp.broadcast, oneflow.sbp.partial_sum
+ * (snprintf rules). */
+TSR_API size_t tsr_sbp_repr(tsr_sbp sbp, char *buf, size_t n);
+/* A tensor's .sbp: a tuple, "(oneflow.sbp.split(dim=0),)" or
+ * "(oneflow.sbp.broadcast, oneflow.sbp.partial_sum)" (snprintf rules). */
+TSR_API size_t tsr_sbp_tuple_repr(const tsr_sbp *sbp, int count, char *buf, size_t n);
+
+/* ---- Shard geometry (pure) ------------------------------------------ */
+
+/* Checks an SBP signature (one entry per placement dimension) against a
+ * logical shape: a split dim must be in [0, ndim). Errors:
+ * TSR_ERR_INVALID_ARGUMENT for an unknown kind; TSR_ERR_INDEX for a split
+ * dim out of range (the message names the entry and the range). */
+TSR_API tsr_status tsr_sbp_check(const tsr_placement *placement, const tsr_sbp *sbp, int ndim);
+
+/* The shard that the placement's rank at position `index` (row-major grid
+ * order, tsr_placement_index_of) holds: its sizes and its offsets in the
+ * logical tensor, ndim entries each. Splits are OneFlow's: a dimension of
+ * n over k parts gives the first n % k parts n / k + 1 elements and the
+ * others n / k (5 over 2: 3 then 2); on a 2-D grid each grid dimension
+ * splits what the previous ones left. B and P shards are the whole tensor
+ * (offset 0). Errors: those of tsr_sbp_check, TSR_ERR_INDEX for an index
+ * outside the placement, TSR_ERR_INVALID_ARGUMENT for a negative size or
+ * more than TSR_MAX_DIMS dims. Writes the outputs only on success. */
+TSR_API tsr_status tsr_global_shard_geometry(int ndim, const int64_t *shape,
+                                             const tsr_placement *placement, const tsr_sbp *sbp,
+                                             int64_t index, int64_t *sizes, int64_t *offsets);
+
+/* ---- The MPI environment -------------------------------------------- */
+
+typedef struct tsr_global_env tsr_global_env;
+
+/* Zero-initialised options mean defaults. */
+typedef struct tsr_global_env_options {
+    /* The daemon session that creates accelerator shards (borrowed; it
+     * must outlive the environment). NULL: cpu placements only. */
+    tsr_client *client;
+    /* The accelerator index this rank uses; false: its local rank on the
+     * node (OMPI_COMM_WORLD_LOCAL_RANK, else an MPI-3 shared-memory split
+     * of the world), modulo the devices of the placement's type. */
+    bool has_device_index;
+    int32_t device_index;
+    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+} tsr_global_env_options;
+
+/* Joins MPI's world: initialises MPI when nobody has (and finalises it at
+ * close), duplicates MPI_COMM_WORLD and makes its errors return. Collective
+ * over the world. Errors: TSR_ERR_INVALID_ARGUMENT for reserved words that
+ * are not zero; TSR_ERR_RUNTIME when MPI fails; TSR_ERR_OUT_OF_MEMORY. */
+TSR_API tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global_env **out);
+/* Frees the communicator (collective); NULL ok. Tensors made through the
+ * environment must be released first. */
+TSR_API void tsr_global_env_close(tsr_global_env *env);
+TSR_API int32_t tsr_global_env_rank(const tsr_global_env *env);
+TSR_API int32_t tsr_global_env_world_size(const tsr_global_env *env);
+TSR_API int32_t tsr_global_env_local_rank(const tsr_global_env *env);
+/* The device a shard of this type lives on at this rank: cpu (index -1),
+ * or for an accelerator type (opencl) index <local rank modulo the
+ * client's devices of that type>, or the options' device_index. Errors:
+ * TSR_ERR_INVALID_ARGUMENT for an accelerator with no client,
+ * TSR_ERR_NO_DEVICE when the client has no such device,
+ * TSR_ERR_NOT_SUPPORTED for meta. */
+TSR_API tsr_status tsr_global_env_device(const tsr_global_env *env, tsr_device_type type,
+                                         tsr_device *out);
+/* oneflow.env.all_device_placement(type): every rank of the world. */
+TSR_API tsr_status tsr_global_env_all_device_placement(const tsr_global_env *env,
+                                                       tsr_device_type type, tsr_placement **out);
+
+/* ---- Global tensors ------------------------------------------------- */
+
+typedef struct tsr_global_tensor tsr_global_tensor;
+
+/* to_global(local, placement, sbp): `local` is this rank's shard (for B the
+ * same data on every rank, for S(i) its slice, for P its addend). The ranks
+ * exchange their shards' shapes and dtypes: the logical shape is the
+ * common one (S(i): the sizes along i added up), and each shard must be
+ * the one tsr_global_shard_geometry gives its rank, or the call fails on
+ * every rank with TSR_ERR_RUNTIME naming the first rank whose shard does
+ * not fit. A shard on another device is copied to this rank's device
+ * (tsr_global_env_device); otherwise it is shared. Ranks outside the
+ * placement pass NULL. Collective over the environment's world. Errors:
+ * those of tsr_sbp_check and tsr_global_env_device; TSR_ERR_INVALID_ARGUMENT
+ * for a placement rank outside the world, or a NULL local on a member;
+ * TSR_ERR_RUNTIME for MPI's failures. The caller owns *out. */
+TSR_API tsr_status tsr_global_tensor_from_local(tsr_global_env *env, tsr_tensor *local,
+                                                const tsr_placement *placement, const tsr_sbp *sbp,
+                                                tsr_global_tensor **out);
+/* to_global(global, placement, sbp): the same logical tensor redistributed
+ * (boxing, docs/global.md). Collective over the world. Partial sums are
+ * reduced only for float32, float64, int8, uint8, int16, int32 and int64
+ * (TSR_ERR_NOT_SUPPORTED otherwise). The caller owns *out. */
+TSR_API tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
+                                               const tsr_placement *placement, const tsr_sbp *sbp,
+                                               tsr_global_tensor **out);
+/* to_local(): this rank's shard, one more reference (the caller owns it);
+ * an empty 1-D tensor on ranks outside the placement. Never fails on a
+ * valid tensor. */
+TSR_API tsr_tensor *tsr_global_tensor_to_local(const tsr_global_tensor *global);
+TSR_API void tsr_global_tensor_release(tsr_global_tensor *global); /* NULL ok */
+
+TSR_API tsr_dtype tsr_global_tensor_dtype(const tsr_global_tensor *global);
+TSR_API int tsr_global_tensor_ndim(const tsr_global_tensor *global);
+TSR_API const int64_t *tsr_global_tensor_sizes(const tsr_global_tensor *global);
+TSR_API const tsr_placement *tsr_global_tensor_placement(const tsr_global_tensor *global);
+/* One entry per placement dimension, valid while the tensor lives. */
+TSR_API const tsr_sbp *tsr_global_tensor_sbp(const tsr_global_tensor *global);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_GLOBAL_H */

@@ -1,0 +1,213 @@
+/* Boxing between every pair of SBP signatures, run under mpirun with 1, 2
+ * and 4 ranks on cpu tensors: each rank builds its shard of a known logical
+ * tensor, converts, and compares what it holds with the same computation
+ * done on one rank (the logical tensor cut by the target's geometry). A
+ * partial-sum result is checked by its sum (boxed back to broadcast) and,
+ * where OneFlow fixes it, by each rank's addend. */
+#include <mpi.h>
+
+#include "support_global.h"
+
+/* OneFlow's addends where it fixes them: B -> P keeps the value at the
+ * placement's first rank, S(i) -> P puts the slice in zeros. */
+static void check_to_partial_layout(tsr_dtype dtype, int ndim, const int64_t *shape,
+                                    const tsr_sbp *from)
+{
+    tsr_sbp ps = tsr_sbp_partial_sum();
+    tsr_global_tensor *src = make_global(dtype, ndim, shape, world_list, from), *dst = NULL;
+    ASSERT_EQ(tsr_global_tensor_to_global(src, world_list, &ps, &dst), TSR_OK);
+    tsr_tensor *mine = dst ? tsr_global_tensor_to_local(dst) : NULL;
+    double got[MAXN];
+    tsr_tensor_options f64 = {.has_dtype = true, .dtype = TSR_FLOAT64};
+    tsr_tensor *as64 = NULL;
+    /* Compare as float64 values: copy through a float64 tensor. */
+    if (mine && tsr_tensor_empty(NULL, ndim, shape, &f64, &as64) == TSR_OK &&
+        tsr_tensor_copy_(as64, mine) == TSR_OK &&
+        tsr_tensor_copy_to_host(as64, got, (size_t)tsr_tensor_nbytes(as64)) == TSR_OK) {
+        int64_t sz[8], off[8], n = tsr_tensor_numel(mine);
+        tsr_global_shard_geometry(ndim, shape, world_list, from, rank, sz, off);
+        int wrong = 0;
+        for (int64_t e = 0; e < n; e++) {
+            int64_t rest = e, inside = 1;
+            for (int d = ndim - 1; d >= 0; d--) {
+                int64_t i = rest % shape[d];
+                rest /= shape[d];
+                inside &= i >= off[d] && i < off[d] + sz[d];
+            }
+            bool keeps = from->kind == TSR_SBP_BROADCAST ? rank == 0 : inside;
+            wrong += got[e] != (keeps ? value_at(e) : 0);
+        }
+        ASSERT_EQ(wrong, 0);
+    } else {
+        ASSERT_TRUE(false);
+    }
+    tsr_tensor_release(as64);
+    tsr_tensor_release(mine);
+    tsr_global_tensor_release(dst);
+    tsr_global_tensor_release(src);
+}
+
+static int sbp_list(int ndim, tsr_sbp *out)
+{
+    int n = 0;
+    for (int d = 0; d < ndim; d++)
+        out[n++] = tsr_sbp_split(d);
+    out[n++] = tsr_sbp_broadcast();
+    out[n++] = tsr_sbp_partial_sum();
+    return n;
+}
+
+static const int64_t shapes[][3] = {{8, 4, 0}, {5, 3, 0}, {3, 5, 2}, {2, 1, 0}};
+static const int shape_ndims[] = {2, 2, 3, 2};
+
+/* Every pair on one 1-D rank list (the dedicated collectives). */
+static void test_one_list(void)
+{
+    const tsr_dtype dtypes[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_INT32, TSR_INT64};
+    for (size_t t = 0; t < sizeof(dtypes) / sizeof(dtypes[0]); t++)
+        for (size_t s = 0; s < sizeof(shape_ndims) / sizeof(shape_ndims[0]); s++) {
+            tsr_sbp list[8];
+            int n = sbp_list(shape_ndims[s], list);
+            for (int a = 0; a < n; a++)
+                for (int b = 0; b < n; b++)
+                    box_pair(dtypes[t], shape_ndims[s], shapes[s], world_list, &list[a], world_list,
+                             &list[b]);
+            check_to_partial_layout(dtypes[t], shape_ndims[s], shapes[s], &list[n - 2]);
+            for (int a = 0; a < n - 2; a++)
+                check_to_partial_layout(dtypes[t], shape_ndims[s], shapes[s], &list[a]);
+        }
+    /* A dtype with no sum: every pair that moves bytes only. */
+    tsr_sbp list[8];
+    int n = sbp_list(3, list) - 1;
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            box_pair(TSR_BOOL, 3, shapes[2], world_list, &list[a], world_list, &list[b]);
+}
+
+/* Other rank lists and 2-D grids: through the logical tensor. */
+static void test_other_placements(void)
+{
+    int32_t rev[64], last = world - 1;
+    for (int r = 0; r < world; r++)
+        rev[r] = world - 1 - r;
+    int64_t h = world, one = 1;
+    tsr_placement *reversed = NULL, *single = NULL, *grid = NULL, *grid_rev = NULL;
+    ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 1, &h, rev, &reversed), TSR_OK);
+    ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 1, &one, &last, &single), TSR_OK);
+    const tsr_placement *others[3] = {reversed, single, NULL};
+    if (world == 4) {
+        int64_t hg[2] = {2, 2};
+        int32_t rg[4] = {0, 1, 2, 3};
+        ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rg, &grid), TSR_OK);
+        ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rev, &grid_rev), TSR_OK);
+    }
+    tsr_sbp list[8];
+    int n = sbp_list(2, list);
+    for (int o = 0; o < 2; o++)
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++) {
+                box_pair(TSR_FLOAT32, 2, shapes[1], world_list, &list[a], others[o], &list[b]);
+                box_pair(TSR_INT64, 2, shapes[1], others[o], &list[a], world_list, &list[b]);
+            }
+    /* A 0-dim tensor: only B and P apply. */
+    static const int64_t scalar[1] = {0};
+    tsr_sbp bp[2] = {tsr_sbp_broadcast(), tsr_sbp_partial_sum()};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            box_pair(TSR_FLOAT64, 0, scalar, world_list, &bp[a], world_list, &bp[b]);
+            box_pair(TSR_INT32, 0, scalar, world_list, &bp[a], reversed, &bp[b]);
+        }
+    if (grid) {
+        /* Every 2-D signature of a [5, 3] tensor, to and from 1-D. */
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++) {
+                tsr_sbp two[2] = {list[a], list[b]};
+                box_pair(TSR_FLOAT64, 2, shapes[1], world_list, &list[0], grid, two);
+                box_pair(TSR_INT32, 2, shapes[1], grid, two, world_list, &list[1]);
+                tsr_sbp back[2] = {list[b], list[a]};
+                box_pair(TSR_INT32, 2, shapes[1], grid, two, grid, back);
+                /* The same signature on the grid's ranks reversed. */
+                box_pair(TSR_INT32, 2, shapes[1], grid, two, grid_rev, two);
+            }
+    }
+    tsr_placement_destroy(reversed);
+    tsr_placement_destroy(single);
+    tsr_placement_destroy(grid);
+    tsr_placement_destroy(grid_rev);
+}
+
+static void test_errors(void)
+{
+    /* Shards that do not fit: every rank fails, naming the first. */
+    tsr_sbp b = tsr_sbp_broadcast(), s0 = tsr_sbp_split(0), ps = tsr_sbp_partial_sum();
+    int64_t sizes[2] = {rank == 1 ? 3 : 2, 2};
+    tsr_tensor *t = NULL;
+    ASSERT_EQ(tsr_tensor_zeros(NULL, 2, sizes, NULL, &t), TSR_OK);
+    tsr_global_tensor *g = NULL;
+    tsr_status st = tsr_global_tensor_from_local(env, t, world_list, &b, &g);
+    if (world > 1) {
+        ASSERT_EQ(st, TSR_ERR_RUNTIME);
+        ASSERT_STREQ(tsr_last_error(), "to_global: rank 1's shard has shape [3, 2] but its part "
+                                       "of the logical shape [2, 2] is [2, 2]");
+    } else {
+        ASSERT_EQ(st, TSR_OK);
+    }
+    tsr_global_tensor_release(g);
+    g = NULL;
+    /* Uneven splits must be OneFlow's: [1, 2] then [2, 2] is not [3, 2] cut. */
+    sizes[0] = rank == 0 ? 1 : 2;
+    tsr_tensor_release(t);
+    ASSERT_EQ(tsr_tensor_zeros(NULL, 2, sizes, NULL, &t), TSR_OK);
+    st = tsr_global_tensor_from_local(env, t, world_list, &s0, &g);
+    ASSERT_EQ(st, world > 1 ? TSR_ERR_RUNTIME : TSR_OK);
+    tsr_global_tensor_release(g);
+    g = NULL;
+    tsr_tensor_release(t);
+
+    /* A partial sum of bools cannot be reduced; said before any message. */
+    int64_t four = 4;
+    tsr_tensor_options bo = {.has_dtype = true, .dtype = TSR_BOOL};
+    ASSERT_EQ(tsr_tensor_ones(NULL, 1, &four, &bo, &t), TSR_OK);
+    ASSERT_EQ(tsr_global_tensor_from_local(env, t, world_list, &ps, &g), TSR_OK);
+    tsr_global_tensor *r = NULL;
+    ASSERT_EQ(tsr_global_tensor_to_global(g, world_list, &b, &r), TSR_ERR_NOT_SUPPORTED);
+    ASSERT_STREQ(tsr_last_error(), "partial_sum cannot be reduced for dtype bool (supported: "
+                                   "float32, float64, int8, uint8, int16, int32, int64)");
+    /* A rank the world does not have. */
+    int32_t far = world;
+    int64_t one = 1;
+    tsr_placement *p = NULL;
+    ASSERT_EQ(tsr_placement_create(TSR_DEVICE_CPU, 1, &one, &far, &p), TSR_OK);
+    ASSERT_EQ(tsr_global_tensor_to_global(g, p, &b, &r), TSR_ERR_INVALID_ARGUMENT);
+    tsr_placement_destroy(p);
+    tsr_global_tensor_release(g);
+    tsr_tensor_release(t);
+}
+
+int main(void)
+{
+    /* Without Open MPI's variable the local rank comes from a
+     * shared-memory split of the world: the same number on one machine. */
+    const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    int want_local = lr ? atoi(lr) : -1;
+    unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (tsr_global_env_open(NULL, &env) != TSR_OK) {
+        fprintf(stderr, "global env: %s\n", tsr_last_error());
+        return 1;
+    }
+    rank = tsr_global_env_rank(env);
+    world = tsr_global_env_world_size(env);
+    if (want_local >= 0)
+        ASSERT_EQ(tsr_global_env_local_rank(env), want_local);
+    if (tsr_global_env_all_device_placement(env, TSR_DEVICE_CPU, &world_list) != TSR_OK)
+        return 1;
+    test_one_list();
+    test_other_placements();
+    test_errors();
+    tsr_placement_destroy(world_list);
+    int failed = test__failed, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d of %d: %d passed, %d failed\n", rank, world, test__passed, test__failed);
+    tsr_global_env_close(env);
+    return any ? 1 : 0;
+}
