@@ -1,13 +1,15 @@
-/* exp and log of float32 and float64, one element at a time, written once
- * for host C11 and for OpenCL C 1.2 (opencl/source.c embeds this file
- * after kernels/scalar_ops.h, whose rules it keeps: only +, -, *, /, fma,
- * rint and bit moves, no contraction), so that every device gives the
- * same bits.
+/* exp, log, expm1 and log1p of float32 and float64, one element at a
+ * time, written once for host C11 and for OpenCL C 1.2 (opencl/source.c
+ * embeds this file after kernels/scalar_ops.h, whose rules it keeps: only
+ * +, -, *, /, fma, rint and bit moves, no contraction), so that every
+ * device gives the same bits.
  *
  * Accuracy: within 1 ulp of the correctly rounded result everywhere
  * (subnormal inputs and results included), exact where IEEE 754 defines
  * the result (exp(+-0) = 1, exp(-inf) = +0, exp(+inf) = +inf, log(1) = +0,
- * log(+-0) = -inf, log(+inf) = +inf, log(x < 0) and NaN in give NaN);
+ * log(+-0) = -inf, log(+inf) = +inf, log(x < 0) and NaN in give NaN;
+ * expm1(+-0) = +-0, expm1(-inf) = -1, log1p(+-0) = +-0, log1p(-1) =
+ * -inf, log1p(x < -1) = NaN);
  * tests/kernels/test_exp_log.c checks float32 exhaustively and float64
  * on millions of inputs. float32 never meets a double: a device without
  * float64 computes it the same way.
@@ -22,6 +24,10 @@
  *     [sqrt2 / 2, sqrt2) (f exact); with s = f / (2 + f), h = f^2 / 2,
  *     log(1 + f) = f - (h - s (h + s^2 P(s^2))), the small corrections
  *     summed first and e * HI (exact) added last.
+ *   expm1(x) = 2^k (1 + expm1(r)) - 1, exp's reduction with the rounding
+ *     error of r kept, expm1(r) = r + r^2 / 2 + r^3 Q'(r) summed with its
+ *     errors carried, and the -1 taken off exactly where it matters.
+ *   log1p(x) = log(uh) + ul / uh, where uh + ul = 1 + x exactly.
  * Q and P are fits that tests/kernels/gen_exp_log_coeffs.py derives and
  * prints, as are the ln2 splits below. Division is correctly rounded on
  * every device (programs are built with
@@ -87,6 +93,8 @@
 #define TSR__K_F_SUB_SCALE 0x1p25f
 #define TSR__K_F_EXP_HUGE 89.0f
 #define TSR__K_F_EXP_TINY -104.0f
+#define TSR__K_F_EXPM1_TINY -17.5f
+#define TSR__K_F_EXPQ0 TSR__K_EXPF_Q0
 #define TSR__K_F_STEP_BITS 64
 #define TSR__K_F_STEP_DOWN 0x1p-64f
 #define TSR__K_F_TOP 0x1p127f
@@ -98,20 +106,31 @@
 #define TSR__K_D_SUB_SCALE 0x1p54
 #define TSR__K_D_EXP_HUGE 710.0
 #define TSR__K_D_EXP_TINY -746.0
+#define TSR__K_D_EXPM1_TINY -38.0
+#define TSR__K_D_EXPQ0 TSR__K_EXPD_Q0
 #define TSR__K_D_STEP_BITS 128
 #define TSR__K_D_STEP_DOWN 0x1p-128
 #define TSR__K_D_TOP 0x1p1023
 
 /* The functions of a real type T (suffix sfx; C is F or D, the constants'
  * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
- * between them). The type's own tsr__k_expq_<sfx>(r) and
- * tsr__k_logp_<sfx>(z) evaluate Q and P.
+ * between them). The type's own tsr__k_expq_tail_<sfx>(r) (Q without its
+ * constant 1/2, divided by r) and tsr__k_logp_<sfx>(z) evaluate Q and P.
  *   scale: p * 2^k for p in [0.5, 2] and k from below the subnormals'
  *     bottom to one past the top exponent, rounded once: 2^k is built from
  *     its bits, in two steps beyond the normal exponents.
  *   exp: a NaN passes through (x + x quiets it).
- *   log: x = 2^e * m, m in [sqrt2 / 2, sqrt2): subnormals are scaled up
- *     first; a significand above sqrt2's takes one off m and puts it on e. */
+ *   logc: log(x) + c for a positive normal x (times 2^e) and a small c,
+ *     the error term log1p carries: x = 2^e * m, m in [sqrt2 / 2, sqrt2);
+ *     a significand above sqrt2's takes one off m and puts it on e.
+ *   log: subnormals are scaled up first.
+ *   expm1: exp's reduction, r's rounding error kept (rl); expm1(r + rl) =
+ *     s + lo with s = r + r^2 / 2 (its error kept) and lo the rest; then
+ *     2^k (1 + s + lo) - 1 with 1 + s split in two words and the -1 taken
+ *     off 2^k yh exactly (two-sum) while k <= MANT + 2, folded into the
+ *     low word beyond.
+ *   log1p: 1 + x = uh + ul exactly (two-sum), log(uh) as log computes it
+ *     with ul / uh added to its small terms. */
 #define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
     static inline T tsr__k_pow2_##sfx(int k)                                                   \
     {                                                                                          \
@@ -136,24 +155,11 @@
         T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
         T r = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                 \
         r = FMA(-k, TSR__K_##C##_LN2_LO, r);                                                   \
-        T p = (T)1 + FMA(r * r, tsr__k_expq_##sfx(r), r);                                      \
+        T p = (T)1 + FMA(r * r, FMA(r, tsr__k_expq_tail_##sfx(r), TSR__K_##C##_EXPQ0), r);     \
         return tsr__k_scale_##sfx(p, (int)k);                                                  \
     }                                                                                          \
-    static inline T tsr__k_log_##sfx(T x)                                                      \
+    static inline T tsr__k_logc_##sfx(T x, int e, T c)                                         \
     {                                                                                          \
-        if (x != x)                                                                            \
-            return x + x;                                                                      \
-        if (x == 0)                                                                            \
-            return -(T)INFINITY;                                                               \
-        if (x < 0)                                                                             \
-            return (T)TSR__K_QUIET_NAN;                                                        \
-        if (x == (T)INFINITY)                                                                  \
-            return x;                                                                          \
-        int e = 0;                                                                             \
-        if (x < TSR__K_##C##_MIN_NORMAL) {                                                     \
-            x *= TSR__K_##C##_SUB_SCALE;                                                       \
-            e = -TSR__K_##C##_SUB_BITS;                                                        \
-        }                                                                                      \
         U u = BITS(x);                                                                         \
         e += (int)(u >> TSR__K_##C##_MANT) - TSR__K_##C##_BIAS;                                \
         U one = (U)1 << TSR__K_##C##_MANT;                                                     \
@@ -167,17 +173,81 @@
         T z = s * s;                                                                           \
         T h = (T)0.5 * f * f;                                                                  \
         T et = (T)e;                                                                           \
-        T small = FMA(s, FMA(z, tsr__k_logp_##sfx(z), h), et * TSR__K_##C##_LN2_LO);           \
+        T small = FMA(s, FMA(z, tsr__k_logp_##sfx(z), h), FMA(et, TSR__K_##C##_LN2_LO, c));    \
         return FMA(et, TSR__K_##C##_LN2_HI, f - (h - small));                                  \
+    }                                                                                          \
+    static inline T tsr__k_log_##sfx(T x)                                                      \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x == 0)                                                                            \
+            return -(T)INFINITY;                                                               \
+        if (x < 0)                                                                             \
+            return (T)TSR__K_QUIET_NAN;                                                        \
+        if (x == (T)INFINITY)                                                                  \
+            return x;                                                                          \
+        if (x < TSR__K_##C##_MIN_NORMAL)                                                       \
+            return tsr__k_logc_##sfx(x * TSR__K_##C##_SUB_SCALE, -TSR__K_##C##_SUB_BITS, 0);   \
+        return tsr__k_logc_##sfx(x, 0, 0);                                                     \
+    }                                                                                          \
+    static inline T tsr__k_expm1_##sfx(T x)                                                    \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x > TSR__K_##C##_EXP_HUGE)                                                         \
+            return (T)INFINITY;                                                                \
+        if (x < TSR__K_##C##_EXPM1_TINY)                                                       \
+            return (T)-1;                                                                      \
+        if (x == 0)                                                                            \
+            return x;                                                                          \
+        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
+        T rh = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                \
+        T r = FMA(-k, TSR__K_##C##_LN2_LO, rh);                                                \
+        T rl = FMA(-k, TSR__K_##C##_LN2_LO, rh - r);                                           \
+        T r2 = r * r;                                                                          \
+        T e2 = FMA(r, r, -r2);                                                                 \
+        T h = (T)0.5 * r2;                                                                     \
+        T lo = FMA(r2, r * tsr__k_expq_tail_##sfx(r), FMA((T)0.5, e2, FMA(rl, r, rl)));        \
+        if (k == 0)                                                                            \
+            return r + (h + lo);                                                               \
+        T s = r + h;                                                                           \
+        lo += h - (s - r);                                                                     \
+        T yh = (T)1 + s;                                                                       \
+        T yl = ((T)1 - yh) + s + lo;                                                           \
+        int ki = (int)k;                                                                       \
+        if (ki > TSR__K_##C##_MANT + 2) {                                                      \
+            T m = ki < 2 * TSR__K_##C##_MANT ? tsr__k_pow2_##sfx(-ki) : (T)0;                  \
+            return tsr__k_scale_##sfx(yh + (yl - m), ki);                                      \
+        }                                                                                      \
+        T p = tsr__k_pow2_##sfx(ki);                                                           \
+        T a = p * yh;                                                                          \
+        T hi = a - (T)1;                                                                       \
+        T b = hi - a;                                                                          \
+        T err = (a - (hi - b)) + ((T)-1 - b);                                                  \
+        return hi + FMA(p, yl, err);                                                           \
+    }                                                                                          \
+    static inline T tsr__k_log1p_##sfx(T x)                                                    \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x == (T)-1)                                                                        \
+            return -(T)INFINITY;                                                               \
+        if (x < (T)-1)                                                                         \
+            return (T)TSR__K_QUIET_NAN;                                                        \
+        if (x == (T)INFINITY || x == 0)                                                        \
+            return x;                                                                          \
+        T uh = (T)1 + x;                                                                       \
+        T b = uh - (T)1;                                                                       \
+        T ul = ((T)1 - (uh - b)) + (x - b);                                                    \
+        return tsr__k_logc_##sfx(uh, 0, ul / uh);                                              \
     }
 
-static inline float tsr__k_expq_f32(float r)
+static inline float tsr__k_expq_tail_f32(float r)
 {
     float q = tsr__k_fmaf(r, TSR__K_EXPF_Q5, TSR__K_EXPF_Q4);
     q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q3);
     q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q2);
-    q = tsr__k_fmaf(r, q, TSR__K_EXPF_Q1);
-    return tsr__k_fmaf(r, q, TSR__K_EXPF_Q0);
+    return tsr__k_fmaf(r, q, TSR__K_EXPF_Q1);
 }
 static inline float tsr__k_logp_f32(float z)
 {
@@ -195,10 +265,14 @@ TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bi
 #define tsr__k_exp_bf16 tsr__k_exp_f32
 #define tsr__k_log_f16 tsr__k_log_f32
 #define tsr__k_log_bf16 tsr__k_log_f32
+#define tsr__k_expm1_f16 tsr__k_expm1_f32
+#define tsr__k_expm1_bf16 tsr__k_expm1_f32
+#define tsr__k_log1p_f16 tsr__k_log1p_f32
+#define tsr__k_log1p_bf16 tsr__k_log1p_f32
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 
-static inline double tsr__k_expq_f64(double r)
+static inline double tsr__k_expq_tail_f64(double r)
 {
     double q = tsr__k_fmad(r, TSR__K_EXPD_Q10, TSR__K_EXPD_Q9);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q8);
@@ -208,8 +282,7 @@ static inline double tsr__k_expq_f64(double r)
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q4);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q3);
     q = tsr__k_fmad(r, q, TSR__K_EXPD_Q2);
-    q = tsr__k_fmad(r, q, TSR__K_EXPD_Q1);
-    return tsr__k_fmad(r, q, TSR__K_EXPD_Q0);
+    return tsr__k_fmad(r, q, TSR__K_EXPD_Q1);
 }
 static inline double tsr__k_logp_f64(double z)
 {

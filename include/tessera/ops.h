@@ -203,6 +203,13 @@ TSR_UNARY_OP(sqrt)
  * available yet"). */
 TSR_UNARY_OP(exp)
 TSR_UNARY_OP(log)
+/* exp(x) - 1 and log(1 + x), accurate near 0: the dtypes as exp and log,
+ * within 1 ulp, the same bits on every device, exact where IEEE 754
+ * defines the result (expm1(+-0) = +-0, expm1(-inf) = -1, log1p(+-0) =
+ * +-0, log1p(-1) = -inf). Complex inputs are refused with PyTorch 1.13's
+ * message. */
+TSR_UNARY_OP(expm1)
+TSR_UNARY_OP(log1p)
 /* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
 TSR_UNARY_OP(logical_not)
 TSR_UNARY_OP(isnan)
