@@ -1,15 +1,16 @@
-/* exp, log, expm1 and log1p of float32 and float64, one element at a
- * time, written once for host C11 and for OpenCL C 1.2 (opencl/source.c
- * embeds this file after kernels/scalar_ops.h, whose rules it keeps: only
- * +, -, *, /, fma, rint and bit moves, no contraction), so that every
- * device gives the same bits.
+/* exp, log, expm1, log1p, tanh and sigmoid of float32 and float64, one
+ * element at a time, written once for host C11 and for OpenCL C 1.2
+ * (opencl/source.c embeds this file after kernels/scalar_ops.h, whose
+ * rules it keeps: only +, -, *, /, fma, rint and bit moves, no
+ * contraction), so that every device gives the same bits.
  *
  * Accuracy: within 1 ulp of the correctly rounded result everywhere
  * (subnormal inputs and results included), exact where IEEE 754 defines
  * the result (exp(+-0) = 1, exp(-inf) = +0, exp(+inf) = +inf, log(1) = +0,
  * log(+-0) = -inf, log(+inf) = +inf, log(x < 0) and NaN in give NaN;
  * expm1(+-0) = +-0, expm1(-inf) = -1, log1p(+-0) = +-0, log1p(-1) =
- * -inf, log1p(x < -1) = NaN);
+ * -inf, log1p(x < -1) = NaN, tanh(+-0) = +-0, tanh(+-inf) = +-1,
+ * sigmoid(+-0) = 1/2, sigmoid(-inf) = +0, sigmoid(+inf) = 1);
  * tests/kernels/test_exp_log.c checks float32 exhaustively and float64
  * on millions of inputs. float32 never meets a double: a device without
  * float64 computes it the same way.
@@ -95,6 +96,8 @@
 #define TSR__K_F_EXP_TINY -104.0f
 #define TSR__K_F_EXPM1_TINY -17.5f
 #define TSR__K_F_EXPQ0 TSR__K_EXPF_Q0
+#define TSR__K_F_TANH_ONE 9.5f
+#define TSR__K_F_SIGMOID_EXP -36.0f
 #define TSR__K_F_STEP_BITS 64
 #define TSR__K_F_STEP_DOWN 0x1p-64f
 #define TSR__K_F_TOP 0x1p127f
@@ -108,6 +111,8 @@
 #define TSR__K_D_EXP_TINY -746.0
 #define TSR__K_D_EXPM1_TINY -38.0
 #define TSR__K_D_EXPQ0 TSR__K_EXPD_Q0
+#define TSR__K_D_TANH_ONE 20.0
+#define TSR__K_D_SIGMOID_EXP -76.0
 #define TSR__K_D_STEP_BITS 128
 #define TSR__K_D_STEP_DOWN 0x1p-128
 #define TSR__K_D_TOP 0x1p1023
@@ -124,11 +129,19 @@
  *     the error term log1p carries: x = 2^e * m, m in [sqrt2 / 2, sqrt2);
  *     a significand above sqrt2's takes one off m and puts it on e.
  *   log: subnormals are scaled up first.
- *   expm1: exp's reduction, r's rounding error kept (rl); expm1(r + rl) =
- *     s + lo with s = r + r^2 / 2 (its error kept) and lo the rest; then
- *     2^k (1 + s + lo) - 1 with 1 + s split in two words and the -1 taken
- *     off 2^k yh exactly (two-sum) while k <= MANT + 2, folded into the
- *     low word beyond.
+ *   expr: exp's reduction with r's rounding error kept (rl): x = k ln2 +
+ *     r + rl, and expm1(r + rl) = r + h + lo, h = r^2 / 2 exactly.
+ *   exp1p: 1 + r + h + lo in two words, yh + yl (r + h's error kept).
+ *   expm1k: expm1(x) = 2^k (yh + yl) - 1 in two words, hi + rest, the -1
+ *     taken off 2^k yh exactly (two-sum); for k up to MANT + 2.
+ *   expm1: beyond k = MANT + 2 the -1 is folded into the low word.
+ *   tanh: tanh(|x|) = -e / (2 + e), e = expm1(-2|x|) in two words, the
+ *     division's remainder taken exactly (fma) and corrected for; 1 from
+ *     TANH_ONE, where 1 - tanh is below a quarter of 1's ulp.
+ *   sigmoid: 1 / (1 + d), d = exp(-x) in two words, the division
+ *     corrected as tanh's; below SIGMOID_EXP, where exp(-x) would grow
+ *     towards overflow and 1 + exp(x) is 1 to far below an ulp, exp(x)
+ *     itself; 1 above -EXPM1_TINY.
  *   log1p: 1 + x = uh + ul exactly (two-sum), log(uh) as log computes it
  *     with ul / uh added to its small terms. */
 #define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
@@ -190,6 +203,43 @@
             return tsr__k_logc_##sfx(x * TSR__K_##C##_SUB_SCALE, -TSR__K_##C##_SUB_BITS, 0);   \
         return tsr__k_logc_##sfx(x, 0, 0);                                                     \
     }                                                                                          \
+    static inline T tsr__k_expr_##sfx(T x, T *r, T *h, T *lo)                                  \
+    {                                                                                          \
+        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
+        T rh = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                \
+        T rr = FMA(-k, TSR__K_##C##_LN2_LO, rh);                                               \
+        T rl = FMA(-k, TSR__K_##C##_LN2_LO, rh - rr);                                          \
+        T r2 = rr * rr;                                                                        \
+        T e2 = FMA(rr, rr, -r2);                                                               \
+        *r = rr;                                                                               \
+        *h = (T)0.5 * r2;                                                                      \
+        *lo = FMA(r2, rr * tsr__k_expq_tail_##sfx(rr), FMA((T)0.5, e2, FMA(rl, rr, rl)));      \
+        return k;                                                                              \
+    }                                                                                          \
+    static inline T tsr__k_exp1p_##sfx(T r, T h, T lo, T *yl)                                  \
+    {                                                                                          \
+        T s = r + h;                                                                           \
+        lo += h - (s - r);                                                                     \
+        T yh = (T)1 + s;                                                                       \
+        *yl = ((T)1 - yh) + s + lo;                                                            \
+        return yh;                                                                             \
+    }                                                                                          \
+    static inline T tsr__k_expm1k_##sfx(T k, T r, T h, T lo, T *rest)                          \
+    {                                                                                          \
+        if (k == 0) {                                                                          \
+            *rest = h + lo;                                                                    \
+            return r;                                                                          \
+        }                                                                                      \
+        T yl;                                                                                  \
+        T yh = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                              \
+        T p = tsr__k_pow2_##sfx((int)k);                                                       \
+        T a = p * yh;                                                                          \
+        T hi = a - (T)1;                                                                       \
+        T b = hi - a;                                                                          \
+        T err = (a - (hi - b)) + ((T)-1 - b);                                                  \
+        *rest = FMA(p, yl, err);                                                               \
+        return hi;                                                                             \
+    }                                                                                          \
     static inline T tsr__k_expm1_##sfx(T x)                                                    \
     {                                                                                          \
         if (x != x)                                                                            \
@@ -200,31 +250,59 @@
             return (T)-1;                                                                      \
         if (x == 0)                                                                            \
             return x;                                                                          \
-        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
-        T rh = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                \
-        T r = FMA(-k, TSR__K_##C##_LN2_LO, rh);                                                \
-        T rl = FMA(-k, TSR__K_##C##_LN2_LO, rh - r);                                           \
-        T r2 = r * r;                                                                          \
-        T e2 = FMA(r, r, -r2);                                                                 \
-        T h = (T)0.5 * r2;                                                                     \
-        T lo = FMA(r2, r * tsr__k_expq_tail_##sfx(r), FMA((T)0.5, e2, FMA(rl, r, rl)));        \
-        if (k == 0)                                                                            \
-            return r + (h + lo);                                                               \
-        T s = r + h;                                                                           \
-        lo += h - (s - r);                                                                     \
-        T yh = (T)1 + s;                                                                       \
-        T yl = ((T)1 - yh) + s + lo;                                                           \
-        int ki = (int)k;                                                                       \
-        if (ki > TSR__K_##C##_MANT + 2) {                                                      \
+        T r, h, lo, rest;                                                                      \
+        T k = tsr__k_expr_##sfx(x, &r, &h, &lo);                                               \
+        if (k > (T)(TSR__K_##C##_MANT + 2)) {                                                  \
+            int ki = (int)k;                                                                   \
+            T yl;                                                                              \
+            T yh = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                          \
             T m = ki < 2 * TSR__K_##C##_MANT ? tsr__k_pow2_##sfx(-ki) : (T)0;                  \
             return tsr__k_scale_##sfx(yh + (yl - m), ki);                                      \
         }                                                                                      \
-        T p = tsr__k_pow2_##sfx(ki);                                                           \
-        T a = p * yh;                                                                          \
-        T hi = a - (T)1;                                                                       \
-        T b = hi - a;                                                                          \
-        T err = (a - (hi - b)) + ((T)-1 - b);                                                  \
-        return hi + FMA(p, yl, err);                                                           \
+        T hi = tsr__k_expm1k_##sfx(k, r, h, lo, &rest);                                        \
+        return hi + rest;                                                                      \
+    }                                                                                          \
+    static inline T tsr__k_tanh_##sfx(T x)                                                     \
+    {                                                                                          \
+        if (x != x || x == 0)                                                                  \
+            return x + x;                                                                      \
+        T ax = x < 0 ? -x : x;                                                                 \
+        T t = (T)1;                                                                            \
+        if (ax < TSR__K_##C##_TANH_ONE) {                                                      \
+            T r, h, lo, el;                                                                    \
+            T k = tsr__k_expr_##sfx((T)-2 * ax, &r, &h, &lo);                                  \
+            T eh = tsr__k_expm1k_##sfx(k, r, h, lo, &el);                                      \
+            T e = eh + el;                                                                     \
+            el -= e - eh;                                                                      \
+            T dh = (T)2 + e;                                                                   \
+            T dl = (e - (dh - (T)2)) + el;                                                     \
+            T q = -e / dh;                                                                     \
+            T rem = FMA(q, dh, e);                                                             \
+            t = q + FMA(-q, dl, -(rem + el)) / dh;                                             \
+        }                                                                                      \
+        return x < 0 ? -t : t;                                                                 \
+    }                                                                                          \
+    static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x < TSR__K_##C##_SIGMOID_EXP)                                                      \
+            return tsr__k_exp_##sfx(x);                                                        \
+        if (x > -TSR__K_##C##_EXPM1_TINY)                                                      \
+            return (T)1;                                                                       \
+        T r, h, lo, yl;                                                                        \
+        int k = (int)tsr__k_expr_##sfx(-x, &r, &h, &lo);                                       \
+        T y = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                               \
+        T yh = y + yl;                                                                         \
+        T p = tsr__k_pow2_##sfx(k);                                                            \
+        T eh = p * yh;                                                                         \
+        yl -= yh - y;                                                                          \
+        T dh = (T)1 + eh;                                                                      \
+        T b = dh - eh;                                                                         \
+        T dl = ((eh - (dh - b)) + ((T)1 - b)) + p * yl;                                        \
+        T q = (T)1 / dh;                                                                       \
+        T rem = FMA(-q, dh, (T)1);                                                             \
+        return q + FMA(-q, dl, rem) / dh;                                                      \
     }                                                                                          \
     static inline T tsr__k_log1p_##sfx(T x)                                                    \
     {                                                                                          \
@@ -269,6 +347,10 @@ TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bi
 #define tsr__k_expm1_bf16 tsr__k_expm1_f32
 #define tsr__k_log1p_f16 tsr__k_log1p_f32
 #define tsr__k_log1p_bf16 tsr__k_log1p_f32
+#define tsr__k_tanh_f16 tsr__k_tanh_f32
+#define tsr__k_tanh_bf16 tsr__k_tanh_f32
+#define tsr__k_sigmoid_f16 tsr__k_sigmoid_f32
+#define tsr__k_sigmoid_bf16 tsr__k_sigmoid_f32
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 

@@ -1,6 +1,7 @@
-/* The accuracy of kernels/scalar_math.h's exp, log, expm1 and log1p (the host build of
- * the element code every device shares; the OpenCL build is held to it
- * bit for bit by the ops-opencl conformance run).
+/* The accuracy of kernels/scalar_math.h's exp, log, expm1, log1p, tanh
+ * and sigmoid (the host build of the element code every device shares;
+ * the OpenCL build is held to it bit for bit by the ops-opencl
+ * conformance run).
  *
  * The bound: every result is within 1 ulp of the correctly rounded one
  * (at most one step, in the ordering of the format's values, from it),
@@ -8,15 +9,16 @@
  *
  * The references and why they decide that soundly:
  *   float32: glibc's functions in double, whose error is below 1 ulp
- *     of double (2^-52 relative), rounded to float. That rounding is the
- *     correctly rounded float unless the true value lies within the
- *     reference's error of a midpoint between two floats; where the
- *     double reference is that close (2^-50 relative, a wide margin), the
- *     reference is recomputed in long double (expl, logl, expm1l,
- *     log1pl: x87's 64-bit
- *     significand) and the test is repeated there.
- *   float64: the long double functions, rounded to double, with the same midpoint
- *     rule at 2^-61 relative (a few ulps of long double).
+ *     of double (2^-52 relative; sigmoid's 1 / (1 + exp(-x)) below 1.25
+ *     ulps), rounded to float. That rounding is the correctly rounded
+ *     float unless the true value lies within the reference's error of a
+ *     midpoint between two floats; where the double reference is that
+ *     close (2^-50 relative, a wide margin), the reference is recomputed
+ *     in long double (expl, logl, expm1l, log1pl, tanhl, 1 / (1 +
+ *     expl(-x)): x87's 64-bit significand) and the test is repeated
+ *     there.
+ *   float64: the long double functions, rounded to double, with the same
+ *     midpoint rule at 2^-61 relative (a few ulps of long double).
  * Where even the long double reference is that close to a midpoint, the
  * correctly rounded result is one of the two values beside it, and the
  * result must be one of those two (within 1 step of either).
@@ -28,8 +30,9 @@
  * function: random bit patterns over the whole range and the regions
  * where the functions are hard (near 0, near exp's overflow and
  * underflow thresholds, subnormal and near-1 arguments of log, near 0 and
- * near -1 for log1p, near 0 and expm1's saturation at -1). The
- * worst error in ulps (against the reference, unrounded) is printed. */
+ * near -1 for log1p, near 0 and expm1's saturation at -1, tanh's at 1,
+ * sigmoid's subnormal results). The worst error in ulps (against the
+ * reference, unrounded) is printed. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -286,6 +289,33 @@ static void hard_log1p(double v[4])
     v[3] = ldexp(uniform(1, 2), (int)(next_u64() % 1024));       /* large */
 }
 
+static void hard_tanh(double v[4])
+{
+    v[0] = uniform(-25, 25);                                 /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-1, 1);                                   /* expm1(-2|x|) near 0 */
+    v[3] = uniform(17, 21);                                  /* where it reaches 1 */
+}
+static void hard_sigmoid(double v[4])
+{
+    v[0] = uniform(-80, 40);                                 /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-750, -700);                              /* subnormal results */
+    v[3] = uniform(-78, -74);                                /* where exp takes over */
+}
+
+/* sigmoid's references: 1 / (1 + exp(-x)), within a few ulps of the type
+ * it is computed in (glibc's exp, one addition, one division), far
+ * inside the margins above. */
+static double sigmoid_d(double x)
+{
+    return 1 / (1 + exp(-x));
+}
+static long double sigmoid_l(long double x)
+{
+    return 1 / (1 + expl(-x));
+}
+
 static void float64_sweep(const func *fn)
 {
     stats s = {0};
@@ -356,6 +386,18 @@ static void exact_results(void)
     NAN_FD(log1p, NAN);
     NAN_FD(log1p, -1.5);
     NAN_FD(log1p, -INFINITY);
+    EXACT_FD(tanh, 0.0, 0.0);
+    EXACT_FD(tanh, -0.0, -0.0);
+    EXACT_FD(tanh, INFINITY, 1.0);
+    EXACT_FD(tanh, -INFINITY, -1.0);
+    EXACT_FD(sigmoid, 0.0, 0.5);
+    EXACT_FD(sigmoid, -0.0, 0.5);
+    EXACT_FD(sigmoid, INFINITY, 1.0);
+    EXACT_FD(sigmoid, -INFINITY, 0.0);
+    EXACT_F(tsr__k_tanh_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_D(tsr__k_tanh_f64, 0x1p-1074, 0x1p-1074);
+    NAN_FD(tanh, NAN);
+    NAN_FD(sigmoid, NAN);
 }
 
 static const func funcs[] = {
@@ -363,6 +405,8 @@ static const func funcs[] = {
     {"log", tsr__k_log_f32, tsr__k_log_f64, log, logl, hard_log},
     {"expm1", tsr__k_expm1_f32, tsr__k_expm1_f64, expm1, expm1l, hard_expm1},
     {"log1p", tsr__k_log1p_f32, tsr__k_log1p_f64, log1p, log1pl, hard_log1p},
+    {"tanh", tsr__k_tanh_f32, tsr__k_tanh_f64, tanh, tanhl, hard_tanh},
+    {"sigmoid", tsr__k_sigmoid_f32, tsr__k_sigmoid_f64, sigmoid_d, sigmoid_l, hard_sigmoid},
 };
 
 int main(void)

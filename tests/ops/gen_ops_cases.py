@@ -319,7 +319,7 @@ BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and
 # Operations of one input.
 UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
          "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt",
-         "exp", "log", "expm1", "log1p")
+         "exp", "log", "expm1", "log1p", "sigmoid", "tanh")
 BOOL_RESULT = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
                              "isinf", "isfinite", "signbit")
 # No out= and no in-place method in PyTorch: only the new form is written.
@@ -335,16 +335,16 @@ UNCOVERED = ("signbit does not support non-boolean outputs.",
              "\"logical_not_cpu\" not implemented for 'ComplexHalf'")
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
-COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log")
+COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log", "sigmoid", "tanh")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
-COMPLEX_NOT_YET = ("exp", "log")
+COMPLEX_NOT_YET = ("exp", "log", "sigmoid", "tanh")
 # Results that are not exact operations: PyTorch's answers and Tessera's
 # may differ by this many ulps of the result's computation dtype (the
 # runner's tolerance, support_ops.c), and PyTorch's own paths are taken as
 # agreeing within it. Every other op compares bit for bit.
-ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2}
+ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2, "sigmoid": 2, "tanh": 2}
 # Arguments where exp and log are hard: near exp's overflow and underflow
 # thresholds in float32 and float64, near 1, tiny and huge.
 TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.33, -103.9, -103.98, -104.0,
@@ -352,21 +352,27 @@ TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.
                          1 + 2.0 ** -23, 1 - 2.0 ** -53, 1 + 2.0 ** -52, math.e, 10.0, -10.0, 100.0, 1e-300,
                          5e-324, 1e30, 0.6931471805599453, 3.4e38]
 # And where the other functions are hard besides: expm1 near 0, at the
-# reduction's edges and where it reaches -1; log1p near 0 and near -1.
+# reduction's edges and where it reaches -1; log1p near 0 and near -1;
+# sigmoid and tanh where they reach 1 (0) and change paths.
 HARD_VALUES = {
     "expm1": [1e-5, -1e-5, 0.34657359027997264, -0.34657359027997264, 0.3466, -0.3466, -17.32, -17.33,
               -17.5, -37.4, -38.0, 2.0 ** -25, -(2.0 ** -25), 2.0 ** -54, 88.0, 709.0],
     "log1p": [1e-5, -1e-5, -0.5, -0.75, -1 + 2.0 ** -24, -1 + 2.0 ** -53, -0.9999, 0.41421356237309503,
               -0.2928932188134524, 2.0 ** -25, -(2.0 ** -25), 2.0 ** -54, 2.0 ** 24, 2.0 ** 53, 1e300, 16777215.0],
+    "sigmoid": [1e-5, -1e-5, 17.3, 17.4, 37.4, 37.5, -35.5, -36.5, -75.5, -76.5, -88.5, -88.8, -100.0, -745.0],
+    "tanh": [1e-5, -1e-5, 0.17, -0.17, 0.55, 9.0, 9.1, -9.1, 19.0, 19.1, 2.0 ** -25, -(2.0 ** -54)],
 }
 # Where PyTorch's own answers are checked against the true values (100-bit
 # mpmath) too: PyTorch 1.13 is not within ULP_TOLERANCE of them everywhere
 # (log1p is +inf from about 1e38 in float32 and 1e307 in float64, and +0
-# at the smallest negative subnormal), and Tessera is within 1 ulp, as
+# at the smallest negative subnormal; sigmoid is +0 wherever exp(-x)
+# overflows, from -88.7 in float32 and -709.8 in float64, where the true
+# value is still a normal or subnormal number), and Tessera is within 1 ulp, as
 # docs/semantics.md says. Random cases that meet such an answer are drawn
 # again and such special values are left out of the tables (the counts
 # say how many); kernels-exp-log checks Tessera there.
-TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p}
+TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p, "tanh": mpmath.tanh,
+               "sigmoid": lambda x: 1 / (1 + mpmath.exp(-x))}
 # Only a bool out= (PyTorch refuses others; Tessera writes 0 and 1 there).
 OUT_BOOL_ONLY = ("signbit",)
 
