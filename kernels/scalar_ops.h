@@ -938,8 +938,8 @@ TSR__K_FMOD_OPS(double, f64, tsr__k_fmodd)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 
-/* exp and log have a file of their own, which OpenCL programs take
- * right after this one. */
+/* exp, log and the functions built on them have a file of their own,
+ * which OpenCL programs take right after this one. */
 #ifndef __OPENCL_VERSION__
 #include "kernels/scalar_math.h"
 #endif

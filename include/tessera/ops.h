@@ -203,6 +203,20 @@ TSR_UNARY_OP(sqrt)
  * available yet"). */
 TSR_UNARY_OP(exp)
 TSR_UNARY_OP(log)
+/* exp(x) - 1 and log(1 + x), accurate near 0: the dtypes as exp and log,
+ * within 1 ulp, the same bits on every device, exact where IEEE 754
+ * defines the result (expm1(+-0) = +-0, expm1(-inf) = -1, log1p(+-0) =
+ * +-0, log1p(-1) = -inf). Complex inputs are refused with PyTorch 1.13's
+ * message. */
+TSR_UNARY_OP(expm1)
+TSR_UNARY_OP(log1p)
+/* 1 / (1 + exp(-x)) and tanh: the dtypes as exp, within 1 ulp of the
+ * correctly rounded result, the same bits on every device (sigmoid(+-0) =
+ * 1/2, tanh(+-0) = +-0, +-1 and 0 at the infinities). Complex inputs are
+ * not computed yet (TSR_ERR_NOT_SUPPORTED, "complex tanh is not available
+ * yet"). */
+TSR_UNARY_OP(sigmoid)
+TSR_UNARY_OP(tanh)
 /* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
 TSR_UNARY_OP(logical_not)
 TSR_UNARY_OP(isnan)

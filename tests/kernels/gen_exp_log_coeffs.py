@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Derives the polynomial coefficients of exp and log in
-kernels/scalar_ops.h and prints them as C hexadecimal literals.
+kernels/scalar_math.h and prints them as C hexadecimal literals.
 
 Run with any Python 3 that has mpmath (Debian's /usr/bin/python3 does):
 
@@ -16,6 +16,9 @@ smooth part that remains once the exact leading terms are taken out:
            h = f^2 / 2, z = s^2, |s| <= (sqrt2 - 1) / (sqrt2 + 1), from
            log(1 + f) = 2 atanh(s) = 2s + s * z * P(z):
            P(z) = (2 atanh(s) - 2s) / (s z)
+
+expm1 and log1p use the same Q and P (expm1(r) = r + r^2 * Q(r), the
+error scaled to the result staying as far below half an ulp).
 
 The degrees are the smallest whose fit error, scaled to the result,
 stays far below half an ulp (the printout says how far); the

@@ -79,6 +79,7 @@ import random
 import sys
 import warnings
 
+import mpmath
 import torch
 
 warnings.filterwarnings("ignore")  # ComplexHalf is "experimental" in 1.13
@@ -318,7 +319,7 @@ BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and
 # Operations of one input.
 UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
          "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt",
-         "exp", "log")
+         "exp", "log", "expm1", "log1p", "sigmoid", "tanh")
 BOOL_RESULT = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
                              "isinf", "isfinite", "signbit")
 # No out= and no in-place method in PyTorch: only the new form is written.
@@ -334,22 +335,44 @@ UNCOVERED = ("signbit does not support non-boolean outputs.",
              "\"logical_not_cpu\" not implemented for 'ComplexHalf'")
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
-COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log")
+COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log", "sigmoid", "tanh")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
-COMPLEX_NOT_YET = ("exp", "log")
+COMPLEX_NOT_YET = ("exp", "log", "sigmoid", "tanh")
 # Results that are not exact operations: PyTorch's answers and Tessera's
 # may differ by this many ulps of the result's computation dtype (the
 # runner's tolerance, support_ops.c), and PyTorch's own paths are taken as
 # agreeing within it. Every other op compares bit for bit.
-ULP_TOLERANCE = {"exp": 2, "log": 2}
+ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2, "sigmoid": 2, "tanh": 2}
 # Arguments where exp and log are hard: near exp's overflow and underflow
 # thresholds in float32 and float64, near 1, tiny and huge.
 TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.33, -103.9, -103.98, -104.0,
                          709.78, 709.79, -708.4, -745.13, -745.2, 1e-8, -1e-8, 2.0 ** -30, 1 - 2.0 ** -24,
                          1 + 2.0 ** -23, 1 - 2.0 ** -53, 1 + 2.0 ** -52, math.e, 10.0, -10.0, 100.0, 1e-300,
                          5e-324, 1e30, 0.6931471805599453, 3.4e38]
+# And where the other functions are hard besides: expm1 near 0, at the
+# reduction's edges and where it reaches -1; log1p near 0 and near -1;
+# sigmoid and tanh where they reach 1 (0) and change paths.
+HARD_VALUES = {
+    "expm1": [1e-5, -1e-5, 0.34657359027997264, -0.34657359027997264, 0.3466, -0.3466, -17.32, -17.33,
+              -17.5, -37.4, -38.0, 2.0 ** -25, -(2.0 ** -25), 2.0 ** -54, 88.0, 709.0],
+    "log1p": [1e-5, -1e-5, -0.5, -0.75, -1 + 2.0 ** -24, -1 + 2.0 ** -53, -0.9999, 0.41421356237309503,
+              -0.2928932188134524, 2.0 ** -25, -(2.0 ** -25), 2.0 ** -54, 2.0 ** 24, 2.0 ** 53, 1e300, 16777215.0],
+    "sigmoid": [1e-5, -1e-5, 17.3, 17.4, 37.4, 37.5, -35.5, -36.5, -75.5, -76.5, -88.5, -88.8, -100.0, -745.0],
+    "tanh": [1e-5, -1e-5, 0.17, -0.17, 0.55, 9.0, 9.1, -9.1, 19.0, 19.1, 2.0 ** -25, -(2.0 ** -54)],
+}
+# Where PyTorch's own answers are checked against the true values (100-bit
+# mpmath) too: PyTorch 1.13 is not within ULP_TOLERANCE of them everywhere
+# (log1p is +inf from about 1e38 in float32 and 1e307 in float64, and +0
+# at the smallest negative subnormal; sigmoid is +0 wherever exp(-x)
+# overflows, from -88.7 in float32 and -709.8 in float64, where the true
+# value is still a normal or subnormal number), and Tessera is within 1 ulp, as
+# docs/semantics.md says. Random cases that meet such an answer are drawn
+# again and such special values are left out of the tables (the counts
+# say how many); kernels-exp-log checks Tessera there.
+TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p, "tanh": mpmath.tanh,
+               "sigmoid": lambda x: 1 / (1 + mpmath.exp(-x))}
 # Only a bool out= (PyTorch refuses others; Tessera writes 0 and 1 there).
 OUT_BOOL_ONLY = ("signbit",)
 
@@ -445,6 +468,36 @@ def scalar_in(x, dtype):
     return x
 
 
+def true_values(op, x):
+    """TRUE_VALUES[op] at each element of the float tensor x, in x's dtype
+    (NaN outside the function's domain)."""
+    mpmath.mp.prec = 100
+    out = []
+    for v in x.double().reshape(-1).tolist():
+        try:
+            y = TRUE_VALUES[op](mpmath.mpf(v))
+            y = float(y) if isinstance(y, mpmath.mpf) else math.nan
+            out.append(v if y == 0 and v == 0 else y)  # (mpmath's zeros have no sign)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            out.append(math.nan)
+    return torch.tensor(out, dtype=F64).to(x.dtype).reshape(x.shape)
+
+
+def torch_accurate(op, x, result):
+    """Whether PyTorch's `result` of op at x (x in the dtype op computes
+    in) is within ULP_TOLERANCE of the true values, element by element, in
+    that dtype or in the result's (its real part's), whichever is closer
+    (as support_ops.c counts); all true for ops not in TRUE_VALUES."""
+    if op not in TRUE_VALUES:
+        return torch.ones(result.shape, dtype=B)
+    truth = true_values(op, x)
+    got = result.real if result.is_complex() else result
+    ulps = ULP_TOLERANCE[op]
+    return torch.tensor([same_values(t.reshape(1), g.to(t.dtype).reshape(1), ulps) or
+                         same_values(t.to(g.dtype).reshape(1), g.reshape(1), ulps)
+                         for t, g in zip(truth.reshape(-1), got.reshape(-1))]).reshape(result.shape)
+
+
 def consistent(op, arg, a, b, result):
     """Whether PyTorch gives `result` again along other paths."""
     try:
@@ -464,6 +517,12 @@ def consistent(op, arg, a, b, result):
             if not same_values(widened.to(result.dtype), result, ULP_TOLERANCE.get(op, 0)):
                 count("dropped: not rounded once in %s" % dname(common))
                 return False
+        if op in TRUE_VALUES and not bool(torch_accurate(op, a1.expand(shape), result).all()):
+            count("dropped: PyTorch inaccurate in %s" % dname(common))
+            if os.environ.get("GEN_OPS_VERBOSE"):
+                bad = ~torch_accurate(op, a1.expand(shape), result)
+                print("inaccurate:", op, a1.expand(shape)[bad].tolist(), result[bad].tolist(), file=sys.stderr)
+            return False
         for pa, pb in paths:
             if not same_values(call(op, "new", arg, pa, pb, None).to(result.dtype), result,
                                ULP_TOLERANCE.get(op, 0)):
@@ -889,7 +948,12 @@ def gen_unary(rng, f, op):
             continue  # (neg: see draw_arith; complex32 is refused by PyTorch too)
         v = special_values(dt)
         if op in ULP_TOLERANCE and dt in FLOATS:
-            v = torch.cat([v, torch.tensor(TRANSCENDENTAL_VALUES, dtype=F64).to(dt)])
+            v = torch.cat([v, torch.tensor(TRANSCENDENTAL_VALUES + HARD_VALUES.get(op, []), dtype=F64).to(dt)])
+            if op in TRUE_VALUES and dt != F16:  # (float16 is refused)
+                keep = torch_accurate(op, v, getattr(torch, op)(v))
+                for x in v[~keep].tolist():
+                    count("left out: %s(%r) in %s, PyTorch inaccurate" % (op, x, dname(dt)))
+                v = v[keep]
         n = len(v)
         forms = ("new",) if op in NEW_ONLY else ("new", "out", "inplace")
         for form in forms:

@@ -778,15 +778,16 @@ static void value_text(const unsigned char *p, tsr_dtype d, char *buf, size_t si
         snprintf(buf, size, "%.17g", c[0]);
 }
 
-/* The operations whose results are not exact (exp, log): their values
- * may differ from PyTorch's by `ulps` steps of the values of the dtype the
- * result is computed in (both are within about 1 ulp of the correctly
- * rounded result, by different algorithms). Every other value, and every
- * comparison of two devices, is bit for bit. */
+/* The operations whose results are not exact (exp, log, expm1, log1p,
+ * sigmoid, tanh): their values may differ from PyTorch's by `ulps` steps
+ * of the values of the dtype the result is computed in (both are within
+ * about 1 ulp of the correctly rounded result, by different algorithms).
+ * Every other value, and every comparison of two devices, is bit for
+ * bit. */
 static const struct {
     const char *op;
     int ulps;
-} tolerances[] = {{"exp", 2}, {"log", 2}};
+} tolerances[] = {{"exp", 2}, {"log", 2}, {"expm1", 2}, {"log1p", 2}, {"sigmoid", 2}, {"tanh", 2}};
 
 typedef struct tolerance {
     int ulps;          /* 0: bit for bit */
