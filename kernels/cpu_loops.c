@@ -119,30 +119,35 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
     return n;
 }
 
-#define ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, CHECK, FAST, FAST_EXPR, EXPR)         \
-    static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b, \
-                      const unsigned char *c, int64_t n, const int64_t st[4],           \
-                      const uint8_t *alpha_bytes, int *bad)                             \
-    {                                                                                   \
-        const AT alpha = ALPHA(alpha_bytes);                                            \
-        int bad_local = 0;                                                              \
-        (void)alpha, (void)c;                                                           \
-        if (CHECK) {                                                                    \
-            int64_t all = n;                                                            \
-            n = before_zero(b, n, st[2], sizeof(S));                                    \
-            bad_local = n < all;                                                        \
-        }                                                                               \
-        if (FAST) {                                                                     \
-            LOOPS(S, M, IN, OUT, FAST_EXPR)                                             \
-        } else {                                                                        \
-            LOOPS(S, M, IN, OUT, EXPR)                                                  \
-        }                                                                               \
-        if (bad_local)                                                                  \
-            *bad = 1;                                                                   \
-        return n;                                                                       \
+/* FAST: alpha is +1 (ONE) or -1, and PLUS_EXPR / MINUS_EXPR compute the
+ * element with that alpha as a constant. Each sign has a loop of its own:
+ * one loop choosing between x + y and x - y per element lets the compiler
+ * turn the pair into x + (sign ? y : -y) (clang does), which flips the
+ * sign of a NaN in y where the subtraction keeps it. */
+#define ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, CHECK, FAST, ONE, PLUS_EXPR, MINUS_EXPR, EXPR) \
+    static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b,          \
+                      const unsigned char *c, int64_t n, const int64_t st[4],                    \
+                      const uint8_t *alpha_bytes, int *bad)                                      \
+    {                                                                                            \
+        const AT alpha = ALPHA(alpha_bytes);                                                     \
+        int bad_local = 0;                                                                       \
+        (void)alpha, (void)c;                                                                    \
+        if (CHECK) {                                                                             \
+            int64_t all = n;                                                                     \
+            n = before_zero(b, n, st[2], sizeof(S));                                             \
+            bad_local = n < all;                                                                 \
+        }                                                                                        \
+        if (FAST && ONE) {                                                                       \
+            LOOPS(S, M, IN, OUT, PLUS_EXPR)                                                      \
+        } else if (FAST) {                                                                       \
+            LOOPS(S, M, IN, OUT, MINUS_EXPR)                                                     \
+        } else {                                                                                 \
+            LOOPS(S, M, IN, OUT, EXPR)                                                           \
+        }                                                                                        \
+        if (bad_local)                                                                           \
+            *bad = 1;                                                                            \
+        return n;                                                                                \
     }
-#define ROW(fn, S, M, IN, OUT, AT, ALPHA, FAST, FAST_EXPR, EXPR) \
-    ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, 0, FAST, FAST_EXPR, EXPR)
 
 /* A row of three inputs (x, y, z from a, b, c): a loop of its own where
  * every operand steps by one element, the strided loop otherwise. */
@@ -251,29 +256,45 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLD_UNARY(math) NEVER
 #define FOLD_CHECKED(math) NEVER
 #define FOLD_WIDTH(math) NEVER
-/* What the folded loop computes: the element function with alpha as a
- * constant 1 or -1 (real families), else the general expression. */
-#define FOLDED_ALPHA(fn, math, AT, S) FOLDED_##math(fn, AT)
-#define FOLDED_PLAIN CALL_PLAIN
-#define FOLDED_UNARY CALL_UNARY
-#define FOLDED_CHECKED CALL_CHECKED
-#define FOLDED_WIDTH CALL_WIDTH
-#define FOLDED_REAL(fn, AT) (alpha == 1 ? fn(x, y, (AT)1) : fn(x, y, (AT)-1))
+/* Whether the folded alpha is +1 rather than -1 (real families only). */
+#define ONE_ALPHA(math) ONE_##math
+#define ONE_PLAIN(math) NEVER
+#define ONE_UNARY(math) NEVER
+#define ONE_CHECKED(math) NEVER
+#define ONE_WIDTH(math) NEVER
+#define ONE_int (alpha == 1)
+#define ONE_b8 ONE_int
+#define ONE_f16 ONE_int
+#define ONE_bf16 ONE_int
+#define ONE_f32 ONE_int
+#define ONE_f64 ONE_int
+#define ONE_c32 NEVER
+#define ONE_c64 NEVER
+#define ONE_c128 NEVER
+/* What a folded loop computes: the element function with alpha as the
+ * constant `sign` (real families), else the general expression. */
+#define FOLDED_ALPHA(fn, math, AT, S, sign) FOLDED_##math(fn, AT, sign)
+#define FOLDED_PLAIN(fn, math, AT, S, sign) CALL_PLAIN(fn, math, AT, S)
+#define FOLDED_UNARY(fn, math, AT, S, sign) CALL_UNARY(fn, math, AT, S)
+#define FOLDED_CHECKED(fn, math, AT, S, sign) CALL_CHECKED(fn, math, AT, S)
+#define FOLDED_WIDTH(fn, math, AT, S, sign) CALL_WIDTH(fn, math, AT, S)
+#define FOLDED_REAL(fn, AT, sign) fn(x, y, (AT)(sign))
 #define FOLDED_int FOLDED_REAL
 #define FOLDED_b8 FOLDED_REAL
 #define FOLDED_f16 FOLDED_REAL
 #define FOLDED_bf16 FOLDED_REAL
 #define FOLDED_f32 FOLDED_REAL
 #define FOLDED_f64 FOLDED_REAL
-#define FOLDED_c32(fn, AT) fn(x, y, alpha)
-#define FOLDED_c64(fn, AT) fn(x, y, alpha)
-#define FOLDED_c128(fn, AT) fn(x, y, alpha)
+#define FOLDED_c32(fn, AT, sign) fn(x, y, alpha)
+#define FOLDED_c64(fn, AT, sign) fn(x, y, alpha)
+#define FOLDED_c128(fn, AT, sign) fn(x, y, alpha)
 
 #define ROW_OF(fn, call, elem, family) ROW_OF_(fn, call, elem, FAMILY_##family)
 #define ROW_OF_(fn, call, elem, ...) ROW_OF__(fn, call, elem, __VA_ARGS__)
 #define ROW_OF__(fn, call, elem, S, M, IN, OUT, AT, ALPHA, math)                          \
     ROW_CHECKED(fn, S, M, IN, OUT, AT, ALPHA, ZERO_CHECK_##call(math), FOLD_##call(math), \
-                FOLDED_##call(tsr__k_##elem##_##math, math, AT, S),                       \
+                ONE_##call(math), FOLDED_##call(tsr__k_##elem##_##math, math, AT, S, 1),  \
+                FOLDED_##call(tsr__k_##elem##_##math, math, AT, S, -1),                   \
                 CALL_##call(tsr__k_##elem##_##math, math, AT, S))
 
 /* Every row of one operation, in the families its columns allow. */
