@@ -387,6 +387,44 @@ static int run_help(int argc, char **argv)
     return EXIT_OK;
 }
 
+/* The command line after the program's name, parsed into *args. */
+static int run(int argc, char **argv, cli_args *args)
+{
+    /* The options before the command name. */
+    int rc = scan(NULL, argc, argv, args);
+    if (rc >= 0)
+        return rc;
+    int first = optind;
+    if (cli_given(args, CLI_OPT_HELP)) {
+        print_overview(stdout);
+        return EXIT_OK;
+    }
+    unsigned misplaced = args->given & ~(CLI_GLOBAL_OPTIONS | CLI_OPT(VERSION));
+    for (int o = 0; o < CLI_OPTION_COUNT; o++)
+        if (misplaced & (1u << o))
+            return usage_error(NULL, "option '--%s' goes after the command name", options[o].name);
+    if (cli_given(args, CLI_OPT_VERSION)) {
+        /* tessera --version ...: the version command; argv[first - 1] is
+         * skipped as a command's name would be. */
+        args->given &= ~CLI_OPT(VERSION);
+        return run_command(&cli_cmd_version, argc - first + 1, argv + first - 1, args);
+    }
+    if (first >= argc)
+        return usage_error(NULL, "a command is needed after the options");
+    const char *name = argv[first];
+    if (strcmp(name, "help") == 0) {
+        if (args->given)
+            return usage_error(NULL, "'help' takes no options before it");
+        return run_help(argc - first + 1, argv + first - 1);
+    }
+    const cli_command *cmd = find_command(name);
+    if (!cmd) {
+        fprintf(stderr, "tessera: no such command '%s'; run 'tessera --help'\n", name);
+        return EXIT_USAGE;
+    }
+    return run_command(cmd, argc - first, argv + first, args);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -396,39 +434,7 @@ int main(int argc, char **argv)
     cli_args args = {.pos = calloc((size_t)argc, sizeof(char *))};
     if (!args.pos)
         return cli_fail("out of memory");
-    /* The options before the command name. */
-    int rc = scan(NULL, argc, argv, &args);
-    if (rc >= 0)
-        return rc;
-    int first = optind;
-    if (cli_given(&args, CLI_OPT_HELP)) {
-        print_overview(stdout);
-        return EXIT_OK;
-    }
-    unsigned misplaced = args.given & ~(CLI_GLOBAL_OPTIONS | CLI_OPT(VERSION));
-    for (int o = 0; o < CLI_OPTION_COUNT; o++)
-        if (misplaced & (1u << o))
-            return usage_error(NULL, "option '--%s' goes after the command name", options[o].name);
-    if (cli_given(&args, CLI_OPT_VERSION)) {
-        /* tessera --version ...: the version command; argv[first - 1] is
-         * skipped as a command's name would be. */
-        args.given &= ~CLI_OPT(VERSION);
-        return run_command(&cli_cmd_version, argc - first + 1, argv + first - 1, &args);
-    }
-    if (first >= argc)
-        return usage_error(NULL, "a command is needed after the options");
-    const char *name = argv[first];
-    if (strcmp(name, "help") == 0) {
-        if (args.given)
-            return usage_error(NULL, "'help' takes no options before it");
-        return run_help(argc - first + 1, argv + first - 1);
-    }
-    const cli_command *cmd = find_command(name);
-    if (!cmd) {
-        fprintf(stderr, "tessera: no such command '%s'; run 'tessera --help'\n", name);
-        return EXIT_USAGE;
-    }
-    rc = run_command(cmd, argc - first, argv + first, &args);
+    int rc = run(argc, argv, &args);
     free(args.pos);
     return rc;
 }
