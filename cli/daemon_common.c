@@ -37,7 +37,8 @@ static int read_device_map(tsr_client *c)
 
 int cli_connect(const cli_args *args, tsr_client **out)
 {
-    tsr_client_options o = {.socket_path = args->value[CLI_OPT_SOCKET], .name = "tessera"};
+    tsr_client_options o = {
+        .socket_path = args->value[CLI_OPT_SOCKET], .name = "tessera", .flags = TSR_CLIENT_MONITOR};
     unsetenv("TESSERA_VISIBLE_DEVICES");
     if (tsr_client_open(&o, out) != TSR_OK)
         return cli_fail(tsr_last_error());

@@ -71,13 +71,23 @@ typedef struct tsr__wire_error {
 typedef struct tsr__wire_hello {
     uint32_t version_min, version_max; /* what the client speaks */
     uint32_t pid;                      /* informational; SO_PEERCRED decides */
-    uint32_t flags;                    /* none defined: must be 0 */
+    uint32_t flags;                    /* TSR__WIRE_HELLO_*; every other bit must be 0 */
     char name[TSR__WIRE_TEXT];         /* shown by `tessera ps`; NUL-terminated */
 } tsr__wire_hello;
 
-/* Sent with two descriptors: the ring's memfd and the doorbell eventfd. */
+/* HELLO flags. MONITOR: open a monitoring connection, not a session: it
+ * may send only the messages marked TSR__WIRE_MONITOR in the table below
+ * (queries), gets no ring, holds no memory, is not counted against
+ * sessions.max (sessions.max_monitors bounds it instead), and is not
+ * listed by SESSION_LIST or PROCESS_LIST. */
+#define TSR__WIRE_HELLO_MONITOR 0x1u
+#define TSR__WIRE_HELLO_FLAGS_KNOWN TSR__WIRE_HELLO_MONITOR
+
+/* Sent with two descriptors: the ring's memfd and the doorbell eventfd;
+ * to a monitoring connection with none, and ring_slots, ring_slot_size and
+ * ring_bytes 0. */
 typedef struct tsr__wire_welcome {
-    uint32_t version;    /* the version both will speak */
+    uint32_t version; /* the version both will speak */
     uint32_t session_id;
     uint32_t device_count; /* entries of the registry (DEVICE_GET positions) */
     uint32_t ring_slots;
@@ -133,11 +143,11 @@ typedef struct tsr__wire_alloc {
 #define TSR__WIRE_SEGMENTS_RELEASED 0x2u /* making room released unused segments */
 typedef struct tsr__wire_block {
     uint64_t handle;
-    uint64_t offset;        /* within the segment */
-    uint64_t size;          /* bytes reserved for the caller */
+    uint64_t offset; /* within the segment */
+    uint64_t size;   /* bytes reserved for the caller */
     uint64_t segment_bytes;
     uint32_t segment_id;
-    uint32_t flags;         /* TSR__WIRE_NEW_SEGMENT: map it (SEGMENT_MAP);
+    uint32_t flags; /* TSR__WIRE_NEW_SEGMENT: map it (SEGMENT_MAP);
                                TSR__WIRE_SEGMENTS_RELEASED: forget unused mappings */
 } tsr__wire_block;
 
@@ -193,11 +203,11 @@ typedef struct tsr__wire_session_usage {
 typedef struct tsr__wire_session_info {
     uint32_t session_id;
     uint32_t pid, uid, gid;
-    uint32_t more;           /* 1: sessions with larger ids exist */
-    uint32_t usage_count;    /* entries of usage in use */
-    uint32_t threads;        /* client threads with a current device */
+    uint32_t more;        /* 1: sessions with larger ids exist */
+    uint32_t usage_count; /* entries of usage in use */
+    uint32_t threads;     /* client threads with a current device */
     uint32_t pad;
-    uint64_t requests;       /* served so far, ring and socket */
+    uint64_t requests; /* served so far, ring and socket */
     uint64_t started_unix_ns;
     tsr__wire_device current_device; /* of the session's first thread */
     char command[TSR__WIRE_TEXT];    /* /proc/<pid>/comm */
@@ -220,16 +230,18 @@ typedef struct tsr__wire_launched {
  * What `tessera ps`, `top`, `info`, `topo` and `stats` ask. Devices are the
  * daemon's ordinals, whatever the asking client's visible devices are. */
 
-#define TSR__WIRE_PROCESS_MORE 0x1u    /* sessions with larger ids exist */
-#define TSR__WIRE_PROCESS_VISIBLE 0x2u /* the asker may see who it is: the fields marked
+#define TSR__WIRE_PROCESS_MORE 0x1u /* sessions with larger ids exist */
+#define TSR__WIRE_PROCESS_VISIBLE \
+    0x2u                            /* the asker may see who it is: the fields marked
                                           "visible only" are filled */
-#define TSR__WIRE_PROCESS_SELF 0x4u    /* the asking session itself */
-#define TSR__WIRE_PROCESS_PID_KNOWN 0x8u /* pid is the process's pid in the asker's pid
+#define TSR__WIRE_PROCESS_SELF 0x4u /* the asking session itself */
+#define TSR__WIRE_PROCESS_PID_KNOWN \
+    0x8u /* pid is the process's pid in the asker's pid
                                             namespace (0 there when not) */
 /* Its connection is over; kernels in flight keep it, and its memory, until
  * they finish. */
 #define TSR__WIRE_PROCESS_ENDING 0x10u
-#define TSR__WIRE_ID_HIDDEN 0xffffffffu  /* uid and gid of a session the asker may not see */
+#define TSR__WIRE_ID_HIDDEN 0xffffffffu /* uid and gid of a session the asker may not see */
 #define TSR__WIRE_CGROUP_TEXT 512u
 
 typedef struct tsr__wire_process_usage {
@@ -250,13 +262,13 @@ typedef struct tsr__wire_process {
     uint32_t threads;     /* client threads with a current device */
     uint32_t usage_count; /* entries of usage in use */
     uint32_t kernels;     /* launches not yet retired: queued or running */
-    uint64_t requests;      /* served so far */
+    uint64_t requests;    /* served so far */
     uint64_t started_unix_ns;
     uint64_t pid_namespace; /* visible only; inode of its pid namespace, 0 unknown */
     tsr__wire_device current_device;
-    char command[TSR__WIRE_TEXT];   /* visible only; /proc/PID/comm */
-    char name[TSR__WIRE_TEXT];      /* visible only; the HELLO name */
-    char unit[128];                 /* visible only; systemd unit, "" none */
+    char command[TSR__WIRE_TEXT];       /* visible only; /proc/PID/comm */
+    char name[TSR__WIRE_TEXT];          /* visible only; the HELLO name */
+    char unit[128];                     /* visible only; systemd unit, "" none */
     char cgroup[TSR__WIRE_CGROUP_TEXT]; /* visible only; cgroup v2 path, "" unknown */
     tsr__wire_process_usage usage[TSR__WIRE_SESSION_DEVICES];
 } tsr__wire_process;
@@ -276,12 +288,12 @@ typedef struct tsr__wire_session_stats {
     uint64_t inactive_split;        /* free bytes in segments that hold live blocks */
     uint64_t inactive_split_blocks; /* count of those free blocks */
     uint64_t requested;
-    uint64_t live_blocks;           /* count */
-    uint64_t allocations, frees;    /* counts since the allocator was made */
-    uint64_t segments;              /* count, now */
+    uint64_t live_blocks;                         /* count */
+    uint64_t allocations, frees;                  /* counts since the allocator was made */
+    uint64_t segments;                            /* count, now */
     uint64_t segments_created, segments_released; /* counts */
-    uint64_t cache_hits, ooms;      /* counts */
-    uint64_t limit;                 /* the most the session may reserve on the device */
+    uint64_t cache_hits, ooms;                    /* counts */
+    uint64_t limit; /* the most the session may reserve on the device */
 } tsr__wire_session_stats;
 
 #define TSR__WIRE_DEVICE_BUSY_SAMPLED 0x1u /* busy_ns is measured (set by every daemon since v2) */
@@ -312,9 +324,9 @@ typedef struct tsr__wire_device_status {
     uint64_t busy_ns;   /* time it had kernels submitted and not finished, since start */
     uint64_t now_ns;    /* the daemon's monotonic clock when it answered */
     uint64_t max_alloc_bytes, local_memory_bytes;
-    uint32_t sessions;  /* sessions holding memory on it */
-    uint32_t flags;     /* TSR__WIRE_DEVICE_* */
-    uint32_t kind;      /* tsr__wire_device_kind */
+    uint32_t sessions; /* sessions holding memory on it */
+    uint32_t flags;    /* TSR__WIRE_DEVICE_* */
+    uint32_t kind;     /* tsr__wire_device_kind */
     uint32_t max_clock_mhz, mem_base_addr_align_bits;
     uint32_t pad;
     uint8_t uuid[16];
@@ -357,50 +369,55 @@ typedef struct tsr__wire_topology {
 
 /* ---- The message table ---------------------------------------------------
  * X(NAME, opcode, request payload, reply payload, transports, summary)
- * transports: S = socket only, R = ring or socket. */
+ * transports: SOCKET, RING (ring or socket); and MONITOR: a monitoring
+ * connection may send it too (HELLO flags above). */
 #define TSR__WIRE_SOCKET 0x1u
 #define TSR__WIRE_RING 0x2u
-#define TSR__WIRE_OPS(X)                                                                          \
-    X(HELLO, 1, tsr__wire_hello, tsr__wire_welcome, TSR__WIRE_SOCKET,                             \
-      "open a session: version handshake; the reply carries the ring and doorbell")               \
-    X(PING, 2, tsr__wire_empty, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
-      "an empty round trip")                                                                      \
-    X(DEVICE_GET, 3, tsr__wire_position, tsr__wire_device_info, TSR__WIRE_SOCKET,                 \
-      "one entry of the device registry")                                                         \
-    X(SET_DEVICE, 4, tsr__wire_set_device, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,    \
-      "set a client thread's current device of a type")                                           \
-    X(GET_DEVICE, 5, tsr__wire_get_device, tsr__wire_device, TSR__WIRE_SOCKET | TSR__WIRE_RING,   \
-      "a client thread's current device of a type")                                               \
-    X(ALLOC, 6, tsr__wire_alloc, tsr__wire_block, TSR__WIRE_SOCKET | TSR__WIRE_RING,              \
-      "allocate device memory in a session segment")                                              \
-    X(FREE, 7, tsr__wire_handle, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,              \
-      "free an allocation")                                                                       \
-    X(SEGMENT_MAP, 8, tsr__wire_segment, tsr__wire_segment_info, TSR__WIRE_SOCKET,                \
-      "receive a segment's memfd to map")                                                         \
-    X(MEMORY_STATS, 9, tsr__wire_device, tsr__wire_memory_stats,                                  \
-      TSR__WIRE_SOCKET | TSR__WIRE_RING, "the session's memory statistics on a device")            \
-    X(EMPTY_CACHE, 10, tsr__wire_device, tsr__wire_bytes, TSR__WIRE_SOCKET | TSR__WIRE_RING,      \
-      "release the session's unused cached segments on a device")                                 \
-    X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info, TSR__WIRE_SOCKET,              \
-      "one session after a cursor (tessera ps)")                                                  \
-    X(FILL, 12, tsr__wire_fill, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,               \
-      "fill a strided region of an allocation with one element's bytes")                         \
-    X(LAUNCH, 13, tsr__kernel, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,             \
-      "queue an elementwise kernel on the device of its operands")                               \
-    X(PROCESS_LIST, 14, tsr__wire_segment, tsr__wire_process, TSR__WIRE_SOCKET,                   \
-      "one session after a cursor, as the asker may see it (tessera ps, top)")                    \
-    X(SESSION_STATS, 15, tsr__wire_stats_request, tsr__wire_session_stats, TSR__WIRE_SOCKET,       \
-      "a session's allocator statistics on a device (tessera stats)")                             \
-    X(DEVICE_STATUS, 16, tsr__wire_device, tsr__wire_device_status, TSR__WIRE_SOCKET,             \
-      "a registry entry's memory in use, busy time and discovery details (tessera info, top)")    \
-    X(TOPOLOGY, 17, tsr__wire_device, tsr__wire_topology, TSR__WIRE_SOCKET,                        \
+#define TSR__WIRE_MONITOR 0x4u
+#define TSR__WIRE_OPS(X)                                                                        \
+    X(HELLO, 1, tsr__wire_hello, tsr__wire_welcome, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,       \
+      "open a session: version handshake; the reply carries the ring and doorbell")             \
+    X(PING, 2, tsr__wire_empty, tsr__wire_empty,                                                \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING | TSR__WIRE_MONITOR, "an empty round trip")             \
+    X(DEVICE_GET, 3, tsr__wire_position, tsr__wire_device_info,                                 \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, "one entry of the device registry")                 \
+    X(SET_DEVICE, 4, tsr__wire_set_device, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,  \
+      "set a client thread's current device of a type")                                         \
+    X(GET_DEVICE, 5, tsr__wire_get_device, tsr__wire_device, TSR__WIRE_SOCKET | TSR__WIRE_RING, \
+      "a client thread's current device of a type")                                             \
+    X(ALLOC, 6, tsr__wire_alloc, tsr__wire_block, TSR__WIRE_SOCKET | TSR__WIRE_RING,            \
+      "allocate device memory in a session segment")                                            \
+    X(FREE, 7, tsr__wire_handle, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,            \
+      "free an allocation")                                                                     \
+    X(SEGMENT_MAP, 8, tsr__wire_segment, tsr__wire_segment_info, TSR__WIRE_SOCKET,              \
+      "receive a segment's memfd to map")                                                       \
+    X(MEMORY_STATS, 9, tsr__wire_device, tsr__wire_memory_stats,                                \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING, "the session's memory statistics on a device")         \
+    X(EMPTY_CACHE, 10, tsr__wire_device, tsr__wire_bytes, TSR__WIRE_SOCKET | TSR__WIRE_RING,    \
+      "release the session's unused cached segments on a device")                               \
+    X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info,                              \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, "one session after a cursor (tessera ps)")          \
+    X(FILL, 12, tsr__wire_fill, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,          \
+      "fill a strided region of an allocation with one element's bytes")                        \
+    X(LAUNCH, 13, tsr__kernel, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,           \
+      "queue an elementwise kernel on the device of its operands")                              \
+    X(PROCESS_LIST, 14, tsr__wire_segment, tsr__wire_process,                                   \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
+      "one session after a cursor, as the asker may see it (tessera ps, top)")                  \
+    X(SESSION_STATS, 15, tsr__wire_stats_request, tsr__wire_session_stats,                      \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
+      "a session's allocator statistics on a device (tessera stats)")                           \
+    X(DEVICE_STATUS, 16, tsr__wire_device, tsr__wire_device_status,                             \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
+      "a registry entry's memory in use, busy time and discovery details (tessera info, top)")  \
+    X(TOPOLOGY, 17, tsr__wire_device, tsr__wire_topology, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, \
       "how one OpenCL device reaches every other (tessera topo)")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,
     TSR__WIRE_OPS(TSR__WIRE_ENUM)
 #undef TSR__WIRE_ENUM
-    TSR__OP_MAX
+        TSR__OP_MAX
 } tsr__wire_opcode;
 
 typedef struct tsr__wire_op_info {

@@ -29,15 +29,16 @@ static uint64_t limit_of(const tsr__session *s, const tsr__registry_device *dev)
 {
     if (!s->server->limits)
         return dev->capacity;
-    uint64_t limit = tsr__limits_effective(s->server->limits, s->uid, s->gid,
-                                           (uint32_t)dev->info.device.index);
+    uint64_t limit =
+        tsr__limits_effective(s->server->limits, s->uid, s->gid, (uint32_t)dev->info.device.index);
     return limit < dev->capacity ? limit : dev->capacity;
 }
 
 static tsr__registry_device *wire_device(tsr__registry *reg, const void *in)
 {
     const tsr__wire_device *w = in;
-    return tsr__registry_find(reg, (tsr_device){.type = (tsr_device_type)w->type, .index = w->index});
+    return tsr__registry_find(reg,
+                              (tsr_device){.type = (tsr_device_type)w->type, .index = w->index});
 }
 
 static tsr__session *find_session(tsr__session *asker, uint32_t id)
@@ -45,7 +46,7 @@ static tsr__session *find_session(tsr__session *asker, uint32_t id)
     if (id == 0)
         return asker;
     for (tsr__session *s = asker->server->first; s; s = s->next)
-        if (s->id == id && s->version)
+        if (s->id == id && s->version && !s->monitor)
             return s;
     return NULL;
 }
@@ -69,8 +70,7 @@ _Static_assert(sizeof((tsr__proc_owner *)0)->cgroup == sizeof((tsr__wire_process
 
 /* Of an open session, /proc now; of an ending one, what it said when the
  * connection ended (all unknown when that could not be kept). */
-static void describe_owner(const tsr__session *s, const tsr__session *asker,
-                           tsr__wire_process *out)
+static void describe_owner(const tsr__session *s, const tsr__session *asker, tsr__wire_process *out)
 {
     tsr__proc_owner now = {0};
     const tsr__proc_owner *owner = s->owner;
@@ -98,15 +98,16 @@ static void describe_owner(const tsr__session *s, const tsr__session *asker,
     out->started_unix_ns = s->started_unix_ns;
 }
 
-const tsr__session *tsr__admin_session_after(const tsr__server *server, uint32_t cursor,
-                                             bool *more)
+const tsr__session *tsr__admin_session_after(const tsr__server *server, uint32_t cursor, bool *more)
 {
     const tsr__session *s = server->first;
-    while (s && (s->id <= cursor || s->version == 0))
+    /* Open sessions and ending ones; not connections still on their
+     * handshake, nor monitoring connections. */
+    while (s && (s->id <= cursor || s->version == 0 || s->monitor))
         s = s->next;
     *more = false;
     for (const tsr__session *n = s ? s->next : NULL; n && !*more; n = n->next)
-        *more = n->version != 0;
+        *more = n->version != 0 && !n->monitor;
     return s;
 }
 
@@ -138,11 +139,11 @@ tsr_status tsr__admin_process_list(tsr__request *r)
             continue;
         tsr__alloc_stats a;
         tsr__allocator_stats(s->devices[k].pool.allocator, &a);
-        out->usage[out->usage_count++] = (tsr__wire_process_usage){
-            .device = s->devices[k].pool.device->info.device,
-            .allocated = a.allocated,
-            .reserved = a.reserved,
-            .limit = limit_of(s, s->devices[k].pool.device)};
+        out->usage[out->usage_count++] =
+            (tsr__wire_process_usage){.device = s->devices[k].pool.device->info.device,
+                                      .allocated = a.allocated,
+                                      .reserved = a.reserved,
+                                      .limit = limit_of(s, s->devices[k].pool.device)};
     }
     return TSR_OK;
 }

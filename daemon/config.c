@@ -137,6 +137,16 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "a burst of starting processes, or connections that never say anything, come "
                  "near it; the ones beyond it are refused and told why."},
         KIND_NUMBER, parse_sessions},
+    [TSR__CONF_MAX_MONITORS] = {
+        {.name = "sessions.max_monitors", .option = "max-monitors", .metavar = "N",
+         .default_value = "64",
+         .help = "The most monitoring connections open at once: those of `tessera devices`, "
+                 "`ps`, `top`, `stats` and `metrics`, which only ask questions. They are no "
+                 "sessions: they hold no memory, count under no other cap, are not listed by "
+                 "`tessera ps` and are logged at debug level, so that watching the daemon works "
+                 "with sessions.max reached. uid 0 and members of the tessera-admin group may "
+                 "go a few beyond it. Lowering it ends no open connection."},
+        KIND_NUMBER, parse_sessions},
     [TSR__CONF_MEMORY_DAEMON] = {
         {.name = "memory_limit.daemon", .option = "memory-limit", .metavar = "LIMIT",
          .default_value = "unlimited", .default_text = "unlimited (each device's own size)",

@@ -115,7 +115,8 @@ static tsr_status device_pool(tsr__session *s, tsr__wire_device wd, tsr__device_
         char name[TSR_DEVICE_STR_MAX];
         tsr_device_str(d, name, sizeof name);
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "the daemon manages no memory of %s: its tensors live in the client", name);
+                         "the daemon manages no memory of %s: its tensors live in the client",
+                         name);
     }
     /* The allocator's messages name the device as the session does. */
     char name[TSR_DEVICE_STR_MAX];
@@ -140,6 +141,58 @@ static void on_doorbell(tsr__loop *loop, uint32_t events, void *data)
     tsr__roster_ring_ready(s->server, s);
 }
 
+/* The devices a connection opened now sees: those of devices.visible now,
+ * so that its numbering never changes under it. */
+static tsr_status copy_visible(tsr__session *s)
+{
+    uint32_t seen = s->server->visible_count;
+    int32_t *visible = calloc(seen ? seen : 1, sizeof *visible);
+    if (!visible)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory opening the session");
+    memcpy(visible, s->server->visible, seen * sizeof *visible);
+    free(s->visible); /* from a HELLO that failed after it */
+    s->visible = visible;
+    s->visible_count = seen;
+    return TSR_OK;
+}
+
+/* HELLO with the MONITOR flag: a connection that only asks (the messages
+ * marked TSR__WIRE_MONITOR), with no ring. It leaves the session counts
+ * (sessions.max, the uid's sessions and handshakes) for the monitors'
+ * own, so that watching works however many sessions others hold. */
+static tsr_status open_monitor(request *r, uint32_t version)
+{
+    const tsr__wire_hello *in = r->in;
+    tsr__session *s = r->s;
+    tsr__server *server = s->server;
+    bool admin = tsr__proc_peer_is_admin(s->fd, s->uid, s->gid, TSR__ADMIN_GROUP);
+    uint32_t most = server->max_monitors + (admin ? TSR__SERVER_ADMIN_RESERVE : 0);
+    if (server->monitor_count >= most) {
+        r->end_session = true;
+        TSR__LOG_LIMITED(TSR__LOG_WARNING,
+                         "refused a monitoring connection of pid %d: %u open "
+                         "(sessions.max_monitors = %u)",
+                         (int)s->pid, server->monitor_count, server->max_monitors);
+        return tsr__fail(TSR_ERR_LIMIT,
+                         "tesserad has %u monitoring connections open, its most "
+                         "(sessions.max_monitors = %u)",
+                         server->monitor_count, server->max_monitors);
+    }
+    tsr_status st = copy_visible(s);
+    if (st != TSR_OK)
+        return st;
+    s->monitor = true;
+    s->version = version;
+    s->admin = admin;
+    tsr__wire_text_set(s->name, sizeof s->name, in->name);
+    server->monitor_count++;
+    server->session_count--;
+    tsr__roster_count(server, s->uid, -1, -1);
+    *(tsr__wire_welcome *)r->out = (tsr__wire_welcome){
+        .version = version, .session_id = s->id, .device_count = s->visible_count + 2};
+    return TSR_OK;
+}
+
 static tsr_status on_hello(request *r)
 {
     const tsr__wire_hello *in = r->in;
@@ -151,23 +204,29 @@ static tsr_status on_hello(request *r)
     uint32_t hi = in->version_max < TSR__WIRE_VERSION ? in->version_max : TSR__WIRE_VERSION;
     if (lo > hi) {
         r->end_session = true;
-        return tsr__fail(TSR_ERR_PROTOCOL,
-                         "protocol version mismatch: the client speaks versions %u to %u, this "
-                         "tesserad speaks %u to %u; use a libtessera and tesserad of matching releases",
-                         (unsigned)in->version_min, (unsigned)in->version_max,
-                         TSR__WIRE_VERSION_MIN, TSR__WIRE_VERSION);
+        return tsr__fail(
+            TSR_ERR_PROTOCOL,
+            "protocol version mismatch: the client speaks versions %u to %u, this "
+            "tesserad speaks %u to %u; use a libtessera and tesserad of matching releases",
+            (unsigned)in->version_min, (unsigned)in->version_max, TSR__WIRE_VERSION_MIN,
+            TSR__WIRE_VERSION);
     }
-    if (in->flags != 0)
-        return tsr__fail(TSR_ERR_PROTOCOL, "HELLO flags 0x%x are not defined", (unsigned)in->flags);
+    if (in->flags & ~TSR__WIRE_HELLO_FLAGS_KNOWN)
+        return tsr__fail(TSR_ERR_PROTOCOL, "HELLO flags 0x%x are not defined",
+                         (unsigned)(in->flags & ~TSR__WIRE_HELLO_FLAGS_KNOWN));
     if (!tsr__wire_text_ok(in->name, sizeof in->name))
         return tsr__fail(TSR_ERR_PROTOCOL, "HELLO name is not terminated");
-    /* The devices the session sees stay those of devices.visible now, so
-     * that its numbering never changes under it. */
-    uint32_t seen = s->server->visible_count;
-    int32_t *visible = calloc(seen ? seen : 1, sizeof *visible);
-    if (!visible)
-        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory opening the session");
-    memcpy(visible, s->server->visible, seen * sizeof *visible);
+    if (in->flags & TSR__WIRE_HELLO_MONITOR)
+        return open_monitor(r, hi);
+    if (s->over_cap[0]) {
+        r->end_session = true;
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a session of pid %d: %s", (int)s->pid,
+                         s->over_cap);
+        return tsr__fail_text(TSR_ERR_LIMIT, s->over_cap);
+    }
+    tsr_status st = copy_visible(s);
+    if (st != TSR_OK)
+        return st;
     int ring_fd = memfd_create("tessera-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     int bell = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     tsr__ring *ring = MAP_FAILED;
@@ -180,20 +239,17 @@ static tsr_status on_hello(request *r)
             close(ring_fd);
         if (bell >= 0)
             close(bell);
-        free(visible);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make the session's ring: %s", strerror(e));
     }
     ring->header = (tsr__ring_header){.magic = TSR__RING_MAGIC,
                                       .version = TSR__WIRE_VERSION,
                                       .slot_count = TSR__RING_SLOTS,
                                       .slot_size = TSR__RING_SLOT_SIZE};
-    tsr_status st = tsr__loop_watch(s->server->loop, bell, EPOLLIN, on_doorbell, s,
-                                    &s->doorbell_watch);
+    st = tsr__loop_watch(s->server->loop, bell, EPOLLIN, on_doorbell, s, &s->doorbell_watch);
     if (st != TSR_OK) {
         munmap(ring, sizeof *ring);
         close(ring_fd);
         close(bell);
-        free(visible);
         return st;
     }
     s->ring = ring;
@@ -202,8 +258,6 @@ static tsr_status on_hello(request *r)
     s->version = hi;
     s->admin = tsr__proc_peer_is_admin(s->fd, s->uid, s->gid, TSR__ADMIN_GROUP);
     tsr__wire_text_set(s->name, sizeof s->name, in->name);
-    s->visible = visible;
-    s->visible_count = seen;
     *out = (tsr__wire_welcome){.version = hi,
                                .session_id = s->id,
                                .device_count = s->visible_count + 2, /* cpu, opencl:*, meta */
@@ -297,8 +351,7 @@ static tsr_status on_get_device(request *r)
     tsr__wire_device d = {.type = in->type, .index = accelerator(s, in->type) ? 0 : -1};
     if (!session_device(s, d))
         return TSR_ERR_NO_DEVICE;
-    const tsr__thread_device *t =
-        accelerator(s, d.type) ? find_thread(s, in->thread_id) : NULL;
+    const tsr__thread_device *t = accelerator(s, d.type) ? find_thread(s, in->thread_id) : NULL;
     int32_t recorded = t ? session_ordinal(s, t->opencl_index) : -1;
     if (recorded >= 0)
         d.index = recorded;
@@ -320,16 +373,15 @@ static tsr_status on_alloc(request *r)
     if (st != TSR_OK)
         return st;
     tsr__allocator_stats(pool->allocator, &after);
-    *(tsr__wire_block *)r->out = (tsr__wire_block){.handle = b.handle,
-                                                   .offset = b.offset,
-                                                   .size = b.size,
-                                                   .segment_bytes = b.segment_bytes,
-                                                   .segment_id = b.segment_id,
-                                                   .flags = (b.new_segment ? TSR__WIRE_NEW_SEGMENT : 0) |
-                                                            (after.segments_released !=
-                                                                     before.segments_released
-                                                                 ? TSR__WIRE_SEGMENTS_RELEASED
-                                                                 : 0)};
+    *(tsr__wire_block *)r->out = (tsr__wire_block){
+        .handle = b.handle,
+        .offset = b.offset,
+        .size = b.size,
+        .segment_bytes = b.segment_bytes,
+        .segment_id = b.segment_id,
+        .flags = (b.new_segment ? TSR__WIRE_NEW_SEGMENT : 0) |
+                 (after.segments_released != before.segments_released ? TSR__WIRE_SEGMENTS_RELEASED
+                                                                      : 0)};
     return TSR_OK;
 }
 
@@ -352,9 +404,8 @@ static tsr_status on_fill(request *r)
     tsr__device_pool *pool = tsr__session_find_live(r->s, in->region.handle, &b);
     if (!pool)
         return TSR_ERR_INVALID_ARGUMENT;
-    tsr__region g = {.itemsize = in->region.itemsize,
-                     .ndim = in->region.ndim,
-                     .offset = in->region.offset};
+    tsr__region g = {
+        .itemsize = in->region.itemsize, .ndim = in->region.ndim, .offset = in->region.offset};
     memcpy(g.sizes, in->region.sizes, sizeof g.sizes);
     memcpy(g.strides, in->region.strides, sizeof g.strides);
     uint64_t span;
@@ -513,6 +564,10 @@ bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8
     tsr_status st;
     if (s->version == 0 && h->opcode != TSR__OP_HELLO) {
         st = tsr__fail(TSR_ERR_PROTOCOL, "%s before HELLO: open the session first", op->name);
+    } else if (s->monitor && !(op->transports & TSR__WIRE_MONITOR)) {
+        st = tsr__fail(TSR_ERR_PROTOCOL,
+                       "%s is not served on a monitoring connection: open a session for it",
+                       op->name);
     } else {
         handler_fn fn = handlers[h->opcode];
         st = fn ? fn(&r) : tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s is not served", op->name);

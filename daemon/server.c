@@ -187,10 +187,10 @@ static bool peer_is_admin(int fd, const struct ucred *cred)
     return tsr__proc_peer_is_admin(fd, cred->uid, cred->gid, TSR__ADMIN_GROUP);
 }
 
-/* Why a connection of `uid` is refused with `extra` more sessions allowed
- * under each cap, written into why; false when it is not. */
-static bool over_cap(const tsr__server *server, const tsr__uid_sessions *u, uint32_t uid,
-                     uint32_t extra, char *why, size_t n)
+/* Why a session of `uid` would be over a session cap with `extra` more
+ * sessions allowed under each, written into why; false when it is not. */
+static bool over_session_cap(const tsr__server *server, const tsr__uid_sessions *u, uint32_t uid,
+                             uint32_t extra, char *why, size_t n)
 {
     if (server->session_count >= server->max_sessions + extra)
         snprintf(why, n, "tesserad has %u sessions open, its most (sessions.max = %u)",
@@ -198,13 +198,21 @@ static bool over_cap(const tsr__server *server, const tsr__uid_sessions *u, uint
     else if (u && u->sessions >= server->max_sessions_uid + extra)
         snprintf(why, n, "too many sessions for uid %u: %u open (sessions.max_per_uid = %u)",
                  (unsigned)uid, u->sessions, server->max_sessions_uid);
-    else if (u && u->handshakes >= server->max_handshakes_uid + extra)
-        snprintf(why, n,
-                 "too many connections of uid %u waiting for their handshake: %u "
-                 "(sessions.max_handshakes_per_uid = %u)",
-                 (unsigned)uid, u->handshakes, server->max_handshakes_uid);
     else
         return false;
+    return true;
+}
+
+/* The same for the connections of `uid` still waiting for their HELLO. */
+static bool over_handshake_cap(const tsr__server *server, const tsr__uid_sessions *u, uint32_t uid,
+                               uint32_t extra, char *why, size_t n)
+{
+    if (!u || u->handshakes < server->max_handshakes_uid + extra)
+        return false;
+    snprintf(why, n,
+             "too many connections of uid %u waiting for their handshake: %u "
+             "(sessions.max_handshakes_per_uid = %u)",
+             (unsigned)uid, u->handshakes, server->max_handshakes_uid);
     return true;
 }
 
@@ -263,21 +271,31 @@ static void refuse(tsr__server *server, int fd, tsr_status status, const char *w
     }
 }
 
-/* Whether a peer of `cred` (connected over fd; -1 for none) may start a
- * session now: TSR_OK with its uid's row made, else TSR_ERR_LIMIT
- * (sessions.max and the per-uid caps) or TSR_ERR_OUT_OF_MEMORY (no room
- * for the row), with the reason as the message. */
-static tsr_status admission(tsr__server *server, int fd, const struct ucred *cred)
+/* Whether a peer of `cred` (connected over fd; -1 for none) may connect
+ * now: TSR_OK with its uid's row made, else TSR_ERR_LIMIT (too many of its
+ * connections waiting for their handshake) or TSR_ERR_OUT_OF_MEMORY (no
+ * room for the row), with the reason as the message. A connection over a
+ * session cap (sessions.max and the per-uid cap) is let in all the same,
+ * with the reason in `over` (else ""): it may open a monitoring connection
+ * (which no session cap counts), and is told the reason if it asks for a
+ * session. uid 0 and tessera-admin get TSR__SERVER_ADMIN_RESERVE beyond
+ * every cap. */
+static tsr_status admission(tsr__server *server, int fd, const struct ucred *cred, char *over,
+                            size_t n)
 {
     char why[sizeof server->refusals[0].message];
     tsr__uid_sessions *u = tsr__roster_uid(server, cred->uid);
-    if (over_cap(server, u, cred->uid, 0, why, sizeof why) &&
+    over[0] = '\0';
+    if (over_handshake_cap(server, u, cred->uid, 0, why, sizeof why) &&
         (!peer_is_admin(fd, cred) ||
-         over_cap(server, u, cred->uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
+         over_handshake_cap(server, u, cred->uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
         TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred->pid,
                          why);
         return tsr__fail_text(TSR_ERR_LIMIT, why);
     }
+    if (over_session_cap(server, u, cred->uid, 0, over, n) && peer_is_admin(fd, cred) &&
+        !over_session_cap(server, u, cred->uid, TSR__SERVER_ADMIN_RESERVE, over, n))
+        over[0] = '\0';
     if (!u && server->uid_count == server->uid_cap) {
         uint32_t cap = server->uid_cap ? server->uid_cap * 2 : 16;
         tsr__uid_sessions *grown = realloc(server->uids, cap * sizeof *grown);
@@ -312,12 +330,13 @@ static void admit(tsr__server *server, int fd)
         close(fd);
         return;
     }
-    tsr_status st = admission(server, fd, &cred);
+    char over[TSR__SESSION_REFUSAL_TEXT];
+    tsr_status st = admission(server, fd, &cred, over, sizeof over);
     if (st != TSR_OK) {
         refuse(server, fd, st, tsr_last_error());
         return;
     }
-    if (tsr__session_start(server, fd, &cred) != TSR_OK) {
+    if (tsr__session_start(server, fd, &cred, over) != TSR_OK) {
         TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot start a session: %s", tsr_last_error());
         not_started(server, cred.uid);
     }
@@ -326,7 +345,12 @@ static void admit(tsr__server *server, int fd)
 tsr_status tsr__server_open_detached(tsr__server *server, const struct ucred *cred,
                                      tsr__session **out)
 {
-    tsr_status st = admission(server, -1, cred);
+    char over[TSR__SESSION_REFUSAL_TEXT];
+    tsr_status st = admission(server, -1, cred, over, sizeof over);
+    if (st == TSR_OK && over[0]) {
+        not_started(server, cred->uid);
+        return tsr__fail_text(TSR_ERR_LIMIT, over);
+    }
     if (st == TSR_OK && (st = tsr__session_open_detached(server, cred, out)) != TSR_OK)
         not_started(server, cred->uid);
     return st;
@@ -598,6 +622,7 @@ static tsr_status apply_live(tsr__server *server, const tsr__config *cfg)
     server->max_sessions = (uint32_t)cfg->v[TSR__CONF_MAX_SESSIONS].number;
     server->max_sessions_uid = (uint32_t)cfg->v[TSR__CONF_MAX_SESSIONS_UID].number;
     server->max_handshakes_uid = (uint32_t)cfg->v[TSR__CONF_MAX_HANDSHAKES_UID].number;
+    server->max_monitors = (uint32_t)cfg->v[TSR__CONF_MAX_MONITORS].number;
     apply_visible(server, cfg);
     return TSR_OK;
 }

@@ -75,6 +75,9 @@ typedef struct tsr__server {
     /* Open sessions per uid (sessions.max_per_uid, .max_handshakes_per_uid),
      * one row per uid with a session, in no order. */
     uint32_t max_sessions_uid, max_handshakes_uid;
+    /* Monitoring connections (HELLO's MONITOR flag): counted here only,
+     * against sessions.max_monitors. */
+    uint32_t monitor_count, max_monitors;
     tsr__uid_sessions *uids;
     uint32_t uid_count, uid_cap;
     /* What one session may hold: segments, client threads with a current

@@ -90,7 +90,8 @@ static tsr__session *session_new(tsr__server *server, int fd, const struct ucred
                         .pid = cred->pid,
                         .uid = cred->uid,
                         .gid = cred->gid,
-                        .started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+                        .started_unix_ns =
+                            (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
                         .ring_fd = -1,
                         .doorbell_fd = -1,
                         .hello_timer = -1,
@@ -122,14 +123,17 @@ tsr_status tsr__session_open_detached(tsr__server *server, const struct ucred *c
     return TSR_OK;
 }
 
-tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred)
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred,
+                              const char *over_cap)
 {
     tsr__session *s = session_new(server, fd, cred);
     if (!s) {
         close(fd);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory starting a session");
     }
-    tsr_status st = tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_socket, s, &s->watch);
+    snprintf(s->over_cap, sizeof s->over_cap, "%s", over_cap);
+    tsr_status st =
+        tsr__loop_watch(server->loop, fd, EPOLLIN | EPOLLRDHUP, on_socket, s, &s->watch);
     if (st != TSR_OK) {
         close(fd);
         free(s);
@@ -158,6 +162,11 @@ tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *c
  * logged only when it ends, and under a rate limit. */
 static void opened(tsr__session *s)
 {
+    if (s->monitor) { /* on_hello has moved its counts already */
+        tsr__log(TSR__LOG_DEBUG, "monitor %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
+                 (unsigned)s->uid, s->command);
+        return;
+    }
     tsr__roster_count(s->server, s->uid, 0, -1);
     tsr__roster_ring_park(s);
     tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
@@ -191,12 +200,19 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.reserved += one.reserved;
     }
     bool busy = s->inflight_total > 0; /* each kernel in flight holds a reference */
-    tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
-                     "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
-                     "reserved%s", s->id, (int)s->pid, why,
-                     (unsigned long long)total.allocated, (unsigned long long)total.reserved,
-                     busy ? " once its kernels finish" : "");
-    tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
+    if (s->monitor) {
+        tsr__log(TSR__LOG_DEBUG, "monitor %u: pid %d ended (%s)", s->id, (int)s->pid, why);
+        server->monitor_count--;
+    } else {
+        tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
+                         "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
+                         "reserved%s",
+                         s->id, (int)s->pid, why, (unsigned long long)total.allocated,
+                         (unsigned long long)total.reserved,
+                         busy ? " once its kernels finish" : "");
+        tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
+        server->session_count--;
+    }
     tsr__roster_ring_drop(server, s);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
@@ -208,7 +224,6 @@ void tsr__session_end(tsr__session *s, const char *why)
     if (s->hello_timer >= 0)
         close(s->hello_timer);
     s->hello_timer = -1;
-    server->session_count--;
     s->ending = true;
     /* Listed as ending until its kernels are done: what /proc says of the
      * client now, while its pid is still its own. */
@@ -303,8 +318,8 @@ static bool serve_packet(tsr__session *s, bool *ended)
     uint32_t out_len = 0;
     int fds[2];
     int nfds = 0;
-    tsr__session_served served = tsr__session_serve_frame(
-        s, in.bytes, (size_t)n, TSR__WIRE_SOCKET, out.bytes, &out_len, fds, &nfds);
+    tsr__session_served served = tsr__session_serve_frame(s, in.bytes, (size_t)n, TSR__WIRE_SOCKET,
+                                                          out.bytes, &out_len, fds, &nfds);
     if (served == TSR__SERVED_MALFORMED) {
         snprintf(reason, sizeof reason, "malformed frame: %s", tsr_last_error());
         tsr__session_end(s, reason);
@@ -330,8 +345,8 @@ tsr__session_served tsr__session_serve_frame(tsr__session *s, const uint8_t *fra
     if (tsr__wire_check(frame, len, transport, false, &h) != TSR_OK)
         return TSR__SERVED_MALFORMED;
     bool was_open = s->version != 0;
-    bool keep = tsr__session_handle(s, &h, frame + sizeof h, transport, reply, reply_len, fds,
-                                    nfds);
+    bool keep =
+        tsr__session_handle(s, &h, frame + sizeof h, transport, reply, reply_len, fds, nfds);
     if (!was_open && s->version)
         opened(s);
     return keep ? TSR__SERVED_KEEP : TSR__SERVED_END;
@@ -378,8 +393,8 @@ unsigned tsr__session_serve_ring(tsr__session *s)
             memcpy(in.bytes, slot->frame, len);
             uint32_t out_len = 0;
             int fds[2], nfds = 0;
-            tsr__session_served result = tsr__session_serve_frame(
-                s, in.bytes, len, TSR__WIRE_RING, out.bytes, &out_len, fds, &nfds);
+            tsr__session_served result = tsr__session_serve_frame(s, in.bytes, len, TSR__WIRE_RING,
+                                                                  out.bytes, &out_len, fds, &nfds);
             if (result != TSR__SERVED_MALFORMED) {
                 bool keep = result == TSR__SERVED_KEEP;
                 memcpy(slot->frame, out.bytes, out_len);

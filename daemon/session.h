@@ -31,6 +31,7 @@
 #define TSR__SESSION_MAX_THREADS 4096
 #define TSR__SESSION_MAX_SEGMENTS 16384
 #define TSR__SESSION_HELLO_SECONDS 10 /* a connection must say HELLO within this */
+#define TSR__SESSION_REFUSAL_TEXT 192 /* a session cap's reason (the server's refusal text) */
 
 typedef struct tsr__thread_device {
     uint64_t thread_id;
@@ -85,7 +86,15 @@ struct tsr__session {
     uint64_t requests;
     uint32_t version; /* 0 until HELLO */
     bool admin;       /* root or tessera-admin: decided at HELLO */
-    int hello_timer;  /* ends the session if HELLO does not come in time */
+    /* A monitoring connection (HELLO's MONITOR flag): queries only, no
+     * ring, counted under sessions.max_monitors and under no session cap,
+     * listed nowhere. */
+    bool monitor;
+    /* Why the connection came in over a session cap (sessions.max, the
+     * per-uid cap), else "": it may open only a monitoring connection, and
+     * a HELLO for a session is answered with this. */
+    char over_cap[TSR__SESSION_REFUSAL_TEXT];
+    int hello_timer; /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;
     /* References: the connection's (until it ends) and one per kernel in
      * flight. `ending`: the connection is over, kernels keep the rest.
@@ -130,8 +139,11 @@ struct tsr__session {
 };
 
 /* Takes a freshly accepted connection of the peer `cred`, admitted by the
- * server (its uid has a row). On failure the fd is closed. */
-tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred);
+ * server (its uid has a row); `over_cap` is "" or why a session of it
+ * would be over a session cap (tsr__session.over_cap). On failure the fd
+ * is closed. */
+tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *cred,
+                              const char *over_cap);
 /* Ends the session's connection (once; an ending session is left as it
  * is): closes its socket and timers, takes its ring off the poller and
  * its count off the server's, then drops the connection's reference, so

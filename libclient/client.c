@@ -102,11 +102,12 @@ static tsr_status parse_visible(tsr_client *c, const char *text)
     return TSR_OK;
 }
 
-static tsr_status handshake(tsr_client *c, const char *name)
+static tsr_status handshake(tsr_client *c, const char *name, bool monitor)
 {
     tsr__wire_hello hello = {.version_min = TSR__WIRE_VERSION_MIN,
                              .version_max = TSR__WIRE_VERSION,
-                             .pid = (uint32_t)getpid()};
+                             .pid = (uint32_t)getpid(),
+                             .flags = monitor ? TSR__WIRE_HELLO_MONITOR : 0};
     char comm[TSR__WIRE_TEXT] = "";
     if (!name) {
         FILE *f = fopen("/proc/self/comm", "re");
@@ -120,11 +121,20 @@ static tsr_status handshake(tsr_client *c, const char *name)
     tsr__wire_text_set(hello.name, sizeof hello.name, name);
     tsr__wire_welcome welcome;
     int fds[2];
-    int nfds = 2;
+    int nfds = monitor ? 0 : 2; /* a monitor gets no ring */
     tsr_status st = tsr__socket_call(c, TSR__OP_HELLO, &hello, sizeof hello, &welcome,
                                      sizeof welcome, fds, &nfds);
     if (st != TSR_OK)
         return st;
+    if (monitor) { /* every request takes the socket */
+        if (welcome.device_count < 2 || welcome.device_count > 4096)
+            return tsr__fail(TSR_ERR_PROTOCOL,
+                             "tesserad answered a monitoring connection with a session");
+        c->session_id = welcome.session_id;
+        c->version = welcome.version;
+        c->device_count = welcome.device_count;
+        return TSR_OK;
+    }
     c->doorbell_fd = fds[1];
     if (welcome.ring_bytes != sizeof(tsr__ring) || welcome.ring_slots != TSR__RING_SLOTS ||
         welcome.ring_slot_size != TSR__RING_SLOT_SIZE || welcome.device_count < 2 ||
@@ -216,6 +226,11 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
                          "tsr_client_options has reserved words set: zero-initialise it");
     if (o.timeout_ms < 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "negative timeout_ms");
+    if (o.flags & ~TSR_CLIENT_MONITOR)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "tsr_client_options.flags 0x%llx: unknown bits (TSR_CLIENT_MONITOR is "
+                         "the only one)",
+                         (unsigned long long)(o.flags & ~TSR_CLIENT_MONITOR));
     tsr_client *c = calloc(1, sizeof *c);
     if (!c)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
@@ -231,7 +246,7 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
     tsr__queues_init(c);
     tsr_status st = connect_socket(path, &c->fd);
     if (st == TSR_OK)
-        st = handshake(c, o.name);
+        st = handshake(c, o.name, (o.flags & TSR_CLIENT_MONITOR) != 0);
     if (st == TSR_OK)
         st = read_registry(c);
     if (st == TSR_OK)
@@ -275,6 +290,9 @@ tsr_status tsr_client_ping(tsr_client *c, tsr_transport transport)
 {
     if (!c)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_client_ping: client is NULL");
+    if (transport == TSR_TRANSPORT_RING && !c->ring)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "tsr_client_ping: a monitoring connection has no ring; ping the socket");
     if (transport == TSR_TRANSPORT_RING)
         return tsr__ring_call(c, TSR__OP_PING, NULL, 0, NULL, 0);
     if (transport == TSR_TRANSPORT_SOCKET)

@@ -377,7 +377,7 @@ tsr_status tsr__ring_call(tsr_client *c, uint32_t opcode, const void *request,
 tsr_status tsr__client_call(tsr_client *c, uint32_t opcode, const void *request, void *reply)
 {
     const tsr__wire_op_info *op = tsr__wire_op(opcode);
-    if (op->transports & TSR__WIRE_RING)
+    if ((op->transports & TSR__WIRE_RING) && c->ring) /* monitors have none */
         return tsr__ring_call(c, opcode, request, op->request_size, reply, op->reply_size);
     return tsr__socket_call(c, opcode, request, op->request_size, reply, op->reply_size, NULL,
                             NULL);

@@ -36,12 +36,24 @@ typedef struct tsr_client tsr_client;
 
 /* Zero-initialised options mean defaults. */
 typedef struct tsr_client_options {
-    const char *socket_path;     /* NULL: $TESSERA_SOCKET, else TSR_DEFAULT_SOCKET */
-    const char *visible_devices; /* NULL: $TESSERA_VISIBLE_DEVICES, else all; "2,0" remaps and restricts */
-    const char *name;            /* shown by `tessera ps`; NULL: the program's name */
-    int32_t timeout_ms;          /* how long a call may wait for a live daemon; 0: 10000 */
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    const char *socket_path; /* NULL: $TESSERA_SOCKET, else TSR_DEFAULT_SOCKET */
+    const char
+        *visible_devices; /* NULL: $TESSERA_VISIBLE_DEVICES, else all; "2,0" remaps and restricts */
+    const char *name;     /* shown by `tessera ps`; NULL: the program's name */
+    int32_t timeout_ms;   /* how long a call may wait for a live daemon; 0: 10000 */
+    uint64_t flags;       /* TSR_CLIENT_*; 0 for a session */
+    uint64_t abi_reserved[7]; /* zero; room for later members (export.h) */
 } tsr_client_options;
+
+/* tsr_client_options.flags. MONITOR: a monitoring connection instead of a
+ * session, for programs that only watch (`tessera ps`, `top`, exporters):
+ * it may list devices and ask the tsr_admin_* and tsr_session_list
+ * questions, nothing else (the rest fail with TSR_ERR_PROTOCOL, "ALLOC is
+ * not served on a monitoring connection: open a session for it"). It holds
+ * no memory, is not counted against the daemon's sessions.max (so it works
+ * when that is reached; sessions.max_monitors bounds monitors), and is
+ * not listed as a session. */
+#define TSR_CLIENT_MONITOR (UINT64_C(1) << 0)
 
 /* Connects to the daemon and starts a session: the handshake checks the
  * protocol version, reads the device registry and maps the session's
@@ -76,26 +88,26 @@ TSR_API tsr_status tsr_client_ping(tsr_client *client, tsr_transport transport);
 #define TSR_DEVICE_TEXT_MAX 256
 
 typedef struct tsr_device_properties {
-    tsr_device device;                          /* as this client numbers it */
-    int32_t daemon_index;                       /* opencl: the daemon's own ordinal of the device,
+    tsr_device device;    /* as this client numbers it */
+    int32_t daemon_index; /* opencl: the daemon's own ordinal of the device,
                                                    which the session lists and the
                                                    administration calls use; -1 for cpu
                                                    and meta */
     char name[TSR_DEVICE_TEXT_MAX];
     char vendor[TSR_DEVICE_TEXT_MAX];
     char driver_version[TSR_DEVICE_TEXT_MAX];
-    char api_version[TSR_DEVICE_TEXT_MAX];      /* "OpenCL 1.2 pocl 3.1 ..."; "" for cpu and meta */
-    uint64_t memory_bytes;                      /* what allocations may use; 0 for meta */
+    char api_version[TSR_DEVICE_TEXT_MAX]; /* "OpenCL 1.2 pocl 3.1 ..."; "" for cpu and meta */
+    uint64_t memory_bytes;                 /* what allocations may use; 0 for meta */
     uint32_t compute_units;
     uint64_t max_work_group_size;
     bool fp16, fp64;
     bool host_unified_memory; /* kernels work in the shared segments (zero copy); false: each
                                  kernel copies its operands in and its output back */
-    int32_t numa_node;                          /* -1: unknown or several */
-    char cpuset[TSR_DEVICE_TEXT_MAX];           /* CPUs local to the device, "0-1"; "" unknown */
-    char pci_bus_id[32];                        /* "0000:01:00.0"; "" unknown */
-    char render_node[64];                       /* "/dev/dri/renderD128"; "" none */
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    int32_t numa_node;        /* -1: unknown or several */
+    char cpuset[TSR_DEVICE_TEXT_MAX]; /* CPUs local to the device, "0-1"; "" unknown */
+    char pci_bus_id[32];              /* "0000:01:00.0"; "" unknown */
+    char render_node[64];             /* "/dev/dri/renderD128"; "" none */
+    uint64_t abi_reserved[8];         /* zero; room for later members (export.h) */
 } tsr_device_properties;
 
 /* How many devices of a type this client sees: 1 for cpu and meta, the
@@ -159,13 +171,13 @@ TSR_API tsr_status tsr_default_device_pop(void);
 /* This session's memory on one device, as PyTorch's memory_stats names it.
  * Bytes unless named a count. */
 typedef struct tsr_memory_stats {
-    uint64_t allocated;       /* held by live allocations (rounded sizes) */
-    uint64_t reserved;        /* held in segments, cached blocks included */
-    uint64_t active;          /* = allocated: there are no streams */
-    uint64_t requested;       /* what the callers asked for */
+    uint64_t allocated; /* held by live allocations (rounded sizes) */
+    uint64_t reserved;  /* held in segments, cached blocks included */
+    uint64_t active;    /* = allocated: there are no streams */
+    uint64_t requested; /* what the callers asked for */
     uint64_t peak_allocated, peak_reserved;
-    uint64_t allocations, frees, cache_hits, ooms;           /* counts */
-    uint64_t segments;                                        /* count */
+    uint64_t allocations, frees, cache_hits, ooms; /* counts */
+    uint64_t segments;                             /* count */
     uint64_t device_capacity; /* the device's memory as this session is told it: what
                                  the daemon lends, or the session's limit when less
                                  (as tsr_device_properties.memory_bytes) */
@@ -210,17 +222,17 @@ typedef struct tsr_session_usage {
  * (threads, requests, current device, memory) are filled. */
 typedef struct tsr_session_info {
     uint32_t session_id;
-    uint32_t pid, uid, gid;      /* from the connection's credentials; see above */
-    char command[64];            /* the process's name (/proc/PID/comm); "" when hidden */
-    char name[64];               /* what the client called itself; "" when hidden */
-    tsr_device current_device;   /* of its main thread, else the first device it
+    uint32_t pid, uid, gid;    /* from the connection's credentials; see above */
+    char command[64];          /* the process's name (/proc/PID/comm); "" when hidden */
+    char name[64];             /* what the client called itself; "" when hidden */
+    tsr_device current_device; /* of its main thread, else the first device it
                                     sees (daemon numbering); cpu when it sees none */
-    uint32_t threads;            /* threads that chose a device */
-    uint64_t requests;           /* served so far */
-    uint64_t started_unix_ns;    /* 0 when hidden */
+    uint32_t threads;          /* threads that chose a device */
+    uint64_t requests;         /* served so far */
+    uint64_t started_unix_ns;  /* 0 when hidden */
     uint32_t usage_count;
     tsr_session_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    uint64_t abi_reserved[8];                     /* zero; room for later members (export.h) */
 } tsr_session_info;
 
 /* The open session with the smallest id above `after` (0 starts the
@@ -251,20 +263,20 @@ typedef struct tsr_process_usage {
 
 typedef struct tsr_process_info {
     uint32_t session_id;
-    bool visible;   /* false: another user's session; only the numbers are filled */
-    bool self;      /* the calling session */
-    bool pid_known; /* pid is the process's pid in the caller's pid namespace */
-    uint32_t pid;   /* as the caller's pid namespace numbers it; 0: not in it or unknown */
-    uint32_t uid, gid;          /* TSR_ID_HIDDEN when not visible */
-    uint64_t pid_namespace;     /* inode of the process's pid namespace; 0 unknown */
-    char command[64];           /* /proc/PID/comm; "" when not visible */
-    char name[64];              /* what the client called itself */
-    char unit[128];             /* systemd unit, "" none or not visible */
-    char cgroup[512];           /* cgroup v2 path, "" unknown or not visible */
-    tsr_device current_device;  /* of its main thread */
-    uint32_t threads;           /* threads that chose a device */
-    uint64_t requests;          /* served so far */
-    uint64_t started_unix_ns;   /* 0 when not visible */
+    bool visible;           /* false: another user's session; only the numbers are filled */
+    bool self;              /* the calling session */
+    bool pid_known;         /* pid is the process's pid in the caller's pid namespace */
+    uint32_t pid;           /* as the caller's pid namespace numbers it; 0: not in it or unknown */
+    uint32_t uid, gid;      /* TSR_ID_HIDDEN when not visible */
+    uint64_t pid_namespace; /* inode of the process's pid namespace; 0 unknown */
+    char command[64];       /* /proc/PID/comm; "" when not visible */
+    char name[64];          /* what the client called itself */
+    char unit[128];         /* systemd unit, "" none or not visible */
+    char cgroup[512];       /* cgroup v2 path, "" unknown or not visible */
+    tsr_device current_device; /* of its main thread */
+    uint32_t threads;          /* threads that chose a device */
+    uint64_t requests;         /* served so far */
+    uint64_t started_unix_ns;  /* 0 when not visible */
     uint32_t usage_count;
     tsr_process_usage usage[TSR_SESSION_DEVICES]; /* devices it holds memory on */
     /* Launches queued or running, not yet finished; and whether the
@@ -281,26 +293,26 @@ typedef struct tsr_process_info {
  * client went away while its kernels ran, which holds its memory until
  * the last of them is done. Errors: TSR_ERR_INVALID_ARGUMENT for NULL
  * arguments, TSR_ERR_CONNECTION, TSR_ERR_PROTOCOL. */
-TSR_API tsr_status tsr_admin_session_list(tsr_client *client, uint32_t after,
-                                          tsr_process_info *out, bool *found);
+TSR_API tsr_status tsr_admin_session_list(tsr_client *client, uint32_t after, tsr_process_info *out,
+                                          bool *found);
 
 /* A session's allocator on one device, as PyTorch's memory_stats() names
  * its entries. Bytes unless named a count. */
 typedef struct tsr_allocator_stats {
-    uint64_t allocated, peak_allocated;   /* allocated_bytes.all.current / .peak */
-    uint64_t reserved, peak_reserved;     /* reserved_bytes.all.* */
-    uint64_t active, peak_active;         /* active_bytes.all.* (= allocated: no streams) */
-    uint64_t inactive_split;              /* inactive_split_bytes.all.current */
-    uint64_t inactive_split_blocks;       /* inactive_split.all.current (count) */
-    uint64_t requested;                   /* requested_bytes.all.current */
-    uint64_t live_blocks;                 /* allocation.all.current (count) */
-    uint64_t allocations, frees;          /* allocation.all.allocated / .freed (counts) */
-    uint64_t segments;                    /* segment.all.current (count) */
+    uint64_t allocated, peak_allocated;           /* allocated_bytes.all.current / .peak */
+    uint64_t reserved, peak_reserved;             /* reserved_bytes.all.* */
+    uint64_t active, peak_active;                 /* active_bytes.all.* (= allocated: no streams) */
+    uint64_t inactive_split;                      /* inactive_split_bytes.all.current */
+    uint64_t inactive_split_blocks;               /* inactive_split.all.current (count) */
+    uint64_t requested;                           /* requested_bytes.all.current */
+    uint64_t live_blocks;                         /* allocation.all.current (count) */
+    uint64_t allocations, frees;                  /* allocation.all.allocated / .freed (counts) */
+    uint64_t segments;                            /* segment.all.current (count) */
     uint64_t segments_created, segments_released; /* num_device_alloc / num_device_free */
-    uint64_t cache_hits;                  /* allocations served from the cache (count) */
-    uint64_t ooms;                        /* num_ooms */
-    uint64_t limit;                       /* the most the session may reserve */
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    uint64_t cache_hits;                          /* allocations served from the cache (count) */
+    uint64_t ooms;                                /* num_ooms */
+    uint64_t limit;                               /* the most the session may reserve */
+    uint64_t abi_reserved[8];                     /* zero; room for later members (export.h) */
 } tsr_allocator_stats;
 
 /* Statistics of session `session_id` (0: the calling one) on an
@@ -322,15 +334,15 @@ typedef enum tsr_device_kind {
 
 typedef struct tsr_device_status {
     tsr_device device;
-    uint64_t capacity;   /* what the daemon lends all sessions */
-    uint64_t reserved;   /* held in segments by every session now */
-    uint64_t allocated;  /* in their live allocations */
-    uint32_t sessions;   /* sessions holding memory on it */
-    bool busy_sampled;   /* busy_ns is measured (always, with this daemon) */
-    uint64_t busy_ns;    /* time the device had kernels submitted and not finished,
+    uint64_t capacity;  /* what the daemon lends all sessions */
+    uint64_t reserved;  /* held in segments by every session now */
+    uint64_t allocated; /* in their live allocations */
+    uint32_t sessions;  /* sessions holding memory on it */
+    bool busy_sampled;  /* busy_ns is measured (always, with this daemon) */
+    uint64_t busy_ns;   /* time the device had kernels submitted and not finished,
                             since the daemon's first launch; compare two calls:
                             (busy_ns delta) / (now_ns delta) */
-    uint64_t now_ns;     /* the daemon's monotonic clock */
+    uint64_t now_ns;    /* the daemon's monotonic clock */
     /* What the discovery of the backend serving the device saw, in terms
      * every backend has (0, false and "" for cpu and meta, which no
      * backend serves). */
@@ -374,10 +386,10 @@ typedef enum tsr_link {
 
 typedef struct tsr_topology_row {
     tsr_device device;
-    uint32_t count;      /* accelerators: entries of links */
-    uint32_t numa_nodes; /* of the machine */
+    uint32_t count;                       /* accelerators: entries of links */
+    uint32_t numa_nodes;                  /* of the machine */
     tsr_link links[TSR_TOPOLOGY_DEVICES]; /* links[k]: to the daemon's accelerator k */
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    uint64_t abi_reserved[8];             /* zero; room for later members (export.h) */
 } tsr_topology_row;
 
 /* One row of the device matrix (an accelerator). Errors:

@@ -42,9 +42,14 @@ int main(void)
         uint16_t h = 0;
         tsr_cast_options cast = {0};
         o.socket_path = "/nonexistent/tesserad.sock";
-        o.abi_reserved[7] = 1;
+        o.abi_reserved[6] = 1;
         check(tsr_client_open(&o, &c) == TSR_ERR_INVALID_ARGUMENT && c == NULL,
               "tsr_client_open refuses reserved words set");
+        o.abi_reserved[6] = 0;
+        o.flags = TSR_CLIENT_MONITOR << 1;
+        check(tsr_client_open(&o, &c) == TSR_ERR_INVALID_ARGUMENT && c == NULL,
+              "tsr_client_open refuses unknown flags");
+        o.flags = 0;
         cast.abi_reserved[0] = 1;
         check(tsr_cast_buffer_ex(&f, TSR_FLOAT32, &h, TSR_FLOAT16, 1, &cast) ==
                       TSR_ERR_INVALID_ARGUMENT &&

@@ -33,7 +33,8 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "discovery.probe_timeout_ms = 5000\r\n"
                                 "devices.memory = copy\n"
                                 "sessions.max_per_uid = 8\n"
-                                "sessions.max_handshakes_per_uid = 3\n";
+                                "sessions.max_handshakes_per_uid = 3\n"
+                                "sessions.max_monitors = 5\n";
 
 static void test_every_key(void)
 {
@@ -44,6 +45,7 @@ static void test_every_key(void)
         if (k != TSR__CONF_MEMORY_UID && k != TSR__CONF_MEMORY_GROUP)
             ASSERT_TRUE(cfg.v[k].set);
     ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_PATH].text, "/run/t/d.sock");
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_MONITORS].number, 5);
     ASSERT_EQ(cfg.v[TSR__CONF_SOCKET_GROUP].number, 990);
     ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_GROUP].text, "tessera");
     ASSERT_EQ(cfg.v[TSR__CONF_SOCKET_MODE].number, 0600);
@@ -54,6 +56,7 @@ static void test_every_key(void)
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS].number, 64);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_SESSIONS_UID].number, 8);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_HANDSHAKES_UID].number, 3);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_MONITORS].number, 5);
     ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.kind, TSR__LIMIT_PERCENT);
     ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_DAEMON].limit.value, 90);
     ASSERT_EQ(cfg.v[TSR__CONF_MEMORY_SESSION].limit.kind, TSR__LIMIT_BYTES);

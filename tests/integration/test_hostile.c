@@ -440,9 +440,9 @@ static void check_before_hello(void)
     /* A HELLO refused for its fields leaves the session unopened, not ended. */
     tsr__wire_hello hello;
     hello_payload(&hello, TSR__WIRE_VERSION, TSR__WIRE_VERSION, "hostile");
-    hello.flags = 1;
+    hello.flags = 0x101;
     ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
-    ASSERT_STREQ(c.message, "HELLO flags 0x1 are not defined");
+    ASSERT_STREQ(c.message, "HELLO flags 0x100 are not defined");
     hello_payload(&hello, TSR__WIRE_VERSION, TSR__WIRE_VERSION, "");
     memset(hello.name, 'A', sizeof hello.name);
     ASSERT_EQ(rq(&c, TSR__OP_HELLO, &hello, NULL), TSR_ERR_PROTOCOL);
@@ -904,8 +904,8 @@ static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes);
 static int fill(conn *c, uint64_t handle, uint32_t itemsize, int32_t ndim, int64_t offset,
                 const int64_t *sizes, const int64_t *strides, uint8_t byte)
 {
-    tsr__wire_fill f = {.region = {.handle = handle, .itemsize = itemsize, .ndim = ndim,
-                                   .offset = offset}};
+    tsr__wire_fill f = {
+        .region = {.handle = handle, .itemsize = itemsize, .ndim = ndim, .offset = offset}};
     for (int k = 0; sizes && k < ndim && k < 25; k++) {
         f.region.sizes[k] = sizes[k];
         f.region.strides[k] = strides[k];
@@ -924,7 +924,8 @@ static void check_regions(conn *a, conn *b)
     ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, two, st2, 0x22), TSR_OK);
     /* one past the end, by offset, by size, by stride */
     ASSERT_EQ(fill(a, blk.handle, 4, 1, 1, n256, one, 0), TSR_ERR_INDEX);
-    ASSERT_STREQ(a->message, "region out of bounds: it reaches byte 1028 of a 1024-byte allocation");
+    ASSERT_STREQ(a->message,
+                 "region out of bounds: it reaches byte 1028 of a 1024-byte allocation");
     int64_t n257[1] = {257}, st17[2] = {17, 1};
     ASSERT_EQ(fill(a, blk.handle, 4, 1, 0, n257, one, 0), TSR_ERR_INDEX);
     ASSERT_EQ(fill(a, blk.handle, 4, 2, 0, two, st17, 0), TSR_ERR_INDEX);
@@ -1282,13 +1283,15 @@ static void check_launches(void)
         const char *message; /* NULL: any */
     } cases[24];
     int n = 0;
-#define CASE(w, st, msg) (cases[n].what = (w), cases[n].status = (st), cases[n].message = (msg), \
-                          cases[n].k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f), &cases[n++].k)
+#define CASE(w, st, msg)                                                    \
+    (cases[n].what = (w), cases[n].status = (st), cases[n].message = (msg), \
+     cases[n].k = add_kernel(z.handle, x.handle, y.handle, N, 1.0f), &cases[n++].k)
     CASE("foreign output", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[0].handle = theirs.handle;
     CASE("foreign input", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[2].handle = theirs.handle;
     CASE("made-up handle", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].handle = 0x123456789ull;
     CASE("one element too many", TSR_ERR_INDEX,
-         "region out of bounds: it reaches byte 4100 of a 4096-byte allocation")->sizes[0] = N + 25;
+         "region out of bounds: it reaches byte 4100 of a 4096-byte allocation")
+        ->sizes[0] = N + 25;
     CASE("offset past the end", TSR_ERR_INDEX, NULL)->operands[1].offset = 100;
     CASE("negative offset", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].offset = -1;
     CASE("stride past the end", TSR_ERR_INDEX, NULL)->operands[2].strides[0] = 2;

@@ -75,6 +75,14 @@ static void check_message(const char *doc, const char *name, uint32_t code)
         if (!line || line >= heading + len)
             fprintf(stderr, "the %s section lacks the line \"%s\"\n", name, want);
         ASSERT_TRUE(line != NULL && line < heading + len);
+        /* Whether a monitoring connection may send it (HELLO's MONITOR). */
+        const char *monitors = "A monitoring connection may send it.";
+        line = find_line(heading, monitors);
+        bool said = line && line < heading + len;
+        if (said != ((op->transports & TSR__WIRE_MONITOR) != 0))
+            fprintf(stderr, "the %s section %s the line \"%s\"\n", name,
+                    said ? "wrongly has" : "lacks", monitors);
+        ASSERT_EQ(said, (op->transports & TSR__WIRE_MONITOR) != 0);
     }
     snprintf(want, sizeof want, "| %u | `%s` | %u | %u", (unsigned)code, name,
              (unsigned)op->request_size, (unsigned)op->reply_size);
