@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/daemon.h"
 #include "cli/fields.h"
@@ -13,7 +14,15 @@
 typedef struct device_row {
     tsr_device_properties p;
     tsr_device_status st; /* read only when a CLI_FIELD_GROUP field is shown */
+    /* Busy share over UTIL_SAMPLE_MS, read only when utilization_percent is
+     * shown; negative when unknown. */
+    double utilization;
 } device_row;
+
+/* How long `devices` watches the busy time for utilization_percent: two
+ * readings this far apart, as nvidia-smi's utilization.gpu is the share of
+ * a recent sample period. */
+#define UTIL_SAMPLE_MS 200
 
 #define DEVICE_ROW(row) (&((const device_row *)(row))->p)
 #define DEVICE_STATUS(row) (&((const device_row *)(row))->st)
@@ -152,6 +161,41 @@ static void get_sessions(const void *row, cli_cell *out)
     cli_cell_number(out, DEVICE_STATUS(row)->sessions);
 }
 
+static void get_utilization(const void *row, cli_cell *out)
+{
+    double u = ((const device_row *)row)->utilization;
+    if (u < 0)
+        return;
+    out->kind = CLI_CELL_PERCENT;
+    out->percent = u;
+}
+
+/* Milliseconds in CSV and JSON, seconds in tables. */
+static void get_busy_ms(const void *row, cli_cell *out)
+{
+    const tsr_device_status *st = DEVICE_STATUS(row);
+    if (!st->busy_sampled)
+        return;
+    cli_cell_number(out, st->busy_ns / 1000000u);
+    snprintf(out->buf, sizeof out->buf, "%.1fs", (double)st->busy_ns / 1e9);
+    out->shown = out->buf;
+}
+
+static void get_launches(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, DEVICE_STATUS(row)->launches);
+}
+
+static void get_programs_built(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, DEVICE_STATUS(row)->programs_built);
+}
+
+static void get_programs_loaded(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, DEVICE_STATUS(row)->programs_loaded);
+}
+
 #define RIGHT CLI_FIELD_RIGHT
 #define LIVE CLI_FIELD_GROUP /* from the device's status */
 
@@ -198,6 +242,19 @@ static const cli_field device_fields[] = {
      "bytes in the sessions' live allocations (allocated_bytes)", get_memory_allocated},
     {"sessions", "SESSIONS", 8, RIGHT | LIVE, "sessions holding memory on the device",
      get_sessions},
+    {"utilization_percent", "UTIL %", 7, RIGHT | LIVE,
+     "the share of the last 200 ms the device was busy (its queue held a kernel), 0 to 100; "
+     "asking for it makes the command take two readings that far apart",
+     get_utilization},
+    {"busy_ms", "BUSY", 10, RIGHT | LIVE,
+     "milliseconds it has been busy since the daemon's first kernel (tables: seconds)",
+     get_busy_ms},
+    {"launches", "LAUNCHES", 10, RIGHT | LIVE, "kernels queued on it since the daemon started",
+     get_launches},
+    {"programs_built", "BUILT", 6, RIGHT | LIVE, "kernel programs compiled for it from source",
+     get_programs_built},
+    {"programs_loaded", "LOADED", 6, RIGHT | LIVE,
+     "kernel programs taken from the daemon's disk cache instead", get_programs_loaded},
     {"", NULL, 0, 0, NULL, NULL},
 };
 #define DEVICE_JSON_FIELDS 18
@@ -213,6 +270,41 @@ void cli_print_device_json_fields(const tsr_device_properties *p)
 {
     device_row row = {.p = *p};
     cli_fields_json(device_fields, DEVICE_JSON_FIELDS, &row);
+}
+
+/* Whether the view shows the field named `name`. */
+static bool view_shows(const cli_view *v, const char *name)
+{
+    for (size_t k = 0; k < v->columns; k++)
+        if (strcmp(v->fields[v->column[k]].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A second reading of each accelerator's busy time UTIL_SAMPLE_MS after
+ * the first, into each row's utilization. */
+static int sample_utilization(tsr_client *c, const tsr_device *list, device_row *rows, int count)
+{
+    struct timespec pause = {.tv_sec = 0, .tv_nsec = UTIL_SAMPLE_MS * 1000000L};
+    nanosleep(&pause, NULL);
+    for (int k = 0; k < count; k++) {
+        tsr_device on;
+        tsr_device_status now;
+        rows[k].utilization = -1;
+        int rc = cli_daemon_device(c, list[k], &on);
+        if (rc >= 0)
+            return rc;
+        if (tsr_admin_device_status(c, on, &now) != TSR_OK)
+            return cli_fail(tsr_last_error());
+        const tsr_device_status *then = &rows[k].st;
+        if (now.busy_sampled && now.now_ns > then->now_ns && now.busy_ns >= then->busy_ns) {
+            double u =
+                100.0 * (double)(now.busy_ns - then->busy_ns) / (double)(now.now_ns - then->now_ns);
+            rows[k].utilization = u > 100.0 ? 100.0 : u;
+        }
+        rows[k].st = now;
+    }
+    return -1;
 }
 
 static int devices_round(tsr_client *c, const cli_args *args, void *state)
@@ -240,7 +332,10 @@ static int devices_round(tsr_client *c, const cli_args *args, void *state)
         else if (live && (rc = cli_daemon_device(c, list[k], &on)) < 0 &&
                  tsr_admin_device_status(c, on, &rows[k].st) != TSR_OK)
             rc = cli_fail(tsr_last_error());
+        rows[k].utilization = -1;
     }
+    if (rc < 0 && view_shows(v, "utilization_percent"))
+        rc = sample_utilization(c, list, rows, count);
     if (rc < 0) {
         cli_view_begin(v);
         for (int k = 0; k < count; k++)
@@ -278,7 +373,10 @@ const cli_command cli_cmd_devices = {
     "    shows everything known of one device.\n\n"
     "    --query picks the columns, from the FIELDS below, in every format,\n"
     "    as nvidia-smi's --query-gpu does; the memory_* fields and sessions\n"
-    "    tell how much of each device the sessions hold now.\n\n" CLI_ESCAPE_HELP "OPTIONS\n"
+    "    tell how much of each device the sessions hold now, busy_ms,\n"
+    "    launches and programs_* what it has done since the daemon started,\n"
+    "    and utilization_percent how busy it is now (the command then takes\n"
+    "    two readings 200 ms apart).\n\n" CLI_ESCAPE_HELP "OPTIONS\n"
     "    -a, --all      also list cpu and meta\n"
     "    -j, --json     print an array of objects with the keys device, type,\n"
     "                   index, name, vendor, driver_version, api_version,\n"
@@ -292,7 +390,8 @@ const cli_command cli_cmd_devices = {
     "    tessera devices\n"
     "    tessera devices --json | jq -r '.[].name'\n"
     "    tessera devices -q index,name,memory_total,memory_used --csv --no-header --no-units\n"
-    "    tessera devices -q device,memory_used_percent,sessions -l 5\n",
+    "    tessera devices -q device,memory_used_percent,sessions -l 5\n"
+    "    tessera devices -q device,utilization_percent,busy_ms --csv -l 1\n",
     CLI_ROW_OPTIONS | CLI_LOOP_OPTIONS | CLI_OPT(ALL) | CLI_OPT(SOCKET),
     0,
     0,

@@ -47,6 +47,12 @@ typedef enum metrics_format { FORMAT_PROMETHEUS, FORMAT_OPENMETRICS } metrics_fo
       "Sessions holding memory on the device")                                                   \
     X(DEVICE_BUSY, "tessera_device_busy_seconds", "counter", "seconds",                          \
       "Time the device had kernels submitted and not finished, since the daemon's first launch") \
+    X(DEVICE_LAUNCHES, "tessera_device_kernels_launched", "counter", "",                         \
+      "Kernels queued on the device since the daemon started")                                   \
+    X(DEVICE_BUILT, "tessera_device_programs_built", "counter", "",                              \
+      "Kernel programs compiled from source for the device")                                     \
+    X(DEVICE_LOADED, "tessera_device_programs_loaded", "counter", "",                            \
+      "Kernel programs taken from the daemon's disk cache for the device instead of compiled")   \
     X(SESSION_ALLOCATED, "tessera_session_memory_allocated_bytes", "gauge", "bytes",             \
       "Memory in the session's live allocations on the device")                                  \
     X(SESSION_RESERVED, "tessera_session_memory_reserved_bytes", "gauge", "bytes",               \
@@ -60,7 +66,30 @@ typedef enum metrics_format { FORMAT_PROMETHEUS, FORMAT_OPENMETRICS } metrics_fo
     X(SESSION_KERNELS, "tessera_session_kernels", "gauge", "",                                   \
       "The session's launches queued or running, not finished")                                  \
     X(SESSION_START, "tessera_session_start_time_seconds", "gauge", "seconds",                   \
-      "When the session opened, in seconds since the Unix epoch")
+      "When the session opened, in seconds since the Unix epoch")                                \
+    X(SESSION_LAUNCHES, "tessera_session_kernels_launched", "counter", "",                       \
+      "Kernels the session has queued on devices")                                               \
+    X(SESSION_BUSY, "tessera_session_busy_seconds", "counter", "seconds",                        \
+      "The session's share of its devices' busy time: each device's busy time goes to the "      \
+      "session whose kernel kept it busy")                                                       \
+    X(DAEMON_START, "tessera_daemon_start_time_seconds", "gauge", "seconds",                     \
+      "When the daemon started, in seconds since the Unix epoch")                                \
+    X(DAEMON_SESSIONS_OPENED, "tessera_daemon_sessions_opened", "counter", "",                   \
+      "Client sessions opened since the daemon started")                                         \
+    X(DAEMON_SESSIONS_REFUSED, "tessera_daemon_sessions_refused", "counter", "",                 \
+      "Connections turned away at sessions.max or a per-uid cap")                                \
+    X(DAEMON_MONITORS, "tessera_daemon_monitors", "gauge", "",                                   \
+      "Monitoring connections open (what tessera and exporters watch through)")                  \
+    X(DAEMON_MONITORS_REFUSED, "tessera_daemon_monitors_refused", "counter", "",                 \
+      "Monitoring connections turned away at sessions.max_monitors")                             \
+    X(DAEMON_OOM, "tessera_daemon_out_of_memory", "counter", "",                                 \
+      "Allocations refused because the device was full")                                         \
+    X(DAEMON_LIMIT, "tessera_daemon_limit_refusals", "counter", "",                              \
+      "Allocations refused at a configured memory limit")                                        \
+    X(DAEMON_RELOADS, "tessera_daemon_reloads", "counter", "",                                   \
+      "Configuration reloads that took effect")                                                  \
+    X(DAEMON_RELOAD_FAILURES, "tessera_daemon_reload_failures", "counter", "",                   \
+      "Configuration reloads refused, the running configuration kept")
 
 typedef enum family_id {
 #define FAMILY_ENUM(id, name, type, unit, help) FAMILY_##id,
@@ -95,6 +124,7 @@ typedef struct session_sample {
 } session_sample;
 
 typedef struct snapshot {
+    tsr_daemon_stats daemon;
     device_sample *devices;
     size_t ndevices;
     tsr_process_info *list;
@@ -130,6 +160,8 @@ static int take_snapshot(tsr_client *c, snapshot *z)
             rc = cli_fail(tsr_last_error());
     }
     z->ndevices = (size_t)n;
+    if (rc < 0 && tsr_admin_daemon_stats(c, &z->daemon) != TSR_OK)
+        rc = cli_fail(tsr_last_error());
     if (rc < 0)
         rc = cli_list_sessions(c, &z->list, &z->nsessions);
     if (rc < 0 && !(z->sessions = calloc(z->nsessions + 1, sizeof *z->sessions)))
@@ -200,6 +232,13 @@ static void end_count(writer *w, uint64_t value)
 static void end_seconds(writer *w, uint64_t ns)
 {
     fprintf(w->f, "} %" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000u, ns % 1000000000u);
+}
+
+/* A sample with no labels. */
+static void begin_plain(writer *w)
+{
+    const family *fam = &families[w->family];
+    fprintf(w->f, "%s%s ", fam->name, strcmp(fam->type, "counter") == 0 ? "_total" : "");
 }
 
 static void device_labels(writer *w, const device_sample *d)
@@ -275,6 +314,51 @@ static void write_devices(writer *w, const snapshot *z)
         device_labels(w, &z->devices[k]);
         end_seconds(w, z->devices[k].st.busy_ns);
     }
+    static const struct {
+        family_id id;
+        size_t offset;
+    } counts[] = {
+        {FAMILY_DEVICE_LAUNCHES, offsetof(tsr_device_status, launches)},
+        {FAMILY_DEVICE_BUILT, offsetof(tsr_device_status, programs_built)},
+        {FAMILY_DEVICE_LOADED, offsetof(tsr_device_status, programs_loaded)},
+    };
+    for (size_t b = 0; b < sizeof counts / sizeof counts[0]; b++) {
+        header(w, counts[b].id);
+        for (size_t k = 0; k < z->ndevices; k++) {
+            uint64_t v;
+            memcpy(&v, (const char *)&z->devices[k].st + counts[b].offset, sizeof v);
+            device_labels(w, &z->devices[k]);
+            end_count(w, v);
+        }
+    }
+}
+
+/* The daemon's own counters: samples without labels. */
+static void write_daemon(writer *w, const snapshot *z)
+{
+    const tsr_daemon_stats *d = &z->daemon;
+    const struct {
+        family_id id;
+        uint64_t value;
+    } counts[] = {
+        {FAMILY_DAEMON_SESSIONS_OPENED, d->sessions_opened},
+        {FAMILY_DAEMON_SESSIONS_REFUSED, d->sessions_refused},
+        {FAMILY_DAEMON_MONITORS, d->monitors},
+        {FAMILY_DAEMON_MONITORS_REFUSED, d->monitors_refused},
+        {FAMILY_DAEMON_OOM, d->oom_refusals},
+        {FAMILY_DAEMON_LIMIT, d->limit_refusals},
+        {FAMILY_DAEMON_RELOADS, d->reloads},
+        {FAMILY_DAEMON_RELOAD_FAILURES, d->reload_failures},
+    };
+    header(w, FAMILY_DAEMON_START);
+    begin_plain(w);
+    fprintf(w->f, "%" PRIu64 ".%09" PRIu64 "\n", d->started_unix_ns / 1000000000u,
+            d->started_unix_ns % 1000000000u);
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+        header(w, counts[k].id);
+        begin_plain(w);
+        fprintf(w->f, "%" PRIu64 "\n", counts[k].value);
+    }
 }
 
 static void write_sessions(writer *w, const snapshot *z)
@@ -333,6 +417,16 @@ static void write_sessions(writer *w, const snapshot *z)
         session_labels(w, &z->list[k]);
         end_seconds(w, z->list[k].started_unix_ns);
     }
+    header(w, FAMILY_SESSION_LAUNCHES);
+    for (size_t k = 0; k < z->nsessions; k++) {
+        session_labels(w, &z->list[k]);
+        end_count(w, z->list[k].launches);
+    }
+    header(w, FAMILY_SESSION_BUSY);
+    for (size_t k = 0; k < z->nsessions; k++) {
+        session_labels(w, &z->list[k]);
+        end_seconds(w, z->list[k].busy_ns);
+    }
 }
 
 /* The whole exposition into a new buffer (*text, *size; the caller frees
@@ -356,6 +450,7 @@ static int exposition(const cli_args *args, metrics_format format, char **text, 
         end_count(&w, 1);
         write_sessions(&w, &z);
         write_devices(&w, &z);
+        write_daemon(&w, &z);
         if (format == FORMAT_OPENMETRICS)
             fputs("# EOF\n", f);
         if (fclose(f) != 0)
@@ -502,6 +597,9 @@ const cli_command cli_cmd_metrics = {
     "      tessera_device_sessions{device}           sessions holding memory\n"
     "      tessera_device_busy_seconds_total{device} time with kernels in\n"
     "                                                flight (a counter)\n"
+    "      tessera_device_kernels_launched_total{device}, ..._programs_built_total,\n"
+    "          ..._programs_loaded_total             kernels queued, programs\n"
+    "                                                compiled or taken from cache\n"
     "      tessera_session_memory_allocated_bytes, ..._reserved_bytes,\n"
     "          ..._limit_bytes{SESSION,device}       each session's memory\n"
     "      tessera_session_out_of_memory_total{SESSION,device}\n"
@@ -509,7 +607,22 @@ const cli_command cli_cmd_metrics = {
     "      tessera_session_requests_total{SESSION}   requests served\n"
     "      tessera_session_kernels{SESSION}          launches not finished\n"
     "      tessera_session_start_time_seconds{SESSION}\n"
-    "                                                Unix time it opened\n\n"
+    "                                                Unix time it opened\n"
+    "      tessera_session_kernels_launched_total{SESSION}\n"
+    "                                                kernels it queued\n"
+    "      tessera_session_busy_seconds_total{SESSION}\n"
+    "                                                its share of device busy\n"
+    "                                                time (they add up to it)\n"
+    "      tessera_daemon_start_time_seconds         Unix time it started\n"
+    "      tessera_daemon_sessions_opened_total, ..._sessions_refused_total\n"
+    "                                                sessions since it started\n"
+    "      tessera_daemon_monitors, ..._monitors_refused_total\n"
+    "                                                monitoring connections\n"
+    "      tessera_daemon_out_of_memory_total, ..._limit_refusals_total\n"
+    "                                                allocations refused: a full\n"
+    "                                                device, a memory limit\n"
+    "      tessera_daemon_reloads_total, ..._reload_failures_total\n"
+    "                                                configuration reloads\n\n"
     "    where SESSION is the labels session, pid, uid, user, name (what the\n"
     "    client called itself), command and unit (its systemd unit). Devices\n"
     "    are named as 'tessera devices' names them. Like 'tessera ps', a caller\n"

@@ -116,7 +116,9 @@ static void print_session_json(const tsr_process_info *s, bool first, bool lines
     json_usage_map(s, offsetof(tsr_process_usage, reserved));
     printf(", \"limit\": ");
     json_usage_map(s, offsetof(tsr_process_usage, limit));
-    printf(", \"state\": \"%s\", \"kernels\": %" PRIu32 "}", state_of(s), s->kernels);
+    printf(", \"state\": \"%s\", \"kernels\": %" PRIu32 ", \"launches\": %" PRIu64
+           ", \"busy_ms\": %" PRIu64 "}",
+           state_of(s), s->kernels, s->launches, s->busy_ns / 1000000u);
 }
 
 /* A row: a session, and one device it holds memory on (usage < 0: none,
@@ -228,6 +230,19 @@ static void get_started(const void *row, cli_cell *out)
         cli_cell_number(out, SESSION(row)->started_unix_ns);
 }
 
+static void get_launches(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, SESSION(row)->launches);
+}
+
+/* Milliseconds in CSV and JSON, seconds in tables. */
+static void get_busy_ms(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, SESSION(row)->busy_ns / 1000000u);
+    snprintf(out->buf, sizeof out->buf, "%.1fs", (double)SESSION(row)->busy_ns / 1e9);
+    out->shown = out->buf;
+}
+
 static const tsr_process_usage *usage_of(const void *row)
 {
     const session_row *r = row;
@@ -284,6 +299,11 @@ static const cli_field session_fields[] = {
     {"threads", "THREADS", 7, RIGHT, "its threads that chose a device", get_threads},
     {"requests", "REQUESTS", 10, RIGHT, "requests served so far", get_requests},
     {"kernels", "KERNELS", 7, RIGHT, "its launches not yet finished", get_kernels},
+    {"launches", "LAUNCHES", 9, RIGHT, "kernels it has queued on devices so far", get_launches},
+    {"busy_ms", "BUSY", 8, RIGHT,
+     "its share of its devices' busy time, in milliseconds (tables: seconds): each device's "
+     "busy time goes to the session whose kernel kept it busy",
+     get_busy_ms},
     {"started_unix_ns", "STARTED (NS)", 19, RIGHT,
      "when it connected, in nanoseconds since the epoch", get_started},
     {"device", "MEMORY ON", 9, PER_DEVICE, "a device it holds memory on (a row for each)",
@@ -296,10 +316,11 @@ static const cli_field session_fields[] = {
     {"", NULL, 0, 0, NULL, NULL},
 };
 
-static const char session_table[] = "session,state,pid,user,command,name,unit_or_cgroup,"
-                                    "current_device,kernels,device,allocated,reserved,limit";
+static const char session_table[] =
+    "session,state,pid,user,command,name,unit_or_cgroup,"
+    "current_device,kernels,busy_ms,device,allocated,reserved,limit";
 static const char session_csv[] = "session,pid,uid,user,command,unit,cgroup,current_device,device,"
-                                  "allocated,reserved,limit,state,kernels,name";
+                                  "allocated,reserved,limit,state,kernels,name,launches,busy_ms";
 
 static int ps_round(tsr_client *c, const cli_args *args, void *state)
 {
@@ -350,9 +371,15 @@ const cli_command cli_cmd_ps = {
     "    it, as a host process seen from a container), its user, command, the\n"
     "    name the client gave its session, its systemd unit (else the last\n"
     "    part of its cgroup), the current device of its main thread, its\n"
-    "    kernels in flight (launched, not yet finished) and, per device it\n"
-    "    holds memory on, the bytes in live allocations, the bytes reserved\n"
-    "    (cache included) and the most it may reserve there.\n\n"
+    "    kernels in flight (launched, not yet finished), its busy time (BUSY:\n"
+    "    its share of the device time its kernels took, below) and, per\n"
+    "    device it holds memory on, the bytes in live allocations, the bytes\n"
+    "    reserved (cache included) and the most it may reserve there.\n\n"
+    "    A device is busy while its queue holds a kernel; each stretch of busy\n"
+    "    time counts for the session whose kernel kept the device busy, so\n"
+    "    the sessions' busy times add up to the device's (tessera devices -q\n"
+    "    busy_ms). Two readings apart give a session's utilisation, as\n"
+    "    tessera top shows it.\n\n"
     "    STATE is 'open' while the client is connected, and 'ending' once the\n"
     "    client has exited or closed its connection while kernels it launched\n"
     "    still run: the session then keeps its memory, and its row, until the\n"
@@ -381,13 +408,15 @@ const cli_command cli_cmd_ps = {
     "                   requests, started_unix_ns, memory (device -> bytes in\n"
     "                   live allocations), reserved (device -> bytes held,\n"
     "                   cache included), limit (device -> bytes), state ('open'\n"
-    "                   or 'ending') and kernels (in flight); null where\n"
+    "                   or 'ending'), kernels (in flight), launches (kernels\n"
+    "                   queued so far) and busy_ms; null where\n"
     "                   unknown or not visible. With --query, one object per\n"
     "                   row with the fields asked for\n"
     "    --csv          print a header line, then one line per session and\n"
     "                   device with the columns session, pid, uid, user,\n"
     "                   command, unit, cgroup, current_device, device,\n"
-    "                   allocated, reserved, limit, state, kernels and name\n"
+    "                   allocated, reserved, limit, state, kernels, name,\n"
+    "                   launches and busy_ms\n"
     "                   (empty where unknown)\n" CLI_ROW_OPTIONS_HELP CLI_LOOP_HELP CLI_SOCKET_HELP
     "\n" CLI_DAEMON_EXIT "EXAMPLES\n"
     "    tessera ps\n"

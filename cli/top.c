@@ -131,12 +131,28 @@ static void print_devices(const sample *prev, const sample *now, int width)
         printf("(no accelerators: tensors can live on cpu and meta only)\n");
 }
 
-static void print_sessions(const tsr_process_info *list, size_t n, int width)
+/* A session's busy share since the previous frame, as text: its busy time
+ * then and now over the time between; "-" for a session new since. */
+static const char *session_busy(const tsr_process_info *s, const tsr_process_info *was, size_t nwas,
+                                uint64_t elapsed_ns, char *buf, size_t n)
 {
-    char pid[16], user[64], dev[TSR_DEVICE_STR_MAX], a[32], r[32];
-    int command_width = width - 62 > 8 ? width - 62 : 8;
-    printf("\n%5s %7s %-8s %-9s %10s %10s %5s %s\n", "SID", "PID", "USER", "DEVICE", "ALLOCATED",
-           "RESERVED", "THR", "COMMAND");
+    snprintf(buf, n, "-");
+    for (size_t k = 0; k < nwas && elapsed_ns > 0; k++) {
+        if (was[k].session_id != s->session_id || was[k].busy_ns > s->busy_ns)
+            continue;
+        double f = (double)(s->busy_ns - was[k].busy_ns) / (double)elapsed_ns;
+        snprintf(buf, n, "%.1f%%", f > 1 ? 100.0 : 100.0 * f);
+    }
+    return buf;
+}
+
+static void print_sessions(const tsr_process_info *list, size_t n, const tsr_process_info *was,
+                           size_t nwas, uint64_t elapsed_ns, int width)
+{
+    char pid[16], user[64], dev[TSR_DEVICE_STR_MAX], a[32], r[32], busy[16];
+    int command_width = width - 63 > 8 ? width - 63 : 8;
+    printf("\n%5s %7s %-8s %-9s %10s %10s %6s %s\n", "SID", "PID", "USER", "DEVICE", "ALLOCATED",
+           "RESERVED", "BUSY", "COMMAND");
     for (size_t k = 0; k < n; k++) {
         const tsr_process_info *s = &list[k];
         uint64_t alloc = 0, res = 0;
@@ -147,10 +163,11 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
         snprintf(pid, sizeof pid, "-");
         if (s->visible && s->pid_known && s->pid)
             snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
-        printf("%5" PRIu32 " %7s %-8.8s %-9s %10s %10s %5" PRIu32 " ", s->session_id, pid,
+        printf("%5" PRIu32 " %7s %-8.8s %-9s %10s %10s %6s ", s->session_id, pid,
                s->visible ? cli_user_name(s->uid, user, sizeof user) : "-",
                cli_shown_device(s->current_device, dev, sizeof dev), cli_bytes(alloc, a, sizeof a),
-               cli_bytes(res, r, sizeof r), s->threads);
+               cli_bytes(res, r, sizeof r),
+               session_busy(s, was, nwas, elapsed_ns, busy, sizeof busy));
         /* A client gone while its kernels finish: it still holds the device. */
         int room = command_width;
         if (s->ending) {
@@ -166,11 +183,18 @@ static void print_sessions(const tsr_process_info *list, size_t n, int width)
 
 static int draw(tsr_client *c, const sample *prev, const sample *now, bool interactive)
 {
+    /* The previous frame's sessions, for their busy shares. */
+    static tsr_process_info *was;
+    static size_t nwas;
+    static uint64_t was_ns;
     tsr_process_info *list = NULL;
     size_t n = 0;
     int rc = cli_list_sessions(c, &list, &n);
     if (rc >= 0)
         return rc;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     int width = interactive ? terminal_width() : 80;
     char clock[16];
     time_t t = time(NULL);
@@ -185,9 +209,12 @@ static int draw(tsr_client *c, const sample *prev, const sample *now, bool inter
         printf(" (%zu ending)", ending);
     printf("%s\n\n", interactive ? " - q quits" : "");
     print_devices(prev, now, width);
-    print_sessions(list, n, width);
+    print_sessions(list, n, was, nwas, was ? now_ns - was_ns : 0, width);
     fflush(stdout);
-    free(list);
+    free(was);
+    was = list;
+    nwas = n;
+    was_ns = now_ns;
     return -1;
 }
 
@@ -254,8 +281,10 @@ const cli_command cli_cmd_top = {
     "    device had a kernel submitted and not yet finished, as the daemon\n"
     "    measures at each submission and completion), then one line per client\n"
     "    session:\n"
-    "    its number, pid, user, current device, memory and threads, as 'tessera\n"
-    "    ps' shows them and with the same visibility rule. Press q to quit;\n"
+    "    its number, pid, user, current device and memory, as 'tessera ps'\n"
+    "    shows them and with the same visibility rule, and its busy share\n"
+    "    (BUSY: the device time its kernels took over the last interval; the\n"
+    "    sessions' shares of a device add up to its busy bar). Press q to quit;\n"
     "    the terminal is restored on exit and on SIGINT, SIGTERM, SIGHUP and\n"
     "    SIGQUIT. The layout fits an 80-column terminal and uses only the\n"
     "    ANSI escapes every terminal emulator knows, so it works over ssh.\n\n" CLI_DEVICE_NAMES

@@ -29,10 +29,11 @@ TSR__WIRE_SIZE_ASSERT(tsr__kernel_operand, 224);
 TSR__WIRE_SIZE_ASSERT(tsr__kernel, 1144);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_launched, 8);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_process_usage, 32);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_process, 1344);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_process, 1360);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_stats_request, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_session_stats, 144);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 648);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 672);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_daemon_stats, 88);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_topology, 80);
 
 /* tsr__wire_empty stands for "no payload". */

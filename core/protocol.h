@@ -28,8 +28,10 @@
 #endif
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
-#define TSR__WIRE_VERSION 4u        /* what this build speaks */
-#define TSR__WIRE_VERSION_MIN 4u    /* the oldest peer it accepts (4: LAUNCH of four operands) */
+#define TSR__WIRE_VERSION 5u        /* what this build speaks */
+#define TSR__WIRE_VERSION_MIN \
+    5u                              /* the oldest peer it accepts (5: busy time and counters in
+                                       PROCESS_LIST and DEVICE_STATUS, DAEMON_STATS) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
@@ -271,6 +273,10 @@ typedef struct tsr__wire_process {
     char unit[128];                     /* visible only; systemd unit, "" none */
     char cgroup[TSR__WIRE_CGROUP_TEXT]; /* visible only; cgroup v2 path, "" unknown */
     tsr__wire_process_usage usage[TSR__WIRE_SESSION_DEVICES];
+    uint64_t busy_ns;  /* device time its kernels took: each device's busy time (the time
+                          its queue was not empty) goes to the session whose kernel kept it
+                          busy, so the sessions' shares add up to the device's */
+    uint64_t launches; /* kernels and fills it has queued on devices */
 } tsr__wire_process;
 
 typedef struct tsr__wire_stats_request {
@@ -341,7 +347,26 @@ typedef struct tsr__wire_device_status {
         uint32_t platform_index, device_index;
         char language_version[TSR__WIRE_LONG_TEXT];
     } backend;
+    uint64_t launches;        /* kernels and fills queued on it since the daemon started */
+    uint64_t programs_built;  /* programs its backend compiled from source for it */
+    uint64_t programs_loaded; /* programs it took from the disk cache instead */
 } tsr__wire_device_status;
+
+/* The daemon's own counters, since it started (DAEMON_STATS). */
+typedef struct tsr__wire_daemon_stats {
+    uint64_t started_unix_ns;
+    uint64_t uptime_ns;
+    uint64_t sessions_opened;  /* HELLO succeeded */
+    uint64_t sessions_refused; /* turned away at a session or handshake cap */
+    uint64_t monitors_opened;
+    uint64_t monitors_refused; /* over sessions.max_monitors */
+    uint64_t oom_refusals;     /* allocations refused: the device was full */
+    uint64_t limit_refusals;   /* allocations refused at a memory limit */
+    uint64_t reloads;          /* configuration reloads that took effect */
+    uint64_t reload_failures;  /* reloads refused, the running configuration kept */
+    uint32_t sessions;         /* open now */
+    uint32_t monitors;         /* open now */
+} tsr__wire_daemon_stats;
 
 /* How two devices are connected, as `nvidia-smi topo -m` names it. */
 typedef enum tsr__wire_link {
@@ -411,7 +436,10 @@ typedef struct tsr__wire_topology {
       TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
       "a registry entry's memory in use, busy time and discovery details (tessera info, top)")  \
     X(TOPOLOGY, 17, tsr__wire_device, tsr__wire_topology, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, \
-      "how one OpenCL device reaches every other (tessera topo)")
+      "how one OpenCL device reaches every other (tessera topo)")                               \
+    X(DAEMON_STATS, 18, tsr__wire_empty, tsr__wire_daemon_stats,                                \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
+      "the daemon's own counters: sessions opened and refused, refusals, reloads (metrics)")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

@@ -125,6 +125,8 @@ tsr_status tsr__admin_process_list(tsr__request *r)
     out->kernels = s->inflight_total;
     out->threads = s->thread_count;
     out->requests = s->requests;
+    out->launches = s->launches;
+    out->busy_ns = s->busy_ns;
     out->current_device = tsr__admin_shown_device(s);
     out->uid = out->gid = TSR__WIRE_ID_HIDDEN;
     if (s == r->s)
@@ -243,6 +245,8 @@ tsr_status tsr__admin_device_status(tsr__request *r)
     }
     out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
     out->busy_ns = tsr__exec_busy_ns(server, q, out->now_ns);
+    out->launches = dev->launches;
+    tsr__exec_program_counts(server, q, &out->programs_built, &out->programs_loaded);
     const tsr__backend_device *d = &dev->desc;
     out->max_alloc_bytes = d->max_alloc_bytes;
     out->local_memory_bytes = d->local_memory_bytes;
@@ -279,5 +283,26 @@ tsr_status tsr__admin_topology(tsr__request *r)
                                                                other->info.pci_bus_id);
         out->count++;
     }
+    return TSR_OK;
+}
+
+/* Counters anyone may read: they name no session or user. */
+tsr_status tsr__admin_daemon_stats(tsr__request *r)
+{
+    const tsr__server *server = r->s->server;
+    const struct tsr__server_counters *c = &server->counters;
+    *(tsr__wire_daemon_stats *)r->out =
+        (tsr__wire_daemon_stats){.started_unix_ns = c->started_unix_ns,
+                                 .uptime_ns = tsr__now_ns() - c->started_ns,
+                                 .sessions_opened = c->sessions_opened,
+                                 .sessions_refused = c->sessions_refused,
+                                 .monitors_opened = c->monitors_opened,
+                                 .monitors_refused = c->monitors_refused,
+                                 .oom_refusals = c->oom_refusals,
+                                 .limit_refusals = c->limit_refusals,
+                                 .reloads = c->reloads,
+                                 .reload_failures = c->reload_failures,
+                                 .sessions = server->session_count,
+                                 .monitors = server->monitor_count};
     return TSR_OK;
 }

@@ -151,6 +151,10 @@ typedef struct tsr__backend {
     /* Once per READY program, how it was made, for the log; else NULL. */
     const char *(*program_report)(tsr__backend_program *p);
     const tsr__kernel_key *(*program_key)(const tsr__backend_program *p);
+    /* Programs made for a device so far: compiled from source, and taken
+     * from the disk cache instead. */
+    void (*program_counts)(const tsr__backend_runtime *rt, uint32_t device, uint64_t *built,
+                           uint64_t *loaded);
 
     /* A buffer of `device` over a segment of `bytes` at `host`. */
     tsr_status (*buffer)(tsr__backend_runtime *rt, uint32_t device, void *host, uint64_t bytes,
@@ -166,8 +170,7 @@ typedef struct tsr__backend {
     /* Enqueues a launch (elements > 0); on failure nothing was enqueued
      * and `done` is not called. */
     tsr_status (*enqueue)(tsr__backend_runtime *rt, uint32_t device, tsr__backend_program *p,
-                          const tsr__backend_launch *launch, tsr__backend_done_fn done,
-                          void *ctx);
+                          const tsr__backend_launch *launch, tsr__backend_done_fn done, void *ctx);
 } tsr__backend;
 
 /* The backends built in, in the order their devices are listed; NULL

@@ -262,11 +262,15 @@ static uint64_t busy_merge(uint64_t submit, uint64_t end, uint64_t *covered)
     return end > start ? end - start : 0;
 }
 
+/* The time the job adds to its device's busy time is its session's too:
+ * the sessions' shares add up to the device's. */
 static void busy_retire(executor *x, job *j)
 {
     busy *b = &x->busy[j->queue];
     uint64_t done = atomic_load(&j->done_ns);
-    b->total_ns += busy_merge(j->submit_ns, done ? done : tsr__now_ns(), &b->covered_ns);
+    uint64_t added = busy_merge(j->submit_ns, done ? done : tsr__now_ns(), &b->covered_ns);
+    b->total_ns += added;
+    j->session->busy_ns += added;
     busy_unlink(b, j);
 }
 
@@ -305,6 +309,15 @@ uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t n
             break;
     }
     return total;
+}
+
+void tsr__exec_program_counts(const tsr__server *server, uint32_t queue, uint64_t *built,
+                              uint64_t *loaded)
+{
+    const executor *x = server->executor;
+    *built = *loaded = 0;
+    if (x && queue < x->count && x->be->program_counts)
+        x->be->program_counts(x->rt, queue, built, loaded);
 }
 
 /* Keeps a job that is done with for the next launch, or frees it. */
@@ -942,6 +955,8 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         j->sequence = ++s->devices[queue].launch_seq;
     s->devices[queue].inflight++;
     s->inflight_total++;
+    s->launches++;
+    s->server->registry.devices[queue + 1].launches++;
     tsr__session_retain(s); /* released when the job retires */
     *out = (tsr__wire_launched){.sequence = j->sequence, .queue = queue};
     if (x->hold)

@@ -50,6 +50,11 @@ tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint
  * the first launch). Exact: measured at each submission and completion. */
 uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t now_ns);
 
+/* Programs the device's backend has made for it: compiled, and loaded
+ * from the disk cache (0 and 0 before the first launch). */
+void tsr__exec_program_counts(const tsr__server *server, uint32_t queue, uint64_t *built,
+                              uint64_t *loaded);
+
 /* Whether kernels are running on a device that computes on this machine's
  * CPUs (PoCL's CPU device): the event loop then sleeps instead of spinning,
  * so as not to take a CPU from them. Any thread. */

@@ -169,6 +169,7 @@ static tsr_status open_monitor(request *r, uint32_t version)
     uint32_t most = server->max_monitors + (admin ? TSR__SERVER_ADMIN_RESERVE : 0);
     if (server->monitor_count >= most) {
         r->end_session = true;
+        server->counters.monitors_refused++;
         TSR__LOG_LIMITED(TSR__LOG_WARNING,
                          "refused a monitoring connection of pid %d: %u open "
                          "(sessions.max_monitors = %u)",
@@ -186,6 +187,7 @@ static tsr_status open_monitor(request *r, uint32_t version)
     s->admin = admin;
     tsr__wire_text_set(s->name, sizeof s->name, in->name);
     server->monitor_count++;
+    server->counters.monitors_opened++;
     server->session_count--;
     tsr__roster_count(server, s->uid, -1, -1);
     *(tsr__wire_welcome *)r->out = (tsr__wire_welcome){
@@ -220,8 +222,13 @@ static tsr_status on_hello(request *r)
         return open_monitor(r, hi);
     if (s->over_cap[0]) {
         r->end_session = true;
-        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a session of pid %d: %s", (int)s->pid,
-                         s->over_cap);
+        TSR__LOG_LIMITED_WITH(&(tsr__log_fields){.event = TSR__EV_SESSION_REFUSED,
+                                                 .session = s->id,
+                                                 .uid = (int64_t)s->uid,
+                                                 .pid = (int64_t)s->pid},
+                              TSR__LOG_WARNING, "refused a session of pid %d: %s", (int)s->pid,
+                              s->over_cap);
+        s->server->counters.sessions_refused++;
         return tsr__fail_text(TSR_ERR_LIMIT, s->over_cap);
     }
     tsr_status st = copy_visible(s);
@@ -359,6 +366,36 @@ static tsr_status on_get_device(request *r)
     return TSR_OK;
 }
 
+/* An allocation refused for want of memory: counted, and logged once per
+ * session for each of the two causes (a memory limit, a full device), with
+ * the limit's own words. */
+static void refused_allocation(tsr__session *s, const tsr__device_pool *pool, uint64_t bytes)
+{
+    bool limit = s->refused_at_limit;
+    uint32_t bit = limit ? 1u : 2u;
+    if (limit)
+        s->server->counters.limit_refusals++;
+    else
+        s->server->counters.oom_refusals++;
+    if (s->refusals_logged & bit)
+        return;
+    s->refusals_logged |= bit;
+    char device[TSR_DEVICE_STR_MAX];
+    tsr_device_str((tsr_device){(tsr_device_type)pool->device->info.device.type,
+                                pool->device->info.device.index},
+                   device, sizeof device);
+    tsr__log_with(&(tsr__log_fields){.event = TSR__EV_LIMIT_REFUSED,
+                                     .session = s->id,
+                                     .uid = (int64_t)s->uid,
+                                     .pid = (int64_t)s->pid,
+                                     .device = device},
+                  TSR__LOG_WARNING,
+                  "session %u: pid %d: an allocation of %llu bytes on %s refused (%s); further "
+                  "refusals of this session for %s are not logged",
+                  s->id, (int)s->pid, (unsigned long long)bytes, device, tsr_last_error(),
+                  limit ? "a memory limit" : "a full device");
+}
+
 static tsr_status on_alloc(request *r)
 {
     const tsr__wire_alloc *in = r->in;
@@ -369,7 +406,10 @@ static tsr_status on_alloc(request *r)
     tsr__block_ref b;
     tsr__alloc_stats before, after;
     tsr__allocator_stats(pool->allocator, &before);
+    r->s->refused_at_limit = false;
     st = tsr__alloc(pool->allocator, in->bytes, &b);
+    if (st == TSR_ERR_OUT_OF_MEMORY)
+        refused_allocation(r->s, pool, in->bytes);
     if (st != TSR_OK)
         return st;
     tsr__allocator_stats(pool->allocator, &after);
@@ -546,6 +586,7 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_SESSION_STATS] = tsr__admin_session_stats,
     [TSR__OP_DEVICE_STATUS] = tsr__admin_device_status,
     [TSR__OP_TOPOLOGY] = tsr__admin_topology,
+    [TSR__OP_DAEMON_STATS] = tsr__admin_daemon_stats,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

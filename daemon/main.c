@@ -306,6 +306,7 @@ int main(int argc, char **argv)
     static command_line cl;
     static tsr__config cfg;
     tsr__config_clear(&cl.over);
+    tsr__log_detect_journal(true);
     int rc = parse_command_line(argc, argv, &cl);
     if (rc < 0) {
         if (read_config(&cl, &cfg) != TSR_OK) {

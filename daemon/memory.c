@@ -27,14 +27,17 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     tsr__session *s = pool->session;
     tsr__registry_device *dev = pool->device;
     uint64_t after;
-    if (__builtin_add_overflow(dev->reserved, bytes, &after) || after > dev->capacity)
+    if (__builtin_add_overflow(dev->reserved, bytes, &after) || after > dev->capacity) {
+        s->refused_at_limit = false; /* the device, whatever a first try met */
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "the device is full");
+    }
     /* The configured limits (per session, uid and group) come next; every
      * failure below gives the charge back. */
     uint32_t ordinal = (uint32_t)dev->info.device.index;
     tsr__limits_who who = {.uid = s->uid, .gid = s->gid, .session = s->id};
     tsr_status st = tsr__limits_charge(s->server->limits, who, ordinal, bytes);
     if (st == TSR_ERR_OUT_OF_MEMORY) { /* a limit, not a full device: see alloc.c */
+        s->refused_at_limit = true;
         char why[TSR__ERROR_MAX];
         snprintf(why, sizeof why, "%s", tsr_last_error());
         return tsr__fail_text(TSR_ERR_LIMIT, why);
@@ -137,8 +140,8 @@ void tsr__session_release_segments(tsr__session *s)
  * memory" stays inside its limit. */
 uint64_t tsr__memory_session_total(const tsr__session *s, const tsr__registry_device *dev)
 {
-    uint64_t most = tsr__limits_effective(s->server->limits, s->uid, s->gid,
-                                          (uint32_t)dev->info.device.index);
+    uint64_t most =
+        tsr__limits_effective(s->server->limits, s->uid, s->gid, (uint32_t)dev->info.device.index);
     return most && most < dev->capacity ? most : dev->capacity;
 }
 
@@ -171,14 +174,16 @@ static uint64_t device_free(void *ctx)
 tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
     for (size_t k = 0; s->devices && k < s->server->registry.accel_count; k++)
-        if (s->devices[k].pool.allocator && tsr__lookup(s->devices[k].pool.allocator, handle, b) == TSR_OK)
+        if (s->devices[k].pool.allocator &&
+            tsr__lookup(s->devices[k].pool.allocator, handle, b) == TSR_OK)
             return &s->devices[k].pool;
     return NULL;
 }
 
 tsr__device_pool *tsr__session_find_live(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
-    tsr__device_pool *pool = tsr__memory_freed(s, handle) ? NULL : tsr__session_find_block(s, handle, b);
+    tsr__device_pool *pool =
+        tsr__memory_freed(s, handle) ? NULL : tsr__session_find_block(s, handle, b);
     if (pool)
         return pool;
     tsr__fail(TSR_ERR_INVALID_ARGUMENT,
@@ -192,7 +197,8 @@ tsr_status tsr__memory_pool(tsr__session *s, tsr__registry_device *dev, const ch
 {
     if (!dev->backend)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "the daemon manages no memory of %s: its tensors live in the client", name);
+                         "the daemon manages no memory of %s: its tensors live in the client",
+                         name);
     if (!s->devices) {
         s->devices = calloc(s->server->registry.accel_count, sizeof *s->devices);
         if (!s->devices)
@@ -223,9 +229,8 @@ tsr_status tsr__memory_pool(tsr__session *s, tsr__registry_device *dev, const ch
  * and only waits for the loop to retire it. */
 bool tsr__memory_in_use(const tsr__session *s, uint32_t queue)
 {
-    const tsr__session_device *d = s->devices && queue < s->server->registry.accel_count
-                                       ? &s->devices[queue]
-                                       : NULL;
+    const tsr__session_device *d =
+        s->devices && queue < s->server->registry.accel_count ? &s->devices[queue] : NULL;
     return d && d->inflight != 0 && (int32_t)(atomic_load(&d->finished) - d->launch_seq) < 0;
 }
 
@@ -244,8 +249,8 @@ bool tsr__memory_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
         s->deferred = grown;
         s->deferred_cap = cap;
     }
-    s->deferred[s->deferred_count++] =
-        (tsr__deferred_free){.handle = handle, .queue = queue, .sequence = s->devices[queue].launch_seq};
+    s->deferred[s->deferred_count++] = (tsr__deferred_free){
+        .handle = handle, .queue = queue, .sequence = s->devices[queue].launch_seq};
     return true;
 }
 

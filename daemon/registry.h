@@ -22,6 +22,7 @@ typedef struct tsr__registry_device {
     tsr__wire_device_info info;
     uint64_t capacity; /* what sessions may reserve in total */
     uint64_t reserved; /* what they reserve now */
+    uint64_t launches; /* kernels queued on it since start (exec.c; loop thread) */
     /* Accelerators: the backend, the device's number there, and what
      * discovery saw (as served: devices.memory = copy takes
      * host_unified_memory away). NULL, 0, zeros for cpu and meta. */
@@ -33,10 +34,10 @@ typedef struct tsr__registry_device {
 typedef struct tsr__registry {
     tsr__registry_device *devices;
     size_t count;
-    size_t accel_count;         /* accelerators: entries 1 .. accel_count */
-    tsr_device_type accel_type; /* their type (the backend's) */
-    const tsr__backend *backend; /* the accelerator backend served */
-    tsr__backend_found found;    /* what it discovered (found.trusted: it may run here) */
+    size_t accel_count;             /* accelerators: entries 1 .. accel_count */
+    tsr_device_type accel_type;     /* their type (the backend's) */
+    const tsr__backend *backend;    /* the accelerator backend served */
+    tsr__backend_found found;       /* what it discovered (found.trusted: it may run here) */
     struct tsr__topology *topology; /* for NUMA placement of segments */
 } tsr__registry;
 

@@ -289,8 +289,12 @@ static tsr_status admission(tsr__server *server, int fd, const struct ucred *cre
     if (over_handshake_cap(server, u, cred->uid, 0, why, sizeof why) &&
         (!peer_is_admin(fd, cred) ||
          over_handshake_cap(server, u, cred->uid, TSR__SERVER_ADMIN_RESERVE, why, sizeof why))) {
-        TSR__LOG_LIMITED(TSR__LOG_WARNING, "refused a connection of pid %d: %s", (int)cred->pid,
-                         why);
+        TSR__LOG_LIMITED_WITH(&(tsr__log_fields){.event = TSR__EV_SESSION_REFUSED,
+                                                 .uid = (int64_t)cred->uid,
+                                                 .pid = (int64_t)cred->pid},
+                              TSR__LOG_WARNING, "refused a connection of pid %d: %s",
+                              (int)cred->pid, why);
+        server->counters.sessions_refused++;
         return tsr__fail_text(TSR_ERR_LIMIT, why);
     }
     if (over_session_cap(server, u, cred->uid, 0, over, n) && peer_is_admin(fd, cred) &&
@@ -392,7 +396,8 @@ static void on_signal(tsr__loop *loop, uint32_t events, void *data)
     struct signalfd_siginfo si;
     while (read(server->signal_fd, &si, sizeof si) == (ssize_t)sizeof si) {
         if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT) {
-            tsr__log(TSR__LOG_NOTICE, "%s: stopping", strsignal((int)si.ssi_signo));
+            tsr__log_with(&(tsr__log_fields){.event = TSR__EV_STOPPING, .uid = -1, .pid = -1},
+                          TSR__LOG_NOTICE, "%s: stopping", strsignal((int)si.ssi_signo));
             tsr__loop_stop(loop);
         } else if (si.ssi_signo == SIGHUP) {
             tsr__server_reload(server);
@@ -677,21 +682,25 @@ tsr_status tsr__server_reload(tsr__server *server)
         st = apply_live(server, next);
     }
     if (st != TSR_OK) {
-        tsr__log(TSR__LOG_ERR, "reload failed, keeping the running configuration: %s",
-                 tsr_last_error());
+        server->counters.reload_failures++;
+        tsr__log_with(&(tsr__log_fields){.event = TSR__EV_RELOAD_FAILED, .uid = -1, .pid = -1},
+                      TSR__LOG_ERR, "reload failed, keeping the running configuration: %s",
+                      tsr_last_error());
         tsr__config_free(next);
         free(next);
         if (applied && apply_live(server, server->config) != TSR_OK)
             tsr__log(TSR__LOG_ERR, "cannot restore the running configuration: %s",
                      tsr_last_error());
     } else {
+        server->counters.reloads++;
         tsr__config_free(server->config);
         free(server->config);
         server->config = next;
         tsr__server_log_notes(next);
-        tsr__log(TSR__LOG_NOTICE, "reloaded the configuration%s%s",
-                 server->config_path ? " from " : "",
-                 server->config_path ? server->config_path : "");
+        tsr__log_with(&(tsr__log_fields){.event = TSR__EV_RELOADED, .uid = -1, .pid = -1},
+                      TSR__LOG_NOTICE, "reloaded the configuration%s%s",
+                      server->config_path ? " from " : "",
+                      server->config_path ? server->config_path : "");
     }
     if (server->notify) {
         sd_notify(0, "READY=1");
@@ -787,6 +796,10 @@ static void server_clear(tsr__server *server)
                             .session_max_allocations = TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS};
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
         server->refusals[k].fd = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    server->counters.started_unix_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    server->counters.started_ns = tsr__now_ns();
 }
 
 tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *options)
@@ -841,8 +854,9 @@ tsr_status tsr__server_init_detached(tsr__server *server, const tsr__server_opti
 
 tsr_status tsr__server_run(tsr__server *server)
 {
-    tsr__log(TSR__LOG_NOTICE, "listening on %s%s", server->socket_path,
-             server->socket_activated ? " (socket passed by systemd)" : "");
+    tsr__log_with(&(tsr__log_fields){.event = TSR__EV_STARTED, .uid = -1, .pid = -1},
+                  TSR__LOG_NOTICE, "listening on %s%s", server->socket_path,
+                  server->socket_activated ? " (socket passed by systemd)" : "");
     if (server->notify)
         send_status(server);
     return tsr__loop_run(server->loop);

@@ -78,6 +78,14 @@ typedef struct tsr__server {
     /* Monitoring connections (HELLO's MONITOR flag): counted here only,
      * against sessions.max_monitors. */
     uint32_t monitor_count, max_monitors;
+    /* Counted since start, for DAEMON_STATS (the loop thread's). */
+    struct tsr__server_counters {
+        uint64_t started_unix_ns, started_ns;
+        uint64_t sessions_opened, sessions_refused;
+        uint64_t monitors_opened, monitors_refused;
+        uint64_t oom_refusals, limit_refusals;
+        uint64_t reloads, reload_failures;
+    } counters;
     tsr__uid_sessions *uids;
     uint32_t uid_count, uid_cap;
     /* What one session may hold: segments, client threads with a current

@@ -168,9 +168,14 @@ static void opened(tsr__session *s)
         return;
     }
     tsr__roster_count(s->server, s->uid, 0, -1);
+    s->server->counters.sessions_opened++;
     tsr__roster_ring_park(s);
-    tsr__log(TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
-             (unsigned)s->uid, s->command);
+    tsr__log_with(&(tsr__log_fields){.event = TSR__EV_SESSION_OPENED,
+                                     .session = s->id,
+                                     .uid = (int64_t)s->uid,
+                                     .pid = (int64_t)s->pid},
+                  TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
+                  (unsigned)s->uid, s->command);
 }
 
 /* The end of a connection that never said HELLO is logged under a rate
@@ -183,6 +188,37 @@ static tsr__log_limit *cause_limit(const char *why)
     for (const char *p = why; *p; p++)
         hash = (hash ^ (uint8_t)*p) * 16777619u;
     return &limits[hash % 64];
+}
+
+/* What an opened session did, for its end's record: how long it was
+ * open, its requests and kernels, its busy time and the most memory it
+ * held on each device. */
+static void session_record(const tsr__session *s, char *out, size_t n)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    uint64_t open_ns = now_ns > s->started_unix_ns ? now_ns - s->started_unix_ns : 0;
+    int used =
+        snprintf(out, n, "; open %.3f s, %llu requests, %llu kernels, busy %.3f s, peak reserved",
+                 (double)open_ns / 1e9, (unsigned long long)s->requests,
+                 (unsigned long long)s->launches, (double)s->busy_ns / 1e9);
+    bool any = false;
+    const tsr__registry *reg = &s->server->registry;
+    for (size_t k = 0; s->devices && k < reg->accel_count && used > 0 && (size_t)used < n; k++) {
+        if (!s->devices[k].pool.allocator)
+            continue;
+        tsr__alloc_stats one;
+        tsr__allocator_stats(s->devices[k].pool.allocator, &one);
+        char name[TSR_DEVICE_STR_MAX];
+        tsr_device_str((tsr_device){(tsr_device_type)reg->accel_type, (int32_t)k}, name,
+                       sizeof name);
+        used += snprintf(out + used, n - (size_t)used, "%s %llu bytes on %s", any ? "," : "",
+                         (unsigned long long)one.peak_reserved, name);
+        any = true;
+    }
+    if (!any && used > 0 && (size_t)used < n)
+        snprintf(out + used, n - (size_t)used, " none");
 }
 
 void tsr__session_end(tsr__session *s, const char *why)
@@ -200,16 +236,23 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.reserved += one.reserved;
     }
     bool busy = s->inflight_total > 0; /* each kernel in flight holds a reference */
+    tsr__log_fields fields = {.event = TSR__EV_SESSION_ENDED,
+                              .session = s->id,
+                              .uid = (int64_t)s->uid,
+                              .pid = (int64_t)s->pid};
     if (s->monitor) {
         tsr__log(TSR__LOG_DEBUG, "monitor %u: pid %d ended (%s)", s->id, (int)s->pid, why);
         server->monitor_count--;
     } else {
-        tsr__log_limited(s->version ? NULL : cause_limit(why), TSR__LOG_INFO,
+        char record[512] = "";
+        if (s->version)
+            session_record(s, record, sizeof record);
+        tsr__log_limited(s->version ? NULL : cause_limit(why), &fields, TSR__LOG_INFO,
                          "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
-                         "reserved%s",
+                         "reserved%s%s",
                          s->id, (int)s->pid, why, (unsigned long long)total.allocated,
-                         (unsigned long long)total.reserved,
-                         busy ? " once its kernels finish" : "");
+                         (unsigned long long)total.reserved, busy ? " once its kernels finish" : "",
+                         record);
         tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
         server->session_count--;
     }

@@ -84,8 +84,10 @@ struct tsr__session {
     char name[TSR__WIRE_TEXT];
     uint64_t started_unix_ns;
     uint64_t requests;
-    uint32_t version; /* 0 until HELLO */
-    bool admin;       /* root or tessera-admin: decided at HELLO */
+    uint64_t launches; /* kernels queued (exec.c) */
+    uint64_t busy_ns;  /* its share of its devices' busy time (exec.c) */
+    uint32_t version;  /* 0 until HELLO */
+    bool admin;        /* root or tessera-admin: decided at HELLO */
     /* A monitoring connection (HELLO's MONITOR flag): queries only, no
      * ring, counted under sessions.max_monitors and under no session cap,
      * listed nowhere. */
@@ -94,6 +96,11 @@ struct tsr__session {
      * per-uid cap), else "": it may open only a monitoring connection, and
      * a HELLO for a session is answered with this. */
     char over_cap[TSR__SESSION_REFUSAL_TEXT];
+    /* Why its last allocation failed, for the daemon's counters: a memory
+     * limit (true) or a full device (false). */
+    bool refused_at_limit;
+    /* Which refusals it has had logged: 1 a memory limit, 2 a full device. */
+    uint32_t refusals_logged;
     int hello_timer; /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;
     /* References: the connection's (until it ends) and one per kernel in

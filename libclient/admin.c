@@ -7,7 +7,8 @@
 #include "core/protocol.h"
 #include "libclient/client.h"
 
-_Static_assert((int)TSR_LINK_SYS + 1 == (int)TSR__LINK_COUNT && (int)TSR_LINK_PIX == (int)TSR__LINK_PIX,
+_Static_assert((int)TSR_LINK_SYS + 1 == (int)TSR__LINK_COUNT &&
+                   (int)TSR_LINK_PIX == (int)TSR__LINK_PIX,
                "tsr_link is tsr__wire_link");
 _Static_assert((int)TSR_DEVICE_KIND_ACCELERATOR + 1 == (int)TSR__WIRE_KIND_COUNT &&
                    (int)TSR_DEVICE_KIND_OTHER == (int)TSR__WIRE_KIND_OTHER &&
@@ -30,8 +31,7 @@ static tsr_status garbled(const char *what)
     return tsr__fail(TSR_ERR_PROTOCOL, "garbled %s from tesserad", what);
 }
 
-tsr_status tsr_admin_session_list(tsr_client *c, uint32_t after, tsr_process_info *out,
-                                  bool *found)
+tsr_status tsr_admin_session_list(tsr_client *c, uint32_t after, tsr_process_info *out, bool *found)
 {
     if (!c || !out || !found)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_admin_session_list: NULL argument");
@@ -63,7 +63,9 @@ tsr_status tsr_admin_session_list(tsr_client *c, uint32_t after, tsr_process_inf
                           .started_unix_ns = w.started_unix_ns,
                           .usage_count = w.usage_count,
                           .kernels = w.kernels,
-                          .ending = (w.flags & TSR__WIRE_PROCESS_ENDING) != 0};
+                          .ending = (w.flags & TSR__WIRE_PROCESS_ENDING) != 0,
+                          .launches = w.launches,
+                          .busy_ns = w.busy_ns};
     _Static_assert(sizeof i.command == sizeof w.command && sizeof i.name == sizeof w.name &&
                        sizeof i.unit == sizeof w.unit && sizeof i.cgroup == sizeof w.cgroup,
                    "text fields match the wire");
@@ -144,7 +146,10 @@ tsr_status tsr_admin_device_status(tsr_client *c, tsr_device device, tsr_device_
                            .has_uuid = (w.flags & TSR__WIRE_DEVICE_HAS_UUID) != 0,
                            .backend = {.type_bits = w.backend.type_bits,
                                        .platform_index = w.backend.platform_index,
-                                       .device_index = w.backend.device_index}};
+                                       .device_index = w.backend.device_index},
+                           .launches = w.launches,
+                           .programs_built = w.programs_built,
+                           .programs_loaded = w.programs_loaded};
     memcpy(d.uuid, w.uuid, sizeof d.uuid);
     _Static_assert(sizeof d.backend_name == sizeof w.backend_name &&
                        sizeof d.platform_name == sizeof w.platform_name &&
@@ -169,13 +174,36 @@ tsr_status tsr_admin_topology_row(tsr_client *c, tsr_device device, tsr_topology
         return st;
     if (w.count > TSR__WIRE_TOPOLOGY_DEVICES)
         return garbled("topology row");
-    tsr_topology_row row = {.device = from_wire(w.device), .count = w.count,
-                            .numa_nodes = w.numa_nodes};
+    tsr_topology_row row = {
+        .device = from_wire(w.device), .count = w.count, .numa_nodes = w.numa_nodes};
     for (uint32_t k = 0; k < w.count; k++) {
         if (w.links[k] >= TSR__LINK_COUNT)
             return garbled("topology row");
         row.links[k] = (tsr_link)w.links[k];
     }
     *out = row;
+    return TSR_OK;
+}
+
+tsr_status tsr_admin_daemon_stats(tsr_client *c, tsr_daemon_stats *out)
+{
+    if (!c || !out)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_admin_daemon_stats: NULL argument");
+    tsr__wire_daemon_stats w;
+    tsr_status st = tsr__client_call(c, TSR__OP_DAEMON_STATS, NULL, &w);
+    if (st != TSR_OK)
+        return st;
+    *out = (tsr_daemon_stats){.started_unix_ns = w.started_unix_ns,
+                              .uptime_ns = w.uptime_ns,
+                              .sessions_opened = w.sessions_opened,
+                              .sessions_refused = w.sessions_refused,
+                              .monitors_opened = w.monitors_opened,
+                              .monitors_refused = w.monitors_refused,
+                              .oom_refusals = w.oom_refusals,
+                              .limit_refusals = w.limit_refusals,
+                              .reloads = w.reloads,
+                              .reload_failures = w.reload_failures,
+                              .sessions = w.sessions,
+                              .monitors = w.monitors};
     return TSR_OK;
 }

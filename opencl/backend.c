@@ -145,6 +145,7 @@ const tsr__backend tsr__opencl_backend = {
     .program_error = tsr__clrt_program_error,
     .program_report = tsr__clrt_program_report,
     .program_key = tsr__clrt_program_key,
+    .program_counts = tsr__clrt_program_counts,
     .buffer = tsr__clrt_buffer,
     .buffer_release = tsr__clrt_buffer_release,
     .compute_units = tsr__clrt_compute_units,

@@ -32,9 +32,10 @@ typedef struct clrt_device {
     cl_context context;
     cl_command_queue queue;
     cl_command_queue warm_queue; /* the builder's, for warm_up */
-    cl_mem no_status; /* the status argument of kernels that never set it */
-    cl_mem no_geom;   /* the geom argument of launches with at most three dimensions */
+    cl_mem no_status;            /* the status argument of kernels that never set it */
+    cl_mem no_geom;              /* the geom argument of launches with at most three dimensions */
     char options[128];
+    _Atomic uint64_t built, loaded; /* programs made for it (builder thread counts) */
 } clrt_device;
 
 struct tsr__backend_program {
@@ -43,8 +44,8 @@ struct tsr__backend_program {
     uint32_t ordinal;
     tsr__kernel_key key;
     _Atomic int state;
-    bool queued;  /* in the builder's queue (under the lock) */
-    int priority; /* TSR__BUILD_* (under the lock once queued) */
+    bool queued;         /* in the builder's queue (under the lock) */
+    int priority;        /* TSR__BUILD_* (under the lock once queued) */
     atomic_bool settled; /* READY or FAILED, and its binary stored: the builder is done */
     cl_program program;
     cl_kernel kernel;
@@ -56,7 +57,7 @@ struct tsr__backend_program {
 struct tsr__backend_runtime {
     clrt_device *devices;
     size_t count;
-    tsr__kcache *cache; /* NULL: programs are kept in memory only */
+    tsr__kcache *cache;      /* NULL: programs are kept in memory only */
     char cache_refusal[512]; /* why a configured cache directory was refused */
     int notify_fd;
     tsr__clrt_source_fn source;
@@ -169,7 +170,7 @@ static bool open_device(clrt_device *d)
     clGetDeviceInfo(d->id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     snprintf(d->options, sizeof d->options, "%s",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? "-cl-fp32-correctly-rounded-divide-sqrt"
-                                                         : "");
+                                                        : "");
     d->state = DEVICE_OPEN;
     return true;
 }
@@ -221,8 +222,8 @@ static bool cache_load(tsr__clrt *rt, clrt_device *d, tsr__clrt_program *p, uint
     if (ok) {
         const unsigned char *bins[1] = {binary};
         cl_int bin_status = CL_SUCCESS, err;
-        p->program = clCreateProgramWithBinary(d->context, 1, &d->id, &length, bins, &bin_status,
-                                               &err);
+        p->program =
+            clCreateProgramWithBinary(d->context, 1, &d->id, &length, bins, &bin_status, &err);
         ok = err == CL_SUCCESS && bin_status == CL_SUCCESS &&
              clBuildProgram(p->program, 1, &d->id, d->options, NULL, NULL) == CL_SUCCESS &&
              make_kernel(p);
@@ -252,10 +253,10 @@ static void cache_store(tsr__clrt *rt, tsr__clrt_program *p, uint64_t hash)
     free(binary);
 }
 
-#define SET_ARG(value)                                                                       \
-    do {                                                                                     \
-        if (err == CL_SUCCESS)                                                               \
-            err = clSetKernelArg(k, arg++, sizeof(value), &(value));                         \
+#define SET_ARG(value)                                               \
+    do {                                                             \
+        if (err == CL_SUCCESS)                                       \
+            err = clSetKernelArg(k, arg++, sizeof(value), &(value)); \
     } while (0)
 
 /* Runs p's kernel once over nothing (sizes of zero: every work-item
@@ -340,6 +341,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
         snprintf(p->origin, sizeof p->origin, "loaded from the disk cache in %.1f ms",
                  ms_since(&t0));
         atomic_fetch_add(&rt->loaded, 1);
+        atomic_fetch_add(&d->loaded, 1);
         atomic_store(&p->state, TSR__PROGRAM_READY);
         return false;
     }
@@ -356,10 +358,10 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     }
     warm_up(d, p);
     atomic_fetch_add(&rt->built, 1);
+    atomic_fetch_add(&d->built, 1);
     snprintf(p->origin, sizeof p->origin, "built from source in %.0f ms%s", ms_since(&t0),
-             atomic_load(&rt->rejected) != rejected
-                 ? " (its disk cache file was corrupt or stale)"
-                 : "");
+             atomic_load(&rt->rejected) != rejected ? " (its disk cache file was corrupt or stale)"
+                                                    : "");
     atomic_store(&p->state, TSR__PROGRAM_READY);
     *hash_out = hash;
     return rt->cache != NULL;
@@ -606,6 +608,16 @@ const char *tsr__clrt_program_report(tsr__clrt_program *p)
     return p->origin;
 }
 
+void tsr__clrt_program_counts(const tsr__clrt *rt, uint32_t ordinal, uint64_t *built,
+                              uint64_t *loaded)
+{
+    *built = *loaded = 0;
+    if (ordinal < rt->count) {
+        *built = atomic_load(&rt->devices[ordinal].built);
+        *loaded = atomic_load(&rt->devices[ordinal].loaded);
+    }
+}
+
 const char *tsr__clrt_cache_refusal(const tsr__clrt *rt)
 {
     return rt->cache_refusal[0] ? rt->cache_refusal : NULL;
@@ -619,8 +631,7 @@ void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)
                              .launches = atomic_load(&rt->launches)};
 }
 
-tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes,
-                            void **out)
+tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes, void **out)
 {
     if (ordinal >= rt->count || rt->devices[ordinal].state != DEVICE_OPEN)
         return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u is not open", (unsigned)ordinal);
@@ -685,7 +696,6 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
     job->done(job->ctx, st, message);
     free(job);
 }
-
 
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal)
 {
@@ -788,7 +798,8 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     clrt_job *job = calloc(1, sizeof *job);
     if (!job)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
-    *job = (clrt_job){.check_status = l->check_status, .ordinal = ordinal, .done = done, .ctx = ctx};
+    *job =
+        (clrt_job){.check_status = l->check_status, .ordinal = ordinal, .done = done, .ctx = ctx};
     cl_kernel k = p->kernel;
     cl_uint arg = 0;
     cl_int err = CL_SUCCESS;

@@ -49,8 +49,7 @@ typedef struct tsr__backend_program tsr__clrt_program;
 /* Writes the OpenCL C source of a key into buf (cap bytes, NUL-terminated)
  * and returns its length, or 0 when the key has no program (the reason is
  * the thread's last error). A return >= cap means "too small". */
-typedef size_t (*tsr__clrt_source_fn)(const tsr__kernel_key *key, bool fp64, char *buf,
-                                      size_t cap);
+typedef size_t (*tsr__clrt_source_fn)(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap);
 
 typedef struct tsr__clrt_config {
     const tsr__cl_device_info *devices; /* by ordinal, as discovery listed them */
@@ -96,6 +95,9 @@ typedef struct tsr__clrt_stats {
     uint64_t built, loaded, rejected, launches;
 } tsr__clrt_stats;
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out);
+/* Programs made for one device: built from source, loaded from the cache. */
+void tsr__clrt_program_counts(const tsr__clrt *rt, uint32_t ordinal, uint64_t *built,
+                              uint64_t *loaded);
 /* Why the configured disk cache directory was refused (the runtime keeps
  * its programs in memory only), or NULL. */
 const char *tsr__clrt_cache_refusal(const tsr__clrt *rt);
@@ -118,6 +120,7 @@ bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal);
  * such as PoCL's): its kernels need the CPUs the daemon's threads use. */
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
-                             const tsr__backend_launch *launch, tsr__backend_done_fn done, void *ctx);
+                             const tsr__backend_launch *launch, tsr__backend_done_fn done,
+                             void *ctx);
 
 #endif /* TESSERA_OPENCL_RUNTIME_H */

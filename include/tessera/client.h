@@ -284,7 +284,13 @@ typedef struct tsr_process_info {
      * run: the session stays listed, with its memory, until they are done. */
     uint32_t kernels;
     bool ending;
-    uint64_t abi_reserved[7]; /* zero; room for later members (export.h) */
+    /* Kernels it has queued on devices so far, and its share of their busy
+     * time: each device's busy time (see tsr_device_status) goes to the
+     * session whose kernel kept it busy, so the shares of all sessions add
+     * up to the device's. */
+    uint64_t launches;
+    uint64_t busy_ns;
+    uint64_t abi_reserved[5]; /* zero; room for later members (export.h) */
 } tsr_process_info;
 
 /* The session with the smallest id above `after` (0 starts the list), as
@@ -364,12 +370,37 @@ typedef struct tsr_device_status {
         uint32_t platform_index, device_index;
         char language_version[TSR_DEVICE_TEXT_MAX];
     } backend;
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    uint64_t launches;        /* kernels queued on it since the daemon started */
+    uint64_t programs_built;  /* programs compiled from source for it */
+    uint64_t programs_loaded; /* programs taken from the daemon's disk cache instead */
+    uint64_t abi_reserved[5]; /* zero; room for later members (export.h) */
 } tsr_device_status;
 
 /* The live state of a device. Errors: TSR_ERR_NO_DEVICE. */
 TSR_API tsr_status tsr_admin_device_status(tsr_client *client, tsr_device device,
                                            tsr_device_status *out);
+
+/* The daemon's own counters, since it started: what `tessera metrics`
+ * exports beside the devices and sessions. Anyone may ask. */
+typedef struct tsr_daemon_stats {
+    uint64_t started_unix_ns;
+    uint64_t uptime_ns;
+    uint64_t sessions_opened;  /* sessions that said HELLO */
+    uint64_t sessions_refused; /* turned away at sessions.max or a per-uid cap */
+    uint64_t monitors_opened;  /* monitoring connections (TSR_CLIENT_MONITOR) */
+    uint64_t monitors_refused; /* turned away at sessions.max_monitors */
+    uint64_t oom_refusals;     /* allocations refused because the device was full */
+    uint64_t limit_refusals;   /* allocations refused at a configured memory limit */
+    uint64_t reloads;          /* configuration reloads that took effect */
+    uint64_t reload_failures;  /* reloads refused (the running configuration stayed) */
+    uint32_t sessions;         /* open now, handshakes included */
+    uint32_t monitors;         /* monitoring connections open now */
+    uint64_t abi_reserved[8];  /* zero; room for later members (export.h) */
+} tsr_daemon_stats;
+
+/* The daemon's counters. Errors: TSR_ERR_INVALID_ARGUMENT, TSR_ERR_CONNECTION,
+ * TSR_ERR_PROTOCOL. */
+TSR_API tsr_status tsr_admin_daemon_stats(tsr_client *client, tsr_daemon_stats *out);
 
 /* How two devices are connected, as `nvidia-smi topo -m` names it. */
 typedef enum tsr_link {

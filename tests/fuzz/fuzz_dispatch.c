@@ -516,7 +516,7 @@ NO_COVERAGE static uint32_t open_sessions(bool all, uint32_t uid, uint32_t *hand
 {
     uint32_t n = 0, h = 0;
     for (int k = 0; k < SESSIONS; k++)
-        if (sessions[k] && (all || peers[k].uid == uid)) {
+        if (sessions[k] && !sessions[k]->monitor && (all || peers[k].uid == uid)) {
             n++;
             h += sessions[k]->version == 0;
         }
@@ -539,10 +539,15 @@ NO_COVERAGE static bool over_caps(int k)
 }
 
 /* The server's count of sessions, and of those on their handshake, per
- * uid are the slots'; each within its caps. */
+ * uid are the slots'; each within its caps; monitors count apart. */
 NO_COVERAGE static void check_sessions(void)
 {
     FUZZ_CHECK(server->session_count == open_sessions(true, 0, NULL));
+    uint32_t monitors = 0;
+    for (int k = 0; k < SESSIONS; k++)
+        monitors += sessions[k] && sessions[k]->monitor;
+    FUZZ_CHECK(server->monitor_count == monitors);
+    FUZZ_CHECK(monitors <= server->max_monitors + TSR__SERVER_ADMIN_RESERVE);
     FUZZ_CHECK(server->session_count <= server->max_sessions + TSR__SERVER_ADMIN_RESERVE);
     uint32_t rows = 0;
     for (int k = 0; k < SESSIONS; k++) {
@@ -853,7 +858,9 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
         uint8_t t = fuzz_u8(r);
         p->hello.version_min = t < 0xf0 ? TSR__WIRE_VERSION_MIN : fuzz_u32(r);
         p->hello.version_max = t < 0xf0 ? TSR__WIRE_VERSION : fuzz_u32(r);
-        p->hello.flags = (t & 0xf8) == 0xe8 ? fuzz_u32(r) : 0;
+        p->hello.flags = (t & 0xf8) == 0xe8   ? fuzz_u32(r)
+                         : (t & 0xf8) == 0xd8 ? TSR__WIRE_HELLO_MONITOR
+                                              : 0;
         size_t len = fuzz_u8(r) % (sizeof p->hello.name + 1);
         for (size_t i = 0; i < len; i++)
             p->hello.name[i] = (char)fuzz_u8(r);
@@ -1096,10 +1103,14 @@ static void message(fuzz_reader *r)
     if (trace)
         fprintf(stderr, "session %d: %s%s -> %s\n", k, tsr__wire_op(opcode)->name,
                 transport == TSR__WIRE_RING ? " (ring)" : "", ok ? "ok" : tsr_last_error());
+    /* A monitor's HELLO carries no ring. */
+    bool monitor = sessions[k] && sessions[k]->monitor;
     FUZZ_CHECK(nfds == (!ok                             ? 0
-                        : opcode == TSR__OP_HELLO       ? 2
+                        : opcode == TSR__OP_HELLO       ? (monitor ? 0 : 2)
                         : opcode == TSR__OP_SEGMENT_MAP ? 1
                                                         : 0));
+    /* A monitor is served its queries and nothing else. */
+    FUZZ_CHECK(!ok || !monitor || (tsr__wire_op(opcode)->transports & TSR__WIRE_MONITOR));
     for (int i = 0; i < nfds; i++)
         FUZZ_CHECK(fcntl(fds[i], F_GETFD) >= 0);
     if (ok)

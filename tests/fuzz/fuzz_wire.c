@@ -30,26 +30,28 @@ typedef struct doc_op {
     const char *name;
     uint32_t request, reply; /* payload bytes */
     bool ring;               /* may travel through the ring as well */
+    bool monitor;            /* a monitoring connection may send it */
 } doc_op;
 
 static const doc_op doc_ops[] = {
-    [1] = {"HELLO", 80, 32, false},
-    [2] = {"PING", 0, 0, true},
-    [3] = {"DEVICE_GET", 8, 1416, false},
-    [4] = {"SET_DEVICE", 16, 0, true},
-    [5] = {"GET_DEVICE", 16, 8, true},
-    [6] = {"ALLOC", 16, 40, true},
-    [7] = {"FREE", 8, 0, true},
-    [8] = {"SEGMENT_MAP", 8, 16, false},
-    [9] = {"MEMORY_STATS", 8, 104, true},
-    [10] = {"EMPTY_CACHE", 8, 8, true},
-    [11] = {"SESSION_LIST", 8, 568, false},
-    [12] = {"FILL", 440, 8, true},
-    [13] = {"LAUNCH", 1144, 8, true},
-    [14] = {"PROCESS_LIST", 8, 1344, false},
-    [15] = {"SESSION_STATS", 16, 144, false},
-    [16] = {"DEVICE_STATUS", 8, 648, false},
-    [17] = {"TOPOLOGY", 8, 80, false},
+    [1] = {"HELLO", 80, 32, false, true},
+    [2] = {"PING", 0, 0, true, true},
+    [3] = {"DEVICE_GET", 8, 1416, false, true},
+    [4] = {"SET_DEVICE", 16, 0, true, false},
+    [5] = {"GET_DEVICE", 16, 8, true, false},
+    [6] = {"ALLOC", 16, 40, true, false},
+    [7] = {"FREE", 8, 0, true, false},
+    [8] = {"SEGMENT_MAP", 8, 16, false, false},
+    [9] = {"MEMORY_STATS", 8, 104, true, false},
+    [10] = {"EMPTY_CACHE", 8, 8, true, false},
+    [11] = {"SESSION_LIST", 8, 568, false, true},
+    [12] = {"FILL", 440, 8, true, false},
+    [13] = {"LAUNCH", 1144, 8, true, false},
+    [14] = {"PROCESS_LIST", 8, 1360, false, true},
+    [15] = {"SESSION_STATS", 16, 144, false, true},
+    [16] = {"DEVICE_STATUS", 8, 672, false, true},
+    [17] = {"TOPOLOGY", 8, 80, false, true},
+    [18] = {"DAEMON_STATS", 0, 88, false, true},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 
@@ -87,7 +89,8 @@ static void check_table(void)
             continue;
         FUZZ_CHECK(strcmp(op->name, doc->name) == 0);
         FUZZ_CHECK(op->request_size == doc->request && op->reply_size == doc->reply);
-        FUZZ_CHECK(op->transports == (TSR__WIRE_SOCKET | (doc->ring ? TSR__WIRE_RING : 0u)));
+        FUZZ_CHECK(op->transports == (TSR__WIRE_SOCKET | (doc->ring ? TSR__WIRE_RING : 0u) |
+                                      (doc->monitor ? TSR__WIRE_MONITOR : 0u)));
         FUZZ_CHECK(op->summary != NULL && op->summary[0] != '\0');
         FUZZ_CHECK(HEADER + op->request_size <= TSR__WIRE_FRAME_MAX);
         FUZZ_CHECK(HEADER + op->reply_size <= TSR__WIRE_FRAME_MAX);
@@ -104,7 +107,7 @@ static bool model_accepts(const uint8_t *f, size_t len, uint32_t transport, bool
         return false;
     uint32_t version = rd16(f + 4), flags = rd32(f + 8), length = rd32(f + 12);
     const doc_op *op = doc_op_of(rd16(f + 6));
-    if (rd32(f) != 0x31525354u || version < 4 || version > 4 || !op)
+    if (rd32(f) != 0x31525354u || version < 5 || version > 5 || !op)
         return false;
     if (transport == TSR__WIRE_RING && !op->ring)
         return false;
@@ -209,8 +212,8 @@ static void check_payload(uint32_t opcode, bool reply, const uint8_t *payload, u
         tsr__wire_fill w;
         FUZZ_CHECK(len == sizeof w);
         memcpy(&w, payload, sizeof w);
-        tsr__region g = {.itemsize = w.region.itemsize, .ndim = w.region.ndim,
-                         .offset = w.region.offset};
+        tsr__region g = {
+            .itemsize = w.region.itemsize, .ndim = w.region.ndim, .offset = w.region.offset};
         memcpy(g.sizes, w.region.sizes, sizeof g.sizes);
         memcpy(g.strides, w.region.strides, sizeof g.strides);
         uint64_t block = w.region.handle & 0xffffffu, span;

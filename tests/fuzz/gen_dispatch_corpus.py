@@ -29,7 +29,7 @@ import sys
 
 (HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE, SEGMENT_MAP, MEMORY_STATS,
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
- TOPOLOGY) = range(1, 18)
+ TOPOLOGY, DAEMON_STATS) = range(1, 19)
 
 # configs[] in fuzz_dispatch.c
 DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
@@ -46,6 +46,10 @@ def msg(opcode, payload=b"", session=0, how=0):
 
 def hello(session=0, name=b"fuzz"):
     return bytes([session << 5, 0, 0, len(name)]) + name
+
+
+def monitor(session=0, name=b"tessera"):  # HELLO with the MONITOR flag
+    return bytes([session << 5, 0, 0xd8, len(name)]) + name
 
 
 def size_small(n):  # 64 * a + b, for n < 4096
@@ -175,6 +179,12 @@ SEEDS = [
      + b"".join(msg(ALLOC, OPENCL0 + size_small(0)) for _ in range(6))
      + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL0) for t in range(3))
      + msg(ALLOC, OPENCL1 + size_small(0)) + msg(PROCESS_LIST, b"\x00", 7)),
+    # monitors beside sessions at their caps: the caps' connections may
+    # still watch, monitors ask only, and go
+    (SESSIONS, hello(0) + hello(2) + hello(4) + hello(5) + monitor(1) + monitor(3)
+     + hello(6) + monitor(7) + msg(PROCESS_LIST, b"\x00", 1) + msg(DAEMON_STATS, session=3)
+     + msg(DEVICE_STATUS, OPENCL0, 1) + msg(ALLOC, OPENCL0 + size_small(64), 1)
+     + msg(PING, session=1, how=0x1e) + monitor(1) + msg(SESSION_LIST, b"\x00", 7)),
 ]
 
 

@@ -18,7 +18,7 @@ import struct
 import sys
 
 MAGIC = 0x31525354  # "TSR1"
-VERSION = 4
+VERSION = 5
 REPLY, ERROR = 0x1, 0x2
 FRAME_MAX = 4096
 HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
@@ -66,7 +66,7 @@ def session_info(sid, more):
 HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE = 1, 2, 3, 4, 5, 6, 7
 SEGMENT_MAP, MEMORY_STATS, EMPTY_CACHE, SESSION_LIST = 8, 9, 10, 11
 FILL, LAUNCH = 12, 13
-PROCESS_LIST, SESSION_STATS, DEVICE_STATUS, TOPOLOGY = 14, 15, 16, 17
+PROCESS_LIST, SESSION_STATS, DEVICE_STATUS, TOPOLOGY, DAEMON_STATS = 14, 15, 16, 17, 18
 
 
 def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
@@ -95,8 +95,8 @@ def process(sid, flags, pid, uid, unit, cgroup):
     p = (struct.pack("<IIIIIIII", sid, flags, pid, uid, uid, 1, 1, 0)
          + struct.pack("<QQQ", 17, 1700000000000000000, 4026531836) + device(OPENCL, 0)
          + text("python3", 64) + text("train.py", 64) + text(unit, 128) + text(cgroup, 512)
-         + usage)
-    assert len(p) == 1344
+         + usage + struct.pack("<QQ", 250000000, 42))
+    assert len(p) == 1360
     return p
 
 
@@ -107,8 +107,9 @@ def device_status(dev, flags, kind, backend):
          + struct.pack("<6I", 1, flags, kind, 2700, 1024, 0) + bytes(range(16))
          + text(backend, 16) + text("Portable Computing Language" if backend else "", 256)
          + struct.pack("<QII", 2 if backend else 0, 0, 0)
-         + text("OpenCL C 1.2 pocl" if backend else "", 256))
-    assert len(s) == 648
+         + text("OpenCL C 1.2 pocl" if backend else "", 256)
+         + struct.pack("<3Q", 42 if backend else 0, 3 if backend else 0, 19 if backend else 0))
+    assert len(s) == 672
     return s
 
 
@@ -121,9 +122,14 @@ block = struct.pack("<QQQQII", 0x1234567800000001, 512, 512, 2 << 20, 1, 1)
 stats = struct.pack("<13Q", 512, 2 << 20, 512, 48, 512, 2 << 20, 1, 0, 0, 0, 1, 64 << 20,
                     62 << 20)
 
+monitor_hello = struct.pack("<IIII", 5, 5, 4242, 1) + text("tessera", 64)
+monitor_welcome = struct.pack("<IIIIIIQ", 5, 7, 3, 0, 0, 0, 0)
+
 valid = [
     frame(HELLO, hello),
     frame(HELLO, welcome, REPLY),
+    frame(HELLO, monitor_hello),
+    frame(HELLO, monitor_welcome, REPLY),
     frame(PING, request_id=2),
     frame(PING, flags=REPLY, request_id=2),
     frame(DEVICE_GET, struct.pack("<II", 1, 0), request_id=3),
@@ -170,7 +176,7 @@ valid = [
     frame(PROCESS_LIST, process(3, 0xF, 4242, 1000, "train.service",
                                 "/system.slice/train.service"), REPLY, 18),
     frame(PROCESS_LIST, process(4, 0x1, 0, 0xFFFFFFFF, "", ""), REPLY, 19),
-    frame(PROCESS_LIST, b"\0" * 1344, REPLY, 20),
+    frame(PROCESS_LIST, b"\0" * 1360, REPLY, 20),
     frame(SESSION_STATS, struct.pack("<II", 3, 0) + device(OPENCL, 0), request_id=21),
     frame(SESSION_STATS, session_stats, REPLY, 21),
     frame(DEVICE_STATUS, device(OPENCL, 0), request_id=22),
@@ -179,6 +185,9 @@ valid = [
     frame(TOPOLOGY, device(OPENCL, 1), request_id=24),
     frame(TOPOLOGY, device(OPENCL, 1) + struct.pack("<II", 2, 1) + bytes([2, 1]) + b"\0" * 62,
           REPLY, 24),
+    frame(DAEMON_STATS, request_id=25),
+    frame(DAEMON_STATS, struct.pack("<10QII", 1700000000000000000, 3600 * 10**9, 12, 1, 30, 0,
+                                    2, 1, 1, 0, 3, 1), REPLY, 25),
     frame(SESSION_STATS, error_payload(1, "no open session 99"), REPLY | ERROR, 21),
     # Error replies: each status that the daemon sends, and the extremes.
     frame(PING, error_payload(11, "PING before HELLO: open the session first"), REPLY | ERROR, 1),
@@ -212,11 +221,11 @@ broken = [
     frame(PING, magic=0x31525355),
     frame(PING, magic=0x54535231),                       # big-endian magic
     frame(PING, version=0),
-    frame(PING, version=3),                              # the release before
-    frame(PING, version=5),
+    frame(PING, version=4),                              # the release before
+    frame(PING, version=6),
     frame(0),
     frame(12),
-    frame(18),                                           # one past the last opcode
+    frame(19),                                           # one past the last opcode
     frame(0xFFFF),
     frame(LAUNCH, kernel(3, 11, [4], [(11, 0, 1, 0, [1])])[:900], request_id=17),  # cut short
     frame(PING, flags=ERROR),                            # error flag on a request
@@ -237,6 +246,7 @@ broken = [
     frame(TOPOLOGY, device(OPENCL, 1), REPLY, 24),       # a request's size as a reply
     frame(DEVICE_STATUS, device_status(device(OPENCL, 0), 0xF, 9, "o" * 16), REPLY, 22),
     frame(DEVICE_STATUS, b"\0" * 624, REPLY, 22),         # version 2's size
+    frame(DEVICE_STATUS, b"\0" * 648, REPLY, 22),         # version 4's size
     frame(PING, error_payload(0, "TSR_OK is no error"), REPLY | ERROR, 2),
     frame(PING, error_payload(16, "past the list"), REPLY | ERROR, 2),
     frame(PING, error_payload(-1, "negative"), REPLY | ERROR, 2),

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -68,7 +69,9 @@ int test_raw_hello(int fd, char *message, size_t n)
         char buf[CMSG_SPACE(4 * sizeof(int))];
     } control;
     struct iovec iov = {.iov_base = f.bytes, .iov_len = sizeof f.bytes};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
     ssize_t got = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); got > 0 && c; c = CMSG_NXTHDR(&msg, c))
@@ -86,8 +89,8 @@ int test_raw_hello(int fd, char *message, size_t n)
     size_t len = (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err;
     memcpy(&err, f.bytes + sizeof h, len);
     if (message && n)
-        snprintf(message, n, "%.*s", (int)(err.length < TSR__WIRE_MESSAGE_MAX ? err.length
-                                                                             : TSR__WIRE_MESSAGE_MAX),
+        snprintf(message, n, "%.*s",
+                 (int)(err.length < TSR__WIRE_MESSAGE_MAX ? err.length : TSR__WIRE_MESSAGE_MAX),
                  err.text);
     return 0;
 }
@@ -121,6 +124,16 @@ int test_daemon_start(test_daemon *d, const char *const *extra)
         if (fd >= 0) {
             dup2(fd, STDERR_FILENO);
             dup2(fd, STDOUT_FILENO);
+        }
+        /* As systemd starts a service whose stderr is the journal: the
+         * variable names the stream (here the log file) stderr is. */
+        struct stat st;
+        char stream[64];
+        unsetenv("JOURNAL_STREAM");
+        if (getenv("TESSERA_TEST_JOURNAL") && fd >= 0 && fstat(fd, &st) == 0) {
+            snprintf(stream, sizeof stream, "%llu:%llu", (unsigned long long)st.st_dev,
+                     (unsigned long long)st.st_ino);
+            setenv("JOURNAL_STREAM", stream, 1);
         }
         execv(exe, (char *const *)argv);
         _exit(127);

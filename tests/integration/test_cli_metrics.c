@@ -70,9 +70,11 @@ static void check_text(const char *dir, const char *pid, uint32_t uid)
     tsr_client *c = NULL;
     tsr_device_properties p;
     tsr_device_status st;
+    tsr_daemon_stats ds;
     ASSERT_OK(tsr_client_open(NULL, &c));
     ASSERT_OK(tsr_device_get_properties(c, (tsr_device){TSR_DEVICE_OPENCL, 0}, &p));
     ASSERT_OK(tsr_admin_device_status(c, (tsr_device){TSR_DEVICE_OPENCL, p.daemon_index}, &st));
+    ASSERT_OK(tsr_admin_daemon_stats(c, &ds));
     tsr_client_close(c);
 
     ASSERT_EQ(cli("metrics", NULL), 0);
@@ -86,6 +88,15 @@ static void check_text(const char *dir, const char *pid, uint32_t uid)
     ASSERT_TRUE(has_line("tessera_sessions{state=\"open\"} 1"));
     ASSERT_TRUE(has_line("tessera_sessions{state=\"ending\"} 0"));
     ASSERT_TRUE(has_line("# TYPE tessera_device_busy_seconds_total counter"));
+    snprintf(want, sizeof want,
+             "tessera_device_kernels_launched_total{device=\"opencl:0\"} %" PRIu64, st.launches);
+    ASSERT_TRUE(has_line(want));
+    snprintf(want, sizeof want, "tessera_daemon_sessions_opened_total %" PRIu64,
+             ds.sessions_opened);
+    ASSERT_TRUE(has_line(want));
+    ASSERT_TRUE(has_line("tessera_daemon_sessions_refused_total 0"));
+    ASSERT_TRUE(has_line("tessera_daemon_monitors 1"));
+    ASSERT_TRUE(has_line("tessera_daemon_reloads_total 0"));
     /* The holder, under its escaped name; its user as getpwuid names it. */
     char user[64];
     snprintf(user, sizeof user, "%u", uid);
@@ -101,6 +112,8 @@ static void check_text(const char *dir, const char *pid, uint32_t uid)
     snprintf(want, sizeof want, ",device=\"opencl:0\"} %d", CLI_HOLD_BYTES);
     ASSERT_TRUE(line_with("tessera_session_memory_allocated_bytes{session=\"", who, want));
     ASSERT_TRUE(line_with("tessera_session_kernels{session=\"", who, "} 0"));
+    ASSERT_TRUE(line_with("tessera_session_kernels_launched_total{session=\"", who, "} 0"));
+    ASSERT_TRUE(line_with("tessera_session_busy_seconds_total{session=\"", who, "} 0.000000000"));
     if (access(PROMTOOL, X_OK) == 0)
         ASSERT_EQ(promtool(dir), 0);
     else

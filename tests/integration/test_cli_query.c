@@ -95,10 +95,10 @@ static void check_ps(const char *pid)
     ASSERT_TRUE(cli_python_ok("ps --json --query", ps_json, out, args));
     ASSERT_TRUE(cli_python_ok("ps --json --query UTF-8",
                               "import sys; sys.stdin.buffer.read().decode('utf-8')", out, NULL));
-    /* The default CSV has the name as its last column. */
+    /* The default CSV has the name, then the later launches and busy_ms. */
     ASSERT_EQ(cli("ps", "--csv", NULL), 0);
-    ASSERT_TRUE(strstr(out, ",state,kernels,name\n") != NULL);
-    snprintf(want, sizeof want, ",open,0,%s\n", NAME_ESCAPED);
+    ASSERT_TRUE(strstr(out, ",state,kernels,name,launches,busy_ms\n") != NULL);
+    snprintf(want, sizeof want, ",open,0,%s,0,0\n", NAME_ESCAPED);
     ASSERT_TRUE(strstr(out, want) != NULL);
     /* Bytes with and without units in tables. */
     ASSERT_EQ(cli("ps", "-q", "pid,allocated", NULL), 0);

@@ -465,8 +465,8 @@ static void check_before_hello(void)
 
 static void check_version_mismatch(void)
 {
-    static const uint32_t ranges[][2] = {{5, 7}, {3, 3}, {0, 1},
-                                         {1, 1}, {4, 1}, {UINT32_MAX, UINT32_MAX}};
+    static const uint32_t ranges[][2] = {{6, 7}, {4, 4}, {0, 1},
+                                         {1, 1}, {5, 1}, {UINT32_MAX, UINT32_MAX}};
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
         conn c;
         if (!conn_open(&c))
@@ -516,21 +516,21 @@ static const attack attacks[] = {
      .opcode = TSR__OP_PING,
      .magic = 0xdeadbeef,
      .why = "malformed frame: bad frame magic 0xdeadbeef"},
-    {.what = "version 5",
+    {.what = "version 6",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 5,
-     .why = "malformed frame: frame of protocol version 5; this side speaks 4 to 4"},
-    {.what = "version 3",
+     .version = 6,
+     .why = "malformed frame: frame of protocol version 6; this side speaks 5 to 5"},
+    {.what = "version 4",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 3,
-     .why = "malformed frame: frame of protocol version 3; this side speaks 4 to 4"},
+     .version = 4,
+     .why = "malformed frame: frame of protocol version 4; this side speaks 5 to 5"},
     {.what = "version 0",
      .opcode = TSR__OP_PING,
      .set_version = true,
      .version = 0,
-     .why = "malformed frame: frame of protocol version 0; this side speaks 4 to 4"},
+     .why = "malformed frame: frame of protocol version 0; this side speaks 5 to 5"},
     {.what = "unknown opcode", .opcode = 99, .why = "malformed frame: unknown opcode 99"},
     {.what = "opcode 0", .opcode = 0, .why = "malformed frame: unknown opcode 0"},
     {.what = "length says more",

@@ -36,6 +36,8 @@ static int listed(tsr_client *c, uint32_t id, bool *found_id)
     return rows;
 }
 
+static char out[65536];
+
 int main(void)
 {
     test_daemon d;
@@ -94,7 +96,6 @@ int main(void)
 
     /* The command-line tool is a monitor: it works at sessions.max, and
      * lists the sessions, not itself. */
-    static char out[65536];
     const char *ps[] = {"ps", "--query", "name", "--no-header", NULL};
     ASSERT_EQ(test_run_cli(out, sizeof out, ps), 0);
     int lines = 0;
@@ -103,6 +104,45 @@ int main(void)
         ASSERT_TRUE(strcmp(line, "tessera") != 0 && strcmp(line, "watcher") != 0);
     }
     ASSERT_EQ(lines, opened);
+
+    /* Busy time and counters: a session's kernels count for it and for
+     * its device; its share of busy time is no more than the device's. */
+    bool accelerator = tsr_accelerator_type(m, &accel) == TSR_OK &&
+                       tsr_device_count(m, accel, &n) == TSR_OK && n > 0;
+    if (accelerator) {
+        tsr_device dev = {accel, 0};
+        int64_t size = 1 << 20;
+        tsr_tensor_options o = {.has_device = true, .device = dev};
+        tsr_tensor *a = NULL, *r[3] = {NULL};
+        ASSERT_OK(tsr_tensor_empty(sessions[0], 1, &size, &o, &a));
+        for (int k = 0; k < 3 && a; k++)
+            ASSERT_OK(tsr_maximum(a, a, &r[k]));
+        ASSERT_OK(tsr_synchronize(sessions[0], dev));
+        tsr_process_info row;
+        bool found = false;
+        ASSERT_OK(tsr_admin_session_list(m, tsr_client_session_id(sessions[0]) - 1, &row, &found));
+        ASSERT_TRUE(found && row.session_id == tsr_client_session_id(sessions[0]));
+        ASSERT_EQ(row.launches, 3);
+        ASSERT_TRUE(row.busy_ns > 0);
+        tsr_device_status status;
+        ASSERT_OK(tsr_admin_device_status(m, dev, &status));
+        ASSERT_EQ(status.launches, 3);
+        ASSERT_TRUE(status.programs_built + status.programs_loaded >= 1);
+        ASSERT_TRUE(status.busy_ns >= row.busy_ns);
+        /* The command shows the same, and an idle device as 0% busy. */
+        const char *devices[] = {
+            "devices", "-q",          "device,utilization_percent,launches,programs_built",
+            "--csv",   "--no-header", "--no-units",
+            NULL};
+        ASSERT_EQ(test_run_cli(out, sizeof out, devices), 0);
+        char line[128];
+        snprintf(line, sizeof line, "opencl:0,0.0,3,%llu\n",
+                 (unsigned long long)status.programs_built);
+        ASSERT_STREQ(out, line);
+        for (int k = 0; k < 3; k++)
+            tsr_tensor_release(r[k]);
+        tsr_tensor_release(a);
+    }
 
     /* sessions.max_monitors bounds them (root a few beyond it). */
     tsr_client *more[MAX_MONITORS + ADMIN_RESERVE + 1] = {NULL};
@@ -121,6 +161,19 @@ int main(void)
     /* A closed monitor's place is free again. */
     ASSERT_OK(open_monitor(&more[0]));
     tsr_client_close(more[0]);
+
+    /* The daemon's counters: every session, monitor and refusal so far
+     * (the ps and devices above watched through monitors of their own). */
+    tsr_daemon_stats ds;
+    ASSERT_OK(tsr_admin_daemon_stats(m, &ds));
+    ASSERT_EQ(ds.sessions_opened, (uint64_t)opened);
+    ASSERT_EQ(ds.sessions_refused, 1);
+    ASSERT_EQ(ds.monitors_opened, (uint64_t)monitors + 2 + (accelerator ? 1 : 0));
+    ASSERT_EQ(ds.monitors_refused, 1);
+    ASSERT_EQ(ds.monitors, 1);
+    ASSERT_EQ(ds.sessions, (uint32_t)opened);
+    ASSERT_EQ(ds.oom_refusals + ds.limit_refusals + ds.reloads + ds.reload_failures, 0);
+    ASSERT_TRUE(ds.started_unix_ns > 0 && ds.uptime_ns > 0);
 
     /* Sessions end; a new one fits again. Monitors logged nothing at the
      * default level, sessions their start. */
