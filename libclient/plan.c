@@ -499,8 +499,7 @@ static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dty
     return tsr__tensor_alloc(client, device, dtype, &g, false, out);
 }
 
-/* out= with no elements and the wrong shape: it takes a new storage. */
-static void adopt_storage(tsr_tensor *out, tsr_tensor *fresh)
+void tsr__plan_adopt_storage(tsr_tensor *out, tsr_tensor *fresh)
 {
     tsr__storage *old = out->storage;
     out->storage = fresh->storage;
@@ -719,7 +718,7 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
         if (st != TSR_OK)
             return st;
         if (resize) {
-            adopt_storage(out, fresh);
+            tsr__plan_adopt_storage(out, fresh);
             fresh = NULL;
         } else {
             out = fresh;

@@ -62,6 +62,10 @@ tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value);
  * written, as in PyTorch). */
 tsr_status tsr__plan_run_host(const tsr__plan *plan);
 
+/* out= with no elements and the wrong shape takes fresh's storage and
+ * geometry (a new tensor of the right shape); fresh is released. */
+void tsr__plan_adopt_storage(tsr_tensor *out, tsr_tensor *fresh);
+
 /* Orders dimensions as TensorIterator does and coalesces them: on entry
  * kernel->ndim, sizes and every operand's strides (in elements) in the
  * tensors' own order; on exit innermost last, merged where every operand

@@ -11,6 +11,8 @@ packages=(
     clang libclang-rt-14-dev clang-format
     # OpenCL: ICD loader, headers, and PoCL (OpenCL on the CPU)
     ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+    # BLAS: OpenBLAS for the cpu device's matrix products, CLBlast for opencl's
+    libopenblas-dev libclblast-dev
     # DLPack's header, for the tensor exchange with other frameworks
     libdlpack-dev
     # MPI for libtessera-mpi (global tensors) and mpirun for its tests

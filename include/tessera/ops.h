@@ -300,6 +300,92 @@ TSR_API tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min,
                                  const tsr_tensor *max, tsr_tensor *out);
 TSR_API tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max);
 
+/* ---- Matrix products ----------------------------------------------------- */
+/* torch.mm, bmm, addmm, dot, mv, outer and matmul, with PyTorch 1.13's
+ * shape rules and messages:
+ *   - mm(a, b): matrices ("self must be a matrix", "mat2 must be a
+ *     matrix"), a's columns = b's rows ("mat1 and mat2 shapes cannot be
+ *     multiplied (2x3 and 4x5)"); bmm(a, b): 3-D tensors ("batch1 must be
+ *     a 3D tensor"), b's first two sizes [batch, k] ("Expected size for
+ *     first two dimensions of batch2 tensor to be: [2, 3] but got: [3,
+ *     3]."); dot(a, b): vectors of one dtype and length ("1D tensors
+ *     expected, but got 2D and 1D tensors", "dot : expected both vectors
+ *     to have same dtype, but found Float and Double", "inconsistent
+ *     tensor size, ..."); mv(a, v): "vector + matrix @ vector expected,
+ *     got 1, 2, 2", "size mismatch, got 2, 2x3,4"; outer(a, b): vectors
+ *     ("outer: Expected 1-D argument self, but got 2-D"), then a's column
+ *     times b elementwise (tsr_mul's promotion, out= casting and devices);
+ *   - matmul(a, b) is PyTorch's composite: dot for 1-D @ 1-D, mv for 2-D @
+ *     1-D, mm for 1-D @ 2-D (a as one row, the row dropped from the
+ *     result) and 2-D @ 2-D; a batch of 3 or more dims against a matrix
+ *     or a vector is folded into the rows of one mm (mv), on either side,
+ *     and the messages are those of that folded product ("mat1 and mat2
+ *     shapes cannot be multiplied (4x3 and 4x5)"); otherwise the batch
+ *     dims broadcast ("The size of tensor a (2) must match the size of
+ *     tensor b (3) at non-singleton dimension 0") and bmm runs. 0-D
+ *     operands: "both arguments to matmul need to be at least 1D, but
+ *     they are 0D and 2D";
+ *   - addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * (mat1
+ *     @ mat2), self expanded to the product's shape (expand's message);
+ *     one dtype for all ("self and mat2 must have the same dtype", "mat1
+ *     and mat2 must have the same dtype"); beta = 0 ignores self, NaN
+ *     included; alpha = 0 ignores the product (0 * inf is not computed),
+ *     as PyTorch's BLAS does; beta and alpha are converted to the math
+ *     type (float for float16/bfloat16) as c10 converts them ("value
+ *     cannot be converted to type int8_t without overflow"). addmm_ needs
+ *     self of the product's shape ("Bad in-place call: input tensor size
+ *     [1, 4] and output tensor size [2, 4] should match");
+ *   - dtypes: the result has the first operand's dtype (bmm and mv, as in
+ *     PyTorch: the second's), and the operands must have that dtype
+ *     ("expected scalar type Float but found Double"); float32, float64,
+ *     complex64 and complex128 compute through OpenBLAS, float16 and
+ *     bfloat16 in float32 rounded once (PyTorch 1.13 refuses float16 on
+ *     the cpu; Tessera computes it as PyTorch 2 does), the integers but
+ *     bool exactly, wrapping. bool, complex32 and the shell dtypes are
+ *     TSR_ERR_NOT_SUPPORTED with PyTorch's "\"addmm_impl_cpu_\" not
+ *     implemented for 'Bool'" ("bmm", "dot", "addmv_impl_cpu" for
+ *     theirs), except where there is nothing to compute (an empty result
+ *     or an inner size of 0 gives zeros, in any dtype, as in PyTorch);
+ *   - results are new contiguous tensors. An out= must have the result's
+ *     dtype ("Expected out tensor to have dtype float, but got double
+ *     instead"; dot's "result dtype Double does not match input dtype
+ *     Float") and shape; one without elements is resized, one of another
+ *     shape with elements is TSR_ERR_RUNTIME "output with shape [3, 3]
+ *     doesn't match the result shape [2, 4]" (PyTorch 1.13 resizes it
+ *     with a warning). An out= that shares memory with an input gets the
+ *     right answer (through a temporary), unlike PyTorch's;
+ *   - transposed and strided operands are read in place where BLAS can
+ *     (rows or columns contiguous); others are packed first. Values are
+ *     within the tolerance PyTorch's own tests allow for each dtype, not
+ *     bit-identical across thread counts;
+ *   - devices: cpu, and meta (shapes and dtypes only); every operand on
+ *     one device ("Expected all tensors to be on the same device, ...").
+ *     Accelerator tensors are TSR_ERR_NOT_SUPPORTED "mm on opencl devices
+ *     is not available yet" (outer, being elementwise, runs there).
+ * Statuses: TSR_OK; TSR_ERR_INVALID_ARGUMENT (NULL); TSR_ERR_RUNTIME and
+ * TSR_ERR_INDEX (PyTorch's errors); TSR_ERR_NOT_SUPPORTED (dtypes,
+ * devices); TSR_ERR_OUT_OF_MEMORY. Tensors are borrowed; *result is a new
+ * tensor the caller owns, written only on success. */
+TSR_API tsr_status tsr_mm(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_mm_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_bmm(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_bmm_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_matmul(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_matmul_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_dot(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_dot_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_mv(const tsr_tensor *a, const tsr_tensor *v, tsr_tensor **result);
+TSR_API tsr_status tsr_mv_out(const tsr_tensor *a, const tsr_tensor *v, tsr_tensor *out);
+TSR_API tsr_status tsr_outer(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **result);
+TSR_API tsr_status tsr_outer_out(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *out);
+TSR_API tsr_status tsr_addmm(const tsr_tensor *self, const tsr_tensor *mat1, const tsr_tensor *mat2,
+                             tsr_scalar beta, tsr_scalar alpha, tsr_tensor **result);
+TSR_API tsr_status tsr_addmm_out(const tsr_tensor *self, const tsr_tensor *mat1,
+                                 const tsr_tensor *mat2, tsr_scalar beta, tsr_scalar alpha,
+                                 tsr_tensor *out);
+TSR_API tsr_status tsr_addmm_(tsr_tensor *self, const tsr_tensor *mat1, const tsr_tensor *mat2,
+                              tsr_scalar beta, tsr_scalar alpha);
+
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the
  * op table's wire number), so bindings may keep it. */
