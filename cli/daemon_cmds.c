@@ -63,11 +63,30 @@ static void get_api_version(const void *row, cli_cell *out)
     cli_cell_text(out, DEVICE_ROW(row)->api_version);
 }
 
+/* In tables a limit of the caller's is marked '*' (the footnote below the
+ * table says what it is). */
 static void get_memory_bytes(const void *row, cli_cell *out)
 {
-    cli_cell_bytes(out, DEVICE_ROW(row)->memory_bytes);
-    if (out->number == 0)
+    const tsr_device_properties *p = DEVICE_ROW(row);
+    cli_cell_bytes(out, p->memory_bytes);
+    if (out->number == 0) {
         out->shown = "-";
+    } else if (p->memory_limited) {
+        char bytes[32];
+        snprintf(out->buf, sizeof out->buf, "%s*", cli_bytes(p->memory_bytes, bytes, sizeof bytes));
+        out->shown = out->buf;
+    }
+}
+
+static void get_memory_limited(const void *row, cli_cell *out)
+{
+    cli_cell_bool(out, DEVICE_ROW(row)->memory_limited);
+}
+
+static void get_device_memory_bytes(const void *row, cli_cell *out)
+{
+    if (DEVICE_ROW(row)->device_memory_bytes)
+        cli_cell_bytes(out, DEVICE_ROW(row)->device_memory_bytes);
 }
 
 static void get_compute_units(const void *row, cli_cell *out)
@@ -229,6 +248,15 @@ static const cli_field device_fields[] = {
     {"daemon_index", "DAEMON", 9, 0,
      "the daemon's own ordinal of an accelerator (tables: its name); null for cpu and meta",
      get_daemon_index},
+    {"memory_limited", "LIMITED", 7, 0,
+     "whether memory_bytes is a memory limit of yours (memory_limit.uid, .group or .session of "
+     "the daemon's configuration), below what the daemon lends of the device; tables mark such "
+     "a value '*'",
+     get_memory_limited},
+    {"device_memory_bytes", "DEVICE MEMORY", 13, RIGHT,
+     "with memory_limited, what the daemon lends all sessions of the device: shown to root and "
+     "the tessera-admin group, null for others",
+     get_device_memory_bytes},
     {"memory_total", "MEMORY TOTAL", 12, RIGHT | LIVE,
      "bytes the daemon lends all sessions on the device (info's capacity_bytes)", get_memory_total},
     {"memory_used", "MEMORY USED", 11, RIGHT | LIVE,
@@ -257,19 +285,35 @@ static const cli_field device_fields[] = {
      "kernel programs taken from the daemon's disk cache instead", get_programs_loaded},
     {"", NULL, 0, 0, NULL, NULL},
 };
-#define DEVICE_JSON_FIELDS 18
+#define DEVICE_JSON_FIELDS 20
 
 static const char device_table[] =
     "device,daemon_index,type,name,memory_bytes,compute_units,numa_node,pci_bus_id,render_node";
 static const char device_data[] =
     "device,type,index,name,vendor,driver_version,api_version,memory_bytes,compute_units,"
     "max_work_group_size,fp16,fp64,host_unified_memory,numa_node,cpuset,pci_bus_id,render_node,"
-    "daemon_index";
+    "daemon_index,memory_limited,device_memory_bytes";
 
 void cli_print_device_json_fields(const tsr_device_properties *p)
 {
     device_row row = {.p = *p};
     cli_fields_json(device_fields, DEVICE_JSON_FIELDS, &row);
+}
+
+/* The footnote of a table whose MEMORY shows a limit of the caller's. */
+static void print_limit_note(const device_row *rows, int count)
+{
+    printf("* your memory limit on the device (memory_limit.* of tesserad's configuration)");
+    const char *sep = ": the device has ";
+    for (int k = 0; k < count; k++) {
+        char name[TSR_DEVICE_STR_MAX], bytes[32];
+        if (!rows[k].p.memory_limited || !rows[k].p.device_memory_bytes)
+            continue;
+        printf("%s%s on %s", sep, cli_bytes(rows[k].p.device_memory_bytes, bytes, sizeof bytes),
+               cli_device_name(rows[k].p.device, name, sizeof name));
+        sep = ", ";
+    }
+    printf("\n");
 }
 
 /* Whether the view shows the field named `name`. */
@@ -338,10 +382,15 @@ static int devices_round(tsr_client *c, const cli_args *args, void *state)
         rc = sample_utilization(c, list, rows, count);
     if (rc < 0) {
         cli_view_begin(v);
-        for (int k = 0; k < count; k++)
+        bool limited = false;
+        for (int k = 0; k < count; k++) {
             cli_view_row(v, &rows[k], false);
+            limited |= rows[k].p.memory_limited;
+        }
         if (count == 0 && v->format == CLI_FORMAT_TABLE && v->header)
             printf("(no accelerators: tensors can live on cpu and meta only)\n");
+        if (limited && v->format == CLI_FORMAT_TABLE && v->header && view_shows(v, "memory_bytes"))
+            print_limit_note(rows, count);
         cli_view_end(v);
     }
     free(rows);
@@ -371,6 +420,12 @@ const cli_command cli_cmd_devices = {
     "    is not listed. TESSERA_VISIBLE_DEVICES is ignored. Every tessera\n"
     "    command names devices by the first ordinal. 'tessera info DEVICE'\n"
     "    shows everything known of one device.\n\n"
+    "    MEMORY is what your allocations on the device may use. Where the\n"
+    "    daemon's configuration limits you below the device's memory\n"
+    "    (memory_limit.uid, .group or .session), it is that limit, marked '*'\n"
+    "    in tables (memory_limited in CSV and JSON); to root and the\n"
+    "    tessera-admin group the footnote and device_memory_bytes also give\n"
+    "    what the daemon lends of the device.\n\n"
     "    --query picks the columns, from the FIELDS below, in every format,\n"
     "    as nvidia-smi's --query-gpu does; the memory_* fields and sessions\n"
     "    tell how much of each device the sessions hold now, busy_ms,\n"
@@ -382,8 +437,9 @@ const cli_command cli_cmd_devices = {
     "                   index, name, vendor, driver_version, api_version,\n"
     "                   memory_bytes, compute_units, max_work_group_size, fp16,\n"
     "                   fp64, host_unified_memory, numa_node, cpuset,\n"
-    "                   pci_bus_id, render_node and daemon_index (the daemon's\n"
-    "                   ordinal; null for cpu and meta)\n"
+    "                   pci_bus_id, render_node, daemon_index (the daemon's\n"
+    "                   ordinal; null for cpu and meta), memory_limited and\n"
+    "                   device_memory_bytes (below)\n"
     "    --csv          print the same keys as CSV: a header line, then one\n"
     "                   line per device (empty where unknown)\n" CLI_ROW_OPTIONS_HELP CLI_LOOP_HELP
         CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT "EXAMPLES\n"

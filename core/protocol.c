@@ -14,7 +14,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_device, 8);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_error, 1032);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_hello, 80);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_welcome, 32);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_device_info, 1416);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_device_info, 1424);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_set_device, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_get_device, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_alloc, 16);

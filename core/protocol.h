@@ -107,6 +107,8 @@ typedef struct tsr__wire_position {
  * `device` names the device as the session numbers it; daemon_index, as
  * the daemon does (the administration messages' numbering). */
 #define TSR__WIRE_INFO_DAEMON_INDEX 0x1u /* daemon_index is filled */
+#define TSR__WIRE_INFO_LIMITED 0x2u      /* memory_bytes is the asker's memory limit, below what \
+                                            the daemon lends of the device */
 typedef struct tsr__wire_device_info {
     tsr__wire_device device;
     uint64_t memory_bytes;
@@ -123,6 +125,9 @@ typedef struct tsr__wire_device_info {
     char cpuset[TSR__WIRE_LONG_TEXT];
     char pci_bus_id[32];
     char render_node[TSR__WIRE_TEXT];
+    /* With TSR__WIRE_INFO_LIMITED: what the daemon lends all sessions of the
+     * device, for an administrator (root, tessera-admin); else 0. */
+    uint64_t device_memory_bytes;
 } tsr__wire_device_info;
 
 typedef struct tsr__wire_set_device {

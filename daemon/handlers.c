@@ -307,8 +307,11 @@ static tsr_status on_device_get(request *r)
     if (dev->backend) {
         out->daemon_index = dev->info.device.index;
         uint64_t total = tsr__memory_session_total(s, dev);
-        if (total < out->memory_bytes)
+        if (total < out->memory_bytes) {
+            out->flags |= TSR__WIRE_INFO_LIMITED;
+            out->device_memory_bytes = s->admin ? out->memory_bytes : 0;
             out->memory_bytes = total;
+        }
         out->device.index = (int32_t)in->position - 1;
     }
     return TSR_OK;

@@ -13,7 +13,7 @@
 /* X(struct, its size, where its reserved words start) */
 #define TSR__ABI_STRUCTS(X)              \
     X(tsr_client_options, 96, 40)        \
-    X(tsr_device_properties, 1488, 1424) \
+    X(tsr_device_properties, 1488, 1440) \
     X(tsr_memory_stats, 168, 104)        \
     X(tsr_session_info, 632, 568)        \
     X(tsr_process_info, 1416, 1376)      \

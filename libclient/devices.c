@@ -181,7 +181,9 @@ tsr_status tsr_device_get_properties(tsr_client *c, tsr_device d, tsr_device_pro
                                .fp16 = i->fp16,
                                .fp64 = i->fp64,
                                .host_unified_memory = i->host_unified_memory,
-                               .numa_node = i->numa_node};
+                               .numa_node = i->numa_node,
+                               .memory_limited = (i->flags & TSR__WIRE_INFO_LIMITED) != 0,
+                               .device_memory_bytes = i->device_memory_bytes};
     tsr__wire_text_set(p.name, sizeof p.name, i->name);
     tsr__wire_text_set(p.vendor, sizeof p.vendor, i->vendor);
     tsr__wire_text_set(p.driver_version, sizeof p.driver_version, i->driver_version);

@@ -36,7 +36,7 @@ typedef struct doc_op {
 static const doc_op doc_ops[] = {
     [1] = {"HELLO", 80, 32, false, true},
     [2] = {"PING", 0, 0, true, true},
-    [3] = {"DEVICE_GET", 8, 1416, false, true},
+    [3] = {"DEVICE_GET", 8, 1424, false, true},
     [4] = {"SET_DEVICE", 16, 0, true, false},
     [5] = {"GET_DEVICE", 16, 8, true, false},
     [6] = {"ALLOC", 16, 40, true, false},

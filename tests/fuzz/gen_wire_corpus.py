@@ -47,12 +47,15 @@ def error_payload(status, message, length=None):
 
 
 DAEMON_INDEX = 0x1  # tsr__wire_device_info flags: daemon_index is filled
+LIMITED = 0x2  # memory is the asker's limit; device_memory what the device has
 
 
-def device_info(dev, memory, name, vendor, api, render, daemon_index=-1):
-    return (dev + struct.pack("<QQIi", memory, 4096, 8, 0) + bytes([1, 1, 1, DAEMON_INDEX])
+def device_info(dev, memory, name, vendor, api, render, daemon_index=-1, device_memory=0):
+    flags = DAEMON_INDEX | (LIMITED if device_memory else 0)
+    return (dev + struct.pack("<QQIi", memory, 4096, 8, 0) + bytes([1, 1, 1, flags])
             + struct.pack("<i", daemon_index) + text(name, 256) + text(vendor, 256) + text("3.1", 256) + text(api, 256)
-            + text("0-7", 256) + text("0000:01:00.0", 32) + text(render, 64))
+            + text("0-7", 256) + text("0000:01:00.0", 32) + text(render, 64)
+            + struct.pack("<Q", device_memory))
 
 
 def session_info(sid, more):
@@ -135,6 +138,9 @@ valid = [
     frame(DEVICE_GET, struct.pack("<II", 1, 0), request_id=3),
     frame(DEVICE_GET, device_info(device(OPENCL, 0), 64 << 20, "pthread-cpu", "PoCL",
                                   "OpenCL 3.0 pocl", "", daemon_index=1), REPLY, 3),
+    frame(DEVICE_GET, device_info(device(OPENCL, 0), 16 << 20, "pthread-cpu", "PoCL",
+                                  "OpenCL 3.0 pocl", "", daemon_index=1,
+                                  device_memory=64 << 20), REPLY, 3),
     frame(DEVICE_GET, device_info(device(CPU, -1), 1 << 34, "host processor", "", "", ""),
           REPLY, 4),
     frame(SET_DEVICE, struct.pack("<Q", 4243) + device(OPENCL, 0), request_id=5),

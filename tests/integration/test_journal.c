@@ -109,6 +109,22 @@ static void check_text(void)
         snprintf(want, sizeof want, "requests, 1 kernels, busy ");
         ASSERT_EQ(test_daemon_log_count(&d, want), 1);
         ASSERT_EQ(test_daemon_log_count(&d, "peak reserved 2097152 bytes on opencl:0"), 1);
+        /* tessera devices marks the limit as one, and shows root the
+         * device's own memory beside it. */
+        static char out[4096];
+        const char *query[] = {
+            "devices", "-q",          "device,memory_bytes,memory_limited,device_memory_bytes",
+            "--csv",   "--no-header", "--no-units",
+            NULL};
+        ASSERT_EQ(test_run_cli(out, sizeof out, query), 0);
+        const char prefix[] = "opencl:0,67108864,true,";
+        ASSERT_TRUE(strncmp(out, prefix, sizeof prefix - 1) == 0);
+        ASSERT_TRUE(strtoull(out + sizeof prefix - 1, NULL, 10) > 64 * MiB);
+        const char *table[] = {"devices", "-q", "device,memory_bytes", NULL};
+        ASSERT_EQ(test_run_cli(out, sizeof out, table), 0);
+        ASSERT_TRUE(strstr(out, " 64.0 MiB*\n") != NULL);
+        ASSERT_TRUE(strstr(out, "\n* your memory limit on the device (memory_limit.* of "
+                                "tesserad's configuration): the device has ") != NULL);
     }
     ASSERT_EQ(test_daemon_stop(&d), 0);
 }
