@@ -17,6 +17,7 @@
 #include "daemon/admin.h"
 #include "daemon/dispatch.h"
 #include "daemon/exec.h"
+#include "daemon/limits.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
 #include "daemon/procinfo.h"
@@ -370,12 +371,12 @@ static tsr_status on_get_device(request *r)
 }
 
 /* An allocation refused for want of memory: counted, and logged once per
- * session for each of the two causes (a memory limit, a full device), with
- * the limit's own words. */
+ * session for each cause (each of its memory limits: session, uid, group;
+ * a full device), with the limit's own words. */
 static void refused_allocation(tsr__session *s, const tsr__device_pool *pool, uint64_t bytes)
 {
     bool limit = s->refused_at_limit;
-    uint32_t bit = limit ? 1u : 2u;
+    uint32_t bit = limit ? 1u << (s->refused_scope & 7u) : 1u << 8;
     if (limit)
         s->server->counters.limit_refusals++;
     else
@@ -396,7 +397,10 @@ static void refused_allocation(tsr__session *s, const tsr__device_pool *pool, ui
                   "session %u: pid %d: an allocation of %llu bytes on %s refused (%s); further "
                   "refusals of this session for %s are not logged",
                   s->id, (int)s->pid, (unsigned long long)bytes, device, tsr_last_error(),
-                  limit ? "a memory limit" : "a full device");
+                  !limit                                   ? "a full device"
+                  : s->refused_scope == TSR__SCOPE_SESSION ? "memory_limit.session"
+                  : s->refused_scope == TSR__SCOPE_UID     ? "its uid's memory limit"
+                                                           : "its group's memory limit");
 }
 
 static tsr_status on_alloc(request *r)

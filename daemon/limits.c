@@ -27,6 +27,7 @@ struct tsr__limits {
     size_t uid_count, group_count;
     use_entry *table;
     size_t table_cap, table_count; /* table_cap: 0 or a power of two */
+    tsr__limit_scope refused;      /* the scope of the last refusal */
 };
 
 tsr_status tsr__limits_create(tsr__limits **out)
@@ -289,9 +290,10 @@ static void id_name(char *buf, size_t n, tsr__limit_scope scope, uint32_t id,
     snprintf(buf, n, "%s%s%s", name ? " (" : "", name ? name : "", name ? ")" : "");
 }
 
-static tsr_status refuse(const tsr__limits *l, tsr__limit_scope scope, tsr__limits_who who,
+static tsr_status refuse(tsr__limits *l, tsr__limit_scope scope, tsr__limits_who who,
                          uint32_t device, uint64_t used, uint64_t bytes)
 {
+    l->refused = scope;
     const tsr__config_id_limit *entry;
     tsr__limit limit = rule(l, scope, who, &entry);
     char whose[128], name[80] = "", in_use[SIZE_TEXT], asked[SIZE_TEXT];
@@ -320,8 +322,8 @@ static const tsr__limit_scope scopes[] = {TSR__SCOPE_SESSION, TSR__SCOPE_UID, TS
 tsr_status tsr__limits_charge(tsr__limits *l, tsr__limits_who who, uint32_t device, uint64_t bytes)
 {
     if (device >= l->device_count)
-        return tsr__fail(TSR_ERR_NO_DEVICE, "no device %s:%u to charge memory to",
-                         l->type, (unsigned)device);
+        return tsr__fail(TSR_ERR_NO_DEVICE, "no device %s:%u to charge memory to", l->type,
+                         (unsigned)device);
     for (size_t k = 0; k < TSR__ARRAY_SIZE(scopes); k++) {
         const tsr__config_id_limit *entry;
         uint64_t limit = resolve(l, rule(l, scopes[k], who, &entry), device);
@@ -380,4 +382,9 @@ uint64_t tsr__limits_available(const tsr__limits *l, tsr__limits_who who, uint32
 uint64_t tsr__limits_use(const tsr__limits *l, tsr__limit_scope scope, uint32_t id, uint32_t device)
 {
     return lookup(l, make_key(scope, id, device));
+}
+
+tsr__limit_scope tsr__limits_refused_scope(const tsr__limits *l)
+{
+    return l->refused;
 }

@@ -39,6 +39,9 @@ typedef enum tsr__limit_scope {
     TSR__SCOPE_SESSION,
 } tsr__limit_scope;
 
+/* The scope whose limit the last refused charge met. */
+tsr__limit_scope tsr__limits_refused_scope(const tsr__limits *limits);
+
 /* A limit in bytes for a device of `total` bytes: a percentage of it, the
  * byte count, or UINT64_MAX for none. */
 uint64_t tsr__limit_bytes(tsr__limit limit, uint64_t total);

@@ -38,6 +38,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     tsr_status st = tsr__limits_charge(s->server->limits, who, ordinal, bytes);
     if (st == TSR_ERR_OUT_OF_MEMORY) { /* a limit, not a full device: see alloc.c */
         s->refused_at_limit = true;
+        s->refused_scope = (uint32_t)tsr__limits_refused_scope(s->server->limits);
         char why[TSR__ERROR_MAX];
         snprintf(why, sizeof why, "%s", tsr_last_error());
         return tsr__fail_text(TSR_ERR_LIMIT, why);

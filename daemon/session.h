@@ -99,7 +99,10 @@ struct tsr__session {
     /* Why its last allocation failed, for the daemon's counters: a memory
      * limit (true) or a full device (false). */
     bool refused_at_limit;
-    /* Which refusals it has had logged: 1 a memory limit, 2 a full device. */
+    /* The limit's scope (tsr__limit_scope) when refused_at_limit; which
+     * refusals it has had logged: bit 1 << scope for a limit's, bit 8 for
+     * a full device's. */
+    uint32_t refused_scope;
     uint32_t refusals_logged;
     int hello_timer; /* ends the session if HELLO does not come in time */
     tsr__watch *hello_watch;

@@ -102,8 +102,8 @@ static void check_text(void)
                  "refused (",
                  id, (int)getpid(), 512 * MiB);
         ASSERT_EQ(test_daemon_log_count(&d, want), 1);
-        ASSERT_EQ(test_daemon_log_count(&d, "further refusals of this session for a memory limit "
-                                            "are not logged"),
+        ASSERT_EQ(test_daemon_log_count(&d, "further refusals of this session for "
+                                            "memory_limit.session are not logged"),
                   1);
         /* The record: 1 MiB held at most (its 2 MiB segment), one kernel. */
         snprintf(want, sizeof want, "requests, 1 kernels, busy ");
