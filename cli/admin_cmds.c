@@ -72,6 +72,14 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
     printf(", \"capacity_bytes\": %" PRIu64 ", \"reserved_bytes\": %" PRIu64
            ", \"allocated_bytes\": %" PRIu64 ", \"sessions\": %" PRIu32,
            st->capacity, st->reserved, st->allocated, st->sessions);
+    printf(", \"busy_ms\": ");
+    if (st->busy_sampled)
+        printf("%" PRIu64, st->busy_ns / 1000000u);
+    else
+        printf("null");
+    printf(", \"launches\": %" PRIu64 ", \"programs_built\": %" PRIu64
+           ", \"programs_loaded\": %" PRIu64,
+           st->launches, st->programs_built, st->programs_loaded);
     printf(", \"max_alloc_bytes\": %" PRIu64 ", \"local_memory_bytes\": %" PRIu64
            ", \"max_clock_mhz\": %" PRIu32 ", \"mem_base_addr_align_bits\": %" PRIu32,
            st->max_alloc_bytes, st->local_memory_bytes, st->max_clock_mhz,
@@ -179,6 +187,15 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     kv_bytes("reserved by sessions", st->reserved, true);
     kv_bytes("allocated by sessions", st->allocated, true);
     kv_number("sessions holding memory", st->sessions);
+    if (st->busy_sampled) {
+        snprintf(buf, sizeof buf, "%.3f s since the daemon's first kernel",
+                 (double)st->busy_ns / 1e9);
+        kv("busy", buf);
+    }
+    kv_number("kernels launched", st->launches);
+    snprintf(buf, sizeof buf, "%" PRIu64 " compiled, %" PRIu64 " from the disk cache",
+             st->programs_built, st->programs_loaded);
+    kv("programs", buf);
     size_t used = 0;
     buf[0] = '\0';
     for (int32_t k = 0; row->count && k < cli_accelerator_count() && used < sizeof buf; k++)
@@ -231,7 +248,9 @@ const cli_command cli_cmd_info = {
     "    compute units, clock, work-group size, float16 and float64 support,\n"
     "    whether the host addresses its memory directly), where it sits (NUMA\n"
     "    node, local CPUs, PCI bus id, DRM render node, links to the other\n"
-    "    devices), what sessions hold on it now, and last, under a heading of\n"
+    "    devices), what sessions hold on it now, how long it has been busy\n"
+    "    (its queue held a kernel) and what it ran and built since the daemon\n"
+    "    started, and last, under a heading of\n"
     "    the backend's name, what only that backend has (for opencl: the\n"
     "    OpenCL C version, the device type bits and the positions of the\n"
     "    platform and the device in OpenCL's enumeration). DEVICE is opencl:N\n"
@@ -241,7 +260,9 @@ const cli_command cli_cmd_info = {
     "    devices.visible picks or reorders devices.\n\n" CLI_ESCAPE_HELP "OPTIONS\n"
     "    -j, --json     print one object with the keys of 'tessera devices\n"
     "                   --json' (daemon_index among them) and capacity_bytes,\n"
-    "                   reserved_bytes, allocated_bytes, sessions,\n"
+    "                   reserved_bytes, allocated_bytes, sessions, busy_ms\n"
+    "                   (null for cpu and meta), launches, programs_built,\n"
+    "                   programs_loaded,\n"
     "                   max_alloc_bytes, local_memory_bytes, max_clock_mhz,\n"
     "                   mem_base_addr_align_bits, backend, kind,\n"
     "                   platform_name, available, little_endian, uuid, an\n"

@@ -139,6 +139,10 @@ int main(void)
         snprintf(line, sizeof line, "opencl:0,0.0,3,%llu\n",
                  (unsigned long long)status.programs_built);
         ASSERT_STREQ(out, line);
+        const char *info[] = {"info", "opencl:0", "--json", NULL};
+        ASSERT_EQ(test_run_cli(out, sizeof out, info), 0);
+        ASSERT_TRUE(strstr(out, ", \"launches\": 3, \"programs_built\": ") != NULL);
+        ASSERT_TRUE(strstr(out, "\"busy_ms\": ") != NULL);
         for (int k = 0; k < 3; k++)
             tsr_tensor_release(r[k]);
         tsr_tensor_release(a);
@@ -163,12 +167,13 @@ int main(void)
     tsr_client_close(more[0]);
 
     /* The daemon's counters: every session, monitor and refusal so far
-     * (the ps and devices above watched through monitors of their own). */
+     * (the ps, devices and info above watched through monitors of their
+     * own). */
     tsr_daemon_stats ds;
     ASSERT_OK(tsr_admin_daemon_stats(m, &ds));
     ASSERT_EQ(ds.sessions_opened, (uint64_t)opened);
     ASSERT_EQ(ds.sessions_refused, 1);
-    ASSERT_EQ(ds.monitors_opened, (uint64_t)monitors + 2 + (accelerator ? 1 : 0));
+    ASSERT_EQ(ds.monitors_opened, (uint64_t)monitors + 2 + (accelerator ? 2 : 0));
     ASSERT_EQ(ds.monitors_refused, 1);
     ASSERT_EQ(ds.monitors, 1);
     ASSERT_EQ(ds.sessions, (uint32_t)opened);
