@@ -21,6 +21,7 @@
 #define BENCH_MS "ms"
 #define BENCH_S "s"
 #define BENCH_PROGRAMS "programs" /* a count: fewer is better */
+#define BENCH_GFLOPS "GFLOP/s"    /* 10^9 floating-point operations a second */
 
 typedef struct bench_config {
     bool quick;              /* --quick: shorten everything (smoke tests) */
@@ -56,6 +57,9 @@ typedef struct bench_results {
 
 /* Appends a row (copied); exits on out-of-memory. */
 void bench_add(bench_results *r, const bench_row *row);
+/* The same with the row's name, device (NULL: none) and baseline set. */
+void bench_add_named(bench_results *r, bench_row row, const char *name, const char *device,
+                     const char *baseline);
 /* Latencies compare as baseline / value, rates as value / baseline, so
  * that a bigger ratio is always better: paired_ratio where the two were
  * sampled in pairs, else the ratio of the medians. NAN when either side
@@ -69,6 +73,7 @@ int bench_suite_ipc(const bench_config *config, bench_results *out);
 int bench_suite_elementwise(const bench_config *config, bench_results *out);
 int bench_suite_unary(const bench_config *config, bench_results *out);
 int bench_suite_cold(const bench_config *config, bench_results *out);
+int bench_suite_matmul(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */
 

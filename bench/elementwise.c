@@ -529,10 +529,7 @@ static void add_named(bench_results *out, bench_row row, const char *name, const
                       const char *baseline)
 {
     row.suite = suite;
-    snprintf(row.name, sizeof row.name, "%s", name);
-    snprintf(row.device, sizeof row.device, "%.*s", (int)sizeof row.device - 1, device);
-    snprintf(row.baseline, sizeof row.baseline, "%s", baseline);
-    bench_add(out, &row);
+    bench_add_named(out, row, name, device, baseline);
 }
 
 /* A bandwidth row: GB/s against a baseline's GB/s (paired: the median

@@ -61,6 +61,10 @@ typedef struct torch_request {
     int64_t side; /* side of the square ones (side * side = n) */
     int64_t batch;
     int reps;
+    /* NULL, or Python source that adds entries to the dict `cases` (NAME:
+     * (make, op), make() returning the operands and op(them) one
+     * operation), with `torch` in scope: a suite's own cases. */
+    const char *cases;
 } torch_request;
 
 /* A child Python with torch, taking one request at a time. */

@@ -14,7 +14,10 @@
  *   drop        {"dropped": NAME}: the case's tensors are freed
  * End of input ends it. The names and shapes must stay those of
  * elementwise.c's cases (both suites'; relu runs as clamp_min, which is
- * how PyTorch 1.13 computes it, so that it can write into an out=). */
+ * how PyTorch 1.13 computes it, so that it can write into an out=). A
+ * suite with cases of its own (matmul.c) passes them as Python source
+ * (torch_request.cases), run with `torch` and the dict `cases` in scope
+ * after the ones here are made. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +89,8 @@ static const char script[] =
     "        'exp_f16': (unary(torch.float16), into(torch.exp)),\n"
     "        'exp_bf16': (unary(torch.bfloat16), into(torch.exp)),\n"
     "    }\n"
+    "    if len(sys.argv) > 6:\n"
+    "        exec(sys.argv[6], {'torch': torch, 'cases': cases})\n"
     "    name, t, op = None, None, None\n"
     "    for line in sys.stdin:\n"
     "        words = line.split()\n"
@@ -248,8 +253,8 @@ int torch_open(const torch_request *req, const char *suite, torch_child **out)
             _exit(127);
         close(down[0]);
         close(up[1]);
-        execl(python, python, "-c", script, args[0], args[1], args[2], args[3], args[4],
-              (char *)NULL);
+        execl(python, python, "-c", script, args[0], args[1], args[2], args[3], args[4], req->cases,
+              (char *)NULL); /* a NULL cases ends the list there */
         fprintf(stderr, "tessera-bench: %s: cannot run %s: %s\n", suite, python, strerror(errno));
         _exit(127);
     }

@@ -42,6 +42,16 @@ void bench_add(bench_results *r, const bench_row *row)
     r->rows[r->count++] = *row;
 }
 
+void bench_add_named(bench_results *r, bench_row row, const char *name, const char *device,
+                     const char *baseline)
+{
+    snprintf(row.name, sizeof row.name, "%s", name);
+    snprintf(row.device, sizeof row.device, "%.*s", (int)sizeof row.device - 1,
+             device ? device : "");
+    snprintf(row.baseline, sizeof row.baseline, "%s", baseline);
+    bench_add(r, &row);
+}
+
 bool bench_is_latency(const bench_row *row)
 {
     return strcmp(row->unit, BENCH_US) == 0 || strcmp(row->unit, BENCH_MS) == 0 ||

@@ -121,10 +121,51 @@ static void set_blas_threads(void)
 
 /* ---- packing ------------------------------------------------------------ */
 
+/* A strided row goes through the bulk conversion in runs of this many
+ * elements, gathered into (or scattered from) a buffer of the source's
+ * (the destination's) dtype. */
+#define RUN 256
+#define MAX_ITEMSIZE 16
+
+/* dst[j * ds] = src[j * ss] for j < n, elements of isz bytes: a gather
+ * (ds 1) or a scatter (ss 1); inlined with a constant isz below, so that
+ * each element is one load and one store. */
+static inline void copy_strided(unsigned char *dst, int64_t ds, const unsigned char *src,
+                                int64_t ss, size_t n, size_t isz)
+{
+    for (size_t j = 0; j < n; j++)
+        memcpy(dst + (size_t)((int64_t)j * ds) * isz, src + (size_t)((int64_t)j * ss) * isz, isz);
+}
+
+static void copy_elements(unsigned char *dst, int64_t ds, const unsigned char *src, int64_t ss,
+                          size_t n, size_t isz)
+{
+    switch (isz) {
+    case 2:
+        copy_strided(dst, ds, src, ss, n, 2);
+        break;
+    case 4:
+        copy_strided(dst, ds, src, ss, n, 4);
+        break;
+    case 8:
+        copy_strided(dst, ds, src, ss, n, 8);
+        break;
+    default:
+        copy_strided(dst, ds, src, ss, n, isz);
+        break;
+    }
+}
+
 void tsr__gemm_pack(const unsigned char *src, tsr_dtype sdt, int64_t rows, int64_t cols, int64_t rs,
                     int64_t cs, void *dst, tsr_dtype ddt)
 {
     size_t si = tsr_dtype_itemsize(sdt), di = tsr_dtype_itemsize(ddt);
+    if (cols == 1) { /* a column: the same bytes out as one row of `rows` */
+        cols = rows;
+        cs = rs;
+        rows = 1;
+    }
+    unsigned char run[RUN * MAX_ITEMSIZE];
     unsigned char *q = dst;
     for (int64_t i = 0; i < rows; i++) {
         const unsigned char *row = src + (size_t)(i * rs) * si;
@@ -133,9 +174,14 @@ void tsr__gemm_pack(const unsigned char *src, tsr_dtype sdt, int64_t rows, int64
             memcpy(out, row, (size_t)cols * si);
         } else if (cs == 1) {
             tsr__kernel_convert(row, sdt, out, ddt, (size_t)cols);
+        } else if (sdt == ddt) {
+            copy_elements(out, 1, row, cs, (size_t)cols, si);
         } else {
-            for (int64_t j = 0; j < cols; j++)
-                tsr__kernel_convert(row + (size_t)(j * cs) * si, sdt, out + (size_t)j * di, ddt, 1);
+            for (int64_t j = 0; j < cols; j += RUN) {
+                size_t n = (size_t)(cols - j < RUN ? cols - j : RUN);
+                copy_elements(run, 1, row + (size_t)(j * cs) * si, cs, n, si);
+                tsr__kernel_convert(run, sdt, out + (size_t)j * di, ddt, n);
+            }
         }
     }
 }
@@ -144,6 +190,12 @@ void tsr__gemm_unpack(const void *src, tsr_dtype sdt, int64_t rows, int64_t cols
                       unsigned char *dst, tsr_dtype ddt, int64_t rs, int64_t cs)
 {
     size_t si = tsr_dtype_itemsize(sdt), di = tsr_dtype_itemsize(ddt);
+    if (cols == 1) {
+        cols = rows;
+        cs = rs;
+        rows = 1;
+    }
+    unsigned char run[RUN * MAX_ITEMSIZE];
     const unsigned char *p = src;
     for (int64_t i = 0; i < rows; i++) {
         const unsigned char *row = p + (size_t)(i * cols) * si;
@@ -151,8 +203,11 @@ void tsr__gemm_unpack(const void *src, tsr_dtype sdt, int64_t rows, int64_t cols
         if (cs == 1) {
             tsr__kernel_convert(row, sdt, out, ddt, (size_t)cols);
         } else {
-            for (int64_t j = 0; j < cols; j++)
-                tsr__kernel_convert(row + (size_t)j * si, sdt, out + (size_t)(j * cs) * di, ddt, 1);
+            for (int64_t j = 0; j < cols; j += RUN) {
+                size_t n = (size_t)(cols - j < RUN ? cols - j : RUN);
+                tsr__kernel_convert(row + (size_t)j * si, sdt, run, ddt, n);
+                copy_elements(out + (size_t)(j * cs) * di, cs, run, 1, n, di);
+            }
         }
     }
 }
@@ -295,6 +350,22 @@ static tsr_status blas_one(tsr_dtype dt, int64_t m, int64_t n, int64_t k, const 
     return TSR_OK;
 }
 
+/* x, a rows x cols matrix of float16 or bfloat16, as float32 in buf,
+ * along the direction in which its elements are contiguous: row-major
+ * when its rows are (or neither are), column-major when only its
+ * columns are (a transposed operand), which BLAS then reads with its
+ * transpose flag. Either way each contiguous run is one bulk
+ * conversion. */
+static mat widen(mat x, tsr_dtype dt, int64_t rows, int64_t cols, float *buf)
+{
+    if (rows > 1 && cols > 1 && x.cs != 1 && x.rs == 1) {
+        tsr__gemm_pack(x.p, dt, cols, rows, x.cs, x.rs, buf, TSR_FLOAT32);
+        return (mat){(void *)buf, 1, rows};
+    }
+    tsr__gemm_pack(x.p, dt, rows, cols, x.rs, x.cs, buf, TSR_FLOAT32);
+    return (mat){(void *)buf, cols > 1 ? cols : 1, 1};
+}
+
 /* float16 and bfloat16: both operands and (when beta is not zero) C to
  * float32, sgemm, C rounded once. */
 static tsr_status reduced_one(const tsr__gemm_args *g, const float *beta, mat a, mat b, mat c,
@@ -307,14 +378,13 @@ static tsr_status reduced_one(const tsr__gemm_args *g, const float *beta, mat a,
     float *pc = scratch_get(&s[1], 2, (size_t)(m * n) * f);
     if (pa == NULL || pb == NULL || pc == NULL)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a product's scratch");
-    tsr__gemm_pack(a.p, g->dtype, m, k, a.rs, a.cs, pa, TSR_FLOAT32);
-    tsr__gemm_pack(b.p, g->dtype, k, n, b.rs, b.cs, pb, TSR_FLOAT32);
+    mat wa = widen(a, g->dtype, m, k, pa), wb = widen(b, g->dtype, k, n, pb);
     if (g->beta_zero)
         memset(pc, 0, (size_t)(m * n) * f);
     else
         tsr__gemm_pack(c.p, g->dtype, m, n, c.rs, c.cs, pc, TSR_FLOAT32);
-    tsr_status st = blas_one(TSR_FLOAT32, m, n, k, g->alpha, beta, (mat){(void *)pa, k, 1},
-                             (mat){(void *)pb, n, 1}, (mat){(void *)pc, n, 1}, s);
+    tsr_status st =
+        blas_one(TSR_FLOAT32, m, n, k, g->alpha, beta, wa, wb, (mat){(void *)pc, n, 1}, s);
     if (st == TSR_OK)
         tsr__gemm_unpack(pc, TSR_FLOAT32, m, n, c.p, g->dtype, c.rs, c.cs);
     return st;

@@ -7,7 +7,9 @@
  * leading dimension, or the transpose flag), and only one with neither
  * layout (both strides > 1, an expanded dimension) is packed first.
  * float16 and bfloat16 are converted to float32, multiplied by sgemm and
- * rounded once. Integers run a loop of our own (gemm_int.c). */
+ * rounded once; the conversion runs in bulk along whichever direction of
+ * an operand is contiguous (a transposed one stays transposed for
+ * sgemm), and a strided row is gathered into runs that convert in bulk. Integers run a loop of our own (gemm_int.c). */
 #ifndef TESSERA_LIBCLIENT_GEMM_H
 #define TESSERA_LIBCLIENT_GEMM_H
 
@@ -53,7 +55,9 @@ tsr_status tsr__gemm_int(const tsr__gemm_args *args, const tsr__mat *a, const ts
 
 /* Copies the rows x cols matrix at src (strides rs, cs, in elements of
  * sdt) to a row-major one at dst, converting to ddt; or back (unpack).
- * Conversions are tsr__kernel_convert's. */
+ * Conversions are tsr__kernel_convert's, one call per contiguous row
+ * (a column counts as one row) or per run of up to 256 elements of a
+ * strided one. */
 void tsr__gemm_pack(const unsigned char *src, tsr_dtype sdt, int64_t rows, int64_t cols, int64_t rs,
                     int64_t cs, void *dst, tsr_dtype ddt);
 void tsr__gemm_unpack(const void *src, tsr_dtype sdt, int64_t rows, int64_t cols,

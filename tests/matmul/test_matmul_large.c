@@ -2,7 +2,10 @@
  * the integer loop across its cache blocks (more than 32 rows, 64 inner
  * elements and 256 columns), OpenBLAS on its own threads, a batch spread
  * over the pool, and a transposed operand, each against a plain loop in
- * this file (exact for integers, and for floats whose sums are exact). */
+ * this file (exact for integers, and for floats whose sums are exact).
+ * float16, bfloat16 and float32 operands laid out every way the packing
+ * takes (transposed, rows strided past its runs of 256 elements, a
+ * transposed out=), with inner sizes small enough for exact sums. */
 #include <stdlib.h>
 
 #include "test.h"
@@ -81,6 +84,30 @@ int main(void)
         ASSERT_OK(tsr_bmm(a, b, &c));
         check(c, av, bv, 300, 6, 5, 7, 5, 1, 64);
         tsr_tensor_release(a), tsr_tensor_release(b), tsr_tensor_release(c), free(av), free(bv);
+    }
+    /* a transposed (a^T of a 4 x 300, read along its columns), b every
+     * other column of a 4 x 1200 (neither rows nor columns contiguous: 600
+     * elements gathered in runs), into out^T of a 600 x 300 */
+    const tsr_dtype packed[] = {TSR_FLOAT16, TSR_BFLOAT16, TSR_FLOAT32};
+    for (int d = 0; d < 3; d++) {
+        int64_t sa[2] = {4, 300}, sb[2] = {4, 1200}, sc[2] = {600, 300};
+        int64_t vb[2] = {4, 600}, vb_strides[2] = {1200, 2};
+        tsr_tensor *a = filled(packed[d], 2, sa, 8 + d, &av), *b = filled(packed[d], 2, sb, 9, &bv);
+        tsr_tensor *at, *bs, *cbase, *c;
+        tsr_tensor_options o = {.has_dtype = true, .dtype = packed[d]};
+        ASSERT_OK(tsr_tensor_t(a, &at));
+        ASSERT_OK(tsr_tensor_as_strided(b, 2, vb, vb_strides, 0, &bs));
+        ASSERT_OK(tsr_tensor_empty(NULL, 2, sc, &o, &cbase));
+        ASSERT_OK(tsr_tensor_t(cbase, &c));
+        ASSERT_OK(tsr_mm_out(at, bs, c));
+        int64_t *bdense = malloc(sizeof *bdense * 4 * 600);
+        for (int64_t p = 0; p < 4; p++)
+            for (int64_t j = 0; j < 600; j++)
+                bdense[p * 600 + j] = bv[p * 1200 + 2 * j];
+        check(c, av, bdense, 1, 300, 4, 600, 1, 300, 64);
+        tsr_tensor_release(a), tsr_tensor_release(at), tsr_tensor_release(b),
+            tsr_tensor_release(bs), tsr_tensor_release(cbase), tsr_tensor_release(c);
+        free(av), free(bv), free(bdense);
     }
     TEST_DONE();
 }
