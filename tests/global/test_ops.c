@@ -350,6 +350,41 @@ static void test_grid_add(void)
     tsr_placement_destroy(grid);
 }
 
+/* A placement of some ranks only: the others take part in the boxing and
+ * hold an empty shard of the result. */
+static void test_subset(void)
+{
+    int32_t last = world - 1, pair[2] = {world - 1, 0};
+    int64_t one = 1, two = world > 1 ? 2 : 1;
+    tsr_placement *single = NULL, *ends = NULL;
+    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 1, &one, &last, &single));
+    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 1, &two, pair, &ends));
+    const tsr_placement *ps[2] = {single, ends};
+    static const int64_t shape[2] = {5, 3};
+    const tsr_sbp S0 = tsr_sbp_split(0), P = tsr_sbp_partial_sum();
+    tsr_op op;
+    ASSERT_OK(tsr_op_from_name("mul", &op));
+    for (int k = 0; k < 2; k++) {
+        tsr_global_tensor *x = operand(TSR_FLOAT32, 2, shape, ps[k], &S0, 1);
+        tsr_global_tensor *y = operand(TSR_FLOAT32, 2, shape, ps[k], &P, 2);
+        const tsr_global_tensor *in[2] = {x, y};
+        tsr_global_tensor *r = NULL;
+        ASSERT_OK(tsr_global_elementwise(op, in, 2, &r));
+        ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], S0));
+        tsr_tensor *mine = r ? tsr_global_tensor_to_local(r) : NULL;
+        if (r && tsr_placement_index_of(ps[k], rank) < 0)
+            ASSERT_EQ(tsr_tensor_numel(mine), 0);
+        tsr_tensor_release(mine);
+        const spec sp[2] = {{TSR_FLOAT32, 2, shape, 1}, {TSR_FLOAT32, 2, shape, 2}};
+        check_result(r, op, false, sp, 2, "mul on some ranks");
+        tsr_global_tensor_release(r);
+        tsr_global_tensor_release(x);
+        tsr_global_tensor_release(y);
+    }
+    tsr_placement_destroy(single);
+    tsr_placement_destroy(ends);
+}
+
 /* matmul: OneFlow's six signatures kept as they are; every other pair
  * boxed to one of them; results against one rank's mm. */
 static void test_matmul(void)
@@ -474,6 +509,7 @@ int main(void)
     test_unary();
     test_where();
     test_grid_add();
+    test_subset();
     test_matmul();
     test_errors();
     return finish();
