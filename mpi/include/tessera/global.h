@@ -237,8 +237,10 @@ TSR_API const tsr_sbp *tsr_global_tensor_sbp(const tsr_global_tensor *global);
  * signatures are kept where one fits; otherwise the inputs are boxed
  * (tsr_global_tensor_to_global) to the signature whose conversions move
  * the fewest bytes, ties going to the one that converts fewer inputs,
- * then to the first listed. Every rank computes the same choice, so these
- * calls are collective over the world, as to_global is.
+ * then to the one that keeps the earlier inputs, then to the first
+ * listed; no input is converted to P (a P input is reduced to B or to a
+ * split instead). Every rank computes the same choice, so these calls
+ * are collective over the world, as to_global is.
  *
  * Errors, before any communication and alike on every rank: those of
  * the local operation on the logical shapes (PyTorch's broadcasting,
