@@ -160,6 +160,14 @@ static MPI_Datatype sum_type(size_t row)
     return types[row];
 }
 
+bool tsr__summable(tsr_dtype dtype)
+{
+    for (size_t k = 0; k < sizeof(sum_dtypes) / sizeof(sum_dtypes[0]); k++)
+        if (sum_dtypes[k] == dtype)
+            return true;
+    return false;
+}
+
 tsr_status tsr__sum_type(tsr_dtype dtype, MPI_Datatype *out)
 {
     char names[128] = "";

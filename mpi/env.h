@@ -22,5 +22,7 @@ tsr_status tsr__mpi_fail(int code, const char *what);
 /* The MPI type partial sums of dtype are reduced in, or
  * TSR_ERR_NOT_SUPPORTED naming the dtypes that have one. */
 tsr_status tsr__sum_type(tsr_dtype dtype, MPI_Datatype *out);
+/* Whether tsr__sum_type has a type for dtype (sets no error). */
+bool tsr__summable(tsr_dtype dtype);
 
 #endif /* TESSERA_MPI_ENV_H */

@@ -6,6 +6,8 @@
 #ifndef TESSERA_TESTS_GLOBAL_SUPPORT_H
 #define TESSERA_TESTS_GLOBAL_SUPPORT_H
 
+#include <mpi.h>
+
 #include "tessera/global.h"
 #include "test.h"
 
@@ -17,20 +19,35 @@ static tsr_device shard_device = {TSR_DEVICE_CPU, -1};
 
 #define MAXN 256
 
+/* Which logical tensor value_at gives: 0 the boxing tests' own, other
+ * positive seeds the op tests' further operands, a negative seed one with
+ * no zeros (divisors). */
+static int value_seed;
+
 /* Integer-valued, so every sum is exact in every dtype. */
 static double value_at(int64_t flat)
 {
-    return (double)((flat * 7) % 23) - 5;
+    if (value_seed < 0)
+        return (double)((flat * 5 - value_seed) % 11) + 1;
+    return (double)((flat * 7 + value_seed * 5) % 23) - 5;
+}
+
+/* Partial position c's share when it is not the last: -1, 0 or 1, its
+ * pattern depending on the seed too. */
+static double share(int64_t flat, int64_t c)
+{
+    int64_t scale = value_seed > 0 ? value_seed : 1;
+    return (double)(((flat + c) * scale + value_seed * value_seed) % 3) - 1;
 }
 
 /* The addend of partial position c of n: small integers that add up to v. */
 static double addend(double v, int64_t flat, int64_t c, int64_t n)
 {
     if (c < n - 1)
-        return (double)((flat + c) % 3) - 1;
+        return share(flat, c);
     double rest = v;
     for (int64_t q = 0; q < n - 1; q++)
-        rest -= (double)((flat + q) % 3) - 1;
+        rest -= share(flat, q);
     return rest;
 }
 
@@ -170,6 +187,18 @@ static void box_pair(tsr_dtype dtype, int ndim, const int64_t *shape, const tsr_
     }
     tsr_global_tensor_release(dst);
     tsr_global_tensor_release(src);
+}
+
+/* The end of a test program: every rank's counts, and a failure on any
+ * rank fails all (mpirun reports the first non-zero exit). */
+static int finish(void)
+{
+    tsr_placement_destroy(world_list);
+    int failed = test__failed, any = 0;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("rank %d of %d: %d passed, %d failed\n", rank, world, test__passed, test__failed);
+    tsr_global_env_close(env);
+    return any ? 1 : 0;
 }
 
 #endif /* TESSERA_TESTS_GLOBAL_SUPPORT_H */

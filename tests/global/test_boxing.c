@@ -204,10 +204,5 @@ int main(void)
     test_one_list();
     test_other_placements();
     test_errors();
-    tsr_placement_destroy(world_list);
-    int failed = test__failed, any = 0;
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    printf("rank %d of %d: %d passed, %d failed\n", rank, world, test__passed, test__failed);
-    tsr_global_env_close(env);
-    return any ? 1 : 0;
+    return finish();
 }

@@ -27,6 +27,7 @@
 #include "tessera/device.h"
 #include "tessera/dtype.h"
 #include "tessera/export.h"
+#include "tessera/ops.h"
 #include "tessera/status.h"
 #include "tessera/tensor.h"
 
@@ -219,6 +220,57 @@ TSR_API const int64_t *tsr_global_tensor_sizes(const tsr_global_tensor *global);
 TSR_API const tsr_placement *tsr_global_tensor_placement(const tsr_global_tensor *global);
 /* One entry per placement dimension, valid while the tensor lives. */
 TSR_API const tsr_sbp *tsr_global_tensor_sbp(const tsr_global_tensor *global);
+
+/* ---- Operations (OneFlow's SBP deduction) ---------------------------- */
+/* Operations on global tensors are the local operations on every rank's
+ * shards, once the inputs have an SBP signature the operation accepts
+ * (docs/global.md, "Operations"). Per placement dimension an operation
+ * lists its signatures, OneFlow's:
+ *   elementwise: all B -> B; for each output dim i, S(i) of every input
+ *     that has dim i at full size, B of an input that broadcasts along it
+ *     (missing or size 1) -> S(i); add, sub: all P -> P; mul: (P, B) -> P
+ *     and (B, P) -> P; div: (P, B) -> P; neg: P -> P (the partial ones
+ *     only where the result's dtype has a sum, as boxing reduces it);
+ *   matmul: (S(0), B) -> S(0), (B, S(1)) -> S(1), (S(1), S(0)) -> P,
+ *     (B, B) -> B, (P, B) -> P, (B, P) -> P;
+ * on a 2-D placement every combination of them. The inputs' own
+ * signatures are kept where one fits; otherwise the inputs are boxed
+ * (tsr_global_tensor_to_global) to the signature whose conversions move
+ * the fewest bytes, ties going to the one that converts fewer inputs,
+ * then to the one that keeps the earlier inputs, then to the first
+ * listed; no input is converted to P (a P input is reduced to B or to a
+ * split instead). Every rank computes the same choice, so these calls
+ * are collective over the world, as to_global is.
+ *
+ * Errors, before any communication and alike on every rank: those of
+ * the local operation on the logical shapes (PyTorch's broadcasting,
+ * promotion, dtype and shape messages, e.g. "The size of tensor a (3) must
+ * match the size of tensor b (2) at non-singleton dimension 1");
+ * TSR_ERR_RUNTIME "global add: expected all tensors to be on the same
+ * placement, but found at least two placements, <repr> (input 0) and
+ * <repr> (input 1)"; TSR_ERR_NOT_SUPPORTED "global eq: no SBP signature
+ * applies to inputs ...", naming the signatures, where every signature
+ * needs a partial sum reduced whose dtype has no sum (bool, complex).
+ * Then boxing's and the local operation's own errors. */
+
+/* Elementwise operation `op` (tsr_op_from_name; its arity of inputs, as
+ * tsr_elementwise takes them: add and sub with alpha 1, div true
+ * division) on global tensors of one placement. The result has the
+ * placement, the deduced signature, PyTorch's result dtype and the
+ * broadcast shape. The caller owns *result. */
+TSR_API tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inputs,
+                                          size_t ninputs, tsr_global_tensor **result);
+/* The deduction alone (pure, no communication): the signature each input
+ * would be boxed to (input j's at in_sbp[j * TSR_PLACEMENT_MAX_DIMS], one
+ * entry per placement dimension) and the result's (out_sbp). */
+TSR_API tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
+                                              size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp);
+/* a @ b for 2-D global tensors (tsr_mm on the shards; tensors of other ranks are
+ * TSR_ERR_NOT_SUPPORTED). The caller owns *result. */
+TSR_API tsr_status tsr_global_matmul(const tsr_global_tensor *a, const tsr_global_tensor *b,
+                                     tsr_global_tensor **result);
+TSR_API tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,
+                                         tsr_sbp *in_sbp, tsr_sbp *out_sbp);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,463 @@
+/* Operations on global tensors: OneFlow's SBP deduction, automatic boxing
+ * of the inputs, then the local operation on every rank's shards.
+ *
+ * An operation lists its signatures for one placement dimension (what
+ * each input must be and what the output then is), as OneFlow's ops do in
+ * their GetSbp functions; on a 2-D placement every pair of them is a
+ * signature (OneFlow's nd-sbp product). Of those, the one whose input
+ * conversions cost least is taken (the cost model is in docs/global.md),
+ * ties going to the one that converts fewer inputs, then to the first
+ * listed. Every rank computes the same choice from the same metadata, so
+ * the conversions (to_global, collective) happen in the same order
+ * everywhere; the operation itself is local to each shard. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/global_internal.h"
+
+#define MAX_IN 3
+/* B, one split per output dim, and at most two partial signatures. */
+#define MAX_CAND (TSR_MAX_DIMS + 3)
+
+/* One signature on one placement dimension. */
+typedef struct sig1 {
+    tsr_sbp in[MAX_IN];
+    tsr_sbp out;
+} sig1;
+
+typedef struct deduction {
+    const char *name; /* for messages: "add", "matmul" */
+    int n;
+    const tsr_global_tensor *const *in;
+    sig1 cand[MAX_CAND];
+    int ncand;
+    /* The result: its dtype and shape (from the meta run), and the chosen
+     * signature per placement dimension. */
+    tsr_dtype dtype;
+    int ndim;
+    int64_t sizes[TSR_MAX_DIMS];
+    tsr_sbp in_sbp[MAX_IN][TSR_PLACEMENT_MAX_DIMS];
+    tsr_sbp out_sbp[TSR_PLACEMENT_MAX_DIMS];
+} deduction;
+
+static tsr_sbp B(void)
+{
+    return tsr_sbp_broadcast();
+}
+static tsr_sbp P(void)
+{
+    return tsr_sbp_partial_sum();
+}
+static tsr_sbp S(int32_t d)
+{
+    return tsr_sbp_split(d);
+}
+
+static void add_cand(deduction *d, const tsr_sbp *in, tsr_sbp out)
+{
+    sig1 *c = &d->cand[d->ncand++];
+    memcpy(c->in, in, (size_t)d->n * sizeof(tsr_sbp));
+    c->out = out;
+}
+
+/* How elementwise operations distribute over partial sums. */
+typedef enum linearity {
+    LIN_NONE,  /* P must be reduced first */
+    LIN_ALL,   /* every input P -> P: add, sub, neg */
+    LIN_ONE,   /* one input P, the others B -> P: mul */
+    LIN_FIRST, /* the first input P, the others B -> P: div */
+} linearity;
+
+static linearity linearity_of(const char *name)
+{
+    if (!strcmp(name, "add") || !strcmp(name, "sub") || !strcmp(name, "neg"))
+        return LIN_ALL;
+    if (!strcmp(name, "mul"))
+        return LIN_ONE;
+    if (!strcmp(name, "div"))
+        return LIN_FIRST;
+    return LIN_NONE;
+}
+
+/* OneFlow's broadcast elementwise signatures (its binary broadcast GetSbp,
+ * extended to any number of inputs): all B -> B; for each output dim i,
+ * every input that has dim i at full size S(its dim), the others (a
+ * missing or size-1 dim that broadcasts) B -> S(i); and the partial ones
+ * where the operation is linear and the result has a sum. */
+static void elementwise_candidates(deduction *d, linearity lin)
+{
+    tsr_sbp in[MAX_IN];
+    for (int j = 0; j < d->n; j++)
+        in[j] = B();
+    add_cand(d, in, B());
+    for (int i = 0; i < d->ndim; i++) {
+        for (int j = 0; j < d->n; j++) {
+            int dj = i - (d->ndim - d->in[j]->ndim);
+            in[j] = dj >= 0 && d->in[j]->sizes[dj] == d->sizes[i] ? S(dj) : B();
+        }
+        add_cand(d, in, S(i));
+    }
+    if (lin == LIN_NONE || !tsr__summable(d->dtype))
+        return;
+    if (lin == LIN_ALL) {
+        for (int j = 0; j < d->n; j++)
+            in[j] = P();
+        add_cand(d, in, P());
+        return;
+    }
+    for (int p = 0; p < (lin == LIN_ONE ? d->n : 1); p++) {
+        for (int j = 0; j < d->n; j++)
+            in[j] = j == p ? P() : B();
+        add_cand(d, in, P());
+    }
+}
+
+/* OneFlow's matmul signatures for [m, k] @ [k, n]. */
+static void matmul_candidates(deduction *d)
+{
+    static const struct {
+        tsr_sbp_kind a, b, out;
+        int32_t da, db, dout;
+    } rows[] = {
+        {TSR_SBP_SPLIT, TSR_SBP_BROADCAST, TSR_SBP_SPLIT, 0, 0, 0},
+        {TSR_SBP_BROADCAST, TSR_SBP_SPLIT, TSR_SBP_SPLIT, 0, 1, 1},
+        {TSR_SBP_SPLIT, TSR_SBP_SPLIT, TSR_SBP_PARTIAL_SUM, 1, 0, 0},
+        {TSR_SBP_BROADCAST, TSR_SBP_BROADCAST, TSR_SBP_BROADCAST, 0, 0, 0},
+        {TSR_SBP_PARTIAL_SUM, TSR_SBP_BROADCAST, TSR_SBP_PARTIAL_SUM, 0, 0, 0},
+        {TSR_SBP_BROADCAST, TSR_SBP_PARTIAL_SUM, TSR_SBP_PARTIAL_SUM, 0, 0, 0},
+    };
+    for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+        if (rows[r].out == TSR_SBP_PARTIAL_SUM && !tsr__summable(d->dtype))
+            continue;
+        tsr_sbp in[2] = {{rows[r].a, rows[r].da}, {rows[r].b, rows[r].db}};
+        add_cand(d, in, (tsr_sbp){rows[r].out, rows[r].dout});
+    }
+}
+
+/* Bytes moved, over all k ranks of one placement dimension, to convert a
+ * tensor of n bytes from f to t on the same ranks: what the collective
+ * boxing.c runs for that pair moves. Local conversions are free. One rank
+ * counts as two, so that a program deduces the same signatures whether it
+ * runs on one rank or on several. */
+static double convert_cost(tsr_sbp f, tsr_sbp t, int64_t k, double n)
+{
+    if (k < 2)
+        k = 2;
+    if (tsr_sbp_equal(f, t) || f.kind == TSR_SBP_BROADCAST)
+        return 0; /* B -> S(i): each rank keeps its slice */
+    if (f.kind == TSR_SBP_SPLIT && t.kind == TSR_SBP_SPLIT)
+        return n * (double)(k - 1) / (double)k; /* all-to-all */
+    if (f.kind == TSR_SBP_SPLIT || t.kind == TSR_SBP_SPLIT)
+        return n * (double)(k - 1); /* all-gather, reduce-scatter */
+    return 2 * n * (double)(k - 1); /* P -> B: all-reduce */
+}
+
+static int short_sbp(tsr_sbp s, char *buf, size_t n)
+{
+    if (s.kind == TSR_SBP_SPLIT)
+        return snprintf(buf, n, "S(%d)", (int)s.dim);
+    return snprintf(buf, n, "%s", s.kind == TSR_SBP_BROADCAST ? "B" : "P");
+}
+
+/* "(S(0), B) -> S(0); (B, B) -> B" for the messages. */
+static void cand_text(const deduction *d, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int c = 0; c < d->ncand && len < n; c++) {
+        len += (size_t)snprintf(buf + len, n - len, "%s(", c ? "; " : "");
+        for (int j = 0; j < d->n && len < n; j++) {
+            if (j && len < n)
+                len += (size_t)snprintf(buf + len, n - len, ", ");
+            if (len < n)
+                len += (size_t)short_sbp(d->cand[c].in[j], buf + len, n - len);
+        }
+        if (len < n)
+            len += (size_t)snprintf(buf + len, n - len, ") -> ");
+        if (len < n)
+            len += (size_t)short_sbp(d->cand[c].out, buf + len, n - len);
+    }
+}
+
+/* The cheapest signature over the placement's dimensions; among equals,
+ * the one that converts fewer inputs, then the one that keeps the earlier
+ * inputs as they are (S(0) + S(1) is S(0)), then the first listed. As in
+ * OneFlow's deduction, no input is converted to P (B -> P and S(i) -> P
+ * are valid boxing, but they only defer a reduction), and an input that
+ * is partial in some dimension and of a dtype with no sum can only keep
+ * its signature (boxing could not reduce it). */
+static tsr_status choose(deduction *d)
+{
+    const tsr_placement *p = d->in[0]->placement;
+    int pd = tsr_placement_ndim(p);
+    const int64_t *h = tsr_placement_hierarchy(p);
+    int64_t combos = 1;
+    for (int a = 0; a < pd; a++)
+        combos *= d->ncand;
+    int64_t best = -1;
+    double best_cost = 0;
+    int best_moved = 0, best_mask = 0;
+    for (int64_t c = 0; c < combos; c++) {
+        int idx[TSR_PLACEMENT_MAX_DIMS];
+        for (int a = pd - 1, rest = (int)c; a >= 0; a--) {
+            idx[a] = rest % d->ncand;
+            rest /= d->ncand;
+        }
+        double cost = 0;
+        int moved = 0, mask = 0; /* input 0 the highest bit */
+        bool ok = true;
+        for (int j = 0; j < d->n; j++) {
+            const tsr_global_tensor *x = d->in[j];
+            double bytes =
+                (double)tsr__numel(x->ndim, x->sizes) * (double)tsr_dtype_itemsize(x->dtype);
+            bool changed = false, partial = false;
+            for (int a = 0; a < pd; a++) {
+                tsr_sbp t = d->cand[idx[a]].in[j];
+                changed |= !tsr_sbp_equal(x->sbp[a], t);
+                partial |= x->sbp[a].kind == TSR_SBP_PARTIAL_SUM;
+                ok &= t.kind != TSR_SBP_PARTIAL_SUM || x->sbp[a].kind == TSR_SBP_PARTIAL_SUM;
+                cost += convert_cost(x->sbp[a], t, h[a], bytes);
+            }
+            ok &= !(changed && partial && !tsr__summable(x->dtype));
+            moved += changed;
+            mask |= changed << (d->n - 1 - j);
+        }
+        if (ok && (best < 0 || cost < best_cost ||
+                   (cost == best_cost &&
+                    (moved < best_moved || (moved == best_moved && mask < best_mask))))) {
+            best = c;
+            best_cost = cost;
+            best_moved = moved;
+            best_mask = mask;
+        }
+    }
+    if (best < 0) {
+        char sigs[1024], have[256] = "";
+        size_t len = 0;
+        for (int j = 0; j < d->n && len < sizeof(have); j++) {
+            if (j)
+                len += (size_t)snprintf(have + len, sizeof(have) - len, ", ");
+            if (len < sizeof(have))
+                len += tsr_sbp_tuple_repr(d->in[j]->sbp, pd, have + len, sizeof(have) - len);
+            if (len < sizeof(have))
+                len += (size_t)snprintf(have + len, sizeof(have) - len, " %s",
+                                        tsr_dtype_name(d->in[j]->dtype));
+        }
+        cand_text(d, sigs, sizeof(sigs));
+        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
+                                "global %s: no SBP signature applies to inputs %s: a partial "
+                                "sum of a dtype with no sum cannot be reduced (signatures: %s)",
+                                d->name, have, sigs);
+    }
+    for (int a = pd - 1, rest = (int)best; a >= 0; a--) {
+        const sig1 *s = &d->cand[rest % d->ncand];
+        rest /= d->ncand;
+        for (int j = 0; j < d->n; j++)
+            d->in_sbp[j][a] = s->in[j];
+        d->out_sbp[a] = s->out;
+    }
+    return TSR_OK;
+}
+
+/* Checks every rank answers alike: the inputs, their placements. */
+static tsr_status check_inputs(const char *name, const tsr_global_tensor *const *in, size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        if (!in[j])
+            return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global %s: input %zu is NULL", name,
+                                    j);
+    for (size_t j = 1; j < n; j++)
+        if (!tsr_placement_equal(in[0]->placement, in[j]->placement) || in[0]->env != in[j]->env) {
+            char pa[256], pb[256];
+            tsr_placement_repr(in[0]->placement, pa, sizeof(pa));
+            tsr_placement_repr(in[j]->placement, pb, sizeof(pb));
+            return tsr__global_fail(TSR_ERR_RUNTIME,
+                                    "global %s: expected all tensors to be on the same placement, "
+                                    "but found at least two placements, %s (input 0) and %s "
+                                    "(input %zu)",
+                                    name, pa, pb, j);
+        }
+    return TSR_OK;
+}
+
+/* A meta tensor of x's logical shape and dtype. */
+static tsr_status meta_of(const tsr_global_tensor *x, tsr_tensor **out)
+{
+    tsr_tensor_options opt = {
+        .has_dtype = true, .dtype = x->dtype, .has_device = true, .device = {TSR_DEVICE_META, -1}};
+    return tsr_tensor_empty(NULL, x->ndim, x->sizes, &opt, out);
+}
+
+/* The operation on the logical shapes (meta tensors): the result's dtype
+ * and shape, and PyTorch's errors, identical on every rank, before any
+ * communication. op is an elementwise op, or matmul when is_mm. */
+static tsr_status meta_run(deduction *d, bool is_mm, tsr_op op)
+{
+    tsr_tensor *m[MAX_IN] = {NULL}, *r = NULL;
+    tsr_status st = TSR_OK;
+    for (int j = 0; j < d->n && !st; j++)
+        st = meta_of(d->in[j], &m[j]);
+    if (!st)
+        st = is_mm ? tsr_mm(m[0], m[1], &r)
+                   : tsr_elementwise(op, (const tsr_tensor *const *)m, (size_t)d->n, NULL, &r);
+    if (!st) {
+        d->dtype = tsr_tensor_dtype(r);
+        d->ndim = tsr_tensor_ndim(r);
+        memcpy(d->sizes, tsr_tensor_sizes(r), (size_t)d->ndim * sizeof(int64_t));
+    }
+    tsr_tensor_release(r);
+    for (int j = 0; j < d->n; j++)
+        tsr_tensor_release(m[j]);
+    return st;
+}
+
+/* Boxes the inputs to the chosen signature (collective), runs the local
+ * operation on the shards and makes the result's record. */
+static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_tensor **out)
+{
+    const tsr_placement *p = d->in[0]->placement;
+    int pd = tsr_placement_ndim(p);
+    tsr_global_tensor *boxed[MAX_IN] = {NULL};
+    tsr_tensor *local[MAX_IN] = {NULL}, *r = NULL;
+    tsr_global_tensor *g = NULL;
+    tsr_status st = TSR_OK;
+    for (int j = 0; j < d->n && !st; j++) {
+        bool same = true;
+        for (int a = 0; a < pd; a++)
+            same &= tsr_sbp_equal(d->in[j]->sbp[a], d->in_sbp[j][a]);
+        if (!same)
+            st = tsr_global_tensor_to_global(d->in[j], p, d->in_sbp[j], &boxed[j]);
+        if (!st)
+            local[j] = (same ? d->in[j] : boxed[j])->local;
+    }
+    if (!st)
+        st = tsr__global_new(d->in[0]->env, d->dtype, d->ndim, d->sizes, p, d->out_sbp, &g);
+    if (!st && g->index < 0) {
+        st = tsr__global_set_empty(g);
+    } else if (!st) {
+        st = is_mm ? tsr_mm(local[0], local[1], &r)
+                   : tsr_elementwise(op, (const tsr_tensor *const *)local, (size_t)d->n, NULL, &r);
+        int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+        if (!st)
+            tsr_global_shard_geometry(d->ndim, d->sizes, p, d->out_sbp, g->index, sz, off);
+        if (!st && (tsr_tensor_ndim(r) != d->ndim ||
+                    memcmp(tsr_tensor_sizes(r), sz, (size_t)d->ndim * sizeof(int64_t)))) {
+            char got[TSR__DIMS_TEXT_MAX], want[TSR__DIMS_TEXT_MAX];
+            st = tsr__global_fail(
+                TSR_ERR_RUNTIME, "global %s: rank %d computed a shard of shape %s, not %s", d->name,
+                d->in[0]->env->rank, tsr__dims_text(got, tsr_tensor_sizes(r), tsr_tensor_ndim(r)),
+                tsr__dims_text(want, sz, d->ndim));
+        }
+        if (!st) {
+            g->local = r;
+            r = NULL;
+        }
+    }
+    tsr_tensor_release(r);
+    for (int j = 0; j < d->n; j++)
+        tsr_global_tensor_release(boxed[j]);
+    if (st) {
+        tsr_global_tensor_release(g);
+        return st;
+    }
+    *out = g;
+    return TSR_OK;
+}
+
+static tsr_status deduce_elementwise(tsr_op op, const tsr_global_tensor *const *inputs,
+                                     size_t ninputs, deduction *d)
+{
+    const char *name = tsr_op_name(op);
+    if (!name)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: no operation %u",
+                                (unsigned)op);
+    d->name = name;
+    if (!inputs || (int)ninputs != tsr_op_arity(op))
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global %s: takes %d inputs, got %zu",
+                                name, tsr_op_arity(op), inputs ? ninputs : 0);
+    tsr_status st = check_inputs(name, inputs, ninputs);
+    if (st)
+        return st;
+    d->n = (int)ninputs;
+    d->in = inputs;
+    if ((st = meta_run(d, false, op)))
+        return st;
+    elementwise_candidates(d, linearity_of(name));
+    return choose(d);
+}
+
+static tsr_status deduce_matmul(const tsr_global_tensor *a, const tsr_global_tensor *b,
+                                const tsr_global_tensor **pair, deduction *d)
+{
+    d->name = "matmul";
+    pair[0] = a;
+    pair[1] = b;
+    tsr_status st = check_inputs("matmul", pair, 2);
+    if (st)
+        return st;
+    if (a->ndim != 2 || b->ndim != 2)
+        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
+                                "global matmul: matrices only (2-D @ 2-D), got %dD and %dD",
+                                a->ndim, b->ndim);
+    d->n = 2;
+    d->in = pair;
+    if ((st = meta_run(d, true, 0)))
+        return st;
+    matmul_candidates(d);
+    return choose(d);
+}
+
+static void copy_choice(const deduction *d, tsr_sbp *in_sbp, tsr_sbp *out_sbp)
+{
+    int pd = tsr_placement_ndim(d->in[0]->placement);
+    for (int j = 0; j < d->n; j++)
+        memcpy(in_sbp + (size_t)j * TSR_PLACEMENT_MAX_DIMS, d->in_sbp[j],
+               (size_t)pd * sizeof(tsr_sbp));
+    memcpy(out_sbp, d->out_sbp, (size_t)pd * sizeof(tsr_sbp));
+}
+
+tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
+                                      size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp)
+{
+    deduction d = {0};
+    if (!in_sbp || !out_sbp)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL argument");
+    tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
+    if (!st)
+        copy_choice(&d, in_sbp, out_sbp);
+    return st;
+}
+
+tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inputs, size_t ninputs,
+                                  tsr_global_tensor **result)
+{
+    deduction d = {0};
+    if (!result)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL argument");
+    tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
+    return st ? st : execute(&d, false, op, result);
+}
+
+tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,
+                                 tsr_sbp *in_sbp, tsr_sbp *out_sbp)
+{
+    deduction d = {0};
+    const tsr_global_tensor *pair[2];
+    if (!in_sbp || !out_sbp)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global matmul: NULL argument");
+    tsr_status st = deduce_matmul(a, b, pair, &d);
+    if (!st)
+        copy_choice(&d, in_sbp, out_sbp);
+    return st;
+}
+
+tsr_status tsr_global_matmul(const tsr_global_tensor *a, const tsr_global_tensor *b,
+                             tsr_global_tensor **result)
+{
+    deduction d = {0};
+    const tsr_global_tensor *pair[2];
+    if (!result)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global matmul: NULL argument");
+    tsr_status st = deduce_matmul(a, b, pair, &d);
+    return st ? st : execute(&d, true, 0, result);
+}

@@ -1,0 +1,516 @@
+/* Operations on global tensors under mpirun with 1, 2 and 4 ranks: the SBP
+ * deduction table of each op family (every pair of S(0), S(1), B and P on
+ * a 1-D placement, even and uneven splits), results against the same
+ * computation done on one rank on the whole tensors (the result boxed to
+ * B and taken with to_local), 2-D placements for add, matmul, and the
+ * errors with their messages. */
+#include <math.h>
+#include <mpi.h>
+
+#include "support_global.h"
+
+static const char *kind_text(tsr_sbp s)
+{
+    static char buf[4][32];
+    static int next;
+    char *b = buf[next++ % 4];
+    tsr_sbp_repr(s, b, 32);
+    return b;
+}
+
+/* An operand: the logical tensor of `seed` cut (with addends) for sbp. */
+static tsr_global_tensor *operand(tsr_dtype dtype, int ndim, const int64_t *shape,
+                                  const tsr_placement *p, const tsr_sbp *sbp, int seed)
+{
+    value_seed = seed;
+    tsr_global_tensor *g = make_global(dtype, ndim, shape, p, sbp);
+    value_seed = 0;
+    return g;
+}
+
+/* The whole logical tensor of `seed`, on this rank alone. */
+static tsr_tensor *whole(tsr_dtype dtype, int ndim, const int64_t *shape, int seed)
+{
+    value_seed = seed;
+    tsr_sbp b = tsr_sbp_broadcast();
+    tsr_tensor *t = expected_shard(dtype, ndim, shape, world_list, &b, 0);
+    value_seed = 0;
+    return t;
+}
+
+static tsr_tensor *as_f64(tsr_tensor *t)
+{
+    tsr_tensor_options f64 = {.has_dtype = true, .dtype = TSR_FLOAT64};
+    tsr_tensor *out = NULL;
+    if (tsr_tensor_empty(NULL, tsr_tensor_ndim(t), tsr_tensor_sizes(t), &f64, &out) ||
+        tsr_tensor_copy_(out, t)) {
+        tsr_tensor_release(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The global result, boxed to B and taken whole, equals want: dtype, shape
+ * and values (to a float32 rounding: partial quotients are summed after
+ * dividing). */
+static bool matches(const tsr_global_tensor *g, tsr_tensor *want, const char *what)
+{
+    tsr_sbp b = tsr_sbp_broadcast();
+    tsr_global_tensor *gb = NULL;
+    bool ok = false;
+    if (tsr_global_tensor_to_global(g, world_list, &b, &gb) == TSR_OK) {
+        tsr_tensor *got = tsr_global_tensor_to_local(gb);
+        ok = tsr_tensor_dtype(got) == tsr_tensor_dtype(want) &&
+             tsr_tensor_ndim(got) == tsr_tensor_ndim(want) &&
+             !memcmp(tsr_tensor_sizes(got), tsr_tensor_sizes(want),
+                     sizeof(int64_t) * (size_t)tsr_tensor_ndim(want));
+        tsr_tensor *x = ok ? as_f64(got) : NULL, *y = ok ? as_f64(want) : NULL;
+        double a[MAXN], c[MAXN];
+        size_t n = x ? (size_t)tsr_tensor_nbytes(x) : 0;
+        ok = x && y && !tsr_tensor_copy_to_host(x, a, n) && !tsr_tensor_copy_to_host(y, c, n);
+        for (size_t e = 0; ok && e < n / 8; e++) {
+            double diff = a[e] > c[e] ? a[e] - c[e] : c[e] - a[e], mag = c[e] < 0 ? -c[e] : c[e];
+            ok = (isnan(a[e]) && isnan(c[e])) || diff <= 1e-6 * (1 + mag);
+        }
+        tsr_tensor_release(x);
+        tsr_tensor_release(y);
+        tsr_tensor_release(got);
+    }
+    tsr_global_tensor_release(gb);
+    if (!ok)
+        fprintf(stderr, "rank %d: %s: wrong result\n", rank, what);
+    return ok;
+}
+
+/* One operand of a reference computation: the logical tensor of seed. */
+typedef struct spec {
+    tsr_dtype dtype;
+    int ndim;
+    const int64_t *shape;
+    int seed;
+} spec;
+
+/* r against the same operation (op, or mm) done on this rank alone on the
+ * whole operands. */
+static void check_result(const tsr_global_tensor *r, tsr_op op, bool mm, const spec *in, int n,
+                         const char *what)
+{
+    tsr_tensor *t[3] = {NULL, NULL, NULL}, *ref = NULL;
+    for (int j = 0; j < n; j++)
+        t[j] = whole(in[j].dtype, in[j].ndim, in[j].shape, in[j].seed);
+    ASSERT_OK(mm ? tsr_mm(t[0], t[1], &ref)
+                 : tsr_elementwise(op, (const tsr_tensor *const *)t, (size_t)n, NULL, &ref));
+    ASSERT_TRUE(r && ref && matches(r, ref, what));
+    tsr_tensor_release(ref);
+    for (int j = 0; j < n; j++)
+        tsr_tensor_release(t[j]);
+}
+
+/* The partial signatures of an op family (mpi/ops.c's linearity). */
+enum family { NONLINEAR, ADDITIVE, MUL, DIV };
+
+/* The deduction table on a 1-D placement for two operands of one shape:
+ * what the result is, and whether both inputs keep their signature (or,
+ * a B, are sliced locally). */
+static tsr_sbp expect_binary(enum family f, tsr_sbp a, tsr_sbp b, bool *direct)
+{
+    tsr_sbp_kind ka = a.kind, kb = b.kind;
+    const tsr_sbp_kind S = TSR_SBP_SPLIT, Bk = TSR_SBP_BROADCAST, Pk = TSR_SBP_PARTIAL_SUM;
+    tsr_sbp P = tsr_sbp_partial_sum();
+    *direct = false;
+    if (ka != Pk && kb != Pk) {
+        /* S(i) with S(j): b all-to-all to S(i); B with S(i): sliced */
+        *direct = !(ka == S && kb == S && a.dim != b.dim);
+        return ka == S ? a : b;
+    }
+    if (f == ADDITIVE && ka == Pk && kb == Pk)
+        *direct = true;
+    if ((f == MUL && ((ka == Pk && kb == Bk) || (ka == Bk && kb == Pk))) ||
+        (f == DIV && ka == Pk && kb == Bk))
+        *direct = true;
+    if (*direct)
+        return P;
+    /* P * P and P / P: b all-reduced (one input moves); P * S(i): b
+     * gathered rather than a reduce-scattered (the same bytes, and the
+     * first input keeps its signature). */
+    if ((f == MUL || f == DIV) && ka == Pk && kb != Bk)
+        return P;
+    /* Otherwise P is reduce-scattered to the split, or to S(0). */
+    return ka == S ? a : kb == S ? b : tsr_sbp_split(0);
+}
+
+static void binary_case(const char *name, enum family f, tsr_dtype dtype, int ndim,
+                        const int64_t *shape, tsr_sbp sa, tsr_sbp sb)
+{
+    char what[256];
+    snprintf(what, sizeof(what), "%s %s [%lld, %lld]: %s, %s", name, tsr_dtype_name(dtype),
+             (long long)shape[0], (long long)shape[1], kind_text(sa), kind_text(sb));
+    tsr_op op;
+    ASSERT_OK(tsr_op_from_name(name, &op));
+    int divisor = f == DIV ? -3 : 2;
+    tsr_global_tensor *x = operand(dtype, ndim, shape, world_list, &sa, 1);
+    tsr_global_tensor *y = operand(dtype, ndim, shape, world_list, &sb, divisor);
+    const tsr_global_tensor *in[2] = {x, y};
+    tsr_sbp in_sbp[2 * TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+    bool direct;
+    tsr_sbp want = expect_binary(f, sa, sb, &direct);
+    ASSERT_OK(tsr_global_elementwise_sbp(op, in, 2, in_sbp, out_sbp));
+    if (!tsr_sbp_equal(out_sbp[0], want))
+        fprintf(stderr, "rank %d: %s: deduced %s, expected %s\n", rank, what, kind_text(out_sbp[0]),
+                kind_text(want));
+    ASSERT_TRUE(tsr_sbp_equal(out_sbp[0], want));
+    if (direct) {
+        /* No input is communicated: each keeps its signature, or is a B
+         * sliced (or kept at the first rank, B -> P) locally. */
+        for (int j = 0; j < 2; j++)
+            ASSERT_TRUE(tsr_sbp_equal(in_sbp[j * TSR_PLACEMENT_MAX_DIMS], j ? sb : sa) ||
+                        (j ? sb : sa).kind == TSR_SBP_BROADCAST);
+    }
+    tsr_global_tensor *r = NULL;
+    tsr_status st = tsr_global_elementwise(op, in, 2, &r);
+    if (st)
+        fprintf(stderr, "rank %d: %s: %s\n", rank, what, tsr_last_error());
+    ASSERT_EQ(st, TSR_OK);
+    ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], want));
+    const spec sp[2] = {{dtype, ndim, shape, 1}, {dtype, ndim, shape, divisor}};
+    check_result(r, op, false, sp, 2, what);
+    tsr_global_tensor_release(r);
+    tsr_global_tensor_release(x);
+    tsr_global_tensor_release(y);
+}
+
+static const tsr_sbp *four_sbps(void)
+{
+    static tsr_sbp list[4];
+    list[0] = tsr_sbp_split(0);
+    list[1] = tsr_sbp_split(1);
+    list[2] = tsr_sbp_broadcast();
+    list[3] = tsr_sbp_partial_sum();
+    return list;
+}
+
+/* Every pair of signatures for each family, [5, 3] (uneven over 2 and 4)
+ * and [8, 4] (even). */
+static void test_binary_table(void)
+{
+    static const struct {
+        const char *name;
+        enum family f;
+        bool ints, even;
+    } ops[] = {
+        {"add", ADDITIVE, true, true},
+        {"sub", ADDITIVE, false, false},
+        {"mul", MUL, true, true},
+        {"div", DIV, true, false},
+        {"maximum", NONLINEAR, true, false},
+        {"minimum", NONLINEAR, false, false},
+        {"eq", NONLINEAR, false, false},
+        {"lt", NONLINEAR, true, false},
+    };
+    static const int64_t uneven[2] = {5, 3}, even[2] = {8, 4};
+    const tsr_sbp *l = four_sbps();
+    for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                binary_case(ops[o].name, ops[o].f, TSR_FLOAT32, 2, uneven, l[a], l[b]);
+                if (ops[o].ints)
+                    binary_case(ops[o].name, ops[o].f, TSR_INT32, 2, uneven, l[a], l[b]);
+                if (ops[o].even)
+                    binary_case(ops[o].name, ops[o].f, TSR_FLOAT64, 2, even, l[a], l[b]);
+            }
+}
+
+/* Operands of other shapes: a split dim that one operand broadcasts. */
+static void broadcast_case(const int64_t *xs, int xn, tsr_sbp sx, const int64_t *ys, int yn,
+                           tsr_sbp sy, tsr_sbp want_x, tsr_sbp want_y, tsr_sbp want)
+{
+    tsr_op op;
+    ASSERT_OK(tsr_op_from_name("add", &op));
+    tsr_global_tensor *x = operand(TSR_FLOAT32, xn, xs, world_list, &sx, 1);
+    tsr_global_tensor *y = operand(TSR_FLOAT32, yn, ys, world_list, &sy, 2);
+    const tsr_global_tensor *in[2] = {x, y};
+    tsr_sbp in_sbp[2 * TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+    ASSERT_OK(tsr_global_elementwise_sbp(op, in, 2, in_sbp, out_sbp));
+    ASSERT_TRUE(tsr_sbp_equal(in_sbp[0], want_x));
+    ASSERT_TRUE(tsr_sbp_equal(in_sbp[TSR_PLACEMENT_MAX_DIMS], want_y));
+    ASSERT_TRUE(tsr_sbp_equal(out_sbp[0], want));
+    tsr_global_tensor *r = NULL;
+    ASSERT_OK(tsr_global_elementwise(op, in, 2, &r));
+    const spec sp[2] = {{TSR_FLOAT32, xn, xs, 1}, {TSR_FLOAT32, yn, ys, 2}};
+    check_result(r, op, false, sp, 2, "broadcast add");
+    tsr_global_tensor_release(r);
+    tsr_global_tensor_release(x);
+    tsr_global_tensor_release(y);
+}
+
+static void test_broadcasting(void)
+{
+    const tsr_sbp S0 = tsr_sbp_split(0), S1 = tsr_sbp_split(1), B = tsr_sbp_broadcast();
+    static const int64_t m[2] = {5, 3}, row[1] = {3}, row2[2] = {1, 3}, col[2] = {5, 1};
+    /* Aligned from the right, y's dim 0 is x's dim 1: S(1) with S(0). */
+    broadcast_case(m, 2, S1, row, 1, S0, S1, S0, S1);
+    /* x's dim 0 has no partner in y: y must be whole. */
+    broadcast_case(m, 2, S0, row, 1, S0, S0, B, S0);
+    broadcast_case(m, 2, S0, row, 1, B, S0, B, S0);
+    /* A size-1 dim split in one operand and full in the other: boxed to B. */
+    broadcast_case(m, 2, S0, row2, 2, S0, S0, B, S0);
+    broadcast_case(m, 2, S1, row2, 2, S1, S1, S1, S1);
+    broadcast_case(m, 2, S0, col, 2, S0, S0, S0, S0);
+    broadcast_case(col, 2, B, m, 2, S1, B, S1, S1);
+}
+
+/* Unary ops keep a split or a broadcast; neg keeps P, abs reduces it. */
+static void test_unary(void)
+{
+    static const int64_t shape[2] = {5, 3};
+    const tsr_sbp *l = four_sbps();
+    const char *names[] = {"neg", "abs", "sqrt"};
+    for (int u = 0; u < 3; u++)
+        for (int a = 0; a < 4; a++) {
+            tsr_op op;
+            ASSERT_OK(tsr_op_from_name(names[u], &op));
+            tsr_global_tensor *x =
+                operand(TSR_FLOAT32, 2, shape, world_list, &l[a], u == 2 ? -1 : 1);
+            const tsr_global_tensor *in[1] = {x};
+            tsr_global_tensor *r = NULL;
+            ASSERT_OK(tsr_global_elementwise(op, in, 1, &r));
+            tsr_sbp want = l[a].kind != TSR_SBP_PARTIAL_SUM || u == 0 ? l[a] : tsr_sbp_split(0);
+            ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], want));
+            const spec sp[1] = {{TSR_FLOAT32, 2, shape, u == 2 ? -1 : 1}};
+            check_result(r, op, false, sp, 1, names[u]);
+            tsr_global_tensor_release(r);
+            tsr_global_tensor_release(x);
+        }
+}
+
+/* where(cond, a, b): three inputs, P reduced. */
+static void test_where(void)
+{
+    static const int64_t shape[2] = {5, 3};
+    const tsr_sbp *l = four_sbps();
+    tsr_op op;
+    ASSERT_OK(tsr_op_from_name("where", &op));
+    for (int a = 0; a < 4; a++) {
+        tsr_sbp cs = l[a].kind == TSR_SBP_PARTIAL_SUM ? tsr_sbp_broadcast() : l[a];
+        tsr_global_tensor *c = operand(TSR_BOOL, 2, shape, world_list, &cs, 3);
+        tsr_global_tensor *x = operand(TSR_FLOAT64, 2, shape, world_list, &l[a], 1);
+        tsr_global_tensor *y = operand(TSR_FLOAT64, 2, shape, world_list, &l[(a + 1) % 4], 2);
+        const tsr_global_tensor *in[3] = {c, x, y};
+        tsr_global_tensor *r = NULL;
+        ASSERT_OK(tsr_global_elementwise(op, in, 3, &r));
+        ASSERT_TRUE(r && tsr_global_tensor_sbp(r)[0].kind != TSR_SBP_PARTIAL_SUM);
+        const spec sp[3] = {
+            {TSR_BOOL, 2, shape, 3}, {TSR_FLOAT64, 2, shape, 1}, {TSR_FLOAT64, 2, shape, 2}};
+        check_result(r, op, false, sp, 3, "where");
+        tsr_global_tensor_release(r);
+        tsr_global_tensor_release(c);
+        tsr_global_tensor_release(x);
+        tsr_global_tensor_release(y);
+    }
+}
+
+/* add on a 2 x 2 grid: every pair of a few 2-D signatures; the deduction
+ * per grid dimension where it is direct. */
+static void test_grid_add(void)
+{
+    if (world != 4)
+        return;
+    int64_t hg[2] = {2, 2};
+    int32_t rg[4] = {0, 1, 2, 3};
+    tsr_placement *grid = NULL;
+    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rg, &grid));
+    const tsr_sbp S0 = tsr_sbp_split(0), S1 = tsr_sbp_split(1), B = tsr_sbp_broadcast(),
+                  P = tsr_sbp_partial_sum();
+    const tsr_sbp sigs[][2] = {{S0, S1}, {S0, S0}, {S0, B}, {B, S1}, {P, B}, {S1, P}, {B, B}};
+    const int nsig = (int)(sizeof(sigs) / sizeof(sigs[0]));
+    static const int64_t shape[2] = {5, 3};
+    tsr_op op;
+    ASSERT_OK(tsr_op_from_name("add", &op));
+    for (int a = 0; a < nsig; a++)
+        for (int b = 0; b < nsig; b++) {
+            tsr_global_tensor *x = operand(TSR_FLOAT32, 2, shape, grid, sigs[a], 1);
+            tsr_global_tensor *y = operand(TSR_FLOAT32, 2, shape, grid, sigs[b], 2);
+            const tsr_global_tensor *in[2] = {x, y};
+            tsr_global_tensor *r = NULL;
+            ASSERT_OK(tsr_global_elementwise(op, in, 2, &r));
+            /* Per grid dimension, the 1-D table's direct rows. */
+            for (int d = 0; r && d < 2; d++) {
+                bool direct;
+                tsr_sbp want = expect_binary(ADDITIVE, sigs[a][d], sigs[b][d], &direct);
+                if (direct)
+                    ASSERT_TRUE(tsr_sbp_equal(tsr_global_tensor_sbp(r)[d], want));
+            }
+            ASSERT_TRUE(r && tsr_placement_equal(tsr_global_tensor_placement(r), grid));
+            const spec sp[2] = {{TSR_FLOAT32, 2, shape, 1}, {TSR_FLOAT32, 2, shape, 2}};
+            check_result(r, op, false, sp, 2, "grid add");
+            tsr_global_tensor_release(r);
+            tsr_global_tensor_release(x);
+            tsr_global_tensor_release(y);
+        }
+    tsr_placement_destroy(grid);
+}
+
+/* A placement of some ranks only: the others take part in the boxing and
+ * hold an empty shard of the result. */
+static void test_subset(void)
+{
+    int32_t last = world - 1, pair[2] = {world - 1, 0};
+    int64_t one = 1, two = world > 1 ? 2 : 1;
+    tsr_placement *single = NULL, *ends = NULL;
+    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 1, &one, &last, &single));
+    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 1, &two, pair, &ends));
+    const tsr_placement *ps[2] = {single, ends};
+    static const int64_t shape[2] = {5, 3};
+    const tsr_sbp S0 = tsr_sbp_split(0), P = tsr_sbp_partial_sum();
+    tsr_op op;
+    ASSERT_OK(tsr_op_from_name("mul", &op));
+    for (int k = 0; k < 2; k++) {
+        tsr_global_tensor *x = operand(TSR_FLOAT32, 2, shape, ps[k], &S0, 1);
+        tsr_global_tensor *y = operand(TSR_FLOAT32, 2, shape, ps[k], &P, 2);
+        const tsr_global_tensor *in[2] = {x, y};
+        tsr_global_tensor *r = NULL;
+        ASSERT_OK(tsr_global_elementwise(op, in, 2, &r));
+        ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], S0));
+        tsr_tensor *mine = r ? tsr_global_tensor_to_local(r) : NULL;
+        if (r && tsr_placement_index_of(ps[k], rank) < 0)
+            ASSERT_EQ(tsr_tensor_numel(mine), 0);
+        tsr_tensor_release(mine);
+        const spec sp[2] = {{TSR_FLOAT32, 2, shape, 1}, {TSR_FLOAT32, 2, shape, 2}};
+        check_result(r, op, false, sp, 2, "mul on some ranks");
+        tsr_global_tensor_release(r);
+        tsr_global_tensor_release(x);
+        tsr_global_tensor_release(y);
+    }
+    tsr_placement_destroy(single);
+    tsr_placement_destroy(ends);
+}
+
+/* matmul: OneFlow's six signatures kept as they are; every other pair
+ * boxed to one of them; results against one rank's mm. */
+static void test_matmul(void)
+{
+    const tsr_sbp S0 = tsr_sbp_split(0), S1 = tsr_sbp_split(1), B = tsr_sbp_broadcast(),
+                  P = tsr_sbp_partial_sum();
+    const tsr_sbp rows[6][3] = {{S0, B, S0}, {B, S1, S1}, {S1, S0, P},
+                                {B, B, B},   {P, B, P},   {B, P, P}};
+    static const int64_t as[2][2] = {{5, 4}, {4, 8}}, bs[2][2] = {{4, 3}, {8, 4}};
+    const tsr_sbp *l = four_sbps();
+    const tsr_dtype dtypes[2] = {TSR_FLOAT64, TSR_INT64};
+    for (int s = 0; s < 2; s++)
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                tsr_dtype dt = dtypes[(a + b + s) % 2];
+                tsr_global_tensor *x = operand(dt, 2, as[s], world_list, &l[a], 1);
+                tsr_global_tensor *y = operand(dt, 2, bs[s], world_list, &l[b], 2);
+                tsr_sbp in_sbp[2 * TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+                ASSERT_OK(tsr_global_matmul_sbp(x, y, in_sbp, out_sbp));
+                int row = -1, kept = -1;
+                for (int k = 0; k < 6; k++) {
+                    if (tsr_sbp_equal(rows[k][0], in_sbp[0]) &&
+                        tsr_sbp_equal(rows[k][1], in_sbp[TSR_PLACEMENT_MAX_DIMS]) &&
+                        tsr_sbp_equal(rows[k][2], out_sbp[0]))
+                        row = k;
+                    if (tsr_sbp_equal(rows[k][0], l[a]) && tsr_sbp_equal(rows[k][1], l[b]))
+                        kept = k;
+                }
+                ASSERT_TRUE(row >= 0);
+                if (kept >= 0)
+                    ASSERT_EQ(row, kept);
+                tsr_global_tensor *r = NULL;
+                ASSERT_OK(tsr_global_matmul(x, y, &r));
+                ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], out_sbp[0]));
+                const spec sp[2] = {{dt, 2, as[s], 1}, {dt, 2, bs[s], 2}};
+                check_result(r, 0, true, sp, 2, "matmul");
+                tsr_global_tensor_release(r);
+                tsr_global_tensor_release(x);
+                tsr_global_tensor_release(y);
+            }
+}
+
+static void test_errors(void)
+{
+    tsr_op add, eq;
+    ASSERT_OK(tsr_op_from_name("add", &add));
+    ASSERT_OK(tsr_op_from_name("eq", &eq));
+    const tsr_sbp B = tsr_sbp_broadcast(), P = tsr_sbp_partial_sum(), S0 = tsr_sbp_split(0);
+    const tsr_sbp BB[2] = {B, B};
+    static const int64_t m[2] = {5, 3}, two[1] = {2}, four[1] = {4}, cube[3] = {2, 2, 2};
+    tsr_global_tensor *x = operand(TSR_FLOAT32, 2, m, world_list, &S0, 1), *r = NULL;
+
+    /* Placements must be equal: the world as a list and as a 1 x n grid. */
+    int64_t hg[2] = {1, world};
+    int32_t rg[64];
+    for (int k = 0; k < world; k++)
+        rg[k] = k;
+    tsr_placement *grid = NULL;
+    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rg, &grid));
+    tsr_global_tensor *g = operand(TSR_FLOAT32, 2, m, grid, BB, 2);
+    const tsr_global_tensor *xg[2] = {x, g};
+    char pa[256], pb[256], want[1024];
+    tsr_placement_repr(world_list, pa, sizeof(pa));
+    tsr_placement_repr(grid, pb, sizeof(pb));
+    snprintf(want, sizeof(want),
+             "global add: expected all tensors to be on the same placement, but found at least "
+             "two placements, %s (input 0) and %s (input 1)",
+             pa, pb);
+    ASSERT_FAIL(tsr_global_elementwise(add, xg, 2, &r), TSR_ERR_RUNTIME, want);
+
+    /* PyTorch's broadcasting message, from the logical shapes. */
+    tsr_global_tensor *v = operand(TSR_FLOAT32, 1, two, world_list, &B, 2);
+    const tsr_global_tensor *xv[2] = {x, v};
+    ASSERT_FAIL(tsr_global_elementwise(add, xv, 2, &r), TSR_ERR_RUNTIME,
+                "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
+                "dimension 1");
+    ASSERT_FAIL(tsr_global_elementwise(add, xv, 1, &r), TSR_ERR_INVALID_ARGUMENT,
+                "global add: takes 2 inputs, got 1");
+    ASSERT_FAIL(tsr_global_elementwise(9999, xv, 2, &r), TSR_ERR_INVALID_ARGUMENT,
+                "global elementwise: no operation 9999");
+
+    /* A partial sum of bools cannot be reduced, and eq needs it reduced. */
+    tsr_global_tensor *pb4 = operand(TSR_BOOL, 1, four, world_list, &P, 1);
+    tsr_global_tensor *bb4 = operand(TSR_BOOL, 1, four, world_list, &B, 2);
+    const tsr_global_tensor *pp[2] = {pb4, bb4};
+    ASSERT_FAIL(tsr_global_elementwise(eq, pp, 2, &r), TSR_ERR_NOT_SUPPORTED,
+                "global eq: no SBP signature applies to inputs (oneflow.sbp.partial_sum,) bool, "
+                "(oneflow.sbp.broadcast,) bool: a partial sum of a dtype with no sum cannot be "
+                "reduced (signatures: (B, B) -> B; (S(0), S(0)) -> S(0))");
+
+    /* matmul: matrices only; mm's own shape message. */
+    tsr_global_tensor *c = operand(TSR_FLOAT32, 3, cube, world_list, &B, 1);
+    ASSERT_FAIL(tsr_global_matmul(c, x, &r), TSR_ERR_NOT_SUPPORTED,
+                "global matmul: matrices only (2-D @ 2-D), got 3D and 2D");
+    ASSERT_FAIL(tsr_global_matmul(x, x, &r), TSR_ERR_RUNTIME,
+                "mat1 and mat2 shapes cannot be multiplied (5x3 and 5x3)");
+    ASSERT_FAIL(tsr_global_matmul(x, g, &r), TSR_ERR_RUNTIME, NULL);
+    ASSERT_TRUE(r == NULL);
+
+    tsr_global_tensor_release(c);
+    tsr_global_tensor_release(pb4);
+    tsr_global_tensor_release(bb4);
+    tsr_global_tensor_release(v);
+    tsr_global_tensor_release(g);
+    tsr_global_tensor_release(x);
+    tsr_placement_destroy(grid);
+}
+
+int main(void)
+{
+    (void)box_pair; /* support_global.h's, for the boxing tests */
+    if (tsr_global_env_open(NULL, &env) != TSR_OK) {
+        fprintf(stderr, "global env: %s\n", tsr_last_error());
+        return 1;
+    }
+    rank = tsr_global_env_rank(env);
+    world = tsr_global_env_world_size(env);
+    if (tsr_global_env_all_device_placement(env, TSR_DEVICE_CPU, &world_list) != TSR_OK)
+        return 1;
+    test_binary_table();
+    test_broadcasting();
+    test_unary();
+    test_where();
+    test_grid_add();
+    test_subset();
+    test_matmul();
+    test_errors();
+    return finish();
+}
