@@ -499,8 +499,7 @@ static tsr_status allocate_output(tsr_client *client, tsr_device device, tsr_dty
     return tsr__tensor_alloc(client, device, dtype, &g, false, out);
 }
 
-/* out= with no elements and the wrong shape: it takes a new storage. */
-static void adopt_storage(tsr_tensor *out, tsr_tensor *fresh)
+void tsr__adopt_storage(tsr_tensor *out, tsr_tensor *fresh)
 {
     tsr__storage *old = out->storage;
     out->storage = fresh->storage;
@@ -578,7 +577,7 @@ static tsr_status check_args(tsr__kernel_op op, const tsr_tensor *a, const tsr_t
                              tsr__out_mode mode, const tsr_tensor *out, tsr_tensor **result)
 {
     const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
-    if (info == NULL || (info->flags & TSR__KOPF_MOVE) != 0)
+    if (info == NULL || (info->flags & (TSR__KOPF_MOVE | TSR__KOPF_REDUCE)) != 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid elementwise operation %d", (int)op);
     if (a == NULL || (info->arity == 2 && b == NULL && b_scalar == NULL))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
@@ -719,7 +718,7 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
         if (st != TSR_OK)
             return st;
         if (resize) {
-            adopt_storage(out, fresh);
+            tsr__adopt_storage(out, fresh);
             fresh = NULL;
         } else {
             out = fresh;

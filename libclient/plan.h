@@ -50,6 +50,10 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
                            const tsr_scalar *c_scalar, tsr__out_mode mode, tsr_tensor *out,
                            tsr_tensor **result);
 
+/* An out= tensor of the wrong shape takes fresh's storage and geometry
+ * (fresh, released, takes the old storage with it). */
+void tsr__adopt_storage(tsr_tensor *out, tsr_tensor *fresh);
+
 /* dst.copy_(src), on any devices (see tessera/ops.h). */
 tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src);
 
