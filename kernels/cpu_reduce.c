@@ -1,417 +1,21 @@
-/* The cpu reduction loops (cpu_reduce.h), in kernels/reduce_order.h's
- * order.
+/* The cpu reduction walks (cpu_reduce.h) in kernels/reduce_order.h's
+ * order, over the loops of cpu_reduce_ops.c.
  *
  * Elements are read a chunk at a time: when the input's dtype is the math
  * type as stored (float32, float64, int64, complex64, complex128 reduced
  * in their own dtype) and the chunk lies in one contiguous run, the lanes
  * run over the input itself; otherwise the chunk is gathered into a
  * buffer, converted to the common dtype (tsr__kernel_convert, the
- * conversion of every kernel) and widened to the math type. Each family
- * of math types (64-bit integers, float, double, complex64, complex128)
- * instantiates the combines it needs from one set of macros. */
+ * conversion of every kernel) and widened to the math type. */
 #include "kernels/cpu_reduce.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/cpu_reduce_ops.h"
 #include "kernels/kernels.h"
-#include "kernels/reduce_order.h"
-#include "kernels/scalar_ops.h"
 
-#define LANES TSR__RED_LANES
-#define CHUNK TSR__RED_CHUNK
-#define COLS TSR__RED_COLUMNS
-#define ELEMENT_MAX 16
-#define STACK_MAX 64  /* levels of the chunk tree: 2^64 chunks */
-#define COL_LEVELS 48 /* the column walk's: 2^48 chunks */
-
-/* One math value, aligned for any math type. */
-typedef struct mval {
-    _Alignas(16) unsigned char b[ELEMENT_MAX];
-} mval;
-
-typedef struct tsr__reduce_ops {
-    size_t xsize; /* an element's math value */
-    size_t msize; /* an accumulator */
-    void (*identity)(void *m);
-    void (*chunk)(const void *x, int64_t n, void *result); /* steps 2 and 3 */
-    void (*combine)(void *a, const void *b);               /* a = a (+) b */
-    void (*col_init)(void *lanes, int ncols);
-    void (*col_add)(void *lanes, int lane, const void *x, int ncols);
-    void (*col_fold)(void *lanes, int ncols);
-    void (*final)(const void *acc, void *x);         /* an accumulator's value */
-    bool (*better)(const void *v, const void *best); /* arg: v takes best's place */
-    /* the family's */
-    void (*load)(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
-                 int64_t *nonnan);
-    void (*store)(tsr_dtype common, const void *m, unsigned char *dst);
-    void (*divide)(tsr_dtype common, void *m, int64_t count);
-} tsr__reduce_ops;
-
-/* ---- families: math type, load, store, divide ----------------------------- */
-
-static void load_I(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
-                   int64_t *nonnan)
-{
-    (void)skip_nan;
-    uint64_t *d = dst;
-    for (int64_t i = 0; i < n; i++) {
-        const unsigned char *p = src + i * (int64_t)tsr_dtype_itemsize(common);
-        uint16_t h;
-        uint32_t s;
-        switch (common) {
-        case TSR_BOOL:
-            d[i] = tsr__k_b8_in(p[0]);
-            break;
-        case TSR_UINT8:
-            d[i] = tsr__k_u8_in(p[0]);
-            break;
-        case TSR_INT8:
-            d[i] = tsr__k_i8_in(p[0]);
-            break;
-        case TSR_INT16:
-            memcpy(&h, p, 2);
-            d[i] = tsr__k_i16_in(h);
-            break;
-        case TSR_INT32:
-            memcpy(&s, p, 4);
-            d[i] = tsr__k_i32_in(s);
-            break;
-        default:
-            memcpy(&d[i], p, 8);
-            break;
-        }
-    }
-    if (nonnan)
-        *nonnan += n;
-}
-
-static void store_I(tsr_dtype common, const void *m, unsigned char *dst)
-{
-    uint64_t v = *(const uint64_t *)m;
-    if (common == TSR_BOOL)
-        dst[0] = tsr__k_b8_out(v);
-    else
-        memcpy(dst, &v, tsr_dtype_itemsize(common)); /* the low bytes (little endian) */
-}
-
-static void divide_I(tsr_dtype common, void *m, int64_t count)
-{
-    (void)common, (void)m, (void)count; /* mean never computes in integers */
-}
-
-/* nansum: NaN elements become 0 and leave the count (*nonnan). */
-#define skip_nans(d, n, skip_nan, nonnan)        \
-    do {                                         \
-        int64_t ok_ = (n);                       \
-        if (skip_nan)                            \
-            for (int64_t i_ = 0; i_ < (n); i_++) \
-                if ((d)[i_] != (d)[i_]) {        \
-                    (d)[i_] = 0;                 \
-                    ok_--;                       \
-                }                                \
-        if (nonnan)                              \
-            *(nonnan) += ok_;                    \
-    } while (0)
-
-static void load_F(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
-                   int64_t *nonnan)
-{
-    float *d = dst;
-    if (common == TSR_FLOAT32) {
-        memcpy(d, src, (size_t)n * sizeof(float));
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            uint16_t h;
-            memcpy(&h, src + 2 * i, 2);
-            d[i] = common == TSR_FLOAT16 ? tsr__k_f16_in(h) : tsr__k_bf16_in(h);
-        }
-    }
-    skip_nans(d, n, skip_nan, nonnan);
-}
-
-static void store_F(tsr_dtype common, const void *m, unsigned char *dst)
-{
-    float v = *(const float *)m;
-    uint16_t h;
-    if (common == TSR_FLOAT32) {
-        memcpy(dst, &v, 4);
-        return;
-    }
-    h = common == TSR_FLOAT16 ? tsr__k_f16_out(v) : tsr__k_bf16_out(v);
-    memcpy(dst, &h, 2);
-}
-
-/* The count as PyTorch's div_ sees it: converted to the dtype first. */
-static float count_F(tsr_dtype common, int64_t count)
-{
-    float c = (float)count;
-    if (common == TSR_FLOAT16)
-        return tsr__k_f16_in(tsr__k_f16_out(c));
-    if (common == TSR_BFLOAT16)
-        return tsr__k_bf16_in(tsr__k_bf16_out(c));
-    return c;
-}
-
-static void divide_F(tsr_dtype common, void *m, int64_t count)
-{
-    *(float *)m = *(float *)m / count_F(common, count);
-}
-
-static void load_D(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
-                   int64_t *nonnan)
-{
-    (void)common;
-    double *d = dst;
-    memcpy(d, src, (size_t)n * sizeof(double));
-    skip_nans(d, n, skip_nan, nonnan);
-}
-
-static void store_D(tsr_dtype common, const void *m, unsigned char *dst)
-{
-    (void)common;
-    memcpy(dst, m, sizeof(double));
-}
-
-static void divide_D(tsr_dtype common, void *m, int64_t count)
-{
-    (void)common;
-    *(double *)m = *(double *)m / (double)count;
-}
-
-/* complex32 computes in complex64 (only the identity of an empty
- * reduction reaches it: PyTorch refuses complex32 before any element) */
-static tsr__kc64 c32_value(const unsigned char *p)
-{
-    uint16_t re, im;
-    memcpy(&re, p, 2);
-    memcpy(&im, p + 2, 2);
-    return tsr__k_c32_in(re, im);
-}
-static void c32_store(tsr__kc64 z, unsigned char *p)
-{
-    uint16_t re = tsr__k_f16_out(z.re), im = tsr__k_f16_out(z.im);
-    memcpy(p, &re, 2);
-    memcpy(p + 2, &im, 2);
-}
-
-#define COMPLEX_FAMILY(FAM, Z, T)                                                            \
-    static void load_##FAM(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, \
-                           bool skip_nan, int64_t *nonnan)                                   \
-    {                                                                                        \
-        (void)skip_nan;                                                                      \
-        if (common == TSR_COMPLEX32)                                                         \
-            for (int64_t i = 0; i < n; i++)                                                  \
-                ((tsr__kc64 *)dst)[i] = c32_value(src + 4 * i);                              \
-        else                                                                                 \
-            memcpy(dst, src, (size_t)n * sizeof(Z));                                         \
-        if (nonnan)                                                                          \
-            *nonnan += n;                                                                    \
-    }                                                                                        \
-    static void store_##FAM(tsr_dtype common, const void *m, unsigned char *dst)             \
-    {                                                                                        \
-        if (common == TSR_COMPLEX32)                                                         \
-            c32_store(*(const tsr__kc64 *)m, dst);                                           \
-        else                                                                                 \
-            memcpy(dst, m, sizeof(Z));                                                       \
-    }                                                                                        \
-    static void divide_##FAM(tsr_dtype common, void *m, int64_t count)                       \
-    {                                                                                        \
-        (void)common;                                                                        \
-        *(Z *)m = Z##_div(*(Z *)m, Z##_make((T)count, 0)); /* c10's complex quotient */      \
-    }
-COMPLEX_FAMILY(CF, tsr__kc64, float)
-COMPLEX_FAMILY(CD, tsr__kc128, double)
-
-/* ---- combines ------------------------------------------------------------- */
-
-#define SUM_I(a, b) ((a) + (b)) /* uint64_t: wraps */
-#define PROD_I(a, b) ((a) * (b))
-#define MAX_I(a, b) ((int64_t)(b) > (int64_t)(a) ? (b) : (a))
-#define MIN_I(a, b) ((int64_t)(b) < (int64_t)(a) ? (b) : (a))
-#define ALL_I(a, b) ((a) & (b))
-#define ANY_I(a, b) ((a) | (b))
-#define BETTER_MAX_I(v, b) ((int64_t)(v) > (int64_t)(b))
-#define BETTER_MIN_I(v, b) ((int64_t)(v) < (int64_t)(b))
-#define PROD_R(a, b) ((a) * (b))
-/* NaN propagates (the first one met); ties keep the earlier value. */
-#define MAX_R(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (b) > (a) ? (b) : (a))
-#define MIN_R(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (b) < (a) ? (b) : (a))
-/* argmax: a NaN is the largest, the first of equals wins. */
-#define BETTER_MAX_R(v, b) ((b) == (b) && ((v) != (v) || (v) > (b)))
-#define BETTER_MIN_R(v, b) ((b) == (b) && ((v) != (v) || (v) < (b)))
-#define SUM_CF(a, b) tsr__kc64_make((a).re + (b).re, (a).im + (b).im)
-#define PROD_CF(a, b) tsr__kc64_mul(a, b)
-#define SUM_CD(a, b) tsr__kc128_make((a).re + (b).re, (a).im + (b).im)
-#define PROD_CD(a, b) tsr__kc128_mul(a, b)
-#define NO_BETTER(v, b) ((void)(v), (void)(b), false)
-#define SAME(a) (a)
-
-/* Real sums are compensated (kernels/reduce_order.h): TSR__RED_TWO_SUM_ADD
- * and _MERGE on pairs of the real type. */
-#define PAIR(T, sfx)                                                  \
-    typedef struct pair_##sfx {                                       \
-        T s, e;                                                       \
-    } pair_##sfx;                                                     \
-    static inline pair_##sfx add_p##sfx(pair_##sfx a, T x)            \
-    {                                                                 \
-        TSR__RED_TWO_SUM_ADD(a.s, a.e, x, T);                         \
-        return a;                                                     \
-    }                                                                 \
-    static inline pair_##sfx merge_p##sfx(pair_##sfx a, pair_##sfx b) \
-    {                                                                 \
-        TSR__RED_TWO_SUM_MERGE(a.s, a.e, b.s, b.e, T);                \
-        return a;                                                     \
-    }                                                                 \
-    static inline T final_p##sfx(pair_##sfx a)                        \
-    {                                                                 \
-        return a.s + a.e;                                             \
-    }
-PAIR(float, f)
-PAIR(double, d)
-#define PAIR_F0 ((pair_f){0.0f, 0.0f})
-#define PAIR_D0 ((pair_d){0.0, 0.0})
-
-/* An op in one family: X the math type of elements, A its accumulator;
- * ADD(A, X) takes an element in, MERGE(A, A) combines two accumulators
- * (the lane fold and the chunk tree), FINAL(A) gives the value. */
-#define COMBINE(FAM, X, A, NAME, IDENTITY, ADD, MERGE, FINAL, BETTER)           \
-    static void identity_##FAM##_##NAME(void *m)                                \
-    {                                                                           \
-        *(A *)m = IDENTITY;                                                     \
-    }                                                                           \
-    static void chunk_##FAM##_##NAME(const void *xv, int64_t n, void *result)   \
-    {                                                                           \
-        const X *x = xv;                                                        \
-        A lane[LANES];                                                          \
-        for (int j = 0; j < LANES; j++)                                         \
-            lane[j] = IDENTITY;                                                 \
-        int64_t i = 0;                                                          \
-        for (; i + LANES <= n; i += LANES)                                      \
-            for (int j = 0; j < LANES; j++)                                     \
-                lane[j] = ADD(lane[j], x[i + j]);                               \
-        for (int j = 0; i + j < n; j++)                                         \
-            lane[j] = ADD(lane[j], x[i + j]);                                   \
-        TSR__RED_FOLD_LANES(lane, MERGE);                                       \
-        *(A *)result = lane[0];                                                 \
-    }                                                                           \
-    static void combine_##FAM##_##NAME(void *a, const void *b)                  \
-    {                                                                           \
-        *(A *)a = MERGE(*(A *)a, *(const A *)b);                                \
-    }                                                                           \
-    static void col_init_##FAM##_##NAME(void *lv, int nc)                       \
-    {                                                                           \
-        A(*lane)[COLS] = lv;                                                    \
-        for (int j = 0; j < LANES; j++)                                         \
-            for (int c = 0; c < nc; c++)                                        \
-                lane[j][c] = IDENTITY;                                          \
-    }                                                                           \
-    static void col_add_##FAM##_##NAME(void *lv, int j, const void *xv, int nc) \
-    {                                                                           \
-        A(*lane)[COLS] = lv;                                                    \
-        const X *x = xv;                                                        \
-        for (int c = 0; c < nc; c++)                                            \
-            lane[j][c] = ADD(lane[j][c], x[c]);                                 \
-    }                                                                           \
-    static void col_fold_##FAM##_##NAME(void *lv, int nc)                       \
-    {                                                                           \
-        A(*lane)[COLS] = lv;                                                    \
-        for (int w = LANES / 2; w >= 1; w /= 2)                                 \
-            for (int j = 0; j < w; j++)                                         \
-                for (int c = 0; c < nc; c++)                                    \
-                    lane[j][c] = MERGE(lane[j][c], lane[j + w][c]);             \
-    }                                                                           \
-    static void final_##FAM##_##NAME(const void *a, void *x)                    \
-    {                                                                           \
-        *(X *)x = FINAL(*(const A *)a);                                         \
-    }                                                                           \
-    static bool better_##FAM##_##NAME(const void *v, const void *b)             \
-    {                                                                           \
-        X p = *(const X *)v, q = *(const X *)b;                                 \
-        (void)p, (void)q;                                                       \
-        return BETTER(p, q);                                                    \
-    }                                                                           \
-    static const tsr__reduce_ops ops_##FAM##_##NAME = {                         \
-        sizeof(X),                                                              \
-        sizeof(A),                                                              \
-        identity_##FAM##_##NAME,                                                \
-        chunk_##FAM##_##NAME,                                                   \
-        combine_##FAM##_##NAME,                                                 \
-        col_init_##FAM##_##NAME,                                                \
-        col_add_##FAM##_##NAME,                                                 \
-        col_fold_##FAM##_##NAME,                                                \
-        final_##FAM##_##NAME,                                                   \
-        better_##FAM##_##NAME,                                                  \
-        load_##FAM,                                                             \
-        store_##FAM,                                                            \
-        divide_##FAM,                                                           \
-    };
-#define PLAIN(FAM, X, NAME, IDENTITY, OP, BETTER) \
-    COMBINE(FAM, X, X, NAME, IDENTITY, OP, OP, SAME, BETTER)
-
-PLAIN(I, uint64_t, sum, 0, SUM_I, NO_BETTER)
-PLAIN(I, uint64_t, prod, 1, PROD_I, NO_BETTER)
-PLAIN(I, uint64_t, max, (uint64_t)INT64_MIN, MAX_I, BETTER_MAX_I)
-PLAIN(I, uint64_t, min, (uint64_t)INT64_MAX, MIN_I, BETTER_MIN_I)
-PLAIN(I, uint64_t, all, 1, ALL_I, NO_BETTER)
-PLAIN(I, uint64_t, any, 0, ANY_I, NO_BETTER)
-COMBINE(F, float, pair_f, sum, PAIR_F0, add_pf, merge_pf, final_pf, NO_BETTER)
-PLAIN(F, float, prod, 1.0f, PROD_R, NO_BETTER)
-PLAIN(F, float, max, -INFINITY, MAX_R, BETTER_MAX_R)
-PLAIN(F, float, min, INFINITY, MIN_R, BETTER_MIN_R)
-COMBINE(D, double, pair_d, sum, PAIR_D0, add_pd, merge_pd, final_pd, NO_BETTER)
-PLAIN(D, double, prod, 1.0, PROD_R, NO_BETTER)
-PLAIN(D, double, max, -INFINITY, MAX_R, BETTER_MAX_R)
-PLAIN(D, double, min, INFINITY, MIN_R, BETTER_MIN_R)
-PLAIN(CF, tsr__kc64, sum, tsr__kc64_make(0.0f, 0.0f), SUM_CF, NO_BETTER)
-PLAIN(CF, tsr__kc64, prod, tsr__kc64_make(1.0f, 0.0f), PROD_CF, NO_BETTER)
-PLAIN(CD, tsr__kc128, sum, tsr__kc128_make(0.0, 0.0), SUM_CD, NO_BETTER)
-PLAIN(CD, tsr__kc128, prod, tsr__kc128_make(1.0, 0.0), PROD_CD, NO_BETTER)
-
-/* The loops of an op (its elem column names the combine) in a common
- * dtype, or NULL. */
-static const tsr__reduce_ops *ops_for(const char *combine, tsr_dtype common)
-{
-    static const struct {
-        const char *name;
-        const tsr__reduce_ops *i, *f, *d, *cf, *cd;
-    } table[] = {
-        {"sum", &ops_I_sum, &ops_F_sum, &ops_D_sum, &ops_CF_sum, &ops_CD_sum},
-        {"prod", &ops_I_prod, &ops_F_prod, &ops_D_prod, &ops_CF_prod, &ops_CD_prod},
-        {"max", &ops_I_max, &ops_F_max, &ops_D_max, NULL, NULL},
-        {"min", &ops_I_min, &ops_F_min, &ops_D_min, NULL, NULL},
-        {"all", &ops_I_all, NULL, NULL, NULL, NULL},
-        {"any", &ops_I_any, NULL, NULL, NULL, NULL},
-    };
-    for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
-        if (strcmp(table[t].name, combine) != 0)
-            continue;
-        switch (common) {
-        case TSR_BOOL:
-        case TSR_UINT8:
-        case TSR_INT8:
-        case TSR_INT16:
-        case TSR_INT32:
-        case TSR_INT64:
-            return table[t].i;
-        case TSR_FLOAT16:
-        case TSR_BFLOAT16:
-        case TSR_FLOAT32:
-            return table[t].f;
-        case TSR_FLOAT64:
-            return table[t].d;
-        case TSR_COMPLEX32:
-        case TSR_COMPLEX64:
-            return table[t].cf;
-        case TSR_COMPLEX128:
-            return table[t].cd;
-        default:
-            return NULL;
-        }
-    }
-    return NULL;
-}
+#define COL_BYTES (256 * 1024)
 
 /* The element functions' names of core/ops.def, by op: the combines. */
 static const char *const combine_of[TSR__KOP_COUNT] = {
@@ -433,11 +37,21 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
     w->flags = info->flags;
     w->common = (tsr_dtype)k->common;
     w->in_dtype = (tsr_dtype)k->operands[1].dtype;
-    w->ops = ops_for(combine_of[k->op], w->common);
+    w->ops = tsr__reduce_ops_for(combine_of[k->op], w->common);
     if (w->ops == NULL)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED, "\"%s\" not implemented for '%s'", info->stub,
                          tsr_dtype_message_name(w->common));
     w->arg = (info->flags & (TSR__KOPF_INDEX | TSR__KOPF_INDICES)) != 0;
+    w->chunk = w->ops->chunk;
+    w->col_rows = w->ops->col_rows;
+    w->scan = w->ops->scan;
+#if HAVE_AVX2_CLONES
+    if (__builtin_cpu_supports("avx2")) {
+        w->chunk = w->ops->chunk_avx2;
+        w->col_rows = w->ops->col_rows_avx2;
+        w->scan = w->ops->scan_avx2;
+    }
+#endif
     w->in_w = tsr_dtype_itemsize(w->in_dtype);
     w->common_w = tsr_dtype_itemsize(w->common);
     size_t out_w = tsr_dtype_itemsize((tsr_dtype)k->operands[0].dtype);
@@ -476,8 +90,19 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
                  w->rin[w->nred - 1] != (int64_t)w->in_w &&
                  !((info->flags & TSR__KOPF_MEAN) && (info->flags & TSR__KOPF_SKIP_NAN));
     if (w->columns) {
-        w->col_blocks = (w->ksize[w->cdim] + COLS - 1) / COLS;
+        /* blocks of outputs whose LANES rows of accumulators take about
+         * 256 KiB (the second-level cache): the longer the runs of a row
+         * read at once, the better the prefetchers follow them */
+        int64_t width = (int64_t)(COL_BYTES / (LANES * w->ops->msize)) & ~(int64_t)15;
+        w->col_width = w->ksize[w->cdim] < width ? w->ksize[w->cdim] : width;
+        w->col_blocks = (w->ksize[w->cdim] + w->col_width - 1) / w->col_width;
         w->col_units = w->nout / w->ksize[w->cdim] * w->col_blocks;
+        int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
+        w->col_levels = 2;
+        while (nchunks > 1) {
+            nchunks = (nchunks + 1) / 2;
+            w->col_levels++;
+        }
     }
     return TSR_OK;
 }
@@ -591,7 +216,7 @@ static void push_chunks(const tsr__reduce_walk *w, const unsigned char *base, in
     for (int64_t ch = c0; ch < c1; ch++) {
         int64_t r0 = ch * CHUNK, n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
         mval value;
-        w->ops->chunk(chunk_values(w, base, r0, n, buf, nonnan), n, value.b);
+        w->chunk(chunk_values(w, base, r0, n, buf, nonnan), n, value.b);
         push(w, c, value.b, 0);
     }
 }
@@ -616,21 +241,10 @@ static void arg_row(const tsr__reduce_walk *w, const unsigned char *base, unsign
 {
     double buf[CHUNK * ELEMENT_MAX / sizeof(double)];
     mval best;
-    size_t ms = w->ops->xsize;
     int64_t at = 0;
     for (int64_t r0 = 0; r0 < w->R; r0 += CHUNK) {
         int64_t n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
-        const unsigned char *v = chunk_values(w, base, r0, n, buf, NULL);
-        int64_t i = 0;
-        if (r0 == 0) {
-            memcpy(best.b, v, ms);
-            i = 1;
-        }
-        for (; i < n; i++)
-            if (w->ops->better(v + i * (int64_t)ms, best.b)) {
-                memcpy(best.b, v + i * (int64_t)ms, ms);
-                at = r0 + i;
-            }
+        w->scan(chunk_values(w, base, r0, n, buf, NULL), n, r0, r0 == 0, best.b, &at);
     }
     if (w->flags & TSR__KOPF_INDEX) {
         memcpy(out, &at, 8);
@@ -661,19 +275,27 @@ void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
 
 /* ---- columns ------------------------------------------------------------- */
 
-void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end)
+size_t tsr__reduce_column_scratch(const tsr__reduce_walk *w)
+{
+    size_t width = (size_t)w->col_width, ms = w->ops->msize;
+    /* lanes, a converted row (twice), lane 0's values, the counters */
+    return width * (LANES * ms + 3 * ELEMENT_MAX + (size_t)w->col_levels * ms) + 64;
+}
+
+void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *scratch)
 {
     size_t ms = w->ops->msize;
-    int64_t ncols = w->ksize[w->cdim];
+    int64_t ncols = w->ksize[w->cdim], width = w->col_width;
     int64_t n0 = w->rsize[w->nred - 1], s0 = w->rin[w->nred - 1];
-    /* lanes, values of one row, and the counters of every column */
-    double lanes[LANES * COLS * ELEMENT_MAX / sizeof(double)];
-    double row[COLS * ELEMENT_MAX / sizeof(double)];
-    _Alignas(16) unsigned char stack[COL_LEVELS][COLS * ELEMENT_MAX];
-    int level[COL_LEVELS];
+    unsigned char *lanes = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    unsigned char *row = lanes + LANES * width * (int64_t)ms;
+    unsigned char *conv = row + width * ELEMENT_MAX;
+    unsigned char *v = conv + width * ELEMENT_MAX;
+    unsigned char *stack = v + width * ELEMENT_MAX; /* [col_levels][width] accumulators */
+    int level[STACK_MAX];
     for (int64_t u = begin; u < end; u++) {
-        int64_t outer = u / w->col_blocks, col0 = (u % w->col_blocks) * COLS;
-        int nc = (int)(ncols - col0 < COLS ? ncols - col0 : COLS);
+        int64_t outer = u / w->col_blocks, col0 = (u % w->col_blocks) * width;
+        int nc = (int)(ncols - col0 < width ? ncols - col0 : width);
         int64_t oo, oi, ox;
         kept_offsets(w, outer, w->cdim, &oo, &oi, &ox);
         oo += col0 * w->kout[w->cdim];
@@ -682,45 +304,50 @@ void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end)
         for (int64_t r0 = 0; r0 < w->R; r0 += CHUNK) {
             int64_t n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
             w->ops->col_init(lanes, nc);
-            for (int64_t i = 0; i < n; i++) {
-                int64_t r = r0 + i;
-                const unsigned char *p = w->in + oi + row_offset(w, r / n0) + (r % n0) * s0;
-                const void *x = p;
-                if (!w->direct) {
-                    _Alignas(16) unsigned char conv[COLS * ELEMENT_MAX];
-                    const unsigned char *src = p;
-                    if (w->in_dtype != w->common) {
-                        tsr__kernel_convert(p, w->in_dtype, conv, w->common, (size_t)nc);
-                        src = conv;
+            if (w->direct && w->nred == 1) {
+                /* rows at a fixed stride, read where they are */
+                w->col_rows(lanes, w->in + oi + r0 * s0, s0, 0, n, nc);
+            } else {
+                for (int64_t i = 0; i < n; i++) {
+                    int64_t r = r0 + i;
+                    const unsigned char *x = w->in + oi + row_offset(w, r / n0) + (r % n0) * s0;
+                    if (!w->direct) {
+                        const unsigned char *src = x;
+                        if (w->in_dtype != w->common) {
+                            tsr__kernel_convert(x, w->in_dtype, conv, w->common, (size_t)nc);
+                            src = conv;
+                        }
+                        w->ops->load(w->common, src, nc, row, (w->flags & TSR__KOPF_SKIP_NAN) != 0,
+                                     NULL);
+                        x = row;
                     }
-                    w->ops->load(w->common, src, nc, row, (w->flags & TSR__KOPF_SKIP_NAN) != 0,
-                                 NULL);
-                    x = row;
+                    /* one row: lane i % LANES (a chunk starts at lane 0) */
+                    w->col_rows(lanes, x, 0, (int)(i % LANES), 1, nc);
                 }
-                w->ops->col_add(lanes, (int)(i % LANES), x, nc);
             }
             w->ops->col_fold(lanes, nc);
-            /* push lane 0's columns into the counters (one level array) */
-            unsigned char *v = (unsigned char *)lanes;
+            /* lane 0's columns into the counters (one level array) */
+            for (int c = 0; c < nc; c++)
+                w->ops->col_value(lanes, nc, c, v + c * ms);
             int lv = 0;
             while (depth > 0 && level[depth - 1] == lv) {
+                unsigned char *top = stack + (depth - 1) * width * (int64_t)ms;
                 for (int c = 0; c < nc; c++) {
-                    unsigned char *left = stack[depth - 1] + c * ms;
-                    w->ops->combine(left, v + c * ms);
-                    memcpy(v + c * ms, left, ms);
+                    w->ops->combine(top + c * ms, v + c * ms);
+                    memcpy(v + c * ms, top + c * ms, ms);
                 }
                 depth--;
                 lv++;
             }
-            memcpy(stack[depth], v, (size_t)nc * ms);
+            memcpy(stack + depth * width * (int64_t)ms, v, (size_t)nc * ms);
             level[depth++] = lv;
         }
         for (int c = 0; c < nc; c++) {
             mval acc;
-            memcpy(acc.b, stack[depth - 1] + c * ms, ms);
+            memcpy(acc.b, stack + (depth - 1) * width * (int64_t)ms + c * ms, ms);
             for (int i = depth - 2; i >= 0; i--) {
                 mval left;
-                memcpy(left.b, stack[i] + c * ms, ms);
+                memcpy(left.b, stack + i * width * (int64_t)ms + c * ms, ms);
                 w->ops->combine(left.b, acc.b);
                 acc = left;
             }

@@ -26,17 +26,19 @@
 #include "tessera/dtype.h"
 #include "tessera/status.h"
 
-/* Columns per block of the column walk. */
-#define TSR__RED_COLUMNS 64
-
 struct tsr__reduce_ops;
 
 /* A reduction kernel, taken apart for the loops. Strides in bytes. */
 typedef struct tsr__reduce_walk {
     const tsr__kernel *k;
     const struct tsr__reduce_ops *ops; /* the combine in the common dtype's math type */
-    unsigned char *out, *idx;          /* element 0 of the outputs (idx: NULL but max/min) */
-    const unsigned char *in;           /* element 0 of the input */
+    void (*chunk)(const void *x, int64_t n, void *acc); /* ops' chunk, for this CPU */
+    void (*col_rows)(void *lanes, const unsigned char *rows, int64_t stride, int lane0, int64_t n,
+                     int ncols); /* ops' column rows, for this CPU */
+    void (*scan)(const void *v, int64_t n, int64_t base, bool first, void *best,
+                 int64_t *at); /* ops' argmax scan, for this CPU */
+    unsigned char *out, *idx;  /* element 0 of the outputs (idx: NULL but max/min) */
+    const unsigned char *in;   /* element 0 of the input */
     tsr_dtype in_dtype, common;
     size_t in_w, common_w;
     uint32_t flags; /* the op's TSR__KOPF_* */
@@ -50,7 +52,8 @@ typedef struct tsr__reduce_walk {
     /* the column walk: the kept dimension `cdim` is contiguous in the input */
     bool columns;
     int cdim;
-    int64_t col_blocks, col_units;
+    int64_t col_width, col_blocks, col_units;
+    int col_levels; /* of the chunk tree: its counters */
 } tsr__reduce_walk;
 
 /* Takes apart a planned reduction over host memory: host[k] is operand
@@ -64,8 +67,10 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
  * dimensions (the rows walk; any reduction). */
 void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end);
 
-/* Units [begin, end) of the column walk (w->columns): col_units in all. */
-void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end);
+/* Units [begin, end) of the column walk (w->columns): col_units in all,
+ * with `scratch` of tsr__reduce_column_scratch bytes (per thread). */
+size_t tsr__reduce_column_scratch(const tsr__reduce_walk *w);
+void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *scratch);
 
 /* The blocks walk (no position kept): every output has `blocks` whole
  * blocks (R / (CHUNK * BLOCK_CHUNKS)); unit u = o * blocks + b writes

@@ -47,9 +47,10 @@
  * (s, e) of the accumulation type whose value is s + e; an element x goes
  * in by TSR__RED_TWO_SUM_ADD (s + x = t + r exactly, Knuth's two-sum:
  * s = t, e += r) and two accumulators meet by TSR__RED_TWO_SUM_MERGE (the
- * right one's s added so, then its e into e); the result is s + e,
- * rounded once to the result's dtype. Once s is infinite or NaN, e stays 0, so infinities and
- * NaNs come out as a plain sum gives them. This keeps float32 sums within
+ * right one's s added so, then its e into e); the result is s + e
+ * (TSR__RED_TWO_SUM_VALUE), rounded once to the result's dtype; where s is
+ * infinite or NaN it is s, so infinities and NaNs come out as a plain sum
+ * gives them. This keeps float32 sums within
  * about two units in the last place of the exact sum whatever R (PyTorch
  * 1.13's cascade sum errs more, tests/ops/data/reduce.txt's "acc" rows),
  * in float arithmetic alone, which every OpenCL device has. */
@@ -57,15 +58,14 @@
 #define TESSERA_KERNELS_REDUCE_ORDER_H
 
 /* Accumulator lanes inside a chunk, and a chunk's elements (a multiple of
- * the lanes: every chunk starts at lane 0). 16 lanes of 16 sequential
- * additions each: float32 sums stay as accurate as PyTorch's cascade sum
- * (tests/ops/data/reduce.txt's "acc" rows), and the fold costs 15
- * additions per 256 elements. */
+ * the lanes: every chunk starts at lane 0). 16 lanes of 256 sequential
+ * (compensated) additions each: the fold of the lanes, a chain of
+ * dependent steps, costs 15 merges per 4096 elements. */
 #define TSR__RED_LANES 16
-#define TSR__RED_CHUNK 256
+#define TSR__RED_CHUNK 4096
 /* Chunks per block that one thread (or work-group) takes whole when few
  * outputs reduce many elements: a node of the chunk tree (step 4). */
-#define TSR__RED_BLOCK_LOG2 6
+#define TSR__RED_BLOCK_LOG2 4
 #define TSR__RED_BLOCK_CHUNKS (1 << TSR__RED_BLOCK_LOG2)
 
 /* The chunk tree's split of n >= 2 leaves: the largest power of two
@@ -79,23 +79,28 @@ static inline long tsr__red_split(long n)
     return p;
 }
 
-/* s, e: lvalues of type T, the accumulator (value s + e); x: an element
- * (T). s + x is t + r exactly (Knuth's two-sum); r goes into e. */
+/* s, e: lvalues of type T, the accumulator; x: an element (T). s + x is
+ * t + r exactly (Knuth's two-sum); r goes into e. No branch: e may turn
+ * NaN once s is infinite, and TSR__RED_TWO_SUM_VALUE then ignores it. */
 #define TSR__RED_TWO_SUM_ADD(s, e, x, T)                          \
     do {                                                          \
         T tsr__x = (x);                                           \
         T tsr__t = (s) + tsr__x;                                  \
         T tsr__b = tsr__t - (s);                                  \
         T tsr__r = ((s) - (tsr__t - tsr__b)) + (tsr__x - tsr__b); \
-        (e) = tsr__t - tsr__t == 0 ? (e) + tsr__r : (T)0;         \
+        (e) = (e) + tsr__r;                                       \
         (s) = tsr__t;                                             \
     } while (0)
-/* (s, e) += (s2, e2): the same with x = s2, then e2 into e. */
-#define TSR__RED_TWO_SUM_MERGE(s, e, s2, e2, T)   \
-    do {                                          \
-        TSR__RED_TWO_SUM_ADD(s, e, s2, T);        \
-        (e) = (s) - (s) == 0 ? (e) + (e2) : (T)0; \
+/* (s, e) += (s2, e2): s2 added as an element, then e2 into e. */
+#define TSR__RED_TWO_SUM_MERGE(s, e, s2, e2, T) \
+    do {                                        \
+        TSR__RED_TWO_SUM_ADD(s, e, s2, T);      \
+        (e) = (e) + (e2);                       \
     } while (0)
+/* The accumulator's value: s + e, or s itself when s is infinite or NaN
+ * (s never depends on e, and is finite only if every s before it was, so
+ * e is then a finite sum of exact errors). */
+#define TSR__RED_TWO_SUM_VALUE(s, e) ((s) - (s) == 0 ? (s) + (e) : (s))
 
 /* Step 3: folds lane[0 .. LANES) into lane[0]; COMBINE(a, b) is the
  * operation's (+) on two accumulators (an expression). */

@@ -4,6 +4,7 @@
  * kernels/reduce_order.h's order, split over the thread pool in ways that
  * never change a bit (kernels/cpu_reduce.h). Meta tensors get shapes and
  * dtypes; other devices are refused until they run the same descriptor. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,6 +341,7 @@ static void coalesce(tsr__kernel *k)
 typedef struct cpu_job {
     const tsr__reduce_walk *w;
     void *values;
+    atomic_bool failed; /* out of memory */
 } cpu_job;
 
 static void rows_range(void *ctx, int64_t b, int64_t e)
@@ -348,7 +350,14 @@ static void rows_range(void *ctx, int64_t b, int64_t e)
 }
 static void columns_range(void *ctx, int64_t b, int64_t e)
 {
-    tsr__reduce_columns(((cpu_job *)ctx)->w, b, e);
+    cpu_job *j = ctx;
+    void *scratch = malloc(tsr__reduce_column_scratch(j->w));
+    if (scratch == NULL) {
+        atomic_store(&j->failed, true);
+        return;
+    }
+    tsr__reduce_columns(j->w, b, e, scratch);
+    free(scratch);
 }
 static void blocks_range(void *ctx, int64_t b, int64_t e)
 {
@@ -374,14 +383,17 @@ static tsr_status run_cpu(const tsr__kernel *k, unsigned char *host[TSR__KERNEL_
     if (st != TSR_OK || w.nout == 0)
         return st;
     cpu_job j = {.w = &w};
+    atomic_init(&j.failed, false);
     int64_t R = w.R > 0 ? w.R : 1, work = w.nout * R;
     int64_t grain = PARALLEL_MIN / R > 0 ? PARALLEL_MIN / R : 1;
-    if (work < PARALLEL_MIN) {
+    if (work < PARALLEL_MIN && !w.columns) {
         tsr__reduce_rows(&w, 0, w.nout);
     } else if (w.columns) {
-        int64_t per = R * TSR__RED_COLUMNS;
+        int64_t per = R * w.col_width;
         tsr__parallel_for(w.col_units, PARALLEL_MIN / per > 0 ? PARALLEL_MIN / per : 1,
                           columns_range, &j);
+        if (atomic_load(&j.failed))
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     } else if (!w.arg && w.nout < 4 * (int64_t)tsr__threadpool_size() &&
                tsr__reduce_whole_blocks(&w) > 1) {
         int64_t units = w.nout * tsr__reduce_whole_blocks(&w);
