@@ -9,6 +9,7 @@
  * conversion of every kernel) and widened to the math type. */
 #include "kernels/cpu_reduce.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -16,6 +17,10 @@
 #include "kernels/kernels.h"
 
 #define COL_BYTES (256 * 1024)
+/* The column walk takes over reductions of at most SMALL_R elements per
+ * output when there are at least SMALL_OUTPUTS outputs. */
+#define SMALL_R 64
+#define SMALL_OUTPUTS 256
 
 /* The element functions' names of core/ops.def, by op: the combines. */
 static const char *const combine_of[TSR__KOP_COUNT] = {
@@ -80,14 +85,22 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
             w->nout *= size;
         }
     }
-    /* Columns: the kept dimension contiguous in the input, the reduced
-     * innermost one not (its rows would be read across). */
+    /* Columns: a kept dimension contiguous in the input, the reduced
+     * innermost one not (its rows would be read across); or few elements
+     * per output (R <= SMALL_R) and many outputs, where the rows walk
+     * would spend its time between outputs: the kept dimension of the
+     * smallest stride then, its elements gathered. */
     w->cdim = -1;
     for (int d = 0; d < w->nkept; d++)
         if (w->kin[d] == (int64_t)w->in_w && w->ksize[d] > 1)
             w->cdim = d;
+    bool small = w->R <= SMALL_R && w->nout >= SMALL_OUTPUTS;
+    if (w->cdim < 0 && small)
+        for (int d = 0; d < w->nkept; d++)
+            if (w->ksize[d] > 1 && (w->cdim < 0 || llabs(w->kin[d]) < llabs(w->kin[w->cdim])))
+                w->cdim = d;
     w->columns = w->cdim >= 0 && !w->arg && w->nred > 0 && w->R > 1 &&
-                 w->rin[w->nred - 1] != (int64_t)w->in_w &&
+                 (w->rin[w->nred - 1] != (int64_t)w->in_w || small) &&
                  !((info->flags & TSR__KOPF_MEAN) && (info->flags & TSR__KOPF_SKIP_NAN));
     if (w->columns) {
         /* blocks of outputs whose LANES rows of accumulators take about
@@ -275,22 +288,54 @@ void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
 
 /* ---- columns ------------------------------------------------------------- */
 
+/* n elements of `width` bytes at src + i * stride, packed into dst. */
+static void gather(unsigned char *dst, const unsigned char *src, int64_t stride, int n,
+                   size_t width)
+{
+#define GATHER(T)                                          \
+    for (int i = 0; i < n; i++) {                          \
+        T v;                                               \
+        memcpy(&v, src + i * stride, sizeof v);            \
+        memcpy(dst + i * (int64_t)sizeof v, &v, sizeof v); \
+    }
+    switch (width) {
+    case 1:
+        GATHER(uint8_t)
+        break;
+    case 2:
+        GATHER(uint16_t)
+        break;
+    case 4:
+        GATHER(uint32_t)
+        break;
+    case 8:
+        GATHER(uint64_t)
+        break;
+    default:
+        for (int i = 0; i < n; i++)
+            memcpy(dst + i * (int64_t)width, src + i * stride, width);
+    }
+#undef GATHER
+}
+
 size_t tsr__reduce_column_scratch(const tsr__reduce_walk *w)
 {
     size_t width = (size_t)w->col_width, ms = w->ops->msize;
     /* lanes, a converted row (twice), lane 0's values, the counters */
-    return width * (LANES * ms + 3 * ELEMENT_MAX + (size_t)w->col_levels * ms) + 64;
+    return width * (LANES * ms + 4 * ELEMENT_MAX + (size_t)w->col_levels * ms) + 64;
 }
 
 void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *scratch)
 {
     size_t ms = w->ops->msize;
     int64_t ncols = w->ksize[w->cdim], width = w->col_width;
-    int64_t n0 = w->rsize[w->nred - 1], s0 = w->rin[w->nred - 1];
+    int64_t n0 = w->rsize[w->nred - 1], s0 = w->rin[w->nred - 1], cs = w->kin[w->cdim];
+    bool contiguous = cs == (int64_t)w->in_w;
     unsigned char *lanes = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     unsigned char *row = lanes + LANES * width * (int64_t)ms;
     unsigned char *conv = row + width * ELEMENT_MAX;
-    unsigned char *v = conv + width * ELEMENT_MAX;
+    unsigned char *raw = conv + width * ELEMENT_MAX;
+    unsigned char *v = raw + width * ELEMENT_MAX;
     unsigned char *stack = v + width * ELEMENT_MAX; /* [col_levels][width] accumulators */
     int level[STACK_MAX];
     for (int64_t u = begin; u < end; u++) {
@@ -304,13 +349,17 @@ void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, 
         for (int64_t r0 = 0; r0 < w->R; r0 += CHUNK) {
             int64_t n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
             w->ops->col_init(lanes, nc);
-            if (w->direct && w->nred == 1) {
+            if (w->direct && contiguous && w->nred == 1) {
                 /* rows at a fixed stride, read where they are */
                 w->col_rows(lanes, w->in + oi + r0 * s0, s0, 0, n, nc);
             } else {
                 for (int64_t i = 0; i < n; i++) {
                     int64_t r = r0 + i;
                     const unsigned char *x = w->in + oi + row_offset(w, r / n0) + (r % n0) * s0;
+                    if (!contiguous) { /* the row's elements gathered */
+                        gather(raw, x, cs, nc, w->in_w);
+                        x = raw;
+                    }
                     if (!w->direct) {
                         const unsigned char *src = x;
                         if (w->in_dtype != w->common) {

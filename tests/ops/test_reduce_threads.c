@@ -50,6 +50,8 @@ static const job jobs[] = {
     {"sum f32 dim 1 (rows)", TSR_FLOAT32, 2, {N1, N0}, false, 1, {1}},
     {"sum f32 dim 0 (columns)", TSR_FLOAT32, 2, {N0, N1}, false, 1, {0}},
     {"sum f32 dim 1 of a transpose", TSR_FLOAT32, 2, {N1, N0}, true, 1, {1}},
+    {"sum f32 dim 1 of [N/4, 4] (gathered)", TSR_FLOAT32, 2, {N1 * N0 / 4, 4}, false, 1, {1}},
+    {"mean f16 dim 1 of [N/48, 48]", TSR_FLOAT16, 2, {N1 * N0 / 48, 48}, false, 1, {1}},
     {"sum f16 all", TSR_FLOAT16, 1, {N1 * N0}, false, 0, {0}},
     {"mean bf16 dim 0", TSR_BFLOAT16, 2, {N0, N1}, false, 1, {0}},
     {"sum f64 all", TSR_FLOAT64, 1, {N1 * N0}, false, 0, {0}},
@@ -196,7 +198,7 @@ static int check_order(const unsigned char *one)
 {
     int bad = 0;
     const unsigned char *p = one;
-    for (size_t i = 0; i < 4; i++) { /* the float32 sums come first */
+    for (size_t i = 0; i < 5; i++) { /* the float32 sums come first */
         uint64_t n;
         memcpy(&n, p, 8);
         const float *got = (const float *)(p + 8);
@@ -204,7 +206,8 @@ static int check_order(const unsigned char *one)
             float want = i == 0   ? reference_sum(values, 1, N1 * N0)
                          : i == 1 ? reference_sum(values + o * N0, 1, N0)
                          : i == 2 ? reference_sum(values + o, N1, N0)
-                                  : reference_sum(values + o, N1, N0);
+                         : i == 3 ? reference_sum(values + o, N1, N0)
+                                  : reference_sum(values + o * 4, 1, 4);
             /* (job 2 is N0 x N1 row-major: column o steps by N1, as job 3's
              * transposed rows do) */
             if (memcmp(&got[o], &want, 4) != 0) {
