@@ -14,6 +14,7 @@ separated by " | ", '#' starting a comment line:
     id | op | form | dims | keepdim | dtype | base | a | out | ok | dtype | sizes | tol | values | indices
     id | op | form | dims | keepdim | dtype | base | a | out | err | <status> | <message>
     acc | n | seed | torch_sum | exact | torch_err
+    big | op | dtype | [sizes] | dims | seed | dtype | [sizes] | tol | values
 
   op      sum prod mean nansum nanmean amax amin all any argmax argmin
           max min (max/min: torch.max(x, dim), values and indices)
@@ -33,6 +34,10 @@ separated by " | ", '#' starting a comment line:
   err     <status>: the Tessera status name (IndexError -> TSR_ERR_INDEX,
           RuntimeError -> TSR_ERR_RUNTIME, a "not implemented for" dtype
           error -> TSR_ERR_NOT_SUPPORTED); <message>: the exact text
+  big     a large reduction (several chunks of kernels/reduce_order.h):
+          the input is big_values(numel, seed, dtype) in row-major order
+          (the C runner draws the same), reduced along dims (no keepdim),
+          PyTorch's result's dtype, sizes, the tolerance and its values
   acc     the accuracy of float32 sum: n elements drawn by acc_values(n,
           seed) (the C runner draws the same bits), PyTorch's sum (float32
           hex bits), the exact sum rounded to float64 (math.fsum: hex
@@ -54,8 +59,8 @@ import warnings
 
 import torch
 
-from gen_ops_cases import (B, BF16, C32, C64, C128, CLASSIC, COMPLEX, F16, F32, F64, FLOATS, I32,
-                           I64,
+from gen_ops_cases import (B, BF16, C32, C64, C128, CLASSIC, COMPLEX, F16, F32, F64, FLOATS, I8,
+                           I16, I32, I64,
                            U8, dname, hexbits, ints, numel)
 
 warnings.filterwarnings("ignore")
@@ -443,10 +448,64 @@ def gen_accuracy(w):
             struct.pack("<d", exact).hex(), repr(err)]))
 
 
+def big_values(n, seed, dtype, near_one=False):
+    """n values of `dtype` from splitmix64 (the C runner's big_values draws
+    the same): k / 16 for k in -128..127 (exact in every floating dtype),
+    k itself for integers, 1 + k / 4096 for near_one (products)."""
+    parts = 2 if dtype in COMPLEX else 1
+    ks, st = [], seed
+    for _ in range(n * parts):
+        st, z = splitmix(st)
+        ks.append(int((z >> 40) % 256) - 128)
+    if dtype in (B, U8) or not (dtype.is_floating_point or dtype.is_complex):
+        return torch.tensor(ks, dtype=I64).to(dtype)
+    vals = [1 + k / 4096 if near_one else k / 16 for k in ks]
+    t = torch.tensor(vals, dtype=F64)
+    if parts == 2:
+        return torch.view_as_complex(t.reshape(n, 2)).to(dtype)
+    return t.to(dtype)
+
+
+# Large reductions: several chunks and blocks of the order, every walk
+BIG = [
+    ("sum", [F16, BF16, F32, F64, I32, C64, C128], [(3, 9000), (9000, 3), (40000,), (600, 5)]),
+    ("mean", [F16, BF16, F32, F64, C64], [(3, 9000), (9000, 3), (600, 5)]),
+    ("nansum", [F32, F64], [(3, 9000)]),
+    ("prod", [F64, C128, I64], [(3, 9000), (9000, 3)]),
+    ("amax", [F16, F32, F64, I16], [(3, 9000), (9000, 3)]),
+    ("amin", [BF16, F32, I64], [(3, 9000)]),
+    ("argmax", [F32, F64, I32], [(3, 9000), (9000, 3)]),
+    ("argmin", [F16, F32], [(3, 9000)]),
+    ("all", [F32, B], [(3, 9000)]),
+    ("any", [I8, B], [(9000, 3)]),
+]
+
+
+def gen_big(w):
+    seed = 0xB16
+    for op, dtypes, shapes in BIG:
+        for dt in dtypes:
+            for shape in shapes:
+                # few outputs of many elements, or (600, 5): many of few
+                for dims in {(3, 9000): [[1]], (9000, 3): [[0]], (40000,): [None, [0]],
+                             (600, 5): [[1]]}[shape]:
+                    seed += 1
+                    x = big_values(numel(shape), seed, dt, op == "prod").reshape(shape)
+                    r = call(op, x, dims, False, None, None)
+                    wide = torch.complex128 if r.is_complex() else F64
+                    tol = tolerance(op, x, dims, False, r.dtype, r.to(wide)) \
+                        if r.is_floating_point() or r.is_complex() else 0.0
+                    w.lines.append(" | ".join([
+                        "big", op, dname(dt), ints(shape),
+                        "-" if dims is None else ",".join(map(str, dims)), "%d" % seed,
+                        dname(r.dtype), ints(r.shape), "%r" % tol, hexbits(r)]))
+
+
 def main():
     rng = random.Random(SEED)
     w = Writer()
     gen_cases(w, rng)
+    gen_big(w)
     gen_accuracy(w)
     path = os.path.join(DATA, "reduce.txt")
     with open(path, "w") as f:

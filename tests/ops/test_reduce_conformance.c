@@ -334,6 +334,76 @@ static void acc_values(int64_t n, uint64_t seed, uint32_t *out)
     }
 }
 
+/* gen_reduce_cases.py's big_values: k / 16 (k in -128..127) for floating
+ * dtypes, k for integers, 1 + k / 4096 for products, as float64 (or
+ * int64) values converted into `dt` by tsr_tensor_from_data. */
+static tsr_tensor *big_values(int64_t n, uint64_t seed, tsr_dtype dt, bool near_one)
+{
+    int parts = tsr_dtype_is_complex(dt) ? 2 : 1;
+    bool real = tsr_dtype_is_floating_point(dt) || tsr_dtype_is_complex(dt);
+    double *d = malloc(sizeof(double) * (size_t)(n * parts));
+    int64_t *k = malloc(sizeof(int64_t) * (size_t)(n * parts));
+    uint64_t st = seed;
+    for (int64_t i = 0; i < n * parts; i++) {
+        st += 0x9E3779B97F4A7C15u;
+        uint64_t z = st;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+        z ^= z >> 31;
+        k[i] = (int64_t)((z >> 40) % 256) - 128;
+        d[i] = near_one ? 1 + (double)k[i] / 4096 : (double)k[i] / 16;
+    }
+    tsr_tensor_options o = {.has_dtype = true, .dtype = dt};
+    tsr_tensor *t = NULL;
+    tsr_status st2;
+    if (!real)
+        st2 = tsr_tensor_from_data(NULL, 1, &n, TSR_INT64, k, &o, &t);
+    else if (parts == 2)
+        st2 = tsr_tensor_from_data(NULL, 1, &n, TSR_COMPLEX128, d, &o, &t);
+    else
+        st2 = tsr_tensor_from_data(NULL, 1, &n, TSR_FLOAT64, d, &o, &t);
+    free(d);
+    free(k);
+    return st2 == TSR_OK ? t : NULL;
+}
+
+static void run_big(char **f)
+{
+    if (on_meta)
+        return;
+    cases++;
+    const char *op = f[1];
+    tsr_dtype dt = dtype_of(f[2]);
+    int64_t sizes[32], dims[32];
+    int nd = parse_ints(f[3], sizes), ndims = 0;
+    if (strcmp(f[4], "-") != 0) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "[%s]", f[4]);
+        ndims = parse_ints(buf, dims);
+    }
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++)
+        n *= sizes[d];
+    tsr_tensor *flat = big_values(n, strtoull(f[5], NULL, 10), dt, strcmp(op, "prod") == 0);
+    tsr_tensor *x = NULL, *r = NULL;
+    tsr_status st = TSR_STATUS_COUNT;
+    if (flat && tsr_tensor_view(flat, sizes, nd, &x) == TSR_OK) {
+        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+            if (strcmp(ops[i].name, op) == 0)
+                st = ops[i].plain ? ops[i].plain(x, dims, ndims, false, &r)
+                                  : ops[i].with_dtype(x, dims, ndims, false, TSR_NO_DTYPE, &r);
+    }
+    char id[64];
+    snprintf(id, sizeof id, "big %s %s %s", op, f[2], f[3]);
+    if (st != TSR_OK)
+        fail(id, "status", tsr_status_name(st), "TSR_OK");
+    else
+        check_result(id, r, f[6], f[7], strtod(f[8], NULL), f[9]);
+    tsr_tensor_release(flat);
+    tsr_tensor_release(x);
+    tsr_tensor_release(r);
+}
+
 static void run_accuracy(char **f)
 {
     if (on_meta)
@@ -401,6 +471,11 @@ int main(int argc, char **argv)
         int nf = split(line, f);
         if (strcmp(f[0], "acc") == 0) {
             run_accuracy(f);
+            continue;
+        }
+        if (strcmp(f[0], "big") == 0) {
+            if (nf >= 10)
+                run_big(f);
             continue;
         }
         if (only && strcmp(only, f[0]) != 0)
