@@ -420,30 +420,31 @@ static tsr_status refuse_device(const request *q, const tsr_tensor *t)
                      tsr_device_type_name(type));
 }
 
-static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
+/* The arguments, and the devices: cpu and meta compute, the others wait
+ * for their kernels; out= on the input's device. */
+static tsr_status check_request(const request *q, bool want_result, bool want_result2)
 {
-    const tsr_tensor *a = q->a;
     tsr_status st;
-    uint32_t f = q->info->flags;
-    bool pair = (f & TSR__KOPF_INDICES) != 0;
-    if (a == NULL || (q->ndims > 0 && q->dims == NULL) || q->ndims < 0 || q->ndims > TSR_MAX_DIMS ||
-        (!q->out && !result) || (pair && !q->out && !result2) || (pair && q->out && !q->out2))
+    bool pair = (q->info->flags & TSR__KOPF_INDICES) != 0;
+    if (q->a == NULL || (q->ndims > 0 && q->dims == NULL) || q->ndims < 0 ||
+        q->ndims > TSR_MAX_DIMS || (!q->out && !want_result) ||
+        (pair && !q->out && !want_result2) || (pair && q->out && !q->out2))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor and output arguments must not be NULL");
-    if ((f & TSR__KOPF_ONE_DIM) && q->ndims > 1)
+    if ((q->info->flags & TSR__KOPF_ONE_DIM) && q->ndims > 1)
         return tsr__fail(TSR_ERR_TYPE, "%s(): argument 'dim' must be int, not a list of %d",
                          q->name, q->ndims);
     if (q->dtype != TSR_NO_DTYPE && !tsr_dtype_is_valid(q->dtype))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value %d", (int)q->dtype);
-    if ((st = refuse_device(q, a)) != TSR_OK ||
+    if ((st = refuse_device(q, q->a)) != TSR_OK ||
         (q->out && (st = refuse_device(q, q->out)) != TSR_OK) ||
         (q->out2 && (st = refuse_device(q, q->out2)) != TSR_OK))
         return st;
-    tsr_device device = a->storage->device;
-    if ((q->out && !tsr_device_equal(q->out->storage->device, device)) ||
-        (q->out2 && !tsr_device_equal(q->out2->storage->device, device))) {
+    tsr_device device = q->a->storage->device;
+    const tsr_tensor *o = q->out && !tsr_device_equal(q->out->storage->device, device)     ? q->out
+                          : q->out2 && !tsr_device_equal(q->out2->storage->device, device) ? q->out2
+                                                                                           : NULL;
+    if (o) {
         char d1[TSR_DEVICE_STR_MAX], d2[TSR_DEVICE_STR_MAX];
-        const tsr_tensor *o =
-            q->out && !tsr_device_equal(q->out->storage->device, device) ? q->out : q->out2;
         tsr_device_str(device, d1, sizeof d1);
         tsr_device_str(o->storage->device, d2, sizeof d2);
         return tsr__fail(TSR_ERR_RUNTIME,
@@ -451,73 +452,106 @@ static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
                          "devices, %s and %s!",
                          d1, d2);
     }
-    bool mask[TSR_MAX_DIMS];
+    return TSR_OK;
+}
+
+/* PyTorch's checks of dims, empty reductions and dtypes, in its order:
+ * the reduced dimensions, the dtype the elements combine in and the
+ * result's; *trivial for argmax/argmin along a dimension of size 1, which
+ * PyTorch answers with zeros before any kernel (so checks no dtype). */
+static tsr_status check_semantics(request *q, bool mask[TSR_MAX_DIMS], tsr_dtype *common,
+                                  tsr_dtype *rdtype, bool *trivial)
+{
+    const tsr_tensor *a = q->a;
+    const tsr_geometry *g = &a->geometry;
+    tsr_status st;
     if ((st = reduced_dims(q, mask)) != TSR_OK)
         return st;
-    if ((f & TSR__KOPF_NONEMPTY) && (st = check_nonempty(q, mask)) != TSR_OK)
+    if ((q->info->flags & TSR__KOPF_NONEMPTY) && (st = check_nonempty(q, mask)) != TSR_OK)
         return st;
     const char *msg = tsr_dtype_is_complex(a->dtype) ? q->info->no_complex : NULL;
     if (msg)
         return tsr__fail(TSR_ERR_RUNTIME, "%s", msg);
-    tsr_dtype common = TSR_FLOAT32, rdtype = TSR_FLOAT32;
-    if ((st = decide_dtypes(q, &common, &rdtype)) != TSR_OK)
+    if ((st = decide_dtypes(q, common, rdtype)) != TSR_OK)
         return st;
-    f = q->info->flags; /* nansum of integers became sum */
-    bool meta = device.type == TSR_DEVICE_META;
+    uint32_t f = q->info->flags; /* nansum of integers became sum */
+    *trivial = (f & TSR__KOPF_INDEX) && q->ndims == 1 && g->ndim > 0 &&
+               g->sizes[q->dims[0] < 0 ? q->dims[0] + g->ndim : q->dims[0]] == 1;
+    if (a->storage->device.type == TSR_DEVICE_META)
+        return TSR_OK; /* no kernel, no dtype check */
     /* PyTorch checks the dtype where its kernel runs: not for an empty
-     * input, nor for argmax/argmin along a dimension of size 1 (zeros) */
-    const tsr_geometry *g = &a->geometry;
-    bool trivial = (f & TSR__KOPF_INDEX) && q->ndims == 1 && g->ndim > 0 &&
-                   g->sizes[q->dims[0] < 0 ? q->dims[0] + g->ndim : q->dims[0]] == 1;
-    if (!meta && a->numel > 0 && !trivial &&
-        (st = check_compute(q, (f & TSR__KOPF_BOOL_RESULT) ? a->dtype : common)) != TSR_OK)
+     * input */
+    if (a->numel > 0 && !*trivial &&
+        (st = check_compute(q, (f & TSR__KOPF_BOOL_RESULT) ? a->dtype : *common)) != TSR_OK)
         return st;
-    if (!meta && a->numel == 0 && (f & TSR__KOPF_MEAN) && common == TSR_COMPLEX32)
+    if (a->numel == 0 && (f & TSR__KOPF_MEAN) && *common == TSR_COMPLEX32)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED, "\"div_cpu\" not implemented for 'ComplexHalf'");
+    return TSR_OK;
+}
 
-    /* the result's geometry */
+/* The outputs: out= fitted to the result's shape, or new contiguous ones
+ * (fresh, fresh2: the caller's to release on failure). */
+static tsr_status make_outputs(const request *q, const bool mask[TSR_MAX_DIMS], tsr_dtype rdtype,
+                               tsr_tensor **out, tsr_tensor **out2, tsr_tensor **fresh,
+                               tsr_tensor **fresh2)
+{
+    const tsr_geometry *g = &q->a->geometry;
     tsr_geometry rg = {.ndim = 0};
     for (int d = 0; d < g->ndim; d++)
         if (!mask[d] || q->keepdim)
             rg.sizes[rg.ndim++] = mask[d] ? 1 : g->sizes[d];
     tsr_strides_for(rg.ndim, rg.sizes, TSR_CONTIGUOUS_FORMAT, rg.strides);
-    tsr_tensor *fresh = NULL, *fresh2 = NULL, *out = q->out, *out2 = q->out2;
-    if (out) {
-        if ((st = fit_output(out, &rg)) != TSR_OK ||
-            (out2 && (st = fit_output(out2, &rg)) != TSR_OK))
+    tsr_status st;
+    if (q->out) {
+        *out = q->out;
+        *out2 = q->out2;
+        if ((st = fit_output(*out, &rg)) != TSR_OK)
             return st;
-    } else {
-        tsr_client *client = a->storage->client;
-        if ((st = tsr__tensor_alloc(client, device, rdtype, &rg, false, &fresh)) != TSR_OK)
-            return st;
-        if (pair &&
-            (st = tsr__tensor_alloc(client, device, TSR_INT64, &rg, false, &fresh2)) != TSR_OK) {
-            tsr_tensor_release(fresh);
-            return st;
-        }
-        out = fresh;
-        out2 = fresh2;
+        return *out2 ? fit_output(*out2, &rg) : TSR_OK;
     }
+    tsr_client *client = q->a->storage->client;
+    tsr_device device = q->a->storage->device;
+    if ((st = tsr__tensor_alloc(client, device, rdtype, &rg, false, fresh)) != TSR_OK)
+        return st;
+    if ((q->info->flags & TSR__KOPF_INDICES) &&
+        (st = tsr__tensor_alloc(client, device, TSR_INT64, &rg, false, fresh2)) != TSR_OK)
+        return st;
+    *out = *fresh;
+    *out2 = *fresh2;
+    return TSR_OK;
+}
 
-    /* the kernel: the input's dimensions, the output's strides 0 where reduced */
-    tsr__kernel k = {.op = q->op, .common = common, .ndim = g->ndim, .noperands = pair ? 3 : 2};
-    unsigned char *host[TSR__KERNEL_MAX_OPERANDS] = {NULL};
-    memcpy(k.sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
-    const tsr_tensor *ops[3] = {out, a, out2};
-    for (uint32_t i = 0; i < k.noperands; i++) {
-        tsr__kernel_operand *o = &k.operands[i];
-        o->dtype = ops[i]->dtype;
-        o->offset = ops[i]->geometry.offset;
-        if (i == 1)
-            memcpy(o->strides, g->strides, sizeof(int64_t) * (size_t)g->ndim);
-        else
-            output_strides(ops[i], mask, g->ndim, q->keepdim, o->strides);
-        host[i] = ops[i]->storage->data;
-    }
-    coalesce(&k);
-    if (!meta) {
+static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
+{
+    tsr_status st;
+    bool mask[TSR_MAX_DIMS], trivial = false;
+    tsr_dtype common = TSR_FLOAT32, rdtype = TSR_FLOAT32;
+    if ((st = check_request(q, result != NULL, result2 != NULL)) != TSR_OK ||
+        (st = check_semantics(q, mask, &common, &rdtype, &trivial)) != TSR_OK)
+        return st;
+    tsr_tensor *fresh = NULL, *fresh2 = NULL, *out = NULL, *out2 = NULL;
+    if ((st = make_outputs(q, mask, rdtype, &out, &out2, &fresh, &fresh2)) == TSR_OK) {
+        /* the kernel: the input's dimensions, the output's strides 0
+         * where reduced */
+        const tsr_geometry *g = &q->a->geometry;
+        tsr__kernel k = {.op = q->op, .common = common, .ndim = g->ndim, .noperands = out2 ? 3 : 2};
+        unsigned char *host[TSR__KERNEL_MAX_OPERANDS] = {NULL};
+        memcpy(k.sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim);
+        const tsr_tensor *ops[3] = {out, q->a, out2};
+        for (uint32_t i = 0; i < k.noperands; i++) {
+            tsr__kernel_operand *o = &k.operands[i];
+            o->dtype = ops[i]->dtype;
+            o->offset = ops[i]->geometry.offset;
+            if (i == 1)
+                memcpy(o->strides, g->strides, sizeof(int64_t) * (size_t)g->ndim);
+            else
+                output_strides(ops[i], mask, g->ndim, q->keepdim, o->strides);
+            host[i] = ops[i]->storage->data;
+        }
+        coalesce(&k);
         tsr_scalar zero = {.kind = TSR_INT64};
-        st = trivial ? tsr__fill(out, zero) : run_cpu(&k, host);
+        if (q->a->storage->device.type != TSR_DEVICE_META)
+            st = trivial ? tsr__fill(out, zero) : run_cpu(&k, host);
     }
     if (st != TSR_OK) {
         tsr_tensor_release(fresh);
