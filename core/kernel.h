@@ -81,6 +81,23 @@ enum {
                                          and Tessera does not yet, are refused up front:
                                          TSR_ERR_NOT_SUPPORTED "complex exp is not available
                                          yet" */
+    /* The reductions (call REDUCE; "A reduction" below): */
+    TSR__KOPF_REDUCE = 1u << 17,      /* a reduction (call REDUCE), no element function */
+    TSR__KOPF_INT_TO_LONG = 1u << 18, /* bool and integer inputs reduce in int64 unless dtype=
+                                         or out= says otherwise (sum, prod, nansum) */
+    TSR__KOPF_MEAN = 1u << 19,        /* the sum, rounded to the result dtype, divided by the
+                                         count (converted to that dtype first, as PyTorch's
+                                         div_ converts it); inputs must be floating or complex */
+    TSR__KOPF_SKIP_NAN = 1u << 20,    /* NaN elements count as zero (nansum), and not at all in
+                                         nanmean's count */
+    TSR__KOPF_INDEX = 1u << 21,       /* the output holds int64 positions r (argmax, argmin) */
+    TSR__KOPF_INDICES = 1u << 22,     /* a second output, operand 2, holds the int64 positions
+                                         of the values in operand 0 (max/min with a dim) */
+    TSR__KOPF_NONEMPTY = 1u << 23,    /* reducing an empty dimension is PyTorch's IndexError */
+    TSR__KOPF_DTYPE_ARG = 1u << 24,   /* takes dtype= (sum, prod, mean, nansum, nanmean) */
+    TSR__KOPF_ONE_DIM = 1u << 25,     /* takes one dim or none, not a list (prod, all, any,
+                                         argmax, argmin, max, min) */
+    TSR__KOPF_NO_BFLOAT16 = 1u << 26, /* bfloat16 is refused too (prod, beside NO_HALF) */
     TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
@@ -95,6 +112,7 @@ enum {
 #define TSR__KOPF_CALL_UNARY 0
 #define TSR__KOPF_CALL_WIDTH TSR__KOPF_WIDTH
 #define TSR__KOPF_CALL_TERNARY 0
+#define TSR__KOPF_CALL_REDUCE TSR__KOPF_REDUCE
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
 /* The whole flags word of a row. */
@@ -155,6 +173,36 @@ typedef struct tsr__kernel {
                            without alpha, the second scalar input's value, as `scalar` */
     tsr__kernel_operand operands[TSR__KERNEL_MAX_OPERANDS];
 } tsr__kernel;
+
+/* ---- A reduction ----
+ *
+ * A reduction (a row of call REDUCE) is a tsr__kernel like any other,
+ * over the sizes of its input:
+ *   operands[0]  the output (for argmax/argmin: its int64 positions), with
+ *                stride 0 along every reduced dimension and its own
+ *                strides along the kept ones;
+ *   operands[1]  the input, walking every dimension;
+ *   operands[2]  max/min with a dim only (TSR__KOPF_INDICES, noperands
+ *                3): the int64 positions, stride 0 where operand 0 has;
+ *   common       the dtype the elements are converted to before they
+ *                combine: the result's dtype for sum, prod, mean,
+ *                nansum, nanmean (dtype= or out= may choose it; float16
+ *                and bfloat16 accumulate in float, kernels/reduce_order.h),
+ *                bool for all and any (every input element is first made
+ *                0 or 1), the input's for the others.
+ * A dimension is reduced exactly where operand 0 has stride 0 and size
+ * above 1 (an output never overlaps itself: the planner refuses one that
+ * does), and the reduced dimensions appear in the descriptor in their
+ * logical order, outer first: r, the logical index that
+ * kernels/reduce_order.h's order and argmax's positions count, is
+ * row-major over them in descriptor order, whatever their strides. The
+ * planner (libclient/reduce.c) puts the kept dimensions first (sorted by
+ * the input's strides, merged where every operand allows), then the
+ * reduced ones (merged only where the input's strides keep r row-major).
+ * Every address a reduction touches is an ordinary operand element of
+ * that index space, so the daemon's region checks hold for it unchanged;
+ * the daemon refuses reductions for now (TSR_ERR_NOT_SUPPORTED: no device
+ * runs them yet) and the client never sends one. */
 
 /* ---- The OpenCL program ABI (kernels/ generates, the daemon launches) ----
  *

@@ -789,6 +789,11 @@ static tsr_status check_kernel(const tsr__kernel *k)
 {
     if (k->op < TSR__KOP_COPY || k->op >= TSR__KOP_COUNT)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: unknown kernel operation %u", k->op);
+    /* A reduction's descriptor (core/kernel.h) is a valid launch in form,
+     * but no device runs one yet. */
+    if (tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "LAUNCH: %s on devices is not available yet",
+                         tsr__kernel_ops[k->op].name);
     if (k->noperands != 1 + inputs_of(k->op))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: operation %u takes %u operands, not %u",
                          k->op, 1 + inputs_of(k->op), k->noperands);

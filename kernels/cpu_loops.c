@@ -304,6 +304,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_CHECKED ROWS_COMPUTED
 #define ROWS_UNARY ROWS_COMPUTED
 #define ROWS_WIDTH ROWS_COMPUTED
+#define ROWS_REDUCE(ENUM, call, elem, b, i, f, h, c) /* libclient/reduce_cpu.c */
 #define ROW3_OF(fn, elem, family) ROW3_OF_(fn, elem, FAMILY_##family)
 #define ROW3_OF_(fn, elem, ...) ROW3_OF__(fn, elem, __VA_ARGS__)
 #define ROW3_OF__(fn, elem, S, M, IN, OUT, AT, ALPHA, math) \
@@ -445,6 +446,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_UNARY TABLE_COMPUTED
 #define TABLE_WIDTH TABLE_COMPUTED
 #define TABLE_TERNARY TABLE_COMPUTED
+#define TABLE_REDUCE(ENUM, fast, b, i, f, h, c)
 #define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
     [TSR__KOP_##ENUM] = {                                               \
         [TSR_BOOL] = PICK_##b(row_##ENUM##_b8),                         \
@@ -479,6 +481,7 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_UNARY(ENUM, elem)
 #define MOVES_WIDTH(ENUM, elem)
 #define MOVES_TERNARY(ENUM, elem)
+#define MOVES_REDUCE(ENUM, elem)
 
 static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \

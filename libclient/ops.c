@@ -259,6 +259,8 @@ tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor 
 #define TENSOR_OP_TENSOR(name, OP) TENSOR_OP(name, OP)
 #define TENSOR_OP_SCALAR(name, OP) TENSOR_OP(name, OP) SCALAR_OP(name, OP)
 #define TENSOR_OP_UNARY(name, OP) UNARY_OP(name, OP)
+#define TENSOR_OP_REDUCE(name, OP) /* libclient/reduce.c */
+#define TENSOR_OP_REDUCE_DTYPE(name, OP)
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, ...) \
     TENSOR_OP_##api(name, TSR__KOP_##ENUM)
 #include "core/ops.def"
@@ -271,7 +273,8 @@ tsr_status tsr_op_from_name(const char *name, tsr_op *op)
     if (name == NULL || op == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "name and op must not be NULL");
     for (uint32_t k = 1; k < TSR__KOP_COUNT; k++)
-        if (!tsr__kernel_op_has(k, TSR__KOPF_MOVE) && strcmp(tsr__kernel_ops[k].name, name) == 0) {
+        if (!tsr__kernel_op_has(k, TSR__KOPF_MOVE | TSR__KOPF_REDUCE) &&
+            strcmp(tsr__kernel_ops[k].name, name) == 0) {
             *op = k;
             return TSR_OK;
         }
@@ -282,7 +285,7 @@ tsr_status tsr_op_from_name(const char *name, tsr_op *op)
 static const tsr__kernel_op_info *computing(tsr_op op)
 {
     const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
-    return info && !(info->flags & TSR__KOPF_MOVE) ? info : NULL;
+    return info && !(info->flags & (TSR__KOPF_MOVE | TSR__KOPF_REDUCE)) ? info : NULL;
 }
 
 const char *tsr_op_name(tsr_op op)

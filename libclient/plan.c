@@ -577,7 +577,7 @@ static tsr_status check_args(tsr__kernel_op op, const tsr_tensor *a, const tsr_t
                              tsr__out_mode mode, const tsr_tensor *out, tsr_tensor **result)
 {
     const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
-    if (info == NULL || (info->flags & TSR__KOPF_MOVE) != 0)
+    if (info == NULL || (info->flags & (TSR__KOPF_MOVE | TSR__KOPF_REDUCE)) != 0)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid elementwise operation %d", (int)op);
     if (a == NULL || (info->arity == 2 && b == NULL && b_scalar == NULL))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");

@@ -386,6 +386,86 @@ TSR_API tsr_status tsr_addmm_out(const tsr_tensor *self, const tsr_tensor *mat1,
 TSR_API tsr_status tsr_addmm_(tsr_tensor *self, const tsr_tensor *mat1, const tsr_tensor *mat2,
                               tsr_scalar beta, tsr_scalar alpha);
 
+/* ---- Reductions -------------------------------------------------------- */
+/* torch.sum, prod, mean, nansum, nanmean, amax, amin, all, any, argmax,
+ * argmin, and torch.max / torch.min with a dim, with PyTorch 1.13's
+ * semantics and messages (docs/semantics.md, "Reductions"):
+ *   - dims: `ndims` dimensions at `dims` (negative ones wrap; a repeated
+ *     one is TSR_ERR_RUNTIME "dim 0 appears multiple times in the list of
+ *     dims"; out of range is TSR_ERR_INDEX "Dimension out of range
+ *     (expected to be in range of [-2, 1], but got 2)"); ndims 0 reduces
+ *     every dimension (PyTorch's dim=None). prod, all, any, argmax and
+ *     argmin take one dim or none (ndims 0 or 1), as PyTorch does;
+ *   - keepdim keeps each reduced dimension with size 1;
+ *   - dtype (the functions of sum, prod, mean, nansum, nanmean): the dtype
+ *     the elements are converted to and reduced in, or TSR_NO_DTYPE;
+ *   - the result's dtype: sum, prod and nansum of bool and the integers
+ *     give int64, of the others their dtype; mean and nanmean refuse
+ *     integers ("mean(): could not infer output dtype. Input dtype must be
+ *     either a floating point or complex dtype. Got: Long"); all and any
+ *     give bool (uint8 for uint8); argmax, argmin and the indices int64;
+ *     amax, amin, max and min the input's dtype. An out= tensor of sum,
+ *     prod, mean, nansum, nanmean decides the dtype the reduction runs in
+ *     (PyTorch's rule); the others check it ("Expected the dtype for input
+ *     and out to match, ..."). An out= of another shape is resized, as
+ *     PyTorch 1.13 resizes it; one that overlaps itself is refused;
+ *   - empty reductions: sum and nansum give 0, prod 1, all true, any
+ *     false, mean NaN; amax, amin, argmax, argmin, max and min of an empty
+ *     dimension are TSR_ERR_INDEX "amax(): Expected reduction dim 0 to
+ *     have non-zero size." (over every dimension TSR_ERR_RUNTIME, as in
+ *     PyTorch);
+ *   - NaN: max, min, amax, amin propagate it, argmax and argmin take it
+ *     as the extreme (the first NaN), nansum and nanmean skip it; ties go
+ *     to the first index;
+ *   - float16 and bfloat16 accumulate in float32 and round once; the
+ *     order of a sum is fixed by the shape alone (kernels/reduce_order.h),
+ *     so a result has the same bits with any number of threads;
+ *   - a dtype the reduction does not compute in is TSR_ERR_NOT_SUPPORTED
+ *     with PyTorch's message ("\"prod_cpu\" not implemented for 'Half'");
+ *   - cpu tensors compute; meta tensors give shapes and dtypes; tensors of
+ *     other devices are TSR_ERR_NOT_SUPPORTED ("sum on opencl devices is
+ *     not available yet"). */
+
+/* No dtype= (PyTorch's dtype=None). */
+#define TSR_NO_DTYPE ((tsr_dtype)-1)
+
+#define TSR_REDUCE_OP(name)                                                                  \
+    TSR_API tsr_status tsr_##name(const tsr_tensor *a, const int64_t *dims, int ndims,       \
+                                  bool keepdim, tsr_tensor **result);                        \
+    TSR_API tsr_status tsr_##name##_out(const tsr_tensor *a, const int64_t *dims, int ndims, \
+                                        bool keepdim, tsr_tensor *out);
+#define TSR_REDUCE_DTYPE_OP(name)                                                            \
+    TSR_API tsr_status tsr_##name(const tsr_tensor *a, const int64_t *dims, int ndims,       \
+                                  bool keepdim, tsr_dtype dtype, tsr_tensor **result);       \
+    TSR_API tsr_status tsr_##name##_out(const tsr_tensor *a, const int64_t *dims, int ndims, \
+                                        bool keepdim, tsr_dtype dtype, tsr_tensor *out);
+
+TSR_REDUCE_DTYPE_OP(sum)
+TSR_REDUCE_DTYPE_OP(prod)
+TSR_REDUCE_DTYPE_OP(mean)
+TSR_REDUCE_DTYPE_OP(nansum)
+TSR_REDUCE_DTYPE_OP(nanmean)
+TSR_REDUCE_OP(amax)
+TSR_REDUCE_OP(amin)
+TSR_REDUCE_OP(all)
+TSR_REDUCE_OP(any)
+TSR_REDUCE_OP(argmax)
+TSR_REDUCE_OP(argmin)
+
+/* torch.max(a, dim, keepdim) / torch.min: the values (a's dtype) and
+ * their int64 indices along `dim` (the first of equal values; a NaN wins).
+ * The _out forms check both tensors' dtypes ("Expected out tensor to have
+ * dtype float, but got double instead") and resize them. Both results
+ * are written only on success; new ones belong to the caller. */
+TSR_API tsr_status tsr_max_dim(const tsr_tensor *a, int64_t dim, bool keepdim, tsr_tensor **values,
+                               tsr_tensor **indices);
+TSR_API tsr_status tsr_max_dim_out(const tsr_tensor *a, int64_t dim, bool keepdim,
+                                   tsr_tensor *values, tsr_tensor *indices);
+TSR_API tsr_status tsr_min_dim(const tsr_tensor *a, int64_t dim, bool keepdim, tsr_tensor **values,
+                               tsr_tensor **indices);
+TSR_API tsr_status tsr_min_dim_out(const tsr_tensor *a, int64_t dim, bool keepdim,
+                                   tsr_tensor *values, tsr_tensor *indices);
+
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the
  * op table's wire number), so bindings may keep it. */

@@ -120,6 +120,31 @@ static void check_tensors(tsr_client *c)
                 TSR_ERR_INVALID_ARGUMENT, NULL);
 }
 
+/* Reductions run on the cpu only for now: an opencl tensor is refused in
+ * the client, before any LAUNCH (the daemon refuses one too: test_hostile). */
+static void check_reductions(tsr_client *c)
+{
+    int64_t sizes[2] = {3, 4}, dim = 1;
+    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true,
+                            .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *t = NULL, *r = NULL, *i = NULL, *cpu = NULL;
+    ASSERT_OK(tsr_tensor_zeros(c, 2, sizes, &o, &t));
+    ASSERT_OK(tsr_tensor_zeros(NULL, 2, sizes, NULL, &cpu));
+    if (!t || !cpu)
+        return;
+    ASSERT_FAIL(tsr_sum(t, &dim, 1, false, TSR_NO_DTYPE, &r), TSR_ERR_NOT_SUPPORTED,
+                "sum on opencl devices is not available yet");
+    ASSERT_FAIL(tsr_argmax(t, NULL, 0, false, &r), TSR_ERR_NOT_SUPPORTED,
+                "argmax on opencl devices is not available yet");
+    ASSERT_FAIL(tsr_max_dim(t, 0, true, &r, &i), TSR_ERR_NOT_SUPPORTED,
+                "max on opencl devices is not available yet");
+    ASSERT_FAIL(tsr_mean_out(cpu, NULL, 0, false, TSR_NO_DTYPE, t), TSR_ERR_NOT_SUPPORTED,
+                "mean on opencl devices is not available yet");
+    ASSERT_TRUE(r == NULL && i == NULL);
+    tsr_tensor_release(cpu);
+    tsr_tensor_release(t);
+}
+
 static void check_visible(const char *socket)
 {
     tsr_client *c = NULL;
@@ -165,6 +190,7 @@ int main(void)
         check_current_device(c);
         check_transports(c);
         check_tensors(c);
+        check_reductions(c);
         tsr_client_close(c);
     }
     check_visible(d.socket);

@@ -1310,6 +1310,13 @@ static void check_launches(void)
     tsr__kernel *two = CASE("two scalars", TSR_ERR_INVALID_ARGUMENT, NULL);
     two->operands[1].flags = two->operands[2].flags = TSR__KOPERAND_SCALAR;
     CASE("float8 arithmetic", TSR_ERR_NOT_SUPPORTED, NULL)->common = TSR_FLOAT8_E4M3FN;
+    /* a well-formed reduction (core/kernel.h): no device runs one yet */
+    tsr__kernel *red = CASE("a reduction", TSR_ERR_NOT_SUPPORTED,
+                            "LAUNCH: sum on devices is not available yet");
+    red->op = TSR__KOP_SUM;
+    red->noperands = 2;
+    red->operands[0].strides[0] = 0;
+    memset(&red->operands[2], 0, sizeof red->operands[2]);
 #undef CASE
     for (int c = 0; c < n; c++) {
         int got = rq(&a, TSR__OP_LAUNCH, &cases[c].k, &l);

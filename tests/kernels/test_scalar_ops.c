@@ -44,6 +44,8 @@ static tsr_scalar parse_alpha(const char *s)
 /* The op table's tensor-only operations are called by name. */
 #define RUN_INTERNAL(name)
 #define RUN_HAND(name)
+#define RUN_REDUCE(name)
+#define RUN_REDUCE_DTYPE(name)
 #define RUN_TENSOR(name)        \
     if (strcmp(op, #name) == 0) \
         return tsr_##name(a, b, r);

@@ -36,6 +36,9 @@
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
 #define TENSOR_API_HAND(name, X)
+/* reductions: tests/ops/test_reduce_conformance.c */
+#define TENSOR_API_REDUCE(name, X)
+#define TENSOR_API_REDUCE_DTYPE(name, X)
 #define TENSOR_API_TENSOR(name, X) X(tsr_##name) X(tsr_##name##_out) X(tsr_##name##_)
 #define TENSOR_API_UNARY TENSOR_API_TENSOR
 #define TENSOR_API_SCALAR(name, X) \
@@ -449,6 +452,8 @@ ARITH_CALLS(div, , k->mode)
     }
 #define TENSOR_CALLS_INTERNAL(name)
 #define TENSOR_CALLS_HAND(name)
+#define TENSOR_CALLS_REDUCE(name)
+#define TENSOR_CALLS_REDUCE_DTYPE(name)
 #define TENSOR_CALLS_TENSOR(name) TENSOR_CALLS(name)
 #define TENSOR_CALLS_SCALAR(name) ARITH_CALLS(name, )
 #define TENSOR_CALLS_UNARY(name) UNARY_CALLS(name)
@@ -458,6 +463,8 @@ ARITH_CALLS(div, , k->mode)
 
 #define TENSOR_ENTRY_INTERNAL(name)
 #define TENSOR_ENTRY_HAND(name)
+#define TENSOR_ENTRY_REDUCE(name)
+#define TENSOR_ENTRY_REDUCE_DTYPE(name)
 #define TENSOR_ENTRY_TENSOR(name) {#name, call_##name},
 #define TENSOR_ENTRY_SCALAR TENSOR_ENTRY_TENSOR
 #define TENSOR_ENTRY_UNARY TENSOR_ENTRY_TENSOR

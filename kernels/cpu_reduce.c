@@ -1,0 +1,458 @@
+/* The cpu reduction walks (cpu_reduce.h) in kernels/reduce_order.h's
+ * order, over the loops of cpu_reduce_ops.c.
+ *
+ * Elements are read a chunk at a time: when the input's dtype is the math
+ * type as stored (float32, float64, int64, complex64, complex128 reduced
+ * in their own dtype) and the chunk lies in one contiguous run, the lanes
+ * run over the input itself; otherwise the chunk is gathered into a
+ * buffer, converted to the common dtype (tsr__kernel_convert, the
+ * conversion of every kernel) and widened to the math type. */
+#include "kernels/cpu_reduce.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "kernels/cpu_reduce_ops.h"
+#include "kernels/kernels.h"
+
+#define COL_BYTES (256 * 1024)
+/* The column walk takes over reductions of at most SMALL_R elements per
+ * output when there are at least SMALL_OUTPUTS outputs. */
+#define SMALL_R 64
+#define SMALL_OUTPUTS 256
+
+/* The element functions' names of core/ops.def, by op: the combines. */
+static const char *const combine_of[TSR__KOP_COUNT] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, ...) [TSR__KOP_##ENUM] = #elem,
+#include "core/ops.def"
+#undef X
+};
+
+/* ---- the walk ---------------------------------------------------------- */
+
+tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
+                                 unsigned char *const host[TSR__KERNEL_MAX_OPERANDS])
+{
+    memset(w, 0, sizeof *w);
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(k->op);
+    if (info == NULL || !(info->flags & TSR__KOPF_REDUCE))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid reduction %u", k->op);
+    w->k = k;
+    w->flags = info->flags;
+    w->common = (tsr_dtype)k->common;
+    w->in_dtype = (tsr_dtype)k->operands[1].dtype;
+    w->ops = tsr__reduce_ops_for(combine_of[k->op], w->common);
+    if (w->ops == NULL)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "\"%s\" not implemented for '%s'", info->stub,
+                         tsr_dtype_message_name(w->common));
+    w->arg = (info->flags & (TSR__KOPF_INDEX | TSR__KOPF_INDICES)) != 0;
+    w->chunk = w->ops->chunk;
+    w->col_rows = w->ops->col_rows;
+    w->scan = w->ops->scan;
+#if HAVE_AVX2_CLONES
+    if (__builtin_cpu_supports("avx2")) {
+        w->chunk = w->ops->chunk_avx2;
+        w->col_rows = w->ops->col_rows_avx2;
+        w->scan = w->ops->scan_avx2;
+    }
+#endif
+    w->in_w = tsr_dtype_itemsize(w->in_dtype);
+    w->common_w = tsr_dtype_itemsize(w->common);
+    size_t out_w = tsr_dtype_itemsize((tsr_dtype)k->operands[0].dtype);
+    w->direct = w->in_dtype == w->common && !(info->flags & TSR__KOPF_SKIP_NAN) &&
+                (w->common == TSR_FLOAT32 || w->common == TSR_FLOAT64 || w->common == TSR_INT64 ||
+                 w->common == TSR_COMPLEX64 || w->common == TSR_COMPLEX128);
+    w->out = host[0] + k->operands[0].offset * (int64_t)out_w;
+    w->in = host[1] + k->operands[1].offset * (int64_t)w->in_w;
+    if (k->noperands > 2)
+        w->idx = host[2] + k->operands[2].offset * 8;
+    w->nout = 1;
+    w->R = 1;
+    for (int d = 0; d < k->ndim; d++) {
+        int64_t size = k->sizes[d];
+        if (k->operands[0].strides[d] == 0 && size != 1) {
+            w->rsize[w->nred] = size;
+            w->rin[w->nred] = k->operands[1].strides[d] * (int64_t)w->in_w;
+            w->nred++;
+            w->R *= size;
+        } else {
+            w->ksize[w->nkept] = size;
+            w->kout[w->nkept] = k->operands[0].strides[d] * (int64_t)out_w;
+            w->kin[w->nkept] = k->operands[1].strides[d] * (int64_t)w->in_w;
+            w->kidx[w->nkept] = k->noperands > 2 ? k->operands[2].strides[d] * 8 : 0;
+            w->nkept++;
+            w->nout *= size;
+        }
+    }
+    /* Columns: a kept dimension contiguous in the input, the reduced
+     * innermost one not (its rows would be read across); or few elements
+     * per output (R <= SMALL_R) and many outputs, where the rows walk
+     * would spend its time between outputs: the kept dimension of the
+     * smallest stride then, its elements gathered. */
+    w->cdim = -1;
+    for (int d = 0; d < w->nkept; d++)
+        if (w->kin[d] == (int64_t)w->in_w && w->ksize[d] > 1)
+            w->cdim = d;
+    bool small = w->R <= SMALL_R && w->nout >= SMALL_OUTPUTS;
+    if (w->cdim < 0 && small)
+        for (int d = 0; d < w->nkept; d++)
+            if (w->ksize[d] > 1 && (w->cdim < 0 || llabs(w->kin[d]) < llabs(w->kin[w->cdim])))
+                w->cdim = d;
+    w->columns = w->cdim >= 0 && !w->arg && w->nred > 0 && w->R > 1 &&
+                 (w->rin[w->nred - 1] != (int64_t)w->in_w || small) &&
+                 !((info->flags & TSR__KOPF_MEAN) && (info->flags & TSR__KOPF_SKIP_NAN));
+    if (w->columns) {
+        /* blocks of outputs whose LANES rows of accumulators take about
+         * 256 KiB (the second-level cache): the longer the runs of a row
+         * read at once, the better the prefetchers follow them */
+        int64_t width = (int64_t)(COL_BYTES / (LANES * w->ops->msize)) & ~(int64_t)15;
+        w->col_width = w->ksize[w->cdim] < width ? w->ksize[w->cdim] : width;
+        w->col_blocks = (w->ksize[w->cdim] + w->col_width - 1) / w->col_width;
+        w->col_units = w->nout / w->ksize[w->cdim] * w->col_blocks;
+        int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
+        w->col_levels = 2;
+        while (nchunks > 1) {
+            nchunks = (nchunks + 1) / 2;
+            w->col_levels++;
+        }
+    }
+    return TSR_OK;
+}
+
+/* Byte offsets of output element o (row-major over the kept dimensions,
+ * leaving out `skip`, or -1) in the output, input and indices. */
+static void kept_offsets(const tsr__reduce_walk *w, int64_t o, int skip, int64_t *out, int64_t *in,
+                         int64_t *idx)
+{
+    *out = *in = *idx = 0;
+    for (int d = w->nkept - 1; d >= 0; d--) {
+        if (d == skip)
+            continue;
+        int64_t i = o % w->ksize[d];
+        o /= w->ksize[d];
+        *out += i * w->kout[d];
+        *in += i * w->kin[d];
+        *idx += i * w->kidx[d];
+    }
+}
+
+/* Byte offset in the input of reduced row `row` (dimensions 0..nred-2,
+ * row-major). */
+static int64_t row_offset(const tsr__reduce_walk *w, int64_t row)
+{
+    int64_t off = 0;
+    for (int d = w->nred - 2; d >= 0; d--) {
+        off += (row % w->rsize[d]) * w->rin[d];
+        row /= w->rsize[d];
+    }
+    return off;
+}
+
+/* Elements r0 .. r0+n-1 (n <= CHUNK) of the reduction at input `base`,
+ * as math values: a pointer into the input (direct), or `buf` filled. */
+static const void *chunk_values(const tsr__reduce_walk *w, const unsigned char *base, int64_t r0,
+                                int64_t n, void *buf, int64_t *nonnan)
+{
+    int64_t n0 = w->nred ? w->rsize[w->nred - 1] : 1, s0 = w->nred ? w->rin[w->nred - 1] : 0;
+    int64_t row = r0 / n0, pos = r0 % n0;
+    if (w->direct && pos + n <= n0 && (s0 == (int64_t)w->in_w || n == 1)) {
+        if (nonnan)
+            *nonnan += n;
+        return base + row_offset(w, row) + pos * s0;
+    }
+    _Alignas(16) unsigned char raw[CHUNK * ELEMENT_MAX];
+    _Alignas(16) unsigned char conv[CHUNK * ELEMENT_MAX];
+    size_t iw = w->in_w;
+    for (int64_t got = 0; got < n; row++, pos = 0) {
+        const unsigned char *p = base + row_offset(w, row) + pos * s0;
+        int64_t m = n0 - pos < n - got ? n0 - pos : n - got;
+        if (s0 == (int64_t)iw)
+            memcpy(raw + got * (int64_t)iw, p, (size_t)m * iw);
+        else
+            for (int64_t i = 0; i < m; i++)
+                memcpy(raw + (got + i) * (int64_t)iw, p + i * s0, iw);
+        got += m;
+    }
+    const unsigned char *src = raw;
+    if (w->in_dtype != w->common) {
+        tsr__kernel_convert(raw, w->in_dtype, conv, w->common, (size_t)n);
+        src = conv;
+    }
+    w->ops->load(w->common, src, n, buf, (w->flags & TSR__KOPF_SKIP_NAN) != 0, nonnan);
+    return buf;
+}
+
+/* The binary counter of step 4. */
+typedef struct counter {
+    mval v[STACK_MAX];
+    int level[STACK_MAX];
+    int n;
+} counter;
+
+static void push(const tsr__reduce_walk *w, counter *c, const void *value, int level)
+{
+    mval v;
+    memcpy(v.b, value, w->ops->msize);
+    while (c->n > 0 && c->level[c->n - 1] == level) {
+        mval left = c->v[c->n - 1];
+        w->ops->combine(left.b, v.b);
+        v = left;
+        c->n--;
+        level++;
+    }
+    c->v[c->n] = v;
+    c->level[c->n++] = level;
+}
+
+/* The counter's value: its stack folded from the top (identity if empty). */
+static void fold(const tsr__reduce_walk *w, const counter *c, void *result)
+{
+    if (c->n == 0) {
+        w->ops->identity(result);
+        return;
+    }
+    mval acc = c->v[c->n - 1];
+    for (int i = c->n - 2; i >= 0; i--) {
+        mval left = c->v[i];
+        w->ops->combine(left.b, acc.b);
+        acc = left;
+    }
+    memcpy(result, acc.b, w->ops->msize);
+}
+
+/* Chunks [c0, c1) of the reduction at `base` pushed into `c`. */
+static void push_chunks(const tsr__reduce_walk *w, const unsigned char *base, int64_t c0,
+                        int64_t c1, counter *c, int64_t *nonnan)
+{
+    double buf[CHUNK * ELEMENT_MAX / sizeof(double)];
+    for (int64_t ch = c0; ch < c1; ch++) {
+        int64_t r0 = ch * CHUNK, n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
+        mval value;
+        w->chunk(chunk_values(w, base, r0, n, buf, nonnan), n, value.b);
+        push(w, c, value.b, 0);
+    }
+}
+
+/* Stores an output element's value: mean divides first. */
+static void store_result(const tsr__reduce_walk *w, const void *acc, int64_t count,
+                         unsigned char *dst)
+{
+    mval x;
+    void *value = x.b;
+    w->ops->final(acc, value);
+    w->ops->store(w->common, value, dst);
+    if (w->flags & TSR__KOPF_MEAN) {
+        w->ops->load(w->common, dst, 1, value, false, NULL);
+        w->ops->divide(w->common, value, count);
+        w->ops->store(w->common, value, dst);
+    }
+}
+
+static void arg_row(const tsr__reduce_walk *w, const unsigned char *base, unsigned char *out,
+                    unsigned char *idx)
+{
+    double buf[CHUNK * ELEMENT_MAX / sizeof(double)];
+    mval best;
+    int64_t at = 0;
+    for (int64_t r0 = 0; r0 < w->R; r0 += CHUNK) {
+        int64_t n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
+        w->scan(chunk_values(w, base, r0, n, buf, NULL), n, r0, r0 == 0, best.b, &at);
+    }
+    if (w->flags & TSR__KOPF_INDEX) {
+        memcpy(out, &at, 8);
+        return;
+    }
+    w->ops->store(w->common, best.b, out);
+    memcpy(idx, &at, 8);
+}
+
+void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
+{
+    int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
+    for (int64_t o = begin; o < end; o++) {
+        int64_t oo, oi, ox;
+        kept_offsets(w, o, -1, &oo, &oi, &ox);
+        if (w->arg) {
+            arg_row(w, w->in + oi, w->out + oo, w->idx ? w->idx + ox : NULL);
+            continue;
+        }
+        counter c = {.n = 0};
+        int64_t nonnan = 0;
+        push_chunks(w, w->in + oi, 0, nchunks, &c, &nonnan);
+        mval value;
+        fold(w, &c, value.b);
+        store_result(w, value.b, (w->flags & TSR__KOPF_SKIP_NAN) ? nonnan : w->R, w->out + oo);
+    }
+}
+
+/* ---- columns ------------------------------------------------------------- */
+
+/* n elements of `width` bytes at src + i * stride, packed into dst. */
+static void gather(unsigned char *dst, const unsigned char *src, int64_t stride, int n,
+                   size_t width)
+{
+#define GATHER(T)                                          \
+    for (int i = 0; i < n; i++) {                          \
+        T v;                                               \
+        memcpy(&v, src + i * stride, sizeof v);            \
+        memcpy(dst + i * (int64_t)sizeof v, &v, sizeof v); \
+    }
+    switch (width) {
+    case 1:
+        GATHER(uint8_t)
+        break;
+    case 2:
+        GATHER(uint16_t)
+        break;
+    case 4:
+        GATHER(uint32_t)
+        break;
+    case 8:
+        GATHER(uint64_t)
+        break;
+    default:
+        for (int i = 0; i < n; i++)
+            memcpy(dst + i * (int64_t)width, src + i * stride, width);
+    }
+#undef GATHER
+}
+
+size_t tsr__reduce_column_scratch(const tsr__reduce_walk *w)
+{
+    size_t width = (size_t)w->col_width, ms = w->ops->msize;
+    /* lanes, a converted row (twice), lane 0's values, the counters */
+    return width * (LANES * ms + 4 * ELEMENT_MAX + (size_t)w->col_levels * ms) + 64;
+}
+
+void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *scratch)
+{
+    size_t ms = w->ops->msize;
+    int64_t ncols = w->ksize[w->cdim], width = w->col_width;
+    int64_t n0 = w->rsize[w->nred - 1], s0 = w->rin[w->nred - 1], cs = w->kin[w->cdim];
+    bool contiguous = cs == (int64_t)w->in_w;
+    unsigned char *lanes = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    unsigned char *row = lanes + LANES * width * (int64_t)ms;
+    unsigned char *conv = row + width * ELEMENT_MAX;
+    unsigned char *raw = conv + width * ELEMENT_MAX;
+    unsigned char *v = raw + width * ELEMENT_MAX;
+    unsigned char *stack = v + width * ELEMENT_MAX; /* [col_levels][width] accumulators */
+    int level[STACK_MAX];
+    for (int64_t u = begin; u < end; u++) {
+        int64_t outer = u / w->col_blocks, col0 = (u % w->col_blocks) * width;
+        int nc = (int)(ncols - col0 < width ? ncols - col0 : width);
+        int64_t oo, oi, ox;
+        kept_offsets(w, outer, w->cdim, &oo, &oi, &ox);
+        oo += col0 * w->kout[w->cdim];
+        oi += col0 * w->kin[w->cdim];
+        int depth = 0;
+        for (int64_t r0 = 0; r0 < w->R; r0 += CHUNK) {
+            int64_t n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
+            w->ops->col_init(lanes, nc);
+            if (w->direct && contiguous && w->nred == 1) {
+                /* rows at a fixed stride, read where they are */
+                w->col_rows(lanes, w->in + oi + r0 * s0, s0, 0, n, nc);
+            } else {
+                for (int64_t i = 0; i < n; i++) {
+                    int64_t r = r0 + i;
+                    const unsigned char *x = w->in + oi + row_offset(w, r / n0) + (r % n0) * s0;
+                    if (!contiguous) { /* the row's elements gathered */
+                        gather(raw, x, cs, nc, w->in_w);
+                        x = raw;
+                    }
+                    if (!w->direct) {
+                        const unsigned char *src = x;
+                        if (w->in_dtype != w->common) {
+                            tsr__kernel_convert(x, w->in_dtype, conv, w->common, (size_t)nc);
+                            src = conv;
+                        }
+                        w->ops->load(w->common, src, nc, row, (w->flags & TSR__KOPF_SKIP_NAN) != 0,
+                                     NULL);
+                        x = row;
+                    }
+                    /* one row: lane i % LANES (a chunk starts at lane 0) */
+                    w->col_rows(lanes, x, 0, (int)(i % LANES), 1, nc);
+                }
+            }
+            w->ops->col_fold(lanes, nc);
+            /* lane 0's columns into the counters (one level array) */
+            for (int c = 0; c < nc; c++)
+                w->ops->col_value(lanes, nc, c, v + c * ms);
+            int lv = 0;
+            while (depth > 0 && level[depth - 1] == lv) {
+                unsigned char *top = stack + (depth - 1) * width * (int64_t)ms;
+                for (int c = 0; c < nc; c++) {
+                    w->ops->combine(top + c * ms, v + c * ms);
+                    memcpy(v + c * ms, top + c * ms, ms);
+                }
+                depth--;
+                lv++;
+            }
+            memcpy(stack + depth * width * (int64_t)ms, v, (size_t)nc * ms);
+            level[depth++] = lv;
+        }
+        for (int c = 0; c < nc; c++) {
+            mval acc;
+            memcpy(acc.b, stack + (depth - 1) * width * (int64_t)ms + c * ms, ms);
+            for (int i = depth - 2; i >= 0; i--) {
+                mval left;
+                memcpy(left.b, stack + i * width * (int64_t)ms + c * ms, ms);
+                w->ops->combine(left.b, acc.b);
+                acc = left;
+            }
+            store_result(w, acc.b, w->R, w->out + oo + c * w->kout[w->cdim]);
+        }
+    }
+}
+
+/* ---- blocks ---------------------------------------------------------------- */
+
+int64_t tsr__reduce_whole_blocks(const tsr__reduce_walk *w)
+{
+    return w->R / ((int64_t)CHUNK * TSR__RED_BLOCK_CHUNKS);
+}
+
+size_t tsr__reduce_value_size(const tsr__reduce_walk *w)
+{
+    return w->ops->msize + sizeof(int64_t); /* the value, then nanmean's count */
+}
+
+void tsr__reduce_blocks(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *values)
+{
+    int64_t nb = tsr__reduce_whole_blocks(w);
+    size_t vs = tsr__reduce_value_size(w);
+    for (int64_t u = begin; u < end; u++) {
+        int64_t o = u / nb, b = u % nb;
+        int64_t oo, oi, ox;
+        kept_offsets(w, o, -1, &oo, &oi, &ox);
+        counter c = {.n = 0};
+        int64_t nonnan = 0;
+        push_chunks(w, w->in + oi, b * TSR__RED_BLOCK_CHUNKS, (b + 1) * TSR__RED_BLOCK_CHUNKS, &c,
+                    &nonnan);
+        unsigned char *slot = (unsigned char *)values + u * (int64_t)vs;
+        memcpy(slot, c.v[0].b, w->ops->msize); /* a whole block is one node */
+        memcpy(slot + w->ops->msize, &nonnan, sizeof nonnan);
+    }
+}
+
+void tsr__reduce_finish(const tsr__reduce_walk *w, int64_t o, const void *values)
+{
+    int64_t nb = tsr__reduce_whole_blocks(w);
+    size_t vs = tsr__reduce_value_size(w);
+    int64_t oo, oi, ox;
+    kept_offsets(w, o, -1, &oo, &oi, &ox);
+    counter c = {.n = 0};
+    int64_t nonnan = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        const unsigned char *slot = (const unsigned char *)values + (o * nb + b) * (int64_t)vs;
+        int64_t k;
+        memcpy(&k, slot + w->ops->msize, sizeof k);
+        nonnan += k;
+        push(w, &c, slot, TSR__RED_BLOCK_LOG2);
+    }
+    int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
+    push_chunks(w, w->in + oi, nb * TSR__RED_BLOCK_CHUNKS, nchunks, &c, &nonnan);
+    mval value;
+    fold(w, &c, value.b);
+    store_result(w, value.b, (w->flags & TSR__KOPF_SKIP_NAN) ? nonnan : w->R, w->out + oo);
+}

@@ -1,0 +1,620 @@
+/* The loops of every reduction combine in every family of math types
+ * (cpu_reduce_ops.h), in kernels/reduce_order.h's order: 64-bit wrapping
+ * integers (bool and the integers), float (float16, bfloat16, float32),
+ * double, complex64 (complex32 only for an empty reduction's identity),
+ * complex128. Each family loads elements of its common dtypes into its
+ * math type and stores them back; each combine has its chunk (lanes and
+ * their fold), its column rows and its argmax scan, the hot ones built
+ * twice, for the baseline and for AVX2, from the same source. */
+#include "kernels/cpu_reduce_ops.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernels/scalar_ops.h"
+
+/* ---- families: math type, load, store, divide ----------------------------- */
+
+static void load_I(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
+                   int64_t *nonnan)
+{
+    (void)skip_nan;
+    uint64_t *d = dst;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *p = src + i * (int64_t)tsr_dtype_itemsize(common);
+        uint16_t h;
+        uint32_t s;
+        switch (common) {
+        case TSR_BOOL:
+            d[i] = tsr__k_b8_in(p[0]);
+            break;
+        case TSR_UINT8:
+            d[i] = tsr__k_u8_in(p[0]);
+            break;
+        case TSR_INT8:
+            d[i] = tsr__k_i8_in(p[0]);
+            break;
+        case TSR_INT16:
+            memcpy(&h, p, 2);
+            d[i] = tsr__k_i16_in(h);
+            break;
+        case TSR_INT32:
+            memcpy(&s, p, 4);
+            d[i] = tsr__k_i32_in(s);
+            break;
+        default:
+            memcpy(&d[i], p, 8);
+            break;
+        }
+    }
+    if (nonnan)
+        *nonnan += n;
+}
+
+static void store_I(tsr_dtype common, const void *m, unsigned char *dst)
+{
+    uint64_t v = *(const uint64_t *)m;
+    if (common == TSR_BOOL)
+        dst[0] = tsr__k_b8_out(v);
+    else
+        memcpy(dst, &v, tsr_dtype_itemsize(common)); /* the low bytes (little endian) */
+}
+
+static void divide_I(tsr_dtype common, void *m, int64_t count)
+{
+    (void)common, (void)m, (void)count; /* mean never computes in integers */
+}
+
+/* nansum: NaN elements become 0 and leave the count (*nonnan). */
+#define skip_nans(d, n, skip_nan, nonnan)        \
+    do {                                         \
+        int64_t ok_ = (n);                       \
+        if (skip_nan)                            \
+            for (int64_t i_ = 0; i_ < (n); i_++) \
+                if ((d)[i_] != (d)[i_]) {        \
+                    (d)[i_] = 0;                 \
+                    ok_--;                       \
+                }                                \
+        if (nonnan)                              \
+            *(nonnan) += ok_;                    \
+    } while (0)
+
+static void load_F(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
+                   int64_t *nonnan)
+{
+    float *d = dst;
+    if (common == TSR_FLOAT32) {
+        memcpy(d, src, (size_t)n * sizeof(float));
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t h;
+            memcpy(&h, src + 2 * i, 2);
+            d[i] = common == TSR_FLOAT16 ? tsr__k_f16_in(h) : tsr__k_bf16_in(h);
+        }
+    }
+    skip_nans(d, n, skip_nan, nonnan);
+}
+
+static void store_F(tsr_dtype common, const void *m, unsigned char *dst)
+{
+    float v = *(const float *)m;
+    uint16_t h;
+    if (common == TSR_FLOAT32) {
+        memcpy(dst, &v, 4);
+        return;
+    }
+    h = common == TSR_FLOAT16 ? tsr__k_f16_out(v) : tsr__k_bf16_out(v);
+    memcpy(dst, &h, 2);
+}
+
+/* The count as PyTorch's div_ sees it: converted to the dtype first. */
+static float count_F(tsr_dtype common, int64_t count)
+{
+    float c = (float)count;
+    if (common == TSR_FLOAT16)
+        return tsr__k_f16_in(tsr__k_f16_out(c));
+    if (common == TSR_BFLOAT16)
+        return tsr__k_bf16_in(tsr__k_bf16_out(c));
+    return c;
+}
+
+static void divide_F(tsr_dtype common, void *m, int64_t count)
+{
+    *(float *)m = *(float *)m / count_F(common, count);
+}
+
+static void load_D(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, bool skip_nan,
+                   int64_t *nonnan)
+{
+    (void)common;
+    double *d = dst;
+    memcpy(d, src, (size_t)n * sizeof(double));
+    skip_nans(d, n, skip_nan, nonnan);
+}
+
+static void store_D(tsr_dtype common, const void *m, unsigned char *dst)
+{
+    (void)common;
+    memcpy(dst, m, sizeof(double));
+}
+
+static void divide_D(tsr_dtype common, void *m, int64_t count)
+{
+    (void)common;
+    *(double *)m = *(double *)m / (double)count;
+}
+
+/* complex32 computes in complex64 (only the identity of an empty
+ * reduction reaches it: PyTorch refuses complex32 before any element) */
+static tsr__kc64 c32_value(const unsigned char *p)
+{
+    uint16_t re, im;
+    memcpy(&re, p, 2);
+    memcpy(&im, p + 2, 2);
+    return tsr__k_c32_in(re, im);
+}
+static void c32_store(tsr__kc64 z, unsigned char *p)
+{
+    uint16_t re = tsr__k_f16_out(z.re), im = tsr__k_f16_out(z.im);
+    memcpy(p, &re, 2);
+    memcpy(p + 2, &im, 2);
+}
+
+#define COMPLEX_FAMILY(FAM, Z, T)                                                            \
+    static void load_##FAM(tsr_dtype common, const unsigned char *src, int64_t n, void *dst, \
+                           bool skip_nan, int64_t *nonnan)                                   \
+    {                                                                                        \
+        (void)skip_nan;                                                                      \
+        if (common == TSR_COMPLEX32)                                                         \
+            for (int64_t i = 0; i < n; i++)                                                  \
+                ((tsr__kc64 *)dst)[i] = c32_value(src + 4 * i);                              \
+        else                                                                                 \
+            memcpy(dst, src, (size_t)n * sizeof(Z));                                         \
+        if (nonnan)                                                                          \
+            *nonnan += n;                                                                    \
+    }                                                                                        \
+    static void store_##FAM(tsr_dtype common, const void *m, unsigned char *dst)             \
+    {                                                                                        \
+        if (common == TSR_COMPLEX32)                                                         \
+            c32_store(*(const tsr__kc64 *)m, dst);                                           \
+        else                                                                                 \
+            memcpy(dst, m, sizeof(Z));                                                       \
+    }                                                                                        \
+    static void divide_##FAM(tsr_dtype common, void *m, int64_t count)                       \
+    {                                                                                        \
+        (void)common;                                                                        \
+        *(Z *)m = Z##_div(*(Z *)m, Z##_make((T)count, 0)); /* c10's complex quotient */      \
+    }
+COMPLEX_FAMILY(CF, tsr__kc64, float)
+COMPLEX_FAMILY(CD, tsr__kc128, double)
+
+/* ---- combines ------------------------------------------------------------- */
+
+#define SUM_I(a, b) ((a) + (b)) /* uint64_t: wraps */
+#define PROD_I(a, b) ((a) * (b))
+#define MAX_I(a, b) ((int64_t)(b) > (int64_t)(a) ? (b) : (a))
+#define MIN_I(a, b) ((int64_t)(b) < (int64_t)(a) ? (b) : (a))
+#define ALL_I(a, b) ((a) & (b))
+#define ANY_I(a, b) ((a) | (b))
+#define BETTER_MAX_I(v, b) ((int64_t)(v) > (int64_t)(b))
+#define BETTER_MIN_I(v, b) ((int64_t)(v) < (int64_t)(b))
+#define PROD_R(a, b) ((a) * (b))
+/* NaN propagates (the first one met); ties keep the earlier value. */
+#define MAX_R(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (b) > (a) ? (b) : (a))
+#define MIN_R(a, b) ((a) != (a) ? (a) : (b) != (b) ? (b) : (b) < (a) ? (b) : (a))
+/* argmax: a NaN is the largest, the first of equals wins. */
+#define BETTER_MAX_R(v, b) ((b) == (b) && ((v) != (v) || (v) > (b)))
+#define BETTER_MIN_R(v, b) ((b) == (b) && ((v) != (v) || (v) < (b)))
+#define SUM_CF(a, b) tsr__kc64_make((a).re + (b).re, (a).im + (b).im)
+#define PROD_CF(a, b) tsr__kc64_mul(a, b)
+#define SUM_CD(a, b) tsr__kc128_make((a).re + (b).re, (a).im + (b).im)
+#define PROD_CD(a, b) tsr__kc128_mul(a, b)
+#define NO_BETTER(v, b) ((void)(v), (void)(b), 0)
+#define SAME(a) (a)
+
+/* The hot loops are built twice: for the baseline and for AVX2 (picked at
+ * run time). The same operations in the same order: no bit changes (no
+ * fused multiply-add: contraction is off). */
+/* the generic loops of an op that has vector ones too */
+#define MAYBE_UNUSED __attribute__((unused))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_AVX2_CLONES 1
+#define TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define HAVE_AVX2_CLONES 0
+#define TARGET_AVX2
+#endif
+
+/* Steps 2 and 3 of the order over one chunk, result in *result. */
+#define CHUNK_PLAIN(NAME, ATTR, X, IDENTITY, OP)                                \
+    static ATTR MAYBE_UNUSED void NAME(const void *xv, int64_t n, void *result) \
+    {                                                                           \
+        const X *x = xv;                                                        \
+        X lane[LANES];                                                          \
+        for (int j = 0; j < LANES; j++)                                         \
+            lane[j] = IDENTITY;                                                 \
+        int64_t i = 0;                                                          \
+        for (; i + LANES <= n; i += LANES)                                      \
+            for (int j = 0; j < LANES; j++)                                     \
+                lane[j] = OP(lane[j], x[i + j]);                                \
+        for (int j = 0; i + j < n; j++)                                         \
+            lane[j] = OP(lane[j], x[i + j]);                                    \
+        TSR__RED_FOLD_LANES(lane, OP);                                          \
+        *(X *)result = lane[0];                                                 \
+    }
+/* The same for compensated sums: the lanes' s and e parts apart. */
+/* The same for compensated sums, the lanes' s and e parts in vectors of
+ * 32 bytes (GCC's and clang's vector extension: elementwise IEEE
+ * operations, one AVX2 register or two SSE ones each), so that the
+ * compiler cannot miss the vectorisation. Lane j is element j % W of
+ * vector j / W. */
+#define CHUNK_PAIR(NAME, ATTR, T, VT, P)                                   \
+    static ATTR void NAME(const void *xv, int64_t n, void *result)         \
+    {                                                                      \
+        enum { W = sizeof(VT) / sizeof(T), K = LANES / W };                \
+        const T *x = xv;                                                   \
+        VT sv[K], ev[K];                                                   \
+        for (int k = 0; k < K; k++)                                        \
+            sv[k] = ev[k] = (VT){0};                                       \
+        int64_t i = 0;                                                     \
+        for (; i + LANES <= n; i += LANES)                                 \
+            for (int k = 0; k < K; k++) {                                  \
+                VT v;                                                      \
+                memcpy(&v, x + i + k * W, sizeof v);                       \
+                TSR__RED_TWO_SUM_ADD(sv[k], ev[k], v, VT);                 \
+            }                                                              \
+        T s[LANES], e[LANES];                                              \
+        memcpy(s, sv, sizeof s);                                           \
+        memcpy(e, ev, sizeof e);                                           \
+        for (int j = 0; i + j < n; j++)                                    \
+            TSR__RED_TWO_SUM_ADD(s[j], e[j], x[i + j], T);                 \
+        for (int w = LANES / 2; w >= 1; w /= 2)                            \
+            for (int j = 0; j < w; j++)                                    \
+                TSR__RED_TWO_SUM_MERGE(s[j], e[j], s[j + w], e[j + w], T); \
+        P *r = result;                                                     \
+        r->s = s[0];                                                       \
+        r->e = e[0];                                                       \
+    }
+typedef float lanes_f __attribute__((vector_size(32)));
+typedef double lanes_d __attribute__((vector_size(32)));
+
+/* The column walk: rows i = 0..n-1 at p + i * stride, each into lane
+ * (lane0 + i) % LANES of a block of nc outputs; the lanes are [LANES][nc]
+ * accumulators (pairs: all the s parts, then all the e parts). */
+#define COL_ROWS_PLAIN(NAME, ATTR, X, OP)                                                         \
+    static ATTR void NAME(void *lv, const unsigned char *p, int64_t stride, int lane0, int64_t n, \
+                          int nc)                                                                 \
+    {                                                                                             \
+        X *lane = lv; /* [LANES][nc] */                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                         \
+            const X *x = (const X *)(p + i * stride);                                             \
+            int j = (int)((lane0 + i) % LANES);                                                   \
+            for (int c = 0; c < nc; c++)                                                          \
+                lane[j * nc + c] = OP(lane[j * nc + c], x[c]);                                    \
+        }                                                                                         \
+    }
+#define COL_ROWS_PAIR(NAME, ATTR, T, sfx)                                                         \
+    static ATTR void NAME(void *lv, const unsigned char *p, int64_t stride, int lane0, int64_t n, \
+                          int nc)                                                                 \
+    {                                                                                             \
+        T *ls = lv, *le = ls + LANES * nc;                                                        \
+        for (int64_t i = 0; i < n; i++) {                                                         \
+            const T *x = (const T *)(p + i * stride);                                             \
+            T *s = ls + ((lane0 + i) % LANES) * nc, *e = le + ((lane0 + i) % LANES) * nc;         \
+            for (int c = 0; c < nc; c++)                                                          \
+                TSR__RED_TWO_SUM_ADD(s[c], e[c], x[c], T);                                        \
+        }                                                                                         \
+    }
+
+/* argmax and co over one chunk: elements v[0..n) at positions base..,
+ * against *best found at *at (or from the first element when `first`):
+ * the first of the best wins. */
+#define SCAN_ONE(X, BETTER)                         \
+    do {                                            \
+        X b = first ? x[0] : *(X *)best;            \
+        int64_t k = first ? base : *at;             \
+        for (int64_t i = first ? 1 : 0; i < n; i++) \
+            if (BETTER(x[i], b)) {                  \
+                b = x[i];                           \
+                k = base + i;                       \
+            }                                       \
+        *(X *)best = b;                             \
+        *at = k;                                    \
+    } while (0)
+#define SCAN_PLAIN(NAME, ATTR, X, BETTER)                                                  \
+    static ATTR MAYBE_UNUSED void NAME(const void *v, int64_t n, int64_t base, bool first, \
+                                       void *best, int64_t *at)                            \
+    {                                                                                      \
+        const X *x = v;                                                                    \
+        SCAN_ONE(X, BETTER);                                                               \
+    }
+
+/* max and min of floating types in vectors: VI is the integer vector of
+ * VT's size, CMP(b, a) the comparison that makes b win (>, <). take b
+ * where a is no NaN and b is NaN or wins: MAX_R / MIN_R elementwise. */
+#define VSELECT(VT, VI, take, b, a) ((VT)(((VI)(b) & (take)) | ((VI)(a) & ~(take))))
+#define VPICK(VT, VI, a, b, CMP) VSELECT(VT, VI, ~((a) != (a)) & (((b) != (b)) | ((b)CMP(a))), b, a)
+#define CHUNK_VEC(NAME, ATTR, X, VT, VI, IDENTITY, OP, CMP)                     \
+    static ATTR MAYBE_UNUSED void NAME(const void *xv, int64_t n, void *result) \
+    {                                                                           \
+        enum { W = sizeof(VT) / sizeof(X), K = LANES / W };                     \
+        const X *x = xv;                                                        \
+        VT acc[K];                                                              \
+        for (int k = 0; k < K; k++)                                             \
+            acc[k] = (VT){0} + (IDENTITY);                                      \
+        int64_t i = 0;                                                          \
+        for (; i + LANES <= n; i += LANES)                                      \
+            for (int k = 0; k < K; k++) {                                       \
+                VT v;                                                           \
+                memcpy(&v, x + i + k * W, sizeof v);                            \
+                acc[k] = VPICK(VT, VI, acc[k], v, CMP);                         \
+            }                                                                   \
+        X lane[LANES];                                                          \
+        memcpy(lane, acc, sizeof lane);                                         \
+        for (int j = 0; i + j < n; j++)                                         \
+            lane[j] = OP(lane[j], x[i + j]);                                    \
+        TSR__RED_FOLD_LANES(lane, OP);                                          \
+        *(X *)result = lane[0];                                                 \
+    }
+/* argmax in vectors: each lane keeps its first best and its position;
+ * then the lanes meet (a better value, or an equal one found earlier). */
+#define SCAN_VEC(NAME, ATTR, X, VT, VI, BETTER, CMP)                                      \
+    static ATTR void NAME(const void *v, int64_t n, int64_t base, bool first, void *best, \
+                          int64_t *at)                                                    \
+    {                                                                                     \
+        enum { W = sizeof(VT) / sizeof(X), K = LANES / W };                               \
+        const X *x = v;                                                                   \
+        if (n < LANES) {                                                                  \
+            SCAN_ONE(X, BETTER);                                                          \
+            return;                                                                       \
+        }                                                                                 \
+        VT bv[K];                                                                         \
+        VI bp[K], step = (VI){0} + LANES;                                                 \
+        for (int k = 0; k < K; k++) {                                                     \
+            memcpy(&bv[k], x + k * W, sizeof bv[k]);                                      \
+            for (int j = 0; j < W; j++)                                                   \
+                bp[k][j] = k * W + j;                                                     \
+        }                                                                                 \
+        VI pos[K];                                                                        \
+        for (int k = 0; k < K; k++)                                                       \
+            pos[k] = bp[k];                                                               \
+        int64_t i = LANES;                                                                \
+        for (; i + LANES <= n; i += LANES)                                                \
+            for (int k = 0; k < K; k++) {                                                 \
+                VT c;                                                                     \
+                memcpy(&c, x + i + k * W, sizeof c);                                      \
+                pos[k] += step;                                                           \
+                VI take = ((bv[k] == bv[k]) & ((c != c) | (c CMP bv[k])));                \
+                bv[k] = VSELECT(VT, VI, take, c, bv[k]);                                  \
+                bp[k] = (pos[k] & take) | (bp[k] & ~take);                                \
+            }                                                                             \
+        X lb[LANES];                                                                      \
+        VI lp[K];                                                                         \
+        memcpy(lb, bv, sizeof lb);                                                        \
+        memcpy(lp, bp, sizeof lp);                                                        \
+        X b = lb[0];                                                                      \
+        int64_t k0 = lp[0][0];                                                            \
+        for (int j = 1; j < LANES; j++) {                                                 \
+            X c = lb[j];                                                                  \
+            int64_t p = lp[j / W][j % W];                                                 \
+            if (BETTER(c, b) || (!BETTER(b, c) && p < k0)) {                              \
+                b = c;                                                                    \
+                k0 = p;                                                                   \
+            }                                                                             \
+        }                                                                                 \
+        for (; i < n; i++)                                                                \
+            if (BETTER(x[i], b)) {                                                        \
+                b = x[i];                                                                 \
+                k0 = i;                                                                   \
+            }                                                                             \
+        if (first || BETTER(b, *(X *)best)) {                                             \
+            *(X *)best = b;                                                               \
+            *at = base + k0;                                                              \
+        }                                                                                 \
+    }
+
+typedef int32_t ilanes_f __attribute__((vector_size(32)));
+typedef int64_t ilanes_d __attribute__((vector_size(32)));
+#define VEC_MAXMIN(FAM, X, sfx, NAME, IDENTITY, OP, BETTER, CMP)                           \
+    CHUNK_VEC(vec_chunk_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, IDENTITY, OP, CMP) \
+    CHUNK_VEC(vec_chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes_##sfx, ilanes_##sfx,  \
+              IDENTITY, OP, CMP)                                                           \
+    SCAN_VEC(vec_scan_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)         \
+    SCAN_VEC(vec_scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)
+
+/* Real sums are compensated (kernels/reduce_order.h): an accumulator is a
+ * pair; its column lanes keep the s and e parts apart. */
+#define PAIR(T, sfx)                                                                             \
+    typedef struct pair_##sfx {                                                                  \
+        T s, e;                                                                                  \
+    } pair_##sfx;                                                                                \
+    static inline pair_##sfx merge_p##sfx(pair_##sfx a, pair_##sfx b)                            \
+    {                                                                                            \
+        TSR__RED_TWO_SUM_MERGE(a.s, a.e, b.s, b.e, T);                                           \
+        return a;                                                                                \
+    }                                                                                            \
+    static inline T final_p##sfx(pair_##sfx a)                                                   \
+    {                                                                                            \
+        return TSR__RED_TWO_SUM_VALUE(a.s, a.e);                                                 \
+    }                                                                                            \
+    static void identity_p##sfx(void *m)                                                         \
+    {                                                                                            \
+        ((pair_##sfx *)m)->s = ((pair_##sfx *)m)->e = 0;                                         \
+    }                                                                                            \
+    CHUNK_PAIR(chunk_p##sfx, , T, lanes_##sfx, pair_##sfx)                                       \
+    CHUNK_PAIR(chunk_p##sfx##_avx2, TARGET_AVX2, T, lanes_##sfx, pair_##sfx)                     \
+    static void combine_p##sfx(void *a, const void *b)                                           \
+    {                                                                                            \
+        *(pair_##sfx *)a = merge_p##sfx(*(pair_##sfx *)a, *(const pair_##sfx *)b);               \
+    }                                                                                            \
+    static void col_init_p##sfx(void *lv, int nc)                                                \
+    {                                                                                            \
+        T *l = lv;                                                                               \
+        for (int k = 0; k < 2 * LANES * nc; k++)                                                 \
+            l[k] = 0;                                                                            \
+    }                                                                                            \
+    COL_ROWS_PAIR(col_rows_p##sfx, , T, sfx)                                                     \
+    COL_ROWS_PAIR(col_rows_p##sfx##_avx2, TARGET_AVX2, T, sfx)                                   \
+    static void col_fold_p##sfx(void *lv, int nc)                                                \
+    {                                                                                            \
+        T *ls = lv, *le = ls + LANES * nc; /* s parts [LANES][nc], then e parts */               \
+        for (int w = LANES / 2; w >= 1; w /= 2)                                                  \
+            for (int j = 0; j < w; j++)                                                          \
+                for (int c = 0; c < nc; c++)                                                     \
+                    TSR__RED_TWO_SUM_MERGE(ls[j * nc + c], le[j * nc + c], ls[(j + w) * nc + c], \
+                                           le[(j + w) * nc + c], T);                             \
+    }                                                                                            \
+    static void col_value_p##sfx(const void *lv, int nc, int c, void *acc)                       \
+    {                                                                                            \
+        const T *ls = lv;                                                                        \
+        ((pair_##sfx *)acc)->s = ls[c];                                                          \
+        ((pair_##sfx *)acc)->e = ls[LANES * nc + c];                                             \
+    }                                                                                            \
+    static void final_p##sfx##_any(const void *a, void *x)                                       \
+    {                                                                                            \
+        *(T *)x = final_p##sfx(*(const pair_##sfx *)a);                                          \
+    }
+PAIR(float, f)
+PAIR(double, d)
+
+/* A plain combine (accumulator = element) in one family. */
+#define PLAIN(FAM, X, NAME, IDENTITY, OP, BETTER, FAST)                              \
+    static void identity_##FAM##_##NAME(void *m)                                     \
+    {                                                                                \
+        *(X *)m = IDENTITY;                                                          \
+    }                                                                                \
+    CHUNK_PLAIN(chunk_##FAM##_##NAME, , X, IDENTITY, OP)                             \
+    CHUNK_PLAIN(chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, IDENTITY, OP)           \
+    static void combine_##FAM##_##NAME(void *a, const void *b)                       \
+    {                                                                                \
+        *(X *)a = OP(*(X *)a, *(const X *)b);                                        \
+    }                                                                                \
+    static void col_init_##FAM##_##NAME(void *lv, int nc)                            \
+    {                                                                                \
+        X *lane = lv;                                                                \
+        for (int j = 0; j < LANES; j++)                                              \
+            for (int c = 0; c < nc; c++)                                             \
+                lane[j * nc + c] = IDENTITY;                                         \
+    }                                                                                \
+    COL_ROWS_PLAIN(col_rows_##FAM##_##NAME, , X, OP)                                 \
+    COL_ROWS_PLAIN(col_rows_##FAM##_##NAME##_avx2, TARGET_AVX2, X, OP)               \
+    static void col_fold_##FAM##_##NAME(void *lv, int nc)                            \
+    {                                                                                \
+        X *lane = lv;                                                                \
+        for (int w = LANES / 2; w >= 1; w /= 2)                                      \
+            for (int j = 0; j < w; j++)                                              \
+                for (int c = 0; c < nc; c++)                                         \
+                    lane[j * nc + c] = OP(lane[j * nc + c], lane[(j + w) * nc + c]); \
+    }                                                                                \
+    static void col_value_##FAM##_##NAME(const void *lv, int nc, int c, void *acc)   \
+    {                                                                                \
+        (void)nc;                                                                    \
+        *(X *)acc = ((const X *)lv)[c];                                              \
+    }                                                                                \
+    static void final_##FAM##_##NAME(const void *a, void *x)                         \
+    {                                                                                \
+        *(X *)x = *(const X *)a;                                                     \
+    }                                                                                \
+    SCAN_PLAIN(scan_##FAM##_##NAME, , X, BETTER)                                     \
+    SCAN_PLAIN(scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                   \
+    static const tsr__reduce_ops ops_##FAM##_##NAME = {                              \
+        sizeof(X),                                                                   \
+        sizeof(X),                                                                   \
+        identity_##FAM##_##NAME,                                                     \
+        FAST##chunk_##FAM##_##NAME,                                                  \
+        FAST##chunk_##FAM##_##NAME##_avx2,                                           \
+        combine_##FAM##_##NAME,                                                      \
+        col_init_##FAM##_##NAME,                                                     \
+        col_rows_##FAM##_##NAME,                                                     \
+        col_rows_##FAM##_##NAME##_avx2,                                              \
+        col_fold_##FAM##_##NAME,                                                     \
+        col_value_##FAM##_##NAME,                                                    \
+        final_##FAM##_##NAME,                                                        \
+        FAST##scan_##FAM##_##NAME,                                                   \
+        FAST##scan_##FAM##_##NAME##_avx2,                                            \
+        load_##FAM,                                                                  \
+        store_##FAM,                                                                 \
+        divide_##FAM,                                                                \
+    };
+
+static void never_scan(const void *v, int64_t n, int64_t base, bool first, void *best, int64_t *at)
+{
+    (void)v, (void)n, (void)base, (void)first, (void)best, (void)at;
+}
+
+/* Compensated sums of float (float16, bfloat16, float32) and double. */
+#define PAIR_OPS(FAM, T, sfx)                                         \
+    static const tsr__reduce_ops ops_##FAM##_sum = {                  \
+        sizeof(T),       sizeof(pair_##sfx),  identity_p##sfx,        \
+        chunk_p##sfx,    chunk_p##sfx##_avx2, combine_p##sfx,         \
+        col_init_p##sfx, col_rows_p##sfx,     col_rows_p##sfx##_avx2, \
+        col_fold_p##sfx, col_value_p##sfx,    final_p##sfx##_any,     \
+        never_scan,      never_scan,          load_##FAM,             \
+        store_##FAM,     divide_##FAM,                                \
+    };
+
+PLAIN(I, uint64_t, sum, 0, SUM_I, NO_BETTER, )
+PLAIN(I, uint64_t, prod, 1, PROD_I, NO_BETTER, )
+PLAIN(I, uint64_t, max, (uint64_t)INT64_MIN, MAX_I, BETTER_MAX_I, )
+PLAIN(I, uint64_t, min, (uint64_t)INT64_MAX, MIN_I, BETTER_MIN_I, )
+PLAIN(I, uint64_t, all, 1, ALL_I, NO_BETTER, )
+PLAIN(I, uint64_t, any, 0, ANY_I, NO_BETTER, )
+/* float (float16, bfloat16, float32) and double: compensated sums, plain
+ * products, max and min in vectors. */
+#define REAL_FAMILY(FAM, T, sfx)                                    \
+    PAIR_OPS(FAM, T, sfx)                                           \
+    PLAIN(FAM, T, prod, (T)1, PROD_R, NO_BETTER, )                  \
+    VEC_MAXMIN(FAM, T, sfx, max, -INFINITY, MAX_R, BETTER_MAX_R, >) \
+    VEC_MAXMIN(FAM, T, sfx, min, INFINITY, MIN_R, BETTER_MIN_R, <)  \
+    PLAIN(FAM, T, max, -INFINITY, MAX_R, BETTER_MAX_R, vec_)        \
+    PLAIN(FAM, T, min, INFINITY, MIN_R, BETTER_MIN_R, vec_)
+REAL_FAMILY(F, float, f)
+REAL_FAMILY(D, double, d)
+PLAIN(CF, tsr__kc64, sum, tsr__kc64_make(0.0f, 0.0f), SUM_CF, NO_BETTER, )
+PLAIN(CF, tsr__kc64, prod, tsr__kc64_make(1.0f, 0.0f), PROD_CF, NO_BETTER, )
+PLAIN(CD, tsr__kc128, sum, tsr__kc128_make(0.0, 0.0), SUM_CD, NO_BETTER, )
+PLAIN(CD, tsr__kc128, prod, tsr__kc128_make(1.0, 0.0), PROD_CD, NO_BETTER, )
+
+/* The loops of an op (its elem column names the combine) in a common
+ * dtype, or NULL. */
+const tsr__reduce_ops *tsr__reduce_ops_for(const char *combine, tsr_dtype common)
+{
+    static const struct {
+        const char *name;
+        const tsr__reduce_ops *i, *f, *d, *cf, *cd;
+    } table[] = {
+        {"sum", &ops_I_sum, &ops_F_sum, &ops_D_sum, &ops_CF_sum, &ops_CD_sum},
+        {"prod", &ops_I_prod, &ops_F_prod, &ops_D_prod, &ops_CF_prod, &ops_CD_prod},
+        {"max", &ops_I_max, &ops_F_max, &ops_D_max, NULL, NULL},
+        {"min", &ops_I_min, &ops_F_min, &ops_D_min, NULL, NULL},
+        {"all", &ops_I_all, NULL, NULL, NULL, NULL},
+        {"any", &ops_I_any, NULL, NULL, NULL, NULL},
+    };
+    for (size_t t = 0; t < sizeof table / sizeof table[0]; t++) {
+        if (strcmp(table[t].name, combine) != 0)
+            continue;
+        switch (common) {
+        case TSR_BOOL:
+        case TSR_UINT8:
+        case TSR_INT8:
+        case TSR_INT16:
+        case TSR_INT32:
+        case TSR_INT64:
+            return table[t].i;
+        case TSR_FLOAT16:
+        case TSR_BFLOAT16:
+        case TSR_FLOAT32:
+            return table[t].f;
+        case TSR_FLOAT64:
+            return table[t].d;
+        case TSR_COMPLEX32:
+        case TSR_COMPLEX64:
+            return table[t].cf;
+        case TSR_COMPLEX128:
+            return table[t].cd;
+        default:
+            return NULL;
+        }
+    }
+    return NULL;
+}

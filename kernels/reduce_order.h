@@ -1,0 +1,114 @@
+/* The one order in which every device combines the elements of a
+ * reduction (sum, prod, mean, nansum, nanmean, amax, amin, all, any):
+ * written once, for host C and OpenCL C alike (like scalar_ops.h: no
+ * pointers, no allocation, no library calls), so that a reduction has the
+ * same bits on any number of threads and on every device.
+ *
+ * The order depends only on R, the number of elements reduced into one
+ * output element, and on their logical index r = 0 .. R-1: row-major over
+ * the reduced dimensions in their logical order (core/kernel.h, "A
+ * reduction"), never their order in memory.
+ *
+ *   1. Chunks. r is cut into chunks of TSR__RED_CHUNK elements (the last
+ *      one shorter): chunk c holds r = c * CHUNK .. c * CHUNK + CHUNK - 1.
+ *   2. Lanes. Inside a chunk, TSR__RED_LANES accumulators: lane j starts
+ *      at the operation's identity and takes the elements with
+ *      r % LANES == j in increasing r, one at a time
+ *      (lane[j] = lane[j] (+) x[r]). LANES = 16 float32 lanes are one
+ *      AVX-512 register or two AVX2 ones: a compiler vectorises the loop
+ *      without changing a bit, as long as it may not reassociate (no
+ *      -ffast-math anywhere).
+ *   3. The lanes fold in halves (TSR__RED_FOLD_LANES): for w = 8, 4, 2, 1,
+ *      lane[j] = lane[j] (+) lane[j + w] for j < w; lane[0] is the
+ *      chunk's value.
+ *   4. The chunks combine in a pairwise tree by chunk index: the tree of
+ *      chunks c .. c + n - 1 is the chunk itself when n == 1, else
+ *      tree(c, p) (+) tree(c + p, n - p) with p = TSR__RED_SPLIT(n), the
+ *      largest power of two below n. The same tree comes out of a binary
+ *      counter (push each chunk's value at level 0; two values of one
+ *      level merge, the earlier on the left, into one of the next; at the
+ *      end fold the stack from the top: below (+) above), and out of
+ *      level-by-level pairing (node i of level l+1 = node 2i (+) node
+ *      2i+1 of level l, an odd last node moving up unchanged), which is
+ *      how a GPU would run it. A block of 2^k whole chunks starting at a
+ *      multiple of 2^k is one node of the tree, so threads (or
+ *      work-groups) may each take such blocks, and the outputs, without
+ *      changing a bit.
+ *
+ * An empty reduction (R == 0) is the identity. (+) is the operation's
+ * combine in its accumulation type: float for float16/bfloat16/float32,
+ * double for float64, complex64/complex128 parts, 64-bit wrapping
+ * integers for bool and the integers; mean divides the sum (rounded to
+ * its dtype) by the count afterwards. max and min propagate NaN and are
+ * associative, and so are the integers' sums: their order changes no bit,
+ * but they follow it all the same.
+ *
+ * Sums of real floating types are compensated: an accumulator is a pair
+ * (s, e) of the accumulation type whose value is s + e; an element x goes
+ * in by TSR__RED_TWO_SUM_ADD (s + x = t + r exactly, Knuth's two-sum:
+ * s = t, e += r) and two accumulators meet by TSR__RED_TWO_SUM_MERGE (the
+ * right one's s added so, then its e into e); the result is s + e
+ * (TSR__RED_TWO_SUM_VALUE), rounded once to the result's dtype; where s is
+ * infinite or NaN it is s, so infinities and NaNs come out as a plain sum
+ * gives them. This keeps float32 sums within
+ * about two units in the last place of the exact sum whatever R (PyTorch
+ * 1.13's cascade sum errs more, tests/ops/data/reduce.txt's "acc" rows),
+ * in float arithmetic alone, which every OpenCL device has. */
+#ifndef TESSERA_KERNELS_REDUCE_ORDER_H
+#define TESSERA_KERNELS_REDUCE_ORDER_H
+
+/* Accumulator lanes inside a chunk, and a chunk's elements (a multiple of
+ * the lanes: every chunk starts at lane 0). 16 lanes of 256 sequential
+ * (compensated) additions each: the fold of the lanes, a chain of
+ * dependent steps, costs 15 merges per 4096 elements. */
+#define TSR__RED_LANES 16
+#define TSR__RED_CHUNK 4096
+/* Chunks per block that one thread (or work-group) takes whole when few
+ * outputs reduce many elements: a node of the chunk tree (step 4). */
+#define TSR__RED_BLOCK_LOG2 4
+#define TSR__RED_BLOCK_CHUNKS (1 << TSR__RED_BLOCK_LOG2)
+
+/* The chunk tree's split of n >= 2 leaves: the largest power of two
+ * strictly below n. */
+#define TSR__RED_SPLIT(n) tsr__red_split((long)(n))
+static inline long tsr__red_split(long n)
+{
+    long p = 1;
+    while (p * 2 < n)
+        p *= 2;
+    return p;
+}
+
+/* s, e: lvalues of type T, the accumulator; x: an element (T). s + x is
+ * t + r exactly (Knuth's two-sum); r goes into e. No branch: e may turn
+ * NaN once s is infinite, and TSR__RED_TWO_SUM_VALUE then ignores it. */
+#define TSR__RED_TWO_SUM_ADD(s, e, x, T)                          \
+    do {                                                          \
+        T tsr__x = (x);                                           \
+        T tsr__t = (s) + tsr__x;                                  \
+        T tsr__b = tsr__t - (s);                                  \
+        T tsr__r = ((s) - (tsr__t - tsr__b)) + (tsr__x - tsr__b); \
+        (e) = (e) + tsr__r;                                       \
+        (s) = tsr__t;                                             \
+    } while (0)
+/* (s, e) += (s2, e2): s2 added as an element, then e2 into e. */
+#define TSR__RED_TWO_SUM_MERGE(s, e, s2, e2, T) \
+    do {                                        \
+        TSR__RED_TWO_SUM_ADD(s, e, s2, T);      \
+        (e) = (e) + (e2);                       \
+    } while (0)
+/* The accumulator's value: s + e, or s itself when s is infinite or NaN
+ * (s never depends on e, and is finite only if every s before it was, so
+ * e is then a finite sum of exact errors). */
+#define TSR__RED_TWO_SUM_VALUE(s, e) ((s) - (s) == 0 ? (s) + (e) : (s))
+
+/* Step 3: folds lane[0 .. LANES) into lane[0]; COMBINE(a, b) is the
+ * operation's (+) on two accumulators (an expression). */
+#define TSR__RED_FOLD_LANES(lane, COMBINE)                                         \
+    do {                                                                           \
+        for (int tsr__w = TSR__RED_LANES / 2; tsr__w >= 1; tsr__w /= 2)            \
+            for (int tsr__j = 0; tsr__j < tsr__w; tsr__j++)                        \
+                (lane)[tsr__j] = COMBINE((lane)[tsr__j], (lane)[tsr__j + tsr__w]); \
+    } while (0)
+
+#endif /* TESSERA_KERNELS_REDUCE_ORDER_H */
