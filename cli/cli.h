@@ -18,7 +18,9 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 /* Every option of every command, once: its name, its short letter (0 for
  * none), whether it takes a value, and a description of what follows it.
  * main.c parses them all with getopt_long; a command lists those it takes
- * in its row of the command table. */
+ * in its row of the command table. Two options may share a letter when no
+ * command takes both and both take a value (or neither): the letter is
+ * the one the command takes (-d is stats' --device and top's --delay). */
 #define CLI_OPTIONS(X)                         \
     X(HELP, "help", 'h', false)                \
     X(VERSION, "version", 'V', false)          \
@@ -36,7 +38,10 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
     X(POLICY, "policy", 0, true)               \
     X(DEFAULT_DTYPE, "default-dtype", 0, true) \
     X(OPENMETRICS, "openmetrics", 0, false)    \
-    X(HTTP, "http", 0, false)
+    X(HTTP, "http", 0, false)                  \
+    X(DELAY, "delay", 'd', true)               \
+    X(SORT, "sort", 'o', true)                 \
+    X(ITERATIONS, "iterations", 'n', true)
 
 typedef enum cli_option {
 #define CLI_OPTION_ENUM(id, name, letter, value) CLI_OPT_##id,

@@ -73,6 +73,10 @@
  * each accelerator the session sees. Returns -1 to go on with *out open,
  * else the exit status after printing the error. */
 int cli_connect(const cli_args *args, tsr_client **out);
+/* cli_connect, printing nothing: TSR_OK with *out open, else the status
+ * of the call that failed, its message in tsr_last_error() (top's
+ * reconnection shows it in its own status line). */
+tsr_status cli_try_connect(const cli_args *args, tsr_client **out);
 
 /* One round of a command: prints what it shows now. Returns -1, else the
  * exit status after printing the error (the session is then closed and
@@ -125,5 +129,8 @@ void cli_print_device_json_fields(const tsr_device_properties *p);
  * command's own, in id order. *out is malloc'ed; the caller frees it.
  * Returns -1 on success, else the exit status (the error printed). */
 int cli_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count);
+/* cli_list_sessions, printing nothing: TSR_OK, else the status of the call
+ * that failed (its message in tsr_last_error()) or TSR_ERR_OUT_OF_MEMORY. */
+tsr_status cli_try_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count);
 
 #endif /* TESSERA_CLI_DAEMON_H */

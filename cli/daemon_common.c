@@ -16,38 +16,49 @@ static tsr_device_type accelerator = TSR_DEVICE_TYPE_COUNT;
 static int32_t accelerator_count;
 static int32_t daemon_ordinal[MAX_ACCELERATORS];
 
-static int read_device_map(tsr_client *c)
+static tsr_status read_device_map(tsr_client *c)
 {
     int32_t n = 0;
+    tsr_status st;
     accelerator = TSR_DEVICE_TYPE_COUNT;
+    accelerator_count = 0;
     /* No accelerator is an answer, not a failure: cpu and meta remain. */
     if (tsr_accelerator_type(c, &accelerator) != TSR_OK)
         accelerator = TSR_DEVICE_TYPE_COUNT;
-    else if (tsr_device_count(c, accelerator, &n) != TSR_OK)
-        return cli_fail(tsr_last_error());
-    accelerator_count = n < MAX_ACCELERATORS ? n : MAX_ACCELERATORS;
-    for (int32_t k = 0; k < accelerator_count; k++) {
+    else if ((st = tsr_device_count(c, accelerator, &n)) != TSR_OK)
+        return st;
+    int32_t count = n < MAX_ACCELERATORS ? n : MAX_ACCELERATORS;
+    for (int32_t k = 0; k < count; k++) {
         tsr_device_properties p;
-        if (tsr_device_get_properties(c, cli_accelerator(k), &p) != TSR_OK)
-            return cli_fail(tsr_last_error());
+        if ((st = tsr_device_get_properties(c, (tsr_device){accelerator, k}, &p)) != TSR_OK)
+            return st;
         daemon_ordinal[k] = p.daemon_index;
     }
-    return -1;
+    accelerator_count = count;
+    return TSR_OK;
 }
 
-int cli_connect(const cli_args *args, tsr_client **out)
+tsr_status cli_try_connect(const cli_args *args, tsr_client **out)
 {
     tsr_client_options o = {
         .socket_path = args->value[CLI_OPT_SOCKET], .name = "tessera", .flags = TSR_CLIENT_MONITOR};
     unsetenv("TESSERA_VISIBLE_DEVICES");
-    if (tsr_client_open(&o, out) != TSR_OK)
-        return cli_fail(tsr_last_error());
-    int rc = read_device_map(*out);
-    if (rc >= 0) {
+    *out = NULL;
+    tsr_status st = tsr_client_open(&o, out);
+    if (st == TSR_OK && (st = read_device_map(*out)) != TSR_OK) {
+        /* The message of the call that failed outlives the close. */
+        char message[1024];
+        snprintf(message, sizeof message, "%s", tsr_last_error());
         tsr_client_close(*out);
         *out = NULL;
+        tsr_error_set(st, message);
     }
-    return rc;
+    return st;
+}
+
+int cli_connect(const cli_args *args, tsr_client **out)
+{
+    return cli_try_connect(args, out) == TSR_OK ? -1 : cli_fail(tsr_last_error());
 }
 
 int32_t cli_accelerator_count(void)

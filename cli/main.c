@@ -155,7 +155,7 @@ static void getopt_tables(char *letters, struct option *longs)
         longs[o] =
             (struct option){options[o].name, options[o].value ? required_argument : no_argument,
                             NULL, LONG_CODE + o};
-        if (options[o].letter) {
+        if (options[o].letter && !memchr(letters, options[o].letter, n)) {
             letters[n++] = options[o].letter;
             if (options[o].value)
                 letters[n++] = ':';
@@ -165,12 +165,20 @@ static void getopt_tables(char *letters, struct option *longs)
     longs[CLI_OPTION_COUNT] = (struct option){NULL, 0, NULL, 0};
 }
 
-static int option_of_letter(int c)
+/* The option of a letter: the one the command takes where two share it
+ * (cmd NULL: before the command name, the first). */
+static int option_of_letter(const cli_command *cmd, int c)
 {
-    for (int o = 0; o < CLI_OPTION_COUNT; o++)
-        if (options[o].letter && options[o].letter == c)
+    int first = -1;
+    for (int o = 0; o < CLI_OPTION_COUNT; o++) {
+        if (!options[o].letter || options[o].letter != c)
+            continue;
+        if (cmd && (cmd->options & (1u << o)))
             return o;
-    return -1;
+        if (first < 0)
+            first = o;
+    }
+    return first;
 }
 
 /* Prints a usage error of the command `cmd`, or of tessera itself before
@@ -246,7 +254,7 @@ static int scan(const cli_command *cmd, int argc, char **argv, cli_args *args)
         inside_group = optind == before;
         if (c == '?' || c == ':')
             return option_error(cmd, c, argv[optind - 1]);
-        int o = c >= LONG_CODE ? c - LONG_CODE : option_of_letter(c);
+        int o = c >= LONG_CODE ? c - LONG_CODE : option_of_letter(cmd, c);
         args->given |= 1u << o;
         if (options[o].value)
             args->value[o] = optarg;

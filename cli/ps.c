@@ -9,16 +9,17 @@
 #include "cli/daemon.h"
 #include "cli/fields.h"
 
-int cli_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count)
+tsr_status cli_try_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count)
 {
     tsr_process_info *list = NULL;
     size_t n = 0, cap = 0;
     uint32_t after = 0;
     for (bool found = true; found;) {
         tsr_process_info s;
-        if (tsr_admin_session_list(c, after, &s, &found) != TSR_OK) {
+        tsr_status st = tsr_admin_session_list(c, after, &s, &found);
+        if (st != TSR_OK) {
             free(list);
-            return cli_fail(tsr_last_error());
+            return st;
         }
         if (!found)
             break;
@@ -30,7 +31,7 @@ int cli_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count)
             tsr_process_info *grown = realloc(list, cap * sizeof *grown);
             if (!grown) {
                 free(list);
-                return cli_fail("out of memory");
+                return tsr_error_set(TSR_ERR_OUT_OF_MEMORY, "out of memory");
             }
             list = grown;
         }
@@ -38,7 +39,12 @@ int cli_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count)
     }
     *out = list;
     *count = n;
-    return -1;
+    return TSR_OK;
+}
+
+int cli_list_sessions(tsr_client *c, tsr_process_info **out, size_t *count)
+{
+    return cli_try_list_sessions(c, out, count) == TSR_OK ? -1 : cli_fail(tsr_last_error());
 }
 
 /* What the UNIT/CGROUP column shows: the unit, else the cgroup's last part. */

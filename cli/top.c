@@ -1,300 +1,491 @@
-/* `tessera top`: a live view of the devices and sessions, redrawn every
- * second, for an 80-column terminal over ssh as much as a local one.
+/* `tessera top`: a live view of the devices and sessions (top.h).
  *
- * The terminal is put in non-canonical, no-echo mode so that a single 'q'
- * quits; it is restored however the command ends: 'q', the end of input,
- * an error, or SIGINT, SIGTERM, SIGHUP or SIGQUIT (the handler restores it
- * and then dies of the same signal). Busy time is the change of the
- * daemon's busy counter between two frames over the time between them. */
+ * On a terminal (stdout one, and no --once) frames are drawn through
+ * ncurses every -d seconds; elsewhere they are written as plain text, a
+ * blank line between two. Busy time is the change of the daemon's busy
+ * counters between two samples over the time between them; the first
+ * frame comes half a second after the first sample (sooner under a
+ * shorter -d), so that it has one.
+ *
+ * The daemon may go away: a call that finds the connection lost turns the
+ * frames into a status line, "tesserad is gone: reconnecting every ...",
+ * and a new connection is tried every -d seconds (at most one) until one
+ * works. Any other failure ends top with exit status 1, its message
+ * printed after the screen has closed.
+ *
+ * Signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT raise a flag that ends the
+ * loop as q does (exit status 0); SIGWINCH one that redraws at the new
+ * size. Both are waited for, with the keys, in ppoll with the signals
+ * unblocked there alone, so none is lost between a check and the wait. A
+ * second stop signal, for a call that hangs, puts the terminal back from
+ * the handler and ends top the default way. */
 #include <errno.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/daemon.h"
+#include "cli/top.h"
 
-#define MAX_DEVICES 64
-#define FIRST_WINDOW_MS 500
+#define FIRST_WINDOW_S 0.5
+#define RETRY_MAX_S 1.0
+#define PLAIN_WIDTH 80
 
-static struct termios saved_termios;
-static volatile sig_atomic_t termios_saved;
+static volatile sig_atomic_t stop, resized;
 
-static const char leave_screen[] = "\033[?25h\033[?1049l";
-
-static void restore_terminal(void)
+static void on_stop(int sig)
 {
-    if (!termios_saved)
-        return;
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_termios);
-    ssize_t ignored = write(STDOUT_FILENO, leave_screen, sizeof leave_screen - 1);
-    (void)ignored;
-    termios_saved = 0;
+    if (stop) {
+        top_screen_restore(); /* tcsetattr and write are async-signal-safe */
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    stop = 1;
 }
 
-static void on_fatal_signal(int sig)
+static void on_resize(int sig)
 {
-    restore_terminal(); /* tcsetattr and write are async-signal-safe */
-    signal(sig, SIG_DFL);
-    raise(sig);
+    (void)sig;
+    resized = 1;
 }
 
-static void enter_terminal(void)
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define NSTOP (sizeof stop_signals / sizeof stop_signals[0])
+
+static void catch_signals(sigset_t *set)
 {
-    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t k = 0; k < sizeof signals / sizeof signals[0]; k++)
-        signal(signals[k], on_fatal_signal);
-    if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_termios) != 0)
-        return;
-    struct termios raw = saved_termios;
-    raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-    raw.c_cc[VMIN] = 0;
-    raw.c_cc[VTIME] = 0;
-    termios_saved = 1;
-    atexit(restore_terminal);
-    tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-    fputs("\033[?1049h\033[?25l", stdout); /* the alternate screen, no cursor */
+    struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(set);
+    for (size_t k = 0; k < NSTOP; k++) {
+        sigaddset(set, stop_signals[k]);
+        sigaction(stop_signals[k], &sa, NULL);
+    }
+    sa.sa_handler = on_resize;
+    sigaddset(set, SIGWINCH);
+    sigaction(SIGWINCH, &sa, NULL);
 }
 
-static int terminal_width(void)
+static double now_s(void)
 {
-    struct winsize ws;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-        return ws.ws_col > 200 ? 200 : ws.ws_col;
-    return 80;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-typedef struct sample {
-    int count;
-    tsr_device_properties props[MAX_DEVICES];
-    tsr_device_status status[MAX_DEVICES];
-} sample;
+/* Everything one run of top keeps. */
+typedef struct top_run {
+    const cli_args *args;
+    bool interactive, keys;
+    top_view view;
+    tsr_client *c; /* NULL while the daemon is away */
+    /* The latest sample and the one before it, with their session lists. */
+    top_devices *now, *was, *spare;
+    bool have_was;
+    tsr_process_info *sessions, *previous;
+    size_t nsessions, nprevious;
+    double sessions_s, previous_s;
+    char status[640];
+    char error[1024]; /* what ended top, printed once the screen is closed */
+    top_frame frame;
+    bool quit;
+} top_run;
 
-static int take_sample(tsr_client *c, sample *s)
+static tsr_status sample_devices(tsr_client *c, top_devices *d)
 {
     int32_t n = cli_accelerator_count();
-    s->count = n < MAX_DEVICES ? n : MAX_DEVICES;
-    for (int k = 0; k < s->count; k++) {
-        tsr_device d = cli_accelerator(k), on = cli_accelerator(cli_daemon_ordinal(k));
-        if (tsr_device_get_properties(c, d, &s->props[k]) != TSR_OK ||
-            tsr_admin_device_status(c, on, &s->status[k]) != TSR_OK)
-            return cli_fail(tsr_last_error());
+    d->count = n < TOP_MAX_DEVICES ? n : TOP_MAX_DEVICES;
+    for (int k = 0; k < d->count; k++) {
+        tsr_device on = cli_accelerator(cli_daemon_ordinal(k));
+        tsr_status st = tsr_device_get_properties(c, cli_accelerator(k), &d->props[k]);
+        if (st == TSR_OK)
+            st = tsr_admin_device_status(c, on, &d->status[k]);
+        if (st != TSR_OK)
+            return st;
     }
-    return -1;
+    return TSR_OK;
 }
 
-/* "[|||||     ]" of `width` characters, filled by fraction. */
-static void bar(double fraction, int width)
+/* A new sample: the latest becomes the previous one. */
+static tsr_status take_sample(top_run *r)
 {
-    int inner = width - 2, fill;
-    if (fraction < 0)
-        fraction = 0;
-    if (fraction > 1)
-        fraction = 1;
-    fill = (int)(fraction * inner + 0.5);
-    putchar('[');
-    for (int k = 0; k < inner; k++)
-        putchar(k < fill ? '|' : ' ');
-    putchar(']');
-}
-
-static void print_devices(const sample *prev, const sample *now, int width)
-{
-    char dev[TSR_DEVICE_STR_MAX], used[32], cap[32];
-    int bar_width = width - 32;
-    for (int k = 0; k < now->count; k++) {
-        const tsr_device_status *st = &now->status[k];
-        printf("%-9s ", cli_device_name(now->props[k].device, dev, sizeof dev));
-        cli_table_text(stdout, now->props[k].name, width - 11, false);
-        putchar('\n');
-        printf("  mem  ");
-        bar(st->capacity ? (double)st->reserved / (double)st->capacity : 0, bar_width);
-        printf(" %9s/%s\n", cli_bytes(st->reserved, used, sizeof used),
-               cli_bytes(st->capacity, cap, sizeof cap));
-        printf("  busy ");
-        const tsr_device_status *was = k < prev->count ? &prev->status[k] : NULL;
-        if (was && st->busy_sampled && st->now_ns > was->now_ns && st->busy_ns >= was->busy_ns) {
-            double f = (double)(st->busy_ns - was->busy_ns) / (double)(st->now_ns - was->now_ns);
-            bar(f, bar_width);
-            printf(" %5.1f%%\n", f > 1 ? 100.0 : 100.0 * f);
-        } else {
-            bar(0, bar_width);
-            printf("     -\n");
-        }
-    }
-    if (now->count == 0)
-        printf("(no accelerators: tensors can live on cpu and meta only)\n");
-}
-
-/* A session's busy share since the previous frame, as text: its busy time
- * then and now over the time between; "-" for a session new since. */
-static const char *session_busy(const tsr_process_info *s, const tsr_process_info *was, size_t nwas,
-                                uint64_t elapsed_ns, char *buf, size_t n)
-{
-    snprintf(buf, n, "-");
-    for (size_t k = 0; k < nwas && elapsed_ns > 0; k++) {
-        if (was[k].session_id != s->session_id || was[k].busy_ns > s->busy_ns)
-            continue;
-        double f = (double)(s->busy_ns - was[k].busy_ns) / (double)elapsed_ns;
-        snprintf(buf, n, "%.1f%%", f > 1 ? 100.0 : 100.0 * f);
-    }
-    return buf;
-}
-
-static void print_sessions(const tsr_process_info *list, size_t n, const tsr_process_info *was,
-                           size_t nwas, uint64_t elapsed_ns, int width)
-{
-    char pid[16], user[64], dev[TSR_DEVICE_STR_MAX], a[32], r[32], busy[16];
-    int command_width = width - 63 > 8 ? width - 63 : 8;
-    printf("\n%5s %7s %-8s %-9s %10s %10s %6s %s\n", "SID", "PID", "USER", "DEVICE", "ALLOCATED",
-           "RESERVED", "BUSY", "COMMAND");
-    for (size_t k = 0; k < n; k++) {
-        const tsr_process_info *s = &list[k];
-        uint64_t alloc = 0, res = 0;
-        for (uint32_t u = 0; u < s->usage_count; u++) {
-            alloc += s->usage[u].allocated;
-            res += s->usage[u].reserved;
-        }
-        snprintf(pid, sizeof pid, "-");
-        if (s->visible && s->pid_known && s->pid)
-            snprintf(pid, sizeof pid, "%" PRIu32, s->pid);
-        printf("%5" PRIu32 " %7s %-8.8s %-9s %10s %10s %6s ", s->session_id, pid,
-               s->visible ? cli_user_name(s->uid, user, sizeof user) : "-",
-               cli_shown_device(s->current_device, dev, sizeof dev), cli_bytes(alloc, a, sizeof a),
-               cli_bytes(res, r, sizeof r),
-               session_busy(s, was, nwas, elapsed_ns, busy, sizeof busy));
-        /* A client gone while its kernels finish: it still holds the device. */
-        int room = command_width;
-        if (s->ending) {
-            room -= printf("(ending) ");
-            room = room > 1 ? room : 1;
-        }
-        cli_table_text(stdout, s->visible ? s->command : "(other user)", room, false);
-        putchar('\n');
-    }
-    if (n == 0)
-        printf("(no client sessions)\n");
-}
-
-static int draw(tsr_client *c, const sample *prev, const sample *now, bool interactive)
-{
-    /* The previous frame's sessions, for their busy shares. */
-    static tsr_process_info *was;
-    static size_t nwas;
-    static uint64_t was_ns;
     tsr_process_info *list = NULL;
     size_t n = 0;
-    int rc = cli_list_sessions(c, &list, &n);
-    if (rc >= 0)
-        return rc;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    int width = interactive ? terminal_width() : 80;
-    char clock[16];
-    time_t t = time(NULL);
-    strftime(clock, sizeof clock, "%H:%M:%S", localtime(&t));
-    if (interactive)
-        fputs("\033[H\033[2J", stdout);
-    size_t ending = 0;
-    for (size_t k = 0; k < n; k++)
-        ending += list[k].ending;
-    printf("tessera top - %s - %zu session%s", clock, n, n == 1 ? "" : "s");
-    if (ending)
-        printf(" (%zu ending)", ending);
-    printf("%s\n\n", interactive ? " - q quits" : "");
-    print_devices(prev, now, width);
-    print_sessions(list, n, was, nwas, was ? now_ns - was_ns : 0, width);
-    fflush(stdout);
-    free(was);
-    was = list;
-    nwas = n;
-    was_ns = now_ns;
+    tsr_status st = sample_devices(r->c, r->spare);
+    if (st == TSR_OK)
+        st = cli_try_list_sessions(r->c, &list, &n);
+    if (st != TSR_OK)
+        return st;
+    top_devices *t = r->was;
+    r->was = r->now;
+    r->now = r->spare;
+    r->spare = t;
+    r->have_was = r->sessions_s > 0;
+    free(r->previous);
+    r->previous = r->sessions;
+    r->nprevious = r->nsessions;
+    r->previous_s = r->sessions_s;
+    r->sessions = list;
+    r->nsessions = n;
+    r->sessions_s = now_s();
+    return TSR_OK;
+}
+
+/* Forgets the samples of a connection that is over. */
+static void forget_samples(top_run *r)
+{
+    free(r->sessions);
+    free(r->previous);
+    r->sessions = r->previous = NULL;
+    r->nsessions = r->nprevious = 0;
+    r->sessions_s = r->previous_s = 0;
+    r->have_was = false;
+}
+
+/* What the library says of a failed connection, shortened for the status
+ * line: the system's reason ("connection refused") from "cannot connect
+ * to tesserad at PATH: Connection refused; start ...", else the message
+ * up to its first semicolon. */
+static void short_reason(const char *message, char *out, size_t n)
+{
+    static const char connect_prefix[] = "cannot connect to tesserad at ";
+    const char *from = message;
+    if (strncmp(message, connect_prefix, sizeof connect_prefix - 1) == 0) {
+        const char *colon = strstr(message + sizeof connect_prefix - 1, ": ");
+        if (colon)
+            from = colon + 2;
+    } else if (strstr(message, "connection to tesserad was lost")) {
+        from = "the connection was lost";
+    }
+    size_t len = strcspn(from, ";");
+    snprintf(out, n, "%.*s", (int)len, from);
+    if (out[0] >= 'A' && out[0] <= 'Z')
+        out[0] = (char)(out[0] - 'A' + 'a');
+}
+
+static void set_gone(top_run *r, const char *message)
+{
+    char reason[512];
+    short_reason(message, reason, sizeof reason);
+    snprintf(r->status, sizeof r->status, "tesserad is gone: reconnecting every %g s (%s)",
+             r->view.retry, reason);
+}
+
+/* The daemon went away: the connection closed, the status line set; a
+ * plain run says so on stderr too, once. */
+static void lost(top_run *r, const char *message)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s", message);
+    tsr_client_close(r->c);
+    r->c = NULL;
+    forget_samples(r);
+    set_gone(r, text);
+    if (!r->interactive)
+        cli_fail(text);
+}
+
+/* Lays out and shows a frame of what top has now. False when out of memory. */
+static bool draw(top_run *r, bool first)
+{
+    top_snapshot s = {.connected = r->c != NULL,
+                      .now = r->now,
+                      .was = r->have_was ? r->was : NULL,
+                      .sessions = r->sessions,
+                      .nsessions = r->nsessions,
+                      .previous = r->previous,
+                      .nprevious = r->nprevious,
+                      .elapsed_ns = r->previous_s > 0 && r->sessions_s > r->previous_s
+                                        ? (uint64_t)((r->sessions_s - r->previous_s) * 1e9)
+                                        : 0};
+    snprintf(s.status, sizeof s.status, "%s", r->status);
+    top_view v = r->view;
+    if (r->interactive)
+        top_screen_size(&v.width, &v.rows);
+    if (!top_layout(&r->frame, &s, &v)) {
+        snprintf(r->error, sizeof r->error, "out of memory");
+        return false;
+    }
+    if (r->interactive) {
+        top_screen_draw(&r->frame);
+    } else {
+        if (!first)
+            putchar('\n');
+        top_plain_draw(&r->frame);
+    }
+    return true;
+}
+
+/* A key pressed: true when the frame should be drawn again. */
+static bool on_key(top_run *r, int key)
+{
+    top_view *v = &r->view;
+    if (key == 'q' || key == 'Q') {
+        r->quit = true;
+        return false;
+    }
+    if (v->help) {
+        v->help = false;
+        return true;
+    }
+    if (key == 'h' || key == '?') {
+        v->help = true;
+        return true;
+    }
+    for (int k = 0; k < TOP_SORT_COUNT; k++) {
+        if (key != top_sort_keys[k].key)
+            continue;
+        v->reverse = v->sort == (top_sort)k ? !v->reverse : false;
+        v->sort = (top_sort)k;
+        return true;
+    }
+    return false;
+}
+
+/* Waits until `until` (CLOCK_MONOTONIC seconds), a stop signal or q,
+ * answering keys and resizes meanwhile. False when top should end. */
+static bool wait_until(top_run *r, double until, const sigset_t *signals)
+{
+    sigset_t old;
+    sigprocmask(SIG_BLOCK, signals, &old);
+    for (double left; !stop && !r->quit && (left = until - now_s()) > 0;) {
+        if (resized) {
+            resized = 0;
+            if (r->interactive && !draw(r, false))
+                break;
+            continue;
+        }
+        struct timespec ts = {.tv_sec = (time_t)left,
+                              .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
+        struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+        int ready = ppoll(&p, r->keys ? 1 : 0, &ts, &old);
+        if (ready < 0 && errno != EINTR)
+            break;
+        if (ready <= 0)
+            continue;
+        if (p.revents & (POLLHUP | POLLERR | POLLNVAL))
+            r->keys = false; /* the terminal went away; the signals remain */
+        bool again = false;
+        for (int key; (key = top_screen_key()) >= 0 && !r->quit;)
+            again |= on_key(r, key);
+        if (again && !r->quit && !draw(r, false))
+            break;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return !stop && !r->quit && !r->error[0];
+}
+
+/* -d SECONDS: a decimal number above 0 and at most 3600, as top's. */
+static int parse_delay(const char *text, double *out)
+{
+    char *end = NULL;
+    size_t digits = strspn(text, "0123456789.");
+    const char *dot = strchr(text, '.');
+    double v =
+        digits == strlen(text) && (!dot || !strchr(dot + 1, '.')) && strpbrk(text, "0123456789")
+            ? strtod(text, &end)
+            : 0;
+    if (!end || end == text || *end || !(v > 0 && v <= 3600))
+        return cli_usage_error(&cli_cmd_top,
+                               "--delay takes a number of seconds above 0 and at most 3600, "
+                               "not '%s'",
+                               text);
+    *out = v;
     return -1;
 }
 
-/* Waits up to ms for a key; true when it was 'q' or input ended. */
-static bool wait_for_quit(int ms, bool keys)
+/* -n N: 1 to 1000000000 frames. */
+static int parse_iterations(const char *text, unsigned long *out)
 {
-    struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
-    if (!keys) {
-        poll(NULL, 0, ms);
-        return false;
+    char *end = NULL;
+    unsigned long v = strspn(text, "0123456789") == strlen(text) ? strtoul(text, &end, 10) : 0;
+    if (!end || end == text || *end || v == 0 || v > 1000000000ul)
+        return cli_usage_error(&cli_cmd_top,
+                               "--iterations takes a number of frames from 1 to 1000000000, "
+                               "not '%s'",
+                               text);
+    *out = v;
+    return -1;
+}
+
+static int parse_sort(const char *text, top_sort *out)
+{
+    for (int k = 0; k < TOP_SORT_COUNT; k++)
+        if (strcmp(text, top_sort_keys[k].name) == 0) {
+            *out = (top_sort)k;
+            return -1;
+        }
+    return cli_usage_error(&cli_cmd_top,
+                           "--sort takes memory, busy, pid, session or name, not '%s'", text);
+}
+
+static int parse_options(const cli_args *args, top_view *v, unsigned long *iterations)
+{
+    bool once = cli_given(args, CLI_OPT_ONCE);
+    int rc = -1;
+    v->delay = 1;
+    v->sort = TOP_SORT_MEMORY;
+    if (once && cli_given(args, CLI_OPT_ITERATIONS))
+        return cli_usage_error(&cli_cmd_top, "--once and --iterations conflict: choose one");
+    if (cli_given(args, CLI_OPT_DELAY))
+        rc = parse_delay(args->value[CLI_OPT_DELAY], &v->delay);
+    if (rc < 0 && cli_given(args, CLI_OPT_ITERATIONS))
+        rc = parse_iterations(args->value[CLI_OPT_ITERATIONS], iterations);
+    if (rc < 0 && cli_given(args, CLI_OPT_SORT))
+        rc = parse_sort(args->value[CLI_OPT_SORT], &v->sort);
+    if (once)
+        *iterations = 1;
+    v->retry = v->delay < RETRY_MAX_S ? v->delay : RETRY_MAX_S;
+    return rc;
+}
+
+/* One frame after another until q, a stop signal, the last of -n frames,
+ * or a failure that is not the daemon's absence. Returns the exit status
+ * (-1: 0); r->error holds the failure's message. */
+static int frames(top_run *r, unsigned long iterations, const sigset_t *signals)
+{
+    double window = r->view.delay < FIRST_WINDOW_S ? r->view.delay : FIRST_WINDOW_S;
+    double next = now_s() + window;
+    bool failed = false;
+    for (unsigned long k = 0; iterations == 0 || k < iterations; k++) {
+        if (!wait_until(r, next, signals))
+            break;
+        tsr_status st = TSR_OK;
+        if (!r->c && cli_try_connect(r->args, &r->c) == TSR_OK) {
+            r->status[0] = '\0';
+        } else if (!r->c) {
+            set_gone(r, tsr_last_error());
+        }
+        if (r->c && (st = take_sample(r)) == TSR_ERR_CONNECTION) {
+            lost(r, tsr_last_error());
+        } else if (st != TSR_OK) {
+            snprintf(r->error, sizeof r->error, "%s", tsr_last_error());
+            return EXIT_FAILED;
+        }
+        failed |= r->c == NULL;
+        if (!draw(r, k == 0))
+            return EXIT_FAILED;
+        /* Frames start -d apart, or right after one that took longer. */
+        next += r->c ? r->view.delay : r->view.retry;
+        if (next < now_s())
+            next = now_s();
     }
-    if (poll(&p, 1, ms) <= 0)
-        return false;
-    char buf[64];
-    ssize_t got = read(STDIN_FILENO, buf, sizeof buf);
-    if (got == 0)
-        return true;
-    return got > 0 && (memchr(buf, 'q', (size_t)got) || memchr(buf, 'Q', (size_t)got));
+    return iterations && failed ? EXIT_FAILED : -1;
 }
 
 static int run_top(const cli_args *args)
 {
-    bool once = cli_given(args, CLI_OPT_ONCE);
-    tsr_client *c = NULL;
-    int rc = cli_connect(args, &c);
+    top_run r = {.args = args};
+    unsigned long iterations = 0;
+    int rc = parse_options(args, &r.view, &iterations);
     if (rc >= 0)
         return rc;
-    sample *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-    if (!a || !b)
+    r.interactive = !cli_given(args, CLI_OPT_ONCE) && isatty(STDOUT_FILENO);
+    r.keys = r.interactive && isatty(STDIN_FILENO);
+    r.view.keys = r.keys;
+    r.view.width = PLAIN_WIDTH;
+    r.now = calloc(1, sizeof *r.now);
+    r.was = calloc(1, sizeof *r.was);
+    r.spare = calloc(1, sizeof *r.spare);
+    if (!r.now || !r.was || !r.spare)
         rc = cli_fail("out of memory");
-    bool keys = !once && isatty(STDIN_FILENO);
     if (rc < 0)
-        rc = take_sample(c, a);
-    if (rc < 0 && !once)
-        enter_terminal();
-    /* The first frame measures busy time over a short window. */
-    bool quit = rc >= 0 || wait_for_quit(FIRST_WINDOW_MS, keys);
-    while (!quit) {
-        rc = take_sample(c, b);
-        if (rc < 0)
-            rc = draw(c, a, b, !once);
-        if (rc >= 0 || once)
-            break;
-        sample *t = a;
-        a = b;
-        b = t;
-        quit = wait_for_quit(1000, keys);
+        rc = cli_connect(args, &r.c);
+    if (rc < 0 && take_sample(&r) != TSR_OK)
+        rc = cli_fail(tsr_last_error());
+    sigset_t signals;
+    char why[256];
+    if (rc < 0) {
+        catch_signals(&signals);
+        if (r.interactive && !top_screen_open(why, sizeof why))
+            rc = cli_fail(why);
     }
-    restore_terminal();
-    free(a);
-    free(b);
-    tsr_client_close(c);
+    if (rc < 0)
+        rc = frames(&r, iterations, &signals);
+    top_screen_close();
+    if (r.error[0])
+        rc = cli_fail(r.error);
+    tsr_client_close(r.c);
+    forget_samples(&r);
+    top_frame_free(&r.frame);
+    free(r.now);
+    free(r.was);
+    free(r.spare);
     return rc >= 0 ? rc : EXIT_OK;
 }
 
 const cli_command cli_cmd_top = {
     "top",
     "a live view of devices and sessions",
-    "SYNOPSIS\n    tessera top [--once] [-s PATH]\n\n"
+    "SYNOPSIS\n"
+    "    tessera top [-d SECONDS] [-o FIELD] [-n N | --once] [-s PATH]\n\n"
     "DESCRIPTION\n"
-    "    Shows, redrawn every second, each accelerator with a bar of its\n"
-    "    memory held by sessions (reserved, out of what the daemon lends) and a\n"
-    "    bar of its busy time (the share of the last interval during which the\n"
-    "    device had a kernel submitted and not yet finished, as the daemon\n"
-    "    measures at each submission and completion), then one line per client\n"
-    "    session:\n"
-    "    its number, pid, user, current device and memory, as 'tessera ps'\n"
-    "    shows them and with the same visibility rule, and its busy share\n"
-    "    (BUSY: the device time its kernels took over the last interval; the\n"
-    "    sessions' shares of a device add up to its busy bar). Press q to quit;\n"
-    "    the terminal is restored on exit and on SIGINT, SIGTERM, SIGHUP and\n"
-    "    SIGQUIT. The layout fits an 80-column terminal and uses only the\n"
-    "    ANSI escapes every terminal emulator knows, so it works over ssh.\n\n" CLI_DEVICE_NAMES
+    "    Shows each accelerator with a bar of its memory held by sessions\n"
+    "    (reserved, out of what the daemon lends) and a bar of its busy time\n"
+    "    (the share of the last interval during which the device had a kernel\n"
+    "    submitted and not yet finished, as the daemon measures at each\n"
+    "    submission and completion), then one line per client session: its\n"
+    "    number, pid, user, current device, memory allocated and reserved,\n"
+    "    busy share (BUSY: the device time its kernels took over the last\n"
+    "    interval; the sessions' shares of a device add up to its busy bar),\n"
+    "    the name the client gave itself and its command, as 'tessera ps'\n"
+    "    shows them and with the same visibility rule. The first frame comes\n"
+    "    half a second after the start, so that it has busy times; the next\n"
+    "    every -d seconds.\n\n"
+    "    On a terminal (standard output one, and no --once) top takes the\n"
+    "    screen through ncurses: the title and the device bars stay at the\n"
+    "    top, the sessions fill the rows below in the chosen order, and those\n"
+    "    that do not fit are counted on a last line, \"+N more\". Columns leave\n"
+    "    a narrow terminal in this order: RESERVED (shown from 88 columns),\n"
+    "    DEVICE, USER; then COMMAND narrows from 15 columns to 8, and COMMAND,\n"
+    "    BUSY, ALLOCATED, NAME and PID leave; no line wraps. A resize (SIGWINCH)\n"
+    "    redraws at the new size. The bars are coloured by level (green below\n"
+    "    half, yellow below four fifths, red above) unless the terminal has\n"
+    "    no colour or NO_COLOR is set and not empty. The terminal is given\n"
+    "    back on q and on SIGINT, SIGTERM, SIGHUP and SIGQUIT, and an error\n"
+    "    that ends top is printed after the screen has closed.\n\n"
+    "    Anywhere else (a pipe, a file) and under --once, frames are plain\n"
+    "    text 80 columns wide, every session on its line, no escape sequence\n"
+    "    and no terminal set-up, a blank line between two frames.\n\n"
+    "    When the daemon goes away (a restart, say), top keeps running: the\n"
+    "    frames show a status line, \"tesserad is gone: reconnecting every 1 s\n"
+    "    (connection refused)\", a new connection is tried every -d seconds (at\n"
+    "    most 1), and the devices and sessions come back with the daemon. A\n"
+    "    plain run also says so on standard error, once each time. top asks\n"
+    "    on a monitoring connection: it is no session and never shows in the\n"
+    "    list.\n\n" CLI_DEVICE_NAMES CLI_ESCAPE_HELP "KEYS\n"
+    "    m              sort by memory allocated, largest first (the default)\n"
+    "    b              sort by busy share, largest first\n"
+    "    p              sort by pid\n"
+    "    s              sort by session number\n"
+    "    n              sort by name\n"
+    "    the same key   again: the order reversed\n"
+    "    h, ?           the list of keys; any key goes back\n"
+    "    q              quit, with exit status 0\n\n"
     "OPTIONS\n"
-    "    --once         print one frame (busy time measured over half a\n"
-    "                   second) without escape sequences, and exit: for\n"
-    "                   scripts and logs\n" CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT "EXAMPLES\n"
+    "    -d, --delay SECONDS\n"
+    "                   the time between frames (a decimal number above 0, at\n"
+    "                   most 3600; default 1)\n"
+    "    -o, --sort FIELD\n"
+    "                   the order of the sessions at the start: memory, busy,\n"
+    "                   pid, session or name (the keys m, b, p, s, n)\n"
+    "    -n, --iterations N\n"
+    "                   stop after N frames (1 to 1000000000)\n"
+    "    --once         one plain frame, even on a terminal, and exit: for\n"
+    "                   scripts and logs\n" CLI_SOCKET_HELP "\n"
+    "EXIT STATUS\n"
+    "    0 when q, a signal or the last of -n frames ends it; 1 when the daemon\n"
+    "    cannot be reached at the start, when a call fails otherwise than by\n"
+    "    the daemon's absence, or when one of -n frames (or --once's) found\n"
+    "    the daemon gone; 2 on a usage error.\n\n"
+    "EXAMPLES\n"
     "    tessera top\n"
-    "    watch -n 5 tessera top --once\n",
-    CLI_OPT(ONCE) | CLI_OPT(SOCKET),
+    "    tessera top -d 0.5 -o busy\n"
+    "    tessera top -n 10 -d 5 > top.log\n"
+    "    tessera top --once | grep worker\n",
+    CLI_OPT(ONCE) | CLI_OPT(SOCKET) | CLI_OPT(DELAY) | CLI_OPT(SORT) | CLI_OPT(ITERATIONS),
     0,
     0,
     run_top,

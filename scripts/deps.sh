@@ -33,6 +33,9 @@ packages=(
     # promtool and the Prometheus server that scrapes `tessera metrics` in a
     # test, and curl, which asks the endpoint and the server
     prometheus curl
+    # ncurses for `tessera top` on a terminal, and tmux, the terminal its
+    # test drives it in
+    libncurses-dev tmux
 )
 
 die()

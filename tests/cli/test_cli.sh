@@ -161,6 +161,28 @@ done
 help=$("$T" stats --help) && [[ $help == *"--loop SECONDS"* && $help != *$'\nFIELDS\n'* ]] &&
     passed=$((passed + 1)) || { failed=$((failed + 1)); echo "FAIL stats --help"; }
 
+# top's options, refused before the daemon is asked; -d is top's --delay
+# and stats' --device.
+for bad in 0 -1 abc 1e3 nan inf 3601 '' 0x10 1.5s . 1.2.3; do
+    check_err "top-delay-$bad" 2 "--delay takes a number of seconds above 0 and at most 3600, not '$bad'" -- top -d "$bad"
+done
+check_err top-delay-long 2 "--delay takes a number of seconds above 0 and at most 3600, not '0'" -- top --delay=0
+for bad in 0 -3 x 1.5 10000000000; do
+    check_err "top-iterations-$bad" 2 "--iterations takes a number of frames from 1 to 1000000000, not '$bad'" -- top -n "$bad"
+done
+check_err top-sort 2 "--sort takes memory, busy, pid, session or name, not 'cpu'" -- top -o cpu
+check_err top-once-n 2 "--once and --iterations conflict: choose one" -- top --once -n 2
+check_err top-delay-missing 2 "option '-d' needs a value" -- top -d
+check_err top-json 2 "option '--json' does not apply to this command" -- top --json
+check_err top-device 2 "option '--device' does not apply to this command" -- top --device 0
+check_err stats-delay 2 "option '--delay' does not apply to this command" -- stats --delay 1
+help=$("$T" top --help)
+if [[ $help == *$'\nKEYS\n'*"-d, --delay SECONDS"*"-o, --sort FIELD"*"-n, --iterations N"*$'\nEXAMPLES\n'* ]]; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1)); echo "FAIL top --help lacks KEYS, -d, -o, -n or EXAMPLES"
+fi
+
 rm -f /tmp/tessera-cli-err.$$
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]
