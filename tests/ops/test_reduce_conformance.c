@@ -467,7 +467,7 @@ int main(int argc, char **argv)
             continue;
         if (len && line[len - 1] == '\n')
             line[len - 1] = '\0';
-        char *f[MAX_FIELDS];
+        char *f[MAX_FIELDS] = {0};
         int nf = split(line, f);
         if (strcmp(f[0], "acc") == 0) {
             run_accuracy(f);
