@@ -50,13 +50,11 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
     w->chunk = w->ops->chunk;
     w->col_rows = w->ops->col_rows;
     w->scan = w->ops->scan;
-#if HAVE_AVX2_CLONES
-    if (__builtin_cpu_supports("avx2")) {
+    if (tsr__reduce_avx2()) {
         w->chunk = w->ops->chunk_avx2;
         w->col_rows = w->ops->col_rows_avx2;
         w->scan = w->ops->scan_avx2;
     }
-#endif
     w->in_w = tsr_dtype_itemsize(w->in_dtype);
     w->common_w = tsr_dtype_itemsize(w->common);
     size_t out_w = tsr_dtype_itemsize((tsr_dtype)k->operands[0].dtype);

@@ -95,9 +95,25 @@ static void load_F(tsr_dtype common, const unsigned char *src, int64_t n, void *
     skip_nans(d, n, skip_nan, nonnan);
 }
 
+/* A NaN result is stored as the positive quiet NaN: which NaN an addition
+ * of two NaNs keeps depends on the order of its operands in the machine
+ * code (x86 keeps the first), which differs between builds and devices. */
+static float quiet_f(float v)
+{
+    return v != v ? tsr__float_from_bits(0x7FC00000u) : v;
+}
+static double quiet_d(double v)
+{
+    uint64_t bits = UINT64_C(0x7FF8000000000000);
+    if (v == v)
+        return v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
 static void store_F(tsr_dtype common, const void *m, unsigned char *dst)
 {
-    float v = *(const float *)m;
+    float v = quiet_f(*(const float *)m);
     uint16_t h;
     if (common == TSR_FLOAT32) {
         memcpy(dst, &v, 4);
@@ -135,7 +151,8 @@ static void load_D(tsr_dtype common, const unsigned char *src, int64_t n, void *
 static void store_D(tsr_dtype common, const void *m, unsigned char *dst)
 {
     (void)common;
-    memcpy(dst, m, sizeof(double));
+    double v = quiet_d(*(const double *)m);
+    memcpy(dst, &v, sizeof v);
 }
 
 static void divide_D(tsr_dtype common, void *m, int64_t count)
@@ -175,18 +192,24 @@ static void c32_store(tsr__kc64 z, unsigned char *p)
     }                                                                                        \
     static void store_##FAM(tsr_dtype common, const void *m, unsigned char *dst)             \
     {                                                                                        \
+        Z z = *(const Z *)m;                                                                 \
+        z = Z##_make(QUIET(z.re), QUIET(z.im));                                              \
         if (common == TSR_COMPLEX32)                                                         \
-            c32_store(*(const tsr__kc64 *)m, dst);                                           \
+            c32_store(tsr__kc64_make((float)z.re, (float)z.im), dst);                        \
         else                                                                                 \
-            memcpy(dst, m, sizeof(Z));                                                       \
+            memcpy(dst, &z, sizeof(Z));                                                      \
     }                                                                                        \
     static void divide_##FAM(tsr_dtype common, void *m, int64_t count)                       \
     {                                                                                        \
         (void)common;                                                                        \
         *(Z *)m = Z##_div(*(Z *)m, Z##_make((T)count, 0)); /* c10's complex quotient */      \
     }
+#define QUIET quiet_f
 COMPLEX_FAMILY(CF, tsr__kc64, float)
+#undef QUIET
+#define QUIET quiet_d
 COMPLEX_FAMILY(CD, tsr__kc128, double)
+#undef QUIET
 
 /* ---- combines ------------------------------------------------------------- */
 
@@ -243,10 +266,9 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
         *(X *)result = lane[0];                                                 \
     }
 /* The same for compensated sums: the lanes' s and e parts apart. */
-/* The same for compensated sums, the lanes' s and e parts in vectors of
- * 32 bytes (GCC's and clang's vector extension: elementwise IEEE
- * operations, one AVX2 register or two SSE ones each), so that the
- * compiler cannot miss the vectorisation. Lane j is element j % W of
+/* The same for compensated sums, the lanes' s and e parts in vectors
+ * (GCC's and clang's vector extension: elementwise IEEE operations), so
+ * that the compiler cannot miss the vectorisation. Lane j is element j % W of
  * vector j / W. */
 #define CHUNK_PAIR(NAME, ATTR, T, VT, P)                                   \
     static ATTR void NAME(const void *xv, int64_t n, void *result)         \
@@ -275,8 +297,13 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
         r->s = s[0];                                                       \
         r->e = e[0];                                                       \
     }
-typedef float lanes_f __attribute__((vector_size(32)));
-typedef double lanes_d __attribute__((vector_size(32)));
+/* 16-byte vectors for the baseline (SSE2's registers: wider ones would be
+ * taken apart element by element where they compare), 32-byte ones for
+ * AVX2; lane j is element j % W of vector j / W either way. */
+typedef float lanes_f __attribute__((vector_size(16)));
+typedef double lanes_d __attribute__((vector_size(16)));
+typedef float lanes2_f __attribute__((vector_size(32)));
+typedef double lanes2_d __attribute__((vector_size(32)));
 
 /* The column walk: rows i = 0..n-1 at p + i * stride, each into lane
  * (lane0 + i) % LANES of a block of nc outputs; the lanes are [LANES][nc]
@@ -413,14 +440,17 @@ typedef double lanes_d __attribute__((vector_size(32)));
         }                                                                                 \
     }
 
-typedef int32_t ilanes_f __attribute__((vector_size(32)));
-typedef int64_t ilanes_d __attribute__((vector_size(32)));
-#define VEC_MAXMIN(FAM, X, sfx, NAME, IDENTITY, OP, BETTER, CMP)                           \
-    CHUNK_VEC(vec_chunk_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, IDENTITY, OP, CMP) \
-    CHUNK_VEC(vec_chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes_##sfx, ilanes_##sfx,  \
-              IDENTITY, OP, CMP)                                                           \
-    SCAN_VEC(vec_scan_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)         \
-    SCAN_VEC(vec_scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)
+typedef int32_t ilanes_f __attribute__((vector_size(16)));
+typedef int64_t ilanes_d __attribute__((vector_size(16)));
+typedef int32_t ilanes2_f __attribute__((vector_size(32)));
+typedef int64_t ilanes2_d __attribute__((vector_size(32)));
+#define VEC_MAXMIN(FAM, X, sfx, NAME, IDENTITY, OP, BETTER, CMP)                                  \
+    CHUNK_VEC(vec_chunk_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, IDENTITY, OP, CMP)        \
+    CHUNK_VEC(vec_chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx,       \
+              IDENTITY, OP, CMP)                                                                  \
+    SCAN_VEC(vec_scan_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)                \
+    SCAN_VEC(vec_scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx, BETTER, \
+             CMP)
 
 /* Real sums are compensated (kernels/reduce_order.h): an accumulator is a
  * pair; its column lanes keep the s and e parts apart. */
@@ -442,7 +472,7 @@ typedef int64_t ilanes_d __attribute__((vector_size(32)));
         ((pair_##sfx *)m)->s = ((pair_##sfx *)m)->e = 0;                                         \
     }                                                                                            \
     CHUNK_PAIR(chunk_p##sfx, , T, lanes_##sfx, pair_##sfx)                                       \
-    CHUNK_PAIR(chunk_p##sfx##_avx2, TARGET_AVX2, T, lanes_##sfx, pair_##sfx)                     \
+    CHUNK_PAIR(chunk_p##sfx##_avx2, TARGET_AVX2, T, lanes2_##sfx, pair_##sfx)                    \
     static void combine_p##sfx(void *a, const void *b)                                           \
     {                                                                                            \
         *(pair_##sfx *)a = merge_p##sfx(*(pair_##sfx *)a, *(const pair_##sfx *)b);               \
@@ -574,6 +604,15 @@ PLAIN(CF, tsr__kc64, sum, tsr__kc64_make(0.0f, 0.0f), SUM_CF, NO_BETTER, )
 PLAIN(CF, tsr__kc64, prod, tsr__kc64_make(1.0f, 0.0f), PROD_CF, NO_BETTER, )
 PLAIN(CD, tsr__kc128, sum, tsr__kc128_make(0.0, 0.0), SUM_CD, NO_BETTER, )
 PLAIN(CD, tsr__kc128, prod, tsr__kc128_make(1.0, 0.0), PROD_CD, NO_BETTER, )
+
+bool tsr__reduce_avx2(void)
+{
+#if HAVE_AVX2_CLONES
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
 
 /* The loops of an op (its elem column names the combine) in a common
  * dtype, or NULL. */

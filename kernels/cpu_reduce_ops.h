@@ -49,6 +49,10 @@ typedef struct tsr__reduce_ops {
     void (*divide)(tsr_dtype common, void *m, int64_t count);
 } tsr__reduce_ops;
 
+/* Whether the loops' AVX2 builds (the _avx2 members) run here: built for
+ * x86-64, and the CPU has AVX2. */
+bool tsr__reduce_avx2(void);
+
 /* The loops of a combine of core/ops.def's elem column ("sum", "prod",
  * "max", "min", "all", "any") in a common dtype, or NULL. */
 const tsr__reduce_ops *tsr__reduce_ops_for(const char *combine, tsr_dtype common);

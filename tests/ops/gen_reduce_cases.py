@@ -6,7 +6,10 @@ Run from anywhere with Debian's interpreter, which has torch 1.13:
 
     /usr/bin/python3 tests/ops/gen_reduce_cases.py
 
-The output depends only on SEED below.
+The output depends only on SEED below. With --large it writes only the
+accuracy rows for 2^22, 2^24 and 2^26 elements, into
+data/reduce_acc_large.txt, which the suite does not run (seconds of
+PyTorch and of fsum per row): test_reduce_conformance reads it as well.
 
 The format (read by test_reduce_conformance.c), one line per case, fields
 separated by " | ", '#' starting a comment line:
@@ -55,6 +58,7 @@ import math
 import os
 import random
 import struct
+import sys
 import warnings
 
 import torch
@@ -433,12 +437,27 @@ def acc_values(n, seed):
     return out
 
 
-def gen_accuracy(w):
-    for k in (10, 12, 14, 16, 18, 20):
+def acc_values_np(n, seed):
+    """acc_values in numpy (the same bits), for the large sizes."""
+    import numpy as np
+    with np.errstate(over="ignore"):
+        s = (np.uint64(seed) + np.arange(1, n + 1, dtype=np.uint64) *
+             np.uint64(0x9E3779B97F4A7C15))
+        z = (s ^ (s >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    sign = (z >> np.uint64(63)) & np.uint64(1)
+    exp = np.uint64(127 - 12) + (z >> np.uint64(40)) % np.uint64(25)
+    bits = (sign << np.uint64(31)) | (exp << np.uint64(23)) | (z & np.uint64(0x7FFFFF))
+    return bits.astype(np.uint32)
+
+
+def gen_accuracy(w, sizes=(10, 12, 14, 16, 18, 20)):
+    for k in sizes:
         n = 1 << k
         seed = 0xACC0 + k
-        bits = acc_values(n, seed)
-        raw = struct.pack("<%dI" % n, *bits)
+        bits = acc_values_np(n, seed)
+        raw = bits.tobytes()
         t = torch.frombuffer(bytearray(raw), dtype=F32)
         exact = math.fsum(struct.unpack("<%df" % n, raw))
         got = float(t.sum())
@@ -501,7 +520,24 @@ def gen_big(w):
                         dname(r.dtype), ints(r.shape), "%r" % tol, hexbits(r)]))
 
 
+def main_large():
+    """The accuracy rows for 2^22..2^26 elements (too slow for the suite):
+    data/reduce_acc_large.txt, for `test_reduce_conformance FILE`."""
+    w = Writer()
+    gen_accuracy(w, (22, 24, 26))
+    path = os.path.join(DATA, "reduce_acc_large.txt")
+    with open(path, "w") as f:
+        f.write("# float32 sum's accuracy on 2^22..2^26 elements (gen_reduce_cases.py --large;\n")
+        f.write("# not in the suite: test_reduce_conformance data/reduce_acc_large.txt)\n")
+        for line in w.lines:
+            f.write(line + "\n")
+    print("%s: %d rows" % (path, len(w.lines)))
+
+
 def main():
+    if "--large" in sys.argv[1:]:
+        main_large()
+        return
     rng = random.Random(SEED)
     w = Writer()
     gen_cases(w, rng)

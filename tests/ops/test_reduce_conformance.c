@@ -33,6 +33,9 @@ static void fail(const char *id, const char *fmt, const char *a, const char *b)
 
 static int split(char *line, char **fields)
 {
+    static char empty[] = "";
+    for (int i = 0; i < MAX_FIELDS; i++)
+        fields[i] = empty; /* fields past the line's are empty */
     int n = 0;
     char *p = line;
     while (n < MAX_FIELDS) {
