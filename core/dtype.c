@@ -55,6 +55,38 @@ const tsr__dtype_info tsr__dtypes[TSR_DTYPE_COUNT] = {
 _Static_assert(TSR__ARRAY_SIZE(tsr__dtypes) == TSR_DTYPE_COUNT, "one row per dtype");
 _Static_assert(TSR_DTYPE_COUNT == 22, "PyTorch 2.9 has 22 dtypes in the docs' table");
 
+/* c10's name of each dtype's C++ type (what PyTorch's messages print). */
+static const char *const cpp_names[TSR_DTYPE_COUNT] = {
+    [TSR_BOOL] = "bool",
+    [TSR_UINT8] = "unsigned char",
+    [TSR_INT8] = "signed char",
+    [TSR_UINT16] = "unsigned short",
+    [TSR_INT16] = "short int",
+    [TSR_UINT32] = "unsigned int",
+    [TSR_INT32] = "int",
+    [TSR_UINT64] = "unsigned long",
+    [TSR_INT64] = "long int",
+    [TSR_FLOAT16] = "c10::Half",
+    [TSR_BFLOAT16] = "c10::BFloat16",
+    [TSR_FLOAT32] = "float",
+    [TSR_FLOAT64] = "double",
+    [TSR_COMPLEX32] = "c10::complex<c10::Half>",
+    [TSR_COMPLEX64] = "c10::complex<float>",
+    [TSR_COMPLEX128] = "c10::complex<double>",
+    [TSR_FLOAT8_E4M3FN] = "c10::Float8_e4m3fn",
+    [TSR_FLOAT8_E5M2] = "c10::Float8_e5m2",
+    [TSR_FLOAT8_E4M3FNUZ] = "c10::Float8_e4m3fnuz",
+    [TSR_FLOAT8_E5M2FNUZ] = "c10::Float8_e5m2fnuz",
+    [TSR_FLOAT8_E8M0FNU] = "c10::Float8_e8m0fnu",
+    [TSR_FLOAT4_E2M1FN_X2] = "c10::Float4_e2m1fn_x2",
+};
+_Static_assert(TSR__ARRAY_SIZE(cpp_names) == TSR_DTYPE_COUNT, "a C++ name per dtype");
+
+const char *tsr__dtype_cpp_name(tsr_dtype d)
+{
+    return tsr__dtype_valid(d) && cpp_names[d] ? cpp_names[d] : "?";
+}
+
 bool tsr_dtype_is_valid(tsr_dtype d)
 {
     return tsr__dtype_valid(d);

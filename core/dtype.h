@@ -26,4 +26,9 @@ static inline bool tsr__dtype_valid(tsr_dtype d)
     return (unsigned)d < TSR_DTYPE_COUNT;
 }
 
+/* c10's name of a dtype's C++ type, as PyTorch's "Expected out tensor to
+ * have dtype float, but got double instead" prints it ("long int",
+ * "c10::Half"); "?" for no dtype. */
+const char *tsr__dtype_cpp_name(tsr_dtype d);
+
 #endif /* TESSERA_CORE_DTYPE_H */

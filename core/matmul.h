@@ -18,10 +18,6 @@
 #include "tessera/geometry.h"
 #include "tessera/status.h"
 
-/* c10's name of a dtype's C++ type, as "Expected out tensor to have dtype
- * float, but got double instead" prints it ("long int", "c10::Half"). */
-const char *tsr__matmul_type_name(tsr_dtype d);
-
 /* torch.mm(self, mat2): both matrices ("self must be a matrix", "mat2
  * must be a matrix"), inner sizes equal ("mat1 and mat2 shapes cannot be
  * multiplied (2x3 and 4x5)"). */

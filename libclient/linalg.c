@@ -15,6 +15,7 @@
  * daemon comes next). outer is an elementwise product of views. */
 #include <string.h>
 
+#include "core/dtype.h"
 #include "core/error.h"
 #include "core/matmul.h"
 #include "kernels/kernels.h"
@@ -51,7 +52,7 @@ static tsr_status out_dtype(const tsr_tensor *out, tsr_dtype want)
     if (out && out->dtype != want)
         return tsr__fail(TSR_ERR_RUNTIME,
                          "Expected out tensor to have dtype %s, but got %s instead",
-                         tsr__matmul_type_name(want), tsr__matmul_type_name(out->dtype));
+                         tsr__dtype_cpp_name(want), tsr__dtype_cpp_name(out->dtype));
     return TSR_OK;
 }
 

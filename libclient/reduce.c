@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dtype.h"
 #include "core/error.h"
 #include "kernels/cpu_reduce.h"
 #include "libclient/plan.h"
@@ -29,35 +30,12 @@ typedef struct request {
     tsr_tensor *out, *out2; /* out= (values, indices), or NULL */
 } request;
 
-/* The C++ name of a dtype in PyTorch's "Expected out tensor to have dtype
- * float, but got double instead". */
-static const char *cpp_name(tsr_dtype d)
-{
-    static const char *const names[TSR_DTYPE_COUNT] = {
-        [TSR_BOOL] = "bool",
-        [TSR_UINT8] = "unsigned char",
-        [TSR_INT8] = "signed char",
-        [TSR_INT16] = "short int",
-        [TSR_INT32] = "int",
-        [TSR_INT64] = "long int",
-        [TSR_FLOAT16] = "c10::Half",
-        [TSR_BFLOAT16] = "c10::BFloat16",
-        [TSR_FLOAT32] = "float",
-        [TSR_FLOAT64] = "double",
-        [TSR_COMPLEX32] = "c10::complex<c10::Half>",
-        [TSR_COMPLEX64] = "c10::complex<float>",
-        [TSR_COMPLEX128] = "c10::complex<double>",
-    };
-    const char *n = tsr_dtype_is_valid(d) ? names[d] : NULL;
-    return n ? n : tsr_dtype_message_name(d);
-}
-
 static tsr_status expect_dtype(const tsr_tensor *t, tsr_dtype want)
 {
     if (t->dtype == want)
         return TSR_OK;
     return tsr__fail(TSR_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
-                     cpp_name(want), cpp_name(t->dtype));
+                     tsr__dtype_cpp_name(want), tsr__dtype_cpp_name(t->dtype));
 }
 
 static bool is_integer_or_bool(tsr_dtype d)

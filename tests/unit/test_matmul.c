@@ -2,6 +2,7 @@
  * tables in tests/matmul hold every message against PyTorch; these pin
  * torch.matmul's choice of product and result shapes, and the fold rule's
  * stride test, without a tensor). */
+#include "core/dtype.h"
 #include "core/matmul.h"
 #include "test.h"
 
@@ -62,7 +63,7 @@ int main(void)
                 "[3, 3].");
     ASSERT_FAIL(tsr__matmul_check_mv(&z, &a), TSR_ERR_INDEX,
                 "Dimension specified as 0 but tensor has no dimensions");
-    ASSERT_STREQ(tsr__matmul_type_name(TSR_INT64), "long int");
-    ASSERT_STREQ(tsr__matmul_type_name(TSR_BFLOAT16), "c10::BFloat16");
+    ASSERT_STREQ(tsr__dtype_cpp_name(TSR_INT64), "long int");
+    ASSERT_STREQ(tsr__dtype_cpp_name(TSR_BFLOAT16), "c10::BFloat16");
     TEST_DONE();
 }
