@@ -74,6 +74,7 @@ int bench_suite_elementwise(const bench_config *config, bench_results *out);
 int bench_suite_unary(const bench_config *config, bench_results *out);
 int bench_suite_cold(const bench_config *config, bench_results *out);
 int bench_suite_matmul(const bench_config *config, bench_results *out);
+int bench_suite_reduce(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */
 
@@ -96,6 +97,28 @@ void bench_samples_free(bench_samples *s);
 /* The q-quantile (0.5: the median) in nanoseconds; sorts the samples. NAN
  * when there are none. */
 double bench_quantile(bench_samples *s, double q);
+
+/* Samples of one side each beside a baseline sample taken right after it
+ * (rates): a busy neighbour then weighs on both alike. */
+typedef struct bench_pairs {
+    bench_samples value, reference, ratio;
+    double best;
+} bench_pairs;
+
+void bench_pairs_add(bench_pairs *p, double value, double reference);
+
+typedef struct bench_paired {
+    bool ok;            /* the side measured (ok given to bench_pairs_finish, and samples) */
+    double value, best; /* its median and best sample */
+    double reference;   /* the baseline's median beside it */
+    double paired;      /* the median of value / reference over the pairs */
+} bench_paired;
+
+/* The medians (NAN where missing); frees the samples. */
+bench_paired bench_pairs_finish(bench_pairs *p, bool ok);
+/* One side's paired ratio over another's (Tessera's and PyTorch's, each
+ * against the same baseline); 0 when either is missing. */
+double bench_paired_over(const bench_paired *a, const bench_paired *b);
 
 /* A progress or error line on stderr: "tessera-bench: SUITE: ...". */
 void bench_note(const char *suite, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,11 +9,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- STREAM add and copy (elementwise_bare.c, built with -O3) ------- */
+/* ---- STREAM add, copy and read (elementwise_bare.c, built with -O3) -- */
 
 typedef enum stream_kind {
     STREAM_ADD,  /* c[i] = a[i] + b[i]: 12 bytes an element */
     STREAM_COPY, /* c[i] = a[i]: 8 bytes an element */
+    STREAM_READ, /* sum += a[i] (8 vector accumulators): 4 bytes an element, a and n only */
 } stream_kind;
 
 /* The loop over float arrays sized so that the bytes read and written
@@ -25,7 +26,8 @@ typedef struct stream_arrays {
     stream_kind kind;
 } stream_arrays;
 
-/* The baseline's name in rows and notes: "stream_add", "stream_copy". */
+/* The baseline's name in rows and notes: "stream_add", "stream_copy",
+ * "stream_read". */
 const char *stream_name(stream_kind kind);
 /* Allocates the arrays for `bytes` moved and writes them (each thread its
  * own share, as the timed loop will use it). Returns 0, or -1 after

@@ -1,7 +1,8 @@
 /* tessera-bench, elementwise suite: the bare baselines (elementwise.h).
  *
- * The STREAM loops are what a C compiler makes of c[i] = a[i] + b[i] and
- * c[i] = a[i] at -O3 (this file's build options), split into one
+ * The STREAM loops are what a C compiler makes of c[i] = a[i] + b[i],
+ * c[i] = a[i] and a sum of a[i] (the reduce suite's plain read) at -O3
+ * (this file's build options), split into one
  * contiguous share per thread as an elementwise kernel splits its work. The OpenCL baseline is the
  * cheapest thing a program can ask of the device: one work item, enqueued
  * and waited for. */
@@ -16,7 +17,7 @@
 #include "bench/bench.h"
 #include "bench/elementwise.h"
 
-/* ---- STREAM add and copy ---------------------------------------------- */
+/* ---- STREAM add, copy and read ---------------------------------------- */
 
 #define STREAM_ALIGN 4096
 
@@ -24,7 +25,11 @@ typedef struct stream_share {
     const stream_arrays *s;
     size_t begin, end;
     bool init; /* write the arrays instead of adding */
+    float sum; /* STREAM_READ's result */
 } stream_share;
+
+/* What the read loops summed, kept so that the compiler keeps the loops. */
+static volatile float read_sink;
 
 static void add_range(const float *restrict a, const float *restrict b, float *restrict c,
                       size_t begin, size_t end)
@@ -39,6 +44,30 @@ static void copy_range(const float *restrict a, float *restrict c, size_t begin,
         c[i] = a[i];
 }
 
+/* The sum of a[begin..end) in 8 independent vectors of 4 floats (GCC's
+ * vector extension; a plain loop is not vectorised without -ffast-math,
+ * and one with an array of accumulators becomes chains of dependent adds
+ * slower than the memory): a plain read at the memory's speed. */
+typedef float read_vec __attribute__((vector_size(16)));
+
+static float read_range(const float *restrict a, size_t begin, size_t end)
+{
+    read_vec acc[8] = {{0}};
+    size_t i = begin;
+    for (; i + 32 <= end; i += 32)
+        for (int j = 0; j < 8; j++) {
+            read_vec v;
+            memcpy(&v, a + i + 4 * j, sizeof v);
+            acc[j] += v;
+        }
+    float sum = 0;
+    for (; i < end; i++)
+        sum += a[i];
+    for (int j = 0; j < 8; j++)
+        sum += acc[j][0] + acc[j][1] + acc[j][2] + acc[j][3];
+    return sum;
+}
+
 static void init_range(float *restrict a, float *restrict b, float *restrict c, size_t begin,
                        size_t end)
 {
@@ -46,15 +75,18 @@ static void init_range(float *restrict a, float *restrict b, float *restrict c, 
         a[i] = 1.0f;
         if (b)
             b[i] = 2.0f;
-        c[i] = 0.0f;
+        if (c)
+            c[i] = 0.0f;
     }
 }
 
 static void *run_share(void *arg)
 {
-    const stream_share *sh = arg;
+    stream_share *sh = arg;
     if (sh->init)
         init_range(sh->s->a, sh->s->b, sh->s->c, sh->begin, sh->end);
+    else if (sh->s->kind == STREAM_READ)
+        sh->sum = read_range(sh->s->a, sh->begin, sh->end);
     else if (sh->s->kind == STREAM_COPY)
         copy_range(sh->s->a, sh->s->c, sh->begin, sh->end);
     else
@@ -86,20 +118,24 @@ static bool run_all(const stream_arrays *s, bool init)
         }
     }
     run_share(&shares[0]);
-    for (int k = 1; k < started; k++)
+    float sum = shares[0].sum;
+    for (int k = 1; k < started; k++) {
         pthread_join(ids[k], NULL);
+        sum += shares[k].sum;
+    }
+    read_sink = sum;
     return ok;
 }
 
 const char *stream_name(stream_kind kind)
 {
-    return kind == STREAM_COPY ? "stream_copy" : "stream_add";
+    return kind == STREAM_READ ? "stream_read" : kind == STREAM_COPY ? "stream_copy" : "stream_add";
 }
 
 /* The arrays a loop of this kind reads and writes. */
 static unsigned stream_arrays_of(stream_kind kind)
 {
-    return kind == STREAM_COPY ? 2 : 3;
+    return kind == STREAM_READ ? 1 : kind == STREAM_COPY ? 2 : 3;
 }
 
 int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads, const char *suite)
@@ -112,8 +148,8 @@ int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads,
     size_t each = (s->n * sizeof(float) + STREAM_ALIGN - 1) / STREAM_ALIGN * STREAM_ALIGN;
     s->a = aligned_alloc(STREAM_ALIGN, each);
     s->b = kind == STREAM_ADD ? aligned_alloc(STREAM_ALIGN, each) : NULL;
-    s->c = aligned_alloc(STREAM_ALIGN, each);
-    if (!s->a || (kind == STREAM_ADD && !s->b) || !s->c) {
+    s->c = kind != STREAM_READ ? aligned_alloc(STREAM_ALIGN, each) : NULL;
+    if (!s->a || (kind == STREAM_ADD && !s->b) || (kind != STREAM_READ && !s->c)) {
         bench_note(suite, "%s: cannot allocate %u x %zu MiB", stream_name(kind), arrays,
                    each >> 20);
         stream_free(s);

@@ -198,43 +198,7 @@ static double openblas_sample(const mm_operands *o)
     return flops(o) / (double)(bench_now_ns() - t0);
 }
 
-/* Samples of one side (Tessera's or PyTorch's) each beside a cblas_sgemm
- * sample: medians, the best, and the median of the pairs' ratios. */
-typedef struct mm_pairs {
-    bench_samples value, reference, ratio;
-    double best;
-} mm_pairs;
-
-static void pairs_add(mm_pairs *p, double value, double reference)
-{
-    bench_samples_add(&p->value, value);
-    bench_samples_add(&p->reference, reference);
-    bench_samples_add(&p->ratio, value / reference);
-    if (value > p->best)
-        p->best = value;
-}
-
-typedef struct mm_result {
-    bool ok;            /* the side measured */
-    double value, best; /* GFLOP/s: median and best sample */
-    double reference;   /* cblas_sgemm's median GFLOP/s beside it */
-    double paired;      /* median of value / reference over the pairs */
-} mm_result;
-
-static mm_result pairs_finish(mm_pairs *p, bool ok)
-{
-    mm_result r = {.ok = ok && p->value.count > 0, .value = NAN, .best = NAN, .reference = NAN};
-    r.reference = bench_quantile(&p->reference, 0.5);
-    if (r.ok) {
-        r.value = bench_quantile(&p->value, 0.5);
-        r.best = p->best;
-        r.paired = bench_quantile(&p->ratio, 0.5);
-    }
-    bench_samples_free(&p->value);
-    bench_samples_free(&p->reference);
-    bench_samples_free(&p->ratio);
-    return r;
-}
+typedef bench_paired mm_result;
 
 static void case_sizes(const mm_case *c, const mm_plan *plan, mm_operands *o)
 {
@@ -260,7 +224,7 @@ static void measure_case(const mm_case *c, const mm_plan *plan, mm_result *res)
         bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
     openblas_run(&o);
     int samples = c->batched ? plan->bmm_samples : plan->samples;
-    mm_pairs p = {0};
+    bench_pairs p = {0};
     for (int k = 0; k < samples; k++) {
         double v = NAN;
         if (ok && !tessera_sample(&o, &v)) {
@@ -269,12 +233,12 @@ static void measure_case(const mm_case *c, const mm_plan *plan, mm_result *res)
         }
         double ref = openblas_sample(&o);
         if (ok)
-            pairs_add(&p, v, ref);
+            bench_pairs_add(&p, v, ref);
         else
             bench_samples_add(&p.reference, ref);
     }
     free_operands(&o);
-    *res = pairs_finish(&p, ok);
+    *res = bench_pairs_finish(&p, ok);
     if (res->ok)
         bench_note(suite, "%s: %.2f GFLOP/s (best %.2f), cblas_sgemm %.2f", c->name, res->value,
                    res->best, res->reference);
@@ -296,16 +260,16 @@ static bool measure_torch(const mm_case *c, const mm_plan *plan, torch_child *ch
         return false;
     bool ok = make_operands(&o);
     int samples = c->batched ? plan->bmm_samples : plan->samples;
-    mm_pairs p = {0};
+    bench_pairs p = {0};
     for (int k = 0; k < samples && ok; k++) {
         double sec;
         ok = torch_sample(child, &sec);
         if (ok)
-            pairs_add(&p, flops(&o) / sec / 1e9, openblas_sample(&o));
+            bench_pairs_add(&p, flops(&o) / sec / 1e9, openblas_sample(&o));
     }
     torch_drop(child);
     free_operands(&o);
-    *res = pairs_finish(&p, ok);
+    *res = bench_pairs_finish(&p, ok);
     if (res->ok)
         bench_note(suite, "%s through torch: %.2f GFLOP/s (best %.2f), cblas_sgemm %.2f", c->name,
                    res->value, res->best, res->reference);
@@ -328,13 +292,6 @@ static void add_row(bench_results *out, const char *name, int threads, double va
                                 .target = target,
                                 .paired_ratio = paired},
                     name, "cpu", baseline);
-}
-
-/* Tessera's paired ratio to OpenBLAS over PyTorch's; 0 when either is
- * missing. */
-static double over(const mm_result *r, const mm_result *t)
-{
-    return r->ok && t->ok && r->paired > 0 && t->paired > 0 ? r->paired / t->paired : 0;
 }
 
 /* ---- The suite ------------------------------------------------------------- */
@@ -388,7 +345,7 @@ int bench_suite_matmul(const bench_config *config, bench_results *out)
             torch_f32 = t;
         const mm_result *r = &results[k];
         if (ok) {
-            add_row(out, c->name, threads, r->value, "torch", t.value, over(r, &t),
+            add_row(out, c->name, threads, r->value, "torch", t.value, bench_paired_over(r, &t),
                     c->target_torch);
         } else if (c->dtype != TSR_FLOAT32 && torch_f32.ok) {
             /* PyTorch 1.13 has no such product on the cpu: beside its
@@ -396,7 +353,7 @@ int bench_suite_matmul(const bench_config *config, bench_results *out)
             bench_note(suite, "%s: no torch row (torch %s refuses it, above); torch_f32 instead",
                        c->name, torch_version(child));
             add_row(out, c->name, threads, r->value, "torch_f32", torch_f32.value,
-                    over(r, &torch_f32), NAN);
+                    bench_paired_over(r, &torch_f32), NAN);
         }
     }
     torch_close(child);

@@ -228,3 +228,32 @@ bool bench_two_cpus(int cpus[2])
             cpus[found++] = cpu;
     return true;
 }
+
+void bench_pairs_add(bench_pairs *p, double value, double reference)
+{
+    bench_samples_add(&p->value, value);
+    bench_samples_add(&p->reference, reference);
+    bench_samples_add(&p->ratio, value / reference);
+    if (value > p->best)
+        p->best = value;
+}
+
+bench_paired bench_pairs_finish(bench_pairs *p, bool ok)
+{
+    bench_paired r = {.ok = ok && p->value.count > 0, .value = NAN, .best = NAN};
+    r.reference = bench_quantile(&p->reference, 0.5);
+    if (r.ok) {
+        r.value = bench_quantile(&p->value, 0.5);
+        r.best = p->best;
+        r.paired = bench_quantile(&p->ratio, 0.5);
+    }
+    bench_samples_free(&p->value);
+    bench_samples_free(&p->reference);
+    bench_samples_free(&p->ratio);
+    return r;
+}
+
+double bench_paired_over(const bench_paired *a, const bench_paired *b)
+{
+    return a->ok && b->ok && a->paired > 0 && b->paired > 0 ? a->paired / b->paired : 0;
+}

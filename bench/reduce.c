@@ -1,0 +1,282 @@
+/* tessera-bench, the reduce suite: Tessera's reductions on the cpu device
+ * against a plain read of the same bytes and against PyTorch 1.13.
+ *
+ * Each case reduces 2^26 float32 (a flat tensor, or 8192x8192 along one
+ * dim) into a preallocated output (PyTorch's out=), in this process, and
+ * reports GB/s of input read (the outputs are at most 32 KiB). Its
+ * baseline `stream_read` is elementwise_bare.c's STREAM-style read: a sum
+ * of as many float32 in 8 vector accumulators, built at -O3, on the suite's
+ * threads. Each sample of the reduction is followed by one of the read,
+ * and the row's ratio is the median of the pairs' ratios. PyTorch then
+ * runs the same reductions in the shared child Python
+ * (elementwise_torch.c), each sample again followed by a read here:
+ * Tessera against PyTorch is the ratio of both sides' paired ratios to
+ * the read.
+ *
+ * The data are uniform in [0, 1) on both sides (not the same values: the
+ * time of these reductions does not depend on them), so that amax and
+ * argmax meet a new maximum now and then, as on real data. opencl:0 has
+ * no reductions yet and softmax does not exist: their rows come when
+ * those do. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench/bench.h"
+#include "bench/elementwise.h"
+#include "tessera/tessera.h"
+
+static const char suite[] = "reduce";
+
+typedef struct rd_plan {
+    int64_t side; /* the flat cases have side * side elements */
+    int samples;  /* pairs of samples */
+    int reps;     /* reductions (and reads) per sample */
+} rd_plan;
+
+static const rd_plan full_plan = {.side = 8192, .samples = 7, .reps = 2};
+static const rd_plan quick_plan = {.side = 1024, .samples = 3, .reps = 4};
+
+typedef enum rd_op { RD_SUM, RD_AMAX, RD_ARGMAX } rd_op;
+
+typedef struct rd_case {
+    const char *name;
+    rd_op op;
+    int dim; /* -1: a flat tensor reduced whole; else side x side along dim */
+    double target_read, target_torch;
+} rd_case;
+
+static const rd_case cases[] = {
+    {"sum_f32", RD_SUM, -1, 0.85, 1.0},      {"amax_f32", RD_AMAX, -1, 0.85, 1.0},
+    {"sum_inner", RD_SUM, 1, 0.7, 1.0},      {"sum_outer", RD_SUM, 0, 0.7, 1.0},
+    {"argmax_f32", RD_ARGMAX, -1, 0.7, 1.0},
+};
+#define CASE_COUNT (sizeof cases / sizeof cases[0])
+
+/* PyTorch's side of the cases (the names above), N and S the sizes of the
+ * run: filled in by bench_suite_reduce(). A flat tensor reduced along its
+ * one dim is the whole reduction, and what out= takes in 1.13. */
+static const char torch_source[] =
+    "N, S = %lld, %lld\n"
+    "g = torch.Generator().manual_seed(0)\n"
+    "def flat(dtype=torch.float32):\n"
+    "    return lambda: (torch.rand(N, generator=g), torch.empty((), dtype=dtype))\n"
+    "def square():\n"
+    "    return lambda: (torch.rand(S, S, generator=g), torch.empty(S))\n"
+    "def along(fn, dim):\n"
+    "    return lambda t: fn(t[0], dim, out=t[1])\n"
+    "cases['sum_f32'] = (flat(), along(torch.sum, 0))\n"
+    "cases['amax_f32'] = (flat(), along(torch.amax, 0))\n"
+    "cases['sum_inner'] = (square(), along(torch.sum, 1))\n"
+    "cases['sum_outer'] = (square(), along(torch.sum, 0))\n"
+    "cases['argmax_f32'] = (flat(torch.int64), along(torch.argmax, 0))\n";
+
+/* ---- One case ------------------------------------------------------------ */
+
+typedef struct rd_operands {
+    const rd_case *c;
+    tsr_tensor *a, *out;
+    int64_t count; /* elements of a */
+} rd_operands;
+
+static void free_operands(rd_operands *o)
+{
+    tsr_tensor_release(o->a);
+    tsr_tensor_release(o->out);
+    o->a = o->out = NULL;
+}
+
+/* a, filled with uniform values in [0, 1), and the output. False, noted,
+ * when they cannot be made. */
+static bool make_operands(const rd_case *c, const rd_plan *plan, rd_operands *o)
+{
+    *o = (rd_operands){.c = c, .count = plan->side * plan->side};
+    int64_t flat[1] = {o->count}, square[2] = {plan->side, plan->side};
+    tsr_tensor_options in = {.has_dtype = true, .dtype = TSR_FLOAT32};
+    tsr_tensor_options res = {.has_dtype = true,
+                              .dtype = c->op == RD_ARGMAX ? TSR_INT64 : TSR_FLOAT32};
+    tsr_status st = c->dim < 0 ? tsr_tensor_empty(NULL, 1, flat, &in, &o->a)
+                               : tsr_tensor_empty(NULL, 2, square, &in, &o->a);
+    if (st == TSR_OK)
+        st = tsr_tensor_empty(NULL, c->dim < 0 ? 0 : 1, &plan->side, &res, &o->out);
+    void *p = NULL;
+    if (st == TSR_OK)
+        st = tsr_tensor_data_ptr(o->a, &p);
+    if (st != TSR_OK) {
+        bench_note(suite, "%s: cannot make its tensors: %s", c->name, tsr_last_error());
+        free_operands(o);
+        return false;
+    }
+    float *v = p;
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int64_t k = 0; k < o->count; k++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        v[k] = (float)(x >> 40) * 0x1p-24f;
+    }
+    return true;
+}
+
+static bool tessera_run(const rd_operands *o)
+{
+    int64_t dim = o->c->dim;
+    int ndims = dim < 0 ? 0 : 1;
+    switch (o->c->op) {
+    case RD_SUM:
+        return tsr_sum_out(o->a, &dim, ndims, false, TSR_NO_DTYPE, o->out) == TSR_OK;
+    case RD_AMAX:
+        return tsr_amax_out(o->a, &dim, ndims, false, o->out) == TSR_OK;
+    case RD_ARGMAX:
+        return tsr_argmax_out(o->a, &dim, ndims, false, o->out) == TSR_OK;
+    }
+    return false;
+}
+
+/* GB/s of `reps` runs of each. */
+static bool tessera_sample(const rd_operands *o, int reps, double *gbps)
+{
+    uint64_t t0 = bench_now_ns();
+    for (int k = 0; k < reps; k++)
+        if (!tessera_run(o))
+            return false;
+    *gbps = (double)reps * (double)o->count * sizeof(float) / (double)(bench_now_ns() - t0);
+    return true;
+}
+
+static bool read_sample(const stream_arrays *s, int reps, double *gbps)
+{
+    uint64_t t0 = bench_now_ns();
+    for (int k = 0; k < reps; k++)
+        if (!stream_run(s)) {
+            bench_note(suite, "%s: cannot start its threads", stream_name(s->kind));
+            return false;
+        }
+    *gbps = (double)reps * (double)stream_bytes(s) / (double)(bench_now_ns() - t0);
+    return true;
+}
+
+/* Tessera's reduction beside the read: *res (ok false, noted, when the
+ * reduction failed; the read is measured all the same). */
+static void measure_case(const rd_case *c, const rd_plan *plan, const stream_arrays *s,
+                         bench_paired *res)
+{
+    rd_operands o;
+    *res = (bench_paired){.value = NAN, .best = NAN, .reference = NAN};
+    if (!make_operands(c, plan, &o))
+        return;
+    bool ok = tessera_run(&o);
+    if (!ok)
+        bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
+    bench_pairs p = {0};
+    for (int k = 0; k < plan->samples; k++) {
+        double v = NAN, ref;
+        if (ok && !tessera_sample(&o, plan->reps, &v)) {
+            bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
+            ok = false;
+        }
+        if (!read_sample(s, plan->reps, &ref))
+            break;
+        if (ok)
+            bench_pairs_add(&p, v, ref);
+        else
+            bench_samples_add(&p.reference, ref);
+    }
+    free_operands(&o);
+    *res = bench_pairs_finish(&p, ok);
+    if (res->ok)
+        bench_note(suite, "%s: %.2f GB/s (best %.2f), stream_read %.2f", c->name, res->value,
+                   res->best, res->reference);
+}
+
+/* PyTorch's reduction in `child`, each sample beside a read here. False,
+ * noted, when torch refused it. */
+static bool measure_torch(const rd_case *c, const rd_plan *plan, const stream_arrays *s,
+                          torch_child *child, bench_paired *res)
+{
+    *res = (bench_paired){.value = NAN, .best = NAN, .reference = NAN};
+    if (!torch_case(child, c->name))
+        return false;
+    double bytes = (double)(plan->side * plan->side) * sizeof(float);
+    bool ok = true;
+    bench_pairs p = {0};
+    for (int k = 0; k < plan->samples && ok; k++) {
+        double sec, ref;
+        ok = torch_sample(child, &sec) && read_sample(s, plan->reps, &ref);
+        if (ok)
+            bench_pairs_add(&p, bytes / sec / 1e9, ref);
+    }
+    torch_drop(child);
+    *res = bench_pairs_finish(&p, ok);
+    if (res->ok)
+        bench_note(suite, "%s through torch: %.2f GB/s (best %.2f), stream_read %.2f", c->name,
+                   res->value, res->best, res->reference);
+    return res->ok;
+}
+
+static void add_row(bench_results *out, const char *name, int threads, double value,
+                    const char *baseline, double baseline_value, double paired, double target)
+{
+    bench_add_named(out,
+                    (bench_row){.suite = suite,
+                                .threads = threads,
+                                .value = value,
+                                .p99 = NAN,
+                                .unit = BENCH_GBPS,
+                                .baseline_value = baseline_value,
+                                .baseline_p99 = NAN,
+                                .target = target,
+                                .paired_ratio = paired},
+                    name, "cpu", baseline);
+}
+
+/* ---- The suite ------------------------------------------------------------- */
+
+int bench_suite_reduce(const bench_config *config, bench_results *out)
+{
+    const rd_plan *plan = config->quick ? &quick_plan : &full_plan;
+    int threads = config->threads > 0 ? config->threads : 1;
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("TESSERA_NUM_THREADS", n, 1);
+    if (tsr_get_num_threads() != threads)
+        bench_note(suite, "the cpu device already runs on %d threads, not %d",
+                   tsr_get_num_threads(), threads);
+    bench_note(suite, "opencl:0 has no reductions yet: its rows are left out");
+
+    uint64_t bytes = (uint64_t)(plan->side * plan->side) * sizeof(float);
+    stream_arrays s;
+    if (stream_init(&s, STREAM_READ, bytes, threads, suite) != 0)
+        return 1;
+    bench_note(suite, "%lld float32 (%llu MiB) per reduction, %d x %d per sample",
+               (long long)(plan->side * plan->side), (unsigned long long)(bytes >> 20),
+               plan->samples, plan->reps);
+
+    bench_paired results[CASE_COUNT];
+    for (size_t k = 0; k < CASE_COUNT; k++) {
+        const rd_case *c = &cases[k];
+        bench_paired *r = &results[k];
+        measure_case(c, plan, &s, r);
+        if (!isnan(r->reference))
+            add_row(out, c->name, threads, r->value, stream_name(s.kind), r->reference,
+                    r->ok ? r->paired : 0, c->target_read);
+    }
+
+    torch_child *child = NULL;
+    char source[sizeof torch_source + 64];
+    snprintf(source, sizeof source, torch_source, (long long)(plan->side * plan->side),
+             (long long)plan->side);
+    torch_request req = {
+        .threads = threads, .n = 1, .side = 1, .batch = 1, .reps = plan->reps, .cases = source};
+    if (config->torch && torch_open(&req, suite, &child) == 0) {
+        bench_note(suite, "torch %s", torch_version(child));
+        for (size_t k = 0; k < CASE_COUNT; k++) {
+            const rd_case *c = &cases[k];
+            bench_paired t;
+            if (measure_torch(c, plan, &s, child, &t))
+                add_row(out, c->name, threads, results[k].value, "torch", t.value,
+                        bench_paired_over(&results[k], &t), c->target_torch);
+        }
+        torch_close(child);
+    }
+    stream_free(&s);
+    return 0;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Smoke test of tessera-bench's reduce suite: `reduce --json --quick` runs
+# (no daemon: the reductions run on the cpu device in this process),
+# prints rows of the documented shape, every reduction has a value beside
+# its stream_read baseline, and PyTorch's rows are there when the run found
+# torch. No timing is checked.
+# Usage: smoke_reduce.sh PATH-TO-tessera-bench
+set -u
+B=${1:?usage: smoke_reduce.sh PATH-TO-tessera-bench}
+names=(sum_f32 amax_f32 sum_inner sum_outer argmax_f32)
+failed=0
+fail() {
+    printf 'FAIL %s\n' "$*"
+    failed=1
+}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+"$B" --list | grep -q "^reduce " || fail "--list does not name reduce"
+"$B" --help | grep -q "sum_inner" || fail "--help does not describe the reduce suite"
+
+TMPDIR=$tmp "$B" reduce --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
+    fail "tessera-bench reduce --json --quick: exit $?"
+grep -q "^tessera-bench: reduce: " "$tmp/err" || fail "no progress lines on stderr"
+
+# One object per measurement, every key with its type; every row on the
+# cpu, in GB/s, its value and baseline measured side by side, with a
+# target.
+shape='
+  type == "array" and length > 0 and all(.[];
+    (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
+               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
+               "value"] | sort))
+    and .suite == "reduce" and (.name | type == "string")
+    and .device == "cpu" and .threads == 1
+    and (.value | type == "number" and . > 0)
+    and .p99 == null and .baseline_p99 == null
+    and .unit == "GB/s"
+    and (.baseline | IN("stream_read", "torch"))
+    and (.baseline_value | type == "number" and . > 0)
+    and .paired == true and (.ratio | type == "number" and . > 0)
+    and (.target | type == "number")
+    and (.meets_target | type == "boolean"))'
+if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
+    fail "the JSON does not have the documented shape"
+    cat "$tmp/out.json"
+fi
+
+row() { # NAME BASELINE: whether the run has that row
+    jq -e --arg n "$1" --arg b "$2" 'any(.[]; .name == $n and .baseline == $b)' \
+        "$tmp/out.json" >/dev/null
+}
+for name in "${names[@]}"; do
+    row "$name" stream_read || fail "no row $name/stream_read"
+done
+jq -e 'any(.[]; .name == "sum_f32" and .baseline == "stream_read" and .target == 0.85)' \
+    "$tmp/out.json" >/dev/null || fail "sum_f32/stream_read has not its target 0.85"
+if grep -q "no PyTorch comparison" "$tmp/err"; then
+    jq -e 'all(.[]; .baseline == "stream_read")' "$tmp/out.json" >/dev/null ||
+        fail "torch rows without torch"
+else
+    for name in "${names[@]}"; do
+        row "$name" torch || fail "no row $name/torch"
+    done
+fi
+if [[ $failed != 0 ]]; then
+    echo "---- stderr of the run ----"
+    cat "$tmp/err"
+fi
+exit $failed
