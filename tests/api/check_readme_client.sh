@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check_readme_client.sh README EXAMPLE
-# The README shows examples/client.c: one of its ```c blocks must be that
-# file as it stands after its opening comment, so that the code users copy
-# is the code CI compiles and runs (tests/api/install_check.sh).
+# The README shows examples/client.c (and examples/global_add.c): one of
+# its ```c blocks must be that file as it stands after its opening comment,
+# so that the code users copy is the code CI compiles and runs
+# (tests/api/install_check.sh; tests/global's global-example-np4).
 set -euo pipefail
 readme=${1:?usage: check_readme_client.sh README EXAMPLE}
 example=${2:?usage: check_readme_client.sh README EXAMPLE}
