@@ -60,6 +60,11 @@ void bench_add(bench_results *r, const bench_row *row);
 /* The same with the row's name, device (NULL: none) and baseline set. */
 void bench_add_named(bench_results *r, bench_row row, const char *name, const char *device,
                      const char *baseline);
+/* A cpu rate row of `suite` with no p99s: value in `unit` beside a
+ * baseline measured in pairs with it (paired: the pairs' median ratio). */
+void bench_add_cpu_rate(bench_results *r, const char *suite, const char *name, int threads,
+                        const char *unit, double value, const char *baseline, double baseline_value,
+                        double paired, double target);
 /* Latencies compare as baseline / value, rates as value / baseline, so
  * that a bigger ratio is always better: paired_ratio where the two were
  * sampled in pairs, else the ratio of the medians. NAN when either side

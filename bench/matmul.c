@@ -281,17 +281,8 @@ static bool measure_torch(const mm_case *c, const mm_plan *plan, torch_child *ch
 static void add_row(bench_results *out, const char *name, int threads, double value,
                     const char *baseline, double baseline_value, double paired, double target)
 {
-    bench_add_named(out,
-                    (bench_row){.suite = suite,
-                                .threads = threads,
-                                .value = value,
-                                .p99 = NAN,
-                                .unit = BENCH_GFLOPS,
-                                .baseline_value = baseline_value,
-                                .baseline_p99 = NAN,
-                                .target = target,
-                                .paired_ratio = paired},
-                    name, "cpu", baseline);
+    bench_add_cpu_rate(out, suite, name, threads, BENCH_GFLOPS, value, baseline, baseline_value,
+                       paired, target);
 }
 
 /* ---- The suite ------------------------------------------------------------- */

@@ -52,6 +52,23 @@ void bench_add_named(bench_results *r, bench_row row, const char *name, const ch
     bench_add(r, &row);
 }
 
+void bench_add_cpu_rate(bench_results *r, const char *suite, const char *name, int threads,
+                        const char *unit, double value, const char *baseline, double baseline_value,
+                        double paired, double target)
+{
+    bench_add_named(r,
+                    (bench_row){.suite = suite,
+                                .threads = threads,
+                                .value = value,
+                                .p99 = NAN,
+                                .unit = unit,
+                                .baseline_value = baseline_value,
+                                .baseline_p99 = NAN,
+                                .target = target,
+                                .paired_ratio = paired},
+                    name, "cpu", baseline);
+}
+
 bool bench_is_latency(const bench_row *row)
 {
     return strcmp(row->unit, BENCH_US) == 0 || strcmp(row->unit, BENCH_MS) == 0 ||
