@@ -36,6 +36,9 @@ packages=(
     # ncurses for `tessera top` on a terminal, and tmux, the terminal its
     # test drives it in
     libncurses-dev tmux
+    # GNU MPFR, the accuracy tests' high-precision reference for the
+    # transcendental functions (tests only)
+    libmpfr-dev
 )
 
 die()
