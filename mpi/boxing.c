@@ -427,6 +427,8 @@ tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
                 .sbp = sbp,
                 .itemsize = tsr_dtype_itemsize(global->dtype)};
     tsr_status st = tsr__placement_check(global->env, placement, sbp, global->ndim, &b.device);
+    if (!st)
+        st = tsr__rendezvous(global->env, "to_global");
     if (st)
         return st;
     tsr_global_tensor *g;

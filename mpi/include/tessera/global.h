@@ -156,13 +156,30 @@ typedef struct tsr_global_env_options {
      * of the world), modulo the devices of the placement's type. */
     bool has_device_index;
     int32_t device_index;
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    /* How long a collective call waits for every rank to arrive before it
+     * fails (a rank that died or is stuck must not hang the others), in
+     * milliseconds; 0: $TESSERA_GLOBAL_TIMEOUT (seconds, "0" for no
+     * limit), else 300 s. */
+    uint64_t timeout_ms;
+    uint64_t abi_reserved[7]; /* zero; room for later members (export.h) */
 } tsr_global_env_options;
 
 /* Joins MPI's world: initialises MPI when nobody has (and finalises it at
  * close), duplicates MPI_COMM_WORLD and makes its errors return. Collective
  * over the world. Errors: TSR_ERR_INVALID_ARGUMENT for reserved words that
- * are not zero; TSR_ERR_RUNTIME when MPI fails; TSR_ERR_OUT_OF_MEMORY. */
+ * are not zero or a $TESSERA_GLOBAL_TIMEOUT that is no number of seconds;
+ * TSR_ERR_RUNTIME when MPI fails; TSR_ERR_OUT_OF_MEMORY.
+ *
+ * Every collective call (to_global, the operations that box) first meets
+ * the other ranks in a non-blocking barrier. When they have not all
+ * arrived within the timeout, it fails with TSR_ERR_RUNTIME "global
+ * to_global: not every rank arrived within 300 s (TESSERA_GLOBAL_TIMEOUT):
+ * a rank has died or is stuck", and so does every later collective call
+ * of the environment ("... stopped at an earlier collective"): the
+ * barrier cannot be taken back, so the world cannot communicate any more,
+ * and the program should end (tsr_global_env_close then leaves out
+ * MPI_Finalize, which would wait for the missing ranks). A rank that dies
+ * while the others wait makes mpirun (or srun) end the job. */
 TSR_API tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global_env **out);
 /* Frees the communicator (collective); NULL ok. Tensors made through the
  * environment must be released first. */
