@@ -16,8 +16,8 @@
 #include "mpi/global_internal.h"
 
 #define MAX_IN 3
-/* B, one split per output dim, and at most two partial signatures. */
-#define MAX_CAND (TSR_MAX_DIMS + 3)
+/* B, one split per output dim, and at most three partial signatures. */
+#define MAX_CAND (TSR_MAX_DIMS + 4)
 
 /* One signature on one placement dimension. */
 typedef struct sig1 {
@@ -135,25 +135,42 @@ static void elementwise_candidates(deduction *d, linearity lin)
     }
 }
 
-/* OneFlow's matmul signatures for [m, k] @ [k, n]. */
+/* OneFlow's matmul signatures (its matmul, batch_matmul and
+ * broadcast_matmul), for a [..., m, k] @ [..., k, n] of PyTorch's
+ * torch.matmul with batch dims that broadcast: for each batch dim i of the
+ * result, S of each input's dim that lines up with i at full size, B of
+ * one that broadcasts -> S(i); then (S(m), B) -> S(m), (B, S(n)) -> S(n),
+ * (S(k), S(k)) -> P, (B, B) -> B, (P, B) -> P, (B, P) -> P. A vector (a
+ * 1-D operand) has only the last three. */
 static void matmul_candidates(deduction *d)
 {
-    static const struct {
-        tsr_sbp_kind a, b, out;
-        int32_t da, db, dout;
-    } rows[] = {
-        {TSR_SBP_SPLIT, TSR_SBP_BROADCAST, TSR_SBP_SPLIT, 0, 0, 0},
-        {TSR_SBP_BROADCAST, TSR_SBP_SPLIT, TSR_SBP_SPLIT, 0, 1, 1},
-        {TSR_SBP_SPLIT, TSR_SBP_SPLIT, TSR_SBP_PARTIAL_SUM, 1, 0, 0},
-        {TSR_SBP_BROADCAST, TSR_SBP_BROADCAST, TSR_SBP_BROADCAST, 0, 0, 0},
-        {TSR_SBP_PARTIAL_SUM, TSR_SBP_BROADCAST, TSR_SBP_PARTIAL_SUM, 0, 0, 0},
-        {TSR_SBP_BROADCAST, TSR_SBP_PARTIAL_SUM, TSR_SBP_PARTIAL_SUM, 0, 0, 0},
-    };
-    for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-        if (rows[r].out == TSR_SBP_PARTIAL_SUM && !tsr__summable(d->dtype))
-            continue;
-        tsr_sbp in[2] = {{rows[r].a, rows[r].da}, {rows[r].b, rows[r].db}};
-        add_cand(d, in, (tsr_sbp){rows[r].out, rows[r].dout});
+    const tsr_global_tensor *a = d->in[0], *b = d->in[1];
+    int na = a->ndim, nb = b->ndim, no = d->ndim;
+    bool summable = tsr__summable(d->dtype);
+    tsr_sbp in[2];
+    if (na >= 2 && nb >= 2) {
+        for (int i = 0; i < no - 2; i++) {
+            int da = i - (no - na), db = i - (no - nb);
+            in[0] = da >= 0 && a->sizes[da] == d->sizes[i] ? S(da) : B();
+            in[1] = db >= 0 && b->sizes[db] == d->sizes[i] ? S(db) : B();
+            add_cand(d, in, S(i));
+        }
+        in[0] = S(na - 2), in[1] = B();
+        add_cand(d, in, S(no - 2));
+        in[0] = B(), in[1] = S(nb - 1);
+        add_cand(d, in, S(no - 1));
+        if (summable) {
+            in[0] = S(na - 1), in[1] = S(nb - 2);
+            add_cand(d, in, P());
+        }
+    }
+    in[0] = B(), in[1] = B();
+    add_cand(d, in, B());
+    if (summable) {
+        in[0] = P(), in[1] = B();
+        add_cand(d, in, P());
+        in[0] = B(), in[1] = P();
+        add_cand(d, in, P());
     }
 }
 
@@ -322,7 +339,7 @@ static tsr_status run_local(const deduction *d, bool is_mm, tsr_op op, tsr_tenso
 {
     if (d->red)
         return reduce_local(d->red, in[0], partial, r);
-    return is_mm ? tsr_mm(in[0], in[1], r)
+    return is_mm ? tsr_matmul(in[0], in[1], r)
                  : tsr_elementwise(op, (const tsr_tensor *const *)in, (size_t)d->n, NULL, r);
 }
 
@@ -434,10 +451,6 @@ static tsr_status deduce_matmul(const tsr_global_tensor *a, const tsr_global_ten
     tsr_status st = check_inputs("matmul", pair, 2);
     if (st)
         return st;
-    if (a->ndim != 2 || b->ndim != 2)
-        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
-                                "global matmul: matrices only (2-D @ 2-D), got %dD and %dD",
-                                a->ndim, b->ndim);
     d->n = 2;
     d->in = pair;
     if ((st = meta_run(d, true, 0)))

@@ -98,7 +98,7 @@ static void check_result(const tsr_global_tensor *r, tsr_op op, bool mm, const s
     tsr_tensor *t[3] = {NULL, NULL, NULL}, *ref = NULL;
     for (int j = 0; j < n; j++)
         t[j] = whole(in[j].dtype, in[j].ndim, in[j].shape, in[j].seed);
-    ASSERT_OK(mm ? tsr_mm(t[0], t[1], &ref)
+    ASSERT_OK(mm ? tsr_matmul(t[0], t[1], &ref)
                  : tsr_elementwise(op, (const tsr_tensor *const *)t, (size_t)n, NULL, &ref));
     ASSERT_TRUE(r && ref && matches(r, ref, what));
     tsr_tensor_release(ref);
@@ -427,6 +427,92 @@ static void test_matmul(void)
             }
 }
 
+/* Whether (a, b) -> out is one of matmul's signatures for these shapes
+ * (global.h's list, derived here again). */
+static bool matmul_signature(tsr_sbp a, tsr_sbp b, tsr_sbp out, int na, const int64_t *as, int nb,
+                             const int64_t *bs, int no, const int64_t *os)
+{
+    bool sa = a.kind == TSR_SBP_SPLIT, sb = b.kind == TSR_SBP_SPLIT;
+    bool ba = a.kind == TSR_SBP_BROADCAST, bb = b.kind == TSR_SBP_BROADCAST;
+    bool pa = a.kind == TSR_SBP_PARTIAL_SUM, pb = b.kind == TSR_SBP_PARTIAL_SUM;
+    if (out.kind == TSR_SBP_BROADCAST)
+        return ba && bb;
+    if (out.kind == TSR_SBP_PARTIAL_SUM)
+        return (pa && bb) || (ba && pb) ||
+               (na >= 2 && nb >= 2 && sa && sb && a.dim == na - 1 && b.dim == nb - 2);
+    if (na < 2 || nb < 2)
+        return false;
+    if (out.dim == no - 2)
+        return sa && a.dim == na - 2 && bb;
+    if (out.dim == no - 1)
+        return ba && sb && b.dim == nb - 1;
+    int da = out.dim - (no - na), db = out.dim - (no - nb);
+    bool want_a = da >= 0 && as[da] == os[out.dim], want_b = db >= 0 && bs[db] == os[out.dim];
+    return (want_a ? sa && a.dim == da : ba) && (want_b ? sb && b.dim == db : bb);
+}
+
+/* Batched, broadcast and vector products: every pair of input signatures
+ * (each input's splits, B, P), the chosen signature one of matmul's (the
+ * inputs' own where it is one), the result equal to one rank's. */
+static void test_matmul_batched(void)
+{
+    static const struct {
+        int na, nb;
+        int64_t as[4], bs[4];
+    } shapes[] = {
+        {3, 3, {2, 5, 4}, {2, 4, 3}}, {3, 2, {3, 5, 4}, {4, 3}}, {4, 3, {3, 1, 5, 4}, {2, 4, 3}},
+        {2, 3, {5, 4}, {2, 4, 6}},    {1, 2, {4}, {4, 3}},       {3, 1, {2, 5, 4}, {4}},
+    };
+    for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+        int na = shapes[sh].na, nb = shapes[sh].nb;
+        const int64_t *as = shapes[sh].as, *bs = shapes[sh].bs;
+        tsr_sbp la[6], lb[6];
+        int ka = 0, kb = 0;
+        for (int d = 0; d < na; d++)
+            la[ka++] = tsr_sbp_split(d);
+        for (int d = 0; d < nb; d++)
+            lb[kb++] = tsr_sbp_split(d);
+        la[ka++] = lb[kb++] = tsr_sbp_broadcast();
+        la[ka++] = lb[kb++] = tsr_sbp_partial_sum();
+        for (int i = 0; i < ka; i++)
+            for (int j = 0; j < kb; j++) {
+                tsr_global_tensor *x = operand(TSR_FLOAT64, na, as, world_list, &la[i], 1);
+                tsr_global_tensor *y = operand(TSR_FLOAT64, nb, bs, world_list, &lb[j], 2);
+                tsr_sbp in_sbp[2 * TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+                ASSERT_OK(tsr_global_matmul_sbp(x, y, in_sbp, out_sbp));
+                tsr_global_tensor *r = NULL;
+                ASSERT_OK(tsr_global_matmul(x, y, &r));
+                if (!r) {
+                    tsr_global_tensor_release(x);
+                    tsr_global_tensor_release(y);
+                    continue;
+                }
+                int no = tsr_global_tensor_ndim(r);
+                const int64_t *os = tsr_global_tensor_sizes(r);
+                ASSERT_TRUE(matmul_signature(in_sbp[0], in_sbp[TSR_PLACEMENT_MAX_DIMS], out_sbp[0],
+                                             na, as, nb, bs, no, os));
+                bool own = false;
+                tsr_sbp outs[8];
+                int nout = 0;
+                for (int d = 0; d < no; d++)
+                    outs[nout++] = tsr_sbp_split(d);
+                outs[nout++] = tsr_sbp_broadcast();
+                outs[nout++] = tsr_sbp_partial_sum();
+                for (int k = 0; k < nout; k++)
+                    own |= matmul_signature(la[i], lb[j], outs[k], na, as, nb, bs, no, os);
+                if (own)
+                    ASSERT_TRUE(tsr_sbp_equal(in_sbp[0], la[i]) &&
+                                tsr_sbp_equal(in_sbp[TSR_PLACEMENT_MAX_DIMS], lb[j]));
+                ASSERT_TRUE(tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], out_sbp[0]));
+                const spec sp[2] = {{TSR_FLOAT64, na, as, 1}, {TSR_FLOAT64, nb, bs, 2}};
+                check_result(r, 0, true, sp, 2, "batched matmul");
+                tsr_global_tensor_release(r);
+                tsr_global_tensor_release(x);
+                tsr_global_tensor_release(y);
+            }
+    }
+}
+
 static void test_errors(void)
 {
     tsr_op add, eq;
@@ -475,10 +561,10 @@ static void test_errors(void)
                 "(oneflow.sbp.broadcast,) bool: a partial sum of a dtype with no sum cannot be "
                 "reduced (signatures: (B, B) -> B; (S(0), S(0)) -> S(0))");
 
-    /* matmul: matrices only; mm's own shape message. */
+    /* matmul: torch.matmul's own shape messages. */
     tsr_global_tensor *c = operand(TSR_FLOAT32, 3, cube, world_list, &B, 1);
-    ASSERT_FAIL(tsr_global_matmul(c, x, &r), TSR_ERR_NOT_SUPPORTED,
-                "global matmul: matrices only (2-D @ 2-D), got 3D and 2D");
+    ASSERT_FAIL(tsr_global_matmul(c, x, &r), TSR_ERR_RUNTIME,
+                "mat1 and mat2 shapes cannot be multiplied (4x2 and 5x3)");
     ASSERT_FAIL(tsr_global_matmul(x, x, &r), TSR_ERR_RUNTIME,
                 "mat1 and mat2 shapes cannot be multiplied (5x3 and 5x3)");
     ASSERT_FAIL(tsr_global_matmul(x, g, &r), TSR_ERR_RUNTIME, NULL);
@@ -636,6 +722,7 @@ int main(void)
     test_grid_add();
     test_subset();
     test_matmul();
+    test_matmul_batched();
     test_errors();
     test_reduce();
     test_reduce_errors();

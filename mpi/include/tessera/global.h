@@ -248,8 +248,12 @@ TSR_API const tsr_sbp *tsr_global_tensor_sbp(const tsr_global_tensor *global);
  *     (missing or size 1) -> S(i); add, sub: all P -> P; mul: (P, B) -> P
  *     and (B, P) -> P; div: (P, B) -> P; neg: P -> P (the partial ones
  *     only where the result's dtype has a sum, as boxing reduces it);
- *   matmul: (S(0), B) -> S(0), (B, S(1)) -> S(1), (S(1), S(0)) -> P,
- *     (B, B) -> B, (P, B) -> P, (B, P) -> P;
+ *   matmul of [..., m, k] @ [..., k, n]: for each batch dim i of the
+ *     result, S of the dim of each input that lines up with i at full
+ *     size, B of one that broadcasts -> S(i); (S(m), B) -> S(m),
+ *     (B, S(n)) -> S(n), (S(k), S(k)) -> P, (B, B) -> B, (P, B) -> P,
+ *     (B, P) -> P (for 2-D: (S(0), B) -> S(0), (B, S(1)) -> S(1),
+ *     (S(1), S(0)) -> P); with a 1-D operand only the last three;
  * on a 2-D placement every combination of them. The inputs' own
  * signatures are kept where one fits; otherwise the inputs are boxed
  * (tsr_global_tensor_to_global) to the signature whose conversions move
@@ -282,8 +286,9 @@ TSR_API tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *co
  * entry per placement dimension) and the result's (out_sbp). */
 TSR_API tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
                                               size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp);
-/* a @ b for 2-D global tensors (tsr_mm on the shards; tensors of other ranks are
- * TSR_ERR_NOT_SUPPORTED). The caller owns *result. */
+/* torch.matmul(a, b) of global tensors (tsr_matmul on the shards: 1-D,
+ * 2-D and batched operands whose batch dims broadcast). The caller owns
+ * *result. */
 TSR_API tsr_status tsr_global_matmul(const tsr_global_tensor *a, const tsr_global_tensor *b,
                                      tsr_global_tensor **result);
 TSR_API tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,
