@@ -192,8 +192,14 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
     tsr_status st = block_counts(b, true, src_sz, k, scounts, sdispls, &sent);
     if (!st)
         st = block_counts(b, false, dst_sz, k, rcounts, rdispls, &got);
+    /* What comes from each peer is a range of the source's split dim i in
+     * the new slice: when no dim before i is longer than 1 there, the
+     * ranges are consecutive in rank order and land in place. */
+    bool in_place = got > 0 && b->out.host;
+    for (int d = 0; d < b->src->sbp[0].dim; d++)
+        in_place &= dst_sz[d] == 1;
     char *sendbuf = st ? NULL : malloc(sent ? (size_t)sent : 1);
-    char *recvbuf = st ? NULL : malloc(got ? (size_t)got : 1);
+    char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : malloc(got ? (size_t)got : 1);
     if (!st && (!sendbuf || !recvbuf))
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     for (int r = 0; r < k && !st; r++) {
@@ -206,13 +212,14 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
         if (rc != MPI_SUCCESS)
             st = tsr__mpi_fail(rc, "boxing S->S: MPI_Alltoallv");
     }
-    for (int r = 0; r < k && !st; r++) {
+    for (int r = 0; r < k && !st && !in_place; r++) {
         peer_block(b, false, r, dst_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, b->out.host, dst_sz, at, recvbuf + rdispls[r], box,
                       zero);
     }
     free(sendbuf);
-    free(recvbuf);
+    if (!in_place)
+        free(recvbuf);
     free(c);
     return st;
 }
