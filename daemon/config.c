@@ -889,7 +889,7 @@ const tsr__config_match *tsr__config_match_find(const tsr__config_match *list, s
         if (m->key != key)
             continue;
         bool hit = kind == MATCH_CGROUP ? tsr__config_cgroup_under(name, m->pattern)
-                                        : fnmatch(m->pattern, name, 0) == 0;
+                                        : fnmatch(m->pattern, name, FNM_NOESCAPE) == 0;
         size_t weight = kind == MATCH_CGROUP ? strlen(m->pattern) : glob_weight(m->pattern);
         if (hit && (!best || weight > best_weight)) {
             best = m;

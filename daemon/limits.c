@@ -436,8 +436,9 @@ static tsr_status refuse(tsr__limits *l, tsr__limit_scope scope, tsr__limits_who
     else if (scope == TSR__SCOPE_UNIT || scope == TSR__SCOPE_SLICE)
         snprintf(whose, sizeof whose, "of %s %s", scope == TSR__SCOPE_UNIT ? "unit" : "slice",
                  place_name(scope, who));
-    else if (scope == TSR__SCOPE_CGROUP)
-        snprintf(whose, sizeof whose, "of cgroup %s", r.match->pattern);
+    else if (scope == TSR__SCOPE_CGROUP) /* no line: only a sum past 2^64 gets here */
+        snprintf(whose, sizeof whose, "of cgroup %s",
+                 r.match ? r.match->pattern : place_name(scope, who));
     else {
         id_name(name, sizeof name, scope, scope_id(scope, who), r.entry);
         snprintf(whose, sizeof whose, "of %s %u%s", scope == TSR__SCOPE_UID ? "uid" : "group",

@@ -469,7 +469,8 @@ static void test_place_lines(void)
                           "memory_limit.cgroup./ = 7G\n"
                           "devices.visible.slice.*.slice = 0\n"
                           "devices.visible.unit.job*.scope = 1\n"
-                          "devices.visible.cgroup./a/b = none\n"));
+                          "devices.visible.cgroup./a/b = none\n"
+                          "memory_limit.unit.a\\x2d*.service = 8G\n"));
     const tsr__config_match *list = cfg.matches;
     size_t n = cfg.match_count;
 #define FIND(key, ...) tsr__config_match_find(list, n, key, (tsr__place){__VA_ARGS__})
@@ -479,6 +480,9 @@ static void test_place_lines(void)
     ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "jobx.scope")), 2);
     ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "run-1.scope")), 1);
     ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .unit = "job42.service") == NULL);
+    /* A backslash is itself, as in systemd's escaped names. */
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "a\\x2db.service")), 8);
+    ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .unit = "ax2db.service") == NULL);
     ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .unit = "") == NULL);
     ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .slice = "job42.scope") == NULL);
     ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_CGROUP, .cgroup = "/a/b/c.scope")), 6);
@@ -503,7 +507,7 @@ static void test_place_lines(void)
     tsr__config_clear(&over);
     ASSERT_OK(parse(&over, "memory_limit.unit.job*.scope = 9G\n"));
     ASSERT_OK(tsr__config_merge(&cfg, &over));
-    ASSERT_EQ(cfg.match_count, 10);
+    ASSERT_EQ(cfg.match_count, 11);
     ASSERT_UEQ(cfg.matches[1].limit.value, 9ull << 30);
     ASSERT_OK(tsr__config_set(&cfg, "--set", "memory_limit.unit.job*.scope", "1G", &fake_names));
     ASSERT_UEQ(cfg.matches[1].limit.value, 1ull << 30);
