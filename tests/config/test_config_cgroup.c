@@ -226,8 +226,9 @@ static void remove_cgroups(void)
 {
     if (!mount_dir[0])
         return;
-    static const char *const dirs[] = {"deep/inner", "deep",          "job42.scope", "job1.scope",
-                                       "job2.scope", "hidden1.scope", "probe.scope", ""};
+    static const char *const dirs[] = {"deep/inner",    "deep",        "job42.scope",
+                                       "job1.scope",    "job2.scope",  "hidden1.scope",
+                                       "hidden2.scope", "probe.scope", ""};
     for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++)
         for (int tries = 0; tries < 50 && rmdir(cgroup_dir(dirs[k])) < 0 && errno == EBUSY; tries++)
             usleep(20000);
@@ -319,6 +320,8 @@ static void test_places(const char *work)
     client out;
     ASSERT_TRUE(start_client(&out, NULL, 4, 40));
     bool opencl = !strstr(out.text, "opencl 0\n");
+    char every[32]; /* "opencl N\n": every device */
+    snprintf(every, sizeof every, "%.*s", (int)(strcspn(out.text, "\n") + 1), out.text);
     long long whole = total_of(&out);
     if (opencl) {
         ASSERT_TRUE(has(&out, "holding\nallocated\n"));
@@ -380,6 +383,25 @@ static void test_places(const char *work)
         }
         end_client(&deep);
     }
+    /* A reload changes the lists of sessions that start after it. */
+    int reloads = test_daemon_log_count(&d, "reloaded the configuration from");
+    len = snprintf(text, sizeof text,
+                   "devices.visible.unit.hidden1.scope = all\n"
+                   "devices.visible.unit.hidden*.scope = none\n");
+    ASSERT_TRUE(write_text(conf, text));
+    kill(d.pid, SIGHUP);
+    for (int waited = 0;
+         waited < 10000 && test_daemon_log_count(&d, "reloaded the configuration from") == reloads;
+         waited += 20)
+        usleep(20000);
+    client again, other;
+    ASSERT_TRUE(start_client(&again, "hidden1.scope", 4, 0));
+    ASSERT_TRUE(start_client(&other, "hidden2.scope", 4, 0));
+    ASSERT_TRUE(has(&again, every));
+    ASSERT_TRUE(has(&other, "opencl 0\n"));
+    end_client(&other);
+    end_client(&again);
+
     ASSERT_TRUE(test_daemon_alive(&d));
     if (test__failed)
         test_daemon_dump_log(&d);
