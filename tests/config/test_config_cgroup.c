@@ -342,6 +342,7 @@ static void test_places(const char *work)
         ASSERT_TRUE(has(&job, "holding\nrefused: "));
         ASSERT_TRUE(has(&job, "memory limit of unit job42.scope on opencl:0 reached"));
     }
+    ASSERT_EQ(test_daemon_log_count(&d, "(config-cgroup) connected in job42.scope"), 1);
     end_client(&job);
 
     /* hidden1.scope: no OpenCL device at all, as a device devices.visible
