@@ -369,6 +369,15 @@ static void test_places(const char *work)
     const char *args[] = {"ps", "-q", "unit", "--csv", "--no-header", NULL};
     ASSERT_EQ(test_run_cli(ps, sizeof ps, args), 0);
     ASSERT_TRUE(strstr(ps, "job1.scope\n") && strstr(ps, "job2.scope\n"));
+    if (opencl) {
+        /* Each shows its unit's limit as the most it may reserve. */
+        const char *limits[] = {"ps",          "-q",         "unit,limit", "--csv",
+                                "--no-header", "--no-units", NULL};
+        ASSERT_EQ(test_run_cli(ps, sizeof ps, limits), 0);
+        ASSERT_TRUE(strstr(ps, "job1.scope,50331648\n") && strstr(ps, "job2.scope,50331648\n"));
+        if (!strstr(ps, "job1.scope,50331648\n"))
+            fprintf(stderr, "tessera ps said:\n%s", ps);
+    }
     end_client(&job2);
     end_client(&job1);
 
