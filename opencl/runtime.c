@@ -269,7 +269,8 @@ static bool warm_up(clrt_device *d, tsr__clrt_program *p)
 {
     const tsr__kernel_key *key = &p->key;
     cl_uint nstorage = 1;
-    if (key->entry == TSR__KENTRY_GENERIC)
+    bool generic = key->entry == TSR__KENTRY_GENERIC || key->entry == TSR__KENTRY_REDUCE;
+    if (generic)
         nstorage = TSR__KGENERIC_SLOTS;
     else
         for (int k = 1; k < key->noperands && k < TSR__KERNEL_MAX_OPERANDS; k++)
@@ -294,7 +295,7 @@ static bool warm_up(clrt_device *d, tsr__clrt_program *p)
     for (cl_uint b = 0; b < nstorage; b++)
         SET_ARG(stride);
     SET_ARG(d->no_geom);
-    if (key->entry == TSR__KENTRY_GENERIC)
+    if (generic)
         SET_ARG(kind);
     size_t one[3] = {1, 1, 1};
     if (err == CL_SUCCESS)
