@@ -6,6 +6,9 @@
  *   tsr_r_raw           the common dtype as stored (a vector of two when
  *                       complex)
  *   tsr_r_in, tsr_r_out the raw value widened to the math type, and back
+ *   tsr_r_load          element i of an input of dtype d, in the math type
+ *                       (read as it is when d is the common dtype, as the
+ *                       cpu reads it, else through tsr_g_load)
  *   tsr_r_quiet         a NaN as the positive quiet NaN (the cpu stores
  *                       every NaN result so)
  *   tsr_r_div           mean's quotient by the count
@@ -46,25 +49,53 @@ static long tsr_r_row_offset(const tsr_r_src *src, ulong row)
     return off;
 }
 
+/* nansum: a NaN counts as zero, and not at all in the count */
+static tsr_r_x tsr_r_counted(tsr_r_src *src, tsr_r_x x)
+{
+#if TSR_R_REAL
+    if (src->skip && x != x)
+        return 0;
+#endif
+    src->nonnan++;
+    return x;
+}
+
+/* The cursor past the end of its row: the next one's start. */
+static void tsr_r_next_row(tsr_r_src *src)
+{
+    src->pos = 0;
+    src->row++;
+    src->off = src->base + tsr_r_row_offset(src, src->row);
+}
+
 static tsr_r_x tsr_r_next(tsr_r_src *src)
 {
-    tsr_r_x x = tsr_r_in(tsr_g_load(src->d, src->p, src->off));
-    if (++src->pos == src->n0) {
-        src->pos = 0;
-        src->row++;
-        src->off = src->base + tsr_r_row_offset(src, src->row);
-    } else {
-        src->off += src->s0;
-    }
-#if TSR_R_REAL
-    if (src->skip && x != x) /* nansum: a NaN counts as zero, and not at all */
-        x = 0;
+    tsr_r_x x = tsr_r_load(src->d, src->p, src->off);
+    if (++src->pos == src->n0)
+        tsr_r_next_row(src);
     else
-        src->nonnan++;
-#else
-    src->nonnan++;
-#endif
-    return x;
+        src->off += src->s0;
+    return tsr_r_counted(src, x);
+}
+
+/* The next TSR__RED_LANES elements, one per lane: read along the row
+ * where it holds them all. */
+static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
+{
+    if (src->pos + TSR__RED_LANES > src->n0) {
+        for (int j = 0; j < TSR__RED_LANES; j++)
+            xs[j] = tsr_r_next(src);
+        return;
+    }
+    long off = src->off, s0 = src->s0;
+#pragma unroll
+    for (int j = 0; j < TSR__RED_LANES; j++)
+        xs[j] = tsr_r_counted(src, tsr_r_load(src->d, src->p, off + j * s0));
+    src->pos += TSR__RED_LANES;
+    if (src->pos == src->n0)
+        tsr_r_next_row(src);
+    else
+        src->off = off + TSR__RED_LANES * s0;
 }
 
 /* Steps 2 to 4 of the order for a combine OP on plain accumulators. */
@@ -78,8 +109,14 @@ static tsr_r_x tsr_r_next(tsr_r_src *src)
             tsr_r_x lane[TSR__RED_LANES];                                       \
             for (int j = 0; j < TSR__RED_LANES; j++)                            \
                 lane[j] = IDENTITY;                                             \
-            for (ulong i = 0; i < n; i++) {                                     \
-                int j = (int)(i % TSR__RED_LANES);                              \
+            ulong i = 0;                                                        \
+            for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {              \
+                tsr_r_x xs[TSR__RED_LANES];                                     \
+                tsr_r_group(src, xs);                                           \
+                _Pragma("unroll") for (int j = 0; j < TSR__RED_LANES; j++)      \
+                    lane[j] = OP(lane[j], xs[j]);                               \
+            }                                                                   \
+            for (int j = 0; i + j < n; j++) {                                   \
                 tsr_r_x x = tsr_r_next(src);                                    \
                 lane[j] = OP(lane[j], x);                                       \
             }                                                                   \
@@ -162,8 +199,15 @@ static tsr_r_x tsr_r_sum(tsr_r_src *src, ulong R)
         tsr_r_x s[TSR__RED_LANES], e[TSR__RED_LANES];
         for (int j = 0; j < TSR__RED_LANES; j++)
             s[j] = e[j] = 0;
-        for (ulong i = 0; i < n; i++) {
-            int j = (int)(i % TSR__RED_LANES);
+        ulong i = 0;
+        for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
+            tsr_r_x xs[TSR__RED_LANES];
+            tsr_r_group(src, xs);
+#pragma unroll
+            for (int j = 0; j < TSR__RED_LANES; j++)
+                TSR__RED_TWO_SUM_ADD(s[j], e[j], xs[j], tsr_r_x);
+        }
+        for (int j = 0; i + j < n; j++) {
             tsr_r_x x = tsr_r_next(src);
             TSR__RED_TWO_SUM_ADD(s[j], e[j], x, tsr_r_x);
         }

@@ -1114,6 +1114,16 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
         put(t, "    return (%s)(r_re, r_im);\n}\n\n", et);
     else
         put(t, "    return r_re;\n}\n\n");
+    put(t,
+        "static inline tsr_r_x tsr_r_load(uint d, __global const uchar *p, long i)\n{\n"
+        "    __global const %s *q = (__global const %s *)p;\n",
+        st, st);
+    if (cplx)
+        put(t, "    if (d == %du)\n        return tsr_r_in((%s)(q[2 * i], q[2 * i + 1]));\n",
+            common, et);
+    else
+        put(t, "    if (d == %du)\n        return tsr_r_in(q[i]);\n", common);
+    put(t, "    return tsr_r_in(tsr_g_load(d, p, i));\n}\n\n");
     const char *qnan = comp[0] == 'd' ? "as_double(0x7FF8000000000000UL)" : "as_float(0x7FC00000u)";
     put(t, "static inline %s tsr_r_quiet1(%s v)\n{\n    return v != v ? %s : v;\n}\n\n", comp, comp,
         qnan);
