@@ -916,6 +916,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
                       !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
                       !tsr_dtype_is_complex((tsr_dtype)k->common);
+    l->second_output = tsr__kernel_op_has(k->op, TSR__KOPF_INDICES);
     memcpy(l->scalar, k->scalar, sizeof l->scalar);
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
     /* The walk comes from the checked kernel alone: it visits exactly the

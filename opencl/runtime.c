@@ -904,6 +904,16 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         clReleaseEvent(event);
         event = read;
     }
+    /* a second output (a reduction's positions) comes back whole */
+    const clrt_buffer *out2 = l->second_output && l->nbuffers > 2 ? l->buffers[2] : NULL;
+    if (err == CL_SUCCESS && out2 && out2->host && l->extents[2] > 0) {
+        cl_event read = NULL;
+        err =
+            clEnqueueReadBuffer(d->queue, out2->mem, CL_FALSE, (size_t)l->offsets[2],
+                                (size_t)l->extents[2], out2->host + l->offsets[2], 0, NULL, &read);
+        clReleaseEvent(event);
+        event = read;
+    }
     if (err == CL_SUCCESS)
         err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
     if (err != CL_SUCCESS) {

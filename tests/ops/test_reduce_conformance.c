@@ -8,7 +8,10 @@
  * on the same data, and print both.
  *
  *   test_reduce_conformance FILE [--meta]
- *   test_reduce_opencl FILE      (this file built with REDUCE_OPENCL)
+ *   test_reduce_opencl [--daemon-option ...] FILE
+ *                                (this file built with REDUCE_OPENCL; leading
+ *                                arguments that begin with "--" go to the
+ *                                daemon, such as --device-memory=copy)
  * REDUCE_ONLY=<id> runs one case.
  *
  * test_reduce_opencl starts a real daemon and runs every case on opencl:0
@@ -699,6 +702,15 @@ static void run_large(void)
 
 int main(int argc, char **argv)
 {
+    const char *extra[9] = {0};
+    int nextra = 0;
+#ifdef REDUCE_OPENCL
+    while (argc > 2 && strncmp(argv[1], "--", 2) == 0 && nextra < 8) {
+        extra[nextra++] = argv[1];
+        argv++;
+        argc--;
+    }
+#endif
     if (argc < 2) {
         fprintf(stderr, "usage: %s FILE [--meta]\n", argv[0]);
         return 2;
@@ -713,7 +725,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     test_daemon daemon;
     int32_t count = 0;
-    if (test_daemon_start(&daemon, NULL) != 0)
+    if (test_daemon_start(&daemon, nextra ? extra : NULL) != 0)
         return 1;
     if (tsr_client_open(NULL, &client) != TSR_OK ||
         tsr_device_count(client, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0) {
@@ -723,6 +735,14 @@ int main(int argc, char **argv)
         fclose(fp);
         return 77;
     }
+    tsr_device_properties props;
+    bool copy = nextra > 0 && strcmp(extra[0], "--device-memory=copy") == 0;
+    if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) != TSR_OK ||
+        (copy && props.host_unified_memory)) {
+        fprintf(stderr, "opencl:0 is not served as asked: %s\n", tsr_last_error());
+        failures++;
+    }
+    printf("opencl:0: %s\n", props.host_unified_memory ? "zero copy" : "through copies");
     on_opencl = true;
 #endif
     const char *only = getenv("REDUCE_ONLY");
