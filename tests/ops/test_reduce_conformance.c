@@ -702,9 +702,9 @@ static void run_large(void)
 
 int main(int argc, char **argv)
 {
+#ifdef REDUCE_OPENCL
     const char *extra[9] = {0};
     int nextra = 0;
-#ifdef REDUCE_OPENCL
     while (argc > 2 && strncmp(argv[1], "--", 2) == 0 && nextra < 8) {
         extra[nextra++] = argv[1];
         argv++;
