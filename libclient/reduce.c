@@ -4,7 +4,8 @@
  * kernels/reduce_order.h's order, split over the thread pool in ways that
  * never change a bit (kernels/cpu_reduce.h). Meta tensors get shapes and
  * dtypes; accelerator tensors send the same descriptor to the daemon,
- * whose devices compute it in the same order (opencl/reduce.cl). */
+ * whose devices compute it in the same order (their reduction programs:
+ * docs/architecture.md, "Reductions"). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
