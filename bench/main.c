@@ -25,7 +25,8 @@ static const bench_suite suites[] = {
      bench_suite_unary},
     {"matmul", "mm, bmm and float16 mm on the cpu against OpenBLAS's sgemm and PyTorch",
      bench_suite_matmul},
-    {"reduce", "sum, amax, argmax on the cpu against a plain read and PyTorch", bench_suite_reduce},
+    {"reduce", "sum, amax, argmax on cpu and opencl:0 against a plain read and PyTorch",
+     bench_suite_reduce},
     {"cold", "a daemon on empty program caches: ready, programs, first launches", bench_suite_cold},
     {"global", "global tensors on 4 MPI ranks: boxing and add against bare MPI collectives",
      bench_suite_global},
@@ -129,9 +130,12 @@ static const char usage_text[] =
     "            (stream_read), each sample beside one of Tessera's; and the\n"
     "            same reductions in PyTorch (torch), each of its samples\n"
     "            beside a read, the ratio being that of both sides' ratios to\n"
-    "            it. opencl:0 rows and softmax_f32 come when opencl:0 has\n"
-    "            reductions and Tessera has softmax. About 25 s; --quick\n"
-    "            (2^20 elements) about 2 s, most of it PyTorch's start.\n"
+    "            it. Then the same cases on opencl:0 of a private daemon (or\n"
+    "            --socket's), each sample a synchronize after its\n"
+    "            reductions, against stream_read (no target yet: one\n"
+    "            work-item reduces a whole output there). softmax_f32 comes\n"
+    "            when Tessera has softmax. About a minute; --quick (2^20\n"
+    "            elements) about 10 s.\n"
     "\n"
     "      cold  Starts a private tesserad on empty program caches (Tessera's\n"
     "            and PoCL's, in a temporary directory; --socket is not used)\n"

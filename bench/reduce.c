@@ -15,14 +15,20 @@
  *
  * The data are uniform in [0, 1) on both sides (not the same values: the
  * time of these reductions does not depend on them), so that amax and
- * argmax meet a new maximum now and then, as on real data. opencl:0 has
- * no reductions yet and softmax does not exist: their rows come when
- * those do. */
+ * argmax meet a new maximum now and then, as on real data. softmax does
+ * not exist: its rows come when it does.
+ *
+ * The same cases then run on opencl:0 of a private daemon (or the one
+ * --socket names), each sample a synchronize after its reductions,
+ * beside the same read on the host: device "opencl:0", no target yet
+ * (one work-item reduces a whole output there, so the flat cases run on
+ * one thread of the device). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "bench/bench.h"
+#include "bench/daemon.h"
 #include "bench/elementwise.h"
 #include "tessera/tessera.h"
 
@@ -76,7 +82,8 @@ static const char torch_source[] =
 typedef struct rd_operands {
     const rd_case *c;
     tsr_tensor *a, *out;
-    int64_t count; /* elements of a */
+    int64_t count;      /* elements of a */
+    tsr_client *client; /* opencl:0's, or NULL on the cpu */
 } rd_operands;
 
 static void free_operands(rd_operands *o)
@@ -116,6 +123,27 @@ static bool make_operands(const rd_case *c, const rd_plan *plan, rd_operands *o)
     return true;
 }
 
+/* The operands moved to opencl:0 of `client`. False, noted, when they
+ * cannot be. */
+static bool to_opencl(tsr_client *client, rd_operands *o)
+{
+    tsr_tensor_options cl = {.has_device = true, .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *a = NULL, *out = NULL;
+    if (tsr_tensor_to(client, o->a, &cl, false, &a) != TSR_OK ||
+        tsr_tensor_to(client, o->out, &cl, false, &out) != TSR_OK) {
+        bench_note(suite, "%s: cannot make its tensors on opencl:0: %s", o->c->name,
+                   tsr_last_error());
+        tsr_tensor_release(a);
+        free_operands(o);
+        return false;
+    }
+    free_operands(o);
+    o->a = a;
+    o->out = out;
+    o->client = client;
+    return true;
+}
+
 static bool tessera_run(const rd_operands *o)
 {
     int64_t dim = o->c->dim;
@@ -138,6 +166,8 @@ static bool tessera_sample(const rd_operands *o, int reps, double *gbps)
     for (int k = 0; k < reps; k++)
         if (!tessera_run(o))
             return false;
+    if (o->client && tsr_synchronize(o->client, (tsr_device){TSR_DEVICE_OPENCL, 0}) != TSR_OK)
+        return false;
     *gbps = (double)reps * (double)o->count * sizeof(float) / (double)(bench_now_ns() - t0);
     return true;
 }
@@ -154,16 +184,19 @@ static bool read_sample(const stream_arrays *s, int reps, double *gbps)
     return true;
 }
 
-/* Tessera's reduction beside the read: *res (ok false, noted, when the
- * reduction failed; the read is measured all the same). */
+/* Tessera's reduction (on opencl:0 of `client`, else on the cpu) beside
+ * the read: *res (ok false, noted, when the reduction failed; the read is
+ * measured all the same). The first run, not timed, builds what it
+ * needs. */
 static void measure_case(const rd_case *c, const rd_plan *plan, const stream_arrays *s,
-                         bench_paired *res)
+                         tsr_client *client, bench_paired *res)
 {
     rd_operands o;
     *res = (bench_paired){.value = NAN, .best = NAN, .reference = NAN};
-    if (!make_operands(c, plan, &o))
+    if (!make_operands(c, plan, &o) || (client && !to_opencl(client, &o)))
         return;
-    bool ok = tessera_run(&o);
+    double first;
+    bool ok = tessera_sample(&o, 1, &first);
     if (!ok)
         bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
     bench_pairs p = {0};
@@ -183,8 +216,8 @@ static void measure_case(const rd_case *c, const rd_plan *plan, const stream_arr
     free_operands(&o);
     *res = bench_pairs_finish(&p, ok);
     if (res->ok)
-        bench_note(suite, "%s: %.2f GB/s (best %.2f), stream_read %.2f", c->name, res->value,
-                   res->best, res->reference);
+        bench_note(suite, "%s%s: %.2f GB/s (best %.2f), stream_read %.2f", c->name,
+                   client ? " on opencl:0" : "", res->value, res->best, res->reference);
 }
 
 /* PyTorch's reduction in `child`, each sample beside a read here. False,
@@ -219,6 +252,49 @@ static void add_row(bench_results *out, const char *name, int threads, double va
                        paired, target);
 }
 
+/* The cases on opencl:0 of a private daemon (or config's), beside the
+ * read, in rows of device "opencl:0" with no target. */
+static void measure_opencl(const bench_config *config, const rd_plan *plan, const stream_arrays *s,
+                           int threads, bench_results *out)
+{
+    bench_daemon d = {.pid = -1};
+    const char *socket_path = config->socket_path;
+    if (!socket_path) {
+        if (bench_daemon_start(&d, suite) != 0)
+            return;
+        socket_path = d.socket;
+    }
+    tsr_client *client = NULL;
+    tsr_client_options co = {.socket_path = socket_path, .name = "tessera-bench"};
+    int32_t count = 0;
+    if (tsr_client_open(&co, &client) != TSR_OK ||
+        tsr_device_count(client, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0) {
+        bench_note(suite, "no opencl:0 (%s): its rows are left out",
+                   client ? "the daemon sees no OpenCL device" : tsr_last_error());
+    } else {
+        for (size_t k = 0; k < CASE_COUNT; k++) {
+            const rd_case *c = &cases[k];
+            bench_paired r;
+            measure_case(c, plan, s, client, &r);
+            if (!isnan(r.reference))
+                bench_add_named(out,
+                                (bench_row){.suite = suite,
+                                            .threads = threads,
+                                            .value = r.value,
+                                            .p99 = NAN,
+                                            .unit = BENCH_GBPS,
+                                            .baseline_value = r.reference,
+                                            .baseline_p99 = NAN,
+                                            .target = NAN,
+                                            .paired_ratio = r.ok ? r.paired : 0},
+                                c->name, "opencl:0", stream_name(s->kind));
+        }
+    }
+    tsr_client_close(client);
+    if (d.pid > 0)
+        bench_daemon_stop(&d);
+}
+
 /* ---- The suite ------------------------------------------------------------- */
 
 int bench_suite_reduce(const bench_config *config, bench_results *out)
@@ -231,7 +307,11 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
     if (tsr_get_num_threads() != threads)
         bench_note(suite, "the cpu device already runs on %d threads, not %d",
                    tsr_get_num_threads(), threads);
-    bench_note(suite, "opencl:0 has no reductions yet: its rows are left out");
+    /* PoCL's CPU device on as many threads as the cpu rows (a private
+     * daemon inherits it) */
+    const char *pocl = getenv("POCL_MAX_PTHREAD_COUNT");
+    if (!config->socket_path && !(pocl && *pocl))
+        setenv("POCL_MAX_PTHREAD_COUNT", n, 1);
 
     uint64_t bytes = (uint64_t)(plan->side * plan->side) * sizeof(float);
     stream_arrays s;
@@ -245,7 +325,7 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
     for (size_t k = 0; k < CASE_COUNT; k++) {
         const rd_case *c = &cases[k];
         bench_paired *r = &results[k];
-        measure_case(c, plan, &s, r);
+        measure_case(c, plan, &s, NULL, r);
         if (!isnan(r->reference))
             add_row(out, c->name, threads, r->value, stream_name(s.kind), r->reference,
                     r->ok ? r->paired : 0, c->target_read);
@@ -268,6 +348,7 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
         }
         torch_close(child);
     }
+    measure_opencl(config, plan, &s, threads, out);
     stream_free(&s);
     return 0;
 }

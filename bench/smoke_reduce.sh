@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Smoke test of tessera-bench's reduce suite: `reduce --json --quick` runs
-# (no daemon: the reductions run on the cpu device in this process),
-# prints rows of the documented shape, every reduction has a value beside
-# its stream_read baseline, and PyTorch's rows are there when the run found
-# torch. No timing is checked.
+# (on the cpu device in this process, then on opencl:0 of a private
+# daemon), prints rows of the documented shape, every reduction has a value
+# beside its stream_read baseline on the cpu and, where the daemon found an
+# OpenCL device, on opencl:0, and PyTorch's rows are there when the run
+# found torch. No timing is checked.
 # Usage: smoke_reduce.sh PATH-TO-tessera-bench
 set -u
 B=${1:?usage: smoke_reduce.sh PATH-TO-tessera-bench}
@@ -24,34 +25,38 @@ TMPDIR=$tmp "$B" reduce --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
 grep -q "^tessera-bench: reduce: " "$tmp/err" || fail "no progress lines on stderr"
 
 # One object per measurement, every key with its type; every row on the
-# cpu, in GB/s, its value and baseline measured side by side, with a
-# target.
+# cpu (with a target) or on opencl:0 (against the read, no target yet), in
+# GB/s, its value and baseline measured side by side.
 shape='
   type == "array" and length > 0 and all(.[];
     (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
                "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
                "value"] | sort))
     and .suite == "reduce" and (.name | type == "string")
-    and .device == "cpu" and .threads == 1
+    and (.device | IN("cpu", "opencl:0")) and .threads == 1
     and (.value | type == "number" and . > 0)
     and .p99 == null and .baseline_p99 == null
     and .unit == "GB/s"
     and (.baseline | IN("stream_read", "torch"))
     and (.baseline_value | type == "number" and . > 0)
     and .paired == true and (.ratio | type == "number" and . > 0)
-    and (.target | type == "number")
-    and (.meets_target | type == "boolean"))'
+    and (if .device == "cpu" then (.target | type == "number")
+           and (.meets_target | type == "boolean")
+         else .baseline == "stream_read" and .target == null and .meets_target == null end))'
 if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
     fail "the JSON does not have the documented shape"
     cat "$tmp/out.json"
 fi
 
-row() { # NAME BASELINE: whether the run has that row
-    jq -e --arg n "$1" --arg b "$2" 'any(.[]; .name == $n and .baseline == $b)' \
-        "$tmp/out.json" >/dev/null
+row() { # NAME BASELINE [DEVICE]: whether the run has that row
+    jq -e --arg n "$1" --arg b "$2" --arg d "${3:-cpu}" \
+        'any(.[]; .name == $n and .baseline == $b and .device == $d)' "$tmp/out.json" >/dev/null
 }
 for name in "${names[@]}"; do
     row "$name" stream_read || fail "no row $name/stream_read"
+    if ! grep -q "no opencl:0" "$tmp/err"; then
+        row "$name" stream_read opencl:0 || fail "no row $name/stream_read on opencl:0"
+    fi
 done
 jq -e 'any(.[]; .name == "sum_f32" and .baseline == "stream_read" and .target == 0.85)' \
     "$tmp/out.json" >/dev/null || fail "sum_f32/stream_read has not its target 0.85"

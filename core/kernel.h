@@ -200,9 +200,25 @@ typedef struct tsr__kernel {
  * the input's strides, merged where every operand allows), then the
  * reduced ones (merged only where the input's strides keep r row-major).
  * Every address a reduction touches is an ordinary operand element of
- * that index space, so the daemon's region checks hold for it unchanged;
- * the daemon refuses reductions for now (TSR_ERR_NOT_SUPPORTED: no device
- * runs them yet) and the client never sends one. */
+ * that index space, so the daemon's region checks hold for it unchanged.
+ *
+ * On a device a reduction runs on the reduction program of its common
+ * dtype: its key has op 0, entry TSR__KENTRY_REDUCE, the common dtype
+ * and nothing else, and its one kernel takes the generic programs'
+ * arguments (below: four slots, `kind`) with another meaning for the
+ * geometry:
+ *   size   x: the output elements (the kept dimensions' product), y: R,
+ *          the elements reduced into each; z, w: 1, 0
+ *   block  x: the outputs one work-item computes, y: the kept dimensions,
+ *          z: TSR__KWALK_STRIDED, w: the reduced dimensions
+ *   geom   the sizes of the kept dimensions then of the reduced ones (each
+ *          group in descriptor order), then for each slot with storage
+ *          its strides in the same order
+ *   stride unused (zero)
+ * NDRange (ceil(size.x / block.x), 1, 1); work-item p computes outputs
+ * p * block.x .. (row-major over the kept dimensions), each in
+ * kernels/reduce_order.h's order, so that every device gives the cpu's
+ * bits. */
 
 /* ---- The OpenCL program ABI (kernels/ generates, the daemon launches) ----
  *
@@ -264,6 +280,7 @@ enum {
     TSR__KENTRY_UNIT_PLUS = TSR__KWALK_COUNT,
     TSR__KENTRY_UNIT_MINUS,
     TSR__KENTRY_GENERIC, /* the generic program of a common dtype (below) */
+    TSR__KENTRY_REDUCE,  /* the reduction program of a common dtype ("A reduction") */
     TSR__KENTRY_COUNT
 };
 

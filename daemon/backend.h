@@ -92,8 +92,9 @@ typedef struct tsr__backend_launch {
     uint64_t offsets[TSR__KERNEL_MAX_OPERANDS]; /* bytes */
     uint64_t extents[TSR__KERNEL_MAX_OPERANDS]; /* bytes from offsets[] that the operand spans */
     uint32_t nbuffers;
-    bool check_status; /* read the status flag back (integer division) */
-    bool generic;      /* a generic program's launch: `kind` follows the ABI's arguments,
+    bool check_status;  /* read the status flag back (integer division) */
+    bool second_output; /* buffer 2 is written too (the positions of max/min with a dim) */
+    bool generic;       /* a generic program's launch: `kind` follows the ABI's arguments,
                           and nbuffers is TSR__KGENERIC_SLOTS */
     uint32_t kind[4];
     uint8_t scalar[16], alpha[16];

@@ -381,8 +381,9 @@ static void log_program(const executor *x, uint32_t queue, tsr__backend_program 
 {
     const char *be = x->be->name;
     const tsr__kernel_key *k = x->be->program_key(p);
-    if (k->entry == TSR__KENTRY_GENERIC) {
-        tsr__log(TSR__LOG_INFO, "%s:%u: generic program %s: %s", be, queue,
+    if (k->entry == TSR__KENTRY_GENERIC || k->entry == TSR__KENTRY_REDUCE) {
+        tsr__log(TSR__LOG_INFO, "%s:%u: %s program %s: %s", be, queue,
+                 k->entry == TSR__KENTRY_REDUCE ? "reduction" : "generic",
                  k->common < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->common) : "?", made);
         return;
     }
@@ -779,24 +780,13 @@ void tsr__exec_shutdown(tsr__server *server)
 
 /* ---- checks ------------------------------------------------------------ */
 
-/* The inputs of a valid operation, from the op table. */
-static uint32_t inputs_of(uint32_t op)
-{
-    return tsr__kernel_ops[op].arity;
-}
-
 static tsr_status check_kernel(const tsr__kernel *k)
 {
     if (k->op < TSR__KOP_COPY || k->op >= TSR__KOP_COUNT)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: unknown kernel operation %u", k->op);
-    /* A reduction's descriptor (core/kernel.h) is a valid launch in form,
-     * but no device runs one yet. */
-    if (tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE))
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "LAUNCH: %s on devices is not available yet",
-                         tsr__kernel_ops[k->op].name);
-    if (k->noperands != 1 + inputs_of(k->op))
+    if (k->noperands != tsr__kernel_operand_count(k->op))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: operation %u takes %u operands, not %u",
-                         k->op, 1 + inputs_of(k->op), k->noperands);
+                         k->op, tsr__kernel_operand_count(k->op), k->noperands);
     if (k->ndim < 0 || k->ndim > TSR_MAX_DIMS)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "LAUNCH: %d dimensions (at most %d)", k->ndim,
                          TSR_MAX_DIMS);
@@ -863,6 +853,12 @@ static int64_t elements_of(const tsr__kernel *k)
 static tsr__backend_program *program_for(executor *x, uint32_t queue, const tsr__kernel *k,
                                          const tsr__kernel_key *key, bool *generic)
 {
+    if (key->entry == TSR__KENTRY_REDUCE) {
+        /* built at the first reduction of its dtype: few programs need them */
+        tsr__kernel_key any = tsr__kernel_reduce_key((tsr_dtype)key->common);
+        *generic = true;
+        return x->be->program_get(x->rt, queue, &any, TSR__BUILD_NOW);
+    }
     tsr__backend_program *own = x->be->program_find(x->rt, queue, key);
     if (own && x->be->program_state(own) == TSR__PROGRAM_READY) {
         *generic = false;
@@ -920,6 +916,7 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
                       !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
                       !tsr_dtype_is_complex((tsr_dtype)k->common);
+    l->second_output = tsr__kernel_op_has(k->op, TSR__KOPF_INDICES);
     memcpy(l->scalar, k->scalar, sizeof l->scalar);
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
     /* The walk comes from the checked kernel alone: it visits exactly the
@@ -971,6 +968,35 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     return TSR_OK;
 }
 
+/* Elements one output of a reduction may reduce, where its input's
+ * allocation holds fewer (a stride-0 input along a reduced dimension):
+ * each output is one work-item's loop, which no piece can cut short. */
+#define REDUCE_REPEAT_MAX (INT64_C(1) << 26)
+
+/* A reduction repeats nothing that can be taken out (its input's
+ * elements along a reduced dimension of stride 0 all count), so it is
+ * bounded instead: no more outputs than its output's allocation holds
+ * (its output's stride-0 dimensions are the reduced ones: the others
+ * would overlap it), and no more elements per output than its input's
+ * allocation holds, or REDUCE_REPEAT_MAX. */
+static tsr_status reduce_bounds(const tsr__kernel *k, uint64_t out_room, uint64_t in_block)
+{
+    uint64_t outputs, each;
+    tsr__kernel_reduce_counts(k, &outputs, &each);
+    if (outputs > out_room)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "LAUNCH: the output overlaps itself: %llu elements computed into an "
+                         "allocation of %llu",
+                         (unsigned long long)outputs, (unsigned long long)out_room);
+    uint64_t in_room = in_block / tsr_dtype_itemsize((tsr_dtype)k->operands[1].dtype);
+    if (each > in_room && each > (uint64_t)REDUCE_REPEAT_MAX)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "LAUNCH: a reduction of %llu elements into each output, from an "
+                         "allocation of %llu",
+                         (unsigned long long)each, (unsigned long long)in_room);
+    return TSR_OK;
+}
+
 /* Takes out of a checked launch the work that repeats itself, so that
  * what runs is bounded by the memory it writes. A fill writes the set of
  * elements its output names (tsr__region_distinct); any other launch
@@ -980,11 +1006,13 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
  * output would overlap itself, which no client computes (PyTorch refuses
  * it) and which only a hostile request sends, such as 2^46 elements of
  * stride 0 that once took the OpenCL driver down with the daemon. */
-static tsr_status take_out_repeats(tsr__kernel *k, uint64_t out_block)
+static tsr_status take_out_repeats(tsr__kernel *k, uint64_t out_block, uint64_t in_block)
 {
     tsr__kernel_operand *o = &k->operands[0];
     tsr__region g = {
         .itemsize = tsr_dtype_itemsize((tsr_dtype)o->dtype), .ndim = k->ndim, .offset = o->offset};
+    if (tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE))
+        return reduce_bounds(k, out_block / g.itemsize, in_block);
     if (k->op == TSR__KOP_FILL) {
         memcpy(g.sizes, k->sizes, sizeof g.sizes);
         memcpy(g.strides, o->strides, sizeof g.strides);
@@ -1031,7 +1059,8 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
     uint32_t segments[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t byte_offsets[TSR__KERNEL_MAX_OPERANDS] = {0};
     uint64_t extents[TSR__KERNEL_MAX_OPERANDS] = {0};
-    uint64_t out_block = 0;
+    uint64_t out_block = 0, in_block = 0;
+    bool reduce = tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE);
     bool fp64 = needs_fp64((tsr_dtype)k->common);
     for (uint32_t i = 0; i < k->noperands; i++) {
         const tsr__kernel_operand *o = &k->operands[i];
@@ -1054,12 +1083,19 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
                          .offset = o->offset};
         memcpy(g.sizes, k->sizes, sizeof g.sizes);
         memcpy(g.strides, o->strides, sizeof g.strides);
+        /* A reduction's outputs are written at every kept index, even
+         * where a reduced dimension is empty, and only there. */
+        for (int32_t d = 0; reduce && i != 1 && d < k->ndim; d++)
+            if (k->operands[0].strides[d] == 0 && k->sizes[d] != 1)
+                g.sizes[d] = 1;
         uint64_t span;
         st = tsr__region_check(&g, b.size, &span);
         if (st != TSR_OK)
             return st;
         if (i == 0)
             out_block = b.size;
+        if (i == 1)
+            in_block = b.size;
         segments[i] = b.segment_id;
         byte_offsets[i] = b.offset + (uint64_t)o->offset * g.itemsize;
         /* the bytes from its first element to one past its last */
@@ -1076,13 +1112,18 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
                          "%s:%d has no double precision, so it cannot compute "
                          "with float64 or complex128",
                          pool->device->backend->name, queue);
-    if (numel == 0) {
+    /* A reduction of empty dimensions still writes its identity into
+     * every output. */
+    uint64_t outputs = (uint64_t)numel, each;
+    if (reduce)
+        tsr__kernel_reduce_counts(k, &outputs, &each);
+    if (outputs == 0) {
         *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
         return TSR_OK;
     }
     /* The regions checked above hold for what is left: it names a subset
      * of their elements. */
-    if ((st = take_out_repeats(k, out_block)) != TSR_OK)
+    if ((st = take_out_repeats(k, out_block, in_block)) != TSR_OK)
         return st;
     return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, extents, out);
 }

@@ -29,6 +29,16 @@ static const char *const combine_of[TSR__KOP_COUNT] = {
 #undef X
 };
 
+bool tsr__reduce_computes(uint32_t op, tsr_dtype common)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    if (info == NULL || !(info->flags & TSR__KOPF_REDUCE) || !tsr_dtype_is_valid(common))
+        return false;
+    bool arg = (info->flags & (TSR__KOPF_INDEX | TSR__KOPF_INDICES)) != 0;
+    return tsr__reduce_ops_for(combine_of[op], common) != NULL &&
+           !(arg && tsr_dtype_is_complex(common));
+}
+
 /* ---- the walk ---------------------------------------------------------- */
 
 tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,

@@ -56,6 +56,12 @@ typedef struct tsr__reduce_walk {
     int col_levels; /* of the chunk tree: its counters */
 } tsr__reduce_walk;
 
+/* Whether reduction `op` computes in `common` on the cpu, and so on every
+ * device (its combine in that dtype's family; a position kept only for
+ * real and integer values): the one list the devices' programs and the
+ * daemon's checks follow. */
+bool tsr__reduce_computes(uint32_t op, tsr_dtype common);
+
 /* Takes apart a planned reduction over host memory: host[k] is operand
  * k's storage base (operand offsets are applied here). TSR_OK, or
  * TSR_ERR_NOT_SUPPORTED for a common dtype the loops lack (the planner

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/cpu_reduce.h"
 #include "kernels/kernels.h"
 #include "tessera/dtype.h"
 
@@ -56,9 +57,8 @@ static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstora
 
 static tsr_status fp64_missing(void)
 {
-    return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                     "this device has no float64 support: it cannot compute "
-                     "with float64 or complex128");
+    return tsr__fail(TSR_ERR_NOT_SUPPORTED, "this device has no float64 support: it cannot compute "
+                                            "with float64 or complex128");
 }
 
 /* A generic program's key: op 0, the entry, a common dtype, zeros. */
@@ -71,7 +71,53 @@ static tsr_status generic_key_check(const tsr__kernel_key *key, unsigned caps)
             return bad_key("operand dtype of a generic program's key", key->dtypes[k]);
     if (!tsr_dtype_is_valid((tsr_dtype)key->common))
         return bad_key("common dtype", key->common);
+    if (key->entry == TSR__KENTRY_REDUCE &&
+        !tsr__reduce_computes(TSR__KOP_SUM, (tsr_dtype)key->common))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "no reduction computes in %s",
+                         tsr_dtype_name((tsr_dtype)key->common));
     if (needs_fp64((tsr_dtype)key->common) && !(caps & TSR__KCAP_FP64))
+        return fp64_missing();
+    return TSR_OK;
+}
+
+uint32_t tsr__kernel_operand_count(uint32_t op)
+{
+    return 1 + tsr__kernel_ops[op].arity + (tsr__kernel_op_has(op, TSR__KOPF_INDICES) ? 1 : 0);
+}
+
+/* A reduction's key (core/kernel.h, "A reduction"): a reduction the cpu
+ * computes in the common dtype (tsr__reduce_computes), an output in the common dtype (all and any: bool or
+ * uint8; argmax, argmin: int64), int64 positions, no scalar input. */
+static tsr_status reduce_key_check(const tsr__kernel_key *key, unsigned caps)
+{
+    uint32_t op = key->op, flags = tsr__kernel_ops[op].flags;
+    tsr_dtype common = (tsr_dtype)key->common;
+    if (key->noperands != tsr__kernel_operand_count(op))
+        return bad_key("operand count", key->noperands);
+    if (key->entry != TSR__KENTRY_REDUCE)
+        return bad_key("entry", key->entry);
+    bool fp64 = needs_fp64(common);
+    for (int k = 0; k < TSR__KERNEL_MAX_OPERANDS; k++) {
+        uint8_t d = key->dtypes[k];
+        if (k >= key->noperands) {
+            if (d != 0)
+                return bad_key("unused operand dtype", d);
+            continue;
+        }
+        if (!tsr_dtype_is_valid((tsr_dtype)d) || d == TSR_FLOAT4_E2M1FN_X2)
+            return bad_key("operand dtype", d);
+        fp64 |= needs_fp64((tsr_dtype)d);
+    }
+    if (!tsr__reduce_computes(op, common))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "\"%s\" not implemented for '%s'",
+                         tsr__kernel_ops[op].stub, tsr_dtype_message_name(common));
+    uint8_t out = key->dtypes[0];
+    bool out_ok = (flags & TSR__KOPF_INDEX) ? out == TSR_INT64
+                  : common == TSR_BOOL      ? out == TSR_BOOL || out == TSR_UINT8
+                                            : out == common;
+    if (!out_ok || ((flags & TSR__KOPF_INDICES) && key->dtypes[2] != TSR_INT64))
+        return bad_key("output dtype of a reduction", out);
+    if (fp64 && !(caps & TSR__KCAP_FP64))
         return fp64_missing();
     return TSR_OK;
 }
@@ -80,13 +126,15 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
 {
     if (key == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "kernel key must not be NULL");
-    if (key->entry == TSR__KENTRY_GENERIC)
+    if (key->entry == TSR__KENTRY_GENERIC || (key->entry == TSR__KENTRY_REDUCE && key->op == 0))
         return generic_key_check(key, caps);
     tsr__kernel_op op = (tsr__kernel_op)key->op;
     if (key->op == 0 || key->op >= TSR__KOP_COUNT)
         return bad_key("operation", key->op);
     if (!tsr_dtype_is_valid((tsr_dtype)key->common))
         return bad_key("common dtype", key->common);
+    if (tsr__kernel_ops[op].flags & TSR__KOPF_REDUCE)
+        return reduce_key_check(key, caps);
     unsigned want = 1 + tsr__kernel_ops[op].arity;
     if (key->noperands != want)
         return bad_key("operand count", key->noperands);
@@ -155,10 +203,14 @@ tsr_status tsr__kernel_key_of(const tsr__kernel *k, tsr__kernel_key *out)
     }
     if (tsr__kernel_scalar_count(k) > tsr__kernel_scalar_max(k->op))
         return bad_key("scalar input count", (int)tsr__kernel_scalar_count(k));
-    key.entry = TSR__KWALK_STRIDED;
+    bool reduce = tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE);
+    key.entry = reduce ? TSR__KENTRY_REDUCE : TSR__KWALK_STRIDED;
     tsr_status st = tsr__kernel_key_check(&key, TSR__KCAP_FP64);
-    if (st != TSR_OK)
+    if (st != TSR_OK || reduce) {
+        if (st == TSR_OK)
+            *out = key;
         return st;
+    }
     /* The walk depends on the layout alone, not on the device. An empty
      * launch has none (it runs nothing). tsr__kernel_entry only names
      * entries the checked key has, so the key needs no second check. */
@@ -259,10 +311,85 @@ static void launch_pieces(tsr__kernel_geometry *g)
     }
 }
 
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? UINT64_MAX : p;
+}
+
+/* Whether dimension d of a reduction is reduced (cpu_reduce.c's rule). */
+static bool reduced_dim(const tsr__kernel *k, int d)
+{
+    return k->operands[0].strides[d] == 0 && k->sizes[d] != 1;
+}
+
+void tsr__kernel_reduce_counts(const tsr__kernel *k, uint64_t *outputs, uint64_t *each)
+{
+    *outputs = *each = 1;
+    for (int d = 0; d < k->ndim && d < TSR_MAX_DIMS; d++) {
+        uint64_t *n = reduced_dim(k, d) ? each : outputs;
+        *n = mul_sat(*n, (uint64_t)k->sizes[d]);
+    }
+}
+
+/* A reduction's walk (core/kernel.h, "A reduction"): a work-item per
+ * block of outputs, each reduced whole, in pieces of about
+ * TSR__KERNEL_PIECE_ELEMENTS elements of work. */
+static void reduce_geometry(const tsr__kernel *k, uint32_t compute_units, tsr__kernel_geometry *g)
+{
+    int order[TSR_MAX_DIMS], nk = 0, nd = k->ndim;
+    for (int d = 0; d < nd; d++)
+        if (!reduced_dim(k, d))
+            order[nk++] = d;
+    for (int d = 0, n = nk; d < nd; d++)
+        if (reduced_dim(k, d))
+            order[n++] = d;
+    int q = 0;
+    for (uint32_t i = 0; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++)
+        if (!(k->operands[i].flags & TSR__KOPERAND_SCALAR)) {
+            for (int j = 0; j < nd; j++)
+                g->geom[(1 + q) * nd + j] = k->operands[i].strides[order[j]];
+            q++;
+        }
+    for (int j = 0; j < nd; j++)
+        g->geom[j] = k->sizes[order[j]];
+    g->nstorage = q;
+    g->geom_count = nd * (1 + q);
+    uint64_t outputs, each;
+    tsr__kernel_reduce_counts(k, &outputs, &each);
+    uint64_t work = each > 0 ? each : 1;
+    /* several outputs per work-item where each is short, but every
+     * compute unit gets a few work-items */
+    uint64_t bx = min_u64(outputs, ROW_ELEMENTS / work > 0 ? ROW_ELEMENTS / work : 1);
+    uint64_t want = (uint64_t)ITEMS_PER_UNIT * (compute_units ? compute_units : 1);
+    while (bx > 1 && ceil_div(outputs, bx) < want)
+        bx = ceil_div(bx, 2);
+    if (bx == 0)
+        bx = 1;
+    g->size[0] = outputs;
+    g->size[1] = each;
+    g->size[2] = 1;
+    g->block[0] = (uint32_t)bx;
+    g->block[1] = (uint32_t)nk;
+    g->block[2] = TSR__KWALK_STRIDED;
+    g->block[3] = (uint32_t)(nd - nk);
+    g->global[0] = ceil_div(outputs, bx);
+    g->global[1] = g->global[2] = 1;
+    g->local[0] = g->local[1] = g->local[2] = 1;
+    uint64_t room = TSR__KERNEL_PIECE_ELEMENTS / mul_sat(bx, work);
+    g->step[0] = min_u64(g->global[0], room > 0 ? room : 1);
+    g->step[1] = g->step[2] = 1;
+    g->pieces = ceil_div(g->global[0], g->step[0]);
+}
+
 void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
                                  uint64_t stream_bytes, tsr__kernel_geometry *g)
 {
     memset(g, 0, sizeof *g);
+    if (tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE)) {
+        reduce_geometry(k, compute_units, g);
+        return;
+    }
     int nd = k->ndim, outer = nd > 2 ? nd - 2 : 0;
     g->size[0] = nd >= 1 ? (uint64_t)k->sizes[nd - 1] : 1;
     g->size[1] = nd >= 2 ? (uint64_t)k->sizes[nd - 2] : 1;
@@ -308,8 +435,8 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
      * 64x64x56x56 float32 tensor on one PoCL thread ran about 20% faster
      * through the packed tile (8x8 transposes in registers) than through
      * the strided walk's element-by-element tile. */
-    bool packs = nacross == 1 && nstill == 0 && g->size[1] > 1 &&
-                 out_unit(g) && others_unit(g, k, across);
+    bool packs =
+        nacross == 1 && nstill == 0 && g->size[1] > 1 && out_unit(g) && others_unit(g, k, across);
     /* Three inputs have the unit and strided walks only: the others name
      * input 1 or 2. */
     bool ternary = k->noperands > 3;
@@ -412,13 +539,17 @@ static const char *const entry_names[TSR__KENTRY_COUNT] = {
     [TSR__KENTRY_UNIT_PLUS] = "unit, alpha 1",
     [TSR__KENTRY_UNIT_MINUS] = "unit, alpha -1",
     [TSR__KENTRY_GENERIC] = "generic",
+    [TSR__KENTRY_REDUCE] = "reduce",
 };
 
 /* Whether a key's program has the entry. */
 static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry)
 {
     if (entry == TSR__KENTRY_UNIT_PLUS || entry == TSR__KENTRY_UNIT_MINUS)
-        return tsr__kernel_key_alpha_loops(key) && has_walk(key, storage, nstorage, TSR__KWALK_UNIT);
+        return tsr__kernel_key_alpha_loops(key) &&
+               has_walk(key, storage, nstorage, TSR__KWALK_UNIT);
+    if (entry >= TSR__KWALK_COUNT)
+        return false; /* the generic and reduction programs' */
     return entry == TSR__KWALK_STRIDED || has_walk(key, storage, nstorage, entry);
 }
 
@@ -445,6 +576,11 @@ const char *tsr__kernel_entry_name(int entry)
 tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common)
 {
     return (tsr__kernel_key){.entry = TSR__KENTRY_GENERIC, .common = (uint8_t)common};
+}
+
+tsr__kernel_key tsr__kernel_reduce_key(tsr_dtype common)
+{
+    return (tsr__kernel_key){.entry = TSR__KENTRY_REDUCE, .common = (uint8_t)common};
 }
 
 void tsr__kernel_generic_kind(const tsr__kernel *k, uint32_t kind[4])

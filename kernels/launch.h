@@ -49,10 +49,25 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps);
  * tsr__kernel_key_check and the generators take like any other. */
 tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common);
 
+/* The key of the reduction program of `common` (core/kernel.h, "A
+ * reduction"), which tsr__kernel_key_check and the generators take like
+ * any other; a reduction's own key names it in its entry. */
+tsr__kernel_key tsr__kernel_reduce_key(tsr_dtype common);
+
+/* The operands a kernel of a valid `op` has: the output and its inputs,
+ * and the positions of max/min with a dim (TSR__KOPF_INDICES). */
+uint32_t tsr__kernel_operand_count(uint32_t op);
+
+/* A reduction's output elements (the product of the sizes where operand
+ * 0 has a stride or size at most 1) and the elements reduced into each
+ * (the product of the others), saturated at UINT64_MAX. */
+void tsr__kernel_reduce_counts(const tsr__kernel *kernel, uint64_t *outputs, uint64_t *each);
+
 /* The `kind` argument of a launch of `kernel` on a generic program. */
 void tsr__kernel_generic_kind(const tsr__kernel *kernel, uint32_t kind[4]);
 
-/* How a launch of a checked kernel (numel > 0) walks it: the arguments
+/* How a launch of a checked kernel (numel > 0; a reduction: outputs > 0)
+ * walks it: the arguments
  * after `status` and the NDRange of core/kernel.h's ABI. The walk is
  * UNIT when every operand with storage steps by one element along the
  * innermost dimension (or it has one element), BCAST1/BCAST2 when input 1

@@ -3,7 +3,9 @@
  * (core/kernel.h, "A reduction") that the cpu runs in
  * kernels/reduce_order.h's order, split over the thread pool in ways that
  * never change a bit (kernels/cpu_reduce.h). Meta tensors get shapes and
- * dtypes; other devices are refused until they run the same descriptor. */
+ * dtypes; accelerator tensors send the same descriptor to the daemon,
+ * whose devices compute it in the same order (their reduction programs:
+ * docs/architecture.md, "Reductions"). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "kernels/cpu_reduce.h"
+#include "libclient/client.h"
 #include "libclient/plan.h"
 #include "libclient/threadpool.h"
 #include "tessera/ops.h"
@@ -389,20 +392,10 @@ static tsr_status run_cpu(const tsr__kernel *k, unsigned char *host[TSR__KERNEL_
 
 /* ---- the one entry of every reduction -------------------------------------- */
 
-static tsr_status refuse_device(const request *q, const tsr_tensor *t)
-{
-    tsr_device_type type = t->storage->device.type;
-    if (type == TSR_DEVICE_CPU || type == TSR_DEVICE_META)
-        return TSR_OK;
-    return tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s on %s devices is not available yet", q->name,
-                     tsr_device_type_name(type));
-}
-
-/* The arguments, and the devices: cpu and meta compute, the others wait
- * for their kernels; out= on the input's device. */
+/* The arguments, and the devices: cpu and meta compute here, the others
+ * in the daemon; out= on the input's device. */
 static tsr_status check_request(const request *q, bool want_result, bool want_result2)
 {
-    tsr_status st;
     bool pair = (q->info->flags & TSR__KOPF_INDICES) != 0;
     if (q->a == NULL || (q->ndims > 0 && q->dims == NULL) || q->ndims < 0 ||
         q->ndims > TSR_MAX_DIMS || (!q->out && !want_result) ||
@@ -413,10 +406,6 @@ static tsr_status check_request(const request *q, bool want_result, bool want_re
                          q->name, q->ndims);
     if (q->dtype != TSR_NO_DTYPE && !tsr_dtype_is_valid(q->dtype))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid dtype value %d", (int)q->dtype);
-    if ((st = refuse_device(q, q->a)) != TSR_OK ||
-        (q->out && (st = refuse_device(q, q->out)) != TSR_OK) ||
-        (q->out2 && (st = refuse_device(q, q->out2)) != TSR_OK))
-        return st;
     tsr_device device = q->a->storage->device;
     const tsr_tensor *o = q->out && !tsr_device_equal(q->out->storage->device, device)     ? q->out
                           : q->out2 && !tsr_device_equal(q->out2->storage->device, device) ? q->out2
@@ -519,6 +508,7 @@ static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
         for (uint32_t i = 0; i < k.noperands; i++) {
             tsr__kernel_operand *o = &k.operands[i];
             o->dtype = ops[i]->dtype;
+            o->handle = ops[i]->storage->handle;
             o->offset = ops[i]->geometry.offset;
             if (i == 1)
                 memcpy(o->strides, g->strides, sizeof(int64_t) * (size_t)g->ndim);
@@ -528,8 +518,13 @@ static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
         }
         coalesce(&k);
         tsr_scalar zero = {.kind = TSR_INT64};
-        if (q->a->storage->device.type != TSR_DEVICE_META)
-            st = trivial ? tsr__fill(out, zero) : run_cpu(&k, host);
+        tsr_device_type type = q->a->storage->device.type;
+        if (trivial && type != TSR_DEVICE_META)
+            st = tsr__fill(out, zero);
+        else if (type == TSR_DEVICE_CPU)
+            st = run_cpu(&k, host);
+        else if (type != TSR_DEVICE_META)
+            st = tsr__client_launch(q->a->storage->client, q->a->storage->device, &k);
     }
     if (st != TSR_OK) {
         tsr_tensor_release(fresh);

@@ -269,7 +269,8 @@ static bool warm_up(clrt_device *d, tsr__clrt_program *p)
 {
     const tsr__kernel_key *key = &p->key;
     cl_uint nstorage = 1;
-    if (key->entry == TSR__KENTRY_GENERIC)
+    bool generic = key->entry == TSR__KENTRY_GENERIC || key->entry == TSR__KENTRY_REDUCE;
+    if (generic)
         nstorage = TSR__KGENERIC_SLOTS;
     else
         for (int k = 1; k < key->noperands && k < TSR__KERNEL_MAX_OPERANDS; k++)
@@ -294,7 +295,7 @@ static bool warm_up(clrt_device *d, tsr__clrt_program *p)
     for (cl_uint b = 0; b < nstorage; b++)
         SET_ARG(stride);
     SET_ARG(d->no_geom);
-    if (key->entry == TSR__KENTRY_GENERIC)
+    if (generic)
         SET_ARG(kind);
     size_t one[3] = {1, 1, 1};
     if (err == CL_SUCCESS)
@@ -900,6 +901,16 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
                                       (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL,
                                       &read);
         }
+        clReleaseEvent(event);
+        event = read;
+    }
+    /* a second output (a reduction's positions) comes back whole */
+    const clrt_buffer *out2 = l->second_output && l->nbuffers > 2 ? l->buffers[2] : NULL;
+    if (err == CL_SUCCESS && out2 && out2->host && l->extents[2] > 0) {
+        cl_event read = NULL;
+        err =
+            clEnqueueReadBuffer(d->queue, out2->mem, CL_FALSE, (size_t)l->offsets[2],
+                                (size_t)l->extents[2], out2->host + l->offsets[2], 0, NULL, &read);
         clReleaseEvent(event);
         event = read;
     }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/cpu_reduce.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.h"
 #include "tessera/dtype.h"
@@ -1072,6 +1073,134 @@ static void emit_generic(text *t, tsr_dtype common, unsigned caps)
     emit_generic_kernel(t, common, et);
 }
 
+/* ---- the reduction program of a common dtype --------------------------------
+ *
+ * core/kernel.h, "A reduction", describes it; opencl/reduce.cl holds its
+ * walk and combines, after kernels/reduce_order.h. What varies with the
+ * dtype is written here: the math type and its family, the conversions
+ * between the stored dtype and the math type (the same as the generic
+ * program's and the cpu's), and the switch over the reductions that
+ * compute in the dtype (the cpu's: tsr__reduce_ops_for). */
+
+static const char *const cl_combines[TSR__KOP_COUNT] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, ...) [TSR__KOP_##ENUM] = #elem,
+#include "core/ops.def"
+#undef X
+};
+
+/* The conversions and NaN rule of the math type (reduce.cl's head). */
+static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
+{
+    const cl_math *m = &cl_maths[common];
+    const char *st = cl_types[common].store;
+    bool cplx = is_complex(common), real = !cplx && tsr_dtype_is_floating_point(common);
+    const char *comp = common == TSR_COMPLEX128 || common == TSR_FLOAT64 ? "double" : "float";
+    char in[96], out[160];
+    fill_in(in, sizeof in, m->in, "v");
+    subst(out, sizeof out, m->out, "r", "m");
+    put(t, "#define TSR_R_INT %d\n#define TSR_R_REAL %d\n#define TSR_R_CPLX %d\n", !cplx && !real,
+        real, cplx);
+    put(t, "typedef %s tsr_r_x;\n", m->type);
+    put(t, "static inline tsr_r_x tsr_r_in(%s q)\n{\n", et);
+    if (cplx)
+        put(t, "    %s v_re = q.s0, v_im = q.s1;\n", st);
+    else
+        put(t, "    %s v_re = q, v_im = 0;\n", st);
+    put(t, "    (void)v_im;\n    return %s;\n}\n\n", in);
+    put(t,
+        "static inline %s tsr_r_out(tsr_r_x m)\n{\n    %s r_re = 0, r_im = 0;\n    (void)r_im;\n%s",
+        et, st, out);
+    if (cplx)
+        put(t, "    return (%s)(r_re, r_im);\n}\n\n", et);
+    else
+        put(t, "    return r_re;\n}\n\n");
+    put(t,
+        "static inline tsr_r_x tsr_r_load(uint d, __global const uchar *p, long i)\n{\n"
+        "    __global const %s *q = (__global const %s *)p;\n",
+        st, st);
+    if (cplx)
+        put(t, "    if (d == %du)\n        return tsr_r_in((%s)(q[2 * i], q[2 * i + 1]));\n",
+            common, et);
+    else
+        put(t, "    if (d == %du)\n        return tsr_r_in(q[i]);\n", common);
+    put(t, "    return tsr_r_in(tsr_g_load(d, p, i));\n}\n\n");
+    const char *qnan = comp[0] == 'd' ? "as_double(0x7FF8000000000000UL)" : "as_float(0x7FC00000u)";
+    put(t, "static inline %s tsr_r_quiet1(%s v)\n{\n    return v != v ? %s : v;\n}\n\n", comp, comp,
+        qnan);
+    if (cplx) {
+        const char *z = common == TSR_COMPLEX128 ? "tsr__kc128" : "tsr__kc64";
+        put(t, "#define TSR_R_CMAKE %s_make\n#define TSR_R_CMUL %s_mul\n", z, z);
+        put(t, "static inline tsr_r_x tsr_r_quiet(tsr_r_x m)\n{\n"
+               "    return TSR_R_CMAKE(tsr_r_quiet1(m.re), tsr_r_quiet1(m.im));\n}\n\n");
+        put(t,
+            "static inline tsr_r_x tsr_r_div(tsr_r_x m, long n)\n{\n"
+            "    return %s_div(m, TSR_R_CMAKE((%s)n, 0));\n}\n\n",
+            z, comp);
+    } else if (real) {
+        /* the count as the dtype holds it (PyTorch's div_ converts it) */
+        const char *round = common == TSR_FLOAT16    ? "tsr__k_f16_in(tsr__k_f16_out(c))"
+                            : common == TSR_BFLOAT16 ? "tsr__k_bf16_in(tsr__k_bf16_out(c))"
+                                                     : "c";
+        put(t,
+            "static inline tsr_r_x tsr_r_quiet(tsr_r_x m)\n{\n    return tsr_r_quiet1(m);\n}\n\n");
+        put(t,
+            "static inline tsr_r_x tsr_r_div(tsr_r_x m, long n)\n{\n"
+            "    %s c = (%s)n;\n    return m / (%s);\n}\n\n",
+            comp, comp, round);
+    } else {
+        put(t, "static inline tsr_r_x tsr_r_quiet(tsr_r_x m)\n{\n    return m;\n}\n\n");
+        put(t, "static inline tsr_r_x tsr_r_div(tsr_r_x m, long n)\n{\n"
+               "    (void)n;\n    return m;\n}\n\n");
+    }
+}
+
+/* tsr_r_one: output element (e0, e2) of reduction `op`. */
+static void emit_reduce_switch(text *t, tsr_dtype common)
+{
+    put(t, "static void tsr_r_one(uint op, tsr_r_src *src, ulong R, uint d0, __global uchar *p0, "
+           "long e0,\n                      __global uchar *p2, long e2)\n{\n"
+           "    tsr_r_x v;\n    long at = 0;\n    (void)p2;\n    (void)e2;\n    (void)at;\n"
+           "    switch (op) {\n");
+    for (int op = 1; op < TSR__KOP_COUNT; op++) {
+        uint32_t f = tsr__kernel_ops[op].flags;
+        bool arg = (f & (TSR__KOPF_INDEX | TSR__KOPF_INDICES)) != 0;
+        if (!tsr__reduce_computes((uint32_t)op, common))
+            continue;
+        put(t, "    case %d:\n", op);
+        if (f & TSR__KOPF_SKIP_NAN)
+            put(t, "        src->skip = 1;\n");
+        if (arg)
+            put(t, "        v = tsr_r_scan_%s(src, R, &at);\n", cl_combines[op]);
+        else
+            put(t, "        v = tsr_r_%s(src, R);\n", cl_combines[op]);
+        if (f & TSR__KOPF_MEAN)
+            put(t, "        v = tsr_r_mean(v, %s);\n",
+                (f & TSR__KOPF_SKIP_NAN) ? "src->nonnan" : "(long)R");
+        if (f & TSR__KOPF_INDEX)
+            put(t, "        ((__global long *)p0)[e0] = at;\n");
+        else
+            put(t, "        tsr_g_store(d0, p0, e0, tsr_r_out(tsr_r_quiet(v)));\n");
+        if (f & TSR__KOPF_INDICES)
+            put(t, "        ((__global long *)p2)[e2] = at;\n");
+        put(t, "        break;\n");
+    }
+    put(t, "    default: /* the daemon sends none */\n        break;\n    }\n}\n");
+}
+
+static void emit_reduce(text *t, tsr_dtype common, unsigned caps)
+{
+    char et[16];
+    snprintf(et, sizeof et, "%s%s", cl_types[common].store, is_complex(common) ? "2" : "");
+    emit_generic_load(t, common, et, caps);
+    emit_generic_store(t, common, et, caps);
+    emit_reduce_math(t, common, et);
+    put_raw(t, tsr__ksrc_reduce_order, tsr__ksrc_reduce_order_len);
+    put(t, "\n");
+    put_raw(t, tsr__ksrc_reduce, tsr__ksrc_reduce_len);
+    put(t, "\n");
+    emit_reduce_switch(t, common);
+}
+
 tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *buf, size_t size,
                               size_t *length)
 {
@@ -1103,6 +1232,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put(&t, "\n");
     if (key->entry == TSR__KENTRY_GENERIC) {
         emit_generic(&t, (tsr_dtype)key->common, caps);
+    } else if (key->entry == TSR__KENTRY_REDUCE) {
+        emit_reduce(&t, (tsr_dtype)key->common, caps);
     } else {
         emit_element(&t, key, storage, nstorage, "tsr_elem");
         emit_entry(&t, key, storage, nstorage, key->entry);
@@ -1117,7 +1248,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 size_t tsr__opencl_source_max(void)
 {
     return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len +
-           tsr__ksrc_scalar_math_len + (160u << 10);
+           tsr__ksrc_scalar_math_len + tsr__ksrc_reduce_order_len + tsr__ksrc_reduce_len +
+           (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)

@@ -45,5 +45,9 @@ extern const char tsr__ksrc_scalar_math[];
 extern const size_t tsr__ksrc_scalar_math_len;
 extern const char tsr__ksrc_helpers[];
 extern const size_t tsr__ksrc_helpers_len;
+extern const char tsr__ksrc_reduce_order[];
+extern const size_t tsr__ksrc_reduce_order_len;
+extern const char tsr__ksrc_reduce[];
+extern const size_t tsr__ksrc_reduce_len;
 
 #endif /* TESSERA_OPENCL_SOURCE_H */

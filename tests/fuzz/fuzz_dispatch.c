@@ -58,6 +58,7 @@
 #include "daemon/server.h"
 #include "daemon/session.h"
 #include "fake_users.h"
+#include "kernels/launch.h"
 #include "fuzz.h"
 
 #define SESSIONS 8
@@ -820,7 +821,7 @@ static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
     uint8_t t = fuzz_u8(r);
     kn->op = t < 0xf0 ? 1u + t % (TSR__KOP_COUNT - 1) : fuzz_u32(r);
     const tsr__kernel_op_info *info = tsr__kernel_op_info_of(kn->op);
-    kn->noperands = info ? 1 + info->arity : 3;
+    kn->noperands = info ? tsr__kernel_operand_count(kn->op) : 3;
     if (fuzz_u8(r) >= 0xf0)
         kn->noperands = fuzz_u8(r) % 6;
     uint8_t d = fuzz_u8(r);

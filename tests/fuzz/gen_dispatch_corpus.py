@@ -185,6 +185,15 @@ SEEDS = [
      + hello(6) + monitor(7) + msg(PROCESS_LIST, b"\x00", 1) + msg(DAEMON_STATS, session=3)
      + msg(DEVICE_STATUS, OPENCL0, 1) + msg(ALLOC, OPENCL0 + size_small(64), 1)
      + msg(PING, session=1, how=0x1e) + monitor(1) + msg(SESSION_LIST, b"\x00", 7)),
+    # reductions (core/kernel.h, "A reduction"), checked in full: sum of
+    # int32 and mean of float32 pass, argmax and max with a dim (three
+    # operands) are refused (their positions are float32, not int64); sum
+    # tiling a block, amax
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000))
+     + msg(LAUNCH, launch(57, inputs=1)) + msg(LAUNCH, launch(59, dtype=11, inputs=1))
+     + msg(LAUNCH, launch(66, dtype=11, inputs=1)) + msg(LAUNCH, launch(68, dtype=11))
+     + msg(LAUNCH, launch(57, region=tiles(2, (2,)), inputs=1))
+     + msg(LAUNCH, launch(63, inputs=1))),
 ]
 
 

@@ -1042,6 +1042,17 @@ static tsr__kernel add_kernel(uint64_t out, uint64_t a, uint64_t b, int64_t n, f
     return k;
 }
 
+/* out[0] = sum of in[0 .. n), float32 (core/kernel.h, "A reduction"). */
+static tsr__kernel sum_kernel(uint64_t out, uint64_t in, int64_t n)
+{
+    tsr__kernel k = {.op = TSR__KOP_SUM, .common = TSR_FLOAT32, .ndim = 1, .noperands = 2};
+    k.sizes[0] = n;
+    k.operands[0] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = out};
+    k.operands[1] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = in};
+    k.operands[1].strides[0] = 1;
+    return k;
+}
+
 /* Waits (at most a minute: the first launch builds a program) until the
  * ring says launch `seq` of queue `q` is done. */
 static bool queue_done(conn *c, uint32_t q, uint32_t seq)
@@ -1281,7 +1292,7 @@ static void check_launches(void)
         tsr__kernel k;
         int status;
         const char *message; /* NULL: any */
-    } cases[24];
+    } cases[32];
     int n = 0;
 #define CASE(w, st, msg)                                                    \
     (cases[n].what = (w), cases[n].status = (st), cases[n].message = (msg), \
@@ -1310,14 +1321,38 @@ static void check_launches(void)
     tsr__kernel *two = CASE("two scalars", TSR_ERR_INVALID_ARGUMENT, NULL);
     two->operands[1].flags = two->operands[2].flags = TSR__KOPERAND_SCALAR;
     CASE("float8 arithmetic", TSR_ERR_NOT_SUPPORTED, NULL)->common = TSR_FLOAT8_E4M3FN;
-    /* a well-formed reduction (core/kernel.h): no device runs one yet */
-    tsr__kernel *red = CASE("a reduction", TSR_ERR_NOT_SUPPORTED,
-                            "LAUNCH: sum on devices is not available yet");
-    red->op = TSR__KOP_SUM;
-    red->noperands = 2;
-    red->operands[0].strides[0] = 0;
-    memset(&red->operands[2], 0, sizeof red->operands[2]);
 #undef CASE
+    /* Malformed reductions (core/kernel.h, "A reduction"). */
+#define RCASE(w, st, msg)                                                   \
+    (cases[n].what = (w), cases[n].status = (st), cases[n].message = (msg), \
+     cases[n].k = sum_kernel(z.handle, x.handle, N), &cases[n++].k)
+    RCASE("a reduction reading past its input", TSR_ERR_INDEX, NULL)->operands[1].strides[0] = 2;
+    RCASE("a reduction from a foreign input", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].handle =
+        theirs.handle;
+    tsr__kernel *over = RCASE("a reduction whose outputs overlap", TSR_ERR_INVALID_ARGUMENT,
+                              "LAUNCH: the output overlaps itself: 250000 elements computed into "
+                              "an allocation of 1024");
+    over->ndim = 2;
+    over->sizes[0] = over->sizes[1] = 500;
+    over->operands[0].strides[0] = over->operands[0].strides[1] = 1;
+    over->operands[1].strides[0] = over->operands[1].strides[1] = 1;
+    tsr__kernel *rep = RCASE("a reduction repeating its input 2^40 times", TSR_ERR_INVALID_ARGUMENT,
+                             "LAUNCH: a reduction of 1099511627776 elements into each output, "
+                             "from an allocation of 1024");
+    rep->sizes[0] = INT64_C(1) << 40;
+    rep->operands[1].strides[0] = 0;
+    RCASE("a reduction of a scalar", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].flags =
+        TSR__KOPERAND_SCALAR;
+    RCASE("a reduction into another dtype", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[0].dtype =
+        TSR_INT32;
+    RCASE("max with a dim without its positions", TSR_ERR_INVALID_ARGUMENT, NULL)->op =
+        TSR__KOP_MAX_DIM;
+    tsr__kernel *carg = RCASE("argmax of complex64", TSR_ERR_NOT_SUPPORTED, NULL);
+    carg->op = TSR__KOP_ARGMAX;
+    carg->common = carg->operands[1].dtype = TSR_COMPLEX64;
+    carg->operands[0].dtype = TSR_INT64;
+    carg->sizes[0] = N / 2;
+#undef RCASE
     for (int c = 0; c < n; c++) {
         int got = rq(&a, TSR__OP_LAUNCH, &cases[c].k, &l);
         if (got != cases[c].status)
@@ -1327,6 +1362,32 @@ static void check_launches(void)
             ASSERT_STREQ(a.message, cases[c].message);
     }
     ASSERT_TRUE(pz[0] == 1.5f); /* nothing ran */
+
+    /* Well-formed reductions run: z[5] = sum of x (0 + 1 + ... + 999, in
+     * float exactly), and max along the rows of x as 10 x 100 into z[10..20),
+     * their positions as int64 into z's bytes 400..480. */
+    k = sum_kernel(z.handle, x.handle, N);
+    k.operands[0].offset = 5;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    k = (tsr__kernel){.op = TSR__KOP_MAX_DIM, .common = TSR_FLOAT32, .ndim = 2, .noperands = 3};
+    k.sizes[0] = 10;
+    k.sizes[1] = 100;
+    k.operands[0] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = z.handle, .offset = 10};
+    k.operands[0].strides[0] = 1;
+    k.operands[1] = (tsr__kernel_operand){.dtype = TSR_FLOAT32, .handle = x.handle};
+    k.operands[1].strides[0] = 100;
+    k.operands[1].strides[1] = 1;
+    k.operands[2] = (tsr__kernel_operand){.dtype = TSR_INT64, .handle = z.handle, .offset = 50};
+    k.operands[2].strides[0] = 1;
+    ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
+    ASSERT_TRUE(queue_done(&a, 0, l.sequence));
+    ASSERT_TRUE(pz[5] == 499500.0f);
+    for (int row = 0; row < 10; row++) {
+        int64_t at = -1;
+        memcpy(&at, (uint8_t *)pz + 400 + 8 * row, sizeof at);
+        ASSERT_TRUE(pz[10 + row] == (float)(100 * row + 99));
+        ASSERT_EQ(at, 99);
+    }
 
     /* Every operand standing still along 2^23 x 2^23: one element to
      * compute, not 2^46 (which made the OpenCL driver trap and took the

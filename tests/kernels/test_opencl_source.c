@@ -4,6 +4,7 @@
  *      compute dtype, with tensor and scalar inputs and a converting
  *      output; copy between every dtype pair; fill of every dtype) has a
  *      source for each walk it can take, and every dtype a generic
+ *      program and each dtype a reduction computes in a reduction
  *      program, one kernel each;
  *   2. every one of those keys runs on the first OpenCL device through
  *      opencl/runtime.c on the generic program of its common dtype, and a
@@ -207,6 +208,69 @@ static void check_sources(void)
     printf("%d sources (%d keys refused as PyTorch refuses them)\n", sources, refused);
 }
 
+/* The reduction programs' keys (core/kernel.h, "A reduction"): one per
+ * dtype a reduction computes in, each with a source of one kernel; a
+ * reduction's own key names the program's entry and checks its dtypes. */
+static void check_reduce_keys(void)
+{
+    int programs = 0;
+    for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
+        tsr__kernel_key key = tsr__kernel_reduce_key((tsr_dtype)d);
+        ASSERT_EQ(key.entry, TSR__KENTRY_REDUCE);
+        bool reduces = d == TSR_BOOL || d == TSR_UINT8 || d == TSR_INT8 || d == TSR_INT16 ||
+                       d == TSR_INT32 || d == TSR_INT64 || d == TSR_FLOAT16 || d == TSR_BFLOAT16 ||
+                       d == TSR_FLOAT32 || d == TSR_FLOAT64 || d == TSR_COMPLEX32 ||
+                       d == TSR_COMPLEX64 || d == TSR_COMPLEX128;
+        tsr_status st = tsr__kernel_key_check(&key, TSR__KCAP_FP64);
+        ASSERT_EQ(st, reduces ? TSR_OK : TSR_ERR_NOT_SUPPORTED);
+        if (st == TSR_OK && tsr__kernel_key_check(&key, caps) == TSR_OK) {
+            source_of_key(&key);
+            programs++;
+        }
+    }
+    ASSERT_TRUE(programs >= 11);
+    ASSERT_EQ(strcmp(tsr__kernel_entry_name(TSR__KENTRY_REDUCE), "reduce"), 0);
+    /* sum of a float16 [4, 5] over dim 1 */
+    tsr__kernel k = {.op = TSR__KOP_SUM, .common = TSR_FLOAT16, .ndim = 2, .noperands = 2};
+    k.sizes[0] = 4;
+    k.sizes[1] = 5;
+    k.operands[0] = (tsr__kernel_operand){.dtype = TSR_FLOAT16, .strides = {1, 0}};
+    k.operands[1] = (tsr__kernel_operand){.dtype = TSR_INT8, .strides = {5, 1}};
+    tsr__kernel_key key;
+    ASSERT_OK(tsr__kernel_key_of(&k, &key));
+    ASSERT_EQ(key.entry, TSR__KENTRY_REDUCE);
+    uint64_t outputs = 0, each = 0;
+    tsr__kernel_reduce_counts(&k, &outputs, &each);
+    ASSERT_TRUE(outputs == 4 && each == 5);
+    tsr__kernel_geometry g;
+    tsr__kernel_launch_geometry(&k, 2, 0, &g);
+    ASSERT_TRUE(g.size[0] == 4 && g.size[1] == 5 && g.block[1] == 1 && g.block[3] == 1);
+    ASSERT_TRUE(g.geom_count == 6 && g.geom[0] == 4 && g.geom[1] == 5 && g.geom[2] == 1 &&
+                g.geom[3] == 0 && g.geom[4] == 5 && g.geom[5] == 1);
+    /* an output of another dtype, a scalar input, an elementwise walk */
+    tsr__kernel bad = k;
+    bad.operands[0].dtype = TSR_FLOAT32;
+    ASSERT_FAIL(tsr__kernel_key_of(&bad, &key), TSR_ERR_INVALID_ARGUMENT, NULL);
+    bad = k;
+    bad.operands[1].flags = TSR__KOPERAND_SCALAR;
+    ASSERT_FAIL(tsr__kernel_key_of(&bad, &key), TSR_ERR_INVALID_ARGUMENT, NULL);
+    bad.op = TSR__KOP_ARGMAX;
+    bad.operands[1].flags = 0;
+    bad.common = bad.operands[1].dtype = TSR_COMPLEX64;
+    bad.operands[0].dtype = TSR_INT64;
+    ASSERT_FAIL(tsr__kernel_key_of(&bad, &key), TSR_ERR_NOT_SUPPORTED,
+                "\"argmax_cpu\" not implemented for 'ComplexFloat'");
+    ASSERT_OK(tsr__kernel_key_of(&k, &key));
+    key.entry = TSR__KWALK_STRIDED;
+    ASSERT_FAIL(tsr__kernel_key_check(&key, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    tsr__kernel_key add = {.op = TSR__KOP_ADD,
+                           .entry = TSR__KENTRY_REDUCE,
+                           .common = TSR_FLOAT32,
+                           .noperands = 3,
+                           .dtypes = {TSR_FLOAT32, TSR_FLOAT32, TSR_FLOAT32}};
+    ASSERT_FAIL(tsr__kernel_key_check(&add, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+}
+
 /* The generic programs' keys and launch arguments. */
 static void check_generic(void)
 {
@@ -282,10 +346,17 @@ static bool sampled(const tsr__kernel_key *key)
         {TSR__KOP_ADD, TSR_FLOAT32, 2},
     };
     static const uint8_t copy_sample[][2] = {
-        {TSR_FLOAT32, TSR_FLOAT32},   {TSR_FLOAT32, TSR_FLOAT16},      {TSR_FLOAT16, TSR_FLOAT32},
-        {TSR_BFLOAT16, TSR_FLOAT64},  {TSR_INT32, TSR_FLOAT32},        {TSR_FLOAT32, TSR_INT64},
-        {TSR_COMPLEX64, TSR_COMPLEX128}, {TSR_BOOL, TSR_FLOAT32},      {TSR_FLOAT8_E4M3FN, TSR_FLOAT32},
-        {TSR_UINT8, TSR_BOOL},        {TSR_FLOAT4_E2M1FN_X2, TSR_FLOAT4_E2M1FN_X2},
+        {TSR_FLOAT32, TSR_FLOAT32},
+        {TSR_FLOAT32, TSR_FLOAT16},
+        {TSR_FLOAT16, TSR_FLOAT32},
+        {TSR_BFLOAT16, TSR_FLOAT64},
+        {TSR_INT32, TSR_FLOAT32},
+        {TSR_FLOAT32, TSR_INT64},
+        {TSR_COMPLEX64, TSR_COMPLEX128},
+        {TSR_BOOL, TSR_FLOAT32},
+        {TSR_FLOAT8_E4M3FN, TSR_FLOAT32},
+        {TSR_UINT8, TSR_BOOL},
+        {TSR_FLOAT4_E2M1FN_X2, TSR_FLOAT4_E2M1FN_X2},
     };
     static const uint8_t fill_sample[] = {TSR_FLOAT32, TSR_FLOAT16, TSR_COMPLEX128, TSR_BOOL};
     if (key->op == TSR__KOP_COPY) {
@@ -308,9 +379,9 @@ static bool sampled(const tsr__kernel_key *key)
         return false;
     }
     for (size_t i = 0; i < TSR__ARRAY_SIZE(arith_sample); i++) {
-        tsr__kernel_key want = arith_key((tsr__kernel_op)arith_sample[i].op,
-                                         (tsr_dtype)arith_sample[i].common,
-                                         arith_sample[i].variant);
+        tsr__kernel_key want =
+            arith_key((tsr__kernel_op)arith_sample[i].op, (tsr_dtype)arith_sample[i].common,
+                      arith_sample[i].variant);
         if (memcmp(key->dtypes, want.dtypes, sizeof want.dtypes) == 0 && key->op == want.op &&
             key->common == want.common)
             return true;
@@ -891,8 +962,9 @@ static void check_walks(void)
          * they are large */
         tsr__kernel_geometry s;
         tsr__kernel_launch_geometry(&k, 2, 1, &s);
-        bool chunks = layouts[y].walk == TSR__KWALK_BCAST1 || layouts[y].walk == TSR__KWALK_BCAST2 ||
-                      layouts[y].walk == TSR__KWALK_PACK1 || layouts[y].walk == TSR__KWALK_PACK2;
+        bool chunks = layouts[y].walk == TSR__KWALK_BCAST1 ||
+                      layouts[y].walk == TSR__KWALK_BCAST2 || layouts[y].walk == TSR__KWALK_PACK1 ||
+                      layouts[y].walk == TSR__KWALK_PACK2;
         ASSERT_EQ(s.block[2], layouts[y].walk | (chunks ? TSR__KBLOCK_STREAM : 0));
         tsr__kernel_launch_geometry(&k, 2, 1u << 30, &s);
         ASSERT_EQ(s.block[2], layouts[y].walk);
@@ -1221,6 +1293,7 @@ int main(void)
     check_walks();
     check_loops();
     check_generic();
+    check_reduce_keys();
     check_sources();
     open_runtime(platform);
     for (int mode = 0; mode < 2; mode++) {

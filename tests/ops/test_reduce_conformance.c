@@ -8,7 +8,18 @@
  * on the same data, and print both.
  *
  *   test_reduce_conformance FILE [--meta]
- * REDUCE_ONLY=<id> runs one case. */
+ *   test_reduce_opencl [--daemon-option ...] FILE
+ *                                (this file built with REDUCE_OPENCL; leading
+ *                                arguments that begin with "--" go to the
+ *                                daemon, such as --device-memory=copy)
+ * REDUCE_ONLY=<id> runs one case.
+ *
+ * test_reduce_opencl starts a real daemon and runs every case on opencl:0
+ * too: its status and message must be the cpu's, and its results the
+ * cpu's bit for bit (as well as PyTorch's, as above); then reductions of
+ * 2^20 and 2^22 elements (several shapes, dims and strided views, every
+ * reduction, the common dtypes) must give the cpu's bits. Exit 77 when
+ * the daemon sees no opencl device. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,11 +28,17 @@
 #include <string.h>
 
 #include "tessera/tessera.h"
+#ifdef REDUCE_OPENCL
+#include "integration/support_daemon.h"
+#endif
 
 #define MAX_FIELDS 16
 
-static int failures, cases, printed;
+static int failures, cases, printed, mismatches;
 static bool on_meta;
+/* opencl: the client, and whether this run puts inputs on opencl:0 */
+static tsr_client *client;
+static bool on_opencl;
 
 static void fail(const char *id, const char *fmt, const char *a, const char *b)
 {
@@ -92,7 +109,10 @@ static tsr_dtype dtype_of(const char *name)
 
 static tsr_device device(void)
 {
-    tsr_device d = {on_meta ? TSR_DEVICE_META : TSR_DEVICE_CPU, -1};
+    tsr_device d = {on_meta     ? TSR_DEVICE_META
+                    : on_opencl ? TSR_DEVICE_OPENCL
+                                : TSR_DEVICE_CPU,
+                    on_opencl ? 0 : -1};
     return d;
 }
 
@@ -111,9 +131,9 @@ static tsr_tensor *make_input(const char *base, const char *view)
     tsr_tensor_options o = {.has_dtype = true, .dtype = dt, .has_device = true, .device = device()};
     tsr_tensor *storage = NULL, *v = NULL;
     int64_t len = n;
-    if (tsr_tensor_from_data(NULL, 1, &len, dt, data, &o, &storage) != TSR_OK) {
+    if (tsr_tensor_from_data(client, 1, &len, dt, data, &o, &storage) != TSR_OK) {
         /* meta tensors hold no data: an empty meta storage of that size */
-        if (tsr_tensor_empty(NULL, 1, &len, &o, &storage) != TSR_OK) {
+        if (tsr_tensor_empty(client, 1, &len, &o, &storage) != TSR_OK) {
             free(data);
             return NULL;
         }
@@ -138,9 +158,56 @@ static tsr_tensor *make_out(const char *spec)
     tsr_tensor_options o = {
         .has_dtype = true, .dtype = dtype_of(spec), .has_device = true, .device = device()};
     tsr_tensor *t = NULL;
-    if (tsr_tensor_zeros(NULL, nd, sizes, &o, &t) != TSR_OK)
+    if (tsr_tensor_zeros(client, nd, sizes, &o, &t) != TSR_OK)
         return NULL;
     return t;
+}
+
+/* ---- opencl:0 against the cpu ------------------------------------------------ */
+
+/* What one run of a case gave: its status and message, its results. */
+typedef struct outcome {
+    tsr_status st;
+    char message[512];
+    tsr_tensor *r, *r2;
+} outcome;
+
+static void outcome_release(outcome *o)
+{
+    tsr_tensor_release(o->r);
+    tsr_tensor_release(o->r2);
+}
+
+/* Whether two results hold the same dtype, sizes and bytes. */
+static bool same_bits(const tsr_tensor *a, const tsr_tensor *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (tsr_tensor_dtype(a) != tsr_tensor_dtype(b) || tsr_tensor_ndim(a) != tsr_tensor_ndim(b) ||
+        tsr_tensor_nbytes(a) != tsr_tensor_nbytes(b) ||
+        memcmp(tsr_tensor_sizes(a), tsr_tensor_sizes(b),
+               sizeof(int64_t) * (size_t)tsr_tensor_ndim(a)) != 0)
+        return false;
+    size_t n = (size_t)tsr_tensor_nbytes(a);
+    unsigned char *x = malloc(n + 1), *y = malloc(n + 1);
+    bool same = tsr_tensor_copy_to_host(a, x, n) == TSR_OK &&
+                tsr_tensor_copy_to_host(b, y, n) == TSR_OK && memcmp(x, y, n) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* opencl:0's outcome against the cpu's: the same status, message and
+ * bits. */
+static void compare_devices(const char *id, const outcome *cl, const outcome *cpu)
+{
+    if (cl->st != cpu->st || (cl->st != TSR_OK && strcmp(cl->message, cpu->message) != 0)) {
+        mismatches++;
+        fail(id, "opencl:0 against cpu", cl->message, cpu->message);
+    } else if (cl->st == TSR_OK && (!same_bits(cl->r, cpu->r) || !same_bits(cl->r2, cpu->r2))) {
+        mismatches++;
+        fail(id, "opencl:0 against cpu", "other bits", "the cpu's");
+    }
 }
 
 typedef tsr_status (*plain_fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_tensor **);
@@ -279,22 +346,17 @@ static void check_result(const char *id, tsr_tensor *t, const char *dtype, const
     free(e);
 }
 
-static void run_case(char **f, int nf)
+/* Runs case f on the current device into *o. */
+static void run_once(char **f, outcome *o)
 {
     const char *id = f[0], *op = f[1], *form = f[2];
-    cases++;
+    *o = (outcome){.st = TSR_STATUS_COUNT};
     int64_t dims[32];
     int ndims = 0;
     if (strcmp(f[3], "-") != 0) {
         char buf[128];
         snprintf(buf, sizeof buf, "[%s]", f[3]);
         ndims = parse_ints(buf, dims);
-    }
-    /* A dtype PyTorch's cpu kernel refuses is no error on meta, which
-     * runs no kernel. */
-    if (on_meta && strcmp(f[9], "err") == 0 && strcmp(f[10], "TSR_ERR_NOT_SUPPORTED") == 0) {
-        cases--;
-        return;
     }
     bool keepdim = strcmp(f[4], "1") == 0;
     tsr_dtype dtype = strcmp(f[5], "-") == 0 ? TSR_NO_DTYPE : dtype_of(f[5]);
@@ -335,27 +397,62 @@ static void run_case(char **f, int nf)
                             : ops[i].with_dtype(a, dims, ndims, keepdim, dtype, &r);
         }
     }
+    o->st = st;
+    if (st != TSR_OK)
+        snprintf(o->message, sizeof o->message, "%s", tsr_last_error());
+    o->r = is_out ? out : r;
+    o->r2 = is_out ? out2 : r2;
+    tsr_tensor_release(a);
+    tsr_tensor_release(is_out ? r : out);
+    tsr_tensor_release(is_out ? r2 : out2);
+}
+
+static void run_case(char **f, int nf)
+{
+    const char *id = f[0];
+    /* A dtype PyTorch's cpu kernel refuses is no error on meta, which
+     * runs no kernel. */
+    if (on_meta && strcmp(f[9], "err") == 0 && strcmp(f[10], "TSR_ERR_NOT_SUPPORTED") == 0)
+        return;
+    cases++;
+    outcome o;
+    run_once(f, &o);
+    bool pair = strcmp(f[1], "max") == 0 || strcmp(f[1], "min") == 0;
     if (strcmp(f[9], "err") == 0) {
-        if (st == TSR_OK || strcmp(tsr_status_name(st), f[10]) != 0)
-            fail(id, "status", tsr_status_name(st), f[10]);
-        else if (strcmp(tsr_last_error(), f[11]) != 0)
-            fail(id, "message", tsr_last_error(), f[11]);
-    } else if (st != TSR_OK) {
-        fail(id, "status", tsr_status_name(st), "TSR_OK");
+        if (o.st == TSR_OK || strcmp(tsr_status_name(o.st), f[10]) != 0)
+            fail(id, "status", tsr_status_name(o.st), f[10]);
+        else if (strcmp(o.message, f[11]) != 0)
+            fail(id, "message", o.message, f[11]);
+    } else if (o.st != TSR_OK) {
+        fail(id, "status", tsr_status_name(o.st), "TSR_OK");
     } else if (nf >= 15) {
         double tol = strtod(f[12], NULL);
-        check_result(id, is_out ? out : r, f[10], f[11], tol, f[13]);
+        check_result(id, o.r, f[10], f[11], tol, f[13]);
         if (pair)
-            check_result(id, is_out ? out2 : r2, "int64", f[11], 0, f[14]);
+            check_result(id, o.r2, "int64", f[11], 0, f[14]);
     }
-    tsr_tensor_release(a);
-    tsr_tensor_release(out);
-    tsr_tensor_release(out2);
-    tsr_tensor_release(r);
-    tsr_tensor_release(r2);
+    if (on_opencl) {
+        outcome c;
+        on_opencl = false;
+        run_once(f, &c);
+        on_opencl = true;
+        compare_devices(id, &o, &c);
+        outcome_release(&c);
+    }
+    outcome_release(&o);
 }
 
 /* ---- accuracy ---------------------------------------------------------------- */
+
+/* The next value of splitmix64 (gen_reduce_cases.py's). */
+static uint64_t splitmix(uint64_t *state)
+{
+    *state += 0x9E3779B97F4A7C15u;
+    uint64_t z = *state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
 
 /* gen_reduce_cases.py's acc_values: float32 bits of mixed signs and
  * magnitudes from splitmix64. */
@@ -363,11 +460,7 @@ static void acc_values(int64_t n, uint64_t seed, uint32_t *out)
 {
     uint64_t s = seed;
     for (int64_t i = 0; i < n; i++) {
-        s += 0x9E3779B97F4A7C15u;
-        uint64_t z = s;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-        z ^= z >> 31;
+        uint64_t z = splitmix(&s);
         uint32_t sign = (uint32_t)(z >> 63) & 1, exp = 127 - 12 + (uint32_t)((z >> 40) % 25);
         out[i] = sign << 31 | exp << 23 | (uint32_t)(z & 0x7FFFFF);
     }
@@ -384,11 +477,7 @@ static tsr_tensor *big_values(int64_t n, uint64_t seed, tsr_dtype dt, bool near_
     int64_t *k = malloc(sizeof(int64_t) * (size_t)(n * parts));
     uint64_t st = seed;
     for (int64_t i = 0; i < n * parts; i++) {
-        st += 0x9E3779B97F4A7C15u;
-        uint64_t z = st;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-        z ^= z >> 31;
+        uint64_t z = splitmix(&st);
         k[i] = (int64_t)((z >> 40) % 256) - 128;
         d[i] = near_one ? 1 + (double)k[i] / 4096 : (double)k[i] / 16;
     }
@@ -404,6 +493,28 @@ static tsr_tensor *big_values(int64_t n, uint64_t seed, tsr_dtype dt, bool near_
     free(d);
     free(k);
     return st2 == TSR_OK ? t : NULL;
+}
+
+/* A new reference to t on the device of this run (a copy on opencl:0),
+ * or NULL. */
+static tsr_tensor *to_device(tsr_tensor *t)
+{
+    tsr_tensor *moved = NULL;
+    tsr_tensor_options o = {.has_device = true, .device = device()};
+    if (t && tsr_tensor_to(client, t, &o, false, &moved) != TSR_OK)
+        moved = NULL;
+    return moved;
+}
+
+/* The reduction named `op` of x over dims (no keepdim, no dtype=). */
+static tsr_status reduce_by_name(const char *op, const tsr_tensor *x, const int64_t *dims,
+                                 int ndims, tsr_tensor **r)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i].name, op) == 0)
+            return ops[i].plain ? ops[i].plain(x, dims, ndims, false, r)
+                                : ops[i].with_dtype(x, dims, ndims, false, TSR_NO_DTYPE, r);
+    return TSR_ERR_INVALID_ARGUMENT;
 }
 
 static void run_big(char **f)
@@ -424,21 +535,27 @@ static void run_big(char **f)
     for (int d = 0; d < nd; d++)
         n *= sizes[d];
     tsr_tensor *flat = big_values(n, strtoull(f[5], NULL, 10), dt, strcmp(op, "prod") == 0);
-    tsr_tensor *x = NULL, *r = NULL;
+    tsr_tensor *x = NULL, *r = NULL, *on = to_device(flat);
     tsr_status st = TSR_STATUS_COUNT;
-    if (flat && tsr_tensor_view(flat, sizes, nd, &x) == TSR_OK) {
-        for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-            if (strcmp(ops[i].name, op) == 0)
-                st = ops[i].plain ? ops[i].plain(x, dims, ndims, false, &r)
-                                  : ops[i].with_dtype(x, dims, ndims, false, TSR_NO_DTYPE, &r);
-    }
+    if (on && tsr_tensor_view(on, sizes, nd, &x) == TSR_OK)
+        st = reduce_by_name(op, x, dims, ndims, &r);
     char id[64];
     snprintf(id, sizeof id, "big %s %s %s", op, f[2], f[3]);
     if (st != TSR_OK)
         fail(id, "status", tsr_status_name(st), "TSR_OK");
     else
         check_result(id, r, f[6], f[7], strtod(f[8], NULL), f[9]);
+    if (on_opencl && st == TSR_OK) {
+        tsr_tensor *xc = NULL;
+        outcome cl = {.st = TSR_OK, .r = r}, cpu = {.st = TSR_STATUS_COUNT};
+        if (tsr_tensor_view(flat, sizes, nd, &xc) == TSR_OK)
+            cpu.st = reduce_by_name(op, xc, dims, ndims, &cpu.r);
+        compare_devices(id, &cl, &cpu);
+        tsr_tensor_release(xc);
+        outcome_release(&cpu);
+    }
     tsr_tensor_release(flat);
+    tsr_tensor_release(on);
     tsr_tensor_release(x);
     tsr_tensor_release(r);
 }
@@ -459,11 +576,18 @@ static void run_accuracy(char **f)
     memcpy(&exact, eb, 8);
     uint32_t *bits = malloc((size_t)n * 4);
     acc_values(n, seed, bits);
-    tsr_tensor *t = NULL, *r = NULL;
+    tsr_tensor *t = NULL, *r = NULL, *on = NULL;
     float ours = NAN;
     if (tsr_tensor_from_data(NULL, 1, &n, TSR_FLOAT32, bits, NULL, &t) == TSR_OK &&
-        tsr_sum(t, NULL, 0, false, TSR_NO_DTYPE, &r) == TSR_OK)
+        (on = to_device(t)) != NULL && tsr_sum(on, NULL, 0, false, TSR_NO_DTYPE, &r) == TSR_OK)
         tsr_tensor_copy_to_host(r, &ours, 4);
+    if (on_opencl && r) {
+        outcome cl = {.st = TSR_OK, .r = r}, cpu = {.st = TSR_STATUS_COUNT};
+        cpu.st = tsr_sum(t, NULL, 0, false, TSR_NO_DTYPE, &cpu.r);
+        compare_devices("acc", &cl, &cpu);
+        outcome_release(&cpu);
+    }
+    tsr_tensor_release(on);
     double err_t = fabs((double)torch_sum - exact), err_o = fabs((double)ours - exact);
     printf("float32 sum of 2^%-2d elements: error %.3e (PyTorch 1.13: %.3e), exact %.9g\n",
            (int)round(log2((double)n)), err_o, err_t, exact);
@@ -478,8 +602,151 @@ static void run_accuracy(char **f)
     free(bits);
 }
 
+#ifdef REDUCE_OPENCL
+/* ---- large reductions: opencl:0 against the cpu ------------------------------ */
+
+/* n values for `dt` from splitmix64: mixed signs and magnitudes for
+ * floating types (a NaN every 997th where `nans`), 1 + k / 65536 for
+ * products, k in -128..127 for integers, as float64 for from_data. */
+static double *large_values(int64_t n, uint64_t seed, bool near_one, bool nans)
+{
+    double *d = malloc(sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t z = splitmix(&seed);
+        double k = (double)((int64_t)(z % 256) - 128);
+        d[i] = near_one ? 1 + k / 65536 : ldexp(k / 3, (int)((z >> 20) % 12) - 6);
+        if (nans && i % 997 == 996)
+            d[i] = NAN;
+    }
+    return d;
+}
+
+typedef struct large_case {
+    const char *op;
+    tsr_dtype dtype;
+    int ndim;
+    int64_t sizes[3];
+    bool transposed; /* the last two dimensions swapped: a strided view */
+    int64_t step;    /* every step-th element of the storage (a strided view), or 1 */
+    int ndims;
+    int64_t dims[2];
+} large_case;
+
+static void run_large_case(const large_case *c)
+{
+    int64_t n = 1;
+    for (int d = 0; d < c->ndim; d++)
+        n *= c->sizes[d];
+    int64_t total = n * c->step;
+    bool nans = strncmp(c->op, "nan", 3) == 0;
+    double *v = large_values(total, (uint64_t)total + c->dtype, strcmp(c->op, "prod") == 0, nans);
+    tsr_tensor_options o = {.has_dtype = true, .dtype = c->dtype};
+    tsr_tensor *flat = NULL, *x[2] = {NULL, NULL};
+    outcome got[2] = {{.st = TSR_STATUS_COUNT}, {.st = TSR_STATUS_COUNT}};
+    char id[128];
+    snprintf(id, sizeof id, "large %s %s [%lld,%lld,%lld]%s step %lld dims %d", c->op,
+             tsr_dtype_name(c->dtype), (long long)c->sizes[0],
+             (long long)(c->ndim > 1 ? c->sizes[1] : 0), (long long)(c->ndim > 2 ? c->sizes[2] : 0),
+             c->transposed ? " transposed" : "", (long long)c->step, c->ndims);
+    cases++;
+    if (tsr_tensor_from_data(NULL, 1, &total, TSR_FLOAT64, v, &o, &flat) == TSR_OK) {
+        for (int k = 0; k < 2; k++) { /* 0: opencl:0, 1: cpu */
+            on_opencl = k == 0;
+            tsr_tensor *on = to_device(flat);
+            int64_t sizes[3], strides[3], s = c->step;
+            for (int d = c->ndim - 1; d >= 0; d--) {
+                sizes[d] = c->sizes[d];
+                strides[d] = s;
+                s *= c->sizes[d];
+            }
+            if (c->transposed) { /* sizes [.., b, a] over a storage of [.., a, b] */
+                int a = c->ndim - 2, b = c->ndim - 1;
+                int64_t t = sizes[a];
+                sizes[a] = sizes[b], sizes[b] = t;
+                strides[b] = c->step * sizes[a];
+                strides[a] = c->step;
+            }
+            if (on && tsr_tensor_as_strided(on, c->ndim, sizes, strides, 0, &x[k]) == TSR_OK) {
+                bool pair = strcmp(c->op, "max") == 0 || strcmp(c->op, "min") == 0;
+                got[k].st = pair ? (c->op[1] == 'a' ? tsr_max_dim : tsr_min_dim)(
+                                       x[k], c->dims[0], false, &got[k].r, &got[k].r2)
+                                 : reduce_by_name(c->op, x[k], c->dims, c->ndims, &got[k].r);
+                if (got[k].st != TSR_OK)
+                    snprintf(got[k].message, sizeof got[k].message, "%s", tsr_last_error());
+            }
+            tsr_tensor_release(on);
+        }
+        on_opencl = true;
+    }
+    if (got[1].st != TSR_OK)
+        fail(id, "cpu status", tsr_status_name(got[1].st), "TSR_OK");
+    else
+        compare_devices(id, &got[0], &got[1]);
+    for (int k = 0; k < 2; k++) {
+        outcome_release(&got[k]);
+        tsr_tensor_release(x[k]);
+    }
+    tsr_tensor_release(flat);
+    free(v);
+}
+
+static void run_large(void)
+{
+    static const char *const all_ops[] = {"sum",  "mean", "nansum", "nanmean", "prod",
+                                          "amax", "amin", "argmax", "argmin",  "all",
+                                          "any",  "max",  "min"};
+    static const tsr_dtype more[] = {TSR_FLOAT16, TSR_BFLOAT16, TSR_FLOAT64,  TSR_INT32,
+                                     TSR_UINT8,   TSR_BOOL,     TSR_COMPLEX64};
+    const int64_t M = INT64_C(1) << 20;
+    /* float32: every reduction over 2^20 (whole, a strided view, along
+     * each dim of a matrix and of its transposed view); sums of 2^22 */
+    for (size_t i = 0; i < sizeof all_ops / sizeof all_ops[0]; i++) {
+        const char *op = all_ops[i];
+        bool one = strcmp(op, "prod") == 0 || strcmp(op, "all") == 0 || strcmp(op, "any") == 0 ||
+                   strncmp(op, "arg", 3) == 0 || strcmp(op, "max") == 0 || strcmp(op, "min") == 0;
+        if (strcmp(op, "max") != 0 && strcmp(op, "min") != 0)
+            run_large_case(&(large_case){op, TSR_FLOAT32, 1, {M}, false, 1, 0, {0}});
+        run_large_case(&(large_case){op, TSR_FLOAT32, 1, {M}, false, 3, 1, {0}});
+        for (int64_t d = 0; d < 2; d++) {
+            run_large_case(&(large_case){op, TSR_FLOAT32, 2, {1024, 1024}, false, 1, 1, {d}});
+            run_large_case(&(large_case){op, TSR_FLOAT32, 2, {512, 2048}, true, 1, 1, {d}});
+        }
+        if (!one)
+            run_large_case(&(large_case){op, TSR_FLOAT32, 3, {64, 128, 128}, false, 1, 2, {0, 2}});
+    }
+    run_large_case(&(large_case){"sum", TSR_FLOAT32, 1, {4 * M}, false, 1, 0, {0}});
+    run_large_case(&(large_case){"sum", TSR_FLOAT32, 2, {2048, 2048}, true, 1, 1, {1}});
+    run_large_case(&(large_case){"mean", TSR_FLOAT32, 3, {16, 512, 512}, false, 1, 2, {0, 2}});
+    /* the other dtypes: their sums, extremes and positions */
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        tsr_dtype dt = more[i];
+        bool real = dt != TSR_COMPLEX64;
+        const char *ops_of[] = {"sum", real ? "amax" : "prod", real ? "argmin" : "mean",
+                                dt == TSR_BOOL ? "all" : "prod"};
+        for (size_t k = 0; k < sizeof ops_of / sizeof ops_of[0]; k++) {
+            if ((dt == TSR_FLOAT16 || dt == TSR_BFLOAT16) && strcmp(ops_of[k], "prod") == 0)
+                continue; /* PyTorch 1.13 has no such cpu kernel */
+            if (dt == TSR_BOOL && strcmp(ops_of[k], "argmin") == 0)
+                continue;
+            run_large_case(&(large_case){ops_of[k], dt, 1, {4 * M}, false, 1, 0, {0}});
+            run_large_case(&(large_case){ops_of[k], dt, 2, {1024, 1024}, true, 1, 1, {0}});
+            run_large_case(&(large_case){ops_of[k], dt, 2, {1024, 1024}, false, 2, 1, {1}});
+        }
+    }
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#ifdef REDUCE_OPENCL
+    const char *extra[9] = {0};
+    int nextra = 0;
+    while (argc > 2 && strncmp(argv[1], "--", 2) == 0 && nextra < 8) {
+        extra[nextra++] = argv[1];
+        argv++;
+        argc--;
+    }
+#endif
     if (argc < 2) {
         fprintf(stderr, "usage: %s FILE [--meta]\n", argv[0]);
         return 2;
@@ -490,6 +757,30 @@ int main(int argc, char **argv)
         perror(argv[1]);
         return 1;
     }
+#ifdef REDUCE_OPENCL
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    test_daemon daemon;
+    int32_t count = 0;
+    if (test_daemon_start(&daemon, nextra ? extra : NULL) != 0)
+        return 1;
+    if (tsr_client_open(NULL, &client) != TSR_OK ||
+        tsr_device_count(client, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0) {
+        printf("skipped: the daemon sees no opencl device (%s)\n", tsr_last_error());
+        tsr_client_close(client);
+        test_daemon_stop(&daemon);
+        fclose(fp);
+        return 77;
+    }
+    tsr_device_properties props;
+    bool copy = nextra > 0 && strcmp(extra[0], "--device-memory=copy") == 0;
+    if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) != TSR_OK ||
+        (copy && props.host_unified_memory)) {
+        fprintf(stderr, "opencl:0 is not served as asked: %s\n", tsr_last_error());
+        failures++;
+    }
+    printf("opencl:0: %s\n", props.host_unified_memory ? "zero copy" : "through copies");
+    on_opencl = true;
+#endif
     const char *only = getenv("REDUCE_ONLY");
     size_t cap = 1 << 20;
     char *line = malloc(cap);
@@ -527,6 +818,19 @@ int main(int argc, char **argv)
     }
     free(line);
     fclose(fp);
-    printf("%s%s: %d cases, %d failed\n", argv[1], on_meta ? " (meta)" : "", cases, failures);
+#ifdef REDUCE_OPENCL
+    if (!only)
+        run_large();
+    tsr_client_close(client);
+    if (test_daemon_stop(&daemon) != 0) {
+        fprintf(stderr, "the daemon did not exit cleanly\n");
+        failures++;
+    }
+#endif
+    printf("%s%s: %d cases, %d failed (%d where opencl:0 and cpu differ)\n", argv[1],
+           on_meta     ? " (meta)"
+           : on_opencl ? " (opencl:0)"
+                       : "",
+           cases, failures, mismatches);
     return failures ? 1 : 0;
 }
