@@ -1,9 +1,10 @@
 /* exp, log, expm1, log1p, tanh and sigmoid of float32 and float64, and
  * the functions built on them (exp2, log2, log10, sinh, cosh, asinh,
- * acosh, atanh, rsqrt, hypot), one element at a time, written once for host C11 and for OpenCL C 1.2
- * (opencl/source.c embeds this file after kernels/scalar_ops.h, whose
- * rules it keeps: only +, -, *, /, fma, rint and bit moves, no
- * contraction), so that every device gives the same bits.
+ * acosh, atanh, rsqrt, hypot), one element at a time, written once for
+ * host C11 and for OpenCL C 1.2 (opencl/source.c embeds this file after
+ * kernels/scalar_ops.h, whose rules it keeps: only +, -, *, /, fma, rint,
+ * sqrt and bit moves, no contraction), so that every device gives the
+ * same bits.
  *
  * Accuracy: within 1 ulp of the correctly rounded result everywhere
  * (subnormal inputs and results included), exact where IEEE 754 defines
@@ -16,7 +17,7 @@
  * keep the sign of zero and of infinity, cosh(+-inf) = +inf, acosh(1) =
  * +0, atanh(+-1) = +-inf, rsqrt(+-0) = +-inf, rsqrt(+inf) = +0,
  * hypot(+-inf, NaN) = +inf, hypot(x, +-0) = |x|);
- * tests/kernels/test_exp_log.c checks float32 exhaustively and float64
+ * tests/kernels/test_accuracy.c checks float32 exhaustively and float64
  * on millions of inputs. float32 never meets a double: a device without
  * float64 computes it the same way.
  *

@@ -1,0 +1,769 @@
+/* The accuracy of kernels/scalar_math.h's functions (the host build of
+ * the element code every device shares; the OpenCL build is held to it bit
+ * for bit by the ops-opencl conformance run).
+ *
+ * The bound: every result is within 1 ulp of the correctly rounded one
+ * (at most one step, in the ordering of the format's values, from it),
+ * and the results IEEE 754 defines are exact.
+ *
+ * The reference is GNU MPFR: the function at 256 bits (MPFR rounds it
+ * correctly), rounded once more to the format with the format's exponent
+ * range and subnormals (mpfr_subnormalize), which is the correctly rounded
+ * value unless the true one lies within 2^-256 of a midpoint. MPFR takes
+ * microseconds a call, too slow for tens of millions of inputs in every
+ * build, so a faster reference screens first and MPFR decides where the
+ * screen cannot:
+ *   float32: glibc's double function (error below a few ulps of double),
+ *     rounded to float. That is the correctly rounded float unless the
+ *     true value lies within the screen's error of a midpoint between two
+ *     floats: where the double is within 2^-50 (relative) of one, MPFR
+ *     decides.
+ *   float64: glibc's long double function (x87's 64-bit significand),
+ *     rounded to double, with MPFR deciding within 2^-62 of a midpoint
+ *     (glibc's long double functions err by a few units of 2^-64).
+ * MPFR also decides one input in every 256 on its own, and the test fails
+ * if it ever disagrees with the screen (the screen is then not what this
+ * comment says it is).
+ *
+ * float32 runs a stride of 1021 over all 2^32 bit patterns (about 4.2
+ * million inputs per function, every exponent and sign met) unless
+ * TSR_ACCURACY_EXHAUSTIVE=1 asks for all of them (TSR_ACCURACY_THREADS=n
+ * spreads them over n threads); a function of two arguments runs 4 million
+ * random pairs and its hard ones. float64 runs 4 million inputs per
+ * function (16 million with TSR_ACCURACY_EXHAUSTIVE=1): random bit patterns over the whole range and each function's
+ * hard regions (near 0, near overflow and underflow thresholds, subnormal
+ * arguments and results, where the function saturates). The worst error
+ * in ulps (against the reference, unrounded) is printed.
+ * TSR_ACCURACY_ONLY=name runs one function's sweeps. */
+#include <math.h>
+#include <mpfr.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/scalar_ops.h"
+#include "test.h"
+
+/* A function under test: f32 and f64 (or f32_2 and f64_2 for two
+ * arguments), its screening references ref_d and ref_l (ref_d2, ref_l2),
+ * the MPFR function that decides (mp, mp2), and hard (hard2), which gives
+ * four hard inputs for the float64 sweep at each call. */
+typedef struct func {
+    const char *name;
+    float (*f32)(float);
+    double (*f64)(double);
+    float (*f32_2)(float, float);
+    double (*f64_2)(double, double);
+    double (*ref_d)(double);
+    long double (*ref_l)(long double);
+    double (*ref_d2)(double, double);
+    long double (*ref_l2)(long double, long double);
+    int (*mp)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
+    int (*mp2)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
+    void (*hard)(double v[4]);
+    void (*hard2)(double v[4][2]);
+} func;
+
+typedef struct stats {
+    uint64_t count, inexact, decided, bad, screen_bad;
+    double max_ulp;
+    uint64_t worst_input, worst_input2;
+} stats;
+
+/* The position of a float (double) in the order of the format's values:
+ * consecutive values differ by 1, -0 and +0 by 1. */
+static int64_t order_f(float x)
+{
+    uint32_t u = tsr__float_bits(x);
+    return (u >> 31) ? -(int64_t)(u & 0x7FFFFFFFu) - 1 : (int64_t)u;
+}
+static int64_t order_d(double x)
+{
+    uint64_t u = tsr__double_bits(x);
+    return (u >> 63) ? -(int64_t)(u & 0x7FFFFFFFFFFFFFFFull) - 1 : (int64_t)u;
+}
+
+static uint64_t steps(int64_t a, int64_t b)
+{
+    return a > b ? (uint64_t)(a - b) : (uint64_t)(b - a);
+}
+
+/* Whether a reference `ref` (rounded to `r` in the narrower format, whose
+ * other neighbour of ref is `n`) is within rel * |ref| of their midpoint. */
+static int near_mid(long double ref, long double r, long double n, long double rel)
+{
+    if (isinf(r) || isinf(n) || r == n)
+        return isinf(r) && !isinf(ref) ? fabsl(ref - 0x1.ffffffffffffffffp+127L) <= rel * fabsl(ref)
+                                       : 0;
+    long double mid = (r + n) / 2;
+    return fabsl(ref - mid) <= rel * fabsl(ref);
+}
+
+static float other_f(float r, long double ref)
+{
+    return (long double)r < ref ? nextafterf(r, INFINITY) : nextafterf(r, -INFINITY);
+}
+static double other_d(double r, long double ref)
+{
+    return (long double)r < ref ? nextafter(r, INFINITY) : nextafter(r, -INFINITY);
+}
+
+/* The MPFR reference: fn at (x, y) to 256 bits in MPFR's full exponent
+ * range, then rounded to `bits` bits with the exponent range [emin, emax]
+ * of the format (MPFR's convention: 0.5 <= m < 1), subnormals included.
+ * Returns the rounded value as a long double (exact: both formats fit)
+ * and the 256-bit one in *wide (for the error in ulps). */
+static long double mp_reference(const func *fn, double x, double y, int bits, mpfr_exp_t emin,
+                                mpfr_exp_t emax, long double *wide)
+{
+    mpfr_t a, b, v, r;
+    mpfr_inits2(256, a, b, v, (mpfr_ptr)0);
+    mpfr_init2(r, bits);
+    mpfr_set_d(a, x, MPFR_RNDN);
+    mpfr_set_d(b, y, MPFR_RNDN);
+    if (fn->mp2)
+        fn->mp2(v, a, b, MPFR_RNDN);
+    else
+        fn->mp(v, a, MPFR_RNDN);
+    *wide = mpfr_get_ld(v, MPFR_RNDN);
+    int t = mpfr_set(r, v, MPFR_RNDN);
+    mpfr_exp_t old_min = mpfr_get_emin(), old_max = mpfr_get_emax();
+    mpfr_set_emin(emin);
+    mpfr_set_emax(emax);
+    t = mpfr_check_range(r, t, MPFR_RNDN);
+    mpfr_subnormalize(r, t, MPFR_RNDN);
+    long double out = mpfr_get_ld(r, MPFR_RNDN);
+    mpfr_set_emin(old_min);
+    mpfr_set_emax(old_max);
+    mpfr_clears(a, b, v, r, (mpfr_ptr)0);
+    return out;
+}
+
+static void account(stats *s, uint64_t input, uint64_t input2, double err_ulp, int ok, int exact,
+                    int decided)
+{
+    s->count++;
+    s->inexact += !exact;
+    s->decided += decided;
+    if (!ok) {
+        if (s->bad < 8)
+            fprintf(stderr, "input 0x%llx 0x%llx: over 1 ulp (%.3f ulp)\n",
+                    (unsigned long long)input, (unsigned long long)input2, err_ulp);
+        s->bad++;
+    }
+    if (err_ulp > s->max_ulp) {
+        s->max_ulp = err_ulp;
+        s->worst_input = input;
+        s->worst_input2 = input2;
+    }
+}
+
+/* got's distance from ref in ulps of the format at ref (the spacing of
+ * the values around got). */
+static double ulp_err_f(float got, long double ref)
+{
+    if (isnan(got) || isnan(ref))
+        return isnan(got) && isnan(ref) ? 0 : 1e9;
+    if (isinf(got) || isinf(ref))
+        return (long double)got == ref ? 0
+                                       : (isinf(got) && fabsl(ref) > 0x1.fffffep127L ? 0.5 : 1e9);
+    float a = fabsf(got);
+    float ulp = nextafterf(a, INFINITY) - a;
+    return (double)(fabsl((long double)got - ref) / ulp);
+}
+static double ulp_err_d(double got, long double ref)
+{
+    if (isnan(got) || isnan(ref))
+        return isnan(got) && isnan(ref) ? 0 : 1e9;
+    if (isinf(got) || isinf(ref))
+        return (long double)got == ref
+                   ? 0
+                   : (isinf(got) && fabsl(ref) > 0x1.fffffffffffffp1023L ? 0.5 : 1e9);
+    double a = fabs(got);
+    double ulp = nextafter(a, INFINITY) - a;
+    return (double)(fabsl((long double)got - ref) / ulp);
+}
+
+/* One input of the float32 sweep: y is used by functions of two
+ * arguments. `spot` asks MPFR to decide whatever the screen says. */
+static void check_f(stats *s, const func *fn, float x, float y, int spot)
+{
+    float got = fn->f32_2 ? fn->f32_2(x, y) : fn->f32(x);
+    long double ref = fn->f32_2 ? fn->ref_d2((double)x, (double)y) : fn->ref_d((double)x);
+    float cr = (float)ref;
+    int screened = !isnan(ref) && near_mid(ref, cr, other_f(cr, ref), 0x1p-50L);
+    int decided = screened || spot;
+    if (decided) {
+        long double wide;
+        float mp = (float)mp_reference(fn, x, y, 24, -148, 128, &wide);
+        if (!screened && !(mp == cr || (isnan(mp) && isnan(cr)))) {
+            fprintf(stderr, "%s float32 0x%x 0x%x: the screen gives %a, MPFR %a\n", fn->name,
+                    tsr__float_bits(x), tsr__float_bits(y), (double)cr, (double)mp);
+            s->screen_bad++;
+        }
+        cr = mp;
+        ref = wide;
+    }
+    int ok = isnan(cr) ? isnan(got) : steps(order_f(got), order_f(cr)) <= 1;
+    account(s, tsr__float_bits(x), tsr__float_bits(y), ulp_err_f(got, ref), ok,
+            isnan(cr) ? 1 : got == cr, decided);
+}
+
+static void check_d(stats *s, const func *fn, double x, double y, int spot)
+{
+    double got = fn->f64_2 ? fn->f64_2(x, y) : fn->f64(x);
+    long double ref =
+        fn->f64_2 ? fn->ref_l2((long double)x, (long double)y) : fn->ref_l((long double)x);
+    double cr = (double)ref;
+    int screened = !isnan(ref) && near_mid(ref, cr, other_d(cr, ref), 0x1p-62L);
+    int decided = screened || spot;
+    if (decided) {
+        long double wide;
+        double mp = (double)mp_reference(fn, x, y, 53, -1073, 1024, &wide);
+        if (!screened && !(mp == cr || (isnan(mp) && isnan(cr)))) {
+            fprintf(stderr, "%s float64 %a %a: the screen gives %a, MPFR %a\n", fn->name, x, y, cr,
+                    mp);
+            s->screen_bad++;
+        }
+        cr = mp;
+        ref = wide;
+    }
+    int ok = isnan(cr) ? isnan(got) : steps(order_d(got), order_d(cr)) <= 1;
+    account(s, tsr__double_bits(x), tsr__double_bits(y), ulp_err_d(got, ref), ok,
+            isnan(cr) ? 1 : got == cr, decided);
+}
+
+typedef struct job {
+    const func *fn;
+    uint64_t first, last, stride; /* bit patterns first, first + stride, ... <= last */
+    stats s;
+} job;
+
+static void *run_f32(void *arg)
+{
+    job *j = arg;
+    uint64_t n = 0;
+    for (uint64_t u = j->first; u <= j->last; u += j->stride, n++) {
+        float x = tsr__float_from_bits((uint32_t)u);
+        check_f(&j->s, j->fn, x, 0.0f, n % 256 == 0);
+    }
+    mpfr_free_cache();
+    return NULL;
+}
+
+static void merge(stats *into, const stats *s)
+{
+    into->count += s->count;
+    into->inexact += s->inexact;
+    into->decided += s->decided;
+    into->bad += s->bad;
+    into->screen_bad += s->screen_bad;
+    if (s->max_ulp > into->max_ulp) {
+        into->max_ulp = s->max_ulp;
+        into->worst_input = s->worst_input;
+        into->worst_input2 = s->worst_input2;
+    }
+}
+
+static void report(const char *name, const char *type, const stats *s)
+{
+    char what[32], input[48];
+    snprintf(what, sizeof(what), "%s %s", name, type);
+    snprintf(input, sizeof(input), s->worst_input2 ? "0x%llx 0x%llx" : "0x%llx",
+             (unsigned long long)s->worst_input, (unsigned long long)s->worst_input2);
+    printf("%-14s %12llu inputs, max error %.4f ulp (input %s), %llu not correctly rounded, "
+           "%llu decided by MPFR, %llu over 1 ulp\n",
+           what, (unsigned long long)s->count, s->max_ulp, input, (unsigned long long)s->inexact,
+           (unsigned long long)s->decided, (unsigned long long)s->bad);
+    ASSERT_EQ(s->bad, 0);
+    ASSERT_EQ(s->screen_bad, 0);
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t next_u64(void)
+{
+    return test_next_u64(&rng_state);
+}
+
+static void float32_sweep(const func *fn)
+{
+    stats all = {0};
+    if (fn->f32_2) { /* random pairs of bit patterns, then the hard ones */
+        for (int i = 0; i < 3000000; i++) {
+            uint64_t u = next_u64();
+            check_f(&all, fn, tsr__float_from_bits((uint32_t)u),
+                    tsr__float_from_bits((uint32_t)(u >> 32)), i % 256 == 0);
+        }
+        for (int i = 0; i < 250000; i++) {
+            double v[4][2];
+            fn->hard2(v);
+            for (int k = 0; k < 4; k++)
+                check_f(&all, fn, (float)v[k][0], (float)v[k][1], (i * 4 + k) % 256 == 0);
+        }
+        report(fn->name, "float32", &all);
+        return;
+    }
+    const char *ex = getenv("TSR_ACCURACY_EXHAUSTIVE");
+    const char *th = getenv("TSR_ACCURACY_THREADS");
+    int exhaustive = ex && strcmp(ex, "1") == 0;
+    int nthreads = th ? atoi(th) : 1;
+    if (nthreads < 1 || nthreads > 256)
+        nthreads = 1;
+    uint64_t stride = exhaustive ? 1 : 1021;
+    job jobs[256];
+    pthread_t tids[256];
+    uint64_t total = (UINT64_C(1) << 32) / stride, per = total / (uint64_t)nthreads + 1;
+    for (int t = 0; t < nthreads; t++) {
+        uint64_t first = (uint64_t)t * per * stride, last = first + (per - 1) * stride;
+        if (last > UINT32_MAX)
+            last = UINT32_MAX;
+        jobs[t] = (job){.fn = fn, .first = first, .last = last, .stride = stride};
+        if (nthreads == 1)
+            run_f32(&jobs[t]);
+        else
+            pthread_create(&tids[t], NULL, run_f32, &jobs[t]);
+    }
+    for (int t = 0; t < nthreads; t++) {
+        if (nthreads > 1)
+            pthread_join(tids[t], NULL);
+        merge(&all, &jobs[t].s);
+    }
+    report(fn->name, "float32", &all);
+}
+
+/* A uniform double in [lo, hi). */
+static double uniform(double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(next_u64() >> 11) * 0x1p-53;
+}
+
+static void hard_exp(double v[4])
+{
+    v[0] = uniform(-746, 710);                             /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 80)); /* near 0 */
+    v[2] = uniform(705, 710);                              /* overflow */
+    v[3] = uniform(-746, -705);                            /* underflow */
+}
+static void hard_log(double v[4])
+{
+    v[0] = tsr__double_from_bits(next_u64() & 0x000FFFFFFFFFFFFFull); /* subnormal */
+    v[1] = 1.0 + uniform(-0x1p-4, 0x1p-4);                            /* near 1 */
+    v[2] = 1.0 + ldexp(uniform(-1, 1), -20 - (int)(next_u64() % 33)); /* nearer */
+    v[3] = uniform(0.5, 4.0);
+}
+static void hard_expm1(double v[4])
+{
+    v[0] = uniform(-40, 710);                                /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-3, 3);                                   /* k = -4 ... 4 */
+    v[3] = uniform(-40, -30);                                /* saturation at -1 */
+}
+static void hard_log1p(double v[4])
+{
+    v[0] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));     /* near 0, subnormal */
+    v[1] = -1.0 + ldexp(uniform(0, 1), -(int)(next_u64() % 60)); /* near -1 */
+    v[2] = uniform(-0.5, 2.0);                                   /* reduction edges */
+    v[3] = ldexp(uniform(1, 2), (int)(next_u64() % 1024));       /* large */
+}
+
+static void hard_tanh(double v[4])
+{
+    v[0] = uniform(-25, 25);                                 /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-1, 1);                                   /* expm1(-2|x|) near 0 */
+    v[3] = uniform(17, 21);                                  /* where it reaches 1 */
+}
+static void hard_sigmoid(double v[4])
+{
+    v[0] = uniform(-80, 40);                                 /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-750, -700);                              /* subnormal results */
+    v[3] = uniform(-78, -74);                                /* where exp takes over */
+}
+
+static void hard_exp2(double v[4])
+{
+    v[0] = uniform(-1076, 1024);                           /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 80)); /* near 0 */
+    v[2] = uniform(1020, 1024);                            /* overflow */
+    v[3] = uniform(-1076, -1020);                          /* subnormal results */
+}
+static void hard_sinh(double v[4])
+{
+    v[0] = uniform(-711, 711);                               /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-40, 40);                                 /* both exponentials count */
+    v[3] = uniform(705, 711);                                /* overflow, e^x / 2 */
+}
+static void hard_asinh(double v[4])
+{
+    v[0] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));   /* near 0, subnormal */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 40));     /* around a = a^3 / 6's edge */
+    v[2] = ldexp(uniform(1, 2), (int)(next_u64() % 1024));     /* large */
+    v[3] = ldexp(uniform(-1, 1), 20 + (int)(next_u64() % 15)); /* around log(2a)'s edge */
+}
+static void hard_acosh(double v[4])
+{
+    v[0] = 1.0 + ldexp(uniform(0, 1), -(int)(next_u64() % 60)); /* near 1 */
+    v[1] = ldexp(uniform(1, 2), (int)(next_u64() % 1024));      /* large */
+    v[2] = uniform(1, 4);
+    v[3] = ldexp(uniform(1, 2), 20 + (int)(next_u64() % 15)); /* around log(2a)'s edge */
+}
+static void hard_atanh(double v[4])
+{
+    double one = next_u64() % 2 ? 1.0 : -1.0;
+    v[0] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));          /* near 0, subnormal */
+    v[1] = one - one * ldexp(uniform(0, 1), -(int)(next_u64() % 60)); /* near +-1 */
+    v[2] = uniform(-1, 1);
+    v[3] = ldexp(uniform(-1, 1), -20 - (int)(next_u64() % 15)); /* around a's edge */
+}
+static void hard_rsqrt(double v[4])
+{
+    v[0] = ldexp(uniform(1, 4), (int)(next_u64() % 2100) - 1076);     /* every exponent */
+    v[1] = tsr__double_from_bits(next_u64() & 0x000FFFFFFFFFFFFFull); /* subnormal */
+    v[2] = uniform(0.5, 4.0);
+    v[3] = ldexp(uniform(0.5, 2), 128); /* where the scaling starts */
+}
+static void hard_hypot(double v[4][2])
+{
+    for (int k = 0; k < 4; k++) {
+        int e = (int)(next_u64() % 2100) - 1076;
+        v[k][0] = ldexp(uniform(-2, 2), e);
+        /* the other one near (k 0, 1) or far below (2, 3) in exponent */
+        int d = k < 2 ? (int)(next_u64() % 9) - 4 : -(int)(next_u64() % 80);
+        v[k][1] = ldexp(uniform(-2, 2), e + d);
+    }
+    v[3][0] = ldexp(uniform(1, 2), 1023); /* overflow near */
+    v[3][1] = ldexp(uniform(1, 2), 1022 - (int)(next_u64() % 60));
+}
+
+/* rsqrt's references: 1 / sqrt(x), two roundings of the type (within an
+ * ulp of it, inside the screens' margins); MPFR's keeps -0's sign in
+ * the infinity, as 1 / sqrt(-0) does in IEEE 754. */
+static double rsqrt_d(double x)
+{
+    return 1 / sqrt(x);
+}
+static long double rsqrt_l(long double x)
+{
+    return 1 / sqrtl(x);
+}
+static int rsqrt_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
+{
+    if (mpfr_zero_p(x)) {
+        mpfr_set_inf(r, mpfr_signbit(x) ? -1 : 1);
+        return 0;
+    }
+    return mpfr_rec_sqrt(r, x, rnd);
+}
+
+/* sigmoid's references: 1 / (1 + exp(-x)), within a few ulps of the type
+ * it is computed in (glibc's exp, one addition, one division), far
+ * inside the screens' margins; MPFR's carries 64 guard bits through the
+ * same three steps. */
+static double sigmoid_d(double x)
+{
+    return 1 / (1 + exp(-x));
+}
+static long double sigmoid_l(long double x)
+{
+    return 1 / (1 + expl(-x));
+}
+static int sigmoid_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
+{
+    mpfr_t t;
+    mpfr_init2(t, mpfr_get_prec(r) + 64);
+    mpfr_neg(t, x, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_add_ui(t, t, 1, MPFR_RNDN);
+    int ternary = mpfr_ui_div(r, 1, t, rnd);
+    mpfr_clear(t);
+    return ternary;
+}
+
+static void float64_sweep(const func *fn)
+{
+    stats s = {0};
+    const char *ex = getenv("TSR_ACCURACY_EXHAUSTIVE");
+    const int n = ex && strcmp(ex, "1") == 0 ? 2000000 : 500000;
+    for (int i = 0; i < 4 * n; i++) { /* any bit pattern: NaNs, infinities, both signs */
+        uint64_t u = next_u64();
+        check_d(&s, fn, tsr__double_from_bits(u), fn->f64_2 ? tsr__double_from_bits(next_u64()) : 0,
+                i % 256 == 0);
+    }
+    for (int i = 0; i < n; i++) {
+        double v[4], v2[4][2];
+        if (fn->f64_2)
+            fn->hard2(v2);
+        else
+            fn->hard(v);
+        for (int k = 0; k < 4; k++)
+            check_d(&s, fn, fn->f64_2 ? v2[k][0] : v[k], fn->f64_2 ? v2[k][1] : 0,
+                    (i * 4 + k) % 256 == 0);
+    }
+    report(fn->name, "float64", &s);
+}
+
+#define EXACT_F(fn, x, want) ASSERT_UEQ(tsr__float_bits(fn(x)), tsr__float_bits(want))
+#define EXACT_D(fn, x, want) ASSERT_UEQ(tsr__double_bits(fn(x)), tsr__double_bits(want))
+/* The same in both types, for the functions added later. */
+#define EXACT_FD(name, x, want)                                    \
+    do {                                                           \
+        EXACT_F(tsr__k_##name##_f32, (float)(x), (float)(want));   \
+        EXACT_D(tsr__k_##name##_f64, (double)(x), (double)(want)); \
+    } while (0)
+#define NAN_FD(name, x) \
+    ASSERT_TRUE(isnan(tsr__k_##name##_f32((float)(x))) && isnan(tsr__k_##name##_f64(x)))
+
+static void exact_results(void)
+{
+    EXACT_F(tsr__k_exp_f32, 0.0f, 1.0f);
+    EXACT_F(tsr__k_exp_f32, -0.0f, 1.0f);
+    EXACT_F(tsr__k_exp_f32, -INFINITY, 0.0f);
+    EXACT_F(tsr__k_exp_f32, INFINITY, (float)INFINITY);
+    EXACT_F(tsr__k_log_f32, 1.0f, 0.0f);
+    EXACT_F(tsr__k_log_f32, 0.0f, -(float)INFINITY);
+    EXACT_F(tsr__k_log_f32, -0.0f, -(float)INFINITY);
+    EXACT_F(tsr__k_log_f32, INFINITY, (float)INFINITY);
+    ASSERT_TRUE(isnan(tsr__k_log_f32(-1.0f)));
+    ASSERT_TRUE(isnan(tsr__k_log_f32(-INFINITY)));
+    ASSERT_TRUE(isnan(tsr__k_log_f32(-0x1p-149f)));
+    ASSERT_TRUE(isnan(tsr__k_log_f32(NAN)));
+    ASSERT_TRUE(isnan(tsr__k_exp_f32(NAN)));
+    EXACT_D(tsr__k_exp_f64, 0.0, 1.0);
+    EXACT_D(tsr__k_exp_f64, -0.0, 1.0);
+    EXACT_D(tsr__k_exp_f64, -INFINITY, 0.0);
+    EXACT_D(tsr__k_exp_f64, INFINITY, (double)INFINITY);
+    EXACT_D(tsr__k_log_f64, 1.0, 0.0);
+    EXACT_D(tsr__k_log_f64, 0.0, -(double)INFINITY);
+    EXACT_D(tsr__k_log_f64, -0.0, -(double)INFINITY);
+    EXACT_D(tsr__k_log_f64, INFINITY, (double)INFINITY);
+    ASSERT_TRUE(isnan(tsr__k_log_f64(-1.0)));
+    ASSERT_TRUE(isnan(tsr__k_log_f64(-INFINITY)));
+    ASSERT_TRUE(isnan(tsr__k_log_f64(-0x1p-1074)));
+    ASSERT_TRUE(isnan(tsr__k_log_f64(NAN)));
+    ASSERT_TRUE(isnan(tsr__k_exp_f64(NAN)));
+    EXACT_FD(expm1, 0.0, 0.0);
+    EXACT_FD(expm1, -0.0, -0.0);
+    EXACT_FD(expm1, -INFINITY, -1.0);
+    EXACT_FD(expm1, INFINITY, INFINITY);
+    EXACT_FD(log1p, 0.0, 0.0);
+    EXACT_FD(log1p, -0.0, -0.0);
+    EXACT_FD(log1p, -1.0, -INFINITY);
+    EXACT_FD(log1p, INFINITY, INFINITY);
+    EXACT_F(tsr__k_expm1_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_D(tsr__k_expm1_f64, 0x1p-1074, 0x1p-1074);
+    EXACT_F(tsr__k_log1p_f32, 0x1p-149f, 0x1p-149f);
+    EXACT_D(tsr__k_log1p_f64, -0x1p-1074, -0x1p-1074);
+    NAN_FD(expm1, NAN);
+    NAN_FD(log1p, NAN);
+    NAN_FD(log1p, -1.5);
+    NAN_FD(log1p, -INFINITY);
+    EXACT_FD(tanh, 0.0, 0.0);
+    EXACT_FD(tanh, -0.0, -0.0);
+    EXACT_FD(tanh, INFINITY, 1.0);
+    EXACT_FD(tanh, -INFINITY, -1.0);
+    EXACT_FD(sigmoid, 0.0, 0.5);
+    EXACT_FD(sigmoid, -0.0, 0.5);
+    EXACT_FD(sigmoid, INFINITY, 1.0);
+    EXACT_FD(sigmoid, -INFINITY, 0.0);
+    EXACT_F(tsr__k_tanh_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_D(tsr__k_tanh_f64, 0x1p-1074, 0x1p-1074);
+    NAN_FD(tanh, NAN);
+    NAN_FD(sigmoid, NAN);
+    EXACT_FD(exp2, 0.0, 1.0);
+    EXACT_FD(exp2, -0.0, 1.0);
+    EXACT_FD(exp2, 3.0, 8.0);
+    EXACT_FD(exp2, -3.0, 0.125);
+    EXACT_FD(exp2, -INFINITY, 0.0);
+    EXACT_FD(exp2, INFINITY, INFINITY);
+    EXACT_F(tsr__k_exp2_f32, -149.0f, 0x1p-149f);
+    EXACT_D(tsr__k_exp2_f64, -1074.0, 0x1p-1074);
+    EXACT_F(tsr__k_exp2_f32, 128.0f, (float)INFINITY);
+    EXACT_D(tsr__k_exp2_f64, 1024.0, (double)INFINITY);
+    EXACT_FD(log2, 1.0, 0.0);
+    EXACT_FD(log2, 8.0, 3.0);
+    EXACT_FD(log2, 0.125, -3.0);
+    EXACT_F(tsr__k_log2_f32, 0x1p-149f, -149.0f);
+    EXACT_D(tsr__k_log2_f64, 0x1p-1074, -1074.0);
+    EXACT_FD(log2, 0.0, -INFINITY);
+    EXACT_FD(log2, -0.0, -INFINITY);
+    EXACT_FD(log2, INFINITY, INFINITY);
+    EXACT_FD(log10, 1.0, 0.0);
+    EXACT_FD(log10, 1000.0, 3.0);
+    EXACT_FD(log10, 0.0, -INFINITY);
+    EXACT_FD(log10, INFINITY, INFINITY);
+    NAN_FD(exp2, NAN);
+    NAN_FD(log2, NAN);
+    NAN_FD(log2, -1.0);
+    NAN_FD(log10, -INFINITY);
+    EXACT_FD(sinh, 0.0, 0.0);
+    EXACT_FD(sinh, -0.0, -0.0);
+    EXACT_FD(sinh, INFINITY, INFINITY);
+    EXACT_FD(sinh, -INFINITY, -INFINITY);
+    EXACT_FD(cosh, 0.0, 1.0);
+    EXACT_FD(cosh, -0.0, 1.0);
+    EXACT_FD(cosh, -INFINITY, INFINITY);
+    EXACT_FD(asinh, -0.0, -0.0);
+    EXACT_FD(asinh, -INFINITY, -INFINITY);
+    EXACT_FD(acosh, 1.0, 0.0);
+    EXACT_FD(acosh, INFINITY, INFINITY);
+    EXACT_FD(atanh, -0.0, -0.0);
+    EXACT_FD(atanh, 1.0, INFINITY);
+    EXACT_FD(atanh, -1.0, -INFINITY);
+    EXACT_F(tsr__k_sinh_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_D(tsr__k_asinh_f64, 0x1p-1074, 0x1p-1074);
+    EXACT_D(tsr__k_atanh_f64, -0x1p-1074, -0x1p-1074);
+    NAN_FD(sinh, NAN);
+    NAN_FD(cosh, NAN);
+    NAN_FD(asinh, NAN);
+    NAN_FD(acosh, 0.5);
+    NAN_FD(acosh, -INFINITY);
+    NAN_FD(atanh, 1.5);
+    NAN_FD(atanh, -INFINITY);
+    EXACT_FD(rsqrt, 0.0, INFINITY);
+    EXACT_FD(rsqrt, -0.0, -INFINITY);
+    EXACT_FD(rsqrt, INFINITY, 0.0);
+    EXACT_FD(rsqrt, 4.0, 0.5);
+    EXACT_F(tsr__k_rsqrt_f32, 0x1p-148f, 0x1p74f);
+    EXACT_D(tsr__k_rsqrt_f64, 0x1p-1074, 0x1p537);
+    NAN_FD(rsqrt, -1.0);
+    NAN_FD(rsqrt, NAN);
+    ASSERT_UEQ(tsr__float_bits(tsr__k_hypot_f32(NAN, -INFINITY)), tsr__float_bits(INFINITY));
+    ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-INFINITY, NAN)), tsr__double_bits(INFINITY));
+    ASSERT_UEQ(tsr__float_bits(tsr__k_hypot_f32(-0.0f, -0.0f)), 0);
+    ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-3.0, 4.0)), tsr__double_bits(5.0));
+    ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-0x1p-1074, 0.0)), tsr__double_bits(0x1p-1074));
+    ASSERT_TRUE(isnan(tsr__k_hypot_f32(NAN, 1.0f)) && isnan(tsr__k_hypot_f64(0.0, NAN)));
+}
+
+static const func funcs[] = {
+    {.name = "exp",
+     .f32 = tsr__k_exp_f32,
+     .f64 = tsr__k_exp_f64,
+     .ref_d = exp,
+     .ref_l = expl,
+     .mp = mpfr_exp,
+     .hard = hard_exp},
+    {.name = "log",
+     .f32 = tsr__k_log_f32,
+     .f64 = tsr__k_log_f64,
+     .ref_d = log,
+     .ref_l = logl,
+     .mp = mpfr_log,
+     .hard = hard_log},
+    {.name = "expm1",
+     .f32 = tsr__k_expm1_f32,
+     .f64 = tsr__k_expm1_f64,
+     .ref_d = expm1,
+     .ref_l = expm1l,
+     .mp = mpfr_expm1,
+     .hard = hard_expm1},
+    {.name = "log1p",
+     .f32 = tsr__k_log1p_f32,
+     .f64 = tsr__k_log1p_f64,
+     .ref_d = log1p,
+     .ref_l = log1pl,
+     .mp = mpfr_log1p,
+     .hard = hard_log1p},
+    {.name = "tanh",
+     .f32 = tsr__k_tanh_f32,
+     .f64 = tsr__k_tanh_f64,
+     .ref_d = tanh,
+     .ref_l = tanhl,
+     .mp = mpfr_tanh,
+     .hard = hard_tanh},
+    {.name = "sigmoid",
+     .f32 = tsr__k_sigmoid_f32,
+     .f64 = tsr__k_sigmoid_f64,
+     .ref_d = sigmoid_d,
+     .ref_l = sigmoid_l,
+     .mp = sigmoid_mp,
+     .hard = hard_sigmoid},
+    {.name = "exp2",
+     .f32 = tsr__k_exp2_f32,
+     .f64 = tsr__k_exp2_f64,
+     .ref_d = exp2,
+     .ref_l = exp2l,
+     .mp = mpfr_exp2,
+     .hard = hard_exp2},
+    {.name = "log2",
+     .f32 = tsr__k_log2_f32,
+     .f64 = tsr__k_log2_f64,
+     .ref_d = log2,
+     .ref_l = log2l,
+     .mp = mpfr_log2,
+     .hard = hard_log},
+    {.name = "log10",
+     .f32 = tsr__k_log10_f32,
+     .f64 = tsr__k_log10_f64,
+     .ref_d = log10,
+     .ref_l = log10l,
+     .mp = mpfr_log10,
+     .hard = hard_log},
+    {.name = "sinh",
+     .f32 = tsr__k_sinh_f32,
+     .f64 = tsr__k_sinh_f64,
+     .ref_d = sinh,
+     .ref_l = sinhl,
+     .mp = mpfr_sinh,
+     .hard = hard_sinh},
+    {.name = "cosh",
+     .f32 = tsr__k_cosh_f32,
+     .f64 = tsr__k_cosh_f64,
+     .ref_d = cosh,
+     .ref_l = coshl,
+     .mp = mpfr_cosh,
+     .hard = hard_sinh},
+    {.name = "asinh",
+     .f32 = tsr__k_asinh_f32,
+     .f64 = tsr__k_asinh_f64,
+     .ref_d = asinh,
+     .ref_l = asinhl,
+     .mp = mpfr_asinh,
+     .hard = hard_asinh},
+    {.name = "acosh",
+     .f32 = tsr__k_acosh_f32,
+     .f64 = tsr__k_acosh_f64,
+     .ref_d = acosh,
+     .ref_l = acoshl,
+     .mp = mpfr_acosh,
+     .hard = hard_acosh},
+    {.name = "atanh",
+     .f32 = tsr__k_atanh_f32,
+     .f64 = tsr__k_atanh_f64,
+     .ref_d = atanh,
+     .ref_l = atanhl,
+     .mp = mpfr_atanh,
+     .hard = hard_atanh},
+    {.name = "rsqrt",
+     .f32 = tsr__k_rsqrt_f32,
+     .f64 = tsr__k_rsqrt_f64,
+     .ref_d = rsqrt_d,
+     .ref_l = rsqrt_l,
+     .mp = rsqrt_mp,
+     .hard = hard_rsqrt},
+    {.name = "hypot",
+     .f32_2 = tsr__k_hypot_f32,
+     .f64_2 = tsr__k_hypot_f64,
+     .ref_d2 = hypot,
+     .ref_l2 = hypotl,
+     .mp2 = mpfr_hypot,
+     .hard2 = hard_hypot},
+};
+
+int main(void)
+{
+    const char *only = getenv("TSR_ACCURACY_ONLY");
+    exact_results();
+    for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+        if (!only || strcmp(only, funcs[i].name) == 0)
+            float32_sweep(&funcs[i]);
+    for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+        if (!only || strcmp(only, funcs[i].name) == 0)
+            float64_sweep(&funcs[i]);
+    mpfr_free_cache();
+    TEST_DONE();
+}
