@@ -1,8 +1,10 @@
-/* exp, log, expm1, log1p, tanh and sigmoid of float32 and float64, one
- * element at a time, written once for host C11 and for OpenCL C 1.2
- * (opencl/source.c embeds this file after kernels/scalar_ops.h, whose
- * rules it keeps: only +, -, *, /, fma, rint and bit moves, no
- * contraction), so that every device gives the same bits.
+/* exp, log, expm1, log1p, tanh and sigmoid of float32 and float64, and
+ * the functions built on them (exp2, log2, log10, sinh, cosh, asinh,
+ * acosh, atanh, rsqrt, hypot), one element at a time, written once for
+ * host C11 and for OpenCL C 1.2 (opencl/source.c embeds this file after
+ * kernels/scalar_ops.h, whose rules it keeps: only +, -, *, /, fma, rint,
+ * sqrt and bit moves, no contraction), so that every device gives the
+ * same bits.
  *
  * Accuracy: within 1 ulp of the correctly rounded result everywhere
  * (subnormal inputs and results included), exact where IEEE 754 defines
@@ -10,7 +12,11 @@
  * log(+-0) = -inf, log(+inf) = +inf, log(x < 0) and NaN in give NaN;
  * expm1(+-0) = +-0, expm1(-inf) = -1, log1p(+-0) = +-0, log1p(-1) =
  * -inf, log1p(x < -1) = NaN, tanh(+-0) = +-0, tanh(+-inf) = +-1,
- * sigmoid(+-0) = 1/2, sigmoid(-inf) = +0, sigmoid(+inf) = 1);
+ * sigmoid(+-0) = 1/2, sigmoid(-inf) = +0, sigmoid(+inf) = 1; exp2 of
+ * an integer and log2 of a power of two are exact; sinh, asinh and atanh
+ * keep the sign of zero and of infinity, cosh(+-inf) = +inf, acosh(1) =
+ * +0, atanh(+-1) = +-inf, rsqrt(+-0) = +-inf, rsqrt(+inf) = +0,
+ * hypot(+-inf, NaN) = +inf, hypot(x, +-0) = |x|);
  * tests/kernels/test_accuracy.c checks float32 exhaustively and float64
  * on millions of inputs. float32 never meets a double: a device without
  * float64 computes it the same way.
@@ -24,7 +30,9 @@
  *   log(x) = e ln2 + log(1 + f), x = 2^e (1 + f) with 1 + f in
  *     [sqrt2 / 2, sqrt2) (f exact); with s = f / (2 + f), h = f^2 / 2,
  *     log(1 + f) = f - (h - s (h + s^2 P(s^2))), the small corrections
- *     summed first and e * HI (exact) added last.
+ *     summed first and e * HI (exact) added last, with the rounding
+ *     errors of h, f - h and the last sum kept in a second word (log2
+ *     and log10 multiply both words by their constant).
  *   expm1(x) = 2^k (1 + expm1(r)) - 1, exp's reduction with the rounding
  *     error of r kept, expm1(r) = r + r^2 / 2 + r^3 Q'(r) summed with its
  *     errors carried, and the -1 taken off exactly where it matters.
@@ -45,6 +53,24 @@
 #define TSR__K_D_LN2_HI 0x1.62e42fefa3800p-1
 #define TSR__K_D_LN2_LO 0x1.ef35793c76730p-45
 #define TSR__K_D_LOG2E 0x1.71547652b82fep+0
+/* F_LN2W: value - HI - LO = -8.78e-17 */
+#define TSR__K_F_LN2W_HI 0x1.62e430p-1f
+#define TSR__K_F_LN2W_LO -0x1.05c610p-29f
+/* F_INVLN2: value - HI - LO = -4.24e-16 */
+#define TSR__K_F_INVLN2_HI 0x1.715476p+0f
+#define TSR__K_F_INVLN2_LO 0x1.4ae0c0p-26f
+/* F_INVLN10: value - HI - LO = -1.0e-16 */
+#define TSR__K_F_INVLN10_HI 0x1.bcb7b2p-2f
+#define TSR__K_F_INVLN10_LO -0x1.5b235ep-27f
+/* D_LN2W: value - HI - LO = 5.71e-34 */
+#define TSR__K_D_LN2W_HI 0x1.62e42fefa39efp-1
+#define TSR__K_D_LN2W_LO 0x1.abc9e3b39803fp-56
+/* D_INVLN2: value - HI - LO = -1.06e-33 */
+#define TSR__K_D_INVLN2_HI 0x1.71547652b82fep+0
+#define TSR__K_D_INVLN2_LO 0x1.777d0ffda0d24p-56
+/* D_INVLN10: value - HI - LO = 3.72e-34 */
+#define TSR__K_D_INVLN10_HI 0x1.bcb7b1526e50ep-2
+#define TSR__K_D_INVLN10_LO 0x1.95355baaafad3p-57
 /* EXPF_Q: degree 5, fit error 2.38e-10 of the result (2^-32.0) */
 #define TSR__K_EXPF_Q0 0x1.000000p-1f
 #define TSR__K_EXPF_Q1 0x1.555556p-3f
@@ -101,6 +127,11 @@
 #define TSR__K_F_STEP_BITS 64
 #define TSR__K_F_STEP_DOWN 0x1p-64f
 #define TSR__K_F_TOP 0x1p127f
+#define TSR__K_F_SINH_HUGE 89.5f
+#define TSR__K_F_ROOT_EPS 0x1p-12f
+#define TSR__K_F_ROOT_BIG 0x1p13f
+#define TSR__K_F_HYPOT_EDGE 50
+#define TSR__K_F_HYPOT_STEP 90
 #define TSR__K_D_MANT 52
 #define TSR__K_D_BIAS 1023
 #define TSR__K_D_SQRT2 TSR__U64(0x3FF6A09E667F3BCD)
@@ -116,19 +147,27 @@
 #define TSR__K_D_STEP_BITS 128
 #define TSR__K_D_STEP_DOWN 0x1p-128
 #define TSR__K_D_TOP 0x1p1023
+#define TSR__K_D_SINH_HUGE 711.0
+#define TSR__K_D_ROOT_EPS 0x1p-26
+#define TSR__K_D_ROOT_BIG 0x1p27
+#define TSR__K_D_HYPOT_EDGE 450
+#define TSR__K_D_HYPOT_STEP 600
 
 /* The functions of a real type T (suffix sfx; C is F or D, the constants'
  * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
  * between them). The type's own tsr__k_expq_tail_<sfx>(r) (Q without its
  * constant 1/2, divided by r) and tsr__k_logp_<sfx>(z) evaluate Q and P.
+ *   two_sum: a + b = s + *err exactly (Knuth's, for any order of size).
  *   scale: p * 2^k for p in [0.5, 2] and k from below the subnormals'
  *     bottom to one past the top exponent, rounded once: 2^k is built from
  *     its bits, in two steps beyond the normal exponents.
  *   exp: a NaN passes through (x + x quiets it).
- *   logc: log(x) + c for a positive normal x (times 2^e) and a small c,
- *     the error term log1p carries: x = 2^e * m, m in [sqrt2 / 2, sqrt2);
- *     a significand above sqrt2's takes one off m and puts it on e.
- *   log: subnormals are scaled up first.
+ *   logw: log(x) + c for a positive normal x (times 2^e) and a small c,
+ *     the error term log1p carries, in two words (hi + *lo): x = 2^e * m,
+ *     m in [sqrt2 / 2, sqrt2); a significand above sqrt2's takes one off
+ *     m and puts it on e. f - h and e * HI + (f - h) are exact two-sums
+ *     (|h| <= |f| and |e * HI| > |f - h| unless e = 0).
+ *   logm, log: logm below; subnormals are scaled up first.
  *   expr: exp's reduction with r's rounding error kept (rl): x = k ln2 +
  *     r + rl, and expm1(r + rl) = r + h + lo, h = r^2 / 2 exactly.
  *   exp1p: 1 + r + h + lo in two words, yh + yl (r + h's error kept).
@@ -145,6 +184,13 @@
  *   log1p: 1 + x = uh + ul exactly (two-sum), log(uh) as log computes it
  *     with ul / uh added to its small terms. */
 #define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
+    static inline T tsr__k_two_sum_##sfx(T a, T b, T *err)                                     \
+    {                                                                                          \
+        T s = a + b;                                                                           \
+        T bb = s - a;                                                                          \
+        *err = (a - (s - bb)) + (b - bb);                                                      \
+        return s;                                                                              \
+    }                                                                                          \
     static inline T tsr__k_pow2_##sfx(int k)                                                   \
     {                                                                                          \
         return FROM_BITS((U)(k + TSR__K_##C##_BIAS) << TSR__K_##C##_MANT);                     \
@@ -171,7 +217,7 @@
         T p = (T)1 + FMA(r * r, FMA(r, tsr__k_expq_tail_##sfx(r), TSR__K_##C##_EXPQ0), r);     \
         return tsr__k_scale_##sfx(p, (int)k);                                                  \
     }                                                                                          \
-    static inline T tsr__k_logc_##sfx(T x, int e, T c)                                         \
+    static inline T tsr__k_logw_##sfx(T x, int e, T c, T *lo)                                  \
     {                                                                                          \
         U u = BITS(x);                                                                         \
         e += (int)(u >> TSR__K_##C##_MANT) - TSR__K_##C##_BIAS;                                \
@@ -184,12 +230,18 @@
         T f = FROM_BITS(m) - (T)1;                                                             \
         T s = f / ((T)2 + f);                                                                  \
         T z = s * s;                                                                           \
-        T h = (T)0.5 * f * f;                                                                  \
+        T hf = (T)0.5 * f;                                                                     \
+        T h = hf * f;                                                                          \
         T et = (T)e;                                                                           \
         T small = FMA(s, FMA(z, tsr__k_logp_##sfx(z), h), FMA(et, TSR__K_##C##_LN2_LO, c));    \
-        return FMA(et, TSR__K_##C##_LN2_HI, f - (h - small));                                  \
+        small -= FMA(hf, f, -h);                                                               \
+        T d = f - h;                                                                           \
+        T eh = et * TSR__K_##C##_LN2_HI;                                                       \
+        T hi = eh + d;                                                                         \
+        *lo = ((eh - hi) + d) + (((f - d) - h) + small);                                       \
+        return hi;                                                                             \
     }                                                                                          \
-    static inline T tsr__k_log_##sfx(T x)                                                      \
+    static inline T tsr__k_logm_##sfx(T x, T mh, T ml)                                         \
     {                                                                                          \
         if (x != x)                                                                            \
             return x + x;                                                                      \
@@ -199,9 +251,19 @@
             return (T)TSR__K_QUIET_NAN;                                                        \
         if (x == (T)INFINITY)                                                                  \
             return x;                                                                          \
-        if (x < TSR__K_##C##_MIN_NORMAL)                                                       \
-            return tsr__k_logc_##sfx(x * TSR__K_##C##_SUB_SCALE, -TSR__K_##C##_SUB_BITS, 0);   \
-        return tsr__k_logc_##sfx(x, 0, 0);                                                     \
+        int e = 0;                                                                             \
+        if (x < TSR__K_##C##_MIN_NORMAL) {                                                     \
+            x *= TSR__K_##C##_SUB_SCALE;                                                       \
+            e = -TSR__K_##C##_SUB_BITS;                                                        \
+        }                                                                                      \
+        T lo;                                                                                  \
+        T hi = tsr__k_logw_##sfx(x, e, 0, &lo);                                                \
+        T y = hi * mh;                                                                         \
+        return y + (FMA(hi, mh, -y) + FMA(hi, ml, lo * mh));                                   \
+    }                                                                                          \
+    static inline T tsr__k_log_##sfx(T x)                                                      \
+    {                                                                                          \
+        return tsr__k_logm_##sfx(x, (T)1, (T)0);                                               \
     }                                                                                          \
     static inline T tsr__k_expr_##sfx(T x, T *r, T *h, T *lo)                                  \
     {                                                                                          \
@@ -234,9 +296,8 @@
         T yh = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                              \
         T p = tsr__k_pow2_##sfx((int)k);                                                       \
         T a = p * yh;                                                                          \
-        T hi = a - (T)1;                                                                       \
-        T b = hi - a;                                                                          \
-        T err = (a - (hi - b)) + ((T)-1 - b);                                                  \
+        T err;                                                                                 \
+        T hi = tsr__k_two_sum_##sfx(a, (T)-1, &err);                                           \
         *rest = FMA(p, yl, err);                                                               \
         return hi;                                                                             \
     }                                                                                          \
@@ -317,7 +378,208 @@
         T uh = (T)1 + x;                                                                       \
         T b = uh - (T)1;                                                                       \
         T ul = ((T)1 - (uh - b)) + (x - b);                                                    \
-        return tsr__k_logc_##sfx(uh, 0, ul / uh);                                              \
+        T lo;                                                                                  \
+        T hi = tsr__k_logw_##sfx(uh, 0, ul / uh, &lo);                                         \
+        return hi + lo;                                                                        \
+    }
+
+/* The functions built on those (same parameters, SQRT the correctly
+ * rounded square root):
+ *   exp2: 2^k 2^r, k = rint(x), r = x - k exact, 2^r = exp(t + tl) with
+ *     t + tl = r ln2 in two words (ln2 in two words, LN2W), exp's Q.
+ *   logm: log(x) (mh + ml), the two words of logw times a constant in
+ *     two words: log (1), log2 (1 / ln2), log10 (1 / ln10).
+ *   sch: (e^a + sgn e^-a) / 2 for a > 0: e^a = 2^k (yh + yl) and its
+ *     reciprocal in two words; beyond k = MANT + 2, e^-a is below the
+ *     result's rounding and 2^(k - 1) (yh + yl) is rounded once; sinh at
+ *     k = 0 is r + (lo(r) - lo(-r)) / 2, the odd part of expm1's terms.
+ *   asinh, acosh: log(a + sqrt(a^2 +- 1)), the argument of the log in two
+ *     words (a^2 by fma, the square root corrected by its exact
+ *     remainder), logw taking the low word as c; a above ROOT_BIG is
+ *     log(2a) (the next term, 1 / (4 a^2), is far below an ulp); asinh(a)
+ *     = a below ROOT_EPS, where a^3 / 6 is below a quarter of a's ulp.
+ *   atanh: log((1 + a) / (1 - a)) / 2, the quotient in two words.
+ *   rsqrt: y = 1 / sqrt(x) (rounded twice, so up to an ulp off), then one
+ *     Newton step on y with the residual 1 - x y^2 taken exactly enough
+ *     (y^2 in two words); x out of [MIN_NORMAL, 2^STEP_BITS] is scaled
+ *     by an even power of two first, so y^2 stays a normal number.
+ *   hypot: sqrt(a^2 + b^2), the sum in two words, the root corrected by
+ *     its exact remainder; a above 2^HYPOT_EDGE or below its reciprocal
+ *     scales both by 2^-+HYPOT_STEP, so no square overflows or underflows
+ *     where it matters; inf beats NaN as IEEE 754 says. */
+#define TSR__K_MATH_MORE(T, sfx, C, U, FMA, RINT, SQRT)                                           \
+    static inline T tsr__k_exp2_##sfx(T x)                                                        \
+    {                                                                                             \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        if (x > (T)(TSR__K_##C##_BIAS + 1))                                                       \
+            return (T)INFINITY;                                                                   \
+        if (x < (T)(-TSR__K_##C##_BIAS - TSR__K_##C##_MANT - 1))                                  \
+            return (T)0;                                                                          \
+        T k = RINT(x);                                                                            \
+        T r = x - k;                                                                              \
+        T t = r * TSR__K_##C##_LN2W_HI;                                                           \
+        T tl = FMA(r, TSR__K_##C##_LN2W_LO, FMA(r, TSR__K_##C##_LN2W_HI, -t));                    \
+        T q = FMA(t, tsr__k_expq_tail_##sfx(t), TSR__K_##C##_EXPQ0);                              \
+        return tsr__k_scale_##sfx((T)1 + (t + FMA(t * t, q, tl)), (int)k);                        \
+    }                                                                                             \
+    static inline T tsr__k_log2_##sfx(T x)                                                        \
+    {                                                                                             \
+        return tsr__k_logm_##sfx(x, TSR__K_##C##_INVLN2_HI, TSR__K_##C##_INVLN2_LO);              \
+    }                                                                                             \
+    static inline T tsr__k_log10_##sfx(T x)                                                       \
+    {                                                                                             \
+        return tsr__k_logm_##sfx(x, TSR__K_##C##_INVLN10_HI, TSR__K_##C##_INVLN10_LO);            \
+    }                                                                                             \
+    static inline T tsr__k_sch_##sfx(T a, T sgn)                                                  \
+    {                                                                                             \
+        T r, h, lo, yl;                                                                           \
+        T k = tsr__k_expr_##sfx(a, &r, &h, &lo);                                                  \
+        if (k == 0 && sgn < 0) {                                                                  \
+            T r2, h2, lo2;                                                                        \
+            tsr__k_expr_##sfx(-a, &r2, &h2, &lo2);                                                \
+            return r + (T)0.5 * (lo - lo2);                                                       \
+        }                                                                                         \
+        T y = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                                  \
+        T yh = y + yl;                                                                            \
+        if (k > (T)(TSR__K_##C##_MANT + 2))                                                       \
+            return tsr__k_scale_##sfx(yh, (int)k - 1);                                            \
+        yl -= yh - y;                                                                             \
+        T p = tsr__k_pow2_##sfx((int)k - 1);                                                      \
+        T q = sgn * tsr__k_pow2_##sfx(-(int)k - 1);                                               \
+        T ih = (T)1 / yh;                                                                         \
+        T il = FMA(-ih, yl, FMA(-ih, yh, (T)1)) / yh;                                             \
+        T err;                                                                                    \
+        T sh = tsr__k_two_sum_##sfx(p * yh, q * ih, &err);                                        \
+        return sh + (err + FMA(p, yl, q * il));                                                   \
+    }                                                                                             \
+    static inline T tsr__k_sinh_##sfx(T x)                                                        \
+    {                                                                                             \
+        if (x != x || x == 0)                                                                     \
+            return x + x;                                                                         \
+        T a = x < 0 ? -x : x;                                                                     \
+        T y = a > TSR__K_##C##_SINH_HUGE ? (T)INFINITY : tsr__k_sch_##sfx(a, (T)-1);              \
+        return x < 0 ? -y : y;                                                                    \
+    }                                                                                             \
+    static inline T tsr__k_cosh_##sfx(T x)                                                        \
+    {                                                                                             \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        T a = x < 0 ? -x : x;                                                                     \
+        return a > TSR__K_##C##_SINH_HUGE ? (T)INFINITY : tsr__k_sch_##sfx(a, (T)1);              \
+    }                                                                                             \
+    static inline T tsr__k_logu_##sfx(T uh, T ul)                                                 \
+    {                                                                                             \
+        T lo;                                                                                     \
+        T hi = tsr__k_logw_##sfx(uh, 0, ul / uh, &lo);                                            \
+        return hi + lo;                                                                           \
+    }                                                                                             \
+    static inline T tsr__k_log2x_##sfx(T a)                                                       \
+    {                                                                                             \
+        T lo;                                                                                     \
+        T hi = tsr__k_logw_##sfx(a, 1, 0, &lo);                                                   \
+        return hi + lo;                                                                           \
+    }                                                                                             \
+    static inline T tsr__k_root_plus_##sfx(T a, T sgn)                                            \
+    {                                                                                             \
+        T ph = a * a;                                                                             \
+        T err;                                                                                    \
+        T wh = tsr__k_two_sum_##sfx(ph, sgn, &err);                                               \
+        T wl = err + FMA(a, a, -ph);                                                              \
+        T sh = SQRT(wh);                                                                          \
+        T sl = (FMA(-sh, sh, wh) + wl) / (sh + sh);                                               \
+        T uh = tsr__k_two_sum_##sfx(a, sh, &err);                                                 \
+        return tsr__k_logu_##sfx(uh, err + sl);                                                   \
+    }                                                                                             \
+    static inline T tsr__k_asinh_##sfx(T x)                                                       \
+    {                                                                                             \
+        T a = x < 0 ? -x : x;                                                                     \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        if (a < TSR__K_##C##_ROOT_EPS || a == (T)INFINITY)                                        \
+            return x;                                                                             \
+        T y = a > TSR__K_##C##_ROOT_BIG ? tsr__k_log2x_##sfx(a) : tsr__k_root_plus_##sfx(a, 1);   \
+        return x < 0 ? -y : y;                                                                    \
+    }                                                                                             \
+    static inline T tsr__k_acosh_##sfx(T x)                                                       \
+    {                                                                                             \
+        if (x != x || x == (T)INFINITY)                                                           \
+            return x + x;                                                                         \
+        if (x < (T)1)                                                                             \
+            return (T)TSR__K_QUIET_NAN;                                                           \
+        if (x == (T)1)                                                                            \
+            return (T)0;                                                                          \
+        return x > TSR__K_##C##_ROOT_BIG ? tsr__k_log2x_##sfx(x) : tsr__k_root_plus_##sfx(x, -1); \
+    }                                                                                             \
+    static inline T tsr__k_atanh_##sfx(T x)                                                       \
+    {                                                                                             \
+        T a = x < 0 ? -x : x;                                                                     \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        if (a < TSR__K_##C##_ROOT_EPS)                                                            \
+            return x;                                                                             \
+        if (a > (T)1)                                                                             \
+            return (T)TSR__K_QUIET_NAN;                                                           \
+        if (a == (T)1)                                                                            \
+            return x * (T)INFINITY;                                                               \
+        T nh = (T)1 + a;                                                                          \
+        T dh = (T)1 - a;                                                                          \
+        T nl = ((T)1 - nh) + a;                                                                   \
+        T dl = ((T)1 - dh) - a;                                                                   \
+        T qh = nh / dh;                                                                           \
+        T ql = (FMA(-qh, dh, nh) + FMA(-qh, dl, nl)) / dh;                                        \
+        T y = (T)0.5 * tsr__k_logu_##sfx(qh, ql);                                                 \
+        return x < 0 ? -y : y;                                                                    \
+    }                                                                                             \
+    static inline T tsr__k_rsqrt_##sfx(T x)                                                       \
+    {                                                                                             \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        if (x == 0)                                                                               \
+            return (T)1 / x;                                                                      \
+        if (x < 0)                                                                                \
+            return (T)TSR__K_QUIET_NAN;                                                           \
+        if (x == (T)INFINITY)                                                                     \
+            return (T)0;                                                                          \
+        int n = 0;                                                                                \
+        if (x < TSR__K_##C##_MIN_NORMAL)                                                          \
+            n = TSR__K_##C##_STEP_BITS;                                                           \
+        else if (x > tsr__k_pow2_##sfx(TSR__K_##C##_STEP_BITS))                                   \
+            n = -TSR__K_##C##_STEP_BITS;                                                          \
+        x *= tsr__k_pow2_##sfx(n);                                                                \
+        T y = (T)1 / SQRT(x);                                                                     \
+        T t = y * y;                                                                              \
+        T res = FMA(-x, FMA(y, y, -t), FMA(-x, t, (T)1));                                         \
+        return FMA((T)0.5 * y, res, y) * tsr__k_pow2_##sfx(n / 2);                                \
+    }                                                                                             \
+    static inline T tsr__k_hypot_##sfx(T x, T y)                                                  \
+    {                                                                                             \
+        T a = x < 0 ? -x : x;                                                                     \
+        T b = y < 0 ? -y : y;                                                                     \
+        if (a == (T)INFINITY || b == (T)INFINITY)                                                 \
+            return (T)INFINITY;                                                                   \
+        if (a != a || b != b)                                                                     \
+            return x + y;                                                                         \
+        if (a < b) {                                                                              \
+            T t = a;                                                                              \
+            a = b;                                                                                \
+            b = t;                                                                                \
+        }                                                                                         \
+        if (b == 0)                                                                               \
+            return a == 0 ? (T)0 : a;                                                             \
+        int n = 0;                                                                                \
+        if (a > tsr__k_pow2_##sfx(TSR__K_##C##_HYPOT_EDGE))                                       \
+            n = -TSR__K_##C##_HYPOT_STEP;                                                         \
+        else if (a < tsr__k_pow2_##sfx(-TSR__K_##C##_HYPOT_EDGE))                                 \
+            n = TSR__K_##C##_HYPOT_STEP;                                                          \
+        a *= tsr__k_pow2_##sfx(n);                                                                \
+        b *= tsr__k_pow2_##sfx(n);                                                                \
+        T ah = a * a;                                                                             \
+        T bh = b * b;                                                                             \
+        T s = ah + bh;                                                                            \
+        T sl = ((ah - s) + bh) + (FMA(a, a, -ah) + FMA(b, b, -bh));                               \
+        T r = SQRT(s);                                                                            \
+        return (r + (FMA(-r, r, s) + sl) / (r + r)) * tsr__k_pow2_##sfx(-n);                      \
     }
 
 static inline float tsr__k_expq_tail_f32(float r)
@@ -335,6 +597,7 @@ static inline float tsr__k_logp_f32(float z)
 }
 TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bits,
                tsr__float_from_bits)
+TSR__K_MATH_MORE(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__k_sqrtf)
 
 /* bfloat16 computes in float and rounds once (PyTorch 1.13's loops do
  * the same through float); float16 is refused before (NO_HALF), its
@@ -351,6 +614,26 @@ TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bi
 #define tsr__k_tanh_bf16 tsr__k_tanh_f32
 #define tsr__k_sigmoid_f16 tsr__k_sigmoid_f32
 #define tsr__k_sigmoid_bf16 tsr__k_sigmoid_f32
+#define tsr__k_exp2_f16 tsr__k_exp2_f32
+#define tsr__k_exp2_bf16 tsr__k_exp2_f32
+#define tsr__k_log2_f16 tsr__k_log2_f32
+#define tsr__k_log2_bf16 tsr__k_log2_f32
+#define tsr__k_log10_f16 tsr__k_log10_f32
+#define tsr__k_log10_bf16 tsr__k_log10_f32
+#define tsr__k_sinh_f16 tsr__k_sinh_f32
+#define tsr__k_sinh_bf16 tsr__k_sinh_f32
+#define tsr__k_cosh_f16 tsr__k_cosh_f32
+#define tsr__k_cosh_bf16 tsr__k_cosh_f32
+#define tsr__k_asinh_f16 tsr__k_asinh_f32
+#define tsr__k_asinh_bf16 tsr__k_asinh_f32
+#define tsr__k_acosh_f16 tsr__k_acosh_f32
+#define tsr__k_acosh_bf16 tsr__k_acosh_f32
+#define tsr__k_atanh_f16 tsr__k_atanh_f32
+#define tsr__k_atanh_bf16 tsr__k_atanh_f32
+#define tsr__k_rsqrt_f16 tsr__k_rsqrt_f32
+#define tsr__k_rsqrt_bf16 tsr__k_rsqrt_f32
+#define tsr__k_hypot_f16 tsr__k_hypot_f32
+#define tsr__k_hypot_bf16 tsr__k_hypot_f32
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 
@@ -378,6 +661,7 @@ static inline double tsr__k_logp_f64(double z)
 }
 TSR__K_EXP_LOG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits,
                tsr__double_from_bits)
+TSR__K_MATH_MORE(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__k_sqrtd)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

@@ -217,6 +217,24 @@ TSR_UNARY_OP(log1p)
  * yet"). */
 TSR_UNARY_OP(sigmoid)
 TSR_UNARY_OP(tanh)
+/* 2^x, log2 and log10, the hyperbolic functions and their inverses, and
+ * 1 / sqrt(x): the dtypes as exp (exp2 computes float16 too, in float32,
+ * rounded once), within 1 ulp of the correctly rounded result, the same
+ * bits on every device, exact where IEEE 754 defines the result (exp2 of
+ * an integer, log2 of a power of two, +-0 and +-inf kept by sinh, asinh,
+ * atanh; cosh(+-inf) = +inf, acosh(1) = +0, atanh(+-1) = +-inf, rsqrt(+-0)
+ * = +-inf, rsqrt(+inf) = +0). Complex inputs are not computed yet
+ * (TSR_ERR_NOT_SUPPORTED, "complex log2 is not available yet"), except
+ * exp2's, which PyTorch 1.13 refuses too. */
+TSR_UNARY_OP(exp2)
+TSR_UNARY_OP(log2)
+TSR_UNARY_OP(log10)
+TSR_UNARY_OP(sinh)
+TSR_UNARY_OP(cosh)
+TSR_UNARY_OP(asinh)
+TSR_UNARY_OP(acosh)
+TSR_UNARY_OP(atanh)
+TSR_UNARY_OP(rsqrt)
 /* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
 TSR_UNARY_OP(logical_not)
 TSR_UNARY_OP(isnan)
@@ -243,6 +261,11 @@ TSR_SCALAR_OP(bitwise_xor)
  * number; no complex ("fmax not implemented for complex tensors."). */
 TSR_TENSOR_OP(fmax)
 TSR_TENSOR_OP(fmin)
+/* sqrt(a^2 + b^2) without overflow or underflow on the way, within 1 ulp
+ * of the correctly rounded result; bfloat16, float32 and float64 (float16,
+ * integers, bool and complex refused, as PyTorch 1.13's cpu kernel does);
+ * +inf where either is infinite, even beside a NaN. */
+TSR_TENSOR_OP(hypot)
 /* a's magnitude with b's sign; integers and bool compute in the default
  * dtype. */
 TSR_SCALAR_OP(copysign)

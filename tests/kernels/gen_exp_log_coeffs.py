@@ -17,6 +17,11 @@ smooth part that remains once the exact leading terms are taken out:
            log(1 + f) = 2 atanh(s) = 2s + s * z * P(z):
            P(z) = (2 atanh(s) - 2s) / (s z)
 
+The constants that the other functions multiply by are printed in two
+words, HI rounded to nearest and LO the rest rounded (HI + LO is within
+a few ulps of LO of the true value): ln2 for exp2 (r ln2 in two words),
+1 / ln2 and 1 / ln10 for log2 and log10 (the log's two words times them).
+
 expm1 and log1p use the same Q and P (expm1(r) = r + r^2 * Q(r), the
 error scaled to the result staying as far below half an ulp).
 
@@ -89,9 +94,23 @@ def ln2_split(name, bits, hi_bits):
     print("#define TSR__K_%s_LOG2E %s" % (name, c_hex(round_to(1 / LN2, bits), bits)))
 
 
+def two_word(name, x, bits):
+    """x = HI + LO + (a few ulps of LO): HI rounded to nearest, LO the
+    rest rounded."""
+    hi = round_to(x, bits)
+    lo = round_to(x - hi, bits)
+    print("/* %s: value - HI - LO = %s */" % (name, mp.nstr(x - hi - lo, 3)))
+    print("#define TSR__K_%s_HI %s" % (name, c_hex(hi, bits)))
+    print("#define TSR__K_%s_LO %s" % (name, c_hex(lo, bits)))
+
+
 def main():
     ln2_split("F", 24, 16)
     ln2_split("D", 53, 42)
+    for c, bits in (("F", 24), ("D", 53)):
+        two_word(c + "_LN2W", LN2, bits)
+        two_word(c + "_INVLN2", 1 / LN2, bits)
+        two_word(c + "_INVLN10", 1 / mp.log(10), bits)
     fit("EXPF_Q", q_exp, -LN2 / 2, LN2 / 2, 6, 24, (LN2 / 2) ** 2 / mp.sqrt(0.5))
     fit("EXPD_Q", q_exp, -LN2 / 2, LN2 / 2, 11, 53, (LN2 / 2) ** 2 / mp.sqrt(0.5))
     fit("LOGF_P", p_log, 0, SMAX ** 2, 4, 24, SMAX ** 2 / 2)

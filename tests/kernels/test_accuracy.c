@@ -383,6 +383,82 @@ static void hard_sigmoid(double v[4])
     v[3] = uniform(-78, -74);                                /* where exp takes over */
 }
 
+static void hard_exp2(double v[4])
+{
+    v[0] = uniform(-1076, 1024);                           /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 80)); /* near 0 */
+    v[2] = uniform(1020, 1024);                            /* overflow */
+    v[3] = uniform(-1076, -1020);                          /* subnormal results */
+}
+static void hard_sinh(double v[4])
+{
+    v[0] = uniform(-711, 711);                               /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-40, 40);                                 /* both exponentials count */
+    v[3] = uniform(705, 711);                                /* overflow, e^x / 2 */
+}
+static void hard_asinh(double v[4])
+{
+    v[0] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));   /* near 0, subnormal */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 40));     /* around a = a^3 / 6's edge */
+    v[2] = ldexp(uniform(1, 2), (int)(next_u64() % 1024));     /* large */
+    v[3] = ldexp(uniform(-1, 1), 20 + (int)(next_u64() % 15)); /* around log(2a)'s edge */
+}
+static void hard_acosh(double v[4])
+{
+    v[0] = 1.0 + ldexp(uniform(0, 1), -(int)(next_u64() % 60)); /* near 1 */
+    v[1] = ldexp(uniform(1, 2), (int)(next_u64() % 1024));      /* large */
+    v[2] = uniform(1, 4);
+    v[3] = ldexp(uniform(1, 2), 20 + (int)(next_u64() % 15)); /* around log(2a)'s edge */
+}
+static void hard_atanh(double v[4])
+{
+    double one = next_u64() % 2 ? 1.0 : -1.0;
+    v[0] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));          /* near 0, subnormal */
+    v[1] = one - one * ldexp(uniform(0, 1), -(int)(next_u64() % 60)); /* near +-1 */
+    v[2] = uniform(-1, 1);
+    v[3] = ldexp(uniform(-1, 1), -20 - (int)(next_u64() % 15)); /* around a's edge */
+}
+static void hard_rsqrt(double v[4])
+{
+    v[0] = ldexp(uniform(1, 4), (int)(next_u64() % 2100) - 1076);     /* every exponent */
+    v[1] = tsr__double_from_bits(next_u64() & 0x000FFFFFFFFFFFFFull); /* subnormal */
+    v[2] = uniform(0.5, 4.0);
+    v[3] = ldexp(uniform(0.5, 2), 128); /* where the scaling starts */
+}
+static void hard_hypot(double v[4][2])
+{
+    for (int k = 0; k < 4; k++) {
+        int e = (int)(next_u64() % 2100) - 1076;
+        v[k][0] = ldexp(uniform(-2, 2), e);
+        /* the other one near (k 0, 1) or far below (2, 3) in exponent */
+        int d = k < 2 ? (int)(next_u64() % 9) - 4 : -(int)(next_u64() % 80);
+        v[k][1] = ldexp(uniform(-2, 2), e + d);
+    }
+    v[3][0] = ldexp(uniform(1, 2), 1023); /* overflow near */
+    v[3][1] = ldexp(uniform(1, 2), 1022 - (int)(next_u64() % 60));
+}
+
+/* rsqrt's references: 1 / sqrt(x), two roundings of the type (within an
+ * ulp of it, inside the screens' margins); MPFR's keeps -0's sign in
+ * the infinity, as 1 / sqrt(-0) does in IEEE 754. */
+static double rsqrt_d(double x)
+{
+    return 1 / sqrt(x);
+}
+static long double rsqrt_l(long double x)
+{
+    return 1 / sqrtl(x);
+}
+static int rsqrt_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
+{
+    if (mpfr_zero_p(x)) {
+        mpfr_set_inf(r, mpfr_signbit(x) ? -1 : 1);
+        return 0;
+    }
+    return mpfr_rec_sqrt(r, x, rnd);
+}
+
 /* sigmoid's references: 1 / (1 + exp(-x)), within a few ulps of the type
  * it is computed in (glibc's exp, one addition, one division), far
  * inside the screens' margins; MPFR's carries 64 guard bits through the
@@ -497,6 +573,70 @@ static void exact_results(void)
     EXACT_D(tsr__k_tanh_f64, 0x1p-1074, 0x1p-1074);
     NAN_FD(tanh, NAN);
     NAN_FD(sigmoid, NAN);
+    EXACT_FD(exp2, 0.0, 1.0);
+    EXACT_FD(exp2, -0.0, 1.0);
+    EXACT_FD(exp2, 3.0, 8.0);
+    EXACT_FD(exp2, -3.0, 0.125);
+    EXACT_FD(exp2, -INFINITY, 0.0);
+    EXACT_FD(exp2, INFINITY, INFINITY);
+    EXACT_F(tsr__k_exp2_f32, -149.0f, 0x1p-149f);
+    EXACT_D(tsr__k_exp2_f64, -1074.0, 0x1p-1074);
+    EXACT_F(tsr__k_exp2_f32, 128.0f, (float)INFINITY);
+    EXACT_D(tsr__k_exp2_f64, 1024.0, (double)INFINITY);
+    EXACT_FD(log2, 1.0, 0.0);
+    EXACT_FD(log2, 8.0, 3.0);
+    EXACT_FD(log2, 0.125, -3.0);
+    EXACT_F(tsr__k_log2_f32, 0x1p-149f, -149.0f);
+    EXACT_D(tsr__k_log2_f64, 0x1p-1074, -1074.0);
+    EXACT_FD(log2, 0.0, -INFINITY);
+    EXACT_FD(log2, -0.0, -INFINITY);
+    EXACT_FD(log2, INFINITY, INFINITY);
+    EXACT_FD(log10, 1.0, 0.0);
+    EXACT_FD(log10, 1000.0, 3.0);
+    EXACT_FD(log10, 0.0, -INFINITY);
+    EXACT_FD(log10, INFINITY, INFINITY);
+    NAN_FD(exp2, NAN);
+    NAN_FD(log2, NAN);
+    NAN_FD(log2, -1.0);
+    NAN_FD(log10, -INFINITY);
+    EXACT_FD(sinh, 0.0, 0.0);
+    EXACT_FD(sinh, -0.0, -0.0);
+    EXACT_FD(sinh, INFINITY, INFINITY);
+    EXACT_FD(sinh, -INFINITY, -INFINITY);
+    EXACT_FD(cosh, 0.0, 1.0);
+    EXACT_FD(cosh, -0.0, 1.0);
+    EXACT_FD(cosh, -INFINITY, INFINITY);
+    EXACT_FD(asinh, -0.0, -0.0);
+    EXACT_FD(asinh, -INFINITY, -INFINITY);
+    EXACT_FD(acosh, 1.0, 0.0);
+    EXACT_FD(acosh, INFINITY, INFINITY);
+    EXACT_FD(atanh, -0.0, -0.0);
+    EXACT_FD(atanh, 1.0, INFINITY);
+    EXACT_FD(atanh, -1.0, -INFINITY);
+    EXACT_F(tsr__k_sinh_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_D(tsr__k_asinh_f64, 0x1p-1074, 0x1p-1074);
+    EXACT_D(tsr__k_atanh_f64, -0x1p-1074, -0x1p-1074);
+    NAN_FD(sinh, NAN);
+    NAN_FD(cosh, NAN);
+    NAN_FD(asinh, NAN);
+    NAN_FD(acosh, 0.5);
+    NAN_FD(acosh, -INFINITY);
+    NAN_FD(atanh, 1.5);
+    NAN_FD(atanh, -INFINITY);
+    EXACT_FD(rsqrt, 0.0, INFINITY);
+    EXACT_FD(rsqrt, -0.0, -INFINITY);
+    EXACT_FD(rsqrt, INFINITY, 0.0);
+    EXACT_FD(rsqrt, 4.0, 0.5);
+    EXACT_F(tsr__k_rsqrt_f32, 0x1p-148f, 0x1p74f);
+    EXACT_D(tsr__k_rsqrt_f64, 0x1p-1074, 0x1p537);
+    NAN_FD(rsqrt, -1.0);
+    NAN_FD(rsqrt, NAN);
+    ASSERT_UEQ(tsr__float_bits(tsr__k_hypot_f32(NAN, -INFINITY)), tsr__float_bits(INFINITY));
+    ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-INFINITY, NAN)), tsr__double_bits(INFINITY));
+    ASSERT_UEQ(tsr__float_bits(tsr__k_hypot_f32(-0.0f, -0.0f)), 0);
+    ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-3.0, 4.0)), tsr__double_bits(5.0));
+    ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-0x1p-1074, 0.0)), tsr__double_bits(0x1p-1074));
+    ASSERT_TRUE(isnan(tsr__k_hypot_f32(NAN, 1.0f)) && isnan(tsr__k_hypot_f64(0.0, NAN)));
 }
 
 static const func funcs[] = {
@@ -542,6 +682,76 @@ static const func funcs[] = {
      .ref_l = sigmoid_l,
      .mp = sigmoid_mp,
      .hard = hard_sigmoid},
+    {.name = "exp2",
+     .f32 = tsr__k_exp2_f32,
+     .f64 = tsr__k_exp2_f64,
+     .ref_d = exp2,
+     .ref_l = exp2l,
+     .mp = mpfr_exp2,
+     .hard = hard_exp2},
+    {.name = "log2",
+     .f32 = tsr__k_log2_f32,
+     .f64 = tsr__k_log2_f64,
+     .ref_d = log2,
+     .ref_l = log2l,
+     .mp = mpfr_log2,
+     .hard = hard_log},
+    {.name = "log10",
+     .f32 = tsr__k_log10_f32,
+     .f64 = tsr__k_log10_f64,
+     .ref_d = log10,
+     .ref_l = log10l,
+     .mp = mpfr_log10,
+     .hard = hard_log},
+    {.name = "sinh",
+     .f32 = tsr__k_sinh_f32,
+     .f64 = tsr__k_sinh_f64,
+     .ref_d = sinh,
+     .ref_l = sinhl,
+     .mp = mpfr_sinh,
+     .hard = hard_sinh},
+    {.name = "cosh",
+     .f32 = tsr__k_cosh_f32,
+     .f64 = tsr__k_cosh_f64,
+     .ref_d = cosh,
+     .ref_l = coshl,
+     .mp = mpfr_cosh,
+     .hard = hard_sinh},
+    {.name = "asinh",
+     .f32 = tsr__k_asinh_f32,
+     .f64 = tsr__k_asinh_f64,
+     .ref_d = asinh,
+     .ref_l = asinhl,
+     .mp = mpfr_asinh,
+     .hard = hard_asinh},
+    {.name = "acosh",
+     .f32 = tsr__k_acosh_f32,
+     .f64 = tsr__k_acosh_f64,
+     .ref_d = acosh,
+     .ref_l = acoshl,
+     .mp = mpfr_acosh,
+     .hard = hard_acosh},
+    {.name = "atanh",
+     .f32 = tsr__k_atanh_f32,
+     .f64 = tsr__k_atanh_f64,
+     .ref_d = atanh,
+     .ref_l = atanhl,
+     .mp = mpfr_atanh,
+     .hard = hard_atanh},
+    {.name = "rsqrt",
+     .f32 = tsr__k_rsqrt_f32,
+     .f64 = tsr__k_rsqrt_f64,
+     .ref_d = rsqrt_d,
+     .ref_l = rsqrt_l,
+     .mp = rsqrt_mp,
+     .hard = hard_rsqrt},
+    {.name = "hypot",
+     .f32_2 = tsr__k_hypot_f32,
+     .f64_2 = tsr__k_hypot_f64,
+     .ref_d2 = hypot,
+     .ref_l2 = hypotl,
+     .mp2 = mpfr_hypot,
+     .hard2 = hard_hypot},
 };
 
 int main(void)
