@@ -84,10 +84,47 @@ tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global
     return TSR_OK;
 }
 
+tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, MPI_Comm *out)
+{
+    for (int k = 0; k < env->ncomms; k++)
+        if (tsr_placement_equal(env->comms[k].placement, placement)) {
+            *out = env->comms[k].comm;
+            return TSR_OK;
+        }
+    int64_t index = tsr_placement_index_of(placement, env->rank);
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(env->world, index >= 0 ? 0 : MPI_UNDEFINED, (int)index, &comm);
+    if (rc != MPI_SUCCESS)
+        return tsr__mpi_fail(rc, "boxing: MPI_Comm_split");
+    if (env->ncomms == TSR__COMM_CACHE) { /* the oldest goes, on every rank alike */
+        tsr_placement_destroy(env->comms[0].placement);
+        if (env->comms[0].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&env->comms[0].comm);
+        memmove(&env->comms[0], &env->comms[1], (TSR__COMM_CACHE - 1) * sizeof(env->comms[0]));
+        env->ncomms--;
+    }
+    tsr_placement *copy = NULL;
+    if (tsr_placement_copy(placement, &copy) != TSR_OK) {
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
+        return TSR_ERR_OUT_OF_MEMORY;
+    }
+    env->comms[env->ncomms].placement = copy;
+    env->comms[env->ncomms].comm = comm;
+    env->ncomms++;
+    *out = comm;
+    return TSR_OK;
+}
+
 void tsr_global_env_close(tsr_global_env *env)
 {
     if (!env)
         return;
+    for (int k = 0; k < env->ncomms; k++) {
+        tsr_placement_destroy(env->comms[k].placement);
+        if (env->comms[k].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&env->comms[k].comm);
+    }
     if (env->world != MPI_COMM_NULL)
         MPI_Comm_free(&env->world);
     if (env->finalize)

@@ -2,8 +2,8 @@
  * deduction table of each op family (every pair of S(0), S(1), B and P on
  * a 1-D placement, even and uneven splits), results against the same
  * computation done on one rank on the whole tensors (the result boxed to
- * B and taken with to_local), 2-D placements for add, matmul, and the
- * errors with their messages. */
+ * B and taken with to_local), 2-D placements for add, matmul, the
+ * reductions, and the errors with their messages. */
 #include <math.h>
 #include <mpi.h>
 
@@ -493,6 +493,131 @@ static void test_errors(void)
     tsr_placement_destroy(grid);
 }
 
+/* Whether in -> out is one of a reduction's signatures on one placement
+ * dimension (global.h's list, derived here again). */
+static bool reduce_signature(const char *name, tsr_sbp in, tsr_sbp out, int ndim,
+                             const bool *reduced, bool keepdim)
+{
+    bool sumlike = !strcmp(name, "sum") || !strcmp(name, "mean") || !strcmp(name, "nansum");
+    bool linear = !strcmp(name, "sum") || !strcmp(name, "mean");
+    if (in.kind == TSR_SBP_BROADCAST)
+        return out.kind == TSR_SBP_BROADCAST;
+    if (in.kind == TSR_SBP_PARTIAL_SUM)
+        return linear && out.kind == TSR_SBP_PARTIAL_SUM;
+    if (reduced[in.dim])
+        return sumlike && out.kind == TSR_SBP_PARTIAL_SUM;
+    int o = 0;
+    for (int i = 0; i < in.dim && i < ndim; i++)
+        o += !reduced[i] || keepdim;
+    return out.kind == TSR_SBP_SPLIT && out.dim == o;
+}
+
+/* Reductions: every input signature of [5, 3] (uneven over 2 and 4 ranks)
+ * and [8, 4] (with dtype=float64 where the reduction takes one), each
+ * reduction over every dim, dim 0, dim -1, keepdim or not: the chosen signature is one of the reduction's (the input's own
+ * where it is one), and the result, boxed to B, is the reduction of the
+ * whole tensor on one rank. */
+static void test_reduce(void)
+{
+    static const char *names[] = {"sum",  "mean", "nansum", "prod",   "amax",
+                                  "amin", "all",  "any",    "argmax", "argmin"};
+    static const int64_t shapes[2][2] = {{5, 3}, {8, 4}};
+    static const int64_t dim_lists[3][1] = {{0}, {0}, {-1}};
+    const tsr_sbp *l = four_sbps();
+    for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
+        for (int sh = 0; sh < 2; sh++)
+            for (int a = 0; a < 4; a++)
+                for (int dl = 0; dl < 3; dl++)
+                    for (int keep = 0; keep < 2; keep++) {
+                        const char *name = names[n];
+                        bool one_dim = !strcmp(name, "prod") || !strcmp(name, "all") ||
+                                       !strcmp(name, "any") || !strncmp(name, "arg", 3);
+                        int ndims = dl == 0 ? 0 : 1;
+                        if (one_dim && ndims == 0 && keep)
+                            continue; /* PyTorch's dim=None takes no keepdim there */
+                        const char *op = name;
+                        bool has_dtype = n < 4;
+                        tsr_dtype dt = !strcmp(name, "mean") || a == 3 ? TSR_FLOAT64 : TSR_INT64;
+                        tsr_global_tensor *x = operand(dt, 2, shapes[sh], world_list, &l[a], 1);
+                        tsr_sbp in_sbp[TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+                        tsr_dtype want_dt = has_dtype && sh == 1 ? TSR_FLOAT64 : TSR_NO_DTYPE;
+                        ASSERT_OK(tsr_global_reduce_sbp(op, x, dim_lists[dl], ndims, keep, want_dt,
+                                                        in_sbp, out_sbp));
+                        bool reduced[2] = {ndims == 0 || dim_lists[dl][0] == 0,
+                                           ndims == 0 || dim_lists[dl][0] == -1};
+                        ASSERT_TRUE(
+                            reduce_signature(name, in_sbp[0], out_sbp[0], 2, reduced, keep));
+                        for (int k = 0; k < 4; k++) /* the input's own signature is kept */
+                            if (reduce_signature(name, l[a], l[k], 2, reduced, keep))
+                                ASSERT_TRUE(tsr_sbp_equal(in_sbp[0], l[a]));
+                        tsr_global_tensor *r = NULL;
+                        ASSERT_OK(
+                            tsr_global_reduce(op, x, dim_lists[dl], ndims, keep, want_dt, &r));
+                        ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], out_sbp[0]));
+                        tsr_tensor *w = whole(dt, 2, shapes[sh], 1), *ref = NULL;
+                        tsr_status st;
+                        if (!strcmp(name, "sum"))
+                            st = tsr_sum(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "mean"))
+                            st = tsr_mean(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "nansum"))
+                            st = tsr_nansum(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "prod"))
+                            st = tsr_prod(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "amax"))
+                            st = tsr_amax(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "amin"))
+                            st = tsr_amin(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "all"))
+                            st = tsr_all(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "any"))
+                            st = tsr_any(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "argmax"))
+                            st = tsr_argmax(w, dim_lists[dl], ndims, keep, &ref);
+                        else
+                            st = tsr_argmin(w, dim_lists[dl], ndims, keep, &ref);
+                        ASSERT_OK(st);
+                        char what[96];
+                        snprintf(what, sizeof(what), "%s of [%lld, %lld] %s dims %d%s keepdim %d",
+                                 name, (long long)shapes[sh][0], (long long)shapes[sh][1],
+                                 kind_text(l[a]), ndims ? (int)dim_lists[dl][0] : 99,
+                                 ndims ? "" : " (all)", keep);
+                        ASSERT_TRUE(r && ref && matches(r, ref, what));
+                        tsr_tensor_release(ref);
+                        tsr_tensor_release(w);
+                        tsr_global_tensor_release(r);
+                        tsr_global_tensor_release(x);
+                    }
+}
+
+/* Reductions' errors: PyTorch's, from the logical shape, and the global
+ * ones. */
+static void test_reduce_errors(void)
+{
+    const char *add = "add", *sum = "sum", *amax = "amax", *mean = "mean";
+    static const int64_t m[2] = {5, 3}, e[2] = {0, 3};
+    const tsr_sbp S0 = tsr_sbp_split(0), B = tsr_sbp_broadcast();
+    tsr_global_tensor *x = operand(TSR_INT64, 2, m, world_list, &S0, 1), *r = NULL;
+    tsr_global_tensor *empty = operand(TSR_FLOAT32, 2, e, world_list, &B, 1);
+    const int64_t two[1] = {2}, zero[1] = {0};
+    ASSERT_FAIL(tsr_global_reduce(add, x, NULL, 0, false, TSR_NO_DTYPE, &r),
+                TSR_ERR_INVALID_ARGUMENT,
+                "global reduce: \"add\" is not a reduction (sum, mean, nansum, prod, nanmean, "
+                "amax, amin, all, any, argmax, argmin)");
+    ASSERT_FAIL(tsr_global_reduce(sum, x, two, 1, false, TSR_NO_DTYPE, &r), TSR_ERR_INDEX,
+                "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    ASSERT_FAIL(tsr_global_reduce(amax, x, NULL, 0, false, TSR_FLOAT64, &r),
+                TSR_ERR_INVALID_ARGUMENT, "global amax: takes no dtype");
+    ASSERT_FAIL(tsr_global_reduce(mean, x, NULL, 0, false, TSR_NO_DTYPE, &r), TSR_ERR_RUNTIME,
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                "point or complex dtype. Got: Long");
+    ASSERT_FAIL(tsr_global_reduce(amax, empty, zero, 1, false, TSR_NO_DTYPE, &r), TSR_ERR_INDEX,
+                "amax(): Expected reduction dim 0 to have non-zero size.");
+    ASSERT_TRUE(r == NULL);
+    tsr_global_tensor_release(empty);
+    tsr_global_tensor_release(x);
+}
+
 int main(void)
 {
     (void)box_pair; /* support_global.h's, for the boxing tests */
@@ -512,5 +637,7 @@ int main(void)
     test_subset();
     test_matmul();
     test_errors();
+    test_reduce();
+    test_reduce_errors();
     return finish();
 }

@@ -272,6 +272,30 @@ TSR_API tsr_status tsr_global_matmul(const tsr_global_tensor *a, const tsr_globa
 TSR_API tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,
                                          tsr_sbp *in_sbp, tsr_sbp *out_sbp);
 
+/* A reduction of a global tensor: op names one of sum, mean, nansum,
+ * prod, nanmean, amax, amin, all, any, argmax, argmin, with
+ * the local function's dims, ndims (0: every dim), keepdim and dtype
+ * (TSR_NO_DTYPE; only sum, mean, nansum, prod and nanmean take one), and
+ * its result dtype, shape and errors (from the logical shape, before any
+ * communication). Per placement dimension the signatures are: B -> B;
+ * S(i) of a dim i that is kept -> S(i's place in the result); for sum,
+ * mean and nansum, S(i) of a reduced dim -> P; for sum and mean, P -> P
+ * (the partial ones where the result's dtype has a sum). Any other input
+ * is boxed first, as tsr_global_elementwise boxes: a reduced dim split
+ * over ranks is gathered for amax and the others, a partial sum reduced.
+ * A mean with a partial result is each shard's sum divided by the whole
+ * reduced count (OneFlow's reduce_mean), so its rounding can differ from
+ * one rank's mean by the division's; argmax and argmin count from the
+ * start of the logical dim. Collective over the world. */
+TSR_API tsr_status tsr_global_reduce(const char *op, const tsr_global_tensor *x,
+                                     const int64_t *dims, int ndims, bool keepdim, tsr_dtype dtype,
+                                     tsr_global_tensor **result);
+/* The deduction alone: x's signature for the reduction (in_sbp) and the
+ * result's (out_sbp), one entry per placement dimension. */
+TSR_API tsr_status tsr_global_reduce_sbp(const char *op, const tsr_global_tensor *x,
+                                         const int64_t *dims, int ndims, bool keepdim,
+                                         tsr_dtype dtype, tsr_sbp *in_sbp, tsr_sbp *out_sbp);
+
 #ifdef __cplusplus
 }
 #endif
