@@ -16,24 +16,24 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                         \
-    X(tsr_add)                                                                                   \
-    X(tsr_add_out)                                                                               \
-    X(tsr_add_)                                                                                  \
-    X(tsr_add_scalar)                                                                            \
-    X(tsr_add_scalar_out)                                                                        \
-    X(tsr_add_scalar_)                                                                           \
-    X(tsr_sub)                                                                                   \
-    X(tsr_sub_out)                                                                               \
-    X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul)            \
-        X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_)    \
-            X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)        \
-                X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)      \
-                    X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) \
-                        X(tsr_where_out) X(tsr_where_scalar) X(tsr_where_scalar_self)            \
-                            X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_)     \
-                                X(tsr_gelu) X(tsr_gelu_out) X(tsr_gelu_)                         \
-                                    X(tsr_gelu_approximate_from_name)
+#define OPS_FUNCTIONS(X)                                                                          \
+    X(tsr_add)                                                                                    \
+    X(tsr_add_out)                                                                                \
+    X(tsr_add_)                                                                                   \
+    X(tsr_add_scalar)                                                                             \
+    X(tsr_add_scalar_out)                                                                         \
+    X(tsr_add_scalar_)                                                                            \
+    X(tsr_sub)                                                                                    \
+    X(tsr_sub_out)                                                                                \
+    X(tsr_sub_)                                                                                   \
+    X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out)          \
+        X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div)         \
+            X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_) \
+                X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)      \
+                    X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out)     \
+                        X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)         \
+                            X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_gelu)               \
+                                X(tsr_gelu_out) X(tsr_gelu_) X(tsr_gelu_approximate_from_name)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
