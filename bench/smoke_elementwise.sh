@@ -18,7 +18,7 @@ elementwise)
 unary)
     names=(relu_f32 abs_f32 lt_f32 where_f32 exp_f32 log_f32 tanh_f32 sigmoid_f32 gelu_f32 exp_f16
         exp_bf16)
-    computed=(relu_f32 abs_f32 lt_f32 where_f32)
+    computed=(relu_f32 abs_f32 lt_f32 where_f32 gelu_f32)
     base=stream_copy
     ;;
 *)

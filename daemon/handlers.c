@@ -152,7 +152,14 @@ static tsr_status copy_visible(tsr__session *s)
     int32_t *visible = calloc(n ? n : 1, sizeof *visible);
     if (!visible)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory opening the session");
-    uint32_t seen = tsr__server_visible_for(s->server, tsr__session_place(s), visible);
+    const tsr__server *server = s->server;
+    const tsr__config_match *m = tsr__config_visible_for(server->config, tsr__session_place(s));
+    uint32_t seen = server->visible_count;
+    if (m)
+        seen = tsr__registry_visible_list(&server->registry, m->all_devices, m->device_count,
+                                          m->devices, visible, NULL, NULL);
+    else
+        memcpy(visible, server->visible, seen * sizeof *visible);
     free(s->visible); /* from a HELLO that failed after it */
     s->visible = visible;
     s->visible_count = seen;

@@ -107,8 +107,8 @@ static tsr_status discover(int timeout, const tsr__backend **backend, tsr__backe
         }
         if (f.count > 0)
             tsr__log(TSR__LOG_WARNING,
-                     "%s: %zu devices not served: this daemon serves the %s devices only",
-                     b->name, f.count, (*backend)->name);
+                     "%s: %zu devices not served: this daemon serves the %s devices only", b->name,
+                     f.count, (*backend)->name);
         b->forget(&f);
     }
     if (!*backend)
@@ -192,7 +192,8 @@ static const char *existing(const tsr__registry *registry, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t k = 0; k < registry->count && used < n; k++) {
         char name[TSR_DEVICE_STR_MAX];
-        tsr_device d = {registry->devices[k].info.device.type, registry->devices[k].info.device.index};
+        tsr_device d = {registry->devices[k].info.device.type,
+                        registry->devices[k].info.device.index};
         tsr_device_str(d, name, sizeof name);
         int m = snprintf(buf + used, n - used, "%s%s", k ? ", " : "", name);
         if (m < 0)
@@ -226,4 +227,23 @@ tsr__registry_device *tsr__registry_find(tsr__registry *registry, tsr_device dev
                   "invalid device ordinal: %s does not exist (this machine has: %s)", name,
                   existing(registry, have, sizeof have));
     return NULL;
+}
+
+uint32_t tsr__registry_visible_list(const tsr__registry *reg, bool all, uint32_t count,
+                                    const int32_t *devices, int32_t *out, const char *warn,
+                                    const char *pattern)
+{
+    size_t n = reg->accel_count;
+    uint32_t seen = 0;
+    for (size_t k = 0; all && k < n; k++)
+        out[seen++] = (int32_t)k;
+    /* The list names each device once (config.c), so it fits. */
+    for (uint32_t k = 0; !all && k < count; k++) {
+        if ((size_t)devices[k] < n && seen < n)
+            out[seen++] = devices[k];
+        else if (warn)
+            tsr__log(TSR__LOG_WARNING, "%s%s: %s:%d does not exist (%zu device%s here); left out",
+                     warn, pattern, reg->backend->name, (int)devices[k], n, n == 1 ? "" : "s");
+    }
+    return seen;
 }

@@ -60,6 +60,14 @@ tsr__registry_device *tsr__registry_find(tsr__registry *registry, tsr_device dev
 /* How many devices of a type exist (cpu, meta: 1). */
 int32_t tsr__registry_count(const tsr__registry *registry, tsr_device_type type);
 
+/* A device list (devices.visible or one of its unit, slice and cgroup
+ * lines: `all`, or `count` ordinals at `devices`) against the devices that
+ * exist, into out (room for every accelerator); `warn` names the key to
+ * log ordinals that do not exist under (with `pattern` after it), NULL
+ * for none. Returns the count. */
+uint32_t tsr__registry_visible_list(const tsr__registry *reg, bool all, uint32_t count,
+                                    const int32_t *devices, int32_t *out, const char *warn,
+                                    const char *pattern);
 /* The accelerator at `ordinal` (0 .. accel_count - 1), or NULL. */
 tsr__registry_device *tsr__registry_accelerator(tsr__registry *registry, size_t ordinal);
 

@@ -44,6 +44,13 @@
 #ifndef TESSERA_KERNELS_SCALAR_MATH_H
 #define TESSERA_KERNELS_SCALAR_MATH_H
 
+/* A table of constants: in OpenCL's constant memory, static on the host. */
+#ifdef __OPENCL_VERSION__
+#define TSR__K_TABLE __constant
+#else
+#define TSR__K_TABLE static const
+#endif
+
 /* clang-format off */
 /* F: ln2 - HI - LO = 5.5e-14 */
 #define TSR__K_F_LN2_HI 0x1.62e400p-1f
@@ -104,6 +111,37 @@
 #define TSR__K_LOGD_P5 0x1.3b1c355a8f7a2p-3
 #define TSR__K_LOGD_P6 0x1.0fbe95d716020p-3
 #define TSR__K_LOGD_P7 0x1.0c039c49989c6p-3
+/* From tests/kernels/gen_erf_coeffs.py: */
+/* ERFF_P: degree 5, fit error 2^-36.2 of erf(x) / x */
+#define TSR__K_ERFF_P0 0x1.06eba8p-3f
+#define TSR__K_ERFF_P1 -0x1.812746p-2f
+#define TSR__K_ERFF_P2 0x1.ce2ef2p-4f
+#define TSR__K_ERFF_P3 -0x1.b82030p-6f
+#define TSR__K_ERFF_P4 0x1.54d076p-8f
+#define TSR__K_ERFF_P5 -0x1.936a4ap-11f
+/* ERFD_P: degree 9, fit error 2^-65.2 of erf(x) / x */
+#define TSR__K_ERFD_P0 0x1.06eba8214db69p-3
+#define TSR__K_ERFD_P1 -0x1.812746b0379e6p-2
+#define TSR__K_ERFD_P2 0x1.ce2f21a042b29p-4
+#define TSR__K_ERFD_P3 -0x1.b82ce3127f739p-6
+#define TSR__K_ERFD_P4 0x1.565bcd0aa6349p-8
+#define TSR__K_ERFD_P5 -0x1.c02db23d41138p-11
+#define TSR__K_ERFD_P6 0x1.f9a2a6635fe79p-14
+#define TSR__K_ERFD_P7 -0x1.f4bb9f7301dedp-17
+#define TSR__K_ERFD_P8 0x1.b776442df3041p-20
+#define TSR__K_ERFD_P9 -0x1.39fb524e9c1f7p-23
+#define TSR__K_F_SQRT1_2_HI 0x1.6a09e6p-1f
+#define TSR__K_F_SQRT1_2_LO 0x1.9fcef4p-27f
+#define TSR__K_F_GELU_A_HI 0x1.988454p+0f
+#define TSR__K_F_GELU_A_LO -0x1.857936p-25f
+#define TSR__K_F_GELU_B_HI 0x1.2444f2p-4f
+#define TSR__K_F_GELU_B_LO 0x1.49b16ap-29f
+#define TSR__K_D_SQRT1_2_HI 0x1.6a09e667f3bcdp-1
+#define TSR__K_D_SQRT1_2_LO -0x1.bdd3413b26456p-55
+#define TSR__K_D_GELU_A_HI 0x1.9884533d43651p+0
+#define TSR__K_D_GELU_A_LO -0x1.cbc0d30ebfd15p-54
+#define TSR__K_D_GELU_B_HI 0x1.2444f2a4d8b4bp-4
+#define TSR__K_D_GELU_B_LO -0x1.6c843a29d1c70p-61
 /* clang-format on */
 
 /* What the two formats differ in besides the constants above: the
@@ -132,6 +170,10 @@
 #define TSR__K_F_ROOT_BIG 0x1p13f
 #define TSR__K_F_HYPOT_EDGE 50
 #define TSR__K_F_HYPOT_STEP 90
+#define TSR__K_F_TWO_SQRTPI 0x1.20dd76p+0f
+#define TSR__K_F_ERF_ONE 4.0f
+#define TSR__K_F_ERFC_ZERO 10.25f
+#define TSR__K_F_SILU_TINY -110.0f
 #define TSR__K_D_MANT 52
 #define TSR__K_D_BIAS 1023
 #define TSR__K_D_SQRT2 TSR__U64(0x3FF6A09E667F3BCD)
@@ -152,6 +194,10 @@
 #define TSR__K_D_ROOT_BIG 0x1p27
 #define TSR__K_D_HYPOT_EDGE 450
 #define TSR__K_D_HYPOT_STEP 600
+#define TSR__K_D_TWO_SQRTPI 0x1.20dd750429b6dp+0
+#define TSR__K_D_ERF_ONE 6.0
+#define TSR__K_D_ERFC_ZERO 27.5
+#define TSR__K_D_SILU_TINY -760.0
 
 /* The functions of a real type T (suffix sfx; C is F or D, the constants'
  * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
@@ -265,12 +311,16 @@
     {                                                                                          \
         return tsr__k_logm_##sfx(x, (T)1, (T)0);                                               \
     }                                                                                          \
-    static inline T tsr__k_expr_##sfx(T x, T *r, T *h, T *lo)                                  \
+    static inline T tsr__k_expr_##sfx(T x, T xl, T *r, T *h, T *lo)                            \
     {                                                                                          \
         T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
         T rh = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                \
         T rr = FMA(-k, TSR__K_##C##_LN2_LO, rh);                                               \
         T rl = FMA(-k, TSR__K_##C##_LN2_LO, rh - rr);                                          \
+        T rs = rr + xl;                                                                        \
+        T rb = rs - rr;                                                                        \
+        rl += (rr - (rs - rb)) + (xl - rb);                                                    \
+        rr = rs;                                                                               \
         T r2 = rr * rr;                                                                        \
         T e2 = FMA(rr, rr, -r2);                                                               \
         *r = rr;                                                                               \
@@ -312,7 +362,7 @@
         if (x == 0)                                                                            \
             return x;                                                                          \
         T r, h, lo, rest;                                                                      \
-        T k = tsr__k_expr_##sfx(x, &r, &h, &lo);                                               \
+        T k = tsr__k_expr_##sfx(x, 0, &r, &h, &lo);                                            \
         if (k > (T)(TSR__K_##C##_MANT + 2)) {                                                  \
             int ki = (int)k;                                                                   \
             T yl;                                                                              \
@@ -331,7 +381,7 @@
         T t = (T)1;                                                                            \
         if (ax < TSR__K_##C##_TANH_ONE) {                                                      \
             T r, h, lo, el;                                                                    \
-            T k = tsr__k_expr_##sfx((T)-2 * ax, &r, &h, &lo);                                  \
+            T k = tsr__k_expr_##sfx((T)-2 * ax, 0, &r, &h, &lo);                               \
             T eh = tsr__k_expm1k_##sfx(k, r, h, lo, &el);                                      \
             T e = eh + el;                                                                     \
             el -= e - eh;                                                                      \
@@ -343,19 +393,21 @@
         }                                                                                      \
         return x < 0 ? -t : t;                                                                 \
     }                                                                                          \
-    static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
+    static inline T tsr__k_sigmoidx_##sfx(T x, T xl, T *lo, int *k)                            \
     {                                                                                          \
-        if (x != x)                                                                            \
-            return x + x;                                                                      \
-        if (x < TSR__K_##C##_SIGMOID_EXP)                                                      \
-            return tsr__k_exp_##sfx(x);                                                        \
+        T r, h, l, yl;                                                                         \
+        *lo = 0;                                                                               \
+        *k = 0;                                                                                \
+        if (x < TSR__K_##C##_SIGMOID_EXP) {                                                    \
+            *k = (int)tsr__k_expr_##sfx(x, xl, &r, &h, &l);                                    \
+            return tsr__k_exp1p_##sfx(r, h, l, lo);                                            \
+        }                                                                                      \
         if (x > -TSR__K_##C##_EXPM1_TINY)                                                      \
             return (T)1;                                                                       \
-        T r, h, lo, yl;                                                                        \
-        int k = (int)tsr__k_expr_##sfx(-x, &r, &h, &lo);                                       \
-        T y = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                               \
+        int kd = (int)tsr__k_expr_##sfx(-x, -xl, &r, &h, &l);                                  \
+        T y = tsr__k_exp1p_##sfx(r, h, l, &yl);                                                \
         T yh = y + yl;                                                                         \
-        T p = tsr__k_pow2_##sfx(k);                                                            \
+        T p = tsr__k_pow2_##sfx(kd);                                                           \
         T eh = p * yh;                                                                         \
         yl -= yh - y;                                                                          \
         T dh = (T)1 + eh;                                                                      \
@@ -363,7 +415,19 @@
         T dl = ((eh - (dh - b)) + ((T)1 - b)) + p * yl;                                        \
         T q = (T)1 / dh;                                                                       \
         T rem = FMA(-q, dh, (T)1);                                                             \
-        return q + FMA(-q, dl, rem) / dh;                                                      \
+        *lo = FMA(-q, dl, rem) / dh;                                                           \
+        return q;                                                                              \
+    }                                                                                          \
+    static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
+    {                                                                                          \
+        if (x != x)                                                                            \
+            return x + x;                                                                      \
+        if (x < TSR__K_##C##_SIGMOID_EXP)                                                      \
+            return tsr__k_exp_##sfx(x);                                                        \
+        T lo;                                                                                  \
+        int k;                                                                                 \
+        T q = tsr__k_sigmoidx_##sfx(x, 0, &lo, &k);                                            \
+        return q + lo;                                                                         \
     }                                                                                          \
     static inline T tsr__k_log1p_##sfx(T x)                                                    \
     {                                                                                          \
@@ -434,10 +498,10 @@
     static inline T tsr__k_sch_##sfx(T a, T sgn)                                                  \
     {                                                                                             \
         T r, h, lo, yl;                                                                           \
-        T k = tsr__k_expr_##sfx(a, &r, &h, &lo);                                                  \
+        T k = tsr__k_expr_##sfx(a, 0, &r, &h, &lo);                                                  \
         if (k == 0 && sgn < 0) {                                                                  \
             T r2, h2, lo2;                                                                        \
-            tsr__k_expr_##sfx(-a, &r2, &h2, &lo2);                                                \
+            tsr__k_expr_##sfx(-a, 0, &r2, &h2, &lo2);                                                \
             return r + (T)0.5 * (lo - lo2);                                                       \
         }                                                                                         \
         T y = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                                  \
@@ -582,6 +646,186 @@
         return (r + (FMA(-r, r, s) + sl) / (r + r)) * tsr__k_pow2_##sfx(-n);                      \
     }
 
+/* erf, erfc, gelu (both forms) and silu of a real type T, built on exp's
+ * pieces above and the type's tables (TAB, N terms a row) and its
+ * tsr__k_erfp_<sfx>(z) (P of gen_erf_coeffs.py).
+ *   erfcrow: F (G for the rows of t) on row i at x: c0 + c1 s in two
+ *     words, the rest in the low word (the rows keep s^2 Q(s) to a few
+ *     hundredths of F).
+ *   erfc2: erfc(x + xl) = 2^k (hi + lo) for x in [1/2, ERFC_ZERO):
+ *     exp(-(x + xl)^2) in two words (the square's rounding error and
+ *     2 x xl carried into exp's reduction) times F in two words, beyond
+ *     3 G(1/x) / x with the division's remainder kept, and xl F'(x) =
+ *     xl (2 x F(x) - 2 / sqrt(pi)) added to its low word.
+ *   erfcx: erfc(x + xl) for every x but NaN, as 2^k (hi + lo): below 1/2
+ *     in magnitude 1 - x - x P(x^2) - xl erfc'(x) with the sums carried;
+ *     below -1/2, 2 - erfc(-x - xl); 2 from -ERF_ONE, 0 from ERFC_ZERO.
+ *   erf: x + x P(x^2) below 1/2 (one fma: exact at +-0 and for
+ *     subnormals), 1 - erfc(|x|) up to ERF_ONE (+-1 beyond).
+ *   gelu: x Phi(x) = (x / 2) erfc(-x / sqrt2), x / sqrt2 in two words
+ *     (the erfc of a rounded argument would be off by up to x^2 ulps far
+ *     below 0); PyTorch's NaN at -inf.
+ *   gelu_tanh: PyTorch's x (1 + tanh(u)) / 2, u = sqrt(2 / pi) (x +
+ *     0.044715 x^3), as x sigmoid(2u) (the same number, without the
+ *     cancellation of 1 + tanh(u) below 0), 2u in two words; x beyond
+ *     2^10 and x * 0 below -2^10, where 2u is past both ends.
+ *   silu: x sigmoid(x), the sigmoid in two words; x * 0 below SILU_TINY,
+ *     where x exp(x) rounds to 0. */
+#define TSR__K_ERF(T, sfx, C, FMA, TAB, N)                                         \
+    static inline T tsr__k_erfcrow_##sfx(int i, T x, T *lo)                        \
+    {                                                                              \
+        int b = i * (N + 2);                                                       \
+        T s = x - TAB[b];                                                          \
+        T q = TAB[b + N + 1];                                                      \
+        for (int j = N; j > 3; j--)                                                \
+            q = FMA(s, q, TAB[b + j]);                                             \
+        T c0 = TAB[b + 2];                                                         \
+        T p = TAB[b + 3] * s;                                                      \
+        T hi = c0 + p;                                                             \
+        *lo = ((c0 - hi) + p) + (FMA(TAB[b + 3], s, -p) + TAB[b + 1] + s * s * q); \
+        return hi;                                                                 \
+    }                                                                              \
+    static inline T tsr__k_erfc2_##sfx(T x, T xl, T *lo, int *k)                   \
+    {                                                                              \
+        T xx = x * x;                                                              \
+        T xxl = FMA(x, x, -xx) + (T)2 * x * xl;                                    \
+        T r, h, l, yl, fl, fh;                                                     \
+        *k = (int)tsr__k_expr_##sfx(-xx, -xxl, &r, &h, &l);                        \
+        T y = tsr__k_exp1p_##sfx(r, h, l, &yl);                                    \
+        T yh = y + yl;                                                             \
+        yl -= yh - y;                                                              \
+        if (x < (T)3) {                                                            \
+            fh = tsr__k_erfcrow_##sfx((int)((x - (T)0.5) * (T)2), x, &fl);         \
+        } else {                                                                   \
+            T t = (T)1 / x;                                                        \
+            int j = (int)(t * (T)12);                                              \
+            T gl;                                                                  \
+            T g = tsr__k_erfcrow_##sfx(5 + (j < 3 ? j : 3), t, &gl);               \
+            fh = g / x;                                                            \
+            fl = (FMA(-fh, x, g) + gl) / x;                                        \
+        }                                                                          \
+        fl = FMA(xl, FMA((T)2 * x, fh, -TSR__K_##C##_TWO_SQRTPI), fl);             \
+        T ph = yh * fh;                                                            \
+        *lo = FMA(yh, fh, -ph) + FMA(yh, fl, yl * fh);                             \
+        return ph;                                                                 \
+    }                                                                              \
+    static inline T tsr__k_erfc_from_##sfx(T c, T e, T el, int k, T *lo)           \
+    {                                                                              \
+        T p = tsr__k_pow2_##sfx(k);                                                \
+        T a = p * e;                                                               \
+        T s = c - a;                                                               \
+        *lo = ((c - s) - a) - p * el;                                              \
+        return s;                                                                  \
+    }                                                                              \
+    static inline T tsr__k_erfcx_##sfx(T x, T xl, T *lo, int *k)                   \
+    {                                                                              \
+        T ax = x < 0 ? -x : x;                                                     \
+        T el;                                                                      \
+        *k = 0;                                                                    \
+        *lo = 0;                                                                   \
+        if (ax < (T)0.5) {                                                         \
+            T p = tsr__k_erfp_##sfx(x * x);                                        \
+            T a = x * p;                                                           \
+            T bh = (T)1 - x;                                                       \
+            T bl = ((T)1 - bh) - x;                                                \
+            T s = bh - a;                                                          \
+            T d = xl * TSR__K_##C##_TWO_SQRTPI * ((T)1 - x * x);                   \
+            *lo = ((bh - s) - a) + ((bl - FMA(x, p, -a)) - d);                     \
+            return s;                                                              \
+        }                                                                          \
+        if (x >= TSR__K_##C##_ERFC_ZERO)                                           \
+            return (T)0;                                                           \
+        if (x <= -TSR__K_##C##_ERF_ONE)                                            \
+            return (T)2;                                                           \
+        T e = tsr__k_erfc2_##sfx(ax, x < 0 ? -xl : xl, &el, k);                    \
+        if (x > 0) {                                                               \
+            *lo = el;                                                              \
+            return e;                                                              \
+        }                                                                          \
+        T s = tsr__k_erfc_from_##sfx((T)2, e, el, *k, lo);                         \
+        *k = 0;                                                                    \
+        return s;                                                                  \
+    }                                                                              \
+    static inline T tsr__k_erf_##sfx(T x)                                          \
+    {                                                                              \
+        if (x != x)                                                                \
+            return x + x;                                                          \
+        T ax = x < 0 ? -x : x;                                                     \
+        if (ax < (T)0.5)                                                           \
+            return FMA(x, tsr__k_erfp_##sfx(x * x), x);                            \
+        T r = (T)1;                                                                \
+        if (ax < TSR__K_##C##_ERF_ONE) {                                           \
+            T el, lo;                                                              \
+            int k;                                                                 \
+            T e = tsr__k_erfc2_##sfx(ax, 0, &el, &k);                              \
+            r = tsr__k_erfc_from_##sfx((T)1, e, el, k, &lo);                       \
+            r += lo;                                                               \
+        }                                                                          \
+        return x < 0 ? -r : r;                                                     \
+    }                                                                              \
+    static inline T tsr__k_erfc_##sfx(T x)                                         \
+    {                                                                              \
+        if (x != x)                                                                \
+            return x + x;                                                          \
+        T lo;                                                                      \
+        int k;                                                                     \
+        T e = tsr__k_erfcx_##sfx(x, 0, &lo, &k);                                   \
+        return tsr__k_scale_##sfx(e + lo, k);                                      \
+    }                                                                              \
+    static inline T tsr__k_gelu_##sfx(T x)                                         \
+    {                                                                              \
+        if (x != x || x == (T)INFINITY)                                            \
+            return x + x;                                                          \
+        if (x == -(T)INFINITY)                                                     \
+            return (T)TSR__K_QUIET_NAN;                                            \
+        T yh = x * TSR__K_##C##_SQRT1_2_HI;                                        \
+        T yl = FMA(x, TSR__K_##C##_SQRT1_2_HI, -yh) + x * TSR__K_##C##_SQRT1_2_LO; \
+        T lo;                                                                      \
+        int k;                                                                     \
+        T e = tsr__k_erfcx_##sfx(-yh, -yl, &lo, &k);                               \
+        return tsr__k_scale_##sfx(FMA(x, (T)0.5 * e, x * ((T)0.5 * lo)), k);       \
+    }                                                                              \
+    static inline T tsr__k_xsigmoid_##sfx(T x, T v, T vl)                          \
+    {                                                                              \
+        if (v < TSR__K_##C##_SILU_TINY)                                            \
+            return x * (T)0;                                                       \
+        T lo;                                                                      \
+        int k;                                                                     \
+        T q = tsr__k_sigmoidx_##sfx(v, vl, &lo, &k);                               \
+        return tsr__k_scale_##sfx(FMA(x, q, x * lo), k);                           \
+    }                                                                              \
+    static inline T tsr__k_silu_##sfx(T x)                                         \
+    {                                                                              \
+        if (x != x || x == (T)INFINITY)                                            \
+            return x + x;                                                          \
+        if (x == -(T)INFINITY)                                                     \
+            return (T)TSR__K_QUIET_NAN;                                            \
+        return tsr__k_xsigmoid_##sfx(x, x, 0);                                     \
+    }                                                                              \
+    static inline T tsr__k_gelut_##sfx(T x)                                        \
+    {                                                                              \
+        if (x != x || x == (T)INFINITY)                                            \
+            return x + x;                                                          \
+        if (x == -(T)INFINITY)                                                     \
+            return (T)TSR__K_QUIET_NAN;                                            \
+        if (x > (T)1024)                                                           \
+            return x;                                                              \
+        if (x < (T)-1024)                                                          \
+            return x * (T)0;                                                       \
+        T x2 = x * x;                                                              \
+        T x3 = x2 * x;                                                             \
+        T x3l = FMA(x2, x, -x3) + FMA(x, x, -x2) * x;                              \
+        T a = TSR__K_##C##_GELU_A_HI * x;                                          \
+        T al = FMA(TSR__K_##C##_GELU_A_HI, x, -a) + TSR__K_##C##_GELU_A_LO * x;    \
+        T b = TSR__K_##C##_GELU_B_HI * x3;                                         \
+        T bl = FMA(TSR__K_##C##_GELU_B_HI, x3, -b) +                               \
+               FMA(TSR__K_##C##_GELU_B_HI, x3l, TSR__K_##C##_GELU_B_LO * x3);      \
+        T v = a + b;                                                               \
+        T bb = v - a;                                                              \
+        T vl = ((a - (v - bb)) + (b - bb)) + (al + bl);                            \
+        return tsr__k_xsigmoid_##sfx(x, v, vl);                                    \
+    }
+
 static inline float tsr__k_expq_tail_f32(float r)
 {
     float q = tsr__k_fmaf(r, TSR__K_EXPF_Q5, TSR__K_EXPF_Q4);
@@ -598,6 +842,31 @@ static inline float tsr__k_logp_f32(float z)
 TSR__K_EXP_LOG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bits,
                tsr__float_from_bits)
 TSR__K_MATH_MORE(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__k_sqrtf)
+
+/* clang-format off */
+/* TSR__K_ERFCF: 9 rows of m, the constant in two words and 7 more terms; fit error 2^-30.3 of F at most */
+#define TSR__K_ERFCF_N 8
+TSR__K_TABLE float tsr__k_erfcf[] = {
+    0x1.800000p-1f, 0x1.cf660ap-26f, 0x1.038d54p-1f, -0x1.78cdd6p-2f, 0x1.d900a8p-3f, -0x1.09e786p-3f, 0x1.118648p-4f, -0x1.0543a8p-5f, 0x1.de5610p-7f, -0x1.945e7cp-8f,
+    0x1.400000p+0f, 0x1.28b55cp-30f, 0x1.78a692p-2f, -0x1.abaacep-3f, 0x1.b56f4ep-4f, -0x1.9b6360p-5f, 0x1.689886p-6f, -0x1.298f76p-7f, 0x1.d98e30p-9f, -0x1.60ef62p-10f,
+    0x1.c00000p+0f, 0x1.e344d4p-27f, 0x1.23cfc2p-2f, -0x1.0c3d54p-3f, 0x1.c8d0d2p-5f, -0x1.6cb532p-6f, 0x1.136002p-7f, -0x1.8bf180p-9f, 0x1.1409c0p-10f, -0x1.6cadaap-12f,
+    0x1.200000p+1f, 0x1.ac1102p-28f, 0x1.d94446p-3f, -0x1.6a70d2p-4f, 0x1.061568p-5f, -0x1.6883fap-7f, 0x1.da547cp-9f, -0x1.2bcfa0p-10f, 0x1.715694p-12f, -0x1.b32490p-14f,
+    0x1.600000p+1f, 0x1.1fd216p-28f, 0x1.8c9eb6p-3f, -0x1.030578p-4f, 0x1.43b98cp-6f, -0x1.84e9acp-8f, 0x1.c2c43cp-10f, -0x1.f99b4ap-12f, 0x1.1576dap-13f, -0x1.25710cp-15f,
+    0x1.e4b17ep-5f, -0x1.ad87d4p-27f, 0x1.205cb2p-1f, -0x1.0e9fc8p-5f, -0x1.17f56ep-2f, 0x1.88d5b4p-4f, 0x1.7b854ap-2f, -0x1.578316p-2f, -0x1.77188ap-1f, 0x1.60f71ep+0f,
+    0x1.000000p-3f, 0x1.36f9e2p-34f, 0x1.1ea8c4p-1f, -0x1.14108ep-4f, -0x1.f7b136p-3f, 0x1.67f06cp-3f, 0x1.d1afa4p-3f, -0x1.f4c37cp-2f, -0x1.c4429ep-5f, 0x1.4e6f40p+0f,
+    0x1.aaaaaap-3f, 0x1.79be5ap-28f, 0x1.1af73ep-1f, -0x1.ab4916p-4f, -0x1.8ffa6ap-3f, 0x1.c03936p-3f, 0x1.43c87ap-5f, -0x1.80ac56p-2f, 0x1.909a8cp-2f, 0x1.f00d44p-3f,
+    0x1.2aaaaap-2f, -0x1.27a2e2p-27f, 0x1.15e2b8p-1f, -0x1.0ef220p-3f, -0x1.206590p-3f, 0x1.af7732p-3f, -0x1.317b32p-4f, -0x1.68406ap-3f, 0x1.6c0b88p-2f, -0x1.fc9ab8p-3f,
+};
+/* clang-format on */
+static inline float tsr__k_erfp_f32(float z)
+{
+    float p = tsr__k_fmaf(z, TSR__K_ERFF_P5, TSR__K_ERFF_P4);
+    p = tsr__k_fmaf(z, p, TSR__K_ERFF_P3);
+    p = tsr__k_fmaf(z, p, TSR__K_ERFF_P2);
+    p = tsr__k_fmaf(z, p, TSR__K_ERFF_P1);
+    return tsr__k_fmaf(z, p, TSR__K_ERFF_P0);
+}
+TSR__K_ERF(float, f32, F, tsr__k_fmaf, tsr__k_erfcf, TSR__K_ERFCF_N)
 
 /* bfloat16 computes in float and rounds once (PyTorch 1.13's loops do
  * the same through float); float16 is refused before (NO_HALF), its
@@ -634,6 +903,16 @@ TSR__K_MATH_MORE(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__k_sqrt
 #define tsr__k_rsqrt_bf16 tsr__k_rsqrt_f32
 #define tsr__k_hypot_f16 tsr__k_hypot_f32
 #define tsr__k_hypot_bf16 tsr__k_hypot_f32
+#define tsr__k_erf_f16 tsr__k_erf_f32
+#define tsr__k_erf_bf16 tsr__k_erf_f32
+#define tsr__k_erfc_f16 tsr__k_erfc_f32
+#define tsr__k_erfc_bf16 tsr__k_erfc_f32
+#define tsr__k_gelu_f16 tsr__k_gelu_f32
+#define tsr__k_gelu_bf16 tsr__k_gelu_f32
+#define tsr__k_gelut_f16 tsr__k_gelut_f32
+#define tsr__k_gelut_bf16 tsr__k_gelut_f32
+#define tsr__k_silu_f16 tsr__k_silu_f32
+#define tsr__k_silu_bf16 tsr__k_silu_f32
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 
@@ -662,6 +941,35 @@ static inline double tsr__k_logp_f64(double z)
 TSR__K_EXP_LOG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits,
                tsr__double_from_bits)
 TSR__K_MATH_MORE(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__k_sqrtd)
+
+/* clang-format off */
+/* TSR__K_ERFCD: 9 rows of m, the constant in two words and 14 more terms; fit error 2^-62.1 of F at most */
+#define TSR__K_ERFCD_N 15
+TSR__K_TABLE double tsr__k_erfcd[] = {
+    0x1.8000000000000p-1, -0x1.ec2134d851665p-55, 0x1.038d54ea3d834p-1, -0x1.78cdd551ee51ap-2, 0x1.d90093ae10928p-3, -0x1.09e77d40e01cep-3, 0x1.1192f5bd6873cp-4, -0x1.054d68296d26ap-5, 0x1.d43a7c7a7c0fap-7, -0x1.8c97dd23cacebp-8, 0x1.3f818962c9a60p-9, -0x1.ec0d293395f67p-11, 0x1.6b984c0138dd8p-12, -0x1.02a04a14e43aap-13, 0x1.635d5fe5fc73cp-15, -0x1.e412f7345926ep-17, 0x1.37d7863ebade2p-18,
+    0x1.4000000000000p+0, 0x1.4797400f19192p-63, 0x1.78a692138767ap-2, -0x1.abaacdbfa8b07p-3, 0x1.b56f45eef7e58p-4, -0x1.9b635ac624aacp-5, 0x1.68a25a6641f0fp-6, -0x1.299636d6cc780p-7, 0x1.d1b695aac3b75p-9, -0x1.5b8bc93be2cfcp-10, 0x1.f0fe6fa38ae29p-12, -0x1.55c091473d69dp-13, 0x1.c5704c211f94ap-15, -0x1.22ef171276aeep-16, 0x1.6a0a03aa8bdd0p-18, -0x1.be7acdc5ba9a0p-20, 0x1.06619375fc922p-21,
+    0x1.c000000000000p+0, 0x1.3b1040eb318c2p-57, 0x1.23cfc2f1dc7e0p-2, -0x1.0c3d538446447p-3, 0x1.c8d0cef0f810dp-5, -0x1.6cb52fe489456p-6, 0x1.13648a11ffe6ep-7, -0x1.8bf716a8edfb0p-9, 0x1.106bd5c044de2p-10, -0x1.6838884303dbfp-12, 0x1.cb4c687663b55p-14, -0x1.1b291c3426d9dp-15, 0x1.5273fcedd6c81p-17, -0x1.88eee54c7c1b3p-19, 0x1.bc0384dfab0dap-21, -0x1.f14928151e4e0p-23, 0x1.0b240c0b45ac3p-24,
+    0x1.2000000000000p+1, -0x1.a8198a8216449p-58, 0x1.d94446d627932p-3, -0x1.6a70d2bb37411p-4, 0x1.0615670e25a7bp-5, -0x1.6883f9919a177p-7, 0x1.da595561f7d31p-9, -0x1.2bd251bb2fe84p-10, 0x1.6d7743d3b35a3p-12, -0x1.aed7ebc558f93p-14, 0x1.ec773cc51b889p-16, -0x1.117a6b9b9f74cp-17, 0x1.27af477cc6335p-19, -0x1.37b2d3e2bafe1p-21, 0x1.40e119faabcc4p-23, -0x1.478772de8066dp-25, 0x1.428297084d79cp-27,
+    0x1.6000000000000p+1, -0x1.bb4e763c64a35p-57, 0x1.8c9eb68ff27d7p-3, -0x1.0305781330099p-4, 0x1.43b98bac83823p-6, -0x1.84e9ab30e6ab2p-8, 0x1.c2c72fd72763dp-10, -0x1.f99e41ecb124ep-12, 0x1.131bb16125983p-13, -0x1.2312b25805865p-15, 0x1.2bfb5b0d83f91p-17, -0x1.2da32d24fb79ap-19, 0x1.2856fda52a137p-21, -0x1.1ccb30f457aedp-23, 0x1.0c1223e921938p-25, -0x1.f4a74bd173f40p-28, 0x1.c52907556b237p-30,
+    0x1.e4b17e4b17e4bp-5, -0x1.08e236cd52c04p-56, 0x1.205cb194765afp-1, -0x1.0e9fc7885b519p-5, -0x1.17f56d051173bp-2, 0x1.88d5b528ad858p-4, 0x1.7b8576faf675ap-2, -0x1.5783cd6d111fbp-2, -0x1.7807f19980af6p-1, 0x1.62e191a69c96bp+0, 0x1.9097b1cdfa6f2p+0, -0x1.9ba3aa1384bc3p+2, -0x1.7ac08488c4ba9p+0, 0x1.fb35df11ad0c0p+4, -0x1.6fc46d65ac2f1p+4, -0x1.31530050389dcp+7, 0x1.316c22268a6a3p+8,
+    0x1.0000000000000p-3, 0x1.e4fa709a9de5ep-56, 0x1.1ea8c4009b459p-1, -0x1.14108e58a9badp-4, -0x1.f7b1352c3ce88p-3, 0x1.67f06c659f029p-3, 0x1.d1ace4e3e3d65p-3, -0x1.f4c5f5d137c08p-2, -0x1.9c954aaaf1366p-5, 0x1.50a9ef2fdd108p+0, -0x1.6a6b716f38c26p+0, -0x1.3fe53c8076bcep+1, 0x1.19d7f4eb34853p+3, -0x1.def469f03007ap+1, -0x1.ff77dea6ee81dp+4, 0x1.20107392f01f2p+6, 0x1.5d3cc1a7c03a5p+4,
+    0x1.aaaaaaaaaaaaap-3, 0x1.c5f5445db6831p-55, 0x1.1af73e2ac429ap-1, -0x1.ab49165c6dcf5p-4, -0x1.8ffa692fa81d4p-3, 0x1.c039365d6afd1p-3, 0x1.43be26389eee8p-5, -0x1.80aac86b5591bp-2, 0x1.953ef20bcc919p-2, 0x1.e4da91e086ae2p-3, -0x1.4ebf29983125ap+0, 0x1.9718320f70497p+0, 0x1.adec4b3b904c4p-1, -0x1.a1399d7cfed70p+2, 0x1.541cc3542a4aap+3, 0x1.35ce89e1a93d3p-2, -0x1.35eae8e4b52e2p+5,
+    0x1.2aaaaaaaaaaaap-2, -0x1.223b5a68e5a4bp-55, 0x1.15e2b7aacd26cp-1, -0x1.0ef21f6971141p-3, -0x1.20658eb30abb8p-3, 0x1.af77317440cafp-3, -0x1.317c32d738759p-4, -0x1.683e7ff2d5769p-3, 0x1.6cef82b8d4302p-2, -0x1.01b8b58b7be89p-2, -0x1.faa2ea387b435p-3, 0x1.ebf2134d0b05fp-1, -0x1.4b143da209e74p+0, 0x1.6a23512f0f2a7p-2, 0x1.3ac6cbcd08c51p+1, -0x1.9509d0ff9deaap+2, 0x1.e6b4b11816810p+2,
+};
+/* clang-format on */
+static inline double tsr__k_erfp_f64(double z)
+{
+    double p = tsr__k_fmad(z, TSR__K_ERFD_P9, TSR__K_ERFD_P8);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P7);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P6);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P5);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P4);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P3);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P2);
+    p = tsr__k_fmad(z, p, TSR__K_ERFD_P1);
+    return tsr__k_fmad(z, p, TSR__K_ERFD_P0);
+}
+TSR__K_ERF(double, f64, D, tsr__k_fmad, tsr__k_erfcd, TSR__K_ERFCD_N)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

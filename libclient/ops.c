@@ -139,6 +139,45 @@ tsr_status tsr_div_scalar_(tsr_tensor *self, tsr_scalar b, tsr_rounding_mode mod
     return div_op(self, NULL, &b, mode, TSR__OUT_INPLACE, self, NULL);
 }
 
+/* ---- gelu: the approximation picks the kernel operation ---------------- */
+
+#define GELU_BAD_APPROXIMATE "approximate argument must be either none or tanh."
+
+tsr_status tsr_gelu_approximate_from_name(const char *name, tsr_gelu_approximate *out)
+{
+    if (name && strcmp(name, "none") == 0)
+        *out = TSR_GELU_NONE;
+    else if (name && strcmp(name, "tanh") == 0)
+        *out = TSR_GELU_TANH;
+    else
+        return tsr__fail(TSR_ERR_RUNTIME, GELU_BAD_APPROXIMATE);
+    return TSR_OK;
+}
+
+static tsr_status gelu_op(const tsr_tensor *a, tsr_gelu_approximate approximate,
+                          tsr__out_mode out_mode, tsr_tensor *out, tsr_tensor **result)
+{
+    if (approximate != TSR_GELU_NONE && approximate != TSR_GELU_TANH)
+        return tsr__fail(TSR_ERR_RUNTIME, GELU_BAD_APPROXIMATE);
+    tsr__kernel_op op = approximate == TSR_GELU_TANH ? TSR__KOP_GELU_TANH : TSR__KOP_GELU;
+    return tsr__binary_op(op, a, NULL, NULL, NULL, out_mode, out, result);
+}
+
+tsr_status tsr_gelu(const tsr_tensor *a, tsr_gelu_approximate approximate, tsr_tensor **result)
+{
+    return gelu_op(a, approximate, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_gelu_out(const tsr_tensor *a, tsr_gelu_approximate approximate, tsr_tensor *out)
+{
+    return gelu_op(a, approximate, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_gelu_(tsr_tensor *self, tsr_gelu_approximate approximate)
+{
+    return gelu_op(self, approximate, TSR__OUT_INPLACE, self, NULL);
+}
+
 /* ---- where ------------------------------------------------------------ */
 
 tsr_status tsr_where(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,

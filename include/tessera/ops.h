@@ -74,6 +74,12 @@ typedef enum tsr_rounding_mode {
     TSR_ROUNDING_FLOOR,
 } tsr_rounding_mode;
 
+/* torch.nn.functional.gelu's approximate: "none" or "tanh". */
+typedef enum tsr_gelu_approximate {
+    TSR_GELU_NONE,
+    TSR_GELU_TANH,
+} tsr_gelu_approximate;
+
 /* ---- add / sub: a + alpha * b, a - alpha * b ------------------------ */
 /* alpha is converted to the computation dtype as fill_ converts values
  * ("value cannot be converted to type int8_t without overflow"), after
@@ -235,6 +241,34 @@ TSR_UNARY_OP(asinh)
 TSR_UNARY_OP(acosh)
 TSR_UNARY_OP(atanh)
 TSR_UNARY_OP(rsqrt)
+/* The error function and its complement: the dtypes as exp (complex
+ * inputs refused with PyTorch 1.13's message), within 1 ulp of the
+ * correctly rounded result, the same bits on every device (erf(+-0) =
+ * +-0, erf(+-inf) = +-1, erfc(-inf) = 2, erfc(+inf) = +0). */
+TSR_UNARY_OP(erf)
+TSR_UNARY_OP(erfc)
+/* x * sigmoid(x): floating inputs only (integers and bool refused with
+ * PyTorch's "silu_cpu" message, float16 too), an out= or in-place output
+ * of the input's dtype; within 1 ulp of the true value, the same bits on
+ * every device. silu(-inf) is NaN, as in PyTorch. Complex inputs are not
+ * computed yet (TSR_ERR_NOT_SUPPORTED, "complex silu is not available
+ * yet"). */
+TSR_UNARY_OP(silu)
+/* torch.nn.functional.gelu(a, approximate=): x * Phi(x) (TSR_GELU_NONE,
+ * Phi the standard normal distribution function) or PyTorch's
+ * x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) (TSR_GELU_TANH);
+ * another value is PyTorch's "approximate argument must be either none
+ * or tanh." (TSR_ERR_RUNTIME). Floating inputs only, as silu ("GeluKernelImpl"
+ * messages); within 1 ulp of the true value of either, the same bits on
+ * every device; gelu(-inf) is NaN, as in PyTorch. */
+TSR_API tsr_status tsr_gelu(const tsr_tensor *a, tsr_gelu_approximate approximate,
+                            tsr_tensor **result);
+TSR_API tsr_status tsr_gelu_out(const tsr_tensor *a, tsr_gelu_approximate approximate,
+                                tsr_tensor *out);
+TSR_API tsr_status tsr_gelu_(tsr_tensor *self, tsr_gelu_approximate approximate);
+/* PyTorch's spelling of approximate ("none", "tanh") to the enum; another
+ * string (or NULL) is TSR_ERR_RUNTIME with PyTorch's message. */
+TSR_API tsr_status tsr_gelu_approximate_from_name(const char *name, tsr_gelu_approximate *out);
 /* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
 TSR_UNARY_OP(logical_not)
 TSR_UNARY_OP(isnan)

@@ -483,6 +483,152 @@ static int sigmoid_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
     return ternary;
 }
 
+static void hard_erf(double v[4])
+{
+    v[0] = uniform(-7, 7);                                   /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(0.4, 3.2);                                /* the rows of x */
+    v[3] = uniform(5.5, 6.5);                                /* where it reaches 1 */
+}
+static void hard_erfc(double v[4])
+{
+    v[0] = uniform(-7, 28);                                  /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(2.9, 27);                                 /* the rows of 1/x */
+    v[3] = uniform(26, 27.6);                                /* subnormal results */
+}
+static void hard_gelu(double v[4])
+{
+    v[0] = uniform(-40, 10);                                 /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-39, -30);                                /* subnormal results */
+    v[3] = uniform(-9, 2);                                   /* erfc's paths */
+}
+static void hard_gelu_tanh(double v[4])
+{
+    v[0] = uniform(-30, 10);                                 /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-22, -18);                                /* subnormal results */
+    v[3] = uniform(-1100, 1100);                             /* where 2u passes its ends */
+}
+static void hard_silu(double v[4])
+{
+    v[0] = uniform(-760, 40);                                /* the whole range */
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100)); /* near 0, subnormal */
+    v[2] = uniform(-755, -700);                              /* subnormal results */
+    v[3] = uniform(-78, -74);                                /* where exp takes over */
+}
+
+/* gelu's references: x/2 erfc(-x/sqrt2). Rounding -x/sqrt2 would cost
+ * up to x^2 of its ulps in erfc far below 0, so its rounding error yl is
+ * put back to first order (erfc(y + yl) = erfc(y) - yl 2/sqrt(pi)
+ * e^(-y^2)): a few units of 2^-64 in long double, the double screen that
+ * rounded. MPFR's carries 64 guard bits. NaN at -inf, as the kernel and
+ * PyTorch give (MPFR: -inf * erfc(+inf) = -inf * 0). */
+/* The constants in long double and what they leave out (from mpmath). */
+#define SQRT1_2_L 0.7071067811865475244008443621048490392848L
+#define SQRT1_2_LO 1.895032558893257079655062e-20L
+#define TWO_SQRTPI_L 1.128379167095512573896158903121545171688L
+static long double gelu_l(long double x)
+{
+    if (isinf(x))
+        return x > 0 ? x : NAN;
+    long double y = -x * SQRT1_2_L;
+    long double yl = fmal(-x, SQRT1_2_L, -y) - x * SQRT1_2_LO;
+    long double r = x / 2 * erfcl(y);
+    return fmal(-x / 2, yl * TWO_SQRTPI_L * expl(-y * y), r);
+}
+static double gelu_d(double x)
+{
+    return (double)gelu_l(x);
+}
+static int gelu_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
+{
+    mpfr_t t;
+    mpfr_init2(t, mpfr_get_prec(r) + 64);
+    mpfr_sqrt_ui(t, 2, MPFR_RNDN);
+    mpfr_div(t, x, t, MPFR_RNDN);
+    mpfr_neg(t, t, MPFR_RNDN);
+    mpfr_erfc(t, t, MPFR_RNDN);
+    mpfr_mul(t, t, x, MPFR_RNDN);
+    int ternary = mpfr_div_ui(r, t, 2, rnd);
+    mpfr_clear(t);
+    return ternary;
+}
+
+/* gelu's tanh form, x/2 (1 + tanh(u)) = x sigmoid(2u) with u = sqrt(2/pi)
+ * (x + 0.044715 x^3): 2u in long double is off by about |2u| of its
+ * ulps, which sigmoid turns into as much relative error far below 0, so
+ * 2u is taken in two words (exact products, 2 sqrt(2/pi) and its product
+ * with 0.044715 in two words each) and the low word put back to first
+ * order: sigmoid(v + vl) = s (1 + vl (1 - s)). Far from 0 the result is
+ * x or x * 0 (and NaN at -inf, as the kernel and PyTorch). */
+#define GELU_A_L 1.595769121605730711759784239737527473903L
+#define GELU_A_LO 5.351177755720478292013163e-20L
+#define GELU_B_L 0.07135481627260024877633875227986354099559L
+#define GELU_B_LO -8.750062144008984958247768e-22L
+static long double gelu_tanh_l(long double x)
+{
+    if (isinf(x))
+        return x > 0 ? x : NAN;
+    if (fabsl(x) > 1e4L) /* x, or x * 0 (2u is beyond -1e11) */
+        return x > 0 ? x : x * 0;
+    long double x2 = x * x, x2l = fmal(x, x, -x2);
+    long double x3 = x2 * x, x3l = fmal(x2, x, -x3) + x2l * x;
+    long double a = GELU_A_L * x, b = GELU_B_L * x3;
+    long double v = a + b;
+    long double bb = v - a;
+    long double vl = (a - (v - bb)) + (b - bb) + fmal(GELU_A_L, x, -a) + GELU_A_LO * x +
+                     fmal(GELU_B_L, x3, -b) + GELU_B_L * x3l + GELU_B_LO * x3;
+    long double e = expl(v < 0 ? v : -v), s = v < 0 ? e / (1 + e) : 1 / (1 + e);
+    long double r = x * s;
+    return fmal(r, vl * (1 - s), r);
+}
+static double gelu_tanh_d(double x)
+{
+    return (double)gelu_tanh_l(x);
+}
+static int gelu_tanh_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
+{
+    mpfr_t t, u;
+    mpfr_inits2(mpfr_get_prec(r) + 64, t, u, (mpfr_ptr)0);
+    mpfr_set_str(u, "0.044715", 10, MPFR_RNDN);
+    mpfr_pow_ui(t, x, 3, MPFR_RNDN);
+    mpfr_mul(t, t, u, MPFR_RNDN);
+    mpfr_add(t, t, x, MPFR_RNDN);
+    mpfr_const_pi(u, MPFR_RNDN);
+    mpfr_ui_div(u, 2, u, MPFR_RNDN);
+    mpfr_sqrt(u, u, MPFR_RNDN);
+    mpfr_mul(t, t, u, MPFR_RNDN);
+    mpfr_mul_si(t, t, -2, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_add_ui(t, t, 1, MPFR_RNDN);
+    int ternary = mpfr_div(r, x, t, rnd);
+    mpfr_clears(t, u, (mpfr_ptr)0);
+    return ternary;
+}
+
+/* silu's references: x / (1 + exp(-x)) as sigmoid's. */
+static long double silu_l(long double x)
+{
+    return x / (1 + expl(-x));
+}
+static double silu_d(double x)
+{
+    return (double)silu_l(x);
+}
+static int silu_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
+{
+    mpfr_t t;
+    mpfr_init2(t, mpfr_get_prec(r) + 64);
+    mpfr_neg(t, x, MPFR_RNDN);
+    mpfr_exp(t, t, MPFR_RNDN);
+    mpfr_add_ui(t, t, 1, MPFR_RNDN);
+    int ternary = mpfr_div(r, x, t, rnd);
+    mpfr_clear(t);
+    return ternary;
+}
+
 static void float64_sweep(const func *fn)
 {
     stats s = {0};
@@ -637,6 +783,35 @@ static void exact_results(void)
     ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-3.0, 4.0)), tsr__double_bits(5.0));
     ASSERT_UEQ(tsr__double_bits(tsr__k_hypot_f64(-0x1p-1074, 0.0)), tsr__double_bits(0x1p-1074));
     ASSERT_TRUE(isnan(tsr__k_hypot_f32(NAN, 1.0f)) && isnan(tsr__k_hypot_f64(0.0, NAN)));
+    EXACT_FD(erf, 0.0, 0.0);
+    EXACT_FD(erf, -0.0, -0.0);
+    EXACT_FD(erf, INFINITY, 1.0);
+    EXACT_FD(erf, -INFINITY, -1.0);
+    EXACT_FD(erfc, 0.0, 1.0);
+    EXACT_FD(erfc, -0.0, 1.0);
+    EXACT_FD(erfc, INFINITY, 0.0);
+    EXACT_FD(erfc, -INFINITY, 2.0);
+    EXACT_F(tsr__k_erf_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_D(tsr__k_erf_f64, 0x1p-1074, 0x1p-1074);
+    NAN_FD(erf, NAN);
+    NAN_FD(erfc, NAN);
+    /* gelu, its tanh form and silu: +-0 and +inf kept, NaN at -inf (as
+     * PyTorch 1.13) */
+    EXACT_FD(gelu, 0.0, 0.0);
+    EXACT_FD(gelu, -0.0, -0.0);
+    EXACT_FD(gelu, INFINITY, INFINITY);
+    EXACT_FD(gelut, 0.0, 0.0);
+    EXACT_FD(gelut, -0.0, -0.0);
+    EXACT_FD(gelut, INFINITY, INFINITY);
+    EXACT_FD(silu, 0.0, 0.0);
+    EXACT_FD(silu, -0.0, -0.0);
+    EXACT_FD(silu, INFINITY, INFINITY);
+    NAN_FD(gelu, NAN);
+    NAN_FD(gelu, -INFINITY);
+    NAN_FD(gelut, NAN);
+    NAN_FD(gelut, -INFINITY);
+    NAN_FD(silu, NAN);
+    NAN_FD(silu, -INFINITY);
 }
 
 static const func funcs[] = {
@@ -752,6 +927,41 @@ static const func funcs[] = {
      .ref_l2 = hypotl,
      .mp2 = mpfr_hypot,
      .hard2 = hard_hypot},
+    {.name = "erf",
+     .f32 = tsr__k_erf_f32,
+     .f64 = tsr__k_erf_f64,
+     .ref_d = erf,
+     .ref_l = erfl,
+     .mp = mpfr_erf,
+     .hard = hard_erf},
+    {.name = "erfc",
+     .f32 = tsr__k_erfc_f32,
+     .f64 = tsr__k_erfc_f64,
+     .ref_d = erfc,
+     .ref_l = erfcl,
+     .mp = mpfr_erfc,
+     .hard = hard_erfc},
+    {.name = "gelu",
+     .f32 = tsr__k_gelu_f32,
+     .f64 = tsr__k_gelu_f64,
+     .ref_d = gelu_d,
+     .ref_l = gelu_l,
+     .mp = gelu_mp,
+     .hard = hard_gelu},
+    {.name = "gelu_tanh",
+     .f32 = tsr__k_gelut_f32,
+     .f64 = tsr__k_gelut_f64,
+     .ref_d = gelu_tanh_d,
+     .ref_l = gelu_tanh_l,
+     .mp = gelu_tanh_mp,
+     .hard = hard_gelu_tanh},
+    {.name = "silu",
+     .f32 = tsr__k_silu_f32,
+     .f64 = tsr__k_silu_f64,
+     .ref_d = silu_d,
+     .ref_l = silu_l,
+     .mp = silu_mp,
+     .hard = hard_silu},
 };
 
 int main(void)

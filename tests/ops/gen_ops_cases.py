@@ -321,7 +321,7 @@ BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and
 UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
          "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt",
          "exp", "log", "expm1", "log1p", "sigmoid", "tanh", "exp2", "log2", "log10", "sinh", "cosh", "asinh",
-         "acosh", "atanh", "rsqrt")
+         "acosh", "atanh", "rsqrt", "erf", "erfc", "silu", "gelu")
 BOOL_RESULT = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
                              "isinf", "isfinite", "signbit")
 # No out= and no in-place method in PyTorch: only the new form is written.
@@ -332,24 +332,29 @@ INPLACE_BY_OUT = tuple(o for o in TENSOR_ONLY if o != "hypot") + ("signbit",)
 NO_OUT = ("relu",)
 # Answers Tessera knowingly gives otherwise, left out of the random cases:
 # signbit's out= of another dtype than bool, refused in PyTorch, takes 0 and
-# 1 as the comparisons' does; logical_not into a complex32 out= computes.
+# 1 as the comparisons' does; logical_not into a complex32 out= computes;
+# gelu computes into any strided out=.
 UNCOVERED = ("signbit does not support non-boolean outputs.",
-             "\"logical_not_cpu\" not implemented for 'ComplexHalf'")
+             "\"logical_not_cpu\" not implemented for 'ComplexHalf'",
+             # gelu's out= goes through oneDNN in PyTorch 1.13, which
+             # refuses some layouts that its own loop computes
+             "could not construct a memory descriptor using strides")
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
 COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log", "sigmoid", "tanh", "log2", "log10",
-                   "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt")
+                   "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "silu")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
 COMPLEX_NOT_YET = ("exp", "log", "sigmoid", "tanh", "log2", "log10", "sinh", "cosh", "asinh", "acosh", "atanh",
-                   "rsqrt")
+                   "rsqrt", "silu")
 # Results that are not exact operations: PyTorch's answers and Tessera's
 # may differ by this many ulps of the result's computation dtype (the
 # runner's tolerance, support_ops.c), and PyTorch's own paths are taken as
 # agreeing within it. Every other op compares bit for bit.
 ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2, "sigmoid": 2, "tanh": 2, "exp2": 2, "log2": 2,
-                 "log10": 2, "sinh": 2, "cosh": 2, "asinh": 2, "acosh": 2, "atanh": 2, "rsqrt": 2, "hypot": 2}
+                 "log10": 2, "sinh": 2, "cosh": 2, "asinh": 2, "acosh": 2, "atanh": 2, "rsqrt": 2, "hypot": 2,
+                 "erf": 2, "erfc": 2, "gelu": 2, "silu": 2}
 # Arguments where exp and log are hard: near exp's overflow and underflow
 # thresholds in float32 and float64, near 1, tiny and huge.
 TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.33, -103.9, -103.98, -104.0,
@@ -377,6 +382,16 @@ HARD_VALUES = {
     "atanh": [2.0 ** -12, 2.0 ** -13, 2.0 ** -26, 2.0 ** -27, 0.5, -0.5, 1 - 2.0 ** -24, 1 - 2.0 ** -53, 0.99,
               -0.99],
     "rsqrt": [4.0, 2.0, 0.5, 2.0 ** -149, 2.0 ** -1074, 2.0 ** 64, 2.0 ** 65, 2.0 ** 128, 2.0 ** 129, 1e300],
+    # erf, erfc and gelu: where the paths and tables change (1/2, 3, 1/12
+    # steps of 1/x), where erf reaches 1 and erfc 0 or 2; silu's as
+    # sigmoid's and where x e^x underflows.
+    "erf": [0.49999999, 0.5, -0.5, 0.75, 1.0, 2.5, 3.0, 3.9, 3.92, 4.0, 5.9, 5.93, 6.0, -6.0, 1e-5, 2.0 ** -140],
+    "erfc": [0.49999999, 0.5, -0.5, 0.75, -0.75, 1.0, 2.5, 3.0, 4.0, 6.0, 12.0, 12.1, 9.5, 10.0, 10.05, 10.06,
+             26.0, 27.0, 27.2, 27.3, -4.0, -6.0, -5.9, 1e-5],
+    "gelu": [0.7, -0.7, 1.4, -1.4, -4.0, -6.0, -8.0, -12.0, -13.0, -14.0, -14.2, -14.5, -38.0, -38.5, -39.0, 5.6,
+             8.5, 2.0 ** -140, -(2.0 ** -140), 1e-5, -1e-5, 1024.0, -1024.0, 1100.0, -1100.0, 1e12, -1e12],
+    "silu": [1e-5, -1e-5, 17.3, 17.4, 37.4, 37.5, -35.5, -36.5, -75.5, -76.5, -88.5, -100.0, -105.0, -108.0,
+             -109.0, -745.0, -750.0, -752.0, 2.0 ** -140, -(2.0 ** -140)],
 }
 # Where PyTorch's own answers are checked against the true values (100-bit
 # mpmath) too: PyTorch 1.13 is not within ULP_TOLERANCE of them everywhere
@@ -391,7 +406,23 @@ HARD_VALUES = {
 # say how many); kernels-accuracy checks Tessera there.
 TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p, "tanh": mpmath.tanh,
                "sigmoid": lambda x: 1 / (1 + mpmath.exp(-x)), "sinh": mpmath.sinh, "cosh": mpmath.cosh,
-               "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh}
+               "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
+               "erf": mpmath.erf, "erfc": mpmath.erfc,
+               "silu": lambda x: x / (1 + mpmath.exp(-x)),
+               "gelu-none": lambda x: x / 2 * mpmath.erfc(-x / mpmath.sqrt(2)),
+               "gelu-tanh": lambda x: x / (1 + mpmath.exp(-2 * mpmath.sqrt(2 / mpmath.pi) *
+                                                            (x + mpmath.mpf("0.044715") * x ** 3)))}
+
+
+def true_key(op, arg):
+    """The TRUE_VALUES entry of op with its argument (gelu's approximation)."""
+    return "%s-%s" % (op, arg) if op == "gelu" else op
+
+
+def torch_fn(op):
+    """PyTorch's function of op: torch.<op>, or torch._C._nn's (which has
+    the out= and in-place forms of gelu and silu)."""
+    return getattr(torch._C._nn, op) if op in ("gelu", "silu") else getattr(torch, op)
 # Only a bool out= (PyTorch refuses others; Tessera writes 0 and 1 there).
 OUT_BOOL_ONLY = ("signbit",)
 
@@ -402,14 +433,19 @@ def call(op, form, arg, a, b, out):
         kwargs["alpha"] = arg
     elif op == "div":
         kwargs["rounding_mode"] = arg
+    elif op == "gelu":
+        kwargs["approximate"] = arg
     args = (a,) if op in UNARY else (a, b)
     if form == "new":
-        return getattr(torch, op)(*args, **kwargs)
+        return torch_fn(op)(*args, **kwargs)
     if form == "out":
-        getattr(torch, op)(*args, out=out, **kwargs)
+        torch_fn(op)(*args, out=out, **kwargs)
         return out
     if op in INPLACE_BY_OUT:
-        getattr(torch, op)(*args, out=a)
+        torch_fn(op)(*args, out=a)
+        return a
+    if op in ("gelu", "silu"):
+        getattr(torch._C._nn, op + "_")(a, **kwargs)
         return a
     getattr(a, op + "_")(*args[1:], **kwargs)
     return a
@@ -487,14 +523,14 @@ def scalar_in(x, dtype):
     return x
 
 
-def true_values(op, x):
-    """TRUE_VALUES[op] at each element of the float tensor x, in x's dtype
+def true_values(key, x):
+    """TRUE_VALUES[key] at each element of the float tensor x, in x's dtype
     (NaN outside the function's domain)."""
     mpmath.mp.prec = 100
     out = []
     for v in x.double().reshape(-1).tolist():
         try:
-            y = TRUE_VALUES[op](mpmath.mpf(v))
+            y = TRUE_VALUES[key](mpmath.mpf(v))
             y = float(y) if isinstance(y, mpmath.mpf) else math.nan
             out.append(v if y == 0 and v == 0 else y)  # (mpmath's zeros have no sign)
         except (ValueError, ZeroDivisionError, OverflowError):
@@ -502,14 +538,14 @@ def true_values(op, x):
     return torch.tensor(out, dtype=F64).to(x.dtype).reshape(x.shape)
 
 
-def torch_accurate(op, x, result):
+def torch_accurate(op, x, result, arg=None):
     """Whether PyTorch's `result` of op at x (x in the dtype op computes
     in) is within ULP_TOLERANCE of the true values, element by element, in
     that dtype or in the result's (its real part's), whichever is closer
     (as support_ops.c counts); all true for ops not in TRUE_VALUES."""
-    if op not in TRUE_VALUES:
+    if true_key(op, arg) not in TRUE_VALUES:
         return torch.ones(result.shape, dtype=B)
-    truth = true_values(op, x)
+    truth = true_values(true_key(op, arg), x)
     got = result.real if result.is_complex() else result
     ulps = ULP_TOLERANCE[op]
     return torch.tensor([same_values(t.reshape(1), g.to(t.dtype).reshape(1), ulps) or
@@ -536,10 +572,10 @@ def consistent(op, arg, a, b, result):
             if not same_values(widened.to(result.dtype), result, ULP_TOLERANCE.get(op, 0)):
                 count("dropped: not rounded once in %s" % dname(common))
                 return False
-        if op in TRUE_VALUES and not bool(torch_accurate(op, a1.expand(shape), result).all()):
+        if true_key(op, arg) in TRUE_VALUES and not bool(torch_accurate(op, a1.expand(shape), result, arg).all()):
             count("dropped: PyTorch inaccurate in %s" % dname(common))
             if os.environ.get("GEN_OPS_VERBOSE"):
-                bad = ~torch_accurate(op, a1.expand(shape), result)
+                bad = ~torch_accurate(op, a1.expand(shape), result, arg)
                 print("inaccurate:", op, a1.expand(shape)[bad].tolist(), result[bad].tolist(), file=sys.stderr)
             return False
         for pa, pb in paths:
@@ -575,6 +611,8 @@ def arg_text(op, arg):
         return scalar_text(arg)
     if op == "div":
         return arg if arg else "none"
+    if op == "gelu":
+        return arg
     return "-"
 
 
@@ -620,6 +658,8 @@ def draw_arith(rng, op, big):
     case = Case()
     form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
     mode = rng.choice([None, None, "trunc", "floor"]) if op == "div" else None
+    if op == "gelu":
+        mode = rng.choice(["none", "tanh"])
     shape = gen_shape(rng, 96 if big else 36)
     a_kinds = OUTPUT_KINDS if form == "inplace" else INPUT_KINDS
     b_kinds = INPUT_KINDS
@@ -954,7 +994,19 @@ def special_values(dtype):
 
 def gen_unary(rng, f, op):
     gen_random(rng, f, [op], 300)
-    fw = lambda name, form, build: error_case(f, "%s-%s" % (op, name), op, form, None, build)  # noqa: E731
+    if op != "gelu":
+        gen_unary_fixed(f, op, None, op)
+        return
+    # gelu: both approximations, and a name PyTorch does not know
+    for arg in ("none", "tanh"):
+        gen_unary_fixed(f, op, arg, "%s-%s" % (op, arg))
+    error_case(f, "gelu-approximate-bad", op, "new", "sigmoid", lambda c: (plain(c, F32, [3]), None, None))
+
+
+def gen_unary_fixed(f, op, arg, prefix):
+    """The special values, zero-dim, transposed and out= cases of op with
+    its argument arg (gelu's approximation), named prefix-..."""
+    fw = lambda name, form, build: error_case(f, "%s-%s" % (prefix, name), op, form, arg, build)  # noqa: E731
     for dt in CLASSIC:
         if op in COMPLEX_NOT_YET and dt in (C64, C128):
             v = special_values(dt)[:4]
@@ -971,12 +1023,12 @@ def gen_unary(rng, f, op):
             # (float16 is refused; an element's answer may depend on its
             # place, vector body or tail, so the shorter table is checked
             # again)
-            while op in TRUE_VALUES and dt != F16:
-                keep = torch_accurate(op, v, getattr(torch, op)(v))
+            while true_key(op, arg) in TRUE_VALUES and dt != F16:
+                keep = torch_accurate(op, v, call(op, "new", arg, v, None, None), arg)
                 if bool(keep.all()):
                     break
                 for x in v[~keep].tolist():
-                    count("left out: %s(%r) in %s, PyTorch inaccurate" % (op, x, dname(dt)))
+                    count("left out: %s(%r) in %s, PyTorch inaccurate" % (true_key(op, arg), x, dname(dt)))
                 v = v[keep]
         n = len(v)
         forms = ("new",) if op in NEW_ONLY else ("new", "out", "inplace")

@@ -16,22 +16,25 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                         \
-    X(tsr_add)                                                                                   \
-    X(tsr_add_out)                                                                               \
-    X(tsr_add_)                                                                                  \
-    X(tsr_add_scalar)                                                                            \
-    X(tsr_add_scalar_out)                                                                        \
-    X(tsr_add_scalar_)                                                                           \
-    X(tsr_sub)                                                                                   \
-    X(tsr_sub_out)                                                                               \
-    X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul)            \
-        X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_)    \
-            X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)        \
-                X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)      \
-                    X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) \
-                        X(tsr_where_out) X(tsr_where_scalar) X(tsr_where_scalar_self)            \
-                            X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_)
+#define OPS_FUNCTIONS(X)                                                                      \
+    X(tsr_add)                                                                                \
+    X(tsr_add_out)                                                                            \
+    X(tsr_add_)                                                                               \
+    X(tsr_add_scalar)                                                                         \
+    X(tsr_add_scalar_out)                                                                     \
+    X(tsr_add_scalar_)                                                                        \
+    X(tsr_sub)                                                                                \
+    X(tsr_sub_out)                                                                            \
+    X(tsr_sub_)                                                                               \
+    X(tsr_sub_scalar)                                                                         \
+    X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_)            \
+        X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out)  \
+            X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)            \
+                X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)  \
+                    X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out) \
+                        X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)     \
+                            X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_gelu)           \
+                                X(tsr_gelu_out) X(tsr_gelu_) X(tsr_gelu_approximate_from_name)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -545,6 +548,26 @@ static tsr_status call_clamp(const ops_case *c, tsr_tensor **result)
     return tsr_clamp(c->a.t, lo, hi, result);
 }
 
+/* torch.nn.functional.gelu(a, approximate=arg) in its three forms
+ * (torch._C._nn.gelu's out= and gelu_); the name is parsed by the
+ * library, so a bad one is its error. */
+static tsr_status call_gelu(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_gelu);
+    OPS_NEED(tsr_gelu_out);
+    OPS_NEED(tsr_gelu_);
+    OPS_NEED(tsr_gelu_approximate_from_name);
+    tsr_gelu_approximate approximate;
+    tsr_status st = tsr_gelu_approximate_from_name(c->arg, &approximate);
+    if (st != TSR_OK)
+        return st;
+    if (strcmp(c->form, "out") == 0)
+        return tsr_gelu_out(c->a.t, approximate, c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return tsr_gelu_(c->a.t, approximate);
+    return tsr_gelu(c->a.t, approximate, result);
+}
+
 /* The call of the copy family; *result as for the arithmetic. */
 static tsr_status call_other(const ops_case *c, tsr_tensor **result)
 {
@@ -598,8 +621,10 @@ static tsr_status call_case(const ops_case *c, tsr_tensor **fresh, const tsr_ten
                                                  : c->a.t;
         return st;
     }
-    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0) {
-        tsr_status st = c->op[0] == 'w' ? call_where(c, fresh) : call_clamp(c, fresh);
+    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 || strcmp(c->op, "gelu") == 0) {
+        tsr_status st = c->op[0] == 'w'   ? call_where(c, fresh)
+                        : c->op[0] == 'c' ? call_clamp(c, fresh)
+                                          : call_gelu(c, fresh);
         *written = strcmp(c->form, "new") == 0   ? *fresh
                    : strcmp(c->form, "out") == 0 ? c->out.t
                                                  : c->a.t;
@@ -786,7 +811,7 @@ static void value_text(const unsigned char *p, tsr_dtype d, char *buf, size_t si
 }
 
 /* The operations whose results are not exact (exp, log, expm1, log1p,
- * sigmoid, tanh): their values may differ from PyTorch's by `ulps` steps
+ * sigmoid, tanh, erf, erfc, gelu, silu): their values may differ from PyTorch's by `ulps` steps
  * of the values of the dtype the result is computed in (both are within
  * about 1 ulp of the correctly rounded result, by different algorithms).
  * Every other value, and every comparison of two devices, is bit for
@@ -794,10 +819,10 @@ static void value_text(const unsigned char *p, tsr_dtype d, char *buf, size_t si
 static const struct {
     const char *op;
     int ulps;
-} tolerances[] = {{"exp", 2},     {"log", 2},   {"expm1", 2}, {"log1p", 2},
-                  {"sigmoid", 2}, {"tanh", 2},  {"exp2", 2},  {"log2", 2},
-                  {"log10", 2},   {"sinh", 2},  {"cosh", 2},  {"asinh", 2},
-                  {"acosh", 2},   {"atanh", 2}, {"rsqrt", 2}, {"hypot", 2}};
+} tolerances[] = {{"exp", 2},   {"log", 2},   {"expm1", 2}, {"log1p", 2}, {"sigmoid", 2},
+                  {"tanh", 2},  {"exp2", 2},  {"log2", 2},  {"log10", 2}, {"sinh", 2},
+                  {"cosh", 2},  {"asinh", 2}, {"acosh", 2}, {"atanh", 2}, {"rsqrt", 2},
+                  {"hypot", 2}, {"erf", 2},   {"erfc", 2},  {"gelu", 2},  {"silu", 2}};
 
 typedef struct tolerance {
     int ulps;          /* 0: bit for bit */
