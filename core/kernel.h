@@ -98,6 +98,10 @@ enum {
     TSR__KOPF_ONE_DIM = 1u << 25,     /* takes one dim or none, not a list (prod, all, any,
                                          argmax, argmin, max, min) */
     TSR__KOPF_NO_BFLOAT16 = 1u << 26, /* bfloat16 is refused too (prod, beside NO_HALF) */
+    TSR__KOPF_VALUE = 1u << 27,       /* takes a Python number (lerp's weight, addcmul's value;
+                                         call VALUE2 or VALUE3) in `alpha`, in the math type and
+                                         not rounded to float16/bfloat16; no scalar input besides
+                                         one zero-dim cpu tensor */
     TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
@@ -112,6 +116,8 @@ enum {
 #define TSR__KOPF_CALL_UNARY 0
 #define TSR__KOPF_CALL_WIDTH TSR__KOPF_WIDTH
 #define TSR__KOPF_CALL_TERNARY 0
+#define TSR__KOPF_CALL_VALUE2 TSR__KOPF_VALUE
+#define TSR__KOPF_CALL_VALUE3 TSR__KOPF_VALUE
 #define TSR__KOPF_CALL_REDUCE TSR__KOPF_REDUCE
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
@@ -170,7 +176,10 @@ typedef struct tsr__kernel {
                            bool and the integers, float32 for float16/bfloat16/float32 (already
                            rounded to the dtype), double for float64, two floats for
                            complex32/complex64, two doubles for complex128; in an operation
-                           without alpha, the second scalar input's value, as `scalar` */
+                           with a value (TSR__KOPF_VALUE), that number in the same math
+                           type, converted as PyTorch's Scalar::to<T> converts it (bfloat16's
+                           is a float not rounded to bfloat16); in any other operation, the
+                           second scalar input's value, as `scalar` */
     tsr__kernel_operand operands[TSR__KERNEL_MAX_OPERANDS];
 } tsr__kernel;
 

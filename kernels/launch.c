@@ -29,8 +29,7 @@ static bool key_is_scalar(const tsr__kernel_key *key, int k)
 
 uint32_t tsr__kernel_scalar_max(uint32_t op)
 {
-    return tsr__kernel_op_has(op, TSR__KOPF_ALPHA) || tsr__kernel_op_has(op, TSR__KOPF_MOVE) ? 1
-                                                                                             : 2;
+    return tsr__kernel_op_has(op, TSR__KOPF_ALPHA | TSR__KOPF_VALUE | TSR__KOPF_MOVE) ? 1 : 2;
 }
 
 uint32_t tsr__kernel_scalar_count(const tsr__kernel *k)
@@ -56,9 +55,8 @@ static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstora
 
 static tsr_status fp64_missing(void)
 {
-    return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                     "this device has no float64 support: it cannot compute "
-                     "with float64 or complex128");
+    return tsr__fail(TSR_ERR_NOT_SUPPORTED, "this device has no float64 support: it cannot compute "
+                                            "with float64 or complex128");
 }
 
 /* A generic program's key: op 0, the entry, a common dtype, zeros. */
@@ -308,8 +306,8 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
      * 64x64x56x56 float32 tensor on one PoCL thread ran about 20% faster
      * through the packed tile (8x8 transposes in registers) than through
      * the strided walk's element-by-element tile. */
-    bool packs = nacross == 1 && nstill == 0 && g->size[1] > 1 &&
-                 out_unit(g) && others_unit(g, k, across);
+    bool packs =
+        nacross == 1 && nstill == 0 && g->size[1] > 1 && out_unit(g) && others_unit(g, k, across);
     /* Three inputs have the unit and strided walks only: the others name
      * input 1 or 2. */
     bool ternary = k->noperands > 3;
@@ -418,7 +416,8 @@ static const char *const entry_names[TSR__KENTRY_COUNT] = {
 static bool has_entry(const tsr__kernel_key *key, const int *storage, int nstorage, int entry)
 {
     if (entry == TSR__KENTRY_UNIT_PLUS || entry == TSR__KENTRY_UNIT_MINUS)
-        return tsr__kernel_key_alpha_loops(key) && has_walk(key, storage, nstorage, TSR__KWALK_UNIT);
+        return tsr__kernel_key_alpha_loops(key) &&
+               has_walk(key, storage, nstorage, TSR__KWALK_UNIT);
     return entry == TSR__KWALK_STRIDED || has_walk(key, storage, nstorage, entry);
 }
 

@@ -549,7 +549,16 @@ static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common
                 return st;
         }
     }
-    if (alpha) {
+    if (alpha && tsr__kernel_op_has(op, TSR__KOPF_VALUE)) {
+        /* PyTorch's Scalar::to<T> of the computation type: bfloat16's
+         * loops take a float */
+        tsr_dtype as = common == TSR_BFLOAT16 ? TSR_FLOAT32 : common;
+        unsigned char element[16];
+        tsr_status st = tsr__scalar_to_element(*alpha, as, element);
+        if (st != TSR_OK)
+            return st;
+        tsr__kernel_alpha_from_element(as, element, k->alpha);
+    } else if (alpha) {
         /* sub is add with -alpha, negated as a Python number (integers
          * wrap, complex negates both parts) before the conversion. */
         tsr_scalar a = *alpha;
@@ -652,8 +661,8 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
 
 tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                            const tsr_scalar *b_scalar, const tsr_tensor *c,
-                           const tsr_scalar *c_scalar, tsr__out_mode mode, tsr_tensor *out,
-                           tsr_tensor **result)
+                           const tsr_scalar *c_scalar, const tsr_scalar *value, tsr__out_mode mode,
+                           tsr_tensor *out, tsr_tensor **result)
 {
     const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
     if (info == NULL || info->arity != 3)
@@ -662,7 +671,11 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
     if ((mode == TSR__OUT_NEW && result == NULL) || (mode == TSR__OUT_GIVEN && out == NULL))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "output must not be NULL");
-    if ((!b && !scalar_kind_ok(b_scalar)) || (!c && !scalar_kind_ok(c_scalar)))
+    if (((info->flags & TSR__KOPF_VALUE) != 0) != (value != NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s %s a value", info->name,
+                         value ? "does not take" : "takes");
+    if ((!b && !scalar_kind_ok(b_scalar)) || (!c && !scalar_kind_ok(c_scalar)) ||
+        (value && !scalar_kind_ok(value)))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "invalid scalar kind (expected bool, int64, float64 or complex128)");
     operand in[3] = {{.t = a}, {.t = b}, {.t = c}};
@@ -680,7 +693,7 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
         return st;
     if (mode == TSR__OUT_INPLACE)
         out = (tsr_tensor *)a;
-    return plan_elementwise(op, in, 3, NULL, mode, out, result);
+    return plan_elementwise(op, in, 3, value, mode, out, result);
 }
 
 static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, const tsr_scalar *alpha,
@@ -705,7 +718,8 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
             return shape_mismatch(&out->geometry, ndim, shape);
         resize = true;
     }
-    if (alpha && (st = check_alpha(common, alpha)) != TSR_OK)
+    if (alpha && tsr__kernel_op_has(op, TSR__KOPF_ALPHA) &&
+        (st = check_alpha(common, alpha)) != TSR_OK)
         return st;
     if (device.type != TSR_DEVICE_META && (st = tsr__kernel_check_compute(op, common)) != TSR_OK)
         return st;
