@@ -230,6 +230,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define CALL_UNARY(fn, math, AT, S) fn(x)
 #define CALL_CHECKED(fn, math, AT, S) CHECKED_##math(fn)
 #define CALL_WIDTH(fn, math, AT, S) fn(x, y, (int)(8 * sizeof(S)))
+#define CALL_VALUE1(fn, math, AT, S) fn(x, alpha)
 #define CALL_VALUE2(fn, math, AT, S) fn(x, y, alpha)
 #define CHECKED_int(fn) fn(x, y, &bad_local)
 #define CHECKED_b8(fn) fn(x, y, &bad_local)
@@ -244,6 +245,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ZERO_CHECK_PLAIN(math) 0
 #define ZERO_CHECK_UNARY(math) 0
 #define ZERO_CHECK_WIDTH(math) 0
+#define ZERO_CHECK_VALUE1(math) 0
 #define ZERO_CHECK_VALUE2(math) 0
 #define ZERO_CHECK_CHECKED(math) ZERO_CHECK_##math
 #define ZERO_CHECK_int 1
@@ -260,6 +262,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLD_UNARY(math) NEVER
 #define FOLD_CHECKED(math) NEVER
 #define FOLD_WIDTH(math) NEVER
+#define FOLD_VALUE1(math) NEVER
 #define FOLD_VALUE2(math) NEVER
 /* Whether the folded alpha is +1 rather than -1 (real families only). */
 #define ONE_ALPHA(math) ONE_##math
@@ -267,6 +270,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ONE_UNARY(math) NEVER
 #define ONE_CHECKED(math) NEVER
 #define ONE_WIDTH(math) NEVER
+#define ONE_VALUE1(math) NEVER
 #define ONE_VALUE2(math) NEVER
 #define ONE_int (alpha == 1)
 #define ONE_b8 ONE_int
@@ -284,6 +288,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLDED_UNARY(fn, math, AT, S, sign) CALL_UNARY(fn, math, AT, S)
 #define FOLDED_CHECKED(fn, math, AT, S, sign) CALL_CHECKED(fn, math, AT, S)
 #define FOLDED_WIDTH(fn, math, AT, S, sign) CALL_WIDTH(fn, math, AT, S)
+#define FOLDED_VALUE1(fn, math, AT, S, sign) CALL_VALUE1(fn, math, AT, S)
 #define FOLDED_VALUE2(fn, math, AT, S, sign) CALL_VALUE2(fn, math, AT, S)
 #define FOLDED_REAL(fn, AT, sign) fn(x, y, (AT)(sign))
 #define FOLDED_int FOLDED_REAL
@@ -311,6 +316,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_CHECKED ROWS_COMPUTED
 #define ROWS_UNARY ROWS_COMPUTED
 #define ROWS_WIDTH ROWS_COMPUTED
+#define ROWS_VALUE1 ROWS_COMPUTED
 #define ROWS_VALUE2 ROWS_COMPUTED
 #define ROWS_REDUCE(ENUM, call, elem, b, i, f, h, c) /* libclient/reduce_cpu.c */
 /* The element call of three inputs: where and clamp take x, y, z;
@@ -462,6 +468,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_UNARY TABLE_COMPUTED
 #define TABLE_WIDTH TABLE_COMPUTED
 #define TABLE_TERNARY TABLE_COMPUTED
+#define TABLE_VALUE1 TABLE_COMPUTED
 #define TABLE_VALUE2 TABLE_COMPUTED
 #define TABLE_VALUE3 TABLE_COMPUTED
 #define TABLE_REDUCE(ENUM, fast, b, i, f, h, c)
@@ -499,6 +506,7 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_UNARY(ENUM, elem)
 #define MOVES_WIDTH(ENUM, elem)
 #define MOVES_TERNARY(ENUM, elem)
+#define MOVES_VALUE1(ENUM, elem)
 #define MOVES_VALUE2(ENUM, elem)
 #define MOVES_VALUE3(ENUM, elem)
 #define MOVES_REDUCE(ENUM, elem)

@@ -417,6 +417,27 @@ static inline tsr__u64 tsr__k_clamp_int(tsr__u64 x, tsr__u64 lo, tsr__u64 hi)
     return tsr__k_min_int(tsr__k_max_int(x, lo), hi);
 }
 
+/* clamp with one Python-number bound, as PyTorch 1.13's clamp_min and
+ * clamp_max scalar loops: std::max(x, min) and std::min(x, max), which
+ * keep x on a tie and where either is NaN (a NaN bound changes nothing). */
+#define TSR__K_CLAMP_ONE(T, sfx)                    \
+    static inline T tsr__k_cmin_##sfx(T x, T bound) \
+    {                                               \
+        return x < bound ? bound : x;               \
+    }                                               \
+    static inline T tsr__k_cmax_##sfx(T x, T bound) \
+    {                                               \
+        return bound < x ? bound : x;               \
+    }
+static inline tsr__u64 tsr__k_cmin_int(tsr__u64 x, tsr__u64 bound)
+{
+    return tsr__k_signed(x) < tsr__k_signed(bound) ? bound : x;
+}
+static inline tsr__u64 tsr__k_cmax_int(tsr__u64 x, tsr__u64 bound)
+{
+    return tsr__k_signed(bound) < tsr__k_signed(x) ? bound : x;
+}
+
 /* addcmul: self + value * t1 * t2, wrapping. */
 static inline tsr__u64 tsr__k_addcmul_int(tsr__u64 x, tsr__u64 y, tsr__u64 z, tsr__u64 v)
 {
@@ -624,22 +645,22 @@ static inline tsr__u64 tsr__k_addcmul_int(tsr__u64 x, tsr__u64 y, tsr__u64 z, ts
     TSR__K_REDUCED_UNARY(neg, sfx)                                                                \
     TSR__K_REDUCED_UNARY(sign, sfx)                                                               \
     TSR__K_REDUCED_UNARY(sq, sfx)                                                                 \
-    TSR__K_REDUCED_UNARY(recip, sfx) TSR__K_REDUCED_UNARY(floor, sfx)                             \
-        TSR__K_REDUCED_UNARY(ceil, sfx) TSR__K_REDUCED_UNARY(trunc, sfx)                          \
-            TSR__K_REDUCED_UNARY(round, sfx) TSR__K_REDUCED_UNARY(relu, sfx)                      \
-                TSR__K_REDUCED_UNARY(lnot, sfx) TSR__K_REDUCED_UNARY(isnan, sfx)                  \
-                    TSR__K_REDUCED_UNARY(isinf, sfx) TSR__K_REDUCED_UNARY(isfin, sfx)             \
-                        TSR__K_REDUCED_UNARY(sbit, sfx) TSR__K_REDUCED_UNARY(frac, sfx)           \
-                            TSR__K_REDUCED_UNARY(sqrt, sfx) TSR__K_REDUCED_BINARY(eq, sfx)        \
-                                TSR__K_REDUCED_BINARY(ne, sfx) TSR__K_REDUCED_BINARY(lt, sfx)     \
-                                    TSR__K_REDUCED_BINARY(le, sfx) TSR__K_REDUCED_BINARY(gt, sfx) \
-                                        TSR__K_REDUCED_BINARY(ge, sfx)                            \
-                                            TSR__K_REDUCED_BINARY(land, sfx)                      \
-                                                TSR__K_REDUCED_BINARY(lor, sfx)                   \
-                                                    TSR__K_REDUCED_BINARY(lxor, sfx)              \
-                                                        TSR__K_REDUCED_SWAPPED(fmax, sfx)         \
-                                                            TSR__K_REDUCED_SWAPPED(fmin, sfx)     \
-                                                                TSR__K_REDUCED_BINARY(csign, sfx)
+    TSR__K_REDUCED_UNARY(recip, sfx)                                                              \
+    TSR__K_REDUCED_UNARY(floor, sfx) TSR__K_REDUCED_UNARY(ceil, sfx)                              \
+        TSR__K_REDUCED_UNARY(trunc, sfx) TSR__K_REDUCED_UNARY(round, sfx)                         \
+            TSR__K_REDUCED_UNARY(relu, sfx) TSR__K_REDUCED_UNARY(lnot, sfx)                       \
+                TSR__K_REDUCED_UNARY(isnan, sfx) TSR__K_REDUCED_UNARY(isinf, sfx)                 \
+                    TSR__K_REDUCED_UNARY(isfin, sfx) TSR__K_REDUCED_UNARY(sbit, sfx)              \
+                        TSR__K_REDUCED_UNARY(frac, sfx) TSR__K_REDUCED_UNARY(sqrt, sfx)           \
+                            TSR__K_REDUCED_BINARY(eq, sfx) TSR__K_REDUCED_BINARY(ne, sfx)         \
+                                TSR__K_REDUCED_BINARY(lt, sfx) TSR__K_REDUCED_BINARY(le, sfx)     \
+                                    TSR__K_REDUCED_BINARY(gt, sfx) TSR__K_REDUCED_BINARY(ge, sfx) \
+                                        TSR__K_REDUCED_BINARY(land, sfx)                          \
+                                            TSR__K_REDUCED_BINARY(lor, sfx)                       \
+                                                TSR__K_REDUCED_BINARY(lxor, sfx)                  \
+                                                    TSR__K_REDUCED_SWAPPED(fmax, sfx)             \
+                                                        TSR__K_REDUCED_SWAPPED(fmin, sfx)         \
+                                                            TSR__K_REDUCED_BINARY(csign, sfx)
 
 /* The exactly defined operations of complex numbers Z (parts T); a bool
  * result is 1 + 0i or 0. */
@@ -763,6 +784,11 @@ TSR__K_CLAMP(float, bf16, TSR__K_QUIET_NAN)
 
 TSR__K_MAX_MIN(tsr__k_max_f32, tsr__k_min_f32, float, TSR__K_QUIET_NAN)
 TSR__K_LERP_ADDC(float, f32, tsr__k_fmaf)
+TSR__K_CLAMP_ONE(float, f32)
+#define tsr__k_cmin_bf16 tsr__k_cmin_f32
+#define tsr__k_cmax_bf16 tsr__k_cmax_f32
+#define tsr__k_cmin_f16 tsr__k_cmin_f32
+#define tsr__k_cmax_f16 tsr__k_cmax_f32
 #define tsr__k_lerp_bf16 tsr__k_lerp_f32
 #define tsr__k_addcmul_bf16 tsr__k_addcmul_f32
 #define tsr__k_addcdiv_bf16 tsr__k_addcdiv_f32
@@ -1014,6 +1040,7 @@ TSR__K_COMPLEX_OPS(tsr__kc128, double, c128)
 TSR__K_WHERE(double, f64)
 TSR__K_CLAMP(double, f64, (double)TSR__K_QUIET_NAN)
 TSR__K_LERP_ADDC(double, f64, tsr__k_fmad)
+TSR__K_CLAMP_ONE(double, f64)
 
 /* |w| < 0.5 for a complex128 weight, |w| being glibc's hypot (2.35 and
  * later, without fma): near 0.5 its square root corrected by one Newton

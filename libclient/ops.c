@@ -213,6 +213,97 @@ tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor 
     return clamp_op(self, min, max, TSR__OUT_INPLACE, self, NULL);
 }
 
+/* ---- clamp with Python-number bounds ------------------------------------------ */
+
+/* PyTorch 1.13's clamp.Scalar: a floating self keeps its dtype, another
+ * meets the bounds as wrapped numbers (bool with int bounds gives int64,
+ * int with a float bound the default dtype); an in-place self must keep
+ * its dtype. */
+static tsr_status clamp_scalar_type(const tsr_tensor *self, const tsr_scalar *min,
+                                    const tsr_scalar *max, bool inplace, tsr_dtype *result)
+{
+    *result = self->dtype;
+    if (tsr_dtype_is_complex(self->dtype))
+        return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
+    if (tsr_dtype_is_floating_point(self->dtype))
+        return TSR_OK;
+    tsr_operand ops[3] = {
+        {self->geometry.ndim ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM, self->dtype}};
+    size_t n = 1;
+    if (min)
+        ops[n++] = (tsr_operand){TSR_OPERAND_SCALAR, min->kind};
+    if (max)
+        ops[n++] = (tsr_operand){TSR_OPERAND_SCALAR, max->kind};
+    tsr_status st = tsr_result_type(ops, n, result);
+    if (st != TSR_OK)
+        return st;
+    if (inplace && *result != self->dtype)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "result type %s can't be cast to the desired output type %s",
+                         tsr_dtype_message_name(*result), tsr__dtype_cpp_name(self->dtype));
+    if (tsr_dtype_is_complex(*result))
+        return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
+    return TSR_OK;
+}
+
+static tsr_status clamp_scalar_op(const tsr_tensor *self, const tsr_scalar *min,
+                                  const tsr_scalar *max, tsr__out_mode mode, tsr_tensor *out,
+                                  tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (min == NULL && max == NULL)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "torch.clamp: At least one of 'min' or 'max' must not be None");
+    tsr_dtype type;
+    tsr_status st = clamp_scalar_type(self, min, max, mode == TSR__OUT_INPLACE, &type);
+    if (st != TSR_OK)
+        return st;
+    /* With both bounds PyTorch reads each as a double first, to fill the
+     * output with NaN where one is NaN (which the element function
+     * gives). */
+    const tsr_scalar *both[2] = {min, max};
+    for (int k = 0; k < 2 && min && max; k++)
+        if (both[k]->kind == TSR_COMPLEX128 && both[k]->v.c[1] != 0)
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "value cannot be converted to type double without overflow");
+    tsr_tensor *converted = NULL;
+    const tsr_tensor *src = self;
+    if (type != self->dtype) { /* self.to(result type), as PyTorch runs it */
+        tsr_tensor_options o = {0};
+        o.has_dtype = true;
+        o.dtype = type;
+        if ((st = tsr_tensor_to(NULL, self, &o, false, &converted)) != TSR_OK)
+            return st;
+        src = converted;
+    }
+    if (min && max)
+        st = tsr__ternary_op(TSR__KOP_CLAMP_SCALAR, src, NULL, min, NULL, max, NULL, mode, out,
+                             result);
+    else
+        st = tsr__binary_op(min ? TSR__KOP_CLAMP_MIN_SCALAR : TSR__KOP_CLAMP_MAX_SCALAR, src, NULL,
+                            NULL, min ? min : max, mode, out, result);
+    tsr_tensor_release(converted);
+    return st;
+}
+
+tsr_status tsr_clamp_scalar(const tsr_tensor *self, const tsr_scalar *min, const tsr_scalar *max,
+                            tsr_tensor **result)
+{
+    return clamp_scalar_op(self, min, max, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_clamp_scalar_out(const tsr_tensor *self, const tsr_scalar *min,
+                                const tsr_scalar *max, tsr_tensor *out)
+{
+    return clamp_scalar_op(self, min, max, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_clamp_scalar_(tsr_tensor *self, const tsr_scalar *min, const tsr_scalar *max)
+{
+    return clamp_scalar_op(self, min, max, TSR__OUT_INPLACE, self, NULL);
+}
+
 /* ---- lerp, addcmul, addcdiv ------------------------------------------------ */
 
 /* lerp's own checks, before the iterator's: `end` (and a tensor weight)

@@ -433,13 +433,18 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
 }
 
 /* compute_shape: the inputs broadcast together (outputs being resized
- * take no part). *same tells whether every input had that exact shape. */
-static tsr_status compute_shape(const operand *in, int nin, int *ndim, int64_t *shape, bool *same)
+ * take no part, nor Python numbers where the row sets them aside). *same
+ * tells whether every input had that exact shape. */
+static tsr_status compute_shape(tsr__kernel_op op, const operand *in, int nin, int *ndim,
+                                int64_t *shape, bool *same)
 {
     bool any = false, scalars = false, tensors = false;
+    bool aside = tsr__kernel_op_has(op, TSR__KOPF_NUMBERS_ASIDE);
     *same = true;
     *ndim = 0;
     for (int i = 0; i < nin; i++) {
+        if (aside && !in[i].t)
+            continue;
         const tsr_geometry *g = in[i].t ? &in[i].t->geometry : NULL;
         int n = g ? g->ndim : 0;
         const int64_t *sizes = g ? g->sizes : NULL;
@@ -550,9 +555,11 @@ static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common
         }
     }
     if (alpha && tsr__kernel_op_has(op, TSR__KOPF_VALUE)) {
-        /* PyTorch's Scalar::to<T> of the computation type: bfloat16's
-         * loops take a float */
-        tsr_dtype as = common == TSR_BFLOAT16 ? TSR_FLOAT32 : common;
+        /* PyTorch's Scalar::to<T> of the computation type (lerp's and
+         * addcmul's bfloat16 loops take a float) */
+        tsr_dtype as = common == TSR_BFLOAT16 && tsr__kernel_op_has(op, TSR__KOPF_VALUE_FLOAT)
+                           ? TSR_FLOAT32
+                           : common;
         unsigned char element[16];
         tsr_status st = tsr__scalar_to_element(*alpha, as, element);
         if (st != TSR_OK)
@@ -705,7 +712,7 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
     int ndim;
     int64_t shape[TSR_MAX_DIMS];
     bool same;
-    if ((st = compute_shape(in, nin, &ndim, shape, &same)) != TSR_OK)
+    if ((st = compute_shape(op, in, nin, &ndim, shape, &same)) != TSR_OK)
         return st;
     tsr_dtype common;
     tsr_device device;

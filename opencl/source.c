@@ -385,6 +385,8 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
             put(t, "    %s v = %s;\n", m->type, m->alpha); /* lerp's weight, addcmul's value */
             if (tsr__kernel_ops[op].arity == 3)
                 snprintf(e, sizeof e, "%s(%s, %s, %s, v)", fn, x, y, z);
+            else if (tsr__kernel_ops[op].arity == 1)
+                snprintf(e, sizeof e, "%s(%s, v)", fn, x);
             else
                 snprintf(e, sizeof e, "%s(%s, %s, v)", fn, x, y);
         } else if (zero_check) {

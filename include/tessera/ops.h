@@ -300,6 +300,27 @@ TSR_API tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min,
                                  const tsr_tensor *max, tsr_tensor *out);
 TSR_API tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max);
 
+/* torch.clamp(self, min, max) with Python-number bounds, either NULL (not
+ * both), as PyTorch 1.13's clamp.Scalar: a floating self keeps its dtype,
+ * another meets the bounds as wrapped numbers (an int32 self with a float
+ * bound gives float32); the bounds are converted to that dtype as
+ * PyTorch's Scalar::to converts them ("value cannot be converted to type
+ * int8_t without overflow"). Both bounds: std::min(std::max(x, min),
+ * max), NaN wherever a bound is NaN; one bound: std::max(x, min)
+ * (std::min(x, max)), which a NaN bound leaves unchanged. bool, float16
+ * and complex are refused ("\"clamp_scalar_cpu\" not implemented for
+ * 'Half'"; "clamp is not supported for complex types"). out= must have
+ * the result's dtype ("Found dtype Int but expected Float"); in place the
+ * result's dtype must be self's ("result type Float can't be cast to the
+ * desired output type int"). Arguments are borrowed; *result is new and
+ * the caller's. */
+TSR_API tsr_status tsr_clamp_scalar(const tsr_tensor *self, const tsr_scalar *min,
+                                    const tsr_scalar *max, tsr_tensor **result);
+TSR_API tsr_status tsr_clamp_scalar_out(const tsr_tensor *self, const tsr_scalar *min,
+                                        const tsr_scalar *max, tsr_tensor *out);
+TSR_API tsr_status tsr_clamp_scalar_(tsr_tensor *self, const tsr_scalar *min,
+                                     const tsr_scalar *max);
+
 /* ---- lerp ------------------------------------------------------------- */
 
 /* torch.lerp(start, end, weight): start + weight * (end - start), as

@@ -1250,6 +1250,98 @@ def gen_clamp(rng, f):
     fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [1]), plain(c, F32, [0])))
 
 
+# ---- clamp with Python-number bounds ---------------------------------------------
+#
+# Rows of op "clamp_scalar" hold self in a, min in b and max in the `arg`
+# field ("s <scalar>", '-' for none).
+
+def clamp_scalar_call(form, a, lo, hi, out):
+    if form == "out":
+        torch.clamp(a, lo, hi, out=out)
+        return out
+    if form == "inplace":
+        return a.clamp_(lo, hi)
+    return torch.clamp(a, lo, hi)
+
+
+def clamp_scalar_row(case_id, case, form, a, lo, hi, out):
+    return ternary_row(case_id, "clamp_scalar", case, form, lambda: clamp_scalar_call(form, a, lo, hi, out),
+                       hi, a, lo, out)
+
+
+def clamp_bound(rng):
+    return rng.choice([None, None, 0, 1, -3, 7, 100, 0.5, -0.0, 0.0, -2.25, 1e3, float("nan"),
+                       float("inf"), float("-inf"), True, 3.0e38])
+
+
+def draw_clamp_scalar(rng):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    lo, hi = clamp_bound(rng), clamp_bound(rng)
+    if lo is None and hi is None:
+        return None
+    dt = pick_dtype(rng)
+    if dt.is_complex and rng.random() < 0.9:
+        return None
+    if dt == F16 and lo is not None and hi is not None and (lo != lo or hi != hi):
+        return None  # 1.13 fills float16 with NaN before its kernel would refuse it
+    a = case.new_view(rng, dt, shape, OUTPUT_KINDS if form == "inplace" else INPUT_KINDS)
+    try:
+        probe = torch.clamp(a, lo, hi)
+        if not agrees_strided(lambda x: torch.clamp(x, lo, hi), probe, (a,)):
+            return None
+    except Exception:  # noqa: BLE001 - refusals are drawn again
+        return None
+    out = None
+    if form == "out":
+        out = draw_out(rng, case, probe) if rng.random() < 0.3 else case.new_view(rng, probe.dtype, list(probe.shape), OUTPUT_KINDS)
+    return clamp_scalar_row("", case, form, a, lo, hi, out)
+
+
+def gen_clamp_scalar(rng, f):
+    write_drawn(f, "clamp_scalar", lambda: draw_clamp_scalar(rng), 400)
+    fw = case_writer(f, "clamp_scalar", clamp_scalar_row)
+    for dt in [BF16, F32, F64] + INTS:
+        v = special_values(dt)
+        bounds = [(0, None), (None, 0), (-0.0, None), (None, -0.0), (-0.0, 0.0), (0.0, -0.0), (1.5, -1.5),
+                  (float("nan"), None), (None, float("nan")), (float("nan"), 1), (-1, float("nan")),
+                  (float("-inf"), float("inf")), (-2, 7), (2.5, None), (None, 1.001), (1e300, None)]
+        if dt in INTS:
+            bounds = [(0, None), (None, 0), (-2, 7), (7, -2), (1, 1), (-1, None), (None, 100), (0.5, None),
+                      (None, 2.5), (0.5, 1.5), (1000, None), (float("nan"), None)]
+        for k, (lo, hi) in enumerate(bounds):
+            fw("special-%s-%d" % (dname(dt), k), "new", lambda c: (spaced(c, dt, v), lo, hi, None))
+    fw("bool-int", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), 0, 1, None))
+    fw("bool-float", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), None, 0.5, None))
+    fw("bool-bool", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), True, None, None))
+    fw("bool-bools", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), False, True, None))
+    for dt in (F16, C64, C32):
+        fw("dtype-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), 0, 1, None))
+        fw("dtype-min-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), 0, None, None))
+        fw("dtype-max-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), None, 1, None))
+    fw("none", "new", lambda c: (plain(c, F32, [3]), None, None, None))
+    fw("int-float-bound", "new", lambda c: (plain(c, I32, [3]), 0.5, None, None))
+    fw("int-complex-bound", "new", lambda c: (plain(c, I32, [3]), 1j, None, None))
+    fw("float-complex-bound", "new", lambda c: (plain(c, F32, [3]), 1 + 1j, 2, None))
+    fw("float-complex-min", "new", lambda c: (plain(c, F32, [3]), 1 + 1j, None, None))
+    fw("float-real-complex-min", "new", lambda c: (plain(c, F32, [3]), 2 + 0j, None, None))
+    fw("int8-overflow", "new", lambda c: (plain(c, I8, [3]), 1000, None, None))
+    fw("int8-overflow-both", "new", lambda c: (plain(c, I8, [3]), 0, 1000, None))
+    fw("bf16-overflow", "new", lambda c: (plain(c, BF16, [3]), 1e300, 2, None))
+    fw("float-overflow-min", "new", lambda c: (plain(c, F32, [3]), 1e300, None, None))
+    fw("out-int", "out", lambda c: (plain(c, I32, [3]), 0.5, None, plain(c, I32, [3])))
+    fw("out-float", "out", lambda c: (plain(c, I32, [3]), 0.5, 2.5, plain(c, F32, [3])))
+    fw("out-double", "out", lambda c: (plain(c, F32, [3]), 0.5, None, plain(c, F64, [3])))
+    fw("inplace-int-float", "inplace", lambda c: (plain(c, I32, [3]), 0.5, None, None))
+    fw("inplace-int-float-both", "inplace", lambda c: (plain(c, I64, [3]), 0, 2.5, None))
+    fw("inplace-int", "inplace", lambda c: (plain(c, I16, [4]), -1, 2, None))
+    fw("zero-dim", "new", lambda c: (plain(c, I64, [], torch.tensor(3)), 0.5, None, None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), 1, 2, plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (plain(c, F64, [3, 2]), -1, 4,
+                                           c.view(c.base(torch.zeros(6, dtype=F64)), [3, 2], [1, 3], 0)))
+
+
 # ---- lerp, addcmul, addcdiv -------------------------------------------------------
 #
 # Rows of op "lerp" hold start in a, end in b and the weight in the `arg`
@@ -1807,6 +1899,10 @@ def main():
     own = random.Random("%x:where" % SEED)
     tables.append(("where", "torch.where: random cases, special values in every dtype, scalars, errors",
                    lambda f, own=own: gen_where(own, f)))
+    later += 1
+    own = random.Random("%x:clamp_scalar" % SEED)
+    tables.append(("clamp_scalar", "torch.clamp with Python-number bounds: random cases, special values, errors",
+                   lambda f, own=own: gen_clamp_scalar(own, f)))
     later += 1
     own = random.Random("%x:lerp" % SEED)
     tables.append(("lerp", "torch.lerp, tensor and Python-number weights: random cases, special values, errors",

@@ -16,26 +16,28 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                         \
-    X(tsr_add)                                                                                   \
-    X(tsr_add_out)                                                                               \
-    X(tsr_add_)                                                                                  \
-    X(tsr_add_scalar)                                                                            \
-    X(tsr_add_scalar_out)                                                                        \
-    X(tsr_add_scalar_)                                                                           \
-    X(tsr_sub)                                                                                   \
-    X(tsr_sub_out)                                                                               \
-    X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul)            \
-        X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_)    \
-            X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)        \
-                X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)      \
-                    X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) \
-                        X(tsr_where_out) X(tsr_where_scalar) X(tsr_where_scalar_self)            \
-                            X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_)     \
-                                X(tsr_lerp) X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar)      \
-                                    X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)    \
-                                        X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)        \
-                                            X(tsr_addcdiv_out) X(tsr_addcdiv_)
+#define OPS_FUNCTIONS(X)                                                                           \
+    X(tsr_add)                                                                                     \
+    X(tsr_add_out)                                                                                 \
+    X(tsr_add_)                                                                                    \
+    X(tsr_add_scalar)                                                                              \
+    X(tsr_add_scalar_out)                                                                          \
+    X(tsr_add_scalar_)                                                                             \
+    X(tsr_sub)                                                                                     \
+    X(tsr_sub_out)                                                                                 \
+    X(tsr_sub_)                                                                                    \
+    X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out)           \
+        X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div)          \
+            X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)  \
+                X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)       \
+                    X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out)      \
+                        X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)          \
+                            X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_lerp)                \
+                                X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar)                    \
+                                    X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)      \
+                                        X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)          \
+                                            X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar) \
+                                                X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -328,7 +330,8 @@ static bool parse_third(ops_case *c)
         c->arg_operand[n] = '\0';
         return parse_operand(c, c->arg_operand, &c->third);
     }
-    if (strcmp(c->op, "where") != 0 && strcmp(c->op, "clamp") != 0 && strcmp(c->op, "lerp") != 0)
+    if (strcmp(c->op, "where") != 0 && strcmp(c->op, "clamp") != 0 &&
+        strcmp(c->op, "clamp_scalar") != 0 && strcmp(c->op, "lerp") != 0)
         return true;
     return parse_operand(c, c->arg, &c->third);
 }
@@ -573,6 +576,26 @@ static tsr_status call_clamp(const ops_case *c, tsr_tensor **result)
     return tsr_clamp(c->a.t, lo, hi, result);
 }
 
+/* torch.clamp(a, min=b, max=third) with Python-number bounds, '-' for
+ * none. */
+static tsr_status call_clamp_scalar(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_clamp_scalar);
+    OPS_NEED(tsr_clamp_scalar_out);
+    OPS_NEED(tsr_clamp_scalar_);
+    if (c->b.kind == OPND_VIEW || c->third.kind == OPND_VIEW) {
+        snprintf(missing, sizeof(missing), "clamp_scalar's bounds are Python numbers");
+        return TSR_STATUS_COUNT;
+    }
+    const tsr_scalar *lo = c->b.kind == OPND_SCALAR ? &c->b.scalar : NULL;
+    const tsr_scalar *hi = c->third.kind == OPND_SCALAR ? &c->third.scalar : NULL;
+    if (strcmp(c->form, "out") == 0)
+        return tsr_clamp_scalar_out(c->a.t, lo, hi, c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return tsr_clamp_scalar_(c->a.t, lo, hi);
+    return tsr_clamp_scalar(c->a.t, lo, hi, result);
+}
+
 /* torch.lerp(a, b, weight=third): a tensor or a Python number. */
 static tsr_status call_lerp(const ops_case *c, tsr_tensor **result)
 {
@@ -665,12 +688,13 @@ static tsr_status call_case(const ops_case *c, tsr_tensor **fresh, const tsr_ten
                                                  : c->a.t;
         return st;
     }
-    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 || strcmp(c->op, "lerp") == 0 ||
-        is_addc(c->op)) {
-        tsr_status st = c->op[0] == 'w'   ? call_where(c, fresh)
-                        : c->op[0] == 'c' ? call_clamp(c, fresh)
-                        : c->op[0] == 'l' ? call_lerp(c, fresh)
-                                          : call_addc(c, fresh);
+    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 ||
+        strcmp(c->op, "clamp_scalar") == 0 || strcmp(c->op, "lerp") == 0 || is_addc(c->op)) {
+        tsr_status st = c->op[0] == 'w'                      ? call_where(c, fresh)
+                        : strcmp(c->op, "clamp_scalar") == 0 ? call_clamp_scalar(c, fresh)
+                        : c->op[0] == 'c'                    ? call_clamp(c, fresh)
+                        : c->op[0] == 'l'                    ? call_lerp(c, fresh)
+                                                             : call_addc(c, fresh);
         *written = strcmp(c->form, "new") == 0   ? *fresh
                    : strcmp(c->form, "out") == 0 ? c->out.t
                                                  : c->a.t;
