@@ -82,28 +82,37 @@ enum {
                                          TSR_ERR_NOT_SUPPORTED "complex exp is not available
                                          yet" */
     /* The reductions (call REDUCE; "A reduction" below): */
-    TSR__KOPF_REDUCE = 1u << 17,      /* a reduction (call REDUCE), no element function */
-    TSR__KOPF_INT_TO_LONG = 1u << 18, /* bool and integer inputs reduce in int64 unless dtype=
+    TSR__KOPF_REDUCE = 1u << 17,        /* a reduction (call REDUCE), no element function */
+    TSR__KOPF_INT_TO_LONG = 1u << 18,   /* bool and integer inputs reduce in int64 unless dtype=
                                          or out= says otherwise (sum, prod, nansum) */
-    TSR__KOPF_MEAN = 1u << 19,        /* the sum, rounded to the result dtype, divided by the
+    TSR__KOPF_MEAN = 1u << 19,          /* the sum, rounded to the result dtype, divided by the
                                          count (converted to that dtype first, as PyTorch's
                                          div_ converts it); inputs must be floating or complex */
-    TSR__KOPF_SKIP_NAN = 1u << 20,    /* NaN elements count as zero (nansum), and not at all in
+    TSR__KOPF_SKIP_NAN = 1u << 20,      /* NaN elements count as zero (nansum), and not at all in
                                          nanmean's count */
-    TSR__KOPF_INDEX = 1u << 21,       /* the output holds int64 positions r (argmax, argmin) */
-    TSR__KOPF_INDICES = 1u << 22,     /* a second output, operand 2, holds the int64 positions
+    TSR__KOPF_INDEX = 1u << 21,         /* the output holds int64 positions r (argmax, argmin) */
+    TSR__KOPF_INDICES = 1u << 22,       /* a second output, operand 2, holds the int64 positions
                                          of the values in operand 0 (max/min with a dim) */
-    TSR__KOPF_NONEMPTY = 1u << 23,    /* reducing an empty dimension is PyTorch's IndexError */
-    TSR__KOPF_DTYPE_ARG = 1u << 24,   /* takes dtype= (sum, prod, mean, nansum, nanmean) */
-    TSR__KOPF_ONE_DIM = 1u << 25,     /* takes one dim or none, not a list (prod, all, any,
+    TSR__KOPF_NONEMPTY = 1u << 23,      /* reducing an empty dimension is PyTorch's IndexError */
+    TSR__KOPF_DTYPE_ARG = 1u << 24,     /* takes dtype= (sum, prod, mean, nansum, nanmean) */
+    TSR__KOPF_ONE_DIM = 1u << 25,       /* takes one dim or none, not a list (prod, all, any,
                                          argmax, argmin, max, min) */
-    TSR__KOPF_NO_BFLOAT16 = 1u << 26, /* bfloat16 is refused too (prod, beside NO_HALF) */
-    TSR__KOPF_MOVE = 1u << 7,         /* moves bytes, computes nothing (call MOVE: copy, fill) */
-    TSR__KOPF_BOOL = 1u << 8,         /* computes in bool (column b) */
-    TSR__KOPF_INT = 1u << 9,          /* in uint8, int8, int16, int32, int64 (i) */
-    TSR__KOPF_FLOAT = 1u << 10,       /* in float16, bfloat16, float32, float64 (f) */
-    TSR__KOPF_COMPLEX32 = 1u << 11,   /* in complex32 (h) */
-    TSR__KOPF_COMPLEX = 1u << 12,     /* in complex64, complex128 (c) */
+    TSR__KOPF_NO_BFLOAT16 = 1u << 26,   /* bfloat16 is refused too (prod, beside NO_HALF) */
+    TSR__KOPF_VALUE = 1u << 27,         /* takes a Python number (lerp's weight, addcmul's value;
+                                         call VALUE2 or VALUE3) in `alpha`, in the math type and
+                                         not rounded to float16/bfloat16; no scalar input besides
+                                         one zero-dim cpu tensor */
+    TSR__KOPF_VALUE_FLOAT = 1u << 28,   /* bfloat16 takes the value as a float, not rounded to
+                                         bfloat16 (lerp, addcmul, addcdiv) */
+    TSR__KOPF_NUMBERS_ASIDE = 1u << 29, /* Python-number inputs are no operands of PyTorch's
+                                           iterator (clamp's number bounds): they take no part in
+                                           the shape and the output's layout */
+    TSR__KOPF_MOVE = 1u << 7,           /* moves bytes, computes nothing (call MOVE: copy, fill) */
+    TSR__KOPF_BOOL = 1u << 8,           /* computes in bool (column b) */
+    TSR__KOPF_INT = 1u << 9,            /* in uint8, int8, int16, int32, int64 (i) */
+    TSR__KOPF_FLOAT = 1u << 10,         /* in float16, bfloat16, float32, float64 (f) */
+    TSR__KOPF_COMPLEX32 = 1u << 11,     /* in complex32 (h) */
+    TSR__KOPF_COMPLEX = 1u << 12,       /* in complex64, complex128 (c) */
 };
 #define TSR__KOPF_CALL_MOVE TSR__KOPF_MOVE
 #define TSR__KOPF_CALL_ALPHA TSR__KOPF_ALPHA
@@ -112,6 +121,9 @@ enum {
 #define TSR__KOPF_CALL_UNARY 0
 #define TSR__KOPF_CALL_WIDTH TSR__KOPF_WIDTH
 #define TSR__KOPF_CALL_TERNARY 0
+#define TSR__KOPF_CALL_VALUE1 TSR__KOPF_VALUE
+#define TSR__KOPF_CALL_VALUE2 TSR__KOPF_VALUE
+#define TSR__KOPF_CALL_VALUE3 TSR__KOPF_VALUE
 #define TSR__KOPF_CALL_REDUCE TSR__KOPF_REDUCE
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
@@ -170,7 +182,11 @@ typedef struct tsr__kernel {
                            bool and the integers, float32 for float16/bfloat16/float32 (already
                            rounded to the dtype), double for float64, two floats for
                            complex32/complex64, two doubles for complex128; in an operation
-                           without alpha, the second scalar input's value, as `scalar` */
+                           with a value (TSR__KOPF_VALUE), that number in the same math
+                           type, converted as PyTorch's Scalar::to<T> converts it (with
+                           TSR__KOPF_VALUE_FLOAT, bfloat16's is a float not rounded to
+                           bfloat16); in any other operation, the
+                           second scalar input's value, as `scalar` */
     tsr__kernel_operand operands[TSR__KERNEL_MAX_OPERANDS];
 } tsr__kernel;
 

@@ -149,14 +149,16 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
         return n;                                                                                \
     }
 
-/* A row of three inputs (x, y, z from a, b, c): a loop of its own where
- * every operand steps by one element, the strided loop otherwise. */
-#define ROW3(fn, S, M, IN, OUT, EXPR)                                                       \
+/* A row of three inputs (x, y, z from a, b, c; a value in `alpha`): a
+ * loop of its own where every operand steps by one element, the strided
+ * loop otherwise. */
+#define ROW3(fn, S, M, IN, OUT, AT, ALPHA, EXPR)                                            \
     static int64_t fn(unsigned char *o, const unsigned char *a, const unsigned char *b,     \
                       const unsigned char *c, int64_t n, const int64_t st[4],               \
                       const uint8_t *alpha_bytes, int *bad)                                 \
     {                                                                                       \
-        (void)alpha_bytes, (void)bad;                                                       \
+        const AT alpha = ALPHA(alpha_bytes);                                                \
+        (void)alpha, (void)bad;                                                             \
         if (st[0] == (int64_t)sizeof(S) && st[1] == (int64_t)sizeof(S) &&                   \
             st[2] == (int64_t)sizeof(S) && st[3] == (int64_t)sizeof(S)) {                   \
             S *po = (S *)o;                                                                 \
@@ -228,6 +230,8 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define CALL_UNARY(fn, math, AT, S) fn(x)
 #define CALL_CHECKED(fn, math, AT, S) CHECKED_##math(fn)
 #define CALL_WIDTH(fn, math, AT, S) fn(x, y, (int)(8 * sizeof(S)))
+#define CALL_VALUE1(fn, math, AT, S) fn(x, alpha)
+#define CALL_VALUE2(fn, math, AT, S) fn(x, y, alpha)
 #define CHECKED_int(fn) fn(x, y, &bad_local)
 #define CHECKED_b8(fn) fn(x, y, &bad_local)
 #define CHECKED_f16(fn) fn(x, y)
@@ -241,6 +245,8 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ZERO_CHECK_PLAIN(math) 0
 #define ZERO_CHECK_UNARY(math) 0
 #define ZERO_CHECK_WIDTH(math) 0
+#define ZERO_CHECK_VALUE1(math) 0
+#define ZERO_CHECK_VALUE2(math) 0
 #define ZERO_CHECK_CHECKED(math) ZERO_CHECK_##math
 #define ZERO_CHECK_int 1
 #define ZERO_CHECK_b8 1
@@ -256,12 +262,16 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLD_UNARY(math) NEVER
 #define FOLD_CHECKED(math) NEVER
 #define FOLD_WIDTH(math) NEVER
+#define FOLD_VALUE1(math) NEVER
+#define FOLD_VALUE2(math) NEVER
 /* Whether the folded alpha is +1 rather than -1 (real families only). */
 #define ONE_ALPHA(math) ONE_##math
 #define ONE_PLAIN(math) NEVER
 #define ONE_UNARY(math) NEVER
 #define ONE_CHECKED(math) NEVER
 #define ONE_WIDTH(math) NEVER
+#define ONE_VALUE1(math) NEVER
+#define ONE_VALUE2(math) NEVER
 #define ONE_int (alpha == 1)
 #define ONE_b8 ONE_int
 #define ONE_f16 ONE_int
@@ -278,6 +288,8 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLDED_UNARY(fn, math, AT, S, sign) CALL_UNARY(fn, math, AT, S)
 #define FOLDED_CHECKED(fn, math, AT, S, sign) CALL_CHECKED(fn, math, AT, S)
 #define FOLDED_WIDTH(fn, math, AT, S, sign) CALL_WIDTH(fn, math, AT, S)
+#define FOLDED_VALUE1(fn, math, AT, S, sign) CALL_VALUE1(fn, math, AT, S)
+#define FOLDED_VALUE2(fn, math, AT, S, sign) CALL_VALUE2(fn, math, AT, S)
 #define FOLDED_REAL(fn, AT, sign) fn(x, y, (AT)(sign))
 #define FOLDED_int FOLDED_REAL
 #define FOLDED_b8 FOLDED_REAL
@@ -304,20 +316,30 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_CHECKED ROWS_COMPUTED
 #define ROWS_UNARY ROWS_COMPUTED
 #define ROWS_WIDTH ROWS_COMPUTED
+#define ROWS_VALUE1 ROWS_COMPUTED
+#define ROWS_VALUE2 ROWS_COMPUTED
 #define ROWS_REDUCE(ENUM, call, elem, b, i, f, h, c) /* libclient/reduce_cpu.c */
-#define ROW3_OF(fn, elem, family) ROW3_OF_(fn, elem, FAMILY_##family)
-#define ROW3_OF_(fn, elem, ...) ROW3_OF__(fn, elem, __VA_ARGS__)
-#define ROW3_OF__(fn, elem, S, M, IN, OUT, AT, ALPHA, math) \
-    ROW3(fn, S, M, IN, OUT, tsr__k_##elem##_##math(x, y, z))
+/* The element call of three inputs: where and clamp take x, y, z;
+ * addcmul and addcdiv a value besides. */
+#define CALL3_TERNARY(fn) fn(x, y, z)
+#define CALL3_VALUE3(fn) fn(x, y, z, alpha)
+#define ROW3_OF(fn, call, elem, family) ROW3_OF_(fn, call, elem, FAMILY_##family)
+#define ROW3_OF_(fn, call, elem, ...) ROW3_OF__(fn, call, elem, __VA_ARGS__)
+#define ROW3_OF__(fn, call, elem, S, M, IN, OUT, AT, ALPHA, math) \
+    ROW3(fn, S, M, IN, OUT, AT, ALPHA, CALL3_##call(tsr__k_##elem##_##math))
+#define ROWS_VALUE3 ROWS_TERNARY
 #define ROWS_TERNARY(ENUM, call, elem, b, i, f, h, c)                                             \
-    IF_##b(ROW3_OF(row_##ENUM##_b8, elem, b8))                                                    \
-        IF_##i(ROW3_OF(row_##ENUM##_u8, elem, u8) ROW3_OF(row_##ENUM##_i8, elem, i8)              \
-                   ROW3_OF(row_##ENUM##_i16, elem, i16) ROW3_OF(row_##ENUM##_i32, elem, i32)      \
-                       ROW3_OF(row_##ENUM##_i64, elem, i64))                                      \
-            IF_##f(ROW3_OF(row_##ENUM##_f16, elem, f16) ROW3_OF(row_##ENUM##_bf16, elem, bf16)    \
-                       ROW3_OF(row_##ENUM##_f32, elem, f32) ROW3_OF(row_##ENUM##_f64, elem, f64)) \
-                IF_##h(ROW3_OF(row_##ENUM##_c32, elem, c32)) IF_##c(                              \
-                    ROW3_OF(row_##ENUM##_c64, elem, c64) ROW3_OF(row_##ENUM##_c128, elem, c128))
+    IF_##b(ROW3_OF(row_##ENUM##_b8, call, elem, b8)) IF_##i(                                      \
+        ROW3_OF(row_##ENUM##_u8, call, elem, u8) ROW3_OF(row_##ENUM##_i8, call, elem, i8)         \
+            ROW3_OF(row_##ENUM##_i16, call, elem, i16) ROW3_OF(row_##ENUM##_i32, call, elem, i32) \
+                ROW3_OF(row_##ENUM##_i64, call, elem, i64))                                       \
+        IF_##f(ROW3_OF(row_##ENUM##_f16, call, elem, f16)                                         \
+                   ROW3_OF(row_##ENUM##_bf16, call, elem, bf16)                                   \
+                       ROW3_OF(row_##ENUM##_f32, call, elem, f32)                                 \
+                           ROW3_OF(row_##ENUM##_f64, call, elem, f64))                            \
+            IF_##h(ROW3_OF(row_##ENUM##_c32, call, elem, c32))                                    \
+                IF_##c(ROW3_OF(row_##ENUM##_c64, call, elem, c64)                                 \
+                           ROW3_OF(row_##ENUM##_c128, call, elem, c128))
 #define ROWS_COMPUTED(ENUM, call, elem, b, i, f, h, c)                                          \
     IF_##b(ROW_OF(row_##ENUM##_b8, call, elem, b8)) IF_##i(                                     \
         ROW_OF(row_##ENUM##_u8, call, elem, u8) ROW_OF(row_##ENUM##_i8, call, elem, i8)         \
@@ -446,6 +468,9 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_UNARY TABLE_COMPUTED
 #define TABLE_WIDTH TABLE_COMPUTED
 #define TABLE_TERNARY TABLE_COMPUTED
+#define TABLE_VALUE1 TABLE_COMPUTED
+#define TABLE_VALUE2 TABLE_COMPUTED
+#define TABLE_VALUE3 TABLE_COMPUTED
 #define TABLE_REDUCE(ENUM, fast, b, i, f, h, c)
 #define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
     [TSR__KOP_##ENUM] = {                                               \
@@ -481,6 +506,9 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_UNARY(ENUM, elem)
 #define MOVES_WIDTH(ENUM, elem)
 #define MOVES_TERNARY(ENUM, elem)
+#define MOVES_VALUE1(ENUM, elem)
+#define MOVES_VALUE2(ENUM, elem)
+#define MOVES_VALUE3(ENUM, elem)
 #define MOVES_REDUCE(ENUM, elem)
 
 static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {

@@ -30,8 +30,7 @@ static bool key_is_scalar(const tsr__kernel_key *key, int k)
 
 uint32_t tsr__kernel_scalar_max(uint32_t op)
 {
-    return tsr__kernel_op_has(op, TSR__KOPF_ALPHA) || tsr__kernel_op_has(op, TSR__KOPF_MOVE) ? 1
-                                                                                             : 2;
+    return tsr__kernel_op_has(op, TSR__KOPF_ALPHA | TSR__KOPF_VALUE | TSR__KOPF_MOVE) ? 1 : 2;
 }
 
 uint32_t tsr__kernel_scalar_count(const tsr__kernel *k)

@@ -417,6 +417,33 @@ static inline tsr__u64 tsr__k_clamp_int(tsr__u64 x, tsr__u64 lo, tsr__u64 hi)
     return tsr__k_min_int(tsr__k_max_int(x, lo), hi);
 }
 
+/* clamp with one Python-number bound, as PyTorch 1.13's clamp_min and
+ * clamp_max scalar loops: std::max(x, min) and std::min(x, max), which
+ * keep x on a tie and where either is NaN (a NaN bound changes nothing). */
+#define TSR__K_CLAMP_ONE(T, sfx)                    \
+    static inline T tsr__k_cmin_##sfx(T x, T bound) \
+    {                                               \
+        return x < bound ? bound : x;               \
+    }                                               \
+    static inline T tsr__k_cmax_##sfx(T x, T bound) \
+    {                                               \
+        return bound < x ? bound : x;               \
+    }
+static inline tsr__u64 tsr__k_cmin_int(tsr__u64 x, tsr__u64 bound)
+{
+    return tsr__k_signed(x) < tsr__k_signed(bound) ? bound : x;
+}
+static inline tsr__u64 tsr__k_cmax_int(tsr__u64 x, tsr__u64 bound)
+{
+    return tsr__k_signed(bound) < tsr__k_signed(x) ? bound : x;
+}
+
+/* addcmul: self + value * t1 * t2, wrapping. */
+static inline tsr__u64 tsr__k_addcmul_int(tsr__u64 x, tsr__u64 y, tsr__u64 z, tsr__u64 v)
+{
+    return x + v * y * z;
+}
+
 /* The floating maximum and minimum of PyTorch's loops: a NaN in either
  * input gives quiet_NaN() (positive, no payload), else std::max or
  * std::min, so that max(0, -0) is 0 and max(-0, 0) is -0. The result is
@@ -615,9 +642,12 @@ static inline tsr__u64 tsr__k_clamp_int(tsr__u64 x, tsr__u64 lo, tsr__u64 hi)
     }
 #define TSR__K_REDUCED_OPS(sfx)                                                                   \
     TSR__K_REDUCED_UNARY(abs, sfx)                                                                \
-    TSR__K_REDUCED_UNARY(neg, sfx) TSR__K_REDUCED_UNARY(sign, sfx) TSR__K_REDUCED_UNARY(sq, sfx)  \
-        TSR__K_REDUCED_UNARY(recip, sfx) TSR__K_REDUCED_UNARY(floor, sfx) TSR__K_REDUCED_UNARY(   \
-            ceil, sfx) TSR__K_REDUCED_UNARY(trunc, sfx) TSR__K_REDUCED_UNARY(round, sfx)          \
+    TSR__K_REDUCED_UNARY(neg, sfx)                                                                \
+    TSR__K_REDUCED_UNARY(sign, sfx)                                                               \
+    TSR__K_REDUCED_UNARY(sq, sfx)                                                                 \
+    TSR__K_REDUCED_UNARY(recip, sfx)                                                              \
+    TSR__K_REDUCED_UNARY(floor, sfx) TSR__K_REDUCED_UNARY(ceil, sfx)                              \
+        TSR__K_REDUCED_UNARY(trunc, sfx) TSR__K_REDUCED_UNARY(round, sfx)                         \
             TSR__K_REDUCED_UNARY(relu, sfx) TSR__K_REDUCED_UNARY(lnot, sfx)                       \
                 TSR__K_REDUCED_UNARY(isnan, sfx) TSR__K_REDUCED_UNARY(isinf, sfx)                 \
                     TSR__K_REDUCED_UNARY(isfin, sfx) TSR__K_REDUCED_UNARY(sbit, sfx)              \
@@ -681,6 +711,64 @@ static inline tsr__u64 tsr__k_clamp_int(tsr__u64 x, tsr__u64 lo, tsr__u64 hi)
         return c.re != 0 || c.im != 0 ? x : y;                                                 \
     }
 
+/* lerp, addcmul and addcdiv of a real type T as PyTorch 1.13's cpu loops
+ * compute them, GCC having fused each product into the sum that follows
+ * it (docs/semantics.md):
+ *   lerp: start + w * (end - start) while w < 0.5 (w itself, not its
+ *     magnitude: -3 counts as small), else end - (end - start) * (1 - w)
+ *     as fma(-(end - start), 1 - w, end) (the sign of a zero result
+ *     depends on it);
+ *   addcmul: self + (v * t1) * t2, the second product fused;
+ *   addcdiv: self + (v * t1) / t2, nothing fused.
+ * bfloat16 computes in float from a value that is a float (PyTorch's
+ * Scalar::to<float>, not rounded to bfloat16) and rounds once. */
+#define TSR__K_LERP_ADDC(T, sfx, FMA)                            \
+    static inline T tsr__k_lerp_##sfx(T s, T e, T w)             \
+    {                                                            \
+        T d = e - s;                                             \
+        return w < (T)0.5 ? FMA(w, d, s) : FMA(-d, (T)1 - w, e); \
+    }                                                            \
+    static inline T tsr__k_addcmul_##sfx(T x, T y, T z, T v)     \
+    {                                                            \
+        return FMA(v * y, z, x);                                 \
+    }                                                            \
+    static inline T tsr__k_addcdiv_##sfx(T x, T y, T z, T v)     \
+    {                                                            \
+        return x + v * y / z;                                    \
+    }
+
+/* The same of complex numbers Z (parts T), as c10::complex's element
+ * loops compute them (their vectorised loops fuse nothing and differ:
+ * the conformance cases take the element loop): every complex product
+ * with its first product fused into each part (MULF), the quotient as
+ * Z##_div; lerp's weight is small where |w| < 0.5, |w| being glibc's
+ * hypot (SMALL). */
+#define TSR__K_LERP_ADDC_COMPLEX(Z, T, sfx, FMA, SMALL)                                 \
+    static inline Z Z##_mulf(Z a, Z b)                                                  \
+    {                                                                                   \
+        return Z##_make(FMA(a.re, b.re, -(a.im * b.im)), FMA(a.re, b.im, a.im * b.re)); \
+    }                                                                                   \
+    static inline Z tsr__k_lerp_##sfx(Z s, Z e, Z w)                                    \
+    {                                                                                   \
+        Z d = Z##_make(e.re - s.re, e.im - s.im), t;                                    \
+        if (SMALL(w.re, w.im)) {                                                        \
+            t = Z##_mulf(w, d);                                                         \
+            return Z##_make(s.re + t.re, s.im + t.im);                                  \
+        }                                                                               \
+        t = Z##_mulf(d, Z##_make((T)1 - w.re, (T)0 - w.im));                            \
+        return Z##_make(e.re - t.re, e.im - t.im);                                      \
+    }                                                                                   \
+    static inline Z tsr__k_addcmul_##sfx(Z x, Z y, Z z, Z v)                            \
+    {                                                                                   \
+        Z t = Z##_mulf(Z##_mulf(v, y), z);                                              \
+        return Z##_make(x.re + t.re, x.im + t.im);                                      \
+    }                                                                                   \
+    static inline Z tsr__k_addcdiv_##sfx(Z x, Z y, Z z, Z v)                            \
+    {                                                                                   \
+        Z t = Z##_div(Z##_mulf(v, y), z);                                               \
+        return Z##_make(x.re + t.re, x.im + t.im);                                      \
+    }
+
 /* ---- float32 and float64 ------------------------------------------------ */
 
 TSR__K_REAL_OPS(float, f32, tsr__k_floorf, tsr__k_ceilf, tsr__k_truncf, tsr__k_rintf, tsr__k_fabsf,
@@ -695,6 +783,19 @@ TSR__K_CLAMP(float, f16, TSR__K_QUIET_NAN)
 TSR__K_CLAMP(float, bf16, TSR__K_QUIET_NAN)
 
 TSR__K_MAX_MIN(tsr__k_max_f32, tsr__k_min_f32, float, TSR__K_QUIET_NAN)
+TSR__K_LERP_ADDC(float, f32, tsr__k_fmaf)
+TSR__K_CLAMP_ONE(float, f32)
+#define tsr__k_cmin_bf16 tsr__k_cmin_f32
+#define tsr__k_cmax_bf16 tsr__k_cmax_f32
+#define tsr__k_cmin_f16 tsr__k_cmin_f32
+#define tsr__k_cmax_f16 tsr__k_cmax_f32
+#define tsr__k_lerp_bf16 tsr__k_lerp_f32
+#define tsr__k_addcmul_bf16 tsr__k_addcmul_f32
+#define tsr__k_addcdiv_bf16 tsr__k_addcdiv_f32
+/* float16's are refused before they run (TSR__KOPF_NO_HALF) */
+#define tsr__k_lerp_f16 tsr__k_lerp_f32
+#define tsr__k_addcmul_f16 tsr__k_addcmul_f32
+#define tsr__k_addcdiv_f16 tsr__k_addcdiv_f32
 
 /* a + alpha * b with one rounding (PyTorch's CPU kernels fuse it); alpha
  * 1 and -1 are plain sums, which round identically. */
@@ -888,6 +989,22 @@ static inline tsr__kc64 tsr__k_add_c32(tsr__kc64 a, tsr__kc64 b, tsr__kc64 alpha
     return tsr__kc64_make(a.re + re, a.im + im);
 }
 
+/* |w| < 0.5 for a complex64 weight, |w| being glibc's hypotf: the float
+ * nearest to the square root, taken in double, of the squares' sum. */
+static inline int tsr__k_lerp_small_c64(float re, float im)
+{
+#ifdef TSR_CONV_HAVE_DOUBLE
+    double x = re, y = im;
+    return (float)tsr__k_sqrtd(x * x + y * y) < 0.5f;
+#else
+    /* a device without float64: the squares' sum in float, which can
+     * differ from glibc's answer within an ulp of the edge */
+    return tsr__k_fmaf(re, re, im * im) < 0.25f;
+#endif
+}
+
+TSR__K_LERP_ADDC_COMPLEX(tsr__kc64, float, c64, tsr__k_fmaf, tsr__k_lerp_small_c64)
+
 /* ---- float64 and complex128 --------------------------------------------- */
 
 #ifdef TSR_CONV_HAVE_DOUBLE
@@ -922,6 +1039,41 @@ TSR__K_REAL_OPS(double, f64, tsr__k_floord, tsr__k_ceild, tsr__k_truncd, tsr__k_
 TSR__K_COMPLEX_OPS(tsr__kc128, double, c128)
 TSR__K_WHERE(double, f64)
 TSR__K_CLAMP(double, f64, (double)TSR__K_QUIET_NAN)
+TSR__K_LERP_ADDC(double, f64, tsr__k_fmad)
+TSR__K_CLAMP_ONE(double, f64)
+
+/* |w| < 0.5 for a complex128 weight, |w| being glibc's hypot (2.35 and
+ * later, without fma): near 0.5 its square root corrected by one Newton
+ * step, which is not always the nearest double, so the edge is taken as
+ * it computes it; elsewhere (and for NaN, infinities, underflows) the
+ * squares' sum says. */
+static inline int tsr__k_lerp_small_c128(double re, double im)
+{
+    double ax = tsr__k_fabsd(re), ay = tsr__k_fabsd(im);
+    if (ax < ay) {
+        double t = ax;
+        ax = ay;
+        ay = t;
+    }
+    double h = ax * ax + ay * ay;
+    if (!(h > 0.2 && h < 0.3))
+        return h < 0.25;
+    h = tsr__k_sqrtd(h);
+    double t1, t2;
+    if (h <= 2.0 * ay) {
+        double delta = h - ay;
+        t1 = ax * (2.0 * delta - ax);
+        t2 = (delta - 2.0 * (ax - ay)) * delta;
+    } else {
+        double delta = h - ax;
+        t1 = 2.0 * delta * (ax - 2.0 * ay);
+        t2 = (4.0 * delta - ay) * ay + delta * delta;
+    }
+    h -= (t1 + t2) / (2.0 * h);
+    return h < 0.5;
+}
+
+TSR__K_LERP_ADDC_COMPLEX(tsr__kc128, double, c128, tsr__k_fmad, tsr__k_lerp_small_c128)
 static inline tsr__kc128 tsr__k_neg_c128(tsr__kc128 x)
 {
     return tsr__kc128_make(-x.re, -x.im);

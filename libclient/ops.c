@@ -6,6 +6,7 @@
  * (libclient/plan.c), which owns the semantics. */
 #include <string.h>
 
+#include "core/dtype.h"
 #include "core/error.h"
 #include "libclient/plan.h"
 #include "tessera/ops.h"
@@ -183,31 +184,35 @@ tsr_status tsr_gelu_(tsr_tensor *self, tsr_gelu_approximate approximate)
 tsr_status tsr_where(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,
                      tsr_tensor **result)
 {
-    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, b, NULL, TSR__OUT_NEW, NULL, result);
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, b, NULL, NULL, TSR__OUT_NEW, NULL,
+                           result);
 }
 
 tsr_status tsr_where_out(const tsr_tensor *cond, const tsr_tensor *a, const tsr_tensor *b,
                          tsr_tensor *out)
 {
-    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, b, NULL, TSR__OUT_GIVEN, out, NULL);
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, b, NULL, NULL, TSR__OUT_GIVEN, out, NULL);
 }
 
 tsr_status tsr_where_scalar(const tsr_tensor *cond, const tsr_tensor *a, tsr_scalar b,
                             tsr_tensor **result)
 {
-    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, NULL, &b, TSR__OUT_NEW, NULL, result);
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, a, NULL, NULL, &b, NULL, TSR__OUT_NEW, NULL,
+                           result);
 }
 
 tsr_status tsr_where_scalar_self(const tsr_tensor *cond, tsr_scalar a, const tsr_tensor *b,
                                  tsr_tensor **result)
 {
-    return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, b, NULL, TSR__OUT_NEW, NULL, result);
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, b, NULL, NULL, TSR__OUT_NEW, NULL,
+                           result);
 }
 
 tsr_status tsr_where_scalars(const tsr_tensor *cond, tsr_scalar a, tsr_scalar b,
                              tsr_tensor **result)
 {
-    return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, NULL, &b, TSR__OUT_NEW, NULL, result);
+    return tsr__ternary_op(TSR__KOP_WHERE, cond, NULL, &a, NULL, &b, NULL, TSR__OUT_NEW, NULL,
+                           result);
 }
 
 /* ---- clamp with tensor bounds --------------------------------------------- */
@@ -225,7 +230,7 @@ static tsr_status clamp_op(const tsr_tensor *self, const tsr_tensor *min, const 
     if (tsr_dtype_is_complex(self->dtype))
         return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
     if (min && max)
-        return tsr__ternary_op(TSR__KOP_CLAMP, self, min, NULL, max, NULL, mode, out, result);
+        return tsr__ternary_op(TSR__KOP_CLAMP, self, min, NULL, max, NULL, NULL, mode, out, result);
     return tsr__binary_op(min ? TSR__KOP_CLAMP_MIN : TSR__KOP_CLAMP_MAX, self, min ? min : max,
                           NULL, NULL, mode, out, result);
 }
@@ -246,6 +251,199 @@ tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor 
 {
     return clamp_op(self, min, max, TSR__OUT_INPLACE, self, NULL);
 }
+
+/* ---- clamp with Python-number bounds ------------------------------------------ */
+
+/* PyTorch 1.13's clamp.Scalar: a floating self keeps its dtype, another
+ * meets the bounds as wrapped numbers (bool with int bounds gives int64,
+ * int with a float bound the default dtype); an in-place self must keep
+ * its dtype. */
+static tsr_status clamp_scalar_type(const tsr_tensor *self, const tsr_scalar *min,
+                                    const tsr_scalar *max, bool inplace, tsr_dtype *result)
+{
+    *result = self->dtype;
+    if (tsr_dtype_is_complex(self->dtype))
+        return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
+    if (tsr_dtype_is_floating_point(self->dtype))
+        return TSR_OK;
+    tsr_operand ops[3] = {
+        {self->geometry.ndim ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM, self->dtype}};
+    size_t n = 1;
+    if (min)
+        ops[n++] = (tsr_operand){TSR_OPERAND_SCALAR, min->kind};
+    if (max)
+        ops[n++] = (tsr_operand){TSR_OPERAND_SCALAR, max->kind};
+    tsr_status st = tsr_result_type(ops, n, result);
+    if (st != TSR_OK)
+        return st;
+    if (inplace && *result != self->dtype)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "result type %s can't be cast to the desired output type %s",
+                         tsr_dtype_message_name(*result), tsr__dtype_cpp_name(self->dtype));
+    if (tsr_dtype_is_complex(*result))
+        return tsr__fail(TSR_ERR_RUNTIME, "clamp is not supported for complex types");
+    return TSR_OK;
+}
+
+static tsr_status clamp_scalar_op(const tsr_tensor *self, const tsr_scalar *min,
+                                  const tsr_scalar *max, tsr__out_mode mode, tsr_tensor *out,
+                                  tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (min == NULL && max == NULL)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "torch.clamp: At least one of 'min' or 'max' must not be None");
+    tsr_dtype type;
+    tsr_status st = clamp_scalar_type(self, min, max, mode == TSR__OUT_INPLACE, &type);
+    if (st != TSR_OK)
+        return st;
+    /* With both bounds PyTorch reads each as a double first, to fill the
+     * output with NaN where one is NaN (which the element function
+     * gives). */
+    const tsr_scalar *both[2] = {min, max};
+    for (int k = 0; k < 2 && min && max; k++)
+        if (both[k]->kind == TSR_COMPLEX128 && both[k]->v.c[1] != 0)
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "value cannot be converted to type double without overflow");
+    tsr_tensor *converted = NULL;
+    const tsr_tensor *src = self;
+    if (type != self->dtype) { /* self.to(result type), as PyTorch runs it */
+        tsr_tensor_options o = {0};
+        o.has_dtype = true;
+        o.dtype = type;
+        if ((st = tsr_tensor_to(NULL, self, &o, false, &converted)) != TSR_OK)
+            return st;
+        src = converted;
+    }
+    if (min && max)
+        st = tsr__ternary_op(TSR__KOP_CLAMP_SCALAR, src, NULL, min, NULL, max, NULL, mode, out,
+                             result);
+    else
+        st = tsr__binary_op(min ? TSR__KOP_CLAMP_MIN_SCALAR : TSR__KOP_CLAMP_MAX_SCALAR, src, NULL,
+                            NULL, min ? min : max, mode, out, result);
+    tsr_tensor_release(converted);
+    return st;
+}
+
+tsr_status tsr_clamp_scalar(const tsr_tensor *self, const tsr_scalar *min, const tsr_scalar *max,
+                            tsr_tensor **result)
+{
+    return clamp_scalar_op(self, min, max, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_clamp_scalar_out(const tsr_tensor *self, const tsr_scalar *min,
+                                const tsr_scalar *max, tsr_tensor *out)
+{
+    return clamp_scalar_op(self, min, max, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_clamp_scalar_(tsr_tensor *self, const tsr_scalar *min, const tsr_scalar *max)
+{
+    return clamp_scalar_op(self, min, max, TSR__OUT_INPLACE, self, NULL);
+}
+
+/* ---- lerp, addcmul, addcdiv ------------------------------------------------ */
+
+/* lerp's own checks, before the iterator's: `end` (and a tensor weight)
+ * must have start's dtype, named as c10 names its C++ types. */
+static tsr_status lerp_dtype(const tsr_tensor *start, const tsr_tensor *other, const char *what)
+{
+    if (other == NULL || other->dtype == start->dtype)
+        return TSR_OK;
+    return tsr__fail(TSR_ERR_RUNTIME, "expected dtype %s for `%s` but got dtype %s",
+                     tsr__dtype_cpp_name(start->dtype), what, tsr__dtype_cpp_name(other->dtype));
+}
+
+static tsr_status lerp_op(const tsr_tensor *start, const tsr_tensor *end, const tsr_tensor *weight,
+                          const tsr_scalar *number, tsr__out_mode mode, tsr_tensor *out,
+                          tsr_tensor **result)
+{
+    if (start == NULL || end == NULL || (weight == NULL && number == NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    tsr_status st = lerp_dtype(start, end, "end");
+    if (st == TSR_OK)
+        st = lerp_dtype(start, weight, "weight");
+    if (st != TSR_OK)
+        return st;
+    if (weight)
+        return tsr__ternary_op(TSR__KOP_LERP, start, end, NULL, weight, NULL, NULL, mode, out,
+                               result);
+    return tsr__binary_op(TSR__KOP_LERP_SCALAR, start, end, NULL, number, mode, out, result);
+}
+
+tsr_status tsr_lerp(const tsr_tensor *start, const tsr_tensor *end, const tsr_tensor *weight,
+                    tsr_tensor **result)
+{
+    return lerp_op(start, end, weight, NULL, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_lerp_out(const tsr_tensor *start, const tsr_tensor *end, const tsr_tensor *weight,
+                        tsr_tensor *out)
+{
+    return lerp_op(start, end, weight, NULL, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_lerp_(tsr_tensor *self, const tsr_tensor *end, const tsr_tensor *weight)
+{
+    return lerp_op(self, end, weight, NULL, TSR__OUT_INPLACE, self, NULL);
+}
+
+tsr_status tsr_lerp_scalar(const tsr_tensor *start, const tsr_tensor *end, tsr_scalar weight,
+                           tsr_tensor **result)
+{
+    return lerp_op(start, end, NULL, &weight, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_lerp_scalar_out(const tsr_tensor *start, const tsr_tensor *end, tsr_scalar weight,
+                               tsr_tensor *out)
+{
+    return lerp_op(start, end, NULL, &weight, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_lerp_scalar_(tsr_tensor *self, const tsr_tensor *end, tsr_scalar weight)
+{
+    return lerp_op(self, end, NULL, &weight, TSR__OUT_INPLACE, self, NULL);
+}
+
+/* addcdiv refuses two integer (or bool) divisor operands first. */
+static tsr_status addc_op(tsr__kernel_op op, const tsr_tensor *self, const tsr_tensor *t1,
+                          const tsr_tensor *t2, tsr_scalar value, tsr__out_mode mode,
+                          tsr_tensor *out, tsr_tensor **result)
+{
+    if (op == TSR__KOP_ADDCDIV && t1 && t2 &&
+        (tsr_dtype_is_integral(t1->dtype) || t1->dtype == TSR_BOOL) &&
+        (tsr_dtype_is_integral(t2->dtype) || t2->dtype == TSR_BOOL))
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "Integer division with addcdiv is no longer supported, and in a future  "
+                         "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                         "historic addcdiv behavior can be implemented as (input + value * "
+                         "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and "
+                         "as (input + value * tensor1 / tensor2) for float inputs. The future "
+                         "addcdiv behavior is just the latter implementation: (input + value * "
+                         "tensor1 / tensor2), for all dtypes.");
+    return tsr__ternary_op(op, self, t1, NULL, t2, NULL, &value, mode, out, result);
+}
+
+#define ADDC_OP(name, OP)                                                                     \
+    tsr_status tsr_##name(const tsr_tensor *self, const tsr_tensor *t1, const tsr_tensor *t2, \
+                          tsr_scalar value, tsr_tensor **result)                              \
+    {                                                                                         \
+        return addc_op(OP, self, t1, t2, value, TSR__OUT_NEW, NULL, result);                  \
+    }                                                                                         \
+    tsr_status tsr_##name##_out(const tsr_tensor *self, const tsr_tensor *t1,                 \
+                                const tsr_tensor *t2, tsr_scalar value, tsr_tensor *out)      \
+    {                                                                                         \
+        return addc_op(OP, self, t1, t2, value, TSR__OUT_GIVEN, out, NULL);                   \
+    }                                                                                         \
+    tsr_status tsr_##name##_(tsr_tensor *self, const tsr_tensor *t1, const tsr_tensor *t2,    \
+                             tsr_scalar value)                                                \
+    {                                                                                         \
+        return addc_op(OP, self, t1, t2, value, TSR__OUT_INPLACE, self, NULL);                \
+    }
+
+ADDC_OP(addcmul, TSR__KOP_ADDCMUL)
+ADDC_OP(addcdiv, TSR__KOP_ADDCDIV)
 
 /* The operations the op table gives tensor-only functions (api TENSOR in
  * core/ops.def): tsr_<name>, tsr_<name>_out and tsr_<name>_. */
@@ -348,11 +546,14 @@ tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ni
     if (inputs == NULL || ninputs != info->arity)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes %u input tensors, not %zu", info->name,
                          info->arity, inputs ? ninputs : 0);
+    /* alpha and a value are 1: add's alpha, addcmul's value (lerp_scalar's
+     * weight, which gives `end`) */
+    tsr_scalar one = tsr_scalar_int(1);
+    const tsr_scalar *value = info->flags & TSR__KOPF_VALUE ? &one : NULL;
     if (info->arity == 3)
-        return tsr__ternary_op(op, inputs[0], inputs[1], NULL, inputs[2], NULL,
+        return tsr__ternary_op(op, inputs[0], inputs[1], NULL, inputs[2], NULL, value,
                                out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
-    if ((info->flags & TSR__KOPF_ALPHA) != 0) {
-        tsr_scalar one = tsr_scalar_int(1);
+    if ((info->flags & (TSR__KOPF_ALPHA | TSR__KOPF_VALUE)) != 0) {
         return tsr__binary_op(op, inputs[0], inputs[1], NULL, &one,
                               out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
     }

@@ -433,13 +433,18 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
 }
 
 /* compute_shape: the inputs broadcast together (outputs being resized
- * take no part). *same tells whether every input had that exact shape. */
-static tsr_status compute_shape(const operand *in, int nin, int *ndim, int64_t *shape, bool *same)
+ * take no part, nor Python numbers where the row sets them aside). *same
+ * tells whether every input had that exact shape. */
+static tsr_status compute_shape(tsr__kernel_op op, const operand *in, int nin, int *ndim,
+                                int64_t *shape, bool *same)
 {
     bool any = false, scalars = false, tensors = false;
+    bool aside = tsr__kernel_op_has(op, TSR__KOPF_NUMBERS_ASIDE);
     *same = true;
     *ndim = 0;
     for (int i = 0; i < nin; i++) {
+        if (aside && !in[i].t)
+            continue;
         const tsr_geometry *g = in[i].t ? &in[i].t->geometry : NULL;
         int n = g ? g->ndim : 0;
         const int64_t *sizes = g ? g->sizes : NULL;
@@ -549,7 +554,18 @@ static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common
                 return st;
         }
     }
-    if (alpha) {
+    if (alpha && tsr__kernel_op_has(op, TSR__KOPF_VALUE)) {
+        /* PyTorch's Scalar::to<T> of the computation type (lerp's and
+         * addcmul's bfloat16 loops take a float) */
+        tsr_dtype as = common == TSR_BFLOAT16 && tsr__kernel_op_has(op, TSR__KOPF_VALUE_FLOAT)
+                           ? TSR_FLOAT32
+                           : common;
+        unsigned char element[16];
+        tsr_status st = tsr__scalar_to_element(*alpha, as, element);
+        if (st != TSR_OK)
+            return st;
+        tsr__kernel_alpha_from_element(as, element, k->alpha);
+    } else if (alpha) {
         /* sub is add with -alpha, negated as a Python number (integers
          * wrap, complex negates both parts) before the conversion. */
         tsr_scalar a = *alpha;
@@ -652,8 +668,8 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
 
 tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                            const tsr_scalar *b_scalar, const tsr_tensor *c,
-                           const tsr_scalar *c_scalar, tsr__out_mode mode, tsr_tensor *out,
-                           tsr_tensor **result)
+                           const tsr_scalar *c_scalar, const tsr_scalar *value, tsr__out_mode mode,
+                           tsr_tensor *out, tsr_tensor **result)
 {
     const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
     if (info == NULL || info->arity != 3)
@@ -662,7 +678,11 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
     if ((mode == TSR__OUT_NEW && result == NULL) || (mode == TSR__OUT_GIVEN && out == NULL))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "output must not be NULL");
-    if ((!b && !scalar_kind_ok(b_scalar)) || (!c && !scalar_kind_ok(c_scalar)))
+    if (((info->flags & TSR__KOPF_VALUE) != 0) != (value != NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s %s a value", info->name,
+                         value ? "does not take" : "takes");
+    if ((!b && !scalar_kind_ok(b_scalar)) || (!c && !scalar_kind_ok(c_scalar)) ||
+        (value && !scalar_kind_ok(value)))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "invalid scalar kind (expected bool, int64, float64 or complex128)");
     operand in[3] = {{.t = a}, {.t = b}, {.t = c}};
@@ -680,7 +700,7 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
         return st;
     if (mode == TSR__OUT_INPLACE)
         out = (tsr_tensor *)a;
-    return plan_elementwise(op, in, 3, NULL, mode, out, result);
+    return plan_elementwise(op, in, 3, value, mode, out, result);
 }
 
 static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, const tsr_scalar *alpha,
@@ -692,7 +712,7 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
     int ndim;
     int64_t shape[TSR_MAX_DIMS];
     bool same;
-    if ((st = compute_shape(in, nin, &ndim, shape, &same)) != TSR_OK)
+    if ((st = compute_shape(op, in, nin, &ndim, shape, &same)) != TSR_OK)
         return st;
     tsr_dtype common;
     tsr_device device;
@@ -705,7 +725,8 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
             return shape_mismatch(&out->geometry, ndim, shape);
         resize = true;
     }
-    if (alpha && (st = check_alpha(common, alpha)) != TSR_OK)
+    if (alpha && tsr__kernel_op_has(op, TSR__KOPF_ALPHA) &&
+        (st = check_alpha(common, alpha)) != TSR_OK)
         return st;
     if (device.type != TSR_DEVICE_META && (st = tsr__kernel_check_compute(op, common)) != TSR_OK)
         return st;

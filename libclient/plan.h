@@ -35,20 +35,24 @@ typedef struct tsr__plan {
 
 /* Every computing operation of core/ops.def in all its forms. b is a
  * tensor, or NULL with b_scalar set (a Python number), or both NULL for
- * an operation of one input; alpha is add/sub's (NULL otherwise).
+ * an operation of one input; alpha is add/sub's, or the Python number
+ * of an operation that takes one (TSR__KOPF_VALUE: lerp's weight), NULL
+ * otherwise.
  * mode NEW writes *result; GIVEN writes `out`; INPLACE writes `a` (out
  * must be a). */
 tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                           const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
                           tsr_tensor *out, tsr_tensor **result);
 
-/* An operation of three inputs (where, clamp): a tensor, then each a
- * tensor or NULL with its scalar set (a Python number); input 1 is a
- * condition tensor where the row says so. Modes as tsr__binary_op's. */
+/* An operation of three inputs (where, clamp, lerp, addcmul, addcdiv): a
+ * tensor, then each a tensor or NULL with its scalar set (a Python
+ * number); input 1 is a condition tensor where the row says so. `value`
+ * is the Python number of an operation that takes one (addcmul's value),
+ * NULL otherwise. Modes as tsr__binary_op's. */
 tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                            const tsr_scalar *b_scalar, const tsr_tensor *c,
-                           const tsr_scalar *c_scalar, tsr__out_mode mode, tsr_tensor *out,
-                           tsr_tensor **result);
+                           const tsr_scalar *c_scalar, const tsr_scalar *value, tsr__out_mode mode,
+                           tsr_tensor *out, tsr_tensor **result);
 
 /* dst.copy_(src), on any devices (see tessera/ops.h). */
 tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src);

@@ -382,6 +382,14 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
         if (alpha) {
             put(t, "    %s a = %s;\n", m->type, m->alpha); /* SUB: -alpha, negated by the planner */
             snprintf(e, sizeof e, "%s(%s, %s, a)", fn, x, y);
+        } else if (tsr__kernel_op_has(op, TSR__KOPF_VALUE)) {
+            put(t, "    %s v = %s;\n", m->type, m->alpha); /* lerp's weight, addcmul's value */
+            if (tsr__kernel_ops[op].arity == 3)
+                snprintf(e, sizeof e, "%s(%s, %s, %s, v)", fn, x, y, z);
+            else if (tsr__kernel_ops[op].arity == 1)
+                snprintf(e, sizeof e, "%s(%s, v)", fn, x);
+            else
+                snprintf(e, sizeof e, "%s(%s, %s, v)", fn, x, y);
         } else if (zero_check) {
             put(t, "    int zero = 0;\n");
             snprintf(e, sizeof e, "%s(%s, %s, &zero)", fn, x, y);

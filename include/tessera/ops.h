@@ -357,6 +357,79 @@ TSR_API tsr_status tsr_clamp_out(const tsr_tensor *self, const tsr_tensor *min,
                                  const tsr_tensor *max, tsr_tensor *out);
 TSR_API tsr_status tsr_clamp_(tsr_tensor *self, const tsr_tensor *min, const tsr_tensor *max);
 
+/* torch.clamp(self, min, max) with Python-number bounds, either NULL (not
+ * both), as PyTorch 1.13's clamp.Scalar: a floating self keeps its dtype,
+ * another meets the bounds as wrapped numbers (an int32 self with a float
+ * bound gives float32); the bounds are converted to that dtype as
+ * PyTorch's Scalar::to converts them ("value cannot be converted to type
+ * int8_t without overflow"). Both bounds: std::min(std::max(x, min),
+ * max), NaN wherever a bound is NaN; one bound: std::max(x, min)
+ * (std::min(x, max)), which a NaN bound leaves unchanged. bool, float16
+ * and complex are refused ("\"clamp_scalar_cpu\" not implemented for
+ * 'Half'"; "clamp is not supported for complex types"). out= must have
+ * the result's dtype ("Found dtype Int but expected Float"); in place the
+ * result's dtype must be self's ("result type Float can't be cast to the
+ * desired output type int"). Arguments are borrowed; *result is new and
+ * the caller's. */
+TSR_API tsr_status tsr_clamp_scalar(const tsr_tensor *self, const tsr_scalar *min,
+                                    const tsr_scalar *max, tsr_tensor **result);
+TSR_API tsr_status tsr_clamp_scalar_out(const tsr_tensor *self, const tsr_scalar *min,
+                                        const tsr_scalar *max, tsr_tensor *out);
+TSR_API tsr_status tsr_clamp_scalar_(tsr_tensor *self, const tsr_scalar *min,
+                                     const tsr_scalar *max);
+
+/* ---- lerp ------------------------------------------------------------- */
+
+/* torch.lerp(start, end, weight): start + weight * (end - start), as
+ * PyTorch 1.13's cpu loops round it (docs/semantics.md). end and a tensor
+ * weight must have start's dtype (TSR_ERR_RUNTIME "expected dtype float
+ * for `end` but got dtype double"); all three broadcast together. The
+ * tensor form's out= must have that dtype ("Found dtype Double but
+ * expected Float"); the Python-number form (tsr_lerp_scalar*) converts
+ * weight as PyTorch's Scalar::to converts it ("value cannot be converted
+ * to type float without overflow") and casts to its out= as the
+ * arithmetic does. bfloat16, float32, float64, complex64 and complex128
+ * compute; the others are TSR_ERR_NOT_SUPPORTED ("\"lerp_kernel_tensor\"
+ * not implemented for 'Half'"). Arguments are borrowed; *result is new
+ * and the caller's. */
+TSR_API tsr_status tsr_lerp(const tsr_tensor *start, const tsr_tensor *end,
+                            const tsr_tensor *weight, tsr_tensor **result);
+TSR_API tsr_status tsr_lerp_out(const tsr_tensor *start, const tsr_tensor *end,
+                                const tsr_tensor *weight, tsr_tensor *out);
+TSR_API tsr_status tsr_lerp_(tsr_tensor *self, const tsr_tensor *end, const tsr_tensor *weight);
+TSR_API tsr_status tsr_lerp_scalar(const tsr_tensor *start, const tsr_tensor *end,
+                                   tsr_scalar weight, tsr_tensor **result);
+TSR_API tsr_status tsr_lerp_scalar_out(const tsr_tensor *start, const tsr_tensor *end,
+                                       tsr_scalar weight, tsr_tensor *out);
+TSR_API tsr_status tsr_lerp_scalar_(tsr_tensor *self, const tsr_tensor *end, tsr_scalar weight);
+
+/* ---- addcmul, addcdiv ------------------------------------------------- */
+
+/* torch.addcmul(self, t1, t2, value=value): self + value * t1 * t2, and
+ * torch.addcdiv: self + value * t1 / t2 (tsr_scalar_int(1) is PyTorch's
+ * default value). The three tensors broadcast together and meet in their
+ * common dtype, which value is converted to as PyTorch's Scalar::to
+ * converts it ("value cannot be converted to type int8_t without
+ * overflow"; bfloat16 takes it as a float); out= and in place as the
+ * arithmetic. addcmul computes in the integers, bfloat16, float32,
+ * float64, complex64 and complex128; addcdiv in the floating and complex
+ * ones, and refuses two integer or bool t1 and t2 first (TSR_ERR_RUNTIME
+ * "Integer division with addcdiv is no longer supported, ..."). Others
+ * are TSR_ERR_NOT_SUPPORTED ("\"addcmul_cpu_out\" not implemented for
+ * 'Bool'"). Arguments are borrowed; *result is new and the caller's. */
+TSR_API tsr_status tsr_addcmul(const tsr_tensor *self, const tsr_tensor *t1, const tsr_tensor *t2,
+                               tsr_scalar value, tsr_tensor **result);
+TSR_API tsr_status tsr_addcmul_out(const tsr_tensor *self, const tsr_tensor *t1,
+                                   const tsr_tensor *t2, tsr_scalar value, tsr_tensor *out);
+TSR_API tsr_status tsr_addcmul_(tsr_tensor *self, const tsr_tensor *t1, const tsr_tensor *t2,
+                                tsr_scalar value);
+TSR_API tsr_status tsr_addcdiv(const tsr_tensor *self, const tsr_tensor *t1, const tsr_tensor *t2,
+                               tsr_scalar value, tsr_tensor **result);
+TSR_API tsr_status tsr_addcdiv_out(const tsr_tensor *self, const tsr_tensor *t1,
+                                   const tsr_tensor *t2, tsr_scalar value, tsr_tensor *out);
+TSR_API tsr_status tsr_addcdiv_(tsr_tensor *self, const tsr_tensor *t1, const tsr_tensor *t2,
+                                tsr_scalar value);
+
 /* ---- Matrix products ----------------------------------------------------- */
 /* torch.mm, bmm, addmm, dot, mv, outer and matmul, with PyTorch 1.13's
  * shape rules and messages:

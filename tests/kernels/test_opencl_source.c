@@ -95,8 +95,8 @@ static tsr__kernel_key arith_key(tsr__kernel_op op, tsr_dtype common, int varian
 }
 
 /* The keys of three inputs: tensors; a bool first input (where's
- * condition) and a scalar third; two scalars after a uint8 first input
- * and a float64 output. */
+ * condition) and a scalar third; two scalars (one where the operation
+ * takes a value besides) after a uint8 first input and a float64 output. */
 static tsr__kernel_key ternary_key(tsr__kernel_op op, tsr_dtype common, int variant)
 {
     tsr__kernel_key key = {
@@ -108,8 +108,9 @@ static tsr__kernel_key ternary_key(tsr__kernel_op op, tsr_dtype common, int vari
     if (variant == 1)
         key.dtypes[1] = TSR_BOOL, key.dtypes[3] = TSR__KEY_SCALAR;
     if (variant == 2)
-        key.dtypes[0] = TSR_FLOAT64, key.dtypes[1] = TSR_UINT8,
-        key.dtypes[2] = key.dtypes[3] = TSR__KEY_SCALAR;
+        key.dtypes[0] = TSR_FLOAT64, key.dtypes[1] = TSR_UINT8, key.dtypes[3] = TSR__KEY_SCALAR;
+    if (variant == 2 && tsr__kernel_scalar_max(op) > 1)
+        key.dtypes[2] = TSR__KEY_SCALAR;
     return key;
 }
 
@@ -674,6 +675,10 @@ static void reference(const tsr__kernel *k, unsigned char *const *bases, bool *l
             int bad = 0;
             row(res, in[0], in[1], in[2], 1, step, k->alpha, &bad);
             write = !bad;
+            /* lerp, addcmul and addcdiv fuse and negate: which NaN (and
+             * which sign of it) comes out depends on the compiler's fma */
+            if (loose && (k->op == TSR__KOP_LERP || tsr__kernel_op_has(k->op, TSR__KOPF_VALUE)))
+                loose[e[0]] |= is_nan(common, res);
         }
         if (write) {
             tsr__kernel_convert(res, common, conv, out, 1);

@@ -1326,6 +1326,383 @@ def gen_clamp(rng, f):
     fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [1]), plain(c, F32, [0])))
 
 
+# ---- clamp with Python-number bounds ---------------------------------------------
+#
+# Rows of op "clamp_scalar" hold self in a, min in b and max in the `arg`
+# field ("s <scalar>", '-' for none).
+
+def clamp_scalar_call(form, a, lo, hi, out):
+    if form == "out":
+        torch.clamp(a, lo, hi, out=out)
+        return out
+    if form == "inplace":
+        return a.clamp_(lo, hi)
+    return torch.clamp(a, lo, hi)
+
+
+def clamp_scalar_row(case_id, case, form, a, lo, hi, out):
+    return ternary_row(case_id, "clamp_scalar", case, form, lambda: clamp_scalar_call(form, a, lo, hi, out),
+                       hi, a, lo, out)
+
+
+def clamp_bound(rng):
+    return rng.choice([None, None, 0, 1, -3, 7, 100, 0.5, -0.0, 0.0, -2.25, 1e3, float("nan"),
+                       float("inf"), float("-inf"), True, 3.0e38])
+
+
+def draw_clamp_scalar(rng):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    lo, hi = clamp_bound(rng), clamp_bound(rng)
+    if lo is None and hi is None:
+        return None
+    dt = pick_dtype(rng)
+    if dt.is_complex and rng.random() < 0.9:
+        return None
+    if dt == F16 and lo is not None and hi is not None and (lo != lo or hi != hi):
+        return None  # 1.13 fills float16 with NaN before its kernel would refuse it
+    a = case.new_view(rng, dt, shape, OUTPUT_KINDS if form == "inplace" else INPUT_KINDS)
+    try:
+        probe = torch.clamp(a, lo, hi)
+        if not agrees_strided(lambda x: torch.clamp(x, lo, hi), probe, (a,)):
+            return None
+    except Exception:  # noqa: BLE001 - refusals are drawn again
+        return None
+    out = None
+    if form == "out":
+        out = draw_out(rng, case, probe) if rng.random() < 0.3 else case.new_view(rng, probe.dtype, list(probe.shape), OUTPUT_KINDS)
+    return clamp_scalar_row("", case, form, a, lo, hi, out)
+
+
+def gen_clamp_scalar(rng, f):
+    write_drawn(f, "clamp_scalar", lambda: draw_clamp_scalar(rng), 400)
+    fw = case_writer(f, "clamp_scalar", clamp_scalar_row)
+    for dt in [BF16, F32, F64] + INTS:
+        v = special_values(dt)
+        bounds = [(0, None), (None, 0), (-0.0, None), (None, -0.0), (-0.0, 0.0), (0.0, -0.0), (1.5, -1.5),
+                  (float("nan"), None), (None, float("nan")), (float("nan"), 1), (-1, float("nan")),
+                  (float("-inf"), float("inf")), (-2, 7), (2.5, None), (None, 1.001), (1e300, None)]
+        if dt in INTS:
+            bounds = [(0, None), (None, 0), (-2, 7), (7, -2), (1, 1), (-1, None), (None, 100), (0.5, None),
+                      (None, 2.5), (0.5, 1.5), (1000, None), (float("nan"), None)]
+        for k, (lo, hi) in enumerate(bounds):
+            fw("special-%s-%d" % (dname(dt), k), "new", lambda c: (spaced(c, dt, v), lo, hi, None))
+    fw("bool-int", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), 0, 1, None))
+    fw("bool-float", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), None, 0.5, None))
+    fw("bool-bool", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), True, None, None))
+    fw("bool-bools", "new", lambda c: (plain(c, B, [3], torch.tensor([True, False, True])), False, True, None))
+    for dt in (F16, C64, C32):
+        fw("dtype-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), 0, 1, None))
+        fw("dtype-min-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), 0, None, None))
+        fw("dtype-max-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), None, 1, None))
+    fw("none", "new", lambda c: (plain(c, F32, [3]), None, None, None))
+    fw("int-float-bound", "new", lambda c: (plain(c, I32, [3]), 0.5, None, None))
+    fw("int-complex-bound", "new", lambda c: (plain(c, I32, [3]), 1j, None, None))
+    fw("float-complex-bound", "new", lambda c: (plain(c, F32, [3]), 1 + 1j, 2, None))
+    fw("float-complex-min", "new", lambda c: (plain(c, F32, [3]), 1 + 1j, None, None))
+    fw("float-real-complex-min", "new", lambda c: (plain(c, F32, [3]), 2 + 0j, None, None))
+    fw("int8-overflow", "new", lambda c: (plain(c, I8, [3]), 1000, None, None))
+    fw("int8-overflow-both", "new", lambda c: (plain(c, I8, [3]), 0, 1000, None))
+    fw("bf16-overflow", "new", lambda c: (plain(c, BF16, [3]), 1e300, 2, None))
+    fw("float-overflow-min", "new", lambda c: (plain(c, F32, [3]), 1e300, None, None))
+    fw("out-int", "out", lambda c: (plain(c, I32, [3]), 0.5, None, plain(c, I32, [3])))
+    fw("out-float", "out", lambda c: (plain(c, I32, [3]), 0.5, 2.5, plain(c, F32, [3])))
+    fw("out-double", "out", lambda c: (plain(c, F32, [3]), 0.5, None, plain(c, F64, [3])))
+    fw("inplace-int-float", "inplace", lambda c: (plain(c, I32, [3]), 0.5, None, None))
+    fw("inplace-int-float-both", "inplace", lambda c: (plain(c, I64, [3]), 0, 2.5, None))
+    fw("inplace-int", "inplace", lambda c: (plain(c, I16, [4]), -1, 2, None))
+    fw("zero-dim", "new", lambda c: (plain(c, I64, [], torch.tensor(3)), 0.5, None, None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), 1, 2, plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (plain(c, F64, [3, 2]), -1, 4,
+                                           c.view(c.base(torch.zeros(6, dtype=F64)), [3, 2], [1, 3], 0)))
+
+
+# ---- lerp, addcmul, addcdiv -------------------------------------------------------
+#
+# Rows of op "lerp" hold start in a, end in b and the weight in the `arg`
+# field (an operand, or "s <scalar>" for a Python number). Rows of
+# "addcmul" and "addcdiv" hold self in a, tensor1 in b, and in `arg`
+# tensor2's operand and the value, joined by " & ". PyTorch 1.13's loops
+# of complex addcmul and addcdiv compute otherwise in their vectorised
+# form (contiguous operands) and on the last few elements of a strided
+# row than in the strided groups Tessera follows (agrees_strided): a
+# random case is written only where those give the same answer. An out= of another dtype than the common one trips an internal
+# assertion in 1.13's loops of the three-input forms: no case writes one.
+
+LERP_DTYPES = [BF16, F32, F64, C64, C128]
+
+
+def lerp_call(form, a, b, w, out):
+    if form == "out":
+        torch.lerp(a, b, w, out=out)
+        return out
+    if form == "inplace":
+        return a.lerp_(b, w)
+    return torch.lerp(a, b, w)
+
+
+def addc_call(op, form, a, t1, t2, value, out):
+    fn = getattr(torch, op)
+    if form == "out":
+        fn(a, t1, t2, value=value, out=out)
+        return out
+    if form == "inplace":
+        return getattr(a, op + "_")(t1, t2, value=value)
+    return fn(a, t1, t2, value=value)
+
+
+def lerp_row(case_id, case, form, a, b, w, out):
+    return ternary_row(case_id, "lerp", case, form, lambda: lerp_call(form, a, b, w, out), w, a, b, out)
+
+
+def addc_row(op, case_id, case, form, a, t1, t2, value, out):
+    """ternary_row's line with the value after tensor2 in the arg field."""
+    line = ternary_row(case_id, op, case, form, lambda: addc_call(op, form, a, t1, t2, value, out),
+                       t2, a, t1, out)
+    fields = line.split(" | ")
+    fields[3] = "%s & %s" % (fields[3], scalar_text(value))
+    return " | ".join(fields)
+
+
+def weight_values(rng, dtype, n):
+    """lerp weights: mostly where its two formulas meet and around them."""
+    def one():
+        r = rng.random()
+        if r < 0.1:
+            return rng.choice([0.5, -0.5, 0.0, -0.0, 1.0, float("nan"), float("inf"), 0.4999999, 0.5000001])
+        return rng.choice([rng.uniform(-1.5, 2.0), rng.randint(-8, 16) / 8])
+    if dtype.is_complex:
+        return torch.complex(torch.tensor([one() for _ in range(n)], dtype=F64),
+                             torch.tensor([one() * 0.5 if rng.random() < 0.7 else 0.0 for _ in range(n)],
+                                          dtype=F64)).to(dtype)
+    return torch.tensor([one() for _ in range(n)], dtype=F64).to(dtype)
+
+
+def agrees_strided(fn, probe, tensors):
+    """fn over `tensors` broadcast, flattened, padded to a multiple of 8
+    elements and copied with stride 2 gives probe's values: PyTorch 1.13's
+    strided loop, which GCC vectorised in groups of 4 and which Tessera
+    follows (the elements left over after the groups, and its vectorised
+    loop of contiguous operands, compute complex products and quotients
+    otherwise)."""
+    shape = torch.broadcast_shapes(*[t.shape for t in tensors if isinstance(t, torch.Tensor)])
+    n = numel(shape)
+    pad = -n % 8
+
+    def flat(t):
+        x = t.expand(shape).reshape(-1)
+        return strided_copy(torch.cat([x, torch.zeros(pad, dtype=x.dtype)]))
+    again = fn(*[flat(t) if isinstance(t, torch.Tensor) else t for t in tensors])[:n]
+    if not same_values(again.reshape(probe.shape).to(probe.dtype), probe):
+        count("dropped: the vectorised loop differs")
+        return False
+    return True
+
+
+def replica(case, t):
+    """t as the same view of a copy of its storage (None stays None)."""
+    if t is None:
+        return None
+    return case.bases[case.base_of(t)][0].clone().as_strided(t.shape, t.stride(), t.storage_offset())
+
+
+def agrees_in_form(case, call, fn, form, tensors, out):
+    """agrees_strided for the call in its form (in place, out=) on
+    replicas of the operands; a call that fails agrees."""
+    first = replica(case, tensors[0]) if form == "inplace" else tensors[0]
+    res = outcome(lambda: call(first, *tensors[1:], replica(case, out)))
+    return res[0] == "err" or agrees_strided(fn, res[1], tensors)
+
+
+def draw_lerp(rng):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    dt = rng.choice(LERP_DTYPES) if rng.random() < 0.95 else pick_dtype(rng)
+    wkind = rng.choices(["tensor", "zero", "scalar"], weights=[5, 1, 3])[0]
+    a_shape = shape if form == "inplace" else (broadcast_from(rng, shape) if rng.random() < 0.3 else shape)
+    a = case.new_view(rng, dt, a_shape, OUTPUT_KINDS if form == "inplace" else INPUT_KINDS)
+    b = case.new_view(rng, dt, broadcast_from(rng, shape) if rng.random() < 0.3 else shape, INPUT_KINDS)
+    if wkind == "scalar":
+        w = rng.choice([0.5, -0.5, 0.25, 0.75, -1.25, 2, 1, 0, 0.4999999, 0.1234567, float("nan"), True])
+        if dt.is_complex and rng.random() < 0.5:
+            w = complex(rng.choice([0.3, 0.4, -0.2, 0.5]), rng.choice([0.4, 0.3, 0.25, -0.5]))
+    else:
+        sizes = [] if wkind == "zero" else (broadcast_from(rng, shape) if rng.random() < 0.4 else shape)
+        w = case.new_view(rng, dt, sizes, INPUT_KINDS, lambda n: weight_values(rng, dt, n))
+    try:
+        probe = torch.lerp(a, b, w)
+        if not agrees_strided(torch.lerp, probe, (a, b, w)):
+            return None
+    except Exception:  # noqa: BLE001 - shapes that do not broadcast are drawn again
+        return None
+    out = draw_out(rng, case, probe) if form == "out" else None
+    if not agrees_in_form(case, lambda x, y, z, o: lerp_call(form, x, y, z, o), torch.lerp, form, (a, b, w), out):
+        return None
+    line = lerp_row("", case, form, a, b, w, out)
+    if "INTERNAL ASSERT" in line:
+        return None
+    return line
+
+
+def addc_value(rng, common):
+    if common in INTS:
+        return rng.choice([1, 1, -1, 2, 3, 0, -7, 100])
+    choices = [1, 1, -1, 2, 0.5, -2.5, 0.1234567, 0.1, 3.0, True, 1e-3]
+    if common.is_complex:
+        choices += [1j, complex(0.5, 0.25), complex(1.1, -0.3)]
+    return rng.choice(choices)
+
+
+def draw_addc(rng, op):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    main = rng.choice([I32, I64, U8, I8, I16, BF16, F32, F32, F64, F64, C64, C128])
+    if rng.random() < 0.05:
+        main = pick_dtype(rng)
+    dts = [main if rng.random() < 0.8 else pick_dtype(rng) for _ in range(3)]
+    ops = []
+    for k in range(3):
+        if k == 0 and form == "inplace":
+            sizes = shape
+        else:
+            sizes = [] if rng.random() < 0.1 else (broadcast_from(rng, shape) if rng.random() < 0.3 else shape)
+        ops.append(case.new_view(rng, dts[k], sizes, OUTPUT_KINDS if k == 0 and form == "inplace" else INPUT_KINDS))
+    a, t1, t2 = ops
+    try:  # the common dtype, roughly, for a value that fits it
+        common = torch.promote_types(torch.result_type(a, t1), torch.result_type(t1, t2))
+    except Exception:  # noqa: BLE001
+        common = main
+    value = addc_value(rng, common)
+    fn = lambda x, y, z: getattr(torch, op)(x, y, z, value=value)  # noqa: E731
+    try:
+        probe = fn(a, t1, t2)
+        if not agrees_strided(fn, probe, (a, t1, t2)):
+            return None
+    except Exception:  # noqa: BLE001 - shape and dtype errors are drawn again
+        return None
+    out = draw_out(rng, case, probe) if form == "out" else None
+    if not agrees_in_form(case, lambda x, y, z, o: addc_call(op, form, x, y, z, value, o), fn, form,
+                          (a, t1, t2), out):
+        return None
+    line = addc_row(op, "", case, form, a, t1, t2, value, out)
+    if "INTERNAL ASSERT" in line:
+        return None
+    return line
+
+
+def grid3(c, dt, x, y, z):
+    """x, y, z (1-D) spaced in storages of their own and broadcast against
+    each other along three dimensions (PyTorch's element loop runs)."""
+    nx, ny, nz = len(x), len(y), len(z)
+    return (spaced_as(c, dt, x, [nx, 1, 1], [2, 1, 1]), spaced_as(c, dt, y, [1, ny, 1], [1, 2, 1]),
+            spaced_as(c, dt, z, [1, 1, nz], [1, 1, 2]))
+
+
+def few_specials(dt):
+    """A dozen special values of a floating or complex dtype."""
+    if dt.is_complex:
+        parts = [(0.0, 0.0), (-0.0, 1.0), (1.0, -2.5), (float("inf"), 0.0), (float("nan"), 1.0),
+                 (-2.5, float("-inf")), (3.0, 0.5), (1e-40, -1e-40)]
+        return torch.complex(torch.tensor([p[0] for p in parts], dtype=F64),
+                             torch.tensor([p[1] for p in parts], dtype=F64)).to(dt)
+    fi = torch.finfo(dt)
+    vals = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -1.0, 2.5, fi.tiny * fi.eps,
+            fi.max, -fi.max, 1 / 3]
+    return torch.tensor(vals, dtype=F64).to(dt)
+
+
+def special_weights(dt):
+    if dt.is_complex:
+        parts = [(0.0, 0.0), (0.5, 0.0), (0.3, 0.4), (0.4, 0.3), (-0.5, 0.0), (0.0, 0.5), (1.0, 1.0),
+                 (float("nan"), 0.0), (float("inf"), 0.0), (0.35, 0.35), (2.0, -1.0)]
+        return torch.complex(torch.tensor([p[0] for p in parts], dtype=F64),
+                             torch.tensor([p[1] for p in parts], dtype=F64)).to(dt)
+    return torch.tensor([0.0, -0.0, 0.5, -0.5, 0.25, 1.0, -1.0, 2.0, 0.4999999, float("nan"),
+                         float("inf"), float("-inf"), -3.0], dtype=F64).to(dt)
+
+
+def gen_lerp(rng, f):
+    write_drawn(f, "lerp", lambda: draw_lerp(rng), 500)
+    fw = case_writer(f, "lerp", lerp_row)
+    for dt in LERP_DTYPES:
+        v, w = few_specials(dt), special_weights(dt)
+        fw("special-%s" % dname(dt), "new", lambda c: (*grid3(c, dt, v, v, w), None))
+        for k, x in enumerate([0.5, -0.5, 0.4999999, float("nan"), float("inf"), 2.0, -3, True]
+                              + ([complex(0.3, 0.4), complex(0.4, 0.3), 0.5j] if dt.is_complex else [])):
+            fw("special-scalar-%s-%d" % (dname(dt), k), "new",
+               lambda c: (spaced_as(c, dt, v, [len(v), 1], [2, 1]), spaced_as(c, dt, v, [1, len(v)], [1, 2]), x, None))
+        fw("out-%s" % dname(dt), "out", lambda c: (plain(c, dt, [4]), plain(c, dt, [4], torch.zeros(4)),
+                                                   plain(c, dt, [4], torch.tensor([0.25, 0.5, 0.75, 1.5])), plain(c, dt, [4])))
+        fw("inplace-%s" % dname(dt), "inplace", lambda c: (plain(c, dt, [2, 2]), plain(c, dt, [2], torch.zeros(2)), 0.25, None))
+    for dt in (F16, I32, I64, U8, B, C32):
+        fw("dtype-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), plain(c, dt, [3]), plain(c, dt, [3]), None))
+        fw("dtype-scalar-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), plain(c, dt, [3]), 0.5, None))
+    fw("end-dtype", "new", lambda c: (plain(c, F32, [3]), plain(c, F64, [3]), 0.5, None))
+    fw("end-dtype-bf16", "new", lambda c: (plain(c, BF16, [3]), plain(c, C64, [3]), plain(c, BF16, [3]), None))
+    fw("weight-dtype", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), plain(c, I64, [3]), None))
+    fw("weight-zero-dim-dtype", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), plain(c, F64, [], torch.tensor(0.5)), None))
+    fw("weight-int8-names", "new", lambda c: (plain(c, I8, [3]), plain(c, U8, [3]), 1, None))
+    fw("weight-complex-on-float", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), 0.5 + 1j, None))
+    fw("weight-overflow", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), 1e300, None))
+    fw("weight-overflow-bf16", "new", lambda c: (plain(c, BF16, [3]), plain(c, BF16, [3]), 1e300, None))
+    fw("weight-bf16-float", "new", lambda c: (plain(c, BF16, [3], torch.tensor([1.0, -3.0, 100.0])),
+                                              plain(c, BF16, [3], torch.tensor([2.0, 5.0, -7.0])), 0.1234567, None))
+    fw("out-dtype", "out", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), plain(c, F32, [3]), plain(c, F64, [3])))
+    fw("out-dtype-scalar", "out", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), 0.5, plain(c, F64, [3])))
+    fw("out-cast-scalar", "out", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), 0.5, plain(c, I32, [3])))
+    fw("broadcast", "new", lambda c: (plain(c, F32, [3, 1]), plain(c, F32, [3]), plain(c, F32, [1]), None))
+    fw("zero-dim-start", "new", lambda c: (plain(c, F64, [], torch.tensor(-2.0)), plain(c, F64, [3]), plain(c, F64, [3]), None))
+    fw("shape", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [2]), plain(c, F32, [3]), None))
+    fw("inplace-broadcast", "inplace", lambda c: (plain(c, F32, [1]), plain(c, F32, [3]), 0.5, None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [1]), plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (plain(c, F64, [3, 2]), plain(c, F64, [2]), plain(c, F64, [3, 1]),
+                                           c.view(c.base(torch.zeros(6, dtype=F64)), [3, 2], [1, 3], 0)))
+
+
+def gen_addc(rng, f, op):
+    write_drawn(f, op, lambda: draw_addc(rng, op), 500)
+
+    def fw(name, form, build):
+        case = Case()
+        f.write(addc_row(op, "%s-%s" % (op, name), case, form, *build(case)) + "\n")
+
+    for dt in [BF16, F32, F64, C64, C128] + ([] if op == "addcdiv" else INTS):
+        v = few_specials(dt) if dt not in INTS else special_values(dt)
+        y = v if op == "addcmul" else few_specials(dt)
+        for k, value in enumerate([1, -2.5, 0.1234567] if dt not in INTS else [1, -1, 3]):
+            fw("special-%s-%d" % (dname(dt), k), "new", lambda c: (*grid3(c, dt, v, y, y), value, None))
+    for dt in (F16, B, C32):
+        fw("dtype-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), plain(c, dt, [3]), plain(c, dt, [3]), 1, None))
+    if op == "addcdiv":
+        for k, (d1, d2) in enumerate([(I32, I32), (B, I64), (U8, B)]):
+            fw("integer-%d" % k, "new", lambda c: (plain(c, F32, [3]), plain(c, d1, [3]), plain(c, d2, [3]), 1, None))
+        fw("int-self", "new", lambda c: (plain(c, I32, [3]), plain(c, F32, [3]), plain(c, F32, [3]), 2, None))
+        fw("int-divisor", "new", lambda c: (plain(c, F32, [3]), plain(c, I32, [3]), plain(c, F32, [3]), 2, None))
+    else:
+        fw("int-float-value", "new", lambda c: (plain(c, I64, [3]), plain(c, I64, [3]), plain(c, I64, [3]), 0.5, None))
+        fw("int-value-overflow", "new", lambda c: (plain(c, I8, [3]), plain(c, I8, [3]), plain(c, I8, [3]), 1000, None))
+        fw("int-complex-value", "new", lambda c: (plain(c, I64, [3]), plain(c, I64, [3]), plain(c, I64, [3]), 1j, None))
+        fw("uint8-negative-value", "new", lambda c: (plain(c, U8, [3]), plain(c, U8, [3]), plain(c, U8, [3]), -1, None))
+        fw("mixed", "new", lambda c: (plain(c, I32, [3]), plain(c, F32, [3]), plain(c, F64, [3]), 1, None))
+    fw("bf16-float-value", "new", lambda c: (plain(c, BF16, [3], torch.tensor([1.0, -3.0, 100.0])),
+                                             plain(c, BF16, [3], torch.tensor([2.0, 5.0, -7.0])),
+                                             plain(c, BF16, [3], torch.tensor([3.0, 0.75, 9.0])), 0.1234567, None))
+    fw("float-complex-value", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), plain(c, F32, [3]), 1j, None))
+    fw("bool-value", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [3]), plain(c, F32, [3]), True, None))
+    fw("zero-dim", "new", lambda c: (plain(c, F32, [3]), plain(c, F64, [], torch.tensor(2.5)), plain(c, F32, [3]), 1, None))
+    fw("broadcast", "new", lambda c: (plain(c, F32, [2, 1, 3]), plain(c, F32, [4, 1]), plain(c, F32, [3]), 2, None))
+    fw("shape", "new", lambda c: (plain(c, F32, [3]), plain(c, F32, [2]), plain(c, F32, [3]), 1, None))
+    fw("out-cast", "out", lambda c: (plain(c, F32, [2]), plain(c, F32, [2]), plain(c, F32, [2]), 1, plain(c, I32, [2])))
+    fw("inplace-cast", "inplace", lambda c: (plain(c, I32, [2]), plain(c, F32, [2]), plain(c, F32, [2]), 1, None))
+    fw("inplace-broadcast", "inplace", lambda c: (plain(c, F32, [1]), plain(c, F32, [3]), plain(c, F32, [3]), 1, None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), plain(c, F32, [2]), plain(c, F32, [1]), 1, plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (plain(c, F64, [3, 2]), plain(c, F64, [2]), plain(c, F64, [3, 1]), 0.5,
+                                           c.view(c.base(torch.zeros(6, dtype=F64)), [3, 2], [1, 3], 0)))
+
+
 # ---- accelerator and cpu operands ---------------------------------------------
 
 def gen_device(f):
@@ -1599,6 +1976,19 @@ def main():
     tables.append(("where", "torch.where: random cases, special values in every dtype, scalars, errors",
                    lambda f, own=own: gen_where(own, f)))
     later += 1
+    own = random.Random("%x:clamp_scalar" % SEED)
+    tables.append(("clamp_scalar", "torch.clamp with Python-number bounds: random cases, special values, errors",
+                   lambda f, own=own: gen_clamp_scalar(own, f)))
+    later += 1
+    own = random.Random("%x:lerp" % SEED)
+    tables.append(("lerp", "torch.lerp, tensor and Python-number weights: random cases, special values, errors",
+                   lambda f, own=own: gen_lerp(own, f)))
+    later += 1
+    for op in ("addcmul", "addcdiv"):
+        own = random.Random("%x:%s" % (SEED, op))
+        tables.append((op, "torch.%s: random cases, special values, errors" % op,
+                       lambda f, own=own, op=op: gen_addc(own, f, op)))
+        later += 1
     for op in UNARY + BINARY:
         own = random.Random("%x:%s" % (SEED, op))
         what = "torch.%s: random cases, special values in every dtype, errors" % op

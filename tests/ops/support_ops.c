@@ -16,25 +16,28 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                      \
-    X(tsr_add)                                                                                \
-    X(tsr_add_out)                                                                            \
-    X(tsr_add_)                                                                               \
-    X(tsr_add_scalar)                                                                         \
-    X(tsr_add_scalar_out)                                                                     \
-    X(tsr_add_scalar_)                                                                        \
-    X(tsr_sub)                                                                                \
-    X(tsr_sub_out)                                                                            \
-    X(tsr_sub_)                                                                               \
-    X(tsr_sub_scalar)                                                                         \
-    X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_)            \
-        X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out)  \
-            X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)            \
-                X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)  \
-                    X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out) \
-                        X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)     \
-                            X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_gelu)           \
-                                X(tsr_gelu_out) X(tsr_gelu_) X(tsr_gelu_approximate_from_name)
+#define OPS_FUNCTIONS(X)                                                                           \
+    X(tsr_add)                                                                                     \
+    X(tsr_add_out)                                                                                 \
+    X(tsr_add_)                                                                                    \
+    X(tsr_add_scalar)                                                                              \
+    X(tsr_add_scalar_out)                                                                          \
+    X(tsr_add_scalar_)                                                                             \
+    X(tsr_sub)                                                                                     \
+    X(tsr_sub_out)                                                                                 \
+    X(tsr_sub_)                                                                                    \
+    X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out)           \
+        X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div)          \
+            X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)  \
+                X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)       \
+                    X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out)      \
+                        X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)          \
+                            X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_lerp)                \
+                                X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar)                    \
+                                    X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)      \
+                                        X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)          \
+                                            X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar) \
+                                                X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_) X(tsr_gelu) X(tsr_gelu_out) X(tsr_gelu_) X(tsr_gelu_approximate_from_name)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -114,7 +117,10 @@ typedef struct ops_case {
     bool mixed; /* some storages are on the accelerator */
     ops_base bases[MAX_BASES];
     ops_operand a, b, out;
-    ops_operand third; /* written in the arg field: where's condition, clamp's max */
+    ops_operand third; /* written in the arg field: where's condition, clamp's max,
+                          lerp's weight, addcmul's tensor2 */
+    tsr_scalar value;  /* addcmul's and addcdiv's, after " & " in the arg field */
+    char arg_operand[256];
 } ops_case;
 
 enum {
@@ -306,6 +312,30 @@ static bool parse_operand(const ops_case *c, const char *text, ops_operand *o)
     return true;
 }
 
+static bool is_addc(const char *op)
+{
+    return strcmp(op, "addcmul") == 0 || strcmp(op, "addcdiv") == 0;
+}
+
+/* The third operand in the arg field (where, clamp, lerp; addcmul and
+ * addcdiv with " & <value>" after it). */
+static bool parse_third(ops_case *c)
+{
+    if (is_addc(c->op)) {
+        const char *amp = strstr(c->arg, " & ");
+        size_t n = amp ? (size_t)(amp - c->arg) : 0;
+        if (!amp || n >= sizeof c->arg_operand || !parse_scalar(amp + 3, &c->value))
+            return false;
+        memcpy(c->arg_operand, c->arg, n);
+        c->arg_operand[n] = '\0';
+        return parse_operand(c, c->arg_operand, &c->third);
+    }
+    if (strcmp(c->op, "where") != 0 && strcmp(c->op, "clamp") != 0 &&
+        strcmp(c->op, "clamp_scalar") != 0 && strcmp(c->op, "lerp") != 0)
+        return true;
+    return parse_operand(c, c->arg, &c->third);
+}
+
 static bool parse_case(ops_case *c, const char *path, const table_row *row)
 {
     memset(c, 0, sizeof(*c));
@@ -321,9 +351,7 @@ static bool parse_case(ops_case *c, const char *path, const table_row *row)
     c->third.kind = OPND_NONE;
     return parse_bases(c, row->fields[F_BASES]) && parse_operand(c, row->fields[F_A], &c->a) &&
            parse_operand(c, row->fields[F_B], &c->b) &&
-           parse_operand(c, row->fields[F_OUT], &c->out) &&
-           ((strcmp(c->op, "where") != 0 && strcmp(c->op, "clamp") != 0) ||
-            parse_operand(c, c->arg, &c->third));
+           parse_operand(c, row->fields[F_OUT], &c->out) && parse_third(c);
 }
 
 static void free_case(ops_case *c)
@@ -568,6 +596,65 @@ static tsr_status call_gelu(const ops_case *c, tsr_tensor **result)
     return tsr_gelu(c->a.t, approximate, result);
 }
 
+/* torch.clamp(a, min=b, max=third) with Python-number bounds, '-' for
+ * none. */
+static tsr_status call_clamp_scalar(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_clamp_scalar);
+    OPS_NEED(tsr_clamp_scalar_out);
+    OPS_NEED(tsr_clamp_scalar_);
+    if (c->b.kind == OPND_VIEW || c->third.kind == OPND_VIEW) {
+        snprintf(missing, sizeof(missing), "clamp_scalar's bounds are Python numbers");
+        return TSR_STATUS_COUNT;
+    }
+    const tsr_scalar *lo = c->b.kind == OPND_SCALAR ? &c->b.scalar : NULL;
+    const tsr_scalar *hi = c->third.kind == OPND_SCALAR ? &c->third.scalar : NULL;
+    if (strcmp(c->form, "out") == 0)
+        return tsr_clamp_scalar_out(c->a.t, lo, hi, c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return tsr_clamp_scalar_(c->a.t, lo, hi);
+    return tsr_clamp_scalar(c->a.t, lo, hi, result);
+}
+
+/* torch.lerp(a, b, weight=third): a tensor or a Python number. */
+static tsr_status call_lerp(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_lerp);
+    OPS_NEED(tsr_lerp_out);
+    OPS_NEED(tsr_lerp_);
+    OPS_NEED(tsr_lerp_scalar);
+    OPS_NEED(tsr_lerp_scalar_out);
+    OPS_NEED(tsr_lerp_scalar_);
+    bool number = c->third.kind == OPND_SCALAR;
+    tsr_scalar w = c->third.scalar;
+    const tsr_tensor *wt = c->third.t;
+    if (strcmp(c->form, "out") == 0)
+        return number ? tsr_lerp_scalar_out(c->a.t, c->b.t, w, c->out.t)
+                      : tsr_lerp_out(c->a.t, c->b.t, wt, c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return number ? tsr_lerp_scalar_(c->a.t, c->b.t, w) : tsr_lerp_(c->a.t, c->b.t, wt);
+    return number ? tsr_lerp_scalar(c->a.t, c->b.t, w, result)
+                  : tsr_lerp(c->a.t, c->b.t, wt, result);
+}
+
+/* torch.addcmul / torch.addcdiv(a, b, third, value=value). */
+static tsr_status call_addc(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_addcmul);
+    OPS_NEED(tsr_addcmul_out);
+    OPS_NEED(tsr_addcmul_);
+    OPS_NEED(tsr_addcdiv);
+    OPS_NEED(tsr_addcdiv_out);
+    OPS_NEED(tsr_addcdiv_);
+    bool mul = strcmp(c->op, "addcmul") == 0;
+    if (strcmp(c->form, "out") == 0)
+        return (mul ? tsr_addcmul_out : tsr_addcdiv_out)(c->a.t, c->b.t, c->third.t, c->value,
+                                                         c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return (mul ? tsr_addcmul_ : tsr_addcdiv_)(c->a.t, c->b.t, c->third.t, c->value);
+    return (mul ? tsr_addcmul : tsr_addcdiv)(c->a.t, c->b.t, c->third.t, c->value, result);
+}
+
 /* The call of the copy family; *result as for the arithmetic. */
 static tsr_status call_other(const ops_case *c, tsr_tensor **result)
 {
@@ -621,10 +708,15 @@ static tsr_status call_case(const ops_case *c, tsr_tensor **fresh, const tsr_ten
                                                  : c->a.t;
         return st;
     }
-    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 || strcmp(c->op, "gelu") == 0) {
-        tsr_status st = c->op[0] == 'w'   ? call_where(c, fresh)
-                        : c->op[0] == 'c' ? call_clamp(c, fresh)
-                                          : call_gelu(c, fresh);
+    if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 ||
+        strcmp(c->op, "clamp_scalar") == 0 || strcmp(c->op, "lerp") == 0 || is_addc(c->op) ||
+        strcmp(c->op, "gelu") == 0) {
+        tsr_status st = c->op[0] == 'w'                      ? call_where(c, fresh)
+                        : strcmp(c->op, "clamp_scalar") == 0 ? call_clamp_scalar(c, fresh)
+                        : c->op[0] == 'c'                    ? call_clamp(c, fresh)
+                        : c->op[0] == 'l'                    ? call_lerp(c, fresh)
+                        : c->op[0] == 'g'                    ? call_gelu(c, fresh)
+                                                             : call_addc(c, fresh);
         *written = strcmp(c->form, "new") == 0   ? *fresh
                    : strcmp(c->form, "out") == 0 ? c->out.t
                                                  : c->a.t;
