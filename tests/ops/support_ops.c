@@ -24,14 +24,14 @@
     X(tsr_add_scalar_out)                                                                        \
     X(tsr_add_scalar_)                                                                           \
     X(tsr_sub)                                                                                   \
-    X(tsr_sub_out) X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_)        \
-        X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out)            \
-            X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar)           \
-                X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) \
-                    X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous)                \
-                        X(tsr_synchronize) X(tsr_where) X(tsr_where_out) X(tsr_where_scalar)     \
-                            X(tsr_where_scalar_self) X(tsr_where_scalars) X(tsr_clamp)           \
-                                X(tsr_clamp_out) X(tsr_clamp_)
+    X(tsr_sub_out)                                                                               \
+    X(tsr_sub_) X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul)            \
+        X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_)    \
+            X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out)        \
+                X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to)      \
+                    X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) \
+                        X(tsr_where_out) X(tsr_where_scalar) X(tsr_where_scalar_self)            \
+                            X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -786,15 +786,17 @@ static void value_text(const unsigned char *p, tsr_dtype d, char *buf, size_t si
 }
 
 /* The operations whose results are not exact (exp, log, expm1, log1p,
- * sigmoid, tanh): their values may differ from PyTorch's by `ulps` steps
- * of the values of the dtype the result is computed in (both are within
- * about 1 ulp of the correctly rounded result, by different algorithms).
- * Every other value, and every comparison of two devices, is bit for
- * bit. */
+ * sigmoid, tanh, the trigonometric functions): their values may differ
+ * from PyTorch's by `ulps` steps of the values of the dtype the result is
+ * computed in (both are within about 1 ulp of the correctly rounded
+ * result, by different algorithms). Every other value, and every
+ * comparison of two devices, is bit for bit. */
 static const struct {
     const char *op;
     int ulps;
-} tolerances[] = {{"exp", 2}, {"log", 2}, {"expm1", 2}, {"log1p", 2}, {"sigmoid", 2}, {"tanh", 2}};
+} tolerances[] = {{"exp", 2},  {"log", 2},  {"expm1", 2}, {"log1p", 2}, {"sigmoid", 2},
+                  {"tanh", 2}, {"sin", 2},  {"cos", 2},   {"tan", 2},   {"asin", 2},
+                  {"acos", 2}, {"atan", 2}, {"atan2", 2}};
 
 typedef struct tolerance {
     int ulps;          /* 0: bit for bit */
