@@ -25,12 +25,13 @@
  *     cut into three pieces that convert exactly, summed in two words,
  *     and multiplied by pi/2 in two words. The table of 2/pi's bits is
  *     the same for both types.
- * Then sin(r) = rh + (rh z S(z) + rl (1 - z/2)) and cos(r) = w + tail,
- * z = rh^2, w = 1 - z/2 rounded and its rounding error, r^2's low part
- * and z^2 C(z) in the tail; tan = sin / cos (or -cos / sin for odd j)
- * from the two words of each, the quotient corrected by its exact
- * remainder. The closest float64 to a multiple of pi/2 is about 2^-61
- * away (float32: about 2^-29), which the reduction's error stays far below.
+ * Then sin(r) = rh + (rh^3 S(z) + rl (1 - z/2)), z = rh^2 and rh^3 in
+ * two words (float32's tan needs that much of sin's tail), and cos(r) =
+ * w + tail, w = 1 - z/2 rounded, its rounding error, r^2's low part and
+ * z^2 C(z) in the tail; tan = sin / cos (or -cos / sin for odd j) from
+ * the two words of each, the quotient corrected by its exact remainder.
+ * The closest float64 to a multiple of pi/2 is about 2^-61 away
+ * (float32: about 2^-29), which the reduction's error stays far below.
  * The constants and fits come from tests/kernels/gen_trig_coeffs.py. */
 #ifndef TESSERA_KERNELS_SCALAR_TRIG_H
 #define TESSERA_KERNELS_SCALAR_TRIG_H
@@ -218,7 +219,8 @@ static inline int tsr__k_rem_pio2_fix(tsr__u64 m, int e, tsr__u64 *ghi, tsr__u64
  *     ordered (p1 a multiple of p2's top, p3 below p2's lowest bit).
  *   rem_pio2: ax = (4n + j) pi/2 + rh + rl for a finite ax > pi/4.
  *   sin_kern, cos_kern: sin(rh + rl), cos(rh + rl) as hi + *lo, |lo|
- *     well below hi's ulp.
+ *     at most an eighth of |hi|; rh^3 = p + pl, pl from the errors of z
+ *     and of rh z.
  *   sincos: sin(x), or cos(x) = sin(|x| + pi/2) (one quadrant on).
  *   tan: sin / cos as above. */
 #define TSR__K_TRIG(T, sfx, C, U, FMA, RINT, BITS)                                                 \
@@ -271,7 +273,10 @@ static inline int tsr__k_rem_pio2_fix(tsr__u64 m, int e, tsr__u64 *ghi, tsr__u64
     static inline T tsr__k_sin_kern_##sfx(T rh, T rl, T *lo)                                       \
     {                                                                                              \
         T z = rh * rh;                                                                             \
-        *lo = FMA(rh * z, tsr__k_sinp_##sfx(z), FMA((T)-0.5 * z, rl, rl));                         \
+        T p = rh * z;                                                                              \
+        T pl = FMA(rh, FMA(rh, rh, -z), FMA(rh, z, -p));                                           \
+        T s = tsr__k_sinp_##sfx(z);                                                                \
+        *lo = FMA(p, s, FMA(pl, s, FMA((T)-0.5 * z, rl, rl)));                                     \
         return rh;                                                                                 \
     }                                                                                              \
     static inline T tsr__k_cos_kern_##sfx(T rh, T rl, T *lo)                                       \
