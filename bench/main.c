@@ -27,6 +27,8 @@ static const bench_suite suites[] = {
      bench_suite_matmul},
     {"reduce", "sum, amax, argmax on the cpu against a plain read and PyTorch", bench_suite_reduce},
     {"cold", "a daemon on empty program caches: ready, programs, first launches", bench_suite_cold},
+    {"global", "global tensors on 4 MPI ranks: boxing and add against bare MPI collectives",
+     bench_suite_global},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
 
@@ -143,6 +145,22 @@ static const char usage_text[] =
     "            (cold_first_launch, ms, limit 50). About a minute on a\n"
     "            2-core machine.\n"
     "\n"
+    "      global\n"
+    "            Global tensors (libtessera-mpi) on 4 ranks of this machine\n"
+    "            (mpiexec -n 4 --oversubscribe, one thread each, the cpu\n"
+    "            device), in GB/s of the logical tensor, each sample the\n"
+    "            slowest rank's time beside the baseline's right after it:\n"
+    "            P -> B of 2^24 float32 (boxing_p_to_b; target 0.9 against\n"
+    "            mpi_allreduce, an MPI_Allreduce of as many floats), S(0) ->\n"
+    "            B (boxing_s0_to_b; 0.9 against mpi_allgather), S(0) -> S(1)\n"
+    "            of 4096x4096 (boxing_s0_to_s1; 0.8 against mpi_alltoall,\n"
+    "            the blocks packed by hand and one MPI_Alltoall) and S(0) +\n"
+    "            S(0) (global_add; 0.91 against local_add, tsr_add on the\n"
+    "            shard's size alone). Needs Open MPI's mpiexec in PATH and\n"
+    "            tessera-bench-global (built with libtessera-mpi) beside this\n"
+    "            program or in ../libexec/tessera. About a minute on a 2-core\n"
+    "            machine; --quick (2^18 elements) a few seconds.\n"
+    "\n"
     "    The daemon is found as $TESSERA_DAEMON, else next to tessera-bench in a\n"
     "    build tree (../daemon/tesserad) or an installation (../sbin/tesserad),\n"
     "    else as tesserad in PATH.\n"
@@ -188,7 +206,7 @@ static const char usage_text[] =
     "    A table with a row per measurement, or with --json an array of objects\n"
     "    with these keys:\n"
     "      suite           the suite (\"ipc\", \"elementwise\", \"unary\",\n"
-    "                      \"matmul\", \"reduce\", \"cold\")\n"
+    "                      \"matmul\", \"reduce\", \"cold\", \"global\")\n"
     "      name            what was measured (\"ring_rtt\", \"add_f32\", ...)\n"
     "      device          the device it used (\"opencl:0\"), or null\n"
     "      threads         processes or threads taking part\n"
@@ -224,6 +242,8 @@ static const char usage_text[] =
     "\n"
     "ENVIRONMENT\n"
     "    TESSERA_DAEMON   the tesserad to start.\n"
+    "    TESSERA_BENCH_GLOBAL\n"
+    "                     the global suite's tessera-bench-global.\n"
     "    TESSERA_BENCH_PYTHON\n"
     "                     the Python of the PyTorch comparison (default\n"
     "                     /usr/bin/python3).\n"

@@ -122,27 +122,50 @@ static void bar(layout *L, double fraction, int width)
     L->span_look = fraction < 0.5 ? TOP_LOOK_LOW : fraction < 0.8 ? TOP_LOOK_MID : TOP_LOOK_HIGH;
 }
 
+/* The title: "tessera top" and its parts, in this order, each " - ..."
+ * that fits the width. Narrow, the parts the least needed are left out
+ * whole, never cut: the session count stays longest, then the clock, the
+ * sort order, the help key, the refresh delay. */
 static void title(layout *L, const top_snapshot *s)
 {
     const top_view *v = L->v;
-    char clock[16];
+    enum { SESSIONS, CLOCK, SORT, HELP, EVERY, PARTS };
+    static const int order[PARTS] = {CLOCK, SESSIONS, SORT, EVERY, HELP}; /* as shown */
+    char part[PARTS][96] = {{0}};
     time_t t = time(NULL);
     struct tm tm;
-    strftime(clock, sizeof clock, "%H:%M:%S", localtime_r(&t, &tm));
-    FILE *o = line_begin(L);
-    fprintf(o, "tessera top - %s", clock);
+    strftime(part[CLOCK], sizeof part[CLOCK], "%H:%M:%S", localtime_r(&t, &tm));
     if (s->connected) {
         size_t ending = 0;
         for (size_t k = 0; k < s->nsessions; k++)
             ending += s->sessions[k].ending;
-        fprintf(o, " - %zu session%s", s->nsessions, s->nsessions == 1 ? "" : "s");
-        if (ending)
-            fprintf(o, " (%zu ending)", ending);
+        int n = snprintf(part[SESSIONS], sizeof part[SESSIONS], "%zu session%s", s->nsessions,
+                         s->nsessions == 1 ? "" : "s");
+        if (ending && n > 0)
+            snprintf(part[SESSIONS] + n, sizeof part[SESSIONS] - (size_t)n, " (%zu ending)",
+                     ending);
     }
-    fprintf(o, " - sort: %s%s - every %g s", top_sort_keys[v->sort].name,
-            v->reverse ? ", reversed" : "", v->delay);
+    snprintf(part[SORT], sizeof part[SORT], "sort: %s%s", top_sort_keys[v->sort].name,
+             v->reverse ? ", reversed" : "");
+    snprintf(part[EVERY], sizeof part[EVERY], "every %g s", v->delay);
     if (v->keys)
-        fprintf(o, " - h: help");
+        snprintf(part[HELP], sizeof part[HELP], "h: help");
+    /* Most needed first (the enum's order), each kept when it still fits. */
+    static const char head[] = "tessera top";
+    size_t used = sizeof head - 1;
+    bool keep[PARTS] = {false};
+    for (int k = 0; k < PARTS; k++) {
+        size_t n = part[k][0] ? strlen(part[k]) + 3 : 0;
+        if (n && (v->width <= 0 || used + n <= (size_t)v->width)) {
+            keep[k] = true;
+            used += n;
+        }
+    }
+    FILE *o = line_begin(L);
+    fputs(head, o);
+    for (int k = 0; k < PARTS; k++)
+        if (keep[order[k]])
+            fprintf(o, " - %s", part[order[k]]);
     line_end(L, TOP_LOOK_TITLE);
 }
 

@@ -29,8 +29,8 @@ static uint64_t limit_of(const tsr__session *s, const tsr__registry_device *dev)
 {
     if (!s->server->limits)
         return dev->capacity;
-    uint64_t limit =
-        tsr__limits_effective(s->server->limits, s->uid, s->gid, (uint32_t)dev->info.device.index);
+    uint64_t limit = tsr__limits_effective(s->server->limits, tsr__session_who(s),
+                                           (uint32_t)dev->info.device.index);
     return limit < dev->capacity ? limit : dev->capacity;
 }
 

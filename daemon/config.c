@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -32,7 +33,11 @@ typedef enum value_kind {
     KIND_DEVICES, /* all_devices, devices */
     KIND_UIDS,    /* the memory_limit.uid.<user> list */
     KIND_GROUPS,  /* the memory_limit.group.<group> list */
+    KIND_MATCH,   /* lines keyed on a unit, slice or cgroup (matches), value as `parse` */
 } value_kind;
+
+/* What the suffix of a KIND_MATCH key names. */
+typedef enum match_kind { MATCH_NONE, MATCH_UNIT, MATCH_SLICE, MATCH_CGROUP } match_kind;
 
 /* Parses a value into *v, or fails with a message about the value alone
  * ("invalid size 'lots' (...)"); the caller adds where and which key. */
@@ -43,6 +48,7 @@ typedef struct key_row {
     tsr__config_key pub;
     value_kind kind;
     parse_fn parse;
+    match_kind match;
 } key_row;
 
 static tsr_status parse_socket_path(const char *text, tsr__config_value *v,
@@ -63,6 +69,21 @@ static tsr_status parse_limit(const char *text, tsr__config_value *v,
 static tsr_status parse_level(const char *text, tsr__config_value *v,
                               const tsr__config_resolver *r);
 static tsr_status parse_ms(const char *text, tsr__config_value *v, const tsr__config_resolver *r);
+
+#define GLOB_HELP                                                                            \
+    " in the cgroup v2 path its process had when it opened the session; the name is a glob " \
+    "(*, ?, [...]) that must match the whole of it, and where several lines match, the one " \
+    "with the most characters that are not wildcards wins (the earlier line on a tie)."
+#define UNIT_HELP " The client's unit is the innermost .service or .scope" GLOB_HELP
+#define SLICE_HELP " The client's slice is the innermost .slice" GLOB_HELP
+#define CGROUP_HELP                                                                          \
+    " The path is an absolute cgroup v2 path as /proc/PID/cgroup writes it "                 \
+    "(/kubepods.slice/kubepods-pod1234.slice); it matches clients in that cgroup and every " \
+    "cgroup below it, and where several lines match the longest path wins."
+#define VISIBLE_ORDER                                                                        \
+    " The most specific place decides: a devices.visible.cgroup line, else a "               \
+    "devices.visible.unit line, else a devices.visible.slice line, else devices.visible. A " \
+    "change applies to sessions that start after it."
 
 #define LIMIT_VALUES \
     "a size (4096, 512M, 2GiB), a percentage of the device's memory (50%) or unlimited"
@@ -99,10 +120,31 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
          .default_value = "all", .example = "0,1",
          .help = "The OpenCL devices that sessions see, as a comma-separated list of ordinals "
                  "(1,0 or opencl:1,opencl:0); a session numbers them from 0 in the order "
-                 "listed, as CUDA_VISIBLE_DEVICES does. all: every device. Ordinals that do not "
+                 "listed, as CUDA_VISIBLE_DEVICES does. all: every device; none: no OpenCL device. "
+                 "Ordinals that do not "
                  "exist are left out with a warning. A client's TESSERA_VISIBLE_DEVICES narrows "
                  "the list further. A change applies to sessions that start after it."},
         KIND_DEVICES, parse_devices},
+    [TSR__CONF_VISIBLE_UNIT] = {
+        {.name = "devices.visible.unit.", .suffix = "<glob>", .metavar = "LIST",
+         .default_text = "devices.visible", .example = "1", .example_name = "job*.scope",
+         .help = "The OpenCL devices that sessions of clients in a matching systemd unit "
+                 "(service or scope) see, written and numbered as devices.visible."
+                 UNIT_HELP VISIBLE_ORDER},
+        KIND_MATCH, parse_devices, MATCH_UNIT},
+    [TSR__CONF_VISIBLE_SLICE] = {
+        {.name = "devices.visible.slice.", .suffix = "<glob>", .metavar = "LIST",
+         .default_text = "devices.visible", .example = "0", .example_name = "batch.slice",
+         .help = "The OpenCL devices that sessions of clients in a matching systemd slice "
+                 "see, written and numbered as devices.visible." SLICE_HELP VISIBLE_ORDER},
+        KIND_MATCH, parse_devices, MATCH_SLICE},
+    [TSR__CONF_VISIBLE_CGROUP] = {
+        {.name = "devices.visible.cgroup.", .suffix = "<path>", .metavar = "LIST",
+         .default_text = "devices.visible", .example = "none",
+         .example_name = "/kubepods.slice/kubepods-besteffort.slice",
+         .help = "The OpenCL devices that sessions of clients in this cgroup, or below it, "
+                 "see, written and numbered as devices.visible." CGROUP_HELP VISIBLE_ORDER},
+        KIND_MATCH, parse_devices, MATCH_CGROUP},
     [TSR__CONF_DEVICE_MEMORY] = {
         {.name = "devices.memory", .option = "device-memory", .metavar = "MODE",
          .default_value = "auto", .restart = true,
@@ -166,18 +208,43 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
         KIND_LIMIT, parse_limit},
     [TSR__CONF_MEMORY_UID] = {
         {.name = "memory_limit.uid.", .suffix = "<user>", .metavar = "LIMIT",
-         .default_text = "memory_limit.uid_default", .example = "4GiB",
+         .default_text = "memory_limit.uid_default", .example = "4GiB", .example_name = "alice",
          .help = "The most memory all the sessions of this user (a name or a uid) may hold "
                  "together on each device: " LIMIT_VALUES ", which exempts the user from "
                  "memory_limit.uid_default. One line per user."},
         KIND_UIDS, parse_limit},
     [TSR__CONF_MEMORY_GROUP] = {
         {.name = "memory_limit.group.", .suffix = "<group>", .metavar = "LIMIT",
-         .default_text = "unlimited", .example = "50%",
+         .default_text = "unlimited", .example = "50%", .example_name = "users",
          .help = "The most memory all the sessions whose primary group (the gid the client "
                  "runs with) is this group (a name or a gid) may hold together on each device: "
                  LIMIT_VALUES ". One line per group."},
         KIND_GROUPS, parse_limit},
+    [TSR__CONF_MEMORY_UNIT] = {
+        {.name = "memory_limit.unit.", .suffix = "<glob>", .metavar = "LIMIT",
+         .default_text = "unlimited", .example = "8GiB", .example_name = "job*.scope",
+         .help = "The most memory all the sessions of one matching systemd unit (service or "
+                 "scope) may hold together on each device: " LIMIT_VALUES ". Each unit the glob "
+                 "matches has the limit to itself (job*.scope: each job its own 8GiB)."
+                 UNIT_HELP " It applies beside every other limit: the user's, the group's, "
+                 "the session's, the slice's and the cgroup's."},
+        KIND_MATCH, parse_limit, MATCH_UNIT},
+    [TSR__CONF_MEMORY_SLICE] = {
+        {.name = "memory_limit.slice.", .suffix = "<glob>", .metavar = "LIMIT",
+         .default_text = "unlimited", .example = "50%", .example_name = "batch.slice",
+         .help = "The most memory all the sessions of clients whose innermost slice matches "
+                 "may hold together on each device: " LIMIT_VALUES ". Each slice the glob "
+                 "matches has the limit to itself." SLICE_HELP " It applies beside every "
+                 "other limit."},
+        KIND_MATCH, parse_limit, MATCH_SLICE},
+    [TSR__CONF_MEMORY_CGROUP] = {
+        {.name = "memory_limit.cgroup.", .suffix = "<path>", .metavar = "LIMIT",
+         .default_text = "unlimited", .example = "16GiB",
+         .example_name = "/kubepods.slice/kubepods-burstable.slice",
+         .help = "The most memory all the sessions of clients in this cgroup and every "
+                 "cgroup below it may hold together on each device: " LIMIT_VALUES "."
+                 CGROUP_HELP " It applies beside every other limit."},
+        KIND_MATCH, parse_limit, MATCH_CGROUP},
     [TSR__CONF_LOG_LEVEL] = {
         {.name = "log.level", .option = "log-level", .metavar = "LEVEL", .default_value = "info",
          .help = "The least important messages logged: err, warning, notice, info or debug."},
@@ -329,7 +396,7 @@ static tsr_status parse_mode(const char *text, tsr__config_value *v, const tsr__
     return TSR_OK;
 }
 
-#define DEVICE_LIST_HINT "expected all, or ordinals such as 1,0 or opencl:1,opencl:0"
+#define DEVICE_LIST_HINT "expected all, none, or ordinals such as 1,0 or opencl:1,opencl:0"
 
 /* Whether a built-in backend serves devices of `type`. */
 static bool backend_type(tsr_device_type type)
@@ -372,8 +439,8 @@ static tsr_status parse_devices(const char *text, tsr__config_value *v,
                                 const tsr__config_resolver *r)
 {
     (void)r;
-    if (strcmp(text, "all") == 0) {
-        v->all_devices = true;
+    if (strcmp(text, "all") == 0 || strcmp(text, "none") == 0) {
+        v->all_devices = text[0] == 'a';
         v->device_count = 0;
         return TSR_OK;
     }
@@ -503,8 +570,10 @@ void tsr__config_free(tsr__config *cfg)
         return;
     free(cfg->uids);
     free(cfg->groups);
+    free(cfg->matches);
     cfg->uids = cfg->groups = NULL;
-    cfg->uid_count = cfg->group_count = 0;
+    cfg->matches = NULL;
+    cfg->uid_count = cfg->group_count = cfg->match_count = 0;
 }
 
 /* Parses `text` as key k's value into v, keeping text as written. */
@@ -640,6 +709,209 @@ static tsr_status set_list_entry(tsr__config *cfg, const key_row *row, const cha
     return put_entry(cfg, row->kind, &e);
 }
 
+/* ---- lines keyed on where the client runs ------------------------------ */
+
+/* Characters of a unit name (systemd's: letters, digits, ":-_.\\@") and
+ * of the glob syntax. */
+static bool unit_char(char c)
+{
+    return isalnum((unsigned char)c) || strchr(":-_.\\@*?[]!^", c) != NULL;
+}
+
+/* A unit or slice glob: fnmatch's syntax over unit-name characters, each
+ * '[' closed. The message says what is wrong with it. */
+static tsr_status check_glob(const char *glob, const char *what)
+{
+    size_t n = strlen(glob);
+    if (n >= TSR__CONFIG_PATTERN_MAX)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s pattern too long (at most %d bytes)", what,
+                         TSR__CONFIG_PATTERN_MAX - 1);
+    for (size_t k = 0; k < n; k++) {
+        if (glob[k] == '/')
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "invalid %s pattern '%s': a %s name has no '/' (for a cgroup path "
+                             "write the cgroup key)",
+                             what, glob, what);
+        if (!unit_char(glob[k]))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "invalid %s pattern '%s': '%c' is in no %s name", what, glob, glob[k],
+                             what);
+        if (glob[k] == ']' || glob[k] == '!' || glob[k] == '^')
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "invalid %s pattern '%s': '%c' outside [...]", what, glob, glob[k]);
+        if (glob[k] != '[')
+            continue;
+        /* [...]: an optional ! or ^, then at least one character (a ']'
+         * first is literal), up to the closing ']'. */
+        size_t j = k + 1;
+        if (j < n && (glob[j] == '!' || glob[j] == '^'))
+            j++;
+        if (j < n && glob[j] == ']')
+            j++;
+        while (j < n && glob[j] != ']' && glob[j] != '[')
+            j++;
+        if (j >= n || glob[j] != ']')
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid %s pattern '%s': '[' without ']'",
+                             what, glob);
+        k = j;
+    }
+    return TSR_OK;
+}
+
+/* A cgroup path prefix: absolute, plain components (no ".", "..", empty
+ * ones or wildcards), no '/' at the end but for "/" itself. */
+static tsr_status check_cgroup(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= TSR__CONFIG_CGROUP_MAX)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "cgroup path too long (at most %d bytes)",
+                         TSR__CONFIG_CGROUP_MAX - 1);
+    if (path[0] != '/')
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid cgroup path '%s': it is absolute, as /proc/PID/cgroup writes it "
+                         "(/system.slice/batch.service)",
+                         path);
+    if (strpbrk(path, "*?[]"))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid cgroup path '%s': a path is a prefix, not a pattern", path);
+    for (const char *p = path + 1; n > 1;) {
+        size_t c = strcspn(p, "/");
+        if (c == 0 || (c == 1 && p[0] == '.') || (c == 2 && p[0] == '.' && p[1] == '.'))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "invalid cgroup path '%s': an empty, '.' or '..' component", path);
+        if (!p[c])
+            break;
+        p += c + 1;
+    }
+    return TSR_OK;
+}
+
+static tsr__config_match *find_match(tsr__config_match *list, size_t count, tsr__config_key_id key,
+                                     const char *pattern)
+{
+    for (size_t k = 0; k < count; k++)
+        if (list[k].key == key && strcmp(list[k].pattern, pattern) == 0)
+            return &list[k];
+    return NULL;
+}
+
+/* Adds or replaces (in place) the line of e's key and pattern. */
+static tsr_status put_match(tsr__config *cfg, const tsr__config_match *e)
+{
+    tsr__config_match *old = find_match(cfg->matches, cfg->match_count, e->key, e->pattern);
+    if (old) {
+        *old = *e;
+        return TSR_OK;
+    }
+    if ((cfg->match_count & (cfg->match_count - 1)) == 0) {
+        size_t cap = cfg->match_count ? cfg->match_count * 2 : 4;
+        tsr__config_match *grown = realloc(cfg->matches, cap * sizeof *grown);
+        if (!grown)
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory reading the configuration");
+        cfg->matches = grown;
+    }
+    cfg->matches[cfg->match_count++] = *e;
+    return TSR_OK;
+}
+
+/* devices.visible.unit.<glob> = LIST and its five kin. A file (line > 0)
+ * may name a pattern once; the command line replaces. */
+static tsr_status set_match_entry(tsr__config *cfg, const key_row *row, const char *suffix,
+                                  const char *value, unsigned line, const tsr__config_resolver *r)
+{
+    static const char *const what[] = {"", "unit", "slice", "cgroup"};
+    if (!*suffix)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "missing %s %s (write %s%s = %s)",
+                         what[row->match], row->match == MATCH_CGROUP ? "path" : "pattern",
+                         row->pub.name, row->pub.suffix, row->pub.metavar);
+    tsr_status st =
+        row->match == MATCH_CGROUP ? check_cgroup(suffix) : check_glob(suffix, what[row->match]);
+    if (st != TSR_OK)
+        return st;
+    tsr__config_value v = {0};
+    st = parse_value(row, value, &v, r);
+    if (st != TSR_OK)
+        return st;
+    tsr__config_match e = {.key = (tsr__config_key_id)(row - keys),
+                           .limit = v.limit,
+                           .all_devices = v.all_devices,
+                           .device_count = v.device_count,
+                           .line = line};
+    snprintf(e.pattern, sizeof e.pattern, "%s", suffix);
+    snprintf(e.text, sizeof e.text, "%s", v.text);
+    memcpy(e.devices, v.devices, sizeof e.devices);
+    const tsr__config_match *old = find_match(cfg->matches, cfg->match_count, e.key, e.pattern);
+    if (line && old && old->line)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "already set on line %u", old->line);
+    return put_match(cfg, &e);
+}
+
+/* How specific a glob is: its characters that are not wildcards ([...]
+ * counts as one). */
+static size_t glob_weight(const char *glob)
+{
+    size_t weight = 0;
+    for (const char *p = glob; *p; p++) {
+        if (*p == '*' || *p == '?')
+            continue;
+        if (*p == '[') {
+            const char *close = strchr(p + 2, ']');
+            p = close ? close : p;
+        }
+        weight++;
+    }
+    return weight;
+}
+
+bool tsr__config_cgroup_under(const char *path, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (n == 1)
+        return path[0] == '/';
+    return strncmp(path, prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+const tsr__config_match *tsr__config_match_find(const tsr__config_match *list, size_t count,
+                                                tsr__config_key_id key, tsr__place where)
+{
+    if ((unsigned)key >= TSR__CONF_KEY_COUNT || keys[key].kind != KIND_MATCH)
+        return NULL;
+    match_kind kind = keys[key].match;
+    const char *name = kind == MATCH_UNIT    ? where.unit
+                       : kind == MATCH_SLICE ? where.slice
+                                             : where.cgroup;
+    if (!name || !*name)
+        return NULL;
+    const tsr__config_match *best = NULL;
+    size_t best_weight = 0;
+    for (size_t k = 0; k < count; k++) {
+        const tsr__config_match *m = &list[k];
+        if (m->key != key)
+            continue;
+        bool hit = kind == MATCH_CGROUP ? tsr__config_cgroup_under(name, m->pattern)
+                                        : fnmatch(m->pattern, name, FNM_NOESCAPE) == 0;
+        size_t weight = kind == MATCH_CGROUP ? strlen(m->pattern) : glob_weight(m->pattern);
+        if (hit && (!best || weight > best_weight)) {
+            best = m;
+            best_weight = weight;
+        }
+    }
+    return best;
+}
+
+const tsr__config_match *tsr__config_visible_for(const tsr__config *cfg, tsr__place where)
+{
+    static const tsr__config_key_id order[] = {TSR__CONF_VISIBLE_CGROUP, TSR__CONF_VISIBLE_UNIT,
+                                               TSR__CONF_VISIBLE_SLICE};
+    for (size_t k = 0; k < TSR__ARRAY_SIZE(order); k++) {
+        const tsr__config_match *m =
+            tsr__config_match_find(cfg->matches, cfg->match_count, order[k], where);
+        if (m)
+            return m;
+    }
+    return NULL;
+}
+
 /* The row of a key and, for a list, where its suffix starts. */
 static const key_row *find_key(const char *key, const char **suffix)
 {
@@ -666,6 +938,8 @@ static tsr_status set_key(tsr__config *cfg, const char *key, const char *value, 
     const key_row *row = find_key(key, &suffix);
     if (!row)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "unknown key");
+    if (row->kind == KIND_MATCH)
+        return set_match_entry(cfg, row, suffix, value, line, r);
     if (row->pub.suffix)
         return set_list_entry(cfg, row, suffix, value, line, r);
     size_t k = (size_t)(row - keys);
@@ -982,6 +1256,9 @@ tsr_status tsr__config_merge(tsr__config *base, const tsr__config *over)
     for (size_t k = 0; k < over->group_count; k++)
         if (put_entry(base, KIND_GROUPS, &over->groups[k]) != TSR_OK)
             return TSR_ERR_OUT_OF_MEMORY;
+    for (size_t k = 0; k < over->match_count; k++)
+        if (put_match(base, &over->matches[k]) != TSR_OK)
+            return TSR_ERR_OUT_OF_MEMORY;
     return TSR_OK;
 }
 
@@ -1013,6 +1290,33 @@ static bool same_list(const tsr__config_id_limit *a, size_t na, const tsr__confi
     return true;
 }
 
+static bool same_devices(bool all_a, uint32_t na, const int32_t *a, bool all_b, uint32_t nb,
+                         const int32_t *b)
+{
+    return all_a == all_b && na == nb && memcmp(a, b, na * sizeof *a) == 0;
+}
+
+/* Whether every line of key `id` in a is in b with the same value, and
+ * b has no other. */
+static bool same_matches(const tsr__config *a, const tsr__config *b, tsr__config_key_id id)
+{
+    size_t na = 0, nb = 0;
+    for (size_t k = 0; k < a->match_count; k++) {
+        const tsr__config_match *x = &a->matches[k];
+        if (x->key != id)
+            continue;
+        na++;
+        const tsr__config_match *y = find_match(b->matches, b->match_count, id, x->pattern);
+        if (!y || !same_limit(x->limit, y->limit) ||
+            !same_devices(x->all_devices, x->device_count, x->devices, y->all_devices,
+                          y->device_count, y->devices))
+            return false;
+    }
+    for (size_t k = 0; k < b->match_count; k++)
+        nb += b->matches[k].key == id;
+    return na == nb;
+}
+
 bool tsr__config_equal(const tsr__config *a, const tsr__config *b, tsr__config_key_id id)
 {
     const tsr__config_value *x = &a->v[id], *y = &b->v[id];
@@ -1026,8 +1330,10 @@ bool tsr__config_equal(const tsr__config *a, const tsr__config *b, tsr__config_k
     case KIND_LIMIT:
         return same_limit(x->limit, y->limit);
     case KIND_DEVICES:
-        return x->all_devices == y->all_devices && x->device_count == y->device_count &&
-               memcmp(x->devices, y->devices, x->device_count * sizeof x->devices[0]) == 0;
+        return same_devices(x->all_devices, x->device_count, x->devices, y->all_devices,
+                            y->device_count, y->devices);
+    case KIND_MATCH:
+        return same_matches(a, b, id);
     case KIND_UIDS:
         return same_list(a->uids, a->uid_count, b->uids, b->uid_count);
     case KIND_GROUPS:

@@ -47,6 +47,9 @@ typedef enum tsr__config_key_id {
     TSR__CONF_SOCKET_GROUP,
     TSR__CONF_SOCKET_MODE,
     TSR__CONF_VISIBLE_DEVICES,
+    TSR__CONF_VISIBLE_UNIT,   /* devices.visible.unit.<glob>: a list, see matches */
+    TSR__CONF_VISIBLE_SLICE,  /* devices.visible.slice.<glob> */
+    TSR__CONF_VISIBLE_CGROUP, /* devices.visible.cgroup.<path> */
     TSR__CONF_DEVICE_MEMORY,
     TSR__CONF_MAX_SESSIONS,
     TSR__CONF_MAX_SESSIONS_UID,
@@ -55,8 +58,11 @@ typedef enum tsr__config_key_id {
     TSR__CONF_MEMORY_DAEMON,
     TSR__CONF_MEMORY_SESSION,
     TSR__CONF_MEMORY_UID_DEFAULT,
-    TSR__CONF_MEMORY_UID,   /* memory_limit.uid.<user>: a list, see uids */
-    TSR__CONF_MEMORY_GROUP, /* memory_limit.group.<group>: a list, see groups */
+    TSR__CONF_MEMORY_UID,    /* memory_limit.uid.<user>: a list, see uids */
+    TSR__CONF_MEMORY_GROUP,  /* memory_limit.group.<group>: a list, see groups */
+    TSR__CONF_MEMORY_UNIT,   /* memory_limit.unit.<glob>: a list, see matches */
+    TSR__CONF_MEMORY_SLICE,  /* memory_limit.slice.<glob> */
+    TSR__CONF_MEMORY_CGROUP, /* memory_limit.cgroup.<path> */
     TSR__CONF_LOG_LEVEL,
     TSR__CONF_CACHE_DIR,
     TSR__CONF_PROBE_TIMEOUT,
@@ -99,6 +105,34 @@ typedef struct tsr__config_id_limit {
     unsigned line; /* where the file set it (0: the command line) */
 } tsr__config_id_limit;
 
+/* Where a client runs, as the cgroup v2 path its process had when it said
+ * HELLO tells (daemon/procinfo.h): that path, its systemd unit (the last
+ * component naming a .service or .scope) and its slice (the innermost
+ * .slice). NULL or "" where unknown or none. */
+typedef struct tsr__place {
+    const char *cgroup, *unit, *slice;
+} tsr__place;
+
+/* Longest unit or slice pattern (systemd's longest unit name) and cgroup
+ * path prefix, including the terminating NUL. */
+#define TSR__CONFIG_PATTERN_MAX 256
+#define TSR__CONFIG_CGROUP_MAX 512
+
+/* One line keyed on where the client runs: devices.visible.unit.<glob>,
+ * .slice.<glob>, .cgroup.<path>, and the same three of memory_limit. A
+ * glob (fnmatch(3): *, ?, [...]) matches the whole unit or slice name; a
+ * cgroup path matches itself and every cgroup below it. */
+typedef struct tsr__config_match {
+    tsr__config_key_id key;               /* which of the six keys */
+    char pattern[TSR__CONFIG_CGROUP_MAX]; /* the glob or path as written */
+    char text[TSR__CONFIG_TEXT_MAX];      /* the value as written */
+    tsr__limit limit;                     /* memory_limit.* */
+    bool all_devices;                     /* devices.visible.*: as devices.visible */
+    uint32_t device_count;
+    int32_t devices[TSR__CONFIG_MAX_DEVICES];
+    unsigned line; /* where the file set it (0: the command line) */
+} tsr__config_match;
+
 /* What a file said that is left out rather than refused: a limit line for
  * a user or group the system does not know (a departed user, a directory
  * service that is down) must not stop the daemon. At most
@@ -110,6 +144,10 @@ typedef struct tsr__config {
     tsr__config_value v[TSR__CONF_KEY_COUNT];
     tsr__config_id_limit *uids, *groups;
     size_t uid_count, group_count;
+    /* The lines of the six keys above, in the order they were read (a
+     * drop-in's line for a pattern already there replaces it in place). */
+    tsr__config_match *matches;
+    size_t match_count;
     /* "SOURCE:LINE: KEY: no such user 'bob'; the line is left out", for
      * the daemon to log as warnings after a load (tsr__config_parse adds
      * them; merge and copy leave them). */
@@ -136,6 +174,7 @@ typedef struct tsr__config_key {
     const char *default_value; /* parsed at init; NULL: unset */
     const char *default_text;  /* the default as the help and docs state it */
     const char *example;       /* a sample line's value ("4GiB") */
+    const char *example_name;  /* for a list: a sample line's suffix ("alice") */
     bool restart;              /* a change takes effect only at the next start */
     const char *help;          /* one paragraph, unwrapped */
 } tsr__config_key;
@@ -193,6 +232,23 @@ const char *tsr__config_text(const tsr__config *cfg, tsr__config_key_id id);
 /* The limit of a uid or gid from the lists, or NULL when it has none. */
 const tsr__config_id_limit *tsr__config_uid_limit(const tsr__config *cfg, uint32_t uid);
 const tsr__config_id_limit *tsr__config_group_limit(const tsr__config *cfg, uint32_t gid);
+
+/* Of the lines of `key` (one of the six unit, slice and cgroup keys) in
+ * list (a tsr__config's matches or a copy), the
+ * one that applies to a client at `where`, NULL when none does. Several
+ * may match: for a cgroup key the longest path wins (the deepest cgroup
+ * named); for a glob the one with the most characters that are not
+ * wildcards (job42.scope before job*.scope before *.scope), the earlier
+ * line on a tie. */
+const tsr__config_match *tsr__config_match_find(const tsr__config_match *list, size_t count,
+                                                tsr__config_key_id key, tsr__place where);
+/* Whether cgroup `path` is `prefix` or below it ("/a/b" is below "/a",
+ * "/ab" is not). */
+bool tsr__config_cgroup_under(const char *path, const char *prefix);
+/* The devices.visible.* line that decides a client's devices, NULL when
+ * none does (devices.visible then): the cgroup line that applies, else the
+ * unit's, else the slice's. */
+const tsr__config_match *tsr__config_visible_for(const tsr__config *cfg, tsr__place where);
 
 /* The OPTIONS entries of the keys that have an option, man-page style. */
 void tsr__config_write_help(FILE *out);

@@ -71,8 +71,8 @@ void tsr__config_write_manual(FILE *out)
           "    Then the drop-ins of " TSR__CONFIG_DEFAULT_PATH ".d/ (with --config\n"
           "    FILE, of FILE.d/) are read: every NAME.conf there but hidden ones,\n"
           "    in name order, each a file of its own applied over what came before,\n"
-          "    so that a later file overrides an earlier one key by key and a\n"
-          "    limit by user or group.\n"
+          "    so that a later file overrides an earlier one key by key, a limit\n"
+          "    by user or group, and a unit, slice or cgroup line by its pattern.\n"
           "\n"
           "    One key = value per line. Blanks around the key and the value are\n"
           "    ignored; the value is everything after the first =. Blank lines and\n"
@@ -110,6 +110,9 @@ void tsr__config_write_manual(FILE *out)
           "    memory_limit.uid_default = 25%\n"
           "    memory_limit.uid.alice = 8GiB\n"
           "    memory_limit.group.ml = 50%\n"
+          "    devices.visible.unit.job*.scope = 1\n"
+          "    memory_limit.slice.batch.slice = 24GiB\n"
+          "    memory_limit.cgroup./kubepods.slice = 75%\n"
           "    log.level = notice\n"
           "\n"
           "FILES\n"
@@ -146,8 +149,22 @@ static void write_entries(FILE *out, const tsr__config_key *key, const tsr__conf
             fprintf(out, "%s%u = %s\n", key->name, (unsigned)list[k].id, list[k].text);
     }
     if (n == 0)
-        fprintf(out, "#%s%s = %s\n", key->name,
-                key == tsr__config_key_at(TSR__CONF_MEMORY_UID) ? "alice" : "users", key->example);
+        fprintf(out, "#%s%s = %s\n", key->name, key->example_name, key->example);
+}
+
+/* The lines of one unit, slice or cgroup key, else its sample line. */
+static void write_matches(FILE *out, tsr__config_key_id id, const tsr__config *cfg)
+{
+    const tsr__config_key *key = tsr__config_key_at(id);
+    size_t n = 0;
+    for (size_t k = 0; k < cfg->match_count; k++) {
+        if (cfg->matches[k].key != id)
+            continue;
+        fprintf(out, "%s%s = %s\n", key->name, cfg->matches[k].pattern, cfg->matches[k].text);
+        n++;
+    }
+    if (n == 0)
+        fprintf(out, "#%s%s = %s\n", key->name, key->example_name, key->example);
 }
 
 void tsr__config_write(FILE *out, const tsr__config *cfg)
@@ -168,6 +185,8 @@ void tsr__config_write(FILE *out, const tsr__config *cfg)
             write_entries(out, key, cfg->uids, cfg->uid_count);
         else if (key == tsr__config_key_at(TSR__CONF_MEMORY_GROUP))
             write_entries(out, key, cfg->groups, cfg->group_count);
+        else if (key->suffix)
+            write_matches(out, (tsr__config_key_id)k, cfg);
         else if (cfg->v[k].set)
             fprintf(out, "%s = %s\n", key->name, cfg->v[k].text);
         else

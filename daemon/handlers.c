@@ -142,15 +142,17 @@ static void on_doorbell(tsr__loop *loop, uint32_t events, void *data)
     tsr__roster_ring_ready(s->server, s);
 }
 
-/* The devices a connection opened now sees: those of devices.visible now,
- * so that its numbering never changes under it. */
+/* Where the client runs now, and the devices a connection opened now
+ * sees there: those of devices.visible, or of its unit's, slice's or
+ * cgroup's line, now, so that its numbering never changes under it. */
 static tsr_status copy_visible(tsr__session *s)
 {
-    uint32_t seen = s->server->visible_count;
-    int32_t *visible = calloc(seen ? seen : 1, sizeof *visible);
+    tsr__proc_read_place(s->pid, &s->place);
+    size_t n = s->server->registry.accel_count;
+    int32_t *visible = calloc(n ? n : 1, sizeof *visible);
     if (!visible)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory opening the session");
-    memcpy(visible, s->server->visible, seen * sizeof *visible);
+    uint32_t seen = tsr__server_visible_for(s->server, tsr__session_place(s), visible);
     free(s->visible); /* from a HELLO that failed after it */
     s->visible = visible;
     s->visible_count = seen;
@@ -371,7 +373,8 @@ static tsr_status on_get_device(request *r)
 }
 
 /* An allocation refused for want of memory: counted, and logged once per
- * session for each cause (each of its memory limits: session, uid, group;
+ * session for each cause (each of its memory limits: session, uid, group,
+ * unit, slice, cgroup;
  * a full device), with the limit's own words. */
 static void refused_allocation(tsr__session *s, const tsr__device_pool *pool, uint64_t bytes)
 {
@@ -400,7 +403,10 @@ static void refused_allocation(tsr__session *s, const tsr__device_pool *pool, ui
                   !limit                                   ? "a full device"
                   : s->refused_scope == TSR__SCOPE_SESSION ? "memory_limit.session"
                   : s->refused_scope == TSR__SCOPE_UID     ? "its uid's memory limit"
-                                                           : "its group's memory limit");
+                  : s->refused_scope == TSR__SCOPE_GROUP   ? "its group's memory limit"
+                  : s->refused_scope == TSR__SCOPE_UNIT    ? "its unit's memory limit"
+                  : s->refused_scope == TSR__SCOPE_SLICE   ? "its slice's memory limit"
+                                                           : "its cgroup's memory limit");
 }
 
 static tsr_status on_alloc(request *r)

@@ -1,6 +1,7 @@
-/* Memory limits: how much each uid, each primary group and each session
- * may hold on each OpenCL device, from the configuration's memory_limit.*
- * keys (config.h).
+/* Memory limits: how much each uid, each primary group, each session and
+ * each systemd unit, slice and cgroup (where the client runs) may hold on
+ * each OpenCL device, from the configuration's memory_limit.* keys
+ * (config.h).
  *
  * The allocator path charges every reservation of device memory before it
  * makes it and uncharges it when it gives it back; the daemon's loop
@@ -30,13 +31,26 @@ typedef struct tsr__limits tsr__limits;
 typedef struct tsr__limits_who {
     uint32_t uid, gid; /* the session's SO_PEERCRED ids */
     uint32_t session;  /* its session id */
+    /* Where its client ran at HELLO (the strings are the session's and
+     * outlive every charge of it): a charge counts against the unit's, the
+     * slice's and the cgroup's use too, whatever rules there are, so that
+     * rules that come with a reload find every use. */
+    tsr__place place;
 } tsr__limits_who;
 
-/* The three things a charge counts against. */
+/* The things a charge counts against. The use of a unit or a slice is
+ * that of every session whose client ran in it; a memory_limit.cgroup line
+ * bounds the sum of the uses of the cgroups below its path. Several
+ * lines of one kind may match a session: the one tsr__config_match_find
+ * picks is its rule; the kinds all apply, as the uid's and the group's
+ * limits both do. */
 typedef enum tsr__limit_scope {
     TSR__SCOPE_UID,
     TSR__SCOPE_GROUP,
     TSR__SCOPE_SESSION,
+    TSR__SCOPE_UNIT,
+    TSR__SCOPE_SLICE,
+    TSR__SCOPE_CGROUP,
 } tsr__limit_scope;
 
 /* The scope whose limit the last refused charge met. */
@@ -62,13 +76,16 @@ tsr_status tsr__limits_set_devices(tsr__limits *limits, const char *type, size_t
  * Uses are kept. TSR_ERR_OUT_OF_MEMORY leaves the old rules. */
 tsr_status tsr__limits_set_rules(tsr__limits *limits, const tsr__config *cfg);
 
-/* Charges `bytes` on opencl:device to who's session, uid and group.
- * Errors, with nothing charged:
+/* Charges `bytes` on opencl:device to who's session, uid, group, unit,
+ * slice and cgroup. Errors, with nothing charged:
  *   TSR_ERR_OUT_OF_MEMORY when a limit would be passed, the first of the
- *     session's, the uid's and the group's in that order:
+ *     session's, the uid's, the group's, the unit's, the slice's and the
+ *     cgroup's in that order:
  *     "memory limit of uid 1000 (alice) on opencl:0 reached: 3.5 GiB in use
- *     + 1 GiB requested > limit 4 GiB", with "of group 100 (users)" or
- *     "per session" in its place for the others, and the limit written
+ *     + 1 GiB requested > limit 4 GiB", with "of group 100 (users)",
+ *     "per session", "of unit job42.scope", "of slice batch.slice" or "of
+ *     cgroup /kubepods.slice" (the line's path) in its place for the
+ *     others, and the limit written
  *     "4 GiB (50% of 8 GiB)" when it is a percentage (sizes in binary units
  *     with at most two decimals, "512 bytes" below 1 KiB; the name in
  *     parentheses only when one is known: the config's, else the system's,
@@ -86,12 +103,12 @@ tsr_status tsr__limits_charge(tsr__limits *limits, tsr__limits_who who, uint32_t
 void tsr__limits_uncharge(tsr__limits *limits, tsr__limits_who who, uint32_t device,
                           uint64_t bytes);
 
-/* The most a session of (uid, gid) could hold on opencl:device if nobody
- * held anything: the least of the device's capacity and the session, uid
- * (or uid_default) and group limits. What clients are told is the device's
- * total memory. 0 for a device that does not exist. */
-uint64_t tsr__limits_effective(const tsr__limits *limits, uint32_t uid, uint32_t gid,
-                               uint32_t device);
+/* The most who's session could hold on opencl:device if nobody held
+ * anything: the least of the device's capacity and the session, uid (or
+ * uid_default), group, unit, slice and cgroup limits (who.session is not
+ * looked at). What clients are told is the device's total memory. 0 for a
+ * device that does not exist. */
+uint64_t tsr__limits_effective(const tsr__limits *limits, tsr__limits_who who, uint32_t device);
 
 /* What who's session could still charge on opencl:device now as far as
  * the limits go: the least headroom under its session, uid and group
@@ -103,5 +120,9 @@ uint64_t tsr__limits_available(const tsr__limits *limits, tsr__limits_who who, u
 /* What is charged now to one uid, group or session on opencl:device. */
 uint64_t tsr__limits_use(const tsr__limits *limits, tsr__limit_scope scope, uint32_t id,
                          uint32_t device);
+/* What is charged now to one unit, slice or cgroup (its own use, not the
+ * cgroups' below it) on opencl:device. */
+uint64_t tsr__limits_place_use(const tsr__limits *limits, tsr__limit_scope scope, const char *name,
+                               uint32_t device);
 
 #endif /* TESSERA_DAEMON_LIMITS_H */

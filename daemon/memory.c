@@ -34,7 +34,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     /* The configured limits (per session, uid and group) come next; every
      * failure below gives the charge back. */
     uint32_t ordinal = (uint32_t)dev->info.device.index;
-    tsr__limits_who who = {.uid = s->uid, .gid = s->gid, .session = s->id};
+    tsr__limits_who who = tsr__session_who(s);
     tsr_status st = tsr__limits_charge(s->server->limits, who, ordinal, bytes);
     if (st == TSR_ERR_OUT_OF_MEMORY) { /* a limit, not a full device: see alloc.c */
         s->refused_at_limit = true;
@@ -102,8 +102,7 @@ static void segment_destroy(void *ctx, uint32_t segment_id)
         munmap(seg->base, seg->bytes);
         close(seg->fd);
         seg->device->reserved -= seg->bytes;
-        tsr__limits_uncharge(s->server->limits,
-                             (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
+        tsr__limits_uncharge(s->server->limits, tsr__session_who(s),
                              (uint32_t)seg->device->info.device.index, seg->bytes);
         s->segments[k] = s->segments[--s->segment_count];
         return;
@@ -141,8 +140,8 @@ void tsr__session_release_segments(tsr__session *s)
  * memory" stays inside its limit. */
 uint64_t tsr__memory_session_total(const tsr__session *s, const tsr__registry_device *dev)
 {
-    uint64_t most =
-        tsr__limits_effective(s->server->limits, s->uid, s->gid, (uint32_t)dev->info.device.index);
+    uint64_t most = tsr__limits_effective(s->server->limits, tsr__session_who(s),
+                                          (uint32_t)dev->info.device.index);
     return most && most < dev->capacity ? most : dev->capacity;
 }
 
@@ -161,9 +160,8 @@ uint64_t tsr__memory_available(const tsr__device_pool *pool)
     uint64_t left = pool->device->capacity > pool->device->reserved
                         ? pool->device->capacity - pool->device->reserved
                         : 0;
-    uint64_t allowed = tsr__limits_available(
-        s->server->limits, (tsr__limits_who){.uid = s->uid, .gid = s->gid, .session = s->id},
-        (uint32_t)pool->device->info.device.index);
+    uint64_t allowed = tsr__limits_available(s->server->limits, tsr__session_who(s),
+                                             (uint32_t)pool->device->info.device.index);
     return allowed < left ? allowed : left;
 }
 

@@ -1,6 +1,8 @@
 /* See procinfo.h. */
 #include "daemon/procinfo.h"
 
+#include "core/cgroup.h"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/nsfs.h>
@@ -68,8 +70,7 @@ void tsr__proc_read_ids(pid_t pid, tsr__proc_ids *out)
         close(fd);
 }
 
-bool tsr__proc_pid_seen_by(const tsr__proc_ids *target, const tsr__proc_ids *viewer,
-                           uint32_t *pid)
+bool tsr__proc_pid_seen_by(const tsr__proc_ids *target, const tsr__proc_ids *viewer, uint32_t *pid)
 {
     if (target->levels == 0 || viewer->levels == 0)
         return false;
@@ -123,6 +124,54 @@ void tsr__proc_cgroup(pid_t pid, char *cgroup, size_t cgroup_size, char *unit, s
         path[0] = '\0';
     snprintf(cgroup, cgroup_size, "%s", path);
     tsr__proc_unit_of(path, unit, unit_size);
+}
+
+/* The innermost component of `cgroup` that ends in `suffix` and fits
+ * `size` whole, else "". */
+static void innermost(const char *cgroup, const char *suffix, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (const char *p = cgroup; *p;) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (ends_with(p, n, suffix))
+            snprintf(out, size, "%.*s", (int)(n < size ? n : 0), p);
+        p += n;
+    }
+}
+
+void tsr__proc_place_parse(const char *text, size_t len, tsr__proc_place *out)
+{
+    memset(out, 0, sizeof *out);
+    /* One byte more than kept: a path that fills it is too long. */
+    char path[sizeof out->cgroup + 1];
+    if (tsr__cgroup_path(text, len, TSR__CGROUP_V2, path, sizeof path) != TSR_OK ||
+        strlen(path) >= sizeof out->cgroup)
+        return;
+    memcpy(out->cgroup, path, strlen(path) + 1);
+    char unit[sizeof out->unit + 1];
+    tsr__proc_unit_of(out->cgroup, unit, sizeof unit);
+    if (strlen(unit) < sizeof out->unit)
+        memcpy(out->unit, unit, strlen(unit) + 1);
+    innermost(out->cgroup, ".slice", out->slice, sizeof out->slice);
+}
+
+void tsr__proc_read_place(pid_t pid, tsr__proc_place *out)
+{
+    memset(out, 0, sizeof *out);
+    char path[64], text[16384];
+    snprintf(path, sizeof path, "/proc/%d/cgroup", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    size_t len = 0;
+    ssize_t got;
+    while (len < sizeof text && (got = read(fd, text + len, sizeof text - len)) > 0)
+        len += (size_t)got;
+    close(fd);
+    if (len < sizeof text) /* else larger than any the kernel writes: unknown */
+        tsr__proc_place_parse(text, len, out);
 }
 
 void tsr__proc_read_owner(pid_t pid, tsr__proc_owner *out)

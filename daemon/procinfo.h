@@ -34,8 +34,7 @@ void tsr__proc_read_ids(pid_t pid, tsr__proc_ids *out);
 /* The pid `target` has in the pid namespace `viewer` lives in. Returns
  * false when that cannot be told (namespaces unknown); else true, with *pid
  * 0 when the target is not in the viewer's namespace or below it. */
-bool tsr__proc_pid_seen_by(const tsr__proc_ids *target, const tsr__proc_ids *viewer,
-                           uint32_t *pid);
+bool tsr__proc_pid_seen_by(const tsr__proc_ids *target, const tsr__proc_ids *viewer, uint32_t *pid);
 
 /* The cgroup v2 path of a process ("/system.slice/foo.service"; the
  * name=systemd hierarchy's on a v1-only machine), "" when unknown, and its
@@ -54,6 +53,29 @@ void tsr__proc_read_owner(pid_t pid, tsr__proc_owner *out);
 
 /* The unit in a cgroup path, as above (exposed for tests). */
 void tsr__proc_unit_of(const char *cgroup, char *unit, size_t unit_size);
+
+/* Where a client runs, read once when it says HELLO for the limits and
+ * device lists keyed on it (config.h's tsr__place; the session keeps it,
+ * whatever the process does later). The cgroup is the "0::" line of
+ * /proc/PID/cgroup, as seen from the daemon's cgroup namespace; the file
+ * is the client's to shape (a process in its own cgroup namespace, a
+ * container's mounts), so it is checked as core/cgroup.h checks it: one
+ * unified-hierarchy line, an absolute path of plain components without
+ * control bytes. A path that fails, or is too long to keep whole, is
+ * unknown (""), never cut, so that no prefix or glob matches a part of it.
+ * The unit is the path's innermost unit component as tsr__proc_unit_of
+ * finds it, the slice its innermost component ending in ".slice"; each ""
+ * when there is none or it does not fit. The pid is the connection's
+ * SO_PEERCRED pid: the process holds the socket while it says HELLO. */
+typedef struct tsr__proc_place {
+    char cgroup[512]; /* the wire's size (core/protocol.h) */
+    char unit[256];   /* systemd's longest unit name, 255 bytes */
+    char slice[256];
+} tsr__proc_place;
+
+void tsr__proc_read_place(pid_t pid, tsr__proc_place *out);
+/* The place of the text of a /proc/PID/cgroup file (exposed for tests). */
+void tsr__proc_place_parse(const char *text, size_t len, tsr__proc_place *out);
 
 /* Whether the peer of a connected Unix socket has `gid` as its primary
  * group (`peer_gid`) or among its supplementary groups (SO_PEERGROUPS). */

@@ -596,23 +596,59 @@ static tsr_status apply_capacities(tsr__server *server, const tsr__config *cfg)
     return st;
 }
 
-/* devices.visible against the devices that exist. */
+/* A device list (devices.visible or one of its unit, slice and cgroup
+ * lines) against the devices that exist, into out (room for every
+ * device); `warn` names the key to log ordinals that do not exist under,
+ * NULL for none. Returns the count. */
+static uint32_t visible_list(const tsr__server *server, bool all, uint32_t count,
+                             const int32_t *devices, int32_t *out, const char *warn,
+                             const char *pattern)
+{
+    size_t n = server->registry.accel_count;
+    uint32_t seen = 0;
+    for (size_t k = 0; all && k < n; k++)
+        out[seen++] = (int32_t)k;
+    /* The list names each device once (config.c), so it fits. */
+    for (uint32_t k = 0; !all && k < count; k++) {
+        if ((size_t)devices[k] < n && seen < n)
+            out[seen++] = devices[k];
+        else if (warn)
+            tsr__log(TSR__LOG_WARNING, "%s%s: %s:%d does not exist (%zu device%s here); left out",
+                     warn, pattern, server->registry.backend->name, (int)devices[k], n,
+                     n == 1 ? "" : "s");
+    }
+    return seen;
+}
+
+/* devices.visible against the devices that exist; its unit, slice and
+ * cgroup lines are checked the same way (warnings only: each session
+ * takes its list at HELLO, tsr__server_visible_for). */
 static void apply_visible(tsr__server *server, const tsr__config *cfg)
 {
     const tsr__config_value *v = &cfg->v[TSR__CONF_VISIBLE_DEVICES];
+    server->visible_count = visible_list(server, v->all_devices, v->device_count, v->devices,
+                                         server->visible, "devices.visible", "");
     size_t n = server->registry.accel_count;
-    server->visible_count = 0;
-    for (size_t k = 0; v->all_devices && k < n; k++)
-        server->visible[server->visible_count++] = (int32_t)k;
-    /* The list names each device once (config.c), so it fits. */
-    for (uint32_t k = 0; !v->all_devices && k < v->device_count; k++) {
-        if ((size_t)v->devices[k] < n && server->visible_count < n)
-            server->visible[server->visible_count++] = v->devices[k];
-        else
-            tsr__log(TSR__LOG_WARNING,
-                     "devices.visible: %s:%d does not exist (%zu device%s here); left out",
-                     server->registry.backend->name, (int)v->devices[k], n, n == 1 ? "" : "s");
+    int32_t *scratch = calloc(n ? n : 1, sizeof *scratch);
+    for (size_t k = 0; scratch && k < cfg->match_count; k++) {
+        const tsr__config_match *m = &cfg->matches[k];
+        const tsr__config_key *key = tsr__config_key_at(m->key);
+        if (m->key == TSR__CONF_VISIBLE_UNIT || m->key == TSR__CONF_VISIBLE_SLICE ||
+            m->key == TSR__CONF_VISIBLE_CGROUP)
+            visible_list(server, m->all_devices, m->device_count, m->devices, scratch, key->name,
+                         m->pattern);
     }
+    free(scratch);
+}
+
+uint32_t tsr__server_visible_for(const tsr__server *server, tsr__place where, int32_t *out)
+{
+    const tsr__config_match *m = tsr__config_visible_for(server->config, where);
+    if (!m) {
+        memcpy(out, server->visible, server->visible_count * sizeof *out);
+        return server->visible_count;
+    }
+    return visible_list(server, m->all_devices, m->device_count, m->devices, out, NULL, NULL);
 }
 
 /* Everything that may change while the daemon runs. */

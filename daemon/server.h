@@ -168,6 +168,13 @@ void tsr__server_fini(tsr__server *server);
  * keep their running value, with a notice in the log. A file with an error
  * changes nothing: the error is logged and returned. */
 tsr_status tsr__server_reload(tsr__server *server);
+/* The devices a session of a client at `where` opened now sees, in its
+ * order, as registry ordinals into out (room for every accelerator): the
+ * devices.visible.* line that applies to it (tsr__config_visible_for),
+ * else devices.visible, less the ordinals that do not exist. Returns the
+ * count. */
+uint32_t tsr__server_visible_for(const tsr__server *server, tsr__place where, int32_t *out);
+
 /* Logs, as warnings, the lines a configuration left out (cfg->notes). */
 void tsr__server_log_notes(const tsr__config *cfg);
 

@@ -158,7 +158,8 @@ tsr_status tsr__session_start(tsr__server *server, int fd, const struct ucred *c
 
 /* The session is open: its uid's handshake counts it no more, its ring
  * starts parked (the client will ring the doorbell eventfd when it first
- * posts), and it enters the log. A connection that never gets here is
+ * posts), and it enters the log (with the unit it said HELLO from, which
+ * the unit-keyed lines of the configuration look at). A connection that never gets here is
  * logged only when it ends, and under a rate limit. */
 static void opened(tsr__session *s)
 {
@@ -174,8 +175,8 @@ static void opened(tsr__session *s)
                                      .session = s->id,
                                      .uid = (int64_t)s->uid,
                                      .pid = (int64_t)s->pid},
-                  TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected", s->id, (int)s->pid,
-                  (unsigned)s->uid, s->command);
+                  TSR__LOG_INFO, "session %u: pid %d uid %u (%s) connected%s%s", s->id, (int)s->pid,
+                  (unsigned)s->uid, s->command, s->place.unit[0] ? " in " : "", s->place.unit);
 }
 
 /* The end of a connection that never said HELLO is logged under a rate

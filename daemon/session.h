@@ -131,6 +131,10 @@ struct tsr__session {
      * by registry ordinal; handlers.c translates what crosses the wire. */
     int32_t *visible;
     uint32_t visible_count;
+    /* Where the client ran when it said HELLO (procinfo.h): what the
+     * devices.visible.* and memory_limit.* lines keyed on a unit, slice
+     * or cgroup look at, for the session's whole life. */
+    tsr__proc_place place;
 
     tsr__thread_device *threads;
     uint32_t thread_count;
@@ -147,6 +151,19 @@ struct tsr__session {
     tsr__deferred_free *deferred;
     uint32_t deferred_count, deferred_cap;
 };
+
+/* The session's place as the configuration and the limits take it. */
+static inline tsr__place tsr__session_place(const tsr__session *s)
+{
+    return (tsr__place){.cgroup = s->place.cgroup, .unit = s->place.unit, .slice = s->place.slice};
+}
+
+/* Whose memory the session's charges are (limits.h). */
+static inline tsr__limits_who tsr__session_who(const tsr__session *s)
+{
+    return (tsr__limits_who){
+        .uid = s->uid, .gid = s->gid, .session = s->id, .place = tsr__session_place(s)};
+}
 
 /* Takes a freshly accepted connection of the peer `cred`, admitted by the
  * server (its uid has a row); `over_cap` is "" or why a session of it

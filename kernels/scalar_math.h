@@ -11,7 +11,7 @@
  * expm1(+-0) = +-0, expm1(-inf) = -1, log1p(+-0) = +-0, log1p(-1) =
  * -inf, log1p(x < -1) = NaN, tanh(+-0) = +-0, tanh(+-inf) = +-1,
  * sigmoid(+-0) = 1/2, sigmoid(-inf) = +0, sigmoid(+inf) = 1);
- * tests/kernels/test_exp_log.c checks float32 exhaustively and float64
+ * tests/kernels/test_accuracy.c checks float32 exhaustively and float64
  * on millions of inputs. float32 never meets a double: a device without
  * float64 computes it the same way.
  *

@@ -112,6 +112,17 @@ static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     int *displs = counts + k;
     tsr_status st = block_counts(b, false, NULL, k, counts, displs, NULL);
+    /* Split along the outermost dim that is not 1, the shards are the
+     * result's consecutive pieces in rank order: gathered in place. */
+    bool in_place = true;
+    for (int d = 0; d < b->src->sbp[0].dim; d++)
+        in_place &= b->src->sizes[d] == 1;
+    if (!st && in_place) {
+        int rc = MPI_Allgatherv(b->in, counts[b->src->index], MPI_BYTE, b->out.host, counts, displs,
+                                MPI_BYTE, comm);
+        free(counts);
+        return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing S->B: MPI_Allgatherv");
+    }
     int64_t bytes = tsr__numel(b->src->ndim, b->src->sizes) * (int64_t)b->itemsize;
     char *packed = st ? NULL : malloc(bytes ? (size_t)bytes : 1);
     if (!st && !packed)
@@ -181,8 +192,14 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
     tsr_status st = block_counts(b, true, src_sz, k, scounts, sdispls, &sent);
     if (!st)
         st = block_counts(b, false, dst_sz, k, rcounts, rdispls, &got);
+    /* What comes from each peer is a range of the source's split dim i in
+     * the new slice: when no dim before i is longer than 1 there, the
+     * ranges are consecutive in rank order and land in place. */
+    bool in_place = got > 0 && b->out.host;
+    for (int d = 0; d < b->src->sbp[0].dim; d++)
+        in_place &= dst_sz[d] == 1;
     char *sendbuf = st ? NULL : malloc(sent ? (size_t)sent : 1);
-    char *recvbuf = st ? NULL : malloc(got ? (size_t)got : 1);
+    char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : malloc(got ? (size_t)got : 1);
     if (!st && (!sendbuf || !recvbuf))
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     for (int r = 0; r < k && !st; r++) {
@@ -195,13 +212,14 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
         if (rc != MPI_SUCCESS)
             st = tsr__mpi_fail(rc, "boxing S->S: MPI_Alltoallv");
     }
-    for (int r = 0; r < k && !st; r++) {
+    for (int r = 0; r < k && !st && !in_place; r++) {
         peer_block(b, false, r, dst_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, b->out.host, dst_sz, at, recvbuf + rdispls[r], box,
                       zero);
     }
     free(sendbuf);
-    free(recvbuf);
+    if (!in_place)
+        free(recvbuf);
     free(c);
     return st;
 }
@@ -296,10 +314,9 @@ static tsr_status on_one_list(boxing *b)
     bool local = from == TSR_SBP_BROADCAST || to == TSR_SBP_PARTIAL_SUM;
     MPI_Comm comm = MPI_COMM_NULL;
     if (!local) {
-        int rc =
-            MPI_Comm_split(s->env->world, s->index >= 0 ? 0 : MPI_UNDEFINED, (int)s->index, &comm);
-        if (rc != MPI_SUCCESS)
-            return tsr__mpi_fail(rc, "boxing: MPI_Comm_split");
+        tsr_status st = tsr__list_comm(s->env, s->placement, &comm);
+        if (st)
+            return st;
     }
     if (s->index < 0)
         return TSR_OK;
@@ -313,8 +330,6 @@ static tsr_status on_one_list(boxing *b)
         st = reduce(b, comm, k, to == TSR_SBP_SPLIT);
     else
         st = all_to_all(b, comm, k);
-    if (comm != MPI_COMM_NULL)
-        MPI_Comm_free(&comm);
     return st;
 }
 
@@ -383,14 +398,20 @@ static tsr_status convert(boxing *b, tsr_global_tensor *g)
     void *owned = NULL;
     tsr_status st = s->index >= 0 ? tsr__shard_read(s->env, s->local, &b->in, &owned) : TSR_OK;
     int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+    bool list = grid && tsr_placement_ndim(b->placement) == 1;
     if (!st && g->index >= 0) {
+        /* Only conversions to P write part of the new shard (the addends
+         * of all but one rank are zero); the others write it all. */
+        bool zero = false;
+        for (int a = 0; a < tsr_placement_ndim(b->placement); a++)
+            zero |= b->sbp[a].kind == TSR_SBP_PARTIAL_SUM;
         geometry(b, true, g->index, sz, off);
-        st = tsr__shard_new(s->env, b->device, s->dtype, s->ndim, sz, true, &b->out);
+        st = tsr__shard_new(s->env, b->device, s->dtype, s->ndim, sz, zero, &b->out);
     }
     if (!st) {
         if (same_sbp)
             st = point_to_point(b, g->index);
-        else if (grid && tsr_placement_ndim(b->placement) == 1)
+        else if (list)
             st = on_one_list(b);
         else
             st = through_logical(b, s->env->world);
@@ -413,6 +434,8 @@ tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
                 .sbp = sbp,
                 .itemsize = tsr_dtype_itemsize(global->dtype)};
     tsr_status st = tsr__placement_check(global->env, placement, sbp, global->ndim, &b.device);
+    if (!st)
+        st = tsr__rendezvous(global->env, "to_global");
     if (st)
         return st;
     tsr_global_tensor *g;

@@ -2,10 +2,14 @@
  * this rank's place on its node, the device its shards live on, and the
  * MPI types that partial sums are reduced in. The environment initialises
  * MPI only when nobody has, and then finalises it too. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mpi/env.h"
+
+#define DEFAULT_TIMEOUT_S 300.0
 
 tsr_status tsr__mpi_fail(int code, const char *what)
 {
@@ -36,6 +40,30 @@ static int local_rank_of(MPI_Comm world, int *out)
     return rc;
 }
 
+/* The rendezvous timeout: the options', else $TESSERA_GLOBAL_TIMEOUT's,
+ * else the default. */
+static tsr_status timeout_of(const tsr_global_env_options *o, double *out)
+{
+    if (o->timeout_ms) {
+        *out = (double)o->timeout_ms / 1000.0;
+        return TSR_OK;
+    }
+    const char *text = getenv("TESSERA_GLOBAL_TIMEOUT");
+    if (!text || !*text) {
+        *out = DEFAULT_TIMEOUT_S;
+        return TSR_OK;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (*end || !isfinite(v) || v < 0 || v > 1e9)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
+                                "global env: TESSERA_GLOBAL_TIMEOUT=%.40s is no number of seconds "
+                                "(0 for no limit)",
+                                text);
+    *out = v;
+    return TSR_OK;
+}
+
 tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global_env **out)
 {
     tsr_global_env_options defaults = {0};
@@ -46,6 +74,10 @@ tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global
         if (o->abi_reserved[k])
             return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
                                     "global env: reserved option words must be zero");
+    double timeout_s = 0; /* checked before MPI starts: it cannot start twice */
+    tsr_status bad = timeout_of(o, &timeout_s);
+    if (bad)
+        return bad;
     tsr_global_env *env = calloc(1, sizeof(*env));
     if (!env)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "global env: out of memory");
@@ -80,7 +112,79 @@ tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global
     env->client = o->client;
     env->has_device_index = o->has_device_index;
     env->device_index = o->device_index;
+    env->timeout_s = timeout_s;
     *out = env;
+    return TSR_OK;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+tsr_status tsr__rendezvous(tsr_global_env *env, const char *what)
+{
+    if (env->broken)
+        return tsr__global_fail(TSR_ERR_RUNTIME,
+                                "global %s: the world stopped at an earlier collective (%s): a "
+                                "rank had died or was stuck; end the program",
+                                what, env->broken_at);
+    MPI_Request req;
+    int rc = MPI_Ibarrier(env->world, &req), done = 0;
+    if (rc != MPI_SUCCESS)
+        return tsr__mpi_fail(rc, "MPI_Ibarrier");
+    double start = now_s();
+    for (long spins = 0; rc == MPI_SUCCESS; spins++) {
+        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done)
+            break;
+        if (env->timeout_s > 0 && now_s() - start > env->timeout_s) {
+            env->broken = true;
+            snprintf(env->broken_at, sizeof(env->broken_at), "%s", what);
+            return tsr__global_fail(TSR_ERR_RUNTIME,
+                                    "global %s: not every rank arrived within %g s "
+                                    "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck",
+                                    what, env->timeout_s);
+        }
+        if (spins > 1000) { /* the others are late: poll every millisecond */
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+    }
+    return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "MPI_Test of the rendezvous");
+}
+
+tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, MPI_Comm *out)
+{
+    for (int k = 0; k < env->ncomms; k++)
+        if (tsr_placement_equal(env->comms[k].placement, placement)) {
+            *out = env->comms[k].comm;
+            return TSR_OK;
+        }
+    int64_t index = tsr_placement_index_of(placement, env->rank);
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(env->world, index >= 0 ? 0 : MPI_UNDEFINED, (int)index, &comm);
+    if (rc != MPI_SUCCESS)
+        return tsr__mpi_fail(rc, "boxing: MPI_Comm_split");
+    if (env->ncomms == TSR__COMM_CACHE) { /* the oldest goes, on every rank alike */
+        tsr_placement_destroy(env->comms[0].placement);
+        if (env->comms[0].comm != MPI_COMM_NULL)
+            MPI_Comm_free(&env->comms[0].comm);
+        memmove(&env->comms[0], &env->comms[1], (TSR__COMM_CACHE - 1) * sizeof(env->comms[0]));
+        env->ncomms--;
+    }
+    tsr_placement *copy = NULL;
+    if (tsr_placement_copy(placement, &copy) != TSR_OK) {
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
+        return TSR_ERR_OUT_OF_MEMORY;
+    }
+    env->comms[env->ncomms].placement = copy;
+    env->comms[env->ncomms].comm = comm;
+    env->ncomms++;
+    *out = comm;
     return TSR_OK;
 }
 
@@ -88,9 +192,16 @@ void tsr_global_env_close(tsr_global_env *env)
 {
     if (!env)
         return;
-    if (env->world != MPI_COMM_NULL)
+    for (int k = 0; k < env->ncomms; k++) {
+        tsr_placement_destroy(env->comms[k].placement);
+        if (env->comms[k].comm != MPI_COMM_NULL && !env->broken)
+            MPI_Comm_free(&env->comms[k].comm);
+    }
+    /* A broken world has a barrier pending that the missing ranks never
+     * join: freeing it or finalising would wait for them. */
+    if (env->world != MPI_COMM_NULL && !env->broken)
         MPI_Comm_free(&env->world);
-    if (env->finalize)
+    if (env->finalize && !env->broken)
         MPI_Finalize();
     free(env);
 }

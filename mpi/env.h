@@ -8,6 +8,9 @@
 
 #include "mpi/internal.h"
 
+/* How many rank lists keep their communicator (tsr__list_comm). */
+#define TSR__COMM_CACHE 8
+
 struct tsr_global_env {
     MPI_Comm world; /* a duplicate of MPI_COMM_WORLD, errors return */
     int rank, size, local_rank;
@@ -15,6 +18,18 @@ struct tsr_global_env {
     tsr_client *client;
     bool has_device_index;
     int32_t device_index;
+    double timeout_s;   /* rendezvous: 0 for no limit */
+    bool broken;        /* a rendezvous timed out */
+    char broken_at[48]; /* the call where it did */
+    /* The communicators of the rank lists boxing has used, in the order
+     * of first use: every rank makes the same calls in the same order,
+     * so every rank's cache holds the same lists (MPI_COMM_NULL where
+     * this rank is not on the list). */
+    struct {
+        tsr_placement *placement;
+        MPI_Comm comm;
+    } comms[TSR__COMM_CACHE];
+    int ncomms;
 };
 
 /* TSR_ERR_RUNTIME "<what> failed: <MPI's text for code>". */
@@ -22,6 +37,14 @@ tsr_status tsr__mpi_fail(int code, const char *what);
 /* The MPI type partial sums of dtype are reduced in, or
  * TSR_ERR_NOT_SUPPORTED naming the dtypes that have one. */
 tsr_status tsr__sum_type(tsr_dtype dtype, MPI_Datatype *out);
+/* The communicator of a 1-D placement's ranks, in its order (collective
+ * over the world on first use; MPI_COMM_NULL on ranks outside it). Kept
+ * by the environment: the caller must not free it. */
+tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, MPI_Comm *out);
+/* Meets the other ranks before a collective call `what` ("to_global"):
+ * TSR_OK once all of them have, else TSR_ERR_RUNTIME after the timeout or
+ * when an earlier one timed out. */
+tsr_status tsr__rendezvous(tsr_global_env *env, const char *what);
 /* Whether tsr__sum_type has a type for dtype (sets no error). */
 bool tsr__summable(tsr_dtype dtype);
 

@@ -16,8 +16,8 @@
 #include "mpi/global_internal.h"
 
 #define MAX_IN 3
-/* B, one split per output dim, and at most two partial signatures. */
-#define MAX_CAND (TSR_MAX_DIMS + 3)
+/* B, one split per output dim, and at most three partial signatures. */
+#define MAX_CAND (TSR_MAX_DIMS + 4)
 
 /* One signature on one placement dimension. */
 typedef struct sig1 {
@@ -38,7 +38,30 @@ typedef struct deduction {
     int64_t sizes[TSR_MAX_DIMS];
     tsr_sbp in_sbp[MAX_IN][TSR_PLACEMENT_MAX_DIMS];
     tsr_sbp out_sbp[TSR_PLACEMENT_MAX_DIMS];
+    const struct reduction *red; /* a reduction's arguments, else NULL */
 } deduction;
+
+/* A reduction's arguments (tsr_global_reduce), its local function and how
+ * it distributes over splits and partial sums. */
+typedef enum red_kind {
+    RED_OTHER, /* a reduced dim must be whole on each rank: max, all, argmax, ... */
+    RED_SPLIT, /* S(reduced) -> P: nansum (a partial of it is no nansum) */
+    RED_SUM,   /* S(reduced) -> P and P -> P: sum */
+    RED_MEAN,  /* as sum, the partials divided by the reduced count: mean */
+} red_kind;
+
+typedef struct reduction {
+    const int64_t *dims;
+    int ndims;
+    bool keepdim;
+    tsr_dtype dtype;
+    red_kind kind;
+    tsr_status (*fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_tensor **);
+    tsr_status (*fn_dtype)(const tsr_tensor *, const int64_t *, int, bool, tsr_dtype,
+                           tsr_tensor **);
+    bool reduced[TSR_MAX_DIMS]; /* per input dim */
+    int64_t count;              /* elements reduced into each result element */
+} reduction;
 
 static tsr_sbp B(void)
 {
@@ -112,25 +135,42 @@ static void elementwise_candidates(deduction *d, linearity lin)
     }
 }
 
-/* OneFlow's matmul signatures for [m, k] @ [k, n]. */
+/* OneFlow's matmul signatures (its matmul, batch_matmul and
+ * broadcast_matmul), for a [..., m, k] @ [..., k, n] of PyTorch's
+ * torch.matmul with batch dims that broadcast: for each batch dim i of the
+ * result, S of each input's dim that lines up with i at full size, B of
+ * one that broadcasts -> S(i); then (S(m), B) -> S(m), (B, S(n)) -> S(n),
+ * (S(k), S(k)) -> P, (B, B) -> B, (P, B) -> P, (B, P) -> P. A vector (a
+ * 1-D operand) has only the last three. */
 static void matmul_candidates(deduction *d)
 {
-    static const struct {
-        tsr_sbp_kind a, b, out;
-        int32_t da, db, dout;
-    } rows[] = {
-        {TSR_SBP_SPLIT, TSR_SBP_BROADCAST, TSR_SBP_SPLIT, 0, 0, 0},
-        {TSR_SBP_BROADCAST, TSR_SBP_SPLIT, TSR_SBP_SPLIT, 0, 1, 1},
-        {TSR_SBP_SPLIT, TSR_SBP_SPLIT, TSR_SBP_PARTIAL_SUM, 1, 0, 0},
-        {TSR_SBP_BROADCAST, TSR_SBP_BROADCAST, TSR_SBP_BROADCAST, 0, 0, 0},
-        {TSR_SBP_PARTIAL_SUM, TSR_SBP_BROADCAST, TSR_SBP_PARTIAL_SUM, 0, 0, 0},
-        {TSR_SBP_BROADCAST, TSR_SBP_PARTIAL_SUM, TSR_SBP_PARTIAL_SUM, 0, 0, 0},
-    };
-    for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-        if (rows[r].out == TSR_SBP_PARTIAL_SUM && !tsr__summable(d->dtype))
-            continue;
-        tsr_sbp in[2] = {{rows[r].a, rows[r].da}, {rows[r].b, rows[r].db}};
-        add_cand(d, in, (tsr_sbp){rows[r].out, rows[r].dout});
+    const tsr_global_tensor *a = d->in[0], *b = d->in[1];
+    int na = a->ndim, nb = b->ndim, no = d->ndim;
+    bool summable = tsr__summable(d->dtype);
+    tsr_sbp in[2];
+    if (na >= 2 && nb >= 2) {
+        for (int i = 0; i < no - 2; i++) {
+            int da = i - (no - na), db = i - (no - nb);
+            in[0] = da >= 0 && a->sizes[da] == d->sizes[i] ? S(da) : B();
+            in[1] = db >= 0 && b->sizes[db] == d->sizes[i] ? S(db) : B();
+            add_cand(d, in, S(i));
+        }
+        in[0] = S(na - 2), in[1] = B();
+        add_cand(d, in, S(no - 2));
+        in[0] = B(), in[1] = S(nb - 1);
+        add_cand(d, in, S(no - 1));
+        if (summable) {
+            in[0] = S(na - 1), in[1] = S(nb - 2);
+            add_cand(d, in, P());
+        }
+    }
+    in[0] = B(), in[1] = B();
+    add_cand(d, in, B());
+    if (summable) {
+        in[0] = P(), in[1] = B();
+        add_cand(d, in, P());
+        in[0] = B(), in[1] = P();
+        add_cand(d, in, P());
     }
 }
 
@@ -288,9 +328,24 @@ static tsr_status meta_of(const tsr_global_tensor *x, tsr_tensor **out)
     return tsr_tensor_empty(NULL, x->ndim, x->sizes, &opt, out);
 }
 
+static tsr_status reduce_local(const reduction *red, const tsr_tensor *a, bool partial,
+                               tsr_tensor **r);
+
+/* The local operation: the reduction of d->red, else matmul when is_mm,
+ * else elementwise op. partial: the result is a partial sum on some
+ * placement dimension (a mean is then a sum divided by the whole count). */
+static tsr_status run_local(const deduction *d, bool is_mm, tsr_op op, tsr_tensor *const *in,
+                            bool partial, tsr_tensor **r)
+{
+    if (d->red)
+        return reduce_local(d->red, in[0], partial, r);
+    return is_mm ? tsr_matmul(in[0], in[1], r)
+                 : tsr_elementwise(op, (const tsr_tensor *const *)in, (size_t)d->n, NULL, r);
+}
+
 /* The operation on the logical shapes (meta tensors): the result's dtype
  * and shape, and PyTorch's errors, identical on every rank, before any
- * communication. op is an elementwise op, or matmul when is_mm. */
+ * communication. */
 static tsr_status meta_run(deduction *d, bool is_mm, tsr_op op)
 {
     tsr_tensor *m[MAX_IN] = {NULL}, *r = NULL;
@@ -298,8 +353,7 @@ static tsr_status meta_run(deduction *d, bool is_mm, tsr_op op)
     for (int j = 0; j < d->n && !st; j++)
         st = meta_of(d->in[j], &m[j]);
     if (!st)
-        st = is_mm ? tsr_mm(m[0], m[1], &r)
-                   : tsr_elementwise(op, (const tsr_tensor *const *)m, (size_t)d->n, NULL, &r);
+        st = run_local(d, is_mm, op, m, false, &r);
     if (!st) {
         d->dtype = tsr_tensor_dtype(r);
         d->ndim = tsr_tensor_ndim(r);
@@ -335,8 +389,10 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
     if (!st && g->index < 0) {
         st = tsr__global_set_empty(g);
     } else if (!st) {
-        st = is_mm ? tsr_mm(local[0], local[1], &r)
-                   : tsr_elementwise(op, (const tsr_tensor *const *)local, (size_t)d->n, NULL, &r);
+        bool partial = false;
+        for (int a = 0; a < pd; a++)
+            partial |= d->out_sbp[a].kind == TSR_SBP_PARTIAL_SUM;
+        st = run_local(d, is_mm, op, local, partial, &r);
         int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
         if (!st)
             tsr_global_shard_geometry(d->ndim, d->sizes, p, d->out_sbp, g->index, sz, off);
@@ -395,10 +451,6 @@ static tsr_status deduce_matmul(const tsr_global_tensor *a, const tsr_global_ten
     tsr_status st = check_inputs("matmul", pair, 2);
     if (st)
         return st;
-    if (a->ndim != 2 || b->ndim != 2)
-        return tsr__global_fail(TSR_ERR_NOT_SUPPORTED,
-                                "global matmul: matrices only (2-D @ 2-D), got %dD and %dD",
-                                a->ndim, b->ndim);
     d->n = 2;
     d->in = pair;
     if ((st = meta_run(d, true, 0)))
@@ -460,4 +512,141 @@ tsr_status tsr_global_matmul(const tsr_global_tensor *a, const tsr_global_tensor
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global matmul: NULL argument");
     tsr_status st = deduce_matmul(a, b, pair, &d);
     return st ? st : execute(&d, true, 0, result);
+}
+
+/* ---- Reductions ----------------------------------------------------- */
+
+/* The reductions tsr_global_reduce takes, by the op table's names. */
+static const struct {
+    const char *name;
+    red_kind kind;
+    tsr_status (*fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_tensor **);
+    tsr_status (*fn_dtype)(const tsr_tensor *, const int64_t *, int, bool, tsr_dtype,
+                           tsr_tensor **);
+} reductions[] = {
+    {"sum", RED_SUM, NULL, tsr_sum},           {"mean", RED_MEAN, NULL, tsr_mean},
+    {"nansum", RED_SPLIT, NULL, tsr_nansum},   {"prod", RED_OTHER, NULL, tsr_prod},
+    {"nanmean", RED_OTHER, NULL, tsr_nanmean}, {"amax", RED_OTHER, tsr_amax, NULL},
+    {"amin", RED_OTHER, tsr_amin, NULL},       {"all", RED_OTHER, tsr_all, NULL},
+    {"any", RED_OTHER, tsr_any, NULL},         {"argmax", RED_OTHER, tsr_argmax, NULL},
+    {"argmin", RED_OTHER, tsr_argmin, NULL},
+};
+
+/* The local reduction of a shard. A mean whose result is partial is the
+ * shard's sum divided by the whole reduced count (OneFlow's reduce_mean:
+ * a sum, then a division that distributes over the partial sums). */
+static tsr_status reduce_local(const reduction *red, const tsr_tensor *a, bool partial,
+                               tsr_tensor **r)
+{
+    if (red->kind != RED_MEAN || !partial)
+        return red->fn ? red->fn(a, red->dims, red->ndims, red->keepdim, r)
+                       : red->fn_dtype(a, red->dims, red->ndims, red->keepdim, red->dtype, r);
+    tsr_tensor *sum = NULL;
+    tsr_status st = tsr_sum(a, red->dims, red->ndims, red->keepdim,
+                            red->dtype == TSR_NO_DTYPE ? tsr_tensor_dtype(a) : red->dtype, &sum);
+    if (!st)
+        st = tsr_div_scalar(sum, tsr_scalar_int(red->count), TSR_ROUNDING_NONE, r);
+    tsr_tensor_release(sum);
+    return st;
+}
+
+/* Per placement dimension: B -> B; S(i) of a kept dim i -> S(its place in
+ * the result); for sums, S(i) of a reduced dim -> P, and P -> P for sum
+ * and mean (the partial ones only where the result's dtype has a sum). A
+ * reduced dim split over ranks is gathered first for the others, and a
+ * partial sum reduced first. */
+static void reduce_candidates(deduction *d)
+{
+    const reduction *red = d->red;
+    const tsr_global_tensor *x = d->in[0];
+    tsr_sbp in = B();
+    add_cand(d, &in, B());
+    for (int i = 0, o = 0; i < x->ndim; i++) {
+        in = S(i);
+        if (!red->reduced[i])
+            add_cand(d, &in, S(o));
+        else if (red->kind != RED_OTHER && tsr__summable(d->dtype))
+            add_cand(d, &in, P());
+        o += !red->reduced[i] || red->keepdim;
+    }
+    if ((red->kind == RED_SUM || red->kind == RED_MEAN) && tsr__summable(d->dtype)) {
+        in = P();
+        add_cand(d, &in, P());
+    }
+}
+
+static tsr_status deduce_reduce(const char *name, const tsr_global_tensor *x, const int64_t *dims,
+                                int ndims, bool keepdim, tsr_dtype dtype, reduction *red,
+                                const tsr_global_tensor **one, deduction *d)
+{
+    size_t k = 0;
+    while (name && k < sizeof(reductions) / sizeof(reductions[0]) &&
+           strcmp(reductions[k].name, name))
+        k++;
+    if (!name || k == sizeof(reductions) / sizeof(reductions[0]))
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
+                                "global reduce: \"%s\" is not a reduction (sum, mean, nansum, "
+                                "prod, nanmean, amax, amin, all, any, argmax, argmin)",
+                                name ? name : "(null)");
+    d->name = reductions[k].name;
+    one[0] = x;
+    tsr_status st = check_inputs(name, one, 1);
+    if (st)
+        return st;
+    if (ndims < 0 || (ndims > 0 && !dims))
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global %s: %d dims at %p", name, ndims,
+                                (const void *)dims);
+    if (reductions[k].fn && dtype != TSR_NO_DTYPE)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global %s: takes no dtype", name);
+    *red = (reduction){.dims = dims,
+                       .ndims = ndims,
+                       .keepdim = keepdim,
+                       .dtype = dtype,
+                       .kind = reductions[k].kind,
+                       .fn = reductions[k].fn,
+                       .fn_dtype = reductions[k].fn_dtype,
+                       .count = 1};
+    d->n = 1;
+    d->in = one;
+    d->red = red;
+    if ((st = meta_run(d, false, 0))) /* PyTorch's errors: dims, dtypes, empty */
+        return st;
+    for (int i = 0; i < x->ndim; i++)
+        red->reduced[i] = ndims == 0;
+    for (int j = 0; j < ndims; j++) { /* in range and distinct: the meta run checked */
+        int64_t dim = dims[j] < 0 ? dims[j] + (x->ndim ? x->ndim : 1) : dims[j];
+        if (x->ndim)
+            red->reduced[dim] = true;
+    }
+    for (int i = 0; i < x->ndim; i++)
+        red->count *= red->reduced[i] ? x->sizes[i] : 1;
+    reduce_candidates(d);
+    return choose(d);
+}
+
+tsr_status tsr_global_reduce_sbp(const char *op, const tsr_global_tensor *x, const int64_t *dims,
+                                 int ndims, bool keepdim, tsr_dtype dtype, tsr_sbp *in_sbp,
+                                 tsr_sbp *out_sbp)
+{
+    deduction d = {0};
+    reduction red;
+    const tsr_global_tensor *one[1];
+    if (!in_sbp || !out_sbp)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global reduce: NULL argument");
+    tsr_status st = deduce_reduce(op, x, dims, ndims, keepdim, dtype, &red, one, &d);
+    if (!st)
+        copy_choice(&d, in_sbp, out_sbp);
+    return st;
+}
+
+tsr_status tsr_global_reduce(const char *op, const tsr_global_tensor *x, const int64_t *dims,
+                             int ndims, bool keepdim, tsr_dtype dtype, tsr_global_tensor **result)
+{
+    deduction d = {0};
+    reduction red;
+    const tsr_global_tensor *one[1];
+    if (!result)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global reduce: NULL argument");
+    tsr_status st = deduce_reduce(op, x, dims, ndims, keepdim, dtype, &red, one, &d);
+    return st ? st : execute(&d, false, 0, result);
 }

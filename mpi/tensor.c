@@ -255,6 +255,8 @@ tsr_status tsr_global_tensor_from_local(tsr_global_env *env, tsr_tensor *local,
         mine.dtype = tsr_tensor_dtype(local);
         memcpy(mine.sizes, tsr_tensor_sizes(local), (size_t)mine.ndim * sizeof(int64_t));
     }
+    if ((st = tsr__rendezvous(env, "to_global")))
+        return st;
     shard_info *info = malloc((size_t)env->size * sizeof(shard_info));
     if (!info)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "to_global: out of memory");

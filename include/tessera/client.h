@@ -107,8 +107,8 @@ typedef struct tsr_device_properties {
     char cpuset[TSR_DEVICE_TEXT_MAX]; /* CPUs local to the device, "0-1"; "" unknown */
     char pci_bus_id[32];              /* "0000:01:00.0"; "" unknown */
     char render_node[64];             /* "/dev/dri/renderD128"; "" none */
-    /* memory_bytes is this client's memory limit (memory_limit.uid, .group
-     * or .session of the daemon's configuration), below what the daemon
+    /* memory_bytes is this client's memory limit (memory_limit.uid, .group,
+     * .session, .unit, .slice or .cgroup of the daemon's configuration), below what the daemon
      * lends of the device; device_memory_bytes is then that, for
      * administrators (root, tessera-admin), else 0. */
     bool memory_limited;

@@ -487,6 +487,49 @@ TSR_API tsr_status tsr_min_dim(const tsr_tensor *a, int64_t dim, bool keepdim, t
 TSR_API tsr_status tsr_min_dim_out(const tsr_tensor *a, int64_t dim, bool keepdim,
                                    tsr_tensor *values, tsr_tensor *indices);
 
+/* ---- Statistics and normalisations ------------------------------------ */
+/* torch.var / torch.std(a, dims, correction=, keepdim): the variance of the
+ * elements along dims (ndims 0: all of them) divided by max(0, N -
+ * correction), N the count reduced (correction 1 is PyTorch's unbiased);
+ * float16, bfloat16, float32 and float64, computed in float64 and rounded
+ * once ("std and var only support floating point and complex dtypes"
+ * otherwise; complex is not available yet). std is its square root. */
+TSR_API tsr_status tsr_var(const tsr_tensor *a, const int64_t *dims, int ndims, int64_t correction,
+                           bool keepdim, tsr_tensor **result);
+TSR_API tsr_status tsr_std(const tsr_tensor *a, const int64_t *dims, int ndims, int64_t correction,
+                           bool keepdim, tsr_tensor **result);
+/* torch.norm(a, p, dims, keepdim) for p = 1, 2 and INFINITY (others are
+ * TSR_ERR_NOT_SUPPORTED): sum |x|, sqrt(sum x^2), max |x| (0 over
+ * nothing), in float64, rounded once to a's floating dtype (others:
+ * PyTorch's "norm(): input dtype should be either floating point or
+ * complex. Got Long instead."). */
+TSR_API tsr_status tsr_norm(const tsr_tensor *a, double p, const int64_t *dims, int ndims,
+                            bool keepdim, tsr_tensor **result);
+/* torch.logsumexp(a, dims, keepdim): log(sum(exp(x - m))) + m, m the max
+ * along dims with infinities taken as 0, in a's floating dtype (bool and
+ * integers in float32, bfloat16 through float32; float16 refused as
+ * PyTorch 1.13's cpu refuses its exp). */
+TSR_API tsr_status tsr_logsumexp(const tsr_tensor *a, const int64_t *dims, int ndims, bool keepdim,
+                                 tsr_tensor **result);
+/* torch.softmax / torch.log_softmax(a, dim, dtype=): exp(x - m) / sum and
+ * (x - m) - log(sum), m the max along dim; a converted to dtype first
+ * (TSR_NO_DTYPE: none); float32, float64 and bfloat16 (through float32),
+ * others refused with PyTorch's message ("\"softmax_lastdim_kernel_impl\"
+ * not implemented for 'Long'"). */
+TSR_API tsr_status tsr_softmax(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
+                               tsr_tensor **result);
+TSR_API tsr_status tsr_log_softmax(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
+                                   tsr_tensor **result);
+/* torch.cumsum(a, dim, dtype=): the running sums along dim, in dtype (or
+ * a's floating or complex dtype, int64 for bool and the integers),
+ * accumulated as PyTorch 1.13's cpu does (double for float32 and float64,
+ * float for bfloat16, int64 wrapping for the integers) and each rounded
+ * once: PyTorch's bits. float16 is PyTorch's "\"cumsum_out_cpu\" not
+ * implemented for 'Half'". On the host: an accelerator tensor is copied
+ * there and back. */
+TSR_API tsr_status tsr_cumsum(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
+                              tsr_tensor **result);
+
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the
  * op table's wire number), so bindings may keep it. */

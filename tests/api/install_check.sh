@@ -64,6 +64,15 @@ fi
 readelf -d "$prefix/bin/tessera" | grep -qF '$ORIGIN/' ||
     fail "bin/tessera finds no library beside it: $(readelf -d "$prefix/bin/tessera" | grep -E 'RPATH|RUNPATH')"
 
+# The global bench suite's ranks, where libtessera-mpi is installed: in
+# libexec, finding both libraries from there.
+if [[ -e $libdir/libtessera-mpi.so.0 ]]; then
+    worker=$prefix/libexec/tessera/tessera-bench-global
+    [[ -x $worker ]] || fail "missing from the installation: libexec/tessera/tessera-bench-global"
+    [[ ! -x $worker ]] || ! ldd "$worker" | grep -q "not found" ||
+        fail "tessera-bench-global does not find its libraries: $(ldd "$worker" | grep 'not found')"
+fi
+
 export PKG_CONFIG_PATH=$libdir/pkgconfig
 version=$(pkg-config --modversion tessera)
 [[ $(pkg-config --variable=prefix tessera) == "$prefix" ]] ||

@@ -9,7 +9,8 @@
 #          gives a frame with the status line and then frames with the new
 #          sessions; no daemon at the start is exit status 1.
 #   tmux   a real terminal: top in a detached tmux session of 80x24, then
-#          resized to 50x10: the title and the device bars on top, exactly
+#          resized to 50x10: the title (whole at 80, without the parts
+#          that do not fit at 50) and the device bars on top, exactly
 #          the session rows that fit and a last line "+N more" that counts
 #          the others, no line wider than the window (wrapped lines are
 #          joined before counting); across a daemon restart (at 50x10, then
@@ -238,10 +239,17 @@ EOF
     check_screen 80 24 worker
     capture
     grep -q ' NAME  *COMMAND$' "$tmp/pane" || fail "80x24: no NAME and COMMAND columns"
+    sed -n 1p "$tmp/pane" |
+        grep -Eq '^tessera top - [0-9:]+ - 30 sessions - sort: memory - every 0.3 s - h: help$' ||
+        fail "80x24: the title is not whole: '$(sed -n 1p "$tmp/pane")'"
 
     "${tmux_cmd[@]}" resize-window -t top -x 50 -y 10 || fail "tmux resize-window failed"
     wait_for 100 pane_has '^\+28 more$' || fail "50x10: the frame was not redrawn at 50x10"
     check_screen 50 10 worker
+    # Narrow, the title leaves parts out whole (the delay, then the sort
+    # order, which no longer fit), never cutting one.
+    sed -n 1p "$tmp/pane-50x10" | grep -Eq '^tessera top - [0-9:]+ - 30 sessions - h: help$' ||
+        fail "50x10: the title is not cut at its parts: '$(sed -n 1p "$tmp/pane-50x10")'"
 
     # The daemon gone: the status line, cut at 50 columns, whole at 80.
     stop_sessions

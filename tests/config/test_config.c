@@ -7,6 +7,7 @@
 
 #include "config/support_config.h"
 #include "daemon/config.h"
+#include "daemon/procinfo.h"
 #include "test.h"
 
 static tsr_status parse(tsr__config *cfg, const char *text)
@@ -34,7 +35,13 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "devices.memory = copy\n"
                                 "sessions.max_per_uid = 8\n"
                                 "sessions.max_handshakes_per_uid = 3\n"
-                                "sessions.max_monitors = 5\n";
+                                "sessions.max_monitors = 5\n"
+                                "devices.visible.unit.job*.scope = 1\n"
+                                "devices.visible.slice.batch.slice = none\n"
+                                "devices.visible.cgroup./kubepods.slice = opencl:0\n"
+                                "memory_limit.unit.job[0-9]*.scope = 3GiB\n"
+                                "memory_limit.slice.user-*.slice = 25%\n"
+                                "memory_limit.cgroup./ = unlimited\n";
 
 static void test_every_key(void)
 {
@@ -42,8 +49,19 @@ static void test_every_key(void)
     ASSERT_OK(tsr__config_init(&cfg, &fake_names));
     ASSERT_OK(parse(&cfg, every_key));
     for (int k = 0; k < TSR__CONF_KEY_COUNT; k++)
-        if (k != TSR__CONF_MEMORY_UID && k != TSR__CONF_MEMORY_GROUP)
+        if (!tsr__config_key_at((tsr__config_key_id)k)->suffix)
             ASSERT_TRUE(cfg.v[k].set);
+    ASSERT_EQ(cfg.match_count, 6);
+    ASSERT_EQ(cfg.matches[0].key, TSR__CONF_VISIBLE_UNIT);
+    ASSERT_STREQ(cfg.matches[0].pattern, "job*.scope");
+    ASSERT_TRUE(!cfg.matches[0].all_devices && cfg.matches[0].device_count == 1 &&
+                cfg.matches[0].devices[0] == 1 && cfg.matches[0].line == 22);
+    ASSERT_TRUE(!cfg.matches[1].all_devices && cfg.matches[1].device_count == 0);
+    ASSERT_STREQ(cfg.matches[2].pattern, "/kubepods.slice");
+    ASSERT_EQ(cfg.matches[3].key, TSR__CONF_MEMORY_UNIT);
+    ASSERT_UEQ(cfg.matches[3].limit.value, 3ull << 30);
+    ASSERT_EQ(cfg.matches[4].limit.kind, TSR__LIMIT_PERCENT);
+    ASSERT_EQ(cfg.matches[5].limit.kind, TSR__LIMIT_NONE);
     ASSERT_STREQ(cfg.v[TSR__CONF_SOCKET_PATH].text, "/run/t/d.sock");
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_MONITORS].number, 5);
     ASSERT_EQ(cfg.v[TSR__CONF_SOCKET_GROUP].number, 990);
@@ -134,18 +152,55 @@ static const struct {
      "tesserad.conf:1: discovery.probe_timeout_ms: invalid milliseconds '1s' (expected a whole "
      "number from 1 to 3600000)"},
     {"devices.visible = cuda:0\n", "tesserad.conf:1: devices.visible: 'cuda:0' is not a device of "
-                                   "a backend this daemon has (expected all, or "
+                                   "a backend this daemon has (expected all, none, or "
                                    "ordinals such as 1,0 or opencl:1,opencl:0)"},
-    {"devices.visible = opencl\n",
-     "tesserad.conf:1: devices.visible: 'opencl' names no ordinal (expected all, or ordinals such "
-     "as 1,0 or opencl:1,opencl:0)"},
-    {"devices.visible = gpu0\n",
-     "tesserad.conf:1: devices.visible: invalid device 'gpu0' (expected all, or ordinals such as "
-     "1,0 or opencl:1,opencl:0)"},
+    {"devices.visible = opencl\n", "tesserad.conf:1: devices.visible: 'opencl' names no ordinal "
+                                   "(expected all, none, or ordinals such "
+                                   "as 1,0 or opencl:1,opencl:0)"},
+    {"devices.visible = gpu0\n", "tesserad.conf:1: devices.visible: invalid device 'gpu0' "
+                                 "(expected all, none, or ordinals such as "
+                                 "1,0 or opencl:1,opencl:0)"},
     {"devices.visible = 0, opencl:0\n",
      "tesserad.conf:1: devices.visible: opencl:0 is listed twice"},
     {"devices.visible = 0,,1\n",
      "tesserad.conf:1: devices.visible: empty entry in the device list '0,,1'"},
+    /* lines keyed on a unit, slice or cgroup */
+    {"log.level = info\nmemory_limit.unit.job[0-9.scope = 1G\n",
+     "tesserad.conf:2: memory_limit.unit.job[0-9.scope: invalid unit pattern 'job[0-9.scope': "
+     "'[' without ']'"},
+    {"memory_limit.unit.job]*.scope = 1G\n",
+     "tesserad.conf:1: memory_limit.unit.job]*.scope: invalid unit pattern 'job]*.scope': ']' "
+     "outside [...]"},
+    {"devices.visible.slice.batch$.slice = 0\n",
+     "tesserad.conf:1: devices.visible.slice.batch$.slice: invalid slice pattern "
+     "'batch$.slice': '$' is in no slice name"},
+    {"devices.visible.unit.system.slice/job.scope = 0\n",
+     "tesserad.conf:1: devices.visible.unit.system.slice/job.scope: invalid unit pattern "
+     "'system.slice/job.scope': a unit name has no '/' (for a cgroup path write the cgroup key)"},
+    {"memory_limit.unit = 1G\n", "tesserad.conf:1: memory_limit.unit: missing unit pattern "
+                                 "(write memory_limit.unit.<glob> = LIMIT)"},
+    {"devices.visible.cgroup. = 0\n", "tesserad.conf:1: devices.visible.cgroup.: missing cgroup "
+                                      "path (write devices.visible.cgroup.<path> = LIST)"},
+    {"memory_limit.cgroup.kubepods.slice = 1G\n",
+     "tesserad.conf:1: memory_limit.cgroup.kubepods.slice: invalid cgroup path 'kubepods.slice': "
+     "it is absolute, as /proc/PID/cgroup writes it (/system.slice/batch.service)"},
+    {"memory_limit.cgroup./a/../b = 1G\n",
+     "tesserad.conf:1: memory_limit.cgroup./a/../b: invalid cgroup path '/a/../b': an empty, '.' "
+     "or '..' component"},
+    {"memory_limit.cgroup./a/ = 1G\n",
+     "tesserad.conf:1: memory_limit.cgroup./a/: invalid cgroup path '/a/': an empty, '.' or '..' "
+     "component"},
+    {"memory_limit.cgroup./kubepods*.slice = 1G\n",
+     "tesserad.conf:1: memory_limit.cgroup./kubepods*.slice: invalid cgroup path "
+     "'/kubepods*.slice': a path is a prefix, not a pattern"},
+    {"memory_limit.unit.a.scope = 0\n",
+     "tesserad.conf:1: memory_limit.unit.a.scope: invalid size '0' (a limit is above 0; "
+     "'unlimited' means none)"},
+    {"devices.visible.unit.a.scope = 0, 0\n",
+     "tesserad.conf:1: devices.visible.unit.a.scope: opencl:0 is listed twice"},
+    {"memory_limit.slice.a.slice = 1G\nmemory_limit.slice.a.slice = 2G\n",
+     "tesserad.conf:2: memory_limit.slice.a.slice: already set on line 1"},
+    {"devices.visible.foo.a = 0\n", "tesserad.conf:1: devices.visible.foo.a: unknown key"},
 };
 
 static void test_errors(void)
@@ -399,6 +454,108 @@ static void test_dropins(void)
     rmdir(dir);
 }
 
+/* Which unit, slice and cgroup line applies: the most specific glob, the
+ * deepest cgroup, and for devices cgroup before unit before slice. */
+static void test_place_lines(void)
+{
+    tsr__config cfg;
+    tsr__config_clear(&cfg);
+    ASSERT_OK(parse(&cfg, "memory_limit.unit.*.scope = 1G\n"
+                          "memory_limit.unit.job*.scope = 2G\n"
+                          "memory_limit.unit.job42.scope = 3G\n"
+                          "memory_limit.unit.job?[0-9].scope = 4G\n"
+                          "memory_limit.cgroup./a = 5G\n"
+                          "memory_limit.cgroup./a/b = 6G\n"
+                          "memory_limit.cgroup./ = 7G\n"
+                          "devices.visible.slice.*.slice = 0\n"
+                          "devices.visible.unit.job*.scope = 1\n"
+                          "devices.visible.cgroup./a/b = none\n"
+                          "memory_limit.unit.a\\x2d*.service = 8G\n"));
+    const tsr__config_match *list = cfg.matches;
+    size_t n = cfg.match_count;
+#define FIND(key, ...) tsr__config_match_find(list, n, key, (tsr__place){__VA_ARGS__})
+#define LIMIT_OF(m) ((m) ? (m)->limit.value >> 30 : 0)
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "job42.scope")), 3);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "job17.scope")), 4);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "jobx.scope")), 2);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "run-1.scope")), 1);
+    ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .unit = "job42.service") == NULL);
+    /* A backslash is itself, as in systemd's escaped names. */
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_UNIT, .unit = "a\\x2db.service")), 8);
+    ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .unit = "ax2db.service") == NULL);
+    ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .unit = "") == NULL);
+    ASSERT_TRUE(FIND(TSR__CONF_MEMORY_UNIT, .slice = "job42.scope") == NULL);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_CGROUP, .cgroup = "/a/b/c.scope")), 6);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_CGROUP, .cgroup = "/a/b")), 6);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_CGROUP, .cgroup = "/a/bc")), 5);
+    ASSERT_EQ(LIMIT_OF(FIND(TSR__CONF_MEMORY_CGROUP, .cgroup = "/ab")), 7);
+    ASSERT_TRUE(tsr__config_cgroup_under("/a/b", "/a") && !tsr__config_cgroup_under("/ab", "/a"));
+    const tsr__config_match *m =
+        tsr__config_visible_for(&cfg, (tsr__place){"/a/b/job1.scope", "job1.scope", "x.slice"});
+    ASSERT_TRUE(m && m->key == TSR__CONF_VISIBLE_CGROUP && m->device_count == 0);
+    m = tsr__config_visible_for(&cfg, (tsr__place){"/x.slice/job1.scope", "job1.scope", "x.slice"});
+    ASSERT_TRUE(m && m->key == TSR__CONF_VISIBLE_UNIT && m->devices[0] == 1);
+    m = tsr__config_visible_for(&cfg, (tsr__place){"/x.slice/y.service", "y.service", "x.slice"});
+    ASSERT_TRUE(m && m->key == TSR__CONF_VISIBLE_SLICE && m->devices[0] == 0);
+    ASSERT_TRUE(tsr__config_visible_for(&cfg, (tsr__place){"/", "", ""}) == NULL);
+    ASSERT_TRUE(tsr__config_visible_for(&cfg, (tsr__place){0}) == NULL);
+#undef FIND
+#undef LIMIT_OF
+    /* A drop-in's line for a pattern replaces it in place; the command
+     * line replaces a file's line. */
+    tsr__config over;
+    tsr__config_clear(&over);
+    ASSERT_OK(parse(&over, "memory_limit.unit.job*.scope = 9G\n"));
+    ASSERT_OK(tsr__config_merge(&cfg, &over));
+    ASSERT_EQ(cfg.match_count, 11);
+    ASSERT_UEQ(cfg.matches[1].limit.value, 9ull << 30);
+    ASSERT_OK(tsr__config_set(&cfg, "--set", "memory_limit.unit.job*.scope", "1G", &fake_names));
+    ASSERT_UEQ(cfg.matches[1].limit.value, 1ull << 30);
+    ASSERT_FALSE(tsr__config_equal(&cfg, &over, TSR__CONF_MEMORY_UNIT));
+    ASSERT_TRUE(tsr__config_equal(&cfg, &cfg, TSR__CONF_MEMORY_UNIT));
+    tsr__config_free(&over);
+    tsr__config_free(&cfg);
+}
+
+/* A client's place from its /proc/PID/cgroup: the unified line only,
+ * the innermost unit and slice, and nothing from a file that is not the
+ * kernel's or a path too long to keep whole. */
+static void test_place_of_cgroup_file(void)
+{
+    tsr__proc_place p;
+    const char *hybrid = "9:name=systemd:/user.slice/u.service\n4:memory:/x\n"
+                         "0::/tessera-test.slice/inner.slice/job42.scope/sub\n";
+    tsr__proc_place_parse(hybrid, strlen(hybrid), &p);
+    ASSERT_STREQ(p.cgroup, "/tessera-test.slice/inner.slice/job42.scope/sub");
+    ASSERT_STREQ(p.unit, "job42.scope");
+    ASSERT_STREQ(p.slice, "inner.slice");
+    const char *root = "0::/\n";
+    tsr__proc_place_parse(root, strlen(root), &p);
+    ASSERT_TRUE(strcmp(p.cgroup, "/") == 0 && !p.unit[0] && !p.slice[0]);
+    static const char *const refused[] = {"0::/a/../b.scope\n",
+                                          "0::relative.scope\n",
+                                          "0::/a//b.scope\n",
+                                          "0::/a\001b.scope\n",
+                                          "garbage\n",
+                                          "4:memory:/only-v1.scope\n",
+                                          ""};
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        memset(&p, 'x', sizeof p);
+        tsr__proc_place_parse(refused[k], strlen(refused[k]), &p);
+        ASSERT_TRUE(!p.cgroup[0] && !p.unit[0] && !p.slice[0]);
+    }
+    /* 511 bytes are kept; 512 are too many (not cut to a prefix). */
+    char text[600] = "0::/";
+    memset(text + 4, 'a', 510);
+    strcpy(text + 514, "\n");
+    tsr__proc_place_parse(text, strlen(text), &p);
+    ASSERT_EQ(strlen(p.cgroup), 511);
+    memset(text + 4, 'a', 511);
+    strcpy(text + 515, "\n");
+    tsr__proc_place_parse(text, strlen(text), &p);
+    ASSERT_EQ(strlen(p.cgroup), 0);
+}
+
 /* What tsr__config_write prints reads back as the same configuration. */
 static void test_written_form(void)
 {
@@ -413,6 +570,8 @@ static void test_written_form(void)
     ASSERT_TRUE(strstr(text, "\nmemory_limit.uid.alice = 8GiB\n") != NULL);
     ASSERT_TRUE(strstr(text, "\nmemory_limit.uid.1234 = unlimited\n") != NULL);
     ASSERT_TRUE(strstr(text, "\nsocket.mode = 600\n") != NULL);
+    ASSERT_TRUE(strstr(text, "\ndevices.visible.unit.job*.scope = 1\n") != NULL);
+    ASSERT_TRUE(strstr(text, "\nmemory_limit.cgroup./ = unlimited\n") != NULL);
     ASSERT_OK(tsr__config_init(&again, &fake_names));
     ASSERT_OK(tsr__config_parse(&again, "written", text, len, &fake_names));
     for (int k = 0; k < TSR__CONF_KEY_COUNT; k++)
@@ -431,6 +590,8 @@ int main(void)
     test_defaults_and_environment();
     test_overrides();
     test_load();
+    test_place_lines();
+    test_place_of_cgroup_file();
     test_written_form();
     TEST_DONE();
 }

@@ -122,12 +122,18 @@ static void test_effective_and_available(void)
 {
     tsr__limits *l = make("memory_limit.uid.alice = 25%\nmemory_limit.group.users = 3GiB\n"
                           "memory_limit.session = 5GiB\n");
-    ASSERT_UEQ(tsr__limits_effective(l, 1000, 100, 0), 2 * GiB);  /* 25% of 8 GiB */
-    ASSERT_UEQ(tsr__limits_effective(l, 1000, 100, 1), GiB / 2);  /* 25% of 2 GiB */
-    ASSERT_UEQ(tsr__limits_effective(l, 42001, 100, 0), 3 * GiB); /* the group's */
-    ASSERT_UEQ(tsr__limits_effective(l, 42002, 200, 0), 5 * GiB); /* the session's */
-    ASSERT_UEQ(tsr__limits_effective(l, 42002, 200, 1), 1 * GiB); /* the capacity */
-    ASSERT_UEQ(tsr__limits_effective(l, 42002, 200, 2), 0);       /* no such device */
+    ASSERT_UEQ(tsr__limits_effective(l, (tsr__limits_who){.uid = 1000, .gid = 100}, 0),
+               2 * GiB); /* 25% of 8 GiB */
+    ASSERT_UEQ(tsr__limits_effective(l, (tsr__limits_who){.uid = 1000, .gid = 100}, 1),
+               GiB / 2); /* 25% of 2 GiB */
+    ASSERT_UEQ(tsr__limits_effective(l, (tsr__limits_who){.uid = 42001, .gid = 100}, 0),
+               3 * GiB); /* the group's */
+    ASSERT_UEQ(tsr__limits_effective(l, (tsr__limits_who){.uid = 42002, .gid = 200}, 0),
+               5 * GiB); /* the session's */
+    ASSERT_UEQ(tsr__limits_effective(l, (tsr__limits_who){.uid = 42002, .gid = 200}, 1),
+               1 * GiB); /* the capacity */
+    ASSERT_UEQ(tsr__limits_effective(l, (tsr__limits_who){.uid = 42002, .gid = 200}, 2),
+               0); /* no such device */
     ASSERT_OK(tsr__limits_charge(l, bob, 0, 2 * GiB + GiB / 2));
     ASSERT_UEQ(tsr__limits_available(l, alice1, 0), GiB / 2); /* the group's rest */
     ASSERT_UEQ(tsr__limits_available(l, bob, 0), GiB / 2);
@@ -158,6 +164,88 @@ static void test_new_rules(void)
  * order: the table must agree with a plain model throughout. */
 #define SESSIONS 300
 #define DEVICES 2
+/* Limits keyed on where the client runs: each unit a glob matches has
+ * its own use, a slice its own, a cgroup line bounds every cgroup below
+ * its path together; all apply beside the uid's; the use of a place is
+ * kept whatever the rules, so that rules a reload brings find it. */
+static void test_places(void)
+{
+    tsr__limits *l = make("memory_limit.unit.job*.scope = 2GiB\n"
+                          "memory_limit.unit.job42.scope = 3GiB\n"
+                          "memory_limit.slice.batch.slice = 4GiB\n"
+                          "memory_limit.cgroup./kube = 25%\n"
+                          "memory_limit.uid_default = 6GiB\n");
+    tsr__limits_who job7 = {.uid = 1000,
+                            .gid = 100,
+                            .session = 1,
+                            .place = {"/batch.slice/job7.scope", "job7.scope", "batch.slice"}};
+    tsr__limits_who job7b = job7, job42 = job7, pod1 = job7, pod2 = job7, nowhere = job7;
+    job7b.session = 2;
+    job42.session = 3;
+    job42.place = (tsr__place){"/batch.slice/job42.scope", "job42.scope", "batch.slice"};
+    job42.uid = 1001;
+    pod1.session = 4;
+    pod1.uid = 1002;
+    pod1.place = (tsr__place){"/kube/pod1/c.scope", "c.scope", ""};
+    pod2.session = 5;
+    pod2.uid = 1003;
+    pod2.place = (tsr__place){"/kube/pod2/c.scope", "c.scope", ""};
+    nowhere.session = 6;
+    nowhere.uid = 1004;
+    nowhere.place = (tsr__place){0};
+
+    /* job*.scope: 2 GiB for job7's two sessions together. */
+    ASSERT_UEQ(tsr__limits_effective(l, job7, 0), 2 * GiB);
+    ASSERT_OK(tsr__limits_charge(l, job7, 0, GiB));
+    ASSERT_OK(tsr__limits_charge(l, job7b, 0, GiB / 2));
+    ASSERT_UEQ(tsr__limits_available(l, job7, 0), GiB / 2);
+    ASSERT_FAIL(tsr__limits_charge(l, job7b, 0, GiB), TSR_ERR_OUT_OF_MEMORY,
+                "memory limit of unit job7.scope on opencl:0 reached: 1.5 GiB in use + 1 GiB "
+                "requested > limit 2 GiB");
+    ASSERT_EQ(tsr__limits_refused_scope(l), TSR__SCOPE_UNIT);
+    /* job42.scope has a line of its own, and the slice holds both. */
+    ASSERT_UEQ(tsr__limits_effective(l, job42, 0), 3 * GiB);
+    ASSERT_FAIL(tsr__limits_charge(l, job42, 0, 3 * GiB), TSR_ERR_OUT_OF_MEMORY,
+                "memory limit of slice batch.slice on opencl:0 reached: 1.5 GiB in use + 3 GiB "
+                "requested > limit 4 GiB");
+    ASSERT_EQ(tsr__limits_refused_scope(l), TSR__SCOPE_SLICE);
+    ASSERT_OK(tsr__limits_charge(l, job42, 0, 2 * GiB));
+    ASSERT_UEQ(tsr__limits_place_use(l, TSR__SCOPE_SLICE, "batch.slice", 0), 3 * GiB + GiB / 2);
+    ASSERT_UEQ(tsr__limits_place_use(l, TSR__SCOPE_UNIT, "job42.scope", 0), 2 * GiB);
+    ASSERT_UEQ(tsr__limits_place_use(l, TSR__SCOPE_CGROUP, "/batch.slice/job7.scope", 0),
+               GiB + GiB / 2);
+    /* /kube: 25% of 8 GiB for both pods together, not for each. */
+    ASSERT_UEQ(tsr__limits_effective(l, pod1, 0), 2 * GiB);
+    ASSERT_OK(tsr__limits_charge(l, pod1, 0, GiB + GiB / 2));
+    ASSERT_FAIL(tsr__limits_charge(l, pod2, 0, GiB), TSR_ERR_OUT_OF_MEMORY,
+                "memory limit of cgroup /kube on opencl:0 reached: 1.5 GiB in use + 1 GiB "
+                "requested > limit 2 GiB (25% of 8 GiB)");
+    ASSERT_EQ(tsr__limits_refused_scope(l), TSR__SCOPE_CGROUP);
+    ASSERT_UEQ(tsr__limits_available(l, pod2, 0), GiB / 2);
+    /* A client of no known place has only its uid's limit. */
+    ASSERT_UEQ(tsr__limits_effective(l, nowhere, 0), 6 * GiB);
+    ASSERT_OK(tsr__limits_charge(l, nowhere, 0, 5 * GiB));
+    /* Rules of a reload find the uses: the slice's line gone, a cgroup
+     * line now bounds the batch slice. */
+    set_rules(l, "memory_limit.cgroup./batch.slice = 4GiB\n");
+    ASSERT_UEQ(tsr__limits_available(l, job42, 0), GiB / 2);
+    ASSERT_OK(tsr__limits_charge(l, job7, 0, GiB / 2));
+    ASSERT_FAIL(tsr__limits_charge(l, job42, 0, 1), TSR_ERR_OUT_OF_MEMORY,
+                "memory limit of cgroup /batch.slice on opencl:0 reached: 4 GiB in use + 1 bytes "
+                "requested > limit 4 GiB");
+    /* Uncharging empties every place. */
+    tsr__limits_uncharge(l, job7, 0, GiB + GiB / 2);
+    tsr__limits_uncharge(l, job7b, 0, GiB / 2);
+    tsr__limits_uncharge(l, job42, 0, 2 * GiB);
+    tsr__limits_uncharge(l, pod1, 0, GiB + GiB / 2);
+    tsr__limits_uncharge(l, nowhere, 0, 5 * GiB);
+    ASSERT_UEQ(tsr__limits_place_use(l, TSR__SCOPE_SLICE, "batch.slice", 0), 0);
+    ASSERT_UEQ(tsr__limits_place_use(l, TSR__SCOPE_UNIT, "job7.scope", 0), 0);
+    ASSERT_UEQ(tsr__limits_place_use(l, TSR__SCOPE_CGROUP, "/kube/pod1/c.scope", 0), 0);
+    ASSERT_UEQ(tsr__limits_available(l, job42, 0), 4 * GiB);
+    tsr__limits_destroy(l);
+}
+
 static void test_many(void)
 {
     tsr__limits *l = make("");
@@ -194,8 +282,9 @@ static void test_many(void)
     /* Everything given back: nothing is left. */
     for (uint32_t s = 0; s < SESSIONS; s++)
         for (uint32_t d = 0; d < DEVICES; d++)
-            tsr__limits_uncharge(l, (tsr__limits_who){500 + s % 7, 20 + s % 3, s + 1}, d,
-                                 held[s][d]);
+            tsr__limits_uncharge(
+                l, (tsr__limits_who){.uid = 500 + s % 7, .gid = 20 + s % 3, .session = s + 1}, d,
+                held[s][d]);
     for (uint32_t u = 0; u < 7; u++)
         ASSERT_UEQ(tsr__limits_use(l, TSR__SCOPE_UID, 500 + u, 0), 0);
     tsr__limits_destroy(l);
@@ -203,6 +292,7 @@ static void test_many(void)
 
 int main(void)
 {
+    test_places();
     unsetenv("TESSERA_SOCKET");
     test_uid_limit();
     test_default_group_and_session();

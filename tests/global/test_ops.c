@@ -2,8 +2,8 @@
  * deduction table of each op family (every pair of S(0), S(1), B and P on
  * a 1-D placement, even and uneven splits), results against the same
  * computation done on one rank on the whole tensors (the result boxed to
- * B and taken with to_local), 2-D placements for add, matmul, and the
- * errors with their messages. */
+ * B and taken with to_local), 2-D placements for add, matmul, the
+ * reductions, and the errors with their messages. */
 #include <math.h>
 #include <mpi.h>
 
@@ -98,7 +98,7 @@ static void check_result(const tsr_global_tensor *r, tsr_op op, bool mm, const s
     tsr_tensor *t[3] = {NULL, NULL, NULL}, *ref = NULL;
     for (int j = 0; j < n; j++)
         t[j] = whole(in[j].dtype, in[j].ndim, in[j].shape, in[j].seed);
-    ASSERT_OK(mm ? tsr_mm(t[0], t[1], &ref)
+    ASSERT_OK(mm ? tsr_matmul(t[0], t[1], &ref)
                  : tsr_elementwise(op, (const tsr_tensor *const *)t, (size_t)n, NULL, &ref));
     ASSERT_TRUE(r && ref && matches(r, ref, what));
     tsr_tensor_release(ref);
@@ -427,6 +427,92 @@ static void test_matmul(void)
             }
 }
 
+/* Whether (a, b) -> out is one of matmul's signatures for these shapes
+ * (global.h's list, derived here again). */
+static bool matmul_signature(tsr_sbp a, tsr_sbp b, tsr_sbp out, int na, const int64_t *as, int nb,
+                             const int64_t *bs, int no, const int64_t *os)
+{
+    bool sa = a.kind == TSR_SBP_SPLIT, sb = b.kind == TSR_SBP_SPLIT;
+    bool ba = a.kind == TSR_SBP_BROADCAST, bb = b.kind == TSR_SBP_BROADCAST;
+    bool pa = a.kind == TSR_SBP_PARTIAL_SUM, pb = b.kind == TSR_SBP_PARTIAL_SUM;
+    if (out.kind == TSR_SBP_BROADCAST)
+        return ba && bb;
+    if (out.kind == TSR_SBP_PARTIAL_SUM)
+        return (pa && bb) || (ba && pb) ||
+               (na >= 2 && nb >= 2 && sa && sb && a.dim == na - 1 && b.dim == nb - 2);
+    if (na < 2 || nb < 2)
+        return false;
+    if (out.dim == no - 2)
+        return sa && a.dim == na - 2 && bb;
+    if (out.dim == no - 1)
+        return ba && sb && b.dim == nb - 1;
+    int da = out.dim - (no - na), db = out.dim - (no - nb);
+    bool want_a = da >= 0 && as[da] == os[out.dim], want_b = db >= 0 && bs[db] == os[out.dim];
+    return (want_a ? sa && a.dim == da : ba) && (want_b ? sb && b.dim == db : bb);
+}
+
+/* Batched, broadcast and vector products: every pair of input signatures
+ * (each input's splits, B, P), the chosen signature one of matmul's (the
+ * inputs' own where it is one), the result equal to one rank's. */
+static void test_matmul_batched(void)
+{
+    static const struct {
+        int na, nb;
+        int64_t as[4], bs[4];
+    } shapes[] = {
+        {3, 3, {2, 5, 4}, {2, 4, 3}}, {3, 2, {3, 5, 4}, {4, 3}}, {4, 3, {3, 1, 5, 4}, {2, 4, 3}},
+        {2, 3, {5, 4}, {2, 4, 6}},    {1, 2, {4}, {4, 3}},       {3, 1, {2, 5, 4}, {4}},
+    };
+    for (size_t sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+        int na = shapes[sh].na, nb = shapes[sh].nb;
+        const int64_t *as = shapes[sh].as, *bs = shapes[sh].bs;
+        tsr_sbp la[6], lb[6];
+        int ka = 0, kb = 0;
+        for (int d = 0; d < na; d++)
+            la[ka++] = tsr_sbp_split(d);
+        for (int d = 0; d < nb; d++)
+            lb[kb++] = tsr_sbp_split(d);
+        la[ka++] = lb[kb++] = tsr_sbp_broadcast();
+        la[ka++] = lb[kb++] = tsr_sbp_partial_sum();
+        for (int i = 0; i < ka; i++)
+            for (int j = 0; j < kb; j++) {
+                tsr_global_tensor *x = operand(TSR_FLOAT64, na, as, world_list, &la[i], 1);
+                tsr_global_tensor *y = operand(TSR_FLOAT64, nb, bs, world_list, &lb[j], 2);
+                tsr_sbp in_sbp[2 * TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+                ASSERT_OK(tsr_global_matmul_sbp(x, y, in_sbp, out_sbp));
+                tsr_global_tensor *r = NULL;
+                ASSERT_OK(tsr_global_matmul(x, y, &r));
+                if (!r) {
+                    tsr_global_tensor_release(x);
+                    tsr_global_tensor_release(y);
+                    continue;
+                }
+                int no = tsr_global_tensor_ndim(r);
+                const int64_t *os = tsr_global_tensor_sizes(r);
+                ASSERT_TRUE(matmul_signature(in_sbp[0], in_sbp[TSR_PLACEMENT_MAX_DIMS], out_sbp[0],
+                                             na, as, nb, bs, no, os));
+                bool own = false;
+                tsr_sbp outs[8];
+                int nout = 0;
+                for (int d = 0; d < no; d++)
+                    outs[nout++] = tsr_sbp_split(d);
+                outs[nout++] = tsr_sbp_broadcast();
+                outs[nout++] = tsr_sbp_partial_sum();
+                for (int k = 0; k < nout; k++)
+                    own |= matmul_signature(la[i], lb[j], outs[k], na, as, nb, bs, no, os);
+                if (own)
+                    ASSERT_TRUE(tsr_sbp_equal(in_sbp[0], la[i]) &&
+                                tsr_sbp_equal(in_sbp[TSR_PLACEMENT_MAX_DIMS], lb[j]));
+                ASSERT_TRUE(tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], out_sbp[0]));
+                const spec sp[2] = {{TSR_FLOAT64, na, as, 1}, {TSR_FLOAT64, nb, bs, 2}};
+                check_result(r, 0, true, sp, 2, "batched matmul");
+                tsr_global_tensor_release(r);
+                tsr_global_tensor_release(x);
+                tsr_global_tensor_release(y);
+            }
+    }
+}
+
 static void test_errors(void)
 {
     tsr_op add, eq;
@@ -475,10 +561,10 @@ static void test_errors(void)
                 "(oneflow.sbp.broadcast,) bool: a partial sum of a dtype with no sum cannot be "
                 "reduced (signatures: (B, B) -> B; (S(0), S(0)) -> S(0))");
 
-    /* matmul: matrices only; mm's own shape message. */
+    /* matmul: torch.matmul's own shape messages. */
     tsr_global_tensor *c = operand(TSR_FLOAT32, 3, cube, world_list, &B, 1);
-    ASSERT_FAIL(tsr_global_matmul(c, x, &r), TSR_ERR_NOT_SUPPORTED,
-                "global matmul: matrices only (2-D @ 2-D), got 3D and 2D");
+    ASSERT_FAIL(tsr_global_matmul(c, x, &r), TSR_ERR_RUNTIME,
+                "mat1 and mat2 shapes cannot be multiplied (4x2 and 5x3)");
     ASSERT_FAIL(tsr_global_matmul(x, x, &r), TSR_ERR_RUNTIME,
                 "mat1 and mat2 shapes cannot be multiplied (5x3 and 5x3)");
     ASSERT_FAIL(tsr_global_matmul(x, g, &r), TSR_ERR_RUNTIME, NULL);
@@ -491,6 +577,131 @@ static void test_errors(void)
     tsr_global_tensor_release(g);
     tsr_global_tensor_release(x);
     tsr_placement_destroy(grid);
+}
+
+/* Whether in -> out is one of a reduction's signatures on one placement
+ * dimension (global.h's list, derived here again). */
+static bool reduce_signature(const char *name, tsr_sbp in, tsr_sbp out, int ndim,
+                             const bool *reduced, bool keepdim)
+{
+    bool sumlike = !strcmp(name, "sum") || !strcmp(name, "mean") || !strcmp(name, "nansum");
+    bool linear = !strcmp(name, "sum") || !strcmp(name, "mean");
+    if (in.kind == TSR_SBP_BROADCAST)
+        return out.kind == TSR_SBP_BROADCAST;
+    if (in.kind == TSR_SBP_PARTIAL_SUM)
+        return linear && out.kind == TSR_SBP_PARTIAL_SUM;
+    if (reduced[in.dim])
+        return sumlike && out.kind == TSR_SBP_PARTIAL_SUM;
+    int o = 0;
+    for (int i = 0; i < in.dim && i < ndim; i++)
+        o += !reduced[i] || keepdim;
+    return out.kind == TSR_SBP_SPLIT && out.dim == o;
+}
+
+/* Reductions: every input signature of [5, 3] (uneven over 2 and 4 ranks)
+ * and [8, 4] (with dtype=float64 where the reduction takes one), each
+ * reduction over every dim, dim 0, dim -1, keepdim or not: the chosen signature is one of the reduction's (the input's own
+ * where it is one), and the result, boxed to B, is the reduction of the
+ * whole tensor on one rank. */
+static void test_reduce(void)
+{
+    static const char *names[] = {"sum",  "mean", "nansum", "prod",   "amax",
+                                  "amin", "all",  "any",    "argmax", "argmin"};
+    static const int64_t shapes[2][2] = {{5, 3}, {8, 4}};
+    static const int64_t dim_lists[3][1] = {{0}, {0}, {-1}};
+    const tsr_sbp *l = four_sbps();
+    for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
+        for (int sh = 0; sh < 2; sh++)
+            for (int a = 0; a < 4; a++)
+                for (int dl = 0; dl < 3; dl++)
+                    for (int keep = 0; keep < 2; keep++) {
+                        const char *name = names[n];
+                        bool one_dim = !strcmp(name, "prod") || !strcmp(name, "all") ||
+                                       !strcmp(name, "any") || !strncmp(name, "arg", 3);
+                        int ndims = dl == 0 ? 0 : 1;
+                        if (one_dim && ndims == 0 && keep)
+                            continue; /* PyTorch's dim=None takes no keepdim there */
+                        const char *op = name;
+                        bool has_dtype = n < 4;
+                        tsr_dtype dt = !strcmp(name, "mean") || a == 3 ? TSR_FLOAT64 : TSR_INT64;
+                        tsr_global_tensor *x = operand(dt, 2, shapes[sh], world_list, &l[a], 1);
+                        tsr_sbp in_sbp[TSR_PLACEMENT_MAX_DIMS], out_sbp[TSR_PLACEMENT_MAX_DIMS];
+                        tsr_dtype want_dt = has_dtype && sh == 1 ? TSR_FLOAT64 : TSR_NO_DTYPE;
+                        ASSERT_OK(tsr_global_reduce_sbp(op, x, dim_lists[dl], ndims, keep, want_dt,
+                                                        in_sbp, out_sbp));
+                        bool reduced[2] = {ndims == 0 || dim_lists[dl][0] == 0,
+                                           ndims == 0 || dim_lists[dl][0] == -1};
+                        ASSERT_TRUE(
+                            reduce_signature(name, in_sbp[0], out_sbp[0], 2, reduced, keep));
+                        for (int k = 0; k < 4; k++) /* the input's own signature is kept */
+                            if (reduce_signature(name, l[a], l[k], 2, reduced, keep))
+                                ASSERT_TRUE(tsr_sbp_equal(in_sbp[0], l[a]));
+                        tsr_global_tensor *r = NULL;
+                        ASSERT_OK(
+                            tsr_global_reduce(op, x, dim_lists[dl], ndims, keep, want_dt, &r));
+                        ASSERT_TRUE(r && tsr_sbp_equal(tsr_global_tensor_sbp(r)[0], out_sbp[0]));
+                        tsr_tensor *w = whole(dt, 2, shapes[sh], 1), *ref = NULL;
+                        tsr_status st;
+                        if (!strcmp(name, "sum"))
+                            st = tsr_sum(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "mean"))
+                            st = tsr_mean(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "nansum"))
+                            st = tsr_nansum(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "prod"))
+                            st = tsr_prod(w, dim_lists[dl], ndims, keep, want_dt, &ref);
+                        else if (!strcmp(name, "amax"))
+                            st = tsr_amax(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "amin"))
+                            st = tsr_amin(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "all"))
+                            st = tsr_all(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "any"))
+                            st = tsr_any(w, dim_lists[dl], ndims, keep, &ref);
+                        else if (!strcmp(name, "argmax"))
+                            st = tsr_argmax(w, dim_lists[dl], ndims, keep, &ref);
+                        else
+                            st = tsr_argmin(w, dim_lists[dl], ndims, keep, &ref);
+                        ASSERT_OK(st);
+                        char what[96];
+                        snprintf(what, sizeof(what), "%s of [%lld, %lld] %s dims %d%s keepdim %d",
+                                 name, (long long)shapes[sh][0], (long long)shapes[sh][1],
+                                 kind_text(l[a]), ndims ? (int)dim_lists[dl][0] : 99,
+                                 ndims ? "" : " (all)", keep);
+                        ASSERT_TRUE(r && ref && matches(r, ref, what));
+                        tsr_tensor_release(ref);
+                        tsr_tensor_release(w);
+                        tsr_global_tensor_release(r);
+                        tsr_global_tensor_release(x);
+                    }
+}
+
+/* Reductions' errors: PyTorch's, from the logical shape, and the global
+ * ones. */
+static void test_reduce_errors(void)
+{
+    const char *add = "add", *sum = "sum", *amax = "amax", *mean = "mean";
+    static const int64_t m[2] = {5, 3}, e[2] = {0, 3};
+    const tsr_sbp S0 = tsr_sbp_split(0), B = tsr_sbp_broadcast();
+    tsr_global_tensor *x = operand(TSR_INT64, 2, m, world_list, &S0, 1), *r = NULL;
+    tsr_global_tensor *empty = operand(TSR_FLOAT32, 2, e, world_list, &B, 1);
+    const int64_t two[1] = {2}, zero[1] = {0};
+    ASSERT_FAIL(tsr_global_reduce(add, x, NULL, 0, false, TSR_NO_DTYPE, &r),
+                TSR_ERR_INVALID_ARGUMENT,
+                "global reduce: \"add\" is not a reduction (sum, mean, nansum, prod, nanmean, "
+                "amax, amin, all, any, argmax, argmin)");
+    ASSERT_FAIL(tsr_global_reduce(sum, x, two, 1, false, TSR_NO_DTYPE, &r), TSR_ERR_INDEX,
+                "Dimension out of range (expected to be in range of [-2, 1], but got 2)");
+    ASSERT_FAIL(tsr_global_reduce(amax, x, NULL, 0, false, TSR_FLOAT64, &r),
+                TSR_ERR_INVALID_ARGUMENT, "global amax: takes no dtype");
+    ASSERT_FAIL(tsr_global_reduce(mean, x, NULL, 0, false, TSR_NO_DTYPE, &r), TSR_ERR_RUNTIME,
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                "point or complex dtype. Got: Long");
+    ASSERT_FAIL(tsr_global_reduce(amax, empty, zero, 1, false, TSR_NO_DTYPE, &r), TSR_ERR_INDEX,
+                "amax(): Expected reduction dim 0 to have non-zero size.");
+    ASSERT_TRUE(r == NULL);
+    tsr_global_tensor_release(empty);
+    tsr_global_tensor_release(x);
 }
 
 int main(void)
@@ -511,6 +722,9 @@ int main(void)
     test_grid_add();
     test_subset();
     test_matmul();
+    test_matmul_batched();
     test_errors();
+    test_reduce();
+    test_reduce_errors();
     return finish();
 }

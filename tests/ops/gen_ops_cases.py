@@ -390,7 +390,7 @@ HARD_VALUES = {
 # value is still a normal or subnormal number), and Tessera is within 1 ulp, as
 # docs/semantics.md says. Random cases that meet such an answer are drawn
 # again and such special values are left out of the tables (the counts
-# say how many); kernels-exp-log checks Tessera there.
+# say how many); kernels-accuracy checks Tessera there.
 TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p, "tanh": mpmath.tanh,
                "sigmoid": lambda x: 1 / (1 + mpmath.exp(-x)), "sin": mpmath.sin, "cos": mpmath.cos,
                "tan": mpmath.tan, "asin": mpmath.asin, "acos": mpmath.acos, "atan": mpmath.atan}

@@ -170,6 +170,40 @@ static const struct {
     {"argmin", tsr_argmin, tsr_argmin_out, NULL, NULL},
 };
 
+/* The statistics and normalisations (data/reduce_more.txt): the op
+ * field's parameter follows a colon (var:1, norm:inf). False when op is
+ * none of them. */
+static bool more_op(const char *op, const tsr_tensor *a, const int64_t *dims, int ndims,
+                    bool keepdim, tsr_dtype dtype, tsr_tensor **r, tsr_status *st)
+{
+    char name[32];
+    const char *colon = strchr(op, ':');
+    size_t len = colon ? (size_t)(colon - op) : strlen(op);
+    if (len >= sizeof name)
+        return false;
+    memcpy(name, op, len);
+    name[len] = '\0';
+    const char *param = colon ? colon + 1 : "";
+    int64_t dim = ndims ? dims[0] : 0;
+    if (strcmp(name, "var") == 0 || strcmp(name, "std") == 0)
+        *st = (name[0] == 'v' ? tsr_var : tsr_std)(a, dims, ndims, strtoll(param, NULL, 10),
+                                                   keepdim, r);
+    else if (strcmp(name, "norm") == 0)
+        *st = tsr_norm(a, strcmp(param, "inf") == 0 ? INFINITY : strtod(param, NULL), dims, ndims,
+                       keepdim, r);
+    else if (strcmp(name, "logsumexp") == 0)
+        *st = tsr_logsumexp(a, dims, ndims, keepdim, r);
+    else if (strcmp(name, "softmax") == 0)
+        *st = tsr_softmax(a, dim, dtype, r);
+    else if (strcmp(name, "log_softmax") == 0)
+        *st = tsr_log_softmax(a, dim, dtype, r);
+    else if (strcmp(name, "cumsum") == 0)
+        *st = tsr_cumsum(a, dim, dtype, r);
+    else
+        return false;
+    return true;
+}
+
 /* The value of element i of a result as doubles (complex: two). */
 static void value_at(tsr_dtype dt, const unsigned char *p, double v[2])
 {
@@ -287,6 +321,8 @@ static void run_case(char **f, int nf)
         else
             st = max ? tsr_max_dim(a, dims[0], keepdim, &r, &r2)
                      : tsr_min_dim(a, dims[0], keepdim, &r, &r2);
+    } else if (!is_out && more_op(op, a, dims, ndims, keepdim, dtype, &r, &st)) {
+        /* var, std, norm, logsumexp, softmax, log_softmax, cumsum */
     } else {
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
             if (strcmp(ops[i].name, op) != 0)

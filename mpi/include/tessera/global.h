@@ -156,13 +156,30 @@ typedef struct tsr_global_env_options {
      * of the world), modulo the devices of the placement's type. */
     bool has_device_index;
     int32_t device_index;
-    uint64_t abi_reserved[8]; /* zero; room for later members (export.h) */
+    /* How long a collective call waits for every rank to arrive before it
+     * fails (a rank that died or is stuck must not hang the others), in
+     * milliseconds; 0: $TESSERA_GLOBAL_TIMEOUT (seconds, "0" for no
+     * limit), else 300 s. */
+    uint64_t timeout_ms;
+    uint64_t abi_reserved[7]; /* zero; room for later members (export.h) */
 } tsr_global_env_options;
 
 /* Joins MPI's world: initialises MPI when nobody has (and finalises it at
  * close), duplicates MPI_COMM_WORLD and makes its errors return. Collective
  * over the world. Errors: TSR_ERR_INVALID_ARGUMENT for reserved words that
- * are not zero; TSR_ERR_RUNTIME when MPI fails; TSR_ERR_OUT_OF_MEMORY. */
+ * are not zero or a $TESSERA_GLOBAL_TIMEOUT that is no number of seconds;
+ * TSR_ERR_RUNTIME when MPI fails; TSR_ERR_OUT_OF_MEMORY.
+ *
+ * Every collective call (to_global, the operations that box) first meets
+ * the other ranks in a non-blocking barrier. When they have not all
+ * arrived within the timeout, it fails with TSR_ERR_RUNTIME "global
+ * to_global: not every rank arrived within 300 s (TESSERA_GLOBAL_TIMEOUT):
+ * a rank has died or is stuck", and so does every later collective call
+ * of the environment ("... stopped at an earlier collective"): the
+ * barrier cannot be taken back, so the world cannot communicate any more,
+ * and the program should end (tsr_global_env_close then leaves out
+ * MPI_Finalize, which would wait for the missing ranks). A rank that dies
+ * while the others wait makes mpirun (or srun) end the job. */
 TSR_API tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global_env **out);
 /* Frees the communicator (collective); NULL ok. Tensors made through the
  * environment must be released first. */
@@ -231,8 +248,12 @@ TSR_API const tsr_sbp *tsr_global_tensor_sbp(const tsr_global_tensor *global);
  *     (missing or size 1) -> S(i); add, sub: all P -> P; mul: (P, B) -> P
  *     and (B, P) -> P; div: (P, B) -> P; neg: P -> P (the partial ones
  *     only where the result's dtype has a sum, as boxing reduces it);
- *   matmul: (S(0), B) -> S(0), (B, S(1)) -> S(1), (S(1), S(0)) -> P,
- *     (B, B) -> B, (P, B) -> P, (B, P) -> P;
+ *   matmul of [..., m, k] @ [..., k, n]: for each batch dim i of the
+ *     result, S of the dim of each input that lines up with i at full
+ *     size, B of one that broadcasts -> S(i); (S(m), B) -> S(m),
+ *     (B, S(n)) -> S(n), (S(k), S(k)) -> P, (B, B) -> B, (P, B) -> P,
+ *     (B, P) -> P (for 2-D: (S(0), B) -> S(0), (B, S(1)) -> S(1),
+ *     (S(1), S(0)) -> P); with a 1-D operand only the last three;
  * on a 2-D placement every combination of them. The inputs' own
  * signatures are kept where one fits; otherwise the inputs are boxed
  * (tsr_global_tensor_to_global) to the signature whose conversions move
@@ -265,12 +286,37 @@ TSR_API tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *co
  * entry per placement dimension) and the result's (out_sbp). */
 TSR_API tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
                                               size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp);
-/* a @ b for 2-D global tensors (tsr_mm on the shards; tensors of other ranks are
- * TSR_ERR_NOT_SUPPORTED). The caller owns *result. */
+/* torch.matmul(a, b) of global tensors (tsr_matmul on the shards: 1-D,
+ * 2-D and batched operands whose batch dims broadcast). The caller owns
+ * *result. */
 TSR_API tsr_status tsr_global_matmul(const tsr_global_tensor *a, const tsr_global_tensor *b,
                                      tsr_global_tensor **result);
 TSR_API tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,
                                          tsr_sbp *in_sbp, tsr_sbp *out_sbp);
+
+/* A reduction of a global tensor: op names one of sum, mean, nansum,
+ * prod, nanmean, amax, amin, all, any, argmax, argmin, with
+ * the local function's dims, ndims (0: every dim), keepdim and dtype
+ * (TSR_NO_DTYPE; only sum, mean, nansum, prod and nanmean take one), and
+ * its result dtype, shape and errors (from the logical shape, before any
+ * communication). Per placement dimension the signatures are: B -> B;
+ * S(i) of a dim i that is kept -> S(i's place in the result); for sum,
+ * mean and nansum, S(i) of a reduced dim -> P; for sum and mean, P -> P
+ * (the partial ones where the result's dtype has a sum). Any other input
+ * is boxed first, as tsr_global_elementwise boxes: a reduced dim split
+ * over ranks is gathered for amax and the others, a partial sum reduced.
+ * A mean with a partial result is each shard's sum divided by the whole
+ * reduced count (OneFlow's reduce_mean), so its rounding can differ from
+ * one rank's mean by the division's; argmax and argmin count from the
+ * start of the logical dim. Collective over the world. */
+TSR_API tsr_status tsr_global_reduce(const char *op, const tsr_global_tensor *x,
+                                     const int64_t *dims, int ndims, bool keepdim, tsr_dtype dtype,
+                                     tsr_global_tensor **result);
+/* The deduction alone: x's signature for the reduction (in_sbp) and the
+ * result's (out_sbp), one entry per placement dimension. */
+TSR_API tsr_status tsr_global_reduce_sbp(const char *op, const tsr_global_tensor *x,
+                                         const int64_t *dims, int ndims, bool keepdim,
+                                         tsr_dtype dtype, tsr_sbp *in_sbp, tsr_sbp *out_sbp);
 
 #ifdef __cplusplus
 }
