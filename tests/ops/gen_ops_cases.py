@@ -387,7 +387,8 @@ HARD_VALUES = {
 # (log1p is +inf from about 1e38 in float32 and 1e307 in float64, and +0
 # at the smallest negative subnormal; sigmoid is +0 wherever exp(-x)
 # overflows, from -88.7 in float32 and -709.8 in float64, where the true
-# value is still a normal or subnormal number), and Tessera is within 1 ulp, as
+# value is still a normal or subnormal number; float64 tan is 0 at the
+# smallest subnormals), and Tessera is within 1 ulp, as
 # docs/semantics.md says. Random cases that meet such an answer are drawn
 # again and such special values are left out of the tables (the counts
 # say how many); kernels-accuracy checks Tessera there.
