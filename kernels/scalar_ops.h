@@ -1091,9 +1091,11 @@ TSR__K_FMOD_OPS(double, f64, tsr__k_fmodd)
 #endif /* TSR_CONV_HAVE_DOUBLE */
 
 /* exp, log and the functions built on them have a file of their own,
- * which OpenCL programs take right after this one. */
+ * and so have the trigonometric functions: OpenCL programs take them
+ * right after this one, in this order. */
 #ifndef __OPENCL_VERSION__
 #include "kernels/scalar_math.h"
+#include "kernels/scalar_trig.h"
 #endif
 
 #endif /* TESSERA_KERNELS_SCALAR_OPS_H */

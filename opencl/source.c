@@ -1,9 +1,9 @@
 /* OpenCL C generation: one program per tsr__kernel_key.
  *
  * A program is the embedded element headers (core/convert_scalar.h, then
- * float16 helpers of its own, kernels/scalar_ops.h and
- * kernels/scalar_math.h) followed by tsr_elem, one element written out
- * for the key: a load per input, the conversion from the input's dtype
+ * float16 helpers of its own, kernels/scalar_ops.h, kernels/scalar_math.h
+ * and kernels/scalar_trig.h) followed by tsr_elem, one element written
+ * out for the key: a load per input, the conversion from the input's dtype
  * to the common dtype (the rules of tsr__kernel_convert, expressed with
  * core/convert_scalar.h's functions), the operation from
  * kernels/scalar_ops.h in the common dtype's math type, and the
@@ -1238,6 +1238,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put(&t, "\n");
     put_raw(&t, tsr__ksrc_scalar_math, tsr__ksrc_scalar_math_len);
     put(&t, "\n");
+    put_raw(&t, tsr__ksrc_scalar_trig, tsr__ksrc_scalar_trig_len);
+    put(&t, "\n");
     if (key->entry == TSR__KENTRY_GENERIC) {
         emit_generic(&t, (tsr_dtype)key->common, caps);
     } else if (key->entry == TSR__KENTRY_REDUCE) {
@@ -1256,8 +1258,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 size_t tsr__opencl_source_max(void)
 {
     return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len +
-           tsr__ksrc_scalar_math_len + tsr__ksrc_reduce_order_len + tsr__ksrc_reduce_len +
-           (160u << 10);
+           tsr__ksrc_scalar_math_len + tsr__ksrc_scalar_trig_len + tsr__ksrc_reduce_order_len +
+           tsr__ksrc_reduce_len + (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)

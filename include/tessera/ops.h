@@ -269,6 +269,19 @@ TSR_API tsr_status tsr_gelu_(tsr_tensor *self, tsr_gelu_approximate approximate)
 /* PyTorch's spelling of approximate ("none", "tanh") to the enum; another
  * string (or NULL) is TSR_ERR_RUNTIME with PyTorch's message. */
 TSR_API tsr_status tsr_gelu_approximate_from_name(const char *name, tsr_gelu_approximate *out);
+/* sin, cos and tan (radians): the dtypes as exp, within 1 ulp of the
+ * correctly rounded result for every argument however large, the same
+ * bits on every device (sin(+-0) = +-0, tan(+-0) = +-0, cos(+-0) = 1, NaN
+ * at the infinities). Complex inputs are not computed yet
+ * (TSR_ERR_NOT_SUPPORTED, "complex sin is not available yet"). */
+TSR_UNARY_OP(sin)
+TSR_UNARY_OP(cos)
+TSR_UNARY_OP(tan)
+/* asin, acos (NaN outside [-1, 1]) and atan: as sin; asin(+-0) = +-0,
+ * atan(+-0) = +-0, atan(+-inf) = +-pi/2 rounded, acos(1) = +0. */
+TSR_UNARY_OP(asin)
+TSR_UNARY_OP(acos)
+TSR_UNARY_OP(atan)
 /* A bool result (an out= or in-place output takes any dtype, 0 or 1). */
 TSR_UNARY_OP(logical_not)
 TSR_UNARY_OP(isnan)
@@ -303,6 +316,14 @@ TSR_TENSOR_OP(hypot)
 /* a's magnitude with b's sign; integers and bool compute in the default
  * dtype. */
 TSR_SCALAR_OP(copysign)
+/* The angle of the point (b, a), atan(a / b) in the right quadrant, in
+ * (-pi, pi]; tensors only, as PyTorch 1.13 takes them. Integers and bool
+ * compute in the default dtype, float16 and complex are refused
+ * ("atan2_cpu" not implemented for ...). Within 1 ulp of the correctly
+ * rounded result, IEEE 754's values at zeros and infinities (atan2(+-0,
+ * -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4, ...), the same bits on every
+ * device. */
+TSR_TENSOR_OP(atan2)
 /* Remainders of a division, integers (bool refused) and floating dtypes:
  * fmod's takes a's sign (C's fmod and %), remainder's b's (Python's %).
  * An integer zero divisor is PyTorch's "ZeroDivisionError"

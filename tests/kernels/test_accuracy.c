@@ -459,6 +459,54 @@ static int rsqrt_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
     return mpfr_rec_sqrt(r, x, rnd);
 }
 
+/* sin, cos and tan: their Cody-Waite range, near multiples of pi/2 (a
+ * multiple of the double nearest pi/2, a few ulps off), huge arguments
+ * (the reduction through 2/pi's bits), near 0 and subnormal. */
+static void hard_sin(double v[4])
+{
+    double k = (double)(next_u64() % (1u << 20));
+    v[0] = ldexp(uniform(-1, 1), (int)(next_u64() % 21));
+    v[1] = k * 0x1.921fb54442d18p+0 + ldexp((double)(int)(next_u64() % 17) - 8, -52) * (k + 1);
+    v[2] = ldexp(uniform(1, 2), 20 + (int)(next_u64() % 1004)) * (next_u64() & 1 ? -1 : 1);
+    v[3] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));
+}
+/* asin and acos: the whole domain, near +-1, near 0 and subnormal, and
+ * where |x| = 1/2 changes paths. */
+static void hard_asin(double v[4])
+{
+    v[0] = uniform(-1, 1);
+    v[1] = (1 - ldexp(uniform(0, 1), -(int)(next_u64() % 60))) * (next_u64() & 1 ? -1 : 1);
+    v[2] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));
+    v[3] = uniform(0.45, 0.55) * (next_u64() & 1 ? -1 : 1);
+}
+/* atan: around 1, near 0 and subnormal, large, and the reduction's
+ * breakpoints (7/16, 11/16, 1 and their reciprocals). */
+static void hard_atan(double v[4])
+{
+    v[0] = uniform(-3, 3);
+    v[1] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));
+    v[2] = ldexp(uniform(1, 2), (int)(next_u64() % 1024)) * (next_u64() & 1 ? -1 : 1);
+    v[3] = uniform(0.4, 0.72);
+    if (next_u64() & 1)
+        v[3] = 1 / v[3];
+}
+/* atan2: any quadrant, a tiny or huge quotient (the y / x shortcut and
+ * pi/2), both subnormal, both huge, and |y| near |x| (pi/4). */
+static void hard_atan2(double v[4][2])
+{
+    v[0][0] = uniform(-4, 4);
+    v[0][1] = uniform(-4, 4);
+    v[1][0] = ldexp(uniform(-1, 1), -(int)(next_u64() % 1100));
+    v[1][1] = ldexp(uniform(-1, 1), (int)(next_u64() % 600) - 300);
+    v[2][0] = ldexp(uniform(-1, 1), -1040 + (int)(next_u64() % 30));
+    v[2][1] = ldexp(uniform(-1, 1), -1040 + (int)(next_u64() % 30));
+    v[3][0] = ldexp(uniform(0.9, 1.1), 1000 + (int)(next_u64() % 20));
+    v[3][1] =
+        v[3][0] * (1 + ldexp(uniform(-1, 1), -(int)(next_u64() % 40))) * (next_u64() & 1 ? -1 : 1);
+    if (next_u64() & 1)
+        v[3][0] = -v[3][0];
+}
+
 /* sigmoid's references: 1 / (1 + exp(-x)), within a few ulps of the type
  * it is computed in (glibc's exp, one addition, one division), far
  * inside the screens' margins; MPFR's carries 64 guard bits through the
@@ -663,6 +711,71 @@ static void float64_sweep(const func *fn)
 #define NAN_FD(name, x) \
     ASSERT_TRUE(isnan(tsr__k_##name##_f32((float)(x))) && isnan(tsr__k_##name##_f64(x)))
 
+#define EXACT2_FD(name, y, x, want)                                                      \
+    do {                                                                                 \
+        ASSERT_UEQ(tsr__float_bits(tsr__k_##name##_f32((float)(y), (float)(x))),         \
+                   tsr__float_bits((float)(want)));                                      \
+        ASSERT_UEQ(tsr__double_bits(tsr__k_##name##_f64(y, x)), tsr__double_bits(want)); \
+    } while (0)
+
+/* The trigonometric functions' IEEE-defined results; pi and its
+ * fractions correctly rounded in each type (PI_F, PI_D). */
+#define PI_F 0x1.921fb6p+1f
+#define PI_D 0x1.921fb54442d18p+1
+static void trig_exact_results(void)
+{
+    static const double zeros[] = {0.0, -0.0, 0x1p-1074, -0x1p-1074};
+    for (int i = 0; i < 4; i++) {
+        EXACT_FD(sin, zeros[i], zeros[i]);
+        EXACT_FD(tan, zeros[i], zeros[i]);
+        EXACT_FD(asin, zeros[i], zeros[i]);
+        EXACT_FD(atan, zeros[i], zeros[i]);
+        EXACT_FD(cos, zeros[i], 1.0);
+    }
+    EXACT_F(tsr__k_sin_f32, -0x1p-149f, -0x1p-149f);
+    EXACT_F(tsr__k_tan_f32, 0x1p-149f, 0x1p-149f);
+    EXACT_FD(acos, 1.0, 0.0);
+    EXACT_F(tsr__k_acos_f32, -1.0f, PI_F);
+    EXACT_D(tsr__k_acos_f64, -1.0, PI_D);
+    EXACT_F(tsr__k_asin_f32, -1.0f, -PI_F / 2);
+    EXACT_D(tsr__k_asin_f64, -1.0, -PI_D / 2);
+    EXACT_F(tsr__k_atan_f32, INFINITY, PI_F / 2);
+    EXACT_D(tsr__k_atan_f64, -INFINITY, -PI_D / 2);
+    EXACT_F(tsr__k_atan_f32, 1.0f, PI_F / 4);
+    EXACT_D(tsr__k_atan_f64, -1.0, -PI_D / 4);
+    static const double nans[] = {INFINITY, -INFINITY, NAN};
+    for (int i = 0; i < 3; i++) {
+        NAN_FD(sin, nans[i]);
+        NAN_FD(cos, nans[i]);
+        NAN_FD(tan, nans[i]);
+    }
+    NAN_FD(asin, 1.5);
+    NAN_FD(asin, -INFINITY);
+    NAN_FD(acos, -1.0000001);
+    NAN_FD(acos, INFINITY);
+    NAN_FD(asin, NAN);
+    NAN_FD(acos, NAN);
+    NAN_FD(atan, NAN);
+    /* atan2 at zeros and infinities (C11 F.10.1.4), signs kept */
+    EXACT2_FD(atan2, 0.0, 0.0, 0.0);
+    EXACT2_FD(atan2, -0.0, 0.0, -0.0);
+    EXACT2_FD(atan2, 0.0, -0.0, PI_D);
+    EXACT2_FD(atan2, -0.0, -0.0, -PI_D);
+    EXACT2_FD(atan2, -0.0, -2.0, -PI_D);
+    EXACT2_FD(atan2, 0.0, 3.0, 0.0);
+    EXACT2_FD(atan2, 2.0, 0.0, PI_D / 2);
+    EXACT2_FD(atan2, -2.0, -0.0, -PI_D / 2);
+    EXACT2_FD(atan2, INFINITY, INFINITY, PI_D / 4);
+    EXACT2_FD(atan2, -INFINITY, -INFINITY, -0x1.2d97c7f3321d2p+1);
+    EXACT2_FD(atan2, INFINITY, 5.0, PI_D / 2);
+    EXACT2_FD(atan2, 5.0, -INFINITY, PI_D);
+    EXACT2_FD(atan2, -5.0, INFINITY, -0.0);
+    EXACT2_FD(atan2, 1.0, 1.0, PI_D / 4);
+    ASSERT_UEQ(tsr__float_bits(tsr__k_atan2_f32(-INFINITY, -INFINITY)),
+               tsr__float_bits(-0x1.2d97c8p+1f));
+    ASSERT_TRUE(isnan(tsr__k_atan2_f64(NAN, 1.0)) && isnan(tsr__k_atan2_f32(1.0f, NAN)));
+}
+
 static void exact_results(void)
 {
     EXACT_F(tsr__k_exp_f32, 0.0f, 1.0f);
@@ -812,6 +925,7 @@ static void exact_results(void)
     NAN_FD(gelut, -INFINITY);
     NAN_FD(silu, NAN);
     NAN_FD(silu, -INFINITY);
+    trig_exact_results();
 }
 
 static const func funcs[] = {
@@ -962,6 +1076,55 @@ static const func funcs[] = {
      .ref_l = silu_l,
      .mp = silu_mp,
      .hard = hard_silu},
+    {.name = "sin",
+     .f32 = tsr__k_sin_f32,
+     .f64 = tsr__k_sin_f64,
+     .ref_d = sin,
+     .ref_l = sinl,
+     .mp = mpfr_sin,
+     .hard = hard_sin},
+    {.name = "cos",
+     .f32 = tsr__k_cos_f32,
+     .f64 = tsr__k_cos_f64,
+     .ref_d = cos,
+     .ref_l = cosl,
+     .mp = mpfr_cos,
+     .hard = hard_sin},
+    {.name = "tan",
+     .f32 = tsr__k_tan_f32,
+     .f64 = tsr__k_tan_f64,
+     .ref_d = tan,
+     .ref_l = tanl,
+     .mp = mpfr_tan,
+     .hard = hard_sin},
+    {.name = "asin",
+     .f32 = tsr__k_asin_f32,
+     .f64 = tsr__k_asin_f64,
+     .ref_d = asin,
+     .ref_l = asinl,
+     .mp = mpfr_asin,
+     .hard = hard_asin},
+    {.name = "acos",
+     .f32 = tsr__k_acos_f32,
+     .f64 = tsr__k_acos_f64,
+     .ref_d = acos,
+     .ref_l = acosl,
+     .mp = mpfr_acos,
+     .hard = hard_asin},
+    {.name = "atan",
+     .f32 = tsr__k_atan_f32,
+     .f64 = tsr__k_atan_f64,
+     .ref_d = atan,
+     .ref_l = atanl,
+     .mp = mpfr_atan,
+     .hard = hard_atan},
+    {.name = "atan2",
+     .f32_2 = tsr__k_atan2_f32,
+     .f64_2 = tsr__k_atan2_f64,
+     .ref_d2 = atan2,
+     .ref_l2 = atan2l,
+     .mp2 = mpfr_atan2,
+     .hard2 = hard_atan2},
 };
 
 int main(void)

@@ -307,8 +307,9 @@ def scalar_text(v):
 
 # Operations without a Python-number operand, whose in-place form is the
 # call with out=a (maximum has no method of that form in PyTorch), and
-# hypot, which has one.
-TENSOR_ONLY = ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "fmax", "fmin", "hypot")
+# hypot and atan2, which have one.
+TENSOR_ONLY = ("maximum", "minimum", "logical_and", "logical_or", "logical_xor", "fmax", "fmin", "hypot",
+               "atan2")
 # The op table's later binary rows (core/ops.def), each a family of its own.
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 # Integer divisions: a zero divisor is an error case of its own, and
@@ -316,12 +317,12 @@ COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 DIVISIONS = ("remainder", "fmod")
 BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
                         "bitwise_xor", "fmax", "fmin", "copysign") + DIVISIONS + (
-                            "bitwise_left_shift", "bitwise_right_shift", "hypot")
+                            "bitwise_left_shift", "bitwise_right_shift", "hypot", "atan2")
 # Operations of one input.
 UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
          "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt",
          "exp", "log", "expm1", "log1p", "sigmoid", "tanh", "exp2", "log2", "log10", "sinh", "cosh", "asinh",
-         "acosh", "atanh", "rsqrt", "erf", "erfc", "silu", "gelu")
+         "acosh", "atanh", "rsqrt", "erf", "erfc", "silu", "gelu", "sin", "cos", "tan", "asin", "acos", "atan")
 BOOL_RESULT = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
                              "isinf", "isfinite", "signbit")
 # No out= and no in-place method in PyTorch: only the new form is written.
@@ -342,19 +343,21 @@ UNCOVERED = ("signbit does not support non-boolean outputs.",
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
 COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log", "sigmoid", "tanh", "log2", "log10",
-                   "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "silu")
+                   "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "silu", "sin", "cos", "tan", "asin",
+                   "acos", "atan")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
 COMPLEX_NOT_YET = ("exp", "log", "sigmoid", "tanh", "log2", "log10", "sinh", "cosh", "asinh", "acosh", "atanh",
-                   "rsqrt", "silu")
+                   "rsqrt", "silu", "sin", "cos", "tan", "asin", "acos", "atan")
 # Results that are not exact operations: PyTorch's answers and Tessera's
 # may differ by this many ulps of the result's computation dtype (the
 # runner's tolerance, support_ops.c), and PyTorch's own paths are taken as
 # agreeing within it. Every other op compares bit for bit.
 ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2, "sigmoid": 2, "tanh": 2, "exp2": 2, "log2": 2,
                  "log10": 2, "sinh": 2, "cosh": 2, "asinh": 2, "acosh": 2, "atanh": 2, "rsqrt": 2, "hypot": 2,
-                 "erf": 2, "erfc": 2, "gelu": 2, "silu": 2}
+                 "erf": 2, "erfc": 2, "gelu": 2, "silu": 2, "sin": 2, "cos": 2, "tan": 2, "asin": 2,
+                 "acos": 2, "atan": 2, "atan2": 2}
 # Arguments where exp and log are hard: near exp's overflow and underflow
 # thresholds in float32 and float64, near 1, tiny and huge.
 TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.33, -103.9, -103.98, -104.0,
@@ -363,8 +366,26 @@ TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.
                          5e-324, 1e30, 0.6931471805599453, 3.4e38]
 # And where the other functions are hard besides: expm1 near 0, at the
 # reduction's edges and where it reaches -1; log1p near 0 and near -1;
-# sigmoid and tanh where they reach 1 (0) and change paths.
+# sigmoid and tanh where they reach 1 (0) and change paths; sin, cos and
+# tan near multiples of pi/2 (the float32 and float64 nearest to pi/2, pi
+# and 3pi/2, and the arguments of each type closest to one: 16367173 *
+# 2^72 and 6381956970095103 * 2^797), at the ends of the reductions'
+# ranges (pi/4, 2^12, 2^20) and far beyond; asin, acos and atan at the
+# ends of their domains and where their reductions change paths.
+TRIG_VALUES = [0.7853981633974483, 0.7853982, 1.5707963267948966, 1.5707964, 3.141592653589793, 3.1415927,
+               4.71238898038469, 4.712389, 16367173.0 * 2.0 ** 72, 6381956970095103.0 * 2.0 ** 797, 4095.9998,
+               4096.0002, 1048575.9999999999, 1048576.0000000002, 1e6, -1e10, 1e22, 2.0 ** 1023, 1e308,
+               -3.3e38, 2.0 ** -14, 2.0 ** -28, -(2.0 ** -27), 1e-40]
+INVERSE_TRIG_VALUES = [0.5, -0.5, 0.5000000000000001, 0.49999997, 0.4375, 0.6875, -0.6875, 1.0, -1.0,
+                       1 - 2.0 ** -53, -1 + 2.0 ** -24, 0.9999, 1.0000001, -1.5, 2.0 ** -14, 2.0 ** -28,
+                       -(2.0 ** -27), 1e-40, 1e-310, 2.4375, 1e8, -1e20, 2.0 ** 31, 2.0 ** 65]
 HARD_VALUES = {
+    "asin": INVERSE_TRIG_VALUES,
+    "acos": INVERSE_TRIG_VALUES,
+    "atan": INVERSE_TRIG_VALUES,
+    "sin": TRIG_VALUES,
+    "cos": TRIG_VALUES,
+    "tan": TRIG_VALUES,
     "expm1": [1e-5, -1e-5, 0.34657359027997264, -0.34657359027997264, 0.3466, -0.3466, -17.32, -17.33,
               -17.5, -37.4, -38.0, 2.0 ** -25, -(2.0 ** -25), 2.0 ** -54, 88.0, 709.0],
     "log1p": [1e-5, -1e-5, -0.5, -0.75, -1 + 2.0 ** -24, -1 + 2.0 ** -53, -0.9999, 0.41421356237309503,
@@ -400,14 +421,16 @@ HARD_VALUES = {
 # overflows, from -88.7 in float32 and -709.8 in float64, where the true
 # value is still a normal or subnormal number; sinh and cosh are +-inf
 # from 88.7 in float32 and 709.8 in float64, where exp overflows and they
-# do not yet), and Tessera is within 1 ulp, as
+# do not yet; float64 tan is 0 at the smallest subnormals), and Tessera is
+# within 1 ulp, as
 # docs/semantics.md says. Random cases that meet such an answer are drawn
 # again and such special values are left out of the tables (the counts
 # say how many); kernels-accuracy checks Tessera there.
 TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p, "tanh": mpmath.tanh,
                "sigmoid": lambda x: 1 / (1 + mpmath.exp(-x)), "sinh": mpmath.sinh, "cosh": mpmath.cosh,
                "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
-               "erf": mpmath.erf, "erfc": mpmath.erfc,
+               "erf": mpmath.erf, "erfc": mpmath.erfc, "sin": mpmath.sin, "cos": mpmath.cos,
+               "tan": mpmath.tan, "asin": mpmath.asin, "acos": mpmath.acos, "atan": mpmath.atan,
                "silu": lambda x: x / (1 + mpmath.exp(-x)),
                "gelu-none": lambda x: x / 2 * mpmath.erfc(-x / mpmath.sqrt(2)),
                "gelu-tanh": lambda x: x / (1 + mpmath.exp(-2 * mpmath.sqrt(2 / mpmath.pi) *

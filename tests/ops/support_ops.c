@@ -26,9 +26,10 @@
     X(tsr_sub)                                                                                     \
     X(tsr_sub_out)                                                                                 \
     X(tsr_sub_)                                                                                    \
-    X(tsr_sub_scalar) X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out)           \
-        X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div)          \
-            X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)  \
+    X(tsr_sub_scalar)                                                                              \
+    X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_)                 \
+        X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out)       \
+            X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)                 \
                 X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)       \
                     X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out)      \
                         X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)          \
@@ -37,7 +38,9 @@
                                     X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)      \
                                         X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)          \
                                             X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar) \
-                                                X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_) X(tsr_gelu) X(tsr_gelu_out) X(tsr_gelu_) X(tsr_gelu_approximate_from_name)
+                                                X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_)       \
+                                                    X(tsr_gelu) X(tsr_gelu_out) X(tsr_gelu_)       \
+                                                        X(tsr_gelu_approximate_from_name)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -903,8 +906,9 @@ static void value_text(const unsigned char *p, tsr_dtype d, char *buf, size_t si
 }
 
 /* The operations whose results are not exact (exp, log, expm1, log1p,
- * sigmoid, tanh, erf, erfc, gelu, silu): their values may differ from PyTorch's by `ulps` steps
- * of the values of the dtype the result is computed in (both are within
+ * sigmoid, tanh, exp2 ... hypot, erf, erfc, gelu, silu, the trigonometric
+ * functions): their values may differ from PyTorch's by `ulps` steps of
+ * the values of the dtype the result is computed in (both are within
  * about 1 ulp of the correctly rounded result, by different algorithms).
  * Every other value, and every comparison of two devices, is bit for
  * bit. */
@@ -914,7 +918,9 @@ static const struct {
 } tolerances[] = {{"exp", 2},   {"log", 2},   {"expm1", 2}, {"log1p", 2}, {"sigmoid", 2},
                   {"tanh", 2},  {"exp2", 2},  {"log2", 2},  {"log10", 2}, {"sinh", 2},
                   {"cosh", 2},  {"asinh", 2}, {"acosh", 2}, {"atanh", 2}, {"rsqrt", 2},
-                  {"hypot", 2}, {"erf", 2},   {"erfc", 2},  {"gelu", 2},  {"silu", 2}};
+                  {"hypot", 2}, {"erf", 2},   {"erfc", 2},  {"gelu", 2},  {"silu", 2},
+                  {"sin", 2},   {"cos", 2},   {"tan", 2},   {"asin", 2},  {"acos", 2},
+                  {"atan", 2},  {"atan2", 2}};
 
 typedef struct tolerance {
     int ulps;          /* 0: bit for bit */

@@ -1,0 +1,602 @@
+/* sin, cos and tan of float32 and float64, one element at a time,
+ * written once for host C11 and for OpenCL C 1.2 under the rules of
+ * kernels/scalar_math.h (only +, -, *, /, fma, rint and bit moves, no
+ * contraction; float32 never meets a double), so that every device gives
+ * the same bits. opencl/source.c embeds this file after scalar_math.h.
+ *
+ * Accuracy: within 1 ulp of the correctly rounded result for every
+ * finite argument, however large; sin(+-0) = +-0, tan(+-0) = +-0,
+ * cos(+-0) = 1, NaN at +-inf and for NaN.
+ *
+ * The argument is reduced to |x| = (4n + j) pi/2 + r, |r| <= pi/4 (a
+ * little more), r carried in two words rh + rl:
+ *   moderate |x| (below 2^20 for float64, 2^12 for float32): Cody and
+ *     Waite, k = rint(|x| 2/pi) and pi/2 in four parts, the first two
+ *     short enough that k P1 and k P2 are exact; x - k P1 is exact
+ *     (both are multiples of |x|'s ulp and the difference is below 1),
+ *     the other three come off with their rounding errors kept (two-sum,
+ *     and an fma for k P3).
+ *   large |x| = m 2^e (m the integer significand): the bits of 2/pi
+ *     before bit e - 1 only add multiples of 4 to |x| 2/pi, so the
+ *     product of m with the 192 bits after them, taken modulo 1 in
+ *     integer arithmetic (64-bit words, products built from 32-bit
+ *     halves), gives |x| 2/pi mod 4: j and the fraction d in [-1/2, 1/2]
+ *     as a 128-bit two's complement number (float32 keeps its top 64),
+ *     cut into three pieces that convert exactly, summed in two words,
+ *     and multiplied by pi/2 in two words. The table of 2/pi's bits is
+ *     the same for both types.
+ * Then sin(r) = rh + (rh^3 S(z) + rl (1 - z/2)), z = rh^2 and rh^3 in
+ * two words (float32's tan needs that much of sin's tail), and cos(r) =
+ * w + tail, w = 1 - z/2 rounded, its rounding error, r^2's low part and
+ * z^2 C(z) in the tail; tan = sin / cos (or -cos / sin for odd j) from
+ * the two words of each, the quotient corrected by its exact remainder.
+ * The closest float64 to a multiple of pi/2 is about 2^-61 away
+ * (float32: about 2^-29), which the reduction's error stays far below.
+ * The constants and fits come from tests/kernels/gen_trig_coeffs.py. */
+#ifndef TESSERA_KERNELS_SCALAR_TRIG_H
+#define TESSERA_KERNELS_SCALAR_TRIG_H
+
+/* clang-format off */
+/* F: k P1, k P2 exact for k < 2^12; pi/2 - P1 - P2 - P3 - P4 = -1.9e-25 */
+#define TSR__K_F_PIO2_1 0x1.922000p+0f
+#define TSR__K_F_PIO2_2 -0x1.2ae000p-18f
+#define TSR__K_F_PIO2_3 -0x1.de973ep-31f
+#define TSR__K_F_PIO2_4 0x1.a62634p-58f
+#define TSR__K_F_PIO2_HI 0x1.921fb6p+0f
+#define TSR__K_F_PIO2_LO -0x1.777a5cp-25f
+#define TSR__K_F_2OPI 0x1.45f306p-1f
+/* D: k P1, k P2 exact for k < 2^20; pi/2 - P1 - P2 - P3 - P4 = -4.2e-54 */
+#define TSR__K_D_PIO2_1 0x1.921fb54400000p+0
+#define TSR__K_D_PIO2_2 0x1.0b4611a600000p-34
+#define TSR__K_D_PIO2_3 0x1.3198a2e037073p-69
+#define TSR__K_D_PIO2_4 0x1.129024e088a68p-123
+#define TSR__K_D_PIO2_HI 0x1.921fb54442d18p+0
+#define TSR__K_D_PIO2_LO 0x1.1a62633145c07p-54
+#define TSR__K_D_2OPI 0x1.45f306dc9c883p-1
+/* SINF_S: degree 3, fit error 1.73e-11 of the result (2^-35.7) */
+#define TSR__K_SINF_S0 -0x1.555556p-3f
+#define TSR__K_SINF_S1 0x1.11110ep-7f
+#define TSR__K_SINF_S2 -0x1.a013a8p-13f
+#define TSR__K_SINF_S3 0x1.6dbe08p-19f
+/* SIND_S: degree 6, fit error 7.15e-21 of the result (2^-66.9) */
+#define TSR__K_SIND_S0 -0x1.5555555555555p-3
+#define TSR__K_SIND_S1 0x1.1111111111110p-7
+#define TSR__K_SIND_S2 -0x1.a01a01a019938p-13
+#define TSR__K_SIND_S3 0x1.71de3a546095bp-19
+#define TSR__K_SIND_S4 -0x1.ae645412c560cp-26
+#define TSR__K_SIND_S5 0x1.61217f0b800d5p-33
+#define TSR__K_SIND_S6 -0x1.ab17d404de5b3p-41
+/* COSF_C: degree 3, fit error 1.26e-12 of the result (2^-39.5) */
+#define TSR__K_COSF_C0 0x1.555556p-5f
+#define TSR__K_COSF_C1 -0x1.6c16c0p-10f
+#define TSR__K_COSF_C2 0x1.a015c4p-16f
+#define TSR__K_COSF_C3 -0x1.25244ep-22f
+/* COSD_C: degree 5, fit error 6.88e-19 of the result (2^-60.3) */
+#define TSR__K_COSD_C0 0x1.5555555555555p-5
+#define TSR__K_COSD_C1 -0x1.6c16c16c16967p-10
+#define TSR__K_COSD_C2 0x1.a01a019f4eb01p-16
+#define TSR__K_COSD_C3 -0x1.27e4fa17da09ep-22
+#define TSR__K_COSD_C4 0x1.1eeb68e93b64cp-29
+#define TSR__K_COSD_C5 -0x1.907da367a37cbp-37
+/* ATANF_A: degree 6, fit error 7.31e-12 of the result (2^-37.0) */
+#define TSR__K_ATANF_A0 -0x1.555556p-2f
+#define TSR__K_ATANF_A1 0x1.999996p-3f
+#define TSR__K_ATANF_A2 -0x1.24916ap-3f
+#define TSR__K_ATANF_A3 0x1.c6e4b4p-4f
+#define TSR__K_ATANF_A4 -0x1.71029cp-4f
+#define TSR__K_ATANF_A5 0x1.1fe196p-4f
+#define TSR__K_ATANF_A6 -0x1.39b60ap-5f
+/* ATAND_A: degree 12, fit error 3.05e-20 of the result (2^-64.8) */
+#define TSR__K_ATAND_A0 -0x1.5555555555555p-2
+#define TSR__K_ATAND_A1 0x1.999999999998fp-3
+#define TSR__K_ATAND_A2 -0x1.24924924918e8p-3
+#define TSR__K_ATAND_A3 0x1.c71c71c6740b1p-4
+#define TSR__K_ATAND_A4 -0x1.745d171e3eb9fp-4
+#define TSR__K_ATAND_A5 0x1.3b13abae16efbp-4
+#define TSR__K_ATAND_A6 -0x1.111090a2806b0p-4
+#define TSR__K_ATAND_A7 0x1.e1d23dd1aec1fp-5
+#define TSR__K_ATAND_A8 -0x1.ae802f8797bc7p-5
+#define TSR__K_ATAND_A9 0x1.812dbb32976abp-5
+#define TSR__K_ATAND_A10 -0x1.4ac2f13f00fb9p-5
+#define TSR__K_ATAND_A11 0x1.ddf4141252423p-6
+#define TSR__K_ATAND_A12 -0x1.9a239e5a9c793p-7
+/* ASINF_P: degree 6, fit error 6.18e-11 of the result (2^-33.9) */
+#define TSR__K_ASINF_P0 0x1.555556p-3f
+#define TSR__K_ASINF_P1 0x1.33331ep-4f
+#define TSR__K_ASINF_P2 0x1.6dc0f0p-5f
+#define TSR__K_ASINF_P3 0x1.efedf8p-6f
+#define TSR__K_ASINF_P4 0x1.82db24p-6f
+#define TSR__K_ASINF_P5 0x1.5a80a0p-7f
+#define TSR__K_ASINF_P6 0x1.fb7ca4p-6f
+/* ASIND_P: degree 13, fit error 2.44e-19 of the result (2^-61.8) */
+#define TSR__K_ASIND_P0 0x1.5555555555555p-3
+#define TSR__K_ASIND_P1 0x1.3333333333388p-4
+#define TSR__K_ASIND_P2 0x1.6db6db6dac1e0p-5
+#define TSR__K_ASIND_P3 0x1.f1c71c7a52ba3p-6
+#define TSR__K_ASIND_P4 0x1.6e8ba123e494cp-6
+#define TSR__K_ASIND_P5 0x1.1c4efce23019fp-6
+#define TSR__K_ASIND_P6 0x1.c990ad3d8fdcap-7
+#define TSR__K_ASIND_P7 0x1.7b027ee1dd585p-7
+#define TSR__K_ASIND_P8 0x1.3b49de7121487p-7
+#define TSR__K_ASIND_P9 0x1.31622469ce5adp-7
+#define TSR__K_ASIND_P10 0x1.8f193743418ffp-9
+#define TSR__K_ASIND_P11 0x1.406192d124629p-6
+#define TSR__K_ASIND_P12 -0x1.3b416bb7d9257p-6
+#define TSR__K_ASIND_P13 0x1.e529c6fce9bb4p-6
+#define TSR__K_F_ATAN_HALF_HI 0x1.dac670p-2f
+#define TSR__K_F_ATAN_HALF_LO 0x1.586ed4p-28f
+#define TSR__K_F_PIO4_HI 0x1.921fb6p-1f
+#define TSR__K_F_PIO4_LO -0x1.777a5cp-26f
+#define TSR__K_F_PI_HI 0x1.921fb6p+1f
+#define TSR__K_F_PI_LO -0x1.777a5cp-24f
+#define TSR__K_D_ATAN_HALF_HI 0x1.dac670561bb4fp-2
+#define TSR__K_D_ATAN_HALF_LO 0x1.a2b7f222f65e2p-56
+#define TSR__K_D_PIO4_HI 0x1.921fb54442d18p-1
+#define TSR__K_D_PIO4_LO 0x1.1a62633145c07p-55
+#define TSR__K_D_PI_HI 0x1.921fb54442d18p+1
+#define TSR__K_D_PI_LO 0x1.1a62633145c07p-53
+#define TSR__K_2OPI_WORDS 40
+#define TSR__K_2OPI_TABLE \
+    0x00000000u, 0x00000000u, 0xA2F9836Eu, 0x4E441529u, 0xFC2757D1u, 0xF534DDC0u, \
+    0xDB629599u, 0x3C439041u, 0xFE5163ABu, 0xDEBBC561u, 0xB7246E3Au, 0x424DD2E0u, \
+    0x06492EEAu, 0x09D1921Cu, 0xFE1DEB1Cu, 0xB129A73Eu, 0xE88235F5u, 0x2EBB4484u, \
+    0xE99C7026u, 0xB45F7E41u, 0x3991D639u, 0x835339F4u, 0x9C845F8Bu, 0xBDF9283Bu, \
+    0x1FF897FFu, 0xDE05980Fu, 0xEF2F118Bu, 0x5A0A6D1Fu, 0x6D367ECFu, 0x27CB09B7u, \
+    0x4F463F66u, 0x9E5FEA2Du, 0x7527BAC7u, 0xEBE5F17Bu, 0x3D0739F7u, 0x8A5292EAu, \
+    0x6BFB5FB1u, 0x1F8D5D08u, 0x56033046u, 0xFC7B6BABu
+/* clang-format on */
+
+/* What differs between the two types besides the constants above: the
+ * end of the Cody-Waite range, pi/4 (rounded up) below which no
+ * reduction is needed, and the bound below which sin(x) and tan(x) round
+ * to x and cos(x) to 1. */
+#define TSR__K_F_CW_MAX 0x1p12f
+#define TSR__K_F_PIO4 0x1.921fb6p-1f
+#define TSR__K_F_TRIG_TINY 0x1p-13f
+#define TSR__K_F_ATAN_HUGE 0x1p30f
+#define TSR__K_F_3PIO4 0x1.2d97c8p+1f
+#define TSR__K_D_CW_MAX 0x1p20
+#define TSR__K_D_PIO4 0x1.921fb54442d19p-1
+#define TSR__K_D_TRIG_TINY 0x1p-27
+#define TSR__K_D_ATAN_HUGE 0x1p64
+#define TSR__K_D_3PIO4 0x1.2d97c7f3321d2p+1
+
+/* OpenCL C 1.2 keeps a table outside functions only in __constant. */
+#ifdef __OPENCL_VERSION__
+#define TSR__K_TABLE __constant
+#else
+#define TSR__K_TABLE static const
+#endif
+
+TSR__K_TABLE tsr__u32 tsr__k_2opi[TSR__K_2OPI_WORDS] = {TSR__K_2OPI_TABLE};
+
+/* 64 bits of the table from bit q (bit 0 is word 0's top bit). */
+static inline tsr__u64 tsr__k_2opi_bits(int q)
+{
+    int w = q >> 5, s = q & 31;
+    tsr__u64 top = ((tsr__u64)tsr__k_2opi[w] << 32 | tsr__k_2opi[w + 1]) << s;
+    return top | (((tsr__u64)tsr__k_2opi[w + 2] << s) >> 32);
+}
+
+/* a * b = hi 2^64 + lo, from 32-bit halves. */
+static inline tsr__u64 tsr__k_mul128(tsr__u64 a, tsr__u64 b, tsr__u64 *lo)
+{
+    tsr__u64 m32 = 0xFFFFFFFFu;
+    tsr__u64 ll = (a & m32) * (b & m32), lh = (a & m32) * (b >> 32);
+    tsr__u64 hl = (a >> 32) * (b & m32), hh = (a >> 32) * (b >> 32);
+    tsr__u64 mid = (ll >> 32) + (lh & m32) + (hl & m32);
+    *lo = mid << 32 | (ll & m32);
+    return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+/* m 2^e 2/pi = 4n + j + d for m < 2^53 and e >= -62: returns j (0..3),
+ * d = (ghi 2^64 + glo) 2^-128 read as two's complement, |d| <= 1/2.
+ * Bit i of 2/pi (weight 2^-i) is the table's bit i + 63, so the bits
+ * that matter, from i = e - 1 on, start at e + 62; F is 0.b_(e-1)...
+ * and m 2^e 2/pi mod 4 = 4 frac(m F), whose 192 bits are
+ * (m F0 mod 2^64) + m F1 2^-64 + m F2 2^-128 (carry included). */
+static inline int tsr__k_rem_pio2_fix(tsr__u64 m, int e, tsr__u64 *ghi, tsr__u64 *glo)
+{
+    int q = e + 62;
+    tsr__u64 l1, l2;
+    tsr__u64 a = m * tsr__k_2opi_bits(q);
+    tsr__u64 h1 = tsr__k_mul128(m, tsr__k_2opi_bits(q + 64), &l1);
+    tsr__u64 h2 = tsr__k_mul128(m, tsr__k_2opi_bits(q + 128), &l2);
+    tsr__u64 b = l1 + h2;
+    a += h1 + (b < l1 ? 1u : 0u);
+    *ghi = a << 2 | b >> 62;
+    *glo = b << 2 | l2 >> 62;
+    return (int)((a >> 62) + (*ghi >> 63)) & 3;
+}
+
+/* The functions of a real type T (suffix sfx; C is F or D, the
+ * constants' prefix; U the unsigned integer of T's width, BITS moves T's
+ * bits into it). The type's own tsr__k_sinp_<sfx>(z), tsr__k_cosp_<sfx>(z)
+ * evaluate S and C, and tsr__k_fix_<sfx>(ghi, glo, &p2, &p3) cuts the
+ * reduction's fraction into three pieces that convert exactly.
+ *   two_sum: a + b = s + *err exactly (Knuth).
+ *   fix_sum: p1 + p2 + p3 in two words, for pieces that are exact and
+ *     ordered (p1 a multiple of p2's top, p3 below p2's lowest bit).
+ *   rem_pio2: ax = (4n + j) pi/2 + rh + rl for a finite ax > pi/4.
+ *   sin_kern, cos_kern: sin(rh + rl), cos(rh + rl) as hi + *lo, |lo|
+ *     at most an eighth of |hi|; rh^3 = p + pl, pl from the errors of z
+ *     and of rh z.
+ *   sincos: sin(x), or cos(x) = sin(|x| + pi/2) (one quadrant on).
+ *   tan: sin / cos as above. */
+/* (two_sum is kernels/scalar_math.h's.) */
+#define TSR__K_TRIG(T, sfx, C, U, FMA, RINT, BITS)                                                 \
+    static inline T tsr__k_fix_sum_##sfx(T p1, T p2, T p3, T *dl)                                  \
+    {                                                                                              \
+        T e;                                                                                       \
+        T s = tsr__k_two_sum_##sfx(p1, p2, &e);                                                    \
+        e += p3;                                                                                   \
+        T dh = s + e;                                                                              \
+        *dl = e - (dh - s);                                                                        \
+        return dh;                                                                                 \
+    }                                                                                              \
+    static inline int tsr__k_rem_pio2_##sfx(T ax, T *rh, T *rl)                                    \
+    {                                                                                              \
+        T h, lo;                                                                                   \
+        int j;                                                                                     \
+        if (ax < TSR__K_##C##_CW_MAX) {                                                            \
+            T k = RINT(ax * TSR__K_##C##_2OPI);                                                    \
+            T e1, e2;                                                                              \
+            T s = tsr__k_two_sum_##sfx(FMA(-k, TSR__K_##C##_PIO2_1, ax), -k * TSR__K_##C##_PIO2_2, \
+                                       &e1);                                                       \
+            T c = k * TSR__K_##C##_PIO2_3;                                                         \
+            h = tsr__k_two_sum_##sfx(s, -c, &e2);                                                  \
+            lo = (e1 + e2) - FMA(k, TSR__K_##C##_PIO2_4, FMA(k, TSR__K_##C##_PIO2_3, -c));         \
+            j = (int)k & 3;                                                                        \
+        } else {                                                                                   \
+            U u = BITS(ax);                                                                        \
+            U one = (U)1 << TSR__K_##C##_MANT;                                                     \
+            int e = (int)(u >> TSR__K_##C##_MANT) - TSR__K_##C##_BIAS - TSR__K_##C##_MANT;         \
+            tsr__u64 ghi, glo;                                                                     \
+            j = tsr__k_rem_pio2_fix((tsr__u64)((u & (one - 1)) | one), e, &ghi, &glo);             \
+            T p2, p3, dl;                                                                          \
+            T p1 = tsr__k_fix_##sfx(ghi, glo, &p2, &p3);                                           \
+            T dh = tsr__k_fix_sum_##sfx(p1, p2, p3, &dl);                                          \
+            h = dh * TSR__K_##C##_PIO2_HI;                                                         \
+            lo = FMA(dh, TSR__K_##C##_PIO2_HI, -h) +                                               \
+                 FMA(dh, TSR__K_##C##_PIO2_LO, dl * TSR__K_##C##_PIO2_HI);                         \
+        }                                                                                          \
+        *rh = h + lo;                                                                              \
+        *rl = lo - (*rh - h);                                                                      \
+        return j;                                                                                  \
+    }                                                                                              \
+    static inline T tsr__k_sin_kern_##sfx(T rh, T rl, T *lo)                                       \
+    {                                                                                              \
+        T z = rh * rh;                                                                             \
+        T p = rh * z;                                                                              \
+        T pl = FMA(rh, FMA(rh, rh, -z), FMA(rh, z, -p));                                           \
+        T s = tsr__k_sinp_##sfx(z);                                                                \
+        *lo = FMA(p, s, FMA(pl, s, FMA((T)-0.5 * z, rl, rl)));                                     \
+        return rh;                                                                                 \
+    }                                                                                              \
+    static inline T tsr__k_cos_kern_##sfx(T rh, T rl, T *lo)                                       \
+    {                                                                                              \
+        T z = rh * rh;                                                                             \
+        T zl = FMA(rh, rh, -z) + (T)2 * rh * rl;                                                   \
+        T hz = (T)0.5 * z;                                                                         \
+        T w = (T)1 - hz;                                                                           \
+        *lo = (((T)1 - w) - hz) + FMA(z * z, tsr__k_cosp_##sfx(z), (T)-0.5 * zl);                  \
+        return w;                                                                                  \
+    }                                                                                              \
+    static inline T tsr__k_sincos_##sfx(T x, int cosine)                                           \
+    {                                                                                              \
+        if (x != x)                                                                                \
+            return x + x;                                                                          \
+        T ax = x < 0 ? -x : x;                                                                     \
+        if (ax == (T)INFINITY)                                                                     \
+            return (T)TSR__K_QUIET_NAN;                                                            \
+        if (ax < TSR__K_##C##_TRIG_TINY)                                                           \
+            return cosine ? (T)1 : x;                                                              \
+        T rh = ax, rl = 0, lo;                                                                     \
+        int j = ax > TSR__K_##C##_PIO4 ? tsr__k_rem_pio2_##sfx(ax, &rh, &rl) : 0;                  \
+        j += cosine;                                                                               \
+        T hi = (j & 1) ? tsr__k_cos_kern_##sfx(rh, rl, &lo) : tsr__k_sin_kern_##sfx(rh, rl, &lo);  \
+        T y = hi + lo;                                                                             \
+        if (j & 2)                                                                                 \
+            y = -y;                                                                                \
+        return !cosine && x < 0 ? -y : y;                                                          \
+    }                                                                                              \
+    static inline T tsr__k_sin_##sfx(T x)                                                          \
+    {                                                                                              \
+        return tsr__k_sincos_##sfx(x, 0);                                                          \
+    }                                                                                              \
+    static inline T tsr__k_cos_##sfx(T x)                                                          \
+    {                                                                                              \
+        return tsr__k_sincos_##sfx(x, 1);                                                          \
+    }                                                                                              \
+    static inline T tsr__k_tan_##sfx(T x)                                                          \
+    {                                                                                              \
+        if (x != x)                                                                                \
+            return x + x;                                                                          \
+        T ax = x < 0 ? -x : x;                                                                     \
+        if (ax == (T)INFINITY)                                                                     \
+            return (T)TSR__K_QUIET_NAN;                                                            \
+        if (ax < TSR__K_##C##_TRIG_TINY)                                                           \
+            return x;                                                                              \
+        T rh = ax, rl = 0, sl, cl;                                                                 \
+        int j = ax > TSR__K_##C##_PIO4 ? tsr__k_rem_pio2_##sfx(ax, &rh, &rl) : 0;                  \
+        T sh = tsr__k_sin_kern_##sfx(rh, rl, &sl);                                                 \
+        T ch = tsr__k_cos_kern_##sfx(rh, rl, &cl);                                                 \
+        T s = sh + sl, c = ch + cl;                                                                \
+        sl -= s - sh;                                                                              \
+        cl -= c - ch;                                                                              \
+        T nh = s, nl = sl, dh = c, dl = cl;                                                        \
+        if (j & 1) {                                                                               \
+            nh = c;                                                                                \
+            nl = cl;                                                                               \
+            dh = -s;                                                                               \
+            dl = -sl;                                                                              \
+        }                                                                                          \
+        T q = nh / dh;                                                                             \
+        T rem = FMA(-q, dh, nh);                                                                   \
+        T t = q + FMA(-q, dl, rem + nl) / dh;                                                      \
+        return x < 0 ? -t : t;                                                                     \
+    }
+
+/* The inverse functions of a real type T, as TSR__K_TRIG (whose
+ * two_sum they use); SQRT is T's correctly rounded square root, and
+ * tsr__k_atanp_<sfx>(z), tsr__k_asinp_<sfx>(z) evaluate A and P.
+ *   atan_core: atan(n / d) = hi + *lo for 0 <= n <= d: with c = 0, 1/2
+ *     or 1 as n / d is below 7/16, 11/16 or not, atan(n / d) = atan(c) +
+ *     atan(t), t = (n - c d) / (d + c n): the numerator is exact
+ *     (Sterbenz), the denominator is taken in two words and t = th + tl
+ *     with the division's exact remainder; |t| <= 7/16.
+ *   atan_add: b + atan(n / d) (or b - atan(n / d)), b in two words.
+ *   atan: ax <= 1 as atan(ax / 1), else pi/2 - atan(1 / ax); pi/2
+ *     (rounded) beyond ATAN_HUGE, where the rest is below a quarter ulp.
+ *   atan2: IEEE 754's special values, then the smaller of |y|, |x| over
+ *     the larger, both scaled by a power of two that puts the larger in
+ *     [2, 4) (subnormals made normal first), added to 0, pi/2 or pi; y / x
+ *     itself where that is below TRIG_TINY and x > 0 (atan's cubic term
+ *     is below a quarter ulp there, and y / x is rounded once).
+ *   asin_sqrt: asin(s) for s = sqrt(w), w <= 1/4, as s + *lo, with
+ *     sqrt's rounding error taken from its exact remainder.
+ *   asin, acos: |x| <= 1/2 directly (acos = pi/2 - asin), else through
+ *     asin(x) = pi/2 - 2 asin(sqrt((1 - x) / 2)), acos(x) = 2 asin(sqrt((1
+ *     - x) / 2)) and, for x < 0, acos(x) = pi - 2 asin(sqrt((1 + x) / 2)),
+ *     1 -+ x exact. */
+#define TSR__K_ATRIG(T, sfx, C, U, FMA, SQRT, BITS)                                               \
+    static inline T tsr__k_atan_core_##sfx(T n, T d, T *lo)                                       \
+    {                                                                                             \
+        T ah = 0, al = 0, num = n, dh = d, dl = 0;                                                \
+        if (n > (T)0.6875 * d) {                                                                  \
+            ah = TSR__K_##C##_PIO4_HI;                                                            \
+            al = TSR__K_##C##_PIO4_LO;                                                            \
+            num = n - d;                                                                          \
+            dh = tsr__k_two_sum_##sfx(d, n, &dl);                                                 \
+        } else if (n > (T)0.4375 * d) {                                                           \
+            ah = TSR__K_##C##_ATAN_HALF_HI;                                                       \
+            al = TSR__K_##C##_ATAN_HALF_LO;                                                       \
+            num = n - (T)0.5 * d;                                                                 \
+            dh = tsr__k_two_sum_##sfx(d, (T)0.5 * n, &dl);                                        \
+        }                                                                                         \
+        T th = num / dh;                                                                          \
+        T tl = FMA(-th, dl, FMA(-th, dh, num)) / dh;                                              \
+        T z = th * th, e;                                                                         \
+        T hi = tsr__k_two_sum_##sfx(ah, th, &e);                                                  \
+        *lo = e + (al + FMA(th * z, tsr__k_atanp_##sfx(z), FMA(-z, tl, tl)));                     \
+        return hi;                                                                                \
+    }                                                                                             \
+    static inline T tsr__k_atan_add_##sfx(T bh, T bl, T n, T d, int minus)                        \
+    {                                                                                             \
+        T lo, e;                                                                                  \
+        T hi = tsr__k_atan_core_##sfx(n, d, &lo);                                                 \
+        if (minus) {                                                                              \
+            hi = -hi;                                                                             \
+            lo = -lo;                                                                             \
+        }                                                                                         \
+        T s = tsr__k_two_sum_##sfx(bh, hi, &e);                                                   \
+        return s + (e + (bl + lo));                                                               \
+    }                                                                                             \
+    static inline T tsr__k_atan_##sfx(T x)                                                        \
+    {                                                                                             \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        T ax = x < 0 ? -x : x, y;                                                                 \
+        if (ax < TSR__K_##C##_TRIG_TINY)                                                          \
+            return x;                                                                             \
+        if (ax > TSR__K_##C##_ATAN_HUGE)                                                          \
+            y = TSR__K_##C##_PIO2_HI;                                                             \
+        else if (ax <= (T)1)                                                                      \
+            y = tsr__k_atan_add_##sfx(0, 0, ax, (T)1, 0);                                         \
+        else                                                                                      \
+            y = tsr__k_atan_add_##sfx(TSR__K_##C##_PIO2_HI, TSR__K_##C##_PIO2_LO, (T)1, ax, 1);   \
+        return x < 0 ? -y : y;                                                                    \
+    }                                                                                             \
+    static inline T tsr__k_atan2_##sfx(T y, T x)                                                  \
+    {                                                                                             \
+        if (x != x || y != y)                                                                     \
+            return x + y;                                                                         \
+        T ax = x < 0 ? -x : x, ay = y < 0 ? -y : y, r;                                            \
+        int negx = (BITS(x) >> (sizeof(U) * 8 - 1)) != 0;                                         \
+        if (ay == 0 || (ax == (T)INFINITY && ay != (T)INFINITY)) {                                \
+            r = negx ? TSR__K_##C##_PI_HI : (T)0;                                                 \
+        } else if (ax == (T)INFINITY) {                                                           \
+            r = negx ? TSR__K_##C##_3PIO4 : TSR__K_##C##_PIO4_HI;                                 \
+        } else if (ay == (T)INFINITY || ax == 0) {                                                \
+            r = TSR__K_##C##_PIO2_HI;                                                             \
+        } else if (!negx && ay < ax * TSR__K_##C##_TRIG_TINY) {                                   \
+            return y / x;                                                                         \
+        } else {                                                                                  \
+            int swap = ay > ax;                                                                   \
+            T n = swap ? ax : ay, d = swap ? ay : ax;                                             \
+            if (d < TSR__K_##C##_MIN_NORMAL) {                                                    \
+                n *= TSR__K_##C##_SUB_SCALE;                                                      \
+                d *= TSR__K_##C##_SUB_SCALE;                                                      \
+            }                                                                                     \
+            T s = tsr__k_pow2_##sfx(1 + TSR__K_##C##_BIAS - (int)(BITS(d) >> TSR__K_##C##_MANT)); \
+            T bh = swap ? TSR__K_##C##_PIO2_HI : negx ? TSR__K_##C##_PI_HI : (T)0;                \
+            T bl = swap ? TSR__K_##C##_PIO2_LO : negx ? TSR__K_##C##_PI_LO : (T)0;                \
+            r = tsr__k_atan_add_##sfx(bh, bl, n * s, d * s, swap != negx);                        \
+        }                                                                                         \
+        return (BITS(y) >> (sizeof(U) * 8 - 1)) != 0 ? -r : r;                                    \
+    }                                                                                             \
+    static inline T tsr__k_asin_sqrt_##sfx(T w, T *lo)                                            \
+    {                                                                                             \
+        T s = SQRT(w);                                                                            \
+        T sl = s > 0 ? FMA(-s, s, w) / (s + s) : (T)0;                                            \
+        *lo = FMA(s * w, tsr__k_asinp_##sfx(w), FMA((T)0.5 * w, sl, sl));                         \
+        return s;                                                                                 \
+    }                                                                                             \
+    static inline T tsr__k_asin_##sfx(T x)                                                        \
+    {                                                                                             \
+        T ax = x < 0 ? -x : x, y, lo, e;                                                          \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        if (ax < TSR__K_##C##_TRIG_TINY)                                                          \
+            return x;                                                                             \
+        if (ax > (T)1)                                                                            \
+            return (T)TSR__K_QUIET_NAN;                                                           \
+        if (ax <= (T)0.5) {                                                                       \
+            y = FMA(ax * (ax * ax), tsr__k_asinp_##sfx(ax * ax), ax);                             \
+        } else {                                                                                  \
+            T s = tsr__k_asin_sqrt_##sfx(((T)1 - ax) * (T)0.5, &lo);                              \
+            T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PIO2_HI, -(s + s), &e);                       \
+            y = h + (e + (TSR__K_##C##_PIO2_LO - (lo + lo)));                                     \
+        }                                                                                         \
+        return x < 0 ? -y : y;                                                                    \
+    }                                                                                             \
+    static inline T tsr__k_acos_##sfx(T x)                                                        \
+    {                                                                                             \
+        T ax = x < 0 ? -x : x, lo, e;                                                             \
+        if (x != x)                                                                               \
+            return x + x;                                                                         \
+        if (ax > (T)1)                                                                            \
+            return (T)TSR__K_QUIET_NAN;                                                           \
+        if (ax <= (T)0.5) {                                                                       \
+            T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PIO2_HI, -x, &e);                             \
+            return h + (e + (TSR__K_##C##_PIO2_LO - x * (x * x) * tsr__k_asinp_##sfx(x * x)));    \
+        }                                                                                         \
+        T s = tsr__k_asin_sqrt_##sfx(((T)1 - ax) * (T)0.5, &lo);                                  \
+        if (x > 0)                                                                                \
+            return (s + s) + (lo + lo);                                                           \
+        T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PI_HI, -(s + s), &e);                             \
+        return h + (e + (TSR__K_##C##_PI_LO - (lo + lo)));                                        \
+    }
+
+static inline float tsr__k_sinp_f32(float z)
+{
+    float p = tsr__k_fmaf(z, TSR__K_SINF_S3, TSR__K_SINF_S2);
+    p = tsr__k_fmaf(z, p, TSR__K_SINF_S1);
+    return tsr__k_fmaf(z, p, TSR__K_SINF_S0);
+}
+static inline float tsr__k_cosp_f32(float z)
+{
+    float p = tsr__k_fmaf(z, TSR__K_COSF_C3, TSR__K_COSF_C2);
+    p = tsr__k_fmaf(z, p, TSR__K_COSF_C1);
+    return tsr__k_fmaf(z, p, TSR__K_COSF_C0);
+}
+static inline float tsr__k_atanp_f32(float z)
+{
+    float p = tsr__k_fmaf(z, TSR__K_ATANF_A6, TSR__K_ATANF_A5);
+    p = tsr__k_fmaf(z, p, TSR__K_ATANF_A4);
+    p = tsr__k_fmaf(z, p, TSR__K_ATANF_A3);
+    p = tsr__k_fmaf(z, p, TSR__K_ATANF_A2);
+    p = tsr__k_fmaf(z, p, TSR__K_ATANF_A1);
+    return tsr__k_fmaf(z, p, TSR__K_ATANF_A0);
+}
+static inline float tsr__k_asinp_f32(float z)
+{
+    float p = tsr__k_fmaf(z, TSR__K_ASINF_P6, TSR__K_ASINF_P5);
+    p = tsr__k_fmaf(z, p, TSR__K_ASINF_P4);
+    p = tsr__k_fmaf(z, p, TSR__K_ASINF_P3);
+    p = tsr__k_fmaf(z, p, TSR__K_ASINF_P2);
+    p = tsr__k_fmaf(z, p, TSR__K_ASINF_P1);
+    return tsr__k_fmaf(z, p, TSR__K_ASINF_P0);
+}
+/* float32 keeps the fraction's top 64 bits: 24 + 24 + 16. */
+static inline float tsr__k_fix_f32(tsr__u64 ghi, tsr__u64 glo, float *p2, float *p3)
+{
+    (void)glo;
+    *p2 = (float)((ghi >> 16) & 0xFFFFFFu) * 0x1p-48f;
+    *p3 = (float)(ghi & 0xFFFFu) * 0x1p-64f;
+    return (float)tsr__k_signed(ghi & ~TSR__U64(0xFFFFFFFFFF)) * 0x1p-64f;
+}
+TSR__K_TRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_rintf, tsr__float_bits)
+TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits)
+
+/* bfloat16 computes in float and rounds once; float16 is refused before
+ * (NO_HALF), its names are there for the programs that name every
+ * family. */
+#define tsr__k_sin_f16 tsr__k_sin_f32
+#define tsr__k_sin_bf16 tsr__k_sin_f32
+#define tsr__k_cos_f16 tsr__k_cos_f32
+#define tsr__k_cos_bf16 tsr__k_cos_f32
+#define tsr__k_tan_f16 tsr__k_tan_f32
+#define tsr__k_tan_bf16 tsr__k_tan_f32
+#define tsr__k_asin_f16 tsr__k_asin_f32
+#define tsr__k_asin_bf16 tsr__k_asin_f32
+#define tsr__k_acos_f16 tsr__k_acos_f32
+#define tsr__k_acos_bf16 tsr__k_acos_f32
+#define tsr__k_atan_f16 tsr__k_atan_f32
+#define tsr__k_atan_bf16 tsr__k_atan_f32
+#define tsr__k_atan2_f16 tsr__k_atan2_f32
+#define tsr__k_atan2_bf16 tsr__k_atan2_f32
+
+#ifdef TSR_CONV_HAVE_DOUBLE
+
+static inline double tsr__k_sinp_f64(double z)
+{
+    double p = tsr__k_fmad(z, TSR__K_SIND_S6, TSR__K_SIND_S5);
+    p = tsr__k_fmad(z, p, TSR__K_SIND_S4);
+    p = tsr__k_fmad(z, p, TSR__K_SIND_S3);
+    p = tsr__k_fmad(z, p, TSR__K_SIND_S2);
+    p = tsr__k_fmad(z, p, TSR__K_SIND_S1);
+    return tsr__k_fmad(z, p, TSR__K_SIND_S0);
+}
+static inline double tsr__k_cosp_f64(double z)
+{
+    double p = tsr__k_fmad(z, TSR__K_COSD_C5, TSR__K_COSD_C4);
+    p = tsr__k_fmad(z, p, TSR__K_COSD_C3);
+    p = tsr__k_fmad(z, p, TSR__K_COSD_C2);
+    p = tsr__k_fmad(z, p, TSR__K_COSD_C1);
+    return tsr__k_fmad(z, p, TSR__K_COSD_C0);
+}
+static inline double tsr__k_atanp_f64(double z)
+{
+    double p = tsr__k_fmad(z, TSR__K_ATAND_A12, TSR__K_ATAND_A11);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A10);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A9);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A8);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A7);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A6);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A5);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A4);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A3);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A2);
+    p = tsr__k_fmad(z, p, TSR__K_ATAND_A1);
+    return tsr__k_fmad(z, p, TSR__K_ATAND_A0);
+}
+static inline double tsr__k_asinp_f64(double z)
+{
+    double p = tsr__k_fmad(z, TSR__K_ASIND_P13, TSR__K_ASIND_P12);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P11);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P10);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P9);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P8);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P7);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P6);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P5);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P4);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P3);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P2);
+    p = tsr__k_fmad(z, p, TSR__K_ASIND_P1);
+    return tsr__k_fmad(z, p, TSR__K_ASIND_P0);
+}
+/* float64 takes all 128 bits: 43 + 43 + 42. */
+static inline double tsr__k_fix_f64(tsr__u64 ghi, tsr__u64 glo, double *p2, double *p3)
+{
+    *p2 = (double)((ghi & 0x1FFFFFu) << 22 | glo >> 42) * 0x1p-86;
+    *p3 = (double)(glo & TSR__U64(0x3FFFFFFFFFF)) * 0x1p-128;
+    return (double)tsr__k_signed(ghi & ~TSR__U64(0x1FFFFF)) * 0x1p-64;
+}
+TSR__K_TRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits)
+TSR__K_ATRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_sqrtd, tsr__double_bits)
+
+#endif /* TSR_CONV_HAVE_DOUBLE */
+
+#endif /* TESSERA_KERNELS_SCALAR_TRIG_H */
