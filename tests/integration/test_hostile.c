@@ -1311,7 +1311,8 @@ static void check_launches(void)
     CASE("huge size", TSR_ERR_OVERFLOW, NULL)->sizes[0] = INT64_MAX;
     CASE("negative size", TSR_ERR_INVALID_ARGUMENT, NULL)->sizes[0] = -5;
     CASE("26 dimensions", TSR_ERR_INVALID_ARGUMENT, NULL)->ndim = 26;
-    CASE("unknown op", TSR_ERR_INVALID_ARGUMENT, NULL)->op = TSR__KOP_COUNT; /* the first number no row has */
+    CASE("unknown op", TSR_ERR_INVALID_ARGUMENT, NULL)->op =
+        TSR__KOP_COUNT; /* the first number no row has */
     CASE("op 0", TSR_ERR_INVALID_ARGUMENT, NULL)->op = 0;
     CASE("unknown common dtype", TSR_ERR_INVALID_ARGUMENT, NULL)->common = 200;
     CASE("unknown operand dtype", TSR_ERR_INVALID_ARGUMENT, NULL)->operands[1].dtype = 77;
