@@ -100,21 +100,21 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "that is not a socket. The socket appears at the path only once it listens "
                  "with its group and mode, so waiting for the file is waiting for the daemon. "
                  "Not used when systemd passes the listening socket (tesserad.socket)."},
-        KIND_TEXT, parse_socket_path},
+        KIND_TEXT, parse_socket_path, MATCH_NONE},
     [TSR__CONF_SOCKET_GROUP] = {
         {.name = "socket.group", .option = "socket-group", .metavar = "GROUP",
          .default_text = "the daemon's own group", .example = "tessera", .restart = true,
          .help = "The group, by name or number, that owns the socket, so that its members can "
                  "connect (with socket.mode 0660). Not used when systemd passes the socket: "
                  "then the unit's SocketGroup= decides."},
-        KIND_GROUP, parse_group},
+        KIND_GROUP, parse_group, MATCH_NONE},
     [TSR__CONF_SOCKET_MODE] = {
         {.name = "socket.mode", .option = "socket-mode", .metavar = "MODE",
          .default_value = "0660", .restart = true,
          .help = "The socket's permissions, in octal. Connecting needs write permission, so "
                  "0660 lets in the owner and socket.group, 0666 everyone. Not used when systemd "
                  "passes the socket (SocketMode= decides)."},
-        KIND_NUMBER, parse_mode},
+        KIND_NUMBER, parse_mode, MATCH_NONE},
     [TSR__CONF_VISIBLE_DEVICES] = {
         {.name = "devices.visible", .option = "visible-devices", .metavar = "LIST",
          .default_value = "all", .example = "0,1",
@@ -124,7 +124,7 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "Ordinals that do not "
                  "exist are left out with a warning. A client's TESSERA_VISIBLE_DEVICES narrows "
                  "the list further. A change applies to sessions that start after it."},
-        KIND_DEVICES, parse_devices},
+        KIND_DEVICES, parse_devices, MATCH_NONE},
     [TSR__CONF_VISIBLE_UNIT] = {
         {.name = "devices.visible.unit.", .suffix = "<glob>", .metavar = "LIST",
          .default_text = "devices.visible", .example = "1", .example_name = "job*.scope",
@@ -154,7 +154,7 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "its own, and each kernel copies its operands in and its output back. copy: "
                  "every device works the second way, and clients are told so (for checking "
                  "that path on a machine without a discrete device; slower)."},
-        KIND_NUMBER, parse_device_memory},
+        KIND_NUMBER, parse_device_memory, MATCH_NONE},
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "
@@ -162,7 +162,7 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "gone while its kernels finish (ending, in `tessera ps`) counts here no more, "
                  "nor under sessions.max_per_uid; the memory it holds still counts under every "
                  "memory limit until the last of them is done."},
-        KIND_NUMBER, parse_sessions},
+        KIND_NUMBER, parse_sessions, MATCH_NONE},
     [TSR__CONF_MAX_SESSIONS_UID] = {
         {.name = "sessions.max_per_uid", .option = "max-sessions-per-uid", .metavar = "N",
          .default_value = "1024",
@@ -171,14 +171,14 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "refused client is told why. uid 0 and members of the tessera-admin group may "
                  "go a few beyond it, and beyond sessions.max, so that `tessera ps` works "
                  "whatever the others hold. Lowering it ends no open session."},
-        KIND_NUMBER, parse_sessions},
+        KIND_NUMBER, parse_sessions, MATCH_NONE},
     [TSR__CONF_MAX_HANDSHAKES_UID] = {
         {.name = "sessions.max_handshakes_per_uid", .metavar = "N", .default_value = "128",
          .help = "The most connections of one user that may be waiting to say HELLO at once "
                  "(a connection has 10 s for it). A client opens its session at once, so only "
                  "a burst of starting processes, or connections that never say anything, come "
                  "near it; the ones beyond it are refused and told why."},
-        KIND_NUMBER, parse_sessions},
+        KIND_NUMBER, parse_sessions, MATCH_NONE},
     [TSR__CONF_MAX_MONITORS] = {
         {.name = "sessions.max_monitors", .option = "max-monitors", .metavar = "N",
          .default_value = "64",
@@ -188,38 +188,38 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "`tessera ps` and are logged at debug level, so that watching the daemon works "
                  "with sessions.max reached. uid 0 and members of the tessera-admin group may "
                  "go a few beyond it. Lowering it ends no open connection."},
-        KIND_NUMBER, parse_sessions},
+        KIND_NUMBER, parse_sessions, MATCH_NONE},
     [TSR__CONF_MEMORY_DAEMON] = {
         {.name = "memory_limit.daemon", .option = "memory-limit", .metavar = "LIMIT",
          .default_value = "unlimited", .default_text = "unlimited (each device's own size)",
          .help = "The most memory the daemon lends of each device, all sessions together: "
                  LIMIT_VALUES ". Clients see it as the device's total memory. Lowering it takes "
                  "nothing back: allocations fail until enough is freed."},
-        KIND_LIMIT, parse_limit},
+        KIND_LIMIT, parse_limit, MATCH_NONE},
     [TSR__CONF_MEMORY_SESSION] = {
         {.name = "memory_limit.session", .metavar = "LIMIT", .default_value = "unlimited",
          .help = "The most memory one session may hold on each device: " LIMIT_VALUES "."},
-        KIND_LIMIT, parse_limit},
+        KIND_LIMIT, parse_limit, MATCH_NONE},
     [TSR__CONF_MEMORY_UID_DEFAULT] = {
         {.name = "memory_limit.uid_default", .metavar = "LIMIT", .default_value = "unlimited",
          .help = "The most memory all the sessions of one user may hold together on each "
                  "device, for every user without a memory_limit.uid.<user> line of their own: "
                  LIMIT_VALUES "."},
-        KIND_LIMIT, parse_limit},
+        KIND_LIMIT, parse_limit, MATCH_NONE},
     [TSR__CONF_MEMORY_UID] = {
         {.name = "memory_limit.uid.", .suffix = "<user>", .metavar = "LIMIT",
          .default_text = "memory_limit.uid_default", .example = "4GiB", .example_name = "alice",
          .help = "The most memory all the sessions of this user (a name or a uid) may hold "
                  "together on each device: " LIMIT_VALUES ", which exempts the user from "
                  "memory_limit.uid_default. One line per user."},
-        KIND_UIDS, parse_limit},
+        KIND_UIDS, parse_limit, MATCH_NONE},
     [TSR__CONF_MEMORY_GROUP] = {
         {.name = "memory_limit.group.", .suffix = "<group>", .metavar = "LIMIT",
          .default_text = "unlimited", .example = "50%", .example_name = "users",
          .help = "The most memory all the sessions whose primary group (the gid the client "
                  "runs with) is this group (a name or a gid) may hold together on each device: "
                  LIMIT_VALUES ". One line per group."},
-        KIND_GROUPS, parse_limit},
+        KIND_GROUPS, parse_limit, MATCH_NONE},
     [TSR__CONF_MEMORY_UNIT] = {
         {.name = "memory_limit.unit.", .suffix = "<glob>", .metavar = "LIMIT",
          .default_text = "unlimited", .example = "8GiB", .example_name = "job*.scope",
@@ -248,7 +248,7 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
     [TSR__CONF_LOG_LEVEL] = {
         {.name = "log.level", .option = "log-level", .metavar = "LEVEL", .default_value = "info",
          .help = "The least important messages logged: err, warning, notice, info or debug."},
-        KIND_NUMBER, parse_level},
+        KIND_NUMBER, parse_level, MATCH_NONE},
     [TSR__CONF_CACHE_DIR] = {
         {.name = "cache.directory", .option = "cache-dir", .metavar = "DIR",
          .default_text = "$TESSERA_KERNEL_CACHE, else $CACHE_DIRECTORY (which systemd's "
@@ -259,13 +259,13 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "driver and source, each sealed with a secret kept there. An absolute path. "
                  "It must belong to the daemon's user and be writable by no one else; "
                  "otherwise it is refused (logged) and programs are kept in memory only."},
-        KIND_TEXT, parse_directory},
+        KIND_TEXT, parse_directory, MATCH_NONE},
     [TSR__CONF_PROBE_TIMEOUT] = {
         {.name = "discovery.probe_timeout_ms", .option = "probe-timeout", .metavar = "MS",
          .default_value = "20000", .restart = true,
          .help = "How long, in milliseconds, the OpenCL discovery probe may run before it is "
                  "killed and the daemon goes on without OpenCL devices."},
-        KIND_NUMBER, parse_ms},
+        KIND_NUMBER, parse_ms, MATCH_NONE},
 };
 /* clang-format on */
 
