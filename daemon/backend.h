@@ -63,6 +63,9 @@ typedef struct tsr__backend_device {
     bool fp16, fp64;
     bool host_unified_memory; /* its kernels address the host's memory: zero copy */
     bool little_endian, available;
+    /* Served only (devices.memory = staged): where launches copy, each copy
+     * in reads the host memory when it is queued, as some drivers do. */
+    bool stage_copies;
 } tsr__backend_device;
 
 /* What one discovery found. */

@@ -153,7 +153,10 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "computes in the shared segments with no copy; any other device gets memory of "
                  "its own, and each kernel copies its operands in and its output back. copy: "
                  "every device works the second way, and clients are told so (for checking "
-                 "that path on a machine without a discrete device; slower)."},
+                 "that path on a machine without a discrete device; slower). staged: as copy, "
+                 "and each copy in reads the tensor memory when its kernel is queued instead of "
+                 "when it runs, as drivers that stage host memory do (NVIDIA's OpenCL): for "
+                 "checking that kernels queued back to back still see each other's results."},
         KIND_NUMBER, parse_device_memory, MATCH_NONE},
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
@@ -497,9 +500,11 @@ static tsr_status parse_device_memory(const char *text, tsr__config_value *v,
         v->number = TSR__DEVICE_MEMORY_AUTO;
     else if (strcmp(text, "copy") == 0)
         v->number = TSR__DEVICE_MEMORY_COPY;
+    else if (strcmp(text, "staged") == 0)
+        v->number = TSR__DEVICE_MEMORY_STAGED;
     else
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "unknown device memory mode '%s' (expected auto or copy)", text);
+                         "unknown device memory mode '%s' (expected auto, copy or staged)", text);
     return TSR_OK;
 }
 

@@ -37,7 +37,7 @@
 #define TSR__CONFIG_LINE_MAX 4096
 #define TSR__CONFIG_FILE_MAX (1u << 20)
 /* devices.memory: how kernels reach the segments (the number of its value). */
-enum { TSR__DEVICE_MEMORY_AUTO, TSR__DEVICE_MEMORY_COPY };
+enum { TSR__DEVICE_MEMORY_AUTO, TSR__DEVICE_MEMORY_COPY, TSR__DEVICE_MEMORY_STAGED };
 /* Most entries in devices.visible. */
 #define TSR__CONFIG_MAX_DEVICES 64
 

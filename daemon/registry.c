@@ -73,6 +73,7 @@ static void fill_accelerator(tsr__registry_device *d, const tsr__backend *backen
      * treats every device so, and clients hear it from DEVICE_GET. */
     if (options->copy_memory)
         d->desc.host_unified_memory = false;
+    d->desc.stage_copies = options->stage_copies;
     i->host_unified_memory = d->desc.host_unified_memory;
     d->capacity = i->memory_bytes;
     if (limit && limit < d->capacity)

@@ -44,7 +44,8 @@ typedef struct tsr__registry {
 typedef struct tsr__registry_options {
     uint64_t memory_limit; /* 0: none; else caps each device's capacity */
     int probe_timeout_ms;
-    bool copy_memory; /* devices.memory = copy: no device computes in the segments */
+    bool copy_memory;  /* devices.memory = copy or staged: no device computes in the segments */
+    bool stage_copies; /* devices.memory = staged: copies in read the segment when queued */
 } tsr__registry_options;
 
 /* Discovers the devices and logs what it found. Must run before any thread

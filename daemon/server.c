@@ -743,8 +743,10 @@ static tsr_status build_devices(tsr__server *server, tsr__registry *given)
 {
     const tsr__config *cfg = server->config;
     tsr__registry_options ro = {.probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
-                                .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number ==
-                                               TSR__DEVICE_MEMORY_COPY};
+                                .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number !=
+                                               TSR__DEVICE_MEMORY_AUTO,
+                                .stage_copies = cfg->v[TSR__CONF_DEVICE_MEMORY].number ==
+                                                TSR__DEVICE_MEMORY_STAGED};
     tsr_status st = TSR_OK;
     if (given) {
         server->registry = *given;

@@ -118,6 +118,7 @@ static tsr_status open_runtime(const tsr__backend_config *config, tsr__backend_r
     for (size_t k = 0; k < count; k++) {
         infos[k] = cl->devices[k];
         infos[k].host_unified_memory = config->devices[k].host_unified_memory;
+        infos[k].stage_copies = config->devices[k].stage_copies;
     }
     tsr__clrt_config c = {.devices = infos,
                           .count = count,

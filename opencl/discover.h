@@ -34,6 +34,7 @@ typedef struct tsr__cl_device_info {
     uint32_t compute_units, max_clock_mhz, mem_base_addr_align_bits;
     uint64_t cl_device_type; /* CL_DEVICE_TYPE_* bits */
     bool fp16, fp64, host_unified_memory, little_endian, available;
+    bool stage_copies; /* the daemon's choice (devices.memory = staged), never discovered */
     uint32_t platform_index, device_index; /* position in the enumeration */
 } tsr__cl_device_info;
 

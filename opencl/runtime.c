@@ -24,6 +24,14 @@
 
 enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };
 
+/* The output span of a launch still queued on a device whose launches copy
+ * (struct clrt_device's `returning`). */
+typedef struct clrt_span {
+    const void *buffer; /* its clrt_buffer, compared, never followed */
+    uint64_t lo, hi;    /* bytes [lo, hi) */
+    struct clrt_span *prev, *next;
+} clrt_span;
+
 typedef struct clrt_device {
     tsr__cl_device_info info;
     int state; /* builder thread only, until a program is READY */
@@ -36,6 +44,12 @@ typedef struct clrt_device {
     cl_mem no_geom;              /* the geom argument of launches with at most three dimensions */
     char options[128];
     _Atomic uint64_t built, loaded; /* programs made for it (builder thread counts) */
+    /* Where launches copy: the output spans of the launches queued and not
+     * yet finished, whose results are still on their way back to the
+     * segment (linked by the loop thread, unlinked by the completion
+     * callbacks, under returning_lock). */
+    pthread_mutex_t returning_lock;
+    clrt_span *returning;
 } clrt_device;
 
 struct tsr__backend_program {
@@ -85,6 +99,10 @@ typedef struct clrt_job {
     cl_int status_value;
     bool check_status;
     uint32_t ordinal;
+    clrt_device *device;
+    clrt_span spans[2]; /* its outputs coming back, linked while `linked` */
+    uint32_t linked;
+    void *staged[TSR__KERNEL_MAX_OPERANDS]; /* copies of operands (stage_copies) */
     tsr__backend_done_fn done;
     void *ctx;
 } clrt_job;
@@ -419,6 +437,8 @@ static void *builder_main(void *arg)
 
 static void free_runtime(tsr__clrt *rt)
 {
+    for (size_t k = 0; k < rt->count; k++)
+        pthread_mutex_destroy(&rt->devices[k].returning_lock);
     pthread_mutex_destroy(&rt->lock);
     pthread_cond_destroy(&rt->wake);
     free(rt->devices);
@@ -443,8 +463,10 @@ tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out)
         free(rt);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory creating the OpenCL runtime");
     }
-    for (size_t k = 0; k < config->count; k++)
+    for (size_t k = 0; k < config->count; k++) {
         rt->devices[k].info = config->devices[k];
+        pthread_mutex_init(&rt->devices[k].returning_lock, NULL);
+    }
     /* A directory that fails the checks costs every start its builds,
      * never the daemon its kernels. */
     if (config->cache_dir && config->cache_dir[0] &&
@@ -675,9 +697,80 @@ bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal)
     return ordinal < rt->count && !rt->devices[ordinal].info.host_unified_memory;
 }
 
+/* ---- copies in and out ---------------------------------------------------
+ * Where a device's memory is its own, a launch copies its operands' spans
+ * from the segment into the device buffer, runs, and copies its output's
+ * span back, all queued without blocking. OpenCL lets a driver read the
+ * host memory of a queued write at any time until it completes, and some
+ * read it when it is queued (NVIDIA's stages pageable memory then): a
+ * launch queued right behind one whose output it reads would copy in the
+ * segment as it was before that output came back, over the right bytes
+ * already in the device buffer. So each launch's output span is listed
+ * until its copy back has finished, and a span that lies inside a listed
+ * one is not copied in at all: the device buffer holds it as the queue
+ * will have left it. A span that only overlaps one waits for the queue to
+ * drain (rare: a launch reading part of an output and part of what was
+ * around it), after which the segment is current. */
+
+static void unlink_spans(clrt_job *job)
+{
+    if (!job->linked)
+        return;
+    clrt_device *d = job->device;
+    pthread_mutex_lock(&d->returning_lock);
+    for (uint32_t i = 0; i < job->linked; i++) {
+        clrt_span *s = &job->spans[i];
+        if (s->prev)
+            s->prev->next = s->next;
+        else
+            d->returning = s->next;
+        if (s->next)
+            s->next->prev = s->prev;
+    }
+    pthread_mutex_unlock(&d->returning_lock);
+    job->linked = 0;
+}
+
+static void link_span(clrt_job *job, const void *buffer, uint64_t lo, uint64_t bytes)
+{
+    clrt_device *d = job->device;
+    clrt_span *s = &job->spans[job->linked++];
+    *s = (clrt_span){.buffer = buffer, .lo = lo, .hi = lo + bytes};
+    pthread_mutex_lock(&d->returning_lock);
+    s->next = d->returning;
+    if (s->next)
+        s->next->prev = s;
+    d->returning = s;
+    pthread_mutex_unlock(&d->returning_lock);
+}
+
+enum { SPAN_IN_SEGMENT, SPAN_ON_DEVICE, SPAN_MIXED };
+
+/* Where the current bytes of [lo, hi) of a buffer are. */
+static int span_state(clrt_device *d, const void *buffer, uint64_t lo, uint64_t hi)
+{
+    int state = SPAN_IN_SEGMENT;
+    pthread_mutex_lock(&d->returning_lock);
+    for (const clrt_span *s = d->returning; s && state != SPAN_MIXED; s = s->next) {
+        if (s->buffer != buffer || s->hi <= lo || hi <= s->lo)
+            continue;
+        state = s->lo <= lo && hi <= s->hi ? SPAN_ON_DEVICE : SPAN_MIXED;
+    }
+    pthread_mutex_unlock(&d->returning_lock);
+    return state;
+}
+
+static void free_staged(clrt_job *job)
+{
+    for (int b = 0; b < TSR__KERNEL_MAX_OPERANDS; b++)
+        free(job->staged[b]);
+}
+
 static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
 {
     clrt_job *job = data;
+    unlink_spans(job);
+    free_staged(job);
     tsr_status st = TSR_OK;
     char message[160] = "";
     if (status < 0) {
@@ -799,8 +892,8 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     clrt_job *job = calloc(1, sizeof *job);
     if (!job)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
-    *job =
-        (clrt_job){.check_status = l->check_status, .ordinal = ordinal, .done = done, .ctx = ctx};
+    *job = (clrt_job){
+        .check_status = l->check_status, .ordinal = ordinal, .device = d, .done = done, .ctx = ctx};
     cl_kernel k = p->kernel;
     cl_uint arg = 0;
     cl_int err = CL_SUCCESS;
@@ -858,19 +951,37 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         local[i] = (size_t)g->local[i];
     }
     /* Where the device's memory is its own, the operands' spans go in
-     * first (the queue is in order, so each copy reads the segment as
-     * the launches before it left it) and the output's span comes back
-     * last: the completion callback then sees the segment current. */
+     * first, unless a launch still queued leaves them on the device (see
+     * "copies in and out" above), and the output's span comes back last:
+     * the completion callback then sees the segment current. */
+    bool drained = false;
     for (uint32_t b = 0; b < l->nbuffers && err == CL_SUCCESS; b++) {
         const clrt_buffer *buf = l->buffers[b];
         bool again = false; /* an in-place operation names one span twice */
         for (uint32_t e = 0; e < b; e++)
             again |= l->buffers[e] == l->buffers[b] && l->offsets[e] == l->offsets[b] &&
                      l->extents[e] == l->extents[b];
-        if (buf->host && l->extents[b] > 0 && !again)
-            err = clEnqueueWriteBuffer(d->queue, buf->mem, CL_FALSE, (size_t)l->offsets[b],
-                                       (size_t)l->extents[b], buf->host + l->offsets[b], 0, NULL,
-                                       NULL);
+        if (!buf->host || l->extents[b] == 0 || again)
+            continue;
+        uint64_t lo = l->offsets[b], bytes = l->extents[b];
+        int state = drained ? SPAN_IN_SEGMENT : span_state(d, buf, lo, lo + bytes);
+        if (state == SPAN_ON_DEVICE)
+            continue;
+        if (state == SPAN_MIXED) {
+            err = clFinish(d->queue);
+            drained = true;
+        }
+        const void *from = buf->host + lo;
+        if (err == CL_SUCCESS && d->info.stage_copies) {
+            job->staged[b] = malloc((size_t)bytes);
+            if (!job->staged[b])
+                err = CL_OUT_OF_HOST_MEMORY;
+            else
+                from = memcpy(job->staged[b], from, (size_t)bytes);
+        }
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(d->queue, buf->mem, CL_FALSE, (size_t)lo, (size_t)bytes,
+                                       from, 0, NULL, NULL);
     }
     cl_event event = NULL;
     if (err == CL_SUCCESS)
@@ -891,6 +1002,7 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     size_t region[3], pitch[2];
     if (err == CL_SUCCESS && out && out->host && l->extents[0] > 0) {
         cl_event read = NULL;
+        link_span(job, out, l->offsets[0], l->extents[0]);
         if (output_box(l, region, pitch) && region[0] < l->extents[0]) {
             size_t origin[3] = {(size_t)l->offsets[0], 0, 0};
             err = clEnqueueReadBufferRect(d->queue, out->mem, CL_FALSE, origin, origin, region,
@@ -908,6 +1020,7 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     const clrt_buffer *out2 = l->second_output && l->nbuffers > 2 ? l->buffers[2] : NULL;
     if (err == CL_SUCCESS && out2 && out2->host && l->extents[2] > 0) {
         cl_event read = NULL;
+        link_span(job, out2, l->offsets[2], l->extents[2]);
         err =
             clEnqueueReadBuffer(d->queue, out2->mem, CL_FALSE, (size_t)l->offsets[2],
                                 (size_t)l->extents[2], out2->host + l->offsets[2], 0, NULL, &read);
@@ -922,6 +1035,8 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         if (event)
             clReleaseEvent(event);
         clFinish(d->queue);
+        unlink_spans(job);
+        free_staged(job);
         if (job->status_buffer)
             clReleaseMemObject(job->status_buffer);
         if (job->geom_buffer)

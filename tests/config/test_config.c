@@ -128,7 +128,7 @@ static const struct {
                            "warning, notice, info or debug)"},
     {"log.level =\n", "tesserad.conf:1: log.level: missing value"},
     {"devices.memory = shared\n", "tesserad.conf:1: devices.memory: unknown device memory mode "
-                                  "'shared' (expected auto or copy)"},
+                                  "'shared' (expected auto, copy or staged)"},
     {"no.such.key = 1\n", "tesserad.conf:1: no.such.key: unknown key"},
     {"socket path = /tmp/x\n", "tesserad.conf:1: invalid key 'socket path' (keys have no blanks)"},
     {"just words\n", "tesserad.conf:1: expected 'key = value', got 'just words'"},

@@ -32,7 +32,8 @@ int main(int argc, char **argv)
     int nextra = 0;
     bool copy = false;
     while (argc > 1 && strncmp(argv[1], "--", 2) == 0 && nextra < 8) {
-        copy |= strcmp(argv[1], "--device-memory=copy") == 0;
+        copy |= strcmp(argv[1], "--device-memory=copy") == 0 ||
+                strcmp(argv[1], "--device-memory=staged") == 0;
         extra[nextra++] = argv[1];
         argv++;
         argc--;

@@ -772,7 +772,8 @@ int main(int argc, char **argv)
         return 77;
     }
     tsr_device_properties props;
-    bool copy = nextra > 0 && strcmp(extra[0], "--device-memory=copy") == 0;
+    bool copy = nextra > 0 && (strcmp(extra[0], "--device-memory=copy") == 0 ||
+                               strcmp(extra[0], "--device-memory=staged") == 0);
     if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) != TSR_OK ||
         (copy && props.host_unified_memory)) {
         fprintf(stderr, "opencl:0 is not served as asked: %s\n", tsr_last_error());
