@@ -224,9 +224,13 @@ typedef struct tsr__kernel {
  * arguments (below: four slots, `kind`) with another meaning for the
  * geometry:
  *   size   x: the output elements (the kept dimensions' product), y: R,
- *          the elements reduced into each; z, w: 1, 0
- *   block  x: the outputs one work-item computes, y: the kept dimensions,
- *          z: TSR__KWALK_STRIDED, w: the reduced dimensions
+ *          the elements reduced into each; z: 1, or G >= 2, the nodes of
+ *          each output's chunk tree that work-items of their own reduce
+ *          (below); w: the chunks of a node (a power of two, at least
+ *          TSR__RED_BLOCK_CHUNKS)
+ *   block  x: the outputs one work-item computes (1 with nodes), y: the
+ *          kept dimensions, z: the phase (0; with nodes the backend
+ *          launches phase 1 then phase 2), w: the reduced dimensions
  *   geom   the sizes of the kept dimensions then of the reduced ones (each
  *          group in descriptor order), then for each slot with storage
  *          its strides in the same order
@@ -234,7 +238,14 @@ typedef struct tsr__kernel {
  * NDRange (ceil(size.x / block.x), 1, 1); work-item p computes outputs
  * p * block.x .. (row-major over the kept dimensions), each in
  * kernels/reduce_order.h's order, so that every device gives the cpu's
- * bits. */
+ * bits. Where a few outputs reduce many elements (fewer outputs than the
+ * device has compute units to keep busy), the launch is one piece of two
+ * enqueues of the same kernel: phase 1 over NDRange (size.x * G, 1, 1),
+ * work-item p reducing node p % G of output p / G (size.w chunks from
+ * chunk (p % G) * size.w, a node of the chunk tree) into slot p of a
+ * scratch buffer of TSR__RED_SLOT_BYTES per slot that takes the status
+ * argument's place; phase 2 over (size.x, 1, 1), merging each output's G
+ * slots by the same binary counter: the one-pass bits. */
 
 /* ---- The OpenCL program ABI (kernels/ generates, the daemon launches) ----
  *

@@ -4,6 +4,7 @@
  * program for each key this file accepts, with the entries
  * tsr__kernel_entry names. */
 #include "kernels/launch.h"
+#include "kernels/reduce_order.h"
 
 #include <string.h>
 
@@ -370,7 +371,7 @@ static void reduce_geometry(const tsr__kernel *k, uint32_t compute_units, tsr__k
     g->size[2] = 1;
     g->block[0] = (uint32_t)bx;
     g->block[1] = (uint32_t)nk;
-    g->block[2] = TSR__KWALK_STRIDED;
+    g->block[2] = 0;
     g->block[3] = (uint32_t)(nd - nk);
     g->global[0] = ceil_div(outputs, bx);
     g->global[1] = g->global[2] = 1;
@@ -379,6 +380,25 @@ static void reduce_geometry(const tsr__kernel *k, uint32_t compute_units, tsr__k
     g->step[0] = min_u64(g->global[0], room > 0 ? room : 1);
     g->step[1] = g->step[2] = 1;
     g->pieces = ceil_div(g->global[0], g->step[0]);
+    /* Too few outputs for the compute units, each of at least two nodes
+     * of TSR__RED_BLOCK_CHUNKS chunks: the nodes of an output's chunk tree
+     * go to work-items of their own (two phases, core/kernel.h). Nodes
+     * grow by powers of two until there are about `want` in all. */
+    uint64_t chunks = ceil_div(each, TSR__RED_CHUNK);
+    if (outputs >= want || chunks < 2 * TSR__RED_BLOCK_CHUNKS)
+        return;
+    uint64_t per_output = ceil_div(want, outputs), node = TSR__RED_BLOCK_CHUNKS;
+    while (ceil_div(chunks, node) > per_output)
+        node *= 2;
+    uint64_t nodes = ceil_div(chunks, node);
+    if (nodes < 2)
+        return;
+    g->size[2] = nodes;
+    g->size[3] = node;
+    g->block[0] = 1;
+    g->global[0] = outputs * nodes;
+    g->step[0] = g->global[0];
+    g->pieces = 1;
 }
 
 void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,

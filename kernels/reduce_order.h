@@ -67,6 +67,10 @@
  * outputs reduce many elements: a node of the chunk tree (step 4). */
 #define TSR__RED_BLOCK_LOG2 4
 #define TSR__RED_BLOCK_CHUNKS (1 << TSR__RED_BLOCK_LOG2)
+/* Bytes a device's two-phase reduction keeps per node of an output
+ * (opencl/reduce.cl's tsr_r_acc: two accumulators of up to 16 bytes and
+ * two counts, rounded up). */
+#define TSR__RED_SLOT_BYTES 64u
 
 /* The chunk tree's split of n >= 2 leaves: the largest power of two
  * strictly below n. */

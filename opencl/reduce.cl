@@ -21,7 +21,24 @@
  * TSR__RED_CHUNK elements, TSR__RED_LANES lanes, their fold, the chunk
  * tree by a binary counter, compensated sums for real types; argmax and
  * co keep the first of the best. The elements come in their logical
- * order r from a cursor over the reduced dimensions. */
+ * order r from a cursor over the reduced dimensions.
+ *
+ * Where a few outputs reduce many elements each, one launch runs in two
+ * phases (block.z, core/kernel.h): in phase 1 each work-item reduces one
+ * node of an output's chunk tree, size.w whole chunks starting at a
+ * multiple of size.w (the last node may be shorter), and leaves its
+ * accumulator in a slot of the scratch buffer that comes as `status`; in
+ * phase 2 one work-item per output takes its size.z slots through the
+ * same binary counter, by node. A node of the tree is what its part of
+ * the one-pass walk makes of it, and the counter over nodes merges them
+ * as the counter over chunks does, so the bits are the one-pass bits. */
+
+/* The accumulator one node leaves for phase 2. */
+typedef struct tsr_r_acc {
+    tsr_r_x s, e; /* e: the compensated sums' error, else unused */
+    long at;      /* argmax and co: the position of the best, counted from 0 */
+    long n;       /* the elements counted (nansum's non-NaN ones) */
+} tsr_r_acc;
 
 /* The elements of one output, r = 0, 1, ...: the cursor's offset steps
  * along the innermost reduced dimension and is computed again from the
@@ -52,11 +69,13 @@ static long tsr_r_row_offset(const tsr_r_src *src, ulong row)
 /* nansum: a NaN counts as zero, and not at all in the count */
 static tsr_r_x tsr_r_counted(tsr_r_src *src, tsr_r_x x)
 {
+    if (src->skip) { /* only nanmean reads the count */
 #if TSR_R_REAL
-    if (src->skip && x != x)
-        return 0;
+        if (x != x)
+            return 0;
 #endif
-    src->nonnan++;
+        src->nonnan++;
+    }
     return x;
 }
 
@@ -66,6 +85,14 @@ static void tsr_r_next_row(tsr_r_src *src)
     src->pos = 0;
     src->row++;
     src->off = src->base + tsr_r_row_offset(src, src->row);
+}
+
+/* The cursor at element r of the output's reduced elements. */
+static void tsr_r_seek(tsr_r_src *src, ulong r)
+{
+    src->row = r / src->n0;
+    src->pos = r % src->n0;
+    src->off = src->base + tsr_r_row_offset(src, src->row) + (long)src->pos * src->s0;
 }
 
 static tsr_r_x tsr_r_next(tsr_r_src *src)
@@ -88,9 +115,15 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
         return;
     }
     long off = src->off, s0 = src->s0;
+    if (src->d == TSR_R_COMMON) {
 #pragma unroll
-    for (int j = 0; j < TSR__RED_LANES; j++)
-        xs[j] = tsr_r_counted(src, tsr_r_load(src->d, src->p, off + j * s0));
+        for (int j = 0; j < TSR__RED_LANES; j++)
+            xs[j] = tsr_r_counted(src, tsr_r_load_same(src->p, off + j * s0));
+    } else {
+#pragma unroll
+        for (int j = 0; j < TSR__RED_LANES; j++)
+            xs[j] = tsr_r_counted(src, tsr_r_load(src->d, src->p, off + j * s0));
+    }
     src->pos += TSR__RED_LANES;
     if (src->pos == src->n0)
         tsr_r_next_row(src);
@@ -98,60 +131,108 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
         src->off = off + TSR__RED_LANES * s0;
 }
 
+/* The chunk tree's binary counter on plain accumulators (stack, level,
+ * depth): value v pushed, and the stack folded from the top. */
+#define TSR_R_PUSH(v, OP)                                          \
+    do {                                                           \
+        int lv = 0;                                                \
+        for (; depth > 0 && level[depth - 1] == lv; depth--, lv++) \
+            v = OP(stack[depth - 1], v);                           \
+        stack[depth] = v;                                          \
+        level[depth++] = lv;                                       \
+    } while (0)
+#define TSR_R_FOLD(acc, OP)                  \
+    do {                                     \
+        acc = stack[depth - 1];              \
+        for (int k = depth - 2; k >= 0; k--) \
+            acc = OP(stack[k], acc);         \
+    } while (0)
+
 /* Steps 2 to 4 of the order for a combine OP on plain accumulators. */
-#define TSR_R_PLAIN(NAME, IDENTITY, OP)                                         \
-    static tsr_r_x NAME(tsr_r_src *src, ulong R)                                \
-    {                                                                           \
-        tsr_r_x stack[64];                                                      \
-        int level[64], depth = 0;                                               \
-        for (ulong c0 = 0; c0 < R; c0 += TSR__RED_CHUNK) {                      \
-            ulong n = min((ulong)TSR__RED_CHUNK, R - c0);                       \
-            tsr_r_x lane[TSR__RED_LANES];                                       \
-            for (int j = 0; j < TSR__RED_LANES; j++)                            \
-                lane[j] = IDENTITY;                                             \
-            ulong i = 0;                                                        \
-            for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {              \
-                tsr_r_x xs[TSR__RED_LANES];                                     \
-                tsr_r_group(src, xs);                                           \
-                _Pragma("unroll") for (int j = 0; j < TSR__RED_LANES; j++)      \
-                    lane[j] = OP(lane[j], xs[j]);                               \
-            }                                                                   \
-            for (int j = 0; i + j < n; j++) {                                   \
-                tsr_r_x x = tsr_r_next(src);                                    \
-                lane[j] = OP(lane[j], x);                                       \
-            }                                                                   \
-            TSR__RED_FOLD_LANES(lane, OP);                                      \
-            tsr_r_x v = lane[0];                                                \
-            int lv = 0;                                                         \
-            for (; depth > 0 && level[depth - 1] == lv; depth--, lv++)          \
-                v = OP(stack[depth - 1], v);                                    \
-            stack[depth] = v;                                                   \
-            level[depth++] = lv;                                                \
-        }                                                                       \
-        if (depth == 0)                                                         \
-            return IDENTITY;                                                    \
-        tsr_r_x acc = stack[depth - 1];                                         \
-        for (int k = depth - 2; k >= 0; k--)                                    \
-            acc = OP(stack[k], acc);                                            \
-        return acc;                                                             \
+#define TSR_R_PLAIN(NAME, IDENTITY, OP)                                              \
+    static tsr_r_x NAME(tsr_r_src *src, ulong R)                                     \
+    {                                                                                \
+        tsr_r_x stack[64];                                                           \
+        int level[64], depth = 0;                                                    \
+        for (ulong c0 = 0; c0 < R; c0 += TSR__RED_CHUNK) {                           \
+            ulong n = min((ulong)TSR__RED_CHUNK, R - c0);                            \
+            tsr_r_x lane[TSR__RED_LANES];                                            \
+            for (int j = 0; j < TSR__RED_LANES; j++)                                 \
+                lane[j] = IDENTITY;                                                  \
+            ulong i = 0;                                                             \
+            for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {                   \
+                tsr_r_x xs[TSR__RED_LANES];                                          \
+                tsr_r_group(src, xs);                                                \
+                _Pragma("unroll") for (int j = 0; j < TSR__RED_LANES; j++) lane[j] = \
+                    OP(lane[j], xs[j]);                                              \
+            }                                                                        \
+            for (int j = 0; i + j < n; j++) {                                        \
+                tsr_r_x x = tsr_r_next(src);                                         \
+                lane[j] = OP(lane[j], x);                                            \
+            }                                                                        \
+            TSR__RED_FOLD_LANES(lane, OP);                                           \
+            tsr_r_x v = lane[0];                                                     \
+            TSR_R_PUSH(v, OP);                                                       \
+        }                                                                            \
+        if (depth == 0)                                                              \
+            return IDENTITY;                                                         \
+        tsr_r_x acc;                                                                 \
+        TSR_R_FOLD(acc, OP);                                                         \
+        return acc;                                                                  \
+    }                                                                                \
+    static void NAME##_node(tsr_r_src *src, ulong R, __global tsr_r_acc *slot)       \
+    {                                                                                \
+        slot->s = NAME(src, R);                                                      \
+        slot->n = src->nonnan;                                                       \
+    }                                                                                \
+    static tsr_r_x NAME##_nodes(__global const tsr_r_acc *slots, ulong G)            \
+    {                                                                                \
+        tsr_r_x stack[64];                                                           \
+        int level[64], depth = 0;                                                    \
+        for (ulong i = 0; i < G; i++) {                                              \
+            tsr_r_x v = slots[i].s;                                                  \
+            TSR_R_PUSH(v, OP);                                                       \
+        }                                                                            \
+        tsr_r_x acc;                                                                 \
+        TSR_R_FOLD(acc, OP);                                                         \
+        return acc;                                                                  \
     }
 
 /* argmax and co: the first of the best. */
-#define TSR_R_SCAN(NAME, BETTER)                                                \
-    static tsr_r_x NAME(tsr_r_src *src, ulong R, long *at)                      \
-    {                                                                           \
-        *at = 0;                                                                \
-        if (R == 0)                                                             \
-            return 0;                                                           \
-        tsr_r_x b = tsr_r_next(src);                                            \
-        for (ulong r = 1; r < R; r++) {                                         \
-            tsr_r_x x = tsr_r_next(src);                                        \
-            if (BETTER(x, b)) {                                                 \
-                b = x;                                                          \
-                *at = (long)r;                                                  \
-            }                                                                   \
-        }                                                                       \
-        return b;                                                               \
+#define TSR_R_SCAN(NAME, BETTER)                                                         \
+    static tsr_r_x NAME(tsr_r_src *src, ulong R, long *at)                               \
+    {                                                                                    \
+        *at = 0;                                                                         \
+        if (R == 0)                                                                      \
+            return 0;                                                                    \
+        tsr_r_x b = tsr_r_next(src);                                                     \
+        for (ulong r = 1; r < R; r++) {                                                  \
+            tsr_r_x x = tsr_r_next(src);                                                 \
+            if (BETTER(x, b)) {                                                          \
+                b = x;                                                                   \
+                *at = (long)r;                                                           \
+            }                                                                            \
+        }                                                                                \
+        return b;                                                                        \
+    }                                                                                    \
+    static void NAME##_node(tsr_r_src *src, ulong R, ulong r0, __global tsr_r_acc *slot) \
+    {                                                                                    \
+        long at;                                                                         \
+        slot->s = NAME(src, R, &at);                                                     \
+        slot->at = (long)r0 + at;                                                        \
+    }                                                                                    \
+    static tsr_r_x NAME##_nodes(__global const tsr_r_acc *slots, ulong G, long *at)      \
+    {                                                                                    \
+        tsr_r_x b = slots[0].s;                                                          \
+        *at = slots[0].at;                                                               \
+        for (ulong i = 1; i < G; i++) {                                                  \
+            tsr_r_x x = slots[i].s;                                                      \
+            if (BETTER(x, b)) {                                                          \
+                b = x;                                                                   \
+                *at = slots[i].at;                                                       \
+            }                                                                            \
+        }                                                                                \
+        return b;                                                                        \
     }
 
 #if TSR_R_INT
@@ -189,8 +270,37 @@ TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX)
 TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
 
 /* The compensated sum: accumulators are pairs (s, e), their parts kept
- * apart. */
-static tsr_r_x tsr_r_sum(tsr_r_src *src, ulong R)
+ * apart. The binary counter over chunk values (tsr_r_sum_pair) or over
+ * nodes (tsr_r_sum_nodes), one value (vs, ve) pushed at a time. */
+#define TSR_R_SUM_PUSH(vs0, ve0)                                     \
+    do {                                                             \
+        tsr_r_x vs = (vs0), ve = (ve0);                              \
+        int lv = 0;                                                  \
+        for (; depth > 0 && level[depth - 1] == lv; depth--, lv++) { \
+            tsr_r_x ls = ss[depth - 1], le = es[depth - 1];          \
+            TSR__RED_TWO_SUM_MERGE(ls, le, vs, ve, tsr_r_x);         \
+            vs = ls;                                                 \
+            ve = le;                                                 \
+        }                                                            \
+        ss[depth] = vs;                                              \
+        es[depth] = ve;                                              \
+        level[depth++] = lv;                                         \
+    } while (0)
+/* ... and the stack folded from the top into (*s, *e). */
+#define TSR_R_SUM_FOLD(s_out, e_out)                         \
+    do {                                                     \
+        tsr_r_x as = ss[depth - 1], ae = es[depth - 1];      \
+        for (int k = depth - 2; k >= 0; k--) {               \
+            tsr_r_x ls = ss[k], le = es[k];                  \
+            TSR__RED_TWO_SUM_MERGE(ls, le, as, ae, tsr_r_x); \
+            as = ls;                                         \
+            ae = le;                                         \
+        }                                                    \
+        *(s_out) = as;                                       \
+        *(e_out) = ae;                                       \
+    } while (0)
+
+static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_out)
 {
     tsr_r_x ss[64], es[64];
     int level[64], depth = 0;
@@ -214,28 +324,37 @@ static tsr_r_x tsr_r_sum(tsr_r_src *src, ulong R)
         for (int w = TSR__RED_LANES / 2; w >= 1; w /= 2)
             for (int j = 0; j < w; j++)
                 TSR__RED_TWO_SUM_MERGE(s[j], e[j], s[j + w], e[j + w], tsr_r_x);
-        tsr_r_x vs = s[0], ve = e[0];
-        int lv = 0;
-        for (; depth > 0 && level[depth - 1] == lv; depth--, lv++) {
-            tsr_r_x ls = ss[depth - 1], le = es[depth - 1];
-            TSR__RED_TWO_SUM_MERGE(ls, le, vs, ve, tsr_r_x);
-            vs = ls;
-            ve = le;
-        }
-        ss[depth] = vs;
-        es[depth] = ve;
-        level[depth++] = lv;
+        TSR_R_SUM_PUSH(s[0], e[0]);
     }
-    if (depth == 0)
-        return 0;
-    tsr_r_x as = ss[depth - 1], ae = es[depth - 1];
-    for (int k = depth - 2; k >= 0; k--) {
-        tsr_r_x ls = ss[k], le = es[k];
-        TSR__RED_TWO_SUM_MERGE(ls, le, as, ae, tsr_r_x);
-        as = ls;
-        ae = le;
-    }
-    return TSR__RED_TWO_SUM_VALUE(as, ae);
+    *s_out = *e_out = 0;
+    if (depth > 0)
+        TSR_R_SUM_FOLD(s_out, e_out);
+}
+
+static tsr_r_x tsr_r_sum(tsr_r_src *src, ulong R)
+{
+    tsr_r_x s, e;
+    tsr_r_sum_pair(src, R, &s, &e);
+    return TSR__RED_TWO_SUM_VALUE(s, e);
+}
+
+static void tsr_r_sum_node(tsr_r_src *src, ulong R, __global tsr_r_acc *slot)
+{
+    tsr_r_x s, e;
+    tsr_r_sum_pair(src, R, &s, &e);
+    slot->s = s;
+    slot->e = e;
+    slot->n = src->nonnan;
+}
+
+static tsr_r_x tsr_r_sum_nodes(__global const tsr_r_acc *slots, ulong G)
+{
+    tsr_r_x ss[64], es[64], s, e;
+    int level[64], depth = 0;
+    for (ulong i = 0; i < G; i++)
+        TSR_R_SUM_PUSH(slots[i].s, slots[i].e);
+    TSR_R_SUM_FOLD(&s, &e);
+    return TSR__RED_TWO_SUM_VALUE(s, e);
 }
 #endif
 
@@ -252,8 +371,25 @@ static tsr_r_x tsr_r_mean(tsr_r_x v, long count)
     return tsr_r_div(tsr_r_in(tsr_r_out(tsr_r_quiet(v))), count);
 }
 
-static void tsr_r_one(uint op, tsr_r_src *src, ulong R, uint d0, __global uchar *p0, long e0,
-                      __global uchar *p2, long e2);
+/* nanmean's count over the nodes */
+static long tsr_r_count_nodes(__global const tsr_r_acc *slots, ulong G)
+{
+    long n = 0;
+    for (ulong i = 0; i < G; i++)
+        n += slots[i].n;
+    return n;
+}
+
+/* One output's reduction (phase 0), one node of it (phase 1: R elements
+ * from r0 into *slots) or its nodes' merge (phase 2: slots[0 .. G)). */
+typedef struct tsr_r_task {
+    uint phase;
+    ulong R, r0, G;
+    __global tsr_r_acc *slots;
+} tsr_r_task;
+
+static void tsr_r_one(uint op, tsr_r_src *src, const tsr_r_task *task, uint d0, __global uchar *p0,
+                      long e0, __global uchar *p2, long e2);
 
 __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base1, ulong off1,
                          __global uchar *base2, ulong off2, __global uchar *base3, ulong off3,
@@ -261,12 +397,28 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
                          uint4 block, long4 st0, long4 st1, long4 st2, long4 st3,
                          __global const long *geom, uint4 kind)
 {
-    (void)base3, (void)off3, (void)scalar, (void)alpha, (void)status;
+    (void)base3, (void)off3, (void)scalar, (void)alpha;
     (void)st0, (void)st1, (void)st2, (void)st3;
-    ulong o0 = get_global_id(0) * block.x;
-    if (o0 >= size.x)
-        return;
-    ulong no = min((ulong)block.x, size.x - o0), R = size.y;
+    tsr_r_task task = {block.z, size.y, 0, 1, 0};
+    ulong item = get_global_id(0), o0, no = 1, node = 0;
+    if (task.phase == 0) {
+        o0 = item * block.x;
+        if (o0 >= size.x)
+            return;
+        no = min((ulong)block.x, size.x - o0);
+    } else {
+        task.G = size.z;
+        o0 = task.phase == 1 ? item / task.G : item;
+        node = task.phase == 1 ? item % task.G : 0;
+        if (o0 >= size.x)
+            return;
+        /* the node's elements: size.w chunks from its first */
+        ulong span = size.w * TSR__RED_CHUNK;
+        task.r0 = node * span;
+        if (task.phase == 1)
+            task.R = min(span, size.y - task.r0);
+        task.slots = (__global tsr_r_acc *)status + o0 * task.G + node;
+    }
     int nk = (int)block.y, nr = (int)block.w, nd = nk + nr;
     uint ns = kind.w;
     __global uchar *p0 = base0 + off0, *p2 = base2 + off2;
@@ -296,6 +448,8 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
         src.pos = src.row = 0;
         src.n0 = nr > 0 ? (ulong)geom[nd - 1] : 1;
         src.s0 = nr > 0 ? geom[2 * nd + nd - 1] : 0;
-        tsr_r_one(kind.x, &src, R, kind.y, p0, e0, p2, e2);
+        if (task.r0)
+            tsr_r_seek(&src, task.r0);
+        tsr_r_one(kind.x, &src, &task, kind.y, p0, e0, p2, e2);
     }
 }

@@ -3,6 +3,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "opencl/runtime.h"
 #include "opencl/errors.h"
+#include "kernels/reduce_order.h"
 
 #include <CL/cl.h>
 #include <errno.h>
@@ -908,15 +909,23 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     memcpy(&alpha, l->alpha, sizeof alpha);
     SET_ARG(scalar);
     SET_ARG(alpha);
+    const tsr__kernel_geometry *g = &l->geometry;
+    /* A reduction in two phases (core/kernel.h) leaves its nodes in a
+     * scratch buffer that takes the status argument's place. */
+    bool phased = p->key.entry == TSR__KENTRY_REDUCE && g->size[2] > 1;
     cl_mem status = d->no_status;
     if (l->check_status && err == CL_SUCCESS) {
         cl_int zero = 0;
         job->status_buffer = clCreateBuffer(d->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                             sizeof zero, &zero, &err);
         status = job->status_buffer;
+    } else if (phased && err == CL_SUCCESS) {
+        job->status_buffer =
+            clCreateBuffer(d->context, CL_MEM_READ_WRITE,
+                           (size_t)(g->size[0] * g->size[2]) * TSR__RED_SLOT_BYTES, NULL, &err);
+        status = job->status_buffer;
     }
     SET_ARG(status);
-    const tsr__kernel_geometry *g = &l->geometry;
     cl_ulong4 size;
     cl_uint4 block;
     for (int i = 0; i < 4; i++) {
@@ -924,6 +933,9 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
         block.s[i] = g->block[i];
     }
     SET_ARG(size);
+    cl_uint block_arg = arg;
+    if (phased)
+        block.s[2] = 1;
     SET_ARG(block);
     for (uint32_t b = 0; b < l->nbuffers; b++) {
         cl_long4 stride;
@@ -985,9 +997,17 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     }
     cl_event event = NULL;
     if (err == CL_SUCCESS)
-        err = enqueue_pieces(
-            d->queue, k, g, global, local, l->first_piece,
-            l->piece_count ? l->first_piece + l->piece_count : (g->pieces ? g->pieces : 1), &event);
+        err = enqueue_pieces(d->queue, k, g, global, local, l->first_piece,
+                             l->piece_count ? l->first_piece + l->piece_count
+                                            : (g->pieces ? g->pieces : 1),
+                             phased ? NULL : &event);
+    if (err == CL_SUCCESS && phased) { /* phase 2: a work-item per output merges its nodes */
+        block.s[2] = 2;
+        size_t outputs[3] = {(size_t)g->size[0], 1, 1};
+        err = clSetKernelArg(k, block_arg, sizeof block, &block);
+        if (err == CL_SUCCESS)
+            err = clEnqueueNDRangeKernel(d->queue, k, 3, NULL, outputs, local, 0, NULL, &event);
+    }
     if (err == CL_SUCCESS && l->check_status) {
         cl_event read = NULL;
         err = clEnqueueReadBuffer(d->queue, job->status_buffer, CL_FALSE, 0, sizeof(cl_int),

@@ -1132,6 +1132,16 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
     else
         put(t, "    if (d == %du)\n        return tsr_r_in(q[i]);\n", common);
     put(t, "    return tsr_r_in(tsr_g_load(d, p, i));\n}\n\n");
+    /* the common dtype's own elements, read as they are */
+    put(t, "#define TSR_R_COMMON %du\n", common);
+    put(t,
+        "static inline tsr_r_x tsr_r_load_same(__global const uchar *p, long i)\n{\n"
+        "    __global const %s *q = (__global const %s *)p;\n",
+        st, st);
+    if (cplx)
+        put(t, "    return tsr_r_in((%s)(q[2 * i], q[2 * i + 1]));\n}\n\n", et);
+    else
+        put(t, "    return tsr_r_in(q[i]);\n}\n\n");
     const char *qnan = comp[0] == 'd' ? "as_double(0x7FF8000000000000UL)" : "as_float(0x7FC00000u)";
     put(t, "static inline %s tsr_r_quiet1(%s v)\n{\n    return v != v ? %s : v;\n}\n\n", comp, comp,
         qnan);
@@ -1165,25 +1175,42 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
 /* tsr_r_one: output element (e0, e2) of reduction `op`. */
 static void emit_reduce_switch(text *t, tsr_dtype common)
 {
-    put(t, "static void tsr_r_one(uint op, tsr_r_src *src, ulong R, uint d0, __global uchar *p0, "
-           "long e0,\n                      __global uchar *p2, long e2)\n{\n"
-           "    tsr_r_x v;\n    long at = 0;\n    (void)p2;\n    (void)e2;\n    (void)at;\n"
-           "    switch (op) {\n");
+    put(t, "static void tsr_r_one(uint op, tsr_r_src *src, const tsr_r_task *task, uint d0,\n"
+           "                      __global uchar *p0, long e0, __global uchar *p2, long e2)\n{\n"
+           "    tsr_r_x v;\n    long at = 0, count = (long)task->R;\n    (void)p2;\n"
+           "    (void)e2;\n    (void)at;\n    (void)count;\n    switch (op) {\n");
     for (int op = 1; op < TSR__KOP_COUNT; op++) {
         uint32_t f = tsr__kernel_ops[op].flags;
         bool arg = (f & (TSR__KOPF_INDEX | TSR__KOPF_INDICES)) != 0;
+        bool nancount = (f & TSR__KOPF_SKIP_NAN) && (f & TSR__KOPF_MEAN);
         if (!tsr__reduce_computes((uint32_t)op, common))
             continue;
+        const char *c = cl_combines[op];
         put(t, "    case %d:\n", op);
         if (f & TSR__KOPF_SKIP_NAN)
             put(t, "        src->skip = 1;\n");
+        /* phase 1: a node into its slot; 2: the nodes' merge; 0: whole */
+        put(t, "        if (task->phase == 1) {\n");
         if (arg)
-            put(t, "        v = tsr_r_scan_%s(src, R, &at);\n", cl_combines[op]);
+            put(t, "            tsr_r_scan_%s_node(src, task->R, task->r0, task->slots);\n", c);
         else
-            put(t, "        v = tsr_r_%s(src, R);\n", cl_combines[op]);
+            put(t, "            tsr_r_%s_node(src, task->R, task->slots);\n", c);
+        put(t, "            break;\n        }\n");
+        if (arg)
+            put(t,
+                "        v = task->phase == 2 ? tsr_r_scan_%s_nodes(task->slots, task->G, &at)\n"
+                "                             : tsr_r_scan_%s(src, task->R, &at);\n",
+                c, c);
+        else
+            put(t,
+                "        v = task->phase == 2 ? tsr_r_%s_nodes(task->slots, task->G)\n"
+                "                             : tsr_r_%s(src, task->R);\n",
+                c, c);
+        if (nancount)
+            put(t, "        count = task->phase == 2 ? tsr_r_count_nodes(task->slots, task->G)\n"
+                   "                                 : src->nonnan;\n");
         if (f & TSR__KOPF_MEAN)
-            put(t, "        v = tsr_r_mean(v, %s);\n",
-                (f & TSR__KOPF_SKIP_NAN) ? "src->nonnan" : "(long)R");
+            put(t, "        v = tsr_r_mean(v, count);\n");
         if (f & TSR__KOPF_INDEX)
             put(t, "        ((__global long *)p0)[e0] = at;\n");
         else
