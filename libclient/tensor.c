@@ -108,12 +108,14 @@ static void storage_release(tsr__storage *s)
 {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
         return;
-    if (s->client != NULL) {
-        tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data);
-        tsr__client_release(s->client);
-    }
     if (s->release != NULL)
         s->release(s->release_ctx);
+    if (s->client != NULL) {
+        if (!s->imported)
+            tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data,
+                             atomic_load_explicit(&s->exported, memory_order_acquire));
+        tsr__client_release(s->client);
+    }
     free(s->block);
     free(s);
 }
@@ -199,6 +201,28 @@ tsr_status tsr__tensor_wrap_host(void *data, uint64_t nbytes, tsr_dtype dtype,
      * release what the caller still owns. */
     if ((st = tensor_new(s, dtype, g, out)) != TSR_OK)
         return st;
+    s->release = release;
+    s->release_ctx = release_ctx;
+    return TSR_OK;
+}
+
+tsr_status tsr__tensor_wrap_import(tsr_client *client, tsr_device device, void *data,
+                                   uint64_t handle, uint64_t nbytes, tsr_dtype dtype,
+                                   const tsr_geometry *g, void (*release)(void *),
+                                   void *release_ctx, tsr_tensor **out)
+{
+    tsr__storage *s = NULL;
+    tsr_status st = storage_new(NULL, (tsr_device){TSR_DEVICE_META, -1}, nbytes, false, &s);
+    if (st != TSR_OK)
+        return st;
+    s->device = device;
+    s->data = data;
+    s->handle = handle;
+    s->imported = true;
+    if ((st = tensor_new(s, dtype, g, out)) != TSR_OK)
+        return st;
+    tsr__client_retain(client);
+    s->client = client;
     s->release = release;
     s->release_ctx = release_ctx;
     return TSR_OK;

@@ -1,0 +1,110 @@
+/* Sharing tensors between processes.
+ *
+ * tsr_tensor_export turns an accelerator tensor into a handle: a
+ * capability of 128 random bits (from getrandom) and an id, which another
+ * process passes to tsr_tensor_import to get a tensor over the same
+ * memory (no copy; the same dtype, sizes, strides and storage offset).
+ * Handles travel by any means: tsr_export_handle_str writes their fixed
+ * text form (for a pipe, a file, an environment variable) and
+ * tsr_export_handle_parse reads it back, strictly.
+ *
+ * Lifetime: the memory lives while any session holds it: the exporter
+ * (until it releases the tensor or its client ends) and each import
+ * (until its last view is released). The exporter may exit first; until
+ * the last import goes, its memory stays charged to the exporter's uid
+ * and group, and `tessera ps` lists its session as ending. A handle can
+ * be imported only while the exporter still holds the tensor.
+ *
+ * Access: by default only processes of the exporter's uid may import; an
+ * export may name one more uid and one group (primary or supplementary)
+ * allowed to import it, and may be read-only: the importer's mapping is
+ * made from a read-only descriptor (a write through it faults), and the
+ * daemon refuses kernels and fills that would write it
+ * (TSR_ERR_PERMISSION). tsr_export_revoke refuses every later import;
+ * imports made before stay valid until released.
+ *
+ * Ordering: tsr_tensor_export waits for the kernels the exporting client
+ * queued on the tensor's device, so an importer sees every write made
+ * before the export. Writes made after it (by either side) are ordered
+ * by the writer: tsr_synchronize (or a host copy, which waits) on the
+ * writer's side, then any message to the other process.
+ *
+ * Devices: tensors on accelerators the host shares memory with (PoCL,
+ * integrated GPUs) are shared in place. On a device with memory of its
+ * own the daemon's host mirror of the memory is what is shared, and it is
+ * current whenever no kernel is in flight: each kernel copies its
+ * operands in and its output back. cpu tensors live in the process's own
+ * memory and are not exported (TSR_ERR_NOT_SUPPORTED): move them to an
+ * accelerator first. */
+#ifndef TESSERA_SHARE_H
+#define TESSERA_SHARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/client.h"
+#include "tessera/export.h"
+#include "tessera/status.h"
+#include "tessera/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A capability: passed by value, never changes. */
+typedef struct tsr_export_handle {
+    uint64_t id;
+    uint8_t secret[16];
+} tsr_export_handle;
+
+/* "tsr-export-1-" 16 lowercase hex digits (the id), "-", 32 (the secret):
+ * 62 characters and a NUL. */
+#define TSR_EXPORT_HANDLE_STR_MAX 63
+
+/* tsr_export_options.flags */
+#define TSR_EXPORT_READ_ONLY (UINT64_C(1) << 0) /* importers may not write it */
+#define TSR_EXPORT_ALLOW_UID (UINT64_C(1) << 1) /* allow_uid may import it too */
+#define TSR_EXPORT_ALLOW_GID (UINT64_C(1) << 2) /* members of allow_gid may import it too */
+
+typedef struct tsr_export_options {
+    uint64_t flags; /* TSR_EXPORT_*; 0: read-write, the exporter's uid only */
+    uint32_t allow_uid;
+    uint32_t allow_gid;
+    uint64_t abi_reserved[6]; /* zero; room for later members (export.h) */
+} tsr_export_options;
+
+/* Exports `tensor` (an accelerator tensor of a session; options NULL: the
+ * defaults) after waiting for the kernels its client queued on its device.
+ * Each call makes a new handle. Errors: TSR_ERR_NOT_SUPPORTED for cpu and
+ * meta tensors and for an imported tensor, TSR_ERR_INVALID_ARGUMENT for
+ * unknown flags or reserved words that are not zero, the daemon's. */
+TSR_API tsr_status tsr_tensor_export(const tsr_tensor *tensor, const tsr_export_options *options,
+                                     tsr_export_handle *out);
+
+/* A tensor over the memory `handle` names, in this client's session, on
+ * the device as this client numbers it. Errors: TSR_ERR_INVALID_ARGUMENT
+ * for a handle the daemon did not issue or whose tensor was released
+ * (the same message for both), TSR_ERR_PERMISSION for an export revoked
+ * or not shared with this uid, TSR_ERR_NO_DEVICE for a device this client
+ * does not see, TSR_ERR_PROTOCOL for a reply that fails a check. */
+TSR_API tsr_status tsr_tensor_import(tsr_client *client, const tsr_export_handle *handle,
+                                     tsr_tensor **out);
+
+/* Refuses every later import of the export (the exporter's uid, or an
+ * administrator). Imports made before stay valid. */
+TSR_API tsr_status tsr_export_revoke(tsr_client *client, const tsr_export_handle *handle);
+
+/* Writes the handle's text form into buf (n bytes, cut and terminated
+ * when short); returns its length, 62, as snprintf does. */
+TSR_API size_t tsr_export_handle_str(const tsr_export_handle *handle, char *buf, size_t n);
+
+/* Reads the text form, exactly: the prefix, lowercase hex digits of the
+ * right counts, nothing before or after. TSR_ERR_INVALID_ARGUMENT
+ * otherwise (the message says where it fails). */
+TSR_API tsr_status tsr_export_handle_parse(const char *text, tsr_export_handle *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_SHARE_H */
