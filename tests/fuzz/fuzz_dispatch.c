@@ -41,6 +41,12 @@
  *   - the canaries hold: up to CANARY bytes on either side of each block,
  *     where no other block lies, are painted when the block is handed out
  *     and must be untouched (no write outside a block).
+ * EXPORT, IMPORT and REVOKE share blocks between the slots: keys come
+ * mostly from EXPORT replies, sometimes with a bit flipped. An import
+ * holds its exporter, which then may outlive its slot (ending): its
+ * memory stays on the device and on its uid's and group's account, and
+ * a block it freed while imported stays allocated until the last import
+ * goes.
  * When the input ends every session ends, and nothing may stay reserved,
  * charged or counted. */
 #include <fcntl.h>
@@ -166,7 +172,9 @@ static live_block live[LIVE_MAX];
 static size_t live_count;
 static guard guards[GUARDS_MAX];
 static size_t guard_count;
-static uint64_t freed_handles[16]; /* recently freed, to be sent again */
+static uint64_t freed_handles[16];  /* recently freed, to be sent again */
+static tsr__wire_share_key keys[8]; /* from EXPORT replies, to import and revoke */
+static size_t key_count;
 static uint64_t request_id;
 /* The elements FILLs may still write in this input. Without kernels the
  * daemon writes a fill an element at a time on the loop (with the
@@ -464,10 +472,20 @@ NO_COVERAGE static void check_pool(int k, size_t d)
                 blocks++;
             }
         }
+        /* ... and those it freed while imports hold them. */
+        for (uint32_t i = 0; i < s->deferred_count; i++) {
+            tsr__block_ref ref;
+            if (s->deferred[i].shared &&
+                tsr__lookup(pool->allocator, s->deferred[i].handle, &ref) == TSR_OK) {
+                given += ref.size;
+                blocks++;
+            }
+        }
         FUZZ_CHECK(given == a.allocated && blocks == a.live_blocks);
     }
+    /* Imported segments are their exporter's memory. */
     for (uint32_t i = 0; i < s->segment_count; i++)
-        if (s->segments[i].device == &server->registry.devices[1 + d])
+        if (s->segments[i].device == &server->registry.devices[1 + d] && !s->segments[i].foreign)
             segments += s->segments[i].bytes;
     FUZZ_CHECK(segments == reserved);
     FUZZ_CHECK(tsr__limits_use(server->limits, TSR__SCOPE_SESSION, s->id, (uint32_t)d) == reserved);
@@ -486,11 +504,25 @@ NO_COVERAGE static void check_device(size_t d)
         reserved[k] = session_reserved(k, d);
         reserved_all += reserved[k];
     }
+    /* Sessions whose slot ended while imports hold them: their memory
+     * counts for their uid and group still. */
+    uint64_t ending_uid[SESSIONS] = {0}, ending_gid[SESSIONS] = {0};
+    for (tsr__session *s = server->first; s; s = s->next) {
+        if (!s->ending || !s->devices || !s->devices[d].pool.allocator)
+            continue;
+        tsr__alloc_stats a;
+        tsr__allocator_stats(s->devices[d].pool.allocator, &a);
+        reserved_all += a.reserved;
+        for (int k = 0; k < SESSIONS; k++) {
+            ending_uid[k] += peers[k].uid == s->uid ? a.reserved : 0;
+            ending_gid[k] += peers[k].gid == s->gid ? a.reserved : 0;
+        }
+    }
     FUZZ_CHECK(server->registry.devices[1 + d].reserved == reserved_all);
     FUZZ_CHECK(reserved_all <= server->registry.devices[1 + d].capacity);
     /* Each uid and group once: at the first slot that has it. */
     for (int k = 0; k < SESSIONS; k++) {
-        uint64_t uid_sum = 0, gid_sum = 0;
+        uint64_t uid_sum = ending_uid[k], gid_sum = ending_gid[k];
         bool uid_first = true, gid_first = true;
         for (int j = 0; j < SESSIONS; j++) {
             uid_sum += peers[j].uid == peers[k].uid ? reserved[j] : 0;
@@ -706,7 +738,8 @@ static uint64_t fuzz_handle(fuzz_reader *r, int k, const live_block **block)
     case 5:
         return live_count ? live[t % live_count].handle : freed_handles[t & 15];
     case 6:
-        return freed_handles[t & 15];
+        /* now and then an import's: they are numbered from 1 */
+        return (t & 16) ? (uint64_t)(t & 7) + 1 : freed_handles[t & 15];
     default:
         return fuzz_u64(r);
     }
@@ -814,6 +847,8 @@ typedef union payload {
     tsr__wire_fill fill;
     tsr__kernel kernel;
     tsr__wire_stats_request stats;
+    tsr__wire_export export_;
+    tsr__wire_share_key key;
 } payload;
 
 static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
@@ -920,6 +955,33 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
     case TSR__OP_LAUNCH:
         build_launch(r, k, &p->kernel);
         break;
+    case TSR__OP_EXPORT: {
+        tsr__wire_export *e = &p->export_;
+        e->region.handle = fuzz_handle(r, k, &b);
+        uint8_t t = fuzz_u8(r);
+        e->dtype = t < 0xf0 ? t % TSR_DTYPE_COUNT : (int32_t)fuzz_u32(r);
+        e->region.itemsize = t < 0xe0 && e->dtype >= 0 && e->dtype < TSR_DTYPE_COUNT
+                                 ? (uint32_t)tsr_dtype_itemsize((tsr_dtype)e->dtype)
+                                 : fuzz_itemsize(r);
+        fuzz_region(r, b ? b->size : 4096, e->region.itemsize, &e->region.ndim, &e->region.offset,
+                    e->region.sizes, e->region.strides);
+        t = fuzz_u8(r);
+        e->flags = t < 0xf0 ? t & TSR__WIRE_EXPORT_FLAGS_KNOWN : fuzz_u32(r);
+        e->allow_uid = peers[fuzz_u8(r) % SESSIONS].uid;
+        e->allow_gid = peers[fuzz_u8(r) % SESSIONS].gid;
+        break;
+    }
+    case TSR__OP_IMPORT:
+    case TSR__OP_REVOKE: {
+        uint8_t t = fuzz_u8(r);
+        if (key_count)
+            p->key = keys[t % key_count];
+        if (t >= 0xe0 || !key_count) /* a guess */
+            p->key.secret[t & 15] ^= (uint8_t)(1u << (t & 7));
+        if (t >= 0xf8)
+            p->key.id = fuzz_u32(r);
+        break;
+    }
     default:
         break;
     }
@@ -1109,6 +1171,7 @@ static void message(fuzz_reader *r)
     FUZZ_CHECK(nfds == (!ok                             ? 0
                         : opcode == TSR__OP_HELLO       ? (monitor ? 0 : 2)
                         : opcode == TSR__OP_SEGMENT_MAP ? 1
+                        : opcode == TSR__OP_IMPORT      ? 1
                                                         : 0));
     /* A monitor is served its queries and nothing else. */
     FUZZ_CHECK(!ok || !monitor || (tsr__wire_op(opcode)->transports & TSR__WIRE_MONITOR));
@@ -1122,6 +1185,11 @@ static void message(fuzz_reader *r)
         note_free(k, p.handle.handle, ok);
     if (ok && opcode == TSR__OP_FILL && fill_handle)
         check_fill(k, fill_handle, &p.fill);
+    if (ok && opcode == TSR__OP_EXPORT) {
+        memmove(&keys[1], &keys[0], sizeof keys - sizeof keys[0]);
+        memcpy(&keys[0], reply.bytes + sizeof rh, sizeof keys[0]);
+        key_count += key_count < 8;
+    }
     if (served == TSR__SERVED_END)
         end_session(k, "handshake refused");
     else if ((how & 0x1e) == 0x1e) /* the client goes away */
@@ -1135,6 +1203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     servers_start();
     server = &servers[data[0] % CONFIGS];
     memset(freed_handles, 0, sizeof freed_handles);
+    key_count = 0;
     fill_budget = FILL_BUDGET;
     fuzz_reader r = {.data = data + 1, .size = size - 1};
     while (!fuzz_empty(&r)) {
