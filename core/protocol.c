@@ -38,6 +38,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_topology, 80);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_export, 440);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_share_key, 24);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_imported, 480);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_share_info, 112);
 
 /* tsr__wire_empty stands for "no payload". */
 #define TSR__WIRE_PAYLOAD(type) \

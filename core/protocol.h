@@ -272,6 +272,26 @@ typedef struct tsr__wire_imported {
     tsr__wire_region region;
 } tsr__wire_imported;
 
+/* SHARE_LIST: one export after a cursor (an export id), as the asker may
+ * see it; id 0: no more. */
+#define TSR__WIRE_SHARE_REVOKED 0x100u  /* REVOKE refused later imports */
+#define TSR__WIRE_SHARE_RELEASED 0x200u /* its session freed it or ended: imports hold it */
+#define TSR__WIRE_SHARE_MORE 0x400u     /* exports with larger ids exist */
+#define TSR__WIRE_SHARE_VISIBLE 0x800u  /* the asker may see whose it is: uid is filled */
+#define TSR__WIRE_SHARE_HOLDERS 16u
+typedef struct tsr__wire_share_info {
+    uint64_t id;
+    uint32_t session_id;     /* the exporting session */
+    uint32_t flags;          /* the export's TSR__WIRE_EXPORT_* and TSR__WIRE_SHARE_* */
+    uint32_t uid;            /* the exporter's (visible only; else TSR__WIRE_ID_HIDDEN) */
+    uint32_t imports;        /* live imports of it */
+    tsr__wire_device device; /* the daemon's ordinal */
+    uint64_t bytes;          /* the block's size */
+    uint32_t holder_count;   /* entries of holders in use */
+    uint32_t pad;
+    uint32_t holders[TSR__WIRE_SHARE_HOLDERS]; /* sessions holding imports of it, each once */
+} tsr__wire_share_info;
+
 /* ---- Administration (daemon/admin.c) --------------------------------------
  * What `tessera ps`, `top`, `info`, `topo` and `stats` ask. Devices are the
  * daemon's ordinals, whatever the asking client's visible devices are. */
@@ -489,7 +509,10 @@ typedef struct tsr__wire_topology {
     X(IMPORT, 20, tsr__wire_share_key, tsr__wire_imported, TSR__WIRE_SOCKET,                    \
       "map another session's exported allocation; the reply carries its memfd")                 \
     X(REVOKE, 21, tsr__wire_share_key, tsr__wire_empty, TSR__WIRE_SOCKET,                       \
-      "refuse every later import of an export")
+      "refuse every later import of an export")                                                 \
+    X(SHARE_LIST, 22, tsr__wire_handle, tsr__wire_share_info,                                   \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
+      "one export after a cursor and the sessions holding it (tessera shares)")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

@@ -601,6 +601,7 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_EXPORT] = tsr__share_export,
     [TSR__OP_IMPORT] = tsr__share_import,
     [TSR__OP_REVOKE] = tsr__share_revoke,
+    [TSR__OP_SHARE_LIST] = tsr__admin_share_list,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

@@ -189,3 +189,32 @@ tsr_status tsr_export_revoke(tsr_client *c, const tsr_export_handle *handle)
     memcpy(key.secret, handle->secret, sizeof key.secret);
     return tsr__socket_call(c, TSR__OP_REVOKE, &key, sizeof key, NULL, 0, NULL, NULL);
 }
+
+tsr_status tsr_admin_share_list(tsr_client *c, uint64_t after, tsr_share_info *out, bool *more)
+{
+    if (c == NULL || out == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_admin_share_list: NULL argument");
+    tsr__wire_handle req = {.handle = after};
+    tsr__wire_share_info w;
+    tsr_status st = tsr__client_call(c, TSR__OP_SHARE_LIST, &req, &w);
+    if (st != TSR_OK)
+        return st;
+    if (w.id == 0)
+        return tsr__fail(TSR_ERR_INDEX, "no export after %016llx", (unsigned long long)after);
+    if (w.id <= after || w.holder_count > TSR__WIRE_SHARE_HOLDERS)
+        return tsr__fail(TSR_ERR_PROTOCOL, "tesserad's SHARE_LIST reply fails its checks");
+    *out = (tsr_share_info){.id = w.id,
+                            .session_id = w.session_id,
+                            .uid = w.uid,
+                            .device = {(tsr_device_type)w.device.type, w.device.index},
+                            .bytes = w.bytes,
+                            .imports = w.imports,
+                            .read_only = (w.flags & TSR__WIRE_EXPORT_READ_ONLY) != 0,
+                            .revoked = (w.flags & TSR__WIRE_SHARE_REVOKED) != 0,
+                            .released = (w.flags & TSR__WIRE_SHARE_RELEASED) != 0,
+                            .holder_count = w.holder_count};
+    memcpy(out->holders, w.holders, w.holder_count * sizeof w.holders[0]);
+    if (more)
+        *more = (w.flags & TSR__WIRE_SHARE_MORE) != 0;
+    return TSR_OK;
+}

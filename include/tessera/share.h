@@ -39,6 +39,7 @@
 #ifndef TESSERA_SHARE_H
 #define TESSERA_SHARE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,6 +103,31 @@ TSR_API size_t tsr_export_handle_str(const tsr_export_handle *handle, char *buf,
  * right counts, nothing before or after. TSR_ERR_INVALID_ARGUMENT
  * otherwise (the message says where it fails). */
 TSR_API tsr_status tsr_export_handle_parse(const char *text, tsr_export_handle *out);
+
+/* One export, as tsr_admin_share_list tells it (`tessera shares`). */
+#define TSR_SHARE_HOLDERS 16
+typedef struct tsr_share_info {
+    uint64_t id;         /* the handle's id (never its secret) */
+    uint32_t session_id; /* the exporting session ('tessera ps' lists it) */
+    uint32_t uid;        /* the exporter's uid; UINT32_MAX when the asker may not see it */
+    tsr_device device;   /* the daemon's ordinal, as 'tessera devices' lists it */
+    uint64_t bytes;      /* the exported block's size */
+    uint32_t imports;    /* live imports of it, in any session */
+    bool read_only;
+    bool revoked;          /* later imports are refused */
+    bool released;         /* its exporter freed it or ended: only imports hold it now */
+    uint32_t holder_count; /* entries of holders in use */
+    uint32_t holders[TSR_SHARE_HOLDERS]; /* sessions holding imports of it */
+    uint64_t abi_reserved[4];            /* zero; room for later members (export.h) */
+} tsr_share_info;
+
+/* The export with the smallest id above `after` (0: the first) and
+ * whether more follow; TSR_ERR_INDEX when there is none. Every export is
+ * listed; who made it (uid) is told to root, to members of tessera-admin
+ * and to its own uid, as tsr_admin_session_list tells it. A monitoring
+ * connection may ask. */
+TSR_API tsr_status tsr_admin_share_list(tsr_client *client, uint64_t after, tsr_share_info *out,
+                                        bool *more);
 
 #ifdef __cplusplus
 }

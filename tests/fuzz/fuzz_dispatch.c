@@ -971,6 +971,11 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
         e->allow_gid = peers[fuzz_u8(r) % SESSIONS].gid;
         break;
     }
+    case TSR__OP_SHARE_LIST: {
+        uint8_t t = fuzz_u8(r);
+        p->handle.handle = key_count && t < 0xc0 ? keys[t % key_count].id - (t & 1) : t;
+        break;
+    }
     case TSR__OP_IMPORT:
     case TSR__OP_REVOKE: {
         uint8_t t = fuzz_u8(r);

@@ -29,7 +29,7 @@ import sys
 
 (HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE, SEGMENT_MAP, MEMORY_STATS,
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
- TOPOLOGY, DAEMON_STATS, EXPORT, IMPORT, REVOKE) = range(1, 22)
+ TOPOLOGY, DAEMON_STATS, EXPORT, IMPORT, REVOKE, SHARE_LIST) = range(1, 23)
 
 # configs[] in fuzz_dispatch.c
 DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
@@ -224,7 +224,8 @@ SEEDS = [
      + msg(EXPORT, export(1), 0) + msg(EXPORT, export(2, uid_slot=2), 0)
      + msg(IMPORT, key(0), 2) + msg(IMPORT, key(1), 1) + msg(FILL, fill_import(), 1)
      + msg(REVOKE, key(1), 0) + msg(IMPORT, key(1), 3) + msg(PING, session=0, how=0x1e)
-     + msg(IMPORT, key(0), 3) + msg(PROCESS_LIST, b"\x00", 3)
+     + msg(IMPORT, key(0), 3) + msg(PROCESS_LIST, b"\x00", 3) + msg(SHARE_LIST, b"\xc0", 3)
+     + msg(SHARE_LIST, b"\x01", 2)
      + msg(ALLOC, OPENCL1 + size_small(64), 1) + msg(EXPORT, export(), 1)
      + msg(ALLOC, OPENCL1 + size_small(64), 3) + msg(EXPORT, export(), 3)
      + msg(IMPORT, key(1), 3) + msg(IMPORT, key(0), 1) + msg(PING, session=1, how=0x1e)

@@ -263,6 +263,30 @@ static void exporter_exits_first(tsr_client *c)
         return;
     /* Still the exporter's 1 MiB, on its account. */
     ASSERT_TRUE(reserved_now(c) >= before + (uint64_t)(rows * cols * 4));
+    /* Listed as released and held by this session; its exporter's session
+     * as ending. */
+    tsr_share_info info = {0};
+    bool more = true;
+    for (uint64_t after = 0; more && info.id != h.id; after = info.id)
+        ASSERT_OK(tsr_admin_share_list(c, after, &info, &more));
+    ASSERT_UEQ(info.id, h.id);
+    ASSERT_TRUE(info.released && !info.revoked && !info.read_only);
+    ASSERT_EQ(info.imports, 1);
+    ASSERT_EQ(info.uid, geteuid());
+    ASSERT_EQ(info.bytes, rows * cols * 4);
+    ASSERT_EQ(info.holder_count, 1);
+    ASSERT_EQ(info.holders[0], tsr_client_session_id(c));
+    char out[4096], want[128];
+    const char *shares[] = {"shares", "--csv", "--no-header", "-q", "session,state,imports,holders",
+                            NULL};
+    ASSERT_EQ(test_run_cli(out, sizeof out, shares), 0);
+    snprintf(want, sizeof want, "%u,released,1,%u\n", (unsigned)info.session_id,
+             (unsigned)tsr_client_session_id(c));
+    ASSERT_TRUE(strstr(out, want) != NULL);
+    const char *ps[] = {"ps", "--csv", "--no-header", "-q", "session,state", NULL};
+    ASSERT_EQ(test_run_cli(out, sizeof out, ps), 0);
+    snprintf(want, sizeof want, "%u,ending\n", (unsigned)info.session_id);
+    ASSERT_TRUE(strstr(out, want) != NULL);
     ASSERT_OK(tsr_add_(t, t, tsr_scalar_int(1)));
     size_t n = (size_t)(rows * cols);
     float *got = malloc(n * sizeof *got);
