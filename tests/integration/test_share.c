@@ -8,6 +8,7 @@
  * revoked, guessed, truncated, released and other users' handles are
  * refused. */
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,36 +362,50 @@ static void revocation_and_hostile_handles(tsr_client *c)
     tsr_client_close(c2);
 }
 
-/* A second uid: refused by default, let in when the export names it. */
-static void other_uid(tsr_client *c, test_daemon *d)
+/* Runs this binary as `consume HANDLE MODE` under uid and gid (no
+ * supplementary groups); returns its exit status. */
+static int consume_as(uint32_t uid, uint32_t gid, const tsr_export_handle *h, const char *mode)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 ||
+            setresuid(uid, uid, uid) != 0)
+            _exit(90);
+        char text[TSR_EXPORT_HANDLE_STR_MAX];
+        tsr_export_handle_str(h, text, sizeof text);
+        execl(self_path, self_path, "consume", text, mode, (char *)NULL);
+        _exit(91);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+/* Other uids: refused by default, let in when the export names their uid
+ * or their group. Needs root, to be them (no user need exist for it). */
+static void other_users(tsr_client *c, test_daemon *d)
 {
     if (geteuid() != 0) {
-        printf("other uid: skipped (not root: no second uid to run as)\n");
+        printf("other uids: skipped (not root: no second uid to run as)\n");
         return;
     }
-    /* nobody must reach the socket. */
+    /* The other users must reach the socket. */
     ASSERT_EQ(chmod(d->dir, 0711), 0);
     ASSERT_EQ(chmod(d->socket, 0666), 0);
     tsr_tensor *t = counting(c, ROWS, COLS), *v = shared_view(t);
-    tsr_export_handle mine, theirs;
-    tsr_export_options o = {.flags = TSR_EXPORT_ALLOW_UID, .allow_uid = 65534};
+    tsr_export_handle mine, by_uid, by_gid;
+    tsr_export_options ou = {.flags = TSR_EXPORT_ALLOW_UID, .allow_uid = 54321};
+    tsr_export_options og = {.flags = TSR_EXPORT_ALLOW_GID, .allow_gid = 54000};
     ASSERT_OK(tsr_tensor_export(v, NULL, &mine));
-    ASSERT_OK(tsr_tensor_export(v, &o, &theirs));
-    for (int k = 0; k < 2; k++) {
-        pid_t pid = fork();
-        if (pid == 0) {
-            if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
-                _exit(90);
-            char text[TSR_EXPORT_HANDLE_STR_MAX], refused[32];
-            tsr_export_handle_str(k == 0 ? &mine : &theirs, text, sizeof text);
-            snprintf(refused, sizeof refused, "refused:%d", (int)TSR_ERR_PERMISSION);
-            execl(self_path, self_path, "consume", text, k == 0 ? refused : "read", (char *)NULL);
-            _exit(91);
-        }
-        int status = -1;
-        waitpid(pid, &status, 0);
-        ASSERT_EQ(status, 0);
-    }
+    ASSERT_OK(tsr_tensor_export(v, &ou, &by_uid));
+    ASSERT_OK(tsr_tensor_export(v, &og, &by_gid));
+    char refused[32];
+    snprintf(refused, sizeof refused, "refused:%d", (int)TSR_ERR_PERMISSION);
+    ASSERT_EQ(consume_as(54321, 54321, &mine, refused), 0);
+    ASSERT_EQ(consume_as(54321, 54321, &by_uid, "read"), 0);
+    ASSERT_EQ(consume_as(54322, 54322, &by_uid, refused), 0);
+    ASSERT_EQ(consume_as(54322, 54000, &by_gid, "read"), 0);
+    ASSERT_EQ(consume_as(54322, 54322, &by_gid, refused), 0);
     tsr_tensor_release(v);
     tsr_tensor_release(t);
 }
@@ -415,7 +430,7 @@ int main(int argc, char **argv)
         exporter_exits_first(c);
         read_only(c);
         revocation_and_hostile_handles(c);
-        other_uid(c, &d);
+        other_users(c, &d);
         tsr_client_close(c);
     }
     if (test__failed)
