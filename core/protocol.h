@@ -240,8 +240,13 @@ typedef struct tsr__wire_launched {
 #define TSR__WIRE_EXPORT_READ_ONLY 0x1u /* importers map it read-only; no kernel writes it */
 #define TSR__WIRE_EXPORT_UID 0x2u       /* allow_uid may import it too */
 #define TSR__WIRE_EXPORT_GID 0x4u       /* sessions of group allow_gid may import it too */
-#define TSR__WIRE_EXPORT_FLAGS_KNOWN \
-    (TSR__WIRE_EXPORT_READ_ONLY | TSR__WIRE_EXPORT_UID | TSR__WIRE_EXPORT_GID)
+/* A new block of host memory (for cpu tensors): region.handle 0, a uint8
+ * region of one dimension, its size the bytes; the reply carries the
+ * block's memfd, and its handle is the low half of the key's id. */
+#define TSR__WIRE_EXPORT_HOST 0x8u
+#define TSR__WIRE_EXPORT_FLAGS_KNOWN                                            \
+    (TSR__WIRE_EXPORT_READ_ONLY | TSR__WIRE_EXPORT_UID | TSR__WIRE_EXPORT_GID | \
+     TSR__WIRE_EXPORT_HOST)
 
 typedef struct tsr__wire_export {
     tsr__wire_region region; /* handle: the allocation; itemsize: dtype's */

@@ -346,7 +346,10 @@ tsr_status tsr__admin_share_list(tsr__request *r)
         out->uid = owner->uid;
     }
     out->imports = best->imports;
-    if (pool) {
+    if (best->host_fd >= 0) {
+        out->device = (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = -1};
+        out->bytes = best->host_bytes;
+    } else if (pool) {
         out->device = pool->device->info.device;
         out->bytes = b.size;
     }

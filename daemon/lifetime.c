@@ -42,6 +42,8 @@ void tsr__session_drop_import(tsr__session *s, uint32_t index)
     tsr__import imp = s->imports[index];
     s->imports[index] = s->imports[--s->import_count];
     tsr__memory_drop_segment(s, imp.segment_id);
+    if (imp.host_fd >= 0)
+        close(imp.host_fd);
     tsr__session *owner = imp.owner;
     uint32_t at;
     tsr__export *e = export_of(owner, imp.export_id, &at);
@@ -50,6 +52,8 @@ void tsr__session_drop_import(tsr__session *s, uint32_t index)
          * it; an ending owner's goes with the owner), and so does the
          * record. */
         tsr__memory_unshare(owner, e->handle);
+        if (e->host_fd >= 0)
+            close(e->host_fd);
         owner->exports[at] = owner->exports[--owner->export_count];
     }
     tsr__session_release(owner);
@@ -91,6 +95,9 @@ tsr__session *tsr__session_release(tsr__session *s)
         munmap(s->ring, sizeof *s->ring);
     free(s->threads);
     free(s->deferred);
+    for (uint32_t k = 0; k < s->export_count; k++)
+        if (s->exports[k].host_fd >= 0)
+            close(s->exports[k].host_fd);
     free(s->exports);
     free(s->imports);
     free(s->visible);

@@ -235,6 +235,8 @@ tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr_
 {
     const tsr__import *imp = tsr__memory_import(s, handle);
     if (imp) {
+        if (imp->host_fd >= 0) /* host memory: no device's block */
+            return NULL;
         const tsr__segment *seg = tsr__session_segment(s, imp->segment_id);
         if (!seg || !s->devices)
             return NULL;

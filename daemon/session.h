@@ -64,13 +64,18 @@ typedef struct tsr__export {
     int32_t dtype;
     tsr__wire_region region;
     uint32_t imports; /* live imports of it, in any session */
+    /* A block of host memory (cpu tensors): its memfd (this export's own
+     * descriptor) and size; -1 for a device block. */
+    int host_fd;
+    uint64_t host_bytes;
     bool revoked;
     bool freed; /* its session freed the block (or ended): no new imports */
 } tsr__export;
 
 /* A block of another session that this one imported: its handle here
  * (below 2^32, which no allocator handle is), the segment of this session
- * that maps it, and the owner, whom the import holds a reference on. */
+ * that maps it (0 for host memory, which the daemon does not map), and the
+ * owner, whom the import holds a reference on. */
 typedef struct tsr__import {
     uint64_t handle;
     uint32_t segment_id;
@@ -79,6 +84,7 @@ typedef struct tsr__import {
     bool read_only;
     tsr__session *owner;
     uint64_t export_id;
+    int host_fd; /* of host memory: the descriptor handed over; -1 for a device block */
 } tsr__import;
 
 /* A FREE that waits for the session's kernels on a device (memory.c). */
@@ -191,7 +197,6 @@ struct tsr__session {
     uint32_t export_count, export_cap;
     tsr__import *imports;
     uint32_t import_count, import_cap;
-    uint32_t next_import;
 };
 
 /* The session's place as the configuration and the limits take it. */

@@ -40,20 +40,24 @@ tsr_status tsr_tensor_export(const tsr_tensor *t, const tsr_export_options *opti
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_export_options: unknown flags 0x%llx",
                          (unsigned long long)(o.flags & ~known));
     const tsr__storage *s = t->storage;
-    if (s->client == NULL) {
-        char name[TSR_DEVICE_STR_MAX];
-        tsr_device_str(s->device, name, sizeof name);
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                         "cannot export a %s tensor: only tensors in tesserad's memory are "
-                         "shared (move it to an accelerator first)",
-                         name);
-    }
     if (s->imported)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
                          "an imported tensor cannot be exported again: export it from the "
                          "process that made it");
-    /* What the exporter's kernels write before the export, importers see. */
-    if ((st = tsr__client_synchronize(s->client, s->device)) != TSR_OK)
+    tsr_client *client = s->client ? s->client : s->share_client;
+    if (client == NULL && s->device.type == TSR_DEVICE_CPU)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "cannot export a cpu tensor in this process's own memory: move it to "
+                         "shared memory first (tsr_tensor_share_memory_)");
+    if (client == NULL) {
+        char name[TSR_DEVICE_STR_MAX];
+        tsr_device_str(s->device, name, sizeof name);
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "cannot export a %s tensor: it has no memory",
+                         name);
+    }
+    /* What the exporter's kernels write before the export, importers see
+     * (cpu operations are done when they return). */
+    if (s->client && (st = tsr__client_synchronize(s->client, s->device)) != TSR_OK)
         return st;
     tsr__wire_export req = {.dtype = (int32_t)t->dtype,
                             .flags = (uint32_t)o.flags, /* the same bits on the wire */
@@ -68,8 +72,7 @@ tsr_status tsr_tensor_export(const tsr_tensor *t, const tsr_export_options *opti
         req.region.strides[d] = t->geometry.strides[d];
     }
     tsr__wire_share_key key;
-    st =
-        tsr__socket_call(s->client, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, NULL, NULL);
+    st = tsr__socket_call(client, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, NULL, NULL);
     if (st != TSR_OK)
         return st;
     atomic_store_explicit(&((tsr__storage *)s)->exported, true, memory_order_release);
@@ -84,6 +87,7 @@ typedef struct import_ctx {
     uint64_t handle;
     void *map;
     size_t map_bytes;
+    bool holds_client; /* a reference of its own on client (cpu memory) */
 } import_ctx;
 
 static void import_release(void *p)
@@ -92,6 +96,8 @@ static void import_release(void *p)
     tsr__wire_handle req = {.handle = ctx->handle};
     (void)tsr__client_call(ctx->client, TSR__OP_FREE, &req, NULL); /* gone with the session */
     munmap(ctx->map, ctx->map_bytes);
+    if (ctx->holds_client) /* cpu memory: nothing else keeps the session */
+        tsr__client_release(ctx->client);
     free(ctx);
 }
 
@@ -122,6 +128,10 @@ static tsr_status check_imported(const tsr__wire_imported *r, tsr_geometry *g)
 /* The client's ordinal of the session's device `index`. */
 static tsr_status client_device(tsr_client *c, tsr__wire_device w, tsr_device *out)
 {
+    if (w.type == TSR_DEVICE_CPU && w.index == -1) {
+        *out = (tsr_device){TSR_DEVICE_CPU, -1};
+        return TSR_OK;
+    }
     if (w.type == (int32_t)c->accelerator)
         for (int32_t k = 0; k < c->visible_count; k++)
             if (c->visible[k] == w.index) {
@@ -166,13 +176,23 @@ tsr_status tsr_tensor_import(tsr_client *c, const tsr_export_handle *handle, tsr
     close(fd);
     if (st == TSR_OK) {
         *ctx = (import_ctx){.client = c, .handle = rep.handle, .map = map, .map_bytes = bytes};
-        void *data = tsr__client_host_visible(c, device)
-                         ? (unsigned char *)map + (rep.offset - first)
-                         : NULL;
-        st = tsr__tensor_wrap_import(c, device, data, rep.handle, rep.size, (tsr_dtype)rep.dtype,
-                                     &g, import_release, ctx, out);
-        if (st == TSR_OK)
+        unsigned char *at = (unsigned char *)map + (rep.offset - first);
+        if (device.type == TSR_DEVICE_CPU)
+            st = tsr__tensor_wrap_host(at, rep.size, (tsr_dtype)rep.dtype, &g, import_release, ctx,
+                                       out);
+        else
+            st = tsr__tensor_wrap_import(c, device, tsr__client_host_visible(c, device) ? at : NULL,
+                                         rep.handle, rep.size, (tsr_dtype)rep.dtype, &g,
+                                         import_release, ctx, out);
+        if (st == TSR_OK) {
+            (*out)->storage->imported = true;
+            (*out)->storage->read_only = (rep.flags & TSR__WIRE_EXPORT_READ_ONLY) != 0;
+            if (device.type == TSR_DEVICE_CPU) {
+                tsr__client_retain(c); /* the release hook's FREE needs the session */
+                ctx->holds_client = true;
+            }
             return TSR_OK;
+        }
         munmap(map, bytes);
     }
     free(ctx);
@@ -217,4 +237,60 @@ tsr_status tsr_admin_share_list(tsr_client *c, uint64_t after, tsr_share_info *o
     if (more)
         *more = (w.flags & TSR__WIRE_SHARE_MORE) != 0;
     return TSR_OK;
+}
+
+tsr_status tsr_tensor_share_memory_(tsr_client *c, tsr_tensor *t)
+{
+    if (c == NULL || t == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_tensor_share_memory_: NULL argument");
+    tsr__storage *s = t->storage;
+    /* Accelerator memory is tesserad's already; shared cpu memory too. */
+    if (s->device.type != TSR_DEVICE_CPU || s->share_client || s->imported)
+        return TSR_OK;
+    if (s->release != NULL)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "cannot move memory this library does not own (a DLPack import) to "
+                         "shared memory: copy it first (tsr_tensor_clone)");
+    uint64_t bytes = s->nbytes ? s->nbytes : 1;
+    tsr__wire_export req = {.dtype = TSR_UINT8, .flags = TSR__WIRE_EXPORT_HOST};
+    req.region = (tsr__wire_region){.itemsize = 1, .ndim = 1};
+    req.region.sizes[0] = (int64_t)bytes;
+    req.region.strides[0] = 1;
+    tsr__wire_share_key key;
+    int fd = -1, nfds = 1;
+    tsr_status st =
+        tsr__socket_call(c, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, &fd, &nfds);
+    if (st != TSR_OK)
+        return st;
+    uint64_t handle = (uint32_t)key.id; /* a new host block's handle */
+    void *map = NULL;
+    import_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory sharing a tensor");
+    if (st == TSR_OK)
+        st = tsr__map_shared_range(fd, 0, bytes, true, "shared host memory", &map);
+    close(fd);
+    if (st != TSR_OK) {
+        free(ctx);
+        tsr__wire_handle req_free = {.handle = handle};
+        (void)tsr__client_call(c, TSR__OP_FREE, &req_free, NULL);
+        return st;
+    }
+    memcpy(map, s->data, (size_t)s->nbytes);
+    tsr__client_retain(c);
+    *ctx = (import_ctx){
+        .client = c, .handle = handle, .map = map, .map_bytes = bytes, .holds_client = true};
+    free(s->block);
+    s->block = NULL;
+    s->data = map;
+    s->handle = handle;
+    s->share_client = c;
+    s->release = import_release;
+    s->release_ctx = ctx;
+    return TSR_OK;
+}
+
+bool tsr_tensor_is_shared(const tsr_tensor *t)
+{
+    return t && (t->storage->client || t->storage->share_client || t->storage->imported);
 }

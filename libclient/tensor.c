@@ -228,6 +228,15 @@ tsr_status tsr__tensor_wrap_import(tsr_client *client, tsr_device device, void *
     return TSR_OK;
 }
 
+tsr_status tsr__tensor_writable(const tsr_tensor *t)
+{
+    if (!t->storage->read_only)
+        return TSR_OK;
+    return tsr__fail(TSR_ERR_PERMISSION,
+                     "the tensor was imported read-only (its exporter shared it so): it may not "
+                     "be written");
+}
+
 tsr_status tsr__tensor_view_of(const tsr_tensor *t, const tsr_geometry *g, tsr_tensor **out)
 {
     atomic_fetch_add_explicit(&t->storage->refs, 1, memory_order_relaxed);

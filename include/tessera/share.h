@@ -33,9 +33,16 @@
  * integrated GPUs) are shared in place. On a device with memory of its
  * own the daemon's host mirror of the memory is what is shared, and it is
  * current whenever no kernel is in flight: each kernel copies its
- * operands in and its output back. cpu tensors live in the process's own
- * memory and are not exported (TSR_ERR_NOT_SUPPORTED): move them to an
- * accelerator first. */
+ * operands in and its output back. A cpu tensor lives in the process's
+ * own memory until tsr_tensor_share_memory_ moves it to a memfd the
+ * daemon made (torch's share_memory_()); then it is exported and
+ * imported like the others, as a cpu tensor on both sides. Its pages
+ * are charged by the kernel to the memory cgroup of the process that
+ * first wrote them (the exporter, as it copies the elements in), not to
+ * tesserad's device limits, and stay while any mapping or the daemon's
+ * descriptor does. A tensor imported read-only is mapped read-only: the
+ * library refuses to write it (TSR_ERR_PERMISSION), and a write through
+ * its data pointer faults. */
 #ifndef TESSERA_SHARE_H
 #define TESSERA_SHARE_H
 
@@ -74,13 +81,29 @@ typedef struct tsr_export_options {
     uint64_t abi_reserved[6]; /* zero; room for later members (export.h) */
 } tsr_export_options;
 
-/* Exports `tensor` (an accelerator tensor of a session; options NULL: the
- * defaults) after waiting for the kernels its client queued on its device.
- * Each call makes a new handle. Errors: TSR_ERR_NOT_SUPPORTED for cpu and
- * meta tensors and for an imported tensor, TSR_ERR_INVALID_ARGUMENT for
- * unknown flags or reserved words that are not zero, the daemon's. */
+/* Exports `tensor` (an accelerator tensor, or a cpu tensor in shared
+ * memory; options NULL: the defaults) after waiting for the kernels its
+ * client queued on its device. Each call makes a new handle. Errors:
+ * TSR_ERR_NOT_SUPPORTED for meta tensors, cpu tensors in the process's
+ * own memory and imported tensors, TSR_ERR_INVALID_ARGUMENT for unknown
+ * flags or reserved words that are not zero, the daemon's. */
 TSR_API tsr_status tsr_tensor_export(const tsr_tensor *tensor, const tsr_export_options *options,
                                      tsr_export_handle *out);
+
+/* Moves a cpu tensor's storage into shared memory tesserad hands out, as
+ * torch's share_memory_() does: the elements are copied once, and every
+ * tensor viewing the storage uses the new memory from then on (a data
+ * pointer taken before is stale; do not call it while another thread
+ * uses the tensor). The memory is a memfd the daemon made for this
+ * client's session; tsr_tensor_export can then share it. Nothing to do
+ * for accelerator tensors (their memory is tesserad's already) and for
+ * cpu tensors already shared. TSR_ERR_NOT_SUPPORTED for memory the
+ * library does not own (a DLPack import). */
+TSR_API tsr_status tsr_tensor_share_memory_(tsr_client *client, tsr_tensor *tensor);
+
+/* Whether the tensor's memory can be shared with other processes as it
+ * is: accelerator memory, cpu memory moved to shared memory, imports. */
+TSR_API bool tsr_tensor_is_shared(const tsr_tensor *tensor);
 
 /* A tensor over the memory `handle` names, in this client's session, on
  * the device as this client numbers it. Errors: TSR_ERR_INVALID_ARGUMENT

@@ -175,6 +175,9 @@ static size_t guard_count;
 static uint64_t freed_handles[16];  /* recently freed, to be sent again */
 static tsr__wire_share_key keys[8]; /* from EXPORT replies, to import and revoke */
 static size_t key_count;
+/* Handles below 2^32 the daemon gave (imports, host blocks), newest first. */
+static uint64_t imported[8];
+static size_t imported_count;
 static uint64_t request_id;
 /* The elements FILLs may still write in this input. Without kernels the
  * daemon writes a fill an element at a time on the loop (with the
@@ -738,8 +741,10 @@ static uint64_t fuzz_handle(fuzz_reader *r, int k, const live_block **block)
     case 5:
         return live_count ? live[t % live_count].handle : freed_handles[t & 15];
     case 6:
-        /* now and then an import's: they are numbered from 1 */
-        return (t & 16) ? (uint64_t)(t & 7) + 1 : freed_handles[t & 15];
+        /* now and then an import's (newest first), of any session */
+        if ((t & 16) && imported_count)
+            return imported[(t & 7) % imported_count];
+        return freed_handles[t & 15];
     default:
         return fuzz_u64(r);
     }
@@ -1177,7 +1182,8 @@ static void message(fuzz_reader *r)
                         : opcode == TSR__OP_HELLO       ? (monitor ? 0 : 2)
                         : opcode == TSR__OP_SEGMENT_MAP ? 1
                         : opcode == TSR__OP_IMPORT      ? 1
-                                                        : 0));
+                        : opcode == TSR__OP_EXPORT ? (p.export_.flags & TSR__WIRE_EXPORT_HOST) != 0
+                                                   : 0));
     /* A monitor is served its queries and nothing else. */
     FUZZ_CHECK(!ok || !monitor || (tsr__wire_op(opcode)->transports & TSR__WIRE_MONITOR));
     for (int i = 0; i < nfds; i++)
@@ -1195,6 +1201,16 @@ static void message(fuzz_reader *r)
         memcpy(&keys[0], reply.bytes + sizeof rh, sizeof keys[0]);
         key_count += key_count < 8;
     }
+    if (ok && opcode == TSR__OP_EXPORT && (p.export_.flags & TSR__WIRE_EXPORT_HOST)) {
+        memmove(&imported[1], &imported[0], sizeof imported - sizeof imported[0]);
+        imported[0] = (uint32_t)keys[0].id; /* a new host block's handle */
+        imported_count += imported_count < 8;
+    }
+    if (ok && opcode == TSR__OP_IMPORT) {
+        memmove(&imported[1], &imported[0], sizeof imported - sizeof imported[0]);
+        memcpy(&imported[0], reply.bytes + sizeof rh, sizeof imported[0]); /* its handle */
+        imported_count += imported_count < 8;
+    }
     if (served == TSR__SERVED_END)
         end_session(k, "handshake refused");
     else if ((how & 0x1e) == 0x1e) /* the client goes away */
@@ -1208,7 +1224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     servers_start();
     server = &servers[data[0] % CONFIGS];
     memset(freed_handles, 0, sizeof freed_handles);
-    key_count = 0;
+    key_count = imported_count = 0;
     fill_budget = FILL_BUDGET;
     fuzz_reader r = {.data = data + 1, .size = size - 1};
     while (!fuzz_empty(&r)) {

@@ -36,7 +36,7 @@ DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
 
 OPENCL0, OPENCL1, CPU = b"\x00", b"\x01", b"\x04"
 LIVE0 = b"\x00"  # a handle: the session's first live block
-IMPORT1 = b"\xd0"  # a handle: import number 1 (the session's first import)
+IMPORT1 = b"\xd0"  # a handle: the newest import (of any session)
 
 
 def msg(opcode, payload=b"", session=0, how=0):
@@ -217,12 +217,15 @@ SEEDS = [
      + msg(EXPORT, export(), 0) + msg(IMPORT, key(), 1) + msg(IMPORT, key(), 2)
      + msg(FILL, fill_import(), 1) + msg(FREE, LIVE0, 0) + msg(IMPORT, key(), 1)
      + msg(FREE, IMPORT1, 1) + msg(EMPTY_CACHE, OPENCL0, 0) + msg(DEVICE_STATUS, OPENCL0, 1)),
-    # read-only and uid-named exports, a revocation, an exporter that
+    # read-only and uid-named exports (a kernel writing the read-only one
+    # is refused), a revocation, an exporter that
     # leaves while imported (its memory stays until the importers go), and
     # two sessions importing from each other
     (DEFAULT, hello(0) + hello(1) + hello(2) + hello(3) + msg(ALLOC, OPENCL0 + size_small(4000), 0)
      + msg(EXPORT, export(1), 0) + msg(EXPORT, export(2, uid_slot=2), 0)
      + msg(IMPORT, key(0), 2) + msg(IMPORT, key(1), 1) + msg(FILL, fill_import(), 1)
+     + msg(LAUNCH, bytes([2, 0, 6, 0]) + b"\x01\x04\x00" + b"\x00" + IMPORT1
+           + (b"\x03" + IMPORT1 + b"\x00") * 2 + bytes(16), 1)
      + msg(REVOKE, key(1), 0) + msg(IMPORT, key(1), 3) + msg(PING, session=0, how=0x1e)
      + msg(IMPORT, key(0), 3) + msg(PROCESS_LIST, b"\x00", 3) + msg(SHARE_LIST, b"\xc0", 3)
      + msg(SHARE_LIST, b"\x01", 2)
@@ -230,6 +233,16 @@ SEEDS = [
      + msg(ALLOC, OPENCL1 + size_small(64), 3) + msg(EXPORT, export(), 3)
      + msg(IMPORT, key(1), 3) + msg(IMPORT, key(0), 1) + msg(PING, session=1, how=0x1e)
      + msg(PING, session=3, how=0x1e) + msg(PING, session=2, how=0x1e)),
+    # host memory (cpu tensors): a new block of 4096 bytes, a float32 view
+    # of it exported read-only, imported by another session of the uid
+    # (which cannot fill it: it is no device's), freed by its exporter while
+    # imported, then let go
+    (DEFAULT, hello(0) + hello(1)
+     + msg(EXPORT, b"\xe0" + bytes(8) + b"\x01" + b"\x01\xc0\x00" + bytes([8, 0, 0]), 0)
+     + msg(EXPORT, b"\xd0" + b"\x0b" + b"\x01\xc0\x00" + bytes([1, 0, 0]), 0)
+     + msg(IMPORT, key(0), 1) + msg(FILL, fill_import(), 1) + msg(SHARE_LIST, b"\x00", 1)
+     + msg(IMPORT, key(1), 1) + msg(FREE, IMPORT1, 1) + msg(PING, session=0, how=0x1e)
+     + msg(SHARE_LIST, b"\x00", 1) + msg(FREE, IMPORT1, 1)),
 ]
 
 

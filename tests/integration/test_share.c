@@ -26,20 +26,31 @@
 static const tsr_device OPENCL0 = {TSR_DEVICE_OPENCL, 0};
 static const char *self_path;
 
-/* A ROWS x COLS float32 tensor on opencl:0 whose element at storage index
- * i holds i. */
-static tsr_tensor *counting(tsr_client *c, int64_t rows, int64_t cols)
+/* A rows x cols float32 tensor on opencl:0 (with `cpu`, on the cpu, in
+ * shared memory) whose element at storage index i holds i. */
+static tsr_tensor *counting_on(tsr_client *c, int64_t rows, int64_t cols, bool cpu)
 {
     int64_t sizes[2] = {rows, cols};
     size_t n = (size_t)(rows * cols);
     float *v = malloc(n * sizeof *v);
     for (size_t i = 0; i < n; i++)
         v[i] = (float)i;
-    tsr_tensor_options o = {.has_device = true, .device = OPENCL0};
+    tsr_tensor_options o = {.has_device = !cpu, .device = OPENCL0};
     tsr_tensor *t = NULL;
-    ASSERT_OK(tsr_tensor_from_data(c, 2, sizes, TSR_FLOAT32, v, &o, &t));
+    ASSERT_OK(tsr_tensor_from_data(cpu ? NULL : c, 2, sizes, TSR_FLOAT32, v, &o, &t));
     free(v);
+    if (t && cpu) {
+        ASSERT_FALSE(tsr_tensor_is_shared(t));
+        ASSERT_OK(tsr_tensor_share_memory_(c, t));
+        ASSERT_TRUE(tsr_tensor_is_shared(t));
+    }
     return t;
+}
+
+/* The same on opencl:0. */
+static tsr_tensor *counting(tsr_client *c, int64_t rows, int64_t cols)
+{
+    return counting_on(c, rows, cols, false);
 }
 
 /* The view the tests share: t.T narrowed to rows 2..11, so that sizes,
@@ -188,9 +199,9 @@ static void text_form(void)
 }
 
 /* Export, import in another process, write there, see it here. */
-static void across_processes(tsr_client *c)
+static void across_processes(tsr_client *c, bool cpu)
 {
-    tsr_tensor *t = counting(c, ROWS, COLS), *v = shared_view(t);
+    tsr_tensor *t = counting_on(c, ROWS, COLS, cpu), *v = shared_view(t);
     tsr_export_handle h;
     ASSERT_OK(tsr_tensor_export(v, NULL, &h));
     ASSERT_EQ(run_consumer(&h, "rw"), 0);
@@ -206,14 +217,14 @@ static void across_processes(tsr_client *c)
     ASSERT_EQ(wrong, 0);
     /* cpu tensors are the process's own memory. */
     int64_t n = 4;
-    tsr_tensor *cpu = NULL;
-    ASSERT_OK(tsr_tensor_empty(NULL, 1, &n, NULL, &cpu));
-    ASSERT_FAIL(tsr_tensor_export(cpu, NULL, &h), TSR_ERR_NOT_SUPPORTED,
-                "cannot export a cpu tensor: only tensors in tesserad's memory are shared "
-                "(move it to an accelerator first)");
+    tsr_tensor *cpu_own = NULL;
+    ASSERT_OK(tsr_tensor_empty(NULL, 1, &n, NULL, &cpu_own));
+    ASSERT_FAIL(tsr_tensor_export(cpu_own, NULL, &h), TSR_ERR_NOT_SUPPORTED,
+                "cannot export a cpu tensor in this process's own memory: move it to shared "
+                "memory first (tsr_tensor_share_memory_)");
     tsr_export_options bad = {.abi_reserved = {0, 1}};
     ASSERT_EQ(tsr_tensor_export(v, &bad, &h), TSR_ERR_INVALID_ARGUMENT);
-    tsr_tensor_release(cpu);
+    tsr_tensor_release(cpu_own);
     tsr_tensor_release(v);
     tsr_tensor_release(t);
 }
@@ -227,7 +238,7 @@ static uint64_t reserved_now(tsr_client *c)
 
 /* The exporter exits first; the importer still reads and writes, and the
  * memory stays reserved until it lets go. */
-static void exporter_exits_first(tsr_client *c)
+static void exporter_exits_first(tsr_client *c, bool cpu)
 {
     uint64_t before = reserved_now(c);
     int handle_pipe[2], go_pipe[2];
@@ -241,7 +252,7 @@ static void exporter_exits_first(tsr_client *c)
         char text[TSR_EXPORT_HANDLE_STR_MAX], byte;
         if (tsr_client_open(NULL, &pc) != TSR_OK)
             _exit(10);
-        tsr_tensor *t = counting(pc, rows, cols);
+        tsr_tensor *t = counting_on(pc, rows, cols, cpu);
         if (!t || tsr_tensor_export(t, NULL, &h) != TSR_OK)
             _exit(11);
         tsr_export_handle_str(&h, text, sizeof text);
@@ -262,8 +273,10 @@ static void exporter_exits_first(tsr_client *c)
     ASSERT_EQ(status, 0);
     if (!t)
         return;
-    /* Still the exporter's 1 MiB, on its account. */
-    ASSERT_TRUE(reserved_now(c) >= before + (uint64_t)(rows * cols * 4));
+    /* Still the exporter's 1 MiB, on its account (cpu memory: on the
+     * account of the memory cgroup of whoever first wrote its pages). */
+    ASSERT_EQ(tsr_tensor_device(t).type, cpu ? TSR_DEVICE_CPU : TSR_DEVICE_OPENCL);
+    ASSERT_TRUE(cpu || reserved_now(c) >= before + (uint64_t)(rows * cols * 4));
     /* Listed as released and held by this session; its exporter's session
      * as ending. */
     tsr_share_info info = {0};
@@ -301,19 +314,25 @@ static void exporter_exits_first(tsr_client *c)
     tsr_tensor *again = NULL;
     ASSERT_EQ(tsr_tensor_import(c, &h, &again), TSR_ERR_INVALID_ARGUMENT);
     tsr_tensor_release(t);
-    /* The last holder let go: the exporter's session and memory go. */
+    /* The last holder let go: the export, the exporter's session and its
+     * memory go. */
     bool gone = false;
     for (int k = 0; k < 200 && !gone; k++) {
-        gone = reserved_now(c) < before + (uint64_t)(rows * cols * 4);
+        gone = cpu || reserved_now(c) < before + (uint64_t)(rows * cols * 4);
+        info.id = 0;
+        more = true;
+        for (uint64_t after = 0; more && info.id != h.id; after = info.id)
+            more = tsr_admin_share_list(c, after, &info, &more) == TSR_OK && more;
+        gone &= info.id != h.id;
         if (!gone)
             usleep(10000);
     }
     ASSERT_TRUE(gone);
 }
 
-static void read_only(tsr_client *c)
+static void read_only(tsr_client *c, bool cpu)
 {
-    tsr_tensor *t = counting(c, ROWS, COLS), *v = shared_view(t);
+    tsr_tensor *t = counting_on(c, ROWS, COLS, cpu), *v = shared_view(t);
     tsr_export_handle h;
     tsr_export_options o = {.flags = TSR_EXPORT_READ_ONLY};
     ASSERT_OK(tsr_tensor_export(v, &o, &h));
@@ -426,9 +445,11 @@ int main(int argc, char **argv)
     tsr_client *c = NULL;
     ASSERT_OK(tsr_client_open(NULL, &c));
     if (c) {
-        across_processes(c);
-        exporter_exits_first(c);
-        read_only(c);
+        for (int cpu = 0; cpu < 2; cpu++) {
+            across_processes(c, cpu);
+            exporter_exits_first(c, cpu);
+            read_only(c, cpu);
+        }
         revocation_and_hostile_handles(c);
         other_users(c, &d);
         tsr_client_close(c);
