@@ -6,7 +6,9 @@
  * exporter's account until the last import goes; read-only exports fault
  * on a write through the mapping and refuse writing kernels and fills;
  * revoked, guessed, truncated, released and other users' handles are
- * refused. */
+ * refused; cpu tensors in shared memory the same way, and opencl tensors
+ * again on a daemon that treats the device's memory as its own
+ * (--device-memory copy). */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -482,6 +484,23 @@ int main(int argc, char **argv)
         tsr_client_close(c);
     }
     if (test__failed)
+        test_daemon_dump_log(&d);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+
+    /* A device with memory of its own: each session's kernels copy the
+     * shared segment in and out, so it is current between kernels and
+     * the two processes still see each other's writes. */
+    static const char *const copy[] = {"--device-memory", "copy", NULL};
+    int failed = test__failed;
+    if (test_daemon_start(&d, copy) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    if (c) {
+        across_processes(c, false);
+        exporter_exits_first(c, false);
+        tsr_client_close(c);
+    }
+    if (test__failed != failed)
         test_daemon_dump_log(&d);
     ASSERT_EQ(test_daemon_stop(&d), 0);
     TEST_DONE();
