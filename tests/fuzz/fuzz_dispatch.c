@@ -1081,6 +1081,26 @@ NO_COVERAGE static void check_reply(int k, uint32_t opcode, const payload *in, c
         FUZZ_CHECK(m.allocated == a.allocated && m.reserved == a.reserved &&
                    m.segments == a.segments);
         FUZZ_CHECK(m.reserved <= m.device_capacity);
+    } else if (opcode == TSR__OP_IMPORT) {
+        /* An import: a handle below 2^32 of this session, over host memory
+         * (no segment) or a segment of its own that holds the block. */
+        tsr__wire_imported m;
+        memcpy(&m, out, sizeof m);
+        FUZZ_CHECK(m.handle != 0 && !(m.handle >> 32) && tsr__memory_import(s, m.handle));
+        FUZZ_CHECK(m.region.handle == m.handle && m.size > 0 &&
+                   m.offset + m.size <= m.segment_bytes);
+        const tsr__segment *seg = tsr__session_segment(s, m.segment_id);
+        if (m.device.type == TSR_DEVICE_CPU)
+            FUZZ_CHECK(m.segment_id == 0 && m.offset == 0 && (m.flags & TSR__WIRE_EXPORT_HOST));
+        else
+            FUZZ_CHECK(seg && seg->foreign && seg->bytes == m.segment_bytes &&
+                       m.device.index >= 0 && (uint32_t)m.device.index < s->visible_count &&
+                       s->visible[m.device.index] == seg->device->info.device.index);
+    } else if (opcode == TSR__OP_SHARE_LIST) {
+        tsr__wire_share_info m;
+        memcpy(&m, out, sizeof m);
+        FUZZ_CHECK(m.id == 0 || m.id > in->handle.handle);
+        FUZZ_CHECK(m.holder_count <= TSR__WIRE_SHARE_HOLDERS && m.holder_count <= m.imports);
     }
 }
 
