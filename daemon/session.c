@@ -256,7 +256,10 @@ void tsr__session_end(tsr__session *s, const char *why)
                          "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
                          "reserved%s%s",
                          s->id, (int)s->pid, why, (unsigned long long)total.allocated,
-                         (unsigned long long)total.reserved, busy ? " once its kernels finish" : "",
+                         (unsigned long long)total.reserved,
+                         s->export_count > 0 ? " once other sessions release their imports of it"
+                         : s->inflight_total > 0 ? " once its kernels finish"
+                                                 : "",
                          record);
         tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
         server->session_count--;
