@@ -30,6 +30,8 @@ static const bench_suite suites[] = {
     {"cold", "a daemon on empty program caches: ready, programs, first launches", bench_suite_cold},
     {"global", "global tensors on 4 MPI ranks: boxing and add against bare MPI collectives",
      bench_suite_global},
+    {"share", "a 1 GiB tensor exported to another process against passing a bare memfd",
+     bench_suite_share},
 };
 #define SUITE_COUNT (sizeof suites / sizeof suites[0])
 
@@ -165,6 +167,16 @@ static const char usage_text[] =
     "            program or in ../libexec/tessera. About a minute on a 2-core\n"
     "            machine; --quick (2^18 elements) a few seconds.\n"
     "\n"
+    "      share Starts a private tesserad (unless --socket names one) and\n"
+    "            measures the median time to hand a written 1 GiB float32\n"
+    "            tensor on opencl:0 to another process: tsr_tensor_export here\n"
+    "            plus tsr_tensor_import (the request, the descriptor, the\n"
+    "            mmap) there, in microseconds (export_import_1gib), against\n"
+    "            a 1 GiB memfd sent with SCM_RIGHTS and mapped by the other\n"
+    "            process (bare_memfd_pass). Fails when the daemon's resident\n"
+    "            memory grows by half the tensor (it would be copying). 50\n"
+    "            hand-overs; --quick 5.\n"
+    "\n"
     "    The daemon is found as $TESSERA_DAEMON, else next to tessera-bench in a\n"
     "    build tree (../daemon/tesserad) or an installation (../sbin/tesserad),\n"
     "    else as tesserad in PATH.\n"
@@ -210,7 +222,8 @@ static const char usage_text[] =
     "    A table with a row per measurement, or with --json an array of objects\n"
     "    with these keys:\n"
     "      suite           the suite (\"ipc\", \"elementwise\", \"unary\",\n"
-    "                      \"matmul\", \"reduce\", \"cold\", \"global\")\n"
+    "                      \"matmul\", \"reduce\", \"cold\", \"global\",\n"
+    "                      \"share\")\n"
     "      name            what was measured (\"ring_rtt\", \"add_f32\", ...)\n"
     "      device          the device it used (\"opencl:0\"), or null\n"
     "      threads         processes or threads taking part\n"

@@ -128,6 +128,6 @@ extern const cli_command *const cli_commands[];
 
 extern const cli_command cli_cmd_dtypes, cli_cmd_promote, cli_cmd_can_cast, cli_cmd_result_type,
     cli_cmd_device, cli_cmd_version, cli_cmd_devices, cli_cmd_ps, cli_cmd_info, cli_cmd_top,
-    cli_cmd_topo, cli_cmd_stats, cli_cmd_metrics;
+    cli_cmd_topo, cli_cmd_stats, cli_cmd_metrics, cli_cmd_shares;
 
 #endif /* TESSERA_CLI_H */

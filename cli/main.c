@@ -11,13 +11,9 @@
 #include "tessera/tessera.h"
 
 const cli_command *const cli_commands[] = {
-    &cli_cmd_dtypes,   &cli_cmd_promote,
-    &cli_cmd_can_cast, &cli_cmd_result_type,
-    &cli_cmd_device,   &cli_cmd_devices,
-    &cli_cmd_info,     &cli_cmd_ps,
-    &cli_cmd_top,      &cli_cmd_topo,
-    &cli_cmd_stats,    &cli_cmd_metrics,
-    &cli_cmd_version,  NULL,
+    &cli_cmd_dtypes,  &cli_cmd_promote, &cli_cmd_can_cast, &cli_cmd_result_type, &cli_cmd_device,
+    &cli_cmd_devices, &cli_cmd_info,    &cli_cmd_ps,       &cli_cmd_top,         &cli_cmd_topo,
+    &cli_cmd_stats,   &cli_cmd_metrics, &cli_cmd_shares,   &cli_cmd_version,     NULL,
 };
 #define NCOMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]) - 1)
 

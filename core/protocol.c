@@ -35,25 +35,29 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_session_stats, 144);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 672);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_daemon_stats, 88);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_topology, 80);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_export, 440);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_share_key, 24);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_imported, 480);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_share_info, 112);
 
 /* tsr__wire_empty stands for "no payload". */
 #define TSR__WIRE_PAYLOAD(type) \
     (__builtin_types_compatible_p(type, tsr__wire_empty) ? 0u : (uint32_t)sizeof(type))
 
 static const tsr__wire_op_info wire_ops[TSR__OP_MAX] = {
-#define TSR__WIRE_ROW(op, code, req, rep, where, doc)                                         \
-    [code] = {.name = #op,                                                                    \
-              .request_size = TSR__WIRE_PAYLOAD(req),                                         \
-              .reply_size = TSR__WIRE_PAYLOAD(rep),                                           \
-              .transports = (where),                                                          \
+#define TSR__WIRE_ROW(op, code, req, rep, where, doc) \
+    [code] = {.name = #op,                            \
+              .request_size = TSR__WIRE_PAYLOAD(req), \
+              .reply_size = TSR__WIRE_PAYLOAD(rep),   \
+              .transports = (where),                  \
               .summary = (doc)},
     TSR__WIRE_OPS(TSR__WIRE_ROW)
 #undef TSR__WIRE_ROW
 };
 
-#define TSR__WIRE_FITS(op, code, req, rep, where, doc)                                        \
-    _Static_assert(sizeof(tsr__wire_header) + sizeof(req) <= TSR__WIRE_FRAME_MAX &&           \
-                       sizeof(tsr__wire_header) + sizeof(rep) <= TSR__WIRE_FRAME_MAX,         \
+#define TSR__WIRE_FITS(op, code, req, rep, where, doc)                                \
+    _Static_assert(sizeof(tsr__wire_header) + sizeof(req) <= TSR__WIRE_FRAME_MAX &&   \
+                       sizeof(tsr__wire_header) + sizeof(rep) <= TSR__WIRE_FRAME_MAX, \
                    #op " must fit in a frame");
 TSR__WIRE_OPS(TSR__WIRE_FITS)
 #undef TSR__WIRE_FITS
@@ -97,7 +101,8 @@ tsr_status tsr__wire_check(const void *frame, size_t len, uint32_t transport, bo
     if (h.magic != TSR__WIRE_MAGIC)
         return tsr__fail(TSR_ERR_PROTOCOL, "bad frame magic 0x%08x", (unsigned)h.magic);
     if (h.version < TSR__WIRE_VERSION_MIN || h.version > TSR__WIRE_VERSION)
-        return tsr__fail(TSR_ERR_PROTOCOL, "frame of protocol version %u; this side speaks %u to %u",
+        return tsr__fail(TSR_ERR_PROTOCOL,
+                         "frame of protocol version %u; this side speaks %u to %u",
                          (unsigned)h.version, TSR__WIRE_VERSION_MIN, TSR__WIRE_VERSION);
     const tsr__wire_op_info *op = tsr__wire_op(h.opcode);
     if (op == NULL)

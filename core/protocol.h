@@ -28,10 +28,8 @@
 #endif
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
-#define TSR__WIRE_VERSION 5u        /* what this build speaks */
-#define TSR__WIRE_VERSION_MIN \
-    5u                              /* the oldest peer it accepts (5: busy time and counters in
-                                       PROCESS_LIST and DEVICE_STATUS, DAEMON_STATS) */
+#define TSR__WIRE_VERSION 6u        /* what this build speaks */
+#define TSR__WIRE_VERSION_MIN 6u    /* the oldest peer it accepts (6: EXPORT, IMPORT, REVOKE) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
@@ -107,7 +105,8 @@ typedef struct tsr__wire_position {
  * `device` names the device as the session numbers it; daemon_index, as
  * the daemon does (the administration messages' numbering). */
 #define TSR__WIRE_INFO_DAEMON_INDEX 0x1u /* daemon_index is filled */
-#define TSR__WIRE_INFO_LIMITED 0x2u      /* memory_bytes is the asker's memory limit, below what \
+#define TSR__WIRE_INFO_LIMITED \
+    0x2u /* memory_bytes is the asker's memory limit, below what \
                                             the daemon lends of the device */
 typedef struct tsr__wire_device_info {
     tsr__wire_device device;
@@ -232,6 +231,71 @@ typedef struct tsr__wire_launched {
     uint32_t sequence;
     uint32_t queue; /* index into tsr__ring.queues */
 } tsr__wire_launched;
+
+/* ---- Sharing between processes (daemon/share.c) --------------------------
+ * EXPORT makes a capability over a live allocation of the session and a
+ * view of it (the region, in elements of dtype); IMPORT presents it and
+ * gets the same memory (a segment of the importer's own, with the memfd)
+ * and the view back; REVOKE refuses later imports of it. */
+#define TSR__WIRE_EXPORT_READ_ONLY 0x1u /* importers map it read-only; no kernel writes it */
+#define TSR__WIRE_EXPORT_UID 0x2u       /* allow_uid may import it too */
+#define TSR__WIRE_EXPORT_GID 0x4u       /* sessions of group allow_gid may import it too */
+/* A new block of host memory (for cpu tensors): region.handle 0, a uint8
+ * region of one dimension, its size the bytes; the reply carries the
+ * block's memfd, and its handle is the low half of the key's id. */
+#define TSR__WIRE_EXPORT_HOST 0x8u
+#define TSR__WIRE_EXPORT_FLAGS_KNOWN                                            \
+    (TSR__WIRE_EXPORT_READ_ONLY | TSR__WIRE_EXPORT_UID | TSR__WIRE_EXPORT_GID | \
+     TSR__WIRE_EXPORT_HOST)
+
+typedef struct tsr__wire_export {
+    tsr__wire_region region; /* handle: the allocation; itemsize: dtype's */
+    int32_t dtype;           /* a tsr_dtype */
+    uint32_t flags;          /* TSR__WIRE_EXPORT_* */
+    uint32_t allow_uid, allow_gid;
+} tsr__wire_export;
+
+/* The capability: an id and 128 random bits; both must match. */
+typedef struct tsr__wire_share_key {
+    uint64_t id;
+    uint8_t secret[16];
+} tsr__wire_share_key;
+
+/* IMPORT's reply, with one descriptor (the memfd, opened read-only for a
+ * read-only export): the block (handle for FREE, in segment_id of the
+ * importer's session, offset and size within it) and the exported view. */
+typedef struct tsr__wire_imported {
+    uint64_t handle;
+    uint64_t offset;
+    uint64_t size;
+    uint64_t segment_bytes;
+    uint32_t segment_id;
+    uint32_t flags; /* the export's TSR__WIRE_EXPORT_* */
+    tsr__wire_device device;
+    int32_t dtype;
+    uint32_t owner_uid; /* whose memory it is */
+    tsr__wire_region region;
+} tsr__wire_imported;
+
+/* SHARE_LIST: one export after a cursor (an export id), as the asker may
+ * see it; id 0: no more. */
+#define TSR__WIRE_SHARE_REVOKED 0x100u  /* REVOKE refused later imports */
+#define TSR__WIRE_SHARE_RELEASED 0x200u /* its session freed it or ended: imports hold it */
+#define TSR__WIRE_SHARE_MORE 0x400u     /* exports with larger ids exist */
+#define TSR__WIRE_SHARE_VISIBLE 0x800u  /* the asker may see whose it is: uid is filled */
+#define TSR__WIRE_SHARE_HOLDERS 16u
+typedef struct tsr__wire_share_info {
+    uint64_t id;
+    uint32_t session_id;     /* the exporting session */
+    uint32_t flags;          /* the export's TSR__WIRE_EXPORT_* and TSR__WIRE_SHARE_* */
+    uint32_t uid;            /* the exporter's (visible only; else TSR__WIRE_ID_HIDDEN) */
+    uint32_t imports;        /* live imports of it */
+    tsr__wire_device device; /* the daemon's ordinal */
+    uint64_t bytes;          /* the block's size */
+    uint32_t holder_count;   /* entries of holders in use */
+    uint32_t pad;
+    uint32_t holders[TSR__WIRE_SHARE_HOLDERS]; /* sessions holding imports of it, each once */
+} tsr__wire_share_info;
 
 /* ---- Administration (daemon/admin.c) --------------------------------------
  * What `tessera ps`, `top`, `info`, `topo` and `stats` ask. Devices are the
@@ -444,7 +508,16 @@ typedef struct tsr__wire_topology {
       "how one OpenCL device reaches every other (tessera topo)")                               \
     X(DAEMON_STATS, 18, tsr__wire_empty, tsr__wire_daemon_stats,                                \
       TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "the daemon's own counters: sessions opened and refused, refusals, reloads (metrics)")
+      "the daemon's own counters: sessions opened and refused, refusals, reloads (metrics)")    \
+    X(EXPORT, 19, tsr__wire_export, tsr__wire_share_key, TSR__WIRE_SOCKET,                      \
+      "make an allocation importable by other processes: a capability handle")                  \
+    X(IMPORT, 20, tsr__wire_share_key, tsr__wire_imported, TSR__WIRE_SOCKET,                    \
+      "map another session's exported allocation; the reply carries its memfd")                 \
+    X(REVOKE, 21, tsr__wire_share_key, tsr__wire_empty, TSR__WIRE_SOCKET,                       \
+      "refuse every later import of an export")                                                 \
+    X(SHARE_LIST, 22, tsr__wire_handle, tsr__wire_share_info,                                   \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
+      "one export after a cursor and the sessions holding it (tessera shares)")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "daemon/dispatch.h"
 #include "daemon/exec.h"
+#include "daemon/memory.h"
 #include "daemon/procinfo.h"
 #include "daemon/session.h"
 #include "numa/topology.h"
@@ -304,5 +305,60 @@ tsr_status tsr__admin_daemon_stats(tsr__request *r)
                                  .reload_failures = c->reload_failures,
                                  .sessions = server->session_count,
                                  .monitors = server->monitor_count};
+    return TSR_OK;
+}
+
+/* ---- SHARE_LIST ------------------------------------------------------------ */
+
+tsr_status tsr__admin_share_list(tsr__request *r)
+{
+    uint64_t after = ((const tsr__wire_handle *)r->in)->handle;
+    tsr__wire_share_info *out = r->out;
+    memset(out, 0, sizeof *out);
+    const tsr__server *server = r->s->server;
+    const tsr__session *owner = NULL;
+    const tsr__export *best = NULL;
+    bool more = false;
+    for (const tsr__session *s = server->first; s; s = s->next)
+        for (uint32_t k = 0; k < s->export_count; k++) {
+            const tsr__export *e = &s->exports[k];
+            if (e->id <= after)
+                continue;
+            if (best && e->id > best->id) {
+                more = true;
+                continue;
+            }
+            more |= best != NULL;
+            best = e;
+            owner = s;
+        }
+    if (!best)
+        return TSR_OK; /* id 0: the end */
+    tsr__block_ref b;
+    tsr__device_pool *pool = tsr__session_find_block((tsr__session *)owner, best->handle, &b);
+    out->id = best->id;
+    out->session_id = owner->id;
+    out->flags = best->flags | (best->revoked ? TSR__WIRE_SHARE_REVOKED : 0) |
+                 (best->freed ? TSR__WIRE_SHARE_RELEASED : 0) | (more ? TSR__WIRE_SHARE_MORE : 0);
+    out->uid = TSR__WIRE_ID_HIDDEN;
+    if (tsr__admin_may_see(r->s->uid, r->s->admin, owner->uid)) {
+        out->flags |= TSR__WIRE_SHARE_VISIBLE;
+        out->uid = owner->uid;
+    }
+    out->imports = best->imports;
+    if (best->host_fd >= 0) {
+        out->device = (tsr__wire_device){.type = TSR_DEVICE_CPU, .index = -1};
+        out->bytes = best->host_bytes;
+    } else if (pool) {
+        out->device = pool->device->info.device;
+        out->bytes = b.size;
+    }
+    for (const tsr__session *s = server->first; s; s = s->next) {
+        bool holds = false;
+        for (uint32_t k = 0; k < s->import_count && !holds; k++)
+            holds = s->imports[k].export_id == best->id;
+        if (holds && out->holder_count < TSR__WIRE_SHARE_HOLDERS)
+            out->holders[out->holder_count++] = s->id;
+    }
     return TSR_OK;
 }

@@ -1,6 +1,6 @@
 /* The administration messages (PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
- * TOPOLOGY, DAEMON_STATS): what `tessera ps`, `top`, `info`, `topo`,
- * `stats` and `metrics` ask.
+ * TOPOLOGY, DAEMON_STATS, SHARE_LIST): what `tessera ps`, `top`, `info`,
+ * `topo`, `stats`, `metrics` and `shares` ask.
  *
  * Who may see what: a session of uid 0, or of a member of the
  * `tessera-admin` group (primary or supplementary, from the connection's
@@ -30,6 +30,9 @@ tsr_status tsr__admin_session_stats(tsr__request *r);
 tsr_status tsr__admin_device_status(tsr__request *r);
 tsr_status tsr__admin_topology(tsr__request *r);
 tsr_status tsr__admin_daemon_stats(tsr__request *r);
+/* SHARE_LIST: every export is listed, with its size, device, flags and
+ * the sessions holding imports of it; whose it is (uid) only as above. */
+tsr_status tsr__admin_share_list(tsr__request *r);
 
 /* The device `tessera ps` shows as a session's current one, by the
  * daemon's ordinal: that of the thread whose id is the pid (the main

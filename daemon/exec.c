@@ -19,6 +19,7 @@
 #include "daemon/lifetime.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "daemon/share.h"
 #include "daemon/backend.h"
 #include "kernels/launch.h"
 typedef struct job {
@@ -347,7 +348,7 @@ static void retire(job *j)
     }
     s->devices[j->queue].inflight--;
     s->inflight_total--;
-    tsr__memory_retired(s, j->queue, j->sequence);
+    tsr__session_retired(s, j->queue, j->sequence);
     if (j->status != TSR_OK)
         tsr__log(TSR__LOG_INFO, "session %u: kernel %u on %s:%u: %s", s->id, j->sequence,
                  x ? x->be->name : "?", j->queue, j->message);
@@ -1071,6 +1072,9 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
         const tsr__device_pool *p = tsr__session_find_live(s, o->handle, &b);
         if (!p)
             return TSR_ERR_INVALID_ARGUMENT;
+        /* The output, and a reduction's positions, are written. */
+        if ((i == 0 || (reduce && i == 2)) && tsr__share_read_only(s, o->handle))
+            return TSR_ERR_PERMISSION;
         if (pool && p != pool)
             return tsr__fail(TSR_ERR_RUNTIME,
                              "Expected all tensors to be on the same device, but found at least "

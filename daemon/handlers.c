@@ -23,6 +23,7 @@
 #include "daemon/procinfo.h"
 #include "daemon/roster.h"
 #include "daemon/session.h"
+#include "daemon/share.h"
 
 typedef tsr__request request;
 typedef tsr__handler_fn handler_fn;
@@ -445,18 +446,6 @@ static tsr_status on_alloc(request *r)
     return TSR_OK;
 }
 
-static tsr_status on_free(request *r)
-{
-    const tsr__wire_handle *in = r->in;
-    tsr__block_ref b;
-    tsr__device_pool *pool = tsr__session_find_live(r->s, in->handle, &b);
-    if (!pool)
-        return TSR_ERR_INVALID_ARGUMENT;
-    if (tsr__memory_defer_free(r->s, pool->ordinal, in->handle))
-        return TSR_OK;
-    return tsr__free(pool->allocator, in->handle, NULL);
-}
-
 static tsr_status on_fill(request *r)
 {
     const tsr__wire_fill *in = r->in;
@@ -464,6 +453,8 @@ static tsr_status on_fill(request *r)
     tsr__device_pool *pool = tsr__session_find_live(r->s, in->region.handle, &b);
     if (!pool)
         return TSR_ERR_INVALID_ARGUMENT;
+    if (tsr__share_read_only(r->s, in->region.handle))
+        return TSR_ERR_PERMISSION;
     tsr__region g = {
         .itemsize = in->region.itemsize, .ndim = in->region.ndim, .offset = in->region.offset};
     memcpy(g.sizes, in->region.sizes, sizeof g.sizes);
@@ -595,7 +586,7 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_SET_DEVICE] = on_set_device,
     [TSR__OP_GET_DEVICE] = on_get_device,
     [TSR__OP_ALLOC] = on_alloc,
-    [TSR__OP_FREE] = on_free,
+    [TSR__OP_FREE] = tsr__share_free,
     [TSR__OP_SEGMENT_MAP] = on_segment_map,
     [TSR__OP_MEMORY_STATS] = on_memory_stats,
     [TSR__OP_EMPTY_CACHE] = on_empty_cache,
@@ -607,6 +598,10 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_DEVICE_STATUS] = tsr__admin_device_status,
     [TSR__OP_TOPOLOGY] = tsr__admin_topology,
     [TSR__OP_DAEMON_STATS] = tsr__admin_daemon_stats,
+    [TSR__OP_EXPORT] = tsr__share_export,
+    [TSR__OP_IMPORT] = tsr__share_import,
+    [TSR__OP_REVOKE] = tsr__share_revoke,
+    [TSR__OP_SHARE_LIST] = tsr__admin_share_list,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

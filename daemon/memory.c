@@ -119,8 +119,59 @@ tsr__segment *tsr__session_segment(tsr__session *s, uint32_t id)
     return NULL;
 }
 
+/* Lets go of a segment of another session this one imported: its
+ * device buffer and descriptor are this session's, the memory the
+ * owner's. */
+static void foreign_close(tsr__segment *seg)
+{
+    if (seg->device_buffer)
+        seg->device->backend->buffer_release(seg->device_buffer);
+    close(seg->fd);
+}
+
+void tsr__memory_drop_segment(tsr__session *s, uint32_t id)
+{
+    for (uint32_t k = 0; k < s->segment_count; k++)
+        if (s->segments[k].id == id && s->segments[k].foreign) {
+            foreign_close(&s->segments[k]);
+            s->segments[k] = s->segments[--s->segment_count];
+            return;
+        }
+}
+
+tsr_status tsr__memory_add_foreign(tsr__session *s, const tsr__segment *owner, int fd, uint32_t *id)
+{
+    if (s->segment_count >= s->server->session_max_segments)
+        return tsr__fail(TSR_ERR_LIMIT, "too many segments in one session (%u)",
+                         s->server->session_max_segments);
+    if (s->segment_count == s->segment_cap) {
+        uint32_t cap = s->segment_cap ? s->segment_cap * 2 : 16;
+        tsr__segment *grown = realloc(s->segments, cap * sizeof *grown);
+        if (!grown)
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory tracking segments");
+        s->segments = grown;
+        s->segment_cap = cap;
+    }
+    *id = ++s->next_segment_id;
+    s->segments[s->segment_count++] = (tsr__segment){.id = *id,
+                                                     .fd = fd,
+                                                     .base = owner->base,
+                                                     .bytes = owner->bytes,
+                                                     .device = owner->device,
+                                                     .foreign = true};
+    return TSR_OK;
+}
+
 void tsr__session_release_segments(tsr__session *s)
 {
+    /* Imported segments first: the allocators below know only their own. */
+    for (uint32_t k = 0; k < s->segment_count;)
+        if (s->segments[k].foreign) {
+            foreign_close(&s->segments[k]);
+            s->segments[k] = s->segments[--s->segment_count];
+        } else {
+            k++;
+        }
     if (s->devices) {
         for (size_t k = 0; k < s->server->registry.accel_count; k++)
             tsr__allocator_destroy(s->devices[k].pool.allocator);
@@ -170,8 +221,32 @@ static uint64_t device_free(void *ctx)
     return tsr__memory_available(ctx);
 }
 
+const tsr__import *tsr__memory_import(const tsr__session *s, uint64_t handle)
+{
+    if (handle >> 32) /* allocator handles; imports are numbered below 2^32 */
+        return NULL;
+    for (uint32_t k = 0; k < s->import_count; k++)
+        if (s->imports[k].handle == handle)
+            return &s->imports[k];
+    return NULL;
+}
+
 tsr__device_pool *tsr__session_find_block(tsr__session *s, uint64_t handle, tsr__block_ref *b)
 {
+    const tsr__import *imp = tsr__memory_import(s, handle);
+    if (imp) {
+        if (imp->host_fd >= 0) /* host memory: no device's block */
+            return NULL;
+        const tsr__segment *seg = tsr__session_segment(s, imp->segment_id);
+        if (!seg || !s->devices)
+            return NULL;
+        *b = (tsr__block_ref){.handle = handle,
+                              .segment_id = imp->segment_id,
+                              .offset = imp->offset,
+                              .size = imp->size,
+                              .segment_bytes = seg->bytes};
+        return &s->devices[imp->ordinal].pool;
+    }
     for (size_t k = 0; s->devices && k < s->server->registry.accel_count; k++)
         if (s->devices[k].pool.allocator &&
             tsr__lookup(s->devices[k].pool.allocator, handle, b) == TSR_OK)
@@ -265,7 +340,10 @@ void tsr__memory_retired(tsr__session *s, uint32_t queue, uint32_t sequence)
 {
     for (uint32_t k = 0; k < s->deferred_count;) {
         tsr__deferred_free *d = &s->deferred[k];
-        if (d->queue != queue || (int32_t)(d->sequence - sequence) > 0) {
+        /* Imports are let go by the session's lifetime (lifetime.c), and
+         * shared blocks when their last import goes. */
+        if (d->shared || !(d->handle >> 32) || d->queue != queue ||
+            (int32_t)(d->sequence - sequence) > 0) {
             k++;
             continue;
         }
@@ -274,5 +352,36 @@ void tsr__memory_retired(tsr__session *s, uint32_t queue, uint32_t sequence)
         if (pool)
             tsr__free(pool->allocator, d->handle, NULL);
         s->deferred[k] = s->deferred[--s->deferred_count];
+    }
+}
+
+/* ---- blocks other sessions imported ----------------------------------------- */
+
+bool tsr__memory_defer_shared(tsr__session *s, uint64_t handle)
+{
+    if (s->deferred_count == s->deferred_cap) {
+        uint32_t cap = s->deferred_cap ? 2 * s->deferred_cap : 16;
+        tsr__deferred_free *grown = realloc(s->deferred, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        s->deferred = grown;
+        s->deferred_cap = cap;
+    }
+    s->deferred[s->deferred_count++] =
+        (tsr__deferred_free){.handle = handle, .shared = true, .queue = UINT32_MAX};
+    return true;
+}
+
+void tsr__memory_unshare(tsr__session *s, uint64_t handle)
+{
+    for (uint32_t k = 0; k < s->deferred_count; k++) {
+        if (s->deferred[k].handle != handle || !s->deferred[k].shared)
+            continue;
+        s->deferred[k] = s->deferred[--s->deferred_count];
+        tsr__block_ref b;
+        tsr__device_pool *pool = tsr__session_find_block(s, handle, &b);
+        if (pool && !tsr__memory_defer_free(s, pool->ordinal, handle))
+            tsr__free(pool->allocator, handle, NULL);
+        return;
     }
 }

@@ -55,4 +55,24 @@ bool tsr__memory_freed(const tsr__session *session, uint64_t handle);
  * `sequence`: the frees put aside behind them happen now. */
 void tsr__memory_retired(tsr__session *session, uint32_t queue, uint32_t sequence);
 
+/* ---- Sharing (share.c keeps the records; these are their memory) ---- */
+
+/* The import of this session with `handle`, NULL when it is none. Imports
+ * are found by tsr__session_find_live and _find_block like blocks of the
+ * session, in its pool of their device. */
+const tsr__import *tsr__memory_import(const tsr__session *session, uint64_t handle);
+/* Adds a segment over the owner's segment `owner`, reached through this
+ * session's descriptor fd (kept on success), as a new id of the session. */
+tsr_status tsr__memory_add_foreign(tsr__session *session, const tsr__segment *owner, int fd,
+                                   uint32_t *id);
+/* Lets go of an imported segment: its device buffer and descriptor. */
+void tsr__memory_drop_segment(tsr__session *session, uint32_t id);
+/* FREE of a block imports still hold: it stays allocated (and is no
+ * longer live for the session) until tsr__memory_unshare. False when
+ * there was no memory to remember it. */
+bool tsr__memory_defer_shared(tsr__session *session, uint64_t handle);
+/* The last import of a block FREE put aside is gone: free it now, or
+ * behind the session's kernels. */
+void tsr__memory_unshare(tsr__session *session, uint64_t handle);
+
 #endif /* TESSERA_DAEMON_MEMORY_H */

@@ -27,6 +27,7 @@
 #include "daemon/log.h"
 #include "daemon/memory.h"
 #include "daemon/roster.h"
+#include "daemon/share.h"
 
 /* Replies and requests are staged in 8-byte-aligned buffers. */
 typedef union frame_buffer {
@@ -236,7 +237,10 @@ void tsr__session_end(tsr__session *s, const char *why)
         total.allocated += one.allocated;
         total.reserved += one.reserved;
     }
-    bool busy = s->inflight_total > 0; /* each kernel in flight holds a reference */
+    tsr__share_session_end(s);
+    /* Each kernel in flight holds a reference, and so does each import of
+     * an export of it. */
+    bool busy = s->inflight_total > 0 || s->export_count > 0;
     tsr__log_fields fields = {.event = TSR__EV_SESSION_ENDED,
                               .session = s->id,
                               .uid = (int64_t)s->uid,
@@ -252,7 +256,10 @@ void tsr__session_end(tsr__session *s, const char *why)
                          "session %u: pid %d ended (%s); released %llu bytes in use, %llu "
                          "reserved%s%s",
                          s->id, (int)s->pid, why, (unsigned long long)total.allocated,
-                         (unsigned long long)total.reserved, busy ? " once its kernels finish" : "",
+                         (unsigned long long)total.reserved,
+                         s->export_count > 0 ? " once other sessions release their imports of it"
+                         : s->inflight_total > 0 ? " once its kernels finish"
+                                                 : "",
                          record);
         tsr__roster_count(server, s->uid, -1, s->version ? 0 : -1);
         server->session_count--;

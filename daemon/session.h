@@ -45,11 +45,52 @@ typedef struct tsr__segment {
     uint64_t bytes;
     tsr__registry_device *device;
     void *device_buffer; /* the device's buffer over base, made at its first kernel (exec.c) */
+    /* Another session's segment this one imported (share.c): fd is this
+     * session's own descriptor of it, base the owner's mapping; the owner
+     * charges and releases the memory. */
+    bool foreign;
 } tsr__segment;
+
+/* An allocation the session exported (share.c): the capability's id and
+ * secret, the block and the view importers get, who may import it, and
+ * how many imports hold it now. Kept until the block is freed and the
+ * last import is released. */
+typedef struct tsr__export {
+    uint64_t id;
+    uint8_t secret[16];
+    uint64_t handle; /* the block */
+    uint32_t flags;  /* TSR__WIRE_EXPORT_* */
+    uint32_t allow_uid, allow_gid;
+    int32_t dtype;
+    tsr__wire_region region;
+    uint32_t imports; /* live imports of it, in any session */
+    /* A block of host memory (cpu tensors): its memfd (this export's own
+     * descriptor) and size; -1 for a device block. */
+    int host_fd;
+    uint64_t host_bytes;
+    bool revoked;
+    bool freed; /* its session freed the block (or ended): no new imports */
+} tsr__export;
+
+/* A block of another session that this one imported: its handle here
+ * (below 2^32, which no allocator handle is), the segment of this session
+ * that maps it (0 for host memory, which the daemon does not map), and the
+ * owner, whom the import holds a reference on. */
+typedef struct tsr__import {
+    uint64_t handle;
+    uint32_t segment_id;
+    uint32_t ordinal; /* the accelerator's registry ordinal */
+    uint64_t offset, size;
+    bool read_only;
+    tsr__session *owner;
+    uint64_t export_id;
+    int host_fd; /* of host memory: the descriptor handed over; -1 for a device block */
+} tsr__import;
 
 /* A FREE that waits for the session's kernels on a device (memory.c). */
 typedef struct tsr__deferred_free {
     uint64_t handle;
+    bool shared;       /* freed by the session while imports hold it: waits for them, not kernels */
     uint32_t queue;    /* the accelerator's ordinal */
     uint32_t sequence; /* freed once the launch with this sequence is done */
 } tsr__deferred_free;
@@ -150,6 +191,12 @@ struct tsr__session {
     uint32_t inflight_total;
     tsr__deferred_free *deferred;
     uint32_t deferred_count, deferred_cap;
+
+    /* Sharing (share.c): what it exported, what it imported. */
+    tsr__export *exports;
+    uint32_t export_count, export_cap;
+    tsr__import *imports;
+    uint32_t import_count, import_cap;
 };
 
 /* The session's place as the configuration and the limits take it. */

@@ -46,9 +46,11 @@ tsr_status tsr__client_fill(tsr_client *client, tsr_device device, uint64_t hand
 /* Returns a block of nbytes (as allocated) at `data`: small blocks stay in
  * this library's cache for the next allocation of their size, the rest go
  * back to the daemon. Failures (daemon gone) are ignored: the session's end
- * frees everything anyway. */
+ * frees everything anyway. A block that was `shared` (exported to other
+ * processes, libclient/share.c) always goes back to the daemon, which
+ * keeps it for its importers: this process must not reuse it. */
 void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle, uint64_t nbytes,
-                      void *data);
+                      void *data, bool shared);
 
 /* Queues a planned kernel on a resolved accelerator device: the operands'
  * handles are daemon allocations of this client, their offsets and strides

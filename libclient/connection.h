@@ -138,6 +138,10 @@ tsr_status tsr__ring_call(tsr_client *client, uint32_t opcode, const void *reque
  * keeps fd. Errors: TSR_ERR_PROTOCOL (the file fails a check),
  * TSR_ERR_OUT_OF_MEMORY (mmap failed). */
 tsr_status tsr__map_shared(int fd, uint64_t bytes, const char *what, void **out);
+/* The same for `bytes` from `offset` (a multiple of the page size),
+ * read-only unless `writable`. */
+tsr_status tsr__map_shared_range(int fd, uint64_t offset, uint64_t bytes, bool writable,
+                                 const char *what, void **out);
 
 /* ---- devices.c ---- */
 

@@ -259,10 +259,11 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void 
     *handle = b.handle;
     return TSR_OK;
 }
-void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle, uint64_t nbytes, void *data)
+void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle, uint64_t nbytes, void *data,
+                      bool shared)
 {
     tsr__wire_device wd = {0};
-    if (tsr__client_daemon_device(c, d, &wd) == TSR_OK &&
+    if (!shared && tsr__client_daemon_device(c, d, &wd) == TSR_OK &&
         cache_put(c, wd.index, nbytes, data, handle))
         return;
     free_block(c, handle);

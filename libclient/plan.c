@@ -528,6 +528,8 @@ static tsr_client *client_of(const tsr_tensor *out, const operand *in, int nin)
 static tsr_status build_kernel(tsr__plan *p, tsr__kernel_op op, tsr_dtype common, tsr_tensor *out,
                                const operand *in, int nin, const tsr_scalar *alpha)
 {
+    if (tsr__tensor_writable(out) != TSR_OK)
+        return TSR_ERR_PERMISSION;
     tsr__kernel *k = &p->kernel;
     const tsr_geometry *g = &out->geometry;
     k->op = op;
@@ -765,7 +767,9 @@ static tsr_status plan_copy(tsr__plan *p, tsr_tensor *dst, const tsr_tensor *src
     int ndim;
     int64_t shape[TSR_MAX_DIMS];
     const tsr_geometry *gd = &dst->geometry, *gs = &src->geometry;
-    tsr_status st = tsr_broadcast_shapes(gd->ndim, gd->sizes, gs->ndim, gs->sizes, &ndim, shape);
+    tsr_status st = tsr__tensor_writable(dst);
+    if (st == TSR_OK)
+        st = tsr_broadcast_shapes(gd->ndim, gd->sizes, gs->ndim, gs->sizes, &ndim, shape);
     if (st != TSR_OK)
         return st;
     if (!same_shape(gd, ndim, shape))
@@ -841,6 +845,8 @@ tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value)
 {
     if (t == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor must not be NULL");
+    if (tsr__tensor_writable(t) != TSR_OK)
+        return TSR_ERR_PERMISSION;
     if (!scalar_kind_ok(&value))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "invalid scalar kind %d (expected bool, int64, float64 or complex128)",

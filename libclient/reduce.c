@@ -497,7 +497,9 @@ static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
         (st = check_semantics(q, mask, &common, &rdtype, &trivial)) != TSR_OK)
         return st;
     tsr_tensor *fresh = NULL, *fresh2 = NULL, *out = NULL, *out2 = NULL;
-    if ((st = make_outputs(q, mask, rdtype, &out, &out2, &fresh, &fresh2)) == TSR_OK) {
+    if ((st = make_outputs(q, mask, rdtype, &out, &out2, &fresh, &fresh2)) == TSR_OK &&
+        (st = tsr__tensor_writable(out)) == TSR_OK &&
+        (!out2 || (st = tsr__tensor_writable(out2)) == TSR_OK)) {
         /* the kernel: the input's dimensions, the output's strides 0
          * where reduced */
         const tsr_geometry *g = &q->a->geometry;

@@ -108,12 +108,14 @@ static void storage_release(tsr__storage *s)
 {
     if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
         return;
-    if (s->client != NULL) {
-        tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data);
-        tsr__client_release(s->client);
-    }
     if (s->release != NULL)
         s->release(s->release_ctx);
+    if (s->client != NULL) {
+        if (!s->imported)
+            tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data,
+                             atomic_load_explicit(&s->exported, memory_order_acquire));
+        tsr__client_release(s->client);
+    }
     free(s->block);
     free(s);
 }
@@ -202,6 +204,37 @@ tsr_status tsr__tensor_wrap_host(void *data, uint64_t nbytes, tsr_dtype dtype,
     s->release = release;
     s->release_ctx = release_ctx;
     return TSR_OK;
+}
+
+tsr_status tsr__tensor_wrap_import(tsr_client *client, tsr_device device, void *data,
+                                   uint64_t handle, uint64_t nbytes, tsr_dtype dtype,
+                                   const tsr_geometry *g, void (*release)(void *),
+                                   void *release_ctx, tsr_tensor **out)
+{
+    tsr__storage *s = NULL;
+    tsr_status st = storage_new(NULL, (tsr_device){TSR_DEVICE_META, -1}, nbytes, false, &s);
+    if (st != TSR_OK)
+        return st;
+    s->device = device;
+    s->data = data;
+    s->handle = handle;
+    s->imported = true;
+    if ((st = tensor_new(s, dtype, g, out)) != TSR_OK)
+        return st;
+    tsr__client_retain(client);
+    s->client = client;
+    s->release = release;
+    s->release_ctx = release_ctx;
+    return TSR_OK;
+}
+
+tsr_status tsr__tensor_writable(const tsr_tensor *t)
+{
+    if (!t->storage->read_only)
+        return TSR_OK;
+    return tsr__fail(TSR_ERR_PERMISSION,
+                     "the tensor was imported read-only (its exporter shared it so): it may not "
+                     "be written");
 }
 
 tsr_status tsr__tensor_view_of(const tsr_tensor *t, const tsr_geometry *g, tsr_tensor **out)

@@ -149,6 +149,8 @@ tsr_status tsr_tensor_copy_from_host(tsr_tensor *tensor, const void *src, size_t
     unsigned char *base = NULL;
     tsr_status st =
         check_copy(tensor, src, nbytes, "Cannot copy into meta tensor; no data!", &base);
+    if (st == TSR_OK)
+        st = tsr__tensor_writable(tensor);
     if (st != TSR_OK)
         return st;
     if (tsr__has_internal_overlap(&tensor->geometry))

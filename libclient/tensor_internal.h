@@ -27,6 +27,20 @@ typedef struct tsr__storage {
      * release_ctx when the storage goes; NULL otherwise. */
     void (*release)(void *release_ctx);
     void *release_ctx;
+    /* Another process's export (libclient/share.c): the release hook, not
+     * the block cache, gives the import back; client is retained all the
+     * same, for launches (accelerators). */
+    bool imported;
+    /* Importers may not write it (a read-only export): the library refuses
+     * to, and the mapping is read-only. */
+    bool read_only;
+    /* cpu memory in tesserad's shared memory (tsr_tensor_share_memory_):
+     * the session that holds it (retained by the release hook), and
+     * `handle` is the daemon's handle of it; NULL otherwise. */
+    tsr_client *share_client;
+    /* Exported to other processes: its block goes back to the daemon, not
+     * to this library's cache. */
+    atomic_bool exported;
 } tsr__storage;
 
 struct tsr_tensor {
@@ -57,6 +71,20 @@ tsr_status tsr__tensor_alloc(tsr_client *client, tsr_device device, tsr_dtype dt
 tsr_status tsr__tensor_wrap_host(void *data, uint64_t nbytes, tsr_dtype dtype,
                                  const tsr_geometry *g, void (*release)(void *), void *release_ctx,
                                  tsr_tensor **out);
+
+/* An accelerator tensor over memory imported from another process
+ * (libclient/share.c): `data` is its host address here (NULL where the
+ * host cannot address the device), `handle` the daemon's handle of the
+ * import. When the last tensor viewing it goes, release(release_ctx) is
+ * called, once, while the client is still retained. */
+tsr_status tsr__tensor_wrap_import(tsr_client *client, tsr_device device, void *data,
+                                   uint64_t handle, uint64_t nbytes, tsr_dtype dtype,
+                                   const tsr_geometry *g, void (*release)(void *),
+                                   void *release_ctx, tsr_tensor **out);
+
+/* TSR_OK when the library may write t's elements; TSR_ERR_PERMISSION for
+ * a read-only import. */
+tsr_status tsr__tensor_writable(const tsr_tensor *t);
 
 /* A tensor over t's storage with geometry g (a view); g must lie inside
  * the storage. */

@@ -385,6 +385,12 @@ tsr_status tsr__client_call(tsr_client *c, uint32_t opcode, const void *request,
 
 tsr_status tsr__map_shared(int fd, uint64_t bytes, const char *what, void **out)
 {
+    return tsr__map_shared_range(fd, 0, bytes, true, what, out);
+}
+
+tsr_status tsr__map_shared_range(int fd, uint64_t offset, uint64_t bytes, bool writable,
+                                 const char *what, void **out)
+{
     /* A file shorter than the mapping, or one that may still shrink, turns
      * a later access into SIGBUS: the daemon seals what it hands over, so
      * anything else did not come from a daemon this library can trust. */
@@ -392,18 +398,20 @@ tsr_status tsr__map_shared(int fd, uint64_t bytes, const char *what, void **out)
     if (fstat(fd, &st) < 0)
         return tsr__fail(TSR_ERR_PROTOCOL, "cannot inspect the %s tesserad passed: %s", what,
                          strerror(errno));
-    if (st.st_size < 0 || (uint64_t)st.st_size < bytes)
+    uint64_t end = UINT64_MAX;
+    if (st.st_size < 0 || __builtin_add_overflow(offset, bytes, &end) || (uint64_t)st.st_size < end)
         return tsr__fail(TSR_ERR_PROTOCOL,
                          "tesserad passed a %s of %lld bytes where %llu were expected; refusing "
                          "to map it",
-                         what, (long long)st.st_size, (unsigned long long)bytes);
+                         what, (long long)st.st_size, (unsigned long long)end);
     int seals = fcntl(fd, F_GET_SEALS);
     if (seals < 0 || !(seals & F_SEAL_SHRINK))
         return tsr__fail(TSR_ERR_PROTOCOL,
                          "tesserad passed a %s that is not sealed against shrinking; refusing to "
                          "map it",
                          what);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p =
+        mmap(NULL, bytes, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, (off_t)offset);
     if (p == MAP_FAILED)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map the %s: %s", what, strerror(errno));
     *out = p;

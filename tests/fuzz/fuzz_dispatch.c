@@ -41,6 +41,12 @@
  *   - the canaries hold: up to CANARY bytes on either side of each block,
  *     where no other block lies, are painted when the block is handed out
  *     and must be untouched (no write outside a block).
+ * EXPORT, IMPORT and REVOKE share blocks between the slots: keys come
+ * mostly from EXPORT replies, sometimes with a bit flipped. An import
+ * holds its exporter, which then may outlive its slot (ending): its
+ * memory stays on the device and on its uid's and group's account, and
+ * a block it freed while imported stays allocated until the last import
+ * goes.
  * When the input ends every session ends, and nothing may stay reserved,
  * charged or counted. */
 #include <fcntl.h>
@@ -166,7 +172,12 @@ static live_block live[LIVE_MAX];
 static size_t live_count;
 static guard guards[GUARDS_MAX];
 static size_t guard_count;
-static uint64_t freed_handles[16]; /* recently freed, to be sent again */
+static uint64_t freed_handles[16];  /* recently freed, to be sent again */
+static tsr__wire_share_key keys[8]; /* from EXPORT replies, to import and revoke */
+static size_t key_count;
+/* Handles below 2^32 the daemon gave (imports, host blocks), newest first. */
+static uint64_t imported[8];
+static size_t imported_count;
 static uint64_t request_id;
 /* The elements FILLs may still write in this input. Without kernels the
  * daemon writes a fill an element at a time on the loop (with the
@@ -464,10 +475,20 @@ NO_COVERAGE static void check_pool(int k, size_t d)
                 blocks++;
             }
         }
+        /* ... and those it freed while imports hold them. */
+        for (uint32_t i = 0; i < s->deferred_count; i++) {
+            tsr__block_ref ref;
+            if (s->deferred[i].shared &&
+                tsr__lookup(pool->allocator, s->deferred[i].handle, &ref) == TSR_OK) {
+                given += ref.size;
+                blocks++;
+            }
+        }
         FUZZ_CHECK(given == a.allocated && blocks == a.live_blocks);
     }
+    /* Imported segments are their exporter's memory. */
     for (uint32_t i = 0; i < s->segment_count; i++)
-        if (s->segments[i].device == &server->registry.devices[1 + d])
+        if (s->segments[i].device == &server->registry.devices[1 + d] && !s->segments[i].foreign)
             segments += s->segments[i].bytes;
     FUZZ_CHECK(segments == reserved);
     FUZZ_CHECK(tsr__limits_use(server->limits, TSR__SCOPE_SESSION, s->id, (uint32_t)d) == reserved);
@@ -486,11 +507,25 @@ NO_COVERAGE static void check_device(size_t d)
         reserved[k] = session_reserved(k, d);
         reserved_all += reserved[k];
     }
+    /* Sessions whose slot ended while imports hold them: their memory
+     * counts for their uid and group still. */
+    uint64_t ending_uid[SESSIONS] = {0}, ending_gid[SESSIONS] = {0};
+    for (tsr__session *s = server->first; s; s = s->next) {
+        if (!s->ending || !s->devices || !s->devices[d].pool.allocator)
+            continue;
+        tsr__alloc_stats a;
+        tsr__allocator_stats(s->devices[d].pool.allocator, &a);
+        reserved_all += a.reserved;
+        for (int k = 0; k < SESSIONS; k++) {
+            ending_uid[k] += peers[k].uid == s->uid ? a.reserved : 0;
+            ending_gid[k] += peers[k].gid == s->gid ? a.reserved : 0;
+        }
+    }
     FUZZ_CHECK(server->registry.devices[1 + d].reserved == reserved_all);
     FUZZ_CHECK(reserved_all <= server->registry.devices[1 + d].capacity);
     /* Each uid and group once: at the first slot that has it. */
     for (int k = 0; k < SESSIONS; k++) {
-        uint64_t uid_sum = 0, gid_sum = 0;
+        uint64_t uid_sum = ending_uid[k], gid_sum = ending_gid[k];
         bool uid_first = true, gid_first = true;
         for (int j = 0; j < SESSIONS; j++) {
             uid_sum += peers[j].uid == peers[k].uid ? reserved[j] : 0;
@@ -706,6 +741,9 @@ static uint64_t fuzz_handle(fuzz_reader *r, int k, const live_block **block)
     case 5:
         return live_count ? live[t % live_count].handle : freed_handles[t & 15];
     case 6:
+        /* now and then an import's (newest first), of any session */
+        if ((t & 16) && imported_count)
+            return imported[(t & 7) % imported_count];
         return freed_handles[t & 15];
     default:
         return fuzz_u64(r);
@@ -814,6 +852,8 @@ typedef union payload {
     tsr__wire_fill fill;
     tsr__kernel kernel;
     tsr__wire_stats_request stats;
+    tsr__wire_export export_;
+    tsr__wire_share_key key;
 } payload;
 
 static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
@@ -920,6 +960,38 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
     case TSR__OP_LAUNCH:
         build_launch(r, k, &p->kernel);
         break;
+    case TSR__OP_EXPORT: {
+        tsr__wire_export *e = &p->export_;
+        e->region.handle = fuzz_handle(r, k, &b);
+        uint8_t t = fuzz_u8(r);
+        e->dtype = t < 0xf0 ? t % TSR_DTYPE_COUNT : (int32_t)fuzz_u32(r);
+        e->region.itemsize = t < 0xe0 && e->dtype >= 0 && e->dtype < TSR_DTYPE_COUNT
+                                 ? (uint32_t)tsr_dtype_itemsize((tsr_dtype)e->dtype)
+                                 : fuzz_itemsize(r);
+        fuzz_region(r, b ? b->size : 4096, e->region.itemsize, &e->region.ndim, &e->region.offset,
+                    e->region.sizes, e->region.strides);
+        t = fuzz_u8(r);
+        e->flags = t < 0xf0 ? t & TSR__WIRE_EXPORT_FLAGS_KNOWN : fuzz_u32(r);
+        e->allow_uid = peers[fuzz_u8(r) % SESSIONS].uid;
+        e->allow_gid = peers[fuzz_u8(r) % SESSIONS].gid;
+        break;
+    }
+    case TSR__OP_SHARE_LIST: {
+        uint8_t t = fuzz_u8(r);
+        p->handle.handle = key_count && t < 0xc0 ? keys[t % key_count].id - (t & 1) : t;
+        break;
+    }
+    case TSR__OP_IMPORT:
+    case TSR__OP_REVOKE: {
+        uint8_t t = fuzz_u8(r);
+        if (key_count)
+            p->key = keys[t % key_count];
+        if (t >= 0xe0 || !key_count) /* a guess */
+            p->key.secret[t & 15] ^= (uint8_t)(1u << (t & 7));
+        if (t >= 0xf8)
+            p->key.id = fuzz_u32(r);
+        break;
+    }
     default:
         break;
     }
@@ -1009,6 +1081,26 @@ NO_COVERAGE static void check_reply(int k, uint32_t opcode, const payload *in, c
         FUZZ_CHECK(m.allocated == a.allocated && m.reserved == a.reserved &&
                    m.segments == a.segments);
         FUZZ_CHECK(m.reserved <= m.device_capacity);
+    } else if (opcode == TSR__OP_IMPORT) {
+        /* An import: a handle below 2^32 of this session, over host memory
+         * (no segment) or a segment of its own that holds the block. */
+        tsr__wire_imported m;
+        memcpy(&m, out, sizeof m);
+        FUZZ_CHECK(m.handle != 0 && !(m.handle >> 32) && tsr__memory_import(s, m.handle));
+        FUZZ_CHECK(m.region.handle == m.handle && m.size > 0 &&
+                   m.offset + m.size <= m.segment_bytes);
+        const tsr__segment *seg = tsr__session_segment(s, m.segment_id);
+        if (m.device.type == TSR_DEVICE_CPU)
+            FUZZ_CHECK(m.segment_id == 0 && m.offset == 0 && (m.flags & TSR__WIRE_EXPORT_HOST));
+        else
+            FUZZ_CHECK(seg && seg->foreign && seg->bytes == m.segment_bytes &&
+                       m.device.index >= 0 && (uint32_t)m.device.index < s->visible_count &&
+                       s->visible[m.device.index] == seg->device->info.device.index);
+    } else if (opcode == TSR__OP_SHARE_LIST) {
+        tsr__wire_share_info m;
+        memcpy(&m, out, sizeof m);
+        FUZZ_CHECK(m.id == 0 || m.id > in->handle.handle);
+        FUZZ_CHECK(m.holder_count <= TSR__WIRE_SHARE_HOLDERS && m.holder_count <= m.imports);
     }
 }
 
@@ -1109,7 +1201,9 @@ static void message(fuzz_reader *r)
     FUZZ_CHECK(nfds == (!ok                             ? 0
                         : opcode == TSR__OP_HELLO       ? (monitor ? 0 : 2)
                         : opcode == TSR__OP_SEGMENT_MAP ? 1
-                                                        : 0));
+                        : opcode == TSR__OP_IMPORT      ? 1
+                        : opcode == TSR__OP_EXPORT ? (p.export_.flags & TSR__WIRE_EXPORT_HOST) != 0
+                                                   : 0));
     /* A monitor is served its queries and nothing else. */
     FUZZ_CHECK(!ok || !monitor || (tsr__wire_op(opcode)->transports & TSR__WIRE_MONITOR));
     for (int i = 0; i < nfds; i++)
@@ -1122,6 +1216,21 @@ static void message(fuzz_reader *r)
         note_free(k, p.handle.handle, ok);
     if (ok && opcode == TSR__OP_FILL && fill_handle)
         check_fill(k, fill_handle, &p.fill);
+    if (ok && opcode == TSR__OP_EXPORT) {
+        memmove(&keys[1], &keys[0], sizeof keys - sizeof keys[0]);
+        memcpy(&keys[0], reply.bytes + sizeof rh, sizeof keys[0]);
+        key_count += key_count < 8;
+    }
+    if (ok && opcode == TSR__OP_EXPORT && (p.export_.flags & TSR__WIRE_EXPORT_HOST)) {
+        memmove(&imported[1], &imported[0], sizeof imported - sizeof imported[0]);
+        imported[0] = (uint32_t)keys[0].id; /* a new host block's handle */
+        imported_count += imported_count < 8;
+    }
+    if (ok && opcode == TSR__OP_IMPORT) {
+        memmove(&imported[1], &imported[0], sizeof imported - sizeof imported[0]);
+        memcpy(&imported[0], reply.bytes + sizeof rh, sizeof imported[0]); /* its handle */
+        imported_count += imported_count < 8;
+    }
     if (served == TSR__SERVED_END)
         end_session(k, "handshake refused");
     else if ((how & 0x1e) == 0x1e) /* the client goes away */
@@ -1135,6 +1244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     servers_start();
     server = &servers[data[0] % CONFIGS];
     memset(freed_handles, 0, sizeof freed_handles);
+    key_count = imported_count = 0;
     fill_budget = FILL_BUDGET;
     fuzz_reader r = {.data = data + 1, .size = size - 1};
     while (!fuzz_empty(&r)) {

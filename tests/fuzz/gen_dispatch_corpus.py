@@ -29,13 +29,14 @@ import sys
 
 (HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE, SEGMENT_MAP, MEMORY_STATS,
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
- TOPOLOGY, DAEMON_STATS) = range(1, 19)
+ TOPOLOGY, DAEMON_STATS, EXPORT, IMPORT, REVOKE, SHARE_LIST) = range(1, 23)
 
 # configs[] in fuzz_dispatch.c
 DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
 
 OPENCL0, OPENCL1, CPU = b"\x00", b"\x01", b"\x04"
 LIVE0 = b"\x00"  # a handle: the session's first live block
+IMPORT1 = b"\xd0"  # a handle: the newest import (of any session)
 
 
 def msg(opcode, payload=b"", session=0, how=0):
@@ -87,6 +88,21 @@ def launch(op_code=2, dtype=6, region=b"\x01\x04\x00", inputs=2):
     body += b"\x00"  # output: dtype common, handle and offset from above
     body += (b"\x03" + LIVE0 + b"\x00") * inputs
     return body + bytes(16)
+
+
+def export(flags=0, uid_slot=0, gid_slot=0):
+    # the first live block as float32 (dtype 11), a 1-d region over all of
+    # it, flags (1 read-only, 2 allow_uid, 4 allow_gid), the uid and group
+    # of peers[uid_slot] and peers[gid_slot]
+    return LIVE0 + b"\x0b" + b"\x01\xc0\x00" + bytes([flags, uid_slot, gid_slot])
+
+
+def key(newest=0):  # the newest export's key, or the one `newest` before it
+    return bytes([newest])
+
+
+def fill_import():  # the first import, whole, in float32
+    return IMPORT1 + b"\x02" + b"\x01\xc0\x00" + bytes(range(1, 17))
 
 
 SEEDS = [
@@ -194,6 +210,39 @@ SEEDS = [
      + msg(LAUNCH, launch(66, dtype=11, inputs=1)) + msg(LAUNCH, launch(68, dtype=11))
      + msg(LAUNCH, launch(57, region=tiles(2, (2,)), inputs=1))
      + msg(LAUNCH, launch(63, inputs=1))),
+    # sharing: an export imported by a session of its uid (and refused to
+    # another uid), written through the import, freed by its exporter while
+    # imported (no import after), then let go by the importer
+    (DEFAULT, hello(0) + hello(1) + hello(2) + msg(ALLOC, OPENCL0 + size_small(4000), 0)
+     + msg(EXPORT, export(), 0) + msg(IMPORT, key(), 1) + msg(IMPORT, key(), 2)
+     + msg(FILL, fill_import(), 1) + msg(FREE, LIVE0, 0) + msg(IMPORT, key(), 1)
+     + msg(FREE, IMPORT1, 1) + msg(EMPTY_CACHE, OPENCL0, 0) + msg(DEVICE_STATUS, OPENCL0, 1)),
+    # read-only and uid-named exports (a kernel writing the read-only one
+    # is refused), a revocation, an exporter that
+    # leaves while imported (its memory stays until the importers go), and
+    # two sessions importing from each other
+    (DEFAULT, hello(0) + hello(1) + hello(2) + hello(3) + msg(ALLOC, OPENCL0 + size_small(4000), 0)
+     + msg(EXPORT, export(1), 0) + msg(EXPORT, export(2, uid_slot=2), 0)
+     + msg(IMPORT, key(0), 2) + msg(IMPORT, key(1), 1) + msg(FILL, fill_import(), 1)
+     + msg(LAUNCH, bytes([2, 0, 6, 0]) + b"\x01\x04\x00" + b"\x00" + IMPORT1
+           + (b"\x03" + IMPORT1 + b"\x00") * 2 + bytes(16), 1)
+     + msg(REVOKE, key(1), 0) + msg(IMPORT, key(1), 3) + msg(PING, session=0, how=0x1e)
+     + msg(IMPORT, key(0), 3) + msg(PROCESS_LIST, b"\x00", 3) + msg(SHARE_LIST, b"\xc0", 3)
+     + msg(SHARE_LIST, b"\x01", 2)
+     + msg(ALLOC, OPENCL1 + size_small(64), 1) + msg(EXPORT, export(), 1)
+     + msg(ALLOC, OPENCL1 + size_small(64), 3) + msg(EXPORT, export(), 3)
+     + msg(IMPORT, key(1), 3) + msg(IMPORT, key(0), 1) + msg(PING, session=1, how=0x1e)
+     + msg(PING, session=3, how=0x1e) + msg(PING, session=2, how=0x1e)),
+    # host memory (cpu tensors): a new block of 4096 bytes, a float32 view
+    # of it exported read-only, imported by another session of the uid
+    # (which cannot fill it: it is no device's), freed by its exporter while
+    # imported, then let go
+    (DEFAULT, hello(0) + hello(1)
+     + msg(EXPORT, b"\xe0" + bytes(8) + b"\x01" + b"\x01\xc0\x00" + bytes([8, 0, 0]), 0)
+     + msg(EXPORT, b"\xd0" + b"\x0b" + b"\x01\xc0\x00" + bytes([1, 0, 0]), 0)
+     + msg(IMPORT, key(0), 1) + msg(FILL, fill_import(), 1) + msg(SHARE_LIST, b"\x00", 1)
+     + msg(IMPORT, key(1), 1) + msg(FREE, IMPORT1, 1) + msg(PING, session=0, how=0x1e)
+     + msg(SHARE_LIST, b"\x00", 1) + msg(FREE, IMPORT1, 1)),
 ]
 
 

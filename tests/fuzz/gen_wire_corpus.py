@@ -18,7 +18,7 @@ import struct
 import sys
 
 MAGIC = 0x31525354  # "TSR1"
-VERSION = 5
+VERSION = 6
 REPLY, ERROR = 0x1, 0x2
 FRAME_MAX = 4096
 HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
@@ -70,6 +70,7 @@ HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE = 1, 2, 3, 4, 5, 6,
 SEGMENT_MAP, MEMORY_STATS, EMPTY_CACHE, SESSION_LIST = 8, 9, 10, 11
 FILL, LAUNCH = 12, 13
 PROCESS_LIST, SESSION_STATS, DEVICE_STATUS, TOPOLOGY, DAEMON_STATS = 14, 15, 16, 17, 18
+EXPORT, IMPORT, REVOKE, SHARE_LIST = 19, 20, 21, 22
 
 
 def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
@@ -195,6 +196,21 @@ valid = [
     frame(DAEMON_STATS, struct.pack("<10QII", 1700000000000000000, 3600 * 10**9, 12, 1, 30, 0,
                                     2, 1, 1, 0, 3, 1), REPLY, 25),
     frame(SESSION_STATS, error_payload(1, "no open session 99"), REPLY | ERROR, 21),
+    # Sharing: an export of a 2x3 float32 view, its key, an import and its
+    # reply, a revocation, the list of exports.
+    frame(EXPORT, region(0x1234567800000001, 4, 1, [2, 3], [1, 2]) + struct.pack("<iIII", 11, 1, 0, 0),
+          request_id=30),
+    frame(EXPORT, struct.pack("<Q", 0x0000000700000009) + bytes(range(16)), REPLY, 30),
+    frame(IMPORT, struct.pack("<Q", 0x0000000700000009) + bytes(range(16)), request_id=31),
+    frame(IMPORT, struct.pack("<QQQQIIiiiI", 12, 4096, 512, 1 << 21, 3, 1, OPENCL, 0, 11, 1000)
+          + region(12, 4, 1, [2, 3], [1, 2]), REPLY, 31),
+    frame(REVOKE, struct.pack("<Q", 0x0000000700000009) + bytes(16), request_id=32),
+    frame(REVOKE, flags=REPLY, request_id=32),
+    frame(SHARE_LIST, struct.pack("<Q", 0), request_id=33),
+    frame(SHARE_LIST, struct.pack("<QIIIIiiQII", 0x0000000700000009, 7, 0x201, 1000, 1, OPENCL, 0,
+                                  512, 1, 0) + struct.pack("<16I", 8, *([0] * 15)), REPLY, 33),
+    frame(IMPORT, error_payload(12, "export 0000000700000009 was revoked: it can no longer be "
+                                    "imported"), REPLY | ERROR, 31),
     # Error replies: each status that the daemon sends, and the extremes.
     frame(PING, error_payload(11, "PING before HELLO: open the session first"), REPLY | ERROR, 1),
     frame(HELLO, error_payload(11, "protocol version mismatch: the client speaks versions 2 to 7, "
@@ -227,11 +243,11 @@ broken = [
     frame(PING, magic=0x31525355),
     frame(PING, magic=0x54535231),                       # big-endian magic
     frame(PING, version=0),
-    frame(PING, version=4),                              # the release before
-    frame(PING, version=6),
+    frame(PING, version=5),                              # the release before
+    frame(PING, version=7),
     frame(0),
     frame(12),
-    frame(19),                                           # one past the last opcode
+    frame(23),                                           # one past the last opcode
     frame(0xFFFF),
     frame(LAUNCH, kernel(3, 11, [4], [(11, 0, 1, 0, [1])])[:900], request_id=17),  # cut short
     frame(PING, flags=ERROR),                            # error flag on a request
