@@ -211,6 +211,31 @@ static PyObject *device_index(PyObject *self, void *closure)
     return PyLong_FromLong(index);
 }
 
+/* `with tessera.device(d):` makes d the thread's default device for
+ * factories until the block ends (tsr_default_device_push / pop). */
+static PyObject *device_enter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    tsr_status st = tsr_default_device_push(((tsp_device *)self)->device);
+    return st == TSR_OK ? Py_NewRef(self) : tsp_raise(st);
+}
+
+static PyObject *device_exit(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    tsr_status st = tsr_default_device_pop();
+    if (st != TSR_OK)
+        return tsp_raise(st);
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef device_methods[] = {
+    {"__enter__", device_enter, METH_NOARGS, NULL},
+    {"__exit__", device_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef device_getset[] = {
     {"type", device_type_name, NULL, NULL, NULL},
     {"index", device_index, NULL, NULL, NULL},
@@ -228,6 +253,7 @@ PyTypeObject tsp_device_type = {
     .tp_richcompare = device_richcompare,
     .tp_hash = device_hash,
     .tp_getset = device_getset,
+    .tp_methods = device_methods,
 };
 
 /* ---- The session ---------------------------------------------------- */
@@ -369,9 +395,10 @@ PyMODINIT_FUNC PyInit__C(void)
     if (m == NULL)
         return NULL;
     if (add_dtypes(m) || PyModule_AddFunctions(m, tsp_tensor_functions) ||
+        PyModule_AddFunctions(m, tsp_ops_functions) ||
         PyModule_AddObjectRef(m, "dtype", (PyObject *)&tsp_dtype_type) ||
         PyModule_AddObjectRef(m, "device", (PyObject *)&tsp_device_type) ||
-        PyModule_AddObjectRef(m, "Tensor", (PyObject *)&tsp_tensor_type) ||
+        PyModule_AddObjectRef(m, "_TensorBase", (PyObject *)&tsp_tensor_type) ||
         PyModule_AddStringConstant(m, "__version__", tsr_version_string())) {
         Py_DECREF(m);
         return NULL;

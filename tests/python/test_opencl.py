@@ -39,7 +39,7 @@ def daemon(tmp_path_factory):
 def test_opencl_tensors(daemon):
     t = tessera.tensor([[1.0, 2.0], [3.0, 4.0]], device="opencl:0")
     assert t.device == tessera.device("opencl:0")
-    assert repr(t) == "tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tessera.float32, device='opencl:0')"
+    assert repr(t) == "tensor([[1., 2.],\n        [3., 4.]], device='opencl:0')"
     u = t * 2 + tessera.ones(2, 2, device="opencl:0")
     assert u.tolist() == [[3.0, 5.0], [7.0, 9.0]]
     assert u.cpu().device == tessera.device("cpu")

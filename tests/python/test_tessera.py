@@ -94,7 +94,8 @@ def test_factories_and_attributes():
     assert tessera.full((2, 2), 7).dtype is tessera.int64
     assert tessera.full([3], 0.5, dtype=tessera.float64).tolist() == [0.5] * 3
     assert tessera.empty(4, 0).shape == (4, 0)
-    assert repr(tessera.tensor([1, 2])) == "tensor([1, 2], dtype=tessera.int64)"
+    assert repr(tessera.tensor([1, 2])) == "tensor([1, 2])"
+    assert repr(tessera.tensor([1, 2], dtype=tessera.int8)) == "tensor([1, 2], dtype=tessera.int8)"
 
 
 def test_views_and_conversions():
