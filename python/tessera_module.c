@@ -120,12 +120,32 @@ PyObject *tsp_device_object(tsr_device d)
     return (PyObject *)obj;
 }
 
+/* torch.device(index): the accelerator with that index; without a
+ * reachable daemon, the machine has no accelerator. */
+static int device_from_index(PyObject *arg, tsr_device *out)
+{
+    long long index = PyLong_AsLongLong(arg);
+    if (index == -1 && PyErr_Occurred())
+        return -1;
+    tsr_client *c = tsp_client();
+    PyErr_Clear();
+    tsr_status st = c ? tsr_device_from_index(c, index, out)
+                      : tsr_device_for_accelerator(TSR_DEVICE_TYPE_COUNT, index, out);
+    if (st != TSR_OK) {
+        tsp_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
 int tsp_device_arg(PyObject *arg, tsr_device *out)
 {
     if (PyObject_TypeCheck(arg, &tsp_device_type)) {
         *out = ((tsp_device *)arg)->device;
         return 0;
     }
+    if (PyLong_Check(arg) && !PyBool_Check(arg))
+        return device_from_index(arg, out);
     if (!PyUnicode_Check(arg)) {
         PyErr_Format(PyExc_TypeError, "expected a tessera.device or a string, got %s",
                      Py_TYPE(arg)->tp_name);
@@ -142,7 +162,7 @@ int tsp_device_arg(PyObject *arg, tsr_device *out)
     return 0;
 }
 
-/* tessera.device("opencl:0"), tessera.device("opencl", 0). */
+/* tessera.device("opencl:0"), tessera.device("opencl", 0), tessera.device(0). */
 static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     (void)type;
@@ -152,6 +172,10 @@ static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     if (PyObject_TypeCheck(what, &tsp_device_type) && index == Py_None)
         return Py_NewRef(what);
+    if (PyLong_Check(what) && !PyBool_Check(what) && index == Py_None) {
+        tsr_device d;
+        return device_from_index(what, &d) ? NULL : tsp_device_object(d);
+    }
     if (!PyUnicode_Check(what)) {
         PyErr_Format(PyExc_TypeError, "device() expects a string, got %s", Py_TYPE(what)->tp_name);
         return NULL;

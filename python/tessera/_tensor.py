@@ -10,6 +10,7 @@ and its kin, and _product.
 import collections
 import numbers
 import operator
+import random
 import types
 
 from tessera import _C, _print
@@ -183,6 +184,12 @@ class Tensor(_C._TensorBase):
             other, args = args[0], args[1:]
             return super().to(other.device, other.dtype, *args, **kwargs)
         return super().to(*args, **kwargs)
+
+    def opencl(self, device=None):
+        """The tensor on an opencl device (the current one by default), as
+        Tensor.cuda() is for CUDA's."""
+        return self.to("opencl" if device is None else
+                       device if not isinstance(device, int) else "opencl:%d" % device)
 
     def type_as(self, other):
         return self.to(other.dtype)
@@ -417,6 +424,36 @@ class Tensor(_C._TensorBase):
         return self.copy_(pow(self, exponent))
 
 
+# ---- random factories ----------------------------------------------------
+# Python's Mersenne Twister draws the values on the host: the distributions
+# are PyTorch's, the streams are not (tessera.manual_seed(s) repeats a
+# stream of its own).
+_generator = random.Random()
+
+
+def manual_seed(seed):
+    _generator.seed(seed)
+    return _generator
+
+
+def _random_factory(name, draw):
+    def factory(*size, dtype=None, device=None):
+        shape = _shape_args(size)
+        count = 1
+        for s in shape:
+            count *= s
+        values = [draw() for _ in range(count)]
+        t = _C.tensor(values, dtype=dtype or _C.get_default_dtype(), device=device)
+        return t.reshape(shape)
+    factory.__name__ = name
+    factory.__doc__ = "torch.%s(*size, dtype=None, device=None)" % name
+    return factory
+
+
+randn = _random_factory("randn", lambda: _generator.gauss(0.0, 1.0))
+rand = _random_factory("rand", _generator.random)
+
+
 def pow(input, exponent):
     """torch.pow for the exponents the library computes exactly as PyTorch's
     own fast paths do: 2 (square), 0.5 (sqrt), -1 (reciprocal), 1 (a copy),
@@ -573,7 +610,7 @@ def _install_functions(namespace):
             setattr(Tensor, name, method)
         if name + "_" not in vars(Tensor):
             setattr(Tensor, name + "_", inplace)
-    functions.update(div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
+    functions.update(randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],
                      multiply=functions["mul"], subtract=functions["sub"],

@@ -4,36 +4,9 @@ on the device, __dlpack_device__, the kDLOpenCL round trip into the same
 session, and tessera.to_dlpack(t, host=True), which waits for the queued
 kernels and hands the device's host-shared memory to PyTorch as kDLCPU
 without a copy."""
-import os
-import subprocess
-import time
-
 import pytest
 
 import tessera
-
-DAEMON = os.environ.get("TESSERA_TEST_DAEMON")
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory):
-    if not DAEMON:
-        pytest.skip("TESSERA_TEST_DAEMON is not set")
-    socket = str(tmp_path_factory.mktemp("tesserad") / "tesserad.sock")
-    log = open(socket + ".log", "w")
-    proc = subprocess.Popen([DAEMON, "--foreground", "--socket", socket], stdout=log,
-                            stderr=subprocess.STDOUT)
-    for _ in range(300):
-        if os.path.exists(socket) or proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None and os.path.exists(socket), "tesserad did not start"
-    # The package opens its session at the first accelerator tensor.
-    os.environ["TESSERA_SOCKET"] = socket
-    yield socket
-    proc.terminate()
-    proc.wait(timeout=30)
-    log.close()
 
 
 def test_opencl_tensors(daemon):
