@@ -366,7 +366,10 @@ class Tensor(_C._TensorBase):
     def __setitem__(self, index, value):
         target = self._indexed(index)
         if isinstance(value, _C._TensorBase):
-            # expand first: a value that does not broadcast fails as in PyTorch
+            # leading size-1 dimensions of the value go, as in PyTorch; then
+            # it expands, so a value that does not broadcast fails as there
+            while value.dim() > target.dim() and value.size(0) == 1:
+                value = value.select(0, 0)
             target.copy_(value.expand(target.shape) if value.dim() <= target.dim() else value)
         elif isinstance(value, numbers.Number):
             target.fill_(value)

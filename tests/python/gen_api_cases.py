@@ -207,6 +207,15 @@ SECTIONS = {
         "(lambda t: t.__imul__(T.ones(1, dtype=T.complex64)))(T.ones(1))",
         "(lambda t: t.__imul__(T.ones(1, dtype=T.int)))(T.ones(1, dtype=T.bool))",
     ],
+    "defaults": [
+        "(T.set_default_dtype(T.float64), T.tensor([1.5]), T.tensor([1.5], dtype=T.float32), "
+        "T.tensor([1j]), T.ones(2).dtype, (T.ones(1, dtype=T.int32) + 2.5).dtype, "
+        "T.get_default_dtype(), T.tensor([1, 2]) / 2, T.set_default_dtype(T.float32))",
+        "(T.set_default_dtype(T.float16), T.tensor([1.5]), T.ones(1) / 3, T.tensor([1, 2]) * 0.5, "
+        "T.set_default_dtype(T.float32))",
+        "T.set_default_dtype(T.int32)", "T.get_default_dtype()", "T.tensor([1.5, 2j]).dtype",
+        "T.set_default_dtype(T.bfloat16)",
+    ],
     "devices": [
         "T.device('cpu')", "T.device('meta')", "str(T.device('cpu'))",
         "T.zeros(2, device='meta').device", "T.zeros(2, device='meta') + 1",
@@ -242,6 +251,7 @@ def main():
                 exec(SETUP, env2)
                 f.write("%s\t%s\n" % (expr, answer(expr, env2).replace("\\", "\\\\")
                                       .replace("\n", "\\n")))
+                torch.set_default_dtype(torch.float32)  # a case may have changed it
     return 0
 
 

@@ -34,3 +34,50 @@ def test_opencl_dlpack(daemon):
     np = pytest.importorskip("numpy")
     with pytest.raises(Exception):
         np.from_dlpack(t)  # NumPy takes host memory only
+
+
+def test_opencl_module(daemon):
+    # as torch.cuda on a machine with one device
+    assert tessera.opencl.is_available() and tessera.opencl.device_count() == 1
+    assert tessera.opencl.current_device() == 0
+    tessera.opencl.set_device(0)
+    tessera.opencl.set_device("opencl:0")
+    with pytest.raises(RuntimeError):
+        tessera.opencl.set_device(1)
+    with tessera.opencl.device(0):
+        assert tessera.opencl.current_device() == 0
+    assert tessera.device(0) == tessera.device("opencl:0")
+    assert tessera.zeros(2, device=0).device == tessera.device("opencl:0")
+
+
+def test_default_device_and_context(daemon):
+    with tessera.device("opencl:0") as d:
+        assert d == tessera.device("opencl:0")
+        assert tessera.zeros(2).device == d and tessera.tensor([1.5]).device == d
+        assert tessera.zeros(2, device="cpu").device.type == "cpu"  # an explicit device wins
+        with tessera.device("cpu"):
+            assert tessera.ones(1).device.type == "cpu"
+        assert tessera.full((2,), 3).device == d
+        assert tessera.get_default_device() == d
+    assert tessera.zeros(1).device.type == "cpu"
+    tessera.set_default_device("opencl:0")
+    try:
+        assert tessera.ones(3).device == tessera.device("opencl:0")
+    finally:
+        tessera.set_default_device(None)
+    assert tessera.ones(3).device.type == "cpu"
+
+
+def test_opencl_views_indexing_and_ops(daemon):
+    t = tessera.tensor([[0., 1., 2.], [3., 4., 5.]], device="opencl:0")
+    assert t[1].tolist() == [3., 4., 5.] and t[:, ::2].tolist() == [[0., 2.], [3., 5.]]
+    assert t.t()[2, 1].item() == 5.0 and t[..., -1].stride() == (3,)
+    t[0] = 7.0
+    t[1, 1:] = tessera.tensor([8., 9.])[None].opencl()
+    assert t.tolist() == [[7., 7., 7.], [3., 8., 9.]]
+    assert (t > 7).tolist() == [[False, False, False], [False, True, True]]
+    assert (t // 2 % 3).tolist() == [[0., 0., 0.], [1., 1., 1.]]
+    assert tessera.sqrt(t).device == t.device and t.exp().device == t.device
+    assert repr(t[1]) == "tensor([3., 8., 9.], device='opencl:0')"
+    assert repr(tessera.ones(2, dtype=tessera.int32, device="opencl:0")) == \
+        "tensor([1, 1], device='opencl:0', dtype=tessera.int32)"
