@@ -8,7 +8,8 @@ non-zero magnitudes span more than a factor 1000, exceed 1e8 or (not all
 integers) fall below 1e-4; complex values use one such layout for the real
 parts and one for the imaginary parts; more than 1000 elements print the
 first and last three along each dimension around '...'; lines wrap at 80
-columns; the dtype is named unless it is the default dtype, its complex
+columns (counting a dtype as PyTorch's name, torch.int32, so that lines
+break where PyTorch breaks them); the dtype is named unless it is the default dtype, its complex
 counterpart, int64 or bool, the device unless it is the cpu.
 """
 import math
@@ -145,16 +146,23 @@ def _contents(t, indent):
     return _nested(values, ndim, indent, summarize, fmt)
 
 
+# A dtype suffix names the module: "tessera." is this many characters
+# longer than "torch.", which the line breaks do not count, so that a
+# tensor breaks where PyTorch breaks the same tensor.
+_NAME_EXTRA = len("tessera.") - len("torch.")
+
+
 def _with_suffixes(text, suffixes, indent):
     parts = [text]
     last = len(text) - text.rfind("\n") + 1
     for s in suffixes:
-        if last + len(s) + 2 > LINEWIDTH:
+        n = len(s) - (_NAME_EXTRA if s.startswith("dtype=tessera.") else 0)
+        if last + n + 2 > LINEWIDTH:
             parts.append(",\n" + " " * indent + s)
-            last = indent + len(s)
+            last = indent + n
         else:
             parts.append(", " + s)
-            last += len(s) + 2
+            last += n + 2
     parts.append(")")
     return "".join(parts)
 

@@ -458,20 +458,39 @@ rand = _random_factory("rand", _generator.random)
 
 
 def pow(input, exponent):
-    """torch.pow for the exponents the library computes exactly as PyTorch's
-    own fast paths do: 2 (square), 0.5 (sqrt), -1 (reciprocal), 1 (a copy),
-    0 (ones); others are not available yet."""
+    """torch.pow with a Python-number exponent, for the exponents PyTorch's
+    cpu kernel computes with plain arithmetic, so that the bits are its
+    bits: 2 (x*x), 3 (x*x*x), 0.5 (sqrt), -0.5 (rsqrt), -1 (1/x), -2
+    (1/(x*x)), 1 and 0; and any integer exponent >= 0 of an integer
+    tensor (exact, wrapping, by squaring). Others are not available yet."""
     if isinstance(exponent, _C._TensorBase) or not isinstance(exponent, numbers.Number):
         raise RuntimeError("pow with a tensor exponent is not available yet")
     integral = not (input.dtype.is_floating_point or input.dtype.is_complex)
+    whole = isinstance(exponent, int)
+    if integral and whole and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if integral and whole and input.dtype is not _C.bool:
+        result, base, n = _C.ones(input.shape, dtype=input.dtype, device=input.device), input, \
+            exponent
+        while n:
+            if n & 1:
+                result = result * base
+            n >>= 1
+            if n:
+                base = base * base
+        return result
     if exponent == 2:
         return _elementwise("square", input)
-    if exponent == 0.5 and not isinstance(exponent, int):
+    if exponent == 3:
+        return _elementwise("square", input) * input
+    if exponent == 0.5:
         return _elementwise("sqrt", input)
+    if exponent == -0.5:
+        return _elementwise("rsqrt", input)
     if exponent == -1:
-        if integral and isinstance(exponent, int):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return _elementwise("reciprocal", input)
+    if exponent == -2:
+        return _elementwise("reciprocal", _elementwise("square", input))
     if exponent == 1:
         return input * 1
     if exponent == 0:
@@ -643,6 +662,9 @@ def _install_functions(namespace):
     Tensor.gelu_ = _as_inplace(lambda self, approximate="none", out=None: _elementwise(
         "gelu_tanh" if approximate == "tanh" else "gelu", self, out=out))
     Tensor.clip = Tensor.clamp
+    # x.where(condition, y) is where(condition, x, y)
+    Tensor.where = lambda self, condition, other: _C._elementwise(
+        "where", (condition, self, other))
     functional = types.ModuleType("tessera.nn.functional", "As torch.nn.functional.")
     for name in ("relu", "silu", "gelu", "softmax", "log_softmax", "sigmoid", "tanh"):
         setattr(functional, name, namespace[name])

@@ -30,6 +30,8 @@ DIFFERENT = {
                  "the library does not compute complex abs yet"),
     "T.sin(c)": ("!RuntimeError: complex sin is not available yet",
                  "the library does not compute complex sin yet"),
+    "v.where(m, 0.)": ("tensor([1.5000, 0.0000, 3.0000])",
+                       "Tensor.where takes a Python number as torch.where does"),
     "T.zeros(2, device='meta').tolist()": (
         "!RuntimeError: Cannot copy out of meta tensor; no data!",
         "the library's errors are RuntimeError where PyTorch raises NotImplementedError"),
