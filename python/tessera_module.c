@@ -38,6 +38,21 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out)
         *out = tsr_scalar_float(PyFloat_AS_DOUBLE(obj));
     } else if (PyComplex_Check(obj)) {
         *out = tsr_scalar_complex(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
+    } else if (!PyObject_TypeCheck(obj, &tsp_tensor_type) && PyIndex_Check(obj)) {
+        /* integers of other types (NumPy's) */
+        PyObject *v = PyNumber_Index(obj);
+        long long i = v ? PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(v);
+        if (i == -1 && PyErr_Occurred())
+            return -1;
+        *out = tsr_scalar_int(i);
+    } else if (!PyObject_TypeCheck(obj, &tsp_tensor_type) && Py_TYPE(obj)->tp_as_number &&
+               Py_TYPE(obj)->tp_as_number->nb_float) {
+        /* reals of other types (NumPy's float32, ...) */
+        double f = PyFloat_AsDouble(obj);
+        if (f == -1.0 && PyErr_Occurred())
+            return -1;
+        *out = tsr_scalar_float(f);
     } else {
         return 0;
     }

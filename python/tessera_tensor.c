@@ -110,18 +110,35 @@ static int sizes_arg(PyObject *args, int64_t *sizes, int *ndim)
 typedef tsr_status (*factory_fn)(tsr_client *, int, const int64_t *, const tsr_tensor_options *,
                                  tsr_tensor **);
 
+static int format_arg(PyObject *obj, tsr_memory_format dflt, tsr_memory_format *out);
+
+/* memory_format= sets the options' format (none: the factory's default). */
+static int options_format(PyObject *format, tsr_tensor_options *o)
+{
+    if (format == NULL || format == Py_None)
+        return 0;
+    o->has_memory_format = true;
+    return format_arg(format, TSR_CONTIGUOUS_FORMAT, &o->memory_format);
+}
+
+/* empty takes memory_format= too, as in PyTorch. */
 static PyObject *factory(factory_fn fn, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"dtype", "device", NULL};
-    PyObject *dtype = NULL, *device = NULL;
+    static char *names[] = {"dtype", "device", "memory_format", NULL};
+    static char *names_no_format[] = {"dtype", "device", NULL};
+    bool with_format = fn == tsr_tensor_empty;
+    PyObject *dtype = NULL, *device = NULL, *format = NULL;
     PyObject *empty = PyTuple_New(0);
-    int ok = empty && PyArg_ParseTupleAndKeywords(empty, kwargs, "|$OO", names, &dtype, &device);
+    int ok = empty && PyArg_ParseTupleAndKeywords(empty, kwargs, with_format ? "|$OOO" : "|$OO",
+                                                  with_format ? names : names_no_format, &dtype,
+                                                  &device, &format);
     Py_XDECREF(empty);
     int64_t sizes[TSR_MAX_DIMS];
     int ndim = 0;
     tsr_tensor_options o;
     tsr_client *c;
-    if (!ok || sizes_arg(args, sizes, &ndim) || options_arg(dtype, device, &o, &c))
+    if (!ok || sizes_arg(args, sizes, &ndim) || options_arg(dtype, device, &o, &c) ||
+        options_format(format, &o))
         return NULL;
     tsr_tensor *t = NULL;
     return result(fn(c, ndim, sizes, &o, &t), &t);
@@ -132,6 +149,83 @@ static PyObject *py_empty(PyObject *m, PyObject *args, PyObject *kwargs)
     (void)m;
     return factory(tsr_tensor_empty, args, kwargs);
 }
+
+/* empty_strided(size, stride, *, dtype=None, device=None). */
+static PyObject *py_empty_strided(PyObject *m, PyObject *args, PyObject *kwargs)
+{
+    (void)m;
+    static char *names[] = {"size", "stride", "dtype", "device", NULL};
+    PyObject *size, *stride, *dtype = NULL, *device = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OO:empty_strided", names, &size, &stride,
+                                     &dtype, &device))
+        return NULL;
+    int64_t sizes[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
+    int n = 0, k = 0;
+    PyObject *a = PyTuple_Pack(1, size), *b = PyTuple_Pack(1, stride);
+    int bad = a == NULL || b == NULL || sizes_arg(a, sizes, &n) || sizes_arg(b, strides, &k);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    tsr_tensor_options o;
+    tsr_client *c;
+    if (bad || options_arg(dtype, device, &o, &c))
+        return NULL;
+    if (n != k) {
+        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        return NULL;
+    }
+    tsr_tensor *t = NULL;
+    return result(tsr_tensor_empty_strided(c, n, sizes, strides, &o, &t), &t);
+}
+
+/* empty_like / zeros_like / ones_like(input, *, dtype, device, memory_format)
+ * and full_like(input, fill_value, ...): the accelerator memory is reached
+ * through `input`'s session. */
+static PyObject *like_factory(const char *kind, PyObject *args, PyObject *kwargs)
+{
+    static char *full_names[] = {"input", "fill_value", "dtype", "device", "memory_format", NULL};
+    static char *names[] = {"input", "dtype", "device", "memory_format", NULL};
+    PyObject *like, *fill = NULL, *dtype = NULL, *device = NULL, *format = NULL;
+    bool full = strcmp(kind, "full_like") == 0;
+    char fmt[32];
+    snprintf(fmt, sizeof(fmt), "O!%s|$OOO:%s", full ? "O" : "", kind);
+    int ok = full ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt, full_names, &tsp_tensor_type,
+                                                &like, &fill, &dtype, &device, &format)
+                  : PyArg_ParseTupleAndKeywords(args, kwargs, fmt, names, &tsp_tensor_type, &like,
+                                                &dtype, &device, &format);
+    if (!ok)
+        return NULL;
+    tsr_tensor_options o;
+    tsr_client *c;
+    tsr_scalar value = tsr_scalar_int(0);
+    if (options_arg(dtype, device, &o, &c) || options_format(format, &o))
+        return NULL;
+    if (full) {
+        int is = tsp_scalar_arg(fill, &value);
+        if (is == 0)
+            PyErr_Format(PyExc_TypeError, "fill_value must be a number, not %s",
+                         Py_TYPE(fill)->tp_name);
+        if (is <= 0)
+            return NULL;
+    }
+    const tsr_tensor *l = TENSOR(like);
+    tsr_tensor *t = NULL;
+    tsr_status st = full                              ? tsr_tensor_full_like(l, value, &o, &t)
+                    : strcmp(kind, "zeros_like") == 0 ? tsr_tensor_zeros_like(l, &o, &t)
+                    : strcmp(kind, "ones_like") == 0  ? tsr_tensor_ones_like(l, &o, &t)
+                                                      : tsr_tensor_empty_like(l, &o, &t);
+    return result(st, &t);
+}
+
+#define LIKE(name)                                                            \
+    static PyObject *py_##name(PyObject *m, PyObject *args, PyObject *kwargs) \
+    {                                                                         \
+        (void)m;                                                              \
+        return like_factory(#name, args, kwargs);                             \
+    }
+LIKE(empty_like)
+LIKE(zeros_like)
+LIKE(ones_like)
+LIKE(full_like)
 
 static PyObject *py_zeros(PyObject *m, PyObject *args, PyObject *kwargs)
 {
@@ -198,8 +292,7 @@ static int nested_walk(nested *n, PyObject *obj, int dim)
         tsr_scalar s;
         int is = tsp_scalar_arg(obj, &s);
         if (is == 0)
-            PyErr_Format(PyExc_TypeError, "tensor() expects numbers, got %s",
-                         Py_TYPE(obj)->tp_name);
+            PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(obj)->tp_name);
         if (is <= 0)
             return -1;
         if (n->count == n->capacity) {
@@ -935,10 +1028,15 @@ static PyObject *py_set_tensor_class(PyObject *m, PyObject *cls)
 PyMethodDef tsp_tensor_functions[] = {
     {"_set_tensor_class", py_set_tensor_class, METH_O, "The class of the tensors made"},
     {"tensor", KW(py_tensor), "torch.tensor(data, *, dtype=None, device=None)"},
-    {"empty", KW(py_empty), "torch.empty(*size, dtype=None, device=None)"},
+    {"empty", KW(py_empty), "torch.empty(*size, dtype=None, device=None, memory_format=None)"},
     {"zeros", KW(py_zeros), "torch.zeros(*size, dtype=None, device=None)"},
     {"ones", KW(py_ones), "torch.ones(*size, dtype=None, device=None)"},
     {"full", KW(py_full), "torch.full(size, fill_value, *, dtype=None, device=None)"},
+    {"empty_strided", KW(py_empty_strided), "torch.empty_strided(size, stride, *, dtype, device)"},
+    {"empty_like", KW(py_empty_like), "torch.empty_like(input, *, dtype, device, memory_format)"},
+    {"zeros_like", KW(py_zeros_like), "torch.zeros_like(input, *, dtype, device, memory_format)"},
+    {"ones_like", KW(py_ones_like), "torch.ones_like(input, *, dtype, device, memory_format)"},
+    {"full_like", KW(py_full_like), "torch.full_like(input, fill_value, *, dtype, device, ...)"},
     {"to_dlpack", KW(py_to_dlpack), "A DLPack capsule of tensor (host=True: as host memory)"},
     {"from_dlpack", py_from_dlpack, METH_O, "A Tensor over a DLPack capsule or __dlpack__ object"},
     {NULL, NULL, 0, NULL},

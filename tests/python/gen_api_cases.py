@@ -23,6 +23,7 @@ import torch
 T = torch
 
 SETUP = """
+import numpy as np
 a = T.tensor([[0., 1., 2., 3.], [4., 5., 6., 7.], [8., 9., 10., 11.]])
 b = T.tensor([[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]],
               [[12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]])
@@ -208,6 +209,18 @@ SECTIONS = {
         "(lambda t: t.__imul__(T.ones(1, dtype=T.int)))(T.ones(1, dtype=T.uint8))",
         "(lambda t: t.__imul__(T.ones(1, dtype=T.complex64)))(T.ones(1))",
         "(lambda t: t.__imul__(T.ones(1, dtype=T.int)))(T.ones(1, dtype=T.bool))",
+    ],
+    "factories": [
+        "T.zeros_like(a)", "T.zeros_like(a, dtype=T.int8)", "T.ones_like(i)", "T.full_like(v, 7)",
+        "T.full_like(i, 2.5)", "T.full_like(u, -1)", "T.empty_like(a.t()).stride()",
+        "T.empty_like(a.t(), memory_format=T.contiguous_format).stride()",
+        "T.zeros_like(T.zeros(2, 3, 4, 5).contiguous(memory_format=T.channels_last)).stride()",
+        "T.empty(2, 3, 4, 5, memory_format=T.channels_last).stride()",
+        "T.empty(2, 3, memory_format=T.channels_last)", "T.empty_strided((2, 3), (1, 2)).stride()",
+        "T.empty_strided((2, 3), (1, 2)).is_contiguous()", "T.zeros(2, memory_format=T.channels_last)",
+        "T.full((2, 2), True)", "T.full((1,), 1j)", "T.ones(())", "T.zeros([2, 1])",
+        "a + np.int64(2)", "i * np.int32(3)", "a * np.float32(0.5)", "v.fill_(np.float64(2.0))",
+        "T.tensor([[1, 2], [3]])", "T.tensor([1, 'x'])", "T.ones(2, -1)",
     ],
     "defaults": [
         "(T.set_default_dtype(T.float64), T.tensor([1.5]), T.tensor([1.5], dtype=T.float32), "

@@ -30,6 +30,9 @@ DIFFERENT = {
                  "the library does not compute complex abs yet"),
     "T.sin(c)": ("!RuntimeError: complex sin is not available yet",
                  "the library does not compute complex sin yet"),
+    "T.zeros(2, memory_format=T.channels_last)": (
+        "!TypeError: 'memory_format' is an invalid keyword argument for this function",
+        "the same refusal; PyTorch's text lists its overloads"),
     "v.where(m, 0.)": ("tensor([1.5000, 0.0000, 3.0000])",
                        "Tensor.where takes a Python number as torch.where does"),
     "T.zeros(2, device='meta').tolist()": (
