@@ -150,6 +150,22 @@ static PyObject *py_empty(PyObject *m, PyObject *args, PyObject *kwargs)
     return factory(tsr_tensor_empty, args, kwargs);
 }
 
+/* A size and a stride argument (sequences of the same length). */
+static int geometry_args(PyObject *size, PyObject *stride, int64_t *sizes, int64_t *strides,
+                         int *ndim)
+{
+    int k = 0;
+    PyObject *a = PyTuple_Pack(1, size), *b = PyTuple_Pack(1, stride);
+    int bad = a == NULL || b == NULL || sizes_arg(a, sizes, ndim) || sizes_arg(b, strides, &k);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    if (!bad && *ndim != k) {
+        PyErr_SetString(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
 /* empty_strided(size, stride, *, dtype=None, device=None). */
 static PyObject *py_empty_strided(PyObject *m, PyObject *args, PyObject *kwargs)
 {
@@ -160,19 +176,11 @@ static PyObject *py_empty_strided(PyObject *m, PyObject *args, PyObject *kwargs)
                                      &dtype, &device))
         return NULL;
     int64_t sizes[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
-    int n = 0, k = 0;
-    PyObject *a = PyTuple_Pack(1, size), *b = PyTuple_Pack(1, stride);
-    int bad = a == NULL || b == NULL || sizes_arg(a, sizes, &n) || sizes_arg(b, strides, &k);
-    Py_XDECREF(a);
-    Py_XDECREF(b);
+    int n = 0;
     tsr_tensor_options o;
     tsr_client *c;
-    if (bad || options_arg(dtype, device, &o, &c))
+    if (geometry_args(size, stride, sizes, strides, &n) || options_arg(dtype, device, &o, &c))
         return NULL;
-    if (n != k) {
-        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
-        return NULL;
-    }
     tsr_tensor *t = NULL;
     return result(tsr_tensor_empty_strided(c, n, sizes, strides, &o, &t), &t);
 }
@@ -659,17 +667,9 @@ static PyObject *m_as_strided(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OO|O:as_strided", &size, &stride, &offset))
         return NULL;
     int64_t sizes[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
-    int n = 0, m = 0;
-    PyObject *a = PyTuple_Pack(1, size), *b = PyTuple_Pack(1, stride);
-    int bad = a == NULL || b == NULL || sizes_arg(a, sizes, &n) || sizes_arg(b, strides, &m);
-    Py_XDECREF(a);
-    Py_XDECREF(b);
-    if (bad)
+    int n = 0;
+    if (geometry_args(size, stride, sizes, strides, &n))
         return NULL;
-    if (n != m) {
-        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
-        return NULL;
-    }
     long long off = offset == Py_None ? -1 : PyLong_AsLongLong(offset);
     if (off == -1 && PyErr_Occurred())
         return NULL;
