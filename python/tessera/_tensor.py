@@ -8,6 +8,7 @@ points of the extension: _elementwise (an op table row by name), _reduce
 and its kin, and _product.
 """
 import collections
+import math
 import numbers
 import operator
 import random
@@ -453,6 +454,33 @@ def _random_factory(name, draw):
     return factory
 
 
+def arange(start, end=None, step=1, *, dtype=None, device=None):
+    """torch.arange: start, start + step, ... below end (above it for a
+    negative step), each computed as start + i * step in double precision
+    and converted once, as PyTorch's cpu kernel does; int64 when every
+    bound is an integer, else the default dtype."""
+    if end is None:
+        start, end = 0, start
+    for name, x in (("start", start), ("end", end), ("step", step)):
+        if isinstance(x, _C._TensorBase):
+            x = x.item()
+        if not isinstance(x, numbers.Real):
+            raise TypeError("arange(): argument '%s' must be Number, not %s"
+                            % (name, type(x).__name__))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    integral = all(isinstance(x, int) for x in (start, end, step))
+    count = max(0, -((start - end) // step)) if integral else \
+        max(0, int(math.ceil((end - start) / step)))
+    if dtype is None:
+        dtype = _C.int64 if integral else _C.get_default_dtype()
+    values = [start + i * step for i in range(count)] if integral else \
+        [float(start) + i * float(step) for i in range(count)]
+    return _C.tensor(values or [], dtype=dtype, device=device)
+
+
 randn = _random_factory("randn", lambda: _generator.gauss(0.0, 1.0))
 rand = _random_factory("rand", _generator.random)
 
@@ -632,7 +660,7 @@ def _install_functions(namespace):
             setattr(Tensor, name, method)
         if name + "_" not in vars(Tensor):
             setattr(Tensor, name + "_", inplace)
-    functions.update(randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
+    functions.update(arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],
                      multiply=functions["mul"], subtract=functions["sub"],
