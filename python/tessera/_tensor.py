@@ -106,10 +106,16 @@ def _shape_args(shape):
 
 
 def _index_value(x):
-    """An integer index: Python ints, objects with __index__, one-element
-    integer tensors."""
+    """An integer index: Python ints, objects with __index__, zero-dim
+    integer tensors (others index as PyTorch's advanced indexing, which is
+    not available)."""
     if isinstance(x, bool):
-        raise TypeError("boolean indices are not supported")
+        raise IndexError("boolean indices are not available yet")
+    if isinstance(x, _C._TensorBase):
+        if x.dim() != 0 or x.dtype.is_floating_point or x.dtype.is_complex or x.dtype is _C.bool:
+            raise IndexError("indexing with tensors of indices or masks (advanced indexing) "
+                             "is not available yet")
+        return int(x.item())
     try:
         return operator.index(x)
     except TypeError:
