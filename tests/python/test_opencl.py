@@ -81,3 +81,14 @@ def test_opencl_views_indexing_and_ops(daemon):
     assert repr(t[1]) == "tensor([3., 8., 9.], device='opencl:0')"
     assert repr(tessera.ones(2, dtype=tessera.int32, device="opencl:0")) == \
         "tensor([1, 1], device='opencl:0', dtype=tessera.int32)"
+
+
+def test_opencl_numbers_and_reductions(daemon):
+    t = tessera.tensor([[1, 2, 3], [4, 5, 6]], dtype=tessera.int32, device="opencl:0")
+    r = 10 - t  # the number joins on the device, as PyTorch's wrapped numbers
+    assert r.device == t.device and r.dtype is tessera.int32
+    assert r.tolist() == [[9, 8, 7], [6, 5, 4]]
+    assert (7 / t).dtype is tessera.float32 and (t ** 2).tolist() == [[1, 4, 9], [16, 25, 36]]
+    assert (tessera.tensor([1], dtype=tessera.int8, device="opencl:0") + 300).tolist() == [45]
+    assert t.sum().item() == 21 and t.sum(1).tolist() == [6, 15]
+    assert t.amax(0, keepdim=True).tolist() == [[4, 5, 6]]
