@@ -93,6 +93,12 @@ SECTIONS = {
         "str(T.tensor([1.5, 2.]))", "T.zeros(2, 3, device='meta')",
         "T.zeros(2, dtype=T.int32, device='meta')", "T.tensor(-0.)",
         "T.tensor([1, 2, 3], dtype=T.float64)",
+        "T.arange(100)", "T.arange(100) / 7", "T.arange(2000).view(40, 50) / 7",
+        "T.arange(3000.)", "T.arange(-1500, 1500, dtype=T.int16)", "T.arange(4000).view(10, 20, 20)",
+        "T.arange(30.).view(2, 3, 5) - 14.5", "T.arange(20.) * 1e6", "-T.arange(12.) * 1e-5",
+        "(T.arange(1200) % 2).to(T.bool)", "T.arange(1100) * 1j", "T.arange(6) * (1.5 - 2j)",
+        "T.arange(2000, dtype=T.uint8)", "T.arange(12).view(3, 4).t()",
+        "T.tensor([1e-3, 2., float('nan')]).to(T.bfloat16)", "T.arange(24.).view(2, 3, 4)[:, 1:, ::2]",
     ],
     "conversions": [
         "a.tolist()", "z.item()", "float(z)", "int(z)", "bool(z)", "int(T.tensor([7]))",
