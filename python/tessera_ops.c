@@ -99,7 +99,10 @@ static int operands_arg(PyObject *name, PyObject *inputs, operands *o)
             o->in[i] = TENSOR(x);
             kinds[i].kind = tsr_tensor_ndim(TENSOR(x)) ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM;
             kinds[i].dtype = tsr_tensor_dtype(TENSOR(x));
-            like = like ? like : TENSOR(x);
+            /* The numbers go where the tensors are: to an accelerator
+             * when any tensor is on one (a cpu zero-dim tensor joins it). */
+            if (like == NULL || tsr_tensor_device(like).type == TSR_DEVICE_CPU)
+                like = TENSOR(x);
             continue;
         }
         int is = tsp_scalar_arg(x, &values[i]);
