@@ -129,6 +129,29 @@ def _numbers_only(t, what):
     return t.item()
 
 
+_NUMPY_TYPES = {
+    _C.bool: "|b1", _C.uint8: "|u1", _C.int8: "|i1", _C.int16: "<i2", _C.uint16: "<u2",
+    _C.int32: "<i4", _C.uint32: "<u4", _C.int64: "<i8", _C.uint64: "<u8", _C.float16: "<f2",
+    _C.float32: "<f4", _C.float64: "<f8", _C.complex64: "<c8", _C.complex128: "<c16",
+}
+
+
+class _ArrayInterface:
+    """A cpu tensor's memory as NumPy's __array_interface__ describes it;
+    the array NumPy makes keeps this object, and so the tensor, alive."""
+
+    def __init__(self, t, typestr):
+        self.tensor, self.typestr = t, typestr
+
+    @property
+    def __array_interface__(self):
+        t = self.tensor
+        item = t.dtype.itemsize
+        return {"version": 3, "typestr": self.typestr, "shape": tuple(t.shape),
+                "strides": tuple(st * item for st in t.stride()),
+                "data": (t.data_ptr(), False)}
+
+
 class Tensor(_C._TensorBase):
     """A strided tensor on a device, as torch.Tensor."""
     __slots__ = ()
@@ -197,6 +220,27 @@ class Tensor(_C._TensorBase):
         Tensor.cuda() is for CUDA's."""
         return self.to("opencl" if device is None else
                        device if not isinstance(device, int) else "opencl:%d" % device)
+
+    def numpy(self):
+        """The cpu tensor as a NumPy array over the same memory, writable,
+        keeping the tensor alive (NumPy's array interface)."""
+        import numpy
+        if self.device.type != "cpu":
+            raise TypeError("can't convert %s device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first." % self.device)
+        typestr = _NUMPY_TYPES.get(self.dtype)
+        if typestr is None:
+            raise TypeError("Got unsupported ScalarType %s" % self.type()[6:-6])
+        if self.numel() == 0:
+            return numpy.empty(tuple(self.shape), dtype=typestr)
+        return numpy.asarray(_ArrayInterface(self, typestr))
+
+    def __array__(self, dtype=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __deepcopy__(self, memo):
+        return self.clone()
 
     def type_as(self, other):
         return self.to(other.dtype)
@@ -491,6 +535,11 @@ randn = _random_factory("randn", lambda: _generator.gauss(0.0, 1.0))
 rand = _random_factory("rand", _generator.random)
 
 
+def from_numpy(array):
+    """torch.from_numpy: a cpu tensor over the array's memory (DLPack)."""
+    return _C.from_dlpack(array)
+
+
 def pow(input, exponent):
     """torch.pow with a Python-number exponent, for the exponents PyTorch's
     cpu kernel computes with plain arithmetic, so that the bits are its
@@ -666,7 +715,7 @@ def _install_functions(namespace):
             setattr(Tensor, name, method)
         if name + "_" not in vars(Tensor):
             setattr(Tensor, name + "_", inplace)
-    functions.update(arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
+    functions.update(from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],
                      multiply=functions["mul"], subtract=functions["sub"],

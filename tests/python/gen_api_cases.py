@@ -119,7 +119,12 @@ SECTIONS = {
         "a.t().clone().stride()", "a.t().clone(memory_format=T.contiguous_format).stride()",
         "a.element_size()", "h.element_size()", "a.is_floating_point()", "i.is_floating_point()",
         "c.is_complex()", "a.get_device()", "a.dim()", "a.numel()", "a.ndim",
-        "float(a)", "a.item()", "int(v[0])",
+        "float(a)", "a.item()", "int(v[0])", "a.numpy()", "a.t().numpy().strides", "m.numpy()",
+        "c.numpy()", "h.numpy()", "u.numpy()", "T.ones(2, dtype=T.bfloat16).numpy()",
+        "(lambda n: (n.__setitem__((0, 0), 5), a[0, 0].item())[1])(a.numpy())",
+        "T.from_numpy(np.arange(3))", "T.from_numpy(np.ones((2, 2), dtype=np.float32)).t()",
+        "T.zeros(0, 3).numpy().shape", "np.asarray(i)", "np.asarray(a.t(), dtype=np.int64)",
+        "T.zeros(2, device='meta').numpy()",
     ],
     "operators": [
         "a + 1", "1 + a", "a - 1", "1 - a", "a * 2", "2 * a", "a / 2", "2 / (a + 1)",
