@@ -2,10 +2,10 @@
 
 Tensor subclasses the extension's _TensorBase (the tensor, its attributes
 and views) and adds what PyTorch's Tensor has beside: indexing and
-assignment through views, printing, conversions to Python numbers, the
-operators, and the operations, all reaching the library through four entry
-points of the extension: _elementwise (an op table row by name), _reduce
-and its kin, and _product.
+assignment through views, printing, conversions to Python numbers and
+NumPy, the operators, and the operations, all reaching the library through
+a few entry points of the extension: _elementwise (an op-table row by
+name), _reduce and its kin (_max_dim, _var, _norm, _along), and _product.
 """
 import collections
 import math
@@ -58,6 +58,7 @@ contiguous_format, channels_last, channels_last_3d, preserve_format = (
 # The elementwise rows that are the library's internal forms (their
 # scalars travel outside the tensor inputs); the public names cover them.
 _INTERNAL = {"lerp_scalar", "clamp_scalar", "clamp_min_scalar", "clamp_max_scalar"}
+
 
 def _return_type(name):
     base = collections.namedtuple(name, ["values", "indices"])
@@ -120,13 +121,6 @@ def _index_value(x):
         return operator.index(x)
     except TypeError:
         return None
-
-
-def _numbers_only(t, what):
-    n = t.numel()
-    if n != 1:
-        raise ValueError("only one element tensors can be converted to Python scalars")
-    return t.item()
 
 
 _NUMPY_TYPES = {
@@ -260,13 +254,13 @@ class Tensor(_C._TensorBase):
         return bool(self.item())
 
     def __float__(self):
-        return float(_numbers_only(self, "float"))
+        return float(self.item())
 
     def __int__(self):
-        return int(_numbers_only(self, "int"))
+        return int(self.item())
 
     def __complex__(self):
-        return complex(_numbers_only(self, "complex"))
+        return complex(self.item())
 
     def __index__(self):
         if self.dtype.is_floating_point or self.dtype.is_complex or self.numel() != 1:
