@@ -529,6 +529,68 @@ randn = _random_factory("randn", lambda: _generator.gauss(0.0, 1.0))
 rand = _random_factory("rand", _generator.random)
 
 
+def cat(tensors, dim=0):
+    """torch.cat: the tensors joined along dim, in their promoted dtype, on
+    their (common) device; written into one new tensor through views and
+    copy_. One-dimensional empty tensors are skipped, as PyTorch skips
+    them."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("tessera.cat(): expected a non-empty list of Tensors")
+    for k, t in enumerate(tensors):
+        if not isinstance(t, _C._TensorBase):
+            raise TypeError("expected Tensor as element %d in argument 0, but got %s"
+                            % (k, type(t).__name__))
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _C.promote_types(dtype, t.dtype)
+    parts = [(k, t) for k, t in enumerate(tensors) if not (t.dim() == 1 and t.numel() == 0)]
+    if not parts:
+        return _C.empty(0, dtype=dtype, device=tensors[0].device)
+    first = parts[0][1]
+    for k, t in parts:
+        if t.dim() == 0:
+            raise RuntimeError("zero-dimensional tensor (at position %d) cannot be concatenated"
+                               % k)
+        if t.device != first.device:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                               "least two devices, %s and %s!" % (first.device, t.device))
+    n = first.dim()
+    d = dim + n if dim < 0 else dim
+    if not 0 <= d < n:
+        raise IndexError("Dimension out of range (expected to be in range of [%d, %d], but got "
+                         "%d)" % (-n, n - 1, dim))
+    for k, t in parts:
+        if t.dim() != n:
+            raise RuntimeError("Tensors must have same number of dimensions: got %d and %d"
+                               % (n, t.dim()))
+        for i in range(n):
+            if i != d and t.size(i) != first.size(i):
+                raise RuntimeError("Sizes of tensors must match except in dimension %d. Expected "
+                                   "size %d but got size %d for tensor number %d in the list."
+                                   % (d, first.size(i), t.size(i), k))
+    shape = list(first.shape)
+    shape[d] = sum(t.size(d) for _, t in parts)
+    out = _C.empty(shape, dtype=dtype, device=first.device)
+    start = 0
+    for _, t in parts:
+        out.narrow(d, start, t.size(d)).copy_(t)
+        start += t.size(d)
+    return out
+
+
+def stack(tensors, dim=0):
+    """torch.stack: the tensors, all of one shape, joined along a new dim."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for k, t in enumerate(tensors[1:], 1):
+        if tuple(t.shape) != tuple(tensors[0].shape):
+            raise RuntimeError("stack expects each tensor to be equal size, but got %s at entry 0 "
+                               "and %s at entry %d" % (list(tensors[0].shape), list(t.shape), k))
+    return cat([t.unsqueeze(dim) for t in tensors], dim)
+
+
 def from_numpy(array):
     """torch.from_numpy: a cpu tensor over the array's memory (DLPack)."""
     return _C.from_dlpack(array)
@@ -709,7 +771,7 @@ def _install_functions(namespace):
             setattr(Tensor, name, method)
         if name + "_" not in vars(Tensor):
             setattr(Tensor, name + "_", inplace)
-    functions.update(from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
+    functions.update(cat=cat, concat=cat, stack=stack, from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],
                      multiply=functions["mul"], subtract=functions["sub"],

@@ -209,6 +209,16 @@ SECTIONS = {
         "a.matmul(a.t())", "a.mm(a.t())", "v.dot(v)", "v.outer(v[:2])", "b @ b.transpose(1, 2)",
         "T.mm(a, a)", "T.dot(v, i)", "a @ v[:2]", "T.mm(i.view(2, 2), i.view(2, 2))",
     ],
+    "joining": [
+        "T.cat([a, a])", "T.cat([a, a], 1)", "T.cat((v, v, v[:1]))", "T.cat([i, u.to(T.int32)])",
+        "T.cat([v, i.to(T.float64)])", "T.cat([m, u])", "T.cat([a, a.t().t()], -1).stride()",
+        "T.cat([a, T.zeros(0)])", "T.cat([T.zeros(0), T.zeros(0)])", "T.cat([])",
+        "T.cat([a, v])", "T.cat([a, a[:, :2]])", "T.cat([z, z])", "T.cat([a, a], 2)",
+        "T.cat([a, 1])", "T.cat([a[:, 1:], a[:, :1]], 1)", "T.concat([v, v])",
+        "T.stack([v, v])", "T.stack([v, v], 1)", "T.stack([v, v], -1).shape", "T.stack([z, z])",
+        "T.stack([a, a[:2]])", "T.stack([])", "T.stack([i, i.to(T.int8)]).dtype",
+        "T.cat([a.t(), a.t()])", "T.cat([b, b], 1).shape",
+    ],
     "promotion": [
         "T.promote_types(T.int32, T.float16)", "T.result_type(i, 2.5)", "T.result_type(i, z)",
         "T.can_cast(T.float64, T.int32)", "T.get_default_dtype()",
