@@ -224,7 +224,7 @@ class Tensor(_C._TensorBase):
                             "copy the tensor to host memory first." % self.device)
         typestr = _NUMPY_TYPES.get(self.dtype)
         if typestr is None:
-            raise TypeError("Got unsupported ScalarType %s" % self.type()[6:-6])
+            raise TypeError("Got unsupported ScalarType %s" % _message_name(self))
         if self.numel() == 0:
             return numpy.empty(tuple(self.shape), dtype=typestr)
         return numpy.asarray(_ArrayInterface(self, typestr))
@@ -591,6 +591,41 @@ def stack(tensors, dim=0):
     return cat([t.unsqueeze(dim) for t in tensors], dim)
 
 
+def _message_name(t):
+    """The dtype as PyTorch's messages name it ("Float"), from the tensor's
+    type name ("torch.FloatTensor", "torch.opencl.FloatTensor")."""
+    return t.type().rsplit(".", 1)[-1][:-len("Tensor")]
+
+
+def masked_fill(input, mask, value):
+    """torch.masked_fill: value where mask is true, in input's dtype."""
+    return _elementwise("where", mask, value, input).to(input.dtype)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """torch.isclose: |input - other| <= atol + rtol * |other|, equal
+    infinities, and NaNs equal where equal_nan."""
+    if input.dtype is not other.dtype:
+        raise RuntimeError("%s did not match %s" % (_message_name(input), _message_name(other)))
+    close = _elementwise("eq", input, other)
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        near = _elementwise("le", abs(input - other), atol + rtol * abs(other))
+        close = close | (near & _elementwise("isfinite", other))
+        if equal_nan:
+            close = close | (_elementwise("isnan", input) & _elementwise("isnan", other))
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other):
+    """torch.equal: the same shape and the same values."""
+    return tuple(input.shape) == tuple(other.shape) and bool(
+        _elementwise("eq", input, other).all())
+
+
 def from_numpy(array):
     """torch.from_numpy: a cpu tensor over the array's memory (DLPack)."""
     return _C.from_dlpack(array)
@@ -771,7 +806,8 @@ def _install_functions(namespace):
             setattr(Tensor, name, method)
         if name + "_" not in vars(Tensor):
             setattr(Tensor, name + "_", inplace)
-    functions.update(cat=cat, concat=cat, stack=stack, from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
+    functions.update(masked_fill=masked_fill, isclose=isclose, allclose=allclose, equal=equal,
+                     cat=cat, concat=cat, stack=stack, from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],
                      multiply=functions["mul"], subtract=functions["sub"],
@@ -798,6 +834,7 @@ def _install_functions(namespace):
             setattr(Tensor, name, _as_method(function))
     for name in ("div", "clamp"):
         setattr(Tensor, name + "_", _as_inplace(functions[name]))
+    Tensor.masked_fill_ = lambda self, mask, value: self.copy_(masked_fill(self, mask, value))
     Tensor.gelu_ = _as_inplace(lambda self, approximate="none", out=None: _elementwise(
         "gelu_tanh" if approximate == "tanh" else "gelu", self, out=out))
     Tensor.clip = Tensor.clamp

@@ -219,6 +219,16 @@ SECTIONS = {
         "T.stack([a, a[:2]])", "T.stack([])", "T.stack([i, i.to(T.int8)]).dtype",
         "T.cat([a.t(), a.t()])", "T.cat([b, b], 1).shape",
     ],
+    "comparing": [
+        "a.masked_fill(a > 5, -1.)", "i.masked_fill(i > 0, 2.5)", "v.masked_fill(m, 0)",
+        "a.clone().masked_fill_(a < 2, 9.)", "T.masked_fill(v, T.tensor(True), 1.)",
+        "T.isclose(v, v + 1e-6)", "T.isclose(v, v + 1e-3)", "T.isclose(i, i)",
+        "T.isclose(T.tensor([float('nan'), float('inf'), 1.]), T.tensor([float('nan'), float('inf'), 1.1]))",
+        "T.isclose(T.tensor([float('nan')]), T.tensor([float('nan')]), equal_nan=True)",
+        "T.isclose(v, v, rtol=0, atol=0)", "T.isclose(a, v[0])", "T.isclose(v, i[:3])",
+        "T.allclose(a, a + 1e-7)", "T.allclose(a, a + 1)", "a.allclose(a)", "T.equal(a, a)",
+        "T.equal(a, a.t())", "T.equal(v, v + 1)", "v.equal(v.clone())", "a.isclose(a).all()",
+    ],
     "promotion": [
         "T.promote_types(T.int32, T.float16)", "T.result_type(i, 2.5)", "T.result_type(i, z)",
         "T.can_cast(T.float64, T.int32)", "T.get_default_dtype()",
