@@ -236,6 +236,26 @@ class Tensor(_C._TensorBase):
     def __deepcopy__(self, memo):
         return self.clone()
 
+    def _new(self, factory, size, dtype, device, *args):
+        return factory(_shape_args(size), *args, dtype=dtype or self.dtype,
+                       device=device if device is not None else self.device)
+
+    def new_zeros(self, *size, dtype=None, device=None):
+        return self._new(_C.zeros, size, dtype, device)
+
+    def new_ones(self, *size, dtype=None, device=None):
+        return self._new(_C.ones, size, dtype, device)
+
+    def new_empty(self, *size, dtype=None, device=None):
+        return self._new(_C.empty, size, dtype, device)
+
+    def new_full(self, size, fill_value, dtype=None, device=None):
+        return self._new(_C.full, (size,), dtype, device, fill_value)
+
+    def new_tensor(self, data, dtype=None, device=None):
+        return _C.tensor(data, dtype=dtype or self.dtype,
+                         device=device if device is not None else self.device)
+
     def type_as(self, other):
         return self.to(other.dtype)
 
@@ -838,6 +858,12 @@ def _install_functions(namespace):
     Tensor.gelu_ = _as_inplace(lambda self, approximate="none", out=None: _elementwise(
         "gelu_tanh" if approximate == "tanh" else "gelu", self, out=out))
     Tensor.clip = Tensor.clamp
+    # t.float(), t.int(), ...: to() that dtype
+    for method, dtype in (("half", _C.float16), ("float", _C.float32), ("double", _C.float64),
+                          ("bfloat16", _C.bfloat16), ("byte", _C.uint8), ("char", _C.int8),
+                          ("short", _C.int16), ("int", _C.int32), ("long", _C.int64),
+                          ("bool", _C.bool), ("cfloat", _C.complex64), ("cdouble", _C.complex128)):
+        setattr(Tensor, method, _converter(method, dtype))
     # x.where(condition, y) is where(condition, x, y)
     Tensor.where = lambda self, condition, other: _C._elementwise(
         "where", (condition, self, other))
@@ -848,6 +874,13 @@ def _install_functions(namespace):
     nn.functional = functional
     namespace["nn"] = nn
     _C._set_tensor_class(Tensor)
+
+
+def _converter(name, dtype):
+    def convert(self, memory_format=preserve_format):
+        return self.to(dtype, memory_format=memory_format)
+    convert.__name__ = name
+    return convert
 
 
 def _as_method(function):
