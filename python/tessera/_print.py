@@ -14,10 +14,32 @@ counterpart, int64 or bool, the device unless it is the cpu.
 """
 import math
 
-LINEWIDTH = 80
-THRESHOLD = 1000
-EDGEITEMS = 3
-PRECISION = 4
+
+
+class _Options:
+    """set_printoptions's settings (PyTorch's names and defaults)."""
+    precision, threshold, edgeitems, linewidth, sci_mode = 4, 1000, 3, 80, None
+
+
+OPTIONS = _Options()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80),
+             "full": (4, float("inf"), 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """torch.set_printoptions: digits after the point, the element count
+    above which tensors are summarised, the items shown at each end then,
+    the line width, a profile ("default", "short", "full") the others
+    override, and sci_mode (None: chosen from the values)."""
+    if profile is not None:
+        (OPTIONS.precision, OPTIONS.threshold, OPTIONS.edgeitems,
+         OPTIONS.linewidth) = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(OPTIONS, name, value)
+    OPTIONS.sci_mode = sci_mode
 
 
 def _flat(values, ndim):
@@ -36,8 +58,8 @@ def _summarized(values, ndim):
     if ndim == 0:
         return values
     rows = values
-    if len(values) > 2 * EDGEITEMS:
-        rows = values[:EDGEITEMS] + values[-EDGEITEMS:]
+    if len(values) > 2 * OPTIONS.edgeitems:
+        rows = values[:OPTIONS.edgeitems] + values[-OPTIONS.edgeitems:]
     return [_summarized(r, ndim - 1) for r in rows] if ndim > 1 else rows
 
 
@@ -52,10 +74,12 @@ class _Layout:
         if not floating:
             for v in values:
                 self.width = max(self.width, len("{}".format(v)))
+            if OPTIONS.sci_mode is not None:
+                self.sci_mode = OPTIONS.sci_mode
             return
         shown = [v for v in values if math.isfinite(v) and v != 0]
         if not shown:
-            return
+            return  # (before a forced sci_mode applies, as in PyTorch)
         magnitudes = [abs(v) for v in shown]
         lo, hi = min(magnitudes), max(magnitudes)
         self.int_mode = all(v == math.ceil(v) for v in shown)
@@ -65,24 +89,26 @@ class _Layout:
             self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
         for v in shown:
             if self.sci_mode:
-                n = len("{:.{}e}".format(v, PRECISION))
+                n = len("{:.{}e}".format(v, OPTIONS.precision))
             elif self.int_mode:
                 n = len("{:.0f}".format(v)) + 1
             else:
-                n = len("{:.{}f}".format(v, PRECISION))
+                n = len("{:.{}f}".format(v, OPTIONS.precision))
             self.width = max(self.width, n)
+        if OPTIONS.sci_mode is not None:
+            self.sci_mode = OPTIONS.sci_mode
 
     def format(self, v):
         if not self.floating:
             text = "{}".format(v)
         elif self.sci_mode:
-            text = "{:{}.{}e}".format(v, self.width, PRECISION)
+            text = "{:{}.{}e}".format(v, self.width, OPTIONS.precision)
         elif self.int_mode:
             text = "{:.0f}".format(v)
             if not (math.isinf(v) or math.isnan(v)):
                 text += "."
         else:
-            text = "{:.{}f}".format(v, PRECISION)
+            text = "{:.{}f}".format(v, OPTIONS.precision)
         return (self.width - len(text)) * " " + text
 
 
@@ -112,10 +138,10 @@ class _Element:
 
 
 def _vector(values, indent, summarize, fmt):
-    per_line = max(1, int(math.floor((LINEWIDTH - indent) / fmt.length())))
-    if summarize and len(values) > 2 * EDGEITEMS:
-        data = ([fmt(v) for v in values[:EDGEITEMS]] + [" ..."] +
-                [fmt(v) for v in values[-EDGEITEMS:]])
+    per_line = max(1, int(math.floor((OPTIONS.linewidth - indent) / fmt.length())))
+    if summarize and len(values) > 2 * OPTIONS.edgeitems:
+        data = ([fmt(v) for v in values[:OPTIONS.edgeitems]] + [" ..."] +
+                [fmt(v) for v in values[-OPTIONS.edgeitems:]])
     else:
         data = [fmt(v) for v in values]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
@@ -127,10 +153,10 @@ def _nested(values, ndim, indent, summarize, fmt):
         return fmt(values)
     if ndim == 1:
         return _vector(values, indent, summarize, fmt)
-    if summarize and len(values) > 2 * EDGEITEMS:
-        parts = ([_nested(v, ndim - 1, indent + 1, summarize, fmt) for v in values[:EDGEITEMS]] +
+    if summarize and len(values) > 2 * OPTIONS.edgeitems:
+        parts = ([_nested(v, ndim - 1, indent + 1, summarize, fmt) for v in values[:OPTIONS.edgeitems]] +
                  ["..."] +
-                 [_nested(v, ndim - 1, indent + 1, summarize, fmt) for v in values[-EDGEITEMS:]])
+                 [_nested(v, ndim - 1, indent + 1, summarize, fmt) for v in values[-OPTIONS.edgeitems:]])
     else:
         parts = [_nested(v, ndim - 1, indent + 1, summarize, fmt) for v in values]
     return "[" + ("," + "\n" * (ndim - 1) + " " * (indent + 1)).join(parts) + "]"
@@ -139,7 +165,7 @@ def _nested(values, ndim, indent, summarize, fmt):
 def _contents(t, indent):
     ndim = t.dim()
     values = t.tolist()
-    summarize = t.numel() > THRESHOLD
+    summarize = t.numel() > OPTIONS.threshold
     shown = _summarized(values, ndim) if summarize else values
     dtype = t.dtype
     fmt = _Element(_flat(shown, ndim), dtype.is_floating_point, dtype.is_complex)
@@ -157,7 +183,7 @@ def _with_suffixes(text, suffixes, indent):
     last = len(text) - text.rfind("\n") + 1
     for s in suffixes:
         n = len(s) - (_NAME_EXTRA if s.startswith("dtype=tessera.") else 0)
-        if last + n + 2 > LINEWIDTH:
+        if last + n + 2 > OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + s)
             last = indent + n
         else:

@@ -826,7 +826,7 @@ def _install_functions(namespace):
             setattr(Tensor, name, method)
         if name + "_" not in vars(Tensor):
             setattr(Tensor, name + "_", inplace)
-    functions.update(masked_fill=masked_fill, isclose=isclose, allclose=allclose, equal=equal,
+    functions.update(set_printoptions=_print.set_printoptions, masked_fill=masked_fill, isclose=isclose, allclose=allclose, equal=equal,
                      cat=cat, concat=cat, stack=stack, from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],

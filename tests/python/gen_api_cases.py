@@ -261,6 +261,27 @@ SECTIONS = {
         "T.arange(-1.5, 1.5)", "T.arange(6).view(2, 3).t()", "T.arange(0.1, 0.95, 0.15)",
         "T.tensor([[1, 2], [3]])", "T.tensor([1, 'x'])", "T.ones(2, -1)",
     ],
+    "printoptions": [
+        # repr() inside the tuple: the options are reset before the tuple prints
+        "(T.set_printoptions(precision=2), repr(T.tensor([1.12345])), repr(T.arange(4) / 3), "
+        "T.set_printoptions(profile='default'), repr(T.tensor([1.12345])))",
+        "(T.set_printoptions(threshold=5), repr(T.arange(10)), repr(T.arange(12.).view(3, 4) + .5),"
+        " T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(sci_mode=True), repr(v), repr(T.zeros(2)), repr(T.ones(2)), repr(i), "
+        "T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(sci_mode=False), repr(T.tensor([1e-8, 1e10])), "
+        "T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(linewidth=30), repr(T.arange(20)), repr(T.arange(12.).view(2, 6) / 7),"
+        " T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(profile='short'), repr(T.arange(2000.) / 3), "
+        "repr(T.arange(1200).view(40, 30)), T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(edgeitems=1, threshold=3), repr(b), "
+        "T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(profile='full'), repr(T.arange(1005))[-30:], "
+        "T.set_printoptions(profile='default'))",
+        "(T.set_printoptions(precision=6), repr(v / 7), T.set_printoptions(precision=0), "
+        "repr(v / 7), T.set_printoptions(profile='default'))",
+    ],
     "defaults": [
         "(T.set_default_dtype(T.float64), T.tensor([1.5]), T.tensor([1.5], dtype=T.float32), "
         "T.tensor([1j]), T.ones(2).dtype, (T.ones(1, dtype=T.int32) + 2.5).dtype, "
@@ -306,6 +327,7 @@ def main():
                 f.write("%s\t%s\n" % (expr, answer(expr, env2).replace("\\", "\\\\")
                                       .replace("\n", "\\n")))
                 torch.set_default_dtype(torch.float32)  # a case may have changed it
+                torch.set_printoptions(profile="default")
     return 0
 
 

@@ -11,6 +11,7 @@ message. The few cases where Tessera deliberately answers otherwise are
 listed in DIFFERENT with the reason and Tessera's own answer.
 """
 import os
+import re
 
 import pytest
 
@@ -41,6 +42,11 @@ DIFFERENT = {
 }
 
 
+def unescape(match):
+    """The table's escapes: backslash-n a newline, two backslashes one."""
+    return "\n" if match.group(1) == "n" else "\\"
+
+
 def read_cases():
     setup, cases, section = None, [], None
     with open(DATA) as f:
@@ -52,7 +58,7 @@ def read_cases():
                 section = line[3:]
             elif line and not line.startswith("#"):
                 expr, answer = line.split("\t", 1)
-                answer = answer.replace("\\n", "\n").replace("\\\\", "\\")
+                answer = re.sub(r"\\([\\n])", unescape, answer)
                 cases.append(pytest.param(setup, expr, answer, id="%s: %s" % (section, expr)))
     return cases
 
@@ -83,3 +89,4 @@ def test_matches_pytorch(setup, expr, expected):
         assert answer(expr, env) == expected
     finally:
         tessera.set_default_dtype(tessera.float32)  # a case may have changed it
+        tessera.set_printoptions(profile="default")
