@@ -38,6 +38,21 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out)
         *out = tsr_scalar_float(PyFloat_AS_DOUBLE(obj));
     } else if (PyComplex_Check(obj)) {
         *out = tsr_scalar_complex(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
+    } else if (!PyObject_TypeCheck(obj, &tsp_tensor_type) && PyIndex_Check(obj)) {
+        /* integers of other types (NumPy's) */
+        PyObject *v = PyNumber_Index(obj);
+        long long i = v ? PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(v);
+        if (i == -1 && PyErr_Occurred())
+            return -1;
+        *out = tsr_scalar_int(i);
+    } else if (!PyObject_TypeCheck(obj, &tsp_tensor_type) && Py_TYPE(obj)->tp_as_number &&
+               Py_TYPE(obj)->tp_as_number->nb_float) {
+        /* reals of other types (NumPy's float32, ...) */
+        double f = PyFloat_AsDouble(obj);
+        if (f == -1.0 && PyErr_Occurred())
+            return -1;
+        *out = tsr_scalar_float(f);
     } else {
         return 0;
     }
@@ -120,12 +135,32 @@ PyObject *tsp_device_object(tsr_device d)
     return (PyObject *)obj;
 }
 
+/* torch.device(index): the accelerator with that index; without a
+ * reachable daemon, the machine has no accelerator. */
+static int device_from_index(PyObject *arg, tsr_device *out)
+{
+    long long index = PyLong_AsLongLong(arg);
+    if (index == -1 && PyErr_Occurred())
+        return -1;
+    tsr_client *c = tsp_client();
+    PyErr_Clear();
+    tsr_status st = c ? tsr_device_from_index(c, index, out)
+                      : tsr_device_for_accelerator(TSR_DEVICE_TYPE_COUNT, index, out);
+    if (st != TSR_OK) {
+        tsp_raise(st);
+        return -1;
+    }
+    return 0;
+}
+
 int tsp_device_arg(PyObject *arg, tsr_device *out)
 {
     if (PyObject_TypeCheck(arg, &tsp_device_type)) {
         *out = ((tsp_device *)arg)->device;
         return 0;
     }
+    if (PyLong_Check(arg) && !PyBool_Check(arg))
+        return device_from_index(arg, out);
     if (!PyUnicode_Check(arg)) {
         PyErr_Format(PyExc_TypeError, "expected a tessera.device or a string, got %s",
                      Py_TYPE(arg)->tp_name);
@@ -142,7 +177,7 @@ int tsp_device_arg(PyObject *arg, tsr_device *out)
     return 0;
 }
 
-/* tessera.device("opencl:0"), tessera.device("opencl", 0). */
+/* tessera.device("opencl:0"), tessera.device("opencl", 0), tessera.device(0). */
 static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     (void)type;
@@ -152,6 +187,10 @@ static PyObject *device_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
         return NULL;
     if (PyObject_TypeCheck(what, &tsp_device_type) && index == Py_None)
         return Py_NewRef(what);
+    if (PyLong_Check(what) && !PyBool_Check(what) && index == Py_None) {
+        tsr_device d;
+        return device_from_index(what, &d) ? NULL : tsp_device_object(d);
+    }
     if (!PyUnicode_Check(what)) {
         PyErr_Format(PyExc_TypeError, "device() expects a string, got %s", Py_TYPE(what)->tp_name);
         return NULL;
@@ -211,6 +250,31 @@ static PyObject *device_index(PyObject *self, void *closure)
     return PyLong_FromLong(index);
 }
 
+/* `with tessera.device(d):` makes d the thread's default device for
+ * factories until the block ends (tsr_default_device_push / pop). */
+static PyObject *device_enter(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    tsr_status st = tsr_default_device_push(((tsp_device *)self)->device);
+    return st == TSR_OK ? Py_NewRef(self) : tsp_raise(st);
+}
+
+static PyObject *device_exit(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    tsr_status st = tsr_default_device_pop();
+    if (st != TSR_OK)
+        return tsp_raise(st);
+    Py_RETURN_FALSE;
+}
+
+static PyMethodDef device_methods[] = {
+    {"__enter__", device_enter, METH_NOARGS, NULL},
+    {"__exit__", device_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef device_getset[] = {
     {"type", device_type_name, NULL, NULL, NULL},
     {"index", device_index, NULL, NULL, NULL},
@@ -228,6 +292,7 @@ PyTypeObject tsp_device_type = {
     .tp_richcompare = device_richcompare,
     .tp_hash = device_hash,
     .tp_getset = device_getset,
+    .tp_methods = device_methods,
 };
 
 /* ---- The session ---------------------------------------------------- */
@@ -369,9 +434,10 @@ PyMODINIT_FUNC PyInit__C(void)
     if (m == NULL)
         return NULL;
     if (add_dtypes(m) || PyModule_AddFunctions(m, tsp_tensor_functions) ||
+        PyModule_AddFunctions(m, tsp_ops_functions) ||
         PyModule_AddObjectRef(m, "dtype", (PyObject *)&tsp_dtype_type) ||
         PyModule_AddObjectRef(m, "device", (PyObject *)&tsp_device_type) ||
-        PyModule_AddObjectRef(m, "Tensor", (PyObject *)&tsp_tensor_type) ||
+        PyModule_AddObjectRef(m, "_TensorBase", (PyObject *)&tsp_tensor_type) ||
         PyModule_AddStringConstant(m, "__version__", tsr_version_string())) {
         Py_DECREF(m);
         return NULL;

@@ -2,8 +2,9 @@
  *
  * tessera_module.c owns the module, its errors, the dtype and device
  * objects and the promotion functions; tessera_tensor.c owns the Tensor
- * type, its factories, operators and the DLPack exchange. Both speak
- * libtessera's public API only. */
+ * base type, its factories, views and the DLPack exchange; tessera_ops.c
+ * the operations by name and the device functions. All speak libtessera's
+ * public API only. */
 #ifndef TESSERA_PYTHON_TESSERA_PYTHON_H
 #define TESSERA_PYTHON_TESSERA_PYTHON_H
 
@@ -49,6 +50,8 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out);
 
 /* The Tensor type's module-level functions, added by the module. */
 extern PyMethodDef tsp_tensor_functions[];
+/* The operations by name and the device functions (tessera_ops.c). */
+extern PyMethodDef tsp_ops_functions[];
 /* Wraps t (taking over its reference) in a Tensor object. */
 PyObject *tsp_tensor_wrap(tsr_tensor *t);
 

@@ -12,9 +12,13 @@
 
 #define TENSOR(obj) (((tsp_tensor *)(obj))->tensor)
 
+/* The class results are made of: tessera.Tensor, the package's subclass
+ * of this type (set at import by _set_tensor_class), else this type. */
+static PyTypeObject *tensor_class = &tsp_tensor_type;
+
 PyObject *tsp_tensor_wrap(tsr_tensor *t)
 {
-    tsp_tensor *obj = PyObject_New(tsp_tensor, &tsp_tensor_type);
+    tsp_tensor *obj = (tsp_tensor *)tensor_class->tp_alloc(tensor_class, 0);
     if (obj == NULL) {
         tsr_tensor_release(t);
         return NULL;
@@ -33,8 +37,10 @@ static PyObject *result(tsr_status st, tsr_tensor **t)
 
 static void tensor_dealloc(PyObject *self)
 {
+    /* For tessera.Tensor, a heap subclass, Python's own dealloc of the
+     * subclass calls this one and then releases the class. */
     tsr_tensor_release(TENSOR(self));
-    PyObject_Free(self);
+    Py_TYPE(self)->tp_free(self);
 }
 
 /* ---- Options: dtype= and device= ------------------------------------ */
@@ -55,14 +61,19 @@ static int options_arg(PyObject *dtype, PyObject *device, tsr_tensor_options *o,
         o->has_dtype = true;
         o->dtype = ((tsp_dtype *)dtype)->dtype;
     }
+    tsr_device target;
     if (device != NULL && device != Py_None) {
         if (tsp_device_arg(device, &o->device))
             return -1;
         o->has_device = true;
-        if (o->device.type != TSR_DEVICE_CPU && o->device.type != TSR_DEVICE_META &&
-            (*client = tsp_client()) == NULL)
-            return -1;
+        target = o->device;
+    } else if (tsr_get_default_device(NULL, &target) != TSR_OK) {
+        target.type = TSR_DEVICE_CPU; /* cannot fail without a client */
     }
+    /* An accelerator, named or the default device, needs the session. */
+    if (target.type != TSR_DEVICE_CPU && target.type != TSR_DEVICE_META &&
+        (*client = tsp_client()) == NULL)
+        return -1;
     return 0;
 }
 
@@ -99,18 +110,35 @@ static int sizes_arg(PyObject *args, int64_t *sizes, int *ndim)
 typedef tsr_status (*factory_fn)(tsr_client *, int, const int64_t *, const tsr_tensor_options *,
                                  tsr_tensor **);
 
+static int format_arg(PyObject *obj, tsr_memory_format dflt, tsr_memory_format *out);
+
+/* memory_format= sets the options' format (none: the factory's default). */
+static int options_format(PyObject *format, tsr_tensor_options *o)
+{
+    if (format == NULL || format == Py_None)
+        return 0;
+    o->has_memory_format = true;
+    return format_arg(format, TSR_CONTIGUOUS_FORMAT, &o->memory_format);
+}
+
+/* empty takes memory_format= too, as in PyTorch. */
 static PyObject *factory(factory_fn fn, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"dtype", "device", NULL};
-    PyObject *dtype = NULL, *device = NULL;
+    static char *names[] = {"dtype", "device", "memory_format", NULL};
+    static char *names_no_format[] = {"dtype", "device", NULL};
+    bool with_format = fn == tsr_tensor_empty;
+    PyObject *dtype = NULL, *device = NULL, *format = NULL;
     PyObject *empty = PyTuple_New(0);
-    int ok = empty && PyArg_ParseTupleAndKeywords(empty, kwargs, "|$OO", names, &dtype, &device);
+    int ok = empty && PyArg_ParseTupleAndKeywords(empty, kwargs, with_format ? "|$OOO" : "|$OO",
+                                                  with_format ? names : names_no_format, &dtype,
+                                                  &device, &format);
     Py_XDECREF(empty);
     int64_t sizes[TSR_MAX_DIMS];
     int ndim = 0;
     tsr_tensor_options o;
     tsr_client *c;
-    if (!ok || sizes_arg(args, sizes, &ndim) || options_arg(dtype, device, &o, &c))
+    if (!ok || sizes_arg(args, sizes, &ndim) || options_arg(dtype, device, &o, &c) ||
+        options_format(format, &o))
         return NULL;
     tsr_tensor *t = NULL;
     return result(fn(c, ndim, sizes, &o, &t), &t);
@@ -121,6 +149,91 @@ static PyObject *py_empty(PyObject *m, PyObject *args, PyObject *kwargs)
     (void)m;
     return factory(tsr_tensor_empty, args, kwargs);
 }
+
+/* A size and a stride argument (sequences of the same length). */
+static int geometry_args(PyObject *size, PyObject *stride, int64_t *sizes, int64_t *strides,
+                         int *ndim)
+{
+    int k = 0;
+    PyObject *a = PyTuple_Pack(1, size), *b = PyTuple_Pack(1, stride);
+    int bad = a == NULL || b == NULL || sizes_arg(a, sizes, ndim) || sizes_arg(b, strides, &k);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    if (!bad && *ndim != k) {
+        PyErr_SetString(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
+/* empty_strided(size, stride, *, dtype=None, device=None). */
+static PyObject *py_empty_strided(PyObject *m, PyObject *args, PyObject *kwargs)
+{
+    (void)m;
+    static char *names[] = {"size", "stride", "dtype", "device", NULL};
+    PyObject *size, *stride, *dtype = NULL, *device = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$OO:empty_strided", names, &size, &stride,
+                                     &dtype, &device))
+        return NULL;
+    int64_t sizes[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
+    int n = 0;
+    tsr_tensor_options o;
+    tsr_client *c;
+    if (geometry_args(size, stride, sizes, strides, &n) || options_arg(dtype, device, &o, &c))
+        return NULL;
+    tsr_tensor *t = NULL;
+    return result(tsr_tensor_empty_strided(c, n, sizes, strides, &o, &t), &t);
+}
+
+/* empty_like / zeros_like / ones_like(input, *, dtype, device, memory_format)
+ * and full_like(input, fill_value, ...): the accelerator memory is reached
+ * through `input`'s session. */
+static PyObject *like_factory(const char *kind, PyObject *args, PyObject *kwargs)
+{
+    static char *full_names[] = {"input", "fill_value", "dtype", "device", "memory_format", NULL};
+    static char *names[] = {"input", "dtype", "device", "memory_format", NULL};
+    PyObject *like, *fill = NULL, *dtype = NULL, *device = NULL, *format = NULL;
+    bool full = strcmp(kind, "full_like") == 0;
+    char fmt[32];
+    snprintf(fmt, sizeof(fmt), "O!%s|$OOO:%s", full ? "O" : "", kind);
+    int ok = full ? PyArg_ParseTupleAndKeywords(args, kwargs, fmt, full_names, &tsp_tensor_type,
+                                                &like, &fill, &dtype, &device, &format)
+                  : PyArg_ParseTupleAndKeywords(args, kwargs, fmt, names, &tsp_tensor_type, &like,
+                                                &dtype, &device, &format);
+    if (!ok)
+        return NULL;
+    tsr_tensor_options o;
+    tsr_client *c;
+    tsr_scalar value = tsr_scalar_int(0);
+    if (options_arg(dtype, device, &o, &c) || options_format(format, &o))
+        return NULL;
+    if (full) {
+        int is = tsp_scalar_arg(fill, &value);
+        if (is == 0)
+            PyErr_Format(PyExc_TypeError, "fill_value must be a number, not %s",
+                         Py_TYPE(fill)->tp_name);
+        if (is <= 0)
+            return NULL;
+    }
+    const tsr_tensor *l = TENSOR(like);
+    tsr_tensor *t = NULL;
+    tsr_status st = full                              ? tsr_tensor_full_like(l, value, &o, &t)
+                    : strcmp(kind, "zeros_like") == 0 ? tsr_tensor_zeros_like(l, &o, &t)
+                    : strcmp(kind, "ones_like") == 0  ? tsr_tensor_ones_like(l, &o, &t)
+                                                      : tsr_tensor_empty_like(l, &o, &t);
+    return result(st, &t);
+}
+
+#define LIKE(name)                                                            \
+    static PyObject *py_##name(PyObject *m, PyObject *args, PyObject *kwargs) \
+    {                                                                         \
+        (void)m;                                                              \
+        return like_factory(#name, args, kwargs);                             \
+    }
+LIKE(empty_like)
+LIKE(zeros_like)
+LIKE(ones_like)
+LIKE(full_like)
 
 static PyObject *py_zeros(PyObject *m, PyObject *args, PyObject *kwargs)
 {
@@ -187,8 +300,7 @@ static int nested_walk(nested *n, PyObject *obj, int dim)
         tsr_scalar s;
         int is = tsp_scalar_arg(obj, &s);
         if (is == 0)
-            PyErr_Format(PyExc_TypeError, "tensor() expects numbers, got %s",
-                         Py_TYPE(obj)->tp_name);
+            PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", Py_TYPE(obj)->tp_name);
         if (is <= 0)
             return -1;
         if (n->count == n->capacity) {
@@ -389,17 +501,58 @@ static PyObject *m_data_ptr(PyObject *self, PyObject *unused)
     return st == TSR_OK ? PyLong_FromVoidPtr(p) : tsp_raise(st);
 }
 
-static PyObject *m_is_contiguous(PyObject *self, PyObject *unused)
+/* memory_format= arrives as its number (tessera.memory_format objects
+ * carry it); None or absent is `dflt`. */
+static int format_arg(PyObject *obj, tsr_memory_format dflt, tsr_memory_format *out)
 {
-    (void)unused;
-    return PyBool_FromLong(tsr_tensor_is_contiguous(TENSOR(self), TSR_CONTIGUOUS_FORMAT));
+    *out = dflt;
+    if (obj == NULL || obj == Py_None)
+        return 0;
+    long v = PyLong_AsLong(obj);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (v < 0 || v >= TSR_MEMORY_FORMAT_COUNT) {
+        PyErr_Format(PyExc_ValueError, "invalid memory format %ld", v);
+        return -1;
+    }
+    *out = (tsr_memory_format)v;
+    return 0;
 }
 
-static PyObject *m_contiguous(PyObject *self, PyObject *unused)
+/* Methods taking only memory_format=: is_contiguous, contiguous, clone. */
+static int format_only(PyObject *args, PyObject *kwargs, const char *fmt, tsr_memory_format dflt,
+                       tsr_memory_format *out)
 {
-    (void)unused;
+    static char *names[] = {"memory_format", NULL};
+    PyObject *obj = NULL;
+    return PyArg_ParseTupleAndKeywords(args, kwargs, fmt, names, &obj) ? format_arg(obj, dflt, out)
+                                                                       : -1;
+}
+
+static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    tsr_memory_format f;
+    if (format_only(args, kwargs, "|$O:is_contiguous", TSR_CONTIGUOUS_FORMAT, &f))
+        return NULL;
+    return PyBool_FromLong(tsr_tensor_is_contiguous(TENSOR(self), f));
+}
+
+static PyObject *m_contiguous(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    tsr_memory_format f;
     tsr_tensor *t = NULL;
-    return result(tsr_tensor_contiguous(TENSOR(self), TSR_CONTIGUOUS_FORMAT, &t), &t);
+    if (format_only(args, kwargs, "|$O:contiguous", TSR_CONTIGUOUS_FORMAT, &f))
+        return NULL;
+    return result(tsr_tensor_contiguous(TENSOR(self), f, &t), &t);
+}
+
+static PyObject *m_clone(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    tsr_memory_format f;
+    tsr_tensor *t = NULL;
+    if (format_only(args, kwargs, "|$O:clone", TSR_PRESERVE_FORMAT, &f))
+        return NULL;
+    return result(tsr_tensor_clone(TENSOR(self), f, &t), &t);
 }
 
 static PyObject *m_t(PyObject *self, PyObject *unused)
@@ -409,14 +562,171 @@ static PyObject *m_t(PyObject *self, PyObject *unused)
     return result(tsr_tensor_t(TENSOR(self), &t), &t);
 }
 
-/* to(device), to(dtype), to(device, dtype), to(dtype=, device=, copy=). */
+/* ---- Views ---------------------------------------------------------- */
+
+static PyObject *m_transpose(PyObject *self, PyObject *args)
+{
+    long long d0, d1;
+    tsr_tensor *t = NULL;
+    if (!PyArg_ParseTuple(args, "LL:transpose", &d0, &d1))
+        return NULL;
+    return result(tsr_tensor_transpose(TENSOR(self), d0, d1, &t), &t);
+}
+
+static PyObject *m_narrow(PyObject *self, PyObject *args)
+{
+    long long dim, start, length;
+    tsr_tensor *t = NULL;
+    if (!PyArg_ParseTuple(args, "LLL:narrow", &dim, &start, &length))
+        return NULL;
+    return result(tsr_tensor_narrow(TENSOR(self), dim, start, length, &t), &t);
+}
+
+static PyObject *m_select(PyObject *self, PyObject *args)
+{
+    long long dim, index;
+    tsr_tensor *t = NULL;
+    if (!PyArg_ParseTuple(args, "LL:select", &dim, &index))
+        return NULL;
+    return result(tsr_tensor_select(TENSOR(self), dim, index, &t), &t);
+}
+
+static PyObject *m_unsqueeze(PyObject *self, PyObject *args)
+{
+    long long dim;
+    tsr_tensor *t = NULL;
+    if (!PyArg_ParseTuple(args, "L:unsqueeze", &dim))
+        return NULL;
+    return result(tsr_tensor_unsqueeze(TENSOR(self), dim, &t), &t);
+}
+
+/* squeeze(dim); squeeze() is the package's (every size-1 dimension). */
+static PyObject *m_squeeze_dim(PyObject *self, PyObject *args)
+{
+    long long dim;
+    tsr_tensor *t = NULL;
+    if (!PyArg_ParseTuple(args, "L:squeeze", &dim))
+        return NULL;
+    return result(tsr_tensor_squeeze(TENSOR(self), dim, &t), &t);
+}
+
+/* _slice(dim, start, stop, step): t[..., start:stop:step, ...], None for
+ * an omitted bound. */
+static PyObject *m_slice(PyObject *self, PyObject *args)
+{
+    long long dim, step;
+    PyObject *start, *stop;
+    if (!PyArg_ParseTuple(args, "LOOL:_slice", &dim, &start, &stop, &step))
+        return NULL;
+    long long b = start == Py_None ? 0 : PyLong_AsLongLong(start);
+    long long e = stop == Py_None ? 0 : PyLong_AsLongLong(stop);
+    if (PyErr_Occurred())
+        return NULL;
+    tsr_tensor *t = NULL;
+    return result(
+        tsr_tensor_slice(TENSOR(self), dim, start != Py_None, b, stop != Py_None, e, step, &t), &t);
+}
+
+/* The views whose arguments are one list of integers. */
+typedef tsr_status (*dims_view_fn)(const tsr_tensor *, const int64_t *, int, tsr_tensor **);
+
+static PyObject *dims_view(PyObject *self, PyObject *args, dims_view_fn fn)
+{
+    int64_t dims[TSR_MAX_DIMS];
+    int n = 0;
+    tsr_tensor *t = NULL;
+    if (sizes_arg(args, dims, &n))
+        return NULL;
+    return result(fn(TENSOR(self), dims, n, &t), &t);
+}
+
+static PyObject *m_permute(PyObject *self, PyObject *args)
+{
+    return dims_view(self, args, tsr_tensor_permute);
+}
+
+static PyObject *m_expand(PyObject *self, PyObject *args)
+{
+    return dims_view(self, args, tsr_tensor_expand);
+}
+
+static PyObject *m_view(PyObject *self, PyObject *args)
+{
+    return dims_view(self, args, tsr_tensor_view);
+}
+
+static PyObject *m_reshape(PyObject *self, PyObject *args)
+{
+    return dims_view(self, args, tsr_tensor_reshape);
+}
+
+/* as_strided(size, stride, storage_offset=None). */
+static PyObject *m_as_strided(PyObject *self, PyObject *args)
+{
+    PyObject *size, *stride, *offset = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O:as_strided", &size, &stride, &offset))
+        return NULL;
+    int64_t sizes[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
+    int n = 0;
+    if (geometry_args(size, stride, sizes, strides, &n))
+        return NULL;
+    long long off = offset == Py_None ? -1 : PyLong_AsLongLong(offset);
+    if (off == -1 && PyErr_Occurred())
+        return NULL;
+    tsr_tensor *t = NULL;
+    return result(tsr_tensor_as_strided(TENSOR(self), n, sizes, strides, off, &t), &t);
+}
+
+/* copy_(src) and fill_(value): in place, returning self. */
+static PyObject *m_copy_(PyObject *self, PyObject *src)
+{
+    if (!PyObject_TypeCheck(src, &tsp_tensor_type)) {
+        PyErr_Format(PyExc_TypeError, "copy_(): argument 'src' must be Tensor, not %s",
+                     Py_TYPE(src)->tp_name);
+        return NULL;
+    }
+    tsr_status st = tsr_tensor_copy_(TENSOR(self), TENSOR(src));
+    return st == TSR_OK ? Py_NewRef(self) : tsp_raise(st);
+}
+
+static PyObject *m_fill_(PyObject *self, PyObject *value)
+{
+    tsr_scalar s;
+    int is = tsp_scalar_arg(value, &s);
+    if (is == 0)
+        PyErr_Format(PyExc_TypeError, "fill_(): argument 'value' must be Number, not %s",
+                     Py_TYPE(value)->tp_name);
+    if (is <= 0)
+        return NULL;
+    tsr_status st = tsr_tensor_fill_(TENSOR(self), s);
+    return st == TSR_OK ? Py_NewRef(self) : tsp_raise(st);
+}
+
+/* type(): "torch.FloatTensor", as PyTorch names its tensor types. */
+static PyObject *m_type(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    char buf[64];
+    tsr_tensor_type(TENSOR(self), buf, sizeof(buf));
+    return PyUnicode_FromString(buf);
+}
+
+static PyObject *m_layout(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    return PyLong_FromLong(tsr_tensor_layout(TENSOR(self)));
+}
+
+/* to(device), to(dtype), to(device, dtype), to(dtype=, device=, copy=,
+ * memory_format=, non_blocking=) (to(other) is the package's). */
 static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"a", "b", "dtype", "device", "copy", NULL};
-    PyObject *a = Py_None, *b = Py_None, *dtype = Py_None, *device = Py_None;
-    int copy = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO$OOp:to", names, &a, &b, &dtype, &device,
-                                     &copy))
+    static char *names[] = {"a", "b", "dtype", "device", "copy", "non_blocking", "memory_format",
+                            NULL};
+    PyObject *a = Py_None, *b = Py_None, *dtype = Py_None, *device = Py_None, *format = NULL;
+    int copy = 0, non_blocking = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO$OOppO:to", names, &a, &b, &dtype, &device,
+                                     &copy, &non_blocking, &format))
         return NULL;
     PyObject *positional[2] = {a, b};
     for (int i = 0; i < 2; i++) {
@@ -429,10 +739,18 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     tsr_tensor_options o;
     tsr_client *c;
-    if (options_arg(dtype, device, &o, &c))
+    if (options_arg(dtype, device, &o, &c) ||
+        format_arg(format, TSR_PRESERVE_FORMAT, &o.memory_format))
         return NULL;
+    o.has_memory_format = true;
     tsr_tensor *t = NULL;
-    return result(tsr_tensor_to(c, TENSOR(self), &o, copy, &t), &t);
+    tsr_status st = tsr_tensor_to(c, TENSOR(self), &o, copy, &t);
+    if (st == TSR_OK && t == TENSOR(self)) {
+        /* Nothing changes: the tensor itself, as in PyTorch. */
+        tsr_tensor_release(t);
+        return Py_NewRef(self);
+    }
+    return result(st, &t);
 }
 
 static PyObject *m_cpu(PyObject *self, PyObject *unused)
@@ -528,9 +846,8 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused)
 static PyObject *m_item(PyObject *self, PyObject *unused)
 {
     if (tsr_tensor_numel(TENSOR(self)) != 1) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "a Tensor with %lld elements cannot be converted to Scalar",
-                     (long long)tsr_tensor_numel(TENSOR(self)));
+        PyErr_SetString(PyExc_ValueError,
+                        "only one element tensors can be converted to Python scalars");
         return NULL;
     }
     PyObject *list = m_tolist(self, unused);
@@ -542,24 +859,6 @@ static PyObject *m_item(PyObject *self, PyObject *unused)
     return list;
 }
 
-static PyObject *tensor_repr(PyObject *self)
-{
-    PyObject *values = m_tolist(self, NULL);
-    if (values == NULL)
-        return NULL;
-    tsr_device d = tsr_tensor_device(TENSOR(self));
-    char device[TSR_DEVICE_STR_MAX + 16] = "";
-    if (d.type != TSR_DEVICE_CPU) {
-        char name[TSR_DEVICE_STR_MAX];
-        tsr_device_str(d, name, sizeof(name));
-        snprintf(device, sizeof(device), ", device='%s'", name);
-    }
-    PyObject *text = PyUnicode_FromFormat("tensor(%R, dtype=tessera.%s%s)", values,
-                                          tsr_dtype_name(tsr_tensor_dtype(TENSOR(self))), device);
-    Py_DECREF(values);
-    return text;
-}
-
 static Py_ssize_t tensor_len(PyObject *self)
 {
     if (tsr_tensor_ndim(TENSOR(self)) == 0) {
@@ -568,139 +867,6 @@ static Py_ssize_t tensor_len(PyObject *self)
     }
     return (Py_ssize_t)tsr_tensor_sizes(TENSOR(self))[0];
 }
-
-/* ---- Arithmetic ----------------------------------------------------- */
-
-/* One operation's four forms with uniform signatures (add and sub with
- * alpha 1, div without rounding). */
-typedef struct arith {
-    tsr_status (*tensor)(const tsr_tensor *, const tsr_tensor *, tsr_tensor **);
-    tsr_status (*scalar)(const tsr_tensor *, tsr_scalar, tsr_tensor **);
-    tsr_status (*tensor_)(tsr_tensor *, const tsr_tensor *);
-    tsr_status (*scalar_)(tsr_tensor *, tsr_scalar);
-    bool commutes;
-} arith;
-
-#define ALPHA_FORMS(op)                                                                  \
-    static tsr_status op##_t(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **out) \
-    {                                                                                    \
-        return tsr_##op(a, b, tsr_scalar_int(1), out);                                   \
-    }                                                                                    \
-    static tsr_status op##_s(const tsr_tensor *a, tsr_scalar b, tsr_tensor **out)        \
-    {                                                                                    \
-        return tsr_##op##_scalar(a, b, tsr_scalar_int(1), out);                          \
-    }                                                                                    \
-    static tsr_status op##_ti(tsr_tensor *a, const tsr_tensor *b)                        \
-    {                                                                                    \
-        return tsr_##op##_(a, b, tsr_scalar_int(1));                                     \
-    }                                                                                    \
-    static tsr_status op##_si(tsr_tensor *a, tsr_scalar b)                               \
-    {                                                                                    \
-        return tsr_##op##_scalar_(a, b, tsr_scalar_int(1));                              \
-    }
-ALPHA_FORMS(add)
-ALPHA_FORMS(sub)
-
-static tsr_status div_tt(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor **out)
-{
-    return tsr_div(a, b, TSR_ROUNDING_NONE, out);
-}
-static tsr_status div_ts(const tsr_tensor *a, tsr_scalar b, tsr_tensor **out)
-{
-    return tsr_div_scalar(a, b, TSR_ROUNDING_NONE, out);
-}
-static tsr_status div_tti(tsr_tensor *a, const tsr_tensor *b)
-{
-    return tsr_div_(a, b, TSR_ROUNDING_NONE);
-}
-static tsr_status div_tsi(tsr_tensor *a, tsr_scalar b)
-{
-    return tsr_div_scalar_(a, b, TSR_ROUNDING_NONE);
-}
-
-static const arith ADD = {add_t, add_s, add_ti, add_si, true};
-static const arith SUB = {sub_t, sub_s, sub_ti, sub_si, false};
-static const arith MUL = {tsr_mul, tsr_mul_scalar, tsr_mul_, tsr_mul_scalar_, true};
-static const arith DIV = {div_tt, div_ts, div_tti, div_tsi, false};
-
-/* scalar OP tensor for the operations that do not commute: the scalar
- * as a tensor of the result dtype (what PyTorch's wrapped number becomes),
- * then the tensor operation. */
-static tsr_status reflected(const arith *op, tsr_scalar s, const tsr_tensor *t, tsr_tensor **out)
-{
-    tsr_operand ops[2] = {
-        {TSR_OPERAND_SCALAR, s.kind},
-        {tsr_tensor_ndim(t) ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM, tsr_tensor_dtype(t)}};
-    tsr_tensor_options o = {.has_dtype = true};
-    tsr_status st = tsr_result_type(ops, 2, &o.dtype);
-    tsr_tensor *lhs = NULL;
-    if (st == TSR_OK)
-        st = tsr_tensor_full_like(t, s, &o, &lhs);
-    if (st == TSR_OK)
-        st = op->tensor(lhs, t, out);
-    tsr_tensor_release(lhs);
-    return st;
-}
-
-static PyObject *binary(const arith *op, PyObject *a, PyObject *b, bool inplace)
-{
-    bool a_tensor = PyObject_TypeCheck(a, &tsp_tensor_type);
-    PyObject *other = a_tensor ? b : a;
-    tsr_tensor *t = NULL;
-    tsr_status st;
-    if (PyObject_TypeCheck(other, &tsp_tensor_type)) {
-        st = inplace ? op->tensor_(TENSOR(a), TENSOR(b)) : op->tensor(TENSOR(a), TENSOR(b), &t);
-    } else {
-        tsr_scalar s;
-        int is = tsp_scalar_arg(other, &s);
-        if (is < 0)
-            return NULL;
-        if (is == 0)
-            Py_RETURN_NOTIMPLEMENTED;
-        if (inplace)
-            st = op->scalar_(TENSOR(a), s);
-        else if (a_tensor || op->commutes)
-            st = op->scalar(TENSOR(a_tensor ? a : b), s, &t);
-        else
-            st = reflected(op, s, TENSOR(b), &t);
-    }
-    if (st != TSR_OK)
-        return tsp_raise(st);
-    return inplace ? Py_NewRef(a) : tsp_tensor_wrap(t);
-}
-
-/* The number slots: each operation, out of place and in place. */
-#define NUMBER_SLOTS(name, op)                            \
-    static PyObject *nb_##name(PyObject *a, PyObject *b)  \
-    {                                                     \
-        return binary(&op, a, b, false);                  \
-    }                                                     \
-    static PyObject *nb_i##name(PyObject *a, PyObject *b) \
-    {                                                     \
-        return binary(&op, a, b, true);                   \
-    }
-NUMBER_SLOTS(add, ADD)
-NUMBER_SLOTS(sub, SUB)
-NUMBER_SLOTS(mul, MUL)
-NUMBER_SLOTS(div, DIV)
-
-static PyObject *nb_neg(PyObject *a)
-{
-    tsr_tensor *t = NULL;
-    return result(tsr_neg(TENSOR(a), &t), &t);
-}
-
-static PyNumberMethods tensor_number = {
-    .nb_add = nb_add,
-    .nb_subtract = nb_sub,
-    .nb_multiply = nb_mul,
-    .nb_true_divide = nb_div,
-    .nb_inplace_add = nb_iadd,
-    .nb_inplace_subtract = nb_isub,
-    .nb_inplace_multiply = nb_imul,
-    .nb_inplace_true_divide = nb_idiv,
-    .nb_negative = nb_neg,
-};
 
 static PySequenceMethods tensor_sequence = {.sq_length = tensor_len};
 
@@ -798,6 +964,7 @@ static PyObject *py_from_dlpack(PyObject *m, PyObject *obj)
 
 /* ---- The type ------------------------------------------------------- */
 
+#define KW(fn) ((PyCFunction)(void (*)(void))(fn)), METH_VARARGS | METH_KEYWORDS
 static PyMethodDef tensor_methods[] = {
     {"size", m_size, METH_VARARGS, NULL},
     {"stride", m_stride, METH_VARARGS, NULL},
@@ -805,38 +972,71 @@ static PyMethodDef tensor_methods[] = {
     {"numel", m_numel, METH_NOARGS, NULL},
     {"storage_offset", m_storage_offset, METH_NOARGS, NULL},
     {"data_ptr", m_data_ptr, METH_NOARGS, NULL},
-    {"is_contiguous", m_is_contiguous, METH_NOARGS, NULL},
-    {"contiguous", m_contiguous, METH_NOARGS, NULL},
+    {"is_contiguous", KW(m_is_contiguous), NULL},
+    {"contiguous", KW(m_contiguous), NULL},
+    {"clone", KW(m_clone), NULL},
     {"t", m_t, METH_NOARGS, NULL},
-    {"to", (PyCFunction)(void (*)(void))m_to, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"transpose", m_transpose, METH_VARARGS, NULL},
+    {"narrow", m_narrow, METH_VARARGS, NULL},
+    {"select", m_select, METH_VARARGS, NULL},
+    {"unsqueeze", m_unsqueeze, METH_VARARGS, NULL},
+    {"_squeeze_dim", m_squeeze_dim, METH_VARARGS, NULL},
+    {"_slice", m_slice, METH_VARARGS, NULL},
+    {"permute", m_permute, METH_VARARGS, NULL},
+    {"expand", m_expand, METH_VARARGS, NULL},
+    {"view", m_view, METH_VARARGS, NULL},
+    {"reshape", m_reshape, METH_VARARGS, NULL},
+    {"as_strided", m_as_strided, METH_VARARGS, NULL},
+    {"copy_", m_copy_, METH_O, NULL},
+    {"fill_", m_fill_, METH_O, NULL},
+    {"_layout", m_layout, METH_NOARGS, NULL},
+    {"type", m_type, METH_NOARGS, NULL},
+    {"to", KW(m_to), NULL},
     {"cpu", m_cpu, METH_NOARGS, NULL},
     {"tolist", m_tolist, METH_NOARGS, NULL},
     {"item", m_item, METH_NOARGS, NULL},
-    {"__dlpack__", (PyCFunction)(void (*)(void))m_dlpack, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"__dlpack__", KW(m_dlpack), NULL},
     {"__dlpack_device__", m_dlpack_device, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 PyTypeObject tsp_tensor_type = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessera.Tensor",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tessera._C._TensorBase",
     .tp_basicsize = sizeof(tsp_tensor),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "A strided tensor on a device, as torch.Tensor.",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The C half of tessera.Tensor: libtessera's tensor and its views.",
     .tp_dealloc = tensor_dealloc,
-    .tp_repr = tensor_repr,
-    .tp_as_number = &tensor_number,
     .tp_as_sequence = &tensor_sequence,
     .tp_methods = tensor_methods,
     .tp_getset = tensor_getset,
 };
 
-#define KW(fn) ((PyCFunction)(void (*)(void))(fn)), METH_VARARGS | METH_KEYWORDS
+/* _set_tensor_class(cls): the package's Tensor class, a subclass of this
+ * type, that results are made of from now on. */
+static PyObject *py_set_tensor_class(PyObject *m, PyObject *cls)
+{
+    (void)m;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &tsp_tensor_type)) {
+        PyErr_SetString(PyExc_TypeError, "expected a subclass of _TensorBase");
+        return NULL;
+    }
+    Py_INCREF(cls); /* kept for the life of the process */
+    tensor_class = (PyTypeObject *)cls;
+    Py_RETURN_NONE;
+}
+
 PyMethodDef tsp_tensor_functions[] = {
+    {"_set_tensor_class", py_set_tensor_class, METH_O, "The class of the tensors made"},
     {"tensor", KW(py_tensor), "torch.tensor(data, *, dtype=None, device=None)"},
-    {"empty", KW(py_empty), "torch.empty(*size, dtype=None, device=None)"},
+    {"empty", KW(py_empty), "torch.empty(*size, dtype=None, device=None, memory_format=None)"},
     {"zeros", KW(py_zeros), "torch.zeros(*size, dtype=None, device=None)"},
     {"ones", KW(py_ones), "torch.ones(*size, dtype=None, device=None)"},
     {"full", KW(py_full), "torch.full(size, fill_value, *, dtype=None, device=None)"},
+    {"empty_strided", KW(py_empty_strided), "torch.empty_strided(size, stride, *, dtype, device)"},
+    {"empty_like", KW(py_empty_like), "torch.empty_like(input, *, dtype, device, memory_format)"},
+    {"zeros_like", KW(py_zeros_like), "torch.zeros_like(input, *, dtype, device, memory_format)"},
+    {"ones_like", KW(py_ones_like), "torch.ones_like(input, *, dtype, device, memory_format)"},
+    {"full_like", KW(py_full_like), "torch.full_like(input, fill_value, *, dtype, device, ...)"},
     {"to_dlpack", KW(py_to_dlpack), "A DLPack capsule of tensor (host=True: as host memory)"},
     {"from_dlpack", py_from_dlpack, METH_O, "A Tensor over a DLPack capsule or __dlpack__ object"},
     {NULL, NULL, 0, NULL},

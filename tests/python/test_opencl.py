@@ -4,42 +4,15 @@ on the device, __dlpack_device__, the kDLOpenCL round trip into the same
 session, and tessera.to_dlpack(t, host=True), which waits for the queued
 kernels and hands the device's host-shared memory to PyTorch as kDLCPU
 without a copy."""
-import os
-import subprocess
-import time
-
 import pytest
 
 import tessera
-
-DAEMON = os.environ.get("TESSERA_TEST_DAEMON")
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory):
-    if not DAEMON:
-        pytest.skip("TESSERA_TEST_DAEMON is not set")
-    socket = str(tmp_path_factory.mktemp("tesserad") / "tesserad.sock")
-    log = open(socket + ".log", "w")
-    proc = subprocess.Popen([DAEMON, "--foreground", "--socket", socket], stdout=log,
-                            stderr=subprocess.STDOUT)
-    for _ in range(300):
-        if os.path.exists(socket) or proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None and os.path.exists(socket), "tesserad did not start"
-    # The package opens its session at the first accelerator tensor.
-    os.environ["TESSERA_SOCKET"] = socket
-    yield socket
-    proc.terminate()
-    proc.wait(timeout=30)
-    log.close()
 
 
 def test_opencl_tensors(daemon):
     t = tessera.tensor([[1.0, 2.0], [3.0, 4.0]], device="opencl:0")
     assert t.device == tessera.device("opencl:0")
-    assert repr(t) == "tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tessera.float32, device='opencl:0')"
+    assert repr(t) == "tensor([[1., 2.],\n        [3., 4.]], device='opencl:0')"
     u = t * 2 + tessera.ones(2, 2, device="opencl:0")
     assert u.tolist() == [[3.0, 5.0], [7.0, 9.0]]
     assert u.cpu().device == tessera.device("cpu")
@@ -61,3 +34,61 @@ def test_opencl_dlpack(daemon):
     np = pytest.importorskip("numpy")
     with pytest.raises(Exception):
         np.from_dlpack(t)  # NumPy takes host memory only
+
+
+def test_opencl_module(daemon):
+    # as torch.cuda on a machine with one device
+    assert tessera.opencl.is_available() and tessera.opencl.device_count() == 1
+    assert tessera.opencl.current_device() == 0
+    tessera.opencl.set_device(0)
+    tessera.opencl.set_device("opencl:0")
+    with pytest.raises(RuntimeError):
+        tessera.opencl.set_device(1)
+    with tessera.opencl.device(0):
+        assert tessera.opencl.current_device() == 0
+    assert tessera.device(0) == tessera.device("opencl:0")
+    assert tessera.zeros(2, device=0).device == tessera.device("opencl:0")
+
+
+def test_default_device_and_context(daemon):
+    with tessera.device("opencl:0") as d:
+        assert d == tessera.device("opencl:0")
+        assert tessera.zeros(2).device == d and tessera.tensor([1.5]).device == d
+        assert tessera.zeros(2, device="cpu").device.type == "cpu"  # an explicit device wins
+        with tessera.device("cpu"):
+            assert tessera.ones(1).device.type == "cpu"
+        assert tessera.full((2,), 3).device == d
+        assert tessera.get_default_device() == d
+    assert tessera.zeros(1).device.type == "cpu"
+    tessera.set_default_device("opencl:0")
+    try:
+        assert tessera.ones(3).device == tessera.device("opencl:0")
+    finally:
+        tessera.set_default_device(None)
+    assert tessera.ones(3).device.type == "cpu"
+
+
+def test_opencl_views_indexing_and_ops(daemon):
+    t = tessera.tensor([[0., 1., 2.], [3., 4., 5.]], device="opencl:0")
+    assert t[1].tolist() == [3., 4., 5.] and t[:, ::2].tolist() == [[0., 2.], [3., 5.]]
+    assert t.t()[2, 1].item() == 5.0 and t[..., -1].stride() == (3,)
+    t[0] = 7.0
+    t[1, 1:] = tessera.tensor([8., 9.])[None].opencl()
+    assert t.tolist() == [[7., 7., 7.], [3., 8., 9.]]
+    assert (t > 7).tolist() == [[False, False, False], [False, True, True]]
+    assert (t // 2 % 3).tolist() == [[0., 0., 0.], [1., 1., 1.]]
+    assert tessera.sqrt(t).device == t.device and t.exp().device == t.device
+    assert repr(t[1]) == "tensor([3., 8., 9.], device='opencl:0')"
+    assert repr(tessera.ones(2, dtype=tessera.int32, device="opencl:0")) == \
+        "tensor([1, 1], device='opencl:0', dtype=tessera.int32)"
+
+
+def test_opencl_numbers_and_reductions(daemon):
+    t = tessera.tensor([[1, 2, 3], [4, 5, 6]], dtype=tessera.int32, device="opencl:0")
+    r = 10 - t  # the number joins on the device, as PyTorch's wrapped numbers
+    assert r.device == t.device and r.dtype is tessera.int32
+    assert r.tolist() == [[9, 8, 7], [6, 5, 4]]
+    assert (7 / t).dtype is tessera.float32 and (t ** 2).tolist() == [[1, 4, 9], [16, 25, 36]]
+    assert (tessera.tensor([1], dtype=tessera.int8, device="opencl:0") + 300).tolist() == [45]
+    assert t.sum().item() == 21 and t.sum(1).tolist() == [6, 15]
+    assert t.amax(0, keepdim=True).tolist() == [[4, 5, 6]]

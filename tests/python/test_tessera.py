@@ -94,7 +94,8 @@ def test_factories_and_attributes():
     assert tessera.full((2, 2), 7).dtype is tessera.int64
     assert tessera.full([3], 0.5, dtype=tessera.float64).tolist() == [0.5] * 3
     assert tessera.empty(4, 0).shape == (4, 0)
-    assert repr(tessera.tensor([1, 2])) == "tensor([1, 2], dtype=tessera.int64)"
+    assert repr(tessera.tensor([1, 2])) == "tensor([1, 2])"
+    assert repr(tessera.tensor([1, 2], dtype=tessera.int8)) == "tensor([1, 2], dtype=tessera.int8)"
 
 
 def test_views_and_conversions():
@@ -160,3 +161,32 @@ def test_errors_are_pytorchs():
         tessera.promote_types(tessera.float32, "float64")
     with pytest.raises(TypeError):
         tessera.zeros(2) + "x"
+
+
+def test_every_op_table_row_is_a_function_and_a_method():
+    rows = tessera._C._op_names()
+    names = {name for name, _ in rows}
+    assert {"add", "atan2", "where", "isnan", "gelu_tanh", "bitwise_left_shift"} <= names
+    assert len(rows) > 80
+    for name, arity in rows:
+        if name.endswith("_scalar"):
+            continue  # the library's own forms of clamp and lerp with numbers
+        assert callable(getattr(tessera, name)), name
+        assert callable(getattr(tessera.Tensor, name)), name
+        assert callable(getattr(tessera.Tensor, name + "_")), name
+        assert arity in (1, 2, 3)
+    # one path: a row by name gives what its operator gives
+    t = tessera.tensor([1.0, -2.0, 4.0])
+    assert tessera.mul(t, 3).tolist() == (t * 3).tolist() == [3.0, -6.0, 12.0]
+    assert tessera.neg(t).tolist() == (-t).tolist()
+    u = t.clone()
+    assert u.abs_() is u and u.tolist() == [1.0, 2.0, 4.0]
+
+
+def test_results_are_tessera_tensors():
+    t = tessera.ones(2, 3)
+    for r in (t + 1, t[0], t.t(), t.sum(), tessera.from_dlpack(t), t.max(1).values, t @ t.t(),
+              tessera.cat([t, t]), t.to(tessera.float64), t.clone()):
+        assert type(r) is tessera.Tensor
+    assert isinstance(t.shape, tuple) and t.shape == (2, 3)
+    assert {t: 1}[t] == 1  # hashable by identity, as torch.Tensor
