@@ -22,7 +22,8 @@
     X(tsr_topology_row, 336, 272)        \
     X(tsr_daemon_stats, 152, 88)         \
     X(tsr_cast_options, 80, 16)          \
-    X(tsr_tensor_options, 96, 32)
+    X(tsr_tensor_options, 96, 32)        \
+    X(tsr_kernel_arg, 104, 72)
 
 #if UINTPTR_MAX == UINT64_MAX
 #define TSR__ABI_CHECK(type, size, reserved_at)                                                \

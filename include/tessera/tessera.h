@@ -15,5 +15,6 @@
 #include "tessera/client.h"
 #include "tessera/tensor.h"
 #include "tessera/ops.h"
+#include "tessera/kernel.h"
 
 #endif /* TESSERA_TESSERA_H */

@@ -52,6 +52,12 @@ static const doc_op doc_ops[] = {
     [16] = {"DEVICE_STATUS", 8, 672, false, true},
     [17] = {"TOPOLOGY", 8, 80, false, true},
     [18] = {"DAEMON_STATS", 0, 88, false, true},
+    [23] = {"PROGRAM_CREATE", 528, 8, false, false},
+    [24] = {"PROGRAM_SOURCE", 3984, 0, false, false},
+    [25] = {"PROGRAM_STATUS", 8, 3088, false, false},
+    [26] = {"PROGRAM_RELEASE", 8, 0, true, false},
+    [27] = {"KERNEL_INFO", 72, 2056, false, false},
+    [28] = {"KERNEL_LAUNCH", 1344, 8, true, false},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 
@@ -107,7 +113,7 @@ static bool model_accepts(const uint8_t *f, size_t len, uint32_t transport, bool
         return false;
     uint32_t version = rd16(f + 4), flags = rd32(f + 8), length = rd32(f + 12);
     const doc_op *op = doc_op_of(rd16(f + 6));
-    if (rd32(f) != 0x31525354u || version < 5 || version > 5 || !op)
+    if (rd32(f) != 0x31525354u || version < 6 || version > 6 || !op)
         return false;
     if (transport == TSR__WIRE_RING && !op->ring)
         return false;

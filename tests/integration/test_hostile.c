@@ -465,7 +465,7 @@ static void check_before_hello(void)
 
 static void check_version_mismatch(void)
 {
-    static const uint32_t ranges[][2] = {{6, 7}, {4, 4}, {0, 1},
+    static const uint32_t ranges[][2] = {{7, 8}, {5, 5}, {0, 1},
                                          {1, 1}, {5, 1}, {UINT32_MAX, UINT32_MAX}};
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
         conn c;
@@ -516,21 +516,21 @@ static const attack attacks[] = {
      .opcode = TSR__OP_PING,
      .magic = 0xdeadbeef,
      .why = "malformed frame: bad frame magic 0xdeadbeef"},
-    {.what = "version 6",
+    {.what = "version 7",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 6,
-     .why = "malformed frame: frame of protocol version 6; this side speaks 5 to 5"},
-    {.what = "version 4",
+     .version = 7,
+     .why = "malformed frame: frame of protocol version 7; this side speaks 6 to 6"},
+    {.what = "version 5",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 4,
-     .why = "malformed frame: frame of protocol version 4; this side speaks 5 to 5"},
+     .version = 5,
+     .why = "malformed frame: frame of protocol version 5; this side speaks 6 to 6"},
     {.what = "version 0",
      .opcode = TSR__OP_PING,
      .set_version = true,
      .version = 0,
-     .why = "malformed frame: frame of protocol version 0; this side speaks 5 to 5"},
+     .why = "malformed frame: frame of protocol version 0; this side speaks 6 to 6"},
     {.what = "unknown opcode", .opcode = 99, .why = "malformed frame: unknown opcode 99"},
     {.what = "opcode 0", .opcode = 0, .why = "malformed frame: unknown opcode 0"},
     {.what = "length says more",

@@ -1,0 +1,322 @@
+/* User kernels through a real daemon on opencl:0: a block reduction with
+ * local memory and barriers gives the right sums; a tensor argument
+ * starts at the tensor's storage offset; a wrong kind of argument fails
+ * when it is set; a failed build carries the compiler's log; a user
+ * kernel runs in order between built-in adds; a kernel that writes far
+ * out of bounds or follows a garbage pointer ends only its own worker
+ * (the daemon and another session's tensors are untouched, and the
+ * session builds again); a kernel that never ends is stopped at
+ * kernels.run_time_limit_ms; a compiler over kernels.build_time_limit_ms
+ * is a build error; kernels.user = off refuses programs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support_daemon.h"
+#include "test.h"
+
+static const tsr_device DEV = {TSR_DEVICE_OPENCL, 0};
+
+static const char *REDUCE_SRC =
+    "__kernel void block_sum(__global const float *in, __global float *out,\n"
+    "                        __local float *scratch, uint n) {\n"
+    "    uint lid = get_local_id(0), gid = get_global_id(0), size = get_local_size(0);\n"
+    "    scratch[lid] = gid < n ? in[gid] : 0.0f;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (uint s = size / 2; s > 0; s /= 2) {\n"
+    "        if (lid < s) scratch[lid] += scratch[lid + s];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (lid == 0) out[get_group_id(0)] = scratch[0];\n"
+    "}\n"
+    "__kernel void iota(__global int *out) { out[get_global_id(0)] = (int)get_global_id(0); }\n"
+    "__kernel void scale(__global float *out, __global const float *in, float k) {\n"
+    "    size_t i = get_global_id(0); out[i] = in[i] * k;\n"
+    "}\n";
+
+static tsr_tensor *floats(tsr_client *c, int64_t n, const float *data)
+{
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    tsr_tensor *t = NULL;
+    int64_t sizes[1] = {n};
+    if (data)
+        tsr_tensor_from_data(c, 1, sizes, TSR_FLOAT32, data, &o, &t);
+    else
+        tsr_tensor_zeros(c, 1, sizes, &o, &t);
+    return t;
+}
+
+static tsr_program *build(tsr_client *c, const char *src)
+{
+    tsr_program *p = NULL;
+    if (tsr_program_create(c, DEV, src, NULL, &p) != TSR_OK)
+        return NULL;
+    if (tsr_program_wait(p) != TSR_OK) {
+        tsr_program_release(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void check_reduction(tsr_client *c, tsr_program *p)
+{
+    enum { N = 4096, BLOCK = 64 };
+    float *in = malloc(N * sizeof *in), want[N / BLOCK] = {0}, got[N / BLOCK];
+    for (int i = 0; i < N; i++) {
+        in[i] = (float)((i * 7) % 13) - 6.0f;
+        want[i / BLOCK] += in[i];
+    }
+    tsr_tensor *x = floats(c, N, in), *y = floats(c, N / BLOCK, NULL);
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "block_sum", &k));
+    ASSERT_EQ(tsr_kernel_num_args(k), 4);
+    tsr_kernel_arg info;
+    ASSERT_OK(tsr_kernel_arg_info(k, 2, &info));
+    ASSERT_EQ(info.kind, TSR_KERNEL_ARG_LOCAL);
+    ASSERT_STREQ(info.name, "scratch");
+    ASSERT_OK(tsr_kernel_arg_info(k, 3, &info));
+    ASSERT_EQ(info.kind, TSR_KERNEL_ARG_SCALAR);
+    ASSERT_STREQ(info.type_name, "uint");
+    ASSERT_EQ(info.size, 4);
+    uint32_t n = N;
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, x));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, y));
+    ASSERT_OK(tsr_kernel_set_arg_local(k, 2, BLOCK * sizeof(float)));
+    ASSERT_OK(tsr_kernel_set_arg_scalar(k, 3, TSR_UINT32, &n));
+    size_t global[1] = {N}, local[1] = {BLOCK};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, local));
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    ASSERT_OK(tsr_tensor_copy_to_host(y, got, sizeof got));
+    int wrong = 0;
+    for (int b = 0; b < N / BLOCK; b++)
+        wrong += got[b] != want[b];
+    ASSERT_EQ(wrong, 0);
+
+    /* Wrong kinds fail when set. */
+    double d = 1;
+    ASSERT_FAIL(tsr_kernel_set_arg_tensor(k, 3, x), TSR_ERR_TYPE,
+                "kernel block_sum: argument 3 (uint n) is a value (set it with "
+                "tsr_kernel_set_arg_scalar), not a tensor");
+    ASSERT_FAIL(tsr_kernel_set_arg_scalar(k, 3, TSR_FLOAT64, &d), TSR_ERR_TYPE,
+                "kernel block_sum: argument 3 (uint n) does not take a float64");
+    ASSERT_FAIL(tsr_kernel_set_arg_local(k, 0, 64), TSR_ERR_TYPE,
+                "kernel block_sum: argument 0 (float* in) is a __global pointer (set it with "
+                "tsr_kernel_set_arg_tensor), not a local memory size");
+    ASSERT_FAIL(tsr_kernel_set_arg_scalar(k, 2, TSR_UINT32, &n), TSR_ERR_TYPE,
+                "kernel block_sum: argument 2 (float* scratch) is a __local pointer (set it with "
+                "tsr_kernel_set_arg_local), not a scalar");
+    ASSERT_FAIL(tsr_kernel_set_arg_local(k, 4, 64), TSR_ERR_INDEX,
+                "kernel block_sum takes 4 arguments: there is no argument 4");
+    tsr_kernel *fresh = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "block_sum", &fresh));
+    ASSERT_FAIL(tsr_kernel_launch(fresh, 1, global, local), TSR_ERR_INVALID_ARGUMENT,
+                "kernel block_sum: argument 0 (in) is not set");
+    ASSERT_FAIL(tsr_kernel_create(p, "nope", &fresh), TSR_ERR_INVALID_ARGUMENT, NULL);
+    tsr_kernel_release(fresh);
+    tsr_kernel_release(k);
+    tsr_tensor_release(x);
+    tsr_tensor_release(y);
+    free(in);
+}
+
+/* A view's argument starts at its first element. */
+static void check_offset(tsr_client *c, tsr_program *p)
+{
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {16};
+    tsr_tensor *base = NULL, *view = NULL;
+    ASSERT_OK(tsr_tensor_full(c, 1, sizes, (tsr_scalar){.kind = TSR_INT64, .v.i = -1}, &o, &base));
+    ASSERT_OK(tsr_tensor_narrow(base, 0, 5, 8, &view));
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "iota", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, view));
+    size_t global[1] = {8};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    int32_t got[16];
+    ASSERT_OK(tsr_tensor_copy_to_host(base, got, sizeof got));
+    int wrong = 0;
+    for (int i = 0; i < 16; i++)
+        wrong += got[i] != (i >= 5 && i < 13 ? i - 5 : -1);
+    ASSERT_EQ(wrong, 0);
+    tsr_kernel_release(k);
+    tsr_tensor_release(view);
+    tsr_tensor_release(base);
+}
+
+/* add, then the user kernel reading its result, then add reading the
+ * kernel's: large enough that any overtaking would show. */
+static void check_order(tsr_client *c, tsr_program *p)
+{
+    enum { N = 1 << 20 };
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {N};
+    tsr_tensor *a = NULL, *b = NULL, *s = floats(c, N, NULL), *d = NULL;
+    tsr_scalar one = {.kind = TSR_INT64, .v.i = 1};
+    ASSERT_OK(tsr_tensor_ones(c, 1, sizes, &o, &a));
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "scale", &k));
+    for (int round = 0; round < 3; round++) {
+        ASSERT_OK(tsr_add(a, a, one, &b)); /* 2 */
+        float ten = 10;
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, s));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, b));
+        ASSERT_OK(tsr_kernel_set_arg_scalar(k, 2, TSR_FLOAT32, &ten));
+        size_t global[1] = {N};
+        ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL)); /* 20 */
+        ASSERT_OK(tsr_add(s, a, one, &d));                /* 21 */
+        float *got = malloc(N * sizeof *got);
+        ASSERT_OK(tsr_tensor_copy_to_host(d, got, N * sizeof *got));
+        int wrong = 0;
+        for (int i = 0; i < N; i++)
+            wrong += got[i] != 21.0f;
+        ASSERT_EQ(wrong, 0);
+        free(got);
+        tsr_tensor_release(b);
+        tsr_tensor_release(d);
+        /* and the next round starts from zeros again */
+        ASSERT_OK(tsr_tensor_fill_(s, (tsr_scalar){.kind = TSR_FLOAT64, .v.f = 0}));
+    }
+    tsr_kernel_release(k);
+    tsr_tensor_release(a);
+    tsr_tensor_release(s);
+}
+
+static void check_build_error(tsr_client *c)
+{
+    tsr_program *p = NULL;
+    ASSERT_OK(tsr_program_create(
+        c, DEV, "__kernel void f(__global int *p) { p[0] = undeclared_x; }", NULL, &p));
+    ASSERT_EQ(tsr_program_wait(p), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_TRUE(strstr(tsr_last_error(), "the program did not build: ") == tsr_last_error());
+    ASSERT_TRUE(strstr(tsr_last_error(), "undeclared_x") != NULL);
+    ASSERT_TRUE(strstr(tsr_program_build_log(p), "error") != NULL);
+    tsr_program_release(p);
+}
+
+/* A kernel that breaks its worker: the session's synchronize reports it,
+ * the other session's tensor and the daemon are untouched, and a new
+ * program runs. */
+static void check_contained(test_daemon *d, tsr_client *c, tsr_client *other, const char *src)
+{
+    enum { N = 1024 };
+    float data[N], got[N];
+    for (int i = 0; i < N; i++)
+        data[i] = (float)i * 0.5f;
+    tsr_tensor *mine = floats(other, N, data);
+    tsr_program *p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    if (!p)
+        return;
+    tsr_tensor *x = floats(c, 16, NULL);
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "bad", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, x));
+    size_t global[1] = {1};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    ASSERT_EQ(tsr_synchronize(c, DEV), TSR_ERR_DEVICE);
+    ASSERT_TRUE(strstr(tsr_last_error(), "the kernel worker of uid ") != NULL);
+    ASSERT_TRUE(strstr(tsr_last_error(), " on opencl:0 ended: ") != NULL);
+    ASSERT_TRUE(test_daemon_alive(d));
+    /* The broken program says why. */
+    ASSERT_EQ(tsr_kernel_launch(k, 1, global, NULL), TSR_ERR_DEVICE);
+    ASSERT_TRUE(strstr(tsr_last_error(), "cannot run: the kernel worker") != NULL);
+    /* The other session's data and built-ins. */
+    ASSERT_OK(tsr_tensor_copy_to_host(mine, got, sizeof got));
+    ASSERT_EQ(memcmp(got, data, sizeof got), 0);
+    tsr_tensor *sum = NULL;
+    ASSERT_OK(tsr_add(mine, mine, (tsr_scalar){.kind = TSR_INT64, .v.i = 1}, &sum));
+    ASSERT_OK(tsr_tensor_copy_to_host(sum, got, sizeof got));
+    ASSERT_EQ(got[N - 1], (float)(N - 1));
+    /* The session goes on: a new worker runs its next program. */
+    tsr_program *again = build(c, REDUCE_SRC);
+    ASSERT_TRUE(again != NULL);
+    if (again)
+        check_offset(c, again);
+    tsr_program_release(again);
+    tsr_tensor_release(sum);
+    tsr_kernel_release(k);
+    tsr_program_release(p);
+    tsr_tensor_release(x);
+    tsr_tensor_release(mine);
+}
+
+int main(void)
+{
+    test_daemon d;
+    const char *args[] = {"--set", "kernels.run_time_limit_ms=3000", NULL};
+    if (test_daemon_start(&d, args) != 0)
+        return 1;
+    tsr_client *c = NULL, *other = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    ASSERT_OK(tsr_client_open(NULL, &other));
+    if (!c || !other)
+        return 1;
+    int32_t n = 0;
+    ASSERT_OK(tsr_device_count(c, TSR_DEVICE_OPENCL, &n));
+    if (n < 1)
+        TEST_SKIP("no OpenCL device");
+
+    tsr_program *p = build(c, REDUCE_SRC);
+    ASSERT_TRUE(p != NULL);
+    if (!p) {
+        test_daemon_dump_log(&d);
+        TEST_DONE();
+    }
+    check_reduction(c, p);
+    check_offset(c, p);
+    check_order(c, p);
+    check_build_error(c);
+    tsr_program_release(p);
+
+    check_contained(&d, c, other,
+                    "__kernel void bad(__global float *p) { p[(1L << 40) + get_global_id(0)] = 1; "
+                    "p[-(1L << 41)] = 2; }");
+    check_contained(&d, c, other,
+                    "__kernel void bad(__global float *p) {\n"
+                    "    __global float *g = (__global float *)(0x10UL + (ulong)p[0]);\n"
+                    "    g[0] = 3;\n"
+                    "}");
+    check_contained(&d, c, other,
+                    "__kernel void bad(__global float *p) {\n"
+                    "    volatile __global float *v = p;\n"
+                    "    while (v[0] != 12345.0f) { v[1] = v[1] + 1.0f; }\n"
+                    "}");
+    ASSERT_TRUE(test_daemon_log_count(&d, " on opencl:0 ended: a kernel "
+                                          "ran past its time limit (kernels.run_time_limit_ms, "
+                                          "3000 ms)") >= 1);
+    tsr_client_close(other);
+    tsr_client_close(c);
+    int rc = test_daemon_stop(&d);
+    ASSERT_EQ(rc, 0);
+
+    /* A compiler over its time limit, and user kernels turned off. */
+    const char *tight[] = {"--set", "kernels.build_time_limit_ms=1", NULL};
+    if (test_daemon_start(&d, tight) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    tsr_program *slow = NULL;
+    ASSERT_OK(tsr_program_create(c, DEV, REDUCE_SRC, NULL, &slow));
+    ASSERT_FAIL(tsr_program_wait(slow), TSR_ERR_LIMIT,
+                "the program did not build: the kernel compiler ran past its time limit "
+                "(kernels.build_time_limit_ms, 1 ms) and was stopped");
+    tsr_program_release(slow);
+    tsr_tensor *t = floats(c, 4, NULL);
+    ASSERT_TRUE(t != NULL);
+    tsr_tensor_release(t);
+    ASSERT_TRUE(test_daemon_alive(&d));
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+
+    const char *off[] = {"--set", "kernels.user=off", NULL};
+    if (test_daemon_start(&d, off) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    ASSERT_FAIL(tsr_program_create(c, DEV, REDUCE_SRC, NULL, &slow), TSR_ERR_NOT_SUPPORTED,
+                "user kernels are turned off on this daemon (kernels.user = off)");
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+    TEST_DONE();
+}
