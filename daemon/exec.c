@@ -146,7 +146,7 @@ typedef struct tsr__executor {
  * TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the user's
  * cache directory; "" (the first of them set but empty) keeps them in
  * memory only. */
-static const char *cache_dir(const tsr__server *server, char *buf, size_t n)
+const char *tsr__exec_cache_dir(const tsr__server *server, char *buf, size_t n)
 {
     const char *v;
     if (server->kernel_cache_dir[0])
@@ -731,7 +731,7 @@ static tsr_status executor_get(tsr__server *server, executor **out)
     x->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     tsr_status st = x->notify_fd < 0 ? tsr__fail(TSR_ERR_IO, "eventfd failed") : TSR_OK;
     char dir_buf[1024];
-    const char *dir = cache_dir(server, dir_buf, sizeof dir_buf);
+    const char *dir = tsr__exec_cache_dir(server, dir_buf, sizeof dir_buf);
     if (st == TSR_OK) {
         tsr__backend_config config = {
             .found = &reg->found, .devices = served, .cache_dir = dir, .notify_fd = x->notify_fd};

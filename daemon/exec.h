@@ -64,6 +64,11 @@ tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user
  * synchronize reports). Loop thread. */
 void tsr__exec_user_done(tsr__exec_user_job *job, tsr_status status, const char *message);
 
+/* Where compiled programs are kept on disk: the configured directory,
+ * else TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the
+ * user's cache directory (buf holds it then); "": in memory only. */
+const char *tsr__exec_cache_dir(const tsr__server *server, char *buf, size_t n);
+
 /* Accelerator `queue`'s busy time since the executor started, in ns:
  * how long its queue held a kernel the driver had not finished (0 before
  * the first launch). Exact: measured at each submission and completion. */

@@ -233,6 +233,8 @@ static void on_built(worker *w, const tsr__worker_built *b, size_t got)
         }
         p->nkernels = n;
         p->state = TSR__WIRE_PROGRAM_BUILT;
+        tsr__log(TSR__LOG_INFO, "session %u: program %u built%s", p->session->id, p->id,
+                 b->cached ? " (from the disk cache)" : "");
     } else {
         p->state = TSR__WIRE_PROGRAM_BROKEN;
     }
@@ -320,7 +322,7 @@ static tsr_status worker_start(tsr__server *server, uid_t uid, uint32_t queue, w
     state *st = state_of(server);
     const tsr__registry *reg = &server->registry;
     const tsr__backend *be = reg->backend;
-    char where[64], fdtext[16];
+    char where[64], fdtext[16], cache_buf[1024], cache[1200] = "";
     if (!st)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     if (!be || !be->worker || !be->worker_device ||
@@ -338,7 +340,10 @@ static tsr_status worker_start(tsr__server *server, uid_t uid, uint32_t queue, w
     }
     w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     snprintf(fdtext, sizeof fdtext, "%d", 3);
-    char *argv[] = {(char *)path, "serve", fdtext, where, NULL};
+    const char *dir = tsr__exec_cache_dir(server, cache_buf, sizeof cache_buf);
+    if (dir[0])
+        snprintf(cache, sizeof cache, "%s/user/%u", dir, (unsigned)uid);
+    char *argv[] = {(char *)path, "serve", fdtext, where, cache, NULL};
     pid_t pid = w->timer_fd >= 0 ? fork() : -1;
     if (pid == 0) {
         /* Only async-signal-safe calls until exec: the daemon has threads. */

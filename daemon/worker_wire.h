@@ -8,6 +8,11 @@
  * worker says beyond what a failed or finished request is, since the
  * worker runs the client's code.
  *
+ * The daemon starts a worker as `WORKER serve FD DEVICE CACHE`: CACHE is
+ * the directory of that uid's compiled programs ("" for none), a folder
+ * of the daemon's program cache of its own per uid, so that a program
+ * one user's compiler made is never loaded for another.
+ *
  * The worker answers requests in order: BUILD with BUILT, LAUNCH with
  * DONE; RELEASE gets no answer. Layouts are the same on both sides (same
  * build), so structs travel as they are. */
@@ -54,7 +59,8 @@ typedef struct tsr__worker_built {
     uint32_t program;
     int32_t status; /* TSR_OK, else why it failed (the log says more) */
     uint32_t nkernels;
-    uint32_t log_length, pad;
+    uint32_t log_length;
+    uint32_t cached; /* 1: the binary came from the disk cache, not the compiler */
     char log[TSR__WIRE_BUILD_LOG];
     tsr__worker_kernel kernels[TSR__WORKER_KERNELS];
 } tsr__worker_built;

@@ -1,10 +1,12 @@
 /* tessera-kernel-worker: runs one uid's user kernels on one OpenCL
  * device, outside the daemon (docs/architecture.md, "User kernels").
  *
- *   tessera-kernel-worker serve FD P:D
+ *   tessera-kernel-worker serve FD P:D CACHE
  *       the worker: FD is its end of the daemon's socketpair
  *       (daemon/worker_wire.h), P:D the platform and device index of the
- *       device. It holds its own context and in-order queue, maps only
+ *       device, CACHE the directory of its uid's compiled programs ("":
+ *       none; opencl/cache.h, keyed by the device, its driver, the
+ *       options and the source). It holds its own context and in-order queue, maps only
  *       the segments the daemon passes with each launch (for the length
  *       of that launch), and answers requests in order until the daemon
  *       closes the socket.
@@ -40,6 +42,7 @@
 #include <unistd.h>
 
 #include "daemon/worker_wire.h"
+#include "opencl/cache.h"
 #include "opencl/errors.h"
 
 #define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
@@ -197,6 +200,8 @@ typedef struct program {
 
 static cl_context context;
 static cl_command_queue queue;
+static tsr__kcache *cache;
+static uint64_t device_hash; /* of the device's name, vendor and driver version */
 static bool host_unified;
 static char self_path[4096], where[64];
 static program *programs;
@@ -348,6 +353,38 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     return false;
 }
 
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t k = 0; k < n; k++) {
+        h ^= p[k];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+/* The cache entry of a source built with `options` on this device. */
+static uint64_t program_name(const char *options, const void *source, size_t length)
+{
+    uint64_t h = fnv1a(device_hash, options, strlen(options) + 1);
+    h = fnv1a(h, &length, sizeof length);
+    return fnv1a(h, source, length);
+}
+
+static void hash_device(void)
+{
+    static const cl_device_info what[] = {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DRIVER_VERSION,
+                                          CL_DEVICE_VERSION};
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    h = fnv1a(h, "tessera user program 1", 23);
+    for (size_t k = 0; k < sizeof what / sizeof what[0]; k++) {
+        char text[512] = "";
+        clGetDeviceInfo(device, what[k], sizeof text - 1, text, NULL);
+        h = fnv1a(h, text, strlen(text) + 1);
+    }
+    device_hash = h;
+}
+
 /* "float4" -> 16; 0 for what a scalar argument cannot be. */
 static uint32_t value_size(const char *type)
 {
@@ -421,7 +458,31 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     r->program = b->program;
     char *answer = NULL;
     size_t len = 0;
-    if (run_compiler(b, src, r, &answer, &len)) {
+    uint64_t name = 0;
+    bool named = false;
+    if (cache && b->source_bytes) {
+        void *text = mmap(NULL, b->source_bytes, PROT_READ, MAP_SHARED, src, 0);
+        if (text != MAP_FAILED) {
+            name = program_name(b->options, text, b->source_bytes);
+            named = true;
+            munmap(text, b->source_bytes);
+        }
+    }
+    unsigned char *stored = NULL;
+    size_t stored_len = 0;
+    if (named && tsr__kcache_load(cache, name, &stored, &stored_len) == TSR__KCACHE_FOUND) {
+        /* As the compiler would answer: a header, no log, the binary. */
+        built_header h = {.status = TSR_OK, .binary_length = stored_len};
+        answer = malloc(sizeof h + stored_len);
+        if (answer) {
+            memcpy(answer, &h, sizeof h);
+            memcpy(answer + sizeof h, stored, stored_len);
+            len = sizeof h + stored_len;
+            r->cached = 1;
+        }
+        free(stored);
+    }
+    if (answer || run_compiler(b, src, r, &answer, &len)) {
         built_header h;
         memcpy(&h, answer, sizeof h);
         const char *log = answer + sizeof h;
@@ -463,6 +524,8 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             if (r->status == TSR_OK) {
                 r->nkernels = n;
                 programs[nprograms++] = p;
+                if (named && !r->cached)
+                    tsr__kcache_store(cache, name, bin, bin_len);
             } else {
                 for (cl_uint k = 0; k < n; k++)
                     clReleaseKernel(p.kernels[k]);
@@ -579,7 +642,7 @@ reply:
 
 static int serve_main(int argc, char **argv)
 {
-    if (argc != 4)
+    if (argc != 5)
         return 2;
     int sock = atoi(argv[2]);
     snprintf(where, sizeof where, "%s", argv[3]);
@@ -594,6 +657,9 @@ static int serve_main(int argc, char **argv)
         return 4;
     clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     host_unified = unified == CL_TRUE;
+    hash_device();
+    if (argv[4][0] && tsr__kcache_open(argv[4], &cache) != TSR_OK)
+        cache = NULL; /* refused: every program is compiled */
     static union {
         uint32_t op;
         tsr__worker_build build;

@@ -6,11 +6,15 @@
  * out of bounds or follows a garbage pointer ends only its own worker
  * (the daemon and another session's tensors are untouched, and the
  * session builds again); a kernel that never ends is stopped at
- * kernels.run_time_limit_ms; a compiler over kernels.build_time_limit_ms
- * is a build error; kernels.user = off refuses programs. */
+ * kernels.run_time_limit_ms; a program one process built comes from the
+ * disk cache for another; a compiler over kernels.build_time_limit_ms is
+ * a build error; kernels.user = off refuses programs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "support_daemon.h"
 #include "test.h"
@@ -243,6 +247,53 @@ static void check_contained(test_daemon *d, tsr_client *c, tsr_client *other, co
     tsr_tensor_release(mine);
 }
 
+/* A process of its own builds `src` with `options` and runs it once. */
+static int build_elsewhere(const char *src, const char *options)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        tsr_client *c = NULL;
+        tsr_program *p = NULL;
+        if (tsr_client_open(NULL, &c) != TSR_OK ||
+            tsr_program_create(c, DEV, src, options, &p) != TSR_OK || tsr_program_wait(p) != TSR_OK)
+            _exit(10);
+        tsr_program_release(p);
+        tsr_client_close(c);
+        _exit(0);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+/* `body` after a comment no earlier run wrote: a source the disk cache
+ * cannot have. */
+static void unique_source(char *buf, size_t n, const char *body)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(buf, n, "/* %lld.%09ld %d */\n%s", (long long)now.tv_sec, now.tv_nsec,
+             (int)getpid(), body);
+}
+
+/* The second process to build a source gets the first one's binary. */
+static void check_cache(test_daemon *d, tsr_client *c)
+{
+    char src[512];
+    unique_source(src, sizeof src, "__kernel void one(__global int *p) { p[0] = 1; }\n");
+    const char *hit = "built (from the disk cache)";
+    int before = test_daemon_log_count(d, hit);
+    tsr_program *p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    ASSERT_EQ(test_daemon_log_count(d, hit), before);
+    ASSERT_EQ(build_elsewhere(src, NULL), 0);
+    ASSERT_EQ(test_daemon_log_count(d, hit), before + 1);
+    /* Other options are another program. */
+    ASSERT_EQ(build_elsewhere(src, "-cl-fast-relaxed-math"), 0);
+    ASSERT_EQ(test_daemon_log_count(d, hit), before + 1);
+    tsr_program_release(p);
+}
+
 int main(void)
 {
     test_daemon d;
@@ -269,6 +320,7 @@ int main(void)
     check_offset(c, p);
     check_order(c, p);
     check_build_error(c);
+    check_cache(&d, c);
     tsr_program_release(p);
 
     check_contained(&d, c, other,
@@ -298,7 +350,9 @@ int main(void)
         return 1;
     ASSERT_OK(tsr_client_open(NULL, &c));
     tsr_program *slow = NULL;
-    ASSERT_OK(tsr_program_create(c, DEV, REDUCE_SRC, NULL, &slow));
+    char fresh[2048];
+    unique_source(fresh, sizeof fresh, REDUCE_SRC);
+    ASSERT_OK(tsr_program_create(c, DEV, fresh, NULL, &slow));
     ASSERT_FAIL(tsr_program_wait(slow), TSR_ERR_LIMIT,
                 "the program did not build: the kernel compiler ran past its time limit "
                 "(kernels.build_time_limit_ms, 1 ms) and was stopped");
