@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/siphash.h"
 #include "daemon/worker_wire.h"
 #include "opencl/cache.h"
 #include "opencl/errors.h"
@@ -353,34 +354,24 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     return false;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t k = 0; k < n; k++) {
-        h ^= p[k];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 /* The cache entry of a source built with `options` on this device. */
 static uint64_t program_name(const char *options, const void *source, size_t length)
 {
-    uint64_t h = fnv1a(device_hash, options, strlen(options) + 1);
-    h = fnv1a(h, &length, sizeof length);
-    return fnv1a(h, source, length);
+    uint64_t h = tsr__fnv1a(device_hash, options, strlen(options) + 1);
+    h = tsr__fnv1a(h, &length, sizeof length);
+    return tsr__fnv1a(h, source, length);
 }
 
 static void hash_device(void)
 {
     static const cl_device_info what[] = {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DRIVER_VERSION,
                                           CL_DEVICE_VERSION};
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    h = fnv1a(h, "tessera user program 1", 23);
+    uint64_t h = TSR__FNV_START;
+    h = tsr__fnv1a(h, "tessera user program 1", 23);
     for (size_t k = 0; k < sizeof what / sizeof what[0]; k++) {
         char text[512] = "";
         clGetDeviceInfo(device, what[k], sizeof text - 1, text, NULL);
-        h = fnv1a(h, text, strlen(text) + 1);
+        h = tsr__fnv1a(h, text, strlen(text) + 1);
     }
     device_hash = h;
 }
