@@ -11,7 +11,9 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <grp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -317,12 +319,63 @@ static const char *worker_path(state *st, const char *name)
     return st->path;
 }
 
-static tsr_status worker_start(tsr__server *server, uid_t uid, uint32_t queue, worker **out)
+/* The folder of a uid's compiled programs, `<cache>/user/<uid>`, made
+ * when missing and given to `uid` when the worker is to run as that uid;
+ * an open descriptor of it, or -1 (no disk cache: programs are
+ * compiled every time). */
+static int user_cache_dir(tsr__server *server, uid_t uid, gid_t gid, bool drop)
+{
+    char buf[1024], path[1200];
+    const char *dir = tsr__exec_cache_dir(server, buf, sizeof buf);
+    if (!dir[0] || dir[0] != '/')
+        return -1;
+    snprintf(path, sizeof path, "%s", dir);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, sizeof path, "%s/user", dir);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, sizeof path, "%s/user/%u", dir, (unsigned)uid);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != uid) ||
+                    (drop && st.st_uid != uid && fchown(fd, uid, gid) != 0))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The environment of a worker that runs as another uid than the daemon:
+ * the daemon's, with the driver's own cache in the uid's folder (the
+ * daemon user's home is not that uid's). NULL-terminated, malloc'd. */
+static char **worker_environment(bool with_cache)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t used = 0;
+    for (size_t k = 0; k < n; k++)
+        if (strncmp(environ[k], "POCL_CACHE_DIR=", 15) != 0)
+            env[used++] = environ[k];
+    if (with_cache)
+        env[used++] = "POCL_CACHE_DIR=/proc/self/fd/4/driver";
+    return env;
+}
+
+static tsr_status worker_start(tsr__server *server, uid_t uid, gid_t gid, uint32_t queue,
+                               worker **out)
 {
     state *st = state_of(server);
     const tsr__registry *reg = &server->registry;
     const tsr__backend *be = reg->backend;
-    char where[64], fdtext[16], cache_buf[1024], cache[1200] = "";
+    char where[64], fdtext[16], cache[32] = "";
     if (!st)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     if (!be || !be->worker || !be->worker_device ||
@@ -340,19 +393,32 @@ static tsr_status worker_start(tsr__server *server, uid_t uid, uint32_t queue, w
     }
     w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     snprintf(fdtext, sizeof fdtext, "%d", 3);
-    const char *dir = tsr__exec_cache_dir(server, cache_buf, sizeof cache_buf);
-    if (dir[0])
-        snprintf(cache, sizeof cache, "%s/user/%u", dir, (unsigned)uid);
+    /* A root daemon runs each uid's worker as that uid: what a kernel that
+     * took over its worker could do is what its user can. */
+    bool drop = geteuid() == 0 && uid != 0;
+    int cache_fd = user_cache_dir(server, uid, gid, drop);
+    if (cache_fd >= 0)
+        snprintf(cache, sizeof cache, "/proc/self/fd/4");
+    char **env = drop ? worker_environment(cache_fd >= 0) : NULL;
     char *argv[] = {(char *)path, "serve", fdtext, where, cache, NULL};
-    pid_t pid = w->timer_fd >= 0 ? fork() : -1;
+    extern char **environ;
+    pid_t pid = w->timer_fd >= 0 && (!drop || env) ? fork() : -1;
     if (pid == 0) {
         /* Only async-signal-safe calls until exec: the daemon has threads. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (dup2(sv[1], 3) < 0)
+        int sock = fcntl(sv[1], F_DUPFD, 10),
+            dir = cache_fd >= 0 ? fcntl(cache_fd, F_DUPFD, 10) : -1;
+        if (sock < 0 || dup2(sock, 3) < 0 || (cache_fd >= 0 && (dir < 0 || dup2(dir, 4) < 0)))
             _exit(127);
-        execv(path, argv);
+        if (drop && (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0))
+            _exit(126);
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        execve(path, argv, drop ? env : environ);
         _exit(127);
     }
+    free(env);
+    if (cache_fd >= 0)
+        close(cache_fd);
     close(sv[1]);
     tsr_status s = TSR_OK;
     if (pid < 0)
@@ -396,7 +462,7 @@ static tsr_status worker_for(tsr__session *s, uint32_t queue, worker **out)
             *out = w;
             return TSR_OK;
         }
-    return worker_start(s->server, s->uid, queue, out);
+    return worker_start(s->server, s->uid, s->gid, queue, out);
 }
 
 /* Sends a message with descriptors; a worker that cannot take it ends. */

@@ -8,10 +8,16 @@
  * session builds again); a kernel that never ends is stopped at
  * kernels.run_time_limit_ms; a program one process built comes from the
  * disk cache for another; a compiler over kernels.build_time_limit_ms is
- * a build error; kernels.user = off refuses programs. */
+ * a build error; kernels.user = off refuses programs. Run as root, a
+ * second user's kernels run in a worker of that user's uid, and its
+ * crashing kernel leaves root's worker and tensors alone. */
+
+#define NOBODY 65534
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,8 +278,8 @@ static void unique_source(char *buf, size_t n, const char *body)
 {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    snprintf(buf, n, "/* %lld.%09ld %d */\n%s", (long long)now.tv_sec, now.tv_nsec,
-             (int)getpid(), body);
+    snprintf(buf, n, "/* %lld.%09ld %d */\n%s", (long long)now.tv_sec, now.tv_nsec, (int)getpid(),
+             body);
 }
 
 /* The second process to build a source gets the first one's binary. */
@@ -294,10 +300,122 @@ static void check_cache(test_daemon *d, tsr_client *c)
     tsr_program_release(p);
 }
 
+/* The uid of a process, from /proc; -1 when it is gone. */
+static long proc_uid(long pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    long uid = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Uid: %ld", &uid) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return uid;
+}
+
+/* The pid the daemon logged for the worker of `uid`, or -1. */
+static long worker_pid(const test_daemon *d, unsigned uid)
+{
+    char want[96], line[1024];
+    snprintf(want, sizeof want, "kernel worker of uid %u on opencl:0 started (pid ", uid);
+    FILE *f = fopen(d->log, "r");
+    long pid = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, want);
+        if (at)
+            pid = strtol(at + strlen(want), NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return pid;
+}
+
+/* The second user: runs a kernel (exit 0 when its result is right),
+ * waits for the parent's word, then runs one that crashes its worker
+ * (exit 0 when the synchronize reports it). */
+static int nobody(int ready_fd, int go_fd)
+{
+    if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+        return 10;
+    tsr_client *c = NULL;
+    tsr_program *p = NULL, *bad = NULL;
+    tsr_kernel *k = NULL, *kb = NULL;
+    char src[4096];
+    unique_source(src, sizeof src, REDUCE_SRC);
+    if (tsr_client_open(NULL, &c) != TSR_OK || !(p = build(c, src)) ||
+        tsr_kernel_create(p, "iota", &k) != TSR_OK)
+        return 11;
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {64};
+    tsr_tensor *t = NULL;
+    int32_t got[64];
+    size_t global[1] = {64};
+    if (tsr_tensor_zeros(c, 1, sizes, &o, &t) != TSR_OK ||
+        tsr_kernel_set_arg_tensor(k, 0, t) != TSR_OK || tsr_kernel_launch(k, 1, global, NULL) ||
+        tsr_tensor_copy_to_host(t, got, sizeof got) != TSR_OK || got[63] != 63)
+        return 12;
+    char byte = 1;
+    if (write(ready_fd, &byte, 1) != 1 || read(go_fd, &byte, 1) != 1)
+        return 13;
+    if (!(bad = build(c, "__kernel void bad(__global int *p) { p[(1L << 40)] = 1; }")) ||
+        tsr_kernel_create(bad, "bad", &kb) != TSR_OK || tsr_kernel_set_arg_tensor(kb, 0, t) ||
+        tsr_kernel_launch(kb, 1, global, NULL) != TSR_OK)
+        return 14;
+    if (tsr_synchronize(c, DEV) != TSR_ERR_DEVICE ||
+        !strstr(tsr_last_error(), "the kernel worker of uid 65534 on opencl:0 ended: "))
+        return 15;
+    return 0;
+}
+
+static void check_two_users(test_daemon *d, tsr_client *c)
+{
+    if (geteuid() != 0) {
+        printf("two users: skipped (needs root to become a second user)\n");
+        return;
+    }
+    ASSERT_EQ(chmod(d->dir, 0711), 0);
+    /* root's own worker, and a tensor it wrote. */
+    tsr_program *p = build(c, REDUCE_SRC);
+    ASSERT_TRUE(p != NULL);
+    check_offset(c, p);
+    long root_worker = worker_pid(d, 0);
+    ASSERT_TRUE(root_worker > 0);
+    int ready[2], go[2];
+    ASSERT_EQ(pipe(ready), 0);
+    ASSERT_EQ(pipe(go), 0);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(nobody(ready[1], go[0]));
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    long other = worker_pid(d, NOBODY);
+    ASSERT_TRUE(other > 0 && other != root_worker);
+    ASSERT_EQ(proc_uid(other), NOBODY);
+    ASSERT_EQ(proc_uid(root_worker), 0);
+    ASSERT_EQ(write(go[1], &byte, 1), 1);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    /* Root's worker is the same process, and runs on. */
+    ASSERT_EQ(worker_pid(d, 0), root_worker);
+    ASSERT_EQ(proc_uid(root_worker), 0);
+    check_offset(c, p);
+    tsr_program_release(p);
+    close(ready[0]);
+    close(ready[1]);
+    close(go[0]);
+    close(go[1]);
+}
+
 int main(void)
 {
     test_daemon d;
-    const char *args[] = {"--set", "kernels.run_time_limit_ms=3000", NULL};
+    const char *args[] = {"--set", "kernels.run_time_limit_ms=3000", "--set", "socket.mode=0666",
+                          NULL};
     if (test_daemon_start(&d, args) != 0)
         return 1;
     tsr_client *c = NULL, *other = NULL;
@@ -336,6 +454,7 @@ int main(void)
                     "    volatile __global float *v = p;\n"
                     "    while (v[0] != 12345.0f) { v[1] = v[1] + 1.0f; }\n"
                     "}");
+    check_two_users(&d, c);
     ASSERT_TRUE(test_daemon_log_count(&d, " on opencl:0 ended: a kernel "
                                           "ran past its time limit (kernels.run_time_limit_ms, "
                                           "3000 ms)") >= 1);
