@@ -112,6 +112,11 @@ static int build_main(int argc, char **argv)
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
     unsigned long long memory = strtoull(argv[3], NULL, 10);
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's shadow memory alone is terabytes of address
+     * space: a sanitized build cannot limit it (the time limit holds). */
+    memory = 0;
+#endif
     if (memory) {
         struct rlimit as = {memory, memory};
         setrlimit(RLIMIT_AS, &as);
