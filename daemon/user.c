@@ -528,6 +528,15 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
                          "a program's source must be 1 to %llu bytes (kernels.max_source_bytes), "
                          "not %llu",
                          (unsigned long long)max_source, (unsigned long long)in->source_bytes);
+    /* One source in flight at a time: what a session makes the daemon
+     * hold for sources it has not finished sending is one source's
+     * bytes, not kernels.max_programs of them. */
+    for (const program *q = s->programs; q; q = q->next)
+        if (q->state == TSR__WIRE_PROGRAM_RECEIVING)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "program %u is still receiving its source: send it (PROGRAM_SOURCE) "
+                             "or release it first",
+                             (unsigned)q->id);
     if (s->program_count >= config_number(s, TSR__CONF_MAX_PROGRAMS))
         return tsr__fail(TSR_ERR_LIMIT,
                          "this session holds %u programs, the most it may (kernels.max_programs)",

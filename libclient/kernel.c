@@ -3,6 +3,7 @@
  * arguments are checked here against what the daemon said of the kernel
  * (KERNEL_INFO), so a wrong kind fails when it is set; the daemon checks
  * them again at the launch. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,31 @@ struct tsr_kernel {
 
 _Static_assert(TSR__WIRE_KERNEL_ARGS <= 64, "one bit per argument in tsr_kernel.set");
 
+/* The daemon takes one source at a time per session: threads that create
+ * programs at once take turns sending theirs (creating one is rare). */
+static pthread_mutex_t sending = PTHREAD_MUTEX_INITIALIZER;
+
+static tsr_status send_source(tsr_client *client, uint32_t program, const char *source,
+                              uint64_t bytes)
+{
+    tsr__wire_program_source *chunk = malloc(sizeof *chunk);
+    if (!chunk)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    tsr_status st = TSR_OK;
+    for (uint64_t at = 0; st == TSR_OK && at < bytes;) {
+        memset(chunk, 0, sizeof *chunk);
+        uint64_t n = bytes - at;
+        chunk->length = (uint32_t)(n < TSR__WIRE_SOURCE_CHUNK ? n : TSR__WIRE_SOURCE_CHUNK);
+        chunk->program = program;
+        chunk->offset = at;
+        memcpy(chunk->data, source + at, chunk->length);
+        st = tsr__client_call(client, TSR__OP_PROGRAM_SOURCE, chunk, NULL);
+        at += chunk->length;
+    }
+    free(chunk);
+    return st;
+}
+
 tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char *source,
                               const char *options, tsr_program **out)
 {
@@ -60,8 +86,10 @@ tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char 
     if (!p)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     tsr__wire_program made;
+    pthread_mutex_lock(&sending);
     st = tsr__client_call(client, TSR__OP_PROGRAM_CREATE, &req, &made);
     if (st != TSR_OK) {
+        pthread_mutex_unlock(&sending);
         free(p);
         return st;
     }
@@ -70,21 +98,8 @@ tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char 
     p->client = client;
     p->device = resolved;
     p->id = made.program;
-    static tsr__wire_program_source chunk_zero;
-    tsr__wire_program_source *chunk = malloc(sizeof *chunk);
-    if (!chunk)
-        st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
-    for (uint64_t at = 0; st == TSR_OK && at < req.source_bytes;) {
-        *chunk = chunk_zero;
-        uint64_t n = req.source_bytes - at;
-        chunk->length = (uint32_t)(n < TSR__WIRE_SOURCE_CHUNK ? n : TSR__WIRE_SOURCE_CHUNK);
-        chunk->program = p->id;
-        chunk->offset = at;
-        memcpy(chunk->data, source + at, chunk->length);
-        st = tsr__client_call(client, TSR__OP_PROGRAM_SOURCE, chunk, NULL);
-        at += chunk->length;
-    }
-    free(chunk);
+    st = send_source(client, p->id, source, req.source_bytes);
+    pthread_mutex_unlock(&sending);
     if (st != TSR_OK) {
         tsr_program_release(p);
         return st;

@@ -17,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/protocol.h"
 #include "support_daemon.h"
 #include "test.h"
 
@@ -300,6 +302,64 @@ static void check_cache(test_daemon *d, tsr_client *c)
     tsr_program_release(p);
 }
 
+/* One request on a raw session socket: TSR_OK, or the error reply's
+ * status with its text in message. */
+static tsr_status raw_call(int fd, uint32_t opcode, const void *payload, uint32_t len,
+                           char *message, size_t n)
+{
+    static union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+    } f;
+    static uint64_t id = 1;
+    tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
+                          .version = TSR__WIRE_VERSION,
+                          .opcode = (uint16_t)opcode,
+                          .length = len,
+                          .request_id = ++id};
+    memcpy(f.bytes, &h, sizeof h);
+    memcpy(f.bytes + sizeof h, payload, len);
+    if (send(fd, f.bytes, sizeof h + len, MSG_NOSIGNAL) < 0)
+        return TSR_ERR_CONNECTION;
+    ssize_t got = recv(fd, f.bytes, sizeof f.bytes, 0);
+    if (got < (ssize_t)sizeof h)
+        return TSR_ERR_CONNECTION;
+    memcpy(&h, f.bytes, sizeof h);
+    if (!(h.flags & TSR__WIRE_ERROR))
+        return TSR_OK;
+    tsr__wire_error err = {0};
+    memcpy(&err, f.bytes + sizeof h,
+           (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err);
+    snprintf(message, n, "%.*s", (int)(err.length < 1024 ? err.length : 1024), err.text);
+    return (tsr_status)err.status;
+}
+
+/* A session sends one program's source at a time. */
+static void check_one_source(const test_daemon *d)
+{
+    int fd = test_raw_connect(d->socket);
+    ASSERT_EQ(test_raw_hello(fd, NULL, 0), 1);
+    tsr__wire_program_create create = {.device = {TSR_DEVICE_OPENCL, 0}, .source_bytes = 10};
+    char message[1100] = "";
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "program 1 is still receiving its source: send it (PROGRAM_SOURCE) or "
+                          "release it first");
+    tsr__wire_program_source chunk = {.program = 1, .length = 11, .offset = 0};
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_SOURCE, &chunk, sizeof chunk, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "PROGRAM_SOURCE: 11 bytes at 0 do not follow the 0 received of 10");
+    tsr__wire_program release = {.program = 1};
+    ASSERT_EQ(
+        raw_call(fd, TSR__OP_PROGRAM_RELEASE, &release, sizeof release, message, sizeof message),
+        TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    close(fd);
+}
+
 /* The uid of a process, from /proc; -1 when it is gone. */
 static long proc_uid(long pid)
 {
@@ -439,6 +499,7 @@ int main(void)
     check_order(c, p);
     check_build_error(c);
     check_cache(&d, c);
+    check_one_source(&d);
     tsr_program_release(p);
 
     check_contained(&d, c, other,
