@@ -10,12 +10,13 @@
  *       the segments the daemon passes with each launch (for the length
  *       of that launch), and answers requests in order until the daemon
  *       closes the socket.
- *   tessera-kernel-worker build P:D MEMORY OPTIONS
+ *   tessera-kernel-worker build P:D MEMORY SECONDS OPTIONS
  *       the compiler: reads the source on stdin and writes to stdout a
  *       header (status, log length, binary length), the log and the
  *       program's binary. It limits its own address space to MEMORY
- *       bytes and dumps no core before it loads the driver; the worker
- *       that started it kills it at its wall-clock limit.
+ *       bytes and its processor time to SECONDS, and dumps no core,
+ *       before it loads the driver; the worker that started it kills it
+ *       at its wall-clock limit.
  *
  * The daemon exec's this program (it never forks itself into it), so a
  * worker holds nothing of the daemon's memory: a user kernel that writes
@@ -107,10 +108,15 @@ static bool write_all(int fd, const void *data, size_t len)
 
 static int build_main(int argc, char **argv)
 {
-    if (argc != 5)
+    if (argc != 6)
         return 2;
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    unsigned long long seconds = strtoull(argv[4], NULL, 10);
+    if (seconds) {
+        struct rlimit cpu = {seconds, seconds + 1};
+        setrlimit(RLIMIT_CPU, &cpu);
+    }
     unsigned long long memory = strtoull(argv[3], NULL, 10);
 #if defined(__SANITIZE_ADDRESS__)
     /* AddressSanitizer's shadow memory alone is terabytes of address
@@ -145,7 +151,9 @@ static int build_main(int argc, char **argv)
     cl_program prog = NULL;
     if (!locate(argv[2])) {
         h.status = TSR_ERR_DEVICE;
-        log = strdup("the kernel compiler found no such OpenCL device");
+        log = strdup(memory ? "the kernel compiler could not open the device (its driver did not "
+                              "start within kernels.build_memory)"
+                            : "the kernel compiler could not open the device");
         log_len = log ? strlen(log) : 0;
         goto out;
     }
@@ -155,7 +163,7 @@ static int build_main(int argc, char **argv)
         prog = clCreateProgramWithSource(ctx, 1, &s, &len, &err);
     }
     if (prog) {
-        cl_int berr = clBuildProgram(prog, 1, &device, argv[4], NULL, NULL);
+        cl_int berr = clBuildProgram(prog, 1, &device, argv[5], NULL, NULL);
         clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len);
         if (log_len && (log = malloc(log_len)) &&
             clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, log_len, log, NULL) ==
@@ -272,9 +280,10 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
         fail_build(r, TSR_ERR_RUNTIME, "no pipe for the kernel compiler: %s", strerror(errno));
         return false;
     }
-    char memory[32];
+    char memory[32], seconds[32];
     snprintf(memory, sizeof memory, "%llu", (unsigned long long)b->build_memory);
-    char *argv[] = {self_path, "build", where, memory, (char *)b->options, NULL};
+    snprintf(seconds, sizeof seconds, "%u", (unsigned)(b->build_ms / 1000u + 1u));
+    char *argv[] = {self_path, "build", where, memory, seconds, (char *)b->options, NULL};
     pid_t pid = fork();
     if (pid == 0) {
         if (dup2(src, 0) < 0 || dup2(pipefd[1], 1) < 0)
@@ -333,7 +342,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
         ;
-    if (timed_out)
+    if (timed_out || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
         fail_build(
             r, TSR_ERR_LIMIT,
             "the kernel compiler ran past its time limit (kernels.build_time_limit_ms, %u ms) "
@@ -344,7 +353,8 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     else if (WIFSIGNALED(wstatus))
         fail_build(r, TSR_ERR_DEVICE, "the kernel compiler crashed (signal %d: %s)%s",
                    WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
-                   WTERMSIG(wstatus) == SIGKILL || WTERMSIG(wstatus) == SIGSEGV
+                   WTERMSIG(wstatus) == SIGKILL || WTERMSIG(wstatus) == SIGSEGV ||
+                           WTERMSIG(wstatus) == SIGABRT
                        ? " (or ran out of its memory limit, kernels.build_memory)"
                        : "");
     else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(built_header))

@@ -7,8 +7,9 @@
  * (the daemon and another session's tensors are untouched, and the
  * session builds again); a kernel that never ends is stopped at
  * kernels.run_time_limit_ms; a program one process built comes from the
- * disk cache for another; a compiler over kernels.build_time_limit_ms is
- * a build error; kernels.user = off refuses programs. Run as root, a
+ * disk cache for another; a compiler over kernels.build_time_limit_ms, or
+ * one that crashes short of kernels.build_memory (PoCL's does at 300 MiB),
+ * is a build error and the daemon goes on; kernels.user = off refuses programs. Run as root, a
  * second user's kernels run in a worker of that user's uid, and its
  * crashing kernel leaves root's worker and tensors alone. */
 
@@ -543,6 +544,27 @@ int main(void)
     ASSERT_TRUE(test_daemon_alive(&d));
     tsr_client_close(c);
     ASSERT_EQ(test_daemon_stop(&d), 0);
+
+#if !defined(__SANITIZE_ADDRESS__) /* a sanitized compiler has no memory limit */
+    /* A compiler short of memory crashes, or cannot even start: a build
+     * error that says so, and the daemon goes on. */
+    const char *small[] = {"--set", "kernels.build_memory=300MiB", NULL};
+    if (test_daemon_start(&d, small) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    unique_source(fresh, sizeof fresh, REDUCE_SRC);
+    ASSERT_OK(tsr_program_create(c, DEV, fresh, NULL, &slow));
+    ASSERT_EQ(tsr_program_wait(slow), TSR_ERR_DEVICE);
+    ASSERT_TRUE(strncmp(tsr_last_error(), "the program did not build: the kernel compiler ",
+                        strlen("the program did not build: the kernel compiler ")) == 0);
+    tsr_program_release(slow);
+    t = floats(c, 4, NULL);
+    ASSERT_TRUE(t != NULL);
+    tsr_tensor_release(t);
+    ASSERT_TRUE(test_daemon_alive(&d));
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+#endif
 
     const char *off[] = {"--set", "kernels.user=off", NULL};
     if (test_daemon_start(&d, off) != 0)
