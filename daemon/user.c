@@ -147,9 +147,29 @@ static program *program_by_wid(tsr__server *server, uint32_t wid)
     return NULL;
 }
 
+static void worker_close(worker *w, const char *why, bool idle);
+
 /* Ends a worker: what it had not answered fails with `why`, its programs
  * break, and it is reaped. */
 static void worker_end(worker *w, const char *why)
+{
+    worker_close(w, why, false);
+}
+
+/* A worker with no program left and nothing to answer is stopped: an idle
+ * uid holds no process, context or memory. */
+static void worker_idle_check(worker *w)
+{
+    if (w->head)
+        return;
+    for (tsr__session *s = w->server->first; s; s = s->next)
+        for (program *p = s->programs; p; p = p->next)
+            if (p->w == w)
+                return;
+    worker_close(w, "no programs left", true);
+}
+
+static void worker_close(worker *w, const char *why, bool idle)
 {
     tsr__server *server = w->server;
     state *st = server->user;
@@ -167,9 +187,9 @@ static void worker_end(worker *w, const char *why)
         else
             why = "it exited";
     }
-    snprintf(text, sizeof text, "the kernel worker of uid %u on %s ended: %s", (unsigned)w->uid,
-             dev, why);
-    tsr__log(TSR__LOG_NOTICE, "%s", text);
+    snprintf(text, sizeof text, "the kernel worker of uid %u on %s %s: %s", (unsigned)w->uid, dev,
+             idle ? "stopped" : "ended", why);
+    tsr__log(idle ? TSR__LOG_INFO : TSR__LOG_NOTICE, "%s", text);
     tsr__loop_unwatch(server->loop, w->watch);
     tsr__loop_unwatch(server->loop, w->timer_watch);
     close(w->fd);
@@ -276,6 +296,7 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
         on_built(w, &msg.built, (size_t)got);
     }
     free(p);
+    worker_idle_check(w);
 }
 
 static void on_timer(tsr__loop *loop, uint32_t events, void *data)
@@ -671,9 +692,12 @@ tsr_status tsr__user_program_release(tsr__request *r)
     for (program **at = &s->programs; *at; at = &(*at)->next)
         if ((*at)->id == id) {
             program *p = *at;
+            worker *w = p->w;
             *at = p->next;
             s->program_count--;
             program_free(p);
+            if (w)
+                worker_idle_check(w);
             return TSR_OK;
         }
     return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u is not one of this session's",
@@ -884,6 +908,12 @@ void tsr__user_session_end(tsr__session *s)
         program_free(p);
     }
     s->program_count = 0;
+    state *st = s->server->user;
+    for (worker *w = st ? st->workers : NULL, *next; w; w = next) {
+        next = w->next;
+        if (w->uid == s->uid)
+            worker_idle_check(w);
+    }
 }
 
 void tsr__user_shutdown(tsr__server *server)

@@ -465,7 +465,12 @@ static void check_two_users(test_daemon *d, tsr_client *c)
     ASSERT_EQ(worker_pid(d, 0), root_worker);
     ASSERT_EQ(proc_uid(root_worker), 0);
     check_offset(c, p);
+    /* Its last program gone, root's worker stops. */
+    const char *stopped = "kernel worker of uid 0 on opencl:0 stopped: no programs left";
+    int stops = test_daemon_log_count(d, stopped);
     tsr_program_release(p);
+    ASSERT_EQ(test_daemon_log_count(d, stopped), stops + 1);
+    ASSERT_EQ(proc_uid(root_worker), -1);
     close(ready[0]);
     close(ready[1]);
     close(go[0]);
