@@ -547,11 +547,52 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     free(r);
 }
 
+/* Segments mapped by earlier launches, by their file: mapping a segment
+ * anew at each launch cost its page faults every time. A segment the
+ * daemon has released had its pages punched out first, so a mapping kept
+ * here holds address space, not memory; the least recently used go past
+ * MAPPED_MAX, and the file's identity cannot be reused while it is
+ * mapped. */
+#define MAPPED_MAX 64
+static struct mapped {
+    dev_t dev;
+    ino_t ino;
+    void *base;
+    uint64_t bytes;
+    uint64_t used; /* the launch that used it last */
+} mapped[MAPPED_MAX];
+static uint64_t launches;
+
+static void *segment_map(int fd, uint64_t bytes)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes)
+        return NULL;
+    struct mapped *slot = &mapped[0];
+    for (int k = 0; k < MAPPED_MAX; k++) {
+        struct mapped *m = &mapped[k];
+        if (m->base && m->dev == st.st_dev && m->ino == st.st_ino && m->bytes >= bytes) {
+            m->used = launches;
+            return m->base;
+        }
+        if (!m->base || (slot->base && m->used < slot->used))
+            slot = m;
+    }
+    void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    if (slot->base)
+        munmap(slot->base, slot->bytes);
+    *slot = (struct mapped){
+        .dev = st.st_dev, .ino = st.st_ino, .base = base, .bytes = bytes, .used = launches};
+    return base;
+}
+
 static void serve_launch(int sock, const tsr__worker_launch *l, const int *fds, int nfds)
 {
     tsr__worker_done d = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK};
+    launches++;
     void *maps[TSR__WIRE_KERNEL_ARGS] = {0};
-    uint64_t map_bytes[TSR__WIRE_KERNEL_ARGS] = {0};
     cl_mem mems[TSR__WIRE_KERNEL_ARGS] = {0};
     program *p = find_program(l->program);
     cl_int err = CL_SUCCESS;
@@ -567,23 +608,16 @@ static void serve_launch(int sock, const tsr__worker_launch *l, const int *fds, 
         const tsr__worker_arg *arg = &l->args[a];
         if (arg->kind == TSR__KARG_GLOBAL || arg->kind == TSR__KARG_CONSTANT) {
             uint32_t f = arg->fd_index;
-            struct stat st;
             if (f >= (uint32_t)nfds || arg->offset > arg->segment_bytes ||
                 arg->extent > arg->segment_bytes - arg->offset) {
                 d.status = TSR_ERR_RUNTIME;
                 snprintf(d.message, sizeof d.message, "the kernel worker got a malformed launch");
                 goto reply;
             }
-            if (!maps[f]) {
-                if (fstat(fds[f], &st) != 0 || (uint64_t)st.st_size < arg->segment_bytes ||
-                    (maps[f] = mmap(NULL, arg->segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                                    fds[f], 0)) == MAP_FAILED) {
-                    maps[f] = NULL;
-                    d.status = TSR_ERR_RUNTIME;
-                    snprintf(d.message, sizeof d.message, "the kernel worker could not map memory");
-                    goto reply;
-                }
-                map_bytes[f] = arg->segment_bytes;
+            if (!maps[f] && !(maps[f] = segment_map(fds[f], arg->segment_bytes))) {
+                d.status = TSR_ERR_RUNTIME;
+                snprintf(d.message, sizeof d.message, "the kernel worker could not map memory");
+                goto reply;
             }
             if (arg->extent) {
                 mems[a] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
@@ -639,9 +673,6 @@ reply:
     for (uint32_t a = 0; a < TSR__WIRE_KERNEL_ARGS; a++)
         if (mems[a])
             clReleaseMemObject(mems[a]);
-    for (int f = 0; f < nfds && f < (int)TSR__WIRE_KERNEL_ARGS; f++)
-        if (maps[f])
-            munmap(maps[f], map_bytes[f]);
     if (send(sock, &d, sizeof d, MSG_NOSIGNAL) < 0)
         exit(0);
 }
