@@ -304,6 +304,12 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "kernel that runs longer is killed: that user's launches in flight on that "
                  "device fail, and their programs must be created again."},
         KIND_NUMBER, parse_ms, MATCH_NONE},
+    [TSR__CONF_WORKER_IDLE] = {
+        {.name = "kernels.worker_idle_ms", .metavar = "MS", .default_value = "30000",
+         .help = "How long, in milliseconds, a user's kernel worker with no program left is "
+                 "kept before it is stopped, so that the next process of a job finds it ready "
+                 "(its context made, its programs' binaries cached)."},
+        KIND_NUMBER, parse_ms, MATCH_NONE},
 };
 /* clang-format on */
 

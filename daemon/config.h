@@ -72,6 +72,7 @@ typedef enum tsr__config_key_id {
     TSR__CONF_BUILD_TIME,
     TSR__CONF_BUILD_MEMORY,
     TSR__CONF_RUN_TIME,
+    TSR__CONF_WORKER_IDLE,
     TSR__CONF_KEY_COUNT
 } tsr__config_key_id;
 

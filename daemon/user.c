@@ -103,15 +103,19 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
 
 /* ---- workers ------------------------------------------------------------ */
 
-static void arm(worker *w)
+static void arm_ms(worker *w, uint64_t ms)
 {
     struct itimerspec t = {0};
-    if (w->head) {
-        uint64_t ms = w->head->limit_ms;
-        t.it_value.tv_sec = (time_t)(ms / 1000);
-        t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
-    }
+    t.it_value.tv_sec = (time_t)(ms / 1000);
+    t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
     timerfd_settime(w->timer_fd, 0, &t, NULL);
+}
+
+/* The timer times the request at the head of the queue; none: it is off
+ * (or, set by worker_idle_check, counts an idle worker's last moments). */
+static void arm(worker *w)
+{
+    arm_ms(w, w->head ? w->head->limit_ms : 0);
 }
 
 static void push(worker *w, pending *p)
@@ -156,17 +160,26 @@ static void worker_end(worker *w, const char *why)
     worker_close(w, why, false);
 }
 
-/* A worker with no program left and nothing to answer is stopped: an idle
- * uid holds no process, context or memory. */
-static void worker_idle_check(worker *w)
+/* Whether a worker has nothing to do: nothing to answer, no program. */
+static bool worker_idle(const worker *w)
 {
     if (w->head)
-        return;
-    for (tsr__session *s = w->server->first; s; s = s->next)
-        for (program *p = s->programs; p; p = p->next)
+        return false;
+    for (const tsr__session *s = w->server->first; s; s = s->next)
+        for (const program *p = s->programs; p; p = p->next)
             if (p->w == w)
-                return;
-    worker_close(w, "no programs left", true);
+                return false;
+    return true;
+}
+
+/* A worker with nothing to do is stopped after kernels.worker_idle_ms, so
+ * that an idle uid holds no process, context or memory while the next
+ * program of a uid that is busy (a job's next process) finds its worker
+ * and its context ready. */
+static void worker_idle_check(worker *w)
+{
+    if (worker_idle(w))
+        arm_ms(w, w->server->config->v[TSR__CONF_WORKER_IDLE].number);
 }
 
 static void worker_close(worker *w, const char *why, bool idle)
@@ -305,8 +318,13 @@ static void on_timer(tsr__loop *loop, uint32_t events, void *data)
     (void)events;
     worker *w = data;
     uint64_t ticks;
-    if (read(w->timer_fd, &ticks, sizeof ticks) != sizeof ticks || !w->head)
+    if (read(w->timer_fd, &ticks, sizeof ticks) != sizeof ticks)
         return;
+    if (!w->head) {
+        if (worker_idle(w))
+            worker_close(w, "no programs left", true);
+        return;
+    }
     snprintf(w->why, sizeof w->why, "%s ran past its time limit (%s, %llu ms) and was stopped",
              w->head->is_launch ? "a kernel" : "a build",
              w->head->is_launch ? "kernels.run_time_limit_ms" : "kernels.build_time_limit_ms",

@@ -118,7 +118,7 @@ tsr_status tsr_program_wait(tsr_program *p)
 {
     if (!p)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_program_wait: NULL program");
-    long step = 200000; /* 0.2 ms, doubling to 20 ms: a build takes tens of ms to seconds */
+    long step = 100000; /* 0.1 ms, doubling to 5 ms: a cached build takes a few ms */
     while (!p->done) {
         tsr__wire_program req = {.program = p->id};
         tsr__wire_program_status *rep = malloc(sizeof *rep);
@@ -142,7 +142,7 @@ tsr_status tsr_program_wait(tsr_program *p)
         free(rep);
         if (!p->done) {
             pause_ns(step);
-            step = step < 20000000 ? step * 2 : step;
+            step = step < 5000000 ? step * 2 : step;
         }
     }
     if (p->status != TSR_OK)

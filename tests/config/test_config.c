@@ -47,7 +47,8 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "kernels.max_source_bytes = 64KiB\n"
                                 "kernels.build_time_limit_ms = 2500\n"
                                 "kernels.build_memory = 2GiB\n"
-                                "kernels.run_time_limit_ms = 750\n";
+                                "kernels.run_time_limit_ms = 750\n"
+                                "kernels.worker_idle_ms = 100\n";
 
 static void test_every_key(void)
 {
@@ -64,6 +65,7 @@ static void test_every_key(void)
     ASSERT_EQ(cfg.v[TSR__CONF_BUILD_TIME].number, 2500);
     ASSERT_EQ(cfg.v[TSR__CONF_BUILD_MEMORY].number, UINT64_C(2) << 30);
     ASSERT_EQ(cfg.v[TSR__CONF_RUN_TIME].number, 750);
+    ASSERT_EQ(cfg.v[TSR__CONF_WORKER_IDLE].number, 100);
     ASSERT_EQ(cfg.matches[0].key, TSR__CONF_VISIBLE_UNIT);
     ASSERT_STREQ(cfg.matches[0].pattern, "job*.scope");
     ASSERT_TRUE(!cfg.matches[0].all_devices && cfg.matches[0].device_count == 1 &&

@@ -469,6 +469,8 @@ static void check_two_users(test_daemon *d, tsr_client *c)
     const char *stopped = "kernel worker of uid 0 on opencl:0 stopped: no programs left";
     int stops = test_daemon_log_count(d, stopped);
     tsr_program_release(p);
+    for (int k = 0; k < 100 && test_daemon_log_count(d, stopped) == stops; k++)
+        usleep(50000); /* kernels.worker_idle_ms is 200 here */
     ASSERT_EQ(test_daemon_log_count(d, stopped), stops + 1);
     ASSERT_EQ(proc_uid(root_worker), -1);
     close(ready[0]);
@@ -481,7 +483,7 @@ int main(void)
 {
     test_daemon d;
     const char *args[] = {"--set", "kernels.run_time_limit_ms=3000", "--set", "socket.mode=0666",
-                          NULL};
+                          "--set", "kernels.worker_idle_ms=200",     NULL};
     if (test_daemon_start(&d, args) != 0)
         return 1;
     tsr_client *c = NULL, *other = NULL;
