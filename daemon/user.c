@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,7 +12,6 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -51,7 +51,7 @@ typedef struct tsr__user_program {
 typedef struct launch {
     tsr__session *s;
     worker *w;
-    uint32_t wid, queue;
+    uint32_t wid;
     tsr__exec_user_job *job;
     uint32_t segments[TSR__WIRE_KERNEL_ARGS]; /* of the message's descriptors, by index */
     tsr__worker_launch msg;
@@ -899,7 +899,6 @@ tsr_status tsr__user_kernel_launch(tsr__request *r)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
     l->s = s;
     l->wid = p->wid;
-    l->queue = p->queue;
     l->msg = (tsr__worker_launch){.op = TSR__WORKER_LAUNCH,
                                   .program = p->wid,
                                   .kernel = in->kernel,
