@@ -361,6 +361,52 @@ static void check_one_source(const test_daemon *d)
     close(fd);
 }
 
+/* The daemon checks a launch itself, whatever the client checked. */
+static void check_raw_launch(const test_daemon *d)
+{
+    static const char src[] = "__kernel void k(__global int *p, int v) { p[0] = v; }";
+    int fd = test_raw_connect(d->socket);
+    ASSERT_EQ(test_raw_hello(fd, NULL, 0), 1);
+    char message[1100] = "";
+    tsr__wire_program_create create = {.device = {TSR_DEVICE_OPENCL, 0},
+                                       .source_bytes = sizeof src - 1};
+    tsr__wire_program_source chunk = {.program = 1, .length = sizeof src - 1};
+    memcpy(chunk.data, src, sizeof src - 1);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_SOURCE, &chunk, sizeof chunk, message, sizeof message),
+              TSR_OK);
+    /* Built once KERNEL_INFO answers (within a minute). */
+    tsr__wire_kernel_query q = {.program = 1, .name = "k"};
+    bool built = false;
+    for (int k = 0; k < 1200 && !built; k++) {
+        built = raw_call(fd, TSR__OP_KERNEL_INFO, &q, sizeof q, message, sizeof message) == TSR_OK;
+        if (!built)
+            usleep(50000);
+    }
+    ASSERT_TRUE(built);
+    tsr__wire_kernel_launch l = {.program = 1, .kernel = 0, .work_dim = 1, .nargs = 2};
+    l.global[0] = 1;
+    l.args[0] = (tsr__wire_kernel_value){.kind = TSR__KARG_VALUE, .size = 4};
+    l.args[1] = (tsr__wire_kernel_value){.kind = TSR__KARG_VALUE, .size = 4};
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "argument 0 (p) takes a tensor (__global), not a scalar");
+    l.args[0] = (tsr__wire_kernel_value){.kind = TSR__KARG_GLOBAL, .handle = 0x1234};
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    l.nargs = 3;
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "kernel k takes 2 arguments, not 3");
+    l.nargs = 2;
+    l.work_dim = 4;
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "work_dim must be 1, 2 or 3, not 4");
+    close(fd);
+}
+
 /* The uid of a process, from /proc; -1 when it is gone. */
 static long proc_uid(long pid)
 {
@@ -510,6 +556,7 @@ int main(void)
     check_build_error(c);
     check_cache(&d, c);
     check_one_source(&d);
+    check_raw_launch(&d);
     tsr_program_release(p);
 
     check_contained(&d, c, other,
