@@ -82,6 +82,7 @@ int bench_suite_matmul(const bench_config *config, bench_results *out);
 int bench_suite_reduce(const bench_config *config, bench_results *out);
 int bench_suite_global(const bench_config *config, bench_results *out);
 int bench_suite_share(const bench_config *config, bench_results *out);
+int bench_suite_kernels(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */
 

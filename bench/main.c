@@ -30,6 +30,8 @@ static const bench_suite suites[] = {
     {"cold", "a daemon on empty program caches: ready, programs, first launches", bench_suite_cold},
     {"global", "global tensors on 4 MPI ranks: boxing and add against bare MPI collectives",
      bench_suite_global},
+    {"kernels", "user kernels on opencl:0 against the built-in operations; a cached program",
+     bench_suite_kernels},
     {"share", "a 1 GiB tensor exported to another process against passing a bare memfd",
      bench_suite_share},
 };
@@ -167,6 +169,16 @@ static const char usage_text[] =
     "            program or in ../libexec/tessera. About a minute on a 2-core\n"
     "            machine; --quick (2^18 elements) a few seconds.\n"
     "\n"
+    "      kernels\n"
+    "            User kernels (tessera/kernel.h) on opencl:0 beside the\n"
+    "            built-in operations of the same run: y = a * x + y over 2^26\n"
+    "            float32, a kernel of the suite's own, in GB/s (user_saxpy;\n"
+    "            target 0.95 against add_f32, y += x, sampled in pairs); a\n"
+    "            1-element user kernel and its synchronize (user_latency, us;\n"
+    "            target 1/1.2 against small_op_latency, a 1-element add_\n"
+    "            and its synchronize); ms from tsr_program_create to built\n"
+    "            for a program another process built (program_cached, limit\n"
+    "            5). About 20 s; --quick (2^22 elements) a few seconds.\n"
     "      share Starts a private tesserad (unless --socket names one) and\n"
     "            measures the median time to hand a written 1 GiB float32\n"
     "            tensor on opencl:0 to another process: tsr_tensor_export here\n"
@@ -223,7 +235,7 @@ static const char usage_text[] =
     "    with these keys:\n"
     "      suite           the suite (\"ipc\", \"elementwise\", \"unary\",\n"
     "                      \"matmul\", \"reduce\", \"cold\", \"global\",\n"
-    "                      \"share\")\n"
+    "                      \"kernels\", \"share\")\n"
     "      name            what was measured (\"ring_rtt\", \"add_f32\", ...)\n"
     "      device          the device it used (\"opencl:0\"), or null\n"
     "      threads         processes or threads taking part\n"

@@ -39,6 +39,15 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_export, 440);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_share_key, 24);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_imported, 480);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_share_info, 112);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_program_create, 528);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_program, 8);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_program_source, 3984);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_program_status, 3088);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_query, 72);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_arg, 64);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_info, 2056);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_value, 40);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_launch, 1344);
 
 /* tsr__wire_empty stands for "no payload". */
 #define TSR__WIRE_PAYLOAD(type) \

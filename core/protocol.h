@@ -29,7 +29,8 @@
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
 #define TSR__WIRE_VERSION 6u        /* what this build speaks */
-#define TSR__WIRE_VERSION_MIN 6u    /* the oldest peer it accepts (6: EXPORT, IMPORT, REVOKE) */
+#define TSR__WIRE_VERSION_MIN \
+    6u /* the oldest peer it accepts (6: EXPORT .. SHARE_LIST, PROGRAM_CREATE .. KERNEL_LAUNCH) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
@@ -296,6 +297,96 @@ typedef struct tsr__wire_share_info {
     uint32_t pad;
     uint32_t holders[TSR__WIRE_SHARE_HOLDERS]; /* sessions holding imports of it, each once */
 } tsr__wire_share_info;
+/* ---- User kernels (daemon/user.c) ----------------------------------------
+ * A client's own OpenCL C, built and run by a worker process of its uid
+ * and device, never inside the daemon (docs/architecture.md, "User
+ * kernels"). A program is created with its length and options, its source
+ * follows in PROGRAM_SOURCE frames in order, and the build starts when the
+ * last byte arrives. */
+#define TSR__WIRE_PROGRAM_OPTIONS 512u /* build options, NUL-terminated */
+#define TSR__WIRE_SOURCE_CHUNK 3968u   /* source bytes per PROGRAM_SOURCE frame, at most */
+#define TSR__WIRE_BUILD_LOG 3072u      /* of the compiler's log, in PROGRAM_STATUS */
+#define TSR__WIRE_KERNEL_NAME 64u
+#define TSR__WIRE_KERNEL_ARGS 32u /* arguments of one kernel, at most */
+#define TSR__WIRE_ARG_TEXT 28u    /* an argument's name or type name */
+
+typedef struct tsr__wire_program_create {
+    tsr__wire_device device;
+    uint64_t source_bytes; /* 1 .. kernels.max_source_bytes */
+    char options[TSR__WIRE_PROGRAM_OPTIONS];
+} tsr__wire_program_create;
+
+typedef struct tsr__wire_program {
+    uint32_t program; /* the session's program id, nonzero */
+    uint32_t pad;
+} tsr__wire_program;
+
+typedef struct tsr__wire_program_source {
+    uint32_t program;
+    uint32_t length; /* bytes of data used: 1 .. TSR__WIRE_SOURCE_CHUNK */
+    uint64_t offset; /* must be the number of bytes received so far */
+    char data[TSR__WIRE_SOURCE_CHUNK];
+} tsr__wire_program_source;
+
+enum {
+    TSR__WIRE_PROGRAM_RECEIVING, /* waiting for source */
+    TSR__WIRE_PROGRAM_BUILDING,
+    TSR__WIRE_PROGRAM_BUILT,
+    TSR__WIRE_PROGRAM_BROKEN, /* the build failed, or its worker ended: `status` says */
+};
+
+typedef struct tsr__wire_program_status {
+    uint32_t state;        /* TSR__WIRE_PROGRAM_* */
+    int32_t status;        /* BROKEN: the tsr_status of the failure */
+    uint32_t kernel_count; /* BUILT: kernels in the program */
+    uint32_t log_length;   /* bytes of log used (the log's end when it was longer) */
+    char log[TSR__WIRE_BUILD_LOG];
+} tsr__wire_program_status;
+
+typedef struct tsr__wire_kernel_query {
+    uint32_t program;
+    uint32_t pad;
+    char name[TSR__WIRE_KERNEL_NAME]; /* NUL-terminated */
+} tsr__wire_kernel_query;
+
+/* What an argument takes. */
+enum {
+    TSR__KARG_GLOBAL,   /* __global pointer: a tensor */
+    TSR__KARG_CONSTANT, /* __constant pointer: a tensor */
+    TSR__KARG_LOCAL,    /* __local pointer: a size in bytes */
+    TSR__KARG_VALUE,    /* by value: a scalar of `size` bytes */
+    TSR__KARG_KINDS,
+};
+
+typedef struct tsr__wire_kernel_arg {
+    uint32_t kind; /* TSR__KARG_* */
+    uint32_t size; /* VALUE: its bytes (1 .. 16); else 0 */
+    char type[TSR__WIRE_ARG_TEXT];
+    char name[TSR__WIRE_ARG_TEXT];
+} tsr__wire_kernel_arg;
+
+typedef struct tsr__wire_kernel_info {
+    uint32_t kernel; /* its index in the program, for KERNEL_LAUNCH */
+    uint32_t nargs;
+    tsr__wire_kernel_arg args[TSR__WIRE_KERNEL_ARGS];
+} tsr__wire_kernel_info;
+
+typedef struct tsr__wire_kernel_value {
+    uint32_t kind;   /* what the argument takes (TSR__KARG_*) */
+    uint32_t size;   /* VALUE: bytes of value; LOCAL: 0 (bytes is the size) */
+    uint64_t handle; /* GLOBAL, CONSTANT: the block */
+    uint64_t bytes;  /* GLOBAL, CONSTANT: the byte offset into the block; LOCAL: bytes */
+    uint8_t value[16];
+} tsr__wire_kernel_value;
+
+typedef struct tsr__wire_kernel_launch {
+    uint32_t program, kernel;
+    uint32_t work_dim; /* 1 .. 3 */
+    uint32_t nargs;    /* must be the kernel's */
+    uint64_t global[3];
+    uint64_t local[3]; /* all 0: the driver picks */
+    tsr__wire_kernel_value args[TSR__WIRE_KERNEL_ARGS];
+} tsr__wire_kernel_launch;
 
 /* ---- Administration (daemon/admin.c) --------------------------------------
  * What `tessera ps`, `top`, `info`, `topo` and `stats` ask. Devices are the
@@ -517,7 +608,19 @@ typedef struct tsr__wire_topology {
       "refuse every later import of an export")                                                 \
     X(SHARE_LIST, 22, tsr__wire_handle, tsr__wire_share_info,                                   \
       TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "one export after a cursor and the sessions holding it (tessera shares)")
+      "one export after a cursor and the sessions holding it (tessera shares)")              \
+    X(PROGRAM_CREATE, 23, tsr__wire_program_create, tsr__wire_program, TSR__WIRE_SOCKET,        \
+      "a user program on a device: its options and length (the source follows)")                \
+    X(PROGRAM_SOURCE, 24, tsr__wire_program_source, tsr__wire_empty, TSR__WIRE_SOCKET,          \
+      "the next bytes of a program's source; the build starts after the last")                  \
+    X(PROGRAM_STATUS, 25, tsr__wire_program, tsr__wire_program_status, TSR__WIRE_SOCKET,        \
+      "a program's state and build log")                                                        \
+    X(PROGRAM_RELEASE, 26, tsr__wire_program, tsr__wire_empty,                                  \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING, "drops a program")                                     \
+    X(KERNEL_INFO, 27, tsr__wire_kernel_query, tsr__wire_kernel_info, TSR__WIRE_SOCKET,         \
+      "a built program's kernel by name, with its arguments")                                   \
+    X(KERNEL_LAUNCH, 28, tsr__wire_kernel_launch, tsr__wire_launched,                           \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING, "queues a user kernel on the session's device queue")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

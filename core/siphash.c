@@ -60,3 +60,13 @@ uint64_t tsr__siphash24(const uint8_t key[TSR__SIPHASH_KEY_BYTES], const void *d
     SIPROUND;
     return v0 ^ v1 ^ v2 ^ v3;
 }
+
+uint64_t tsr__fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t k = 0; k < n; k++) {
+        h ^= p[k];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}

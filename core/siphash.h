@@ -15,4 +15,9 @@
  * implementation's little-endian output read as a number. */
 uint64_t tsr__siphash24(const uint8_t key[TSR__SIPHASH_KEY_BYTES], const void *data, size_t n);
 
+/* FNV-1a, 64 bits, continuing from h (TSR__FNV_START to begin): an
+ * unkeyed hash that names cache entries (which the seal above guards). */
+#define TSR__FNV_START UINT64_C(0xcbf29ce484222325)
+uint64_t tsr__fnv1a(uint64_t h, const void *data, size_t n);
+
 #endif /* TESSERA_CORE_SIPHASH_H */

@@ -175,6 +175,13 @@ typedef struct tsr__backend {
      * and `done` is not called. */
     tsr_status (*enqueue)(tsr__backend_runtime *rt, uint32_t device, tsr__backend_program *p,
                           const tsr__backend_launch *launch, tsr__backend_done_fn done, void *ctx);
+
+    /* User kernels (daemon/user.c) never run in the daemon: the backend's
+     * worker executable (daemon/worker_wire.h) runs them, one process per
+     * uid and device. `worker` is its file name (NULL: no user kernels);
+     * worker_device writes the argument that names a device to it. */
+    const char *worker;
+    bool (*worker_device)(const tsr__backend_found *found, uint32_t device, char *buf, size_t n);
 } tsr__backend;
 
 /* The backends built in, in the order their devices are listed; NULL

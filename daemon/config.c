@@ -69,6 +69,10 @@ static tsr_status parse_limit(const char *text, tsr__config_value *v,
 static tsr_status parse_level(const char *text, tsr__config_value *v,
                               const tsr__config_resolver *r);
 static tsr_status parse_ms(const char *text, tsr__config_value *v, const tsr__config_resolver *r);
+static tsr_status parse_switch(const char *text, tsr__config_value *v,
+                               const tsr__config_resolver *r);
+static tsr_status parse_bytes(const char *text, tsr__config_value *v,
+                              const tsr__config_resolver *r);
 
 #define GLOB_HELP                                                                            \
     " in the cgroup v2 path its process had when it opened the session; the name is a glob " \
@@ -268,6 +272,46 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
          .default_value = "20000", .restart = true,
          .help = "How long, in milliseconds, the OpenCL discovery probe may run before it is "
                  "killed and the daemon goes on without OpenCL devices."},
+        KIND_NUMBER, parse_ms, MATCH_NONE},
+    [TSR__CONF_USER_KERNELS] = {
+        {.name = "kernels.user", .option = "user-kernels", .metavar = "on|off",
+         .default_value = "on",
+         .help = "Whether clients may build and run OpenCL C of their own (tsr_program_create). "
+                 "Their programs are compiled in a short-lived process under "
+                 "kernels.build_time_limit_ms and kernels.build_memory, and their kernels run "
+                 "in a worker process per user and device (tessera-kernel-worker), never in "
+                 "the daemon: a kernel that crashes or overruns ends its own user's worker "
+                 "only. off refuses PROGRAM_CREATE."},
+        KIND_NUMBER, parse_switch, MATCH_NONE},
+    [TSR__CONF_MAX_PROGRAMS] = {
+        {.name = "kernels.max_programs", .metavar = "N", .default_value = "64",
+         .help = "The most user programs one session may hold at once."},
+        KIND_NUMBER, parse_sessions, MATCH_NONE},
+    [TSR__CONF_MAX_SOURCE] = {
+        {.name = "kernels.max_source_bytes", .metavar = "SIZE", .default_value = "1MiB",
+         .help = "The longest source of a user program, in bytes (suffixes KiB, MiB)."},
+        KIND_NUMBER, parse_bytes, MATCH_NONE},
+    [TSR__CONF_BUILD_TIME] = {
+        {.name = "kernels.build_time_limit_ms", .metavar = "MS", .default_value = "60000",
+         .help = "How long, in milliseconds, the compiler may take over one user program "
+                 "before it is killed and the build fails with that reason."},
+        KIND_NUMBER, parse_ms, MATCH_NONE},
+    [TSR__CONF_BUILD_MEMORY] = {
+        {.name = "kernels.build_memory", .metavar = "SIZE", .default_value = "8GiB",
+         .help = "The address space the compiler of one user program may take (RLIMIT_AS); "
+                 "a compiler that needs more fails the build."},
+        KIND_NUMBER, parse_bytes, MATCH_NONE},
+    [TSR__CONF_RUN_TIME] = {
+        {.name = "kernels.run_time_limit_ms", .metavar = "MS", .default_value = "60000",
+         .help = "How long, in milliseconds, one user kernel may run. The kernel worker of a "
+                 "kernel that runs longer is killed: that user's launches in flight on that "
+                 "device fail, and their programs must be created again."},
+        KIND_NUMBER, parse_ms, MATCH_NONE},
+    [TSR__CONF_WORKER_IDLE] = {
+        {.name = "kernels.worker_idle_ms", .metavar = "MS", .default_value = "30000",
+         .help = "How long, in milliseconds, a user's kernel worker with no program left is "
+                 "kept before it is stopped, so that the next process of a job finds it ready "
+                 "(its context made, its programs' binaries cached)."},
         KIND_NUMBER, parse_ms, MATCH_NONE},
 };
 /* clang-format on */
@@ -515,6 +559,29 @@ static tsr_status parse_ms(const char *text, tsr__config_value *v, const tsr__co
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "invalid milliseconds '%s' (expected a whole number from 1 to 3600000)",
                          text);
+    return TSR_OK;
+}
+
+static tsr_status parse_switch(const char *text, tsr__config_value *v,
+                               const tsr__config_resolver *r)
+{
+    (void)r;
+    if (strcmp(text, "on") == 0)
+        v->number = 1;
+    else if (strcmp(text, "off") == 0)
+        v->number = 0;
+    else
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid switch '%s' (expected on or off)",
+                         text);
+    return TSR_OK;
+}
+
+static tsr_status parse_bytes(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    (void)r;
+    if (tsr__parse_size(text, &v->number) != TSR_OK || v->number == 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid size '%s' (expected bytes, e.g. 65536 or 1MiB)", text);
     return TSR_OK;
 }
 

@@ -66,6 +66,13 @@ typedef enum tsr__config_key_id {
     TSR__CONF_LOG_LEVEL,
     TSR__CONF_CACHE_DIR,
     TSR__CONF_PROBE_TIMEOUT,
+    TSR__CONF_USER_KERNELS,
+    TSR__CONF_MAX_PROGRAMS,
+    TSR__CONF_MAX_SOURCE,
+    TSR__CONF_BUILD_TIME,
+    TSR__CONF_BUILD_MEMORY,
+    TSR__CONF_RUN_TIME,
+    TSR__CONF_WORKER_IDLE,
     TSR__CONF_KEY_COUNT
 } tsr__config_key_id;
 

@@ -41,6 +41,10 @@ typedef struct job {
                             the head of its lane, which waits for it */
     tsr_status status;
     char message[TSR__RING_QUEUE_MESSAGE];
+    /* A user kernel's launch (tsr__exec_user_launch): it has no program
+     * here; `user` starts it (or, given NULL, drops it). */
+    tsr__exec_user_fn user;
+    void *user_ctx;
 } job;
 
 /* A session's jobs for one device not yet given to the driver, in launch
@@ -143,7 +147,7 @@ typedef struct tsr__executor {
  * TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the user's
  * cache directory; "" (the first of them set but empty) keeps them in
  * memory only. */
-static const char *cache_dir(const tsr__server *server, char *buf, size_t n)
+const char *tsr__exec_cache_dir(const tsr__server *server, char *buf, size_t n)
 {
     const char *v;
     if (server->kernel_cache_dir[0])
@@ -414,11 +418,17 @@ static void log_program(const executor *x, uint32_t queue, tsr__backend_program 
 static bool submit(executor *x, job *j, bool by_piece)
 {
     uint32_t queue = j->queue;
-    int state = x->be->program_state(j->program);
     if (j->session->ending) {
+        if (j->user)
+            j->user(j->user_ctx, NULL);
         finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
         return false;
     }
+    if (j->user) {
+        j->user(j->user_ctx, (tsr__exec_user_job *)j); /* it reports through tsr__exec_user_done */
+        return true;
+    }
+    int state = x->be->program_state(j->program);
     if (state == TSR__PROGRAM_FAILED) {
         finish(x, j, TSR_ERR_DEVICE, x->be->program_error(j->program));
         return false;
@@ -451,6 +461,17 @@ static bool submit(executor *x, job *j, bool by_piece)
     return st == TSR_OK;
 }
 
+/* A user kernel's launch can go (READY) once every earlier launch of its
+ * session on the device has finished: the driver's queue and the worker's
+ * are two queues, so only that orders them. */
+static int user_state(const executor *x, const job *j)
+{
+    for (const job *d = x->busy[j->queue].first; d; d = d->on_next)
+        if (d->session == j->session)
+            return TSR__PROGRAM_PENDING;
+    return TSR__PROGRAM_READY;
+}
+
 /* The next job to go from a device's lanes, starting at the lane whose
  * turn it is: the head of a lane that can go (its program settled, or its
  * session gone, and none of its pieces with the driver). A job that has
@@ -464,12 +485,14 @@ static job *next_job(const executor *x, fifo *f, bool by_piece)
     lane_of(f, start->session, &prev);
     do {
         job *j = l->head;
-        int state = x->be->program_state(j->program);
+        int state = j->user ? user_state(x, j) : x->be->program_state(j->program);
         if (!j->in_driver && (j->session->ending || state != TSR__PROGRAM_PENDING)) {
             f->turn = l->next;
             uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
             j->in_driver = by_piece && !j->session->ending && state == TSR__PROGRAM_READY &&
                            j->next_piece + 1 < pieces;
+            if (j->user) /* it holds its lane until its worker reports */
+                j->in_driver = !j->session->ending;
             if (!j->in_driver)
                 lane_pop(f, l, prev);
             return j;
@@ -709,7 +732,7 @@ static tsr_status executor_get(tsr__server *server, executor **out)
     x->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     tsr_status st = x->notify_fd < 0 ? tsr__fail(TSR_ERR_IO, "eventfd failed") : TSR_OK;
     char dir_buf[1024];
-    const char *dir = cache_dir(server, dir_buf, sizeof dir_buf);
+    const char *dir = tsr__exec_cache_dir(server, dir_buf, sizeof dir_buf);
     if (st == TSR_OK) {
         tsr__backend_config config = {
             .found = &reg->found, .devices = served, .cache_dir = dir, .notify_fd = x->notify_fd};
@@ -755,7 +778,10 @@ void tsr__exec_shutdown(tsr__server *server)
             after = l->next;
             for (job *j = l->head, *next; j; j = next) {
                 next = j->next;
-                if (!j->in_driver) /* else it is handed back between two pieces */
+                if (j->user && !j->in_driver)
+                    j->user(j->user_ctx, NULL);
+                if (!j->in_driver) /* else it is handed back between two pieces, or a
+                                      user kernel's worker reported it */
                     finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
             }
             free(l);
@@ -881,6 +907,9 @@ static tsr__backend_program *program_for(executor *x, uint32_t queue, const tsr_
  * take_out_repeats). */
 #define MAX_PIECES (UINT64_C(1) << 20)
 
+static job *new_job(executor *x, tsr__session *s, uint32_t queue);
+static tsr_status queue_job(executor *x, job *j, tsr__wire_launched *out);
+
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
                               const uint32_t *segments, const uint64_t *byte_offsets,
                               const uint64_t *extents, tsr__wire_launched *out)
@@ -901,17 +930,9 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         return TSR_ERR_OUT_OF_MEMORY;
     if (x->be->program_state(program) == TSR__PROGRAM_FAILED)
         return tsr__fail(TSR_ERR_DEVICE, "%s", x->be->program_error(program));
-    job *j = x->spare;
-    if (j) {
-        x->spare = j->next;
-        x->nspare--;
-        memset(j, 0, sizeof *j);
-    } else if (!(j = calloc(1, sizeof *j))) {
-        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
-    }
-    j->x = x;
-    j->session = s;
-    j->queue = queue;
+    job *j = new_job(x, s, queue);
+    if (!j)
+        return TSR_ERR_OUT_OF_MEMORY;
     j->program = program;
     tsr__backend_launch *l = &j->launch;
     l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
@@ -949,7 +970,35 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
             j->segments[b] = segments[0];
         l->nbuffers = TSR__KGENERIC_SLOTS;
     }
-    if ((st = lane_push(&x->fifos[queue], j)) != TSR_OK) {
+    return queue_job(x, j, out);
+}
+
+/* A job for a launch of the session on `queue`, or NULL (error set). */
+static job *new_job(executor *x, tsr__session *s, uint32_t queue)
+{
+    job *j = x->spare;
+    if (j) {
+        x->spare = j->next;
+        x->nspare--;
+        memset(j, 0, sizeof *j);
+    } else if (!(j = calloc(1, sizeof *j))) {
+        tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+        return NULL;
+    }
+    j->x = x;
+    j->session = s;
+    j->queue = queue;
+    return j;
+}
+
+/* Puts a new job at the end of its session's lane with the next sequence
+ * number, and names it in *out. */
+static tsr_status queue_job(executor *x, job *j, tsr__wire_launched *out)
+{
+    tsr__session *s = j->session;
+    uint32_t queue = j->queue;
+    tsr_status st = lane_push(&x->fifos[queue], j);
+    if (st != TSR_OK) {
         spare_job(x, j);
         return st;
     }
@@ -967,6 +1016,27 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     else
         pump(x, queue);
     return TSR_OK;
+}
+
+tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user_fn start,
+                                 void *ctx, tsr__wire_launched *out)
+{
+    executor *x = NULL;
+    tsr_status st = executor_get(s->server, &x);
+    if (st != TSR_OK)
+        return st;
+    job *j = new_job(x, s, queue);
+    if (!j)
+        return TSR_ERR_OUT_OF_MEMORY;
+    j->user = start;
+    j->user_ctx = ctx;
+    return queue_job(x, j, out);
+}
+
+void tsr__exec_user_done(tsr__exec_user_job *job_handle, tsr_status status, const char *message)
+{
+    job *j = (job *)job_handle;
+    finish(j->x, j, status, message);
 }
 
 /* Elements one output of a reduction may reduce, where its input's

@@ -45,6 +45,30 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wir
 tsr_status tsr__exec_fill(tsr__session *s, uint32_t queue, uint64_t handle, uint8_t *host,
                           const tsr__region *region, const uint8_t *value, tsr__wire_launched *out);
 
+/* A user kernel's launch (daemon/user.c), as the executor holds it. */
+typedef struct tsr__exec_user_job tsr__exec_user_job;
+/* Starts a user kernel's launch (job non-NULL): it must end, now or later,
+ * with tsr__exec_user_done(job, ...); or drops it (job NULL: its session
+ * ended or the daemon stops before it started). Loop thread. */
+typedef void (*tsr__exec_user_fn)(void *ctx, tsr__exec_user_job *job);
+
+/* Queues a user kernel's launch in the session's lane on accelerator
+ * `queue`, in order with its other launches: `start` is called once every
+ * earlier launch of the session there has finished, and the lane's later
+ * launches wait until tsr__exec_user_done. *out names it as LAUNCH's
+ * reply does; its completion and error reach the session's ring as a
+ * built-in kernel's do. */
+tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user_fn start,
+                                 void *ctx, tsr__wire_launched *out);
+/* The user kernel's launch ended (TSR_OK, or the error its session's next
+ * synchronize reports). Loop thread. */
+void tsr__exec_user_done(tsr__exec_user_job *job, tsr_status status, const char *message);
+
+/* Where compiled programs are kept on disk: the configured directory,
+ * else TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the
+ * user's cache directory (buf holds it then); "": in memory only. */
+const char *tsr__exec_cache_dir(const tsr__server *server, char *buf, size_t n);
+
 /* Accelerator `queue`'s busy time since the executor started, in ns:
  * how long its queue held a kernel the driver had not finished (0 before
  * the first launch). Exact: measured at each submission and completion. */

@@ -24,6 +24,7 @@
 #include "daemon/roster.h"
 #include "daemon/session.h"
 #include "daemon/share.h"
+#include "daemon/user.h"
 
 typedef tsr__request request;
 typedef tsr__handler_fn handler_fn;
@@ -579,6 +580,13 @@ static tsr_status on_session_list(request *r)
     return TSR_OK;
 }
 
+static tsr_status on_program_create(request *r)
+{
+    tsr__device_pool *pool = NULL;
+    tsr_status st = device_pool(r->s, ((const tsr__wire_program_create *)r->in)->device, &pool);
+    return st == TSR_OK ? tsr__user_program_create(r, pool) : st;
+}
+
 static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_HELLO] = on_hello,
     [TSR__OP_PING] = on_ping,
@@ -602,6 +610,12 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_IMPORT] = tsr__share_import,
     [TSR__OP_REVOKE] = tsr__share_revoke,
     [TSR__OP_SHARE_LIST] = tsr__admin_share_list,
+    [TSR__OP_PROGRAM_CREATE] = on_program_create,
+    [TSR__OP_PROGRAM_SOURCE] = tsr__user_program_source,
+    [TSR__OP_PROGRAM_STATUS] = tsr__user_program_status,
+    [TSR__OP_PROGRAM_RELEASE] = tsr__user_program_release,
+    [TSR__OP_KERNEL_INFO] = tsr__user_kernel_info,
+    [TSR__OP_KERNEL_LAUNCH] = tsr__user_kernel_launch,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

@@ -28,6 +28,7 @@
 #include "daemon/procinfo.h"
 #include "daemon/roster.h"
 #include "daemon/session.h"
+#include "daemon/user.h"
 
 /* Every session needs a few descriptors plus one per segment. */
 static void raise_fd_limit(void)
@@ -891,8 +892,10 @@ void tsr__server_fini(tsr__server *server)
         tsr__log(TSR__LOG_INFO, "ring poller: %llu passes polled %llu rings",
                  (unsigned long long)server->passes, (unsigned long long)server->rings_polled);
     tsr__log_flush();
-    /* Kernels still queued finish (or fail), and sessions that outlived
-     * their connection behind them are released. */
+    /* User kernels' workers end first: what they run fails. Then kernels
+     * still queued finish (or fail), and sessions that outlived their
+     * connection behind them are released. */
+    tsr__user_shutdown(server);
     tsr__exec_shutdown(server);
     assert(server->first == NULL);
     bool unlink_socket = server->listen_fd >= 0 && !server->socket_activated;

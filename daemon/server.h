@@ -55,6 +55,7 @@ typedef struct tsr__server {
     tsr__loop *loop;
     tsr__registry registry;
     struct tsr__executor *executor; /* exec.c's, made at the first launch */
+    struct tsr__user_state *user;   /* user.c's kernel workers, made at the first program */
     char kernel_cache_dir[1024];    /* cache.dir as configured; "": the default */
     int listen_fd;
     int signal_fd;

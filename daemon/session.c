@@ -6,6 +6,7 @@
  * does not read its replies, loses its session and nothing else. Ring
  * slots are copied out of shared memory before they are looked at. */
 #include "daemon/session.h"
+#include "daemon/user.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -265,6 +266,7 @@ void tsr__session_end(tsr__session *s, const char *why)
         server->session_count--;
     }
     tsr__roster_ring_drop(server, s);
+    tsr__user_session_end(s);
     tsr__loop_unwatch(server->loop, s->watch);
     tsr__loop_unwatch(server->loop, s->doorbell_watch);
     tsr__loop_unwatch(server->loop, s->hello_watch);

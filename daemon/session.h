@@ -189,6 +189,9 @@ struct tsr__session {
     /* Kernels (exec.c): the launches not yet retired on every device, and
      * the frees waiting behind them. */
     uint32_t inflight_total;
+    /* User programs (user.c), newest first. */
+    struct tsr__user_program *programs;
+    uint32_t program_count, next_program;
     tsr__deferred_free *deferred;
     uint32_t deferred_count, deferred_cap;
 

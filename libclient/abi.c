@@ -24,7 +24,8 @@
     X(tsr_cast_options, 80, 16)          \
     X(tsr_tensor_options, 96, 32)        \
     X(tsr_export_options, 64, 16)        \
-    X(tsr_share_info, 144, 112)
+    X(tsr_share_info, 144, 112)          \
+    X(tsr_kernel_arg, 104, 72)
 
 #if UINTPTR_MAX == UINT64_MAX
 #define TSR__ABI_CHECK(type, size, reserved_at)                                                \

@@ -58,6 +58,10 @@ void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle, ui
  * kernel runs asynchronously. An error a previous kernel on the device met
  * is reported here first. */
 tsr_status tsr__client_launch(tsr_client *client, tsr_device device, const tsr__kernel *kernel);
+/* The same for any request whose reply names a queued launch
+ * (tsr__wire_launched): LAUNCH, KERNEL_LAUNCH. */
+tsr_status tsr__client_launch_op(tsr_client *client, tsr_device device, uint32_t opcode,
+                                 const void *request);
 /* Waits for every kernel this client queued on the device; reports the
  * first error one of them met. */
 tsr_status tsr__client_synchronize(tsr_client *client, tsr_device device);

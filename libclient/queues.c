@@ -97,6 +97,11 @@ tsr_status tsr__client_fill(tsr_client *c, tsr_device device, uint64_t handle,
 
 tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *kernel)
 {
+    return tsr__client_launch_op(c, d, TSR__OP_LAUNCH, kernel);
+}
+
+tsr_status tsr__client_launch_op(tsr_client *c, tsr_device d, uint32_t opcode, const void *request)
+{
     tsr__wire_device wd = {0};
     tsr_status st = tsr__client_daemon_device(c, d, &wd);
     if (st != TSR_OK)
@@ -105,7 +110,7 @@ tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *ke
     if (q >= 0 && (st = queue_error(c, (uint32_t)q)) != TSR_OK)
         return st;
     tsr__wire_launched launched;
-    st = tsr__client_call(c, TSR__OP_LAUNCH, kernel, &launched);
+    st = tsr__client_call(c, opcode, request, &launched);
     if (st != TSR_OK)
         return st;
     note_queued(c, wd, &launched);

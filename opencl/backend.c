@@ -98,6 +98,17 @@ static void describe(const tsr__backend_found *found, uint32_t device,
                        info->opencl_c_version);
 }
 
+/* A device as the worker executable finds it: "platform:device". */
+static bool worker_device(const tsr__backend_found *found, uint32_t device, char *buf, size_t n)
+{
+    const tsr__cl_discovery *cl = found->state;
+    if (!cl || device >= cl->count)
+        return false;
+    int len = snprintf(buf, n, "%u:%u", (unsigned)cl->devices[device].platform_index,
+                       (unsigned)cl->devices[device].device_index);
+    return len > 0 && (size_t)len < n;
+}
+
 /* The runtime's source callback over the generator. */
 static size_t kernel_source(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap)
 {
@@ -153,4 +164,6 @@ const tsr__backend tsr__opencl_backend = {
     .copies = tsr__clrt_copies,
     .on_host = tsr__clrt_on_host,
     .enqueue = tsr__clrt_enqueue,
+    .worker = "tessera-kernel-worker",
+    .worker_device = worker_device,
 };

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/siphash.h"
 #include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
@@ -110,21 +111,9 @@ typedef struct clrt_job {
 
 /* ---- hashing ------------------------------------------------------------ */
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t k = 0; k < n; k++) {
-        h ^= p[k];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
-#define FNV_START UINT64_C(0xcbf29ce484222325)
-
 static uint64_t text_hash(uint64_t h, const char *text)
 {
-    return fnv1a(h, text, strlen(text) + 1);
+    return tsr__fnv1a(h, text, strlen(text) + 1);
 }
 
 /* ---- devices (builder thread) -------------------------------------------- */
@@ -350,11 +339,11 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
         atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return false;
     }
-    uint64_t hash = text_hash(FNV_START, d->info.name);
+    uint64_t hash = text_hash(TSR__FNV_START, d->info.name);
     hash = text_hash(hash, d->info.vendor);
     hash = text_hash(hash, d->info.driver_version);
     hash = text_hash(hash, d->options);
-    hash = fnv1a(hash, rt->source_buf, n);
+    hash = tsr__fnv1a(hash, rt->source_buf, n);
     uint64_t rejected = atomic_load(&rt->rejected);
     if (rt->cache && cache_load(rt, d, p, hash)) {
         warm_up(d, p);
@@ -521,7 +510,7 @@ void tsr__clrt_destroy(tsr__clrt *rt)
 
 static tsr__clrt_program **bucket_of(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel_key *key)
 {
-    uint64_t h = fnv1a(fnv1a(FNV_START, &ordinal, sizeof ordinal), key, sizeof *key);
+    uint64_t h = tsr__fnv1a(tsr__fnv1a(TSR__FNV_START, &ordinal, sizeof ordinal), key, sizeof *key);
     return &rt->table[h % PROGRAM_BUCKETS];
 }
 

@@ -16,5 +16,6 @@
 #include "tessera/tensor.h"
 #include "tessera/ops.h"
 #include "tessera/share.h"
+#include "tessera/kernel.h"
 
 #endif /* TESSERA_TESSERA_H */

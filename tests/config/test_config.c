@@ -41,7 +41,14 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "devices.visible.cgroup./kubepods.slice = opencl:0\n"
                                 "memory_limit.unit.job[0-9]*.scope = 3GiB\n"
                                 "memory_limit.slice.user-*.slice = 25%\n"
-                                "memory_limit.cgroup./ = unlimited\n";
+                                "memory_limit.cgroup./ = unlimited\n"
+                                "kernels.user = off\n"
+                                "kernels.max_programs = 8\n"
+                                "kernels.max_source_bytes = 64KiB\n"
+                                "kernels.build_time_limit_ms = 2500\n"
+                                "kernels.build_memory = 2GiB\n"
+                                "kernels.run_time_limit_ms = 750\n"
+                                "kernels.worker_idle_ms = 100\n";
 
 static void test_every_key(void)
 {
@@ -52,6 +59,13 @@ static void test_every_key(void)
         if (!tsr__config_key_at((tsr__config_key_id)k)->suffix)
             ASSERT_TRUE(cfg.v[k].set);
     ASSERT_EQ(cfg.match_count, 6);
+    ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, 0);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_PROGRAMS].number, 8);
+    ASSERT_EQ(cfg.v[TSR__CONF_MAX_SOURCE].number, 65536);
+    ASSERT_EQ(cfg.v[TSR__CONF_BUILD_TIME].number, 2500);
+    ASSERT_EQ(cfg.v[TSR__CONF_BUILD_MEMORY].number, UINT64_C(2) << 30);
+    ASSERT_EQ(cfg.v[TSR__CONF_RUN_TIME].number, 750);
+    ASSERT_EQ(cfg.v[TSR__CONF_WORKER_IDLE].number, 100);
     ASSERT_EQ(cfg.matches[0].key, TSR__CONF_VISIBLE_UNIT);
     ASSERT_STREQ(cfg.matches[0].pattern, "job*.scope");
     ASSERT_TRUE(!cfg.matches[0].all_devices && cfg.matches[0].device_count == 1 &&

@@ -854,7 +854,53 @@ typedef union payload {
     tsr__wire_stats_request stats;
     tsr__wire_export export_;
     tsr__wire_share_key key;
+    tsr__wire_program_create program_create;
+    tsr__wire_program_source program_source;
+    tsr__wire_program program;
+    tsr__wire_kernel_query kernel_query;
+    tsr__wire_kernel_launch kernel_launch;
 } payload;
+
+/* User kernels' messages (daemon/user.c): programs 1..4 of the session
+ * (0 is never one), sources of up to 8 KiB in chunks at the offsets the
+ * daemon expects, now and then elsewhere. No worker starts here: the
+ * detached server's devices have no backend record to name one by, so a
+ * complete source breaks its program instead. */
+static void build_user(fuzz_reader *r, uint32_t opcode, payload *p)
+{
+    uint32_t program = fuzz_u8(r) % 5u;
+    switch (opcode) {
+    case TSR__OP_PROGRAM_CREATE:
+        p->program_create.device = (tsr__wire_device){TSR_DEVICE_OPENCL, fuzz_u8(r) % 3};
+        p->program_create.source_bytes = (uint64_t)fuzz_u8(r) * 32u + fuzz_u8(r) % 32u;
+        if (fuzz_u8(r) >= 0xf0)
+            p->program_create.source_bytes = fuzz_u32(r) * (uint64_t)fuzz_u32(r);
+        memset(p->program_create.options, 'O', fuzz_u8(r) % 8u);
+        break;
+    case TSR__OP_PROGRAM_SOURCE: {
+        p->program_source.program = program;
+        p->program_source.length = (uint32_t)fuzz_u8(r) * 16u + fuzz_u8(r) % 16u;
+        uint8_t at = fuzz_u8(r);
+        p->program_source.offset = at < 0xf0 ? (uint64_t)at * 4096u : fuzz_u32(r);
+        memset(p->program_source.data, 'x', sizeof p->program_source.data);
+        break;
+    }
+    case TSR__OP_KERNEL_INFO:
+        p->kernel_query.program = program;
+        p->kernel_query.name[0] = 'k';
+        break;
+    case TSR__OP_KERNEL_LAUNCH:
+        p->kernel_launch.program = program;
+        p->kernel_launch.kernel = fuzz_u8(r) % 2u;
+        p->kernel_launch.work_dim = fuzz_u8(r) % 4u;
+        p->kernel_launch.nargs = fuzz_u8(r) % 3u;
+        p->kernel_launch.global[0] = fuzz_u8(r);
+        break;
+    default: /* PROGRAM_STATUS, PROGRAM_RELEASE */
+        p->program.program = program;
+        break;
+    }
+}
 
 static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
 {
@@ -992,6 +1038,14 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
             p->key.id = fuzz_u32(r);
         break;
     }
+    case TSR__OP_PROGRAM_CREATE:
+    case TSR__OP_PROGRAM_SOURCE:
+    case TSR__OP_PROGRAM_STATUS:
+    case TSR__OP_PROGRAM_RELEASE:
+    case TSR__OP_KERNEL_INFO:
+    case TSR__OP_KERNEL_LAUNCH:
+        build_user(r, opcode, p);
+        break;
     default:
         break;
     }

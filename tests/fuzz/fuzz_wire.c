@@ -56,6 +56,12 @@ static const doc_op doc_ops[] = {
     [20] = {"IMPORT", 24, 480, false, false},
     [21] = {"REVOKE", 24, 0, false, false},
     [22] = {"SHARE_LIST", 8, 112, false, true},
+    [23] = {"PROGRAM_CREATE", 528, 8, false, false},
+    [24] = {"PROGRAM_SOURCE", 3984, 0, false, false},
+    [25] = {"PROGRAM_STATUS", 8, 3088, false, false},
+    [26] = {"PROGRAM_RELEASE", 8, 0, true, false},
+    [27] = {"KERNEL_INFO", 72, 2056, false, false},
+    [28] = {"KERNEL_LAUNCH", 1344, 8, true, false},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 

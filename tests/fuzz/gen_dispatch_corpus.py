@@ -30,6 +30,8 @@ import sys
 (HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE, SEGMENT_MAP, MEMORY_STATS,
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
  TOPOLOGY, DAEMON_STATS, EXPORT, IMPORT, REVOKE, SHARE_LIST) = range(1, 23)
+(PROGRAM_CREATE, PROGRAM_SOURCE, PROGRAM_STATUS, PROGRAM_RELEASE, KERNEL_INFO,
+ KERNEL_LAUNCH) = range(23, 29)
 
 # configs[] in fuzz_dispatch.c
 DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
@@ -243,6 +245,20 @@ SEEDS = [
      + msg(IMPORT, key(0), 1) + msg(FILL, fill_import(), 1) + msg(SHARE_LIST, b"\x00", 1)
      + msg(IMPORT, key(1), 1) + msg(FREE, IMPORT1, 1) + msg(PING, session=0, how=0x1e)
      + msg(SHARE_LIST, b"\x00", 1) + msg(FREE, IMPORT1, 1)),
+    # user kernels (build_user in fuzz_dispatch.c): a program of 40 bytes
+    # whose source comes whole (its build fails here: no worker), chunks
+    # after it and out of order refused, its status,
+    # a kernel's description and launch refused, a second program's
+    # creation on a device that does not exist, the release
+    (DEFAULT, hello()
+     + msg(PROGRAM_CREATE, b"\x00\x00\x01\x08\x00\x02")   # opencl:0, 1 * 32 + 8 bytes, "OO"
+     + msg(PROGRAM_SOURCE, b"\x01\x02\x08\x00")           # 40 bytes at 0
+     + msg(PROGRAM_SOURCE, b"\x01\x01\x00\x00")           # 16 more at 0: refused
+     + msg(PROGRAM_SOURCE, b"\x01\x01\x00\x05")           # 16 at 5 * 4096: refused
+     + msg(PROGRAM_STATUS, b"\x01")
+     + msg(KERNEL_INFO, b"\x01") + msg(KERNEL_LAUNCH, b"\x01\x00\x01\x00\x08")
+     + msg(PROGRAM_CREATE, b"\x00\x02\x00\x01\x00\x00")   # opencl:2 does not exist
+     + msg(PROGRAM_RELEASE, b"\x01") + msg(PROGRAM_STATUS, b"\x01")),
 ]
 
 

@@ -71,6 +71,8 @@ SEGMENT_MAP, MEMORY_STATS, EMPTY_CACHE, SESSION_LIST = 8, 9, 10, 11
 FILL, LAUNCH = 12, 13
 PROCESS_LIST, SESSION_STATS, DEVICE_STATUS, TOPOLOGY, DAEMON_STATS = 14, 15, 16, 17, 18
 EXPORT, IMPORT, REVOKE, SHARE_LIST = 19, 20, 21, 22
+PROGRAM_CREATE, PROGRAM_SOURCE, PROGRAM_STATUS, PROGRAM_RELEASE = 23, 24, 25, 26
+KERNEL_INFO, KERNEL_LAUNCH = 27, 28
 
 
 def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
@@ -84,6 +86,25 @@ def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
         k += struct.pack("<25q", *(list(strides) + [0] * (25 - len(strides))))
     assert len(k) == 1144
     return k
+
+
+def program_source(program, offset, data):
+    return struct.pack("<IIQ", program, len(data), offset) + data.ljust(3968, b"\0")
+
+
+def kernel_arg(kind, size, type_name, name):
+    return struct.pack("<II", kind, size) + text(type_name, 28) + text(name, 28)
+
+
+def kernel_launch(program, kernel, global_size, args, local_size=()):
+    """args: (kind, size, handle, bytes, value) per argument."""
+    dims = len(global_size)
+    out = struct.pack("<IIII", program, kernel, dims, len(args))
+    out += struct.pack("<3Q", *(list(global_size) + [0] * (3 - dims)))
+    out += struct.pack("<3Q", *(list(local_size) + [0] * (3 - len(local_size))))
+    for kind, size, handle, nbytes, value in args:
+        out += struct.pack("<IIQQ", kind, size, handle, nbytes) + value.ljust(16, b"\0")
+    return out + b"\0" * (40 * (32 - len(args)))
 
 
 def region(handle, itemsize, offset, sizes, strides):
@@ -161,6 +182,27 @@ valid = [
     frame(FILL, region(0x1234567800000001, 4, 0, [2, 3], [3, 1]) + struct.pack("<f", 1.0)
           .ljust(16, b"\0"), request_id=14),
     frame(FILL, struct.pack("<II", 0, 0), REPLY, 14),
+    # User kernels: a program's creation, its source, its state, a kernel's
+    # arguments, a launch of it (a tensor, local memory, a float), release.
+    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 5000) + text("-Werror", 512),
+          request_id=26),
+    frame(PROGRAM_CREATE, struct.pack("<II", 1, 0), REPLY, 26),
+    frame(PROGRAM_SOURCE, program_source(1, 0, b"__kernel void k(__global float *p) {}"),
+          request_id=27),
+    frame(PROGRAM_SOURCE, flags=REPLY, request_id=27),
+    frame(PROGRAM_STATUS, struct.pack("<II", 1, 0), request_id=28),
+    frame(PROGRAM_STATUS, struct.pack("<IiII", 3, 1, 0, 6) + text("error:", 3072), REPLY, 28),
+    frame(KERNEL_INFO, struct.pack("<II", 1, 0) + text("block_sum", 64), request_id=29),
+    frame(KERNEL_INFO, struct.pack("<II", 0, 3) + kernel_arg(0, 0, "float*", "in")
+          + kernel_arg(2, 0, "float*", "scratch") + kernel_arg(3, 4, "uint", "n")
+          + b"\0" * (64 * 29), REPLY, 29),
+    frame(KERNEL_LAUNCH, kernel_launch(1, 0, [4096], [(0, 0, 0x1234567800000001, 16, b""),
+                                                      (2, 0, 0, 256, b""),
+                                                      (3, 4, 0, 0, struct.pack("<f", 2.0))],
+                                       [64]), request_id=31),
+    frame(KERNEL_LAUNCH, struct.pack("<II", 3, 0), REPLY, 31),
+    frame(PROGRAM_RELEASE, struct.pack("<II", 1, 0), request_id=32),
+    frame(PROGRAM_RELEASE, flags=REPLY, request_id=32),
     # LAUNCH: float32 add of a transposed input and a scalar, and a copy.
     frame(LAUNCH, kernel(3, 11, [4, 8], [(11, 0, 0x1234567800000001, 0, [8, 1]),
                                          (11, 0, 0x1234567800000002, 16, [1, 4]),
@@ -247,7 +289,9 @@ broken = [
     frame(PING, version=7),
     frame(0),
     frame(12),
-    frame(23),                                           # one past the last opcode
+    frame(29),                                           # one past the last opcode
+    frame(PROGRAM_SOURCE, program_source(1, 0, b"x")[:100], request_id=30),  # cut short
+    frame(KERNEL_LAUNCH, kernel_launch(1, 0, [8], [(0, 0, 1, 0, b"")])[:1343]),
     frame(0xFFFF),
     frame(LAUNCH, kernel(3, 11, [4], [(11, 0, 1, 0, [1])])[:900], request_id=17),  # cut short
     frame(PING, flags=ERROR),                            # error flag on a request

@@ -1,0 +1,945 @@
+/* See user.h. */
+#include "daemon/user.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "daemon/backend.h"
+#include "daemon/exec.h"
+#include "daemon/log.h"
+#include "daemon/memory.h"
+#include "daemon/worker_wire.h"
+
+typedef struct worker worker;
+
+/* A program as the daemon keeps it: what the client sent, and what the
+ * worker said of its build. */
+typedef struct tsr__user_program {
+    struct tsr__user_program *next; /* among its session's */
+    tsr__session *session;
+    uint32_t id;    /* the session's number for it */
+    uint32_t wid;   /* the worker's (daemon-wide) number for it */
+    uint32_t queue; /* the accelerator's ordinal */
+    worker *w;      /* NULL once its worker ended */
+    uint32_t state; /* TSR__WIRE_PROGRAM_* */
+    tsr_status status;
+    char *source;
+    uint64_t source_bytes, received;
+    char options[TSR__WIRE_PROGRAM_OPTIONS];
+    char log[TSR__WIRE_BUILD_LOG];
+    uint32_t log_length;
+    uint32_t nkernels;
+    tsr__worker_kernel *kernels;
+} program;
+
+/* A launch from its request until its worker reports it. */
+typedef struct launch {
+    tsr__session *s;
+    worker *w;
+    uint32_t wid;
+    tsr__exec_user_job *job;
+    uint32_t segments[TSR__WIRE_KERNEL_ARGS]; /* of the message's descriptors, by index */
+    tsr__worker_launch msg;
+} launch;
+
+/* What a worker is busy with, in the order it will answer. */
+typedef struct pending {
+    struct pending *next;
+    bool is_launch;
+    uint32_t wid;      /* a build's program */
+    launch *l;         /* a launch */
+    uint64_t limit_ms; /* how long it may take once at the head */
+} pending;
+
+struct worker {
+    worker *next;
+    tsr__server *server;
+    uid_t uid;
+    uint32_t queue;
+    pid_t pid;
+    int fd, timer_fd;
+    tsr__watch *watch, *timer_watch;
+    pending *head, *tail;
+    char why[160]; /* why it was killed, "" if it was not */
+};
+
+typedef struct tsr__user_state {
+    worker *workers;
+    uint32_t next_wid;
+    uint32_t next_launch;
+    char path[PATH_MAX];
+} state;
+
+#define BUILD_SLACK_MS 5000 /* past the compiler's own limit, for the worker's part */
+
+static state *state_of(tsr__server *server)
+{
+    if (!server->user)
+        server->user = calloc(1, sizeof(state));
+    return server->user;
+}
+
+static const char *device_name(const tsr__server *server, uint32_t queue, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s:%u", server->registry.backend ? server->registry.backend->name : "?",
+             (unsigned)queue);
+    return buf;
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+static void arm_ms(worker *w, uint64_t ms)
+{
+    struct itimerspec t = {0};
+    t.it_value.tv_sec = (time_t)(ms / 1000);
+    t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+    timerfd_settime(w->timer_fd, 0, &t, NULL);
+}
+
+/* The timer times the request at the head of the queue; none: it is off
+ * (or, set by worker_idle_check, counts an idle worker's last moments). */
+static void arm(worker *w)
+{
+    arm_ms(w, w->head ? w->head->limit_ms : 0);
+}
+
+static void push(worker *w, pending *p)
+{
+    p->next = NULL;
+    if (w->tail)
+        w->tail->next = p;
+    else
+        w->head = p;
+    w->tail = p;
+    if (w->head == p)
+        arm(w);
+}
+
+static pending *pop(worker *w)
+{
+    pending *p = w->head;
+    if (p) {
+        w->head = p->next;
+        if (!w->head)
+            w->tail = NULL;
+        arm(w);
+    }
+    return p;
+}
+
+static program *program_by_wid(tsr__server *server, uint32_t wid)
+{
+    for (tsr__session *s = server->first; s; s = s->next)
+        for (program *p = s->programs; p; p = p->next)
+            if (p->wid == wid)
+                return p;
+    return NULL;
+}
+
+static void worker_close(worker *w, const char *why, bool idle);
+
+/* Ends a worker: what it had not answered fails with `why`, its programs
+ * break, and it is reaped. */
+static void worker_end(worker *w, const char *why)
+{
+    worker_close(w, why, false);
+}
+
+/* Whether a worker has nothing to do: nothing to answer, no program. */
+static bool worker_idle(const worker *w)
+{
+    if (w->head)
+        return false;
+    for (const tsr__session *s = w->server->first; s; s = s->next)
+        for (const program *p = s->programs; p; p = p->next)
+            if (p->w == w)
+                return false;
+    return true;
+}
+
+/* A worker with nothing to do is stopped after kernels.worker_idle_ms, so
+ * that an idle uid holds no process, context or memory while the next
+ * program of a uid that is busy (a job's next process) finds its worker
+ * and its context ready. */
+static void worker_idle_check(worker *w)
+{
+    if (worker_idle(w))
+        arm_ms(w, w->server->config->v[TSR__CONF_WORKER_IDLE].number);
+}
+
+static void worker_close(worker *w, const char *why, bool idle)
+{
+    tsr__server *server = w->server;
+    state *st = server->user;
+    char dev[64], text[512];
+    device_name(server, w->queue, dev, sizeof dev);
+    kill(w->pid, SIGKILL);
+    int wstatus = 0;
+    while (waitpid(w->pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    if (!why) {
+        if (w->why[0])
+            why = w->why;
+        else if (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) != SIGKILL)
+            why = strsignal(WTERMSIG(wstatus));
+        else
+            why = "it exited";
+    }
+    snprintf(text, sizeof text, "the kernel worker of uid %u on %s %s: %s", (unsigned)w->uid, dev,
+             idle ? "stopped" : "ended", why);
+    tsr__log(idle ? TSR__LOG_INFO : TSR__LOG_NOTICE, "%s", text);
+    tsr__loop_unwatch(server->loop, w->watch);
+    tsr__loop_unwatch(server->loop, w->timer_watch);
+    close(w->fd);
+    close(w->timer_fd);
+    for (pending *p; (p = w->head);) {
+        w->head = p->next;
+        if (p->is_launch) {
+            tsr__exec_user_done(p->l->job, TSR_ERR_DEVICE, text);
+            free(p->l);
+        }
+        free(p);
+    }
+    for (tsr__session *s = server->first; s; s = s->next)
+        for (program *p = s->programs; p; p = p->next)
+            if (p->w == w) {
+                p->w = NULL;
+                if (p->state != TSR__WIRE_PROGRAM_BROKEN) {
+                    p->state = TSR__WIRE_PROGRAM_BROKEN;
+                    p->status = TSR_ERR_DEVICE;
+                    snprintf(p->log, sizeof p->log, "%s", text);
+                    p->log_length = (uint32_t)strlen(p->log);
+                }
+            }
+    for (worker **at = &st->workers; *at; at = &(*at)->next)
+        if (*at == w) {
+            *at = w->next;
+            break;
+        }
+    free(w);
+}
+
+static void on_built(worker *w, const tsr__worker_built *b, size_t got)
+{
+    program *p = program_by_wid(w->server, b->program);
+    if (!p || p->w != w) {
+        tsr__worker_release rel = {.op = TSR__WORKER_RELEASE, .program = b->program};
+        send(w->fd, &rel, sizeof rel, MSG_NOSIGNAL | MSG_DONTWAIT);
+        return;
+    }
+    uint32_t n = b->nkernels <= TSR__WORKER_KERNELS ? b->nkernels : 0;
+    size_t want = offsetof(tsr__worker_built, kernels) + n * sizeof b->kernels[0];
+    p->status = b->status > TSR_OK && b->status < TSR_STATUS_COUNT ? (tsr_status)b->status
+                : b->status == TSR_OK && got == want               ? TSR_OK
+                                                                   : TSR_ERR_DEVICE;
+    uint32_t len = b->log_length < TSR__WIRE_BUILD_LOG ? b->log_length : TSR__WIRE_BUILD_LOG - 1;
+    memcpy(p->log, b->log, len);
+    p->log[len] = '\0';
+    p->log_length = (uint32_t)strlen(p->log);
+    if (p->status == TSR_OK && n && !(p->kernels = calloc(n, sizeof *p->kernels)))
+        p->status = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (p->status == TSR_OK) {
+        for (uint32_t k = 0; k < n; k++) {
+            p->kernels[k] = b->kernels[k];
+            p->kernels[k].name[sizeof p->kernels[k].name - 1] = '\0';
+            if (p->kernels[k].nargs > TSR__WIRE_KERNEL_ARGS)
+                p->kernels[k].nargs = 0;
+            for (uint32_t a = 0; a < TSR__WIRE_KERNEL_ARGS; a++) {
+                tsr__wire_kernel_arg *arg = &p->kernels[k].args[a];
+                arg->type[sizeof arg->type - 1] = arg->name[sizeof arg->name - 1] = '\0';
+                if (arg->kind >= TSR__KARG_KINDS || arg->size > 16)
+                    arg->kind = TSR__KARG_VALUE, arg->size = 0;
+            }
+        }
+        p->nkernels = n;
+        p->state = TSR__WIRE_PROGRAM_BUILT;
+        tsr__log(TSR__LOG_INFO, "session %u: program %u built%s", p->session->id, p->id,
+                 b->cached ? " (from the disk cache)" : "");
+    } else {
+        p->state = TSR__WIRE_PROGRAM_BROKEN;
+    }
+}
+
+static void on_worker(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    worker *w = data;
+    static union {
+        uint32_t op;
+        tsr__worker_built built;
+        tsr__worker_done done;
+    } msg;
+    ssize_t got = recv(w->fd, &msg, sizeof msg, MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EINTR) && !(events & (EPOLLHUP | EPOLLERR)))
+        return;
+    pending *p = got >= (ssize_t)sizeof(uint32_t) ? w->head : NULL;
+    bool ok =
+        p && ((p->is_launch && msg.op == TSR__WORKER_DONE && got == sizeof msg.done &&
+               msg.done.launch == p->l->msg.launch) ||
+              (!p->is_launch && msg.op == TSR__WORKER_BUILT &&
+               (size_t)got >= offsetof(tsr__worker_built, kernels) && msg.built.program == p->wid));
+    if (!ok) {
+        worker_end(w, got > 0 ? "it sent a malformed answer" : NULL);
+        return;
+    }
+    pop(w);
+    if (p->is_launch) {
+        tsr_status status = msg.done.status;
+        if (status < TSR_OK || status >= TSR_STATUS_COUNT)
+            status = TSR_ERR_DEVICE;
+        msg.done.message[sizeof msg.done.message - 1] = '\0';
+        tsr__exec_user_done(p->l->job, status, msg.done.message);
+        free(p->l);
+    } else {
+        on_built(w, &msg.built, (size_t)got);
+    }
+    free(p);
+    worker_idle_check(w);
+}
+
+static void on_timer(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
+    (void)events;
+    worker *w = data;
+    uint64_t ticks;
+    if (read(w->timer_fd, &ticks, sizeof ticks) != sizeof ticks)
+        return;
+    if (!w->head) {
+        if (worker_idle(w))
+            worker_close(w, "no programs left", true);
+        return;
+    }
+    snprintf(w->why, sizeof w->why, "%s ran past its time limit (%s, %llu ms) and was stopped",
+             w->head->is_launch ? "a kernel" : "a build",
+             w->head->is_launch ? "kernels.run_time_limit_ms" : "kernels.build_time_limit_ms",
+             (unsigned long long)w->head->limit_ms);
+    worker_end(w, NULL);
+}
+
+/* The worker executable: beside tesserad's own (a build tree), else in
+ * libexec. */
+static const char *worker_path(state *st, const char *name)
+{
+    if (st->path[0])
+        return st->path;
+    char self[PATH_MAX - 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            int len = snprintf(st->path, sizeof st->path, "%s/%.60s", self, name);
+            if (len > 0 && (size_t)len < sizeof st->path && access(st->path, X_OK) == 0)
+                return st->path;
+        }
+    }
+#ifdef TSR_LIBEXECDIR
+    snprintf(st->path, sizeof st->path, "%s/tessera/%s", TSR_LIBEXECDIR, name);
+#else
+    snprintf(st->path, sizeof st->path, "/usr/libexec/tessera/%s", name);
+#endif
+    return st->path;
+}
+
+/* The folder of a uid's compiled programs, `<cache>/user/<uid>`, made
+ * when missing and given to `uid` when the worker is to run as that uid;
+ * an open descriptor of it, or -1 (no disk cache: programs are
+ * compiled every time). */
+static int user_cache_dir(tsr__server *server, uid_t uid, gid_t gid, bool drop)
+{
+    char buf[1024], path[1200];
+    const char *dir = tsr__exec_cache_dir(server, buf, sizeof buf);
+    if (!dir[0] || dir[0] != '/')
+        return -1;
+    snprintf(path, sizeof path, "%s", dir);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, sizeof path, "%s/user", dir);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(path, sizeof path, "%s/user/%u", dir, (unsigned)uid);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST)
+        return -1;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || (st.st_uid != geteuid() && st.st_uid != uid) ||
+                    (drop && st.st_uid != uid && fchown(fd, uid, gid) != 0))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* The environment of a worker that runs as another uid than the daemon:
+ * the daemon's, with the driver's own cache in the uid's folder (the
+ * daemon user's home is not that uid's). NULL-terminated, malloc'd. */
+static char **worker_environment(bool with_cache)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t used = 0;
+    for (size_t k = 0; k < n; k++)
+        if (strncmp(environ[k], "POCL_CACHE_DIR=", 15) != 0)
+            env[used++] = environ[k];
+    if (with_cache)
+        env[used++] = "POCL_CACHE_DIR=/proc/self/fd/4/driver";
+    return env;
+}
+
+static tsr_status worker_start(tsr__server *server, uid_t uid, gid_t gid, uint32_t queue,
+                               worker **out)
+{
+    state *st = state_of(server);
+    const tsr__registry *reg = &server->registry;
+    const tsr__backend *be = reg->backend;
+    char where[64], fdtext[16], cache[32] = "";
+    if (!st)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!be || !be->worker || !be->worker_device ||
+        !be->worker_device(&reg->found, queue, where, sizeof where))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "this device's backend runs no user kernels");
+    const char *path = worker_path(st, be->worker);
+    if (access(path, X_OK) != 0)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "user kernels need %s, which is not installed",
+                         path);
+    worker *w = calloc(1, sizeof *w);
+    int sv[2] = {-1, -1};
+    if (!w || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        free(w);
+        return tsr__fail(TSR_ERR_IO, "could not start a kernel worker: %s", strerror(errno));
+    }
+    w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    snprintf(fdtext, sizeof fdtext, "%d", 3);
+    /* A root daemon runs each uid's worker as that uid: what a kernel that
+     * took over its worker could do is what its user can. */
+    bool drop = geteuid() == 0 && uid != 0;
+    int cache_fd = user_cache_dir(server, uid, gid, drop);
+    if (cache_fd >= 0)
+        snprintf(cache, sizeof cache, "/proc/self/fd/4");
+    char **env = drop ? worker_environment(cache_fd >= 0) : NULL;
+    char *argv[] = {(char *)path, "serve", fdtext, where, cache, NULL};
+    extern char **environ;
+    pid_t pid = w->timer_fd >= 0 && (!drop || env) ? fork() : -1;
+    if (pid == 0) {
+        /* Only async-signal-safe calls until exec: the daemon has threads. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int sock = fcntl(sv[1], F_DUPFD, 10),
+            dir = cache_fd >= 0 ? fcntl(cache_fd, F_DUPFD, 10) : -1;
+        if (sock < 0 || dup2(sock, 3) < 0 || (cache_fd >= 0 && (dir < 0 || dup2(dir, 4) < 0)))
+            _exit(127);
+        if (drop && (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0))
+            _exit(126);
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        execve(path, argv, drop ? env : environ);
+        _exit(127);
+    }
+    free(env);
+    if (cache_fd >= 0)
+        close(cache_fd);
+    close(sv[1]);
+    tsr_status s = TSR_OK;
+    if (pid < 0)
+        s = tsr__fail(TSR_ERR_IO, "could not start a kernel worker: %s", strerror(errno));
+    w->server = server;
+    w->uid = uid;
+    w->queue = queue;
+    w->pid = pid;
+    w->fd = sv[0];
+    if (s == TSR_OK)
+        s = tsr__loop_watch(server->loop, w->fd, EPOLLIN, on_worker, w, &w->watch);
+    if (s == TSR_OK)
+        s = tsr__loop_watch(server->loop, w->timer_fd, EPOLLIN, on_timer, w, &w->timer_watch);
+    if (s != TSR_OK) {
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        if (w->watch)
+            tsr__loop_unwatch(server->loop, w->watch);
+        close(w->fd);
+        if (w->timer_fd >= 0)
+            close(w->timer_fd);
+        free(w);
+        return s;
+    }
+    w->next = st->workers;
+    st->workers = w;
+    char dev[64];
+    tsr__log(TSR__LOG_INFO, "kernel worker of uid %u on %s started (pid %d)", (unsigned)uid,
+             device_name(server, queue, dev, sizeof dev), (int)pid);
+    *out = w;
+    return TSR_OK;
+}
+
+static tsr_status worker_for(tsr__session *s, uint32_t queue, worker **out)
+{
+    state *st = state_of(s->server);
+    for (worker *w = st ? st->workers : NULL; w; w = w->next)
+        if (w->uid == s->uid && w->queue == queue) {
+            *out = w;
+            return TSR_OK;
+        }
+    return worker_start(s->server, s->uid, s->gid, queue, out);
+}
+
+/* Sends a message with descriptors; a worker that cannot take it ends. */
+static bool worker_send(worker *w, const void *msg, size_t len, const int *fds, uint32_t nfds)
+{
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int) * TSR__WIRE_KERNEL_ARGS)];
+    } control;
+    struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds) {
+        mh.msg_control = control.buf;
+        mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+        memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+    }
+    return sendmsg(w->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len;
+}
+
+/* ---- programs ----------------------------------------------------------- */
+
+static program *session_program(tsr__session *s, uint32_t id)
+{
+    for (program *p = s->programs; p; p = p->next)
+        if (p->id == id)
+            return p;
+    tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u is not one of this session's", (unsigned)id);
+    return NULL;
+}
+
+static void program_free(program *p)
+{
+    if (p->w) {
+        tsr__worker_release rel = {.op = TSR__WORKER_RELEASE, .program = p->wid};
+        worker_send(p->w, &rel, sizeof rel, NULL, 0);
+    }
+    free(p->source);
+    free(p->kernels);
+    free(p);
+}
+
+static uint64_t config_number(const tsr__session *s, tsr__config_key_id key)
+{
+    return s->server->config->v[key].number;
+}
+
+tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *pool)
+{
+    const tsr__wire_program_create *in = r->in;
+    tsr__session *s = r->s;
+    if (!config_number(s, TSR__CONF_USER_KERNELS))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "user kernels are turned off on this daemon (kernels.user = off)");
+    if (!tsr__wire_text_ok(in->options, sizeof in->options))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program options are not NUL-terminated");
+    uint64_t max_source = config_number(s, TSR__CONF_MAX_SOURCE);
+    if (in->source_bytes == 0 || in->source_bytes > max_source)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "a program's source must be 1 to %llu bytes (kernels.max_source_bytes), "
+                         "not %llu",
+                         (unsigned long long)max_source, (unsigned long long)in->source_bytes);
+    /* One source in flight at a time: what a session makes the daemon
+     * hold for sources it has not finished sending is one source's
+     * bytes, not kernels.max_programs of them. */
+    for (const program *q = s->programs; q; q = q->next)
+        if (q->state == TSR__WIRE_PROGRAM_RECEIVING)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "program %u is still receiving its source: send it (PROGRAM_SOURCE) "
+                             "or release it first",
+                             (unsigned)q->id);
+    if (s->program_count >= config_number(s, TSR__CONF_MAX_PROGRAMS))
+        return tsr__fail(TSR_ERR_LIMIT,
+                         "this session holds %u programs, the most it may (kernels.max_programs)",
+                         (unsigned)s->program_count);
+    state *us = state_of(s->server);
+    program *p = us ? calloc(1, sizeof *p) : NULL;
+    if (p)
+        p->source = malloc(in->source_bytes);
+    if (!p || !p->source) {
+        free(p);
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a program's source");
+    }
+    p->session = s;
+    p->id = ++s->next_program;
+    if (!++us->next_wid)
+        us->next_wid = 1;
+    p->wid = us->next_wid;
+    p->queue = pool->ordinal;
+    p->state = TSR__WIRE_PROGRAM_RECEIVING;
+    p->source_bytes = in->source_bytes;
+    memcpy(p->options, in->options, sizeof p->options);
+    p->next = s->programs;
+    s->programs = p;
+    s->program_count++;
+    *(tsr__wire_program *)r->out = (tsr__wire_program){.program = p->id};
+    return TSR_OK;
+}
+
+/* Hands a received program to its worker. */
+static tsr_status build(tsr__session *s, program *p)
+{
+    worker *w = NULL;
+    tsr_status st = worker_for(s, p->queue, &w);
+    if (st != TSR_OK)
+        return st;
+    int fd = memfd_create("tessera-source", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return tsr__fail(TSR_ERR_IO, "memfd_create failed: %s", strerror(errno));
+    bool ok = true;
+    for (uint64_t done = 0; ok && done < p->source_bytes;) {
+        ssize_t n = write(fd, p->source + done, p->source_bytes - done);
+        ok = n > 0;
+        done += ok ? (uint64_t)n : 0;
+    }
+    ok = ok && lseek(fd, 0, SEEK_SET) == 0 &&
+         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) == 0;
+    /* The options the daemon always adds: argument information, for
+     * KERNEL_INFO and the checks at launch. */
+    tsr__worker_build msg = {.op = TSR__WORKER_BUILD,
+                             .program = p->wid,
+                             .build_ms = (uint32_t)config_number(s, TSR__CONF_BUILD_TIME),
+                             .source_bytes = p->source_bytes,
+                             .build_memory = config_number(s, TSR__CONF_BUILD_MEMORY)};
+    int used = snprintf(msg.options, sizeof msg.options, "-cl-kernel-arg-info %s", p->options);
+    if (used < 0 || (size_t)used >= sizeof msg.options) {
+        close(fd);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "program options are too long (at most %u bytes)",
+                         (unsigned)(sizeof msg.options - 21));
+    }
+    pending *q = ok ? calloc(1, sizeof *q) : NULL;
+    if (!q) {
+        close(fd);
+        return tsr__fail(TSR_ERR_IO, "could not pass a program's source to its worker");
+    }
+    if (!worker_send(w, &msg, sizeof msg, &fd, 1)) {
+        close(fd);
+        free(q);
+        worker_end(w, "it took no more requests");
+        return tsr__fail(TSR_ERR_DEVICE, "the kernel worker took no more requests");
+    }
+    close(fd);
+    q->wid = p->wid;
+    q->limit_ms = msg.build_ms + BUILD_SLACK_MS;
+    push(w, q);
+    p->w = w;
+    p->state = TSR__WIRE_PROGRAM_BUILDING;
+    free(p->source);
+    p->source = NULL;
+    return TSR_OK;
+}
+
+tsr_status tsr__user_program_source(tsr__request *r)
+{
+    const tsr__wire_program_source *in = r->in;
+    program *p = session_program(r->s, in->program);
+    if (!p)
+        return TSR_ERR_INVALID_ARGUMENT;
+    if (p->state != TSR__WIRE_PROGRAM_RECEIVING)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u has all its source already",
+                         (unsigned)p->id);
+    if (in->length == 0 || in->length > TSR__WIRE_SOURCE_CHUNK || in->offset != p->received ||
+        in->length > p->source_bytes - p->received)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "PROGRAM_SOURCE: %u bytes at %llu do not follow the %llu received of "
+                         "%llu",
+                         (unsigned)in->length, (unsigned long long)in->offset,
+                         (unsigned long long)p->received, (unsigned long long)p->source_bytes);
+    memcpy(p->source + p->received, in->data, in->length);
+    p->received += in->length;
+    if (p->received < p->source_bytes)
+        return TSR_OK;
+    tsr_status st = build(r->s, p);
+    if (st != TSR_OK) {
+        p->state = TSR__WIRE_PROGRAM_BROKEN;
+        p->status = st;
+        snprintf(p->log, sizeof p->log, "%s", tsr_last_error());
+        p->log_length = (uint32_t)strlen(p->log);
+    }
+    return st;
+}
+
+tsr_status tsr__user_program_status(tsr__request *r)
+{
+    program *p = session_program(r->s, ((const tsr__wire_program *)r->in)->program);
+    if (!p)
+        return TSR_ERR_INVALID_ARGUMENT;
+    tsr__wire_program_status *out = r->out;
+    memset(out, 0, sizeof *out);
+    out->state = p->state;
+    out->status = p->state == TSR__WIRE_PROGRAM_BROKEN ? (int32_t)p->status : TSR_OK;
+    out->kernel_count = p->nkernels;
+    out->log_length = p->log_length;
+    memcpy(out->log, p->log, p->log_length);
+    return TSR_OK;
+}
+
+tsr_status tsr__user_program_release(tsr__request *r)
+{
+    uint32_t id = ((const tsr__wire_program *)r->in)->program;
+    tsr__session *s = r->s;
+    for (program **at = &s->programs; *at; at = &(*at)->next)
+        if ((*at)->id == id) {
+            program *p = *at;
+            worker *w = p->w;
+            *at = p->next;
+            s->program_count--;
+            program_free(p);
+            if (w)
+                worker_idle_check(w);
+            return TSR_OK;
+        }
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u is not one of this session's",
+                     (unsigned)id);
+}
+
+static tsr_status built_program(tsr__session *s, uint32_t id, program **out)
+{
+    program *p = session_program(s, id);
+    if (!p)
+        return TSR_ERR_INVALID_ARGUMENT;
+    if (p->state == TSR__WIRE_PROGRAM_BROKEN)
+        return tsr__fail(p->status, "program %u cannot run: %s", (unsigned)id, p->log);
+    if (p->state != TSR__WIRE_PROGRAM_BUILT)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u is not built yet", (unsigned)id);
+    *out = p;
+    return TSR_OK;
+}
+
+tsr_status tsr__user_kernel_info(tsr__request *r)
+{
+    const tsr__wire_kernel_query *in = r->in;
+    program *p = NULL;
+    tsr_status st = built_program(r->s, in->program, &p);
+    if (st != TSR_OK)
+        return st;
+    if (!tsr__wire_text_ok(in->name, sizeof in->name))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a kernel name is not NUL-terminated");
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        if (strcmp(p->kernels[k].name, in->name) != 0)
+            continue;
+        tsr__wire_kernel_info *out = r->out;
+        memset(out, 0, sizeof *out);
+        out->kernel = k;
+        out->nargs = p->kernels[k].nargs;
+        memcpy(out->args, p->kernels[k].args, sizeof out->args);
+        return TSR_OK;
+    }
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u has no kernel named '%s'",
+                     (unsigned)p->id, in->name);
+}
+
+static const char *kind_name(uint32_t kind)
+{
+    static const char *names[] = {"a tensor (__global)", "a tensor (__constant)",
+                                  "a local memory size (__local)", "a scalar"};
+    return kind < TSR__KARG_KINDS ? names[kind] : "?";
+}
+
+/* Starts a launch whose turn came (exec.c), or drops it. */
+static void start_launch(void *ctx, tsr__exec_user_job *job)
+{
+    launch *l = ctx;
+    if (!job) {
+        free(l);
+        return;
+    }
+    l->job = job;
+    program *p = program_by_wid(l->s->server, l->wid);
+    worker *w = p ? p->w : NULL;
+    if (!w) {
+        tsr__exec_user_done(job, TSR_ERR_DEVICE,
+                            p ? p->log : "the kernel's program was released before it ran");
+        free(l);
+        return;
+    }
+    int fds[TSR__WIRE_KERNEL_ARGS];
+    for (uint32_t f = 0; f < l->msg.nfds; f++) {
+        tsr__segment *seg = tsr__session_segment(l->s, l->segments[f]);
+        if (!seg) {
+            tsr__exec_user_done(job, TSR_ERR_RUNTIME, "a kernel's memory segment is gone");
+            free(l);
+            return;
+        }
+        fds[f] = seg->fd;
+    }
+    pending *q = calloc(1, sizeof *q);
+    state *st = l->s->server->user;
+    l->msg.launch = ++st->next_launch;
+    if (!q || !worker_send(w, &l->msg, sizeof l->msg, fds, l->msg.nfds)) {
+        free(q);
+        tsr__exec_user_done(job, TSR_ERR_DEVICE, "the kernel worker took no more requests");
+        free(l);
+        if (q)
+            worker_end(w, "it took no more requests");
+        return;
+    }
+    q->is_launch = true;
+    q->l = l;
+    q->limit_ms = config_number(l->s, TSR__CONF_RUN_TIME);
+    l->w = w;
+    push(w, q);
+}
+
+/* Checks one argument against what the kernel takes and writes it into
+ * the worker's message. */
+static tsr_status launch_arg(tsr__session *s, const tsr__wire_kernel_arg *want,
+                             const tsr__wire_kernel_value *v, uint32_t a, uint32_t queue, launch *l)
+{
+    tsr__worker_arg *out = &l->msg.args[a];
+    if (v->kind != want->kind)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "argument %u (%s) takes %s, not %s", (unsigned)a,
+                         want->name, kind_name(want->kind), kind_name(v->kind));
+    out->kind = v->kind;
+    if (v->kind == TSR__KARG_VALUE) {
+        if (want->size == 0)
+            return tsr__fail(TSR_ERR_NOT_SUPPORTED, "argument %u (%s): type %s is not supported",
+                             (unsigned)a, want->name, want->type);
+        if (v->size != want->size)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "argument %u (%s) is a %s of %u bytes, not %u", (unsigned)a,
+                             want->name, want->type, (unsigned)want->size, (unsigned)v->size);
+        out->size = v->size;
+        memcpy(out->value, v->value, sizeof out->value);
+        return TSR_OK;
+    }
+    if (v->kind == TSR__KARG_LOCAL) {
+        if (v->bytes == 0 || v->bytes > (UINT64_C(1) << 30))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "argument %u (%s): a local memory size must be 1 byte to 1 GiB",
+                             (unsigned)a, want->name);
+        out->offset = v->bytes;
+        return TSR_OK;
+    }
+    tsr__block_ref b;
+    tsr__device_pool *pool = tsr__session_find_live(s, v->handle, &b);
+    if (!pool)
+        return TSR_ERR_INVALID_ARGUMENT;
+    if (pool->ordinal != queue)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "argument %u (%s): the tensor is on another device than the program",
+                         (unsigned)a, want->name);
+    if (v->bytes > b.size)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "argument %u (%s): offset %llu is past its allocation of %llu bytes",
+                         (unsigned)a, want->name, (unsigned long long)v->bytes,
+                         (unsigned long long)b.size);
+    uint32_t f = 0;
+    while (f < l->msg.nfds && l->segments[f] != b.segment_id)
+        f++;
+    if (f == l->msg.nfds)
+        l->segments[l->msg.nfds++] = b.segment_id;
+    out->fd_index = f;
+    out->segment_bytes = b.segment_bytes;
+    out->offset = b.offset + v->bytes;
+    out->extent = b.size - v->bytes;
+    return TSR_OK;
+}
+
+tsr_status tsr__user_kernel_launch(tsr__request *r)
+{
+    const tsr__wire_kernel_launch *in = r->in;
+    tsr__session *s = r->s;
+    program *p = NULL;
+    tsr_status st = built_program(s, in->program, &p);
+    if (st != TSR_OK)
+        return st;
+    if (in->kernel >= p->nkernels)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program %u has no kernel %u", (unsigned)p->id,
+                         (unsigned)in->kernel);
+    const tsr__worker_kernel *k = &p->kernels[in->kernel];
+    if (in->nargs != k->nargs)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "kernel %s takes %u arguments, not %u", k->name,
+                         (unsigned)k->nargs, (unsigned)in->nargs);
+    if (in->work_dim < 1 || in->work_dim > 3)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "work_dim must be 1, 2 or 3, not %u",
+                         (unsigned)in->work_dim);
+    bool any_local = false, all_local = true;
+    for (uint32_t d = 0; d < in->work_dim; d++) {
+        if (in->global[d] == 0 || in->global[d] > (UINT64_C(1) << 40))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "global size %u must be 1 to 2^40, not %llu",
+                             (unsigned)d, (unsigned long long)in->global[d]);
+        any_local |= in->local[d] != 0;
+        all_local &= in->local[d] != 0 && in->global[d] % in->local[d] == 0;
+    }
+    if (any_local && !all_local)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "each local size must be nonzero and divide its global size");
+    launch *l = calloc(1, sizeof *l);
+    if (!l)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+    l->s = s;
+    l->wid = p->wid;
+    l->msg = (tsr__worker_launch){.op = TSR__WORKER_LAUNCH,
+                                  .program = p->wid,
+                                  .kernel = in->kernel,
+                                  .work_dim = in->work_dim,
+                                  .nargs = in->nargs};
+    for (uint32_t d = 0; d < in->work_dim; d++) {
+        l->msg.global[d] = in->global[d];
+        l->msg.local[d] = in->local[d];
+    }
+    for (uint32_t a = 0; a < in->nargs && st == TSR_OK; a++)
+        st = launch_arg(s, &k->args[a], &in->args[a], a, p->queue, l);
+    if (st == TSR_OK)
+        st = tsr__exec_user_launch(s, p->queue, start_launch, l, r->out);
+    if (st != TSR_OK)
+        free(l);
+    return st;
+}
+
+void tsr__user_session_end(tsr__session *s)
+{
+    while (s->programs) {
+        program *p = s->programs;
+        s->programs = p->next;
+        program_free(p);
+    }
+    s->program_count = 0;
+    state *st = s->server->user;
+    for (worker *w = st ? st->workers : NULL, *next; w; w = next) {
+        next = w->next;
+        if (w->uid == s->uid)
+            worker_idle_check(w);
+    }
+}
+
+void tsr__user_shutdown(tsr__server *server)
+{
+    state *st = server->user;
+    if (!st)
+        return;
+    while (st->workers)
+        worker_end(st->workers, "the daemon is stopping");
+    free(st);
+    server->user = NULL;
+}

@@ -1,0 +1,103 @@
+/* The messages between tesserad and a kernel worker (a backend's worker
+ * executable, e.g. opencl/worker.c), over a SOCK_SEQPACKET socketpair the
+ * daemon made before it exec'd the worker. One message per packet; the
+ * daemon sends descriptors with SCM_RIGHTS (a program's source, the
+ * segments a launch touches), the worker none. The worker trusts the
+ * daemon (its parent, which checked every client field first) but still
+ * checks every size and index it reads; the daemon trusts nothing the
+ * worker says beyond what a failed or finished request is, since the
+ * worker runs the client's code.
+ *
+ * The daemon starts a worker as `WORKER serve FD DEVICE CACHE`: CACHE is
+ * the directory of that uid's compiled programs ("" for none), a folder
+ * of the daemon's program cache of its own per uid, so that a program
+ * one user's compiler made is never loaded for another.
+ *
+ * The worker answers requests in order: BUILD with BUILT, LAUNCH with
+ * DONE; RELEASE gets no answer. Layouts are the same on both sides (same
+ * build), so structs travel as they are. */
+#ifndef TESSERA_DAEMON_WORKER_WIRE_H
+#define TESSERA_DAEMON_WORKER_WIRE_H
+
+#include <stdint.h>
+
+#include "core/protocol.h"
+
+#define TSR__WORKER_KERNELS 16u /* kernels of one program, at most */
+#define TSR__WORKER_MESSAGE 240u
+
+enum {
+    TSR__WORKER_BUILD = 1,
+    TSR__WORKER_LAUNCH = 2,
+    TSR__WORKER_RELEASE = 3,
+    TSR__WORKER_BUILT = 101,
+    TSR__WORKER_DONE = 102,
+};
+
+/* Sent with one descriptor: a sealed memfd holding exactly source_bytes
+ * of source. */
+typedef struct tsr__worker_build {
+    uint32_t op; /* TSR__WORKER_BUILD */
+    uint32_t program;
+    uint32_t build_ms; /* the compiler's wall-clock limit */
+    uint32_t pad;
+    uint64_t source_bytes;
+    uint64_t build_memory; /* the compiler's address-space limit, bytes */
+    char options[TSR__WIRE_PROGRAM_OPTIONS];
+} tsr__worker_build;
+
+typedef struct tsr__worker_kernel {
+    char name[TSR__WIRE_KERNEL_NAME];
+    uint32_t nargs, pad;
+    tsr__wire_kernel_arg args[TSR__WIRE_KERNEL_ARGS];
+} tsr__worker_kernel;
+
+/* The answer to BUILD: a status, the log's end, and the kernels (only
+ * nkernels of them travel). */
+typedef struct tsr__worker_built {
+    uint32_t op; /* TSR__WORKER_BUILT */
+    uint32_t program;
+    int32_t status; /* TSR_OK, else why it failed (the log says more) */
+    uint32_t nkernels;
+    uint32_t log_length;
+    uint32_t cached; /* 1: the binary came from the disk cache, not the compiler */
+    char log[TSR__WIRE_BUILD_LOG];
+    tsr__worker_kernel kernels[TSR__WORKER_KERNELS];
+} tsr__worker_built;
+
+typedef struct tsr__worker_arg {
+    uint32_t kind;     /* TSR__KARG_* */
+    uint32_t size;     /* VALUE: bytes of value */
+    uint32_t fd_index; /* GLOBAL, CONSTANT: which descriptor of the message */
+    uint32_t pad;
+    uint64_t segment_bytes; /* the segment's size, checked against the memfd */
+    uint64_t offset;        /* GLOBAL, CONSTANT: bytes into the segment; LOCAL: bytes */
+    uint64_t extent;        /* GLOBAL, CONSTANT: bytes from offset the kernel may touch */
+    uint8_t value[16];
+} tsr__worker_arg;
+
+/* Sent with the memfds of the distinct segments its tensors lie in. */
+typedef struct tsr__worker_launch {
+    uint32_t op; /* TSR__WORKER_LAUNCH */
+    uint32_t launch;
+    uint32_t program, kernel;
+    uint32_t work_dim, nargs;
+    uint32_t nfds, pad;
+    uint64_t global[3], local[3];
+    tsr__worker_arg args[TSR__WIRE_KERNEL_ARGS];
+} tsr__worker_launch;
+
+typedef struct tsr__worker_done {
+    uint32_t op; /* TSR__WORKER_DONE */
+    uint32_t launch;
+    int32_t status;
+    uint32_t pad;
+    char message[TSR__WORKER_MESSAGE];
+} tsr__worker_done;
+
+typedef struct tsr__worker_release {
+    uint32_t op; /* TSR__WORKER_RELEASE */
+    uint32_t program;
+} tsr__worker_release;
+
+#endif /* TESSERA_DAEMON_WORKER_WIRE_H */

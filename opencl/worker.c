@@ -1,0 +1,760 @@
+/* tessera-kernel-worker: runs one uid's user kernels on one OpenCL
+ * device, outside the daemon (docs/architecture.md, "User kernels").
+ *
+ *   tessera-kernel-worker serve FD P:D CACHE
+ *       the worker: FD is its end of the daemon's socketpair
+ *       (daemon/worker_wire.h), P:D the platform and device index of the
+ *       device, CACHE the directory of its uid's compiled programs ("":
+ *       none; opencl/cache.h, keyed by the device, its driver, the
+ *       options and the source). It holds its own context and in-order queue, maps only
+ *       the segments the daemon passes with each launch (for the length
+ *       of that launch), and answers requests in order until the daemon
+ *       closes the socket.
+ *   tessera-kernel-worker build P:D MEMORY SECONDS OPTIONS
+ *       the compiler: reads the source on stdin and writes to stdout a
+ *       header (status, log length, binary length), the log and the
+ *       program's binary. It limits its own address space to MEMORY
+ *       bytes and its processor time to SECONDS, and dumps no core,
+ *       before it loads the driver; the worker that started it kills it
+ *       at its wall-clock limit.
+ *
+ * The daemon exec's this program (it never forks itself into it), so a
+ * worker holds nothing of the daemon's memory: a user kernel that writes
+ * far out of bounds or follows a garbage pointer can reach only its own
+ * uid's segments, and its crash ends only this process. */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/siphash.h"
+#include "daemon/worker_wire.h"
+#include "opencl/cache.h"
+#include "opencl/errors.h"
+
+#define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
+
+typedef struct built_header {
+    int32_t status;
+    uint32_t log_length;
+    uint64_t binary_length;
+} built_header;
+
+static cl_platform_id platform;
+static cl_device_id device;
+
+static const char *cl_name(cl_int err)
+{
+    static char buf[TSR__CL_ERROR_NAME_MAX];
+    return tsr__cl_error_name(err, buf, sizeof buf);
+}
+
+/* The device named "P:D". */
+static bool locate(const char *where)
+{
+    unsigned p, d;
+    char tail;
+    if (sscanf(where, "%u:%u%c", &p, &d, &tail) != 2)
+        return false;
+    cl_uint np = 0, nd = 0;
+    if (clGetPlatformIDs(0, NULL, &np) != CL_SUCCESS || p >= np)
+        return false;
+    cl_platform_id *ps = calloc(np, sizeof *ps);
+    bool ok = ps && clGetPlatformIDs(np, ps, NULL) == CL_SUCCESS;
+    if (ok)
+        platform = ps[p];
+    free(ps);
+    if (!ok || clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || d >= nd)
+        return false;
+    cl_device_id *ds = calloc(nd, sizeof *ds);
+    ok = ds && clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, nd, ds, NULL) == CL_SUCCESS;
+    if (ok)
+        device = ds[d];
+    free(ds);
+    return ok;
+}
+
+static bool write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* ---- the compiler ------------------------------------------------------- */
+
+static int build_main(int argc, char **argv)
+{
+    if (argc != 6)
+        return 2;
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    unsigned long long seconds = strtoull(argv[4], NULL, 10);
+    if (seconds) {
+        struct rlimit cpu = {seconds, seconds + 1};
+        setrlimit(RLIMIT_CPU, &cpu);
+    }
+    unsigned long long memory = strtoull(argv[3], NULL, 10);
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's shadow memory alone is terabytes of address
+     * space: a sanitized build cannot limit it (the time limit holds). */
+    memory = 0;
+#endif
+    if (memory) {
+        struct rlimit as = {memory, memory};
+        setrlimit(RLIMIT_AS, &as);
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *src = malloc(cap);
+    for (;;) {
+        if (!src)
+            return 3;
+        ssize_t n = read(0, src + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return 3;
+        if (n == 0)
+            break;
+        len += (size_t)n;
+        if (len == cap)
+            src = realloc(src, cap *= 2);
+    }
+    built_header h = {0};
+    char *log = NULL, *bin = NULL;
+    size_t log_len = 0, bin_len = 0;
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = NULL;
+    cl_program prog = NULL;
+    if (!locate(argv[2])) {
+        h.status = TSR_ERR_DEVICE;
+        log = strdup(memory ? "the kernel compiler could not open the device (its driver did not "
+                              "start within kernels.build_memory)"
+                            : "the kernel compiler could not open the device");
+        log_len = log ? strlen(log) : 0;
+        goto out;
+    }
+    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (ctx) {
+        const char *s = src;
+        prog = clCreateProgramWithSource(ctx, 1, &s, &len, &err);
+    }
+    if (prog) {
+        cl_int berr = clBuildProgram(prog, 1, &device, argv[5], NULL, NULL);
+        clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len);
+        if (log_len && (log = malloc(log_len)) &&
+            clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, log_len, log, NULL) ==
+                CL_SUCCESS)
+            log_len = strnlen(log, log_len);
+        else
+            log_len = 0;
+        if (berr == CL_SUCCESS &&
+            clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_len, &bin_len, NULL) ==
+                CL_SUCCESS &&
+            bin_len && (bin = malloc(bin_len)) &&
+            clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) {
+            h.status = TSR_OK;
+        } else {
+            h.status = TSR_ERR_INVALID_ARGUMENT;
+            bin_len = 0;
+            if (!log_len) {
+                free(log);
+                char msg[96];
+                snprintf(msg, sizeof msg, "the program did not build: %s", cl_name(berr));
+                log = strdup(msg);
+                log_len = log ? strlen(log) : 0;
+            }
+        }
+    } else {
+        h.status = TSR_ERR_DEVICE;
+        char msg[96];
+        snprintf(msg, sizeof msg, "the kernel compiler could not start: %s", cl_name(err));
+        log = strdup(msg);
+        log_len = log ? strlen(log) : 0;
+    }
+out:
+    h.log_length = (uint32_t)log_len;
+    h.binary_length = h.status == TSR_OK ? bin_len : 0;
+    bool ok = write_all(1, &h, sizeof h) && write_all(1, log ? log : "", log_len) &&
+              write_all(1, bin ? bin : "", h.binary_length);
+    _exit(ok ? 0 : 4); /* no driver teardown: the process is done */
+}
+
+/* ---- the worker --------------------------------------------------------- */
+
+typedef struct program {
+    uint32_t id;
+    cl_program prog;
+    cl_kernel kernels[TSR__WORKER_KERNELS];
+    uint32_t nkernels;
+} program;
+
+static cl_context context;
+static cl_command_queue queue;
+static tsr__kcache *cache;
+static uint64_t device_hash; /* of the device's name, vendor and driver version */
+static bool host_unified;
+static char self_path[4096], where[64];
+static program *programs;
+static size_t nprograms, programs_cap;
+
+static program *find_program(uint32_t id)
+{
+    for (size_t k = 0; k < nprograms; k++)
+        if (programs[k].id == id)
+            return &programs[k];
+    return NULL;
+}
+
+static void drop_program(uint32_t id)
+{
+    program *p = find_program(id);
+    if (!p)
+        return;
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        clReleaseKernel(p->kernels[k]);
+    clReleaseProgram(p->prog);
+    *p = programs[--nprograms];
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void set_log(tsr__worker_built *r, const char *text, size_t len)
+{
+    /* The end of a long log says most: keep it. */
+    if (len >= TSR__WIRE_BUILD_LOG)
+        text += len - (TSR__WIRE_BUILD_LOG - 1), len = TSR__WIRE_BUILD_LOG - 1;
+    memcpy(r->log, text, len);
+    r->log[len] = '\0';
+    r->log_length = (uint32_t)len;
+}
+
+static void fail_build(tsr__worker_built *r, tsr_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail_build(tsr__worker_built *r, tsr_status status, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    r->status = status;
+    set_log(r, text, strlen(text));
+}
+
+/* Runs the compiler child on the source memfd; its whole answer into
+ * *out (malloc'ed), or a failure written into r. */
+static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built *r, char **out,
+                         size_t *out_len)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+        fail_build(r, TSR_ERR_RUNTIME, "no pipe for the kernel compiler: %s", strerror(errno));
+        return false;
+    }
+    char memory[32], seconds[32];
+    snprintf(memory, sizeof memory, "%llu", (unsigned long long)b->build_memory);
+    snprintf(seconds, sizeof seconds, "%u", (unsigned)(b->build_ms / 1000u + 1u));
+    char *argv[] = {self_path, "build", where, memory, seconds, (char *)b->options, NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (dup2(src, 0) < 0 || dup2(pipefd[1], 1) < 0)
+            _exit(127);
+        execv(self_path, argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    if (pid < 0) {
+        close(pipefd[0]);
+        fail_build(r, TSR_ERR_RUNTIME, "could not start the kernel compiler: %s", strerror(errno));
+        return false;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    uint64_t deadline = now_ms() + b->build_ms;
+    bool timed_out = false, too_big = false;
+    while (buf) {
+        uint64_t t = now_ms();
+        if (t >= deadline) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
+        int n = poll(&pfd, 1, (int)(deadline - t));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0) {
+            timed_out = true;
+            break;
+        }
+        if (len == cap) {
+            if (cap >= BINARY_MAX) {
+                too_big = true;
+                break;
+            }
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t got = read(pipefd[0], buf + len, cap - len);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    close(pipefd[0]);
+    if (timed_out || too_big || !buf)
+        kill(pid, SIGKILL);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
+        fail_build(
+            r, TSR_ERR_LIMIT,
+            "the kernel compiler ran past its time limit (kernels.build_time_limit_ms, %u ms) "
+            "and was stopped",
+            (unsigned)b->build_ms);
+    else if (too_big || !buf)
+        fail_build(r, TSR_ERR_OUT_OF_MEMORY, "the kernel compiler's answer is too large");
+    else if (WIFSIGNALED(wstatus))
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler crashed (signal %d: %s)%s",
+                   WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
+                   WTERMSIG(wstatus) == SIGKILL || WTERMSIG(wstatus) == SIGSEGV ||
+                           WTERMSIG(wstatus) == SIGABRT
+                       ? " (or ran out of its memory limit, kernels.build_memory)"
+                       : "");
+    else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(built_header))
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler failed (exit status %d)",
+                   WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    else {
+        *out = buf;
+        *out_len = len;
+        return true;
+    }
+    free(buf);
+    return false;
+}
+
+/* The cache entry of a source built with `options` on this device. */
+static uint64_t program_name(const char *options, const void *source, size_t length)
+{
+    uint64_t h = tsr__fnv1a(device_hash, options, strlen(options) + 1);
+    h = tsr__fnv1a(h, &length, sizeof length);
+    return tsr__fnv1a(h, source, length);
+}
+
+static void hash_device(void)
+{
+    static const cl_device_info what[] = {CL_DEVICE_NAME, CL_DEVICE_VENDOR, CL_DRIVER_VERSION,
+                                          CL_DEVICE_VERSION};
+    uint64_t h = TSR__FNV_START;
+    h = tsr__fnv1a(h, "tessera user program 1", 23);
+    for (size_t k = 0; k < sizeof what / sizeof what[0]; k++) {
+        char text[512] = "";
+        clGetDeviceInfo(device, what[k], sizeof text - 1, text, NULL);
+        h = tsr__fnv1a(h, text, strlen(text) + 1);
+    }
+    device_hash = h;
+}
+
+/* "float4" -> 16; 0 for what a scalar argument cannot be. */
+static uint32_t value_size(const char *type)
+{
+    static const struct {
+        const char *name;
+        uint32_t size;
+    } base[] = {{"char", 1}, {"uchar", 1}, {"short", 2}, {"ushort", 2}, {"half", 2},  {"int", 4},
+                {"uint", 4}, {"float", 4}, {"long", 8},  {"ulong", 8},  {"double", 8}};
+    for (size_t k = 0; k < sizeof base / sizeof base[0]; k++) {
+        size_t n = strlen(base[k].name);
+        if (strncmp(type, base[k].name, n) != 0)
+            continue;
+        const char *rest = type + n;
+        if (!*rest)
+            return base[k].size;
+        char *end;
+        long width = strtol(rest, &end, 10);
+        if (*end || (width != 2 && width != 3 && width != 4 && width != 8 && width != 16))
+            continue;
+        uint32_t bytes = base[k].size * (uint32_t)(width == 3 ? 4 : width);
+        return bytes <= 16 ? bytes : 0;
+    }
+    return 0;
+}
+
+static void describe_kernel(cl_kernel k, tsr__worker_kernel *out, tsr__worker_built *r)
+{
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof out->name, out->name, NULL);
+    out->name[sizeof out->name - 1] = '\0';
+    cl_uint nargs = 0;
+    clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    if (nargs > TSR__WIRE_KERNEL_ARGS) {
+        fail_build(r, TSR_ERR_NOT_SUPPORTED,
+                   "kernel %s takes %u arguments; at most %u are supported", out->name,
+                   (unsigned)nargs, TSR__WIRE_KERNEL_ARGS);
+        return;
+    }
+    out->nargs = nargs;
+    for (cl_uint a = 0; a < nargs; a++) {
+        tsr__wire_kernel_arg *arg = &out->args[a];
+        cl_kernel_arg_address_qualifier aq = 0;
+        char type[128] = "", name[128] = "";
+        cl_int err =
+            clGetKernelArgInfo(k, a, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetKernelArgInfo(k, a, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetKernelArgInfo(k, a, CL_KERNEL_ARG_NAME, sizeof name, name, NULL);
+        if (err != CL_SUCCESS) {
+            fail_build(r, TSR_ERR_DEVICE, "kernel %s: no argument information (%s)", out->name,
+                       cl_name(err));
+            return;
+        }
+        type[sizeof type - 1] = name[sizeof name - 1] = '\0';
+        snprintf(arg->type, sizeof arg->type, "%s", type);
+        snprintf(arg->name, sizeof arg->name, "%s", name);
+        arg->kind = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? TSR__KARG_GLOBAL
+                    : aq == CL_KERNEL_ARG_ADDRESS_CONSTANT ? TSR__KARG_CONSTANT
+                    : aq == CL_KERNEL_ARG_ADDRESS_LOCAL    ? TSR__KARG_LOCAL
+                                                           : TSR__KARG_VALUE;
+        arg->size = arg->kind == TSR__KARG_VALUE ? value_size(type) : 0;
+    }
+}
+
+static void serve_build(int sock, const tsr__worker_build *b, int src)
+{
+    tsr__worker_built *r = calloc(1, sizeof *r);
+    if (!r)
+        exit(3);
+    r->op = TSR__WORKER_BUILT;
+    r->program = b->program;
+    char *answer = NULL;
+    size_t len = 0;
+    uint64_t name = 0;
+    bool named = false;
+    if (cache && b->source_bytes) {
+        void *text = mmap(NULL, b->source_bytes, PROT_READ, MAP_SHARED, src, 0);
+        if (text != MAP_FAILED) {
+            name = program_name(b->options, text, b->source_bytes);
+            named = true;
+            munmap(text, b->source_bytes);
+        }
+    }
+    unsigned char *stored = NULL;
+    size_t stored_len = 0;
+    if (named && tsr__kcache_load(cache, name, &stored, &stored_len) == TSR__KCACHE_FOUND) {
+        /* As the compiler would answer: a header, no log, the binary. */
+        built_header h = {.status = TSR_OK, .binary_length = stored_len};
+        answer = malloc(sizeof h + stored_len);
+        if (answer) {
+            memcpy(answer, &h, sizeof h);
+            memcpy(answer + sizeof h, stored, stored_len);
+            len = sizeof h + stored_len;
+            r->cached = 1;
+        }
+        free(stored);
+    }
+    if (answer || run_compiler(b, src, r, &answer, &len)) {
+        built_header h;
+        memcpy(&h, answer, sizeof h);
+        const char *log = answer + sizeof h;
+        if ((uint64_t)h.log_length + h.binary_length != len - sizeof h) {
+            fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
+        } else {
+            set_log(r, log, h.log_length);
+            r->status = h.status;
+        }
+        if (r->status == TSR_OK && nprograms == programs_cap) {
+            program *grown = realloc(programs, (programs_cap * 2 + 4) * sizeof *grown);
+            if (grown) {
+                programs = grown;
+                programs_cap = programs_cap * 2 + 4;
+            } else {
+                fail_build(r, TSR_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+        }
+        if (r->status == TSR_OK) {
+            const unsigned char *bin = (const unsigned char *)log + h.log_length;
+            size_t bin_len = h.binary_length;
+            cl_int err, berr;
+            program p = {.id = b->program};
+            p.prog = clCreateProgramWithBinary(context, 1, &device, &bin_len, &bin, &berr, &err);
+            if (p.prog)
+                err = clBuildProgram(p.prog, 1, &device, b->options, NULL, NULL);
+            cl_uint n = 0;
+            if (err == CL_SUCCESS)
+                err = clCreateKernelsInProgram(p.prog, TSR__WORKER_KERNELS, p.kernels, &n);
+            if (err == CL_INVALID_VALUE)
+                fail_build(r, TSR_ERR_NOT_SUPPORTED, "a program may hold at most %u kernels",
+                           TSR__WORKER_KERNELS);
+            else if (err != CL_SUCCESS)
+                fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s",
+                           cl_name(err));
+            p.nkernels = n;
+            for (cl_uint k = 0; k < n && r->status == TSR_OK; k++)
+                describe_kernel(p.kernels[k], &r->kernels[k], r);
+            if (r->status == TSR_OK) {
+                r->nkernels = n;
+                programs[nprograms++] = p;
+                if (named && !r->cached)
+                    tsr__kcache_store(cache, name, bin, bin_len);
+            } else {
+                for (cl_uint k = 0; k < n; k++)
+                    clReleaseKernel(p.kernels[k]);
+                if (p.prog)
+                    clReleaseProgram(p.prog);
+            }
+        }
+    }
+    free(answer);
+    size_t bytes = offsetof(tsr__worker_built, kernels) + r->nkernels * sizeof r->kernels[0];
+    if (send(sock, r, bytes, MSG_NOSIGNAL) < 0)
+        exit(0);
+    free(r);
+}
+
+/* Segments mapped by earlier launches, by their file: mapping a segment
+ * anew at each launch cost its page faults every time. A segment the
+ * daemon has released had its pages punched out first, so a mapping kept
+ * here holds address space, not memory; the least recently used go past
+ * MAPPED_MAX, and the file's identity cannot be reused while it is
+ * mapped. */
+#define MAPPED_MAX 64
+static struct mapped {
+    dev_t dev;
+    ino_t ino;
+    void *base;
+    uint64_t bytes;
+    uint64_t used; /* the launch that used it last */
+} mapped[MAPPED_MAX];
+static uint64_t launches;
+
+static void *segment_map(int fd, uint64_t bytes)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes)
+        return NULL;
+    struct mapped *slot = &mapped[0];
+    for (int k = 0; k < MAPPED_MAX; k++) {
+        struct mapped *m = &mapped[k];
+        if (m->base && m->dev == st.st_dev && m->ino == st.st_ino && m->bytes >= bytes) {
+            m->used = launches;
+            return m->base;
+        }
+        if (!m->base || (slot->base && m->used < slot->used))
+            slot = m;
+    }
+    void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        return NULL;
+    if (slot->base)
+        munmap(slot->base, slot->bytes);
+    *slot = (struct mapped){
+        .dev = st.st_dev, .ino = st.st_ino, .base = base, .bytes = bytes, .used = launches};
+    return base;
+}
+
+static void serve_launch(int sock, const tsr__worker_launch *l, const int *fds, int nfds)
+{
+    tsr__worker_done d = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK};
+    launches++;
+    void *maps[TSR__WIRE_KERNEL_ARGS] = {0};
+    cl_mem mems[TSR__WIRE_KERNEL_ARGS] = {0};
+    program *p = find_program(l->program);
+    cl_int err = CL_SUCCESS;
+    const char *what = NULL;
+    if (!p || l->kernel >= p->nkernels || l->nargs > TSR__WIRE_KERNEL_ARGS ||
+        (int)l->nfds != nfds || l->work_dim < 1 || l->work_dim > 3) {
+        d.status = TSR_ERR_RUNTIME;
+        snprintf(d.message, sizeof d.message, "the kernel worker got a malformed launch");
+        goto reply;
+    }
+    cl_kernel k = p->kernels[l->kernel];
+    for (uint32_t a = 0; a < l->nargs && err == CL_SUCCESS; a++) {
+        const tsr__worker_arg *arg = &l->args[a];
+        if (arg->kind == TSR__KARG_GLOBAL || arg->kind == TSR__KARG_CONSTANT) {
+            uint32_t f = arg->fd_index;
+            if (f >= (uint32_t)nfds || arg->offset > arg->segment_bytes ||
+                arg->extent > arg->segment_bytes - arg->offset) {
+                d.status = TSR_ERR_RUNTIME;
+                snprintf(d.message, sizeof d.message, "the kernel worker got a malformed launch");
+                goto reply;
+            }
+            if (!maps[f] && !(maps[f] = segment_map(fds[f], arg->segment_bytes))) {
+                d.status = TSR_ERR_RUNTIME;
+                snprintf(d.message, sizeof d.message, "the kernel worker could not map memory");
+                goto reply;
+            }
+            if (arg->extent) {
+                mems[a] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                                         arg->extent, (char *)maps[f] + arg->offset, &err);
+                what = "clCreateBuffer";
+            }
+            if (err == CL_SUCCESS) {
+                err = clSetKernelArg(k, a, sizeof(cl_mem), &mems[a]);
+                what = "clSetKernelArg";
+            }
+        } else if (arg->kind == TSR__KARG_LOCAL) {
+            err = clSetKernelArg(k, a, arg->offset, NULL);
+            what = "clSetKernelArg (local memory)";
+        } else {
+            err = clSetKernelArg(k, a, arg->size <= 16 ? arg->size : 16, arg->value);
+            what = "clSetKernelArg";
+        }
+    }
+    if (err == CL_SUCCESS) {
+        size_t global[3], local[3];
+        bool any_local = false;
+        for (uint32_t k3 = 0; k3 < l->work_dim; k3++) {
+            global[k3] = (size_t)l->global[k3];
+            local[k3] = (size_t)l->local[k3];
+            any_local |= local[k3] != 0;
+        }
+        err = clEnqueueNDRangeKernel(queue, k, l->work_dim, NULL, global, any_local ? local : NULL,
+                                     0, NULL, NULL);
+        what = "clEnqueueNDRangeKernel";
+    }
+    if (err == CL_SUCCESS && !host_unified) {
+        /* Each buffer's map brings its bytes back into the segment. */
+        for (uint32_t a = 0; a < l->nargs && err == CL_SUCCESS; a++) {
+            if (!mems[a] || l->args[a].kind != TSR__KARG_GLOBAL)
+                continue;
+            void *m = clEnqueueMapBuffer(queue, mems[a], CL_TRUE, CL_MAP_READ, 0, l->args[a].extent,
+                                         0, NULL, NULL, &err);
+            if (m)
+                err = clEnqueueUnmapMemObject(queue, mems[a], m, 0, NULL, NULL);
+            what = "clEnqueueMapBuffer";
+        }
+    }
+    if (err == CL_SUCCESS) {
+        err = clFinish(queue);
+        what = "the kernel";
+    }
+    if (err != CL_SUCCESS) {
+        d.status = TSR_ERR_DEVICE;
+        snprintf(d.message, sizeof d.message, "%s failed: %s", what, cl_name(err));
+        clFinish(queue);
+    }
+reply:
+    for (uint32_t a = 0; a < TSR__WIRE_KERNEL_ARGS; a++)
+        if (mems[a])
+            clReleaseMemObject(mems[a]);
+    if (send(sock, &d, sizeof d, MSG_NOSIGNAL) < 0)
+        exit(0);
+}
+
+static int serve_main(int argc, char **argv)
+{
+    if (argc != 5)
+        return 2;
+    int sock = atoi(argv[2]);
+    snprintf(where, sizeof where, "%s", argv[3]);
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n <= 0)
+        return 3;
+    self_path[n] = '\0';
+    cl_int err = CL_SUCCESS;
+    cl_bool unified = CL_FALSE;
+    if (!locate(where) || !(context = clCreateContext(NULL, 1, &device, NULL, NULL, &err)) ||
+        !(queue = clCreateCommandQueue(context, device, 0, &err)))
+        return 4;
+    clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+    host_unified = unified == CL_TRUE;
+    hash_device();
+    if (argv[4][0] && tsr__kcache_open(argv[4], &cache) != TSR_OK)
+        cache = NULL; /* refused: every program is compiled */
+    static union {
+        uint32_t op;
+        tsr__worker_build build;
+        tsr__worker_launch launch;
+        tsr__worker_release release;
+    } msg;
+    for (;;) {
+        union {
+            struct cmsghdr align;
+            char buf[CMSG_SPACE(sizeof(int) * TSR__WIRE_KERNEL_ARGS)];
+        } control;
+        struct iovec iov = {.iov_base = &msg, .iov_len = sizeof msg};
+        struct msghdr mh = {.msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = control.buf,
+                            .msg_controllen = sizeof control.buf};
+        ssize_t got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return 0; /* the daemon is done with this worker */
+        int fds[TSR__WIRE_KERNEL_ARGS];
+        int nfds = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                continue;
+            size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t k = 0; k < count; k++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
+                if (nfds < (int)TSR__WIRE_KERNEL_ARGS)
+                    fds[nfds++] = fd;
+                else
+                    close(fd);
+            }
+        }
+        if (msg.op == TSR__WORKER_BUILD && (size_t)got == sizeof msg.build && nfds == 1) {
+            msg.build.options[sizeof msg.build.options - 1] = '\0';
+            serve_build(sock, &msg.build, fds[0]);
+        } else if (msg.op == TSR__WORKER_LAUNCH && (size_t)got == sizeof msg.launch) {
+            serve_launch(sock, &msg.launch, fds, nfds);
+        } else if (msg.op == TSR__WORKER_RELEASE && (size_t)got == sizeof msg.release) {
+            drop_program(msg.release.program);
+        } else {
+            return 5; /* the daemon would never send this */
+        }
+        for (int k = 0; k < nfds; k++)
+            close(fds[k]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (argc >= 2 && strcmp(argv[1], "build") == 0)
+        return build_main(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0)
+        return serve_main(argc, argv);
+    fprintf(stderr, "tessera-kernel-worker: started by tesserad only\n");
+    return 2;
+}

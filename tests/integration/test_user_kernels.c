@@ -1,0 +1,634 @@
+/* User kernels through a real daemon on opencl:0: a block reduction with
+ * local memory and barriers gives the right sums; a tensor argument
+ * starts at the tensor's storage offset; a wrong kind of argument fails
+ * when it is set; a failed build carries the compiler's log; a user
+ * kernel runs in order between built-in adds; a kernel that writes far
+ * out of bounds or follows a garbage pointer ends only its own worker
+ * (the daemon and another session's tensors are untouched, and the
+ * session builds again); a kernel that never ends is stopped at
+ * kernels.run_time_limit_ms; a program one process built comes from the
+ * disk cache for another; a compiler over kernels.build_time_limit_ms, or
+ * one that crashes short of kernels.build_memory (PoCL's does at 300 MiB),
+ * is a build error and the daemon goes on; kernels.user = off refuses programs. Run as root, a
+ * second user's kernels run in a worker of that user's uid, and its
+ * crashing kernel leaves root's worker and tensors alone. */
+
+#define NOBODY 65534
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/protocol.h"
+#include "support_daemon.h"
+#include "test.h"
+
+static const tsr_device DEV = {TSR_DEVICE_OPENCL, 0};
+
+static const char *REDUCE_SRC =
+    "__kernel void block_sum(__global const float *in, __global float *out,\n"
+    "                        __local float *scratch, uint n) {\n"
+    "    uint lid = get_local_id(0), gid = get_global_id(0), size = get_local_size(0);\n"
+    "    scratch[lid] = gid < n ? in[gid] : 0.0f;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (uint s = size / 2; s > 0; s /= 2) {\n"
+    "        if (lid < s) scratch[lid] += scratch[lid + s];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (lid == 0) out[get_group_id(0)] = scratch[0];\n"
+    "}\n"
+    "__kernel void iota(__global int *out) { out[get_global_id(0)] = (int)get_global_id(0); }\n"
+    "__kernel void scale(__global float *out, __global const float *in, float k) {\n"
+    "    size_t i = get_global_id(0); out[i] = in[i] * k;\n"
+    "}\n";
+
+static tsr_tensor *floats(tsr_client *c, int64_t n, const float *data)
+{
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    tsr_tensor *t = NULL;
+    int64_t sizes[1] = {n};
+    if (data)
+        tsr_tensor_from_data(c, 1, sizes, TSR_FLOAT32, data, &o, &t);
+    else
+        tsr_tensor_zeros(c, 1, sizes, &o, &t);
+    return t;
+}
+
+static tsr_program *build(tsr_client *c, const char *src)
+{
+    tsr_program *p = NULL;
+    if (tsr_program_create(c, DEV, src, NULL, &p) != TSR_OK)
+        return NULL;
+    if (tsr_program_wait(p) != TSR_OK) {
+        tsr_program_release(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void check_reduction(tsr_client *c, tsr_program *p)
+{
+    enum { N = 4096, BLOCK = 64 };
+    float *in = malloc(N * sizeof *in), want[N / BLOCK] = {0}, got[N / BLOCK];
+    for (int i = 0; i < N; i++) {
+        in[i] = (float)((i * 7) % 13) - 6.0f;
+        want[i / BLOCK] += in[i];
+    }
+    tsr_tensor *x = floats(c, N, in), *y = floats(c, N / BLOCK, NULL);
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "block_sum", &k));
+    ASSERT_EQ(tsr_kernel_num_args(k), 4);
+    tsr_kernel_arg info;
+    ASSERT_OK(tsr_kernel_arg_info(k, 2, &info));
+    ASSERT_EQ(info.kind, TSR_KERNEL_ARG_LOCAL);
+    ASSERT_STREQ(info.name, "scratch");
+    ASSERT_OK(tsr_kernel_arg_info(k, 3, &info));
+    ASSERT_EQ(info.kind, TSR_KERNEL_ARG_SCALAR);
+    ASSERT_STREQ(info.type_name, "uint");
+    ASSERT_EQ(info.size, 4);
+    uint32_t n = N;
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, x));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, y));
+    ASSERT_OK(tsr_kernel_set_arg_local(k, 2, BLOCK * sizeof(float)));
+    ASSERT_OK(tsr_kernel_set_arg_scalar(k, 3, TSR_UINT32, &n));
+    size_t global[1] = {N}, local[1] = {BLOCK};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, local));
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    ASSERT_OK(tsr_tensor_copy_to_host(y, got, sizeof got));
+    int wrong = 0;
+    for (int b = 0; b < N / BLOCK; b++)
+        wrong += got[b] != want[b];
+    ASSERT_EQ(wrong, 0);
+
+    /* Wrong kinds fail when set. */
+    double d = 1;
+    ASSERT_FAIL(tsr_kernel_set_arg_tensor(k, 3, x), TSR_ERR_TYPE,
+                "kernel block_sum: argument 3 (uint n) is a value (set it with "
+                "tsr_kernel_set_arg_scalar), not a tensor");
+    ASSERT_FAIL(tsr_kernel_set_arg_scalar(k, 3, TSR_FLOAT64, &d), TSR_ERR_TYPE,
+                "kernel block_sum: argument 3 (uint n) does not take a float64");
+    ASSERT_FAIL(tsr_kernel_set_arg_local(k, 0, 64), TSR_ERR_TYPE,
+                "kernel block_sum: argument 0 (float* in) is a __global pointer (set it with "
+                "tsr_kernel_set_arg_tensor), not a local memory size");
+    ASSERT_FAIL(tsr_kernel_set_arg_scalar(k, 2, TSR_UINT32, &n), TSR_ERR_TYPE,
+                "kernel block_sum: argument 2 (float* scratch) is a __local pointer (set it with "
+                "tsr_kernel_set_arg_local), not a scalar");
+    ASSERT_FAIL(tsr_kernel_set_arg_local(k, 4, 64), TSR_ERR_INDEX,
+                "kernel block_sum takes 4 arguments: there is no argument 4");
+    tsr_kernel *fresh = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "block_sum", &fresh));
+    ASSERT_FAIL(tsr_kernel_launch(fresh, 1, global, local), TSR_ERR_INVALID_ARGUMENT,
+                "kernel block_sum: argument 0 (in) is not set");
+    ASSERT_FAIL(tsr_kernel_create(p, "nope", &fresh), TSR_ERR_INVALID_ARGUMENT, NULL);
+    tsr_kernel_release(fresh);
+    tsr_kernel_release(k);
+    tsr_tensor_release(x);
+    tsr_tensor_release(y);
+    free(in);
+}
+
+/* A view's argument starts at its first element. */
+static void check_offset(tsr_client *c, tsr_program *p)
+{
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {16};
+    tsr_tensor *base = NULL, *view = NULL;
+    ASSERT_OK(tsr_tensor_full(c, 1, sizes, (tsr_scalar){.kind = TSR_INT64, .v.i = -1}, &o, &base));
+    ASSERT_OK(tsr_tensor_narrow(base, 0, 5, 8, &view));
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "iota", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, view));
+    size_t global[1] = {8};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    int32_t got[16];
+    ASSERT_OK(tsr_tensor_copy_to_host(base, got, sizeof got));
+    int wrong = 0;
+    for (int i = 0; i < 16; i++)
+        wrong += got[i] != (i >= 5 && i < 13 ? i - 5 : -1);
+    ASSERT_EQ(wrong, 0);
+    tsr_kernel_release(k);
+    tsr_tensor_release(view);
+    tsr_tensor_release(base);
+}
+
+/* add, then the user kernel reading its result, then add reading the
+ * kernel's: large enough that any overtaking would show. */
+static void check_order(tsr_client *c, tsr_program *p)
+{
+    enum { N = 1 << 20 };
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {N};
+    tsr_tensor *a = NULL, *b = NULL, *s = floats(c, N, NULL), *d = NULL;
+    tsr_scalar one = {.kind = TSR_INT64, .v.i = 1};
+    ASSERT_OK(tsr_tensor_ones(c, 1, sizes, &o, &a));
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "scale", &k));
+    for (int round = 0; round < 3; round++) {
+        ASSERT_OK(tsr_add(a, a, one, &b)); /* 2 */
+        float ten = 10;
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, s));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, b));
+        ASSERT_OK(tsr_kernel_set_arg_scalar(k, 2, TSR_FLOAT32, &ten));
+        size_t global[1] = {N};
+        ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL)); /* 20 */
+        ASSERT_OK(tsr_add(s, a, one, &d));                /* 21 */
+        float *got = malloc(N * sizeof *got);
+        ASSERT_OK(tsr_tensor_copy_to_host(d, got, N * sizeof *got));
+        int wrong = 0;
+        for (int i = 0; i < N; i++)
+            wrong += got[i] != 21.0f;
+        ASSERT_EQ(wrong, 0);
+        free(got);
+        tsr_tensor_release(b);
+        tsr_tensor_release(d);
+        /* and the next round starts from zeros again */
+        ASSERT_OK(tsr_tensor_fill_(s, (tsr_scalar){.kind = TSR_FLOAT64, .v.f = 0}));
+    }
+    tsr_kernel_release(k);
+    tsr_tensor_release(a);
+    tsr_tensor_release(s);
+}
+
+static void check_build_error(tsr_client *c)
+{
+    tsr_program *p = NULL;
+    ASSERT_OK(tsr_program_create(
+        c, DEV, "__kernel void f(__global int *p) { p[0] = undeclared_x; }", NULL, &p));
+    ASSERT_EQ(tsr_program_wait(p), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_TRUE(strstr(tsr_last_error(), "the program did not build: ") == tsr_last_error());
+    ASSERT_TRUE(strstr(tsr_last_error(), "undeclared_x") != NULL);
+    ASSERT_TRUE(strstr(tsr_program_build_log(p), "error") != NULL);
+    tsr_program_release(p);
+}
+
+/* A kernel that breaks its worker: the session's synchronize reports it,
+ * the other session's tensor and the daemon are untouched, and a new
+ * program runs. */
+static void check_contained(test_daemon *d, tsr_client *c, tsr_client *other, const char *src)
+{
+    enum { N = 1024 };
+    float data[N], got[N];
+    for (int i = 0; i < N; i++)
+        data[i] = (float)i * 0.5f;
+    tsr_tensor *mine = floats(other, N, data);
+    tsr_program *p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    if (!p)
+        return;
+    tsr_tensor *x = floats(c, 16, NULL);
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "bad", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, x));
+    size_t global[1] = {1};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    ASSERT_EQ(tsr_synchronize(c, DEV), TSR_ERR_DEVICE);
+    ASSERT_TRUE(strstr(tsr_last_error(), "the kernel worker of uid ") != NULL);
+    ASSERT_TRUE(strstr(tsr_last_error(), " on opencl:0 ended: ") != NULL);
+    ASSERT_TRUE(test_daemon_alive(d));
+    /* The broken program says why. */
+    ASSERT_EQ(tsr_kernel_launch(k, 1, global, NULL), TSR_ERR_DEVICE);
+    ASSERT_TRUE(strstr(tsr_last_error(), "cannot run: the kernel worker") != NULL);
+    /* The other session's data and built-ins. */
+    ASSERT_OK(tsr_tensor_copy_to_host(mine, got, sizeof got));
+    ASSERT_EQ(memcmp(got, data, sizeof got), 0);
+    tsr_tensor *sum = NULL;
+    ASSERT_OK(tsr_add(mine, mine, (tsr_scalar){.kind = TSR_INT64, .v.i = 1}, &sum));
+    ASSERT_OK(tsr_tensor_copy_to_host(sum, got, sizeof got));
+    ASSERT_EQ(got[N - 1], (float)(N - 1));
+    /* The session goes on: a new worker runs its next program. */
+    tsr_program *again = build(c, REDUCE_SRC);
+    ASSERT_TRUE(again != NULL);
+    if (again)
+        check_offset(c, again);
+    tsr_program_release(again);
+    tsr_tensor_release(sum);
+    tsr_kernel_release(k);
+    tsr_program_release(p);
+    tsr_tensor_release(x);
+    tsr_tensor_release(mine);
+}
+
+/* A process of its own builds `src` with `options` and runs it once. */
+static int build_elsewhere(const char *src, const char *options)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        tsr_client *c = NULL;
+        tsr_program *p = NULL;
+        if (tsr_client_open(NULL, &c) != TSR_OK ||
+            tsr_program_create(c, DEV, src, options, &p) != TSR_OK || tsr_program_wait(p) != TSR_OK)
+            _exit(10);
+        tsr_program_release(p);
+        tsr_client_close(c);
+        _exit(0);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+/* `body` after a comment no earlier run wrote: a source the disk cache
+ * cannot have. */
+static void unique_source(char *buf, size_t n, const char *body)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(buf, n, "/* %lld.%09ld %d */\n%s", (long long)now.tv_sec, now.tv_nsec, (int)getpid(),
+             body);
+}
+
+/* The second process to build a source gets the first one's binary. */
+static void check_cache(test_daemon *d, tsr_client *c)
+{
+    char src[512];
+    unique_source(src, sizeof src, "__kernel void one(__global int *p) { p[0] = 1; }\n");
+    const char *hit = "built (from the disk cache)";
+    int before = test_daemon_log_count(d, hit);
+    tsr_program *p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    ASSERT_EQ(test_daemon_log_count(d, hit), before);
+    ASSERT_EQ(build_elsewhere(src, NULL), 0);
+    ASSERT_EQ(test_daemon_log_count(d, hit), before + 1);
+    /* Other options are another program. */
+    ASSERT_EQ(build_elsewhere(src, "-cl-fast-relaxed-math"), 0);
+    ASSERT_EQ(test_daemon_log_count(d, hit), before + 1);
+    tsr_program_release(p);
+}
+
+/* One request on a raw session socket: TSR_OK, or the error reply's
+ * status with its text in message. */
+static tsr_status raw_call(int fd, uint32_t opcode, const void *payload, uint32_t len,
+                           char *message, size_t n)
+{
+    static union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+    } f;
+    static uint64_t id = 1;
+    tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
+                          .version = TSR__WIRE_VERSION,
+                          .opcode = (uint16_t)opcode,
+                          .length = len,
+                          .request_id = ++id};
+    memcpy(f.bytes, &h, sizeof h);
+    memcpy(f.bytes + sizeof h, payload, len);
+    if (send(fd, f.bytes, sizeof h + len, MSG_NOSIGNAL) < 0)
+        return TSR_ERR_CONNECTION;
+    ssize_t got = recv(fd, f.bytes, sizeof f.bytes, 0);
+    if (got < (ssize_t)sizeof h)
+        return TSR_ERR_CONNECTION;
+    memcpy(&h, f.bytes, sizeof h);
+    if (!(h.flags & TSR__WIRE_ERROR))
+        return TSR_OK;
+    tsr__wire_error err = {0};
+    memcpy(&err, f.bytes + sizeof h,
+           (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err);
+    snprintf(message, n, "%.*s", (int)(err.length < 1024 ? err.length : 1024), err.text);
+    return (tsr_status)err.status;
+}
+
+/* A session sends one program's source at a time. */
+static void check_one_source(const test_daemon *d)
+{
+    int fd = test_raw_connect(d->socket);
+    ASSERT_EQ(test_raw_hello(fd, NULL, 0), 1);
+    tsr__wire_program_create create = {.device = {TSR_DEVICE_OPENCL, 0}, .source_bytes = 10};
+    char message[1100] = "";
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "program 1 is still receiving its source: send it (PROGRAM_SOURCE) or "
+                          "release it first");
+    tsr__wire_program_source chunk = {.program = 1, .length = 11, .offset = 0};
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_SOURCE, &chunk, sizeof chunk, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "PROGRAM_SOURCE: 11 bytes at 0 do not follow the 0 received of 10");
+    tsr__wire_program release = {.program = 1};
+    ASSERT_EQ(
+        raw_call(fd, TSR__OP_PROGRAM_RELEASE, &release, sizeof release, message, sizeof message),
+        TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    close(fd);
+}
+
+/* The daemon checks a launch itself, whatever the client checked. */
+static void check_raw_launch(const test_daemon *d)
+{
+    static const char src[] = "__kernel void k(__global int *p, int v) { p[0] = v; }";
+    int fd = test_raw_connect(d->socket);
+    ASSERT_EQ(test_raw_hello(fd, NULL, 0), 1);
+    char message[1100] = "";
+    tsr__wire_program_create create = {.device = {TSR_DEVICE_OPENCL, 0},
+                                       .source_bytes = sizeof src - 1};
+    tsr__wire_program_source chunk = {.program = 1, .length = sizeof src - 1};
+    memcpy(chunk.data, src, sizeof src - 1);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_SOURCE, &chunk, sizeof chunk, message, sizeof message),
+              TSR_OK);
+    /* Built once KERNEL_INFO answers (within a minute). */
+    tsr__wire_kernel_query q = {.program = 1, .name = "k"};
+    bool built = false;
+    for (int k = 0; k < 1200 && !built; k++) {
+        built = raw_call(fd, TSR__OP_KERNEL_INFO, &q, sizeof q, message, sizeof message) == TSR_OK;
+        if (!built)
+            usleep(50000);
+    }
+    ASSERT_TRUE(built);
+    tsr__wire_kernel_launch l = {.program = 1, .kernel = 0, .work_dim = 1, .nargs = 2};
+    l.global[0] = 1;
+    l.args[0] = (tsr__wire_kernel_value){.kind = TSR__KARG_VALUE, .size = 4};
+    l.args[1] = (tsr__wire_kernel_value){.kind = TSR__KARG_VALUE, .size = 4};
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "argument 0 (p) takes a tensor (__global), not a scalar");
+    l.args[0] = (tsr__wire_kernel_value){.kind = TSR__KARG_GLOBAL, .handle = 0x1234};
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    l.nargs = 3;
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "kernel k takes 2 arguments, not 3");
+    l.nargs = 2;
+    l.work_dim = 4;
+    ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "work_dim must be 1, 2 or 3, not 4");
+    close(fd);
+}
+
+/* The uid of a process, from /proc; -1 when it is gone. */
+static long proc_uid(long pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    long uid = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "Uid: %ld", &uid) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return uid;
+}
+
+/* The pid the daemon logged for the worker of `uid`, or -1. */
+static long worker_pid(const test_daemon *d, unsigned uid)
+{
+    char want[96], line[1024];
+    snprintf(want, sizeof want, "kernel worker of uid %u on opencl:0 started (pid ", uid);
+    FILE *f = fopen(d->log, "r");
+    long pid = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, want);
+        if (at)
+            pid = strtol(at + strlen(want), NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return pid;
+}
+
+/* The second user: runs a kernel (exit 0 when its result is right),
+ * waits for the parent's word, then runs one that crashes its worker
+ * (exit 0 when the synchronize reports it). */
+static int nobody(int ready_fd, int go_fd)
+{
+    if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+        return 10;
+    tsr_client *c = NULL;
+    tsr_program *p = NULL, *bad = NULL;
+    tsr_kernel *k = NULL, *kb = NULL;
+    char src[4096];
+    unique_source(src, sizeof src, REDUCE_SRC);
+    if (tsr_client_open(NULL, &c) != TSR_OK || !(p = build(c, src)) ||
+        tsr_kernel_create(p, "iota", &k) != TSR_OK)
+        return 11;
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {64};
+    tsr_tensor *t = NULL;
+    int32_t got[64];
+    size_t global[1] = {64};
+    if (tsr_tensor_zeros(c, 1, sizes, &o, &t) != TSR_OK ||
+        tsr_kernel_set_arg_tensor(k, 0, t) != TSR_OK || tsr_kernel_launch(k, 1, global, NULL) ||
+        tsr_tensor_copy_to_host(t, got, sizeof got) != TSR_OK || got[63] != 63)
+        return 12;
+    char byte = 1;
+    if (write(ready_fd, &byte, 1) != 1 || read(go_fd, &byte, 1) != 1)
+        return 13;
+    if (!(bad = build(c, "__kernel void bad(__global int *p) { p[(1L << 40)] = 1; }")) ||
+        tsr_kernel_create(bad, "bad", &kb) != TSR_OK || tsr_kernel_set_arg_tensor(kb, 0, t) ||
+        tsr_kernel_launch(kb, 1, global, NULL) != TSR_OK)
+        return 14;
+    if (tsr_synchronize(c, DEV) != TSR_ERR_DEVICE ||
+        !strstr(tsr_last_error(), "the kernel worker of uid 65534 on opencl:0 ended: "))
+        return 15;
+    return 0;
+}
+
+static void check_two_users(test_daemon *d, tsr_client *c)
+{
+    if (geteuid() != 0) {
+        printf("two users: skipped (needs root to become a second user)\n");
+        return;
+    }
+    ASSERT_EQ(chmod(d->dir, 0711), 0);
+    /* root's own worker, and a tensor it wrote. */
+    tsr_program *p = build(c, REDUCE_SRC);
+    ASSERT_TRUE(p != NULL);
+    check_offset(c, p);
+    long root_worker = worker_pid(d, 0);
+    ASSERT_TRUE(root_worker > 0);
+    int ready[2], go[2];
+    ASSERT_EQ(pipe(ready), 0);
+    ASSERT_EQ(pipe(go), 0);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(nobody(ready[1], go[0]));
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    long other = worker_pid(d, NOBODY);
+    ASSERT_TRUE(other > 0 && other != root_worker);
+    ASSERT_EQ(proc_uid(other), NOBODY);
+    ASSERT_EQ(proc_uid(root_worker), 0);
+    ASSERT_EQ(write(go[1], &byte, 1), 1);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    /* Root's worker is the same process, and runs on. */
+    ASSERT_EQ(worker_pid(d, 0), root_worker);
+    ASSERT_EQ(proc_uid(root_worker), 0);
+    check_offset(c, p);
+    /* Its last program gone, root's worker stops. */
+    const char *stopped = "kernel worker of uid 0 on opencl:0 stopped: no programs left";
+    int stops = test_daemon_log_count(d, stopped);
+    tsr_program_release(p);
+    for (int k = 0; k < 100 && test_daemon_log_count(d, stopped) == stops; k++)
+        usleep(50000); /* kernels.worker_idle_ms is 200 here */
+    ASSERT_EQ(test_daemon_log_count(d, stopped), stops + 1);
+    ASSERT_EQ(proc_uid(root_worker), -1);
+    close(ready[0]);
+    close(ready[1]);
+    close(go[0]);
+    close(go[1]);
+}
+
+int main(void)
+{
+    test_daemon d;
+    /* A kernel's first launch includes the driver's code generation for
+     * it (PoCL's), seconds on a loaded machine: the limit leaves room. */
+    const char *args[] = {"--set", "kernels.run_time_limit_ms=8000", "--set", "socket.mode=0666",
+                          "--set", "kernels.worker_idle_ms=200",     NULL};
+    if (test_daemon_start(&d, args) != 0)
+        return 1;
+    tsr_client *c = NULL, *other = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    ASSERT_OK(tsr_client_open(NULL, &other));
+    if (!c || !other)
+        return 1;
+    int32_t n = 0;
+    ASSERT_OK(tsr_device_count(c, TSR_DEVICE_OPENCL, &n));
+    if (n < 1)
+        TEST_SKIP("no OpenCL device");
+
+    tsr_program *p = build(c, REDUCE_SRC);
+    ASSERT_TRUE(p != NULL);
+    if (!p) {
+        test_daemon_dump_log(&d);
+        TEST_DONE();
+    }
+    check_reduction(c, p);
+    check_offset(c, p);
+    check_order(c, p);
+    check_build_error(c);
+    check_cache(&d, c);
+    check_one_source(&d);
+    check_raw_launch(&d);
+    tsr_program_release(p);
+
+    check_contained(&d, c, other,
+                    "__kernel void bad(__global float *p) { p[(1L << 40) + get_global_id(0)] = 1; "
+                    "p[-(1L << 41)] = 2; }");
+    check_contained(&d, c, other,
+                    "__kernel void bad(__global float *p) {\n"
+                    "    __global float *g = (__global float *)(0x10UL + (ulong)p[0]);\n"
+                    "    g[0] = 3;\n"
+                    "}");
+    check_contained(&d, c, other,
+                    "__kernel void bad(__global float *p) {\n"
+                    "    volatile __global float *v = p;\n"
+                    "    while (v[0] != 12345.0f) { v[1] = v[1] + 1.0f; }\n"
+                    "}");
+    check_two_users(&d, c);
+    ASSERT_TRUE(test_daemon_log_count(&d, " on opencl:0 ended: a kernel "
+                                          "ran past its time limit (kernels.run_time_limit_ms, "
+                                          "8000 ms)") >= 1);
+    tsr_client_close(other);
+    tsr_client_close(c);
+    int rc = test_daemon_stop(&d);
+    ASSERT_EQ(rc, 0);
+
+    /* A compiler over its time limit, and user kernels turned off. */
+    const char *tight[] = {"--set", "kernels.build_time_limit_ms=1", NULL};
+    if (test_daemon_start(&d, tight) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    tsr_program *slow = NULL;
+    char fresh[2048];
+    unique_source(fresh, sizeof fresh, REDUCE_SRC);
+    ASSERT_OK(tsr_program_create(c, DEV, fresh, NULL, &slow));
+    ASSERT_FAIL(tsr_program_wait(slow), TSR_ERR_LIMIT,
+                "the program did not build: the kernel compiler ran past its time limit "
+                "(kernels.build_time_limit_ms, 1 ms) and was stopped");
+    tsr_program_release(slow);
+    tsr_tensor *t = floats(c, 4, NULL);
+    ASSERT_TRUE(t != NULL);
+    tsr_tensor_release(t);
+    ASSERT_TRUE(test_daemon_alive(&d));
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+
+#if !defined(__SANITIZE_ADDRESS__) /* a sanitized compiler has no memory limit */
+    /* A compiler short of memory crashes, or cannot even start: a build
+     * error that says so, and the daemon goes on. */
+    const char *small[] = {"--set", "kernels.build_memory=300MiB", NULL};
+    if (test_daemon_start(&d, small) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    unique_source(fresh, sizeof fresh, REDUCE_SRC);
+    ASSERT_OK(tsr_program_create(c, DEV, fresh, NULL, &slow));
+    ASSERT_EQ(tsr_program_wait(slow), TSR_ERR_DEVICE);
+    ASSERT_TRUE(strncmp(tsr_last_error(), "the program did not build: the kernel compiler ",
+                        strlen("the program did not build: the kernel compiler ")) == 0);
+    tsr_program_release(slow);
+    t = floats(c, 4, NULL);
+    ASSERT_TRUE(t != NULL);
+    tsr_tensor_release(t);
+    ASSERT_TRUE(test_daemon_alive(&d));
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+#endif
+
+    const char *off[] = {"--set", "kernels.user=off", NULL};
+    if (test_daemon_start(&d, off) != 0)
+        return 1;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    ASSERT_FAIL(tsr_program_create(c, DEV, REDUCE_SRC, NULL, &slow), TSR_ERR_NOT_SUPPORTED,
+                "user kernels are turned off on this daemon (kernels.user = off)");
+    tsr_client_close(c);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+    TEST_DONE();
+}
