@@ -848,8 +848,7 @@
  *   pows: PyTorch 1.13's pow with a Python-number exponent, which takes
  *     sqrt for 1/2, 1 / sqrt for -1/2, 1 / x for -1, x x for 2, x x x
  *     for 3 and 1 / (x x) for -2 (their bits, signed zeros and NaNs:
- *     pows(-0, 0.5) = -0, pows(-inf, 0.5) = NaN), pow elsewhere.
- *   powr: pow with the operands swapped, for a Python-number base. */
+ *     pows(-0, 0.5) = -0, pows(-inf, 0.5) = NaN), pow elsewhere. */
 #define TSR__K_POW(T, sfx, C, U, W, FMA, RINT, SQRT, BITS, FROM_BITS, TAB)                        \
     static inline T tsr__k_powlog_##sfx(T x, T *lo)                                               \
     {                                                                                             \
@@ -914,10 +913,6 @@
         if (y == (T)2 || y == (T)3)                                                               \
             return y == (T)2 ? x * x : x * x * x;                                                 \
         return tsr__k_pow_##sfx(x, y);                                                            \
-    }                                                                                             \
-    static inline T tsr__k_powr_##sfx(T x, T y)                                                   \
-    {                                                                                             \
-        return tsr__k_pow_##sfx(y, x);                                                            \
     }
 
 static inline float tsr__k_expq_tail_f32(float r)
@@ -1158,8 +1153,6 @@ TSR__K_POW(float, f32, F, tsr__u32, 32, tsr__k_fmaf, tsr__k_rintf, tsr__k_sqrtf,
 #define tsr__k_pow_bf16 tsr__k_pow_f32
 #define tsr__k_pows_f16 tsr__k_pow_f32
 #define tsr__k_pows_bf16 tsr__k_pows_f32
-#define tsr__k_powr_f16 tsr__k_powr_f32
-#define tsr__k_powr_bf16 tsr__k_powr_f32
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 

@@ -490,9 +490,11 @@ static tsr_status pow_scalar_op(const tsr_tensor *self, tsr_scalar exponent, tsr
     return tsr__binary_op(TSR__KOP_POW_SCALAR, self, NULL, &exponent, NULL, mode, out, result);
 }
 
-/* pow.Scalar: the number is the base, the exponent a tensor. PyTorch
- * allocates its result (and resizes an empty out= of another shape)
- * contiguous, whatever the exponent's layout. */
+/* pow.Scalar: the number is the base, the exponent a tensor, computed as
+ * tensor ^ tensor with the base a zero-dim cpu tensor of the result
+ * dtype (converted as PyTorch casts a wrapped number: no overflow
+ * check). PyTorch allocates this result (and resizes an empty out= of
+ * another shape) contiguous, whatever the exponent's layout. */
 static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent,
                                      tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
 {
@@ -506,17 +508,28 @@ static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent
     bool resize = mode == TSR__OUT_GIVEN && out->numel == 0 &&
                   (out->geometry.ndim != g->ndim ||
                    memcmp(out->geometry.sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim) != 0);
-    if (mode == TSR__OUT_GIVEN && !resize)
-        return tsr__binary_op(TSR__KOP_POW_SCALAR_SELF, exponent, NULL, &self, NULL, mode, out,
-                              NULL);
     tsr_tensor_options o = {0};
-    o.has_dtype = o.has_memory_format = true;
+    o.has_dtype = o.has_device = true;
+    o.dtype = type;
+    o.device = (tsr_device){TSR_DEVICE_CPU, -1};
+    const void *data = self.kind == TSR_BOOL    ? (const void *)&self.v.b
+                       : self.kind == TSR_INT64 ? (const void *)&self.v.i
+                                                : (const void *)&self.v.f;
+    tsr_tensor *base = NULL, *fresh = NULL;
+    if ((st = tsr_tensor_from_data(NULL, 0, NULL, self.kind, data, &o, &base)) != TSR_OK)
+        return st;
+    if (mode == TSR__OUT_GIVEN && !resize) {
+        st = tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, mode, out, NULL);
+        tsr_tensor_release(base);
+        return st;
+    }
+    o.has_device = false;
     o.dtype = resize ? out->dtype : type;
+    o.has_memory_format = true;
     o.memory_format = TSR_CONTIGUOUS_FORMAT;
-    tsr_tensor *fresh = NULL;
     if ((st = tsr_tensor_empty_like(exponent, &o, &fresh)) == TSR_OK)
-        st = tsr__binary_op(TSR__KOP_POW_SCALAR_SELF, exponent, NULL, &self, NULL, TSR__OUT_GIVEN,
-                            fresh, NULL);
+        st = tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, TSR__OUT_GIVEN, fresh, NULL);
+    tsr_tensor_release(base);
     if (st != TSR_OK)
         tsr_tensor_release(fresh);
     else if (resize)
