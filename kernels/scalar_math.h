@@ -1,10 +1,10 @@
 /* exp, log, expm1, log1p, tanh and sigmoid of float32 and float64, and
  * the functions built on them (exp2, log2, log10, sinh, cosh, asinh,
- * acosh, atanh, rsqrt, hypot), one element at a time, written once for
- * host C11 and for OpenCL C 1.2 (opencl/source.c embeds this file after
- * kernels/scalar_ops.h, whose rules it keeps: only +, -, *, /, fma, rint,
- * sqrt and bit moves, no contraction), so that every device gives the
- * same bits.
+ * acosh, atanh, rsqrt, hypot, erf ... silu, pow), one element at a
+ * time, written once for host C11 and for OpenCL C 1.2 (opencl/source.c
+ * embeds this file after kernels/scalar_ops.h, whose rules it keeps:
+ * only +, -, *, /, fma, rint, sqrt and bit moves, no contraction), so
+ * that every device gives the same bits.
  *
  * Accuracy: within 1 ulp of the correctly rounded result everywhere
  * (subnormal inputs and results included), exact where IEEE 754 defines
@@ -498,10 +498,10 @@
     static inline T tsr__k_sch_##sfx(T a, T sgn)                                                  \
     {                                                                                             \
         T r, h, lo, yl;                                                                           \
-        T k = tsr__k_expr_##sfx(a, 0, &r, &h, &lo);                                                  \
+        T k = tsr__k_expr_##sfx(a, 0, &r, &h, &lo);                                               \
         if (k == 0 && sgn < 0) {                                                                  \
             T r2, h2, lo2;                                                                        \
-            tsr__k_expr_##sfx(-a, 0, &r2, &h2, &lo2);                                                \
+            tsr__k_expr_##sfx(-a, 0, &r2, &h2, &lo2);                                             \
             return r + (T)0.5 * (lo - lo2);                                                       \
         }                                                                                         \
         T y = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                                  \
@@ -826,6 +826,95 @@
         return tsr__k_xsigmoid_##sfx(x, v, vl);                                    \
     }
 
+/* pow of a real type T (W its width in bits, TAB its table and
+ * tsr__k_powa_<sfx>(r) its A(r), both from tests/kernels/gen_pow_table.py,
+ * SQRT the correctly rounded square root):
+ *   powlog: log(x) for a positive x in two words (hi + *lo), to about
+ *     2^-66 (float32: 2^-40) of itself: subnormals scaled up first;
+ *     x = 2^k z with z in [OFF, 2 OFF), the top 7 bits of bits(x) -
+ *     bits(OFF) pick row i (INVC, -log(INVC) in two words); z INVC =
+ *     ph + pl exactly (fma), r = ph - 1 exactly (Sterbenz), and log x =
+ *     k ln2 - log(INVC) + r - r^2 / 2 + r^3 A(r) + pl / ph, the
+ *     large terms summed by two-sums and their errors kept in the low
+ *     word with the small ones. The row holding 1 has INVC = 1: near 1
+ *     the logarithm is r's own series, with no cancellation.
+ *   pow: IEEE 754's special values (pow(x, +-0) = 1 and pow(1, y) = 1
+ *     even for NaN, pow(-1, +-inf) = 1, the zeros' and infinities'
+ *     signed results, NaN for a negative x and a non-integer y), then
+ *     exp(y log|x|) with y log|x| in two words (the product's rounding
+ *     error by fma) through exp's two-word path (expr, exp1p, scale),
+ *     negated for a negative x and an odd integer y (RINT(y) = y and
+ *     RINT(y / 2) != y / 2; beyond 2^(MANT + 1) every number is even).
+ *   pows: PyTorch 1.13's pow with a Python-number exponent, which takes
+ *     sqrt for 1/2, 1 / sqrt for -1/2, 1 / x for -1, x x for 2, x x x
+ *     for 3 and 1 / (x x) for -2 (their bits, signed zeros and NaNs:
+ *     pows(-0, 0.5) = -0, pows(-inf, 0.5) = NaN), pow elsewhere. */
+#define TSR__K_POW(T, sfx, C, U, W, FMA, RINT, SQRT, BITS, FROM_BITS, TAB)                        \
+    static inline T tsr__k_powlog_##sfx(T x, T *lo)                                               \
+    {                                                                                             \
+        int e = 0;                                                                                \
+        if (x < TSR__K_##C##_MIN_NORMAL) {                                                        \
+            x *= TSR__K_##C##_SUB_SCALE;                                                          \
+            e = -TSR__K_##C##_SUB_BITS;                                                           \
+        }                                                                                         \
+        U u = BITS(x);                                                                            \
+        U t = u - TSR__K_POW##C##_OFF;                                                            \
+        int i = (int)(t >> (TSR__K_##C##_MANT - 7)) & 127;                                        \
+        e += (int)((t + ((U)1 << (W - 2))) >> TSR__K_##C##_MANT) -                                \
+             (1 << (W - 2 - TSR__K_##C##_MANT));                                                  \
+        T z = FROM_BITS(u - (t & ((U)0 - ((U)1 << TSR__K_##C##_MANT))));                          \
+        T invc = TAB[3 * i];                                                                      \
+        T ph = z * invc;                                                                          \
+        T pl = FMA(z, invc, -ph);                                                                 \
+        T r = ph - (T)1;                                                                          \
+        T et = (T)e;                                                                              \
+        T e1, e2, e3;                                                                             \
+        T t1 = tsr__k_two_sum_##sfx(et * TSR__K_##C##_LN2_HI, TAB[3 * i + 1], &e1);               \
+        T t2 = tsr__k_two_sum_##sfx(t1, r, &e2);                                                  \
+        T ar = (T)-0.5 * r;                                                                       \
+        T a2 = ar * r;                                                                            \
+        T hi = tsr__k_two_sum_##sfx(t2, a2, &e3);                                                 \
+        T l = FMA(et, TSR__K_##C##_LN2_LO, TAB[3 * i + 2]) + ((e1 + e2) + e3) + FMA(ar, r, -a2) + \
+              pl / ph + r * r * r * tsr__k_powa_##sfx(r);                                         \
+        T y = hi + l;                                                                             \
+        *lo = (hi - y) + l;                                                                       \
+        return y;                                                                                 \
+    }                                                                                             \
+    static inline T tsr__k_pow_##sfx(T x, T y)                                                    \
+    {                                                                                             \
+        if (y == 0 || x == (T)1)                                                                  \
+            return (T)1;                                                                          \
+        if (x != x || y != y)                                                                     \
+            return x + y;                                                                         \
+        T ax = x < 0 ? -x : x;                                                                    \
+        if (y == (T)INFINITY || y == -(T)INFINITY)                                                \
+            return ax == (T)1 ? (T)1 : (ax < (T)1) == (y < 0) ? (T)INFINITY : (T)0;               \
+        T hy = (T)0.5 * y;                                                                        \
+        T sgn = (BITS(x) >> (W - 1)) && RINT(y) == y && RINT(hy) != hy ? (T)-1 : (T)1;            \
+        if (ax == 0 || ax == (T)INFINITY)                                                         \
+            return sgn * ((ax == 0) == (y < 0) ? (T)INFINITY : (T)0);                             \
+        if (x < 0 && RINT(y) != y)                                                                \
+            return (T)TSR__K_QUIET_NAN;                                                           \
+        T ll, r, h, lo, yl;                                                                       \
+        T lh = tsr__k_powlog_##sfx(ax, &ll);                                                      \
+        T p = y * lh;                                                                             \
+        if (p > TSR__K_##C##_EXP_HUGE || p < TSR__K_##C##_EXP_TINY)                               \
+            return sgn * (p > 0 ? (T)INFINITY : (T)0);                                            \
+        T k = tsr__k_expr_##sfx(p, FMA(y, lh, -p) + y * ll, &r, &h, &lo);                         \
+        T v = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                                  \
+        return sgn * tsr__k_scale_##sfx(v + yl, (int)k);                                          \
+    }                                                                                             \
+    static inline T tsr__k_pows_##sfx(T x, T y)                                                   \
+    {                                                                                             \
+        if (y == (T)0.5 || y == (T)-0.5)                                                          \
+            return y > 0 ? SQRT(x) : (T)1 / SQRT(x);                                              \
+        if (y == (T)-1 || y == (T)-2)                                                             \
+            return (T)1 / (y == (T)-1 ? x : x * x);                                               \
+        if (y == (T)2 || y == (T)3)                                                               \
+            return y == (T)2 ? x * x : x * x * x;                                                 \
+        return tsr__k_pow_##sfx(x, y);                                                            \
+    }
+
 static inline float tsr__k_expq_tail_f32(float r)
 {
     float q = tsr__k_fmaf(r, TSR__K_EXPF_Q5, TSR__K_EXPF_Q4);
@@ -867,6 +956,151 @@ static inline float tsr__k_erfp_f32(float z)
     return tsr__k_fmaf(z, p, TSR__K_ERFF_P0);
 }
 TSR__K_ERF(float, f32, F, tsr__k_fmaf, tsr__k_erfcf, TSR__K_ERFCF_N)
+
+/* From tests/kernels/gen_pow_table.py: */
+/* clang-format off */
+/* POWF: OFF, |r| <= 2^-8.01, A of 3 Taylor terms (next term 2^-42.6 of r) */
+#define TSR__K_POWF_OFF 0x3F355556u
+#define TSR__K_POWF_A0 0x1.555556p-2f
+#define TSR__K_POWF_A1 -0x1.000000p-2f
+#define TSR__K_POWF_A2 0x1.99999ap-3f
+TSR__K_TABLE float tsr__k_powf[] = {
+    0x1.686b00p+0f, -0x1.5e4c0ap-2f, 0x1.b7232ep-29f,
+    0x1.667258p+0f, -0x1.58ae4cp-2f, -0x1.ff4c0ap-27f,
+    0x1.647f30p+0f, -0x1.53186ep-2f, -0x1.c68eb6p-27f,
+    0x1.62916ep+0f, -0x1.4d8a50p-2f, -0x1.2a182ep-27f,
+    0x1.60a8fcp+0f, -0x1.4803dep-2f, 0x1.c998f8p-28f,
+    0x1.5ec5c4p+0f, -0x1.428500p-2f, -0x1.ef4c5cp-29f,
+    0x1.5ce7b2p+0f, -0x1.3d0da8p-2f, 0x1.3efdeap-30f,
+    0x1.5b0eb0p+0f, -0x1.379dbep-2f, 0x1.e7db44p-27f,
+    0x1.593aaap+0f, -0x1.32352cp-2f, -0x1.e6e20ap-27f,
+    0x1.576b8ap+0f, -0x1.2cd3dep-2f, -0x1.215df8p-30f,
+    0x1.55a140p+0f, -0x1.2779c8p-2f, 0x1.e59c34p-29f,
+    0x1.53dbb6p+0f, -0x1.2226cep-2f, -0x1.3836f6p-27f,
+    0x1.521adap+0f, -0x1.1cdae2p-2f, -0x1.d7f270p-29f,
+    0x1.505e9ap+0f, -0x1.1795f2p-2f, 0x1.2e02b4p-27f,
+    0x1.4ea6e4p+0f, -0x1.1257eap-2f, -0x1.82da58p-30f,
+    0x1.4cf3a4p+0f, -0x1.0d20b4p-2f, 0x1.89075cp-27f,
+    0x1.4b44ccp+0f, -0x1.07f046p-2f, 0x1.5019fep-27f,
+    0x1.499a4ap+0f, -0x1.02c68cp-2f, 0x1.60de94p-30f,
+    0x1.47f40ap+0f, -0x1.fb46d6p-3f, -0x1.49efb4p-28f,
+    0x1.465202p+0f, -0x1.f10dccp-3f, -0x1.57733ap-28f,
+    0x1.44b41cp+0f, -0x1.e6e1b4p-3f, 0x1.fbe75ep-28f,
+    0x1.431a4cp+0f, -0x1.dcc280p-3f, 0x1.cc6914p-31f,
+    0x1.418480p+0f, -0x1.d2b002p-3f, -0x1.3b20acp-29f,
+    0x1.3ff2aap+0f, -0x1.c8aa22p-3f, 0x1.ce8d28p-28f,
+    0x1.3e64bep+0f, -0x1.beb0cep-3f, -0x1.53a63cp-28f,
+    0x1.3cdaaap+0f, -0x1.b4c3d6p-3f, 0x1.a01848p-29f,
+    0x1.3b5460p+0f, -0x1.aae318p-3f, -0x1.4d3360p-28f,
+    0x1.39d1d4p+0f, -0x1.a10e86p-3f, -0x1.5c6d62p-29f,
+    0x1.3852f6p+0f, -0x1.9745f2p-3f, 0x1.0a103ep-30f,
+    0x1.36d7bap+0f, -0x1.8d8948p-3f, 0x1.8c5becp-28f,
+    0x1.356014p+0f, -0x1.83d872p-3f, 0x1.61fce8p-28f,
+    0x1.33ebf4p+0f, -0x1.7a3340p-3f, 0x1.5ab714p-28f,
+    0x1.327b50p+0f, -0x1.7099a6p-3f, -0x1.eeecf0p-28f,
+    0x1.310e1ap+0f, -0x1.670b82p-3f, -0x1.d019a6p-30f,
+    0x1.2fa446p+0f, -0x1.5d88b8p-3f, 0x1.926f46p-28f,
+    0x1.2e3dcap+0f, -0x1.541138p-3f, -0x1.e18bc8p-29f,
+    0x1.2cda96p+0f, -0x1.4aa4cep-3f, -0x1.a0e3ccp-28f,
+    0x1.2b7aa4p+0f, -0x1.414386p-3f, 0x1.7be6a0p-30f,
+    0x1.2a1de4p+0f, -0x1.37ed24p-3f, 0x1.9ea260p-32f,
+    0x1.28c44cp+0f, -0x1.2ea198p-3f, 0x1.1736aap-28f,
+    0x1.276dd2p+0f, -0x1.2560cep-3f, 0x1.5b32c6p-29f,
+    0x1.261a6cp+0f, -0x1.1c2ab2p-3f, -0x1.f9952ap-28f,
+    0x1.24ca0ep+0f, -0x1.12ff24p-3f, -0x1.e49854p-28f,
+    0x1.237caep+0f, -0x1.09de0ep-3f, 0x1.232344p-31f,
+    0x1.223242p+0f, -0x1.00c758p-3f, 0x1.34f038p-28f,
+    0x1.20eabep+0f, -0x1.ef75b8p-4f, 0x1.33cd86p-29f,
+    0x1.1fa61cp+0f, -0x1.dd713ep-4f, 0x1.2338cap-29f,
+    0x1.1e6450p+0f, -0x1.cb80f2p-4f, 0x1.d4a606p-33f,
+    0x1.1d2550p+0f, -0x1.b9a4a0p-4f, -0x1.40798ap-30f,
+    0x1.1be914p+0f, -0x1.a7dc2ep-4f, -0x1.b9b212p-29f,
+    0x1.1aaf92p+0f, -0x1.962766p-4f, 0x1.f4b960p-30f,
+    0x1.1978c2p+0f, -0x1.848628p-4f, 0x1.4d9524p-29f,
+    0x1.18449cp+0f, -0x1.72f856p-4f, -0x1.7bea60p-34f,
+    0x1.171314p+0f, -0x1.617d98p-4f, 0x1.f4368ep-29f,
+    0x1.15e424p+0f, -0x1.5015e6p-4f, 0x1.80d8c6p-31f,
+    0x1.14b7c2p+0f, -0x1.3ec102p-4f, 0x1.4bfa0ap-30f,
+    0x1.138de8p+0f, -0x1.2d7ee4p-4f, 0x1.3e235ap-29f,
+    0x1.12668ap+0f, -0x1.1c4f2ap-4f, 0x1.bb2044p-29f,
+    0x1.1141a6p+0f, -0x1.0b3204p-4f, -0x1.1cff5ep-29f,
+    0x1.101f2ep+0f, -0x1.f44de6p-5f, 0x1.7cb81ap-30f,
+    0x1.0eff1ep+0f, -0x1.d25c08p-5f, -0x1.dc44ecp-30f,
+    0x1.0de16ep+0f, -0x1.b08e1cp-5f, 0x1.7b61cap-33f,
+    0x1.0cc614p+0f, -0x1.8ee386p-5f, 0x1.c9e2eap-34f,
+    0x1.0bad0cp+0f, -0x1.6d5c62p-5f, -0x1.6462bep-31f,
+    0x1.0a964ep+0f, -0x1.4bf850p-5f, -0x1.af90ecp-31f,
+    0x1.0981d0p+0f, -0x1.2ab6aep-5f, -0x1.4f4820p-30f,
+    0x1.086f8ep+0f, -0x1.099792p-5f, 0x1.6895b2p-30f,
+    0x1.075f82p+0f, -0x1.d1359ap-6f, -0x1.01232ap-31f,
+    0x1.0651a2p+0f, -0x1.8f7f70p-6f, -0x1.75f942p-31f,
+    0x1.0545eap+0f, -0x1.4e0cc0p-6f, -0x1.ca406ap-31f,
+    0x1.043c50p+0f, -0x1.0cdc2ap-6f, -0x1.099c32p-31f,
+    0x1.0334d2p+0f, -0x1.97dc7cp-7f, -0x1.aca53ep-32f,
+    0x1.022f66p+0f, -0x1.168322p-7f, -0x1.62f330p-32f,
+    0x1.012c08p+0f, -0x1.2b58b8p-8f, 0x1.e4c964p-34f,
+    0x1.000000p+0f, 0x0p+0f, 0x0p+0f,
+    0x1.fcb030p-1f, 0x1.a9487ep-8f, -0x1.a6c142p-34f,
+    0x1.f8c52cp-1f, 0x1.d20146p-7f, 0x1.b7ed9ap-32f,
+    0x1.f4e97ep-1f, 0x1.66b638p-6f, 0x1.a6e8d0p-32f,
+    0x1.f11ccep-1f, 0x1.e3767cp-6f, 0x1.fa4a86p-33f,
+    0x1.ed5ec0p-1f, 0x1.2fa2eap-5f, -0x1.4dcdeep-32f,
+    0x1.e9af06p-1f, 0x1.6d138ap-5f, 0x1.afb84ep-30f,
+    0x1.e60d4ap-1f, 0x1.aa0f30p-5f, 0x1.fa2c56p-33f,
+    0x1.e2793ep-1f, 0x1.e69782p-5f, -0x1.bb24fcp-32f,
+    0x1.def296p-1f, 0x1.115712p-4f, -0x1.070560p-29f,
+    0x1.db7908p-1f, 0x1.2f2a58p-4f, 0x1.d5afd8p-30f,
+    0x1.d80c4ap-1f, 0x1.4cc672p-4f, 0x1.4f2374p-30f,
+    0x1.d4ac16p-1f, 0x1.6a2c26p-4f, 0x1.60addep-29f,
+    0x1.d15828p-1f, 0x1.875c38p-4f, 0x1.665212p-29f,
+    0x1.ce103ep-1f, 0x1.a45766p-4f, 0x1.261928p-29f,
+    0x1.cad416p-1f, 0x1.c11e7ap-4f, 0x1.dd0884p-29f,
+    0x1.c7a372p-1f, 0x1.ddb228p-4f, 0x1.e76806p-29f,
+    0x1.c47e16p-1f, 0x1.fa131ep-4f, -0x1.516cc8p-29f,
+    0x1.c163c4p-1f, 0x1.0b2112p-3f, -0x1.bae8d6p-28f,
+    0x1.be5444p-1f, 0x1.191fecp-3f, -0x1.5040f6p-28f,
+    0x1.bb4f5ep-1f, 0x1.270672p-3f, -0x1.7696ccp-34f,
+    0x1.b854dap-1f, 0x1.34d500p-3f, -0x1.eff854p-28f,
+    0x1.b56484p-1f, 0x1.428be0p-3f, -0x1.f797d2p-28f,
+    0x1.b27e28p-1f, 0x1.502b64p-3f, -0x1.4e20e4p-28f,
+    0x1.afa194p-1f, 0x1.5db3d8p-3f, 0x1.ae2560p-28f,
+    0x1.acce96p-1f, 0x1.6b2592p-3f, -0x1.fdc43cp-28f,
+    0x1.aa04fep-1f, 0x1.7880d8p-3f, 0x1.e111fcp-29f,
+    0x1.a7449ep-1f, 0x1.85c5f6p-3f, 0x1.6cf622p-28f,
+    0x1.a48d48p-1f, 0x1.92f538p-3f, -0x1.e9e010p-29f,
+    0x1.a1decep-1f, 0x1.a00eecp-3f, -0x1.ef21a4p-28f,
+    0x1.9f390ap-1f, 0x1.ad133ep-3f, 0x1.3cef04p-29f,
+    0x1.9c9bcep-1f, 0x1.ba028ap-3f, -0x1.d5fff8p-29f,
+    0x1.9a06f0p-1f, 0x1.c6dd16p-3f, -0x1.3838a6p-28f,
+    0x1.977a4cp-1f, 0x1.d3a310p-3f, 0x1.646292p-29f,
+    0x1.94f5b8p-1f, 0x1.e054cap-3f, 0x1.07c664p-28f,
+    0x1.92790ep-1f, 0x1.ecf284p-3f, -0x1.431f02p-29f,
+    0x1.90042ap-1f, 0x1.f97c74p-3f, 0x1.f83d28p-28f,
+    0x1.8d96e8p-1f, 0x1.02f96ep-2f, -0x1.19aab8p-27f,
+    0x1.8b3124p-1f, 0x1.092afap-2f, 0x1.4b6c42p-27f,
+    0x1.88d2bcp-1f, 0x1.0f52fep-2f, 0x1.0450bap-27f,
+    0x1.867b8cp-1f, 0x1.15719cp-2f, 0x1.2d4a40p-28f,
+    0x1.842b78p-1f, 0x1.1b86e4p-2f, -0x1.bb7914p-30f,
+    0x1.81e25ap-1f, 0x1.219300p-2f, 0x1.ef09e2p-27f,
+    0x1.7fa018p-1f, 0x1.279602p-2f, -0x1.eebbe2p-27f,
+    0x1.7d6490p-1f, 0x1.2d9008p-2f, 0x1.cfce3cp-29f,
+    0x1.7b2fa4p-1f, 0x1.338132p-2f, -0x1.e1e646p-28f,
+    0x1.79013ap-1f, 0x1.39698ep-2f, 0x1.e6b6eep-28f,
+    0x1.76d932p-1f, 0x1.3f4942p-2f, 0x1.4a65f6p-29f,
+    0x1.74b772p-1f, 0x1.452060p-2f, 0x1.84b52cp-27f,
+    0x1.729bdep-1f, 0x1.4aef06p-2f, -0x1.adba80p-27f,
+    0x1.70865cp-1f, 0x1.50b546p-2f, 0x1.db3b08p-32f,
+    0x1.6e76d0p-1f, 0x1.567340p-2f, 0x1.a87b24p-27f,
+    0x1.6c6d24p-1f, 0x1.5c2904p-2f, -0x1.f1eac8p-28f,
+    0x1.6a693ap-1f, 0x1.61d6b4p-2f, -0x1.83ac82p-28f,
+};
+/* clang-format on */
+static inline float tsr__k_powa_f32(float r)
+{
+    return tsr__k_fmaf(r, tsr__k_fmaf(r, TSR__K_POWF_A2, TSR__K_POWF_A1), TSR__K_POWF_A0);
+}
+TSR__K_POW(float, f32, F, tsr__u32, 32, tsr__k_fmaf, tsr__k_rintf, tsr__k_sqrtf, tsr__float_bits,
+           tsr__float_from_bits, tsr__k_powf)
 
 /* bfloat16 computes in float and rounds once (PyTorch 1.13's loops do
  * the same through float); float16 is refused before (NO_HALF), its
@@ -913,6 +1147,12 @@ TSR__K_ERF(float, f32, F, tsr__k_fmaf, tsr__k_erfcf, TSR__K_ERFCF_N)
 #define tsr__k_gelut_bf16 tsr__k_gelut_f32
 #define tsr__k_silu_f16 tsr__k_silu_f32
 #define tsr__k_silu_bf16 tsr__k_silu_f32
+/* float16's pow with a number exponent is PyTorch's plain pow: its
+ * kernel takes no square roots or squares. */
+#define tsr__k_pow_f16 tsr__k_pow_f32
+#define tsr__k_pow_bf16 tsr__k_pow_f32
+#define tsr__k_pows_f16 tsr__k_pow_f32
+#define tsr__k_pows_bf16 tsr__k_pows_f32
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 
@@ -970,6 +1210,157 @@ static inline double tsr__k_erfp_f64(double z)
     return tsr__k_fmad(z, p, TSR__K_ERFD_P0);
 }
 TSR__K_ERF(double, f64, D, tsr__k_fmad, tsr__k_erfcd, TSR__K_ERFCD_N)
+
+/* clang-format off */
+/* POWD: OFF, |r| <= 2^-8.01, A of 6 Taylor terms (next term 2^-67.2 of r) */
+#define TSR__K_POWD_OFF TSR__U64(0x3FE6AAAAAAAAAAAB)
+#define TSR__K_POWD_A0 0x1.5555555555555p-2
+#define TSR__K_POWD_A1 -0x1.0000000000000p-2
+#define TSR__K_POWD_A2 0x1.999999999999ap-3
+#define TSR__K_POWD_A3 -0x1.5555555555555p-3
+#define TSR__K_POWD_A4 0x1.2492492492492p-3
+#define TSR__K_POWD_A5 -0x1.0000000000000p-3
+TSR__K_TABLE double tsr__k_powd[] = {
+    0x1.686affc3ee2abp+0, -0x1.5e4c091e70ef7p-2, -0x1.c62c4afc1234fp-56,
+    0x1.667259251ad64p+0, -0x1.58ae5044fb5b8p-2, -0x1.d7235398f99e0p-56,
+    0x1.647f300b23f98p+0, -0x1.53186f03475b3p-2, 0x1.6674b1ac1598dp-56,
+    0x1.62916da5f9133p+0, -0x1.4d8a4f910c174p-2, 0x1.4974ef97d696ap-56,
+    0x1.60a8fba33e388p+0, -0x1.4803dc80446d1p-2, 0x1.87d04611cc3ecp-59,
+    0x1.5ec5c42aeedf6p+0, -0x1.428500bb3ee0fp-2, 0x1.831068331ae09p-56,
+    0x1.5ce7b1dc1c2abp+0, -0x1.3d0da782bacc0p-2, -0x1.9d7486e718d25p-56,
+    0x1.5b0eafc9c5b49p+0, -0x1.379dbc6c125e1p-2, -0x1.81d4f446ea7bap-56,
+    0x1.593aa977cbdb2p+0, -0x1.32352b5f71057p-2, 0x1.394ff6151bbb6p-58,
+    0x1.576b8ad7faa25p+0, -0x1.2cd3e09615e04p-2, 0x1.81e3a26314b77p-56,
+    0x1.55a140472c42cp+0, -0x1.2779c898a1cf1p-2, 0x1.b4b32b26ba327p-56,
+    0x1.53dbb68a828b6p+0, -0x1.2226d03d70d10p-2, 0x1.589d9564e0c51p-56,
+    0x1.521adaccb6428p+0, -0x1.1cdae4a6fe4eep-2, 0x1.d006b67537cddp-57,
+    0x1.505e9a9b7bbadp+0, -0x1.1795f34253fb5p-2, -0x1.c76d745b2dc54p-56,
+    0x1.4ea6e3e4fbdc4p+0, -0x1.1257e9c582fadp-2, -0x1.d0d80dbf96052p-59,
+    0x1.4cf3a4f560e4fp+0, -0x1.0d20b62e26fdcp-2, -0x1.4d4c91dd63ce7p-58,
+    0x1.4b44cc74762fep+0, -0x1.07f046bff300fp-2, 0x1.8a1bdfde3e704p-57,
+    0x1.499a49635a572p+0, -0x1.02c68a03476c8p-2, 0x1.5d1ab12a3e342p-57,
+    0x1.47f40b1a430aep+0, -0x1.fb46dd87a2872p-3, -0x1.86ad8fac58955p-57,
+    0x1.4652014652015p+0, -0x1.f10dc81e64499p-3, 0x1.d3b738b986b20p-60,
+    0x1.44b41be77a65ep+0, -0x1.e6e1b26761a68p-3, -0x1.3c575e3bfd6d7p-57,
+    0x1.431a4b4e7637fp+0, -0x1.dcc27b7de41a9p-3, -0x1.2b7cad39c0a6fp-57,
+    0x1.4184801acb0abp+0, -0x1.d2b002f972d5ap-3, -0x1.5f22769a2ec46p-57,
+    0x1.3ff2ab38dda17p+0, -0x1.c8aa28eb641aap-3, -0x1.0a8f1a1d49f8cp-58,
+    0x1.3e64bde013e65p+0, -0x1.beb0cddc7dc88p-3, 0x1.daad7dbc820b6p-57,
+    0x1.3cdaa99104beap+0, -0x1.b4c3d2caa4997p-3, 0x1.30d0ce51a29e1p-57,
+    0x1.3b546013b5460p+0, -0x1.aae3192699afbp-3, 0x1.ef771fd8d4a40p-57,
+    0x1.39d1d375e2fcfp+0, -0x1.a10e82d1c603bp-3, -0x1.4f0237c05461ep-57,
+    0x1.3852f6095a7c1p+0, -0x1.9745f21c134ddp-3, -0x1.f0235c069ceefp-57,
+    0x1.36d7ba625a420p+0, -0x1.8d8949c1d20a4p-3, 0x1.3d6814693d225p-57,
+    0x1.3560135601356p+0, -0x1.83d86ce9ac37ep-3, -0x1.b0768e787087dp-57,
+    0x1.33ebf3f8c8785p+0, -0x1.7a333f22a475ep-3, -0x1.1e202b59236c6p-57,
+    0x1.327b4f9d082e5p+0, -0x1.7099a4622123bp-3, -0x1.18d8918e6cebdp-58,
+    0x1.310e19d186da1p+0, -0x1.670b81020334cp-3, 0x1.b505f39b30fb2p-57,
+    0x1.2fa4466012fa4p+0, -0x1.5d88b9bec85cdp-3, 0x1.e6b7217895bbfp-60,
+    0x1.2e3dc94c26914p+0, -0x1.541133b5b848ep-3, 0x1.7b8f26909a254p-57,
+    0x1.2cda96d19445cp+0, -0x1.4aa4d4631c932p-3, -0x1.8076457893f94p-57,
+    0x1.2b7aa3633dce8p+0, -0x1.414381a0832d3p-3, -0x1.b861e7757219ep-59,
+    0x1.2a1de3a9d35c3p+0, -0x1.37ed21a30aed4p-3, -0x1.d6af4a43fa36ap-57,
+    0x1.28c44c829bb9bp+0, -0x1.2ea19af9ba018p-3, 0x1.c2be72fc38f04p-60,
+    0x1.276dd2fe44db4p+0, -0x1.2560d48bddfc4p-3, -0x1.1edf508c870a5p-57,
+    0x1.261a6c5fbc99fp+0, -0x1.1c2ab597753fdp-3, -0x1.813921592fb53p-57,
+    0x1.24ca0e1b1158ap+0, -0x1.12ff25afa17fap-3, -0x1.194ddcca04e35p-59,
+    0x1.237cadd45a54ap+0, -0x1.09de0cbb23211p-3, -0x1.39a7e6c4a1161p-62,
+    0x1.2232415ea7645p+0, -0x1.00c752f2dd3a1p-3, 0x1.5cc6b9faa9f9ap-57,
+    0x1.20eabebaf7e97p+0, -0x1.ef75c1c0c3eabp-4, 0x1.aba8e6a9a9c6fp-59,
+    0x1.1fa61c1738be4p+0, -0x1.dd713eb90e450p-4, -0x1.75f524428684ap-59,
+    0x1.1e644fcd48e73p+0, -0x1.cb80ef1c057a8p-4, -0x1.7ba5c45dd76a1p-58,
+    0x1.1d25506204d3ap+0, -0x1.b9a4a5d01e639p-4, 0x1.914b38d70caa3p-58,
+    0x1.1be9148457fb9p+0, -0x1.a7dc36522e5fcp-4, 0x1.bd6c43586d668p-60,
+    0x1.1aaf930c54a89p+0, -0x1.962774b2d1af0p-4, 0x1.86aa34c55a14bp-61,
+    0x1.1978c2fa51bacp+0, -0x1.84863593e01f8p-4, -0x1.19c2316a82b74p-58,
+    0x1.18449b760e3b8p+0, -0x1.72f84e25efabbp-4, 0x1.388c47ff36b10p-58,
+    0x1.171313cdda927p+0, -0x1.617d9425e4b94p-4, 0x1.276a1dcbc9a97p-58,
+    0x1.15e42375c7311p+0, -0x1.5015ddda8f947p-4, -0x1.fa8707501e7b5p-58,
+    0x1.14b7c206d88bdp+0, -0x1.3ec1021256d31p-4, -0x1.9a89993ac75a3p-59,
+    0x1.138de73e40397p+0, -0x1.2d7ed820ee57cp-4, 0x1.72aeea791ab5ep-60,
+    0x1.12668afc9b10ap+0, -0x1.1c4f37dd1a8ffp-4, 0x1.1076a0be89926p-59,
+    0x1.1141a54534200p+0, -0x1.0b31f99e7fb28p-4, -0x1.ee1985cb32d24p-58,
+    0x1.101f2e3d4c5b7p+0, -0x1.f44dec76f9497p-5, 0x1.e21cc95769f60p-59,
+    0x1.0eff1e2b66dbdp+0, -0x1.d25c0e0e22758p-5, 0x1.158054271596dp-59,
+    0x1.0de16d769990ap+0, -0x1.b08e0b9d9f3d9p-5, 0x1.c85f1a2776c16p-59,
+    0x1.0cc614a5e240cp+0, -0x1.8ee399b1b0eefp-5, -0x1.9ac8c2b0abb35p-61,
+    0x1.0bad0c5f7fbd1p+0, -0x1.6d5c6dc3c35bcp-5, -0x1.480ad1fe47e32p-61,
+    0x1.0a964d684f24ap+0, -0x1.4bf83e368eeadp-5, 0x1.ad55e8b068f89p-61,
+    0x1.0981d0a32d1d9p+0, -0x1.2ab6c2524ec08p-5, 0x1.9650569a0a96ep-60,
+    0x1.086f8f105ae66p+0, -0x1.0997b2410a8e5p-5, 0x1.60b80f9627ca8p-59,
+    0x1.075f81cce7232p+0, -0x1.d1358e15e6e9bp-6, 0x1.47e11974c5a80p-63,
+    0x1.0651a2121a4cep+0, -0x1.8f7f7525a74d7p-6, 0x1.4a71a1fe9735bp-60,
+    0x1.0545e934e6a7cp+0, -0x1.4e0c8f25204a7p-6, 0x1.8d065e9ddc74ap-61,
+    0x1.043c50a55ba89p+0, -0x1.0cdc532f78cf6p-6, -0x1.0e41a9c25e657p-60,
+    0x1.0334d1ee1cb03p+0, -0x1.97dc7400fd4b1p-7, -0x1.59d3593e928adp-61,
+    0x1.022f66b3db053p+0, -0x1.16837bdc245ebp-7, 0x1.fddf17a2e5318p-65,
+    0x1.012c08b4d2f62p+0, -0x1.2b596b86cde75p-8, 0x1.f426b0b3dd5aep-62,
+    0x1.0000000000000p+0, 0x0.0p+0, 0x0.0p+0,
+    0x1.fcb02fb084789p-1, 0x1.a948a5964faacp-8, -0x1.edb9db0ee5eaap-62,
+    0x1.f8c52d05962ebp-1, 0x1.d2010486a1650p-7, -0x1.93a748529d559p-61,
+    0x1.f4e97f82c5a02p-1, 0x1.66b606ff0f766p-6, -0x1.acb0ce58c7968p-60,
+    0x1.f11ccdd5ed3aap-1, 0x1.e37681a9f3f9ap-6, -0x1.3e60927e52ca1p-66,
+    0x1.ed5ec15d7873ap-1, 0x1.2fa2d32b9b8fbp-5, -0x1.c8e21bb9d426dp-62,
+    0x1.e9af060eaa3dep-1, 0x1.6d1389e286d13p-5, -0x1.21408588c9a61p-59,
+    0x1.e60d4a5d088b4p-1, 0x1.aa0f29ffa2c48p-5, 0x1.51168be35ff0cp-59,
+    0x1.e2793f22ddc31p-1, 0x1.e6976e7df0b00p-5, 0x1.a26f0dba0dc9dp-59,
+    0x1.def2978ac1f2fp-1, 0x1.1157044c7d4a3p-4, -0x1.44ee2f27c2978p-58,
+    0x1.db7908fa1e561p-1, 0x1.2f2a500ac1494p-4, -0x1.01f53b15715c4p-59,
+    0x1.d80c4afc9e942p-1, 0x1.4cc669c3c8daep-4, 0x1.f1a9d6ffb0110p-59,
+    0x1.d4ac173083d07p-1, 0x1.6a2c1c4b0195ap-4, -0x1.5021be0ae33e9p-59,
+    0x1.d1582933ce50ap-1, 0x1.875c2e1dd3afap-4, 0x1.0f084c73f9ba5p-59,
+    0x1.ce103e923323dp-1, 0x1.a45761830c92fp-4, 0x1.70804d6c3c8e1p-59,
+    0x1.cad416b3d3ca4p-1, 0x1.c11e74a92eeb9p-4, -0x1.1e6c43b0cada4p-62,
+    0x1.c7a372ccae6c9p-1, 0x1.ddb221c3b4019p-4, 0x1.38d81ab15fc14p-62,
+    0x1.c47e15ccbdb79p-1, 0x1.fa131f27499bbp-4, 0x1.c22e6466a6fe8p-59,
+    0x1.c163c450bfed5p-1, 0x1.0b210fb28b94fp-3, -0x1.ccbc774807d14p-57,
+    0x1.be5444939d340p-1, 0x1.191fe8b28a2f8p-3, -0x1.0861e14a7a53dp-58,
+    0x1.bb4f5e6065979p-1, 0x1.2706703fbd7cbp-3, 0x1.e72589a177306p-58,
+    0x1.b854db04df9b2p-1, 0x1.34d4fa4aae7efp-3, -0x1.f802e9b061e52p-58,
+    0x1.b5648544a09afp-1, 0x1.428bd9143414dp-3, 0x1.b0380ca0b23d4p-57,
+    0x1.b27e294ca897ap-1, 0x1.502b5d38ef8b4p-3, -0x1.e899799a51400p-58,
+    0x1.afa194a77b5d0p-1, 0x1.5db3d5bc6804ap-3, -0x1.4848f1c20ba69p-57,
+    0x1.acce9631b1461p-1, 0x1.6b259013c88cdp-3, 0x1.05f4fd4ea48a2p-58,
+    0x1.aa04fe0efa2cfp-1, 0x1.7880d830447f3p-3, -0x1.ec1bfe55fbf5ep-58,
+    0x1.a7449d9f8d5d7p-1, 0x1.85c5f88925bafp-3, 0x1.01e632016b9fap-58,
+    0x1.a48d477601a49p-1, 0x1.92f53a2587fb8p-3, -0x1.eb446808a534ep-57,
+    0x1.a1decf4d88d78p-1, 0x1.a00ee4a5c480fp-3, 0x1.adf7db14db852p-57,
+    0x1.9f390a008a686p-1, 0x1.ad133e4c91163p-3, 0x1.328a2fb14b671p-57,
+    0x1.9c9bcd7f98d91p-1, 0x1.ba028c07d556fp-3, 0x1.4db9f9399a9bbp-58,
+    0x1.9a06f0c8be109p-1, 0x1.c6dd117939019p-3, -0x1.b62a1925c01fdp-57,
+    0x1.977a4bdf1acb4p-1, 0x1.d3a310fe6df9bp-3, -0x1.dfc50053c60dcp-58,
+    0x1.94f5b7c2d58d9p-1, 0x1.e054cbb93887bp-3, -0x1.be7217bb34063p-60,
+    0x1.92790e6955aedp-1, 0x1.ecf28197383f0p-3, 0x1.ff6857dcea785p-57,
+    0x1.90042ab5c73a1p-1, 0x1.f97c715973e8ap-3, 0x1.42d6979b29710p-57,
+    0x1.8d96e871e48ffp-1, 0x1.02f96c4dd54ebp-2, -0x1.ee9de01fbd912p-56,
+    0x1.8b31244702d48p-1, 0x1.092af9edb6213p-2, 0x1.c657539da2f4fp-58,
+    0x1.88d2bbb75e5eap-1, 0x1.0f52ff3f7db25p-2, 0x1.4a5eaf45637eap-56,
+    0x1.867b8d17a47b1p-1, 0x1.1571996dfd39bp-2, -0x1.57b9d1846229bp-56,
+    0x1.842b7788b7f9fp-1, 0x1.1b86e51ef3194p-2, 0x1.5a5ff83447480p-57,
+    0x1.81e25af1ae19ap-1, 0x1.2192fe762f9afp-2, -0x1.b195f48680526p-59,
+    0x1.7fa017fa017fap-1, 0x1.27960118a20ebp-2, 0x1.067b77a7e2744p-60,
+    0x1.7d649003f90c3p-1, 0x1.2d90082f4f1cdp-2, -0x1.1ccb3b7776135p-56,
+    0x1.7b2fa527406eap-1, 0x1.33812e6a3117ep-2, -0x1.8e332c39237f4p-56,
+    0x1.79013a2bb079cp-1, 0x1.39698e030310ep-2, 0x1.11791a35f3d4cp-56,
+    0x1.76d93284454edp-1, 0x1.3f4940bff7694p-2, -0x1.3ee701be248dep-58,
+    0x1.74b7724a408bcp-1, 0x1.45205ff65a95ep-2, 0x1.73db2f402e1e7p-59,
+    0x1.729bde3875beep-1, 0x1.4aef048d22c06p-2, 0x1.4fa9164f7290bp-57,
+    0x1.70865ba6bf75dp-1, 0x1.50b546ff6cec0p-2, -0x1.498b0926337a7p-56,
+    0x1.6e76d0859b516p-1, 0x1.56733f5ee83c1p-2, 0x1.2066bada8ef1bp-57,
+    0x1.6c6d2359eb989p-1, 0x1.5c2905562ff84p-2, -0x1.4f30912a1d9a8p-57,
+    0x1.6a693b38dcd82p-1, 0x1.61d6b02b14dddp-2, -0x1.566ead4e449fcp-57,
+};
+/* clang-format on */
+static inline double tsr__k_powa_f64(double r)
+{
+    double p = tsr__k_fmad(r, TSR__K_POWD_A5, TSR__K_POWD_A4);
+    p = tsr__k_fmad(r, p, TSR__K_POWD_A3);
+    p = tsr__k_fmad(r, p, TSR__K_POWD_A2);
+    p = tsr__k_fmad(r, p, TSR__K_POWD_A1);
+    return tsr__k_fmad(r, p, TSR__K_POWD_A0);
+}
+TSR__K_POW(double, f64, D, tsr__u64, 64, tsr__k_fmad, tsr__k_rintd, tsr__k_sqrtd, tsr__double_bits,
+           tsr__double_from_bits, tsr__k_powd)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

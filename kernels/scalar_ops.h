@@ -278,6 +278,23 @@ static inline tsr__u64 tsr__k_shr_int(tsr__u64 a, tsr__u64 b, int bits)
     return tsr__k_signed(a) < 0 ? ~(~a >> s) : a >> s;
 }
 
+/* pow of the integers as PyTorch 1.13's powi: repeated squaring in 64
+ * bits, whose low bits are the dtype's (the products wrap as its own
+ * do); a negative exponent gives 1 for a base of 1, +-1 for -1 (by the
+ * exponent's parity) and 0 for any other base, 0 included. pows (a
+ * Python-number exponent, never negative here) is the same function. */
+static inline tsr__u64 tsr__k_pow_int(tsr__u64 a, tsr__u64 b)
+{
+    if (tsr__k_signed(b) < 0)
+        return a == 1 || a + 1 == 0 ? ((b & 1) ? a : 1) : 0;
+    tsr__u64 r = 1;
+    for (; b != 0; b >>= 1, a *= a)
+        if (b & 1)
+            r *= a;
+    return r;
+}
+#define tsr__k_pows_int tsr__k_pow_int
+
 /* maximum and minimum as std::max and std::min: the first input unless
  * it is less than the second (than which the second is less), compared
  * as signed values (uint8's are never negative); on bool's 0 and 1 they
@@ -640,27 +657,28 @@ static inline tsr__u64 tsr__k_addcmul_int(tsr__u64 x, tsr__u64 y, tsr__u64 z, ts
     {                                                         \
         return tsr__k_##op##_f32(y, x);                       \
     }
-#define TSR__K_REDUCED_OPS(sfx)                                                                   \
-    TSR__K_REDUCED_UNARY(abs, sfx)                                                                \
-    TSR__K_REDUCED_UNARY(neg, sfx)                                                                \
-    TSR__K_REDUCED_UNARY(sign, sfx)                                                               \
-    TSR__K_REDUCED_UNARY(sq, sfx)                                                                 \
-    TSR__K_REDUCED_UNARY(recip, sfx)                                                              \
-    TSR__K_REDUCED_UNARY(floor, sfx) TSR__K_REDUCED_UNARY(ceil, sfx)                              \
-        TSR__K_REDUCED_UNARY(trunc, sfx) TSR__K_REDUCED_UNARY(round, sfx)                         \
-            TSR__K_REDUCED_UNARY(relu, sfx) TSR__K_REDUCED_UNARY(lnot, sfx)                       \
-                TSR__K_REDUCED_UNARY(isnan, sfx) TSR__K_REDUCED_UNARY(isinf, sfx)                 \
-                    TSR__K_REDUCED_UNARY(isfin, sfx) TSR__K_REDUCED_UNARY(sbit, sfx)              \
-                        TSR__K_REDUCED_UNARY(frac, sfx) TSR__K_REDUCED_UNARY(sqrt, sfx)           \
-                            TSR__K_REDUCED_BINARY(eq, sfx) TSR__K_REDUCED_BINARY(ne, sfx)         \
-                                TSR__K_REDUCED_BINARY(lt, sfx) TSR__K_REDUCED_BINARY(le, sfx)     \
-                                    TSR__K_REDUCED_BINARY(gt, sfx) TSR__K_REDUCED_BINARY(ge, sfx) \
-                                        TSR__K_REDUCED_BINARY(land, sfx)                          \
-                                            TSR__K_REDUCED_BINARY(lor, sfx)                       \
-                                                TSR__K_REDUCED_BINARY(lxor, sfx)                  \
-                                                    TSR__K_REDUCED_SWAPPED(fmax, sfx)             \
-                                                        TSR__K_REDUCED_SWAPPED(fmin, sfx)         \
-                                                            TSR__K_REDUCED_BINARY(csign, sfx)
+#define TSR__K_REDUCED_OPS(sfx)                                                               \
+    TSR__K_REDUCED_UNARY(abs, sfx)                                                            \
+    TSR__K_REDUCED_UNARY(neg, sfx)                                                            \
+    TSR__K_REDUCED_UNARY(sign, sfx)                                                           \
+    TSR__K_REDUCED_UNARY(sq, sfx)                                                             \
+    TSR__K_REDUCED_UNARY(recip, sfx)                                                          \
+    TSR__K_REDUCED_UNARY(floor, sfx)                                                          \
+    TSR__K_REDUCED_UNARY(ceil, sfx)                                                           \
+    TSR__K_REDUCED_UNARY(trunc, sfx) TSR__K_REDUCED_UNARY(round, sfx)                         \
+        TSR__K_REDUCED_UNARY(relu, sfx) TSR__K_REDUCED_UNARY(lnot, sfx)                       \
+            TSR__K_REDUCED_UNARY(isnan, sfx) TSR__K_REDUCED_UNARY(isinf, sfx)                 \
+                TSR__K_REDUCED_UNARY(isfin, sfx) TSR__K_REDUCED_UNARY(sbit, sfx)              \
+                    TSR__K_REDUCED_UNARY(frac, sfx) TSR__K_REDUCED_UNARY(sqrt, sfx)           \
+                        TSR__K_REDUCED_BINARY(eq, sfx) TSR__K_REDUCED_BINARY(ne, sfx)         \
+                            TSR__K_REDUCED_BINARY(lt, sfx) TSR__K_REDUCED_BINARY(le, sfx)     \
+                                TSR__K_REDUCED_BINARY(gt, sfx) TSR__K_REDUCED_BINARY(ge, sfx) \
+                                    TSR__K_REDUCED_BINARY(land, sfx)                          \
+                                        TSR__K_REDUCED_BINARY(lor, sfx)                       \
+                                            TSR__K_REDUCED_BINARY(lxor, sfx)                  \
+                                                TSR__K_REDUCED_SWAPPED(fmax, sfx)             \
+                                                    TSR__K_REDUCED_SWAPPED(fmin, sfx)         \
+                                                        TSR__K_REDUCED_BINARY(csign, sfx)
 
 /* The exactly defined operations of complex numbers Z (parts T); a bool
  * result is 1 + 0i or 0. */

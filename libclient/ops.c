@@ -9,6 +9,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "libclient/plan.h"
+#include "libclient/tensor_internal.h"
 #include "tessera/ops.h"
 
 static tsr_status rounding_op(tsr_rounding_mode mode, tsr__kernel_op *op)
@@ -444,6 +445,139 @@ static tsr_status addc_op(tsr__kernel_op op, const tsr_tensor *self, const tsr_t
 
 ADDC_OP(addcmul, TSR__KOP_ADDCMUL)
 ADDC_OP(addcdiv, TSR__KOP_ADDCDIV)
+
+/* ---- pow ------------------------------------------------------------------ */
+
+/* The result dtype of pow with a Python number (either side); complex
+ * ones are refused until complex pow is computed. */
+static tsr_status pow_type(const tsr_tensor *t, tsr_scalar number, tsr_dtype *type)
+{
+    tsr_operand ops[2] = {{t->geometry.ndim ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM, t->dtype},
+                          {TSR_OPERAND_SCALAR, number.kind}};
+    tsr_status st = tsr_result_type(ops, 2, type);
+    if (st == TSR_OK && tsr_dtype_is_complex(*type))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "complex pow is not available yet");
+    return st;
+}
+
+static tsr_status pow_op(const tsr_tensor *a, const tsr_tensor *b, tsr__out_mode mode,
+                         tsr_tensor *out, tsr_tensor **result)
+{
+    if (a && b && (tsr_dtype_is_complex(a->dtype) || tsr_dtype_is_complex(b->dtype)))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "complex pow is not available yet");
+    return tsr__binary_op(TSR__KOP_POW, a, b, NULL, NULL, mode, out, result);
+}
+
+/* PyTorch 1.13's pow.Tensor_Scalar: a bool or integer self refuses a
+ * negative integer exponent first; an integer, float16 or bfloat16
+ * result takes the exponent through Scalar::to (its overflow message),
+ * float32 and float64 read it as a double. */
+static tsr_status pow_scalar_op(const tsr_tensor *self, tsr_scalar exponent, tsr__out_mode mode,
+                                tsr_tensor *out, tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if ((tsr_dtype_is_integral(self->dtype) || self->dtype == TSR_BOOL) &&
+        exponent.kind == TSR_INT64 && exponent.v.i < 0)
+        return tsr__fail(TSR_ERR_RUNTIME, "Integers to negative integer powers are not allowed.");
+    tsr_dtype type;
+    tsr_status st = pow_type(self, exponent, &type);
+    unsigned char element[16];
+    if (st == TSR_OK && type != TSR_FLOAT32 && type != TSR_FLOAT64 && type != TSR_BOOL)
+        st = tsr__scalar_to_element(exponent, type, element);
+    if (st != TSR_OK)
+        return st;
+    return tsr__binary_op(TSR__KOP_POW_SCALAR, self, NULL, &exponent, NULL, mode, out, result);
+}
+
+/* pow.Scalar: the number is the base, the exponent a tensor, computed as
+ * tensor ^ tensor with the base a zero-dim cpu tensor of the result
+ * dtype (converted as PyTorch casts a wrapped number: no overflow
+ * check). PyTorch allocates this result (and resizes an empty out= of
+ * another shape) contiguous, whatever the exponent's layout. */
+static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent,
+                                     tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
+{
+    if (exponent == NULL || (mode == TSR__OUT_GIVEN && out == NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    tsr_dtype type;
+    tsr_status st = pow_type(exponent, self, &type);
+    if (st != TSR_OK)
+        return st;
+    const tsr_geometry *g = &exponent->geometry;
+    bool resize = mode == TSR__OUT_GIVEN && out->numel == 0 &&
+                  (out->geometry.ndim != g->ndim ||
+                   memcmp(out->geometry.sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim) != 0);
+    tsr_tensor_options o = {0};
+    o.has_dtype = o.has_device = true;
+    o.dtype = type;
+    o.device = (tsr_device){TSR_DEVICE_CPU, -1};
+    const void *data = self.kind == TSR_BOOL    ? (const void *)&self.v.b
+                       : self.kind == TSR_INT64 ? (const void *)&self.v.i
+                                                : (const void *)&self.v.f;
+    tsr_tensor *base = NULL, *fresh = NULL;
+    if ((st = tsr_tensor_from_data(NULL, 0, NULL, self.kind, data, &o, &base)) != TSR_OK)
+        return st;
+    if (mode == TSR__OUT_GIVEN && !resize) {
+        st = tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, mode, out, NULL);
+        tsr_tensor_release(base);
+        return st;
+    }
+    o.has_device = false;
+    o.dtype = resize ? out->dtype : type;
+    o.has_memory_format = true;
+    o.memory_format = TSR_CONTIGUOUS_FORMAT;
+    if ((st = tsr_tensor_empty_like(exponent, &o, &fresh)) == TSR_OK)
+        st = tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, TSR__OUT_GIVEN, fresh, NULL);
+    tsr_tensor_release(base);
+    if (st != TSR_OK)
+        tsr_tensor_release(fresh);
+    else if (resize)
+        tsr__plan_adopt_storage(out, fresh);
+    else
+        *result = fresh;
+    return st;
+}
+
+tsr_status tsr_pow(const tsr_tensor *self, const tsr_tensor *exponent, tsr_tensor **result)
+{
+    return pow_op(self, exponent, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_pow_out(const tsr_tensor *self, const tsr_tensor *exponent, tsr_tensor *out)
+{
+    return pow_op(self, exponent, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_pow_(tsr_tensor *self, const tsr_tensor *exponent)
+{
+    return pow_op(self, exponent, TSR__OUT_INPLACE, self, NULL);
+}
+
+tsr_status tsr_pow_scalar(const tsr_tensor *self, tsr_scalar exponent, tsr_tensor **result)
+{
+    return pow_scalar_op(self, exponent, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_pow_scalar_out(const tsr_tensor *self, tsr_scalar exponent, tsr_tensor *out)
+{
+    return pow_scalar_op(self, exponent, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_pow_scalar_(tsr_tensor *self, tsr_scalar exponent)
+{
+    return pow_scalar_op(self, exponent, TSR__OUT_INPLACE, self, NULL);
+}
+
+tsr_status tsr_pow_scalar_self(tsr_scalar self, const tsr_tensor *exponent, tsr_tensor **result)
+{
+    return pow_scalar_self_op(self, exponent, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_pow_scalar_self_out(tsr_scalar self, const tsr_tensor *exponent, tsr_tensor *out)
+{
+    return pow_scalar_self_op(self, exponent, TSR__OUT_GIVEN, out, NULL);
+}
 
 /* The operations the op table gives tensor-only functions (api TENSOR in
  * core/ops.def): tsr_<name>, tsr_<name>_out and tsr_<name>_. */

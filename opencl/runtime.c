@@ -22,7 +22,9 @@
 #include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
-#define SOURCE_MAX (256u << 10)
+/* Room for one program's source: the embedded element code (above 230 KiB
+ * with pow's tables) and the generated kernel. */
+#define SOURCE_MAX (512u << 10)
 
 enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };
 

@@ -399,6 +399,42 @@ TSR_API tsr_status tsr_clamp_scalar_out(const tsr_tensor *self, const tsr_scalar
 TSR_API tsr_status tsr_clamp_scalar_(tsr_tensor *self, const tsr_scalar *min,
                                      const tsr_scalar *max);
 
+/* ---- pow ---------------------------------------------------------------- */
+
+/* torch.pow in PyTorch 1.13's three forms: tensor ^ tensor (tsr_pow,
+ * _out, _), tensor ^ Python number (tsr_pow_scalar, _out, _) and Python
+ * number ^ tensor (tsr_pow_scalar_self, _out). The result dtype is
+ * tsr_result_type's (an int32 self with a float exponent gives the
+ * default dtype). Integers compute exactly, wrapping as the dtype does; a
+ * negative integer exponent gives 1 for a base of 1, +-1 for -1 and 0
+ * otherwise in the tensor forms, and is refused for a bool or integer
+ * self with a number exponent (TSR_ERR_RUNTIME "Integers to negative
+ * integer powers are not allowed."). Floating dtypes are within 1 ulp of
+ * the correctly rounded result (float16 and bfloat16 through float32,
+ * rounded once), IEEE 754's special values exact (pow(x, 0) = 1 and
+ * pow(1, y) = 1 even for NaN, NaN for a negative base and a non-integer
+ * exponent); with a number exponent of 0.5, -0.5, -1, 2, 3 or -2 the
+ * float32, float64 and bfloat16 results are PyTorch's sqrt(x), 1 /
+ * sqrt(x), 1 / x, x x, x x x and 1 / (x x) (pow(-0, 0.5) = -0 there). An
+ * integer, float16 or bfloat16 result takes a number exponent as
+ * PyTorch's Scalar::to does ("value cannot be converted to type int8_t
+ * without overflow"). The number-exponent form's out= (and in place,
+ * self) must have the result dtype ("Found dtype Long but expected
+ * Float"). bool ^ bool is TSR_ERR_NOT_SUPPORTED ("\"pow\" not
+ * implemented for 'Bool'"), complex ones too ("complex pow is not
+ * available yet"). Arguments are borrowed; *result is new and the
+ * caller's. */
+TSR_API tsr_status tsr_pow(const tsr_tensor *self, const tsr_tensor *exponent, tsr_tensor **result);
+TSR_API tsr_status tsr_pow_out(const tsr_tensor *self, const tsr_tensor *exponent, tsr_tensor *out);
+TSR_API tsr_status tsr_pow_(tsr_tensor *self, const tsr_tensor *exponent);
+TSR_API tsr_status tsr_pow_scalar(const tsr_tensor *self, tsr_scalar exponent, tsr_tensor **result);
+TSR_API tsr_status tsr_pow_scalar_out(const tsr_tensor *self, tsr_scalar exponent, tsr_tensor *out);
+TSR_API tsr_status tsr_pow_scalar_(tsr_tensor *self, tsr_scalar exponent);
+TSR_API tsr_status tsr_pow_scalar_self(tsr_scalar self, const tsr_tensor *exponent,
+                                       tsr_tensor **result);
+TSR_API tsr_status tsr_pow_scalar_self_out(tsr_scalar self, const tsr_tensor *exponent,
+                                           tsr_tensor *out);
+
 /* ---- lerp ------------------------------------------------------------- */
 
 /* torch.lerp(start, end, weight): start + weight * (end - start), as

@@ -507,6 +507,26 @@ static void hard_atan2(double v[4][2])
         v[3][0] = -v[3][0];
 }
 
+/* pow: moderate bases and exponents; a base near 1 with a large exponent;
+ * any base with an exponent that puts y log x anywhere from below the
+ * subnormals to past overflow; negative bases with integer exponents;
+ * subnormal bases. */
+static void hard_pow(double v[4][2])
+{
+    v[0][0] = uniform(0, 4);
+    v[0][1] = uniform(-60, 60);
+    v[1][0] = 1 + ldexp(uniform(-1, 1), -(int)(next_u64() % 52) - 1);
+    v[1][1] = uniform(-740, 740) / log(v[1][0]);
+    v[2][0] = ldexp(uniform(0.5, 1), (int)(next_u64() % 2090) - 1060);
+    v[2][1] = uniform(-760, 720) / log(v[2][0]);
+    v[3][0] = -uniform(0.5, 3);
+    v[3][1] = rint(uniform(-600, 600));
+    if (next_u64() % 4 == 0) {
+        v[3][0] = ldexp(uniform(-1, 1), -1030 - (int)(next_u64() % 40));
+        v[3][1] = uniform(-1.2, 1.2);
+    }
+}
+
 /* sigmoid's references: 1 / (1 + exp(-x)), within a few ulps of the type
  * it is computed in (glibc's exp, one addition, one division), far
  * inside the screens' margins; MPFR's carries 64 guard bits through the
@@ -711,6 +731,9 @@ static void float64_sweep(const func *fn)
 #define NAN_FD(name, x) \
     ASSERT_TRUE(isnan(tsr__k_##name##_f32((float)(x))) && isnan(tsr__k_##name##_f64(x)))
 
+#define NAN_FD2(name, x, y)                                           \
+    ASSERT_TRUE(isnan(tsr__k_##name##_f32((float)(x), (float)(y))) && \
+                isnan(tsr__k_##name##_f64(x, y)))
 #define EXACT2_FD(name, y, x, want)                                                      \
     do {                                                                                 \
         ASSERT_UEQ(tsr__float_bits(tsr__k_##name##_f32((float)(y), (float)(x))),         \
@@ -774,6 +797,54 @@ static void trig_exact_results(void)
     ASSERT_UEQ(tsr__float_bits(tsr__k_atan2_f32(-INFINITY, -INFINITY)),
                tsr__float_bits(-0x1.2d97c8p+1f));
     ASSERT_TRUE(isnan(tsr__k_atan2_f64(NAN, 1.0)) && isnan(tsr__k_atan2_f32(1.0f, NAN)));
+}
+
+/* pow's special values (C11 F.10.4.4) and powers whose results are
+ * exact numbers (the kernel's error stays far below half an ulp). */
+static void pow_exact_results(void)
+{
+    const double any[] = {0.0, -0.0, 1.5, -3.0, INFINITY, -INFINITY, NAN, 0x1p-1074};
+    for (int i = 0; i < 8; i++) {
+        EXACT2_FD(pow, any[i], 0.0, 1.0);
+        EXACT2_FD(pow, any[i], -0.0, 1.0);
+        EXACT2_FD(pow, 1.0, any[i], 1.0);
+    }
+    EXACT2_FD(pow, -1.0, INFINITY, 1.0);
+    EXACT2_FD(pow, -1.0, -INFINITY, 1.0);
+    EXACT2_FD(pow, 0.0, -3.0, INFINITY);
+    EXACT2_FD(pow, -0.0, -3.0, -INFINITY);
+    EXACT2_FD(pow, -0.0, -2.0, INFINITY);
+    EXACT2_FD(pow, -0.0, -0.5, INFINITY);
+    EXACT2_FD(pow, -0.0, -INFINITY, INFINITY);
+    EXACT2_FD(pow, -0.0, 3.0, -0.0);
+    EXACT2_FD(pow, -0.0, 2.0, 0.0);
+    EXACT2_FD(pow, -0.0, 0.5, 0.0);
+    EXACT2_FD(pow, 0.0, INFINITY, 0.0);
+    EXACT2_FD(pow, 0.5, -INFINITY, INFINITY);
+    EXACT2_FD(pow, -0.5, INFINITY, 0.0);
+    EXACT2_FD(pow, 2.0, -INFINITY, 0.0);
+    EXACT2_FD(pow, -2.0, INFINITY, INFINITY);
+    EXACT2_FD(pow, -INFINITY, -3.0, -0.0);
+    EXACT2_FD(pow, -INFINITY, -2.0, 0.0);
+    EXACT2_FD(pow, -INFINITY, 3.0, -INFINITY);
+    EXACT2_FD(pow, -INFINITY, 0.5, INFINITY);
+    EXACT2_FD(pow, INFINITY, -0.5, 0.0);
+    EXACT2_FD(pow, INFINITY, 2.0, INFINITY);
+    EXACT2_FD(pow, 2.0, 10.0, 1024.0);
+    EXACT2_FD(pow, 10.0, 10.0, 1e10);
+    EXACT2_FD(pow, -2.0, 3.0, -8.0);
+    EXACT2_FD(pow, -2.0, -2.0, 0.25);
+    EXACT2_FD(pow, 0.5, 3.0, 0.125);
+    EXACT2_FD(pow, 16.0, 0.25, 2.0);
+    EXACT2_FD(pow, 2.0, -149.0, 0x1p-149);
+    EXACT2_FD(pow, -3.0, 5.0, -243.0);
+    EXACT2_FD(pow, 3.0, 1e300, INFINITY);
+    EXACT2_FD(pow, -3.0, 1e300, INFINITY);
+    EXACT2_FD(pow, 0.25, 1e300, 0.0);
+    NAN_FD2(pow, -2.0, 0.5);
+    NAN_FD2(pow, NAN, 2.0);
+    NAN_FD2(pow, 2.0, NAN);
+    NAN_FD2(pow, -1.0, NAN);
 }
 
 static void exact_results(void)
@@ -926,6 +997,7 @@ static void exact_results(void)
     NAN_FD(silu, NAN);
     NAN_FD(silu, -INFINITY);
     trig_exact_results();
+    pow_exact_results();
 }
 
 static const func funcs[] = {
@@ -1125,6 +1197,13 @@ static const func funcs[] = {
      .ref_l2 = atan2l,
      .mp2 = mpfr_atan2,
      .hard2 = hard_atan2},
+    {.name = "pow",
+     .f32_2 = tsr__k_pow_f32,
+     .f64_2 = tsr__k_pow_f64,
+     .ref_d2 = pow,
+     .ref_l2 = powl,
+     .mp2 = mpfr_pow,
+     .hard2 = hard_pow},
 };
 
 int main(void)

@@ -357,7 +357,7 @@ COMPLEX_NOT_YET = ("exp", "log", "sigmoid", "tanh", "log2", "log10", "sinh", "co
 ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2, "sigmoid": 2, "tanh": 2, "exp2": 2, "log2": 2,
                  "log10": 2, "sinh": 2, "cosh": 2, "asinh": 2, "acosh": 2, "atanh": 2, "rsqrt": 2, "hypot": 2,
                  "erf": 2, "erfc": 2, "gelu": 2, "silu": 2, "sin": 2, "cos": 2, "tan": 2, "asin": 2,
-                 "acos": 2, "atan": 2, "atan2": 2}
+                 "acos": 2, "atan": 2, "atan2": 2, "pow": 2}
 # Arguments where exp and log are hard: near exp's overflow and underflow
 # thresholds in float32 and float64, near 1, tiny and huge.
 TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.33, -103.9, -103.98, -104.0,
@@ -727,6 +727,8 @@ def draw_arith(rng, op, big):
     else:
         b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, b_kinds)
     common = torch.result_type(a, b) if b is not None else da
+    if op == "pow" and common.is_complex:
+        return None  # refused by Tessera (gen_pow's refusal cases)
     arg = pick_alpha(rng, common) if op in ("add", "sub") else mode
     if (op == "div" and mode or op in DIVISIONS) and (common in INTS or common == B):
         # No integer division by zero, no INT_MIN / -1 (both are errors or traps).
@@ -1961,6 +1963,117 @@ def gen_shell(rng, f):
                             "ok | %s | [2,3] | [3,1] | 1 | %s | -" % (name, hexbits(data))]) + "\n")
 
 
+# ---- pow ------------------------------------------------------------------------
+#
+# torch.pow's three forms: tensor ^ tensor and tensor ^ Python number
+# (draw_arith's cases), Python number ^ tensor (rows whose a is the
+# number; new and out= only). Complex results are refused by Tessera
+# (its own message). Integer powers are exact and wrap; negative integer
+# exponents follow PyTorch (1, +-1 or 0 in the tensor forms, an error
+# with a number exponent).
+
+POW_EXPONENTS = [0, 1, -1, 2, 3, -2, 5, 0.5, -0.5, 2.5, -3.0, 1.0, 0.0, 2.0, -1.0, 3.0, -2.0, 0.1, 1e10,
+                 True, False, float("inf"), float("-inf"), float("nan"), -7, 300, 70000, 2 ** 40, 1e39]
+POW_BASES = [0, 1, -1, 2, -2.5, 0.5, -0.0, 10, 1e10, float("inf"), float("-inf"), float("nan"), True, False, -3]
+
+
+def pow_self_consistent(base, t, result):
+    """PyTorch's number ^ tensor again in a strided layout."""
+    try:
+        return same_values(torch.pow(base, strided_copy(t)), result, ULP_TOLERANCE["pow"])
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def draw_pow_self(rng):
+    case = Case()
+    form = rng.choices(["new", "out"], weights=[3, 2])[0]
+    shape = gen_shape(rng, 36)
+    dt = rng.choice([B, U8, I8, I16, I32, I64, F16, BF16, F32, F64])
+    t = case.new_view(rng, dt, shape, INPUT_KINDS)
+    base = pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float"]))
+    if isinstance(base, int) and not isinstance(base, bool) and dt in INTS + [B]:
+        base = rng.choice([0, 1, -1, 2, 3, -7])  # keeps most powers from wrapping to 0
+    try:
+        probe = torch.pow(base, t)
+    except Exception:  # noqa: BLE001
+        return None
+    out = draw_out(rng, case, probe) if form == "out" else None
+    before_numel = out.numel() if out is not None else None
+    bases = case.bases_text()
+    t0 = t.clone()
+    res = outcome(lambda: call("pow", form, None, base, t, out))
+    if res[0] == "err":
+        if "\n" in res[2]:
+            return None
+        expect = error_fields(res[1], res[2])
+    else:
+        if not pow_self_consistent(base, t0, probe):
+            count("dropped: paths differ (number ^ tensor)")
+            return None
+        resized = form == "out" and before_numel == 0 and res[1].numel() != 0
+        expect = ok_fields(res[1], "-", case, out, resized)
+    return row("", "pow", form, "-", bases, case, base, t, out, expect)
+
+
+def pow_float_values(dt):
+    v = special_values(dt)
+    extra = [0.9999, 1.0001, 3.0, -3.0, 10.0, 0.1, 100.0, -100.0, 1e-5, 7.0, 0.75, 1.25]
+    return torch.cat([v, torch.tensor(extra, dtype=F64).to(dt)])
+
+
+def gen_pow(rng, f):
+    gen_random(rng, f, ["pow"], 500)
+    n = 0
+    while n < 120:
+        line = draw_pow_self(rng)
+        if line is not None:
+            n += 1
+            f.write("pow.self%d%s\n" % (n, line))
+    fw = lambda name, form, build: error_case(f, "pow-%s" % name, "pow", form, None, build)  # noqa: E731
+    for dt in [U8, I8, I16, I32, I64, F16, BF16, F32, F64]:
+        v = pow_float_values(dt) if dt in FLOATS else special_values(dt)
+        if dt in INTS:
+            v = torch.cat([v, torch.tensor([3, -2, -3, 5, 63, 64, -1], dtype=I64).to(dt)])
+        k = len(v)
+        # every value to the power of every other (the element loop where
+        # PyTorch's vector loop differs in its last bits)
+        fw("special-%s" % dname(dt), "new",
+           lambda c: (spaced_as(c, dt, v, [k, 1], [2, 0]), spaced_as(c, dt, v, [1, k], [0, 2]), None))
+        for i, x in enumerate(POW_EXPONENTS):
+            fw("special-scalar-%s-%d" % (dname(dt), i), "new", lambda c: (spaced(c, dt, v), x, None))
+        for i, x in enumerate(POW_BASES):
+            fw("special-self-%s-%d" % (dname(dt), i), "new", lambda c: (x, spaced(c, dt, v), None))
+    fw("bool-bool", "new", lambda c: (plain(c, B, [2], torch.tensor([1, 0])), plain(c, B, [2], torch.tensor([1, 1])), None))
+    for i, x in enumerate([True, False, 2, -1, 2.5, -0.5]):
+        fw("bool-scalar-%d" % i, "new", lambda c: (plain(c, B, [2], torch.tensor([1, 0])), x, None))
+    fw("bool-zero-dim", "new", lambda c: (plain(c, B, [2], torch.tensor([1, 0])), plain(c, I64, [], torch.tensor(2)), None))
+    fw("self-bool", "new", lambda c: (True, plain(c, B, [2], torch.tensor([1, 0])), None))
+    fw("negative-int", "new", lambda c: (plain(c, I32, [3]), -2, None))
+    fw("negative-int-inplace", "inplace", lambda c: (plain(c, U8, [3]), -1, None))
+    fw("negative-int-zero-dim", "new", lambda c: (plain(c, I64, [3]), plain(c, I64, [], torch.tensor(-2)), None))
+    fw("inplace-float-exponent", "inplace", lambda c: (plain(c, I64, [3]), 2.5, None))
+    fw("inplace-float-tensor", "inplace", lambda c: (plain(c, I64, [3]), plain(c, F32, [3]), None))
+    fw("out-other-dtype", "out", lambda c: (plain(c, I64, [3]), 2.5, plain(c, F64, [3])))
+    fw("out-int-from-float", "out", lambda c: (plain(c, I64, [3]), 2.5, plain(c, I64, [3])))
+    fw("out-tensor-cast", "out", lambda c: (plain(c, I64, [3]), plain(c, I64, [3]), plain(c, F32, [3])))
+    fw("out-self-cast", "out", lambda c: (2, plain(c, I64, [3]), plain(c, F32, [3])))
+    fw("broadcast", "new", lambda c: (plain(c, F32, [2, 1, 3]), plain(c, I32, [4, 1]), None))
+    fw("shape", "new", lambda c: (plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), 1.5, plain(c, F32, [0])))
+    fw("zero-dim", "new", lambda c: (plain(c, F64, [], torch.tensor(2.0)), plain(c, F32, [3]), None))
+    refuse = "complex pow is not available yet"
+    for i, (da, x) in enumerate([(C64, None), (F32, 1j), (I64, 1 + 1j), (C128, 2)]):
+        refusal_case(f, "pow-complex-%d" % i, "pow", "new",
+                     lambda c: (plain(c, da, [2]), x if x is not None else plain(c, C64, [2]), None),
+                     "TSR_ERR_NOT_SUPPORTED", refuse)
+    refusal_case(f, "pow-complex-self", "pow", "new", lambda c: (1j, plain(c, F32, [2]), None),
+                 "TSR_ERR_NOT_SUPPORTED", refuse)
+    refusal_case(f, "pow-complex-exponent", "pow", "new", lambda c: (plain(c, F32, [2]), plain(c, C128, [2]), None),
+                 "TSR_ERR_NOT_SUPPORTED", refuse)
+
+
+
 # ---- main -----------------------------------------------------------------------
 
 HEADER = """# {name}: {what}
@@ -2012,6 +2125,10 @@ def main():
         tables.append((op, "torch.%s: random cases, special values, errors" % op,
                        lambda f, own=own, op=op: gen_addc(own, f, op)))
         later += 1
+    own = random.Random("%x:pow" % SEED)
+    tables.append(("pow", "torch.pow: tensor ^ tensor, tensor ^ number, number ^ tensor; special values, errors",
+                   lambda f, own=own: gen_pow(own, f)))
+    later += 1
     for op in UNARY + BINARY:
         own = random.Random("%x:%s" % (SEED, op))
         what = "torch.%s: random cases, special values in every dtype, errors" % op

@@ -16,31 +16,35 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                           \
-    X(tsr_add)                                                                                     \
-    X(tsr_add_out)                                                                                 \
-    X(tsr_add_)                                                                                    \
-    X(tsr_add_scalar)                                                                              \
-    X(tsr_add_scalar_out)                                                                          \
-    X(tsr_add_scalar_)                                                                             \
-    X(tsr_sub)                                                                                     \
-    X(tsr_sub_out)                                                                                 \
-    X(tsr_sub_)                                                                                    \
-    X(tsr_sub_scalar)                                                                              \
-    X(tsr_sub_scalar_out) X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_)                 \
-        X(tsr_mul_scalar) X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out)       \
-            X(tsr_div_) X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_)                 \
-                X(tsr_tensor_copy_) X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone)       \
-                    X(tsr_tensor_contiguous) X(tsr_synchronize) X(tsr_where) X(tsr_where_out)      \
-                        X(tsr_where_scalar) X(tsr_where_scalar_self) X(tsr_where_scalars)          \
-                            X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_lerp)                \
-                                X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar)                    \
-                                    X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)      \
-                                        X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)          \
-                                            X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar) \
-                                                X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_)       \
-                                                    X(tsr_gelu) X(tsr_gelu_out) X(tsr_gelu_)       \
-                                                        X(tsr_gelu_approximate_from_name)
+#define OPS_FUNCTIONS(X)                                                                          \
+    X(tsr_add)                                                                                    \
+    X(tsr_add_out)                                                                                \
+    X(tsr_add_)                                                                                   \
+    X(tsr_add_scalar)                                                                             \
+    X(tsr_add_scalar_out)                                                                         \
+    X(tsr_add_scalar_)                                                                            \
+    X(tsr_sub)                                                                                    \
+    X(tsr_sub_out)                                                                                \
+    X(tsr_sub_)                                                                                   \
+    X(tsr_sub_scalar)                                                                             \
+    X(tsr_sub_scalar_out)                                                                         \
+    X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar)                    \
+        X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_)            \
+            X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_)        \
+                X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous) \
+                    X(tsr_synchronize) X(tsr_where) X(tsr_where_out) X(tsr_where_scalar) X(       \
+                        tsr_where_scalar_self) X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) \
+                        X(tsr_clamp_) X(tsr_lerp) X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar) \
+                            X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)             \
+                                X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)                 \
+                                    X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar)        \
+                                        X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_) X(tsr_gelu)  \
+                                            X(tsr_gelu_out) X(tsr_gelu_)                          \
+                                                X(tsr_gelu_approximate_from_name) X(tsr_pow)      \
+                                                    X(tsr_pow_out) X(tsr_pow_) X(tsr_pow_scalar)  \
+                                                        X(tsr_pow_scalar_out) X(tsr_pow_scalar_)  \
+                                                            X(tsr_pow_scalar_self)                \
+                                                                X(tsr_pow_scalar_self_out)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -658,6 +662,36 @@ static tsr_status call_addc(const ops_case *c, tsr_tensor **result)
     return (mul ? tsr_addcmul : tsr_addcdiv)(c->a.t, c->b.t, c->third.t, c->value, result);
 }
 
+/* torch.pow(a, b): tensors, a tensor and a Python-number exponent, or a
+ * Python-number base and a tensor (no in-place form). */
+static tsr_status call_pow(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_pow);
+    OPS_NEED(tsr_pow_out);
+    OPS_NEED(tsr_pow_);
+    OPS_NEED(tsr_pow_scalar);
+    OPS_NEED(tsr_pow_scalar_out);
+    OPS_NEED(tsr_pow_scalar_);
+    OPS_NEED(tsr_pow_scalar_self);
+    OPS_NEED(tsr_pow_scalar_self_out);
+    bool out = strcmp(c->form, "out") == 0, inplace = strcmp(c->form, "inplace") == 0;
+    if (c->a.kind == OPND_SCALAR) {
+        if (inplace) {
+            snprintf(missing, sizeof(missing), "pow of a Python number has no in-place form");
+            return TSR_STATUS_COUNT;
+        }
+        return out ? tsr_pow_scalar_self_out(c->a.scalar, c->b.t, c->out.t)
+                   : tsr_pow_scalar_self(c->a.scalar, c->b.t, result);
+    }
+    if (c->b.kind == OPND_SCALAR)
+        return out       ? tsr_pow_scalar_out(c->a.t, c->b.scalar, c->out.t)
+               : inplace ? tsr_pow_scalar_(c->a.t, c->b.scalar)
+                         : tsr_pow_scalar(c->a.t, c->b.scalar, result);
+    return out       ? tsr_pow_out(c->a.t, c->b.t, c->out.t)
+           : inplace ? tsr_pow_(c->a.t, c->b.t)
+                     : tsr_pow(c->a.t, c->b.t, result);
+}
+
 /* The call of the copy family; *result as for the arithmetic. */
 static tsr_status call_other(const ops_case *c, tsr_tensor **result)
 {
@@ -713,8 +747,9 @@ static tsr_status call_case(const ops_case *c, tsr_tensor **fresh, const tsr_ten
     }
     if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 ||
         strcmp(c->op, "clamp_scalar") == 0 || strcmp(c->op, "lerp") == 0 || is_addc(c->op) ||
-        strcmp(c->op, "gelu") == 0) {
+        strcmp(c->op, "gelu") == 0 || strcmp(c->op, "pow") == 0) {
         tsr_status st = c->op[0] == 'w'                      ? call_where(c, fresh)
+                        : c->op[0] == 'p'                    ? call_pow(c, fresh)
                         : strcmp(c->op, "clamp_scalar") == 0 ? call_clamp_scalar(c, fresh)
                         : c->op[0] == 'c'                    ? call_clamp(c, fresh)
                         : c->op[0] == 'l'                    ? call_lerp(c, fresh)
@@ -920,7 +955,7 @@ static const struct {
                   {"cosh", 2},  {"asinh", 2}, {"acosh", 2}, {"atanh", 2}, {"rsqrt", 2},
                   {"hypot", 2}, {"erf", 2},   {"erfc", 2},  {"gelu", 2},  {"silu", 2},
                   {"sin", 2},   {"cos", 2},   {"tan", 2},   {"asin", 2},  {"acos", 2},
-                  {"atan", 2},  {"atan2", 2}};
+                  {"atan", 2},  {"atan2", 2}, {"pow", 2}};
 
 typedef struct tolerance {
     int ulps;          /* 0: bit for bit */
