@@ -152,6 +152,8 @@
  * to x and cos(x) to 1. */
 #define TSR__K_F_CW_MAX 0x1p12f
 #define TSR__K_F_PIO4 0x1.921fb6p-1f
+#define TSR__K_F_CTANH_BIG 44.0f
+#define TSR__K_D_CTANH_BIG 354.0
 #define TSR__K_F_TRIG_TINY 0x1p-13f
 #define TSR__K_F_ATAN_HUGE 0x1p30f
 #define TSR__K_F_3PIO4 0x1.2d97c8p+1f
@@ -537,6 +539,170 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
 #define tsr__k_atan2_f16 tsr__k_atan2_f32
 #define tsr__k_atan2_bf16 tsr__k_atan2_f32
 
+/* The complex functions of complex64 (Z tsr__kc64, parts T float) and
+ * complex128, as PyTorch 1.13's cpu computes them (docs/semantics.md):
+ * exp and sigmoid by its vector loops' formulas, the others as glibc's
+ * element functions (C99 Annex G's special values), all built on the real
+ * functions above, so every component is within a few ulps of the
+ * correctly rounded value.
+ *   sc: sin y and cos y; a subnormal y gives y and 1.
+ *   exp: e^x cos y + i e^x sin y, no special cases (exp(inf + 0i) is
+ *     inf + NaN i, as PyTorch's vector loop gives it).
+ *   expg: exp as glibc's cexp (Annex G's special values; beyond
+ *     EXP_HUGE - 1, e^x applied in two halves), for sigmoid.
+ *   sigmoid: 1 / (1 + expg(-z)) as PyTorch's element loop computes it,
+ *     the quotient as Z##_div (unscaled: 0 where the square overflows).
+ *   log: log|z| + i atan2(y, x); log|z| = log1p(x^2 + y^2 - 1) / 2 where
+ *     |z|^2 is in [1/2, 2] (x^2 + y^2 - 1 summed in two words from the
+ *     squares and their exact errors, by fma), log(hypot(x, y)) elsewhere.
+ *   sch: sinh (odd 1) or cosh (odd 0) of x + iy, with Annex G's special
+ *     values: y = 0 keeps y's zero (times sign x for cosh), x = 0 with y
+ *     infinite or NaN gives 0 (sinh) or NaN (cosh) and NaN; beyond
+ *     EXP_HUGE - 1, e^|x| / 2 is applied in two halves, so a small sin or
+ *     cos keeps the product finite.
+ *   sin(z) = -i sinh(iz), cos(z) = cosh(iz).
+ *   tanh: (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y); beyond
+ *     CTANH_BIG, sign(x) + i 4 sin y cos y e^-2|x|. */
+#define TSR__K_CPLX_MATH(Z, T, sfx, zs, C, FMA, NEG)                                           \
+    static inline void tsr__k_sc_##sfx(T y, T *s, T *c)                                        \
+    {                                                                                          \
+        T ay = y < 0 ? -y : y;                                                                 \
+        *s = ay < TSR__K_##C##_MIN_NORMAL ? y : tsr__k_sin_##sfx(y);                           \
+        *c = ay < TSR__K_##C##_MIN_NORMAL ? (T)1 : tsr__k_cos_##sfx(y);                        \
+    }                                                                                          \
+    static inline Z tsr__k_exp_##zs(Z z)                                                       \
+    {                                                                                          \
+        T e = tsr__k_exp_##sfx(z.re), s, c;                                                    \
+        tsr__k_sc_##sfx(z.im, &s, &c);                                                         \
+        return Z##_make(e * c, e * s);                                                         \
+    }                                                                                          \
+    static inline Z tsr__k_expg_##zs(T x, T y)                                                 \
+    {                                                                                          \
+        T s, c, h;                                                                             \
+        if (y == 0)                                                                            \
+            return Z##_make(tsr__k_exp_##sfx(x), y);                                           \
+        if (y - y != 0) {                                                                      \
+            if (x == -(T)INFINITY)                                                             \
+                return Z##_make((T)0, NEG(y) ? -(T)0 : (T)0);                                  \
+            return Z##_make(x == (T)INFINITY ? x : y - y, y - y);                              \
+        }                                                                                      \
+        tsr__k_sc_##sfx(y, &s, &c);                                                            \
+        if (x > TSR__K_##C##_EXP_HUGE - (T)1) {                                                \
+            h = tsr__k_exp_##sfx((T)0.5 * x);                                                  \
+            return Z##_make((h * c) * h, (h * s) * h);                                         \
+        }                                                                                      \
+        h = tsr__k_exp_##sfx(x);                                                               \
+        return Z##_make(h * c, h * s);                                                         \
+    }                                                                                          \
+    static inline Z tsr__k_sigmoid_##zs(Z z)                                                   \
+    {                                                                                          \
+        Z w = tsr__k_expg_##zs(-z.re, -z.im);                                                  \
+        return Z##_div(Z##_make((T)1, (T)0), Z##_make((T)1 + w.re, (T)0 + w.im));              \
+    }                                                                                          \
+    static inline T tsr__k_logabs_##zs(Z z)                                                    \
+    {                                                                                          \
+        T a = z.re < 0 ? -z.re : z.re, b = z.im < 0 ? -z.im : z.im;                            \
+        if (a < b) {                                                                           \
+            T t = a;                                                                           \
+            a = b;                                                                             \
+            b = t;                                                                             \
+        }                                                                                      \
+        T p = a * a, q = b * b, s = p + q;                                                     \
+        if (s >= (T)0.5 && s <= (T)2) {                                                        \
+            T e1, e2, e3, e4;                                                                  \
+            T u = tsr__k_two_sum_##sfx(p, (T)-1, &e1);                                         \
+            u = tsr__k_two_sum_##sfx(u, q, &e2);                                               \
+            u = tsr__k_two_sum_##sfx(u, FMA(a, a, -p), &e3);                                   \
+            u = tsr__k_two_sum_##sfx(u, FMA(b, b, -q), &e4);                                   \
+            T lo = (e1 + e2) + (e3 + e4);                                                      \
+            return (T)0.5 * (tsr__k_log1p_##sfx(u) + lo / ((T)1 + u));                         \
+        }                                                                                      \
+        return tsr__k_log_##sfx(tsr__k_hypot_##sfx(a, b));                                     \
+    }                                                                                          \
+    static inline Z tsr__k_log_##zs(Z z)                                                       \
+    {                                                                                          \
+        return Z##_make(tsr__k_logabs_##zs(z), tsr__k_atan2_##sfx(z.im, z.re));                \
+    }                                                                                          \
+    static inline Z tsr__k_log2_##zs(Z z)                                                      \
+    {                                                                                          \
+        Z l = tsr__k_log_##zs(z);                                                              \
+        return Z##_make(l.re / TSR__K_##C##_LN2W_HI, l.im / TSR__K_##C##_LN2W_HI);             \
+    }                                                                                          \
+    static inline Z tsr__k_log10_##zs(Z z)                                                     \
+    {                                                                                          \
+        T r = tsr__k_logabs_##zs(z), h = TSR__K_##C##_INVLN10_HI;                              \
+        r = r - r == 0 ? FMA(r, h, r * TSR__K_##C##_INVLN10_LO) : r * h;                       \
+        return Z##_make(r, tsr__k_atan2_##sfx(z.im, z.re) * h);                                \
+    }                                                                                          \
+    static inline Z tsr__k_sch_##zs(T x, T y, int odd)                                         \
+    {                                                                                          \
+        T ax = x < 0 ? -x : x, sx = NEG(x) ? (T)-1 : (T)1;                                     \
+        if (y == 0)                                                                            \
+            return Z##_make(odd ? tsr__k_sinh_##sfx(x) : tsr__k_cosh_##sfx(x),                 \
+                            odd || x != x ? y : sx * y);                                       \
+        if (y - y != 0) {                                                                      \
+            if (x == 0)                                                                        \
+                return Z##_make(odd ? x : y - y, odd ? y - y : (T)0);                          \
+            return Z##_make(ax == (T)INFINITY ? ax : y - y, y - y);                            \
+        }                                                                                      \
+        T s, c, ch, sh;                                                                        \
+        tsr__k_sc_##sfx(y, &s, &c);                                                            \
+        if (ax > TSR__K_##C##_EXP_HUGE - (T)1) {                                               \
+            T h = tsr__k_exp_##sfx((T)0.5 * ax);                                               \
+            T k = (T)0.5 * h;                                                                  \
+            return Z##_make(((odd ? sx : (T)1) * k * c) * h, ((odd ? (T)1 : sx) * k * s) * h); \
+        }                                                                                      \
+        ch = tsr__k_cosh_##sfx(x);                                                             \
+        sh = tsr__k_sinh_##sfx(x);                                                             \
+        return Z##_make((odd ? sh : ch) * c, (odd ? ch : sh) * s);                             \
+    }                                                                                          \
+    static inline Z tsr__k_sinh_##zs(Z z)                                                      \
+    {                                                                                          \
+        return tsr__k_sch_##zs(z.re, z.im, 1);                                                 \
+    }                                                                                          \
+    static inline Z tsr__k_cosh_##zs(Z z)                                                      \
+    {                                                                                          \
+        return tsr__k_sch_##zs(z.re, z.im, 0);                                                 \
+    }                                                                                          \
+    static inline Z tsr__k_sin_##zs(Z z)                                                       \
+    {                                                                                          \
+        Z w = tsr__k_sch_##zs(-z.im, z.re, 1);                                                 \
+        return Z##_make(w.im, w.re == (T)INFINITY && w.im != w.im ? w.re : -w.re);             \
+    }                                                                                          \
+    static inline Z tsr__k_cos_##zs(Z z)                                                       \
+    {                                                                                          \
+        return tsr__k_sch_##zs(-z.im, z.re, 0);                                                \
+    }                                                                                          \
+    static inline Z tsr__k_tanh_##zs(Z z)                                                      \
+    {                                                                                          \
+        T x = z.re, y = z.im, ax = x < 0 ? -x : x, s, c;                                       \
+        if (x != x)                                                                            \
+            return Z##_make(x + x, y == 0 ? y : x + x);                                        \
+        if (y - y != 0) {                                                                      \
+            if (ax == (T)INFINITY)                                                             \
+                return Z##_make(x < 0 ? (T)-1 : (T)1, NEG(y) ? -(T)0 : (T)0);                  \
+            return Z##_make(x == 0 ? x : y - y, y - y);                                        \
+        }                                                                                      \
+        tsr__k_sc_##sfx(y, &s, &c);                                                            \
+        if (ax > TSR__K_##C##_CTANH_BIG) {                                                     \
+            T e = tsr__k_exp_##sfx(-ax);                                                       \
+            return Z##_make(x < 0 ? (T)-1 : (T)1, ((T)4 * s * c * e) * e);                     \
+        }                                                                                      \
+        T sh = ax < TSR__K_##C##_MIN_NORMAL ? x : tsr__k_sinh_##sfx(x);                        \
+        T ch = ax < TSR__K_##C##_MIN_NORMAL ? (T)1 : tsr__k_cosh_##sfx(x);                     \
+        T den = sh * sh + c * c;                                                               \
+        return Z##_make(sh * ch / den, s * c / den);                                           \
+    }                                                                                          \
+    static inline Z tsr__k_tan_##zs(Z z)                                                       \
+    {                                                                                          \
+        Z w = tsr__k_tanh_##zs(Z##_make(-z.im, z.re));                                         \
+        return Z##_make(w.im, -w.re);                                                          \
+    }
+
+#define TSR__K_NEG_F(v) ((tsr__float_bits(v) >> 31) != 0)
+#define TSR__K_NEG_D(v) ((tsr__double_bits(v) >> 63) != 0)
+TSR__K_CPLX_MATH(tsr__kc64, float, f32, c64, F, tsr__k_fmaf, TSR__K_NEG_F)
+
 #ifdef TSR_CONV_HAVE_DOUBLE
 
 static inline double tsr__k_sinp_f64(double z)
@@ -596,6 +762,7 @@ static inline double tsr__k_fix_f64(tsr__u64 ghi, tsr__u64 glo, double *p2, doub
 }
 TSR__K_TRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits)
 TSR__K_ATRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_sqrtd, tsr__double_bits)
+TSR__K_CPLX_MATH(tsr__kc128, double, f64, c128, D, tsr__k_fmad, TSR__K_NEG_D)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

@@ -20,7 +20,9 @@
 #include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
-#define SOURCE_MAX (256u << 10)
+/* The largest program source: a generic program holds every op of its
+ * dtype (about 260 KiB with the complex functions), with room to grow. */
+#define SOURCE_MAX (512u << 10)
 
 enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };
 
