@@ -925,12 +925,13 @@ static const struct {
 /* Their complex results: each part within COMPLEX_ULPS steps of
  * PyTorch's, or the number named here (PyTorch takes glibc's complex
  * functions, a few ulps from the true value per part, tanh's up to about
- * 6; gen_ops_cases.py has the same numbers). */
-#define COMPLEX_ULPS 4
+ * 6; gen_ops_cases.py takes its answers where they are within 2 (4) of
+ * the true value, and has the same numbers). */
+#define COMPLEX_ULPS 5
 static const struct {
     const char *op;
     int ulps;
-} complex_tolerances[] = {{"tanh", 8}};
+} complex_tolerances[] = {{"tanh", 10}, {"tan", 10}};
 
 typedef struct tolerance {
     int ulps;          /* 0: bit for bit */
