@@ -1,4 +1,5 @@
-/* sin, cos and tan of float32 and float64, one element at a time,
+/* sin, cos and tan of float32 and float64 (and the complex
+ * transcendental functions, at the end), one element at a time,
  * written once for host C11 and for OpenCL C 1.2 under the rules of
  * kernels/scalar_math.h (only +, -, *, /, fma, rint and bit moves, no
  * contraction; float32 never meets a double), so that every device gives
@@ -152,6 +153,10 @@
  * to x and cos(x) to 1. */
 #define TSR__K_F_CW_MAX 0x1p12f
 #define TSR__K_F_PIO4 0x1.921fb6p-1f
+#define TSR__K_F_CTANH_BIG 44.0f
+#define TSR__K_D_CTANH_BIG 354.0
+#define TSR__K_F_ROOT_TINY 0x1p-100f
+#define TSR__K_D_ROOT_TINY 0x1p-1000
 #define TSR__K_F_TRIG_TINY 0x1p-13f
 #define TSR__K_F_ATAN_HUGE 0x1p30f
 #define TSR__K_F_3PIO4 0x1.2d97c8p+1f
@@ -537,6 +542,233 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
 #define tsr__k_atan2_f16 tsr__k_atan2_f32
 #define tsr__k_atan2_bf16 tsr__k_atan2_f32
 
+/* The complex functions of complex64 (Z tsr__kc64, parts T float) and
+ * complex128, as PyTorch 1.13's cpu computes them (docs/semantics.md):
+ * exp and log2 by its vector loops' formulas, sigmoid, silu and rsqrt
+ * by its element loops', the others as glibc's element functions (C99
+ * Annex G's special values), all built on the real functions above, so
+ * every part is within a few ulps of the correctly rounded value (NEG
+ * tells a value's sign bit, SQRT is the correctly rounded square root).
+ *   sc: sin y and cos y; a subnormal y gives y and 1.
+ *   exp: e^x cos y + i e^x sin y, no special cases (exp(inf + 0i) is
+ *     inf + NaN i, as PyTorch's vector loop gives it).
+ *   expg: exp as glibc's cexp (Annex G's special values; beyond
+ *     EXP_HUGE - 1, e^x applied in two halves), for sigmoid.
+ *   sigmoid, silu: 1 / (1 + expg(-z)) and z / (1 + expg(-z)) as
+ *     PyTorch's element loop computes them, the quotient as Z##_div
+ *     (unscaled: 0 where the square overflows).
+ *   csqrt: glibc's csqrt (Annex G's values): sqrt((|z| + |x|) / 2) for
+ *     the larger part, y / 2 over it for the other, both parts scaled by
+ *     1/4 (2^2 SUB_BITS) where |z| could overflow (be subnormal); rsqrt:
+ *     1 / csqrt(z) by Z##_div.
+ *   log: log|z| + i atan2(y, x); log|z| = log1p(x^2 + y^2 - 1) / 2 where
+ *     |z|^2 is in [1/2, 2] (x^2 + y^2 - 1 summed in two words from the
+ *     squares and their exact errors, by fma), log(hypot(x, y)) elsewhere
+ *     (of x / 4 and y / 4, plus 2 ln2, where |z| could overflow; of x
+ *     and y scaled up where it could be subnormal).
+ *   log2: log(z) / ln2 part by part (PyTorch's vector loop); log10:
+ *     log|z| / ln10 (1 / ln10 in two words) + i atan2(y, x) log10(e).
+ *   sch: sinh (odd 1) or cosh (odd 0) of x + iy, with Annex G's special
+ *     values: y = 0 keeps y's zero (times sign x for cosh), x = 0 with y
+ *     infinite or NaN gives 0 (sinh) or NaN (cosh) and NaN; beyond
+ *     EXP_HUGE - 1, e^|x| / 2 is applied in two halves, so a small sin or
+ *     cos keeps the product finite.
+ *   sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz).
+ *   tanh: (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y); beyond
+ *     CTANH_BIG, sign(x) + i 4 sin y cos y e^-2|x|. */
+#define TSR__K_CPLX_MATH(Z, T, sfx, zs, C, FMA, SQRT, NEG)                                         \
+    static inline void tsr__k_sc_##sfx(T y, T *s, T *c)                                            \
+    {                                                                                              \
+        T ay = y < 0 ? -y : y;                                                                     \
+        *s = ay < TSR__K_##C##_MIN_NORMAL ? y : tsr__k_sin_##sfx(y);                               \
+        *c = ay < TSR__K_##C##_MIN_NORMAL ? (T)1 : tsr__k_cos_##sfx(y);                            \
+    }                                                                                              \
+    static inline Z tsr__k_exp_##zs(Z z)                                                           \
+    {                                                                                              \
+        T e = tsr__k_exp_##sfx(z.re), s, c;                                                        \
+        tsr__k_sc_##sfx(z.im, &s, &c);                                                             \
+        return Z##_make(e * c, e * s);                                                             \
+    }                                                                                              \
+    static inline Z tsr__k_expg_##zs(T x, T y)                                                     \
+    {                                                                                              \
+        T s, c, h;                                                                                 \
+        if (y == 0)                                                                                \
+            return Z##_make(tsr__k_exp_##sfx(x), y);                                               \
+        if (y - y != 0) {                                                                          \
+            if (x == -(T)INFINITY)                                                                 \
+                return Z##_make((T)0, NEG(y) ? -(T)0 : (T)0);                                      \
+            return Z##_make(x == (T)INFINITY ? x : y - y, y - y);                                  \
+        }                                                                                          \
+        tsr__k_sc_##sfx(y, &s, &c);                                                                \
+        if (x > TSR__K_##C##_EXP_HUGE - (T)1) {                                                    \
+            h = tsr__k_exp_##sfx((T)0.5 * x);                                                      \
+            return Z##_make((h * c) * h, (h * s) * h);                                             \
+        }                                                                                          \
+        h = tsr__k_exp_##sfx(x);                                                                   \
+        return Z##_make(h * c, h * s);                                                             \
+    }                                                                                              \
+    static inline Z tsr__k_sigden_##zs(Z z)                                                        \
+    {                                                                                              \
+        Z w = tsr__k_expg_##zs(-z.re, -z.im);                                                      \
+        return Z##_make((T)1 + w.re, (T)0 + w.im);                                                 \
+    }                                                                                              \
+    static inline Z tsr__k_sigmoid_##zs(Z z)                                                       \
+    {                                                                                              \
+        return Z##_div(Z##_make((T)1, (T)0), tsr__k_sigden_##zs(z));                               \
+    }                                                                                              \
+    static inline Z tsr__k_silu_##zs(Z z)                                                          \
+    {                                                                                              \
+        return Z##_div(z, tsr__k_sigden_##zs(z));                                                  \
+    }                                                                                              \
+    static inline Z tsr__k_csqrt_##zs(T x, T y)                                                    \
+    {                                                                                              \
+        T a = x < 0 ? -x : x, b = y < 0 ? -y : y, r, s, k = 1;                                     \
+        if (b == (T)INFINITY)                                                                      \
+            return Z##_make(b, y);                                                                 \
+        if (a == (T)INFINITY) {                                                                    \
+            T z = y == y ? (NEG(y) ? -(T)0 : (T)0) : y;                                            \
+            return x < 0 ? Z##_make(y == y ? (T)0 : y, NEG(y) ? -a : a) : Z##_make(x, z);          \
+        }                                                                                          \
+        if (x != x || y != y)                                                                      \
+            return Z##_make(x + y, x + y);                                                         \
+        if (y == 0)                                                                                \
+            return x < 0 ? Z##_make((T)0, NEG(y) ? -SQRT(a) : SQRT(a)) : Z##_make(SQRT(a) + 0, y); \
+        if (a > TSR__K_##C##_TOP || b > TSR__K_##C##_TOP) {                                        \
+            a *= (T)0.25;                                                                          \
+            b *= (T)0.25;                                                                          \
+            k = 2;                                                                                 \
+        } else if (a < TSR__K_##C##_ROOT_TINY && b < TSR__K_##C##_ROOT_TINY) {                     \
+            a *= TSR__K_##C##_SUB_SCALE * TSR__K_##C##_SUB_SCALE;                                  \
+            b *= TSR__K_##C##_SUB_SCALE * TSR__K_##C##_SUB_SCALE;                                  \
+            k = (T)1 / TSR__K_##C##_SUB_SCALE;                                                     \
+        }                                                                                          \
+        T d = tsr__k_hypot_##sfx(a, b);                                                            \
+        if (x > 0) {                                                                               \
+            r = SQRT((T)0.5 * (d + a));                                                            \
+            s = (T)0.5 * (b / r);                                                                  \
+        } else {                                                                                   \
+            s = SQRT((T)0.5 * (d + a));                                                            \
+            r = (T)0.5 * (b / s);                                                                  \
+        }                                                                                          \
+        return Z##_make(r * k, (y < 0 ? -s : s) * k);                                              \
+    }                                                                                              \
+    static inline Z tsr__k_rsqrt_##zs(Z z)                                                         \
+    {                                                                                              \
+        return Z##_div(Z##_make((T)1, (T)0), tsr__k_csqrt_##zs(z.re, z.im));                       \
+    }                                                                                              \
+    static inline T tsr__k_logabs_##zs(Z z)                                                        \
+    {                                                                                              \
+        T a = z.re < 0 ? -z.re : z.re, b = z.im < 0 ? -z.im : z.im;                                \
+        if (a < b) {                                                                               \
+            T t = a;                                                                               \
+            a = b;                                                                                 \
+            b = t;                                                                                 \
+        }                                                                                          \
+        T p = a * a, q = b * b, s = p + q;                                                         \
+        if (s >= (T)0.5 && s <= (T)2) {                                                            \
+            T e1, e2, e3, e4;                                                                      \
+            T u = tsr__k_two_sum_##sfx(p, (T)-1, &e1);                                             \
+            u = tsr__k_two_sum_##sfx(u, q, &e2);                                                   \
+            u = tsr__k_two_sum_##sfx(u, FMA(a, a, -p), &e3);                                       \
+            u = tsr__k_two_sum_##sfx(u, FMA(b, b, -q), &e4);                                       \
+            T lo = (e1 + e2) + (e3 + e4);                                                          \
+            return (T)0.5 * (tsr__k_log1p_##sfx(u) + lo / ((T)1 + u));                             \
+        }                                                                                          \
+        T e = 0, m = 1;                                                                            \
+        if (a >= TSR__K_##C##_TOP) { /* |z| could overflow */                                      \
+            m = (T)0.25;                                                                           \
+            e = 2;                                                                                 \
+        } else if (a < TSR__K_##C##_ROOT_TINY) { /* or lose bits as a subnormal */                 \
+            m = TSR__K_##C##_SUB_SCALE * TSR__K_##C##_SUB_SCALE;                                   \
+            e = -2 * TSR__K_##C##_SUB_BITS;                                                        \
+        }                                                                                          \
+        T l = tsr__k_log_##sfx(tsr__k_hypot_##sfx(m * a, m * b));                                  \
+        return FMA(e, TSR__K_##C##_LN2W_HI, FMA(e, TSR__K_##C##_LN2W_LO, l));                      \
+    }                                                                                              \
+    static inline Z tsr__k_log_##zs(Z z)                                                           \
+    {                                                                                              \
+        return Z##_make(tsr__k_logabs_##zs(z), tsr__k_atan2_##sfx(z.im, z.re));                    \
+    }                                                                                              \
+    static inline Z tsr__k_log2_##zs(Z z)                                                          \
+    {                                                                                              \
+        Z l = tsr__k_log_##zs(z);                                                                  \
+        return Z##_make(l.re / TSR__K_##C##_LN2W_HI, l.im / TSR__K_##C##_LN2W_HI);                 \
+    }                                                                                              \
+    static inline Z tsr__k_log10_##zs(Z z)                                                         \
+    {                                                                                              \
+        T r = tsr__k_logabs_##zs(z), h = TSR__K_##C##_INVLN10_HI;                                  \
+        r = r - r == 0 ? FMA(r, h, r * TSR__K_##C##_INVLN10_LO) : r * h;                           \
+        return Z##_make(r, tsr__k_atan2_##sfx(z.im, z.re) * h);                                    \
+    }                                                                                              \
+    static inline Z tsr__k_sch_##zs(T x, T y, int odd)                                             \
+    {                                                                                              \
+        T ax = x < 0 ? -x : x, sx = NEG(x) ? (T)-1 : (T)1;                                         \
+        if (y == 0)                                                                                \
+            return Z##_make(odd ? tsr__k_sinh_##sfx(x) : tsr__k_cosh_##sfx(x),                     \
+                            odd || x != x ? y : sx * y);                                           \
+        if (y - y != 0) {                                                                          \
+            if (x == 0)                                                                            \
+                return Z##_make(odd ? x : y - y, odd ? y - y : (T)0);                              \
+            return Z##_make(ax == (T)INFINITY ? ax : y - y, y - y);                                \
+        }                                                                                          \
+        T s, c, ch, sh;                                                                            \
+        tsr__k_sc_##sfx(y, &s, &c);                                                                \
+        if (ax > TSR__K_##C##_EXP_HUGE - (T)1) {                                                   \
+            T h = tsr__k_exp_##sfx((T)0.5 * ax);                                                   \
+            T k = (T)0.5 * h;                                                                      \
+            return Z##_make(((odd ? sx : (T)1) * k * c) * h, ((odd ? (T)1 : sx) * k * s) * h);     \
+        }                                                                                          \
+        ch = tsr__k_cosh_##sfx(x);                                                                 \
+        sh = tsr__k_sinh_##sfx(x);                                                                 \
+        return Z##_make((odd ? sh : ch) * c, (odd ? ch : sh) * s);                                 \
+    }                                                                                              \
+    static inline Z tsr__k_sinh_##zs(Z z)                                                          \
+    {                                                                                              \
+        return tsr__k_sch_##zs(z.re, z.im, 1);                                                     \
+    }                                                                                              \
+    static inline Z tsr__k_cosh_##zs(Z z)                                                          \
+    {                                                                                              \
+        return tsr__k_sch_##zs(z.re, z.im, 0);                                                     \
+    }                                                                                              \
+    static inline Z tsr__k_sin_##zs(Z z)                                                           \
+    {                                                                                              \
+        Z w = tsr__k_sch_##zs(-z.im, z.re, 1);                                                     \
+        return Z##_make(w.im, w.re == (T)INFINITY && w.im != w.im ? w.re : -w.re);                 \
+    }                                                                                              \
+    static inline Z tsr__k_cos_##zs(Z z)                                                           \
+    {                                                                                              \
+        return tsr__k_sch_##zs(-z.im, z.re, 0);                                                    \
+    }                                                                                              \
+    static inline Z tsr__k_tanh_##zs(Z z)                                                          \
+    {                                                                                              \
+        T x = z.re, y = z.im, ax = x < 0 ? -x : x, s, c;                                           \
+        if (x != x)                                                                                \
+            return Z##_make(x + x, y == 0 ? y : x + x);                                            \
+        if (y - y != 0) {                                                                          \
+            if (ax == (T)INFINITY)                                                                 \
+                return Z##_make(x < 0 ? (T)-1 : (T)1, NEG(y) ? -(T)0 : (T)0);                      \
+            return Z##_make(x == 0 ? x : y - y, y - y);                                            \
+        }                                                                                          \
+        tsr__k_sc_##sfx(y, &s, &c);                                                                \
+        if (ax > TSR__K_##C##_CTANH_BIG) {                                                         \
+            T e = tsr__k_exp_##sfx(-ax);                                                           \
+            return Z##_make(x < 0 ? (T)-1 : (T)1, ((T)4 * s * c * e) * e);                         \
+        }                                                                                          \
+        T sh = ax < TSR__K_##C##_MIN_NORMAL ? x : tsr__k_sinh_##sfx(x);                            \
+        T ch = ax < TSR__K_##C##_MIN_NORMAL ? (T)1 : tsr__k_cosh_##sfx(x);                         \
+        T den = sh * sh + c * c;                                                                   \
+        return Z##_make(sh * ch / den, s * c / den);                                               \
+    }                                                                                              \
+    static inline Z tsr__k_tan_##zs(Z z)                                                           \
+    {                                                                                              \
+        Z w = tsr__k_tanh_##zs(Z##_make(-z.im, z.re));                                             \
+        return Z##_make(w.im, -w.re);                                                              \
+    }
+
+#define TSR__K_NEG_F(v) ((tsr__float_bits(v) >> 31) != 0)
+#define TSR__K_NEG_D(v) ((tsr__double_bits(v) >> 63) != 0)
+TSR__K_CPLX_MATH(tsr__kc64, float, f32, c64, F, tsr__k_fmaf, tsr__k_sqrtf, TSR__K_NEG_F)
+
 #ifdef TSR_CONV_HAVE_DOUBLE
 
 static inline double tsr__k_sinp_f64(double z)
@@ -596,6 +828,7 @@ static inline double tsr__k_fix_f64(tsr__u64 ghi, tsr__u64 glo, double *p2, doub
 }
 TSR__K_TRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits)
 TSR__K_ATRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_sqrtd, tsr__double_bits)
+TSR__K_CPLX_MATH(tsr__kc128, double, f64, c128, D, tsr__k_fmad, tsr__k_sqrtd, TSR__K_NEG_D)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

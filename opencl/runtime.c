@@ -22,8 +22,9 @@
 #include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
-/* Room for one program's source: the embedded element code (above 230 KiB
- * with pow's tables) and the generated kernel. */
+/* The largest program source: a generic program holds every op of its
+ * dtype (the embedded element code is above 230 KiB with pow's tables,
+ * about 260 KiB with the complex functions), with room to grow. */
 #define SOURCE_MAX (512u << 10)
 
 enum { DEVICE_CLOSED, DEVICE_OPEN, DEVICE_FAILED };

@@ -136,7 +136,7 @@ static tsr__kernel_key fill_key(tsr_dtype d)
 
 /* ---- sources --------------------------------------------------------------- */
 
-static char one_src[1 << 18];
+static char one_src[1 << 19]; /* opencl/runtime.c's SOURCE_MAX */
 
 /* Every entry the conformance set's keys can take has a source, and so
  * has the generic program of every dtype: one kernel each. (The programs

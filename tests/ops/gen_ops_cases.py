@@ -342,14 +342,11 @@ UNCOVERED = ("signbit does not support non-boolean outputs.",
              "could not construct a memory descriptor using strides")
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
-COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "exp", "log", "sigmoid", "tanh", "log2", "log10",
-                   "sinh", "cosh", "asinh", "acosh", "atanh", "rsqrt", "silu", "sin", "cos", "tan", "asin",
-                   "acos", "atan")
+COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "asinh", "acosh", "atanh", "asin", "acos", "atan")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
-COMPLEX_NOT_YET = ("exp", "log", "sigmoid", "tanh", "log2", "log10", "sinh", "cosh", "asinh", "acosh", "atanh",
-                   "rsqrt", "silu", "sin", "cos", "tan", "asin", "acos", "atan")
+COMPLEX_NOT_YET = ("asinh", "acosh", "atanh", "asin", "acos", "atan")
 # Results that are not exact operations: PyTorch's answers and Tessera's
 # may differ by this many ulps of the result's computation dtype (the
 # runner's tolerance, support_ops.c), and PyTorch's own paths are taken as
@@ -358,6 +355,46 @@ ULP_TOLERANCE = {"exp": 2, "log": 2, "expm1": 2, "log1p": 2, "sigmoid": 2, "tanh
                  "log10": 2, "sinh": 2, "cosh": 2, "asinh": 2, "acosh": 2, "atanh": 2, "rsqrt": 2, "hypot": 2,
                  "erf": 2, "erfc": 2, "gelu": 2, "silu": 2, "sin": 2, "cos": 2, "tan": 2, "asin": 2,
                  "acos": 2, "atan": 2, "atan2": 2, "pow": 2}
+# Their complex results: each part may differ from PyTorch's by this many
+# ulps of the part's dtype (COMPLEX_ULPS unless named here). PyTorch takes
+# glibc's complex functions (a few ulps per part: tanh's quotient of
+# products up to about 6) or formulas of its vector loops (exp), so the
+# two answers, each a few ulps from the true one, differ by more than the
+# real functions' do (support_ops.c has the same numbers).
+COMPLEX_ULPS = 5
+COMPLEX_ULP_TOLERANCE = {"tanh": 10, "tan": 10}
+# PyTorch's complex answers are taken where each part is within this many
+# ulps of the true value (2, 4 for tanh and tan): Tessera's parts are
+# within 2.5 (tanh and tan: 5.2) of it, so the two are within the
+# tolerance above of each other.
+COMPLEX_TRUTH_ULPS = {"tanh": 4, "tan": 4}
+# Complex arguments (beside the special values' grid) where these are
+# hard: near the unit circle (log), where exp overflows or underflows
+# and where sinh and cosh saturate, large and tiny parts, |z| beyond the
+# largest number.
+COMPLEX_VALUES = [complex(0.5, 0.8660254037844386), complex(-0.7071067811865476, 0.7071067811865476),
+                  complex(0.9999, 0.01), complex(1e-5, 1e-5), complex(2.0 ** -140, 1.5), complex(30.0, 1.0),
+                  complex(50.0, -3.0), complex(-100.0, 2.0), complex(89.0, 1.0), complex(710.0, 1.0),
+                  complex(-745.0, 0.5), complex(0.1, 50.0), complex(3.0, 1e20), complex(1e30, 1e30),
+                  complex(1e-30, -2.0), complex(-3.0, 4.0), complex(400.0, 0.3), complex(-20.0, -0.75),
+                  complex(3e38, -3e38), complex(-1.7e308, 1.7e308)]
+
+
+# Whose complex answers are their element loops' (see gen_unary_fixed).
+ELEMENT_LOOP = ("sigmoid", "silu", "rsqrt")
+
+
+def truth_ulps(op):
+    return COMPLEX_TRUTH_ULPS.get(op, 2)
+
+
+def ulps_of(op, dtype):
+    """The tolerance of op's results in dtype (0: bit for bit)."""
+    if op not in ULP_TOLERANCE:
+        return 0
+    return COMPLEX_ULP_TOLERANCE.get(op, COMPLEX_ULPS) if dtype.is_complex else ULP_TOLERANCE[op]
+
+
 # Arguments where exp and log are hard: near exp's overflow and underflow
 # thresholds in float32 and float64, near 1, tiny and huge.
 TRANSCENDENTAL_VALUES = [88.72, 88.72283935546875, 88.7228317260742, 88.73, -87.33, -103.9, -103.98, -104.0,
@@ -437,6 +474,18 @@ TRUE_VALUES = {"expm1": mpmath.expm1, "log1p": mpmath.log1p, "tanh": mpmath.tanh
                                                             (x + mpmath.mpf("0.044715") * x ** 3)))}
 
 
+# The same for complex inputs, where the answers of these are checked too
+# (beside TRUE_VALUES' functions, which mpmath takes on complex numbers).
+COMPLEX_TRUE_VALUES = {"exp": mpmath.exp, "log": mpmath.log, "log2": lambda z: mpmath.log(z) / mpmath.log(2),
+                       "log10": lambda z: mpmath.log(z) / mpmath.log(10), "rsqrt": lambda z: 1 / mpmath.sqrt(z)}
+
+
+def has_truth(key, dtype):
+    """Whether PyTorch's answers of key in dtype are checked against the
+    true values."""
+    return key in TRUE_VALUES or (dtype.is_complex and key in COMPLEX_TRUE_VALUES)
+
+
 def true_key(op, arg):
     """The TRUE_VALUES entry of op with its argument (gelu's approximation)."""
     return "%s-%s" % (op, arg) if op == "gelu" else op
@@ -507,6 +556,9 @@ def same_values(x, y, ulps=0):
     NaN; float ones within `ulps` steps where that is not 0."""
     if ulps and x.dtype in FLOATS:
         return close_values(x, y, ulps)
+    if ulps and x.dtype.is_complex and x.dtype == y.dtype and x.shape == y.shape:
+        wide = C64 if x.dtype == C32 else x.dtype
+        return close_values(torch.view_as_real(x.to(wide)), torch.view_as_real(y.to(wide)), ulps)
     if x.dtype != y.dtype or x.shape != y.shape:
         return False
     x = x.contiguous().reshape(-1)
@@ -551,6 +603,21 @@ def true_values(key, x):
     (NaN outside the function's domain)."""
     mpmath.mp.prec = 100
     out = []
+    if x.is_complex():
+        for v in x.reshape(-1).tolist():
+            try:
+                if not (math.isfinite(v.real) and math.isfinite(v.imag)) or v == 0:
+                    raise ValueError  # the special values: not checked here
+                fn = COMPLEX_TRUE_VALUES.get(key, TRUE_VALUES.get(key))
+                # mpmath's zeros have no sign: on the real axis, f(conj z)
+                # = conj f(z) gives the side of a branch cut (log(-1 - 0i))
+                y = complex(fn(mpmath.mpc(v.real, abs(v.imag))))
+                if math.copysign(1.0, v.imag) < 0:
+                    y = y.conjugate()
+            except (ValueError, ZeroDivisionError, OverflowError):
+                y = complex(math.nan, math.nan)
+            out.append(y)
+        return torch.tensor(out, dtype=C128).reshape(x.shape)
     for v in x.double().reshape(-1).tolist():
         try:
             y = TRUE_VALUES[key](mpmath.mpf(v))
@@ -566,14 +633,34 @@ def torch_accurate(op, x, result, arg=None):
     in) is within ULP_TOLERANCE of the true values, element by element, in
     that dtype or in the result's (its real part's), whichever is closer
     (as support_ops.c counts); all true for ops not in TRUE_VALUES."""
-    if true_key(op, arg) not in TRUE_VALUES:
+    if not has_truth(true_key(op, arg), result.dtype):
         return torch.ones(result.shape, dtype=B)
     truth = true_values(true_key(op, arg), x)
-    got = result.real if result.is_complex() else result
+    if result.is_complex():
+        return torch.tensor([complex_close(t, g, component(result.dtype), truth_ulps(op))
+                             for t, g in zip(truth.reshape(-1).tolist(), result.reshape(-1).tolist())],
+                            dtype=B).reshape(result.shape)
+    got = result
     ulps = ULP_TOLERANCE[op]
     return torch.tensor([same_values(t.reshape(1), g.to(t.dtype).reshape(1), ulps) or
                          same_values(t.to(g.dtype).reshape(1), g.reshape(1), ulps)
                          for t, g in zip(truth.reshape(-1), got.reshape(-1))]).reshape(result.shape)
+
+
+def complex_close(t, g, dtype, ulps):
+    """Whether the complex g (of dtype's parts) is within ulps of the true
+    value t, part by part: a true zero takes a zero of either sign (the
+    true values' zeros have no sign); NaN in t (a non-finite argument)
+    takes anything."""
+    if t.real != t.real:
+        return True
+    for tp, gp in ((t.real, g.real), (t.imag, g.imag)):
+        if tp == 0:
+            if gp != 0:
+                return False
+        elif not same_values(torch.tensor([tp], dtype=F64).to(dtype), torch.tensor([gp], dtype=F64).to(dtype), ulps):
+            return False
+    return True
 
 
 def consistent(op, arg, a, b, result):
@@ -592,10 +679,11 @@ def consistent(op, arg, a, b, result):
             up = REDUCED[common]
             bu = b1.to(up) if isinstance(b1, torch.Tensor) else scalar_in(b1, common)
             widened = call(op, "new", arg, a1.to(up), bu, None).to(common)
-            if not same_values(widened.to(result.dtype), result, ULP_TOLERANCE.get(op, 0)):
+            if not same_values(widened.to(result.dtype), result, ulps_of(op, result.dtype)):
                 count("dropped: not rounded once in %s" % dname(common))
                 return False
-        if true_key(op, arg) in TRUE_VALUES and not bool(torch_accurate(op, a1.expand(shape), result, arg).all()):
+        if has_truth(true_key(op, arg), result.dtype) and not bool(torch_accurate(op, a1.expand(shape), result,
+                                                                                     arg).all()):
             count("dropped: PyTorch inaccurate in %s" % dname(common))
             if os.environ.get("GEN_OPS_VERBOSE"):
                 bad = ~torch_accurate(op, a1.expand(shape), result, arg)
@@ -603,7 +691,7 @@ def consistent(op, arg, a, b, result):
             return False
         for pa, pb in paths:
             if not same_values(call(op, "new", arg, pa, pb, None).to(result.dtype), result,
-                               ULP_TOLERANCE.get(op, 0)):
+                               ulps_of(op, result.dtype)):
                 count("dropped: paths differ in %s" % dname(common))
                 if os.environ.get("GEN_OPS_VERBOSE"):
                     print("paths differ:", op, arg, a.dtype, a.shape, b.dtype if isinstance(b, torch.Tensor) else b,
@@ -1055,14 +1143,28 @@ def gen_unary_fixed(f, op, arg, prefix):
                 for x in v[~keep].tolist():
                     count("left out: %s(%r) in %s, PyTorch inaccurate" % (true_key(op, arg), x, dname(dt)))
                 v = v[keep]
+        if op in ULP_TOLERANCE and dt in (C64, C128):
+            # the grid of special parts and hard finite values, where
+            # PyTorch is close enough to the true ones
+            v = torch.cat([v, torch.tensor(COMPLEX_VALUES, dtype=C128).to(dt)])
+            keep = torch_accurate(op, v, call(op, "new", arg, v, None, None), arg)
+            for x in v[~keep].tolist():
+                count("left out: %s(%r) in %s, PyTorch inaccurate" % (true_key(op, arg), x, dname(dt)))
+            v = v[keep]
         n = len(v)
+        # the complex vector loops of sigmoid, silu and rsqrt answer the
+        # special values otherwise than their element loops
+        # (docs/semantics.md): a view with stride 2 takes the element loop,
+        # whose answers Tessera gives
+        inp = ((lambda c: spaced(c, dt, v)) if op in ELEMENT_LOOP and dt.is_complex else
+               (lambda c: plain(c, dt, [n], v)))
         forms = ("new",) if op in NEW_ONLY else ("new", "out", "inplace")
         for form in forms:
             if (form == "out" and op in NO_OUT) or (form == "inplace" and op in OUT_BOOL_ONLY and dt != B):
                 continue
             odt = B if op in OUT_BOOL_ONLY else dt
             fw("special-%s-%s" % (dname(dt), form), form,
-               lambda c: (plain(c, dt, [n], v), None,
+               lambda c: (inp(c), None,
                           plain(c, odt, [n], torch.zeros(n)) if form == "out" else None))
         # zero-dim, transposed and broadcast-free strided input
         fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], v[1:2].reshape([]).clone()), None, None))
