@@ -12,10 +12,10 @@
  * running the script below with the package of the build tree
  * (TSR_BENCH_PYTHONPATH, or $TESSERA_BENCH_PYTHONPATH; an installed
  * package otherwise) on the suite's daemon ($TESSERA_SOCKET). It prints
- * "ready", then one "add SECONDS" line per sample and one "latency
- * SECONDS" line per sample; or one "missing MESSAGE" line when the
- * package does not import or sees no opencl device, and the rows are
- * skipped with that note. */
+ * "ready" (or "missing MESSAGE" when the package does not import or sees
+ * no opencl device: the rows are skipped with that note), then answers
+ * each request "add REPS" or "latency REPS" with a warm-up, REPS lines
+ * "NAME SECONDS" and "end". C and Python take ROUNDS turns. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +27,7 @@
 #include "tessera/tessera.h"
 
 #define SUITE "share"
+#define ROUNDS 5 /* turns of C and Python */
 
 #ifndef TSR_BENCH_PYTHONPATH
 #define TSR_BENCH_PYTHONPATH ""
@@ -40,25 +41,25 @@ static const char script[] = "import sys, time\n"
                              "except Exception as e:\n"
                              "    print('missing %s: %s' % (type(e).__name__, e), flush=True)\n"
                              "    sys.exit()\n"
-                             "n, add_reps, latency_reps = (int(v) for v in sys.argv[1:4])\n"
+                             "n = int(sys.argv[1])\n"
                              "sync = tessera.opencl.synchronize\n"
-                             "\n"
-                             "def run(a, b, reps, name):\n"
-                             "    c = a + b\n"
-                             "    sync()\n"
-                             "    for _ in range(reps):\n"
-                             "        c = None\n"
-                             "        start = time.perf_counter()\n"
-                             "        c = a + b\n"
-                             "        sync()\n"
-                             "        print(name, time.perf_counter() - start)\n"
-                             "\n"
                              "a = tessera.ones(n, device='opencl:0')\n"
                              "b = tessera.full((n,), 2.0, device='opencl:0')\n"
+                             "operands = {'add': (a, b), 'latency': (a[:1], b[:1])}\n"
                              "print('ready', flush=True)\n"
-                             "run(a, b, add_reps, 'add')\n"
-                             "run(a[:1], b[:1], latency_reps, 'latency')\n"
-                             "sys.stdout.flush()\n";
+                             "for line in sys.stdin:\n"
+                             "    name, reps = line.split()\n"
+                             "    x, y = operands[name]\n"
+                             "    c = x + y\n"
+                             "    sync()\n"
+                             "    for _ in range(int(reps)):\n"
+                             "        c = None\n"
+                             "        start = time.perf_counter()\n"
+                             "        c = x + y\n"
+                             "        sync()\n"
+                             "        print(name, time.perf_counter() - start)\n"
+                             "    c = None\n"
+                             "    print('end', flush=True)\n";
 
 /* From C: reps samples of tsr_add + tsr_synchronize over the first n
  * elements of a and b, in nanoseconds. */
@@ -90,11 +91,17 @@ done:
     return result;
 }
 
-/* The child's samples; 1 (noted) when the package is missing, -1 on
- * failure. */
-static int measure_python(const char *socket_path, int64_t n, int add_reps, int latency_reps,
-                          bench_samples *add, bench_samples *latency)
+/* The Python child: its pid and pipes. */
+typedef struct py_child {
+    int pid;
+    FILE *to, *from;
+} py_child;
+
+/* Starts the child and reads its first line: 0 when it is ready, 1
+ * (noted) when the package is missing, -1 on failure. */
+static int py_start(const char *socket_path, int64_t n, py_child *p)
 {
+    *p = (py_child){.pid = -1};
     const char *python = bench_python_path();
     if (access(python, X_OK) != 0) {
         bench_note(SUITE, "no Python rows: %s: %s", python, strerror(errno));
@@ -103,59 +110,75 @@ static int measure_python(const char *socket_path, int64_t n, int add_reps, int 
     const char *dir = getenv("TESSERA_BENCH_PYTHONPATH");
     if (!dir)
         dir = TSR_BENCH_PYTHONPATH;
-    int up[2];
-    if (pipe(up) != 0)
+    int down[2], up[2];
+    if (pipe(down) != 0)
         return -1;
-    char args[3][24];
-    snprintf(args[0], sizeof args[0], "%lld", (long long)n);
-    snprintf(args[1], sizeof args[1], "%d", add_reps);
-    snprintf(args[2], sizeof args[2], "%d", latency_reps);
-    int pid = bench_fork();
-    if (pid == 0) {
-        close(up[0]);
-        if (dup2(up[1], STDOUT_FILENO) < 0)
+    if (pipe(up) != 0) {
+        close(down[0]);
+        close(down[1]);
+        return -1;
+    }
+    char count[24];
+    snprintf(count, sizeof count, "%lld", (long long)n);
+    p->pid = bench_fork();
+    if (p->pid == 0) {
+        if (dup2(down[0], STDIN_FILENO) < 0 || dup2(up[1], STDOUT_FILENO) < 0)
             _exit(127);
+        close(down[0]);
+        close(down[1]);
+        close(up[0]);
+        close(up[1]);
         if (*dir)
             setenv("PYTHONPATH", dir, 1);
         setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
         setenv("TESSERA_SOCKET", socket_path, 1);
-        execl(python, python, "-c", script, args[0], args[1], args[2], (char *)NULL);
+        execl(python, python, "-c", script, count, (char *)NULL);
         _exit(127);
     }
+    close(down[0]);
     close(up[1]);
-    FILE *from = pid > 0 ? fdopen(up[0], "r") : NULL;
-    if (!from) {
+    p->to = p->pid > 0 ? fdopen(down[1], "w") : NULL;
+    p->from = p->pid > 0 ? fdopen(up[0], "r") : NULL;
+    if (!p->to)
+        close(down[1]);
+    if (!p->from)
         close(up[0]);
-        if (pid > 0)
-            bench_wait(pid);
+    char line[512] = "";
+    if (!p->to || !p->from || !fgets(line, sizeof line, p->from))
         return -1;
+    line[strcspn(line, "\n")] = '\0';
+    if (strncmp(line, "missing ", 8) == 0) {
+        bench_note(SUITE, "no Python rows: the tessera package (%s, PYTHONPATH %s): %s", python,
+                   *dir ? dir : "unset", line + 8);
+        return 1;
     }
+    return strcmp(line, "ready") == 0 ? 0 : -1;
+}
+
+/* One round of the child's samples of `name`. */
+static int py_round(py_child *p, const char *name, int reps, bench_samples *s)
+{
     char line[512];
-    int result = -1;
-    while (fgets(line, sizeof line, from)) {
-        line[strcspn(line, "\n")] = '\0';
+    if (fprintf(p->to, "%s %d\n", name, reps) < 0 || fflush(p->to) != 0)
+        return -1;
+    size_t want = s->count + (size_t)reps;
+    while (fgets(line, sizeof line, p->from) && strcmp(line, "end\n") != 0) {
         double seconds;
-        if (strncmp(line, "missing ", 8) == 0) {
-            bench_note(SUITE, "no Python rows: the tessera package (%s, PYTHONPATH %s): %s", python,
-                       *dir ? dir : "unset", line + 8);
-            result = 1;
-        } else if (strcmp(line, "ready") == 0) {
-            result = 0;
-        } else if (sscanf(line, "add %lf", &seconds) == 1) {
-            bench_samples_add(add, seconds * 1e9);
-        } else if (sscanf(line, "latency %lf", &seconds) == 1) {
-            bench_samples_add(latency, seconds * 1e9);
-        }
+        char got[16];
+        if (sscanf(line, "%15s %lf", got, &seconds) == 2 && strcmp(got, name) == 0)
+            bench_samples_add(s, seconds * 1e9);
     }
-    fclose(from);
-    int status = bench_wait(pid);
-    if (result == 0 &&
-        (status != 0 || add->count != (size_t)add_reps || latency->count != (size_t)latency_reps)) {
-        bench_note(SUITE, "the Python child failed (exit %d, %zu of %d and %zu of %d samples)",
-                   status, add->count, add_reps, latency->count, latency_reps);
-        result = -1;
-    }
-    return result;
+    return s->count == want ? 0 : -1;
+}
+
+static void py_stop(py_child *p)
+{
+    if (p->to)
+        fclose(p->to);
+    if (p->from)
+        fclose(p->from);
+    if (p->pid > 0)
+        bench_wait(p->pid);
 }
 
 int bench_share_python(const bench_config *config, const char *socket_path, bench_results *out)
@@ -177,12 +200,24 @@ int bench_share_python(const bench_config *config, const char *socket_path, benc
     bench_note(SUITE, "a + b on %lld float32 elements and on 1, from C and from Python",
                (long long)n);
     int result = -1;
+    py_child child = {.pid = -1};
     if (tsr_tensor_full(c, 1, &n, tsr_scalar_float(1), &to, &a) != TSR_OK ||
         tsr_tensor_full(c, 1, &n, tsr_scalar_float(2), &to, &b) != TSR_OK)
         bench_note(SUITE, "c_add: %s", tsr_last_error());
-    else if (measure_c(c, a, b, n, add_reps, &c_add) == 0 &&
-             measure_c(c, a, b, 1, latency_reps, &c_latency) == 0)
-        result = measure_python(socket_path, n, add_reps, latency_reps, &py_add, &py_latency);
+    else
+        result = py_start(socket_path, n, &child);
+    /* C and Python take turns, so that the machine's noise and the
+     * daemon's programs built in the background fall on both alike. */
+    for (int r = 0; r < ROUNDS && result == 0; r++)
+        if (measure_c(c, a, b, n, add_reps / ROUNDS, &c_add) != 0 ||
+            py_round(&child, "add", add_reps / ROUNDS, &py_add) != 0 ||
+            measure_c(c, a, b, 1, latency_reps / ROUNDS, &c_latency) != 0 ||
+            py_round(&child, "latency", latency_reps / ROUNDS, &py_latency) != 0)
+            result = -1;
+    if (result == -1)
+        bench_note(SUITE, "the Python rows failed (%zu and %zu Python samples)", py_add.count,
+                   py_latency.count);
+    py_stop(&child);
     tsr_tensor_release(a);
     tsr_tensor_release(b);
     tsr_client_close(c);
