@@ -82,6 +82,12 @@ int bench_suite_matmul(const bench_config *config, bench_results *out);
 int bench_suite_reduce(const bench_config *config, bench_results *out);
 int bench_suite_global(const bench_config *config, bench_results *out);
 int bench_suite_share(const bench_config *config, bench_results *out);
+/* The share suite's Python rows (share_python.c), with the daemon at
+ * socket_path. */
+int bench_share_python(const bench_config *config, const char *socket_path, bench_results *out);
+/* The Python the suites run children of: $TESSERA_BENCH_PYTHON, else
+ * /usr/bin/python3. */
+const char *bench_python_path(void);
 int bench_suite_kernels(const bench_config *config, bench_results *out);
 
 /* ---- Helpers (util.c) ------------------------------------------------ */

@@ -117,8 +117,7 @@ static const char script[] =
     "\n"
     "main()\n";
 
-/* $TESSERA_BENCH_PYTHON, else the system's Python. */
-static const char *python_path(void)
+const char *bench_python_path(void)
 {
     const char *python = getenv("TESSERA_BENCH_PYTHON");
     return python && *python ? python : DEFAULT_PYTHON;
@@ -213,7 +212,7 @@ void torch_close(torch_child *c)
 int torch_open(const torch_request *req, const char *suite, torch_child **out)
 {
     *out = NULL;
-    const char *python = python_path();
+    const char *python = bench_python_path();
     if (access(python, X_OK) != 0) {
         bench_note(suite, "no PyTorch comparison: %s: %s", python, strerror(errno));
         return -1;

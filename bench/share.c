@@ -9,7 +9,9 @@
  * hand-over without Tessera, a 1 GiB memfd passed over a Unix socket with
  * SCM_RIGHTS and mapped by the other process. The daemon's resident memory
  * is read before and after: it must not grow by the tensor's size, since
- * nothing is copied (the suite fails if it grows by half of it). */
+ * nothing is copied (the suite fails if it grows by half of it). Then
+ * the Python rows (share_python.c): the package's cost over C for an add
+ * of 2^24 elements and for a 1-element op, on the same daemon. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -268,6 +270,8 @@ int bench_suite_share(const bench_config *config, bench_results *out)
     }
     bench_samples_free(&tessera);
     bench_samples_free(&bare);
+    if (result == 0)
+        result = bench_share_python(config, socket_path, out);
     if (d.pid > 0)
         bench_daemon_stop(&d);
     return result == 0 ? 0 : 1;

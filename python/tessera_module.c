@@ -435,6 +435,7 @@ PyMODINIT_FUNC PyInit__C(void)
         return NULL;
     if (add_dtypes(m) || PyModule_AddFunctions(m, tsp_tensor_functions) ||
         PyModule_AddFunctions(m, tsp_ops_functions) ||
+        PyModule_AddFunctions(m, tsp_share_functions) ||
         PyModule_AddObjectRef(m, "dtype", (PyObject *)&tsp_dtype_type) ||
         PyModule_AddObjectRef(m, "device", (PyObject *)&tsp_device_type) ||
         PyModule_AddObjectRef(m, "_TensorBase", (PyObject *)&tsp_tensor_type) ||

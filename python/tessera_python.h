@@ -3,8 +3,9 @@
  * tessera_module.c owns the module, its errors, the dtype and device
  * objects and the promotion functions; tessera_tensor.c owns the Tensor
  * base type, its factories, views and the DLPack exchange; tessera_ops.c
- * the operations by name and the device functions. All speak libtessera's
- * public API only. */
+ * the operations by name and the device functions; tessera_share.c the
+ * sharing of tensors between processes. All speak libtessera's public API
+ * only. */
 #ifndef TESSERA_PYTHON_TESSERA_PYTHON_H
 #define TESSERA_PYTHON_TESSERA_PYTHON_H
 
@@ -52,6 +53,11 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out);
 extern PyMethodDef tsp_tensor_functions[];
 /* The operations by name and the device functions (tessera_ops.c). */
 extern PyMethodDef tsp_ops_functions[];
+/* Sharing between processes and synchronize (tessera_share.c). */
+extern PyMethodDef tsp_share_functions[];
+/* Tensor.share_memory_() and Tensor.is_shared(), METH_NOARGS. */
+PyObject *tsp_share_memory_(PyObject *self, PyObject *unused);
+PyObject *tsp_is_shared(PyObject *self, PyObject *unused);
 /* Wraps t (taking over its reference) in a Tensor object. */
 PyObject *tsp_tensor_wrap(tsr_tensor *t);
 

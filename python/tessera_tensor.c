@@ -997,6 +997,8 @@ static PyMethodDef tensor_methods[] = {
     {"item", m_item, METH_NOARGS, NULL},
     {"__dlpack__", KW(m_dlpack), NULL},
     {"__dlpack_device__", m_dlpack_device, METH_NOARGS, NULL},
+    {"share_memory_", tsp_share_memory_, METH_NOARGS, NULL},
+    {"is_shared", tsp_is_shared, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

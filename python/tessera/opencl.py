@@ -26,6 +26,16 @@ def set_device(device):
     _C._set_device(device)
 
 
+def synchronize(device=None):
+    """Waits for the kernels this process queued on the device (the
+    current opencl device when None), as torch.cuda.synchronize."""
+    if device is None:
+        device = current_device()
+    if isinstance(device, int):
+        device = _C.device("opencl", device)
+    _C._synchronize(device)
+
+
 class device:
     """`with tessera.opencl.device(1):` makes opencl device 1 current in the
     block, as torch.cuda.device."""
