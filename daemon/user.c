@@ -101,6 +101,36 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
     return buf;
 }
 
+/* ---- what the administration messages tell ------------------------------ */
+
+uint32_t tsr__user_programs(const tsr__session *s, uint32_t queue)
+{
+    uint32_t n = 0;
+    for (const program *p = s->programs; p; p = p->next)
+        n += queue == UINT32_MAX || p->queue == queue;
+    return n;
+}
+
+pid_t tsr__user_worker_pid(const tsr__server *server, uint32_t uid, uint32_t queue)
+{
+    const state *st = server->user;
+    for (const worker *w = st ? st->workers : NULL; w; w = w->next)
+        if (w->uid == (uid_t)uid && w->queue == queue)
+            return w->pid;
+    return 0;
+}
+
+void tsr__user_device_counts(const tsr__server *server, uint32_t queue, uint32_t *workers,
+                             uint32_t *programs)
+{
+    const state *st = server->user;
+    *workers = *programs = 0;
+    for (const worker *w = st ? st->workers : NULL; w; w = w->next)
+        *workers += w->queue == queue;
+    for (const tsr__session *s = server->first; s; s = s->next)
+        *programs += tsr__user_programs(s, queue);
+}
+
 /* ---- workers ------------------------------------------------------------ */
 
 static void arm_ms(worker *w, uint64_t ms)
