@@ -39,7 +39,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_export, 440);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_share_key, 24);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_imported, 480);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_share_info, 112);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_program_create, 528);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_program_create, 536);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_program, 8);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_program_source, 3984);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_program_status, 3088);

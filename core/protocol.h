@@ -314,7 +314,12 @@ typedef struct tsr__wire_program_create {
     tsr__wire_device device;
     uint64_t source_bytes; /* 1 .. kernels.max_source_bytes */
     char options[TSR__WIRE_PROGRAM_OPTIONS];
+    uint32_t format; /* TSR__WIRE_PROGRAM_FORMAT_* */
+    uint32_t pad;
 } tsr__wire_program_create;
+
+#define TSR__WIRE_PROGRAM_FORMAT_OPENCL_C 0u /* OpenCL C source text */
+#define TSR__WIRE_PROGRAM_FORMAT_SPIRV 1u    /* a SPIR-V module (cl_khr_il_program) */
 
 typedef struct tsr__wire_program {
     uint32_t program; /* the session's program id, nonzero */

@@ -61,6 +61,7 @@ typedef struct tsr__backend_device {
     uint32_t compute_units, max_clock_mhz, address_align_bits;
     tsr__device_kind kind;
     bool fp16, fp64;
+    bool il_program;          /* it builds SPIR-V programs (OpenCL: cl_khr_il_program) */
     bool host_unified_memory; /* its kernels address the host's memory: zero copy */
     bool little_endian, available;
     /* Served only (devices.memory = staged): where launches copy, each copy

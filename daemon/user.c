@@ -41,6 +41,7 @@ typedef struct tsr__user_program {
     char *source;
     uint64_t source_bytes, received;
     char options[TSR__WIRE_PROGRAM_OPTIONS];
+    uint32_t format; /* TSR__WIRE_PROGRAM_FORMAT_* */
     char log[TSR__WIRE_BUILD_LOG];
     uint32_t log_length;
     uint32_t nkernels;
@@ -591,6 +592,22 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
                          "user kernels are turned off on this daemon (kernels.user = off)");
     if (!tsr__wire_text_ok(in->options, sizeof in->options))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program options are not NUL-terminated");
+    if (in->format > TSR__WIRE_PROGRAM_FORMAT_SPIRV)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "unknown program format %u",
+                         (unsigned)in->format);
+    if (in->format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
+        char dev[64];
+        if (!pool->device->desc.il_program)
+            return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                             "%s cannot build SPIR-V programs: its driver does not report the "
+                             "cl_khr_il_program extension",
+                             device_name(s->server, pool->ordinal, dev, sizeof dev));
+        if (in->source_bytes < 20 || in->source_bytes % 4 != 0)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "a SPIR-V module is a whole number of 4-byte words, at least its "
+                             "5-word header, not %llu bytes",
+                             (unsigned long long)in->source_bytes);
+    }
     uint64_t max_source = config_number(s, TSR__CONF_MAX_SOURCE);
     if (in->source_bytes == 0 || in->source_bytes > max_source)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
@@ -626,6 +643,7 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
     p->queue = pool->ordinal;
     p->state = TSR__WIRE_PROGRAM_RECEIVING;
     p->source_bytes = in->source_bytes;
+    p->format = in->format;
     memcpy(p->options, in->options, sizeof p->options);
     p->next = s->programs;
     s->programs = p;
@@ -657,6 +675,7 @@ static tsr_status build(tsr__session *s, program *p)
     tsr__worker_build msg = {.op = TSR__WORKER_BUILD,
                              .program = p->wid,
                              .build_ms = (uint32_t)config_number(s, TSR__CONF_BUILD_TIME),
+                             .format = p->format,
                              .source_bytes = p->source_bytes,
                              .build_memory = config_number(s, TSR__CONF_BUILD_MEMORY)};
     int used = snprintf(msg.options, sizeof msg.options, "-cl-kernel-arg-info %s", p->options);
@@ -708,7 +727,14 @@ tsr_status tsr__user_program_source(tsr__request *r)
     p->received += in->length;
     if (p->received < p->source_bytes)
         return TSR_OK;
-    tsr_status st = build(r->s, p);
+    static const uint8_t spirv_magic[2][4] = {{0x03, 0x02, 0x23, 0x07}, {0x07, 0x23, 0x02, 0x03}};
+    tsr_status st = p->format == TSR__WIRE_PROGRAM_FORMAT_SPIRV &&
+                            memcmp(p->source, spirv_magic[0], 4) != 0 &&
+                            memcmp(p->source, spirv_magic[1], 4) != 0
+                        ? tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                                    "the program is no SPIR-V module (its first word is not the "
+                                    "magic number 0x07230203)")
+                        : build(r->s, p);
     if (st != TSR_OK) {
         p->state = TSR__WIRE_PROGRAM_BROKEN;
         p->status = st;

@@ -60,7 +60,7 @@
 typedef struct compile_job {
     uint64_t memory;  /* its address space, bytes; 0: no limit */
     uint32_t seconds; /* its processor time from now */
-    uint32_t pad;
+    uint32_t format;  /* TSR__WIRE_PROGRAM_FORMAT_*: OpenCL C or SPIR-V */
     char options[TSR__WIRE_PROGRAM_OPTIONS];
 } compile_job;
 
@@ -214,7 +214,17 @@ static int build_main(int argc, char **argv)
         log_len = log ? strlen(log) : 0;
         goto out;
     }
-    if (ctx) {
+    if (ctx && job.format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
+        /* cl_khr_il_program's entry point (core only from OpenCL 2.1);
+         * the daemon sends SPIR-V only to a device that reports it. */
+        typedef cl_program (*il_fn)(cl_context, const void *, size_t, cl_int *);
+        il_fn create_il =
+            (il_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateProgramWithILKHR");
+        if (create_il)
+            prog = create_il(ctx, src, len, &err);
+        else
+            err = CL_INVALID_OPERATION;
+    } else if (ctx) {
         const char *s = src;
         prog = clCreateProgramWithSource(ctx, 1, &s, &len, &err);
     }
@@ -379,7 +389,8 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     }
     pid_t pid = compiler.pid;
     int answer = compiler.answer;
-    compile_job job = {.memory = b->build_memory, .seconds = b->build_ms / 1000u + 1u};
+    compile_job job = {
+        .memory = b->build_memory, .seconds = b->build_ms / 1000u + 1u, .format = b->format};
     memcpy(job.options, b->options, sizeof job.options);
     union {
         struct cmsghdr align;

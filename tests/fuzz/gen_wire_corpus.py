@@ -187,8 +187,10 @@ valid = [
     frame(FILL, struct.pack("<II", 0, 0), REPLY, 14),
     # User kernels: a program's creation, its source, its state, a kernel's
     # arguments, a launch of it (a tensor, local memory, a float), release.
-    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 5000) + text("-Werror", 512),
-          request_id=26),
+    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 5000) + text("-Werror", 512)
+          + struct.pack("<II", 0, 0), request_id=26),
+    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 20) + text("", 512)
+          + struct.pack("<II", 1, 0), request_id=26),
     frame(PROGRAM_CREATE, struct.pack("<II", 1, 0), REPLY, 26),
     frame(PROGRAM_SOURCE, program_source(1, 0, b"__kernel void k(__global float *p) {}"),
           request_id=27),

@@ -514,6 +514,28 @@ static void check_reporting(const test_daemon *d, tsr_client *c)
     ASSERT_TRUE(strstr(out, "opencl:0,1,1\n") != NULL);
 }
 
+/* SPIR-V: on a device whose driver reports no cl_khr_il_program (PoCL's
+ * CPU device), a clear refusal naming the extension; where it does, a
+ * module that is not whole words is refused. */
+static void check_spirv(tsr_client *c)
+{
+    /* A SPIR-V header: magic, version 1.0, generator, bound, schema. */
+    static const uint32_t header[5] = {0x07230203u, 0x00010000u, 0, 1, 0};
+    tsr_program *p = NULL;
+    tsr_status st = tsr_program_create_spirv(c, DEV, header, sizeof header, NULL, &p);
+    if (st == TSR_ERR_NOT_SUPPORTED) {
+        ASSERT_STREQ(tsr_last_error(), "opencl:0 cannot build SPIR-V programs: its driver does "
+                                       "not report the cl_khr_il_program extension");
+        ASSERT_TRUE(p == NULL);
+        return;
+    }
+    ASSERT_OK(st);
+    tsr_program_release(p);
+    ASSERT_FAIL(tsr_program_create_spirv(c, DEV, header, 18, NULL, &p), TSR_ERR_INVALID_ARGUMENT,
+                "a SPIR-V module is a whole number of 4-byte words, at least its 5-word header, "
+                "not 18 bytes");
+}
+
 /* The second user: runs a kernel (exit 0 when its result is right),
  * waits for the parent's word, then runs one that crashes its worker
  * (exit 0 when the synchronize reports it). */
@@ -626,6 +648,7 @@ int main(void)
         TEST_DONE();
     }
     check_reporting(&d, c);
+    check_spirv(c);
     check_reduction(c, p);
     check_offset(c, p);
     check_order(c, p);
