@@ -319,7 +319,7 @@ typedef struct tsr__wire_program_create {
 } tsr__wire_program_create;
 
 #define TSR__WIRE_PROGRAM_FORMAT_OPENCL_C 0u /* OpenCL C source text */
-#define TSR__WIRE_PROGRAM_FORMAT_SPIRV 1u    /* a SPIR-V module (cl_khr_il_program) */
+#define TSR__WIRE_PROGRAM_FORMAT_SPIRV 1u    /* a SPIR-V module (daemon/backend.h) */
 
 typedef struct tsr__wire_program {
     uint32_t program; /* the session's program id, nonzero */

@@ -597,11 +597,12 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
                          (unsigned)in->format);
     if (in->format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
         char dev[64];
+        const tsr__backend *be = s->server->registry.backend;
         if (!pool->device->desc.il_program)
             return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                             "%s cannot build SPIR-V programs: its driver does not report the "
-                             "cl_khr_il_program extension",
-                             device_name(s->server, pool->ordinal, dev, sizeof dev));
+                             "%s cannot build SPIR-V programs: its driver does not report the %s",
+                             device_name(s->server, pool->ordinal, dev, sizeof dev),
+                             be && be->spirv_requires ? be->spirv_requires : "support for SPIR-V");
         if (in->source_bytes < 20 || in->source_bytes % 4 != 0)
             return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                              "a SPIR-V module is a whole number of 4-byte words, at least its "

@@ -165,5 +165,6 @@ const tsr__backend tsr__opencl_backend = {
     .on_host = tsr__clrt_on_host,
     .enqueue = tsr__clrt_enqueue,
     .worker = "tessera-kernel-worker",
+    .spirv_requires = "cl_khr_il_program extension",
     .worker_device = worker_device,
 };

@@ -88,7 +88,7 @@ TSR_API tsr_status tsr_program_create(tsr_client *client, tsr_device device, con
                                       const char *options, tsr_program **out);
 /* The same from a SPIR-V module of `bytes` bytes (a whole number of
  * 32-bit words, starting with the magic number 0x07230203), on a device
- * whose driver loads SPIR-V (OpenCL's cl_khr_il_program extension); the
+ * whose driver loads SPIR-V (OpenCL's khr il_program extension); the
  * options apply as to a source's build. Errors: TSR_ERR_NOT_SUPPORTED
  * naming the missing extension on a device without it (PoCL's CPU device
  * among them), TSR_ERR_INVALID_ARGUMENT for a module that is no SPIR-V. */
