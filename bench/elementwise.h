@@ -52,6 +52,10 @@ int bare_opencl_open(const char *device_name, const char *suite, bare_opencl **o
 /* clEnqueueNDRangeKernel + clFinish of the kernel; false on an error. */
 bool bare_opencl_run(void *bare);
 void bare_opencl_close(bare_opencl *b);
+/* A fresh context on that device, then clCreateProgramWithSource and
+ * clBuildProgram of `source` with no options, their time in *ms (the
+ * context's creation left out). Returns 0, or -1 after printing why. */
+int bare_opencl_build(const char *device_name, const char *suite, const char *source, double *ms);
 
 /* ---- PyTorch (elementwise_torch.c) ----------------------------------- */
 

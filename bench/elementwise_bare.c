@@ -311,3 +311,29 @@ void bare_opencl_close(bare_opencl *b)
         clReleaseContext(b->context);
     free(b);
 }
+
+int bare_opencl_build(const char *device_name, const char *suite, const char *source, double *ms)
+{
+    cl_device_id device;
+    if (find_device(device_name, suite, &device) != 0)
+        return -1;
+    cl_int err = CL_SUCCESS;
+    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    if (!context) {
+        bench_note(suite, "bare OpenCL: clCreateContext failed (error %d)", (int)err);
+        return -1;
+    }
+    uint64_t t0 = bench_now_ns();
+    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+    if (program)
+        err = clBuildProgram(program, 1, &device, "", NULL, NULL);
+    *ms = (double)(bench_now_ns() - t0) / 1e6;
+    if (program)
+        clReleaseProgram(program);
+    clReleaseContext(context);
+    if (err != CL_SUCCESS) {
+        bench_note(suite, "bare OpenCL: clBuildProgram failed (error %d)", (int)err);
+        return -1;
+    }
+    return 0;
+}

@@ -11,6 +11,12 @@
  *   program_cached  from tsr_program_create to built for a program another
  *                   process built before (the disk cache), in a process of
  *                   its own; against a limit of 5 ms.
+ *   program_build   from tsr_program_create to built for a source nobody
+ *                   built before (compiled, in the worker's compiler
+ *                   child), beside bare_build, clCreateProgramWithSource
+ *                   and clBuildProgram of the same kernels (a source of
+ *                   its own, so neither finds a cache) on a context of
+ *                   the bench's own, in turns; target 1 / 1.1.
  *
  * A user kernel runs in a worker process of the caller's uid, so its
  * launch travels one more hop than a built-in one (daemon/user.c). */
@@ -22,6 +28,7 @@
 
 #include "bench/bench.h"
 #include "bench/daemon.h"
+#include "bench/elementwise.h"
 #include "tessera/tessera.h"
 
 static const char *const suite = "kernels";
@@ -29,6 +36,7 @@ static const char *const suite = "kernels";
 #define SAXPY_TARGET 0.95
 #define LATENCY_TARGET (1.0 / 1.2)
 #define CACHED_LIMIT_MS 5.0
+#define BUILD_TARGET (1.0 / 1.1)
 
 static const char *SOURCE =
     "__kernel void saxpy(__global float *y, __global const float *x, float a) {\n"
@@ -40,7 +48,7 @@ static const char *SOURCE =
 typedef struct kn_plan {
     int log2_n, rounds, reps;
     size_t lat_warmup, lat_n;
-    int lat_rounds, cached_reps;
+    int lat_rounds, cached_reps, build_pairs;
 } kn_plan;
 
 static const kn_plan full_plan = {.log2_n = 26,
@@ -49,14 +57,16 @@ static const kn_plan full_plan = {.log2_n = 26,
                                   .lat_warmup = 200,
                                   .lat_n = 1000,
                                   .lat_rounds = 5,
-                                  .cached_reps = 5};
+                                  .cached_reps = 5,
+                                  .build_pairs = 5};
 static const kn_plan quick_plan = {.log2_n = 22,
                                    .rounds = 3,
                                    .reps = 2,
                                    .lat_warmup = 20,
                                    .lat_n = 100,
                                    .lat_rounds = 2,
-                                   .cached_reps = 2};
+                                   .cached_reps = 2,
+                                   .build_pairs = 2};
 
 typedef struct kn_state {
     tsr_client *client;
@@ -217,6 +227,68 @@ static void measure_cached(const char *socket_path, tsr_device dev, const kn_pla
     bench_shared_free(ms, sizeof *ms);
 }
 
+/* SOURCE under a comment no build before this one had: no cache of the
+ * daemon's, its worker's or the driver's knows it. */
+static void unique_source(char *buf, size_t n, const char *side, int k)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(buf, n, "/* tessera-bench %s %d %d %lld.%09ld */\n%s", side, (int)getpid(), k,
+             (long long)now.tv_sec, now.tv_nsec, SOURCE);
+}
+
+static void measure_build(kn_state *s, const kn_plan *plan, const char *dev, bench_results *out)
+{
+    tsr_device_properties props;
+    if (tsr_device_get_properties(s->client, s->device, &props) != TSR_OK) {
+        bench_note(suite, "program_build: %s", tsr_last_error());
+        return;
+    }
+    bench_samples tessera = {0}, bare = {0}, ratios = {0};
+    bool ok = true;
+    char source[1024];
+    /* The first pair is not counted: the bench's first clBuildProgram
+     * loads the driver's compiler into this process, once. */
+    for (int k = -1; ok && k < plan->build_pairs; k++) {
+        tsr_program *p = NULL;
+        unique_source(source, sizeof source, "build", k);
+        uint64_t t0 = bench_now_ns();
+        ok = tsr_program_create(s->client, s->device, source, NULL, &p) == TSR_OK &&
+             tsr_program_wait(p) == TSR_OK;
+        double t_ms = (double)(bench_now_ns() - t0) / 1e6;
+        if (!ok)
+            bench_note(suite, "program_build failed: %s", tsr_last_error());
+        tsr_program_release(p);
+        double b_ms = 0;
+        /* Each side alone: the worker starts its next compiler after a
+         * build, which would otherwise share the processors with the bare
+         * build. */
+        usleep(500000);
+        unique_source(source, sizeof source, "bare", k);
+        ok = ok && bare_opencl_build(props.name, suite, source, &b_ms) == 0;
+        if (ok && k >= 0) {
+            bench_samples_add(&tessera, t_ms * 1e6);
+            bench_samples_add(&bare, b_ms * 1e6);
+            bench_samples_add(&ratios, b_ms / t_ms);
+        }
+    }
+    if (ok) {
+        bench_row row = {.suite = suite,
+                         .threads = 1,
+                         .value = bench_quantile(&tessera, 0.5) / 1e6,
+                         .p99 = NAN,
+                         .unit = BENCH_MS,
+                         .baseline_value = bench_quantile(&bare, 0.5) / 1e6,
+                         .baseline_p99 = NAN,
+                         .target = BUILD_TARGET,
+                         .paired_ratio = bench_quantile(&ratios, 0.5)};
+        bench_add_named(out, row, "program_build", dev, "bare_build");
+    }
+    bench_samples_free(&tessera);
+    bench_samples_free(&bare);
+    bench_samples_free(&ratios);
+}
+
 int bench_suite_kernels(const bench_config *config, bench_results *out)
 {
     const kn_plan *plan = config->quick ? &quick_plan : &full_plan;
@@ -271,6 +343,7 @@ int bench_suite_kernels(const bench_config *config, bench_results *out)
     measure_saxpy(&s, plan, dev, out);
     measure_latency(&s, plan, dev, out);
     measure_cached(socket_path, s.device, plan, source, dev, out);
+    measure_build(&s, plan, dev, out);
     rc = 0;
 out:
     tsr_kernel_release(s.saxpy);

@@ -80,6 +80,8 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
     printf(", \"launches\": %" PRIu64 ", \"programs_built\": %" PRIu64
            ", \"programs_loaded\": %" PRIu64,
            st->launches, st->programs_built, st->programs_loaded);
+    printf(", \"kernel_workers\": %" PRIu32 ", \"user_programs\": %" PRIu32, st->kernel_workers,
+           st->user_programs);
     printf(", \"max_alloc_bytes\": %" PRIu64 ", \"local_memory_bytes\": %" PRIu64
            ", \"max_clock_mhz\": %" PRIu32 ", \"mem_base_addr_align_bits\": %" PRIu32,
            st->max_alloc_bytes, st->local_memory_bytes, st->max_clock_mhz,
@@ -196,6 +198,8 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
     snprintf(buf, sizeof buf, "%" PRIu64 " compiled, %" PRIu64 " from the disk cache",
              st->programs_built, st->programs_loaded);
     kv("programs", buf);
+    kv_number("user-kernel workers", st->kernel_workers);
+    kv_number("user programs held", st->user_programs);
     size_t used = 0;
     buf[0] = '\0';
     for (int32_t k = 0; row->count && k < cli_accelerator_count() && used < sizeof buf; k++)
@@ -262,7 +266,7 @@ const cli_command cli_cmd_info = {
     "                   --json' (daemon_index among them) and capacity_bytes,\n"
     "                   reserved_bytes, allocated_bytes, sessions, busy_ms\n"
     "                   (null for cpu and meta), launches, programs_built,\n"
-    "                   programs_loaded,\n"
+    "                   programs_loaded, kernel_workers, user_programs,\n"
     "                   max_alloc_bytes, local_memory_bytes, max_clock_mhz,\n"
     "                   mem_base_addr_align_bits, backend, kind,\n"
     "                   platform_name, available, little_endian, uuid, an\n"
@@ -451,7 +455,12 @@ static void print_stats(const stats_run *r, const stats_entry *e, bool first)
         printf(", \"device\": \"%s\", \"stats\": {", dev);
         for (size_t k = 0; k < STAT_ROWS; k++)
             printf("%s\"%s\": %" PRIu64, k ? ", " : "", stat_rows[k].name, stat_value(&e->st, k));
-        printf("}}");
+        printf("}, \"programs\": %" PRIu32 ", \"worker\": %s, \"worker_pid\": ", e->st.programs,
+               e->st.worker_running ? "true" : "false");
+        if (e->st.worker_pid_known)
+            printf("%" PRIu32 "}", e->st.worker_pid);
+        else
+            printf("null}");
         return;
     }
     printf("%ssession %" PRIu32 " (pid %s, ", first ? "" : "\n", s->session_id, pid);
@@ -463,6 +472,11 @@ static void print_stats(const stats_run *r, const stats_entry *e, bool first)
         printf("  %-34s %20" PRIu64 "%s%s\n", stat_rows[k].name, v, human_too ? "  " : "",
                human_too ? cli_bytes(v, human, sizeof human) : "");
     }
+    printf("  %-34s %20" PRIu32 "\n", "programs", e->st.programs);
+    if (e->st.worker_pid_known)
+        printf("  %-34s %20" PRIu32 "\n", "worker_pid", e->st.worker_pid);
+    else
+        printf("  %-34s %20s\n", "worker_pid", e->st.worker_running ? "(not shown)" : "-");
 }
 
 /* Reads every entry of the round, then prints them: a round that fails
@@ -557,14 +571,20 @@ const cli_command cli_cmd_stats = {
     "    without a new segment) and limit_bytes (the most the session may\n"
     "    reserve on the device). Counts run from the session's first allocation\n"
     "    on the device. These are the daemon's numbers: blocks a client library\n"
-    "    keeps cached for reuse count as allocated here.\n\n" CLI_DEVICE_NAMES CLI_ESCAPE_HELP
-    "OPTIONS\n"
+    "    keeps cached for reuse count as allocated here.\n\n"
+    "    Then its user kernels there: programs (the programs it holds on the\n"
+    "    device) and worker_pid, the pid of the kernel worker of its uid on the\n"
+    "    device as this command's pid namespace numbers it: '-' when none runs,\n"
+    "    '(not shown)' when it runs but is another user's or outside that\n"
+    "    namespace.\n\n" CLI_DEVICE_NAMES CLI_ESCAPE_HELP "OPTIONS\n"
     "    -d, --device DEVICE\n"
     "                   only this device (opencl:N or N, as 'tessera devices'\n"
     "                   lists it), even one the session never allocated on\n"
     "                   (all zero)\n"
     "    -j, --json     print an array of objects with the keys session, pid,\n"
-    "                   command, device and stats (name -> number)\n"
+    "                   command, device, stats (name -> number), programs,\n"
+    "                   worker (whether its uid's kernel worker runs there)\n"
+    "                   and worker_pid (null: none, or not shown)\n"
     "    --no-units     leave out the sizes in KiB, MiB, ... that follow the\n"
     "                   numbers of bytes\n" CLI_LOOP_HELP CLI_SOCKET_HELP "\n" CLI_DAEMON_EXIT
     "EXAMPLES\n"

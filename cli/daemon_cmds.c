@@ -215,6 +215,16 @@ static void get_programs_loaded(const void *row, cli_cell *out)
     cli_cell_number(out, DEVICE_STATUS(row)->programs_loaded);
 }
 
+static void get_kernel_workers(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, DEVICE_STATUS(row)->kernel_workers);
+}
+
+static void get_user_programs(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, DEVICE_STATUS(row)->user_programs);
+}
+
 #define RIGHT CLI_FIELD_RIGHT
 #define LIVE CLI_FIELD_GROUP /* from the device's status */
 
@@ -283,6 +293,11 @@ static const cli_field device_fields[] = {
      get_programs_built},
     {"programs_loaded", "LOADED", 6, RIGHT | LIVE,
      "kernel programs taken from the daemon's disk cache instead", get_programs_loaded},
+    {"kernel_workers", "WORKERS", 7, RIGHT | LIVE,
+     "user-kernel worker processes running for it (one per user with programs there)",
+     get_kernel_workers},
+    {"user_programs", "USER PROGRAMS", 13, RIGHT | LIVE,
+     "user-kernel programs the sessions hold on it", get_user_programs},
     {"", NULL, 0, 0, NULL, NULL},
 };
 #define DEVICE_JSON_FIELDS 20

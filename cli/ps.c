@@ -123,8 +123,13 @@ static void print_session_json(const tsr_process_info *s, bool first, bool lines
     printf(", \"limit\": ");
     json_usage_map(s, offsetof(tsr_process_usage, limit));
     printf(", \"state\": \"%s\", \"kernels\": %" PRIu32 ", \"launches\": %" PRIu64
-           ", \"busy_ms\": %" PRIu64 "}",
+           ", \"busy_ms\": %" PRIu64,
            state_of(s), s->kernels, s->launches, s->busy_ns / 1000000u);
+    printf(", \"programs\": %" PRIu32 ", \"max_programs\": %" PRIu32
+           ", \"max_source_bytes\": %" PRIu64 ", \"build_memory\": %" PRIu64
+           ", \"build_time_limit_ms\": %" PRIu32 ", \"run_time_limit_ms\": %" PRIu32 "}",
+           s->programs, s->max_programs, s->max_source_bytes, s->build_memory,
+           s->build_time_limit_ms, s->run_time_limit_ms);
 }
 
 /* A row: a session, and one device it holds memory on (usage < 0: none,
@@ -249,6 +254,36 @@ static void get_busy_ms(const void *row, cli_cell *out)
     out->shown = out->buf;
 }
 
+static void get_programs(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, SESSION(row)->programs);
+}
+
+static void get_max_programs(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, SESSION(row)->max_programs);
+}
+
+static void get_max_source_bytes(const void *row, cli_cell *out)
+{
+    cli_cell_bytes(out, SESSION(row)->max_source_bytes);
+}
+
+static void get_build_memory(const void *row, cli_cell *out)
+{
+    cli_cell_bytes(out, SESSION(row)->build_memory);
+}
+
+static void get_build_time_limit(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, SESSION(row)->build_time_limit_ms);
+}
+
+static void get_run_time_limit(const void *row, cli_cell *out)
+{
+    cli_cell_number(out, SESSION(row)->run_time_limit_ms);
+}
+
 static const tsr_process_usage *usage_of(const void *row)
 {
     const session_row *r = row;
@@ -310,6 +345,19 @@ static const cli_field session_fields[] = {
      "its share of its devices' busy time, in milliseconds (tables: seconds): each device's "
      "busy time goes to the session whose kernel kept it busy",
      get_busy_ms},
+    {"programs", "PROGRAMS", 8, RIGHT, "user-kernel programs it holds (tessera/kernel.h)",
+     get_programs},
+    {"max_programs", "MAX PROGRAMS", 12, RIGHT,
+     "the most programs it may hold (kernels.max_programs; 0: kernels.user is off)",
+     get_max_programs},
+    {"max_source_bytes", "MAX SOURCE", 10, RIGHT,
+     "the largest program source it may send (kernels.max_source_bytes)", get_max_source_bytes},
+    {"build_memory", "BUILD MEMORY", 12, RIGHT,
+     "the address space its programs' compiler may take (kernels.build_memory)", get_build_memory},
+    {"build_time_limit_ms", "BUILD LIMIT (MS)", 16, RIGHT,
+     "how long its programs' compiler may run (kernels.build_time_limit_ms)", get_build_time_limit},
+    {"run_time_limit_ms", "RUN LIMIT (MS)", 14, RIGHT,
+     "how long one of its kernels may run (kernels.run_time_limit_ms)", get_run_time_limit},
     {"started_unix_ns", "STARTED (NS)", 19, RIGHT,
      "when it connected, in nanoseconds since the epoch", get_started},
     {"device", "MEMORY ON", 9, PER_DEVICE, "a device it holds memory on (a row for each)",
@@ -324,9 +372,11 @@ static const cli_field session_fields[] = {
 
 static const char session_table[] =
     "session,state,pid,user,command,name,unit_or_cgroup,"
-    "current_device,kernels,busy_ms,device,allocated,reserved,limit";
+    "current_device,kernels,programs,busy_ms,device,allocated,reserved,limit";
 static const char session_csv[] = "session,pid,uid,user,command,unit,cgroup,current_device,device,"
-                                  "allocated,reserved,limit,state,kernels,name,launches,busy_ms";
+                                  "allocated,reserved,limit,state,kernels,name,launches,busy_ms,"
+                                  "programs,max_programs,max_source_bytes,build_memory,"
+                                  "build_time_limit_ms,run_time_limit_ms";
 
 static int ps_round(tsr_client *c, const cli_args *args, void *state)
 {
@@ -377,7 +427,8 @@ const cli_command cli_cmd_ps = {
     "    it, as a host process seen from a container), its user, command, the\n"
     "    name the client gave its session, its systemd unit (else the last\n"
     "    part of its cgroup), the current device of its main thread, its\n"
-    "    kernels in flight (launched, not yet finished), its busy time (BUSY:\n"
+    "    kernels in flight (launched, not yet finished), the user-kernel\n"
+    "    programs it holds (PROGRAMS), its busy time (BUSY:\n"
     "    its share of the device time its kernels took, below) and, per\n"
     "    device it holds memory on, the bytes in live allocations, the bytes\n"
     "    reserved (cache included) and the most it may reserve there.\n\n"
@@ -415,14 +466,20 @@ const cli_command cli_cmd_ps = {
     "                   live allocations), reserved (device -> bytes held,\n"
     "                   cache included), limit (device -> bytes), state ('open'\n"
     "                   or 'ending'), kernels (in flight), launches (kernels\n"
-    "                   queued so far) and busy_ms; null where\n"
+    "                   queued so far), busy_ms, programs (user-kernel\n"
+    "                   programs it holds) and the kernels.* limits in force\n"
+    "                   for it: max_programs (0: kernels.user is off),\n"
+    "                   max_source_bytes, build_memory, build_time_limit_ms\n"
+    "                   and run_time_limit_ms; null where\n"
     "                   unknown or not visible. With --query, one object per\n"
     "                   row with the fields asked for\n"
     "    --csv          print a header line, then one line per session and\n"
     "                   device with the columns session, pid, uid, user,\n"
     "                   command, unit, cgroup, current_device, device,\n"
     "                   allocated, reserved, limit, state, kernels, name,\n"
-    "                   launches and busy_ms\n"
+    "                   launches, busy_ms, programs, max_programs,\n"
+    "                   max_source_bytes, build_memory, build_time_limit_ms\n"
+    "                   and run_time_limit_ms\n"
     "                   (empty where unknown)\n" CLI_ROW_OPTIONS_HELP CLI_LOOP_HELP CLI_SOCKET_HELP
     "\n" CLI_DAEMON_EXIT "EXAMPLES\n"
     "    tessera ps\n"

@@ -314,7 +314,12 @@ typedef struct tsr__wire_program_create {
     tsr__wire_device device;
     uint64_t source_bytes; /* 1 .. kernels.max_source_bytes */
     char options[TSR__WIRE_PROGRAM_OPTIONS];
+    uint32_t format; /* TSR__WIRE_PROGRAM_FORMAT_* */
+    uint32_t pad;
 } tsr__wire_program_create;
+
+#define TSR__WIRE_PROGRAM_FORMAT_OPENCL_C 0u /* OpenCL C source text */
+#define TSR__WIRE_PROGRAM_FORMAT_SPIRV 1u    /* a SPIR-V module (daemon/backend.h) */
 
 typedef struct tsr__wire_program {
     uint32_t program; /* the session's program id, nonzero */
@@ -437,6 +442,15 @@ typedef struct tsr__wire_process {
                           its queue was not empty) goes to the session whose kernel kept it
                           busy, so the sessions' shares add up to the device's */
     uint64_t launches; /* kernels and fills it has queued on devices */
+    /* User kernels (daemon/user.h): the programs it holds, on every
+     * device, and the kernels.* limits in force for it. max_programs is 0
+     * where kernels.user is off. */
+    uint32_t programs;
+    uint32_t max_programs;        /* kernels.max_programs */
+    uint64_t max_source_bytes;    /* kernels.max_source_bytes */
+    uint64_t build_memory;        /* kernels.build_memory */
+    uint32_t build_time_limit_ms; /* kernels.build_time_limit_ms */
+    uint32_t run_time_limit_ms;   /* kernels.run_time_limit_ms */
 } tsr__wire_process;
 
 typedef struct tsr__wire_stats_request {
@@ -460,7 +474,18 @@ typedef struct tsr__wire_session_stats {
     uint64_t segments_created, segments_released; /* counts */
     uint64_t cache_hits, ooms;                    /* counts */
     uint64_t limit; /* the most the session may reserve on the device */
+    /* User kernels: the programs the session holds on the device, and the
+     * kernel worker of its uid there (TSR__WIRE_STATS_WORKER_*): worker_pid
+     * is in the asker's pid namespace, shown only to who may see the
+     * session (0 otherwise, or when that namespace does not hold it). */
+    uint32_t programs;
+    uint32_t worker_flags;
+    uint32_t worker_pid;
+    uint32_t pad;
 } tsr__wire_session_stats;
+
+#define TSR__WIRE_STATS_WORKER_RUNNING 0x1u   /* the uid's worker on the device runs */
+#define TSR__WIRE_STATS_WORKER_PID_KNOWN 0x2u /* worker_pid is its pid, as the asker sees it */
 
 #define TSR__WIRE_DEVICE_BUSY_SAMPLED 0x1u /* busy_ns is measured (set by every daemon since v2) */
 #define TSR__WIRE_DEVICE_AVAILABLE 0x2u    /* the driver reports it available */
@@ -510,6 +535,8 @@ typedef struct tsr__wire_device_status {
     uint64_t launches;        /* kernels and fills queued on it since the daemon started */
     uint64_t programs_built;  /* programs its backend compiled from source for it */
     uint64_t programs_loaded; /* programs it took from the disk cache instead */
+    uint32_t kernel_workers;  /* user-kernel worker processes running for it (one per uid) */
+    uint32_t user_programs;   /* user programs that sessions hold on it */
 } tsr__wire_device_status;
 
 /* The daemon's own counters, since it started (DAEMON_STATS). */

@@ -16,6 +16,7 @@
 #include "daemon/memory.h"
 #include "daemon/procinfo.h"
 #include "daemon/session.h"
+#include "daemon/user.h"
 #include "numa/topology.h"
 
 bool tsr__admin_may_see(uint32_t asker_uid, bool asker_admin, uint32_t owner_uid)
@@ -136,6 +137,15 @@ tsr_status tsr__admin_process_list(tsr__request *r)
         out->flags |= TSR__WIRE_PROCESS_VISIBLE;
         describe_owner(s, r->s, out);
     }
+    const tsr__config *conf = s->server->config;
+    out->programs = tsr__user_programs(s, UINT32_MAX);
+    out->max_programs = conf->v[TSR__CONF_USER_KERNELS].number
+                            ? (uint32_t)conf->v[TSR__CONF_MAX_PROGRAMS].number
+                            : 0;
+    out->max_source_bytes = conf->v[TSR__CONF_MAX_SOURCE].number;
+    out->build_memory = conf->v[TSR__CONF_BUILD_MEMORY].number;
+    out->build_time_limit_ms = (uint32_t)conf->v[TSR__CONF_BUILD_TIME].number;
+    out->run_time_limit_ms = (uint32_t)conf->v[TSR__CONF_RUN_TIME].number;
     const tsr__registry *reg = &s->server->registry;
     for (size_t k = 0; s->devices && k < reg->accel_count; k++) {
         if (!s->devices[k].pool.allocator || out->usage_count == TSR__WIRE_SESSION_DEVICES)
@@ -187,6 +197,24 @@ tsr_status tsr__admin_session_stats(tsr__request *r)
                          tsr_device_type_name((tsr_device_type)dev->info.device.type));
     tsr__wire_session_stats *out = r->out;
     *out = (tsr__wire_session_stats){.limit = limit_of(s, dev)};
+    uint32_t q = (uint32_t)dev->info.device.index;
+    out->programs = tsr__user_programs(s, q);
+    pid_t worker = tsr__user_worker_pid(s->server, s->uid, q);
+    if (worker > 0) {
+        out->worker_flags = TSR__WIRE_STATS_WORKER_RUNNING;
+        /* Its pid, as the asker's namespace numbers it, to who may see the
+         * session: the worker is that uid's process. */
+        tsr__proc_ids target, viewer;
+        uint32_t pid = 0;
+        if (tsr__admin_may_see(r->s->uid, r->s->admin, s->uid)) {
+            tsr__proc_read_ids(worker, &target);
+            tsr__proc_read_ids(r->s->pid, &viewer);
+            if (tsr__proc_pid_seen_by(&target, &viewer, &pid) && pid) {
+                out->worker_pid = pid;
+                out->worker_flags |= TSR__WIRE_STATS_WORKER_PID_KNOWN;
+            }
+        }
+    }
     const tsr__allocator *a = s->devices ? s->devices[dev->info.device.index].pool.allocator : NULL;
     if (!a)
         return TSR_OK;
@@ -248,6 +276,7 @@ tsr_status tsr__admin_device_status(tsr__request *r)
     out->busy_ns = tsr__exec_busy_ns(server, q, out->now_ns);
     out->launches = dev->launches;
     tsr__exec_program_counts(server, q, &out->programs_built, &out->programs_loaded);
+    tsr__user_device_counts(server, q, &out->kernel_workers, &out->user_programs);
     const tsr__backend_device *d = &dev->desc;
     out->max_alloc_bytes = d->max_alloc_bytes;
     out->local_memory_bytes = d->local_memory_bytes;

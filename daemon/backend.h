@@ -61,6 +61,7 @@ typedef struct tsr__backend_device {
     uint32_t compute_units, max_clock_mhz, address_align_bits;
     tsr__device_kind kind;
     bool fp16, fp64;
+    bool il_program;          /* its driver loads SPIR-V (spirv_requires) */
     bool host_unified_memory; /* its kernels address the host's memory: zero copy */
     bool little_endian, available;
     /* Served only (devices.memory = staged): where launches copy, each copy
@@ -181,6 +182,9 @@ typedef struct tsr__backend {
      * uid and device. `worker` is its file name (NULL: no user kernels);
      * worker_device writes the argument that names a device to it. */
     const char *worker;
+    /* What a device's driver must report to load SPIR-V (its il_program
+     * flag): the name errors give it. */
+    const char *spirv_requires;
     bool (*worker_device)(const tsr__backend_found *found, uint32_t device, char *buf, size_t n);
 } tsr__backend;
 

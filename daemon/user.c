@@ -41,6 +41,7 @@ typedef struct tsr__user_program {
     char *source;
     uint64_t source_bytes, received;
     char options[TSR__WIRE_PROGRAM_OPTIONS];
+    uint32_t format; /* TSR__WIRE_PROGRAM_FORMAT_* */
     char log[TSR__WIRE_BUILD_LOG];
     uint32_t log_length;
     uint32_t nkernels;
@@ -99,6 +100,36 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
     snprintf(buf, n, "%s:%u", server->registry.backend ? server->registry.backend->name : "?",
              (unsigned)queue);
     return buf;
+}
+
+/* ---- what the administration messages tell ------------------------------ */
+
+uint32_t tsr__user_programs(const tsr__session *s, uint32_t queue)
+{
+    uint32_t n = 0;
+    for (const program *p = s->programs; p; p = p->next)
+        n += queue == UINT32_MAX || p->queue == queue;
+    return n;
+}
+
+pid_t tsr__user_worker_pid(const tsr__server *server, uint32_t uid, uint32_t queue)
+{
+    const state *st = server->user;
+    for (const worker *w = st ? st->workers : NULL; w; w = w->next)
+        if (w->uid == (uid_t)uid && w->queue == queue)
+            return w->pid;
+    return 0;
+}
+
+void tsr__user_device_counts(const tsr__server *server, uint32_t queue, uint32_t *workers,
+                             uint32_t *programs)
+{
+    const state *st = server->user;
+    *workers = *programs = 0;
+    for (const worker *w = st ? st->workers : NULL; w; w = w->next)
+        *workers += w->queue == queue;
+    for (const tsr__session *s = server->first; s; s = s->next)
+        *programs += tsr__user_programs(s, queue);
 }
 
 /* ---- workers ------------------------------------------------------------ */
@@ -561,6 +592,23 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
                          "user kernels are turned off on this daemon (kernels.user = off)");
     if (!tsr__wire_text_ok(in->options, sizeof in->options))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program options are not NUL-terminated");
+    if (in->format > TSR__WIRE_PROGRAM_FORMAT_SPIRV)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "unknown program format %u",
+                         (unsigned)in->format);
+    if (in->format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
+        char dev[64];
+        const tsr__backend *be = s->server->registry.backend;
+        if (!pool->device->desc.il_program)
+            return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                             "%s cannot build SPIR-V programs: its driver does not report the %s",
+                             device_name(s->server, pool->ordinal, dev, sizeof dev),
+                             be && be->spirv_requires ? be->spirv_requires : "support for SPIR-V");
+        if (in->source_bytes < 20 || in->source_bytes % 4 != 0)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "a SPIR-V module is a whole number of 4-byte words, at least its "
+                             "5-word header, not %llu bytes",
+                             (unsigned long long)in->source_bytes);
+    }
     uint64_t max_source = config_number(s, TSR__CONF_MAX_SOURCE);
     if (in->source_bytes == 0 || in->source_bytes > max_source)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
@@ -596,6 +644,7 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
     p->queue = pool->ordinal;
     p->state = TSR__WIRE_PROGRAM_RECEIVING;
     p->source_bytes = in->source_bytes;
+    p->format = in->format;
     memcpy(p->options, in->options, sizeof p->options);
     p->next = s->programs;
     s->programs = p;
@@ -627,6 +676,7 @@ static tsr_status build(tsr__session *s, program *p)
     tsr__worker_build msg = {.op = TSR__WORKER_BUILD,
                              .program = p->wid,
                              .build_ms = (uint32_t)config_number(s, TSR__CONF_BUILD_TIME),
+                             .format = p->format,
                              .source_bytes = p->source_bytes,
                              .build_memory = config_number(s, TSR__CONF_BUILD_MEMORY)};
     int used = snprintf(msg.options, sizeof msg.options, "-cl-kernel-arg-info %s", p->options);
@@ -678,7 +728,14 @@ tsr_status tsr__user_program_source(tsr__request *r)
     p->received += in->length;
     if (p->received < p->source_bytes)
         return TSR_OK;
-    tsr_status st = build(r->s, p);
+    static const uint8_t spirv_magic[2][4] = {{0x03, 0x02, 0x23, 0x07}, {0x07, 0x23, 0x02, 0x03}};
+    tsr_status st = p->format == TSR__WIRE_PROGRAM_FORMAT_SPIRV &&
+                            memcmp(p->source, spirv_magic[0], 4) != 0 &&
+                            memcmp(p->source, spirv_magic[1], 4) != 0
+                        ? tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                                    "the program is no SPIR-V module (its first word is not the "
+                                    "magic number 0x07230203)")
+                        : build(r->s, p);
     if (st != TSR_OK) {
         p->state = TSR__WIRE_PROGRAM_BROKEN;
         p->status = st;

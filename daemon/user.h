@@ -31,6 +31,16 @@ tsr_status tsr__user_program_release(tsr__request *r);
 tsr_status tsr__user_kernel_info(tsr__request *r);
 tsr_status tsr__user_kernel_launch(tsr__request *r);
 
+/* What the administration messages tell of user kernels (admin.c): the
+ * programs session `s` holds on accelerator `queue`, or on every device
+ * when `queue` is UINT32_MAX; the pid of the kernel worker of `uid` on
+ * `queue`, 0 when none runs; and the workers running on `queue` and the
+ * programs all sessions hold there. */
+uint32_t tsr__user_programs(const tsr__session *s, uint32_t queue);
+pid_t tsr__user_worker_pid(const tsr__server *server, uint32_t uid, uint32_t queue);
+void tsr__user_device_counts(const tsr__server *server, uint32_t queue, uint32_t *workers,
+                             uint32_t *programs);
+
 /* Drops the programs of a session whose connection ended. */
 void tsr__user_session_end(tsr__session *s);
 

@@ -40,7 +40,7 @@ typedef struct tsr__worker_build {
     uint32_t op; /* TSR__WORKER_BUILD */
     uint32_t program;
     uint32_t build_ms; /* the compiler's wall-clock limit */
-    uint32_t pad;
+    uint32_t format;   /* TSR__WIRE_PROGRAM_FORMAT_* */
     uint64_t source_bytes;
     uint64_t build_memory; /* the compiler's address-space limit, bytes */
     char options[TSR__WIRE_PROGRAM_OPTIONS];

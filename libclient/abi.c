@@ -16,9 +16,9 @@
     X(tsr_device_properties, 1488, 1440) \
     X(tsr_memory_stats, 168, 104)        \
     X(tsr_session_info, 632, 568)        \
-    X(tsr_process_info, 1416, 1376)      \
-    X(tsr_allocator_stats, 208, 144)     \
-    X(tsr_device_status, 712, 672)       \
+    X(tsr_process_info, 1416, 1408)      \
+    X(tsr_allocator_stats, 208, 160)     \
+    X(tsr_device_status, 712, 680)       \
     X(tsr_topology_row, 336, 272)        \
     X(tsr_daemon_stats, 152, 88)         \
     X(tsr_cast_options, 80, 16)          \

@@ -65,7 +65,13 @@ tsr_status tsr_admin_session_list(tsr_client *c, uint32_t after, tsr_process_inf
                           .kernels = w.kernels,
                           .ending = (w.flags & TSR__WIRE_PROCESS_ENDING) != 0,
                           .launches = w.launches,
-                          .busy_ns = w.busy_ns};
+                          .busy_ns = w.busy_ns,
+                          .programs = w.programs,
+                          .max_programs = w.max_programs,
+                          .max_source_bytes = w.max_source_bytes,
+                          .build_memory = w.build_memory,
+                          .build_time_limit_ms = w.build_time_limit_ms,
+                          .run_time_limit_ms = w.run_time_limit_ms};
     _Static_assert(sizeof i.command == sizeof w.command && sizeof i.name == sizeof w.name &&
                        sizeof i.unit == sizeof w.unit && sizeof i.cgroup == sizeof w.cgroup,
                    "text fields match the wire");
@@ -93,24 +99,30 @@ tsr_status tsr_admin_session_stats(tsr_client *c, uint32_t session_id, tsr_devic
     tsr_status st = tsr__client_call(c, TSR__OP_SESSION_STATS, &req, &w);
     if (st != TSR_OK)
         return st;
-    *out = (tsr_allocator_stats){.allocated = w.allocated,
-                                 .peak_allocated = w.peak_allocated,
-                                 .reserved = w.reserved,
-                                 .peak_reserved = w.peak_reserved,
-                                 .active = w.active,
-                                 .peak_active = w.peak_active,
-                                 .inactive_split = w.inactive_split,
-                                 .inactive_split_blocks = w.inactive_split_blocks,
-                                 .requested = w.requested,
-                                 .live_blocks = w.live_blocks,
-                                 .allocations = w.allocations,
-                                 .frees = w.frees,
-                                 .segments = w.segments,
-                                 .segments_created = w.segments_created,
-                                 .segments_released = w.segments_released,
-                                 .cache_hits = w.cache_hits,
-                                 .ooms = w.ooms,
-                                 .limit = w.limit};
+    *out = (tsr_allocator_stats){
+        .allocated = w.allocated,
+        .peak_allocated = w.peak_allocated,
+        .reserved = w.reserved,
+        .peak_reserved = w.peak_reserved,
+        .active = w.active,
+        .peak_active = w.peak_active,
+        .inactive_split = w.inactive_split,
+        .inactive_split_blocks = w.inactive_split_blocks,
+        .requested = w.requested,
+        .live_blocks = w.live_blocks,
+        .allocations = w.allocations,
+        .frees = w.frees,
+        .segments = w.segments,
+        .segments_created = w.segments_created,
+        .segments_released = w.segments_released,
+        .cache_hits = w.cache_hits,
+        .ooms = w.ooms,
+        .limit = w.limit,
+        .programs = w.programs,
+        .worker_running = (w.worker_flags & TSR__WIRE_STATS_WORKER_RUNNING) != 0,
+        .worker_pid_known = (w.worker_flags & TSR__WIRE_STATS_WORKER_PID_KNOWN) != 0};
+    if (out->worker_pid_known)
+        out->worker_pid = w.worker_pid;
     return TSR_OK;
 }
 
@@ -149,7 +161,9 @@ tsr_status tsr_admin_device_status(tsr_client *c, tsr_device device, tsr_device_
                                        .device_index = w.backend.device_index},
                            .launches = w.launches,
                            .programs_built = w.programs_built,
-                           .programs_loaded = w.programs_loaded};
+                           .programs_loaded = w.programs_loaded,
+                           .kernel_workers = w.kernel_workers,
+                           .user_programs = w.user_programs};
     memcpy(d.uuid, w.uuid, sizeof d.uuid);
     _Static_assert(sizeof d.backend_name == sizeof w.backend_name &&
                        sizeof d.platform_name == sizeof w.platform_name &&

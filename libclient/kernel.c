@@ -63,12 +63,12 @@ static tsr_status send_source(tsr_client *client, uint32_t program, const char *
     return st;
 }
 
-tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char *source,
-                              const char *options, tsr_program **out)
+/* PROGRAM_CREATE, then the program's bytes. */
+static tsr_status program_create(tsr_client *client, tsr_device device, const void *data,
+                                 size_t bytes, uint32_t format, const char *options,
+                                 tsr_program **out)
 {
-    if (!client || !source || !out)
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_program_create: NULL argument");
-    tsr__wire_program_create req = {.source_bytes = strlen(source)};
+    tsr__wire_program_create req = {.source_bytes = bytes, .format = format};
     if (options && strlen(options) >= sizeof req.options - 32)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "program options are too long (at most %u bytes)",
@@ -98,7 +98,7 @@ tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char 
     p->client = client;
     p->device = resolved;
     p->id = made.program;
-    st = send_source(client, p->id, source, req.source_bytes);
+    st = send_source(client, p->id, data, req.source_bytes);
     pthread_mutex_unlock(&sending);
     if (st != TSR_OK) {
         tsr_program_release(p);
@@ -106,6 +106,24 @@ tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char 
     }
     *out = p;
     return TSR_OK;
+}
+
+tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char *source,
+                              const char *options, tsr_program **out)
+{
+    if (!client || !source || !out)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_program_create: NULL argument");
+    return program_create(client, device, source, strlen(source), TSR__WIRE_PROGRAM_FORMAT_OPENCL_C,
+                          options, out);
+}
+
+tsr_status tsr_program_create_spirv(tsr_client *client, tsr_device device, const void *module,
+                                    size_t bytes, const char *options, tsr_program **out)
+{
+    if (!client || !module || !out)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_program_create_spirv: NULL argument");
+    return program_create(client, device, module, bytes, TSR__WIRE_PROGRAM_FORMAT_SPIRV, options,
+                          out);
 }
 
 static void pause_ns(long ns)

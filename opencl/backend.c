@@ -44,6 +44,7 @@ static void describe_neutral(const tsr__cl_device_info *cl, tsr__backend_device 
     d->kind = kind_of(cl->cl_device_type);
     d->fp16 = cl->fp16;
     d->fp64 = cl->fp64;
+    d->il_program = cl->il_program;
     d->host_unified_memory = cl->host_unified_memory;
     d->little_endian = cl->little_endian;
     d->available = cl->available;
@@ -83,8 +84,7 @@ static tsr_status discover(int timeout_ms, tsr__backend_found *out)
     return TSR_OK;
 }
 
-static void describe(const tsr__backend_found *found, uint32_t device,
-                     tsr__wire_device_status *out)
+static void describe(const tsr__backend_found *found, uint32_t device, tsr__wire_device_status *out)
 {
     const tsr__cl_discovery *cl = found->state;
     if (!cl || device >= cl->count)
@@ -165,5 +165,6 @@ const tsr__backend tsr__opencl_backend = {
     .on_host = tsr__clrt_on_host,
     .enqueue = tsr__clrt_enqueue,
     .worker = "tessera-kernel-worker",
+    .spirv_requires = "cl_khr_il_program extension",
     .worker_device = worker_device,
 };

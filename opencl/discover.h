@@ -30,6 +30,7 @@ typedef struct tsr__cl_device_info {
     char pci_bus_id[32]; /* "0000:01:00.0" (lowercase hex) or "" when unknown */
     uint8_t uuid[16];    /* cl_khr_device_uuid, valid when has_uuid */
     bool has_uuid;
+    bool il_program; /* cl_khr_il_program: it loads SPIR-V */
     uint64_t global_memory_bytes, max_alloc_bytes, local_memory_bytes, max_work_group_size;
     uint32_t compute_units, max_clock_mhz, mem_base_addr_align_bits;
     uint64_t cl_device_type; /* CL_DEVICE_TYPE_* bits */

@@ -210,6 +210,8 @@ static void probe_device(cl_device_id device, tsr__cl_wire_device *r)
     char *extensions = query_bytes(NULL, device, CL_DEVICE_EXTENSIONS);
     if (has_extension(extensions, "cl_khr_fp16"))
         r->flags |= TSR__CL_WIRE_FP16;
+    if (has_extension(extensions, "cl_khr_il_program"))
+        r->flags |= TSR__CL_WIRE_IL_PROGRAM;
     if (has_extension(extensions, "cl_khr_device_uuid") &&
         clGetDeviceInfo(device, CL_DEVICE_UUID_KHR, sizeof(r->uuid), r->uuid, NULL) == CL_SUCCESS)
         r->flags |= TSR__CL_WIRE_HAS_UUID;

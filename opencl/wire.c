@@ -32,6 +32,7 @@ static const struct {
     {TSR__CL_WIRE_LITTLE_ENDIAN, offsetof(tsr__cl_device_info, little_endian)},
     {TSR__CL_WIRE_AVAILABLE, offsetof(tsr__cl_device_info, available)},
     {TSR__CL_WIRE_HAS_UUID, offsetof(tsr__cl_device_info, has_uuid)},
+    {TSR__CL_WIRE_IL_PROGRAM, offsetof(tsr__cl_device_info, il_program)},
 };
 
 static bool has(const tsr__cl_wire_device *r, uint32_t flag)

@@ -39,7 +39,8 @@ enum tsr__cl_wire_flag {
     TSR__CL_WIRE_AVAILABLE = 1u << 4,
     TSR__CL_WIRE_HAS_UUID = 1u << 5,
     TSR__CL_WIRE_HAS_PCI = 1u << 6,
-    TSR__CL_WIRE_FLAG_MASK = (1u << 7) - 1
+    TSR__CL_WIRE_IL_PROGRAM = 1u << 7, /* cl_khr_il_program: it loads SPIR-V */
+    TSR__CL_WIRE_FLAG_MASK = (1u << 8) - 1
 };
 
 typedef struct tsr__cl_wire_header {

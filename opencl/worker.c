@@ -10,13 +10,17 @@
  *       the segments the daemon passes with each launch (for the length
  *       of that launch), and answers requests in order until the daemon
  *       closes the socket.
- *   tessera-kernel-worker build P:D MEMORY SECONDS OPTIONS
- *       the compiler: reads the source on stdin and writes to stdout a
- *       header (status, log length, binary length), the log and the
- *       program's binary. It limits its own address space to MEMORY
- *       bytes and its processor time to SECONDS, and dumps no core,
- *       before it loads the driver; the worker that started it kills it
- *       at its wall-clock limit.
+ *   tessera-kernel-worker build P:D
+ *       the compiler, for one build: it loads the driver and opens a
+ *       context on the device, then waits on stdin (a socket) for its job
+ *       (compile_job: its limits and options, and the source as a
+ *       descriptor), limits its own address space and processor time to
+ *       the job's, and writes to stdout a header (status, log length,
+ *       binary length), the log and the program's binary. It dumps no
+ *       core. The worker starts the next one when a build is done, so
+ *       that the driver's start (about as long as compiling a small
+ *       program, with PoCL) is behind the next build rather than in it,
+ *       and kills it at the build's wall-clock limit.
  *
  * The daemon exec's this program (it never forks itself into it), so a
  * worker holds nothing of the daemon's memory: a user kernel that writes
@@ -25,6 +29,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -48,6 +54,15 @@
 #include "opencl/errors.h"
 
 #define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
+
+/* What a compiler waiting on stdin is sent for its build, with the
+ * source's descriptor (SCM_RIGHTS). */
+typedef struct compile_job {
+    uint64_t memory;  /* its address space, bytes; 0: no limit */
+    uint32_t seconds; /* its processor time from now */
+    uint32_t format;  /* TSR__WIRE_PROGRAM_FORMAT_*: OpenCL C or SPIR-V */
+    char options[TSR__WIRE_PROGRAM_OPTIONS];
+} compile_job;
 
 typedef struct built_header {
     int32_t status;
@@ -106,18 +121,81 @@ static bool write_all(int fd, const void *data, size_t len)
 
 /* ---- the compiler ------------------------------------------------------- */
 
+/* The compiler's job, from stdin: the job and the source's text (NUL
+ * added). False when the worker went away or sent something else. */
+static bool receive_job(compile_job *job, char **src, size_t *len)
+{
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = job, .iov_len = sizeof *job};
+    struct msghdr mh = {.msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.buf,
+                        .msg_controllen = sizeof control.buf};
+    ssize_t got;
+    while ((got = recvmsg(0, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (got != (ssize_t)sizeof *job || !c || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return false;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    job->options[sizeof job->options - 1] = '\0';
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size <= 0 || !(*src = malloc((size_t)st.st_size + 1))) {
+        close(fd);
+        return false;
+    }
+    *len = 0;
+    while (*len < (size_t)st.st_size) {
+        ssize_t n = pread(fd, *src + *len, (size_t)st.st_size - *len, (off_t)*len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        *len += (size_t)n;
+    }
+    close(fd);
+    (*src)[*len] = '\0';
+    return *len == (size_t)st.st_size;
+}
+
+/* Processor time this process has used, whole seconds rounded up. */
+static rlim_t cpu_used(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1);
+}
+
 static int build_main(int argc, char **argv)
 {
-    if (argc != 6)
+    if (argc != 3)
         return 2;
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
-    unsigned long long seconds = strtoull(argv[4], NULL, 10);
-    if (seconds) {
-        struct rlimit cpu = {seconds, seconds + 1};
+    /* The driver starts before the job comes: nothing of the user's is
+     * in this process until then. */
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = NULL;
+    cl_program prog = NULL;
+    bool located = locate(argv[2]);
+    if (located)
+        ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    compile_job job;
+    char *src = NULL;
+    size_t len = 0;
+    if (!receive_job(&job, &src, &len))
+        _exit(3);
+    if (job.seconds) {
+        struct rlimit cpu = {cpu_used() + job.seconds, cpu_used() + job.seconds + 1};
         setrlimit(RLIMIT_CPU, &cpu);
     }
-    unsigned long long memory = strtoull(argv[3], NULL, 10);
+    uint64_t memory = job.memory;
 #if defined(__SANITIZE_ADDRESS__)
     /* AddressSanitizer's shadow memory alone is terabytes of address
      * space: a sanitized build cannot limit it (the time limit holds). */
@@ -127,43 +205,31 @@ static int build_main(int argc, char **argv)
         struct rlimit as = {memory, memory};
         setrlimit(RLIMIT_AS, &as);
     }
-    size_t cap = 1 << 16, len = 0;
-    char *src = malloc(cap);
-    for (;;) {
-        if (!src)
-            return 3;
-        ssize_t n = read(0, src + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return 3;
-        if (n == 0)
-            break;
-        len += (size_t)n;
-        if (len == cap)
-            src = realloc(src, cap *= 2);
-    }
     built_header h = {0};
     char *log = NULL, *bin = NULL;
     size_t log_len = 0, bin_len = 0;
-    cl_int err = CL_SUCCESS;
-    cl_context ctx = NULL;
-    cl_program prog = NULL;
-    if (!locate(argv[2])) {
+    if (!located) {
         h.status = TSR_ERR_DEVICE;
-        log = strdup(memory ? "the kernel compiler could not open the device (its driver did not "
-                              "start within kernels.build_memory)"
-                            : "the kernel compiler could not open the device");
+        log = strdup("the kernel compiler could not open the device");
         log_len = log ? strlen(log) : 0;
         goto out;
     }
-    ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    if (ctx) {
+    if (ctx && job.format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
+        /* cl_khr_il_program's entry point (core only from OpenCL 2.1);
+         * the daemon sends SPIR-V only to a device that reports it. */
+        typedef cl_program (*il_fn)(cl_context, const void *, size_t, cl_int *);
+        il_fn create_il =
+            (il_fn)clGetExtensionFunctionAddressForPlatform(platform, "clCreateProgramWithILKHR");
+        if (create_il)
+            prog = create_il(ctx, src, len, &err);
+        else
+            err = CL_INVALID_OPERATION;
+    } else if (ctx) {
         const char *s = src;
         prog = clCreateProgramWithSource(ctx, 1, &s, &len, &err);
     }
     if (prog) {
-        cl_int berr = clBuildProgram(prog, 1, &device, argv[5], NULL, NULL);
+        cl_int berr = clBuildProgram(prog, 1, &device, job.options, NULL, NULL);
         clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len);
         if (log_len && (log = malloc(log_len)) &&
             clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, log_len, log, NULL) ==
@@ -272,31 +338,82 @@ static void fail_build(tsr__worker_built *r, tsr_status status, const char *fmt,
 
 /* Runs the compiler child on the source memfd; its whole answer into
  * *out (malloc'ed), or a failure written into r. */
-static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built *r, char **out,
-                         size_t *out_len)
+/* The compiler for the next build, started ahead (build_main): its pid,
+ * its stdin (the job goes there) and its stdout; pid 0: none. */
+static struct {
+    pid_t pid;
+    int job, answer;
+} compiler = {0, -1, -1};
+
+static bool start_compiler(void)
 {
-    int pipefd[2];
-    if (pipe(pipefd) != 0) {
-        fail_build(r, TSR_ERR_RUNTIME, "no pipe for the kernel compiler: %s", strerror(errno));
+    int sv[2], pipefd[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return false;
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        close(sv[0]);
+        close(sv[1]);
         return false;
     }
-    char memory[32], seconds[32];
-    snprintf(memory, sizeof memory, "%llu", (unsigned long long)b->build_memory);
-    snprintf(seconds, sizeof seconds, "%u", (unsigned)(b->build_ms / 1000u + 1u));
-    char *argv[] = {self_path, "build", where, memory, seconds, (char *)b->options, NULL};
+    char *argv[] = {self_path, "build", where, NULL};
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        if (dup2(src, 0) < 0 || dup2(pipefd[1], 1) < 0)
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* it dies with the worker */
+        if (getppid() != parent)
+            _exit(127);
+        if (dup2(sv[1], 0) < 0 || dup2(pipefd[1], 1) < 0)
             _exit(127);
         execv(self_path, argv);
         _exit(127);
     }
+    close(sv[1]);
     close(pipefd[1]);
     if (pid < 0) {
+        close(sv[0]);
         close(pipefd[0]);
+        return false;
+    }
+    compiler.pid = pid;
+    compiler.job = sv[0];
+    compiler.answer = pipefd[0];
+    return true;
+}
+
+static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built *r, char **out,
+                         size_t *out_len)
+{
+    if (!compiler.pid && !start_compiler()) {
         fail_build(r, TSR_ERR_RUNTIME, "could not start the kernel compiler: %s", strerror(errno));
         return false;
     }
+    pid_t pid = compiler.pid;
+    int answer = compiler.answer;
+    compile_job job = {
+        .memory = b->build_memory, .seconds = b->build_ms / 1000u + 1u, .format = b->format};
+    memcpy(job.options, b->options, sizeof job.options);
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control = {0};
+    struct iovec iov = {.iov_base = &job, .iov_len = sizeof job};
+    struct msghdr mh = {.msg_iov = &iov,
+                        .msg_iovlen = 1,
+                        .msg_control = control.buf,
+                        .msg_controllen = sizeof control.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &src, sizeof src);
+    /* A compiler that died before it took the job answers nothing: the
+     * loop below sees the end of its output, and waitpid why. */
+    while (sendmsg(compiler.job, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ;
+    close(compiler.job);
+    compiler.pid = 0;
+    compiler.job = compiler.answer = -1;
+    int pipefd[2] = {answer, -1};
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     uint64_t deadline = now_ms() + b->build_ms;
@@ -342,6 +459,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
         ;
+    start_compiler(); /* the next build's, while this one's binary loads */
     if (timed_out || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
         fail_build(
             r, TSR_ERR_LIMIT,

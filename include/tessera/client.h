@@ -296,7 +296,16 @@ typedef struct tsr_process_info {
      * up to the device's. */
     uint64_t launches;
     uint64_t busy_ns;
-    uint64_t abi_reserved[5]; /* zero; room for later members (export.h) */
+    /* User kernels (kernel.h): the programs it holds, on every device,
+     * and the kernels.* limits of the daemon's configuration in force for
+     * it. max_programs is 0 where kernels.user is off. */
+    uint32_t programs;
+    uint32_t max_programs;        /* kernels.max_programs */
+    uint64_t max_source_bytes;    /* kernels.max_source_bytes */
+    uint64_t build_memory;        /* kernels.build_memory */
+    uint32_t build_time_limit_ms; /* kernels.build_time_limit_ms */
+    uint32_t run_time_limit_ms;   /* kernels.run_time_limit_ms */
+    uint64_t abi_reserved[1];     /* zero; room for later members (export.h) */
 } tsr_process_info;
 
 /* The session with the smallest id above `after` (0 starts the list), as
@@ -324,7 +333,16 @@ typedef struct tsr_allocator_stats {
     uint64_t cache_hits;                          /* allocations served from the cache (count) */
     uint64_t ooms;                                /* num_ooms */
     uint64_t limit;                               /* the most the session may reserve */
-    uint64_t abi_reserved[8];                     /* zero; room for later members (export.h) */
+    /* User kernels (kernel.h): the programs the session holds on the
+     * device, and whether the kernel worker of its uid runs there, with
+     * its pid as the caller's pid namespace numbers it (worker_pid_known;
+     * 0 when not: another user's session to a caller who may not see it,
+     * or a worker outside the caller's namespace). */
+    uint32_t programs;
+    uint32_t worker_pid;
+    bool worker_running;
+    bool worker_pid_known;
+    uint64_t abi_reserved[6]; /* zero; room for later members (export.h) */
 } tsr_allocator_stats;
 
 /* Statistics of session `session_id` (0: the calling one) on an
@@ -379,7 +397,9 @@ typedef struct tsr_device_status {
     uint64_t launches;        /* kernels queued on it since the daemon started */
     uint64_t programs_built;  /* programs compiled from source for it */
     uint64_t programs_loaded; /* programs taken from the daemon's disk cache instead */
-    uint64_t abi_reserved[5]; /* zero; room for later members (export.h) */
+    uint32_t kernel_workers;  /* user-kernel workers running for it (one per uid, kernel.h) */
+    uint32_t user_programs;   /* user programs the sessions hold on it */
+    uint64_t abi_reserved[4]; /* zero; room for later members (export.h) */
 } tsr_device_status;
 
 /* The live state of a device. Errors: TSR_ERR_NO_DEVICE. */

@@ -86,6 +86,15 @@ typedef struct tsr_kernel_arg {
  * and build options (NULL: none) and starts its build. */
 TSR_API tsr_status tsr_program_create(tsr_client *client, tsr_device device, const char *source,
                                       const char *options, tsr_program **out);
+/* The same from a SPIR-V module of `bytes` bytes (a whole number of
+ * 32-bit words, starting with the magic number 0x07230203), on a device
+ * whose driver loads SPIR-V (OpenCL's khr il_program extension); the
+ * options apply as to a source's build. Errors: TSR_ERR_NOT_SUPPORTED
+ * naming the missing extension on a device without it (PoCL's CPU device
+ * among them), TSR_ERR_INVALID_ARGUMENT for a module that is no SPIR-V. */
+TSR_API tsr_status tsr_program_create_spirv(tsr_client *client, tsr_device device,
+                                            const void *module, size_t bytes, const char *options,
+                                            tsr_program **out);
 /* Waits for the build: TSR_OK, or its failure with the compiler's log in
  * the message. */
 TSR_API tsr_status tsr_program_wait(tsr_program *program);

@@ -143,7 +143,7 @@ static const struct {
     {FIELD(header.record_size), 1600,
      "foreign header (magic 0x4c435354, version 1, record size 1600)"},
     {FIELD(header.count), TSR__CL_MAX_DEVICES + 1, "65 device records, more than 64"},
-    {FIELD(records[6].flags), 0xd1, "device record 6: unknown flag bits 0xd1"},
+    {FIELD(records[6].flags), 0x1d1, "device record 6: unknown flag bits 0x1d1"},
     {FIELD(records[1].pci_device), 0x20, "device record 1: PCI address 0:3:20.0 out of range"},
     {FIELD(records[1].pci_function), 8, "device record 1: PCI address 0:3:0.8 out of range"},
     {FIELD(records[2].pci_bus), 0x100, "device record 2: PCI address 0:100:0.0 out of range"},

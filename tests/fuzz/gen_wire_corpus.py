@@ -120,8 +120,9 @@ def process(sid, flags, pid, uid, unit, cgroup):
     p = (struct.pack("<IIIIIIII", sid, flags, pid, uid, uid, 1, 1, 0)
          + struct.pack("<QQQ", 17, 1700000000000000000, 4026531836) + device(OPENCL, 0)
          + text("python3", 64) + text("train.py", 64) + text(unit, 128) + text(cgroup, 512)
-         + usage + struct.pack("<QQ", 250000000, 42))
-    assert len(p) == 1360
+         + usage + struct.pack("<QQ", 250000000, 42)
+         + struct.pack("<IIQQII", 2, 64, 1 << 20, 8 << 30, 60000, 60000))
+    assert len(p) == 1392
     return p
 
 
@@ -133,13 +134,15 @@ def device_status(dev, flags, kind, backend):
          + text(backend, 16) + text("Portable Computing Language" if backend else "", 256)
          + struct.pack("<QII", 2 if backend else 0, 0, 0)
          + text("OpenCL C 1.2 pocl" if backend else "", 256)
-         + struct.pack("<3Q", 42 if backend else 0, 3 if backend else 0, 19 if backend else 0))
-    assert len(s) == 672
+         + struct.pack("<3Q", 42 if backend else 0, 3 if backend else 0, 19 if backend else 0)
+         + struct.pack("<II", 1 if backend else 0, 2 if backend else 0))
+    assert len(s) == 680
     return s
 
 
 session_stats = struct.pack("<18Q", 1 << 20, 1 << 20, 2 << 20, 2 << 20, 1 << 20, 1 << 20,
                             1 << 20, 1, 1 << 20, 1, 3, 2, 1, 1, 0, 1, 0, 4 << 30)
+session_stats += struct.pack("<4I", 2, 3, 4243, 0)
 
 hello = struct.pack("<IIII", 3, 3, 4242, 0) + text("python3", 64)
 welcome = struct.pack("<IIIIIIQ", 3, 3, 3, 32, 2048, 0, 69696)
@@ -184,8 +187,10 @@ valid = [
     frame(FILL, struct.pack("<II", 0, 0), REPLY, 14),
     # User kernels: a program's creation, its source, its state, a kernel's
     # arguments, a launch of it (a tensor, local memory, a float), release.
-    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 5000) + text("-Werror", 512),
-          request_id=26),
+    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 5000) + text("-Werror", 512)
+          + struct.pack("<II", 0, 0), request_id=26),
+    frame(PROGRAM_CREATE, device(OPENCL, 0) + struct.pack("<Q", 20) + text("", 512)
+          + struct.pack("<II", 1, 0), request_id=26),
     frame(PROGRAM_CREATE, struct.pack("<II", 1, 0), REPLY, 26),
     frame(PROGRAM_SOURCE, program_source(1, 0, b"__kernel void k(__global float *p) {}"),
           request_id=27),
@@ -225,7 +230,7 @@ valid = [
     frame(PROCESS_LIST, process(3, 0xF, 4242, 1000, "train.service",
                                 "/system.slice/train.service"), REPLY, 18),
     frame(PROCESS_LIST, process(4, 0x1, 0, 0xFFFFFFFF, "", ""), REPLY, 19),
-    frame(PROCESS_LIST, b"\0" * 1360, REPLY, 20),
+    frame(PROCESS_LIST, b"\0" * 1392, REPLY, 20),
     frame(SESSION_STATS, struct.pack("<II", 3, 0) + device(OPENCL, 0), request_id=21),
     frame(SESSION_STATS, session_stats, REPLY, 21),
     frame(DEVICE_STATUS, device(OPENCL, 0), request_id=22),

@@ -95,10 +95,15 @@ static void check_ps(const char *pid)
     ASSERT_TRUE(cli_python_ok("ps --json --query", ps_json, out, args));
     ASSERT_TRUE(cli_python_ok("ps --json --query UTF-8",
                               "import sys; sys.stdin.buffer.read().decode('utf-8')", out, NULL));
-    /* The default CSV has the name, then the later launches and busy_ms. */
+    /* The default CSV has the name, then the later launches and busy_ms,
+     * then the user programs and the kernels.* limits (the defaults). */
     ASSERT_EQ(cli("ps", "--csv", NULL), 0);
-    ASSERT_TRUE(strstr(out, ",state,kernels,name,launches,busy_ms\n") != NULL);
-    snprintf(want, sizeof want, ",open,0,%s,0,0\n", NAME_ESCAPED);
+    ASSERT_TRUE(strstr(out,
+                       ",state,kernels,name,launches,busy_ms,programs,max_programs,"
+                       "max_source_bytes,build_memory,build_time_limit_ms,run_time_limit_ms\n") !=
+                NULL);
+    snprintf(want, sizeof want, ",open,0,%s,0,0,0,64,1048576,8589934592,60000,60000\n",
+             NAME_ESCAPED);
     ASSERT_TRUE(strstr(out, want) != NULL);
     /* Bytes with and without units in tables. */
     ASSERT_EQ(cli("ps", "-q", "pid,allocated", NULL), 0);

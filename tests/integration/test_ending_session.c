@@ -115,7 +115,10 @@ static void check_cli(uint32_t id, pid_t pid)
     ASSERT_TRUE(state && atoi(state + strlen(ending)) > 0);
 
     ASSERT_EQ(test_run_cli(out, sizeof out, csv), 0);
-    ASSERT_TRUE(strstr(out, ",limit,state,kernels,name,launches,busy_ms\n") != NULL);
+    ASSERT_TRUE(strstr(out,
+                       ",limit,state,kernels,name,launches,busy_ms,programs,max_programs,"
+                       "max_source_bytes,build_memory,build_time_limit_ms,run_time_limit_ms\n") !=
+                NULL);
     snprintf(want, sizeof want, "\n%u,%d,", id, (int)pid);
     at = strstr(out, want);
     const char *eol = at ? strchr(at + 1, '\n') : NULL;

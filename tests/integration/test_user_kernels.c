@@ -439,6 +439,103 @@ static long worker_pid(const test_daemon *d, unsigned uid)
     return pid;
 }
 
+/* What `tessera ps`, `stats` and `info` tell of user kernels (the
+ * administration messages): session c holds program p, the only one, on
+ * opencl:0; the other session none; uid's worker runs there. */
+static void check_reporting(const test_daemon *d, tsr_client *c)
+{
+    uint32_t mine = 0, theirs = 0;
+    tsr_process_info info, other_info = {0};
+    bool found = true;
+    for (uint32_t after = 0; found; after = info.session_id) {
+        ASSERT_OK(tsr_admin_session_list(c, after, &info, &found));
+        if (!found)
+            break;
+        if (info.self) {
+            mine = info.session_id;
+            ASSERT_EQ(info.programs, 1u);
+            ASSERT_EQ(info.max_programs, 64u);                   /* the default */
+            ASSERT_EQ(info.max_source_bytes, (uint64_t)1 << 20); /* 1MiB */
+            ASSERT_EQ(info.build_memory, (uint64_t)8 << 30);     /* 8GiB */
+            ASSERT_EQ(info.build_time_limit_ms, 60000u);
+            ASSERT_EQ(info.run_time_limit_ms, 8000u); /* as set */
+        } else {
+            theirs = info.session_id;
+            other_info = info;
+        }
+    }
+    ASSERT_TRUE(mine != 0 && theirs != 0);
+    ASSERT_EQ(other_info.programs, 0u);
+    ASSERT_EQ(other_info.max_programs, 64u);
+
+    long pid = worker_pid(d, (unsigned)getuid());
+    ASSERT_TRUE(pid > 0);
+    tsr_allocator_stats st;
+    ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+    ASSERT_EQ(st.programs, 1u);
+    ASSERT_TRUE(st.worker_running && st.worker_pid_known);
+    ASSERT_EQ((long)st.worker_pid, pid);
+    ASSERT_OK(tsr_admin_session_stats(c, theirs, DEV, &st));
+    ASSERT_EQ(st.programs, 0u);
+    ASSERT_TRUE(st.worker_running); /* the same uid's worker */
+    ASSERT_EQ((long)st.worker_pid, pid);
+    tsr_device_status ds;
+    ASSERT_OK(tsr_admin_device_status(c, DEV, &ds));
+    ASSERT_EQ(ds.kernel_workers, 1u);
+    ASSERT_EQ(ds.user_programs, 1u);
+
+    /* The same through the command's columns. */
+    char out[8192], want[128], sid[16];
+    const char *ps[] = {"ps",
+                        "--csv",
+                        "--no-header",
+                        "-q",
+                        "session,programs,max_programs,max_source_bytes,build_memory,"
+                        "build_time_limit_ms,run_time_limit_ms",
+                        NULL};
+    ASSERT_EQ(test_run_cli(out, sizeof out, ps), 0);
+    snprintf(want, sizeof want, "%u,1,64,1048576,8589934592,60000,8000\n", mine);
+    ASSERT_TRUE(strstr(out, want) != NULL);
+    snprintf(want, sizeof want, "%u,0,64,1048576,8589934592,60000,8000\n", theirs);
+    ASSERT_TRUE(strstr(out, want) != NULL);
+    const char *psj[] = {"ps", "--json", NULL};
+    ASSERT_EQ(test_run_cli(out, sizeof out, psj), 0);
+    ASSERT_TRUE(strstr(out, "\"programs\": 1, \"max_programs\": 64, \"max_source_bytes\": "
+                            "1048576, \"build_memory\": 8589934592, \"build_time_limit_ms\": "
+                            "60000, \"run_time_limit_ms\": 8000}") != NULL);
+    snprintf(sid, sizeof sid, "%u", mine);
+    const char *stats[] = {"stats", sid, "--device", "opencl:0", "--json", NULL};
+    ASSERT_EQ(test_run_cli(out, sizeof out, stats), 0);
+    snprintf(want, sizeof want, "\"programs\": 1, \"worker\": true, \"worker_pid\": %ld}", pid);
+    ASSERT_TRUE(strstr(out, want) != NULL);
+    const char *devs[] = {
+        "devices", "--csv", "--no-header", "-q", "device,kernel_workers,user_programs", NULL};
+    ASSERT_EQ(test_run_cli(out, sizeof out, devs), 0);
+    ASSERT_TRUE(strstr(out, "opencl:0,1,1\n") != NULL);
+}
+
+/* SPIR-V: on a device whose driver reports no cl_khr_il_program (PoCL's
+ * CPU device), a clear refusal naming the extension; where it does, a
+ * module that is not whole words is refused. */
+static void check_spirv(tsr_client *c)
+{
+    /* A SPIR-V header: magic, version 1.0, generator, bound, schema. */
+    static const uint32_t header[5] = {0x07230203u, 0x00010000u, 0, 1, 0};
+    tsr_program *p = NULL;
+    tsr_status st = tsr_program_create_spirv(c, DEV, header, sizeof header, NULL, &p);
+    if (st == TSR_ERR_NOT_SUPPORTED) {
+        ASSERT_STREQ(tsr_last_error(), "opencl:0 cannot build SPIR-V programs: its driver does "
+                                       "not report the cl_khr_il_program extension");
+        ASSERT_TRUE(p == NULL);
+        return;
+    }
+    ASSERT_OK(st);
+    tsr_program_release(p);
+    ASSERT_FAIL(tsr_program_create_spirv(c, DEV, header, 18, NULL, &p), TSR_ERR_INVALID_ARGUMENT,
+                "a SPIR-V module is a whole number of 4-byte words, at least its 5-word header, "
+                "not 18 bytes");
+}
+
 /* The second user: runs a kernel (exit 0 when its result is right),
  * waits for the parent's word, then runs one that crashes its worker
  * (exit 0 when the synchronize reports it). */
@@ -550,6 +647,8 @@ int main(void)
         test_daemon_dump_log(&d);
         TEST_DONE();
     }
+    check_reporting(&d, c);
+    check_spirv(c);
     check_reduction(c, p);
     check_offset(c, p);
     check_order(c, p);
@@ -628,6 +727,14 @@ int main(void)
     ASSERT_OK(tsr_client_open(NULL, &c));
     ASSERT_FAIL(tsr_program_create(c, DEV, REDUCE_SRC, NULL, &slow), TSR_ERR_NOT_SUPPORTED,
                 "user kernels are turned off on this daemon (kernels.user = off)");
+    tsr_allocator_stats none;
+    ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &none));
+    ASSERT_TRUE(none.programs == 0 && !none.worker_running && none.worker_pid == 0);
+    tsr_process_info self;
+    bool listed;
+    ASSERT_OK(tsr_admin_session_list(c, 0, &self, &listed));
+    ASSERT_TRUE(listed && self.self);
+    ASSERT_EQ(self.max_programs, 0u); /* kernels.user = off */
     tsr_client_close(c);
     ASSERT_EQ(test_daemon_stop(&d), 0);
     TEST_DONE();
