@@ -11,9 +11,9 @@
  * (gemm.c) for the rest. An output that shares storage with an input, or
  * that the batch cannot be laid over, is computed into a temporary and
  * copied. Results are new contiguous tensors; meta tensors get shapes and
- * dtypes only; opencl tensors go to the daemon's BLAS (CLBlast), one GEMM
- * request per batch of matrices ("the product on a device"). outer is an
- * elementwise product of views. */
+ * dtypes only; accelerator tensors go to the daemon's BLAS (CLBlast on
+ * opencl devices), one GEMM request per batch of matrices ("the product on
+ * a device"). outer is an elementwise product of views. */
 #include <string.h>
 
 #include "core/dtype.h"
@@ -29,8 +29,8 @@
 
 /* ---- devices, outputs, scalars ------------------------------------------ */
 
-/* All tensors on one device, and that device one the products run on. */
-static tsr_status common_device(const char *op, const tsr_tensor *const *ts, int n, tsr_device *out)
+/* All tensors on one device. */
+static tsr_status common_device(const tsr_tensor *const *ts, int n, tsr_device *out)
 {
     tsr_device dev = ts[0]->storage->device;
     for (int i = 1; i < n; i++) {
@@ -44,9 +44,7 @@ static tsr_status common_device(const char *op, const tsr_tensor *const *ts, int
                          "devices, %s and %s!",
                          d1, d2);
     }
-    if (dev.type != TSR_DEVICE_CPU && dev.type != TSR_DEVICE_META && dev.type != TSR_DEVICE_OPENCL)
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s on %s devices is not available yet", op,
-                         tsr_device_type_name(dev.type));
+    /* an accelerator's products are its daemon's to refuse (GEMM) */
     *out = dev;
     return TSR_OK;
 }
@@ -444,8 +442,8 @@ static tsr_status device_product_into(const tsr_tensor *a, mview va, const tsr_t
     g->n = vb.sizes[nb + 1];
     if (!device_dtype(g->dtype))
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                         "matrix products in %s on opencl devices are not available yet",
-                         tsr_dtype_name(g->dtype));
+                         "matrix products in %s on %s devices are not available yet",
+                         tsr_dtype_name(g->dtype), tsr_device_type_name(r->storage->device.type));
     if (g->k == 0 || g->alpha_zero) /* C = beta * C, A and B unread */
         return g->beta_zero ? tsr_tensor_fill_(r, tsr_scalar_int(0))
                             : tsr_mul_scalar_(r, beta_scalar(g));
@@ -592,7 +590,7 @@ static tsr_status mm_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *ou
     job j;
     tsr_status st = need(a, b, out, result);
     if (st == TSR_OK)
-        st = common_device("mm", (const tsr_tensor *[]){a, b, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev);
     if (st == TSR_OK)
         st = mm_job(a, &a->geometry, b, out, &j);
     return st == TSR_OK ? run(&j, dev, out, result) : st;
@@ -615,7 +613,7 @@ static tsr_status bmm_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *o
     tsr_device dev;
     tsr_status st = need(a, b, out, result);
     if (st == TSR_OK)
-        st = common_device("bmm", (const tsr_tensor *[]){a, b, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev);
     if (st == TSR_OK)
         st = tsr__matmul_check_bmm(&a->geometry, &b->geometry);
     if (st == TSR_OK)
@@ -636,7 +634,7 @@ static tsr_status dot_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *o
     tsr_device dev;
     tsr_status st = need(a, b, out, result);
     if (st == TSR_OK)
-        st = common_device("dot", (const tsr_tensor *[]){a, b, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev);
     if (st == TSR_OK && out && out->dtype != a->dtype)
         st = tsr__fail(TSR_ERR_RUNTIME, "result dtype %s does not match input dtype %s",
                        tsr_dtype_message_name(out->dtype), tsr_dtype_message_name(a->dtype));
@@ -686,7 +684,7 @@ static tsr_status mv_op(const tsr_tensor *a, const tsr_tensor *v, tsr_tensor *ou
     job j;
     tsr_status st = need(a, v, out, result);
     if (st == TSR_OK)
-        st = common_device("mv", (const tsr_tensor *[]){a, v, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, v, out}, 3, &dev);
     if (st == TSR_OK)
         st = mv_job(a, &a->geometry, v, out, &j);
     return st == TSR_OK ? run(&j, dev, out, result) : st;
@@ -701,7 +699,7 @@ static tsr_status addmm_op(const tsr_tensor *self, const tsr_tensor *m1, const t
     if (st == TSR_OK && self == NULL)
         st = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
     if (st == TSR_OK)
-        st = common_device("addmm", (const tsr_tensor *[]){self, m1, m2, out}, 4, &dev);
+        st = common_device((const tsr_tensor *[]){self, m1, m2, out}, 4, &dev);
     if (st == TSR_OK)
         st = tsr__matmul_check_addmm(self->dtype, m1->dtype, &m1->geometry, m2->dtype,
                                      &m2->geometry);
@@ -864,7 +862,7 @@ static tsr_status matmul_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor
     }
     tsr_device dev;
     job j;
-    if ((st = common_device("matmul", (const tsr_tensor *[]){a, b, out}, 3, &dev)) != TSR_OK)
+    if ((st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev)) != TSR_OK)
         return st;
     if (p.path == TSR__MATMUL_ROW_MM) {
         tsr_geometry row = sized(2, 1, a->geometry.sizes[0]);
