@@ -1154,32 +1154,6 @@ static bool gemm_box(const tsr__backend_gemm *g, size_t item, size_t region[3], 
     return pitch[0] >= region[0] && pitch[1] >= region[1] * pitch[0] && pitch[1] % pitch[0] == 0;
 }
 
-/* CLBlast reads C even where beta is 0 (a NaN there would stay NaN), so
- * C's elements are zeroed first, in queue order: one rectangle write of
- * zeros over its rows (per matrix where the batch is no box). The zeros
- * are the job's, freed when it finishes. */
-static cl_int zero_c(clrt_device *d, clrt_job *job, const tsr__backend_gemm *g, size_t item,
-                     bool box, const size_t region[3], const size_t pitch[2])
-{
-    size_t one[3] = {(size_t)g->n * item, (size_t)g->m, 1};
-    size_t bytes = box ? region[0] * region[1] * region[2] : one[0] * one[1];
-    job->staged[TSR__KERNEL_MAX_OPERANDS - 1] = calloc(1, bytes);
-    if (!job->staged[TSR__KERNEL_MAX_OPERANDS - 1])
-        return CL_OUT_OF_HOST_MEMORY;
-    const void *zeros = job->staged[TSR__KERNEL_MAX_OPERANDS - 1];
-    cl_mem c = ((const clrt_buffer *)g->buffers[0])->mem;
-    size_t host_origin[3] = {0, 0, 0};
-    cl_int err = CL_SUCCESS;
-    for (uint64_t b = 0; b < (box ? 1 : g->batch) && err == CL_SUCCESS; b++) {
-        size_t origin[3] = {(size_t)(g->offsets[0] + b * g->bstride[0] * item), 0, 0};
-        size_t row_pitch = (size_t)g->ld[0] * item;
-        err = clEnqueueWriteBufferRect(
-            d->queue, c, CL_FALSE, origin, host_origin, box ? region : one, row_pitch,
-            box ? pitch[1] : row_pitch * one[1], one[0], one[0] * one[1], zeros, 0, NULL, NULL);
-    }
-    return err;
-}
-
 tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_gemm *g,
                           tsr__backend_done_fn done, void *ctx)
 {
@@ -1204,13 +1178,13 @@ tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_ge
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a matrix product");
     *job = (clrt_job){.ordinal = ordinal, .device = d, .done = done, .ctx = ctx};
     /* C goes in where it is read, and where its rows do not make a box
-     * (the whole span comes back then, gaps included). */
+     * (the whole span comes back then, gaps included). CLBlast reads no C
+     * where beta is 0: a NaN there does not reach the result
+     * (kernels-opencl-gemm holds it to that). */
     size_t region[3], pitch[2];
     bool box = gemm_box(g, item, region, pitch);
     uint64_t extents[3] = {g->beta_zero && box ? 0 : g->extents[0], g->extents[1], g->extents[2]};
     cl_int err = copy_in(d, job, g->buffers, g->offsets, extents, 3);
-    if (err == CL_SUCCESS && g->beta_zero)
-        err = zero_c(d, job, g, item, box, region, pitch);
     cl_event event = NULL;
     if (err == CL_SUCCESS) {
         CLBlastStatusCode cs = gemm_call(d, g, off, &event);
