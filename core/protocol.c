@@ -48,6 +48,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_arg, 64);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_info, 2056);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_value, 40);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_kernel_launch, 1344);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_gemm, 168);
 
 /* tsr__wire_empty stands for "no payload". */
 #define TSR__WIRE_PAYLOAD(type) \

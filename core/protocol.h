@@ -393,6 +393,33 @@ typedef struct tsr__wire_kernel_launch {
     tsr__wire_kernel_value args[TSR__WIRE_KERNEL_ARGS];
 } tsr__wire_kernel_launch;
 
+/* ---- Matrix products (daemon/exec.c) --------------------------------------
+ * GEMM queues one matrix product on the device of its operands, in order
+ * with the session's launches there, computed by the device's BLAS
+ * (CLBlast on opencl devices):
+ *   C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b],  b < batch,
+ * row-major, op(A) m x k and op(B) k x n. Operand 0 is C, 1 A, 2 B; each
+ * is an allocation of the session (or one it imported) with, in elements
+ * of `dtype`, the offset of its element (0, 0, 0), the step between its
+ * stored rows (ld: rows of A^T for a transposed A, which is stored k x m)
+ * and between its matrices (bstride). The daemon checks every operand's
+ * region (batch x rows x cols with strides bstride, ld, 1) against its
+ * allocation, C writable, distinct from A's and B's allocations and not
+ * overlapping itself, ld at least the stored row's length, and the dtype
+ * one the device's BLAS computes in. alpha and beta are in the dtype's
+ * math type as tsr__kernel.alpha lays them out. The reply is LAUNCH's. */
+#define TSR__WIRE_GEMM_TRANS_A 0x1u   /* A is stored k x m */
+#define TSR__WIRE_GEMM_TRANS_B 0x2u   /* B is stored n x k */
+#define TSR__WIRE_GEMM_BETA_ZERO 0x4u /* C is not read (beta is 0) */
+typedef struct tsr__wire_gemm {
+    uint32_t dtype; /* tsr_dtype */
+    uint32_t flags; /* TSR__WIRE_GEMM_* */
+    int64_t batch, m, n, k;
+    uint64_t handles[3];
+    int64_t offsets[3], ld[3], bstride[3];
+    uint8_t alpha[16], beta[16];
+} tsr__wire_gemm;
+
 /* ---- Administration (daemon/admin.c) --------------------------------------
  * What `tessera ps`, `top`, `info`, `topo` and `stats` ask. Devices are the
  * daemon's ordinals, whatever the asking client's visible devices are. */
@@ -647,7 +674,10 @@ typedef struct tsr__wire_topology {
     X(KERNEL_INFO, 27, tsr__wire_kernel_query, tsr__wire_kernel_info, TSR__WIRE_SOCKET,         \
       "a built program's kernel by name, with its arguments")                                   \
     X(KERNEL_LAUNCH, 28, tsr__wire_kernel_launch, tsr__wire_launched,                           \
-      TSR__WIRE_SOCKET | TSR__WIRE_RING, "queues a user kernel on the session's device queue")
+      TSR__WIRE_SOCKET | TSR__WIRE_RING,                                                        \
+      "queues a user kernel on the session's device queue")                                     \
+    X(GEMM, 29, tsr__wire_gemm, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,          \
+      "queues a matrix product on the device of its operands")
 
 typedef enum tsr__wire_op {
 #define TSR__WIRE_ENUM(name, code, req, rep, where, doc) TSR__OP_##name = code,

@@ -108,6 +108,27 @@ typedef struct tsr__backend_launch {
     uint64_t first_piece, piece_count;
 } tsr__backend_launch;
 
+/* One matrix product for a backend's BLAS, row-major:
+ *   C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b],  b < batch,
+ * op(A) m x k, op(B) k x n, C m x n, every operand of `dtype`. Operand 0
+ * is C, 1 A, 2 B: buffers, offsets (bytes to element (0, 0, 0), a whole
+ * number of elements) and extents (the bytes from there that the operand
+ * spans: what a device whose memory is its own copies in, and for C
+ * back) as a launch's. ld: the step between rows of each stored matrix
+ * (of A^T for a transposed A), bstride: between the matrices of the
+ * batch, both in elements. alpha and beta in the dtype's math type as
+ * tsr__kernel.alpha lays it out; beta_zero: C is not read (what it held,
+ * a NaN included, does not reach the result). */
+typedef struct tsr__backend_gemm {
+    void *buffers[3];
+    uint64_t offsets[3], extents[3];
+    uint32_t dtype; /* tsr_dtype */
+    uint64_t batch, m, n, k;
+    uint64_t ld[3], bstride[3];
+    bool trans_a, trans_b, beta_zero;
+    uint8_t alpha[16], beta[16];
+} tsr__backend_gemm;
+
 /* Called once per enqueue from any thread when it has finished: TSR_OK,
  * or the failure and its text. */
 typedef void (*tsr__backend_done_fn)(void *ctx, tsr_status status, const char *message);
@@ -176,6 +197,12 @@ typedef struct tsr__backend {
      * and `done` is not called. */
     tsr_status (*enqueue)(tsr__backend_runtime *rt, uint32_t device, tsr__backend_program *p,
                           const tsr__backend_launch *launch, tsr__backend_done_fn done, void *ctx);
+    /* Enqueues a matrix product (batch, m and n > 0) on the device's queue,
+     * in order with its launches; NULL where the backend has no BLAS. On
+     * failure nothing was enqueued and `done` is not called; a dtype the
+     * backend's BLAS lacks is TSR_ERR_NOT_SUPPORTED. */
+    tsr_status (*gemm)(tsr__backend_runtime *rt, uint32_t device, const tsr__backend_gemm *gemm,
+                       tsr__backend_done_fn done, void *ctx);
 
     /* User kernels (daemon/user.c) never run in the daemon: the backend's
      * worker executable (daemon/worker_wire.h) runs them, one process per

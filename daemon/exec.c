@@ -45,6 +45,11 @@ typedef struct job {
      * here; `user` starts it (or, given NULL, drops it). */
     tsr__exec_user_fn user;
     void *user_ctx;
+    /* A matrix product (tsr__exec_gemm): the backend's gemm runs it, once
+     * `program` (its device's generic program, which opens the device)
+     * has settled; its three operands' segments are segments[0..2]. */
+    bool is_gemm;
+    tsr__backend_gemm gemm;
 } job;
 
 /* A session's jobs for one device not yet given to the driver, in launch
@@ -379,6 +384,16 @@ static tsr_status resolve_buffers(executor *x, job *j)
     return TSR_OK;
 }
 
+static tsr_status resolve_gemm_buffers(executor *x, job *j)
+{
+    tsr__backend_launch *l = &j->launch;
+    l->nbuffers = 3;
+    tsr_status st = resolve_buffers(x, j);
+    for (int b = 0; b < 3 && st == TSR_OK; b++)
+        j->gemm.buffers[b] = l->buffers[b];
+    return st;
+}
+
 /* "opencl:0: kernel add float32 <- float32, int32 (unit): built from
  * source in 412 ms" */
 static void log_program(const executor *x, uint32_t queue, tsr__backend_program *p,
@@ -436,7 +451,7 @@ static bool submit(executor *x, job *j, bool by_piece)
     const char *made = x->be->program_report(j->program);
     if (made)
         log_program(x, queue, j->program, made);
-    tsr_status st = resolve_buffers(x, j);
+    tsr_status st = j->is_gemm ? resolve_gemm_buffers(x, j) : resolve_buffers(x, j);
     if (st == TSR_OK) {
         /* Counted before the enqueue: the driver may finish it at once. */
         j->submit_ns = tsr__now_ns();
@@ -449,7 +464,8 @@ static bool submit(executor *x, job *j, bool by_piece)
         j->on_host = x->be->on_host(x->rt, queue);
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
-        st = x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+        st = j->is_gemm ? x->be->gemm(x->rt, queue, &j->gemm, on_kernel_done, j)
+                        : x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
         if (st != TSR_OK) {
             busy_unlink(&x->busy[queue], j);
             x->fifos[queue].submitted--;
@@ -1200,6 +1216,139 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
     if ((st = take_out_repeats(k, out_block, in_block)) != TSR_OK)
         return st;
     return enqueue_job(s, k, (uint32_t)queue, segments, byte_offsets, extents, out);
+}
+
+/* ---- matrix products ------------------------------------------------------ */
+
+static bool gemm_dtype(uint32_t dtype)
+{
+    return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_COMPLEX64 ||
+           dtype == TSR_COMPLEX128;
+}
+
+/* Checks one GEMM operand's region (batch x rows x cols, strides bstride,
+ * ld, 1) against its allocation; its pool, segment, byte offset and span
+ * come back. */
+static tsr_status gemm_operand(tsr__session *s, const tsr__wire_gemm *g, int i, int64_t rows,
+                               int64_t cols, const tsr__device_pool **pool, uint32_t *segment,
+                               uint64_t *byte_offset, uint64_t *extent)
+{
+    static const char *const names[3] = {"C", "A", "B"};
+    if (g->ld[i] < (cols > 1 ? cols : 1) || g->bstride[i] < 0 || g->offsets[i] < 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "GEMM: %s's leading dimension %lld is below its rows' %lld elements, or "
+                         "a stride or offset is negative",
+                         names[i], (long long)g->ld[i], (long long)cols);
+    tsr__block_ref b;
+    const tsr__device_pool *p = tsr__session_find_live(s, g->handles[i], &b);
+    if (!p)
+        return TSR_ERR_INVALID_ARGUMENT;
+    if (*pool && p != *pool)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "Expected all tensors to be on the same device, but found at least two "
+                         "devices, %s:%d and %s:%d!",
+                         (*pool)->device->backend->name, (int)(*pool)->ordinal,
+                         p->device->backend->name, (int)p->ordinal);
+    *pool = p;
+    tsr__region r = {.itemsize = tsr_dtype_itemsize((tsr_dtype)g->dtype),
+                     .ndim = 3,
+                     .offset = g->offsets[i],
+                     .sizes = {g->batch, rows, cols},
+                     .strides = {g->bstride[i], g->ld[i], 1}};
+    uint64_t span;
+    tsr_status st = tsr__region_check(&r, b.size, &span);
+    if (st != TSR_OK)
+        return st;
+    uint64_t first = (uint64_t)g->offsets[i] * r.itemsize;
+    *segment = b.segment_id;
+    *byte_offset = b.offset + first;
+    *extent = span > first ? span - first : 0;
+    return TSR_OK;
+}
+
+tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_launched *out)
+{
+    const uint32_t known =
+        TSR__WIRE_GEMM_TRANS_A | TSR__WIRE_GEMM_TRANS_B | TSR__WIRE_GEMM_BETA_ZERO;
+    if (g->dtype >= TSR_DTYPE_COUNT || (g->flags & ~known))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "GEMM: unknown dtype or flags");
+    if (g->batch < 0 || g->m < 0 || g->n < 0 || g->k < 1)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "GEMM: batch, m and n must not be negative and k must be positive");
+    if (g->handles[0] == g->handles[1] || g->handles[0] == g->handles[2])
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "GEMM: C must be an allocation apart from A's and B's");
+    bool ta = g->flags & TSR__WIRE_GEMM_TRANS_A, tb = g->flags & TSR__WIRE_GEMM_TRANS_B;
+    int64_t rows[3] = {g->m, ta ? g->k : g->m, tb ? g->n : g->k};
+    int64_t cols[3] = {g->n, ta ? g->m : g->k, tb ? g->k : g->n};
+    const tsr__device_pool *pool = NULL;
+    uint32_t segments[3];
+    uint64_t offsets[3], extents[3];
+    for (int i = 0; i < 3; i++) {
+        tsr_status st =
+            gemm_operand(s, g, i, rows[i], cols[i], &pool, &segments[i], &offsets[i], &extents[i]);
+        if (st != TSR_OK)
+            return st;
+    }
+    if (tsr__share_read_only(s, g->handles[0]))
+        return TSR_ERR_PERMISSION;
+    /* C's elements are distinct: its rows do not overlap, nor its matrices */
+    if (g->batch > 1 && g->m > 0 && g->bstride[0] < g->m * g->ld[0])
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "GEMM: C's matrices overlap");
+    int queue = (int)pool->ordinal;
+    const char *be = pool->device->backend->name;
+    if (queue >= (int)TSR__RING_QUEUES)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "kernels run on the first %u devices of a type only; %s:%d is past them",
+                         TSR__RING_QUEUES, be, queue);
+    if (!gemm_dtype(g->dtype) || !pool->device->backend->gemm)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "matrix products in %s are not available on %s devices yet",
+                         tsr_dtype_name((tsr_dtype)g->dtype), be);
+    if (needs_fp64((tsr_dtype)g->dtype) && !pool->device->info.fp64)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "%s:%d has no double precision, so it cannot compute "
+                         "with float64 or complex128",
+                         be, queue);
+    if (g->batch == 0 || g->m == 0 || g->n == 0) {
+        *out = (tsr__wire_launched){.sequence = 0, .queue = (uint32_t)queue};
+        return TSR_OK;
+    }
+    executor *x = NULL;
+    tsr_status st = executor_get(s->server, &x);
+    if (st != TSR_OK)
+        return st;
+    /* The generic program of its dtype: its device is open once it has
+     * settled, and a device that cannot build it fails the product too. */
+    tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)g->dtype);
+    tsr__backend_program *program =
+        x->be->program_get(x->rt, (uint32_t)queue, &any, TSR__BUILD_NOW);
+    if (!program)
+        return TSR_ERR_OUT_OF_MEMORY;
+    job *j = new_job(x, s, (uint32_t)queue);
+    if (!j)
+        return TSR_ERR_OUT_OF_MEMORY;
+    j->program = program;
+    j->is_gemm = true;
+    tsr__backend_gemm *bg = &j->gemm;
+    *bg = (tsr__backend_gemm){.dtype = g->dtype,
+                              .batch = (uint64_t)g->batch,
+                              .m = (uint64_t)g->m,
+                              .n = (uint64_t)g->n,
+                              .k = (uint64_t)g->k,
+                              .trans_a = ta,
+                              .trans_b = tb,
+                              .beta_zero = g->flags & TSR__WIRE_GEMM_BETA_ZERO};
+    memcpy(bg->alpha, g->alpha, sizeof bg->alpha);
+    memcpy(bg->beta, g->beta, sizeof bg->beta);
+    for (int i = 0; i < 3; i++) {
+        j->segments[i] = segments[i];
+        bg->offsets[i] = j->launch.offsets[i] = offsets[i];
+        bg->extents[i] = j->launch.extents[i] = extents[i];
+        bg->ld[i] = (uint64_t)g->ld[i];
+        bg->bstride[i] = (uint64_t)g->bstride[i];
+    }
+    return queue_job(x, j, out);
 }
 
 /* Writes `value` at every element of a checked region, innermost

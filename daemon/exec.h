@@ -37,6 +37,11 @@
  * (sequence 0 when there is nothing to run). */
 tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *kernel, tsr__wire_launched *out);
 
+/* Checks a matrix product (GEMM, core/protocol.h) from the session and
+ * queues it in the session's lane like a launch, for the backend's gemm;
+ * *out names it (sequence 0 when C has no elements). */
+tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *gemm, tsr__wire_launched *out);
+
 /* FILL of a checked region of a block on accelerator `queue`, reduced
  * by tsr__region_distinct: a small one is written at once when the session
  * has no kernel in flight there; a large one, or one behind kernels in

@@ -483,6 +483,11 @@ static tsr_status on_launch(request *r)
     return tsr__exec_launch(r->s, r->in, r->out);
 }
 
+static tsr_status on_gemm(request *r)
+{
+    return tsr__exec_gemm(r->s, r->in, r->out);
+}
+
 static tsr_status on_segment_map(request *r)
 {
     const tsr__wire_segment *in = r->in;
@@ -616,6 +621,7 @@ static const handler_fn handlers[TSR__OP_MAX] = {
     [TSR__OP_PROGRAM_RELEASE] = tsr__user_program_release,
     [TSR__OP_KERNEL_INFO] = tsr__user_kernel_info,
     [TSR__OP_KERNEL_LAUNCH] = tsr__user_kernel_launch,
+    [TSR__OP_GEMM] = on_gemm,
 };
 
 bool tsr__session_handle(tsr__session *s, const tsr__wire_header *h, const uint8_t *payload,

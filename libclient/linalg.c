@@ -11,22 +11,26 @@
  * (gemm.c) for the rest. An output that shares storage with an input, or
  * that the batch cannot be laid over, is computed into a temporary and
  * copied. Results are new contiguous tensors; meta tensors get shapes and
- * dtypes only; accelerator tensors are refused for now (CLBlast in the
- * daemon comes next). outer is an elementwise product of views. */
+ * dtypes only; accelerator tensors go to the daemon's BLAS (CLBlast on
+ * opencl devices), one GEMM request per batch of matrices ("the product on
+ * a device"). outer is an elementwise product of views. */
 #include <string.h>
 
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/matmul.h"
+#include "core/protocol.h"
 #include "kernels/kernels.h"
 #include "libclient/gemm.h"
+#include "libclient/client.h"
 #include "libclient/plan.h"
+#include "libclient/tensor_internal.h"
 #include "tessera/ops.h"
 
 /* ---- devices, outputs, scalars ------------------------------------------ */
 
-/* All tensors on one device, and that device one the products run on. */
-static tsr_status common_device(const char *op, const tsr_tensor *const *ts, int n, tsr_device *out)
+/* All tensors on one device. */
+static tsr_status common_device(const tsr_tensor *const *ts, int n, tsr_device *out)
 {
     tsr_device dev = ts[0]->storage->device;
     for (int i = 1; i < n; i++) {
@@ -40,9 +44,7 @@ static tsr_status common_device(const char *op, const tsr_tensor *const *ts, int
                          "devices, %s and %s!",
                          d1, d2);
     }
-    if (dev.type != TSR_DEVICE_CPU && dev.type != TSR_DEVICE_META)
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "%s on %s devices is not available yet", op,
-                         tsr_device_type_name(dev.type));
+    /* an accelerator's products are its daemon's to refuse (GEMM) */
     *out = dev;
     return TSR_OK;
 }
@@ -319,6 +321,148 @@ static tsr_status product_into(const tsr_tensor *a, mview va, const tsr_tensor *
     return run_gemms(g, base, v);
 }
 
+/* ---- the product on a device -------------------------------------------------
+ * On an accelerator the daemon's BLAS computes each product (GEMM,
+ * core/protocol.h): a matrix is handed over as it lies where its columns
+ * or its rows step by one element (the transpose flag then), C only with
+ * its columns so; anything else is first copied contiguous on the device.
+ * Products there sum in the device BLAS's order, not OpenBLAS's: equal to
+ * the cpu's within rounding, not bit for bit. */
+
+static bool device_dtype(tsr_dtype d)
+{
+    return d == TSR_FLOAT32 || d == TSR_FLOAT64 || d == TSR_COMPLEX64 || d == TSR_COMPLEX128;
+}
+
+/* How the daemon reads a rows x cols matrix with strides rs, cs: as it
+ * lies (ld the row step) or transposed (ld the column step); false when
+ * neither. */
+static bool device_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, bool *trans,
+                          int64_t *ld)
+{
+    int64_t need_n = cols > 1 ? cols : 1, need_t = rows > 1 ? rows : 1;
+    *trans = false;
+    *ld = rows == 1 ? need_n : rs;
+    if ((cols == 1 || cs == 1) && *ld >= need_n)
+        return true;
+    *trans = true;
+    *ld = cols == 1 ? need_t : cs;
+    return (rows == 1 || rs == 1) && *ld >= need_t;
+}
+
+static bool device_ready(const mview *v, bool output)
+{
+    int nb = v->ndim - 2;
+    bool trans;
+    int64_t ld;
+    return device_layout(v->sizes[nb], v->sizes[nb + 1], v->strides[nb], v->strides[nb + 1], &trans,
+                         &ld) &&
+           !(output && trans);
+}
+
+/* An operand the daemon cannot read as it lies, copied contiguous: the
+ * copy's view replaces *v. */
+static tsr_status device_pack(const tsr_tensor *t, mview *v, tsr_tensor **packed)
+{
+    tsr_tensor *view = NULL;
+    tsr_status st = tsr_tensor_as_strided(t, v->ndim, v->sizes, v->strides, v->offset, &view);
+    if (st == TSR_OK)
+        st = tsr_tensor_contiguous(view, TSR_CONTIGUOUS_FORMAT, packed);
+    tsr_tensor_release(view);
+    if (st != TSR_OK)
+        return st;
+    const tsr_geometry *g = &(*packed)->geometry;
+    v->offset = g->offset;
+    memcpy(v->strides, g->strides, sizeof(int64_t) * (size_t)g->ndim);
+    return TSR_OK;
+}
+
+static tsr_status device_gemms(tsr__gemm_args *g, const tsr_tensor *t[3], mview *v[3])
+{
+    int nb = v[0]->ndim - 2;
+    tsr__wire_gemm req = {.dtype = (uint32_t)g->dtype,
+                          .flags = g->beta_zero ? TSR__WIRE_GEMM_BETA_ZERO : 0,
+                          .m = g->m,
+                          .n = g->n,
+                          .k = g->k};
+    memcpy(req.alpha, g->alpha, sizeof req.alpha);
+    memcpy(req.beta, g->beta, sizeof req.beta);
+    int64_t ms[3] = {g->m, g->m, g->k}, ns[3] = {g->n, g->k, g->n};
+    for (int i = 0; i < 3; i++) {
+        bool trans = false;
+        req.handles[i] = t[i]->storage->handle;
+        device_layout(ms[i], ns[i], v[i]->strides[nb], v[i]->strides[nb + 1], &trans, &req.ld[i]);
+        if (trans)
+            req.flags |= i == 1 ? TSR__WIRE_GEMM_TRANS_A : TSR__WIRE_GEMM_TRANS_B;
+    }
+    /* the last batch dim goes in one call where C's matrices lie apart */
+    bool batched = nb > 0 && v[0]->strides[nb - 1] >= g->m * req.ld[0];
+    int odometer = batched ? nb - 1 : nb;
+    req.batch = batched ? v[0]->sizes[nb - 1] : 1;
+    int64_t at[TSR_MAX_DIMS + 2] = {0};
+    for (;;) {
+        for (int i = 0; i < 3; i++) {
+            req.offsets[i] = v[i]->offset;
+            for (int d = 0; d < odometer; d++)
+                req.offsets[i] += at[d] * v[i]->strides[d];
+            req.bstride[i] = batched ? v[i]->strides[nb - 1] : 0;
+        }
+        tsr_status st =
+            tsr__client_launch_op(t[0]->storage->client, t[0]->storage->device, TSR__OP_GEMM, &req);
+        if (st != TSR_OK)
+            return st;
+        int d = odometer - 1;
+        while (d >= 0 && ++at[d] == v[0]->sizes[d])
+            at[d--] = 0;
+        if (d < 0)
+            return TSR_OK;
+    }
+}
+
+/* beta, in its math type in g, as a Python number again (exact: a float
+ * or double widens to double). */
+static tsr_scalar beta_scalar(const tsr__gemm_args *g)
+{
+    if (g->dtype == TSR_FLOAT32 || g->dtype == TSR_COMPLEX64) {
+        float f[2] = {0, 0};
+        memcpy(f, g->beta, g->dtype == TSR_FLOAT32 ? 4 : 8);
+        return g->dtype == TSR_FLOAT32 ? tsr_scalar_float(f[0]) : tsr_scalar_complex(f[0], f[1]);
+    }
+    double d[2] = {0, 0};
+    memcpy(d, g->beta, g->dtype == TSR_FLOAT64 ? 8 : 16);
+    return g->dtype == TSR_FLOAT64 ? tsr_scalar_float(d[0]) : tsr_scalar_complex(d[0], d[1]);
+}
+
+static tsr_status device_product_into(const tsr_tensor *a, mview va, const tsr_tensor *b, mview vb,
+                                      tsr_tensor *r, mview vc, tsr__gemm_args *g)
+{
+    int nb = va.ndim - 2;
+    g->m = va.sizes[nb];
+    g->k = va.sizes[nb + 1];
+    g->n = vb.sizes[nb + 1];
+    if (!device_dtype(g->dtype))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "matrix products in %s on %s devices are not available yet",
+                         tsr_dtype_name(g->dtype), tsr_device_type_name(r->storage->device.type));
+    if (g->k == 0 || g->alpha_zero) /* C = beta * C, A and B unread */
+        return g->beta_zero ? tsr_tensor_fill_(r, tsr_scalar_int(0))
+                            : tsr_mul_scalar_(r, beta_scalar(g));
+    tsr_tensor *packed[2] = {NULL, NULL};
+    const tsr_tensor *t[3] = {r, a, b};
+    mview *v[3] = {&vc, &va, &vb};
+    mview *order[3] = {&va, &vb, &vc};
+    coalesce(order, &g->m);
+    tsr_status st = TSR_OK;
+    for (int i = 1; i < 3 && st == TSR_OK; i++)
+        if (!device_ready(v[i], false) && (st = device_pack(t[i], v[i], &packed[i - 1])) == TSR_OK)
+            t[i] = packed[i - 1];
+    if (st == TSR_OK)
+        st = device_gemms(g, t, v);
+    tsr_tensor_release(packed[0]);
+    tsr_tensor_release(packed[1]);
+    return st;
+}
+
 /* r (viewed as va's batch and m, vb's n) = alpha * a @ b + beta * r. */
 static tsr_status product(const tsr_tensor *a, const mview *va, const tsr_tensor *b,
                           const mview *vb, tsr_tensor *r, tsr__gemm_args *g)
@@ -326,20 +470,23 @@ static tsr_status product(const tsr_tensor *a, const mview *va, const tsr_tensor
     mview shape = *va, vc;
     shape.sizes[shape.ndim - 1] = vb->sizes[vb->ndim - 1];
     bool shares = r->storage == a->storage || r->storage == b->storage;
-    if (!shares && result_mview(r, &shape, &vc))
-        return product_into(a, *va, b, *vb, r, vc, g);
+    bool device = r->storage->device.type != TSR_DEVICE_CPU;
+    if (!shares && result_mview(r, &shape, &vc) && (!device || device_ready(&vc, true)))
+        return device ? device_product_into(a, *va, b, *vb, r, vc, g)
+                      : product_into(a, *va, b, *vb, r, vc, g);
     tsr_tensor *tmp = NULL;
     tsr_geometry tg;
     tsr_status st =
         tsr_geometry_init(r->geometry.ndim, r->geometry.sizes, TSR_CONTIGUOUS_FORMAT, &tg);
     if (st == TSR_OK)
-        st = tsr__tensor_alloc(NULL, r->storage->device, r->dtype, &tg, false, &tmp);
+        st = tsr__tensor_alloc(r->storage->client, r->storage->device, r->dtype, &tg, false, &tmp);
     if (st == TSR_OK && !g->beta_zero)
         st = tsr__copy(tmp, r);
     if (st == TSR_OK && !result_mview(tmp, &shape, &vc))
         st = tsr__fail(TSR_ERR_RUNTIME, "internal: a contiguous result refused a view");
     if (st == TSR_OK)
-        st = product_into(a, *va, b, *vb, tmp, vc, g);
+        st = device ? device_product_into(a, *va, b, *vb, tmp, vc, g)
+                    : product_into(a, *va, b, *vb, tmp, vc, g);
     if (st == TSR_OK)
         st = tsr__copy(r, tmp);
     tsr_tensor_release(tmp);
@@ -443,7 +590,7 @@ static tsr_status mm_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *ou
     job j;
     tsr_status st = need(a, b, out, result);
     if (st == TSR_OK)
-        st = common_device("mm", (const tsr_tensor *[]){a, b, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev);
     if (st == TSR_OK)
         st = mm_job(a, &a->geometry, b, out, &j);
     return st == TSR_OK ? run(&j, dev, out, result) : st;
@@ -466,7 +613,7 @@ static tsr_status bmm_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *o
     tsr_device dev;
     tsr_status st = need(a, b, out, result);
     if (st == TSR_OK)
-        st = common_device("bmm", (const tsr_tensor *[]){a, b, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev);
     if (st == TSR_OK)
         st = tsr__matmul_check_bmm(&a->geometry, &b->geometry);
     if (st == TSR_OK)
@@ -487,7 +634,7 @@ static tsr_status dot_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor *o
     tsr_device dev;
     tsr_status st = need(a, b, out, result);
     if (st == TSR_OK)
-        st = common_device("dot", (const tsr_tensor *[]){a, b, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev);
     if (st == TSR_OK && out && out->dtype != a->dtype)
         st = tsr__fail(TSR_ERR_RUNTIME, "result dtype %s does not match input dtype %s",
                        tsr_dtype_message_name(out->dtype), tsr_dtype_message_name(a->dtype));
@@ -537,7 +684,7 @@ static tsr_status mv_op(const tsr_tensor *a, const tsr_tensor *v, tsr_tensor *ou
     job j;
     tsr_status st = need(a, v, out, result);
     if (st == TSR_OK)
-        st = common_device("mv", (const tsr_tensor *[]){a, v, out}, 3, &dev);
+        st = common_device((const tsr_tensor *[]){a, v, out}, 3, &dev);
     if (st == TSR_OK)
         st = mv_job(a, &a->geometry, v, out, &j);
     return st == TSR_OK ? run(&j, dev, out, result) : st;
@@ -552,7 +699,7 @@ static tsr_status addmm_op(const tsr_tensor *self, const tsr_tensor *m1, const t
     if (st == TSR_OK && self == NULL)
         st = tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
     if (st == TSR_OK)
-        st = common_device("addmm", (const tsr_tensor *[]){self, m1, m2, out}, 4, &dev);
+        st = common_device((const tsr_tensor *[]){self, m1, m2, out}, 4, &dev);
     if (st == TSR_OK)
         st = tsr__matmul_check_addmm(self->dtype, m1->dtype, &m1->geometry, m2->dtype,
                                      &m2->geometry);
@@ -715,7 +862,7 @@ static tsr_status matmul_op(const tsr_tensor *a, const tsr_tensor *b, tsr_tensor
     }
     tsr_device dev;
     job j;
-    if ((st = common_device("matmul", (const tsr_tensor *[]){a, b, out}, 3, &dev)) != TSR_OK)
+    if ((st = common_device((const tsr_tensor *[]){a, b, out}, 3, &dev)) != TSR_OK)
         return st;
     if (p.path == TSR__MATMUL_ROW_MM) {
         tsr_geometry row = sized(2, 1, a->geometry.sizes[0]);

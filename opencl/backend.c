@@ -164,6 +164,7 @@ const tsr__backend tsr__opencl_backend = {
     .copies = tsr__clrt_copies,
     .on_host = tsr__clrt_on_host,
     .enqueue = tsr__clrt_enqueue,
+    .gemm = tsr__clrt_gemm,
     .worker = "tessera-kernel-worker",
     .spirv_requires = "cl_khr_il_program extension",
     .worker_device = worker_device,

@@ -6,6 +6,7 @@
 #include "kernels/reduce_order.h"
 
 #include <CL/cl.h>
+#include <clblast_c.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -878,6 +879,93 @@ static cl_int enqueue_pieces(cl_command_queue queue, cl_kernel k, const tsr__ker
     return err;
 }
 
+/* Queues the copies in of a launch's operand spans (see "copies in and
+ * out" above): each span of a buffer over a segment that no launch still
+ * queued leaves on the device, once even when named twice. */
+static cl_int copy_in(clrt_device *d, clrt_job *job, void *const *buffers, const uint64_t *offsets,
+                      const uint64_t *extents, uint32_t n)
+{
+    cl_int err = CL_SUCCESS;
+    bool drained = false;
+    for (uint32_t b = 0; b < n && err == CL_SUCCESS; b++) {
+        const clrt_buffer *buf = buffers[b];
+        bool again = false; /* an in-place operation names one span twice */
+        for (uint32_t e = 0; e < b; e++)
+            again |=
+                buffers[e] == buffers[b] && offsets[e] == offsets[b] && extents[e] == extents[b];
+        if (!buf->host || extents[b] == 0 || again)
+            continue;
+        uint64_t lo = offsets[b], bytes = extents[b];
+        int state = drained ? SPAN_IN_SEGMENT : span_state(d, buf, lo, lo + bytes);
+        if (state == SPAN_ON_DEVICE)
+            continue;
+        if (state == SPAN_MIXED) {
+            err = clFinish(d->queue);
+            drained = true;
+        }
+        const void *from = buf->host + lo;
+        if (err == CL_SUCCESS && d->info.stage_copies) {
+            job->staged[b] = malloc((size_t)bytes);
+            if (!job->staged[b])
+                err = CL_OUT_OF_HOST_MEMORY;
+            else
+                from = memcpy(job->staged[b], from, (size_t)bytes);
+        }
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(d->queue, buf->mem, CL_FALSE, (size_t)lo, (size_t)bytes,
+                                       from, 0, NULL, NULL);
+    }
+    return err;
+}
+
+/* Queues the copy back of an output span, as a box of rows where `box`
+ * says so (region[0] < bytes), else whole; the span stays listed until
+ * the job finishes. *event becomes the copy's event. */
+static cl_int copy_back(clrt_device *d, clrt_job *job, const clrt_buffer *out, uint64_t lo,
+                        uint64_t bytes, bool box, const size_t region[3], const size_t pitch[2],
+                        cl_event *event)
+{
+    cl_event read = NULL;
+    cl_int err;
+    link_span(job, out, lo, bytes);
+    if (box && region[0] < bytes) {
+        size_t origin[3] = {(size_t)lo, 0, 0};
+        err =
+            clEnqueueReadBufferRect(d->queue, out->mem, CL_FALSE, origin, origin, region, pitch[0],
+                                    pitch[1], pitch[0], pitch[1], out->host, 0, NULL, &read);
+    } else {
+        err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)lo, (size_t)bytes,
+                                  out->host + lo, 0, NULL, &read);
+    }
+    if (*event)
+        clReleaseEvent(*event);
+    *event = read;
+    return err;
+}
+
+/* Ends a job whose enqueue failed: what was enqueued runs to its end
+ * before the job's buffers go. */
+static tsr_status enqueue_failed(clrt_device *d, clrt_job *job, cl_event event, cl_int err,
+                                 const char *what)
+{
+    if (event)
+        clReleaseEvent(event);
+    clFinish(d->queue);
+    unlink_spans(job);
+    free_staged(job);
+    if (job->status_buffer)
+        clReleaseMemObject(job->status_buffer);
+    if (job->geom_buffer)
+        clReleaseMemObject(job->geom_buffer);
+    free(job);
+    char name[TSR__CL_ERROR_NAME_MAX];
+    return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
+                         ? TSR_ERR_OUT_OF_MEMORY
+                         : TSR_ERR_DEVICE,
+                     "cannot queue %s on %.200s: %s", what, d->info.name,
+                     tsr__cl_error_name(err, name, sizeof name));
+}
+
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
                              const tsr__backend_launch *l, tsr__backend_done_fn done, void *ctx)
 {
@@ -958,35 +1046,8 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
      * first, unless a launch still queued leaves them on the device (see
      * "copies in and out" above), and the output's span comes back last:
      * the completion callback then sees the segment current. */
-    bool drained = false;
-    for (uint32_t b = 0; b < l->nbuffers && err == CL_SUCCESS; b++) {
-        const clrt_buffer *buf = l->buffers[b];
-        bool again = false; /* an in-place operation names one span twice */
-        for (uint32_t e = 0; e < b; e++)
-            again |= l->buffers[e] == l->buffers[b] && l->offsets[e] == l->offsets[b] &&
-                     l->extents[e] == l->extents[b];
-        if (!buf->host || l->extents[b] == 0 || again)
-            continue;
-        uint64_t lo = l->offsets[b], bytes = l->extents[b];
-        int state = drained ? SPAN_IN_SEGMENT : span_state(d, buf, lo, lo + bytes);
-        if (state == SPAN_ON_DEVICE)
-            continue;
-        if (state == SPAN_MIXED) {
-            err = clFinish(d->queue);
-            drained = true;
-        }
-        const void *from = buf->host + lo;
-        if (err == CL_SUCCESS && d->info.stage_copies) {
-            job->staged[b] = malloc((size_t)bytes);
-            if (!job->staged[b])
-                err = CL_OUT_OF_HOST_MEMORY;
-            else
-                from = memcpy(job->staged[b], from, (size_t)bytes);
-        }
-        if (err == CL_SUCCESS)
-            err = clEnqueueWriteBuffer(d->queue, buf->mem, CL_FALSE, (size_t)lo, (size_t)bytes,
-                                       from, 0, NULL, NULL);
-    }
+    if (err == CL_SUCCESS)
+        err = copy_in(d, job, l->buffers, l->offsets, l->extents, l->nbuffers);
     cl_event event = NULL;
     if (err == CL_SUCCESS)
         err = enqueue_pieces(d->queue, k, g, global, local, l->first_piece,
@@ -1013,54 +1074,138 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
      * memory) who may write them while the kernel runs. */
     size_t region[3], pitch[2];
     if (err == CL_SUCCESS && out && out->host && l->extents[0] > 0) {
-        cl_event read = NULL;
-        link_span(job, out, l->offsets[0], l->extents[0]);
-        if (output_box(l, region, pitch) && region[0] < l->extents[0]) {
-            size_t origin[3] = {(size_t)l->offsets[0], 0, 0};
-            err = clEnqueueReadBufferRect(d->queue, out->mem, CL_FALSE, origin, origin, region,
-                                          pitch[0], pitch[1], pitch[0], pitch[1], out->host, 0,
-                                          NULL, &read);
-        } else {
-            err = clEnqueueReadBuffer(d->queue, out->mem, CL_FALSE, (size_t)l->offsets[0],
-                                      (size_t)l->extents[0], out->host + l->offsets[0], 0, NULL,
-                                      &read);
-        }
-        clReleaseEvent(event);
-        event = read;
+        bool box = output_box(l, region, pitch);
+        err = copy_back(d, job, out, l->offsets[0], l->extents[0], box, region, pitch, &event);
     }
     /* a second output (a reduction's positions) comes back whole */
     const clrt_buffer *out2 = l->second_output && l->nbuffers > 2 ? l->buffers[2] : NULL;
-    if (err == CL_SUCCESS && out2 && out2->host && l->extents[2] > 0) {
-        cl_event read = NULL;
-        link_span(job, out2, l->offsets[2], l->extents[2]);
-        err =
-            clEnqueueReadBuffer(d->queue, out2->mem, CL_FALSE, (size_t)l->offsets[2],
-                                (size_t)l->extents[2], out2->host + l->offsets[2], 0, NULL, &read);
-        clReleaseEvent(event);
-        event = read;
-    }
+    if (err == CL_SUCCESS && out2 && out2->host && l->extents[2] > 0)
+        err = copy_back(d, job, out2, l->offsets[2], l->extents[2], false, NULL, NULL, &event);
     if (err == CL_SUCCESS)
         err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
-    if (err != CL_SUCCESS) {
-        /* What was enqueued (copies, the kernel) runs to its end before
-         * the job's buffers go. */
-        if (event)
-            clReleaseEvent(event);
-        clFinish(d->queue);
-        unlink_spans(job);
-        free_staged(job);
-        if (job->status_buffer)
-            clReleaseMemObject(job->status_buffer);
-        if (job->geom_buffer)
-            clReleaseMemObject(job->geom_buffer);
-        free(job);
-        char name[TSR__CL_ERROR_NAME_MAX];
-        return tsr__fail(err == CL_OUT_OF_HOST_MEMORY || err == CL_OUT_OF_RESOURCES
-                             ? TSR_ERR_OUT_OF_MEMORY
-                             : TSR_ERR_DEVICE,
-                         "cannot queue a kernel on %.200s: %s", d->info.name,
-                         tsr__cl_error_name(err, name, sizeof name));
+    if (err != CL_SUCCESS)
+        return enqueue_failed(d, job, event, err, "a kernel");
+    clFlush(d->queue);
+    atomic_fetch_add(&rt->launches, 1);
+    return TSR_OK;
+}
+
+/* ---- matrix products (CLBlast) --------------------------------------------
+ * CLBlast's GEMM enqueues its kernels on the queue it is given and hands
+ * back the last one's event, so a product takes its place among the
+ * session's launches like one of them: its operands' spans go in first
+ * where the device's memory is its own, C's rows come back last, and the
+ * event's callback ends the job. CLBlast compiles and tunes its kernels
+ * per device and dtype at their first use (it keeps them in a cache of its
+ * own for the process), on the daemon's thread: a first product of a
+ * dtype takes that time. */
+
+#define GEMM_CALL(fn, alpha, beta)                                                                \
+    (g->batch == 1                                                                                \
+         ? fn(CLBlastLayoutRowMajor, ta, tb, m, n, k, alpha, a, off[1], g->ld[1], b, off[2],      \
+              g->ld[2], beta, c, off[0], g->ld[0], &d->queue, event)                              \
+         : fn##StridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, k, alpha, a, off[1], g->ld[1], \
+                              g->bstride[1], b, off[2], g->ld[2], g->bstride[2], beta, c, off[0], \
+                              g->ld[0], g->bstride[0], batch, &d->queue, event))
+
+static CLBlastStatusCode gemm_call(clrt_device *d, const tsr__backend_gemm *g, const size_t off[3],
+                                   cl_event *event)
+{
+    CLBlastTranspose ta = g->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+    CLBlastTranspose tb = g->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
+    size_t m = (size_t)g->m, n = (size_t)g->n, k = (size_t)g->k, batch = (size_t)g->batch;
+    cl_mem c = ((const clrt_buffer *)g->buffers[0])->mem;
+    cl_mem a = ((const clrt_buffer *)g->buffers[1])->mem;
+    cl_mem b = ((const clrt_buffer *)g->buffers[2])->mem;
+    switch (g->dtype) {
+    case TSR_FLOAT32: {
+        float alpha, beta;
+        memcpy(&alpha, g->alpha, sizeof alpha);
+        memcpy(&beta, g->beta, sizeof beta);
+        return GEMM_CALL(CLBlastSgemm, alpha, beta);
     }
+    case TSR_FLOAT64: {
+        double alpha, beta;
+        memcpy(&alpha, g->alpha, sizeof alpha);
+        memcpy(&beta, g->beta, sizeof beta);
+        return GEMM_CALL(CLBlastDgemm, alpha, beta);
+    }
+    case TSR_COMPLEX64: {
+        cl_float2 alpha, beta;
+        memcpy(&alpha, g->alpha, sizeof alpha);
+        memcpy(&beta, g->beta, sizeof beta);
+        return GEMM_CALL(CLBlastCgemm, alpha, beta);
+    }
+    default: {
+        cl_double2 alpha, beta;
+        memcpy(&alpha, g->alpha, sizeof alpha);
+        memcpy(&beta, g->beta, sizeof beta);
+        return GEMM_CALL(CLBlastZgemm, alpha, beta);
+    }
+    }
+}
+
+/* C's rows as a box for the copy back: n elements per row, m rows ld
+ * apart, batch matrices bstride apart where they lie in that order. */
+static bool gemm_box(const tsr__backend_gemm *g, size_t item, size_t region[3], size_t pitch[2])
+{
+    region[0] = (size_t)g->n * item;
+    region[1] = (size_t)g->m;
+    region[2] = (size_t)g->batch;
+    pitch[0] = (size_t)g->ld[0] * item;
+    pitch[1] = g->batch > 1 ? (size_t)g->bstride[0] * item : region[1] * pitch[0];
+    return pitch[0] >= region[0] && pitch[1] >= region[1] * pitch[0] && pitch[1] % pitch[0] == 0;
+}
+
+tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_gemm *g,
+                          tsr__backend_done_fn done, void *ctx)
+{
+    if (ordinal >= rt->count || rt->devices[ordinal].state != DEVICE_OPEN)
+        return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u is not open", (unsigned)ordinal);
+    tsr_dtype dt = (tsr_dtype)g->dtype;
+    if (dt != TSR_FLOAT32 && dt != TSR_FLOAT64 && dt != TSR_COMPLEX64 && dt != TSR_COMPLEX128)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "matrix products in %s on opencl devices are not "
+                         "available yet",
+                         tsr_dtype_name(dt));
+    size_t item = tsr_dtype_itemsize(dt), off[3];
+    for (int i = 0; i < 3; i++) {
+        if (g->offsets[i] % item)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "a matrix product's operand %d is not aligned to its elements", i);
+        off[i] = (size_t)(g->offsets[i] / item);
+    }
+    clrt_device *d = &rt->devices[ordinal];
+    clrt_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a matrix product");
+    *job = (clrt_job){.ordinal = ordinal, .device = d, .done = done, .ctx = ctx};
+    /* C goes in where it is read, and where its rows do not make a box
+     * (the whole span comes back then, gaps included). CLBlast reads no C
+     * where beta is 0: a NaN there does not reach the result
+     * (kernels-opencl-gemm holds it to that). */
+    size_t region[3], pitch[2];
+    bool box = gemm_box(g, item, region, pitch);
+    uint64_t extents[3] = {g->beta_zero && box ? 0 : g->extents[0], g->extents[1], g->extents[2]};
+    cl_int err = copy_in(d, job, g->buffers, g->offsets, extents, 3);
+    cl_event event = NULL;
+    if (err == CL_SUCCESS) {
+        CLBlastStatusCode cs = gemm_call(d, g, off, &event);
+        if (cs != CLBlastSuccess) { /* its codes below -1000 are its own */
+            enqueue_failed(d, job, event, CL_INVALID_OPERATION, "a matrix product");
+            return tsr__fail(TSR_ERR_DEVICE,
+                             "CLBlast refused a matrix product on %.200s: "
+                             "status %d",
+                             d->info.name, (int)cs);
+        }
+    }
+    const clrt_buffer *out = g->buffers[0];
+    if (err == CL_SUCCESS && out->host && g->extents[0] > 0)
+        err = copy_back(d, job, out, g->offsets[0], g->extents[0], box, region, pitch, &event);
+    if (err == CL_SUCCESS)
+        err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
+    if (err != CL_SUCCESS)
+        return enqueue_failed(d, job, event, err, "a matrix product");
     clFlush(d->queue);
     atomic_fetch_add(&rt->launches, 1);
     return TSR_OK;

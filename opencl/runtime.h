@@ -122,5 +122,11 @@ bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__backend_launch *launch, tsr__backend_done_fn done,
                              void *ctx);
+/* A matrix product through CLBlast (daemon/backend.h's gemm): float32,
+ * float64, complex64 and complex128 on the device's in-order queue, its
+ * operands copied in and C back where launches copy, completion through
+ * `done` as a launch's. The device must be open (a program was built). */
+tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_gemm *gemm,
+                          tsr__backend_done_fn done, void *ctx);
 
 #endif /* TESSERA_OPENCL_RUNTIME_H */

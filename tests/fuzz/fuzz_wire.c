@@ -62,6 +62,7 @@ static const doc_op doc_ops[] = {
     [26] = {"PROGRAM_RELEASE", 8, 0, true, false},
     [27] = {"KERNEL_INFO", 72, 2056, false, false},
     [28] = {"KERNEL_LAUNCH", 1344, 8, true, false},
+    [29] = {"GEMM", 168, 8, true, false},
 };
 #define DOC_OPS (sizeof doc_ops / sizeof doc_ops[0])
 

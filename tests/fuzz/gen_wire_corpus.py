@@ -73,6 +73,16 @@ PROCESS_LIST, SESSION_STATS, DEVICE_STATUS, TOPOLOGY, DAEMON_STATS = 14, 15, 16,
 EXPORT, IMPORT, REVOKE, SHARE_LIST = 19, 20, 21, 22
 PROGRAM_CREATE, PROGRAM_SOURCE, PROGRAM_STATUS, PROGRAM_RELEASE = 23, 24, 25, 26
 KERNEL_INFO, KERNEL_LAUNCH = 27, 28
+GEMM = 29
+
+
+def gemm(dtype, flags, batch, m, n, k, handles, offsets, ld, bstride, alpha, beta):
+    """A tsr__wire_gemm (core/protocol.h): C, A, B's handles, offsets,
+    leading dimensions and batch strides; alpha and beta as 16 bytes."""
+    return (struct.pack("<IIqqqq", dtype, flags, batch, m, n, k)
+            + struct.pack("<QQQ", *handles) + struct.pack("<qqq", *offsets)
+            + struct.pack("<qqq", *ld) + struct.pack("<qqq", *bstride)
+            + alpha.ljust(16, b"\0") + beta.ljust(16, b"\0"))
 
 
 def kernel(op, common, sizes, operands, scalar=b"", alpha=b""):
@@ -206,6 +216,11 @@ valid = [
                                                       (3, 4, 0, 0, struct.pack("<f", 2.0))],
                                        [64]), request_id=31),
     frame(KERNEL_LAUNCH, struct.pack("<II", 3, 0), REPLY, 31),
+    # GEMM: float32 C (2 x 3 batch of 4) = A (transposed) @ B, beta 0.
+    frame(GEMM, gemm(11, 0x5, 4, 2, 3, 5, (0x1234567800000001, 0x1234567800000002,
+                                          0x1234567800000003), (0, 8, 0), (3, 2, 3),
+                     (6, 10, 15), struct.pack("<f", 1.0), b""), request_id=33),
+    frame(GEMM, struct.pack("<II", 4, 0), REPLY, 33),
     frame(PROGRAM_RELEASE, struct.pack("<II", 1, 0), request_id=32),
     frame(PROGRAM_RELEASE, flags=REPLY, request_id=32),
     # LAUNCH: float32 add of a transposed input and a scalar, and a copy.
@@ -294,7 +309,9 @@ broken = [
     frame(PING, version=7),
     frame(0),
     frame(12),
-    frame(29),                                           # one past the last opcode
+    frame(30),                                           # one past the last opcode
+    frame(GEMM, gemm(11, 0, 1, 2, 2, 2, (1, 2, 3), (0, 0, 0), (2, 2, 2), (0, 0, 0),
+                     b"", b"")[:100], request_id=34),   # cut short
     frame(PROGRAM_SOURCE, program_source(1, 0, b"x")[:100], request_id=30),  # cut short
     frame(KERNEL_LAUNCH, kernel_launch(1, 0, [8], [(0, 0, 1, 0, b"")])[:1343]),
     frame(0xFFFF),

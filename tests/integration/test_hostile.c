@@ -1473,6 +1473,89 @@ static void check_launches(void)
     expect_healthy("a session that ended with kernels queued");
 }
 
+/* GEMM: a product that runs (C = A @ B^T, 2 x 3 from 2 x 4 and 3 x 4,
+ * B transposed as it lies), then requests the daemon refuses, none of
+ * which touches C. */
+static void check_gemm(void)
+{
+    conn a, b;
+    if (!session_open(&a, "gemm") || !session_open(&b, "gemm-bystander"))
+        return;
+    tsr__wire_block c, x, y, theirs;
+    ASSERT_EQ(alloc(&a, opencl0, 64, &c), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, 64, &x), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, 64, &y), TSR_OK);
+    ASSERT_EQ(alloc(&b, opencl0, 64, &theirs), TSR_OK);
+    uint64_t bytes = 0;
+    uint8_t *base = map_block(&a, &c, &bytes);
+    ASSERT_TRUE(base != NULL);
+    if (!base)
+        return;
+    float *pc = (float *)(base + c.offset), *pa = (float *)(base + x.offset),
+          *pb = (float *)(base + y.offset);
+    for (int i = 0; i < 12; i++) {
+        pa[i] = (float)i;
+        pb[i] = (float)(i % 5) - 2.0f;
+        pc[i] = -7.0f;
+    }
+    float one = 1.0f;
+    tsr__wire_gemm g = {.dtype = TSR_FLOAT32,
+                        .flags = TSR__WIRE_GEMM_TRANS_B | TSR__WIRE_GEMM_BETA_ZERO,
+                        .batch = 1,
+                        .m = 2,
+                        .n = 3,
+                        .k = 4,
+                        .handles = {c.handle, x.handle, y.handle},
+                        .ld = {3, 4, 4}};
+    memcpy(g.alpha, &one, sizeof one);
+    tsr__wire_launched l;
+    ASSERT_EQ(rq(&a, TSR__OP_GEMM, &g, &l), TSR_OK);
+    ASSERT_TRUE(queue_done(&a, l.queue, l.sequence));
+    int bad = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++) {
+            float want = 0;
+            for (int q = 0; q < 4; q++)
+                want += pa[i * 4 + q] * pb[j * 4 + q];
+            bad += pc[i * 3 + j] != want;
+        }
+    ASSERT_EQ(bad, 0);
+    ASSERT_TRUE(pc[6] == -7.0f); /* past C */
+    for (int i = 0; i < 6; i++)
+        pc[i] = -7.0f;
+    struct {
+        const char *what;
+        tsr__wire_gemm g;
+        int status;
+    } cases[16];
+    int n = 0;
+#define GEMM_CASE(w, st) \
+    (cases[n].what = (w), cases[n].status = (st), cases[n].g = g, &cases[n++].g)
+    GEMM_CASE("a foreign A", TSR_ERR_INVALID_ARGUMENT)->handles[1] = theirs.handle;
+    GEMM_CASE("C past its allocation", TSR_ERR_INDEX)->offsets[0] = (int64_t)(c.size / 4) - 5;
+    GEMM_CASE("B past its allocation", TSR_ERR_INDEX)->ld[2] = (int64_t)(y.size / 4) / 2;
+    GEMM_CASE("C over A", TSR_ERR_INVALID_ARGUMENT)->handles[0] = x.handle;
+    GEMM_CASE("a short leading dimension", TSR_ERR_INVALID_ARGUMENT)->ld[0] = 2;
+    GEMM_CASE("k of 0", TSR_ERR_INVALID_ARGUMENT)->k = 0;
+    GEMM_CASE("a negative m", TSR_ERR_INVALID_ARGUMENT)->m = -1;
+    GEMM_CASE("unknown flags", TSR_ERR_INVALID_ARGUMENT)->flags |= 0x100;
+    GEMM_CASE("an unknown dtype", TSR_ERR_INVALID_ARGUMENT)->dtype = 200;
+    GEMM_CASE("int32", TSR_ERR_NOT_SUPPORTED)->dtype = TSR_INT32;
+    tsr__wire_gemm *overlap = GEMM_CASE("C's matrices overlapping", TSR_ERR_INVALID_ARGUMENT);
+    overlap->batch = 2;
+    overlap->bstride[0] = 3;
+#undef GEMM_CASE
+    for (int i = 0; i < n; i++) {
+        int got = rq(&a, TSR__OP_GEMM, &cases[i].g, &l);
+        if (got != cases[i].status)
+            fprintf(stderr, "GEMM with %s: status %d (%s)\n", cases[i].what, got, a.message);
+        ASSERT_EQ(got, cases[i].status);
+    }
+    ASSERT_TRUE(pc[0] == -7.0f); /* nothing ran */
+    conn_close(&a);
+    conn_close(&b);
+}
+
 static void check_bad_requests(void)
 {
     conn a, b, unopened;
@@ -1814,6 +1897,7 @@ int main(void)
     check_vanishing();
     check_deaf_client();
     check_launches();
+    check_gemm();
     check_large_fill();
     check_fair_turns();
     if (silent_open)

@@ -8,7 +8,15 @@
  * sizes, contiguity (new results) and every value, exactly or within the
  * row's tolerance.
  *
- * Usage: test_matmul_conformance data/<family>.txt ... */
+ * Built with MATMUL_OPENCL (test_matmul_opencl), the same rows run on
+ * opencl:0 in a real daemon (arguments before the files go to it, such
+ * as --device-memory=staged): the rows whose tensors are all float32,
+ * float64, complex64 or complex128 (the dtypes the device's BLAS computes
+ * in; the others, and the meta rows, are counted as skipped), within the
+ * same tolerances (the device sums in another order than OpenBLAS).
+ *
+ * Usage: test_matmul_conformance data/<family>.txt ...
+ *        test_matmul_opencl [daemon arguments] data/<family>.txt ... */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +24,14 @@
 
 #include "conformance/support_table.h"
 #include "tessera/tessera.h"
+#ifdef MATMUL_OPENCL
+#include "integration/support_daemon.h"
+#endif
+
+/* Tensors are built on opencl:0 (MATMUL_OPENCL). */
+static bool on_opencl;
+static int skipped;
+static tsr_client *client; /* opencl's; NULL on cpu */
 
 #define MAX_BASES 8
 
@@ -88,12 +104,16 @@ static bool build_bases(const char *text, bool meta, built *bt)
             return false;
         tsr_tensor_options o = {.has_dtype = true, .dtype = dt};
         tsr_status st;
+        if (on_opencl) {
+            o.has_device = true;
+            o.device = (tsr_device){TSR_DEVICE_OPENCL, 0};
+        }
         if (meta) {
             o.has_device = true;
             o.device = (tsr_device){TSR_DEVICE_META, -1};
             st = tsr_tensor_empty(NULL, 1, &n, &o, &bt->bases[bt->nbases]);
         } else {
-            st = tsr_tensor_from_data(NULL, 1, &n, dt, bytes, &o, &bt->bases[bt->nbases]);
+            st = tsr_tensor_from_data(client, 1, &n, dt, bytes, &o, &bt->bases[bt->nbases]);
         }
         free(bytes);
         if (st != TSR_OK) {
@@ -285,6 +305,24 @@ static void check_ok(const table_row *row, const tsr_tensor *r, bool fresh)
         compare_values(r, f[F_TOL], f[F_VALUES]);
 }
 
+/* Whether every dtype a row names (bases, result) is one opencl's BLAS
+ * computes in. */
+static bool blas_dtypes_only(const char *bases, const char *result)
+{
+    static const char *const ok[] = {"float32", "float64", "complex64", "complex128"};
+    for (const char *p = bases; p && *p; p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL) {
+        bool found = false;
+        for (size_t i = 0; i < 4; i++)
+            found |= strncmp(p, ok[i], strlen(ok[i])) == 0 && p[strlen(ok[i])] == ':';
+        if (!found)
+            return false;
+    }
+    bool found = result == NULL;
+    for (size_t i = 0; i < 4 && !found; i++)
+        found = strcmp(result, ok[i]) == 0;
+    return found;
+}
+
 static void check_row(const table_row *row)
 {
     const char *const *f = (const char *const *)row->fields;
@@ -299,6 +337,10 @@ static void check_row(const table_row *row)
             return;
     }
     bool meta = strcmp(f[F_DEVICE], "meta") == 0;
+    if (on_opencl && (meta || !blas_dtypes_only(f[F_BASES], ok ? f[F_DTYPE] : NULL))) {
+        skipped++;
+        return;
+    }
     if (!build_bases(f[F_BASES], meta, &bt) || !build_view(f[F_A], &bt, &bt.a) ||
         !build_view(f[F_B], &bt, &bt.b) || !build_view(f[F_C], &bt, &bt.c) ||
         !build_view(f[F_OUT], &bt, &bt.out))
@@ -312,7 +354,14 @@ static void check_row(const table_row *row)
             snprintf(field, sizeof field, "STATUS %s", f[F_STATUS]);
             want = table_status_field(field);
         }
-        table_expect_error(st, want, f[F_MESSAGE]);
+        /* a device's tensor types name it: torch.opencl.FloatTensor */
+        char message[1024];
+        const char *type = on_opencl ? strstr(f[F_MESSAGE], "(torch.") : NULL;
+        snprintf(message, sizeof message, "%s", f[F_MESSAGE]);
+        if (type && strlen(f[F_MESSAGE]) + 8 < sizeof message)
+            snprintf(message + (type - f[F_MESSAGE]),
+                     sizeof message - (size_t)(type - f[F_MESSAGE]), "(torch.opencl.%s", type + 7);
+        table_expect_error(st, want, message);
     } else if (st != TSR_OK) {
         table_fail("failed with %s: %s", tsr_status_name(st), tsr_last_error());
     } else {
@@ -333,13 +382,50 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s data/<family>.txt ...\n", argv[0]);
         return 2;
     }
-    int failed = 0;
-    for (int i = 1; i < argc; i++) {
+    int failed = 0, first = 1;
+#ifdef MATMUL_OPENCL
+    const char *extra[8];
+    int nextra = 0;
+    while (first < argc && strncmp(argv[first], "--", 2) == 0 && nextra < 7)
+        extra[nextra++] = argv[first++];
+    extra[nextra] = NULL;
+    test_daemon daemon;
+    if (test_daemon_start(&daemon, nextra ? extra : NULL) != 0)
+        return 1;
+    int32_t count = 0;
+    if (tsr_client_open(NULL, &client) != TSR_OK ||
+        tsr_device_count(client, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0) {
+        printf("skipped: the daemon sees no opencl device (%s)\n", tsr_last_error());
+        tsr_client_close(client);
+        test_daemon_stop(&daemon);
+        return 77;
+    }
+    tsr_device_properties props;
+    if (tsr_device_get_properties(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) != TSR_OK ||
+        (nextra > 0 && props.host_unified_memory)) {
+        fprintf(stderr, "opencl:0 is not served as asked: %s\n", tsr_last_error());
+        failed++;
+    }
+    printf("opencl:0: %s\n", props.host_unified_memory ? "zero copy" : "through copies");
+    on_opencl = true;
+#endif
+    for (int i = first; i < argc; i++) {
         table *t = table_load(argv[i]);
         TABLE_FOREACH(t, row)
         check_row(row);
         failed += table_finish(t);
         table_free(t);
     }
+    if (on_opencl)
+        printf("%d rows skipped (meta, or dtypes other than float32, float64, complex64 and "
+               "complex128)\n",
+               skipped);
+#ifdef MATMUL_OPENCL
+    tsr_client_close(client);
+    if (test_daemon_stop(&daemon) != 0) {
+        fprintf(stderr, "the daemon did not stop cleanly\n");
+        failed++;
+    }
+#endif
     return failed ? 1 : 0;
 }
