@@ -44,6 +44,7 @@ static const char ps_json[] =
     "    assert s['current_device'] == 'opencl:0' and isinstance(s['session'], int), s\n"
     "    assert s['state'] == 'open' and s['kernels'] == 0, s\n"
     "    assert s['launches'] == 0 and s['busy_ms'] == 0, s\n"
+    "    assert s['programs'] == 0 and s['max_programs'] == 64, s  # kernels.max_programs\n"
     "    assert set(s) >= {'gid', 'unit', 'cgroup', 'pid_namespace', 'threads', 'requests',\n"
     "                      'started_unix_ns'}, s\n"
     "assert all(s['name'] != 'tessera' for s in data)\n";
@@ -53,7 +54,8 @@ static const char ps_csv[] =
     "rows = list(csv.DictReader(sys.stdin))\n"
     "assert rows and list(rows[0]) == ['session', 'pid', 'uid', 'user', 'command', 'unit',\n"
     "    'cgroup', 'current_device', 'device', 'allocated', 'reserved', 'limit', 'state',\n"
-    "    'kernels', 'name', 'launches', 'busy_ms'], rows\n"
+    "    'kernels', 'name', 'launches', 'busy_ms', 'programs', 'max_programs',\n"
+    "    'max_source_bytes', 'build_memory', 'build_time_limit_ms', 'run_time_limit_ms'], rows\n"
     "by_pid = {r['pid']: r for r in rows}\n"
     "for p in sys.argv[1:3]:\n"
     "    r = by_pid[p]\n"
