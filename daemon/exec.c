@@ -440,6 +440,11 @@ static bool submit(executor *x, job *j, bool by_piece)
         return false;
     }
     if (j->user) {
+        /* A worker computing on this machine's CPUs counts as the driver
+         * does: the loop does not spin while it runs (server.c). */
+        j->on_host = x->be->on_host(x->rt, queue);
+        if (j->on_host)
+            atomic_fetch_add(&x->on_host, 1u);
         j->user(j->user_ctx, (tsr__exec_user_job *)j); /* it reports through tsr__exec_user_done */
         return true;
     }
@@ -1053,6 +1058,11 @@ void tsr__exec_user_done(tsr__exec_user_job *job_handle, tsr_status status, cons
 {
     job *j = (job *)job_handle;
     finish(j->x, j, status, message);
+}
+
+uint32_t tsr__exec_user_sequence(const tsr__exec_user_job *job_handle)
+{
+    return ((const job *)job_handle)->sequence;
 }
 
 /* Elements one output of a reduction may reduce, where its input's

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/ring.h"
 #include "daemon/backend.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
@@ -540,7 +541,7 @@ static bool worker_send(worker *w, const void *msg, size_t len, const int *fds, 
 {
     union {
         struct cmsghdr align;
-        char buf[CMSG_SPACE(sizeof(int) * TSR__WIRE_KERNEL_ARGS)];
+        char buf[CMSG_SPACE(sizeof(int) * TSR__WORKER_LAUNCH_FDS)];
     } control;
     struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
@@ -839,7 +840,7 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
         free(l);
         return;
     }
-    int fds[TSR__WIRE_KERNEL_ARGS];
+    int fds[TSR__WORKER_LAUNCH_FDS];
     for (uint32_t f = 0; f < l->msg.nfds; f++) {
         tsr__segment *seg = tsr__session_segment(l->s, l->segments[f]);
         if (!seg) {
@@ -848,6 +849,15 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
             return;
         }
         fds[f] = seg->fd;
+    }
+    /* The session's ring, for the worker to publish the launch's end in
+     * (worker_wire.h). */
+    l->msg.ring = UINT32_MAX;
+    if (l->s->ring && l->s->ring_fd >= 0 && p->queue < TSR__RING_QUEUES) {
+        fds[l->msg.nfds] = l->s->ring_fd;
+        l->msg.ring = l->msg.nfds++;
+        l->msg.ring_queue = p->queue;
+        l->msg.sequence = tsr__exec_user_sequence(job);
     }
     pending *q = calloc(1, sizeof *q);
     state *st = l->s->server->user;
