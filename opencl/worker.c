@@ -17,10 +17,10 @@
  *       descriptor), limits its own address space and processor time to
  *       the job's, and writes to stdout a header (status, log length,
  *       binary length), the log and the program's binary. It dumps no
- *       core. The worker starts the next one when a build is done, so
- *       that the driver's start (about as long as compiling a small
- *       program, with PoCL) is behind the next build rather than in it,
- *       and kills it at the build's wall-clock limit.
+ *       core. The worker starts the next one once it has answered a
+ *       build, so that the driver's start (about as long as compiling a
+ *       small program, with PoCL) is behind the next build rather than
+ *       in it, and kills it at the build's wall-clock limit.
  *
  * The daemon exec's this program (it never forks itself into it), so a
  * worker holds nothing of the daemon's memory: a user kernel that writes
