@@ -197,6 +197,39 @@ static void check_order(tsr_client *c, tsr_program *p)
     tsr_tensor_release(s);
 }
 
+/* A launch the driver refuses (a work-group larger than PoCL's) fails at
+ * the next synchronize, with the driver's reason, though the launch after
+ * it succeeds and its worker publishes that one's end in the ring; the
+ * error is told once, and the second launch's work is there. */
+static void check_refused_launch(tsr_client *c, tsr_program *p)
+{
+    enum { N = 1 << 16 };
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {N};
+    tsr_tensor *t = NULL;
+    ASSERT_OK(tsr_tensor_full(c, 1, sizes, (tsr_scalar){.kind = TSR_INT64, .v.i = -1}, &o, &t));
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "iota", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, t));
+    size_t global[1] = {N}, local[1] = {N};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, local));
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    ASSERT_FAIL(tsr_synchronize(c, DEV), TSR_ERR_DEVICE,
+                "clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE");
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    int32_t *got = malloc(N * sizeof *got);
+    ASSERT_TRUE(got != NULL);
+    ASSERT_OK(tsr_tensor_copy_to_host(t, got, N * sizeof *got));
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += got[i] != i;
+    ASSERT_EQ(wrong, 0);
+    free(got);
+    tsr_kernel_release(k);
+    tsr_tensor_release(t);
+}
+
 static void check_build_error(tsr_client *c)
 {
     tsr_program *p = NULL;
@@ -652,6 +685,7 @@ int main(void)
     check_reduction(c, p);
     check_offset(c, p);
     check_order(c, p);
+    check_refused_launch(c, p);
     check_build_error(c);
     check_cache(&d, c);
     check_one_source(&d);
