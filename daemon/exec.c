@@ -1065,6 +1065,12 @@ uint32_t tsr__exec_user_sequence(const tsr__exec_user_job *job_handle)
     return ((const job *)job_handle)->sequence;
 }
 
+void tsr__exec_settle(tsr__server *server)
+{
+    if (server->executor)
+        on_notify(NULL, 0, server->executor);
+}
+
 /* Elements one output of a reduction may reduce, where its input's
  * allocation holds fewer (a stride-0 input along a reduced dimension):
  * each output is one work-item's loop, which no piece can cut short. */

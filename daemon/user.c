@@ -342,6 +342,9 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     }
     free(p);
     worker_idle_check(w);
+    /* The session's next launch goes now, not after another round of the
+     * loop (its client may be waiting to hand it over already). */
+    tsr__exec_settle(w->server);
 }
 
 static void on_timer(tsr__loop *loop, uint32_t events, void *data)
