@@ -6,10 +6,11 @@
  *       (daemon/worker_wire.h), P:D the platform and device index of the
  *       device, CACHE the directory of its uid's compiled programs ("":
  *       none; opencl/cache.h, keyed by the device, its driver, the
- *       options and the source). It holds its own context and in-order queue, maps only
- *       the segments the daemon passes with each launch (for the length
- *       of that launch), and answers requests in order until the daemon
- *       closes the socket.
+ *       options and the source). It holds its own context and in-order
+ *       queue, maps only the segments the daemon passes with launches,
+ *       and answers requests in order until the daemon closes the socket:
+ *       a launch from the driver's thread that completes it, which first
+ *       publishes a success in the session's ring (worker_wire.h).
  *   tessera-kernel-worker build P:D
  *       the compiler, for one build: it loads the driver and opens a
  *       context on the device, then waits on stdin (a socket) for its job
