@@ -77,7 +77,8 @@ struct worker {
     int fd, timer_fd;
     tsr__watch *watch, *timer_watch;
     pending *head, *tail;
-    char why[160]; /* why it was killed, "" if it was not */
+    uint32_t acked; /* the last launch whose answer was read */
+    char why[160];  /* why it was killed, "" if it was not */
 };
 
 typedef struct tsr__user_state {
@@ -331,6 +332,7 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     }
     pop(w);
     if (p->is_launch) {
+        w->acked = p->l->msg.launch;
         tsr_status status = msg.done.status;
         if (status < TSR_OK || status >= TSR_STATUS_COUNT)
             status = TSR_ERR_DEVICE;
@@ -865,6 +867,7 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
     pending *q = calloc(1, sizeof *q);
     state *st = l->s->server->user;
     l->msg.launch = ++st->next_launch;
+    l->msg.acked = w->acked;
     if (!q || !worker_send(w, &l->msg, sizeof l->msg, fds, l->msg.nfds)) {
         free(q);
         tsr__exec_user_done(job, TSR_ERR_DEVICE, "the kernel worker took no more requests");

@@ -85,7 +85,10 @@ typedef struct tsr__worker_arg {
  * which the client may scribble on at will: what a worker of its uid
  * writes there can do nothing that the client could not, and the daemon
  * still publishes every launch when it hears of it (failures only from
- * the daemon, with their message). */
+ * the daemon, with their message). A session's launches may be with the
+ * worker together, so the worker publishes none after a launch that
+ * failed there until the daemon has read that answer (`acked`), else a
+ * synchronize could return before the failure is in the ring. */
 typedef struct tsr__worker_launch {
     uint32_t op; /* TSR__WORKER_LAUNCH */
     uint32_t launch;
@@ -93,6 +96,8 @@ typedef struct tsr__worker_launch {
     uint32_t work_dim, nargs;
     uint32_t nfds, ring; /* descriptors in all; which is the ring's (UINT32_MAX: none) */
     uint32_t ring_queue, sequence;
+    uint32_t acked; /* the last launch whose answer the daemon had read when it sent this */
+    uint32_t pad;
     uint64_t global[3], local[3];
     tsr__worker_arg args[TSR__WIRE_KERNEL_ARGS];
 } tsr__worker_launch;

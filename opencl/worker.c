@@ -725,7 +725,7 @@ typedef struct inflight {
     cl_event event;
     cl_mem mems[TSR__WIRE_KERNEL_ARGS];
     tsr__ring_queue *ring; /* where its end is published, or NULL */
-    uint32_t sequence;
+    uint32_t sequence, acked;
     tsr__worker_done done;
 } inflight;
 static inflight slots[INFLIGHT];
@@ -736,13 +736,28 @@ static pthread_mutex_t answer_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t answer_cond = PTHREAD_COND_INITIALIZER;
 static int answer_sock = -1;
 
-/* Sends the answers of the complete launches at the head, in order
- * (under answer_lock). */
+static void publish(tsr__ring_queue *q, uint32_t sequence);
+
+/* The last launch that failed here, and whether there was one: a launch
+ * that the daemon sent before it read that answer is not published by the
+ * worker (worker_wire.h). Under answer_lock. */
+static uint32_t last_failed;
+static bool any_failed;
+
+/* Publishes the successes and sends the answers of the complete launches
+ * at the head, in order (under answer_lock). */
 static void answer_ready(void)
 {
     uint64_t a = atomic_load(&answered), n = atomic_load(&issued);
     for (; a < n && atomic_load(&slots[a % INFLIGHT].complete); a++) {
-        if (send(answer_sock, &slots[a % INFLIGHT].done, sizeof slots[0].done, MSG_NOSIGNAL) < 0)
+        inflight *f = &slots[a % INFLIGHT];
+        if (f->done.status != TSR_OK) {
+            last_failed = f->done.launch;
+            any_failed = true;
+        } else if (f->ring && (!any_failed || (int32_t)(f->acked - last_failed) >= 0)) {
+            publish(f->ring, f->sequence);
+        }
+        if (send(answer_sock, &f->done, sizeof f->done, MSG_NOSIGNAL) < 0)
             _exit(0); /* the daemon is gone (a driver's thread must not run exit's handlers) */
         atomic_store(&answered, a + 1);
     }
@@ -780,8 +795,6 @@ static void CL_CALLBACK launch_complete(cl_event event, cl_int status, void *dat
         f->done.status = TSR_ERR_DEVICE;
         snprintf(f->done.message, sizeof f->done.message, "the kernel failed: %s",
                  tsr__cl_error_name(status, name, sizeof name));
-    } else if (f->ring) {
-        publish(f->ring, f->sequence);
     }
     complete(f);
 }
@@ -881,6 +894,7 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
         if (ring) {
             f->ring = &ring->queues[l->ring_queue];
             f->sequence = l->sequence;
+            f->acked = l->acked;
         }
     }
     cl_kernel k = p->kernels[l->kernel];
