@@ -45,6 +45,7 @@ typedef struct job {
      * here; `user` starts it (or, given NULL, drops it). */
     tsr__exec_user_fn user;
     void *user_ctx;
+    bool in_worker; /* given to its worker (counted in the session's in_worker) */
     /* A matrix product (tsr__exec_gemm): the backend's gemm runs it, once
      * `program` (its device's generic program, which opens the device)
      * has settled; its three operands' segments are segments[0..2]. */
@@ -355,6 +356,8 @@ static void retire(job *j)
         if (l && l->head == j)
             lane_pop(&x->fifos[j->queue], l, prev);
     }
+    if (j->in_worker)
+        s->devices[j->queue].in_worker--;
     s->devices[j->queue].inflight--;
     s->inflight_total--;
     tsr__session_retired(s, j->queue, j->sequence);
@@ -440,6 +443,13 @@ static bool submit(executor *x, job *j, bool by_piece)
         return false;
     }
     if (j->user) {
+        /* A worker computing on this machine's CPUs counts as the driver
+         * does: the loop does not spin while it runs (server.c). */
+        j->on_host = x->be->on_host(x->rt, queue);
+        if (j->on_host)
+            atomic_fetch_add(&x->on_host, 1u);
+        j->in_worker = true;
+        j->session->devices[queue].in_worker++;
         j->user(j->user_ctx, (tsr__exec_user_job *)j); /* it reports through tsr__exec_user_done */
         return true;
     }
@@ -477,9 +487,11 @@ static bool submit(executor *x, job *j, bool by_piece)
     return st == TSR_OK;
 }
 
-/* A user kernel's launch can go (READY) once every earlier launch of its
- * session on the device has finished: the driver's queue and the worker's
- * are two queues, so only that orders them. */
+/* A user kernel's launch can go (READY) once every earlier built-in launch
+ * of its session on the device has finished: the driver's queue and the
+ * worker's are two queues, so only that orders them. Earlier user
+ * launches need not have: the worker's own queue is in order (and a
+ * built-in launch waits for them, next_job). */
 static int user_state(const executor *x, const job *j)
 {
     for (const job *d = x->busy[j->queue].first; d; d = d->on_next)
@@ -502,13 +514,13 @@ static job *next_job(const executor *x, fifo *f, bool by_piece)
     do {
         job *j = l->head;
         int state = j->user ? user_state(x, j) : x->be->program_state(j->program);
+        if (!j->user && j->session->devices[j->queue].in_worker)
+            state = TSR__PROGRAM_PENDING; /* behind the session's user kernels */
         if (!j->in_driver && (j->session->ending || state != TSR__PROGRAM_PENDING)) {
             f->turn = l->next;
             uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
             j->in_driver = by_piece && !j->session->ending && state == TSR__PROGRAM_READY &&
                            j->next_piece + 1 < pieces;
-            if (j->user) /* it holds its lane until its worker reports */
-                j->in_driver = !j->session->ending;
             if (!j->in_driver)
                 lane_pop(f, l, prev);
             return j;
@@ -794,10 +806,9 @@ void tsr__exec_shutdown(tsr__server *server)
             after = l->next;
             for (job *j = l->head, *next; j; j = next) {
                 next = j->next;
-                if (j->user && !j->in_driver)
+                if (j->user)
                     j->user(j->user_ctx, NULL);
-                if (!j->in_driver) /* else it is handed back between two pieces, or a
-                                      user kernel's worker reported it */
+                if (!j->in_driver) /* else it is handed back between two pieces */
                     finish(x, j, TSR_ERR_CONNECTION, "the daemon stopped");
             }
             free(l);
@@ -1053,6 +1064,17 @@ void tsr__exec_user_done(tsr__exec_user_job *job_handle, tsr_status status, cons
 {
     job *j = (job *)job_handle;
     finish(j->x, j, status, message);
+}
+
+uint32_t tsr__exec_user_sequence(const tsr__exec_user_job *job_handle)
+{
+    return ((const job *)job_handle)->sequence;
+}
+
+void tsr__exec_settle(tsr__server *server)
+{
+    if (server->executor)
+        on_notify(NULL, 0, server->executor);
 }
 
 /* Elements one output of a reduction may reduce, where its input's

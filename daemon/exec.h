@@ -69,6 +69,16 @@ tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user
  * synchronize reports). Loop thread. */
 void tsr__exec_user_done(tsr__exec_user_job *job, tsr_status status, const char *message);
 
+/* The sequence number of a user kernel's launch on its queue (what its
+ * session's ring says of it once it is done). */
+uint32_t tsr__exec_user_sequence(const tsr__exec_user_job *job);
+
+/* Retires the finished jobs and gives the devices their next ones now,
+ * rather than at the loop's next round: for a caller in the loop thread
+ * that just reported a user launch done, outside any executor call (not
+ * from a tsr__exec_user_fn). */
+void tsr__exec_settle(tsr__server *server);
+
 /* Where compiled programs are kept on disk: the configured directory,
  * else TESSERA_KERNEL_CACHE, else systemd's CacheDirectory, else the
  * user's cache directory (buf holds it then); "": in memory only. */

@@ -110,6 +110,7 @@ typedef struct tsr__session_device {
     uint32_t launch_seq;       /* the last launch's sequence */
     _Atomic uint32_t finished; /* the newest finished launch (driver threads) */
     uint32_t inflight;         /* launches not yet retired */
+    uint32_t in_worker;        /* user kernels' launches given to its worker, not retired */
 } tsr__session_device;
 
 struct tsr__session {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/ring.h"
 #include "daemon/backend.h"
 #include "daemon/exec.h"
 #include "daemon/log.h"
@@ -76,7 +77,8 @@ struct worker {
     int fd, timer_fd;
     tsr__watch *watch, *timer_watch;
     pending *head, *tail;
-    char why[160]; /* why it was killed, "" if it was not */
+    uint32_t acked; /* the last launch whose answer was read */
+    char why[160];  /* why it was killed, "" if it was not */
 };
 
 typedef struct tsr__user_state {
@@ -330,6 +332,7 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     }
     pop(w);
     if (p->is_launch) {
+        w->acked = p->l->msg.launch;
         tsr_status status = msg.done.status;
         if (status < TSR_OK || status >= TSR_STATUS_COUNT)
             status = TSR_ERR_DEVICE;
@@ -341,6 +344,9 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     }
     free(p);
     worker_idle_check(w);
+    /* The session's next launch goes now, not after another round of the
+     * loop (its client may be waiting to hand it over already). */
+    tsr__exec_settle(w->server);
 }
 
 static void on_timer(tsr__loop *loop, uint32_t events, void *data)
@@ -540,7 +546,7 @@ static bool worker_send(worker *w, const void *msg, size_t len, const int *fds, 
 {
     union {
         struct cmsghdr align;
-        char buf[CMSG_SPACE(sizeof(int) * TSR__WIRE_KERNEL_ARGS)];
+        char buf[CMSG_SPACE(sizeof(int) * TSR__WORKER_LAUNCH_FDS)];
     } control;
     struct iovec iov = {.iov_base = (void *)msg, .iov_len = len};
     struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
@@ -839,7 +845,7 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
         free(l);
         return;
     }
-    int fds[TSR__WIRE_KERNEL_ARGS];
+    int fds[TSR__WORKER_LAUNCH_FDS];
     for (uint32_t f = 0; f < l->msg.nfds; f++) {
         tsr__segment *seg = tsr__session_segment(l->s, l->segments[f]);
         if (!seg) {
@@ -849,9 +855,19 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
         }
         fds[f] = seg->fd;
     }
+    /* The session's ring, for the worker to publish the launch's end in
+     * (worker_wire.h). */
+    l->msg.ring = UINT32_MAX;
+    if (l->s->ring && l->s->ring_fd >= 0 && p->queue < TSR__RING_QUEUES) {
+        fds[l->msg.nfds] = l->s->ring_fd;
+        l->msg.ring = l->msg.nfds++;
+        l->msg.ring_queue = p->queue;
+        l->msg.sequence = tsr__exec_user_sequence(job);
+    }
     pending *q = calloc(1, sizeof *q);
     state *st = l->s->server->user;
     l->msg.launch = ++st->next_launch;
+    l->msg.acked = w->acked;
     if (!q || !worker_send(w, &l->msg, sizeof l->msg, fds, l->msg.nfds)) {
         free(q);
         tsr__exec_user_done(job, TSR_ERR_DEVICE, "the kernel worker took no more requests");

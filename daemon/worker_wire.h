@@ -76,16 +76,34 @@ typedef struct tsr__worker_arg {
     uint8_t value[16];
 } tsr__worker_arg;
 
-/* Sent with the memfds of the distinct segments its tensors lie in. */
+/* Sent with the memfds of the distinct segments its tensors lie in, and
+ * after them, where `ring` names it, the memfd of the session's request
+ * ring (core/ring.h): a launch that succeeds is published there by the
+ * worker itself, as the daemon would publish it (ring_queue's completed
+ * raised to `sequence`, its waiter woken), so that the caller need not
+ * wait for the daemon to hear of it. The ring is the client's own memory,
+ * which the client may scribble on at will: what a worker of its uid
+ * writes there can do nothing that the client could not, and the daemon
+ * still publishes every launch when it hears of it (failures only from
+ * the daemon, with their message). A session's launches may be with the
+ * worker together, so the worker publishes none after a launch that
+ * failed there until the daemon has read that answer (`acked`), else a
+ * synchronize could return before the failure is in the ring. */
 typedef struct tsr__worker_launch {
     uint32_t op; /* TSR__WORKER_LAUNCH */
     uint32_t launch;
     uint32_t program, kernel;
     uint32_t work_dim, nargs;
-    uint32_t nfds, pad;
+    uint32_t nfds, ring; /* descriptors in all; which is the ring's (UINT32_MAX: none) */
+    uint32_t ring_queue, sequence;
+    uint32_t acked; /* the last launch whose answer the daemon had read when it sent this */
+    uint32_t pad;
     uint64_t global[3], local[3];
     tsr__worker_arg args[TSR__WIRE_KERNEL_ARGS];
 } tsr__worker_launch;
+
+/* Descriptors a launch carries, at most: its segments and the ring. */
+#define TSR__WORKER_LAUNCH_FDS (TSR__WIRE_KERNEL_ARGS + 1u)
 
 typedef struct tsr__worker_done {
     uint32_t op; /* TSR__WORKER_DONE */

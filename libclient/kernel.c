@@ -136,7 +136,10 @@ tsr_status tsr_program_wait(tsr_program *p)
 {
     if (!p)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_program_wait: NULL program");
-    long step = 100000; /* 0.1 ms, doubling to 5 ms: a cached build takes a few ms */
+    /* 0.1 ms, doubling to 1 ms: a cached build takes a few ms, and a
+     * compiled one is waited for past its end by half a step on average
+     * (a status request a millisecond costs the daemon little). */
+    long step = 100000;
     while (!p->done) {
         tsr__wire_program req = {.program = p->id};
         tsr__wire_program_status *rep = malloc(sizeof *rep);
@@ -160,7 +163,7 @@ tsr_status tsr_program_wait(tsr_program *p)
         free(rep);
         if (!p->done) {
             pause_ns(step);
-            step = step < 5000000 ? step * 2 : step;
+            step = step < 1000000 ? step * 2 : 1000000;
         }
     }
     if (p->status != TSR_OK)

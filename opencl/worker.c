@@ -6,10 +6,11 @@
  *       (daemon/worker_wire.h), P:D the platform and device index of the
  *       device, CACHE the directory of its uid's compiled programs ("":
  *       none; opencl/cache.h, keyed by the device, its driver, the
- *       options and the source). It holds its own context and in-order queue, maps only
- *       the segments the daemon passes with each launch (for the length
- *       of that launch), and answers requests in order until the daemon
- *       closes the socket.
+ *       options and the source). It holds its own context and in-order
+ *       queue, maps only the segments the daemon passes with launches,
+ *       and answers requests in order until the daemon closes the socket:
+ *       a launch from the driver's thread that completes it, which first
+ *       publishes a success in the session's ring (worker_wire.h).
  *   tessera-kernel-worker build P:D
  *       the compiler, for one build: it loads the driver and opens a
  *       context on the device, then waits on stdin (a socket) for its job
@@ -17,10 +18,10 @@
  *       descriptor), limits its own address space and processor time to
  *       the job's, and writes to stdout a header (status, log length,
  *       binary length), the log and the program's binary. It dumps no
- *       core. The worker starts the next one when a build is done, so
- *       that the driver's start (about as long as compiling a small
- *       program, with PoCL) is behind the next build rather than in it,
- *       and kills it at the build's wall-clock limit.
+ *       core. The worker starts the next one once it has answered a
+ *       build, so that the driver's start (about as long as compiling a
+ *       small program, with PoCL) is behind the next build rather than
+ *       in it, and kills it at the build's wall-clock limit.
  *
  * The daemon exec's this program (it never forks itself into it), so a
  * worker holds nothing of the daemon's memory: a user kernel that writes
@@ -29,9 +30,13 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,10 +49,12 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/ring.h"
 #include "core/siphash.h"
 #include "daemon/worker_wire.h"
 #include "opencl/cache.h"
@@ -345,6 +352,18 @@ static struct {
     int job, answer;
 } compiler = {0, -1, -1};
 
+/* A compiler that gave its whole answer and is exiting, not reaped yet
+ * (0: none): its answer is used at once, since an exit that unmaps a
+ * driver and its compiler took milliseconds (6-48 ms on a loaded 2-core
+ * machine), and it is reaped once the build is answered. */
+static pid_t exiting;
+
+static void reap_exiting(bool wait)
+{
+    if (exiting && waitpid(exiting, NULL, wait ? 0 : WNOHANG) != 0)
+        exiting = 0;
+}
+
 static bool start_compiler(void)
 {
     int sv[2], pipefd[2];
@@ -383,6 +402,7 @@ static bool start_compiler(void)
 static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built *r, char **out,
                          size_t *out_len)
 {
+    reap_exiting(true);
     if (!compiler.pid && !start_compiler()) {
         fail_build(r, TSR_ERR_RUNTIME, "could not start the kernel compiler: %s", strerror(errno));
         return false;
@@ -417,8 +437,8 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     size_t cap = 1 << 16, len = 0;
     char *buf = malloc(cap);
     uint64_t deadline = now_ms() + b->build_ms;
-    bool timed_out = false, too_big = false;
-    while (buf) {
+    bool timed_out = false, too_big = false, whole = false;
+    while (buf && !whole) {
         uint64_t t = now_ms();
         if (t >= deadline) {
             timed_out = true;
@@ -452,14 +472,25 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
         if (got <= 0)
             break;
         len += (size_t)got;
+        if (len >= sizeof(built_header)) {
+            /* All its header announces has come: what follows is its exit. */
+            built_header h;
+            memcpy(&h, buf, sizeof h);
+            whole = len - sizeof h >= (uint64_t)h.log_length + h.binary_length;
+        }
     }
     close(pipefd[0]);
+    if (whole) {
+        exiting = pid;
+        *out = buf;
+        *out_len = len;
+        return true;
+    }
     if (timed_out || too_big || !buf)
         kill(pid, SIGKILL);
     int wstatus = 0;
     while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
         ;
-    start_compiler(); /* the next build's, while this one's binary loads */
     if (timed_out || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
         fail_build(
             r, TSR_ERR_LIMIT,
@@ -594,6 +625,8 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     }
     unsigned char *stored = NULL;
     size_t stored_len = 0;
+    const unsigned char *keep = NULL; /* into answer: the binary for the disk cache */
+    size_t keep_len = 0;
     if (named && tsr__kcache_load(cache, name, &stored, &stored_len) == TSR__KCACHE_FOUND) {
         /* As the compiler would answer: a header, no log, the binary. */
         built_header h = {.status = TSR_OK, .binary_length = stored_len};
@@ -606,6 +639,7 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
         }
         free(stored);
     }
+    bool compiled = !answer;
     if (answer || run_compiler(b, src, r, &answer, &len)) {
         built_header h;
         memcpy(&h, answer, sizeof h);
@@ -649,7 +683,7 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
                 r->nkernels = n;
                 programs[nprograms++] = p;
                 if (named && !r->cached)
-                    tsr__kcache_store(cache, name, bin, bin_len);
+                    keep = bin, keep_len = bin_len;
             } else {
                 for (cl_uint k = 0; k < n; k++)
                     clReleaseKernel(p.kernels[k]);
@@ -658,19 +692,141 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             }
         }
     }
-    free(answer);
     size_t bytes = offsetof(tsr__worker_built, kernels) + r->nkernels * sizeof r->kernels[0];
     if (send(sock, r, bytes, MSG_NOSIGNAL) < 0)
         exit(0);
     free(r);
+    /* What the answer need not wait for comes after it: the disk cache's
+     * copy, and the next build's compiler (its fork and its driver's
+     * start would otherwise share the processors with this build's
+     * last steps). */
+    if (keep)
+        tsr__kcache_store(cache, name, keep, keep_len);
+    free(answer);
+    reap_exiting(false);
+    if (compiled && !compiler.pid)
+        start_compiler();
+}
+
+/* ---- launches ----------------------------------------------------------- */
+
+/* Launches given to the queue and not yet answered, oldest first, in a
+ * ring of INFLIGHT slots. The driver's thread that completes a launch's
+ * last command answers it (launch_complete): the worker's own thread
+ * does not wake between a kernel's end and the daemon hearing of it.
+ * Answers leave in launch order (the daemon matches them to its requests
+ * in that order), under answer_lock; the worker's thread releases a
+ * launch's buffers once it is answered, and waits for every answer
+ * (drain) before anything that must not overtake a launch: a build's
+ * answer, a mapping's removal, a full ring. */
+#define INFLIGHT 32
+typedef struct inflight {
+    _Atomic bool complete;
+    cl_event event;
+    cl_mem mems[TSR__WIRE_KERNEL_ARGS];
+    tsr__ring_queue *ring; /* where its end is published, or NULL */
+    uint32_t sequence, acked;
+    tsr__worker_done done;
+} inflight;
+static inflight slots[INFLIGHT];
+static _Atomic uint64_t issued; /* slots filled; written by the worker's thread only */
+static _Atomic uint64_t answered;
+static uint64_t freed; /* slots whose buffers are released */
+static pthread_mutex_t answer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t answer_cond = PTHREAD_COND_INITIALIZER;
+static int answer_sock = -1;
+
+static void publish(tsr__ring_queue *q, uint32_t sequence);
+
+/* The last launch that failed here, and whether there was one: a launch
+ * that the daemon sent before it read that answer is not published by the
+ * worker (worker_wire.h). Under answer_lock. */
+static uint32_t last_failed;
+static bool any_failed;
+
+/* Publishes the successes and sends the answers of the complete launches
+ * at the head, in order (under answer_lock). */
+static void answer_ready(void)
+{
+    uint64_t a = atomic_load(&answered), n = atomic_load(&issued);
+    for (; a < n && atomic_load(&slots[a % INFLIGHT].complete); a++) {
+        inflight *f = &slots[a % INFLIGHT];
+        if (f->done.status != TSR_OK) {
+            last_failed = f->done.launch;
+            any_failed = true;
+        } else if (f->ring && (!any_failed || (int32_t)(f->acked - last_failed) >= 0)) {
+            publish(f->ring, f->sequence);
+        }
+        if (send(answer_sock, &f->done, sizeof f->done, MSG_NOSIGNAL) < 0)
+            _exit(0); /* the daemon is gone (a driver's thread must not run exit's handlers) */
+        atomic_store(&answered, a + 1);
+    }
+    pthread_cond_broadcast(&answer_cond);
+}
+
+static void complete(inflight *f)
+{
+    atomic_store(&f->complete, true);
+    pthread_mutex_lock(&answer_lock);
+    answer_ready();
+    pthread_mutex_unlock(&answer_lock);
+}
+
+/* Publishes a launch's success in its session's ring, as the daemon's
+ * executor does (daemon/exec.c): completed raised to its sequence, a
+ * waiting client woken. The daemon publishes it again (and failures
+ * alone) when it hears of it. */
+static void publish(tsr__ring_queue *q, uint32_t sequence)
+{
+    uint32_t seen = atomic_load(&q->completed);
+    while ((int32_t)(sequence - seen) > 0 &&
+           !atomic_compare_exchange_weak(&q->completed, &seen, sequence))
+        ;
+    if (atomic_load(&q->waiting))
+        syscall(SYS_futex, (uint32_t *)&q->completed, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void CL_CALLBACK launch_complete(cl_event event, cl_int status, void *data)
+{
+    (void)event;
+    inflight *f = data;
+    if (status < 0) {
+        char name[TSR__CL_ERROR_NAME_MAX];
+        f->done.status = TSR_ERR_DEVICE;
+        snprintf(f->done.message, sizeof f->done.message, "the kernel failed: %s",
+                 tsr__cl_error_name(status, name, sizeof name));
+    }
+    complete(f);
+}
+
+/* Releases what the answered launches held. */
+static void free_answered(void)
+{
+    for (uint64_t a = atomic_load(&answered); freed < a; freed++) {
+        inflight *f = &slots[freed % INFLIGHT];
+        for (uint32_t k = 0; k < TSR__WIRE_KERNEL_ARGS; k++)
+            if (f->mems[k])
+                clReleaseMemObject(f->mems[k]);
+        if (f->event)
+            clReleaseEvent(f->event);
+    }
+}
+
+static void drain(void)
+{
+    pthread_mutex_lock(&answer_lock);
+    while (atomic_load(&answered) < atomic_load(&issued))
+        pthread_cond_wait(&answer_cond, &answer_lock);
+    pthread_mutex_unlock(&answer_lock);
+    free_answered();
 }
 
 /* Segments mapped by earlier launches, by their file: mapping a segment
  * anew at each launch cost its page faults every time. A segment the
  * daemon has released had its pages punched out first, so a mapping kept
  * here holds address space, not memory; the least recently used go past
- * MAPPED_MAX, and the file's identity cannot be reused while it is
- * mapped. */
+ * MAPPED_MAX (once no launch in flight can use them), and the file's
+ * identity cannot be reused while it is mapped. */
 #define MAPPED_MAX 64
 static struct mapped {
     dev_t dev;
@@ -699,47 +855,67 @@ static void *segment_map(int fd, uint64_t bytes)
     void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED)
         return NULL;
-    if (slot->base)
+    if (slot->base) {
+        drain();
         munmap(slot->base, slot->bytes);
+    }
     *slot = (struct mapped){
         .dev = st.st_dev, .ino = st.st_ino, .base = base, .bytes = bytes, .used = launches};
     return base;
 }
 
-static void serve_launch(int sock, const tsr__worker_launch *l, const int *fds, int nfds)
+/* Starts a launch; launch_complete, or an error here, answers it. */
+static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
 {
-    tsr__worker_done d = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK};
+    free_answered();
+    if (atomic_load(&issued) - freed == INFLIGHT)
+        drain();
+    inflight *f = &slots[atomic_load(&issued) % INFLIGHT];
+    *f = (inflight){.done = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK}};
+    tsr__worker_done *d = &f->done;
     launches++;
     void *maps[TSR__WIRE_KERNEL_ARGS] = {0};
-    cl_mem mems[TSR__WIRE_KERNEL_ARGS] = {0};
+    cl_mem *mems = f->mems;
     program *p = find_program(l->program);
     cl_int err = CL_SUCCESS;
     const char *what = NULL;
+    bool enqueued = false;
     if (!p || l->kernel >= p->nkernels || l->nargs > TSR__WIRE_KERNEL_ARGS ||
-        (int)l->nfds != nfds || l->work_dim < 1 || l->work_dim > 3) {
-        d.status = TSR_ERR_RUNTIME;
-        snprintf(d.message, sizeof d.message, "the kernel worker got a malformed launch");
-        goto reply;
+        (int)l->nfds != nfds || l->work_dim < 1 || l->work_dim > 3 ||
+        (l->ring != UINT32_MAX &&
+         (l->ring >= (uint32_t)nfds || l->ring_queue >= TSR__RING_QUEUES))) {
+        d->status = TSR_ERR_RUNTIME;
+        snprintf(d->message, sizeof d->message, "the kernel worker got a malformed launch");
+        goto answer;
+    }
+    if (l->ring != UINT32_MAX) {
+        /* A ring that cannot be mapped leaves the publishing to the daemon. */
+        tsr__ring *ring = segment_map(fds[l->ring], sizeof *ring);
+        if (ring) {
+            f->ring = &ring->queues[l->ring_queue];
+            f->sequence = l->sequence;
+            f->acked = l->acked;
+        }
     }
     cl_kernel k = p->kernels[l->kernel];
     for (uint32_t a = 0; a < l->nargs && err == CL_SUCCESS; a++) {
         const tsr__worker_arg *arg = &l->args[a];
         if (arg->kind == TSR__KARG_GLOBAL || arg->kind == TSR__KARG_CONSTANT) {
-            uint32_t f = arg->fd_index;
-            if (f >= (uint32_t)nfds || arg->offset > arg->segment_bytes ||
+            uint32_t fi = arg->fd_index;
+            if (fi >= (uint32_t)nfds || arg->offset > arg->segment_bytes ||
                 arg->extent > arg->segment_bytes - arg->offset) {
-                d.status = TSR_ERR_RUNTIME;
-                snprintf(d.message, sizeof d.message, "the kernel worker got a malformed launch");
-                goto reply;
+                d->status = TSR_ERR_RUNTIME;
+                snprintf(d->message, sizeof d->message, "the kernel worker got a malformed launch");
+                goto answer;
             }
-            if (!maps[f] && !(maps[f] = segment_map(fds[f], arg->segment_bytes))) {
-                d.status = TSR_ERR_RUNTIME;
-                snprintf(d.message, sizeof d.message, "the kernel worker could not map memory");
-                goto reply;
+            if (!maps[fi] && !(maps[fi] = segment_map(fds[fi], arg->segment_bytes))) {
+                d->status = TSR_ERR_RUNTIME;
+                snprintf(d->message, sizeof d->message, "the kernel worker could not map memory");
+                goto answer;
             }
             if (arg->extent) {
                 mems[a] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                                         arg->extent, (char *)maps[f] + arg->offset, &err);
+                                         arg->extent, (char *)maps[fi] + arg->offset, &err);
                 what = "clCreateBuffer";
             }
             if (err == CL_SUCCESS) {
@@ -763,36 +939,50 @@ static void serve_launch(int sock, const tsr__worker_launch *l, const int *fds, 
             any_local |= local[k3] != 0;
         }
         err = clEnqueueNDRangeKernel(queue, k, l->work_dim, NULL, global, any_local ? local : NULL,
-                                     0, NULL, NULL);
+                                     0, NULL, host_unified ? &f->event : NULL);
         what = "clEnqueueNDRangeKernel";
+        enqueued = err == CL_SUCCESS;
     }
     if (err == CL_SUCCESS && !host_unified) {
-        /* Each buffer's map brings its bytes back into the segment. */
+        /* Each buffer's map brings its bytes back into the segment; the
+         * marker's event is the launch's end. */
         for (uint32_t a = 0; a < l->nargs && err == CL_SUCCESS; a++) {
             if (!mems[a] || l->args[a].kind != TSR__KARG_GLOBAL)
                 continue;
-            void *m = clEnqueueMapBuffer(queue, mems[a], CL_TRUE, CL_MAP_READ, 0, l->args[a].extent,
-                                         0, NULL, NULL, &err);
+            void *m = clEnqueueMapBuffer(queue, mems[a], CL_FALSE, CL_MAP_READ, 0,
+                                         l->args[a].extent, 0, NULL, NULL, &err);
             if (m)
                 err = clEnqueueUnmapMemObject(queue, mems[a], m, 0, NULL, NULL);
             what = "clEnqueueMapBuffer";
         }
+        if (err == CL_SUCCESS) {
+            err = clEnqueueMarkerWithWaitList(queue, 0, NULL, &f->event);
+            what = "clEnqueueMarkerWithWaitList";
+        }
     }
     if (err == CL_SUCCESS) {
-        err = clFinish(queue);
-        what = "the kernel";
+        err = clFlush(queue);
+        what = "clFlush";
     }
-    if (err != CL_SUCCESS) {
-        d.status = TSR_ERR_DEVICE;
-        snprintf(d.message, sizeof d.message, "%s failed: %s", what, cl_name(err));
+    if (err == CL_SUCCESS) {
+        atomic_store(&issued, atomic_load(&issued) + 1);
+        err = clSetEventCallback(f->event, CL_COMPLETE, launch_complete, f);
+        if (err == CL_SUCCESS)
+            return;
+        /* Counted already: answered below, in its turn. */
         clFinish(queue);
+        d->status = TSR_ERR_DEVICE;
+        snprintf(d->message, sizeof d->message, "clSetEventCallback failed: %s", cl_name(err));
+        complete(f);
+        return;
     }
-reply:
-    for (uint32_t a = 0; a < TSR__WIRE_KERNEL_ARGS; a++)
-        if (mems[a])
-            clReleaseMemObject(mems[a]);
-    if (send(sock, &d, sizeof d, MSG_NOSIGNAL) < 0)
-        exit(0);
+    d->status = TSR_ERR_DEVICE;
+    snprintf(d->message, sizeof d->message, "%s failed: %s", what, cl_name(err));
+    if (enqueued)
+        clFinish(queue);
+answer:
+    atomic_store(&issued, atomic_load(&issued) + 1);
+    complete(f);
 }
 
 static int serve_main(int argc, char **argv)
@@ -800,6 +990,7 @@ static int serve_main(int argc, char **argv)
     if (argc != 5)
         return 2;
     int sock = atoi(argv[2]);
+    answer_sock = sock;
     snprintf(where, sizeof where, "%s", argv[3]);
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
     if (n <= 0)
@@ -824,7 +1015,7 @@ static int serve_main(int argc, char **argv)
     for (;;) {
         union {
             struct cmsghdr align;
-            char buf[CMSG_SPACE(sizeof(int) * TSR__WIRE_KERNEL_ARGS)];
+            char buf[CMSG_SPACE(sizeof(int) * TSR__WORKER_LAUNCH_FDS)];
         } control;
         struct iovec iov = {.iov_base = &msg, .iov_len = sizeof msg};
         struct msghdr mh = {.msg_iov = &iov,
@@ -836,7 +1027,7 @@ static int serve_main(int argc, char **argv)
             continue;
         if (got <= 0)
             return 0; /* the daemon is done with this worker */
-        int fds[TSR__WIRE_KERNEL_ARGS];
+        int fds[TSR__WORKER_LAUNCH_FDS];
         int nfds = 0;
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
             if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -845,7 +1036,7 @@ static int serve_main(int argc, char **argv)
             for (size_t k = 0; k < count; k++) {
                 int fd;
                 memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof fd);
-                if (nfds < (int)TSR__WIRE_KERNEL_ARGS)
+                if (nfds < (int)TSR__WORKER_LAUNCH_FDS)
                     fds[nfds++] = fd;
                 else
                     close(fd);
@@ -853,9 +1044,10 @@ static int serve_main(int argc, char **argv)
         }
         if (msg.op == TSR__WORKER_BUILD && (size_t)got == sizeof msg.build && nfds == 1) {
             msg.build.options[sizeof msg.build.options - 1] = '\0';
+            drain(); /* its answer comes after theirs */
             serve_build(sock, &msg.build, fds[0]);
         } else if (msg.op == TSR__WORKER_LAUNCH && (size_t)got == sizeof msg.launch) {
-            serve_launch(sock, &msg.launch, fds, nfds);
+            serve_launch(&msg.launch, fds, nfds);
         } else if (msg.op == TSR__WORKER_RELEASE && (size_t)got == sizeof msg.release) {
             drop_program(msg.release.program);
         } else {

@@ -197,6 +197,88 @@ static void check_order(tsr_client *c, tsr_program *p)
     tsr_tensor_release(s);
 }
 
+/* A launch the driver refuses (a work-group larger than PoCL's) fails at
+ * the next synchronize (or launch), with the driver's reason, though the
+ * launch after it succeeds and its worker publishes that one's end in the
+ * ring; the error is told once, and the second launch's work is there. */
+static void check_refused_launch(tsr_client *c, tsr_program *p)
+{
+    enum { N = 1 << 16 };
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {N};
+    tsr_tensor *t = NULL;
+    ASSERT_OK(tsr_tensor_full(c, 1, sizes, (tsr_scalar){.kind = TSR_INT64, .v.i = -1}, &o, &t));
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "iota", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, t));
+    size_t global[1] = {N}, local[1] = {N};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, local));
+    /* The failure may be in the ring before the second launch is asked
+     * for: that launch then reports it (and is not queued). */
+    tsr_status st = tsr_kernel_launch(k, 1, global, NULL);
+    bool queued = st == TSR_OK;
+    if (queued)
+        st = tsr_synchronize(c, DEV);
+    ASSERT_EQ(st, TSR_ERR_DEVICE);
+    ASSERT_TRUE(
+        strcmp(tsr_last_error(), "clEnqueueNDRangeKernel failed: CL_INVALID_WORK_GROUP_SIZE") == 0);
+    if (!queued)
+        ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    int32_t *got = malloc(N * sizeof *got);
+    ASSERT_TRUE(got != NULL);
+    ASSERT_OK(tsr_tensor_copy_to_host(t, got, N * sizeof *got));
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += got[i] != i;
+    ASSERT_EQ(wrong, 0);
+    free(got);
+    tsr_kernel_release(k);
+    tsr_tensor_release(t);
+}
+
+/* Two sessions of one uid share its worker, so their launches are there
+ * together: each is answered in turn and published in its own session's
+ * ring, and every one of them ran once. */
+static void check_two_sessions(tsr_client *c, tsr_client *other)
+{
+    enum { N = 4096, ROUNDS = 50 };
+    static const char *src = "__kernel void bump(__global int *y) { y[get_global_id(0)] += 1; }\n";
+    tsr_client *clients[2] = {c, other};
+    tsr_program *p[2] = {NULL, NULL};
+    tsr_tensor *t[2] = {NULL, NULL};
+    tsr_kernel *k[2] = {NULL, NULL};
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {N};
+    for (int s = 0; s < 2; s++) {
+        p[s] = build(clients[s], src);
+        ASSERT_TRUE(p[s] != NULL);
+        ASSERT_OK(tsr_tensor_zeros(clients[s], 1, sizes, &o, &t[s]));
+        ASSERT_OK(tsr_kernel_create(p[s], "bump", &k[s]));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k[s], 0, t[s]));
+    }
+    size_t global[1] = {N};
+    for (int r = 0; r < ROUNDS; r++)
+        for (int s = 0; s < 2; s++)
+            ASSERT_OK(tsr_kernel_launch(k[s], 1, global, NULL));
+    int32_t *got = malloc(N * sizeof *got);
+    ASSERT_TRUE(got != NULL);
+    for (int s = 0; s < 2; s++) {
+        ASSERT_OK(tsr_synchronize(clients[s], DEV));
+        ASSERT_OK(tsr_tensor_copy_to_host(t[s], got, N * sizeof *got));
+        int wrong = 0;
+        for (int i = 0; i < N; i++)
+            wrong += got[i] != ROUNDS;
+        ASSERT_EQ(wrong, 0);
+        tsr_kernel_release(k[s]);
+        tsr_tensor_release(t[s]);
+        tsr_program_release(p[s]);
+    }
+    free(got);
+}
+
 static void check_build_error(tsr_client *c)
 {
     tsr_program *p = NULL;
@@ -652,6 +734,8 @@ int main(void)
     check_reduction(c, p);
     check_offset(c, p);
     check_order(c, p);
+    check_refused_launch(c, p);
+    check_two_sessions(c, other);
     check_build_error(c);
     check_cache(&d, c);
     check_one_source(&d);
