@@ -26,6 +26,7 @@
 #define TESSERA_CORE_KERNEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tessera/layout.h"
@@ -107,6 +108,12 @@ enum {
     TSR__KOPF_NUMBERS_ASIDE = 1u << 29, /* Python-number inputs are no operands of PyTorch's
                                            iterator (clamp's number bounds): they take no part in
                                            the shape and the output's layout */
+    TSR__KOPF_REAL_RESULT = 1u << 30,   /* a complex common dtype gives a result of its real
+                                           dtype (abs): the element function returns the value
+                                           in the real part, which the output's conversion
+                                           keeps; an out= may be any dtype that real dtype
+                                           casts to, or the common dtype itself; in place on
+                                           complex is refused as PyTorch refuses it */
     TSR__KOPF_MOVE = 1u << 7,           /* moves bytes, computes nothing (call MOVE: copy, fill) */
     TSR__KOPF_BOOL = 1u << 8,           /* computes in bool (column b) */
     TSR__KOPF_INT = 1u << 9,            /* in uint8, int8, int16, int32, int64 (i) */
@@ -125,6 +132,20 @@ enum {
 #define TSR__KOPF_CALL_VALUE2 TSR__KOPF_VALUE
 #define TSR__KOPF_CALL_VALUE3 TSR__KOPF_VALUE
 #define TSR__KOPF_CALL_REDUCE TSR__KOPF_REDUCE
+#define TSR__KOPF_CALL_REPLACE 0
+/* Whether a row's call is REPLACE (tsr__kernel_op_info.replace). */
+#define TSR__KREPLACE_MOVE 0
+#define TSR__KREPLACE_ALPHA 0
+#define TSR__KREPLACE_PLAIN 0
+#define TSR__KREPLACE_CHECKED 0
+#define TSR__KREPLACE_UNARY 0
+#define TSR__KREPLACE_WIDTH 0
+#define TSR__KREPLACE_TERNARY 0
+#define TSR__KREPLACE_VALUE1 0
+#define TSR__KREPLACE_VALUE2 0
+#define TSR__KREPLACE_VALUE3 0
+#define TSR__KREPLACE_REDUCE 0
+#define TSR__KREPLACE_REPLACE 1
 #define TSR__KOPF_IF_Y(bit) (bit)
 #define TSR__KOPF_IF_N(bit) 0
 /* The whole flags word of a row. */
@@ -140,6 +161,8 @@ typedef struct tsr__kernel_op_info {
     uint32_t flags;         /* TSR__KOPF_* */
     const char *no_bool;    /* bool inputs are refused up front with this message, or NULL */
     const char *no_complex; /* complex inputs are refused up front with this message, or NULL */
+    bool replace;           /* call REPLACE: the element function takes three numbers from the
+                               slots of `scalar` and `alpha` (tsr__kernel) */
 } tsr__kernel_op_info;
 
 /* Indexed by tsr__kernel_op; entry 0 is empty (no name). */
@@ -189,6 +212,14 @@ typedef struct tsr__kernel {
                            second scalar input's value, as `scalar` */
     tsr__kernel_operand operands[TSR__KERNEL_MAX_OPERANDS];
 } tsr__kernel;
+/* A REPLACE row (nan_to_num) has no scalar input: its three numbers, in
+ * the common dtype's real math type (float for float16/bfloat16/float32,
+ * double for float64), fill the 64-bit slots scalar[0..8), scalar[8..16)
+ * and alpha[0..8) (a float in a slot's low four bytes, the rest zero):
+ * the value for NaN, for +inf and for -inf. The cpu rows read them as
+ * 32 bytes from `scalar`. */
+_Static_assert(offsetof(tsr__kernel, alpha) == offsetof(tsr__kernel, scalar) + 16,
+               "alpha follows scalar");
 
 /* ---- A reduction ----
  *

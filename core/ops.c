@@ -8,8 +8,13 @@
 const tsr__kernel_op_info tsr__kernel_ops[TSR__KOP_COUNT] = {
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, no_bool, \
           no_complex)                                                                          \
-    [TSR__KOP_##ENUM] = {#name,   stub,      arity, TSR__KOPF_OF(call, flags, b, i, f, h, c),  \
-                         no_bool, no_complex},
+    [TSR__KOP_##ENUM] = {#name,                                                                \
+                         stub,                                                                 \
+                         arity,                                                                \
+                         TSR__KOPF_OF(call, flags, b, i, f, h, c),                             \
+                         no_bool,                                                              \
+                         no_complex,                                                           \
+                         TSR__KREPLACE_##call},
 #include "core/ops.def"
 #undef X
 };

@@ -232,6 +232,16 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define CALL_WIDTH(fn, math, AT, S) fn(x, y, (int)(8 * sizeof(S)))
 #define CALL_VALUE1(fn, math, AT, S) fn(x, alpha)
 #define CALL_VALUE2(fn, math, AT, S) fn(x, y, alpha)
+/* REPLACE's three numbers, from the 64-bit slots its `alpha_bytes`
+ * (tsr__kernel_row_alpha: the kernel's scalar, then alpha) holds. */
+#define CALL_REPLACE(fn, math, AT, S) \
+    fn(x, SLOT_##math(alpha_bytes), SLOT_##math(alpha_bytes + 8), SLOT_##math(alpha_bytes + 16))
+#define SLOT_int alpha_int
+#define SLOT_b8 alpha_int
+#define SLOT_f16 alpha_float
+#define SLOT_bf16 alpha_float
+#define SLOT_f32 alpha_float
+#define SLOT_f64 alpha_double
 #define CHECKED_int(fn) fn(x, y, &bad_local)
 #define CHECKED_b8(fn) fn(x, y, &bad_local)
 #define CHECKED_f16(fn) fn(x, y)
@@ -247,6 +257,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ZERO_CHECK_WIDTH(math) 0
 #define ZERO_CHECK_VALUE1(math) 0
 #define ZERO_CHECK_VALUE2(math) 0
+#define ZERO_CHECK_REPLACE(math) 0
 #define ZERO_CHECK_CHECKED(math) ZERO_CHECK_##math
 #define ZERO_CHECK_int 1
 #define ZERO_CHECK_b8 1
@@ -264,6 +275,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLD_WIDTH(math) NEVER
 #define FOLD_VALUE1(math) NEVER
 #define FOLD_VALUE2(math) NEVER
+#define FOLD_REPLACE(math) NEVER
 /* Whether the folded alpha is +1 rather than -1 (real families only). */
 #define ONE_ALPHA(math) ONE_##math
 #define ONE_PLAIN(math) NEVER
@@ -272,6 +284,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ONE_WIDTH(math) NEVER
 #define ONE_VALUE1(math) NEVER
 #define ONE_VALUE2(math) NEVER
+#define ONE_REPLACE(math) NEVER
 #define ONE_int (alpha == 1)
 #define ONE_b8 ONE_int
 #define ONE_f16 ONE_int
@@ -290,6 +303,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define FOLDED_WIDTH(fn, math, AT, S, sign) CALL_WIDTH(fn, math, AT, S)
 #define FOLDED_VALUE1(fn, math, AT, S, sign) CALL_VALUE1(fn, math, AT, S)
 #define FOLDED_VALUE2(fn, math, AT, S, sign) CALL_VALUE2(fn, math, AT, S)
+#define FOLDED_REPLACE(fn, math, AT, S, sign) CALL_REPLACE(fn, math, AT, S)
 #define FOLDED_REAL(fn, AT, sign) fn(x, y, (AT)(sign))
 #define FOLDED_int FOLDED_REAL
 #define FOLDED_b8 FOLDED_REAL
@@ -318,6 +332,7 @@ static int64_t before_zero(const unsigned char *b, int64_t n, int64_t stride, si
 #define ROWS_WIDTH ROWS_COMPUTED
 #define ROWS_VALUE1 ROWS_COMPUTED
 #define ROWS_VALUE2 ROWS_COMPUTED
+#define ROWS_REPLACE ROWS_COMPUTED
 #define ROWS_REDUCE(ENUM, call, elem, b, i, f, h, c) /* libclient/reduce_cpu.c */
 /* The element call of three inputs: where and clamp take x, y, z;
  * addcmul and addcdiv a value besides. */
@@ -471,6 +486,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_VALUE1 TABLE_COMPUTED
 #define TABLE_VALUE2 TABLE_COMPUTED
 #define TABLE_VALUE3 TABLE_COMPUTED
+#define TABLE_REPLACE TABLE_COMPUTED
 #define TABLE_REDUCE(ENUM, fast, b, i, f, h, c)
 #define TABLE_COMPUTED(ENUM, fast, b, i, f, h, c)                       \
     [TSR__KOP_##ENUM] = {                                               \
@@ -509,6 +525,7 @@ static const tsr__kernel_row computed_rows[TSR__KOP_COUNT][TSR_DTYPE_COUNT] = {
 #define MOVES_VALUE1(ENUM, elem)
 #define MOVES_VALUE2(ENUM, elem)
 #define MOVES_VALUE3(ENUM, elem)
+#define MOVES_REPLACE(ENUM, elem)
 #define MOVES_REDUCE(ENUM, elem)
 
 static const tsr__kernel_row move_rows[TSR__KOP_COUNT][17] = {

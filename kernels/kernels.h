@@ -64,6 +64,15 @@ typedef int64_t (*tsr__kernel_row)(unsigned char *out, const unsigned char *a,
                                    const unsigned char *b, const unsigned char *c, int64_t n,
                                    const int64_t strides[4], const uint8_t *alpha, int *bad);
 
+/* What a row's `alpha` argument points at: the kernel's alpha, or for a
+ * REPLACE row (nan_to_num) its three numbers, the 32 bytes from `scalar`
+ * (core/kernel.h). */
+static inline const uint8_t *tsr__kernel_row_alpha(const tsr__kernel *k)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(k->op);
+    return info && info->replace ? k->scalar : k->alpha;
+}
+
 /* The row loop of `op` in `common`, or NULL where tsr__kernel_check_compute
  * refuses it. */
 tsr__kernel_row tsr__kernel_row_for(tsr__kernel_op op, tsr_dtype common);

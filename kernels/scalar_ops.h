@@ -1109,11 +1109,13 @@ TSR__K_FMOD_OPS(double, f64, tsr__k_fmodd)
 #endif /* TSR_CONV_HAVE_DOUBLE */
 
 /* exp, log and the functions built on them have a file of their own,
- * and so have the trigonometric functions: OpenCL programs take them
- * right after this one, in this order. */
+ * and so have the trigonometric functions and sgn, complex abs and round
+ * with decimals: OpenCL programs take them right after this one, in this
+ * order. */
 #ifndef __OPENCL_VERSION__
 #include "kernels/scalar_math.h"
 #include "kernels/scalar_trig.h"
+#include "kernels/scalar_misc.h"
 #endif
 
 #endif /* TESSERA_KERNELS_SCALAR_OPS_H */

@@ -4,12 +4,16 @@
  * (TENSOR, SCALAR and UNARY rows); and tsr_elementwise, which reaches
  * every one of them by number. All of them are one call into the planner
  * (libclient/plan.c), which owns the semantics. */
+#include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/dtype.h"
 #include "core/error.h"
+#include "kernels/kernels.h"
 #include "libclient/plan.h"
 #include "libclient/tensor_internal.h"
+#include "tessera/convert.h"
 #include "tessera/ops.h"
 
 static tsr_status rounding_op(tsr_rounding_mode mode, tsr__kernel_op *op)
@@ -579,6 +583,135 @@ tsr_status tsr_pow_scalar_self_out(tsr_scalar self, const tsr_tensor *exponent, 
     return pow_scalar_self_op(self, exponent, TSR__OUT_GIVEN, out, NULL);
 }
 
+/* ---- nan_to_num ------------------------------------------------------------- */
+
+/* One of nan_to_num's numbers in a floating dtype d, in its slot
+ * (core/kernel.h): `value` as PyTorch's static_cast<scalar_t>(double)
+ * gives it (float16 and bfloat16 through float), or for None d's largest
+ * finite number (its lowest when `lowest`). */
+static void replacement(tsr_dtype d, const double *value, bool lowest, uint8_t *slot)
+{
+    static const uint64_t largest[TSR_DTYPE_COUNT] = {[TSR_FLOAT16] = 0x7BFF,
+                                                      [TSR_BFLOAT16] = 0x7F7F,
+                                                      [TSR_FLOAT32] = 0x7F7FFFFF,
+                                                      [TSR_FLOAT64] = UINT64_C(0x7FEFFFFFFFFFFFFF)};
+    unsigned char element[16] = {0};
+    uint8_t math[16];
+    if (value && d == TSR_FLOAT64) {
+        memcpy(element, value, sizeof *value);
+    } else if (value) {
+        float f = (float)*value;
+        (void)tsr_cast_buffer(&f, TSR_FLOAT32, element, d, 1);
+    } else {
+        size_t w = tsr_dtype_itemsize(d);
+        uint64_t bits = largest[d] | (lowest ? UINT64_C(1) << (8 * w - 1) : 0);
+        memcpy(element, &bits, w);
+    }
+    tsr__kernel_alpha_from_element(d, element, math);
+    memcpy(slot, math, 8);
+}
+
+/* torch.nan_to_num: PyTorch checks the out= dtype first, with its own
+ * message; bool and the integers pass through the same kernel; a new
+ * result is empty_like(self) (its strides), as PyTorch makes it. */
+static tsr_status nan_to_num_op(const tsr_tensor *self, const double *nan, const double *posinf,
+                                const double *neginf, tsr__out_mode mode, tsr_tensor *out,
+                                tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (mode == TSR__OUT_GIVEN && out && out->dtype != self->dtype)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "nan_to_num: dtype of out: %s should be same as input: %s",
+                         tsr_dtype_message_name(out->dtype), tsr_dtype_message_name(self->dtype));
+    uint8_t numbers[32] = {0};
+    if (tsr_dtype_is_floating_point(self->dtype)) {
+        double zero = 0;
+        replacement(self->dtype, nan ? nan : &zero, false, numbers);
+        replacement(self->dtype, posinf, false, numbers + 8);
+        replacement(self->dtype, neginf, true, numbers + 16);
+    }
+    if (mode != TSR__OUT_NEW)
+        return tsr__replace_op(TSR__KOP_NAN_TO_NUM, self, numbers, mode, out, result);
+    /* a new result is empty_like(self), written as an out= */
+    if (result == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "output must not be NULL");
+    tsr_tensor *fresh = NULL;
+    tsr_status st = tsr_tensor_empty_like(self, NULL, &fresh);
+    if (st == TSR_OK)
+        st = tsr__replace_op(TSR__KOP_NAN_TO_NUM, self, numbers, TSR__OUT_GIVEN, fresh, NULL);
+    if (st != TSR_OK) {
+        tsr_tensor_release(fresh);
+        return st;
+    }
+    *result = fresh;
+    return TSR_OK;
+}
+
+tsr_status tsr_nan_to_num(const tsr_tensor *self, const double *nan, const double *posinf,
+                          const double *neginf, tsr_tensor **result)
+{
+    return nan_to_num_op(self, nan, posinf, neginf, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_nan_to_num_out(const tsr_tensor *self, const double *nan, const double *posinf,
+                              const double *neginf, tsr_tensor *out)
+{
+    return nan_to_num_op(self, nan, posinf, neginf, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_nan_to_num_(tsr_tensor *self, const double *nan, const double *posinf,
+                           const double *neginf)
+{
+    return nan_to_num_op(self, nan, posinf, neginf, TSR__OUT_INPLACE, self, NULL);
+}
+
+/* ---- round with decimals ---------------------------------------------------- */
+
+/* PyTorch 1.13's round.decimals: decimals 0 runs round's kernel as it is
+ * (integers and bool refused, with no shortcut); otherwise p = 10^|d| as
+ * std::pow(10, d) gives it (d negated as int64, so INT64_MIN stays
+ * negative and p is 0), cast to the dtype (float32 and bfloat16 through
+ * float: inf past FLT_MAX), travels as the row's value. */
+static tsr_status round_decimals_op(const tsr_tensor *self, int64_t decimals, tsr__out_mode mode,
+                                    tsr_tensor *out, tsr_tensor **result)
+{
+    if (self == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tensor arguments must not be NULL");
+    if (decimals == 0) {
+        if (tsr_dtype_is_integral(self->dtype) || self->dtype == TSR_BOOL)
+            return tsr__fail(TSR_ERR_NOT_SUPPORTED, "\"%s\" not implemented for '%s'",
+                             tsr__kernel_ops[TSR__KOP_ROUND].stub,
+                             tsr_dtype_message_name(self->dtype));
+        return mode == TSR__OUT_NEW     ? tsr_round(self, result)
+               : mode == TSR__OUT_GIVEN ? tsr_round_out(self, out)
+                                        : tsr_round_((tsr_tensor *)self);
+    }
+    bool negative = decimals < 0;
+    int64_t e = negative && decimals != INT64_MIN ? -decimals : decimals;
+    double p = pow(10.0, (double)e);
+    if (self->dtype != TSR_FLOAT64)
+        p = (double)(float)p;
+    tsr_scalar value = tsr_scalar_float(p);
+    return tsr__binary_op(negative ? TSR__KOP_ROUND_DECIMALS_NEG : TSR__KOP_ROUND_DECIMALS, self,
+                          NULL, NULL, &value, mode, out, result);
+}
+
+tsr_status tsr_round_decimals(const tsr_tensor *self, int64_t decimals, tsr_tensor **result)
+{
+    return round_decimals_op(self, decimals, TSR__OUT_NEW, NULL, result);
+}
+
+tsr_status tsr_round_decimals_out(const tsr_tensor *self, int64_t decimals, tsr_tensor *out)
+{
+    return round_decimals_op(self, decimals, TSR__OUT_GIVEN, out, NULL);
+}
+
+tsr_status tsr_round_decimals_(tsr_tensor *self, int64_t decimals)
+{
+    return round_decimals_op(self, decimals, TSR__OUT_INPLACE, self, NULL);
+}
+
 /* The operations the op table gives tensor-only functions (api TENSOR in
  * core/ops.def): tsr_<name>, tsr_<name>_out and tsr_<name>_. */
 #define TENSOR_OP(name, OP)                                                                \
@@ -684,11 +817,14 @@ tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ni
      * weight, which gives `end`) */
     tsr_scalar one = tsr_scalar_int(1);
     const tsr_scalar *value = info->flags & TSR__KOPF_VALUE ? &one : NULL;
+    if (info->replace) /* nan_to_num's defaults */
+        return nan_to_num_op(inputs[0], NULL, NULL, NULL, out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out,
+                             result);
     if (info->arity == 3)
         return tsr__ternary_op(op, inputs[0], inputs[1], NULL, inputs[2], NULL, value,
                                out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
     if ((info->flags & (TSR__KOPF_ALPHA | TSR__KOPF_VALUE)) != 0) {
-        return tsr__binary_op(op, inputs[0], inputs[1], NULL, &one,
+        return tsr__binary_op(op, inputs[0], info->arity > 1 ? inputs[1] : NULL, NULL, &one,
                               out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
     }
     return tsr__binary_op(op, inputs[0], ninputs > 1 ? inputs[1] : NULL, NULL, NULL,

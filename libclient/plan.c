@@ -355,10 +355,18 @@ static tsr_status check_alpha(tsr_dtype common, const tsr_scalar *alpha)
     return TSR_OK;
 }
 
+/* Whether op's complex result is its real dtype (abs). */
+static bool to_real(tsr__kernel_op op, tsr_dtype common)
+{
+    return tsr__kernel_op_has(op, TSR__KOPF_REAL_RESULT) && tsr_dtype_is_complex(common);
+}
+
 /* The dtype of an operation's new result: bool for the comparisons and
- * tests, else the common dtype. */
+ * tests, the real dtype of abs's complex one, else the common dtype. */
 static tsr_dtype result_dtype(tsr__kernel_op op, tsr_dtype common)
 {
+    if (to_real(op, common))
+        return tsr_dtype_to_real(common);
     return tsr__kernel_op_has(op, TSR__KOPF_BOOL_RESULT) ? TSR_BOOL : common;
 }
 
@@ -412,10 +420,16 @@ static tsr_status compute_types(tsr__kernel_op op, const tsr_tensor *out, operan
                              device_text(dev, d1, sizeof d1),
                              device_text(t->storage->device, d2, sizeof d2));
         }
-        if (k == 0 && tsr__kernel_op_has(op, TSR__KOPF_SAME_DTYPE) && t->dtype != result)
+        /* abs's complex out= is computed into as the complex result
+         * (PyTorch's unary_op_impl_with_complex_to_float_out); a real one
+         * takes any dtype the real result casts to */
+        bool complex_out = to_real(op, *common) && tsr_dtype_is_complex(t->dtype);
+        tsr_dtype want = complex_out ? *common : result;
+        if (k == 0 && tsr__kernel_op_has(op, TSR__KOPF_SAME_DTYPE) && t->dtype != want &&
+            (complex_out || !to_real(op, *common)))
             return tsr__fail(TSR_ERR_RUNTIME, "Found dtype %s but expected %s",
-                             tsr_dtype_message_name(t->dtype), tsr_dtype_message_name(result));
-        if (k == 0 && (st = tsr_check_output_cast(result, t->dtype, TSR_CAST_PYTORCH)) != TSR_OK)
+                             tsr_dtype_message_name(t->dtype), tsr_dtype_message_name(want));
+        if (k == 0 && (st = tsr_check_output_cast(want, t->dtype, TSR_CAST_PYTORCH)) != TSR_OK)
             return st;
     }
     int scalars = 0;
@@ -643,7 +657,8 @@ static tsr_status check_condition(const operand *in)
 }
 
 static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, const tsr_scalar *alpha,
-                                   tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result);
+                                   const uint8_t *numbers, tsr__out_mode mode, tsr_tensor *out,
+                                   tsr_tensor **result);
 
 tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
                           const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
@@ -655,6 +670,9 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
     if (tsr__kernel_ops[op].arity > 2)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes three inputs",
                          tsr__kernel_ops[op].name);
+    if (tsr__kernel_ops[op].replace)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes three numbers",
+                         tsr__kernel_ops[op].name);
     int nin = (int)tsr__kernel_ops[op].arity;
     operand in[2] = {{.t = a}, {.t = b}};
     if (nin > 1 && !b)
@@ -663,9 +681,29 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
         return st;
     if (op == TSR__KOP_SUB && (st = check_sub(in)) != TSR_OK)
         return st;
+    if (mode == TSR__OUT_INPLACE && to_real(op, a->dtype))
+        return tsr__fail(TSR_ERR_RUNTIME, "In-place %s is not supported for complex tensors.",
+                         tsr__kernel_ops[op].name);
     if (mode == TSR__OUT_INPLACE)
         out = (tsr_tensor *)a;
-    return plan_elementwise(op, in, nin, alpha, mode, out, result);
+    return plan_elementwise(op, in, nin, alpha, NULL, mode, out, result);
+}
+
+tsr_status tsr__replace_op(tsr__kernel_op op, const tsr_tensor *a, const uint8_t numbers[32],
+                           tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    if (info == NULL || !info->replace || numbers == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid replacing operation %d", (int)op);
+    tsr_status st = check_args(op, a, NULL, NULL, NULL, mode, out, result);
+    if (st != TSR_OK)
+        return st;
+    operand in[1] = {{.t = a}};
+    if ((st = refuse_inputs(op, in, 1)) != TSR_OK)
+        return st;
+    if (mode == TSR__OUT_INPLACE)
+        out = (tsr_tensor *)a;
+    return plan_elementwise(op, in, 1, NULL, numbers, mode, out, result);
 }
 
 tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tensor *b,
@@ -702,11 +740,12 @@ tsr_status tsr__ternary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_ten
         return st;
     if (mode == TSR__OUT_INPLACE)
         out = (tsr_tensor *)a;
-    return plan_elementwise(op, in, 3, value, mode, out, result);
+    return plan_elementwise(op, in, 3, value, NULL, mode, out, result);
 }
 
 static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, const tsr_scalar *alpha,
-                                   tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
+                                   const uint8_t *numbers, tsr__out_mode mode, tsr_tensor *out,
+                                   tsr_tensor **result)
 {
     tsr_status st;
     if (mode != TSR__OUT_NEW && (st = check_overlaps(out, in, nin)) != TSR_OK)
@@ -748,6 +787,10 @@ static tsr_status plan_elementwise(tsr__kernel_op op, operand *in, int nin, cons
         }
     }
     st = build_kernel(&p, op, common, out, in, nin, device.type == TSR_DEVICE_META ? NULL : alpha);
+    if (st == TSR_OK && numbers) { /* a REPLACE row's (core/kernel.h) */
+        memcpy(p.kernel.scalar, numbers, 16);
+        memcpy(p.kernel.alpha, numbers + 16, 16);
+    }
     if (st == TSR_OK)
         st = run(&p);
     if (st != TSR_OK) {

@@ -44,6 +44,12 @@ tsr_status tsr__binary_op(tsr__kernel_op op, const tsr_tensor *a, const tsr_tens
                           const tsr_scalar *b_scalar, const tsr_scalar *alpha, tsr__out_mode mode,
                           tsr_tensor *out, tsr_tensor **result);
 
+/* An operation of one input and three numbers (call REPLACE: nan_to_num),
+ * the numbers as core/kernel.h lays them in `scalar` and `alpha` (32
+ * bytes). Modes as tsr__binary_op's. */
+tsr_status tsr__replace_op(tsr__kernel_op op, const tsr_tensor *a, const uint8_t numbers[32],
+                           tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result);
+
 /* An operation of three inputs (where, clamp, lerp, addcmul, addcdiv): a
  * tensor, then each a tensor or NULL with its scalar set (a Python
  * number); input 1 is a condition tensor where the row says so. `value`

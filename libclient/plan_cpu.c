@@ -180,7 +180,7 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
         bytes[0] = direct ? step[0] * (int64_t)x->size[0] : (int64_t)x->common_size;
         int bad = 0;
         m = x->row(direct ? out : buf[0], in[1], x->nops > 2 ? in[2] : in[1],
-                   x->nops > 3 ? in[3] : in[1], m, bytes, k->alpha, &bad);
+                   x->nops > 3 ? in[3] : in[1], m, bytes, tsr__kernel_row_alpha(k), &bad);
         if (bad) {
             atomic_store(&x->bad, 1);
             *written = done + m;
@@ -210,7 +210,7 @@ static tsr_status compute_row(exec *x, unsigned char **p, const int64_t *step, i
     }
     int bad = 0;
     *written = x->row(p[0], p[1], x->nops > 2 ? p[2] : p[1], x->nops > 3 ? p[3] : p[1], n, bytes,
-                      k->alpha, &bad);
+                      tsr__kernel_row_alpha(k), &bad);
     if (bad)
         atomic_store(&x->bad, 1);
     return TSR_OK;

@@ -1,8 +1,8 @@
 /* OpenCL C generation: one program per tsr__kernel_key.
  *
  * A program is the embedded element headers (core/convert_scalar.h, then
- * float16 helpers of its own, kernels/scalar_ops.h, kernels/scalar_math.h
- * and kernels/scalar_trig.h) followed by tsr_elem, one element written
+ * float16 helpers of its own, kernels/scalar_ops.h, kernels/scalar_math.h,
+ * kernels/scalar_trig.h and kernels/scalar_misc.h) followed by tsr_elem, one element written
  * out for the key: a load per input, the conversion from the input's dtype
  * to the common dtype (the rules of tsr__kernel_convert, expressed with
  * core/convert_scalar.h's functions), the operation from
@@ -390,6 +390,18 @@ static void emit_compute(text *t, const tsr__kernel_key *key)
                 snprintf(e, sizeof e, "%s(%s, v)", fn, x);
             else
                 snprintf(e, sizeof e, "%s(%s, %s, v)", fn, x, y);
+        } else if (tsr__kernel_ops[op].replace) {
+            /* nan_to_num's numbers in the slots of scalar and alpha */
+            static const char *const slots[3] = {"scalar.s0", "scalar.s1", "alpha.s0"};
+            bool f64 = strcmp(m->type, "double") == 0, f32 = strcmp(m->type, "float") == 0;
+            char n[3][32];
+            for (int q = 0; q < 3; q++)
+                snprintf(n[q], sizeof n[q],
+                         f64   ? "as_double(%s)"
+                         : f32 ? "as_float((uint)%s)"
+                               : "(%s)",
+                         slots[q]);
+            snprintf(e, sizeof e, "%s(%s, %s, %s, %s)", fn, x, n[0], n[1], n[2]);
         } else if (zero_check) {
             put(t, "    int zero = 0;\n");
             snprintf(e, sizeof e, "%s(%s, %s, &zero)", fn, x, y);
@@ -1299,6 +1311,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put(&t, "\n");
     put_raw(&t, tsr__ksrc_scalar_trig, tsr__ksrc_scalar_trig_len);
     put(&t, "\n");
+    put_raw(&t, tsr__ksrc_scalar_misc, tsr__ksrc_scalar_misc_len);
+    put(&t, "\n");
     if (key->entry == TSR__KENTRY_GENERIC) {
         emit_generic(&t, (tsr_dtype)key->common, caps);
     } else if (key->entry == TSR__KENTRY_REDUCE) {
@@ -1317,8 +1331,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
 size_t tsr__opencl_source_max(void)
 {
     return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len +
-           tsr__ksrc_scalar_math_len + tsr__ksrc_scalar_trig_len + tsr__ksrc_reduce_order_len +
-           tsr__ksrc_reduce_len + (160u << 10);
+           tsr__ksrc_scalar_math_len + tsr__ksrc_scalar_trig_len + tsr__ksrc_scalar_misc_len +
+           tsr__ksrc_reduce_order_len + tsr__ksrc_reduce_len + (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)

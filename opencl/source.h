@@ -45,6 +45,8 @@ extern const char tsr__ksrc_scalar_math[];
 extern const size_t tsr__ksrc_scalar_math_len;
 extern const char tsr__ksrc_scalar_trig[];
 extern const size_t tsr__ksrc_scalar_trig_len;
+extern const char tsr__ksrc_scalar_misc[];
+extern const size_t tsr__ksrc_scalar_misc_len;
 extern const char tsr__ksrc_helpers[];
 extern const size_t tsr__ksrc_helpers_len;
 extern const char tsr__ksrc_reduce_order[];

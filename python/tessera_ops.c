@@ -182,6 +182,73 @@ static PyObject *py_elementwise(PyObject *m, PyObject *args, PyObject *kwargs)
     return out == Py_None ? tsp_tensor_wrap(t) : Py_NewRef(out);
 }
 
+/* An optional float argument: None gives NULL, else its value in *v. */
+static int float_or_none(PyObject *obj, double *v, const double **p)
+{
+    *p = NULL;
+    if (obj == Py_None)
+        return 0;
+    *v = PyFloat_AsDouble(obj);
+    if (*v == -1.0 && PyErr_Occurred())
+        return -1;
+    *p = v;
+    return 0;
+}
+
+/* _round_decimals(t, decimals, out, inplace): torch.round(t, decimals=). */
+static PyObject *py_round_decimals(PyObject *m, PyObject *args)
+{
+    (void)m;
+    PyObject *self, *out;
+    long long decimals;
+    int inplace;
+    if (!PyArg_ParseTuple(args, "O!LOp:_round_decimals", &tsp_tensor_type, &self, &decimals, &out,
+                          &inplace))
+        return NULL;
+    if (out != Py_None && !IS_TENSOR(out))
+        return PyErr_Format(PyExc_TypeError, "round(): argument 'out' must be Tensor, not %s",
+                            Py_TYPE(out)->tp_name);
+    tsr_tensor *t = NULL;
+    tsr_status st = inplace             ? tsr_round_decimals_(TENSOR(self), decimals)
+                    : out != Py_None ? tsr_round_decimals_out(TENSOR(self), decimals, TENSOR(out))
+                                     : tsr_round_decimals(TENSOR(self), decimals, &t);
+    if (st != TSR_OK)
+        return tsp_raise(st);
+    if (inplace)
+        return Py_NewRef(self);
+    return out == Py_None ? tsp_tensor_wrap(t) : Py_NewRef(out);
+}
+
+/* _nan_to_num(t, nan, posinf, neginf, out, inplace): torch.nan_to_num. */
+static PyObject *py_nan_to_num(PyObject *m, PyObject *args)
+{
+    (void)m;
+    PyObject *self, *numbers[3], *out;
+    int inplace;
+    if (!PyArg_ParseTuple(args, "O!OOOOp:_nan_to_num", &tsp_tensor_type, &self, &numbers[0],
+                          &numbers[1], &numbers[2], &out, &inplace))
+        return NULL;
+    if (out != Py_None && !IS_TENSOR(out))
+        return PyErr_Format(PyExc_TypeError,
+                            "nan_to_num(): argument 'out' must be Tensor, not %s",
+                            Py_TYPE(out)->tp_name);
+    double v[3];
+    const double *p[3];
+    for (int k = 0; k < 3; k++)
+        if (float_or_none(numbers[k], &v[k], &p[k]))
+            return NULL;
+    tsr_tensor *t = NULL;
+    tsr_status st = inplace ? tsr_nan_to_num_(TENSOR(self), p[0], p[1], p[2])
+                    : out != Py_None
+                        ? tsr_nan_to_num_out(TENSOR(self), p[0], p[1], p[2], TENSOR(out))
+                        : tsr_nan_to_num(TENSOR(self), p[0], p[1], p[2], &t);
+    if (st != TSR_OK)
+        return tsp_raise(st);
+    if (inplace)
+        return Py_NewRef(self);
+    return out == Py_None ? tsp_tensor_wrap(t) : Py_NewRef(out);
+}
+
 /* ---- Reductions ----------------------------------------------------- */
 
 typedef tsr_status (*reduce_dtype_fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_dtype,
@@ -504,6 +571,10 @@ PyMethodDef tsp_ops_functions[] = {
     {"_op_names", py_op_names, METH_NOARGS, "[(name, arity)] of the elementwise operations"},
     {"_elementwise", (PyCFunction)(void (*)(void))py_elementwise, METH_VARARGS | METH_KEYWORDS,
      "_elementwise(name, inputs, out=None)"},
+    {"_round_decimals", py_round_decimals, METH_VARARGS,
+     "_round_decimals(t, decimals, out, inplace)"},
+    {"_nan_to_num", py_nan_to_num, METH_VARARGS,
+     "_nan_to_num(t, nan, posinf, neginf, out, inplace)"},
     {"_reduce", py_reduce, METH_VARARGS, "_reduce(name, t, dim, keepdim, dtype)"},
     {"_reduce_names", py_reduce_names, METH_NOARGS, "[(name, takes_dtype)] of _reduce"},
     {"_max_dim", py_max_dim, METH_VARARGS, "_max_dim(name, t, dim, keepdim)"},

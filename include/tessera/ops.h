@@ -184,8 +184,16 @@ TSR_API tsr_status tsr_minimum_(tsr_tensor *self, const tsr_tensor *b);
  * sign; square (bool gives int64); floor, ceil, trunc and round (half to
  * even) of an integer are the integer; relu; bitwise_not (integers and
  * bool); frac. float16 is refused by floor, ceil, trunc, round, relu and
- * sqrt, as PyTorch 1.13's cpu kernels refuse it. Complex inputs of abs,
- * reciprocal and sqrt are not computed yet (TSR_ERR_NOT_SUPPORTED). */
+ * sqrt, as PyTorch 1.13's cpu kernels refuse it. Complex inputs of
+ * reciprocal and sqrt are not computed yet (TSR_ERR_NOT_SUPPORTED).
+ * abs of a complex input is |z| in its real dtype (complex64 gives
+ * float32), a hypot within 1 ulp that overflows only where |z| does
+ * (PyTorch 1.13's vectorised loop overflows where a part's square does);
+ * its out= may be any dtype the real one casts to, or the input's own;
+ * in place it is TSR_ERR_RUNTIME "In-place abs is not supported for
+ * complex tensors.". sgn is sign in bool, the integers and the floating
+ * dtypes, and z / |z| (0 for 0) in complex, |z| being that hypot. */
+TSR_UNARY_OP(sgn)
 TSR_UNARY_OP(abs)
 TSR_UNARY_OP(neg)
 TSR_UNARY_OP(sign)
@@ -434,6 +442,47 @@ TSR_API tsr_status tsr_pow_scalar_self(tsr_scalar self, const tsr_tensor *expone
                                        tsr_tensor **result);
 TSR_API tsr_status tsr_pow_scalar_self_out(tsr_scalar self, const tsr_tensor *exponent,
                                            tsr_tensor *out);
+
+/* ---- nan_to_num --------------------------------------------------------- */
+
+/* torch.nan_to_num(self, nan=, posinf=, neginf=): NaN, +inf and -inf
+ * replaced by *nan (0 when NULL), *posinf and *neginf (self's dtype's
+ * largest and lowest finite numbers when NULL), each cast to the dtype as
+ * PyTorch's static_cast casts a double (float16 and bfloat16 through
+ * float, so 1e10 becomes inf in float16); every other value, -0 and
+ * subnormals included, is kept. bool and integer inputs pass through
+ * unchanged. The out= (and in place, self) must have self's dtype
+ * (TSR_ERR_RUNTIME "nan_to_num: dtype of out: Double should be same as
+ * input: Float"); complex inputs are TSR_ERR_NOT_SUPPORTED
+ * ("\"nan_to_num\" not implemented for 'ComplexFloat'"), as in PyTorch
+ * 1.13. The numbers are read during the call; arguments are borrowed;
+ * *result is new and the caller's. */
+TSR_API tsr_status tsr_nan_to_num(const tsr_tensor *self, const double *nan, const double *posinf,
+                                  const double *neginf, tsr_tensor **result);
+TSR_API tsr_status tsr_nan_to_num_out(const tsr_tensor *self, const double *nan,
+                                      const double *posinf, const double *neginf, tsr_tensor *out);
+TSR_API tsr_status tsr_nan_to_num_(tsr_tensor *self, const double *nan, const double *posinf,
+                                   const double *neginf);
+
+/* ---- round with decimals ------------------------------------------------ */
+
+/* torch.round(self, decimals=decimals) as PyTorch 1.13 computes it: p =
+ * 10^|decimals| (std::pow's double, cast to self's dtype: float32 and
+ * bfloat16 through float), then rint(x * p) / p, or rint(x / p) * p for
+ * negative decimals, half to even, in the dtype's arithmetic (bfloat16
+ * rounds the scaled value to bfloat16 before rint). A p past the dtype's
+ * range (decimals above 38 in float32) gives NaN, as in PyTorch.
+ * decimals 0 is tsr_round, except that bool and integer inputs are
+ * refused. bfloat16, float32 and float64 only: the others are
+ * TSR_ERR_NOT_SUPPORTED ("\"round_cpu\" not implemented for 'Half'",
+ * "round_vml_cpu" with decimals 0). out= and in place must have self's
+ * dtype ("Found dtype Double but expected Float"). Arguments are
+ * borrowed; *result is new and the caller's. */
+TSR_API tsr_status tsr_round_decimals(const tsr_tensor *self, int64_t decimals,
+                                      tsr_tensor **result);
+TSR_API tsr_status tsr_round_decimals_out(const tsr_tensor *self, int64_t decimals,
+                                          tsr_tensor *out);
+TSR_API tsr_status tsr_round_decimals_(tsr_tensor *self, int64_t decimals);
 
 /* ---- lerp ------------------------------------------------------------- */
 

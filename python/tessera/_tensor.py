@@ -57,7 +57,8 @@ contiguous_format, channels_last, channels_last_3d, preserve_format = (
 
 # The elementwise rows that are the library's internal forms (their
 # scalars travel outside the tensor inputs); the public names cover them.
-_INTERNAL = {"lerp_scalar", "clamp_scalar", "clamp_min_scalar", "clamp_max_scalar"}
+_INTERNAL = {"lerp_scalar", "clamp_scalar", "clamp_min_scalar", "clamp_max_scalar", "round_decimals",
+             "round_decimals_neg"}
 
 
 def _return_type(name):
@@ -472,6 +473,25 @@ class Tensor(_C._TensorBase):
     def __invert__(self):
         return _elementwise("bitwise_not", self)
 
+    def abs_(self):
+        if self.dtype.is_complex:  # abs(out=self) computes |z| + 0i there
+            raise RuntimeError("In-place abs is not supported for complex tensors.")
+        return _elementwise("abs", self, out=self)
+
+    def round(self, *, decimals=None):
+        return _round(self, decimals=decimals)
+
+    def round_(self, *, decimals=None):
+        if decimals is None:
+            return _elementwise("round", self, out=self)
+        return _C._round_decimals(self, decimals, None, True)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _C._nan_to_num(self, nan, posinf, neginf, None, False)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return _C._nan_to_num(self, nan, posinf, neginf, None, True)
+
     def __matmul__(self, other):
         if not isinstance(other, _C._TensorBase):
             return NotImplemented
@@ -722,6 +742,19 @@ def div(input, other, *, rounding_mode=None, out=None):
     return _elementwise("div_" + rounding_mode, input, other, out=out)
 
 
+def _round(input, *, decimals=None, out=None):
+    """torch.round: half to even; with decimals= (even 0, which refuses
+    integers as PyTorch does) as PyTorch 1.13 scales and rounds."""
+    if decimals is None:
+        return _elementwise("round", input, out=out)
+    return _C._round_decimals(input, decimals, out, False)
+
+
+def _nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """torch.nan_to_num: NaN, +inf and -inf replaced."""
+    return _C._nan_to_num(input, nan, posinf, neginf, out, False)
+
+
 def clamp(input, min=None, max=None, *, out=None):
     """torch.clamp with tensor or number bounds."""
     if min is None and max is None:
@@ -829,6 +862,7 @@ def _install_functions(namespace):
     functions.update(set_printoptions=_print.set_printoptions, masked_fill=masked_fill, isclose=isclose, allclose=allclose, equal=equal,
                      cat=cat, concat=cat, stack=stack, from_numpy=from_numpy, arange=arange, randn=randn, rand=rand, manual_seed=manual_seed, div=div, divide=div, clamp=clamp, clip=clamp, gelu=gelu, pow=pow, var=var,
                      std=std, norm=norm, logsumexp=logsumexp, flatten=flatten,
+                     round=_round, nan_to_num=_nan_to_num,
                      true_divide=functions["div"], floor_divide=functions["div_floor"],
                      multiply=functions["mul"], subtract=functions["sub"],
                      negative=functions["neg"], absolute=functions["abs"],

@@ -673,7 +673,7 @@ static void reference(const tsr__kernel *k, unsigned char *const *bases, bool *l
         } else {
             int64_t w = (int64_t)tsr_dtype_itemsize(common), step[4] = {w, w, w, w};
             int bad = 0;
-            row(res, in[0], in[1], in[2], 1, step, k->alpha, &bad);
+            row(res, in[0], in[1], in[2], 1, step, tsr__kernel_row_alpha(k), &bad);
             write = !bad;
             /* lerp, addcmul and addcdiv fuse and negate: which NaN (and
              * which sign of it) comes out depends on the compiler's fma */

@@ -322,7 +322,8 @@ BINARY = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "bitwise_and
 UNARY = ("abs", "neg", "sign", "square", "reciprocal", "floor", "ceil", "trunc", "round", "relu",
          "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "signbit", "frac", "sqrt",
          "exp", "log", "expm1", "log1p", "sigmoid", "tanh", "exp2", "log2", "log10", "sinh", "cosh", "asinh",
-         "acosh", "atanh", "rsqrt", "erf", "erfc", "silu", "gelu", "sin", "cos", "tan", "asin", "acos", "atan")
+         "acosh", "atanh", "rsqrt", "erf", "erfc", "silu", "gelu", "sin", "cos", "tan", "asin", "acos", "atan",
+         "sgn")
 BOOL_RESULT = COMPARISONS + ("logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
                              "isinf", "isfinite", "signbit")
 # No out= and no in-place method in PyTorch: only the new form is written.
@@ -342,7 +343,7 @@ UNCOVERED = ("signbit does not support non-boolean outputs.",
              "could not construct a memory descriptor using strides")
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
-COMPLEX_PENDING = ("abs", "reciprocal", "sqrt", "square", "asinh", "acosh", "atanh", "asin", "acos", "atan")
+COMPLEX_PENDING = ("reciprocal", "sqrt", "square", "asinh", "acosh", "atanh", "asin", "acos", "atan")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
@@ -380,8 +381,24 @@ COMPLEX_VALUES = [complex(0.5, 0.8660254037844386), complex(-0.7071067811865476,
                   complex(3e38, -3e38), complex(-1.7e308, 1.7e308)]
 
 
+# Exact in the reals, not in complex: abs is a hypot there (PyTorch's
+# vector loop squares the parts, its element loop calls hypot) and sgn
+# divides by it. Their complex results (sgn's) may differ by COMPLEX_ULPS;
+# abs's real ones are taken where PyTorch's loops agree, and compare
+# within COMPLEX_ULPS too (support_ops.c).
+COMPLEX_INEXACT = ("abs", "sgn")
+
+
 # Whose complex answers are their element loops' (see gen_unary_fixed).
-ELEMENT_LOOP = ("sigmoid", "silu", "rsqrt")
+# abs's element loop is hypot (abs(inf + nan i) = inf as IEEE 754 says,
+# where the vector loop gives NaN).
+ELEMENT_LOOP = ("sigmoid", "silu", "rsqrt", "abs")
+# Whose complex answers are their vector loops', which Tessera gives: the
+# element loop of sgn divides by |z| + 0i as a complex quotient (NaN in
+# both parts where one is infinite; overflowing where |z|^2 does). A case
+# is kept where every element's answer is what the vector loop's body
+# gives it (see consistent).
+VECTOR_BODY = ("sgn",)
 
 
 def truth_ulps(op):
@@ -390,6 +407,8 @@ def truth_ulps(op):
 
 def ulps_of(op, dtype):
     """The tolerance of op's results in dtype (0: bit for bit)."""
+    if op in COMPLEX_INEXACT and dtype.is_complex:
+        return COMPLEX_ULPS
     if op not in ULP_TOLERANCE:
         return 0
     return COMPLEX_ULP_TOLERANCE.get(op, COMPLEX_ULPS) if dtype.is_complex else ULP_TOLERANCE[op]
@@ -689,6 +708,15 @@ def consistent(op, arg, a, b, result):
                 bad = ~torch_accurate(op, a1.expand(shape), result, arg)
                 print("inaccurate:", op, a1.expand(shape)[bad].tolist(), result[bad].tolist(), file=sys.stderr)
             return False
+        if op in VECTOR_BODY and common.is_complex and common != C32:
+            # every element in the vector loop's body: a contiguous run
+            # padded to a whole number of its blocks (no tail)
+            flat = a1.expand(shape).reshape(-1)
+            pad = torch.cat([flat, torch.zeros(32 - flat.numel() % 16, dtype=common)])
+            body = call(op, "new", arg, pad, None, None)[:flat.numel()].reshape(shape)
+            if not same_values(body.to(result.dtype), result, ulps_of(op, result.dtype)):
+                count("dropped: the vector loop's body differs in %s" % dname(common))
+                return False
         for pa, pb in paths:
             if not same_values(call(op, "new", arg, pa, pb, None).to(result.dtype), result,
                                ulps_of(op, result.dtype)):
@@ -1105,8 +1133,35 @@ def special_values(dtype):
     return torch.complex(re, im).to(C64 if dtype == C32 else dtype).to(dtype)
 
 
+# Complex arguments whose |z|^2 overflows or underflows where |z| does
+# not: PyTorch 1.13's sgn gives 0 there (vector loop) or NaN (element
+# loop); their true z / |z| (within 1 ulp of Tessera's hypot).
+SGN_LARGE = {C64: [complex(1e30, 1e30), complex(2e38, -1e38), complex(-1e-30, 1e-30), complex(3e-20, 4e-20)],
+             C128: [complex(1e200, 1e200), complex(1.2e308, -0.9e308), complex(1e-200, -1e-200),
+                    complex(-3e-160, 4e-160)]}
+
+
+def gen_sgn_large(f):
+    """sgn of SGN_LARGE: the expected parts are mpmath's z / |z| rounded
+    to the dtype, not PyTorch's answer."""
+    mpmath.mp.prec = 100
+    for dt, vals in SGN_LARGE.items():
+        z = torch.tensor(vals, dtype=C128).to(dt)
+        truth = []
+        for v in z.tolist():
+            re, im = mpmath.mpf(v.real), mpmath.mpf(v.imag)
+            h = mpmath.sqrt(re * re + im * im)
+            truth.append(complex(float(re / h), float(im / h)))
+        case = Case()
+        a = plain(case, dt, [len(vals)], z)
+        f.write(row("sgn-large-%s" % dname(dt), "sgn", "new", "-", case.bases_text(), case, a, None, None,
+                    ok_fields(torch.tensor(truth, dtype=C128).to(dt), "-", case, None, False)) + "\n")
+
+
 def gen_unary(rng, f, op):
     gen_random(rng, f, [op], 300)
+    if op == "sgn":
+        gen_sgn_large(f)
     if op != "gelu":
         gen_unary_fixed(f, op, None, op)
         return
@@ -1151,6 +1206,9 @@ def gen_unary_fixed(f, op, arg, prefix):
             for x in v[~keep].tolist():
                 count("left out: %s(%r) in %s, PyTorch inaccurate" % (true_key(op, arg), x, dname(dt)))
             v = v[keep]
+        if op == "abs" and dt in (C64, C128):
+            # parts whose squares overflow or underflow where |z| does not
+            v = torch.cat([v, torch.tensor(COMPLEX_VALUES, dtype=C128).to(dt)])
         n = len(v)
         # the complex vector loops of sigmoid, silu and rsqrt answer the
         # special values otherwise than their element loops
@@ -2176,6 +2234,168 @@ def gen_pow(rng, f):
 
 
 
+# ---- round with decimals, nan_to_num ---------------------------------------------
+#
+# Rows of op "round_decimals" hold self in a and decimals in the `arg`
+# field ("i:<decimals>"); rows of "nan_to_num" hold self in a and nan,
+# posinf and neginf in `arg`, joined by "," (each "f:<hex>", '-' for
+# None). Both are element loops in PyTorch 1.13 (round's with decimals has
+# no vector form; nan_to_num's vector form selects the same values).
+
+def numbers_row(case_id, op, case, form, fn, arg, a, out):
+    """The line of a call of one input and numbers in `arg`; the bases are
+    taken before the call."""
+    bases = case.bases_text()
+    res = outcome(fn)
+    if res[0] == "err":
+        expect = error_fields(res[1], res[2])
+    else:
+        before = out.numel() if out is not None else None
+        resized = form == "out" and before == 0 and res[1].numel() != 0
+        written = a if form == "inplace" else out
+        expect = ok_fields(res[1], "-", case, written, resized)
+    return " | ".join([case_id, op, form, arg, bases, case.text(a), "-", case.text(out), expect])
+
+
+def round_decimals_call(form, a, d, out):
+    if form == "out":
+        torch.round(a, decimals=d, out=out)
+        return out
+    if form == "inplace":
+        return a.round_(decimals=d)
+    return torch.round(a, decimals=d)
+
+
+def round_decimals_row(case_id, case, form, a, d, out):
+    return numbers_row(case_id, "round_decimals", case, form, lambda: round_decimals_call(form, a, d, out),
+                       "i:%d" % d, a, out)
+
+
+# Around the powers of ten that are exact (22 in float64), that overflow
+# the dtype (39 in float32, 309 in float64) and int64's ends (whose
+# negation wraps).
+ROUND_DECIMALS = [1, 2, 3, 4, -1, -2, -3, 5, -5, 8, 10, 15, 16, 22, 23, -22, -23, 30, 38, 39, -38, -39,
+                  300, 308, 309, -308, -309, 2 ** 63 - 1, -2 ** 63 + 1, -2 ** 63]
+ROUND_VALUES = [0.125, 0.135, 2.675, 1.005, 0.5, 1.5, 2.5, -2.5, 0.05, 0.15, 0.25, 0.35, 12345.678, 1234.5,
+                150.0, 250.0, -50.0, 1.2345678, 9.995, -9.995, 3.14159, 1e-5, 6.02e23, 1e30]
+
+
+def draw_round_decimals(rng):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    d = rng.choice(ROUND_DECIMALS + [1, 2, 3, -1, -2, 2, 3, 4, 6])
+    dt = rng.choice([BF16, F32, F32, F64, F64])
+    a = case.new_view(rng, dt, shape, OUTPUT_KINDS if form == "inplace" else INPUT_KINDS)
+    base = case.bases[case.base_of(a)][0]
+    if rng.random() < 0.7:  # values with digits to round, scaled near 10^-d
+        scale = 10.0 ** max(-300, min(300, -d if abs(d) < 400 else 0))
+        vals = [rng.uniform(-100, 100) * scale for _ in range(base.numel())]
+        base.copy_(torch.tensor(vals, dtype=F64).to(dt))
+    probe = torch.round(a, decimals=d)
+    out = None
+    if form == "out":
+        out = draw_out(rng, case, probe) if rng.random() < 0.3 else case.new_view(rng, dt, list(probe.shape), OUTPUT_KINDS)
+    return round_decimals_row("", case, form, a, d, out)
+
+
+def gen_round_decimals(rng, f):
+    write_drawn(f, "round_decimals", lambda: draw_round_decimals(rng), 300)
+    fw = case_writer(f, "round_decimals", round_decimals_row)
+    for dt in (BF16, F32, F64):
+        v = torch.cat([special_values(dt), torch.tensor(ROUND_VALUES + [-x for x in ROUND_VALUES], dtype=F64).to(dt)])
+        for d in ROUND_DECIMALS:
+            fw("special-%s-%d" % (dname(dt), d), "new", lambda c: (plain(c, dt, [len(v)], v), d, None))
+        fw("special-%s-inplace" % dname(dt), "inplace", lambda c: (plain(c, dt, [len(v)], v), 2, None))
+        fw("special-%s-out" % dname(dt), "out", lambda c: (plain(c, dt, [len(v)], v), -1, plain(c, dt, [len(v)])))
+        fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], torch.tensor(2.675)), 2, None))
+        fw("transposed-%s" % dname(dt), "new",
+           lambda c: (c.view(c.base(torch.tensor(ROUND_VALUES[:6], dtype=F64).to(dt)), [3, 2], [1, 3], 0), 1, None))
+    for dt in (F16, B, U8, I32, I64, C64, C32):
+        for d in (0, 2, -1):
+            fw("dtype-%s-%d" % (dname(dt), d), "new", lambda c: (plain(c, dt, [3]), d, None))
+    fw("float-0", "new", lambda c: (plain(c, F32, [4], torch.tensor([0.5, 1.5, 2.5, -0.5])), 0, None))
+    fw("float-0-out", "out", lambda c: (plain(c, F64, [2]), 0, plain(c, F64, [2])))
+    fw("out-float64", "out", lambda c: (plain(c, F32, [3]), 2, plain(c, F64, [3])))
+    fw("out-bf16", "out", lambda c: (plain(c, F32, [3]), -2, plain(c, BF16, [3])))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), 1, plain(c, F32, [0])))
+    fw("out-transposed", "out", lambda c: (plain(c, F64, [3, 2]), 3,
+                                           c.view(c.base(torch.zeros(6, dtype=F64)), [3, 2], [1, 3], 0)))
+
+
+def nan_to_num_call(form, a, nums, out):
+    nan, pos, neg = nums
+    if form == "out":
+        torch.nan_to_num(a, nan, pos, neg, out=out)
+        return out
+    if form == "inplace":
+        return a.nan_to_num_(nan, pos, neg)
+    return torch.nan_to_num(a, nan, pos, neg)
+
+
+def nan_to_num_row(case_id, case, form, a, nums, out):
+    arg = ",".join("-" if x is None else scalar_text(float(x)) for x in nums)
+    return numbers_row(case_id, "nan_to_num", case, form, lambda: nan_to_num_call(form, a, nums, out), arg, a, out)
+
+
+# Replacements: None, zeros, numbers each dtype rounds (1e10 is inf in
+# float16; 1e-10 rounds to 0 there), the dtypes' edges, infinities, NaN.
+NAN_TO_NUM_VALUES = [None, None, 0.0, -0.0, 1.5, -7.25, 1e10, -1e-10, 1e300, -1e300, float("inf"),
+                     float("-inf"), float("nan"), 65504.0, 65520.0, 3.4028234663852886e38, 3.5e38, 1e-40,
+                     5e-324, 0.1, -12345.678]
+
+
+def draw_nan_to_num(rng):
+    case = Case()
+    form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
+    shape = gen_shape(rng, 36)
+    dt = pick_dtype(rng)
+    if dt.is_complex and rng.random() < 0.9:
+        return None
+    nums = tuple(rng.choice(NAN_TO_NUM_VALUES) for _ in range(3))
+    a = case.new_view(rng, dt, shape, OUTPUT_KINDS if form == "inplace" else INPUT_KINDS)
+    try:
+        probe = torch.nan_to_num(a, *nums)
+    except Exception:  # noqa: BLE001 - refusals are the dedicated cases'
+        return None
+    out = None
+    if form == "out":
+        out = draw_out(rng, case, probe) if rng.random() < 0.3 else case.new_view(rng, dt, list(probe.shape), OUTPUT_KINDS)
+    return nan_to_num_row("", case, form, a, nums, out)
+
+
+def gen_nan_to_num(rng, f):
+    write_drawn(f, "nan_to_num", lambda: draw_nan_to_num(rng), 300)
+    fw = case_writer(f, "nan_to_num", nan_to_num_row)
+    triples = [(None, None, None), (0.0, None, None), (1.5, 2.5, -3.5), (-0.0, 0.0, -0.0), (1e10, 1e10, -1e10),
+               (1e-10, -1e-10, 1e-40), (float("nan"), float("-inf"), float("inf")), (None, 1e300, -1e300),
+               (65520.0, 3.5e38, -3.5e38), (5e-324, -5e-324, 0.1)]
+    for dt in FLOATS:
+        v = special_values(dt)
+        for k, nums in enumerate(triples):
+            fw("special-%s-%d" % (dname(dt), k), "new", lambda c: (plain(c, dt, [len(v)], v), nums, None))
+        fw("special-%s-inplace" % dname(dt), "inplace", lambda c: (plain(c, dt, [len(v)], v), (1.0, 2.0, 3.0), None))
+        fw("special-%s-out" % dname(dt), "out", lambda c: (plain(c, dt, [len(v)], v), (None, None, None),
+                                                              plain(c, dt, [len(v)])))
+        fw("strided-%s" % dname(dt), "new", lambda c: (spaced(c, dt, v), (None, -1.0, None), None))
+        fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], torch.tensor(float("inf"))), (None,) * 3, None))
+    for dt in [B] + INTS:
+        v = special_values(dt)
+        fw("pass-%s" % dname(dt), "new", lambda c: (plain(c, dt, [len(v)], v), (1.0, 2.0, 3.0), None))
+        fw("pass-%s-inplace" % dname(dt), "inplace", lambda c: (plain(c, dt, [len(v)], v), (None,) * 3, None))
+        fw("pass-%s-out" % dname(dt), "out", lambda c: (plain(c, dt, [len(v)], v), (None,) * 3, plain(c, dt, [len(v)])))
+    for dt in COMPLEX:
+        fw("dtype-%s" % dname(dt), "new", lambda c: (plain(c, dt, [3]), (None,) * 3, None))
+    fw("out-float64", "out", lambda c: (plain(c, F32, [3]), (None,) * 3, plain(c, F64, [3])))
+    fw("out-int-float", "out", lambda c: (plain(c, I64, [3]), (None,) * 3, plain(c, F32, [3])))
+    fw("out-int32", "out", lambda c: (plain(c, F32, [3]), (None,) * 3, plain(c, I32, [3])))
+    fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), (None,) * 3, plain(c, F32, [0])))
+    fw("out-int-resize-empty", "out", lambda c: (plain(c, I16, [2, 2]), (None,) * 3, plain(c, I16, [0])))
+    fw("transposed", "new", lambda c: (c.view(c.base(special_values(F32)[:6]), [3, 2], [1, 3], 0), (None,) * 3, None))
+    fw("out-transposed", "out", lambda c: (plain(c, F64, [3, 2], special_values(F64)[:6]), (1.0, None, None),
+                                           c.view(c.base(torch.zeros(6, dtype=F64)), [3, 2], [1, 3], 0)))
+
+
 # ---- main -----------------------------------------------------------------------
 
 HEADER = """# {name}: {what}
@@ -2236,6 +2456,13 @@ def main():
         what = "torch.%s: random cases, special values in every dtype, errors" % op
         gen = gen_unary if op in UNARY else gen_binary
         tables.append((op, what, lambda f, own=own, op=op, gen=gen: gen(own, f, op)))
+        later += 1
+    for op, what, gen in (("round_decimals", "torch.round(x, decimals=d): random cases, special values, errors",
+                           gen_round_decimals),
+                          ("nan_to_num", "torch.nan_to_num: random cases, special values in every dtype, errors",
+                           gen_nan_to_num)):
+        own = random.Random("%x:%s" % (SEED, op))
+        tables.append((op, what, lambda f, own=own, gen=gen: gen(own, f)))
         later += 1
     only = sys.argv[1:]  # family names: rewrite just those tables
     shared = len(tables) - later  # the first ones share `rng`

@@ -44,7 +44,12 @@
                                                     X(tsr_pow_out) X(tsr_pow_) X(tsr_pow_scalar)  \
                                                         X(tsr_pow_scalar_out) X(tsr_pow_scalar_)  \
                                                             X(tsr_pow_scalar_self)                \
-                                                                X(tsr_pow_scalar_self_out)
+                                                                X(tsr_pow_scalar_self_out)        \
+                                                                    X(tsr_round_decimals)         \
+                                                                        X(tsr_round_decimals_out) \
+                                                                            X(tsr_round_decimals_) \
+                                                                                X(tsr_nan_to_num) \
+                                                        X(tsr_nan_to_num_out) X(tsr_nan_to_num_)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -603,6 +608,54 @@ static tsr_status call_gelu(const ops_case *c, tsr_tensor **result)
     return tsr_gelu(c->a.t, approximate, result);
 }
 
+/* torch.round(a, decimals=arg), arg "i:<decimals>". */
+static tsr_status call_round_decimals(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_round_decimals);
+    OPS_NEED(tsr_round_decimals_out);
+    OPS_NEED(tsr_round_decimals_);
+    tsr_scalar d;
+    if (!parse_scalar(c->arg, &d) || d.kind != TSR_INT64) {
+        snprintf(missing, sizeof(missing), "malformed decimals \"%s\"", c->arg);
+        return TSR_STATUS_COUNT;
+    }
+    if (strcmp(c->form, "out") == 0)
+        return tsr_round_decimals_out(c->a.t, d.v.i, c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return tsr_round_decimals_(c->a.t, d.v.i);
+    return tsr_round_decimals(c->a.t, d.v.i, result);
+}
+
+/* torch.nan_to_num(a, nan, posinf, neginf), arg "<nan>,<posinf>,<neginf>"
+ * (each "f:<hex>", or '-' for None). */
+static tsr_status call_nan_to_num(const ops_case *c, tsr_tensor **result)
+{
+    OPS_NEED(tsr_nan_to_num);
+    OPS_NEED(tsr_nan_to_num_out);
+    OPS_NEED(tsr_nan_to_num_);
+    double v[3];
+    const double *p[3] = {NULL, NULL, NULL};
+    char text[128];
+    snprintf(text, sizeof text, "%s", c->arg);
+    char *save = NULL, *field = strtok_r(text, ",", &save);
+    for (int k = 0; k < 3; k++, field = strtok_r(NULL, ",", &save)) {
+        tsr_scalar x;
+        if (field && strcmp(field, "-") == 0)
+            continue;
+        if (!field || !parse_scalar(field, &x) || x.kind != TSR_FLOAT64) {
+            snprintf(missing, sizeof(missing), "malformed numbers \"%s\"", c->arg);
+            return TSR_STATUS_COUNT;
+        }
+        v[k] = x.v.f;
+        p[k] = &v[k];
+    }
+    if (strcmp(c->form, "out") == 0)
+        return tsr_nan_to_num_out(c->a.t, p[0], p[1], p[2], c->out.t);
+    if (strcmp(c->form, "inplace") == 0)
+        return tsr_nan_to_num_(c->a.t, p[0], p[1], p[2]);
+    return tsr_nan_to_num(c->a.t, p[0], p[1], p[2], result);
+}
+
 /* torch.clamp(a, min=b, max=third) with Python-number bounds, '-' for
  * none. */
 static tsr_status call_clamp_scalar(const ops_case *c, tsr_tensor **result)
@@ -747,8 +800,11 @@ static tsr_status call_case(const ops_case *c, tsr_tensor **fresh, const tsr_ten
     }
     if (strcmp(c->op, "where") == 0 || strcmp(c->op, "clamp") == 0 ||
         strcmp(c->op, "clamp_scalar") == 0 || strcmp(c->op, "lerp") == 0 || is_addc(c->op) ||
-        strcmp(c->op, "gelu") == 0 || strcmp(c->op, "pow") == 0) {
+        strcmp(c->op, "gelu") == 0 || strcmp(c->op, "pow") == 0 ||
+        strcmp(c->op, "round_decimals") == 0 || strcmp(c->op, "nan_to_num") == 0) {
         tsr_status st = c->op[0] == 'w'                      ? call_where(c, fresh)
+                        : c->op[0] == 'r'                    ? call_round_decimals(c, fresh)
+                        : c->op[0] == 'n'                    ? call_nan_to_num(c, fresh)
                         : c->op[0] == 'p'                    ? call_pow(c, fresh)
                         : strcmp(c->op, "clamp_scalar") == 0 ? call_clamp_scalar(c, fresh)
                         : c->op[0] == 'c'                    ? call_clamp(c, fresh)
@@ -975,12 +1031,20 @@ typedef struct tolerance {
 
 /* A case's tolerance: its op's, in the input's dtype, or in the default
  * float32 for integer and bool inputs (which these ops promote). */
+/* Exact in the reals, a hypot in complex (abs; sgn divides by it): a
+ * complex input takes COMPLEX_ULPS, gen_ops_cases.py's COMPLEX_INEXACT. */
+static const char *const complex_inexact[] = {"abs", "sgn"};
+
 static tolerance case_tolerance(const ops_case *c)
 {
     tolerance tol = {0, TSR_FLOAT32};
     for (size_t i = 0; i < sizeof(tolerances) / sizeof(tolerances[0]); i++)
         if (strcmp(c->op, tolerances[i].op) == 0)
             tol.ulps = tolerances[i].ulps;
+    for (size_t i = 0; i < sizeof(complex_inexact) / sizeof(complex_inexact[0]); i++)
+        if (strcmp(c->op, complex_inexact[i]) == 0 && c->a.kind == OPND_VIEW &&
+            tsr_dtype_is_complex(c->bases[c->a.base].dtype))
+            tol.ulps = COMPLEX_ULPS;
     if (tol.ulps && c->a.kind == OPND_VIEW &&
         tsr_dtype_is_floating_point(c->bases[c->a.base].dtype))
         tol.compute = c->bases[c->a.base].dtype;

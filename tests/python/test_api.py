@@ -27,8 +27,6 @@ DIFFERENT = {
     "i.clone().clamp_(0.5, 1)": (
         "!RuntimeError: result type Float can't be cast to the desired output type Int",
         "PyTorch 1.13 spells this one dtype in lower case; the library in its usual case"),
-    "T.abs(c)": ("!RuntimeError: \"abs_cpu\" not implemented for 'ComplexFloat'",
-                 "the library does not compute complex abs yet"),
     "T.zeros(2, memory_format=T.channels_last)": (
         "!TypeError: 'memory_format' is an invalid keyword argument for this function",
         "the same refusal; PyTorch's text lists its overloads"),
