@@ -131,6 +131,54 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
         src->off = off + TSR__RED_LANES * s0;
 }
 
+/* Rows of float32 and float64 (tsr_r_v: 16 of the math type, tsr_r_vi
+ * the integers of its width) are read in vectors where the cursor's next
+ * n elements lie along its row, one after another, as stored: component
+ * j of the k-th vector is element r = 16 k + j, lane r % TSR__RED_LANES,
+ * so each lane takes the same elements in the same order as one at a
+ * time, and PoCL's compiler makes SIMD code of the vector operations. */
+static int tsr_r_flat(const tsr_r_src *src, ulong n)
+{
+    return src->d == TSR_R_COMMON && !src->skip && src->s0 == 1 && src->pos + n <= src->n0;
+}
+
+static __global const tsr_r_x *tsr_r_here(const tsr_r_src *src)
+{
+    return (__global const tsr_r_x *)src->p + src->off;
+}
+
+/* The cursor n elements on, along its row. */
+static void tsr_r_skip(tsr_r_src *src, ulong n)
+{
+    src->pos += n;
+    if (src->pos == src->n0)
+        tsr_r_next_row(src);
+    else
+        src->off += (long)n;
+}
+
+#if TSR_R_VEC
+/* The whole groups of lanes of a chunk's n elements into lane[], i past
+ * them, where they can be read in vectors. */
+#define TSR_R_VEC_LANES(lane, n, i, OP)                                 \
+    do {                                                                \
+        if (!tsr_r_flat(src, n))                                        \
+            break;                                                      \
+        __global const tsr_r_x *q = tsr_r_here(src);                    \
+        tsr_r_v acc = vload16(0, lane);                                 \
+        for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {          \
+            tsr_r_v x = vload16(i / TSR__RED_LANES, q);                 \
+            acc = OP(acc, x);                                           \
+        }                                                               \
+        vstore16(acc, 0, lane);                                         \
+        tsr_r_skip(src, i);                                             \
+    } while (0)
+#else
+#define TSR_R_VEC_LANES(lane, n, i, OP) \
+    do {                                \
+    } while (0)
+#endif
+
 /* The chunk tree's binary counter on plain accumulators (stack, level,
  * depth): value v pushed, and the stack folded from the top. */
 #define TSR_R_PUSH(v, OP)                                          \
@@ -160,6 +208,7 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
             for (int j = 0; j < TSR__RED_LANES; j++)                                 \
                 lane[j] = IDENTITY;                                                  \
             ulong i = 0;                                                             \
+            TSR_R_VEC_LANES(lane, n, i, OP);                                         \
             for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {                   \
                 tsr_r_x xs[TSR__RED_LANES];                                          \
                 tsr_r_group(src, xs);                                                \
@@ -198,21 +247,76 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
         return acc;                                                                  \
     }
 
+#if TSR_R_VEC
+/* argmax and co over the n (a multiple of 16, at most TSR_R_SCAN_SPAN)
+ * elements at the cursor, read in vectors: each component keeps the
+ * first of its best and where (CMP makes a value win); then the
+ * components meet, the earlier of equals winning, and the first of the
+ * best of them all goes against (b, at) found before r0. */
+#define TSR_R_SCAN_SPAN (1ul << 24)
+#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP)                                     \
+    do {                                                                              \
+        __global const tsr_r_x *q = tsr_r_here(src);                                  \
+        tsr_r_v bv = vload16(0, q);                                                   \
+        tsr_r_vi pos = (tsr_r_vi)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); \
+        tsr_r_vi bp = pos;                                                            \
+        for (ulong k = 1; k < n / 16; k++) {                                          \
+            tsr_r_v c = vload16(k, q);                                                \
+            pos += 16;                                                                \
+            tsr_r_vi take = (bv == bv) & ((c != c) | (c CMP bv));                     \
+            bv = take ? c : bv;                                                       \
+            bp = take ? pos : bp;                                                     \
+        }                                                                             \
+        tsr_r_x lb[16];                                                               \
+        long lp[16];                                                                  \
+        vstore16(bv, 0, lb);                                                          \
+        vstore16(convert_long16(bp), 0, lp);                                          \
+        tsr_r_x vb = lb[0];                                                           \
+        long vp = lp[0];                                                              \
+        for (int j = 1; j < 16; j++)                                                  \
+            if (BETTER(lb[j], vb) || (!BETTER(vb, lb[j]) && lp[j] < vp)) {            \
+                vb = lb[j];                                                           \
+                vp = lp[j];                                                           \
+            }                                                                         \
+        if (BETTER(vb, b)) {                                                          \
+            b = vb;                                                                   \
+            at = (long)(r0) + vp;                                                     \
+        }                                                                             \
+        tsr_r_skip(src, n);                                                           \
+    } while (0)
+#else
+#define TSR_R_SCAN_SPAN 0ul
+#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP) \
+    do {                                          \
+    } while (0)
+#endif
+
 /* argmax and co: the first of the best. */
-#define TSR_R_SCAN(NAME, BETTER)                                                         \
+#define TSR_R_SCAN(NAME, BETTER, CMP)                                                    \
     static tsr_r_x NAME(tsr_r_src *src, ulong R, long *at)                               \
     {                                                                                    \
         *at = 0;                                                                         \
         if (R == 0)                                                                      \
             return 0;                                                                    \
         tsr_r_x b = tsr_r_next(src);                                                     \
-        for (ulong r = 1; r < R; r++) {                                                  \
-            tsr_r_x x = tsr_r_next(src);                                                 \
-            if (BETTER(x, b)) {                                                          \
-                b = x;                                                                   \
-                *at = (long)r;                                                           \
+        long best_at = 0;                                                                \
+        for (ulong r = 1; r < R;) {                                                      \
+            ulong row = min(R - r, src->n0 - src->pos);                                  \
+            ulong n = min(row, TSR_R_SCAN_SPAN) & ~15ul;                                 \
+            if (n > 0 && tsr_r_flat(src, n)) {                                           \
+                TSR_R_SCAN_VEC(b, best_at, r, n, BETTER, CMP);                           \
+                r += n;                                                                  \
+                continue;                                                                \
+            }                                                                            \
+            for (ulong k = 0; k < row; k++, r++) { /* to the row's end */               \
+                tsr_r_x x = tsr_r_next(src);                                             \
+                if (BETTER(x, b)) {                                                      \
+                    b = x;                                                               \
+                    best_at = (long)r;                                                   \
+                }                                                                        \
             }                                                                            \
         }                                                                                \
+        *at = best_at;                                                                   \
         return b;                                                                        \
     }                                                                                    \
     static void NAME##_node(tsr_r_src *src, ulong R, ulong r0, __global tsr_r_acc *slot) \
@@ -251,8 +355,8 @@ TSR_R_PLAIN(tsr_r_max, (tsr_r_x)0x8000000000000000UL, TSR_R_MAX)
 TSR_R_PLAIN(tsr_r_min, (tsr_r_x)0x7FFFFFFFFFFFFFFFUL, TSR_R_MIN)
 TSR_R_PLAIN(tsr_r_all, (tsr_r_x)1, TSR_R_ALL)
 TSR_R_PLAIN(tsr_r_any, (tsr_r_x)0, TSR_R_ANY)
-TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX)
-TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
+TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX, >)
+TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN, <)
 #endif
 
 #if TSR_R_REAL
@@ -266,8 +370,8 @@ TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
 TSR_R_PLAIN(tsr_r_prod, (tsr_r_x)1, TSR_R_PROD)
 TSR_R_PLAIN(tsr_r_max, -(tsr_r_x)INFINITY, TSR_R_MAX)
 TSR_R_PLAIN(tsr_r_min, (tsr_r_x)INFINITY, TSR_R_MIN)
-TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX)
-TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
+TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX, >)
+TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN, <)
 
 /* The compensated sum: accumulators are pairs (s, e), their parts kept
  * apart. The binary counter over chunk values (tsr_r_sum_pair) or over
@@ -310,6 +414,19 @@ static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_o
         for (int j = 0; j < TSR__RED_LANES; j++)
             s[j] = e[j] = 0;
         ulong i = 0;
+#if TSR_R_VEC
+        if (tsr_r_flat(src, n)) {
+            __global const tsr_r_x *q = tsr_r_here(src);
+            tsr_r_v vs = 0, ve = 0;
+            for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
+                tsr_r_v x = vload16(i / TSR__RED_LANES, q);
+                TSR__RED_TWO_SUM_ADD(vs, ve, x, tsr_r_v);
+            }
+            vstore16(vs, 0, s);
+            vstore16(ve, 0, e);
+            tsr_r_skip(src, i);
+        }
+#endif
         for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
             tsr_r_x xs[TSR__RED_LANES];
             tsr_r_group(src, xs);

@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "kernels/cpu_reduce.h"
+#include "kernels/reduce_order.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.h"
 #include "tessera/dtype.h"
@@ -1096,6 +1097,10 @@ static const char *const cl_combines[TSR__KOP_COUNT] = {
 #undef X
 };
 
+/* reduce.cl reads rows of float32 and float64 in vectors of 16, one
+ * accumulator lane a component. */
+_Static_assert(TSR__RED_LANES == 16, "reduce.cl's vectors are the lanes");
+
 /* The conversions and NaN rule of the math type (reduce.cl's head). */
 static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
 {
@@ -1109,6 +1114,13 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
     put(t, "#define TSR_R_INT %d\n#define TSR_R_REAL %d\n#define TSR_R_CPLX %d\n", !cplx && !real,
         real, cplx);
     put(t, "typedef %s tsr_r_x;\n", m->type);
+    /* float32 and float64 are their own math type: their rows are read
+     * in vectors of TSR__RED_LANES, one lane a component (reduce.cl) */
+    bool vec = common == TSR_FLOAT32 || common == TSR_FLOAT64;
+    put(t, "#define TSR_R_VEC %d\n", vec);
+    if (vec)
+        put(t, "typedef %s16 tsr_r_v;\ntypedef %s16 tsr_r_vi;\n", comp,
+            common == TSR_FLOAT64 ? "long" : "int");
     put(t, "static inline tsr_r_x tsr_r_in(%s q)\n{\n", et);
     if (cplx)
         put(t, "    %s v_re = q.s0, v_im = q.s1;\n", st);
