@@ -51,6 +51,8 @@ typedef struct tsr_r_src {
     long nonnan;
     uint d;
     int nk, nr, nd, skip;
+    int given;     /* the sum is `value`, the column walk's */
+    tsr_r_x value;
 } tsr_r_src;
 
 /* The input's offset of reduced row `row` (the reduced dimensions but the
@@ -450,6 +452,8 @@ static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_o
 
 static tsr_r_x tsr_r_sum(tsr_r_src *src, ulong R)
 {
+    if (src->given)
+        return src->value;
     tsr_r_x s, e;
     tsr_r_sum_pair(src, R, &s, &e);
     return TSR__RED_TWO_SUM_VALUE(s, e);
@@ -463,6 +467,76 @@ static void tsr_r_sum_node(tsr_r_src *src, ulong R, __global tsr_r_acc *slot)
     slot->e = e;
     slot->n = src->nonnan;
 }
+
+#if TSR_R_VEC
+/* The column walk: the sums of TSR__RED_COL_OUTPUTS neighbouring outputs
+ * whose elements lie side by side (output o + c reads element c past each
+ * of output o's, which the cursor walks), each in the one-pass order: the
+ * walk's row r (element r of every one of them) into lane r %
+ * TSR__RED_LANES of TSR_R_COLV vectors of columns, the lanes' fold per
+ * chunk, and the chunk tree's counter, all elementwise on vectors. Each
+ * row is read once, TSR__RED_COL_OUTPUTS values side by side, where one
+ * output at a time would read one value of each row. Results into
+ * values[0 .. TSR__RED_COL_OUTPUTS). The counter holds TSR_R_COL_DEPTH
+ * levels: at most 2^(TSR_R_COL_DEPTH - 1) chunks (the kernel checks). */
+#define TSR_R_COLV (TSR__RED_COL_OUTPUTS / 16)
+#define TSR_R_COL_DEPTH 24
+static void tsr_r_sum_cols(tsr_r_src *src, ulong R, tsr_r_x *values)
+{
+    tsr_r_v ls[TSR__RED_LANES * TSR_R_COLV], le[TSR__RED_LANES * TSR_R_COLV];
+    tsr_r_v ss[TSR_R_COL_DEPTH * TSR_R_COLV], es[TSR_R_COL_DEPTH * TSR_R_COLV];
+    int level[TSR_R_COL_DEPTH], depth = 0;
+    for (ulong c0 = 0; c0 < R; c0 += TSR__RED_CHUNK) {
+        ulong n = min((ulong)TSR__RED_CHUNK, R - c0);
+        for (int k = 0; k < TSR__RED_LANES * TSR_R_COLV; k++)
+            ls[k] = le[k] = 0;
+        for (ulong i = 0; i < n; i++) {
+            __global const tsr_r_x *q = tsr_r_here(src);
+            int j = (int)(i % TSR__RED_LANES) * TSR_R_COLV;
+            for (int g = 0; g < TSR_R_COLV; g++) {
+                tsr_r_v x = vload16(g, q);
+                TSR__RED_TWO_SUM_ADD(ls[j + g], le[j + g], x, tsr_r_v);
+            }
+            if (++src->pos == src->n0)
+                tsr_r_next_row(src);
+            else
+                src->off += src->s0;
+        }
+        for (int w = TSR__RED_LANES / 2; w >= 1; w /= 2)
+            for (int j = 0; j < w * TSR_R_COLV; j++)
+                TSR__RED_TWO_SUM_MERGE(ls[j], le[j], ls[j + w * TSR_R_COLV],
+                                       le[j + w * TSR_R_COLV], tsr_r_v);
+        /* lane 0 (ls[0 .. COLV)) pushed into the counter */
+        int lv = 0;
+        for (; depth > 0 && level[depth - 1] == lv; depth--, lv++)
+            for (int g = 0; g < TSR_R_COLV; g++) {
+                tsr_r_v s = ss[(depth - 1) * TSR_R_COLV + g], e = es[(depth - 1) * TSR_R_COLV + g];
+                TSR__RED_TWO_SUM_MERGE(s, e, ls[g], le[g], tsr_r_v);
+                ls[g] = s;
+                le[g] = e;
+            }
+        for (int g = 0; g < TSR_R_COLV; g++) {
+            ss[depth * TSR_R_COLV + g] = ls[g];
+            es[depth * TSR_R_COLV + g] = le[g];
+        }
+        level[depth++] = lv;
+    }
+    for (int g = 0; g < TSR_R_COLV; g++) {
+        tsr_r_v s = 0, e = 0;
+        if (depth > 0) {
+            s = ss[(depth - 1) * TSR_R_COLV + g];
+            e = es[(depth - 1) * TSR_R_COLV + g];
+        }
+        for (int k = depth - 2; k >= 0; k--) {
+            tsr_r_v l = ss[k * TSR_R_COLV + g], m = es[k * TSR_R_COLV + g];
+            TSR__RED_TWO_SUM_MERGE(l, m, s, e, tsr_r_v);
+            s = l;
+            e = m;
+        }
+        vstore16(TSR__RED_TWO_SUM_VALUE(s, e), g, values);
+    }
+}
+#endif
 
 static tsr_r_x tsr_r_sum_nodes(__global const tsr_r_acc *slots, ulong G)
 {
@@ -505,6 +579,9 @@ typedef struct tsr_r_task {
     __global tsr_r_acc *slots;
 } tsr_r_task;
 
+/* Whether op's value is a plain sum of its elements (sum, mean): the
+ * column walk may compute it. */
+static int tsr_r_cols_op(uint op);
 static void tsr_r_one(uint op, tsr_r_src *src, const tsr_r_task *task, uint d0, __global uchar *p0,
                       long e0, __global uchar *p2, long e2);
 
@@ -540,6 +617,14 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
     uint ns = kind.w;
     __global uchar *p0 = base0 + off0, *p2 = base2 + off2;
     __global const uchar *p1 = base1 + off1;
+#if TSR_R_VEC
+    /* the column walk's sums of outputs col .. col_end - 1 */
+    tsr_r_x cols[TSR__RED_COL_OUTPUTS];
+    ulong col = 0, col_end = 0;
+    int by_cols = task.phase == 0 && tsr_r_cols_op(kind.x) && (kind.z & 0xffu) == TSR_R_COMMON &&
+                  nk > 0 && nr > 0 && geom[2 * nd + nk - 1] == 1 && geom[2 * nd + nd - 1] != 1 &&
+                  (size.y + TSR__RED_CHUNK - 1) / TSR__RED_CHUNK < (1ul << (TSR_R_COL_DEPTH - 1));
+#endif
     for (ulong o = o0; o < o0 + no; o++) {
         long e0 = 0, e1 = 0, e2 = 0;
         ulong rest = o;
@@ -563,10 +648,25 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
         src.nonnan = 0;
         src.base = src.off = e1;
         src.pos = src.row = 0;
+        src.given = 0;
         src.n0 = nr > 0 ? (ulong)geom[nd - 1] : 1;
         src.s0 = nr > 0 ? geom[2 * nd + nd - 1] : 0;
         if (task.r0)
             tsr_r_seek(&src, task.r0);
+#if TSR_R_VEC
+        /* outputs o .. o + COL_OUTPUTS - 1 along the innermost kept
+         * dimension, all this work-item's: their sums at once */
+        if (by_cols && o >= col_end && o + TSR__RED_COL_OUTPUTS <= o0 + no &&
+            o % (ulong)geom[nk - 1] + TSR__RED_COL_OUTPUTS <= (ulong)geom[nk - 1]) {
+            tsr_r_sum_cols(&src, task.R, cols);
+            col = o;
+            col_end = o + TSR__RED_COL_OUTPUTS;
+        }
+        if (o < col_end) {
+            src.given = 1;
+            src.value = cols[o - col];
+        }
+#endif
         tsr_r_one(kind.x, &src, &task, kind.y, p0, e0, p2, e2);
     }
 }

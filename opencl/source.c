@@ -1184,9 +1184,18 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
     }
 }
 
-/* tsr_r_one: output element (e0, e2) of reduction `op`. */
+/* tsr_r_one: output element (e0, e2) of reduction `op`; tsr_r_cols_op:
+ * the reductions whose value is tsr_r_sum's. */
 static void emit_reduce_switch(text *t, tsr_dtype common)
 {
+    put(t, "static int tsr_r_cols_op(uint op)\n{\n    switch (op) {\n");
+    for (int op = 1; op < TSR__KOP_COUNT; op++) {
+        uint32_t f = tsr__kernel_ops[op].flags;
+        if (tsr__reduce_computes((uint32_t)op, common) && !(f & TSR__KOPF_SKIP_NAN) &&
+            strcmp(cl_combines[op], "sum") == 0)
+            put(t, "    case %d:\n", op);
+    }
+    put(t, "        return 1;\n    default:\n        return 0;\n    }\n}\n\n");
     put(t, "static void tsr_r_one(uint op, tsr_r_src *src, const tsr_r_task *task, uint d0,\n"
            "                      __global uchar *p0, long e0, __global uchar *p2, long e2)\n{\n"
            "    tsr_r_x v;\n    long at = 0, count = (long)task->R;\n    (void)p2;\n"
