@@ -15,14 +15,16 @@
  *
  * The data are uniform in [0, 1) on both sides (not the same values: the
  * time of these reductions does not depend on them), so that amax and
- * argmax meet a new maximum now and then, as on real data. softmax does
- * not exist: its rows come when it does.
+ * argmax meet a new maximum now and then, as on real data. softmax_f32
+ * (along the last dim of a (side/2) x (side/2) matrix, a quarter of the
+ * bytes: GB/s of its input) makes its result each time on both sides
+ * (torch.softmax has no out=); its only target is PyTorch's speed.
  *
  * The same cases then run on opencl:0 of a private daemon (or the one
  * --socket names), each sample a synchronize after its reductions,
- * beside the same read on the host: device "opencl:0", no target yet
- * (one work-item reduces a whole output there, so the flat cases run on
- * one thread of the device). */
+ * beside the same read on the host, and against PyTorch's cpu numbers:
+ * device "opencl:0", the same targets (PoCL runs the device on as many
+ * threads as the cpu rows). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,19 +45,20 @@ typedef struct rd_plan {
 static const rd_plan full_plan = {.side = 8192, .samples = 7, .reps = 2};
 static const rd_plan quick_plan = {.side = 1024, .samples = 3, .reps = 4};
 
-typedef enum rd_op { RD_SUM, RD_AMAX, RD_ARGMAX } rd_op;
+typedef enum rd_op { RD_SUM, RD_AMAX, RD_ARGMAX, RD_SOFTMAX } rd_op;
 
 typedef struct rd_case {
     const char *name;
     rd_op op;
     int dim; /* -1: a flat tensor reduced whole; else side x side along dim */
-    double target_read, target_torch;
+    double target_read, target_torch; /* NAN: none */
+    int shrink;                       /* the side divided by 1 << shrink */
 } rd_case;
 
 static const rd_case cases[] = {
-    {"sum_f32", RD_SUM, -1, 0.85, 1.0},      {"amax_f32", RD_AMAX, -1, 0.85, 1.0},
-    {"sum_inner", RD_SUM, 1, 0.7, 1.0},      {"sum_outer", RD_SUM, 0, 0.7, 1.0},
-    {"argmax_f32", RD_ARGMAX, -1, 0.7, 1.0},
+    {"sum_f32", RD_SUM, -1, 0.85, 1.0, 0},      {"amax_f32", RD_AMAX, -1, 0.85, 1.0, 0},
+    {"sum_inner", RD_SUM, 1, 0.7, 1.0, 0},      {"sum_outer", RD_SUM, 0, 0.7, 1.0, 0},
+    {"argmax_f32", RD_ARGMAX, -1, 0.7, 1.0, 0}, {"softmax_f32", RD_SOFTMAX, 1, NAN, 1.0, 1},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
@@ -75,7 +78,9 @@ static const char torch_source[] =
     "cases['amax_f32'] = (flat(), along(torch.amax, 0))\n"
     "cases['sum_inner'] = (square(), along(torch.sum, 1))\n"
     "cases['sum_outer'] = (square(), along(torch.sum, 0))\n"
-    "cases['argmax_f32'] = (flat(torch.int64), along(torch.argmax, 0))\n";
+    "cases['argmax_f32'] = (flat(torch.int64), along(torch.argmax, 0))\n"
+    "cases['softmax_f32'] = (lambda: (torch.rand(S // 2, S // 2, generator=g),),\n"
+    "                        lambda t: torch.softmax(t[0], -1))\n";
 
 /* ---- One case ------------------------------------------------------------ */
 
@@ -97,15 +102,16 @@ static void free_operands(rd_operands *o)
  * when they cannot be made. */
 static bool make_operands(const rd_case *c, const rd_plan *plan, rd_operands *o)
 {
-    *o = (rd_operands){.c = c, .count = plan->side * plan->side};
-    int64_t flat[1] = {o->count}, square[2] = {plan->side, plan->side};
+    int64_t side = plan->side >> c->shrink;
+    *o = (rd_operands){.c = c, .count = side * side};
+    int64_t flat[1] = {o->count}, square[2] = {side, side};
     tsr_tensor_options in = {.has_dtype = true, .dtype = TSR_FLOAT32};
     tsr_tensor_options res = {.has_dtype = true,
                               .dtype = c->op == RD_ARGMAX ? TSR_INT64 : TSR_FLOAT32};
     tsr_status st = c->dim < 0 ? tsr_tensor_empty(NULL, 1, flat, &in, &o->a)
                                : tsr_tensor_empty(NULL, 2, square, &in, &o->a);
-    if (st == TSR_OK)
-        st = tsr_tensor_empty(NULL, c->dim < 0 ? 0 : 1, &plan->side, &res, &o->out);
+    if (st == TSR_OK && c->op != RD_SOFTMAX)
+        st = tsr_tensor_empty(NULL, c->dim < 0 ? 0 : 1, &side, &res, &o->out);
     void *p = NULL;
     if (st == TSR_OK)
         st = tsr_tensor_data_ptr(o->a, &p);
@@ -130,7 +136,7 @@ static bool to_opencl(tsr_client *client, rd_operands *o)
     tsr_tensor_options cl = {.has_device = true, .device = {TSR_DEVICE_OPENCL, 0}};
     tsr_tensor *a = NULL, *out = NULL;
     if (tsr_tensor_to(client, o->a, &cl, false, &a) != TSR_OK ||
-        tsr_tensor_to(client, o->out, &cl, false, &out) != TSR_OK) {
+        (o->out && tsr_tensor_to(client, o->out, &cl, false, &out) != TSR_OK)) {
         bench_note(suite, "%s: cannot make its tensors on opencl:0: %s", o->c->name,
                    tsr_last_error());
         tsr_tensor_release(a);
@@ -155,6 +161,12 @@ static bool tessera_run(const rd_operands *o)
         return tsr_amax_out(o->a, &dim, ndims, false, o->out) == TSR_OK;
     case RD_ARGMAX:
         return tsr_argmax_out(o->a, &dim, ndims, false, o->out) == TSR_OK;
+    case RD_SOFTMAX: {
+        tsr_tensor *r = NULL;
+        bool ok = tsr_softmax(o->a, dim, TSR_NO_DTYPE, &r) == TSR_OK;
+        tsr_tensor_release(r);
+        return ok;
+    }
     }
     return false;
 }
@@ -228,7 +240,8 @@ static bool measure_torch(const rd_case *c, const rd_plan *plan, const stream_ar
     *res = (bench_paired){.value = NAN, .best = NAN, .reference = NAN};
     if (!torch_case(child, c->name))
         return false;
-    double bytes = (double)(plan->side * plan->side) * sizeof(float);
+    int64_t side = plan->side >> c->shrink;
+    double bytes = (double)(side * side) * sizeof(float);
     bool ok = true;
     bench_pairs p = {0};
     for (int k = 0; k < plan->samples && ok; k++) {
@@ -252,10 +265,29 @@ static void add_row(bench_results *out, const char *name, int threads, double va
                        paired, target);
 }
 
+/* A row of device opencl:0 (value against baseline). */
+static void add_opencl_row(bench_results *out, const char *name, int threads, double value,
+                           const char *baseline, double baseline_value, double paired,
+                           double target)
+{
+    bench_add_named(out,
+                    (bench_row){.suite = suite,
+                                .threads = threads,
+                                .value = value,
+                                .p99 = NAN,
+                                .unit = BENCH_GBPS,
+                                .baseline_value = baseline_value,
+                                .baseline_p99 = NAN,
+                                .target = target,
+                                .paired_ratio = paired},
+                    name, "opencl:0", baseline);
+}
+
 /* The cases on opencl:0 of a private daemon (or config's), beside the
- * read, in rows of device "opencl:0" with no target. */
+ * read, and against PyTorch's cpu numbers in `torch` (ok false where
+ * there are none), in rows of device "opencl:0". */
 static void measure_opencl(const bench_config *config, const rd_plan *plan, const stream_arrays *s,
-                           int threads, bench_results *out)
+                           int threads, const bench_paired *torch, bench_results *out)
 {
     bench_daemon d = {.pid = -1};
     const char *socket_path = config->socket_path;
@@ -267,6 +299,7 @@ static void measure_opencl(const bench_config *config, const rd_plan *plan, cons
     tsr_client *client = NULL;
     tsr_client_options co = {.socket_path = socket_path, .name = "tessera-bench"};
     int32_t count = 0;
+    bench_paired res[CASE_COUNT];
     if (tsr_client_open(&co, &client) != TSR_OK ||
         tsr_device_count(client, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0) {
         bench_note(suite, "no opencl:0 (%s): its rows are left out",
@@ -274,21 +307,16 @@ static void measure_opencl(const bench_config *config, const rd_plan *plan, cons
     } else {
         for (size_t k = 0; k < CASE_COUNT; k++) {
             const rd_case *c = &cases[k];
-            bench_paired r;
-            measure_case(c, plan, s, client, &r);
-            if (!isnan(r.reference))
-                bench_add_named(out,
-                                (bench_row){.suite = suite,
-                                            .threads = threads,
-                                            .value = r.value,
-                                            .p99 = NAN,
-                                            .unit = BENCH_GBPS,
-                                            .baseline_value = r.reference,
-                                            .baseline_p99 = NAN,
-                                            .target = NAN,
-                                            .paired_ratio = r.ok ? r.paired : 0},
-                                c->name, "opencl:0", stream_name(s->kind));
+            bench_paired *r = &res[k];
+            measure_case(c, plan, s, client, r);
+            if (!isnan(r->reference))
+                add_opencl_row(out, c->name, threads, r->value, stream_name(s->kind), r->reference,
+                               r->ok ? r->paired : 0, c->target_read);
         }
+        for (size_t k = 0; k < CASE_COUNT; k++)
+            if (torch[k].ok && !isnan(res[k].reference))
+                add_opencl_row(out, cases[k].name, threads, res[k].value, "torch", torch[k].value,
+                               bench_paired_over(&res[k], &torch[k]), cases[k].target_torch);
     }
     tsr_client_close(client);
     if (d.pid > 0)
@@ -331,6 +359,9 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
                     r->ok ? r->paired : 0, c->target_read);
     }
 
+    bench_paired torch[CASE_COUNT];
+    for (size_t k = 0; k < CASE_COUNT; k++)
+        torch[k] = (bench_paired){.value = NAN, .best = NAN, .reference = NAN};
     torch_child *child = NULL;
     char source[sizeof torch_source + 64];
     snprintf(source, sizeof source, torch_source, (long long)(plan->side * plan->side),
@@ -341,14 +372,14 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
         bench_note(suite, "torch %s", torch_version(child));
         for (size_t k = 0; k < CASE_COUNT; k++) {
             const rd_case *c = &cases[k];
-            bench_paired t;
-            if (measure_torch(c, plan, &s, child, &t))
-                add_row(out, c->name, threads, results[k].value, "torch", t.value,
-                        bench_paired_over(&results[k], &t), c->target_torch);
+            bench_paired *t = &torch[k];
+            if (measure_torch(c, plan, &s, child, t))
+                add_row(out, c->name, threads, results[k].value, "torch", t->value,
+                        bench_paired_over(&results[k], t), c->target_torch);
         }
         torch_close(child);
     }
-    measure_opencl(config, plan, &s, threads, out);
+    measure_opencl(config, plan, &s, threads, torch, out);
     stream_free(&s);
     return 0;
 }

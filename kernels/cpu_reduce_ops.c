@@ -248,6 +248,19 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
 #define TARGET_AVX2
 #endif
 
+/* A group of lanes' elements at p (LANES * size bytes): the cache lines
+ * PREFETCH_BYTES further on asked for ahead of their turn. A read of one
+ * thread meets the memory's latency at every page the hardware's
+ * prefetchers have not followed yet; this keeps a few kilobytes in
+ * flight (a float32 sum read about a fifth faster beside a plain read).
+ * Never a fault, whatever the address; no bit changes. */
+#define PREFETCH_BYTES 2048
+#define PREFETCH_LANES(p, size)                                                 \
+    do {                                                                        \
+        for (size_t pf_ = 0; pf_ < (size_t)LANES * (size); pf_ += 64)           \
+            __builtin_prefetch((const char *)(p) + PREFETCH_BYTES + pf_, 0, 3); \
+    } while (0)
+
 /* Steps 2 and 3 of the order over one chunk, result in *result. */
 #define CHUNK_PLAIN(NAME, ATTR, X, IDENTITY, OP)                                \
     static ATTR MAYBE_UNUSED void NAME(const void *xv, int64_t n, void *result) \
@@ -279,12 +292,14 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
         for (int k = 0; k < K; k++)                                        \
             sv[k] = ev[k] = (VT){0};                                       \
         int64_t i = 0;                                                     \
-        for (; i + LANES <= n; i += LANES)                                 \
+        for (; i + LANES <= n; i += LANES) {                               \
+            PREFETCH_LANES(x + i, sizeof(T));                              \
             for (int k = 0; k < K; k++) {                                  \
                 VT v;                                                      \
                 memcpy(&v, x + i + k * W, sizeof v);                       \
                 TSR__RED_TWO_SUM_ADD(sv[k], ev[k], v, VT);                 \
             }                                                              \
+        }                                                                  \
         T s[LANES], e[LANES];                                              \
         memcpy(s, sv, sizeof s);                                           \
         memcpy(e, ev, sizeof e);                                           \
@@ -327,6 +342,9 @@ typedef double lanes2_d __attribute__((vector_size(32)));
         T *ls = lv, *le = ls + LANES * nc;                                                        \
         for (int64_t i = 0; i < n; i++) {                                                         \
             const T *x = (const T *)(p + i * stride);                                             \
+            if (i + 1 < n) /* the next row's lines, ahead of their turn */                        \
+                for (size_t pf_ = 0; pf_ < (size_t)nc * sizeof(T); pf_ += 64)                     \
+                    __builtin_prefetch((const char *)x + stride + pf_, 0, 3);                     \
             T *s = ls + ((lane0 + i) % LANES) * nc, *e = le + ((lane0 + i) % LANES) * nc;         \
             for (int c = 0; c < nc; c++)                                                          \
                 TSR__RED_TWO_SUM_ADD(s[c], e[c], x[c], T);                                        \
@@ -370,12 +388,14 @@ typedef double lanes2_d __attribute__((vector_size(32)));
         for (int k = 0; k < K; k++)                                             \
             acc[k] = (VT){0} + (IDENTITY);                                      \
         int64_t i = 0;                                                          \
-        for (; i + LANES <= n; i += LANES)                                      \
+        for (; i + LANES <= n; i += LANES) {                                    \
+            PREFETCH_LANES(x + i, sizeof(X));                                   \
             for (int k = 0; k < K; k++) {                                       \
                 VT v;                                                           \
                 memcpy(&v, x + i + k * W, sizeof v);                            \
                 acc[k] = VPICK(VT, VI, acc[k], v, CMP);                         \
             }                                                                   \
+        }                                                                       \
         X lane[LANES];                                                          \
         memcpy(lane, acc, sizeof lane);                                         \
         for (int j = 0; i + j < n; j++)                                         \
@@ -406,7 +426,8 @@ typedef double lanes2_d __attribute__((vector_size(32)));
         for (int k = 0; k < K; k++)                                                       \
             pos[k] = bp[k];                                                               \
         int64_t i = LANES;                                                                \
-        for (; i + LANES <= n; i += LANES)                                                \
+        for (; i + LANES <= n; i += LANES) {                                              \
+            PREFETCH_LANES(x + i, sizeof(X));                                             \
             for (int k = 0; k < K; k++) {                                                 \
                 VT c;                                                                     \
                 memcpy(&c, x + i + k * W, sizeof c);                                      \
@@ -415,6 +436,7 @@ typedef double lanes2_d __attribute__((vector_size(32)));
                 bv[k] = VSELECT(VT, VI, take, c, bv[k]);                                  \
                 bp[k] = (pos[k] & take) | (bp[k] & ~take);                                \
             }                                                                             \
+        }                                                                                 \
         X lb[LANES];                                                                      \
         VI lp[K];                                                                         \
         memcpy(lb, bv, sizeof lb);                                                        \

@@ -366,6 +366,19 @@ static void reduce_geometry(const tsr__kernel *k, uint32_t compute_units, tsr__k
         bx = ceil_div(bx, 2);
     if (bx == 0)
         bx = 1;
+    /* Outputs along a kept dimension contiguous in the input, each over
+     * elements that are not (a sum over dim 0 of a row-major matrix):
+     * work-items of whole groups of TSR__RED_COL_OUTPUTS of them, which
+     * a device sums together (opencl/reduce.cl's column walk). */
+    int64_t in_inner = nk > 0 ? k->operands[1].strides[order[nk - 1]] : 0;
+    int64_t red_inner = nk < nd ? k->operands[1].strides[order[nd - 1]] : 1;
+    if (nk > 0 && in_inner == 1 && red_inner != 1 && each > 1 &&
+        (uint64_t)k->sizes[order[nk - 1]] >= TSR__RED_COL_OUTPUTS) {
+        uint64_t groups = bx / TSR__RED_COL_OUTPUTS > 0 ? bx / TSR__RED_COL_OUTPUTS : 1;
+        while (groups > 1 && ceil_div(outputs, groups * TSR__RED_COL_OUTPUTS) < want)
+            groups /= 2;
+        bx = groups * TSR__RED_COL_OUTPUTS;
+    }
     g->size[0] = outputs;
     g->size[1] = each;
     g->size[2] = 1;

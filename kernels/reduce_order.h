@@ -67,6 +67,10 @@
  * outputs reduce many elements: a node of the chunk tree (step 4). */
 #define TSR__RED_BLOCK_LOG2 4
 #define TSR__RED_BLOCK_CHUNKS (1 << TSR__RED_BLOCK_LOG2)
+/* Neighbouring outputs a work-item of a device sums together when their
+ * elements lie side by side in the input (a sum over dim 0 of a
+ * row-major matrix: opencl/reduce.cl's column walk). */
+#define TSR__RED_COL_OUTPUTS 64
 /* Bytes a device's two-phase reduction keeps per node of an output
  * (opencl/reduce.cl's tsr_r_acc: two accumulators of up to 16 bytes and
  * two counts, rounded up). */

@@ -51,6 +51,8 @@ typedef struct tsr_r_src {
     long nonnan;
     uint d;
     int nk, nr, nd, skip;
+    int given;     /* the sum is `value`, the column walk's */
+    tsr_r_x value;
 } tsr_r_src;
 
 /* The input's offset of reduced row `row` (the reduced dimensions but the
@@ -131,6 +133,54 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
         src->off = off + TSR__RED_LANES * s0;
 }
 
+/* Rows of float32 and float64 (tsr_r_v: 16 of the math type, tsr_r_vi
+ * the integers of its width) are read in vectors where the cursor's next
+ * n elements lie along its row, one after another, as stored: component
+ * j of the k-th vector is element r = 16 k + j, lane r % TSR__RED_LANES,
+ * so each lane takes the same elements in the same order as one at a
+ * time, and PoCL's compiler makes SIMD code of the vector operations. */
+static int tsr_r_flat(const tsr_r_src *src, ulong n)
+{
+    return src->d == TSR_R_COMMON && !src->skip && src->s0 == 1 && src->pos + n <= src->n0;
+}
+
+static __global const tsr_r_x *tsr_r_here(const tsr_r_src *src)
+{
+    return (__global const tsr_r_x *)src->p + src->off;
+}
+
+/* The cursor n elements on, along its row. */
+static void tsr_r_skip(tsr_r_src *src, ulong n)
+{
+    src->pos += n;
+    if (src->pos == src->n0)
+        tsr_r_next_row(src);
+    else
+        src->off += (long)n;
+}
+
+#if TSR_R_VEC
+/* The whole groups of lanes of a chunk's n elements into lane[], i past
+ * them, where they can be read in vectors. */
+#define TSR_R_VEC_LANES(lane, n, i, OP)                                 \
+    do {                                                                \
+        if (!tsr_r_flat(src, n))                                        \
+            break;                                                      \
+        __global const tsr_r_x *q = tsr_r_here(src);                    \
+        tsr_r_v acc = vload16(0, lane);                                 \
+        for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {          \
+            tsr_r_v x = vload16(i / TSR__RED_LANES, q);                 \
+            acc = OP(acc, x);                                           \
+        }                                                               \
+        vstore16(acc, 0, lane);                                         \
+        tsr_r_skip(src, i);                                             \
+    } while (0)
+#else
+#define TSR_R_VEC_LANES(lane, n, i, OP) \
+    do {                                \
+    } while (0)
+#endif
+
 /* The chunk tree's binary counter on plain accumulators (stack, level,
  * depth): value v pushed, and the stack folded from the top. */
 #define TSR_R_PUSH(v, OP)                                          \
@@ -160,6 +210,7 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
             for (int j = 0; j < TSR__RED_LANES; j++)                                 \
                 lane[j] = IDENTITY;                                                  \
             ulong i = 0;                                                             \
+            TSR_R_VEC_LANES(lane, n, i, OP);                                         \
             for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {                   \
                 tsr_r_x xs[TSR__RED_LANES];                                          \
                 tsr_r_group(src, xs);                                                \
@@ -198,21 +249,76 @@ static void tsr_r_group(tsr_r_src *src, tsr_r_x *xs)
         return acc;                                                                  \
     }
 
+#if TSR_R_VEC
+/* argmax and co over the n (a multiple of 16, at most TSR_R_SCAN_SPAN)
+ * elements at the cursor, read in vectors: each component keeps the
+ * first of its best and where (CMP makes a value win); then the
+ * components meet, the earlier of equals winning, and the first of the
+ * best of them all goes against (b, at) found before r0. */
+#define TSR_R_SCAN_SPAN (1ul << 24)
+#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP)                                     \
+    do {                                                                              \
+        __global const tsr_r_x *q = tsr_r_here(src);                                  \
+        tsr_r_v bv = vload16(0, q);                                                   \
+        tsr_r_vi pos = (tsr_r_vi)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); \
+        tsr_r_vi bp = pos;                                                            \
+        for (ulong k = 1; k < n / 16; k++) {                                          \
+            tsr_r_v c = vload16(k, q);                                                \
+            pos += 16;                                                                \
+            tsr_r_vi take = (bv == bv) & ((c != c) | (c CMP bv));                     \
+            bv = take ? c : bv;                                                       \
+            bp = take ? pos : bp;                                                     \
+        }                                                                             \
+        tsr_r_x lb[16];                                                               \
+        long lp[16];                                                                  \
+        vstore16(bv, 0, lb);                                                          \
+        vstore16(convert_long16(bp), 0, lp);                                          \
+        tsr_r_x vb = lb[0];                                                           \
+        long vp = lp[0];                                                              \
+        for (int j = 1; j < 16; j++)                                                  \
+            if (BETTER(lb[j], vb) || (!BETTER(vb, lb[j]) && lp[j] < vp)) {            \
+                vb = lb[j];                                                           \
+                vp = lp[j];                                                           \
+            }                                                                         \
+        if (BETTER(vb, b)) {                                                          \
+            b = vb;                                                                   \
+            at = (long)(r0) + vp;                                                     \
+        }                                                                             \
+        tsr_r_skip(src, n);                                                           \
+    } while (0)
+#else
+#define TSR_R_SCAN_SPAN 0ul
+#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP) \
+    do {                                          \
+    } while (0)
+#endif
+
 /* argmax and co: the first of the best. */
-#define TSR_R_SCAN(NAME, BETTER)                                                         \
+#define TSR_R_SCAN(NAME, BETTER, CMP)                                                    \
     static tsr_r_x NAME(tsr_r_src *src, ulong R, long *at)                               \
     {                                                                                    \
         *at = 0;                                                                         \
         if (R == 0)                                                                      \
             return 0;                                                                    \
         tsr_r_x b = tsr_r_next(src);                                                     \
-        for (ulong r = 1; r < R; r++) {                                                  \
-            tsr_r_x x = tsr_r_next(src);                                                 \
-            if (BETTER(x, b)) {                                                          \
-                b = x;                                                                   \
-                *at = (long)r;                                                           \
+        long best_at = 0;                                                                \
+        for (ulong r = 1; r < R;) {                                                      \
+            ulong row = min(R - r, src->n0 - src->pos);                                  \
+            ulong n = min(row, TSR_R_SCAN_SPAN) & ~15ul;                                 \
+            if (n > 0 && tsr_r_flat(src, n)) {                                           \
+                TSR_R_SCAN_VEC(b, best_at, r, n, BETTER, CMP);                           \
+                r += n;                                                                  \
+                continue;                                                                \
+            }                                                                            \
+            for (ulong k = 0; k < row; k++, r++) { /* to the row's end */               \
+                tsr_r_x x = tsr_r_next(src);                                             \
+                if (BETTER(x, b)) {                                                      \
+                    b = x;                                                               \
+                    best_at = (long)r;                                                   \
+                }                                                                        \
             }                                                                            \
         }                                                                                \
+        *at = best_at;                                                                   \
         return b;                                                                        \
     }                                                                                    \
     static void NAME##_node(tsr_r_src *src, ulong R, ulong r0, __global tsr_r_acc *slot) \
@@ -251,8 +357,8 @@ TSR_R_PLAIN(tsr_r_max, (tsr_r_x)0x8000000000000000UL, TSR_R_MAX)
 TSR_R_PLAIN(tsr_r_min, (tsr_r_x)0x7FFFFFFFFFFFFFFFUL, TSR_R_MIN)
 TSR_R_PLAIN(tsr_r_all, (tsr_r_x)1, TSR_R_ALL)
 TSR_R_PLAIN(tsr_r_any, (tsr_r_x)0, TSR_R_ANY)
-TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX)
-TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
+TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX, >)
+TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN, <)
 #endif
 
 #if TSR_R_REAL
@@ -266,8 +372,8 @@ TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
 TSR_R_PLAIN(tsr_r_prod, (tsr_r_x)1, TSR_R_PROD)
 TSR_R_PLAIN(tsr_r_max, -(tsr_r_x)INFINITY, TSR_R_MAX)
 TSR_R_PLAIN(tsr_r_min, (tsr_r_x)INFINITY, TSR_R_MIN)
-TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX)
-TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN)
+TSR_R_SCAN(tsr_r_scan_max, TSR_R_BETTER_MAX, >)
+TSR_R_SCAN(tsr_r_scan_min, TSR_R_BETTER_MIN, <)
 
 /* The compensated sum: accumulators are pairs (s, e), their parts kept
  * apart. The binary counter over chunk values (tsr_r_sum_pair) or over
@@ -310,6 +416,19 @@ static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_o
         for (int j = 0; j < TSR__RED_LANES; j++)
             s[j] = e[j] = 0;
         ulong i = 0;
+#if TSR_R_VEC
+        if (tsr_r_flat(src, n)) {
+            __global const tsr_r_x *q = tsr_r_here(src);
+            tsr_r_v vs = 0, ve = 0;
+            for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
+                tsr_r_v x = vload16(i / TSR__RED_LANES, q);
+                TSR__RED_TWO_SUM_ADD(vs, ve, x, tsr_r_v);
+            }
+            vstore16(vs, 0, s);
+            vstore16(ve, 0, e);
+            tsr_r_skip(src, i);
+        }
+#endif
         for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
             tsr_r_x xs[TSR__RED_LANES];
             tsr_r_group(src, xs);
@@ -333,6 +452,8 @@ static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_o
 
 static tsr_r_x tsr_r_sum(tsr_r_src *src, ulong R)
 {
+    if (src->given)
+        return src->value;
     tsr_r_x s, e;
     tsr_r_sum_pair(src, R, &s, &e);
     return TSR__RED_TWO_SUM_VALUE(s, e);
@@ -346,6 +467,76 @@ static void tsr_r_sum_node(tsr_r_src *src, ulong R, __global tsr_r_acc *slot)
     slot->e = e;
     slot->n = src->nonnan;
 }
+
+#if TSR_R_VEC
+/* The column walk: the sums of TSR__RED_COL_OUTPUTS neighbouring outputs
+ * whose elements lie side by side (output o + c reads element c past each
+ * of output o's, which the cursor walks), each in the one-pass order: the
+ * walk's row r (element r of every one of them) into lane r %
+ * TSR__RED_LANES of TSR_R_COLV vectors of columns, the lanes' fold per
+ * chunk, and the chunk tree's counter, all elementwise on vectors. Each
+ * row is read once, TSR__RED_COL_OUTPUTS values side by side, where one
+ * output at a time would read one value of each row. Results into
+ * values[0 .. TSR__RED_COL_OUTPUTS). The counter holds TSR_R_COL_DEPTH
+ * levels: at most 2^(TSR_R_COL_DEPTH - 1) chunks (the kernel checks). */
+#define TSR_R_COLV (TSR__RED_COL_OUTPUTS / 16)
+#define TSR_R_COL_DEPTH 24
+static void tsr_r_sum_cols(tsr_r_src *src, ulong R, tsr_r_x *values)
+{
+    tsr_r_v ls[TSR__RED_LANES * TSR_R_COLV], le[TSR__RED_LANES * TSR_R_COLV];
+    tsr_r_v ss[TSR_R_COL_DEPTH * TSR_R_COLV], es[TSR_R_COL_DEPTH * TSR_R_COLV];
+    int level[TSR_R_COL_DEPTH], depth = 0;
+    for (ulong c0 = 0; c0 < R; c0 += TSR__RED_CHUNK) {
+        ulong n = min((ulong)TSR__RED_CHUNK, R - c0);
+        for (int k = 0; k < TSR__RED_LANES * TSR_R_COLV; k++)
+            ls[k] = le[k] = 0;
+        for (ulong i = 0; i < n; i++) {
+            __global const tsr_r_x *q = tsr_r_here(src);
+            int j = (int)(i % TSR__RED_LANES) * TSR_R_COLV;
+            for (int g = 0; g < TSR_R_COLV; g++) {
+                tsr_r_v x = vload16(g, q);
+                TSR__RED_TWO_SUM_ADD(ls[j + g], le[j + g], x, tsr_r_v);
+            }
+            if (++src->pos == src->n0)
+                tsr_r_next_row(src);
+            else
+                src->off += src->s0;
+        }
+        for (int w = TSR__RED_LANES / 2; w >= 1; w /= 2)
+            for (int j = 0; j < w * TSR_R_COLV; j++)
+                TSR__RED_TWO_SUM_MERGE(ls[j], le[j], ls[j + w * TSR_R_COLV],
+                                       le[j + w * TSR_R_COLV], tsr_r_v);
+        /* lane 0 (ls[0 .. COLV)) pushed into the counter */
+        int lv = 0;
+        for (; depth > 0 && level[depth - 1] == lv; depth--, lv++)
+            for (int g = 0; g < TSR_R_COLV; g++) {
+                tsr_r_v s = ss[(depth - 1) * TSR_R_COLV + g], e = es[(depth - 1) * TSR_R_COLV + g];
+                TSR__RED_TWO_SUM_MERGE(s, e, ls[g], le[g], tsr_r_v);
+                ls[g] = s;
+                le[g] = e;
+            }
+        for (int g = 0; g < TSR_R_COLV; g++) {
+            ss[depth * TSR_R_COLV + g] = ls[g];
+            es[depth * TSR_R_COLV + g] = le[g];
+        }
+        level[depth++] = lv;
+    }
+    for (int g = 0; g < TSR_R_COLV; g++) {
+        tsr_r_v s = 0, e = 0;
+        if (depth > 0) {
+            s = ss[(depth - 1) * TSR_R_COLV + g];
+            e = es[(depth - 1) * TSR_R_COLV + g];
+        }
+        for (int k = depth - 2; k >= 0; k--) {
+            tsr_r_v l = ss[k * TSR_R_COLV + g], m = es[k * TSR_R_COLV + g];
+            TSR__RED_TWO_SUM_MERGE(l, m, s, e, tsr_r_v);
+            s = l;
+            e = m;
+        }
+        vstore16(TSR__RED_TWO_SUM_VALUE(s, e), g, values);
+    }
+}
+#endif
 
 static tsr_r_x tsr_r_sum_nodes(__global const tsr_r_acc *slots, ulong G)
 {
@@ -388,6 +579,9 @@ typedef struct tsr_r_task {
     __global tsr_r_acc *slots;
 } tsr_r_task;
 
+/* Whether op's value is a plain sum of its elements (sum, mean): the
+ * column walk may compute it. */
+static int tsr_r_cols_op(uint op);
 static void tsr_r_one(uint op, tsr_r_src *src, const tsr_r_task *task, uint d0, __global uchar *p0,
                       long e0, __global uchar *p2, long e2);
 
@@ -423,6 +617,14 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
     uint ns = kind.w;
     __global uchar *p0 = base0 + off0, *p2 = base2 + off2;
     __global const uchar *p1 = base1 + off1;
+#if TSR_R_VEC
+    /* the column walk's sums of outputs col .. col_end - 1 */
+    tsr_r_x cols[TSR__RED_COL_OUTPUTS];
+    ulong col = 0, col_end = 0;
+    int by_cols = task.phase == 0 && tsr_r_cols_op(kind.x) && (kind.z & 0xffu) == TSR_R_COMMON &&
+                  nk > 0 && nr > 0 && geom[2 * nd + nk - 1] == 1 && geom[2 * nd + nd - 1] != 1 &&
+                  (size.y + TSR__RED_CHUNK - 1) / TSR__RED_CHUNK < (1ul << (TSR_R_COL_DEPTH - 1));
+#endif
     for (ulong o = o0; o < o0 + no; o++) {
         long e0 = 0, e1 = 0, e2 = 0;
         ulong rest = o;
@@ -446,10 +648,25 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
         src.nonnan = 0;
         src.base = src.off = e1;
         src.pos = src.row = 0;
+        src.given = 0;
         src.n0 = nr > 0 ? (ulong)geom[nd - 1] : 1;
         src.s0 = nr > 0 ? geom[2 * nd + nd - 1] : 0;
         if (task.r0)
             tsr_r_seek(&src, task.r0);
+#if TSR_R_VEC
+        /* outputs o .. o + COL_OUTPUTS - 1 along the innermost kept
+         * dimension, all this work-item's: their sums at once */
+        if (by_cols && o >= col_end && o + TSR__RED_COL_OUTPUTS <= o0 + no &&
+            o % (ulong)geom[nk - 1] + TSR__RED_COL_OUTPUTS <= (ulong)geom[nk - 1]) {
+            tsr_r_sum_cols(&src, task.R, cols);
+            col = o;
+            col_end = o + TSR__RED_COL_OUTPUTS;
+        }
+        if (o < col_end) {
+            src.given = 1;
+            src.value = cols[o - col];
+        }
+#endif
         tsr_r_one(kind.x, &src, &task, kind.y, p0, e0, p2, e2);
     }
 }

@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "kernels/cpu_reduce.h"
+#include "kernels/reduce_order.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.h"
 #include "tessera/dtype.h"
@@ -1140,6 +1141,10 @@ static const char *const cl_combines[TSR__KOP_COUNT] = {
 #undef X
 };
 
+/* reduce.cl reads rows of float32 and float64 in vectors of 16, one
+ * accumulator lane a component. */
+_Static_assert(TSR__RED_LANES == 16, "reduce.cl's vectors are the lanes");
+
 /* The conversions and NaN rule of the math type (reduce.cl's head). */
 static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
 {
@@ -1153,6 +1158,13 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
     put(t, "#define TSR_R_INT %d\n#define TSR_R_REAL %d\n#define TSR_R_CPLX %d\n", !cplx && !real,
         real, cplx);
     put(t, "typedef %s tsr_r_x;\n", m->type);
+    /* float32 and float64 are their own math type: their rows are read
+     * in vectors of TSR__RED_LANES, one lane a component (reduce.cl) */
+    bool vec = common == TSR_FLOAT32 || common == TSR_FLOAT64;
+    put(t, "#define TSR_R_VEC %d\n", vec);
+    if (vec)
+        put(t, "typedef %s16 tsr_r_v;\ntypedef %s16 tsr_r_vi;\n", comp,
+            common == TSR_FLOAT64 ? "long" : "int");
     put(t, "static inline tsr_r_x tsr_r_in(%s q)\n{\n", et);
     if (cplx)
         put(t, "    %s v_re = q.s0, v_im = q.s1;\n", st);
@@ -1216,9 +1228,18 @@ static void emit_reduce_math(text *t, tsr_dtype common, const char *et)
     }
 }
 
-/* tsr_r_one: output element (e0, e2) of reduction `op`. */
+/* tsr_r_one: output element (e0, e2) of reduction `op`; tsr_r_cols_op:
+ * the reductions whose value is tsr_r_sum's. */
 static void emit_reduce_switch(text *t, tsr_dtype common)
 {
+    put(t, "static int tsr_r_cols_op(uint op)\n{\n    switch (op) {\n");
+    for (int op = 1; op < TSR__KOP_COUNT; op++) {
+        uint32_t f = tsr__kernel_ops[op].flags;
+        if (tsr__reduce_computes((uint32_t)op, common) && !(f & TSR__KOPF_SKIP_NAN) &&
+            strcmp(cl_combines[op], "sum") == 0)
+            put(t, "    case %d:\n", op);
+    }
+    put(t, "        return 1;\n    default:\n        return 0;\n    }\n}\n\n");
     put(t, "static void tsr_r_one(uint op, tsr_r_src *src, const tsr_r_task *task, uint d0,\n"
            "                      __global uchar *p0, long e0, __global uchar *p2, long e2)\n{\n"
            "    tsr_r_x v;\n    long at = 0, count = (long)task->R;\n    (void)p2;\n"

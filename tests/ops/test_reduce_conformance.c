@@ -717,6 +717,13 @@ static void run_large(void)
     run_large_case(&(large_case){"sum", TSR_FLOAT32, 1, {4 * M}, false, 1, 0, {0}});
     run_large_case(&(large_case){"sum", TSR_FLOAT32, 2, {2048, 2048}, true, 1, 1, {1}});
     run_large_case(&(large_case){"mean", TSR_FLOAT32, 3, {16, 512, 512}, false, 1, 2, {0, 2}});
+    /* sums over dim 0 (the devices' column walk): groups of 64 columns
+     * and the rest, over several chunks, in float32 and float64; over
+     * dims 0 and 1 of a strided view */
+    run_large_case(&(large_case){"sum", TSR_FLOAT32, 2, {9000, 130}, false, 1, 1, {0}});
+    run_large_case(&(large_case){"mean", TSR_FLOAT64, 2, {9000, 130}, false, 1, 1, {0}});
+    run_large_case(&(large_case){"sum", TSR_FLOAT64, 2, {1024, 1024}, false, 1, 1, {0}});
+    run_large_case(&(large_case){"sum", TSR_FLOAT32, 3, {40, 300, 200}, false, 1, 2, {0, 1}});
     /* the other dtypes: their sums, extremes and positions */
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
         tsr_dtype dt = more[i];
