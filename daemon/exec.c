@@ -401,9 +401,12 @@ static void log_program(const executor *x, uint32_t queue, tsr__backend_program 
 {
     const char *be = x->be->name;
     const tsr__kernel_key *k = x->be->program_key(p);
-    if (k->entry == TSR__KENTRY_GENERIC || k->entry == TSR__KENTRY_REDUCE) {
+    if (k->entry == TSR__KENTRY_GENERIC || k->entry == TSR__KENTRY_REDUCE ||
+        k->entry == TSR__KENTRY_GEMM) {
         tsr__log(TSR__LOG_INFO, "%s:%u: %s program %s: %s", be, queue,
-                 k->entry == TSR__KENTRY_REDUCE ? "reduction" : "generic",
+                 k->entry == TSR__KENTRY_REDUCE ? "reduction"
+                 : k->entry == TSR__KENTRY_GEMM ? "GEMM"
+                                                : "generic",
                  k->common < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->common) : "?", made);
         return;
     }
@@ -1220,10 +1223,17 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
 
 /* ---- matrix products ------------------------------------------------------ */
 
-static bool gemm_dtype(uint32_t dtype)
+/* The device's BLAS computes these; float16, bfloat16 and the integers
+ * go through its GEMM program (core/kernel.h, "Matrix products"). */
+static bool gemm_blas_dtype(uint32_t dtype)
 {
     return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_COMPLEX64 ||
            dtype == TSR_COMPLEX128;
+}
+
+static bool gemm_dtype(uint32_t dtype)
+{
+    return gemm_blas_dtype(dtype) || tsr__kernel_gemm_has((tsr_dtype)dtype);
 }
 
 /* Checks one GEMM operand's region (batch x rows x cols, strides bstride,
@@ -1318,9 +1328,11 @@ tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_la
     tsr_status st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
-    /* The generic program of its dtype: its device is open once it has
-     * settled, and a device that cannot build it fails the product too. */
-    tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)g->dtype);
+    /* The generic program of its dtype, or the GEMM program that computes
+     * it: its device is open once it has settled, and a device that
+     * cannot build it fails the product too. */
+    tsr__kernel_key any = gemm_blas_dtype(g->dtype) ? tsr__kernel_generic_key((tsr_dtype)g->dtype)
+                                                    : tsr__kernel_gemm_key((tsr_dtype)g->dtype);
     tsr__backend_program *program =
         x->be->program_get(x->rt, (uint32_t)queue, &any, TSR__BUILD_NOW);
     if (!program)
