@@ -1276,6 +1276,48 @@ static tsr_status gemm_operand(tsr__session *s, const tsr__wire_gemm *g, int i, 
     return TSR_OK;
 }
 
+/* A product runs in pieces of at most GEMM_PIECE multiply-adds (whole
+ * matrices of its batch, or bands of C's rows where one matrix is more),
+ * each a job of its own in the session's lane: between two pieces the
+ * device's queue takes other sessions' work, so that no product holds it
+ * for seconds (2^28 multiply-adds: a fraction of a second even for
+ * CLBlast on a CPU device, a millisecond or so on a GPU). */
+#define GEMM_PIECE (UINT64_C(1) << 28)
+
+/* The backend's request for matrices b0.. and rows r0.. of a checked
+ * product (at most nb and nr of them): each operand's first byte in its
+ * segment (base: its allocation's element 0 there) and the bytes its
+ * piece spans, all inside the region checked for the whole. */
+static void gemm_piece(const tsr__wire_gemm *g, size_t item, const uint64_t base[3], int64_t b0,
+                       int64_t nb, int64_t r0, int64_t nr, tsr__backend_gemm *bg)
+{
+    bool ta = g->flags & TSR__WIRE_GEMM_TRANS_A, tb = g->flags & TSR__WIRE_GEMM_TRANS_B;
+    nb = g->batch - b0 < nb ? g->batch - b0 : nb;
+    nr = g->m - r0 < nr ? g->m - r0 : nr;
+    /* stored rows x cols of each operand's piece, and its first element */
+    int64_t rows[3] = {nr, ta ? g->k : nr, tb ? g->n : g->k};
+    int64_t cols[3] = {g->n, ta ? nr : g->k, tb ? g->k : g->n};
+    int64_t first[3] = {r0 * g->ld[0], ta ? r0 : r0 * g->ld[1], 0};
+    *bg = (tsr__backend_gemm){.dtype = g->dtype,
+                              .batch = (uint64_t)nb,
+                              .m = (uint64_t)nr,
+                              .n = (uint64_t)g->n,
+                              .k = (uint64_t)g->k,
+                              .trans_a = ta,
+                              .trans_b = tb,
+                              .beta_zero = g->flags & TSR__WIRE_GEMM_BETA_ZERO};
+    memcpy(bg->alpha, g->alpha, sizeof bg->alpha);
+    memcpy(bg->beta, g->beta, sizeof bg->beta);
+    for (int i = 0; i < 3; i++) {
+        uint64_t at = (uint64_t)(g->offsets[i] + b0 * g->bstride[i] + first[i]);
+        uint64_t span = (uint64_t)((nb - 1) * g->bstride[i] + (rows[i] - 1) * g->ld[i] + cols[i]);
+        bg->offsets[i] = base[i] + at * item;
+        bg->extents[i] = span * item;
+        bg->ld[i] = (uint64_t)g->ld[i];
+        bg->bstride[i] = (uint64_t)g->bstride[i];
+    }
+}
+
 tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_launched *out)
 {
     const uint32_t known =
@@ -1337,30 +1379,36 @@ tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_la
         x->be->program_get(x->rt, (uint32_t)queue, &any, TSR__BUILD_NOW);
     if (!program)
         return TSR_ERR_OUT_OF_MEMORY;
-    job *j = new_job(x, s, (uint32_t)queue);
-    if (!j)
-        return TSR_ERR_OUT_OF_MEMORY;
-    j->program = program;
-    j->is_gemm = true;
-    tsr__backend_gemm *bg = &j->gemm;
-    *bg = (tsr__backend_gemm){.dtype = g->dtype,
-                              .batch = (uint64_t)g->batch,
-                              .m = (uint64_t)g->m,
-                              .n = (uint64_t)g->n,
-                              .k = (uint64_t)g->k,
-                              .trans_a = ta,
-                              .trans_b = tb,
-                              .beta_zero = g->flags & TSR__WIRE_GEMM_BETA_ZERO};
-    memcpy(bg->alpha, g->alpha, sizeof bg->alpha);
-    memcpy(bg->beta, g->beta, sizeof bg->beta);
-    for (int i = 0; i < 3; i++) {
-        j->segments[i] = segments[i];
-        bg->offsets[i] = j->launch.offsets[i] = offsets[i];
-        bg->extents[i] = j->launch.extents[i] = extents[i];
-        bg->ld[i] = (uint64_t)g->ld[i];
-        bg->bstride[i] = (uint64_t)g->bstride[i];
-    }
-    return queue_job(x, j, out);
+    /* in pieces: whole matrices of the batch, or bands of C's rows */
+    uint64_t per_row, per_matrix = UINT64_MAX;
+    if (__builtin_mul_overflow((uint64_t)g->n, (uint64_t)g->k, &per_row))
+        per_row = UINT64_MAX;
+    else if (__builtin_mul_overflow(per_row, (uint64_t)g->m, &per_matrix))
+        per_matrix = UINT64_MAX;
+    int64_t nb = per_matrix <= GEMM_PIECE ? (int64_t)(GEMM_PIECE / per_matrix) : 1;
+    int64_t nr = per_matrix <= GEMM_PIECE ? g->m : (int64_t)(GEMM_PIECE / per_row);
+    nr = nr < 1 ? 1 : nr;
+    size_t item = tsr_dtype_itemsize((tsr_dtype)g->dtype);
+    uint64_t base[3]; /* each allocation's element 0 in its segment, bytes */
+    for (int i = 0; i < 3; i++)
+        base[i] = offsets[i] - (uint64_t)g->offsets[i] * item;
+    for (int64_t b0 = 0; b0 < g->batch; b0 += nb)
+        for (int64_t r0 = 0; r0 < g->m; r0 += nr) {
+            job *j = new_job(x, s, (uint32_t)queue);
+            if (!j)
+                return TSR_ERR_OUT_OF_MEMORY;
+            j->program = program;
+            j->is_gemm = true;
+            gemm_piece(g, item, base, b0, nb, r0, nr, &j->gemm);
+            for (int i = 0; i < 3; i++) {
+                j->segments[i] = segments[i];
+                j->launch.offsets[i] = j->gemm.offsets[i];
+                j->launch.extents[i] = j->gemm.extents[i];
+            }
+            if ((st = queue_job(x, j, out)) != TSR_OK)
+                return st;
+        }
+    return TSR_OK;
 }
 
 /* Writes `value` at every element of a checked region, innermost
