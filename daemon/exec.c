@@ -1280,9 +1280,10 @@ static tsr_status gemm_operand(tsr__session *s, const tsr__wire_gemm *g, int i, 
  * matrices of its batch, or bands of C's rows where one matrix is more),
  * each a job of its own in the session's lane: between two pieces the
  * device's queue takes other sessions' work, so that no product holds it
- * for seconds (2^28 multiply-adds: a fraction of a second even for
- * CLBlast on a CPU device, a millisecond or so on a GPU). */
-#define GEMM_PIECE (UINT64_C(1) << 28)
+ * for long (2^30 multiply-adds: a few milliseconds on a GPU, about two
+ * seconds for CLBlast on one thread of PoCL's CPU device, where thinner
+ * bands cost CLBlast a third of its speed). */
+#define GEMM_PIECE (UINT64_C(1) << 30)
 
 /* The backend's request for matrices b0.. and rows r0.. of a checked
  * product (at most nb and nr of them): each operand's first byte in its

@@ -1,5 +1,5 @@
 /* Products on opencl:0 larger than one GEMM piece (daemon/exec.c runs a
- * product in pieces of at most 2^28 multiply-adds: bands of C's rows, or
+ * product in pieces of at most 2^30 multiply-adds: bands of C's rows, or
  * groups of whole matrices of a batch), each against the cpu's product of
  * the same values (small integers: every sum is exact in float32, so the
  * two are equal bit for bit whatever the order): an mm of two bands, the
