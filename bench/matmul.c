@@ -55,7 +55,7 @@ typedef struct mm_case {
     bool transposed; /* the first operand is a.t(), a contiguous */
     tsr_dtype dtype;
     bool opencl;                      /* on opencl:0, else on the cpu */
-    double target_blas, target_torch; /* NAN: none; torch_target NAN and no torch side: none */
+    double target_blas, target_torch; /* against blas and torch; NAN: none */
     bool torch;                       /* PyTorch has a side (its case of the same name) */
 } mm_case;
 
