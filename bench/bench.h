@@ -134,6 +134,11 @@ bench_paired bench_pairs_finish(bench_pairs *p, bool ok);
  * against the same baseline); 0 when either is missing. */
 double bench_paired_over(const bench_paired *a, const bench_paired *b);
 
+/* TESSERA_NUM_THREADS for the library's cpu pool and, with a daemon of
+ * the suite's own, POCL_MAX_PTHREAD_COUNT for PoCL's CPU device (unless
+ * already set, noted): the operations then run on `threads` threads. */
+void bench_set_threads(const bench_config *config, const char *suite, int threads);
+
 /* A progress or error line on stderr: "tessera-bench: SUITE: ...". */
 void bench_note(const char *suite, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -658,27 +658,6 @@ static void report_memory(tsr_client *client, bool opencl)
 
 /* ---- The suite ------------------------------------------------------------ */
 
-/* TESSERA_NUM_THREADS for the library's cpu pool and, with a daemon of our
- * own, POCL_MAX_PTHREAD_COUNT for PoCL's CPU device (unless already set):
- * the operations then run on as many threads as the baseline. */
-static void set_threads(const bench_config *config, int threads)
-{
-    char n[16];
-    snprintf(n, sizeof n, "%d", threads);
-    setenv("TESSERA_NUM_THREADS", n, 1);
-    const char *pocl = getenv("POCL_MAX_PTHREAD_COUNT");
-    if (config->socket_path)
-        bench_note(suite, "opencl:0 runs on as many threads as the daemon at %s gives it",
-                   config->socket_path);
-    else if (pocl && *pocl && strcmp(pocl, n) != 0)
-        bench_note(suite,
-                   "POCL_MAX_PTHREAD_COUNT=%s is kept: PoCL's devices run on that many "
-                   "threads",
-                   pocl);
-    else
-        setenv("POCL_MAX_PTHREAD_COUNT", n, 1);
-}
-
 /* A private daemon on a machine whose program cache is empty builds all of
  * opencl:0's generic programs after the first launch, and the program of
  * each measured operation's own is built only after them (a minute and
@@ -725,7 +704,7 @@ static int run_suite(const ew_suite *def, const bench_config *config, bench_resu
     suite = def->name;
     const ew_plan *plan = config->quick ? &quick_plan : &full_plan;
     int threads = config->threads > 0 ? config->threads : 1;
-    set_threads(config, threads);
+    bench_set_threads(config, suite, threads);
 
     bench_daemon d = {.pid = -1};
     const char *socket_path = config->socket_path;

@@ -47,6 +47,10 @@ void stream_free(stream_arrays *s);
  * its buffers. */
 typedef struct bare_opencl bare_opencl;
 
+/* The OpenCL device named `name` (or the first one) over every platform,
+ * as a cl_device_id. Returns 0, or -1 after printing why. */
+int bare_opencl_find_device(const char *name, const char *suite, void **out);
+
 /* Returns 0, or -1 after printing why. */
 int bare_opencl_open(const char *device_name, const char *suite, bare_opencl **out);
 /* clEnqueueNDRangeKernel + clFinish of the kernel; false on an error. */

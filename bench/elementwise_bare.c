@@ -218,8 +218,7 @@ static const char bare_source[] =
     "    c[i] = a[i] + b[i];\n"
     "}\n";
 
-/* The device named `name` (or the first one) over every platform. */
-static int find_device(const char *name, const char *suite, cl_device_id *out)
+int bare_opencl_find_device(const char *name, const char *suite, void **out)
 {
     cl_platform_id platforms[16];
     cl_uint np = 0;
@@ -238,7 +237,7 @@ static int find_device(const char *name, const char *suite, cl_device_id *out)
             char dev_name[256] = "";
             clGetDeviceInfo(devices[d], CL_DEVICE_NAME, sizeof dev_name - 1, dev_name, NULL);
             if (strcmp(dev_name, name) == 0) {
-                *out = devices[d];
+                *out = (void *)devices[d];
                 return 0;
             }
             if (!have_first) {
@@ -252,7 +251,7 @@ static int find_device(const char *name, const char *suite, cl_device_id *out)
         return -1;
     }
     bench_note(suite, "bare OpenCL: no device is named \"%s\"; using the first one", name);
-    *out = first;
+    *out = (void *)first;
     return 0;
 }
 
@@ -267,7 +266,7 @@ int bare_opencl_open(const char *device_name, const char *suite, bare_opencl **o
 {
     *out = NULL;
     cl_device_id device;
-    if (find_device(device_name, suite, &device) != 0)
+    if (bare_opencl_find_device(device_name, suite, (void **)&device) != 0)
         return -1;
     bare_opencl *b = calloc(1, sizeof *b);
     if (!b) {
@@ -335,7 +334,7 @@ void bare_opencl_close(bare_opencl *b)
 int bare_opencl_build(const char *device_name, const char *suite, const char *source, double *ms)
 {
     cl_device_id device;
-    if (find_device(device_name, suite, &device) != 0)
+    if (bare_opencl_find_device(device_name, suite, (void **)&device) != 0)
         return -1;
     cl_int err = CL_SUCCESS;
     cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);

@@ -23,7 +23,7 @@ static const bench_suite suites[] = {
      bench_suite_elementwise},
     {"unary", "relu, abs, lt, where against a copy; exp, log, tanh, sigmoid, gelu against PyTorch",
      bench_suite_unary},
-    {"matmul", "mm, bmm and float16 mm on the cpu against OpenBLAS's sgemm and PyTorch",
+    {"matmul", "mm, bmm and float16 mm on cpu and opencl:0 against OpenBLAS, CLBlast and PyTorch",
      bench_suite_matmul},
     {"reduce", "sum, amax, argmax on cpu and opencl:0 against a plain read and PyTorch",
      bench_suite_reduce},
@@ -104,23 +104,23 @@ static const char usage_text[] =
     "            minutes; --quick about 20 s.\n"
     "\n"
     "      matmul\n"
-    "            Matrix products on the cpu device, in this process, into a\n"
-    "            preallocated output, in GFLOP/s: float32 mm of 2048x2048\n"
-    "            matrices (mm_f32; targets 0.9 against openblas, 1 against\n"
-    "            torch), bmm of 4096 x 32x32 (bmm_f32; target 1 against\n"
-    "            torch), float16 mm of 2048x2048 (mm_f16; target 1 against\n"
-    "            torch) and the same with the first operand transposed\n"
-    "            (mm_f16_transposed). Baselines: cblas_sgemm called directly\n"
-    "            on the same float32 data, or on float32 operands of the same\n"
-    "            shape, one call per matrix for bmm (openblas), each sample\n"
-    "            beside one of Tessera's; and the same products in PyTorch\n"
-    "            (torch), each of its samples beside a cblas_sgemm one, the\n"
-    "            ratio being that of both sides' ratios to it. PyTorch 1.13\n"
-    "            has no float16 mm on the cpu: mm_f16 then has no torch row\n"
-    "            (the reason is printed) and is set beside torch's float32 mm\n"
-    "            (torch_f32, no target). opencl:0 has no matrix products yet:\n"
-    "            its rows are left out. About 40 s; --quick (256x256 and 256 x\n"
-    "            32x32) about 2 s, most of it PyTorch's start.\n"
+    "            Matrix products into a preallocated output, in GFLOP/s, on the\n"
+    "            cpu device (in this process) and on opencl:0 (a daemon of its\n"
+    "            own, started after the cpu rows): float32 mm of 2048x2048\n"
+    "            matrices (mm_f32; targets 0.9 against openblas or clblast, 1\n"
+    "            against torch), bmm of 4096 x 32x32 (bmm_f32; target 1\n"
+    "            against torch), float16 mm of 2048x2048 (mm_f16; target 1\n"
+    "            against torch) and on the cpu the same with the first operand\n"
+    "            transposed (mm_f16_transposed). Baselines: cblas_sgemm (cpu,\n"
+    "            openblas) or CLBlast's Sgemm on a context of this program's on\n"
+    "            opencl:0's device (clblast), called directly on float32 data of\n"
+    "            the same shape and values, each sample beside one of\n"
+    "            Tessera's; and the same products in PyTorch on its cpu\n"
+    "            (torch), each of its samples beside one of Tessera's. PyTorch\n"
+    "            1.13 has no float16 mm on the cpu: torch's side of mm_f16 then\n"
+    "            converts to float32, multiplies and converts back (noted).\n"
+    "            About 2 minutes on the cpu, several more on a CPU OpenCL\n"
+    "            device; --quick (256x256 and 256 x 32x32) about 20 s.\n"
     "\n"
     "      reduce\n"
     "            Reductions on the cpu device, in this process, into a\n"
@@ -270,7 +270,7 @@ static const char usage_text[] =
     "                      the pairs' ratios instead, which a busy neighbour\n"
     "                      on a shared machine moves less; against torch, the\n"
     "                      ratio of both sides' such ratios to the STREAM loop\n"
-    "                      (matmul: to cblas_sgemm)\n"
+    "                      (matmul: pairs of Tessera's and torch's samples)\n"
     "      paired          whether ratio comes from pairs of samples\n"
     "      target          the ratio the design asks for, or null\n"
     "      meets_target    ratio >= target, or null without a target\n"

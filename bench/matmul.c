@@ -1,22 +1,29 @@
 /* tessera-bench, the matmul suite: Tessera's matrix products on the cpu
- * device against OpenBLAS called directly and against PyTorch 1.13.
+ * device and on opencl:0 against the BLAS of each called directly and
+ * against PyTorch 1.13.
  *
  * Each case runs tsr_mm_out or tsr_bmm_out into a preallocated output
- * (PyTorch's out=), in this process, and reports GFLOP/s (2 m n k per
- * matrix). Its baseline `openblas` is cblas_sgemm called by this program
- * on the same float32 data (for float16, on float32 operands of the same
- * shape and values; for bmm, one call per matrix), with OpenBLAS's threads
- * set to the suite's count. Each sample of the product is followed by one
- * of cblas_sgemm, and the row's ratio is the median of the pairs' ratios,
- * so that a busy neighbour weighs on both sides alike. PyTorch then runs
- * the same products in a child Python (elementwise_torch.c), each sample
- * again followed by one of cblas_sgemm here: Tessera against PyTorch is
- * the ratio of the two sides' paired ratios to OpenBLAS.
+ * (PyTorch's out=) and reports GFLOP/s (2 m n k per matrix). On the cpu
+ * it runs in this process, beside `openblas`: cblas_sgemm called by this
+ * program on the same float32 data (for float16, on float32 operands of
+ * the same shape and values; for bmm, one call per matrix), with
+ * OpenBLAS's threads set to the suite's count. On opencl:0 (a daemon of
+ * its own, or --socket's) each sample ends with tsr_synchronize, beside
+ * `clblast`: CLBlast's Sgemm (SgemmStridedBatched for bmm) called by this
+ * program on a context of its own on the same device (matmul_clblast.c),
+ * on float32 buffers of the same shape and values.
  *
- * PyTorch 1.13 has no float16 mm on the cpu: mm_f16 then has no `torch`
- * row (the reason is noted), and is set beside torch's float32 mm instead
- * (`torch_f32`, no target). opencl:0 has no matrix products yet: its rows
- * (and the CLBlast baseline) are left out. */
+ * Samples come in pairs, each product followed by one of its baseline,
+ * and a row's ratio is the median of the pairs' ratios, so that a busy
+ * neighbour weighs on both sides alike. Against PyTorch the pairs are
+ * direct: a sample of Tessera's product, then one of PyTorch's in a child
+ * Python (elementwise_torch.c), whose median ratio is the row's; value
+ * and baseline_value are the two sides' medians over the same pairs.
+ *
+ * PyTorch 1.13 has no float16 mm on the cpu ("addmm_impl_cpu_" not
+ * implemented for 'Half'): a float16 product there is what a program
+ * written for it does, its operands converted to float32, mm, and the
+ * result converted back (torch's side of mm_f16 then, the run notes it). */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +31,9 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/daemon.h"
 #include "bench/elementwise.h"
+#include "bench/matmul.h"
 #include "tessera/tessera.h"
 
 static const char suite[] = "matmul";
@@ -45,19 +54,25 @@ typedef struct mm_case {
     bool batched;    /* bmm of batch x 32 x 32, else mm of side x side */
     bool transposed; /* the first operand is a.t(), a contiguous */
     tsr_dtype dtype;
-    double target_openblas, target_torch; /* NAN: none */
+    bool opencl;                      /* on opencl:0, else on the cpu */
+    double target_blas, target_torch; /* against blas and torch; NAN: none */
+    bool torch;                       /* PyTorch has a side (its case of the same name) */
 } mm_case;
 
 static const mm_case cases[] = {
-    {"mm_f32", false, false, TSR_FLOAT32, 0.9, 1.0},
-    {"bmm_f32", true, false, TSR_FLOAT32, NAN, 1.0},
-    {"mm_f16", false, false, TSR_FLOAT16, NAN, 1.0},
-    {"mm_f16_transposed", false, true, TSR_FLOAT16, NAN, NAN},
+    {"mm_f32", false, false, TSR_FLOAT32, false, 0.9, 1.0, true},
+    {"bmm_f32", true, false, TSR_FLOAT32, false, NAN, 1.0, true},
+    {"mm_f16", false, false, TSR_FLOAT16, false, NAN, 1.0, true},
+    {"mm_f16_transposed", false, true, TSR_FLOAT16, false, NAN, NAN, false},
+    {"mm_f32", false, false, TSR_FLOAT32, true, 0.9, 1.0, true},
+    {"bmm_f32", true, false, TSR_FLOAT32, true, NAN, 1.0, true},
+    {"mm_f16", false, false, TSR_FLOAT16, true, NAN, 1.0, true},
 };
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
 /* PyTorch's side of the cases that have one (the names above), S and B
- * the sizes of the run: filled in by torch_cases(). */
+ * the sizes of the run: filled in by bench_suite_matmul. mm_f16_via_f32
+ * is a float16 product where torch has none. */
 static const char torch_source[] =
     "S, B, K = %lld, %lld, %d\n"
     "def mats(dtype, *shape):\n"
@@ -67,20 +82,34 @@ static const char torch_source[] =
     "    torch.mm(t[0], t[1], out=t[2])\n"
     "def bmm(t):\n"
     "    torch.bmm(t[0], t[1], out=t[2])\n"
+    "def via_f32(t):\n"
+    "    t[2].copy_(torch.mm(t[0].float(), t[1].float()))\n"
     "cases['mm_f32'] = (mats(torch.float32, S, S), mm)\n"
     "cases['bmm_f32'] = (mats(torch.float32, B, K, K), bmm)\n"
-    "cases['mm_f16'] = (mats(torch.float16, S, S), mm)\n";
+    "cases['mm_f16'] = (mats(torch.float16, S, S), mm)\n"
+    "cases['mm_f16_via_f32'] = (mats(torch.float16, S, S), via_f32)\n";
+
+/* What a run measures with: its torch child (NULL: none), opencl:0's
+ * client (NULL: none) and the device's name. */
+typedef struct mm_run {
+    const mm_plan *plan;
+    torch_child *torch;
+    tsr_client *client;
+    char device_name[256];
+} mm_run;
 
 /* ---- One case ------------------------------------------------------------ */
 
 typedef struct mm_operands {
     const mm_case *c;
-    int64_t batch, n; /* batch matrices of n x n */
+    int64_t batch, n;   /* batch matrices of n x n */
+    tsr_client *client; /* opencl:0's, or NULL on the cpu */
     tsr_tensor *a, *b, *out;
     /* cblas_sgemm's: float32 operands (the tensors' own data for a float32
-     * case) and an output of its own. */
+     * case on the cpu) and an output of its own; opencl: CLBlast's. */
     float *ra, *rb, *rc;
     bool own_inputs;
+    bench_clblast *clblast;
 } mm_operands;
 
 static double flops(const mm_operands *o)
@@ -98,47 +127,28 @@ static void free_operands(mm_operands *o)
         free(o->rb);
     }
     free(o->rc);
+    bench_clblast_close(o->clblast);
     o->a = o->b = o->out = NULL;
     o->ra = o->rb = o->rc = NULL;
+    o->clblast = NULL;
 }
 
-static tsr_status full_tensor(int ndim, const int64_t *sizes, tsr_dtype dtype, double v,
+static tsr_status full_tensor(const mm_operands *o, int ndim, const int64_t *sizes, double v,
                               tsr_tensor **out)
 {
-    tsr_tensor_options opt = {.has_dtype = true, .dtype = dtype};
-    return tsr_tensor_full(NULL, ndim, sizes, tsr_scalar_float(v), &opt, out);
+    tsr_tensor_options opt = {.has_dtype = true, .dtype = o->c->dtype};
+    if (o->client) {
+        opt.has_device = true;
+        opt.device = (tsr_device){TSR_DEVICE_OPENCL, 0};
+    }
+    return tsr_tensor_full(o->client, ndim, sizes, tsr_scalar_float(v), &opt, out);
 }
 
-/* a filled with 1, b with 0.5 (the transposed case's a is the view a.t()
- * of a contiguous matrix), an empty output; cblas_sgemm's float32
- * operands with the same values. False, noted, when something is
- * missing. */
-static bool make_operands(mm_operands *o)
+/* cblas_sgemm's float32 operands with the tensors' values. */
+static bool openblas_operands(mm_operands *o)
 {
-    const mm_case *c = o->c;
-    int64_t sizes[3] = {o->batch, o->n, o->n};
-    int ndim = c->batched ? 3 : 2;
-    const int64_t *s = c->batched ? sizes : sizes + 1;
-    tsr_tensor_options opt = {.has_dtype = true, .dtype = c->dtype};
-    tsr_status st = full_tensor(ndim, s, c->dtype, 1.0, &o->a);
-    if (st == TSR_OK && c->transposed) {
-        tsr_tensor *base = o->a;
-        st = tsr_tensor_t(base, &o->a);
-        tsr_tensor_release(base);
-        if (st != TSR_OK)
-            o->a = NULL;
-    }
-    if (st == TSR_OK)
-        st = full_tensor(ndim, s, c->dtype, 0.5, &o->b);
-    if (st == TSR_OK)
-        st = tsr_tensor_empty(NULL, ndim, s, &opt, &o->out);
-    if (st != TSR_OK) {
-        bench_note(suite, "%s: cannot make its tensors: %s", c->name, tsr_last_error());
-        free_operands(o);
-        return false;
-    }
     size_t count = (size_t)(o->batch * o->n * o->n);
-    o->own_inputs = c->dtype != TSR_FLOAT32;
+    o->own_inputs = o->c->dtype != TSR_FLOAT32;
     if (o->own_inputs) {
         o->ra = malloc(count * sizeof(float));
         o->rb = malloc(count * sizeof(float));
@@ -154,18 +164,52 @@ static bool make_operands(mm_operands *o)
         o->rb = pb;
     }
     o->rc = malloc(count * sizeof(float));
-    if (!o->ra || !o->rb || !o->rc) {
-        bench_note(suite, "%s: out of memory for cblas_sgemm's operands", c->name);
+    return o->ra && o->rb && o->rc;
+}
+
+/* a filled with 1, b with 0.5 (the transposed case's a is the view a.t()
+ * of a contiguous matrix), an empty output; the baseline's operands with
+ * the same values. False, noted, when something is missing. */
+static bool make_operands(mm_operands *o, const mm_run *run)
+{
+    const mm_case *c = o->c;
+    int64_t sizes[3] = {o->batch, o->n, o->n};
+    int ndim = c->batched ? 3 : 2;
+    const int64_t *s = c->batched ? sizes : sizes + 1;
+    tsr_status st = full_tensor(o, ndim, s, 1.0, &o->a);
+    if (st == TSR_OK && c->transposed) {
+        tsr_tensor *base = o->a;
+        st = tsr_tensor_t(base, &o->a);
+        tsr_tensor_release(base);
+        if (st != TSR_OK)
+            o->a = NULL;
+    }
+    if (st == TSR_OK)
+        st = full_tensor(o, ndim, s, 0.5, &o->b);
+    if (st == TSR_OK)
+        st = full_tensor(o, ndim, s, 0.0, &o->out);
+    if (st != TSR_OK) {
+        bench_note(suite, "%s: cannot make its tensors: %s", c->name, tsr_last_error());
         free_operands(o);
         return false;
     }
-    return true;
+    bool ok = o->client ? bench_clblast_open(run->device_name, suite, o->batch, o->n, c->transposed,
+                                             &o->clblast) == 0
+                        : openblas_operands(o);
+    if (!ok) {
+        if (!o->client)
+            bench_note(suite, "%s: out of memory for cblas_sgemm's operands", c->name);
+        free_operands(o);
+    }
+    return ok;
 }
 
 static bool tessera_run(mm_operands *o)
 {
     tsr_status st =
         o->c->batched ? tsr_bmm_out(o->a, o->b, o->out) : tsr_mm_out(o->a, o->b, o->out);
+    if (st == TSR_OK && o->client)
+        st = tsr_synchronize(o->client, (tsr_device){TSR_DEVICE_OPENCL, 0});
     return st == TSR_OK;
 }
 
@@ -191,162 +235,191 @@ static bool tessera_sample(mm_operands *o, double *gflops)
     return true;
 }
 
-static double openblas_sample(const mm_operands *o)
+static double blas_sample(const mm_operands *o)
 {
+    if (o->clblast)
+        return bench_clblast_sample(o->clblast);
     uint64_t t0 = bench_now_ns();
     openblas_run(o);
     return flops(o) / (double)(bench_now_ns() - t0);
 }
 
-typedef bench_paired mm_result;
-
-static void case_sizes(const mm_case *c, const mm_plan *plan, mm_operands *o)
-{
-    o->c = c;
-    o->batch = c->batched ? plan->batch : 1;
-    o->n = c->batched ? INNER : plan->side;
-}
-
-/* Tessera's product beside cblas_sgemm: *res (ok false, noted, when the
+/* Tessera's product beside its BLAS (res->ok false, noted, when the
  * product failed; the reference is measured all the same). */
-static void measure_case(const mm_case *c, const mm_plan *plan, mm_result *res)
+static void measure_blas(mm_operands *o, int samples, bool ok, bench_paired *res)
 {
-    mm_operands o = {0};
-    case_sizes(c, plan, &o);
-    *res = (mm_result){.value = NAN, .best = NAN, .reference = NAN};
-    if (!make_operands(&o))
-        return;
-    bench_note(suite, "%s: %lld x %lldx%lld %s%s, %.2f GFLOP per product", c->name,
-               (long long)o.batch, (long long)o.n, (long long)o.n, tsr_dtype_name(c->dtype),
-               c->transposed ? ", the first operand transposed" : "", flops(&o) / 1e9);
-    bool ok = tessera_run(&o); /* the first run touches the output's pages */
-    if (!ok)
-        bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
-    openblas_run(&o);
-    int samples = c->batched ? plan->bmm_samples : plan->samples;
+    const mm_case *c = o->c;
     bench_pairs p = {0};
     for (int k = 0; k < samples; k++) {
         double v = NAN;
-        if (ok && !tessera_sample(&o, &v)) {
+        if (ok && !tessera_sample(o, &v)) {
             bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
             ok = false;
         }
-        double ref = openblas_sample(&o);
+        double ref = blas_sample(o);
+        if (isnan(ref))
+            break;
         if (ok)
             bench_pairs_add(&p, v, ref);
         else
             bench_samples_add(&p.reference, ref);
     }
-    free_operands(&o);
     *res = bench_pairs_finish(&p, ok);
     if (res->ok)
-        bench_note(suite, "%s: %.2f GFLOP/s (best %.2f), cblas_sgemm %.2f", c->name, res->value,
-                   res->best, res->reference);
+        bench_note(suite, "%s%s: %.2f GFLOP/s (best %.2f), %s %.2f", c->name,
+                   c->opencl ? " on opencl:0" : "", res->value, res->best,
+                   c->opencl ? "CLBlast's Sgemm" : "cblas_sgemm", res->reference);
 }
 
-/* PyTorch's product in `child`, each sample beside a cblas_sgemm sample
- * of the same shape in this process. False, noted, when torch refused
- * it. */
-static bool measure_torch(const mm_case *c, const mm_plan *plan, torch_child *child, mm_result *res)
+/* Tessera's product beside PyTorch's, sample by sample. False, noted,
+ * when torch refused it. */
+static bool measure_torch(mm_operands *o, int samples, torch_child *child, const char *name,
+                          bench_paired *res)
 {
-    mm_operands o = {0};
-    case_sizes(c, plan, &o);
-    *res = (mm_result){.value = NAN, .best = NAN, .reference = NAN};
-    /* The reference is float32 whatever the case: cblas_sgemm of the shape. */
-    mm_case f32 = *c;
-    f32.dtype = TSR_FLOAT32;
-    o.c = &f32;
-    if (!torch_case(child, c->name))
+    *res = (bench_paired){.value = NAN, .best = NAN, .reference = NAN};
+    if (!torch_case(child, name))
         return false;
-    bool ok = make_operands(&o);
-    int samples = c->batched ? plan->bmm_samples : plan->samples;
     bench_pairs p = {0};
+    bool ok = true;
     for (int k = 0; k < samples && ok; k++) {
-        double sec;
-        ok = torch_sample(child, &sec);
+        double v = NAN, sec = 0;
+        ok = tessera_sample(o, &v) && torch_sample(child, &sec);
         if (ok)
-            bench_pairs_add(&p, flops(&o) / sec / 1e9, openblas_sample(&o));
+            bench_pairs_add(&p, v, flops(o) / sec / 1e9);
     }
     torch_drop(child);
-    free_operands(&o);
     *res = bench_pairs_finish(&p, ok);
     if (res->ok)
-        bench_note(suite, "%s through torch: %.2f GFLOP/s (best %.2f), cblas_sgemm %.2f", c->name,
-                   res->value, res->best, res->reference);
+        bench_note(suite, "%s%s: %.2f GFLOP/s, torch (%s) %.2f", o->c->name,
+                   o->c->opencl ? " on opencl:0" : "", res->value, name, res->reference);
     return res->ok;
 }
 
-/* ---- Rows ------------------------------------------------------------------ */
-
-static void add_row(bench_results *out, const char *name, int threads, double value,
-                    const char *baseline, double baseline_value, double paired, double target)
+static void add_row(bench_results *out, const mm_case *c, int threads, const bench_paired *r,
+                    const char *baseline, double target)
 {
-    bench_add_cpu_rate(out, suite, name, threads, BENCH_GFLOPS, value, baseline, baseline_value,
-                       paired, target);
+    bench_add_named(out,
+                    (bench_row){.suite = suite,
+                                .threads = threads,
+                                .value = r->value,
+                                .p99 = NAN,
+                                .unit = BENCH_GFLOPS,
+                                .baseline_value = r->reference,
+                                .baseline_p99 = NAN,
+                                .target = target,
+                                .paired_ratio = r->ok ? r->paired : 0},
+                    c->name, c->opencl ? "opencl:0" : "cpu", baseline);
+}
+
+static void measure_case(const mm_case *c, const mm_run *run, int threads, bench_results *out)
+{
+    mm_operands o = {.c = c, .client = c->opencl ? run->client : NULL};
+    o.batch = c->batched ? run->plan->batch : 1;
+    o.n = c->batched ? INNER : run->plan->side;
+    if (!make_operands(&o, run))
+        return;
+    bench_note(suite, "%s%s: %lld x %lldx%lld %s%s, %.2f GFLOP per product", c->name,
+               c->opencl ? " on opencl:0" : "", (long long)o.batch, (long long)o.n, (long long)o.n,
+               tsr_dtype_name(c->dtype), c->transposed ? ", the first operand transposed" : "",
+               flops(&o) / 1e9);
+    bool ok = tessera_run(&o); /* the first run touches the output's pages */
+    if (!ok)
+        bench_note(suite, "%s failed: %s", c->name, tsr_last_error());
+    (void)blas_sample(&o);
+    int samples = c->batched ? run->plan->bmm_samples : run->plan->samples;
+    if (c->opencl) /* PoCL's CLBlast takes seconds a product at full size */
+        samples = samples > 3 ? 3 : samples;
+    bench_paired r;
+    measure_blas(&o, samples, ok, &r);
+    if (!isnan(r.reference))
+        add_row(out, c, threads, &r, c->opencl ? "clblast" : "openblas", c->target_blas);
+    if (ok && r.ok && c->torch && run->torch) {
+        bench_paired t;
+        bool done = measure_torch(&o, samples, run->torch, c->name, &t);
+        if (!done && c->dtype == TSR_FLOAT16) {
+            bench_note(suite,
+                       "%s: torch %s has no float16 mm on the cpu (above): its side converts "
+                       "the operands to float32, multiplies and converts back",
+                       c->name, torch_version(run->torch));
+            done = measure_torch(&o, samples, run->torch, "mm_f16_via_f32", &t);
+        }
+        if (done)
+            add_row(out, c, threads, &t, "torch", c->target_torch);
+    }
+    free_operands(&o);
 }
 
 /* ---- The suite ------------------------------------------------------------- */
 
+/* opencl:0 of a private daemon (or config's): its client and device name
+ * in *run; false, noted, without one. */
+static bool open_opencl(const bench_config *config, bench_daemon *d, mm_run *run)
+{
+    const char *socket_path = config->socket_path;
+    if (!socket_path) {
+        if (bench_daemon_start(d, suite) != 0)
+            return false;
+        socket_path = d->socket;
+    }
+    tsr_client_options co = {.socket_path = socket_path, .name = "tessera-bench"};
+    int32_t count = 0;
+    tsr_device_properties props;
+    if (tsr_client_open(&co, &run->client) != TSR_OK ||
+        tsr_device_count(run->client, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0 ||
+        tsr_device_get_properties(run->client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) !=
+            TSR_OK) {
+        bench_note(suite, "no opencl:0 (%s): its rows are left out",
+                   run->client && count == 0 ? "the daemon sees no OpenCL device"
+                                             : tsr_last_error());
+        tsr_client_close(run->client);
+        run->client = NULL;
+        return false;
+    }
+    snprintf(run->device_name, sizeof run->device_name, "%s", props.name);
+    return true;
+}
+
 int bench_suite_matmul(const bench_config *config, bench_results *out)
 {
-    const mm_plan *plan = config->quick ? &quick_plan : &full_plan;
+    mm_run run = {.plan = config->quick ? &quick_plan : &full_plan};
     int threads = config->threads > 0 ? config->threads : 1;
     char n[16];
     snprintf(n, sizeof n, "%d", threads);
     /* The cpu device's pool (and with it the OpenBLAS threads of
-     * libtessera's products), this program's cblas_sgemm and PyTorch's
-     * OpenBLAS all on `threads`. */
-    setenv("TESSERA_NUM_THREADS", n, 1);
+     * libtessera's products), this program's cblas_sgemm, PyTorch's
+     * OpenBLAS and PoCL's CPU device (the daemon's and this program's
+     * CLBlast context) all on `threads`. */
+    bench_set_threads(config, suite, threads);
     setenv("OPENBLAS_NUM_THREADS", n, 1);
     openblas_set_num_threads(threads);
     if (tsr_get_num_threads() != threads)
         bench_note(suite, "the cpu device already runs on %d threads, not %d",
                    tsr_get_num_threads(), threads);
-    bench_note(suite, "opencl:0 has no matrix products yet: its rows are left out");
 
-    mm_result results[CASE_COUNT];
-    for (size_t k = 0; k < CASE_COUNT; k++) {
-        const mm_case *c = &cases[k];
-        mm_result *r = &results[k];
-        measure_case(c, plan, r);
-        if (!isnan(r->reference))
-            add_row(out, c->name, threads, r->value, "openblas", r->reference,
-                    r->ok ? r->paired : 0, c->target_openblas);
+    if (config->torch) {
+        char source[sizeof torch_source + 64];
+        snprintf(source, sizeof source, torch_source, (long long)run.plan->side,
+                 (long long)run.plan->batch, INNER);
+        torch_request req = {
+            .threads = threads, .n = 1, .side = 1, .batch = 1, .reps = 1, .cases = source};
+        if (torch_open(&req, suite, &run.torch) == 0)
+            bench_note(suite, "torch %s", torch_version(run.torch));
+        else
+            run.torch = NULL;
     }
-
-    if (!config->torch)
-        return 0;
-    char source[sizeof torch_source + 64];
-    snprintf(source, sizeof source, torch_source, (long long)plan->side, (long long)plan->batch,
-             INNER);
-    torch_request req = {
-        .threads = threads, .n = 1, .side = 1, .batch = 1, .reps = 1, .cases = source};
-    torch_child *child;
-    if (torch_open(&req, suite, &child) != 0)
-        return 0;
-    bench_note(suite, "torch %s", torch_version(child));
-    mm_result torch_f32 = {.value = NAN};
-    for (size_t k = 0; k < CASE_COUNT; k++) {
-        const mm_case *c = &cases[k];
-        if (c->transposed)
-            continue; /* Tessera's own measure: no PyTorch side */
-        mm_result t;
-        bool ok = measure_torch(c, plan, child, &t);
-        if (strcmp(c->name, "mm_f32") == 0)
-            torch_f32 = t;
-        const mm_result *r = &results[k];
-        if (ok) {
-            add_row(out, c->name, threads, r->value, "torch", t.value, bench_paired_over(r, &t),
-                    c->target_torch);
-        } else if (c->dtype != TSR_FLOAT32 && torch_f32.ok) {
-            /* PyTorch 1.13 has no such product on the cpu: beside its
-             * float32 one, for information. */
-            bench_note(suite, "%s: no torch row (torch %s refuses it, above); torch_f32 instead",
-                       c->name, torch_version(child));
-            add_row(out, c->name, threads, r->value, "torch_f32", torch_f32.value,
-                    bench_paired_over(r, &torch_f32), NAN);
-        }
-    }
-    torch_close(child);
+    /* the cpu's cases before a daemon is there to take CPU time */
+    for (size_t k = 0; k < CASE_COUNT; k++)
+        if (!cases[k].opencl)
+            measure_case(&cases[k], &run, threads, out);
+    bench_daemon d = {.pid = -1};
+    if (open_opencl(config, &d, &run))
+        for (size_t k = 0; k < CASE_COUNT; k++)
+            if (cases[k].opencl)
+                measure_case(&cases[k], &run, threads, out);
+    tsr_client_close(run.client);
+    if (d.pid > 0)
+        bench_daemon_stop(&d);
+    if (run.torch)
+        torch_close(run.torch);
     return 0;
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Smoke test of tessera-bench's matmul suite: `matmul --json --quick` runs
-# (no daemon: the products run on the cpu device in this process), prints
-# rows of the documented shape, every product has a value beside its
-# OpenBLAS baseline, and PyTorch's rows are there when the run found torch
-# (mm_f16 beside torch's float32 mm where torch refuses float16). No timing
-# is checked.
+# (the cpu's products in this process, opencl:0's in a daemon it starts),
+# prints rows of the documented shape, every product has a value beside its
+# OpenBLAS baseline (CLBlast's on opencl:0, where the daemon has one), and
+# PyTorch's rows are there when the run found torch (mm_f16's converting
+# to float32 where torch refuses float16). No timing is checked.
 # Usage: smoke_matmul.sh PATH-TO-tessera-bench
 set -u
 B=${1:?usage: smoke_matmul.sh PATH-TO-tessera-bench}
@@ -25,7 +25,7 @@ TMPDIR=$tmp "$B" matmul --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
 grep -q "^tessera-bench: matmul: " "$tmp/err" || fail "no progress lines on stderr"
 
 # One object per measurement, every key with its type; every row on the
-# cpu, in GFLOP/s, its value and baseline measured side by side.
+# cpu or opencl:0, in GFLOP/s, its value and baseline measured side by side.
 shape='
   def num_or_null: type == "number" or type == "null";
   type == "array" and length > 0 and all(.[];
@@ -33,11 +33,12 @@ shape='
                "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
                "value"] | sort))
     and .suite == "matmul" and (.name | type == "string")
-    and .device == "cpu" and .threads == 1
+    and (.device | IN("cpu", "opencl:0")) and .threads == 1
     and (.value | type == "number" and . > 0)
     and .p99 == null and .baseline_p99 == null
     and .unit == "GFLOP/s"
-    and (.baseline | IN("openblas", "torch", "torch_f32"))
+    and (.baseline | IN("openblas", "clblast", "torch"))
+    and ((.baseline == "clblast") == (.device == "opencl:0") or .baseline == "torch")
     and (.baseline_value | type == "number" and . > 0)
     and .paired == true and (.ratio | type == "number" and . > 0)
     and (.target | num_or_null)
@@ -48,24 +49,32 @@ if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
     cat "$tmp/out.json"
 fi
 
-row() { # NAME BASELINE: whether the run has that row
-    jq -e --arg n "$1" --arg b "$2" 'any(.[]; .name == $n and .baseline == $b)' \
-        "$tmp/out.json" >/dev/null
+row() { # NAME BASELINE [DEVICE]: whether the run has that row
+    jq -e --arg n "$1" --arg b "$2" --arg d "${3:-cpu}" \
+        'any(.[]; .name == $n and .baseline == $b and .device == $d)' "$tmp/out.json" >/dev/null
 }
 for name in "${names[@]}"; do
     row "$name" openblas || fail "no row $name/openblas"
 done
+if ! grep -q "no opencl:0" "$tmp/err"; then
+    for name in mm_f32 bmm_f32 mm_f16; do
+        row "$name" clblast opencl:0 || fail "no row $name/clblast on opencl:0"
+    done
+    jq -e 'any(.[]; .name == "mm_f32" and .baseline == "clblast" and .target == 0.9)' \
+        "$tmp/out.json" >/dev/null || fail "mm_f32/clblast has not its target 0.9"
+fi
 jq -e 'any(.[]; .name == "mm_f32" and .baseline == "openblas" and .target == 0.9)' \
     "$tmp/out.json" >/dev/null || fail "mm_f32/openblas has not its target 0.9"
 if grep -q "no PyTorch comparison" "$tmp/err"; then
-    jq -e 'all(.[]; .baseline == "openblas")' "$tmp/out.json" >/dev/null ||
+    jq -e 'all(.[]; .baseline != "torch")' "$tmp/out.json" >/dev/null ||
         fail "torch rows without torch"
 else
-    row mm_f32 torch || fail "no row mm_f32/torch"
-    row bmm_f32 torch || fail "no row bmm_f32/torch"
-    row mm_f16 torch || row mm_f16 torch_f32 || fail "no row mm_f16/torch or mm_f16/torch_f32"
-    if row mm_f16 torch_f32; then
-        grep -q "torch: case mm_f16: " "$tmp/err" || fail "no reason why mm_f16 has no torch row"
+    for name in mm_f32 bmm_f32 mm_f16; do
+        row "$name" torch || fail "no row $name/torch"
+    done
+    if grep -q "torch: case mm_f16: " "$tmp/err"; then
+        grep -q "mm_f16: torch .* has no float16 mm on the cpu" "$tmp/err" ||
+            fail "no note that mm_f16's torch side converts to float32"
     fi
 fi
 if [[ $failed != 0 ]]; then

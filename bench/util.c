@@ -274,3 +274,21 @@ double bench_paired_over(const bench_paired *a, const bench_paired *b)
 {
     return a->ok && b->ok && a->paired > 0 && b->paired > 0 ? a->paired / b->paired : 0;
 }
+
+void bench_set_threads(const bench_config *config, const char *suite, int threads)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", threads);
+    setenv("TESSERA_NUM_THREADS", n, 1);
+    const char *pocl = getenv("POCL_MAX_PTHREAD_COUNT");
+    if (config->socket_path)
+        bench_note(suite, "opencl:0 runs on as many threads as the daemon at %s gives it",
+                   config->socket_path);
+    else if (pocl && *pocl && strcmp(pocl, n) != 0)
+        bench_note(suite,
+                   "POCL_MAX_PTHREAD_COUNT=%s is kept: PoCL's devices run on that many "
+                   "threads",
+                   pocl);
+    else
+        setenv("POCL_MAX_PTHREAD_COUNT", n, 1);
+}

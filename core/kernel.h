@@ -339,8 +339,36 @@ enum {
     TSR__KENTRY_UNIT_MINUS,
     TSR__KENTRY_GENERIC, /* the generic program of a common dtype (below) */
     TSR__KENTRY_REDUCE,  /* the reduction program of a common dtype ("A reduction") */
+    TSR__KENTRY_GEMM,    /* a dtype's matrix-product helpers ("Matrix products") */
     TSR__KENTRY_COUNT
 };
+
+/* ---- Matrix products ----
+ *
+ * A device's BLAS (CLBlast on opencl) computes float32, float64,
+ * complex64 and complex128 products itself. For float16, bfloat16 and
+ * the integer dtypes a device has one GEMM program per dtype: its key has
+ * op 0, entry TSR__KENTRY_GEMM, the dtype, and nothing else. Its one
+ * kernel (opencl/gemm.cl) takes
+ *   C, A, B         three buffers
+ *   long4 off, ld, bs   each operand's offset, row step and matrix step
+ *                   in elements: x C, y A, z B
+ *   long4 shape     x batch, y m, z n, w k
+ *   long2 ab        alpha and beta as int64 (integer products)
+ *   uint4 mode      x: what it does (TSR__KGEMM_*), y: TSR__KGEMM_TRANS_A |
+ *                   TRANS_B | BETA_ZERO
+ * over the NDRange opencl/gemm.cl describes for each mode. */
+enum {
+    TSR__KGEMM_PRODUCT, /* integers: C = alpha * op(A) @ op(B) + beta * C, wrapping */
+    TSR__KGEMM_WIDEN,   /* C (float32, batch x m x n packed) = A (the dtype) */
+    TSR__KGEMM_NARROW,  /* C (the dtype) = A (float32, batch x m x n packed), rounded once */
+};
+#define TSR__KGEMM_TRANS_A 0x1u
+#define TSR__KGEMM_TRANS_B 0x2u
+#define TSR__KGEMM_BETA_ZERO 0x4u
+/* The integer product's tile of C per work-item: rows x columns. */
+#define TSR__KGEMM_TILE_M 4
+#define TSR__KGEMM_TILE_N 8
 
 /* ---- The generic programs ----
  *

@@ -396,7 +396,8 @@ typedef struct tsr__wire_kernel_launch {
 /* ---- Matrix products (daemon/exec.c) --------------------------------------
  * GEMM queues one matrix product on the device of its operands, in order
  * with the session's launches there, computed by the device's BLAS
- * (CLBlast on opencl devices):
+ * (CLBlast on opencl devices; float16, bfloat16 and the integers through
+ * the device's GEMM program, core/kernel.h):
  *   C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b],  b < batch,
  * row-major, op(A) m x k and op(B) k x n. Operand 0 is C, 1 A, 2 B; each
  * is an allocation of the session (or one it imported) with, in elements
@@ -406,7 +407,7 @@ typedef struct tsr__wire_kernel_launch {
  * region (batch x rows x cols with strides bstride, ld, 1) against its
  * allocation, C writable, distinct from A's and B's allocations and not
  * overlapping itself, ld at least the stored row's length, and the dtype
- * one the device's BLAS computes in. alpha and beta are in the dtype's
+ * one the device computes products in. alpha and beta are in the dtype's
  * math type as tsr__kernel.alpha lays them out. The reply is LAUNCH's. */
 #define TSR__WIRE_GEMM_TRANS_A 0x1u   /* A is stored k x m */
 #define TSR__WIRE_GEMM_TRANS_B 0x2u   /* B is stored n x k */

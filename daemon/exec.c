@@ -404,9 +404,12 @@ static void log_program(const executor *x, uint32_t queue, tsr__backend_program 
 {
     const char *be = x->be->name;
     const tsr__kernel_key *k = x->be->program_key(p);
-    if (k->entry == TSR__KENTRY_GENERIC || k->entry == TSR__KENTRY_REDUCE) {
+    if (k->entry == TSR__KENTRY_GENERIC || k->entry == TSR__KENTRY_REDUCE ||
+        k->entry == TSR__KENTRY_GEMM) {
         tsr__log(TSR__LOG_INFO, "%s:%u: %s program %s: %s", be, queue,
-                 k->entry == TSR__KENTRY_REDUCE ? "reduction" : "generic",
+                 k->entry == TSR__KENTRY_REDUCE ? "reduction"
+                 : k->entry == TSR__KENTRY_GEMM ? "GEMM"
+                                                : "generic",
                  k->common < TSR_DTYPE_COUNT ? tsr_dtype_name((tsr_dtype)k->common) : "?", made);
         return;
     }
@@ -1242,10 +1245,17 @@ tsr_status tsr__exec_launch(tsr__session *s, const tsr__kernel *request, tsr__wi
 
 /* ---- matrix products ------------------------------------------------------ */
 
-static bool gemm_dtype(uint32_t dtype)
+/* The device's BLAS computes these; float16, bfloat16 and the integers
+ * go through its GEMM program (core/kernel.h, "Matrix products"). */
+static bool gemm_blas_dtype(uint32_t dtype)
 {
     return dtype == TSR_FLOAT32 || dtype == TSR_FLOAT64 || dtype == TSR_COMPLEX64 ||
            dtype == TSR_COMPLEX128;
+}
+
+static bool gemm_dtype(uint32_t dtype)
+{
+    return gemm_blas_dtype(dtype) || tsr__kernel_gemm_has((tsr_dtype)dtype);
 }
 
 /* Checks one GEMM operand's region (batch x rows x cols, strides bstride,
@@ -1286,6 +1296,49 @@ static tsr_status gemm_operand(tsr__session *s, const tsr__wire_gemm *g, int i, 
     *byte_offset = b.offset + first;
     *extent = span > first ? span - first : 0;
     return TSR_OK;
+}
+
+/* A product runs in pieces of at most GEMM_PIECE multiply-adds (whole
+ * matrices of its batch, or bands of C's rows where one matrix is more),
+ * each a job of its own in the session's lane: between two pieces the
+ * device's queue takes other sessions' work, so that no product holds it
+ * for long (2^30 multiply-adds: a few milliseconds on a GPU, about two
+ * seconds for CLBlast on one thread of PoCL's CPU device, where thinner
+ * bands cost CLBlast a third of its speed). */
+#define GEMM_PIECE (UINT64_C(1) << 30)
+
+/* The backend's request for matrices b0.. and rows r0.. of a checked
+ * product (at most nb and nr of them): each operand's first byte in its
+ * segment (base: its allocation's element 0 there) and the bytes its
+ * piece spans, all inside the region checked for the whole. */
+static void gemm_piece(const tsr__wire_gemm *g, size_t item, const uint64_t base[3], int64_t b0,
+                       int64_t nb, int64_t r0, int64_t nr, tsr__backend_gemm *bg)
+{
+    bool ta = g->flags & TSR__WIRE_GEMM_TRANS_A, tb = g->flags & TSR__WIRE_GEMM_TRANS_B;
+    nb = g->batch - b0 < nb ? g->batch - b0 : nb;
+    nr = g->m - r0 < nr ? g->m - r0 : nr;
+    /* stored rows x cols of each operand's piece, and its first element */
+    int64_t rows[3] = {nr, ta ? g->k : nr, tb ? g->n : g->k};
+    int64_t cols[3] = {g->n, ta ? nr : g->k, tb ? g->k : g->n};
+    int64_t first[3] = {r0 * g->ld[0], ta ? r0 : r0 * g->ld[1], 0};
+    *bg = (tsr__backend_gemm){.dtype = g->dtype,
+                              .batch = (uint64_t)nb,
+                              .m = (uint64_t)nr,
+                              .n = (uint64_t)g->n,
+                              .k = (uint64_t)g->k,
+                              .trans_a = ta,
+                              .trans_b = tb,
+                              .beta_zero = g->flags & TSR__WIRE_GEMM_BETA_ZERO};
+    memcpy(bg->alpha, g->alpha, sizeof bg->alpha);
+    memcpy(bg->beta, g->beta, sizeof bg->beta);
+    for (int i = 0; i < 3; i++) {
+        uint64_t at = (uint64_t)(g->offsets[i] + b0 * g->bstride[i] + first[i]);
+        uint64_t span = (uint64_t)((nb - 1) * g->bstride[i] + (rows[i] - 1) * g->ld[i] + cols[i]);
+        bg->offsets[i] = base[i] + at * item;
+        bg->extents[i] = span * item;
+        bg->ld[i] = (uint64_t)g->ld[i];
+        bg->bstride[i] = (uint64_t)g->bstride[i];
+    }
 }
 
 tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_launched *out)
@@ -1340,37 +1393,45 @@ tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_la
     tsr_status st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
-    /* The generic program of its dtype: its device is open once it has
-     * settled, and a device that cannot build it fails the product too. */
-    tsr__kernel_key any = tsr__kernel_generic_key((tsr_dtype)g->dtype);
+    /* The generic program of its dtype, or the GEMM program that computes
+     * it: its device is open once it has settled, and a device that
+     * cannot build it fails the product too. */
+    tsr__kernel_key any = gemm_blas_dtype(g->dtype) ? tsr__kernel_generic_key((tsr_dtype)g->dtype)
+                                                    : tsr__kernel_gemm_key((tsr_dtype)g->dtype);
     tsr__backend_program *program =
         x->be->program_get(x->rt, (uint32_t)queue, &any, TSR__BUILD_NOW);
     if (!program)
         return TSR_ERR_OUT_OF_MEMORY;
-    job *j = new_job(x, s, (uint32_t)queue);
-    if (!j)
-        return TSR_ERR_OUT_OF_MEMORY;
-    j->program = program;
-    j->is_gemm = true;
-    tsr__backend_gemm *bg = &j->gemm;
-    *bg = (tsr__backend_gemm){.dtype = g->dtype,
-                              .batch = (uint64_t)g->batch,
-                              .m = (uint64_t)g->m,
-                              .n = (uint64_t)g->n,
-                              .k = (uint64_t)g->k,
-                              .trans_a = ta,
-                              .trans_b = tb,
-                              .beta_zero = g->flags & TSR__WIRE_GEMM_BETA_ZERO};
-    memcpy(bg->alpha, g->alpha, sizeof bg->alpha);
-    memcpy(bg->beta, g->beta, sizeof bg->beta);
-    for (int i = 0; i < 3; i++) {
-        j->segments[i] = segments[i];
-        bg->offsets[i] = j->launch.offsets[i] = offsets[i];
-        bg->extents[i] = j->launch.extents[i] = extents[i];
-        bg->ld[i] = (uint64_t)g->ld[i];
-        bg->bstride[i] = (uint64_t)g->bstride[i];
-    }
-    return queue_job(x, j, out);
+    /* in pieces: whole matrices of the batch, or bands of C's rows */
+    uint64_t per_row, per_matrix = UINT64_MAX;
+    if (__builtin_mul_overflow((uint64_t)g->n, (uint64_t)g->k, &per_row))
+        per_row = UINT64_MAX;
+    else if (__builtin_mul_overflow(per_row, (uint64_t)g->m, &per_matrix))
+        per_matrix = UINT64_MAX;
+    int64_t nb = per_matrix <= GEMM_PIECE ? (int64_t)(GEMM_PIECE / per_matrix) : 1;
+    int64_t nr = per_matrix <= GEMM_PIECE ? g->m : (int64_t)(GEMM_PIECE / per_row);
+    nr = nr < 1 ? 1 : nr;
+    size_t item = tsr_dtype_itemsize((tsr_dtype)g->dtype);
+    uint64_t base[3]; /* each allocation's element 0 in its segment, bytes */
+    for (int i = 0; i < 3; i++)
+        base[i] = offsets[i] - (uint64_t)g->offsets[i] * item;
+    for (int64_t b0 = 0; b0 < g->batch; b0 += nb)
+        for (int64_t r0 = 0; r0 < g->m; r0 += nr) {
+            job *j = new_job(x, s, (uint32_t)queue);
+            if (!j)
+                return TSR_ERR_OUT_OF_MEMORY;
+            j->program = program;
+            j->is_gemm = true;
+            gemm_piece(g, item, base, b0, nb, r0, nr, &j->gemm);
+            for (int i = 0; i < 3; i++) {
+                j->segments[i] = segments[i];
+                j->launch.offsets[i] = j->gemm.offsets[i];
+                j->launch.extents[i] = j->gemm.extents[i];
+            }
+            if ((st = queue_job(x, j, out)) != TSR_OK)
+                return st;
+        }
+    return TSR_OK;
 }
 
 /* Writes `value` at every element of a checked region, innermost

@@ -71,6 +71,9 @@ static tsr_status generic_key_check(const tsr__kernel_key *key, unsigned caps)
             return bad_key("operand dtype of a generic program's key", key->dtypes[k]);
     if (!tsr_dtype_is_valid((tsr_dtype)key->common))
         return bad_key("common dtype", key->common);
+    if (key->entry == TSR__KENTRY_GEMM && !tsr__kernel_gemm_has((tsr_dtype)key->common))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "no GEMM program computes in %s",
+                         tsr_dtype_name((tsr_dtype)key->common));
     if (key->entry == TSR__KENTRY_REDUCE &&
         !tsr__reduce_computes(TSR__KOP_SUM, (tsr_dtype)key->common))
         return tsr__fail(TSR_ERR_NOT_SUPPORTED, "no reduction computes in %s",
@@ -126,7 +129,8 @@ tsr_status tsr__kernel_key_check(const tsr__kernel_key *key, unsigned caps)
 {
     if (key == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "kernel key must not be NULL");
-    if (key->entry == TSR__KENTRY_GENERIC || (key->entry == TSR__KENTRY_REDUCE && key->op == 0))
+    if (key->entry == TSR__KENTRY_GENERIC || key->entry == TSR__KENTRY_GEMM ||
+        (key->entry == TSR__KENTRY_REDUCE && key->op == 0))
         return generic_key_check(key, caps);
     tsr__kernel_op op = (tsr__kernel_op)key->op;
     if (key->op == 0 || key->op >= TSR__KOP_COUNT)
@@ -572,6 +576,7 @@ static const char *const entry_names[TSR__KENTRY_COUNT] = {
     [TSR__KENTRY_UNIT_MINUS] = "unit, alpha -1",
     [TSR__KENTRY_GENERIC] = "generic",
     [TSR__KENTRY_REDUCE] = "reduce",
+    [TSR__KENTRY_GEMM] = "gemm",
 };
 
 /* Whether a key's program has the entry. */
@@ -613,6 +618,17 @@ tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common)
 tsr__kernel_key tsr__kernel_reduce_key(tsr_dtype common)
 {
     return (tsr__kernel_key){.entry = TSR__KENTRY_REDUCE, .common = (uint8_t)common};
+}
+
+tsr__kernel_key tsr__kernel_gemm_key(tsr_dtype dtype)
+{
+    return (tsr__kernel_key){.entry = TSR__KENTRY_GEMM, .common = (uint8_t)dtype};
+}
+
+bool tsr__kernel_gemm_has(tsr_dtype d)
+{
+    return d == TSR_FLOAT16 || d == TSR_BFLOAT16 || d == TSR_UINT8 || d == TSR_INT8 ||
+           d == TSR_INT16 || d == TSR_INT32 || d == TSR_INT64;
 }
 
 void tsr__kernel_generic_kind(const tsr__kernel *k, uint32_t kind[4])

@@ -54,6 +54,12 @@ tsr__kernel_key tsr__kernel_generic_key(tsr_dtype common);
  * any other; a reduction's own key names it in its entry. */
 tsr__kernel_key tsr__kernel_reduce_key(tsr_dtype common);
 
+/* The key of the GEMM program of `dtype` (core/kernel.h, "Matrix
+ * products"): float16, bfloat16, uint8, int8, int16, int32 and int64
+ * have one (tsr__kernel_gemm_has). */
+tsr__kernel_key tsr__kernel_gemm_key(tsr_dtype dtype);
+bool tsr__kernel_gemm_has(tsr_dtype dtype);
+
 /* The operands a kernel of a valid `op` has: the output and its inputs,
  * and the positions of max/min with a dim (TSR__KOPF_INDICES). */
 uint32_t tsr__kernel_operand_count(uint32_t op);

@@ -329,11 +329,6 @@ static tsr_status product_into(const tsr_tensor *a, mview va, const tsr_tensor *
  * Products there sum in the device BLAS's order, not OpenBLAS's: equal to
  * the cpu's within rounding, not bit for bit. */
 
-static bool device_dtype(tsr_dtype d)
-{
-    return d == TSR_FLOAT32 || d == TSR_FLOAT64 || d == TSR_COMPLEX64 || d == TSR_COMPLEX128;
-}
-
 /* How the daemon reads a rows x cols matrix with strides rs, cs: as it
  * lies (ld the row step) or transposed (ld the column step); false when
  * neither. */
@@ -423,6 +418,16 @@ static tsr_status device_gemms(tsr__gemm_args *g, const tsr_tensor *t[3], mview 
  * or double widens to double). */
 static tsr_scalar beta_scalar(const tsr__gemm_args *g)
 {
+    if (!tsr_dtype_is_floating_point(g->dtype) && !tsr_dtype_is_complex(g->dtype)) {
+        int64_t i;
+        memcpy(&i, g->beta, sizeof i);
+        return tsr_scalar_int(i);
+    }
+    if (g->dtype == TSR_FLOAT16 || g->dtype == TSR_BFLOAT16) {
+        float f;
+        memcpy(&f, g->beta, sizeof f);
+        return tsr_scalar_float(f);
+    }
     if (g->dtype == TSR_FLOAT32 || g->dtype == TSR_COMPLEX64) {
         float f[2] = {0, 0};
         memcpy(f, g->beta, g->dtype == TSR_FLOAT32 ? 4 : 8);
@@ -440,13 +445,13 @@ static tsr_status device_product_into(const tsr_tensor *a, mview va, const tsr_t
     g->m = va.sizes[nb];
     g->k = va.sizes[nb + 1];
     g->n = vb.sizes[nb + 1];
-    if (!device_dtype(g->dtype))
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
-                         "matrix products in %s on %s devices are not available yet",
-                         tsr_dtype_name(g->dtype), tsr_device_type_name(r->storage->device.type));
     if (g->k == 0 || g->alpha_zero) /* C = beta * C, A and B unread */
         return g->beta_zero ? tsr_tensor_fill_(r, tsr_scalar_int(0))
                             : tsr_mul_scalar_(r, beta_scalar(g));
+    if (!tsr__gemm_supports(g->dtype))
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "matrix products in %s on %s devices are not available yet",
+                         tsr_dtype_name(g->dtype), tsr_device_type_name(r->storage->device.type));
     tsr_tensor *packed[2] = {NULL, NULL};
     const tsr_tensor *t[3] = {r, a, b};
     mview *v[3] = {&vc, &va, &vb};

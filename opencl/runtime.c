@@ -3,6 +3,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "opencl/runtime.h"
 #include "opencl/errors.h"
+#include "kernels/launch.h"
 #include "kernels/reduce_order.h"
 
 #include <CL/cl.h>
@@ -277,9 +278,22 @@ static void cache_store(tsr__clrt *rt, tsr__clrt_program *p, uint64_t hash)
  * size) does so here, so that the first real launch finds it compiled.
  * Every launch has a local size of 1 x 1 x 1 (core/kernel.h). False when
  * the driver refused it; the program is still usable. */
+static cl_int gemm_args(cl_kernel k, cl_mem c, cl_mem a, cl_mem b, const cl_long4 v[4], cl_long2 ab,
+                        cl_uint4 mode);
+
 static bool warm_up(clrt_device *d, tsr__clrt_program *p)
 {
     const tsr__kernel_key *key = &p->key;
+    if (key->entry == TSR__KENTRY_GEMM) { /* shape 0: every work-item returns */
+        static const cl_long4 none[4];
+        size_t one[3] = {1, 1, 1};
+        cl_int err = gemm_args(p->kernel, d->no_status, d->no_status, d->no_status, none,
+                               (cl_long2){{0}}, (cl_uint4){{0}});
+        if (err == CL_SUCCESS)
+            err =
+                clEnqueueNDRangeKernel(d->warm_queue, p->kernel, 3, NULL, one, one, 0, NULL, NULL);
+        return err == CL_SUCCESS && clFinish(d->warm_queue) == CL_SUCCESS;
+    }
     cl_uint nstorage = 1;
     bool generic = key->entry == TSR__KENTRY_GENERIC || key->entry == TSR__KENTRY_REDUCE;
     if (generic)
@@ -1145,6 +1159,145 @@ static CLBlastStatusCode gemm_call(clrt_device *d, const tsr__backend_gemm *g, c
     }
 }
 
+/* ---- products through the GEMM program ------------------------------------
+ * float16, bfloat16 and the integers have no CLBlast routine that gives
+ * the cpu's results: float16/bfloat16 are widened to float32 scratch on
+ * the device, multiplied by Sgemm and rounded once (as the cpu computes
+ * them: PyTorch's float32 accumulation, never Hgemm's half sums), and the
+ * integers run the GEMM program's own product (core/kernel.h, "Matrix
+ * products"; opencl/gemm.cl). The scratch buffers are released as soon as
+ * their commands are queued: OpenCL keeps them until those have run. */
+
+static cl_int gemm_args(cl_kernel k, cl_mem c, cl_mem a, cl_mem b, const cl_long4 v[4], cl_long2 ab,
+                        cl_uint4 mode)
+{
+    cl_uint arg = 0;
+    cl_int err = CL_SUCCESS;
+    SET_ARG(c);
+    SET_ARG(a);
+    SET_ARG(b);
+    for (int i = 0; i < 4; i++)
+        SET_ARG(v[i]);
+    SET_ARG(ab);
+    SET_ARG(mode);
+    return err;
+}
+
+/* Queues the GEMM program's kernel over `range`, local size 1 x 1 x 1 as
+ * every launch (warm_up compiled it for that); *event becomes its event. */
+static cl_int gemm_kernel(clrt_device *d, cl_kernel k, cl_mem c, cl_mem a, cl_mem b,
+                          const cl_long4 v[4], cl_long2 ab, cl_uint4 mode, const size_t range[3],
+                          cl_event *event)
+{
+    size_t one[3] = {1, 1, 1};
+    cl_event e = NULL;
+    cl_int err = gemm_args(k, c, a, b, v, ab, mode);
+    if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(d->queue, k, 3, NULL, range, one, 0, NULL, &e);
+    if (e) {
+        if (*event)
+            clReleaseEvent(*event);
+        *event = e;
+    }
+    return err;
+}
+
+static cl_mem gemm_operand_mem(const tsr__backend_gemm *g, int i)
+{
+    return ((const clrt_buffer *)g->buffers[i])->mem;
+}
+
+static cl_int int_product(clrt_device *d, cl_kernel k, const tsr__backend_gemm *g,
+                          const size_t off[3], cl_event *event)
+{
+    cl_long4 v[4] = {
+        {{(cl_long)off[0], (cl_long)off[1], (cl_long)off[2], 0}},
+        {{(cl_long)g->ld[0], (cl_long)g->ld[1], (cl_long)g->ld[2], 0}},
+        {{(cl_long)g->bstride[0], (cl_long)g->bstride[1], (cl_long)g->bstride[2], 0}},
+        {{(cl_long)g->batch, (cl_long)g->m, (cl_long)g->n, (cl_long)g->k}},
+    };
+    cl_long2 ab;
+    memcpy(&ab.s[0], g->alpha, 8);
+    memcpy(&ab.s[1], g->beta, 8);
+    cl_uint flags = (g->trans_a ? TSR__KGEMM_TRANS_A : 0) | (g->trans_b ? TSR__KGEMM_TRANS_B : 0) |
+                    (g->beta_zero ? TSR__KGEMM_BETA_ZERO : 0);
+    size_t range[3] = {(size_t)((g->n + TSR__KGEMM_TILE_N - 1) / TSR__KGEMM_TILE_N),
+                       (size_t)((g->m + TSR__KGEMM_TILE_M - 1) / TSR__KGEMM_TILE_M),
+                       (size_t)g->batch};
+    return gemm_kernel(d, k, gemm_operand_mem(g, 0), gemm_operand_mem(g, 1), gemm_operand_mem(g, 2),
+                       v, ab, (cl_uint4){{TSR__KGEMM_PRODUCT, flags, 0, 0}}, range, event);
+}
+
+/* Operand i (batch x rows x cols as stored, at element off) into or out
+ * of its float32 scratch (packed). */
+static cl_int gemm_move(clrt_device *d, cl_kernel k, const tsr__backend_gemm *g, int i, size_t off,
+                        uint64_t rows, uint64_t cols, cl_mem scratch, bool narrow, cl_event *event)
+{
+    int at = narrow ? 0 : 1; /* NARROW reads its place from off.x, WIDEN from off.y */
+    cl_long4 v[4] = {{{0}}, {{0}}, {{0}}, {{(cl_long)g->batch, (cl_long)rows, (cl_long)cols, 0}}};
+    v[0].s[at] = (cl_long)off;
+    v[1].s[at] = (cl_long)g->ld[i];
+    v[2].s[at] = (cl_long)g->bstride[i];
+    size_t range[3] = {(size_t)rows, (size_t)g->batch, 1};
+    cl_mem mem = gemm_operand_mem(g, i);
+    cl_uint4 mode = {{narrow ? TSR__KGEMM_NARROW : TSR__KGEMM_WIDEN, 0, 0, 0}};
+    return narrow ? gemm_kernel(d, k, mem, scratch, scratch, v, (cl_long2){{0}}, mode, range, event)
+                  : gemm_kernel(d, k, scratch, mem, mem, v, (cl_long2){{0}}, mode, range, event);
+}
+
+/* float16 and bfloat16: *cs is CLBlast's status where Sgemm refused. */
+static cl_int reduced_product(clrt_device *d, cl_kernel k, const tsr__backend_gemm *g,
+                              const size_t off[3], cl_event *event, CLBlastStatusCode *cs)
+{
+    uint64_t rows[3] = {g->m, g->trans_a ? g->k : g->m, g->trans_b ? g->n : g->k};
+    uint64_t cols[3] = {g->n, g->trans_a ? g->m : g->k, g->trans_b ? g->k : g->n};
+    cl_mem scratch[3] = {NULL, NULL, NULL};
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3 && err == CL_SUCCESS; i++) {
+        uint64_t bytes;
+        if (__builtin_mul_overflow(g->batch, rows[i] * cols[i], &bytes) ||
+            __builtin_mul_overflow(bytes, (uint64_t)sizeof(float), &bytes) || bytes > SIZE_MAX)
+            err = CL_INVALID_BUFFER_SIZE;
+        else
+            scratch[i] = clCreateBuffer(d->context, CL_MEM_READ_WRITE, (size_t)bytes, NULL, &err);
+    }
+    for (int i = 1; i < 3 && err == CL_SUCCESS; i++)
+        err = gemm_move(d, k, g, i, off[i], rows[i], cols[i], scratch[i], false, event);
+    if (err == CL_SUCCESS && !g->beta_zero)
+        err = gemm_move(d, k, g, 0, off[0], rows[0], cols[0], scratch[0], false, event);
+    if (err == CL_SUCCESS) {
+        float alpha, beta = 0;
+        memcpy(&alpha, g->alpha, sizeof alpha);
+        if (!g->beta_zero)
+            memcpy(&beta, g->beta, sizeof beta);
+        CLBlastTranspose ta = g->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+        CLBlastTranspose tb = g->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
+        size_t m = (size_t)g->m, n = (size_t)g->n, kk = (size_t)g->k, batch = (size_t)g->batch;
+        size_t sa = (size_t)(rows[1] * cols[1]), sb = (size_t)(rows[2] * cols[2]), sc = m * n;
+        cl_event e = NULL;
+        *cs = batch == 1 ? CLBlastSgemm(CLBlastLayoutRowMajor, ta, tb, m, n, kk, alpha, scratch[1],
+                                        0, (size_t)cols[1], scratch[2], 0, (size_t)cols[2], beta,
+                                        scratch[0], 0, n, &d->queue, &e)
+                         : CLBlastSgemmStridedBatched(CLBlastLayoutRowMajor, ta, tb, m, n, kk,
+                                                      alpha, scratch[1], 0, (size_t)cols[1], sa,
+                                                      scratch[2], 0, (size_t)cols[2], sb, beta,
+                                                      scratch[0], 0, n, sc, batch, &d->queue, &e);
+        if (e) {
+            if (*event)
+                clReleaseEvent(*event);
+            *event = e;
+        }
+        if (*cs != CLBlastSuccess)
+            err = CL_INVALID_OPERATION;
+    }
+    if (err == CL_SUCCESS)
+        err = gemm_move(d, k, g, 0, off[0], rows[0], cols[0], scratch[0], true, event);
+    for (int i = 0; i < 3; i++)
+        if (scratch[i])
+            clReleaseMemObject(scratch[i]);
+    return err;
+}
+
 /* C's rows as a box for the copy back: n elements per row, m rows ld
  * apart, batch matrices bstride apart where they lie in that order. */
 static bool gemm_box(const tsr__backend_gemm *g, size_t item, size_t region[3], size_t pitch[2])
@@ -1163,11 +1316,24 @@ tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_ge
     if (ordinal >= rt->count || rt->devices[ordinal].state != DEVICE_OPEN)
         return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u is not open", (unsigned)ordinal);
     tsr_dtype dt = (tsr_dtype)g->dtype;
-    if (dt != TSR_FLOAT32 && dt != TSR_FLOAT64 && dt != TSR_COMPLEX64 && dt != TSR_COMPLEX128)
+    bool blas =
+        dt == TSR_FLOAT32 || dt == TSR_FLOAT64 || dt == TSR_COMPLEX64 || dt == TSR_COMPLEX128;
+    if (!blas && !tsr__kernel_gemm_has(dt))
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
                          "matrix products in %s on opencl devices are not "
-                         "available yet",
+                         "available",
                          tsr_dtype_name(dt));
+    /* the GEMM program of the dtype, which the daemon had built first */
+    cl_kernel helper = NULL;
+    if (!blas) {
+        tsr__kernel_key key = tsr__kernel_gemm_key(dt);
+        tsr__clrt_program *p = tsr__clrt_program_find(rt, ordinal, &key);
+        if (!p || tsr__clrt_program_state(p) != TSR__PROGRAM_READY)
+            return tsr__fail(TSR_ERR_DEVICE, "the GEMM program of %s on OpenCL device %u: %s",
+                             tsr_dtype_name(dt), (unsigned)ordinal,
+                             p ? tsr__clrt_program_error(p) : "never requested");
+        helper = p->kernel;
+    }
     size_t item = tsr_dtype_itemsize(dt), off[3];
     for (int i = 0; i < 3; i++) {
         if (g->offsets[i] % item)
@@ -1190,7 +1356,13 @@ tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_ge
     cl_int err = copy_in(d, job, g->buffers, g->offsets, extents, 3);
     cl_event event = NULL;
     if (err == CL_SUCCESS) {
-        CLBlastStatusCode cs = gemm_call(d, g, off, &event);
+        CLBlastStatusCode cs = CLBlastSuccess;
+        if (blas)
+            cs = gemm_call(d, g, off, &event);
+        else if (tsr_dtype_is_floating_point(dt))
+            err = reduced_product(d, helper, g, off, &event, &cs);
+        else
+            err = int_product(d, helper, g, off, &event);
         if (cs != CLBlastSuccess) { /* its codes below -1000 are its own */
             enqueue_failed(d, job, event, CL_INVALID_OPERATION, "a matrix product");
             return tsr__fail(TSR_ERR_DEVICE,

@@ -1301,6 +1301,39 @@ static void emit_reduce(text *t, tsr_dtype common, unsigned caps)
     emit_reduce_switch(t, common);
 }
 
+/* The GEMM program of a dtype: float16 and bfloat16 move through the
+ * float32 generic program's conversions, integers name their C type. */
+static void emit_gemm(text *t, tsr_dtype dtype, unsigned caps)
+{
+    static const char *const ints[TSR_DTYPE_COUNT][2] = {
+        [TSR_UINT8] = {"uchar", "(uchar)(v)"},
+        [TSR_INT8] = {"char", "as_char((uchar)(v))"},
+        [TSR_INT16] = {"short", "as_short((ushort)(v))"},
+        [TSR_INT32] = {"int", "as_int((uint)(v))"},
+        [TSR_INT64] = {"long", "as_long(v)"},
+    };
+    put(t,
+        "#define TSR__KGEMM_PRODUCT %d\n#define TSR__KGEMM_WIDEN %d\n#define TSR__KGEMM_NARROW "
+        "%d\n",
+        TSR__KGEMM_PRODUCT, TSR__KGEMM_WIDEN, TSR__KGEMM_NARROW);
+    put(t, "#define TSR__KGEMM_TRANS_A %uu\n#define TSR__KGEMM_TRANS_B %uu\n", TSR__KGEMM_TRANS_A,
+        TSR__KGEMM_TRANS_B);
+    put(t,
+        "#define TSR__KGEMM_BETA_ZERO %uu\n#define TSR__KGEMM_TILE_M %d\n#define TSR__KGEMM_TILE_N "
+        "%d\n",
+        TSR__KGEMM_BETA_ZERO, TSR__KGEMM_TILE_M, TSR__KGEMM_TILE_N);
+    if (ints[dtype][0]) {
+        put(t, "#define TSR_GEMM_INT 1\ntypedef %s tsr_gemm_t;\n#define TSR_GEMM_NARROW(v) %s\n",
+            ints[dtype][0], ints[dtype][1]);
+    } else {
+        put(t, "#define TSR_GEMM_REDUCED 1\n#define TSR_GEMM_DTYPE %du\n", (int)dtype);
+        emit_generic_load(t, TSR_FLOAT32, "float", caps);
+        emit_generic_store(t, TSR_FLOAT32, "float", caps);
+    }
+    put_raw(t, tsr__ksrc_gemm, tsr__ksrc_gemm_len);
+    put(t, "\n");
+}
+
 tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *buf, size_t size,
                               size_t *length)
 {
@@ -1338,6 +1371,8 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
         emit_generic(&t, (tsr_dtype)key->common, caps);
     } else if (key->entry == TSR__KENTRY_REDUCE) {
         emit_reduce(&t, (tsr_dtype)key->common, caps);
+    } else if (key->entry == TSR__KENTRY_GEMM) {
+        emit_gemm(&t, (tsr_dtype)key->common, caps);
     } else {
         emit_element(&t, key, storage, nstorage, "tsr_elem");
         emit_entry(&t, key, storage, nstorage, key->entry);
@@ -1353,7 +1388,7 @@ size_t tsr__opencl_source_max(void)
 {
     return tsr__ksrc_convert_scalar_len + tsr__ksrc_helpers_len + tsr__ksrc_scalar_ops_len +
            tsr__ksrc_scalar_math_len + tsr__ksrc_scalar_trig_len + tsr__ksrc_scalar_misc_len +
-           tsr__ksrc_reduce_order_len + tsr__ksrc_reduce_len + (160u << 10);
+           tsr__ksrc_reduce_order_len + tsr__ksrc_reduce_len + tsr__ksrc_gemm_len + (160u << 10);
 }
 tsr_status tsr__opencl_cache_name(const tsr__kernel_key *key, const char *source, size_t length,
                                   char *buf, size_t size)

@@ -53,5 +53,7 @@ extern const char tsr__ksrc_reduce_order[];
 extern const size_t tsr__ksrc_reduce_order_len;
 extern const char tsr__ksrc_reduce[];
 extern const size_t tsr__ksrc_reduce_len;
+extern const char tsr__ksrc_gemm[];
+extern const size_t tsr__ksrc_gemm_len;
 
 #endif /* TESSERA_OPENCL_SOURCE_H */

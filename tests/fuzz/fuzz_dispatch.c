@@ -3,8 +3,9 @@
  * Process-wide servers run detached (tsr__server_init_detached: no socket,
  * no discovery), one per entry of configs[], each over a registry made
  * here: cpu, two OpenCL devices (the second without fp64) and meta, with
- * kernels disabled (found.trusted false: LAUNCH is checked in full, then
- * refused with its clear error, as no OpenCL runtime is started). The
+ * kernels disabled (found.trusted false: LAUNCH and GEMM are checked in
+ * full, then refused with their clear error, as no OpenCL runtime is
+ * started). The
  * input's first byte picks the server; its configuration sets the memory
  * limits, the session caps and the per-session bounds small enough for a
  * short input to reach each of them. With TESSERA_FUZZ_DISCOVER=1 in the
@@ -859,6 +860,7 @@ typedef union payload {
     tsr__wire_program program;
     tsr__wire_kernel_query kernel_query;
     tsr__wire_kernel_launch kernel_launch;
+    tsr__wire_gemm gemm;
 } payload;
 
 /* User kernels' messages (daemon/user.c): programs 1..4 of the session
@@ -935,6 +937,39 @@ static void build_launch(fuzz_reader *r, int k, tsr__kernel *kn)
         kn->scalar[i] = fuzz_u8(r);
 }
 
+/* A matrix product: small shapes (now and then any), operands mostly
+ * live blocks with leading dimensions at or just past their rows' length
+ * and offsets and batch strides near their blocks' ends, any dtype and
+ * flags now and then. */
+static void build_gemm(fuzz_reader *r, int k, tsr__wire_gemm *g)
+{
+    uint8_t t = fuzz_u8(r);
+    g->dtype = t < 0xf0 ? t % TSR_DTYPE_COUNT : fuzz_u32(r);
+    t = fuzz_u8(r);
+    g->flags = t < 0xf0 ? t & 7u : fuzz_u32(r);
+    int64_t *dims[4] = {&g->batch, &g->m, &g->n, &g->k};
+    for (int i = 0; i < 4; i++) {
+        t = fuzz_u8(r);
+        *dims[i] = t < 0xf8 ? t % 9 : (int64_t)fuzz_u64(r);
+    }
+    bool ta = g->flags & TSR__WIRE_GEMM_TRANS_A, tb = g->flags & TSR__WIRE_GEMM_TRANS_B;
+    int64_t cols[3] = {g->n, ta ? g->m : g->k, tb ? g->k : g->n};
+    uint64_t item = g->dtype < TSR_DTYPE_COUNT ? tsr_dtype_itemsize((tsr_dtype)g->dtype) : 4;
+    for (int i = 0; i < 3; i++) {
+        const live_block *b = NULL;
+        g->handles[i] = fuzz_handle(r, k, &b);
+        uint64_t items = (b ? b->size : 4096) / (item ? item : 1);
+        t = fuzz_u8(r);
+        g->ld[i] = t < 0xf0 ? cols[i] + t % 3 : (int64_t)fuzz_u64(r);
+        g->offsets[i] = fuzz_extent(r, items);
+        g->bstride[i] = fuzz_extent(r, items);
+    }
+    for (int i = 0; i < 16; i++) {
+        g->alpha[i] = fuzz_u8(r);
+        g->beta[i] = fuzz_u8(r);
+    }
+}
+
 /* Builds the payload of `opcode` for session k into p; returns its length. */
 static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64_t *fill_handle)
 {
@@ -1005,6 +1040,9 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
     }
     case TSR__OP_LAUNCH:
         build_launch(r, k, &p->kernel);
+        break;
+    case TSR__OP_GEMM:
+        build_gemm(r, k, &p->gemm);
         break;
     case TSR__OP_EXPORT: {
         tsr__wire_export *e = &p->export_;

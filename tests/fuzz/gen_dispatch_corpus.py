@@ -5,7 +5,7 @@
 
 Hand-made message sequences in the target's own encoding: a session's
 handshake, then every message of the protocol once, an allocation's life
-(ALLOC, FILL, LAUNCH, FREE, EMPTY_CACHE), sessions of one uid running into
+(ALLOC, FILL, LAUNCH, FREE, EMPTY_CACHE), matrix products (GEMM), sessions of one uid running into
 their limits, the ring transport and a client that goes away, a refused
 handshake. Files are named seed-NN-<first 8 hex digits of their SHA-1>;
 the directory's old seed-* files are replaced, crash-* and other
@@ -31,7 +31,7 @@ import sys
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
  TOPOLOGY, DAEMON_STATS, EXPORT, IMPORT, REVOKE, SHARE_LIST) = range(1, 23)
 (PROGRAM_CREATE, PROGRAM_SOURCE, PROGRAM_STATUS, PROGRAM_RELEASE, KERNEL_INFO,
- KERNEL_LAUNCH) = range(23, 29)
+ KERNEL_LAUNCH, GEMM) = range(23, 30)
 
 # configs[] in fuzz_dispatch.c
 DEFAULT, SESSIONS, TIGHT, FULL, COUNTS, ONE = range(6)
@@ -90,6 +90,14 @@ def launch(op_code=2, dtype=6, region=b"\x01\x04\x00", inputs=2):
     body += b"\x00"  # output: dtype common, handle and offset from above
     body += (b"\x03" + LIVE0 + b"\x00") * inputs
     return body + bytes(16)
+
+
+def gemm(dtype=11, flags=4, dims=(1, 2, 3, 4), blocks=(0, 1, 2), ld=0, at=b"\x00\x00"):
+    # build_gemm: dtype, flags, batch m n k, then C, A, B: a live block of
+    # the session, ld past the row's length by ld % 3, offset and batch
+    # stride (fuzz_extent), then alpha and beta's bytes interleaved
+    ops = b"".join(bytes([b, ld]) + at for b in blocks)
+    return bytes([dtype, flags]) + bytes(dims) + ops + bytes(32)
 
 
 def export(flags=0, uid_slot=0, gid_slot=0):
@@ -259,6 +267,15 @@ SEEDS = [
      + msg(KERNEL_INFO, b"\x01") + msg(KERNEL_LAUNCH, b"\x01\x00\x01\x00\x08")
      + msg(PROGRAM_CREATE, b"\x00\x02\x00\x01\x00\x00")   # opencl:2 does not exist
      + msg(PROGRAM_RELEASE, b"\x01") + msg(PROGRAM_STATUS, b"\x01")),
+    # matrix products over three blocks: float32, int32 and uint16 (which no
+    # device computes), transposed, C over A, a batch whose matrices
+    # overlap, a leading dimension past the row, offsets at the blocks'
+    # ends, and an unknown flag
+    (DEFAULT, hello() + b"".join(msg(ALLOC, OPENCL0 + size_small(256)) for _ in range(3))
+     + msg(GEMM, gemm()) + msg(GEMM, gemm(dtype=6, flags=3)) + msg(GEMM, gemm(dtype=3))
+     + msg(GEMM, gemm(blocks=(0, 0, 1))) + msg(GEMM, gemm(dims=(2, 2, 3, 4)))
+     + msg(GEMM, gemm(ld=2)) + msg(GEMM, gemm(at=b"\xc0\xc1"))
+     + msg(GEMM, gemm(flags=0x18))),
 ]
 
 

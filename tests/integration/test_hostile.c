@@ -1540,7 +1540,7 @@ static void check_gemm(void)
     GEMM_CASE("a negative m", TSR_ERR_INVALID_ARGUMENT)->m = -1;
     GEMM_CASE("unknown flags", TSR_ERR_INVALID_ARGUMENT)->flags |= 0x100;
     GEMM_CASE("an unknown dtype", TSR_ERR_INVALID_ARGUMENT)->dtype = 200;
-    GEMM_CASE("int32", TSR_ERR_NOT_SUPPORTED)->dtype = TSR_INT32;
+    GEMM_CASE("uint16", TSR_ERR_NOT_SUPPORTED)->dtype = TSR_UINT16;
     tsr__wire_gemm *overlap = GEMM_CASE("C's matrices overlapping", TSR_ERR_INVALID_ARGUMENT);
     overlap->batch = 2;
     overlap->bstride[0] = 3;

@@ -2,6 +2,9 @@
  * on the first OpenCL device, through CLBlast, against a reference
  * computed here in double precision:
  *   - float32, float64 (where the device has it), complex64, complex128;
+ *   - float16 and bfloat16 (widened to float32 on the device, Sgemm, C
+ *     rounded once) and uint8, int8, int16, int32, int64 (the GEMM
+ *     program's own product, wrapping as the cpu's: exact);
  *   - A and B as they lie and transposed (CLBlast's transpose flags), a
  *     batch of one and of three (the strided-batched call), rows padded
  *     (leading dimensions past the row) and operands at an offset;
@@ -9,7 +12,7 @@
  *   - C's padding, which is no element of C, left as it was;
  *   - the device's memory as its own (launches copy in and out, and with
  *     staged copies) for float32, besides the host's shared memory;
- *   - a dtype CLBlast does not take here (int32): TSR_ERR_NOT_SUPPORTED.
+ *   - a dtype the cpu computes no product in (uint16): TSR_ERR_NOT_SUPPORTED.
  * Results are not bit-identical to any other library's: CLBlast sums in
  * an order of its own; the bound is a few units of the dtype's rounding
  * per term. */
@@ -77,6 +80,20 @@ static void open_runtime(cl_platform_id platform, bool copies, bool staged)
     ASSERT_EQ(tsr__clrt_copies(rt, 0), !unified || copies);
 }
 
+/* The GEMM program of dt, built (the daemon asks for it before a
+ * product in dt). */
+static void build_gemm_program(tsr_dtype dt)
+{
+    tsr__kernel_key key = tsr__kernel_gemm_key(dt);
+    tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, &key, TSR__BUILD_NOW);
+    ASSERT_TRUE(p != NULL);
+    while (p && !tsr__clrt_program_settled(p))
+        usleep(1000);
+    if (tsr__clrt_program_state(p) != TSR__PROGRAM_READY)
+        fprintf(stderr, "%s\n", tsr__clrt_program_error(p));
+    ASSERT_EQ(tsr__clrt_program_state(p), TSR__PROGRAM_READY);
+}
+
 typedef struct completion {
     _Atomic int done;
     tsr_status status;
@@ -90,11 +107,19 @@ static void on_done(void *data, tsr_status status, const char *message)
     atomic_store(&c->done, 1);
 }
 
+static bool integral(tsr_dtype dt)
+{
+    return !tsr_dtype_is_floating_point(dt) && !tsr_dtype_is_complex(dt);
+}
+
 /* Element i of a buffer of dtype `dt` as a complex double. */
 static void get(tsr_dtype dt, const unsigned char *base, size_t i, double v[2])
 {
     v[1] = 0;
-    if (dt == TSR_FLOAT32 || dt == TSR_COMPLEX64) {
+    size_t item = tsr_dtype_itemsize(dt);
+    if (dt == TSR_FLOAT16 || dt == TSR_BFLOAT16 || integral(dt)) {
+        ASSERT_OK(tsr_cast_buffer(base + i * item, dt, v, TSR_FLOAT64, 1));
+    } else if (dt == TSR_FLOAT32 || dt == TSR_COMPLEX64) {
         float f[2] = {0, 0};
         memcpy(f, base + i * tsr_dtype_itemsize(dt), tsr_dtype_itemsize(dt));
         v[0] = f[0], v[1] = f[1];
@@ -105,7 +130,9 @@ static void get(tsr_dtype dt, const unsigned char *base, size_t i, double v[2])
 
 static void put(tsr_dtype dt, unsigned char *base, size_t i, double re, double im)
 {
-    if (dt == TSR_FLOAT32 || dt == TSR_COMPLEX64) {
+    if (dt == TSR_FLOAT16 || dt == TSR_BFLOAT16 || integral(dt)) {
+        ASSERT_OK(tsr_cast_buffer(&re, TSR_FLOAT64, base + i * tsr_dtype_itemsize(dt), dt, 1));
+    } else if (dt == TSR_FLOAT32 || dt == TSR_COMPLEX64) {
         float f[2] = {(float)re, (float)im};
         memcpy(base + i * tsr_dtype_itemsize(dt), f, tsr_dtype_itemsize(dt));
     } else {
@@ -114,10 +141,15 @@ static void put(tsr_dtype dt, unsigned char *base, size_t i, double re, double i
     }
 }
 
+/* alpha and beta in the dtype's math type: int64, float for float16 and
+ * bfloat16, else the dtype. */
 static void scalar(tsr_dtype dt, double re, double im, uint8_t out[16])
 {
     memset(out, 0, 16);
-    put(dt, out, 0, re, im);
+    put(integral(dt)                              ? TSR_INT64
+        : dt == TSR_FLOAT16 || dt == TSR_BFLOAT16 ? TSR_FLOAT32
+                                                  : dt,
+        out, 0, re, im);
 }
 
 static uint64_t rng = 0x2545F4914F6CDD1Du;
@@ -127,6 +159,32 @@ static uint64_t rng = 0x2545F4914F6CDD1Du;
 static double value(void)
 {
     return (double)((int)(test_next_u64(&rng) % 9) - 4) / 4.0;
+}
+
+/* Integers: -40..40, so that int8's sums wrap. */
+static double value_of(tsr_dtype dt)
+{
+    return integral(dt) ? (double)((int)(test_next_u64(&rng) % 81) - 40) : value();
+}
+
+/* What C's element becomes in an integer dtype: the exact sum, wrapped
+ * modulo 2^64 (int64 arithmetic's) and then to the dtype's bits. */
+static double wrapped(tsr_dtype dt, const unsigned char *a, const unsigned char *b, int64_t n,
+                      const int64_t *ai, const int64_t *bi, int64_t alpha, int64_t beta, double old)
+{
+    uint64_t acc = 0;
+    for (int64_t q = 0; q < n; q++) {
+        double x[2], y[2];
+        get(dt, a, (size_t)ai[q], x);
+        get(dt, b, (size_t)bi[q], y);
+        acc += (uint64_t)(int64_t)x[0] * (uint64_t)(int64_t)y[0];
+    }
+    uint64_t v = (uint64_t)alpha * acc + (uint64_t)beta * (uint64_t)(int64_t)old;
+    unsigned char bytes[8];
+    memcpy(bytes, &v, 8); /* the low bytes: little-endian, as every dtype */
+    double out[2];
+    get(dt, bytes, 0, out);
+    return out[0];
 }
 
 typedef struct shape {
@@ -165,17 +223,22 @@ static void run_case(tsr_dtype dt, const shape *s)
                        item;
         mem[o] = malloc(total[o] * item);
         for (uint64_t i = 0; i < total[o]; i++)
-            put(dt, mem[o], i, o == 0 ? 7.0 : value(), o == 0 || !cplx ? 0.0 : value());
+            put(dt, mem[o], i, o == 0 ? 7.0 : value_of(dt), o == 0 || !cplx ? 0.0 : value());
     }
     /* C: its elements NaN where beta is 0, values otherwise; padding 7 */
     for (int64_t b = 0; b < s->batch; b++)
         for (int64_t i = 0; i < s->m; i++)
             for (int64_t j = 0; j < s->n; j++)
                 put(dt, mem[0], (size_t)(at + b * (int64_t)g.bstride[0] + i * (int64_t)g.ld[0] + j),
-                    s->beta_zero ? NAN : value(), s->beta_zero || !cplx ? 0.0 : value());
+                    s->beta_zero ? (integral(dt) ? 99.0 : NAN) : value_of(dt),
+                    s->beta_zero || !cplx ? 0.0 : value());
     unsigned char *before = malloc(total[0] * item);
     memcpy(before, mem[0], total[0] * item);
-    double alpha[2] = {1.5, cplx ? -0.5 : 0.0}, beta[2] = {s->beta_zero ? 0.0 : 0.5, 0.0};
+    bool exact = integral(dt);
+    double alpha[2] = {exact ? 3.0 : 1.5, cplx ? -0.5 : 0.0}, beta[2] = {s->beta_zero ? 0.0
+                                                                         : exact      ? 2.0
+                                                                                      : 0.5,
+                                                                         0.0};
     scalar(dt, alpha[0], alpha[1], g.alpha);
     scalar(dt, beta[0], beta[1], g.beta);
     for (int o = 0; o < 3; o++)
@@ -189,8 +252,12 @@ static void run_case(tsr_dtype dt, const shape *s)
     ASSERT_OK(c.status);
     for (int o = 0; o < 3; o++)
         tsr__clrt_buffer_release(g.buffers[o]);
-    double eps = dt == TSR_FLOAT32 || dt == TSR_COMPLEX64 ? 0x1p-23 : 0x1p-52;
+    double eps = dt == TSR_FLOAT16                          ? 0x1p-10
+                 : dt == TSR_BFLOAT16                       ? 0x1p-7
+                 : dt == TSR_FLOAT32 || dt == TSR_COMPLEX64 ? 0x1p-23
+                                                            : 0x1p-52;
     int bad = 0;
+    int64_t *ais = malloc((size_t)s->k * sizeof *ais), *bis = malloc((size_t)s->k * sizeof *bis);
     for (int64_t b = 0; b < s->batch; b++)
         for (int64_t i = 0; i < s->m; i++)
             for (int64_t j = 0; j < s->n; j++) {
@@ -199,8 +266,10 @@ static void run_case(tsr_dtype dt, const shape *s)
                     double x[2], y[2];
                     int64_t ai = s->ta ? q * (int64_t)g.ld[1] + i : i * (int64_t)g.ld[1] + q;
                     int64_t bi = s->tb ? j * (int64_t)g.ld[2] + q : q * (int64_t)g.ld[2] + j;
-                    get(dt, mem[1], (size_t)(at + b * (int64_t)g.bstride[1] + ai), x);
-                    get(dt, mem[2], (size_t)(at + b * (int64_t)g.bstride[2] + bi), y);
+                    ais[q] = at + b * (int64_t)g.bstride[1] + ai;
+                    bis[q] = at + b * (int64_t)g.bstride[2] + bi;
+                    get(dt, mem[1], (size_t)ais[q], x);
+                    get(dt, mem[2], (size_t)bis[q], y);
                     acc[0] += x[0] * y[0] - x[1] * y[1];
                     acc[1] += x[0] * y[1] + x[1] * y[0];
                     mag += hypot(x[0], x[1]) * hypot(y[0], y[1]);
@@ -217,7 +286,10 @@ static void run_case(tsr_dtype dt, const shape *s)
                 }
                 double held = s->beta_zero ? 0.0 : hypot(old[0], old[1]); /* NaN where beta is 0 */
                 double bound = 8 * eps * (2 * mag * hypot(alpha[0], alpha[1]) + held + 1);
-                if (!(fabs(got[0] - want[0]) <= bound && fabs(got[1] - want[1]) <= bound))
+                if (exact)
+                    bad += got[0] != wrapped(dt, mem[1], mem[2], s->k, ais, bis, (int64_t)alpha[0],
+                                             (int64_t)beta[0], old[0]);
+                else if (!(fabs(got[0] - want[0]) <= bound && fabs(got[1] - want[1]) <= bound))
                     bad++;
                 put(dt, mem[0], ci, 7.0, 0.0); /* then only the padding is checked */
             }
@@ -238,24 +310,31 @@ static void run_case(tsr_dtype dt, const shape *s)
     for (int o = 0; o < 3; o++)
         free(mem[o]);
     free(before);
+    free(ais);
+    free(bis);
 }
 
-/* Every dtype on the host's shared memory; float32 where the device's
- * memory is its own (each runtime is a context of its own, for which
- * CLBlast compiles its kernels again: slow on a CPU device). */
+/* Every dtype on the host's shared memory; float32, float16 and int8
+ * where the device's memory is its own (each runtime is a context of its
+ * own, for which CLBlast compiles its kernels again: slow on a CPU
+ * device). */
 static void run_all(bool every_dtype)
 {
-    const tsr_dtype dts[] = {TSR_FLOAT32, TSR_FLOAT64, TSR_COMPLEX64, TSR_COMPLEX128};
+    const tsr_dtype dts[] = {TSR_FLOAT32, TSR_FLOAT64,  TSR_COMPLEX64, TSR_COMPLEX128,
+                             TSR_FLOAT16, TSR_BFLOAT16, TSR_UINT8,     TSR_INT8,
+                             TSR_INT16,   TSR_INT32,    TSR_INT64};
     const int64_t sizes[][4] = {
         {1, 5, 7, 4}, {3, 5, 7, 4}, {1, 1, 9, 33}, {2, 17, 1, 6}, {1, 64, 48, 70}};
     const char *only = getenv("TSR_TEST_GEMM_DTYPE");
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
         if ((only && strcmp(only, tsr_dtype_name(dts[d])) != 0) ||
-            (!every_dtype && dts[d] != TSR_FLOAT32))
+            (!every_dtype && dts[d] != TSR_FLOAT32 && dts[d] != TSR_FLOAT16 && dts[d] != TSR_INT8))
             continue;
         bool wide = dts[d] == TSR_FLOAT64 || dts[d] == TSR_COMPLEX128;
         if (wide && !has_fp64)
             continue;
+        if (tsr__kernel_gemm_has(dts[d]))
+            build_gemm_program(dts[d]);
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
             for (int flags = 0; flags < 8; flags++) {
                 shape s = {sizes[z][0], sizes[z][1],      sizes[z][2],     sizes[z][3],
@@ -263,12 +342,10 @@ static void run_all(bool every_dtype)
                 run_case(dts[d], &s);
             }
     }
-    /* a dtype CLBlast does not take here is refused, nothing enqueued */
-    int32_t x[4] = {0};
-    tsr__backend_gemm g = {.dtype = TSR_INT32, .batch = 1, .m = 2, .n = 2, .k = 1};
+    /* a dtype the cpu computes no product in is refused, nothing enqueued */
+    tsr__backend_gemm g = {.dtype = TSR_UINT16, .batch = 1, .m = 2, .n = 2, .k = 1};
     ASSERT_FAIL(tsr__clrt_gemm(rt, 0, &g, on_done, NULL), TSR_ERR_NOT_SUPPORTED,
-                "matrix products in int32 on opencl devices are not available yet");
-    (void)x;
+                "matrix products in uint16 on opencl devices are not available");
 }
 
 int main(void)

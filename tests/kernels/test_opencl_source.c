@@ -272,6 +272,30 @@ static void check_reduce_keys(void)
     ASSERT_FAIL(tsr__kernel_key_check(&add, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
 }
 
+/* The GEMM programs' keys (core/kernel.h, "Matrix products"): float16,
+ * bfloat16 and the integers the cpu multiplies have one, with one kernel;
+ * other dtypes and keys with anything else set are refused. (They are
+ * built and run in kernels-opencl-gemm.) */
+static void check_gemm_keys(void)
+{
+    for (int d = 0; d < TSR_DTYPE_COUNT; d++) {
+        tsr__kernel_key key = tsr__kernel_gemm_key((tsr_dtype)d);
+        ASSERT_EQ(key.entry, TSR__KENTRY_GEMM);
+        if (tsr__kernel_gemm_has((tsr_dtype)d)) {
+            ASSERT_OK(tsr__kernel_key_check(&key, 0));
+            source_of_key(&key);
+        } else {
+            ASSERT_FAIL(tsr__kernel_key_check(&key, caps), TSR_ERR_NOT_SUPPORTED, NULL);
+        }
+    }
+    ASSERT_TRUE(tsr__kernel_gemm_has(TSR_INT32) && !tsr__kernel_gemm_has(TSR_UINT16) &&
+                !tsr__kernel_gemm_has(TSR_FLOAT32) && !tsr__kernel_gemm_has(TSR_BOOL));
+    tsr__kernel_key bad = tsr__kernel_gemm_key(TSR_INT32);
+    bad.op = TSR__KOP_ADD;
+    ASSERT_FAIL(tsr__kernel_key_check(&bad, caps), TSR_ERR_INVALID_ARGUMENT, NULL);
+    ASSERT_EQ(strcmp(tsr__kernel_entry_name(TSR__KENTRY_GEMM), "gemm"), 0);
+}
+
 /* The generic programs' keys and launch arguments. */
 static void check_generic(void)
 {
@@ -1299,6 +1323,7 @@ int main(void)
     check_loops();
     check_generic();
     check_reduce_keys();
+    check_gemm_keys();
     check_sources();
     open_runtime(platform);
     for (int mode = 0; mode < 2; mode++) {
