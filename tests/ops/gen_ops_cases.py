@@ -59,6 +59,9 @@ Tables (one per op family, so that a family can be registered on its own):
               written from spec/tensor-attributes.md (promotion) and ops.h
               (shells do not compute; true division of uint16/32/64 meets in
               the default dtype and does; bytes move in copies)
+  pow.txt, pow_complex.txt   torch.pow's three forms with real results,
+              and with complex ones (PyTorch's answers where they are
+              within 2 ulps of the true values; see gen_pow_complex)
 
 Cases PyTorch itself answers inconsistently are not written: every random
 case is recomputed with the inputs converted to the computation dtype and
@@ -1175,6 +1178,13 @@ def gen_unary(rng, f, op):
     error_case(f, "gelu-approximate-bad", op, "new", "sigmoid", lambda c: (plain(c, F32, [3]), None, None))
 
 
+def zero_dim_good(op, arg, u):
+    """Whether PyTorch's answer of op at the zero-dim u is accurate and,
+    at special values, glibc's."""
+    got = call(op, "new", arg, u.reshape([]), None, None).reshape(1)
+    return bool(torch_accurate(op, u.reshape(1), got).all()) and bool(annex_g_agrees(op, u.reshape(1), got).all())
+
+
 def gen_unary_fixed(f, op, arg, prefix):
     """The special values, zero-dim, transposed and out= cases of op with
     its argument arg (gelu's approximation), named prefix-..."""
@@ -1236,8 +1246,7 @@ def gen_unary_fixed(f, op, arg, prefix):
         if op in ANNEX_G and dt in (C64, C128):
             # (PyTorch's answer at one element may differ from its answer
             # inside the vector: the first accurate one of the values)
-            z = next(u for u in v if bool(torch_accurate(op, u.reshape(1), call(op, "new", arg, u.reshape([]), None, None).reshape(1)).all())
-                     and bool(annex_g_agrees(op, u.reshape(1), call(op, "new", arg, u.reshape([]), None, None).reshape(1)).all())).clone()
+            z = next(u for u in v if zero_dim_good(op, arg, u)).clone()
         fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], z), None, None))
     for dt in (F32, F64, I32):
         m = special_values(dt)[:6].reshape(2, 3)
