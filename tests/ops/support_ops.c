@@ -16,35 +16,35 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                           \
-    X(tsr_add)                                                                                     \
-    X(tsr_add_out)                                                                                 \
-    X(tsr_add_)                                                                                    \
-    X(tsr_add_scalar)                                                                              \
-    X(tsr_add_scalar_out)                                                                          \
-    X(tsr_add_scalar_)                                                                             \
-    X(tsr_sub)                                                                                     \
-    X(tsr_sub_out)                                                                                 \
-    X(tsr_sub_)                                                                                    \
-    X(tsr_sub_scalar)                                                                              \
-    X(tsr_sub_scalar_out)                                                                          \
-    X(tsr_sub_scalar_)                                                                             \
-    X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out)                  \
-        X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar)                 \
-            X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_)       \
-                X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize)   \
-                    X(tsr_where) X(tsr_where_out) X(tsr_where_scalar) X(tsr_where_scalar_self) X(  \
-                        tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_lerp) \
-                        X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar) X(tsr_lerp_scalar_out)     \
-                            X(tsr_lerp_scalar_) X(tsr_addcmul) X(tsr_addcmul_out) X(tsr_addcmul_)  \
-                                X(tsr_addcdiv) X(tsr_addcdiv_out) X(tsr_addcdiv_)                  \
-                                    X(tsr_clamp_scalar) X(tsr_clamp_scalar_out)                    \
-                                        X(tsr_clamp_scalar_) X(tsr_gelu) X(tsr_gelu_out)           \
-                                            X(tsr_gelu_) X(tsr_gelu_approximate_from_name)         \
-                                                X(tsr_pow) X(tsr_pow_out) X(tsr_pow_)              \
-                                                    X(tsr_pow_scalar) X(tsr_pow_scalar_out)        \
-                                                        X(tsr_pow_scalar_) X(tsr_pow_scalar_self)  \
-                                                            X(tsr_pow_scalar_self_out)
+#define OPS_FUNCTIONS(X)                                                                          \
+    X(tsr_add)                                                                                    \
+    X(tsr_add_out)                                                                                \
+    X(tsr_add_)                                                                                   \
+    X(tsr_add_scalar)                                                                             \
+    X(tsr_add_scalar_out)                                                                         \
+    X(tsr_add_scalar_)                                                                            \
+    X(tsr_sub)                                                                                    \
+    X(tsr_sub_out)                                                                                \
+    X(tsr_sub_)                                                                                   \
+    X(tsr_sub_scalar)                                                                             \
+    X(tsr_sub_scalar_out)                                                                         \
+    X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar)                    \
+        X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_)            \
+            X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_)        \
+                X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous) \
+                    X(tsr_synchronize) X(tsr_where) X(tsr_where_out) X(tsr_where_scalar) X(       \
+                        tsr_where_scalar_self) X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) \
+                        X(tsr_clamp_) X(tsr_lerp) X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar) \
+                            X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)             \
+                                X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)                 \
+                                    X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar)        \
+                                        X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_) X(tsr_gelu)  \
+                                            X(tsr_gelu_out) X(tsr_gelu_)                          \
+                                                X(tsr_gelu_approximate_from_name) X(tsr_pow)      \
+                                                    X(tsr_pow_out) X(tsr_pow_) X(tsr_pow_scalar)  \
+                                                        X(tsr_pow_scalar_out) X(tsr_pow_scalar_)  \
+                                                            X(tsr_pow_scalar_self)                \
+                                                                X(tsr_pow_scalar_self_out)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
 #define TENSOR_API_INTERNAL(name, X)
@@ -974,7 +974,8 @@ typedef struct tolerance {
 } tolerance;
 
 /* A case's tolerance: its op's, in the input's dtype, or in the default
- * float32 for integer and bool inputs (which these ops promote). */
+ * float32 for integer and bool inputs (which these ops promote); a
+ * complex result's (of dtype `result`) per part in the parts' dtype. */
 static tolerance case_tolerance(const ops_case *c, tsr_dtype result)
 {
     tolerance tol = {0, TSR_FLOAT32};
