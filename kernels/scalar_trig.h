@@ -165,6 +165,8 @@
 #define TSR__K_D_TRIG_TINY 0x1p-27
 #define TSR__K_D_ATAN_HUGE 0x1p64
 #define TSR__K_D_3PIO4 0x1.2d97c7f3321d2p+1
+#define TSR__K_F_EPS 0x1p-23f
+#define TSR__K_D_EPS 0x1p-52
 
 /* OpenCL C 1.2 keeps a table outside functions only in __constant. */
 #ifdef __OPENCL_VERSION__
@@ -350,7 +352,8 @@ static inline int tsr__k_rem_pio2_fix(tsr__u64 m, int e, tsr__u64 *ghi, tsr__u64
  *     atan(t), t = (n - c d) / (d + c n): the numerator is exact
  *     (Sterbenz), the denominator is taken in two words and t = th + tl
  *     with the division's exact remainder; |t| <= 7/16.
- *   atan_add: b + atan(n / d) (or b - atan(n / d)), b in two words.
+ *   atan_add: b + atan(n / d) (or b - atan(n / d)), b in two words;
+ *     atan_add2 also gives the sum's tail.
  *   atan: ax <= 1 as atan(ax / 1), else pi/2 - atan(1 / ax); pi/2
  *     (rounded) beyond ATAN_HUGE, where the rest is below a quarter ulp.
  *   atan2: IEEE 754's special values, then the smaller of |y|, |x| over
@@ -358,129 +361,144 @@ static inline int tsr__k_rem_pio2_fix(tsr__u64 m, int e, tsr__u64 *ghi, tsr__u64
  *     [2, 4) (subnormals made normal first), added to 0, pi/2 or pi; y / x
  *     itself where that is below TRIG_TINY and x > 0 (atan's cubic term
  *     is below a quarter ulp there, and y / x is rounded once).
+ *     atan2w: that path alone, for finite ay >= 0 and x, not both zero,
+ *     in two words (hi + *lo; complex pow's arg x).
  *   asin_sqrt: asin(s) for s = sqrt(w), w <= 1/4, as s + *lo, with
  *     sqrt's rounding error taken from its exact remainder.
  *   asin, acos: |x| <= 1/2 directly (acos = pi/2 - asin), else through
  *     asin(x) = pi/2 - 2 asin(sqrt((1 - x) / 2)), acos(x) = 2 asin(sqrt((1
  *     - x) / 2)) and, for x < 0, acos(x) = pi - 2 asin(sqrt((1 + x) / 2)),
  *     1 -+ x exact. */
-#define TSR__K_ATRIG(T, sfx, C, U, FMA, SQRT, BITS)                                               \
-    static inline T tsr__k_atan_core_##sfx(T n, T d, T *lo)                                       \
-    {                                                                                             \
-        T ah = 0, al = 0, num = n, dh = d, dl = 0;                                                \
-        if (n > (T)0.6875 * d) {                                                                  \
-            ah = TSR__K_##C##_PIO4_HI;                                                            \
-            al = TSR__K_##C##_PIO4_LO;                                                            \
-            num = n - d;                                                                          \
-            dh = tsr__k_two_sum_##sfx(d, n, &dl);                                                 \
-        } else if (n > (T)0.4375 * d) {                                                           \
-            ah = TSR__K_##C##_ATAN_HALF_HI;                                                       \
-            al = TSR__K_##C##_ATAN_HALF_LO;                                                       \
-            num = n - (T)0.5 * d;                                                                 \
-            dh = tsr__k_two_sum_##sfx(d, (T)0.5 * n, &dl);                                        \
-        }                                                                                         \
-        T th = num / dh;                                                                          \
-        T tl = FMA(-th, dl, FMA(-th, dh, num)) / dh;                                              \
-        T z = th * th, e;                                                                         \
-        T hi = tsr__k_two_sum_##sfx(ah, th, &e);                                                  \
-        *lo = e + (al + FMA(th * z, tsr__k_atanp_##sfx(z), FMA(-z, tl, tl)));                     \
-        return hi;                                                                                \
-    }                                                                                             \
-    static inline T tsr__k_atan_add_##sfx(T bh, T bl, T n, T d, int minus)                        \
-    {                                                                                             \
-        T lo, e;                                                                                  \
-        T hi = tsr__k_atan_core_##sfx(n, d, &lo);                                                 \
-        if (minus) {                                                                              \
-            hi = -hi;                                                                             \
-            lo = -lo;                                                                             \
-        }                                                                                         \
-        T s = tsr__k_two_sum_##sfx(bh, hi, &e);                                                   \
-        return s + (e + (bl + lo));                                                               \
-    }                                                                                             \
-    static inline T tsr__k_atan_##sfx(T x)                                                        \
-    {                                                                                             \
-        if (x != x)                                                                               \
-            return x + x;                                                                         \
-        T ax = x < 0 ? -x : x, y;                                                                 \
-        if (ax < TSR__K_##C##_TRIG_TINY)                                                          \
-            return x;                                                                             \
-        if (ax > TSR__K_##C##_ATAN_HUGE)                                                          \
-            y = TSR__K_##C##_PIO2_HI;                                                             \
-        else if (ax <= (T)1)                                                                      \
-            y = tsr__k_atan_add_##sfx(0, 0, ax, (T)1, 0);                                         \
-        else                                                                                      \
-            y = tsr__k_atan_add_##sfx(TSR__K_##C##_PIO2_HI, TSR__K_##C##_PIO2_LO, (T)1, ax, 1);   \
-        return x < 0 ? -y : y;                                                                    \
-    }                                                                                             \
-    static inline T tsr__k_atan2_##sfx(T y, T x)                                                  \
-    {                                                                                             \
-        if (x != x || y != y)                                                                     \
-            return x + y;                                                                         \
-        T ax = x < 0 ? -x : x, ay = y < 0 ? -y : y, r;                                            \
-        int negx = (BITS(x) >> (sizeof(U) * 8 - 1)) != 0;                                         \
-        if (ay == 0 || (ax == (T)INFINITY && ay != (T)INFINITY)) {                                \
-            r = negx ? TSR__K_##C##_PI_HI : (T)0;                                                 \
-        } else if (ax == (T)INFINITY) {                                                           \
-            r = negx ? TSR__K_##C##_3PIO4 : TSR__K_##C##_PIO4_HI;                                 \
-        } else if (ay == (T)INFINITY || ax == 0) {                                                \
-            r = TSR__K_##C##_PIO2_HI;                                                             \
-        } else if (!negx && ay < ax * TSR__K_##C##_TRIG_TINY) {                                   \
-            return y / x;                                                                         \
-        } else {                                                                                  \
-            int swap = ay > ax;                                                                   \
-            T n = swap ? ax : ay, d = swap ? ay : ax;                                             \
-            if (d < TSR__K_##C##_MIN_NORMAL) {                                                    \
-                n *= TSR__K_##C##_SUB_SCALE;                                                      \
-                d *= TSR__K_##C##_SUB_SCALE;                                                      \
-            }                                                                                     \
-            T s = tsr__k_pow2_##sfx(1 + TSR__K_##C##_BIAS - (int)(BITS(d) >> TSR__K_##C##_MANT)); \
-            T bh = swap ? TSR__K_##C##_PIO2_HI : negx ? TSR__K_##C##_PI_HI : (T)0;                \
-            T bl = swap ? TSR__K_##C##_PIO2_LO : negx ? TSR__K_##C##_PI_LO : (T)0;                \
-            r = tsr__k_atan_add_##sfx(bh, bl, n * s, d * s, swap != negx);                        \
-        }                                                                                         \
-        return (BITS(y) >> (sizeof(U) * 8 - 1)) != 0 ? -r : r;                                    \
-    }                                                                                             \
-    static inline T tsr__k_asin_sqrt_##sfx(T w, T *lo)                                            \
-    {                                                                                             \
-        T s = SQRT(w);                                                                            \
-        T sl = s > 0 ? FMA(-s, s, w) / (s + s) : (T)0;                                            \
-        *lo = FMA(s * w, tsr__k_asinp_##sfx(w), FMA((T)0.5 * w, sl, sl));                         \
-        return s;                                                                                 \
-    }                                                                                             \
-    static inline T tsr__k_asin_##sfx(T x)                                                        \
-    {                                                                                             \
-        T ax = x < 0 ? -x : x, y, lo, e;                                                          \
-        if (x != x)                                                                               \
-            return x + x;                                                                         \
-        if (ax < TSR__K_##C##_TRIG_TINY)                                                          \
-            return x;                                                                             \
-        if (ax > (T)1)                                                                            \
-            return (T)TSR__K_QUIET_NAN;                                                           \
-        if (ax <= (T)0.5) {                                                                       \
-            y = FMA(ax * (ax * ax), tsr__k_asinp_##sfx(ax * ax), ax);                             \
-        } else {                                                                                  \
-            T s = tsr__k_asin_sqrt_##sfx(((T)1 - ax) * (T)0.5, &lo);                              \
-            T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PIO2_HI, -(s + s), &e);                       \
-            y = h + (e + (TSR__K_##C##_PIO2_LO - (lo + lo)));                                     \
-        }                                                                                         \
-        return x < 0 ? -y : y;                                                                    \
-    }                                                                                             \
-    static inline T tsr__k_acos_##sfx(T x)                                                        \
-    {                                                                                             \
-        T ax = x < 0 ? -x : x, lo, e;                                                             \
-        if (x != x)                                                                               \
-            return x + x;                                                                         \
-        if (ax > (T)1)                                                                            \
-            return (T)TSR__K_QUIET_NAN;                                                           \
-        if (ax <= (T)0.5) {                                                                       \
-            T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PIO2_HI, -x, &e);                             \
-            return h + (e + (TSR__K_##C##_PIO2_LO - x * (x * x) * tsr__k_asinp_##sfx(x * x)));    \
-        }                                                                                         \
-        T s = tsr__k_asin_sqrt_##sfx(((T)1 - ax) * (T)0.5, &lo);                                  \
-        if (x > 0)                                                                                \
-            return (s + s) + (lo + lo);                                                           \
-        T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PI_HI, -(s + s), &e);                             \
-        return h + (e + (TSR__K_##C##_PI_LO - (lo + lo)));                                        \
+#define TSR__K_ATRIG(T, sfx, C, U, FMA, SQRT, BITS)                                             \
+    static inline T tsr__k_atan_core_##sfx(T n, T d, T *lo)                                     \
+    {                                                                                           \
+        T ah = 0, al = 0, num = n, dh = d, dl = 0;                                              \
+        if (n > (T)0.6875 * d) {                                                                \
+            ah = TSR__K_##C##_PIO4_HI;                                                          \
+            al = TSR__K_##C##_PIO4_LO;                                                          \
+            num = n - d;                                                                        \
+            dh = tsr__k_two_sum_##sfx(d, n, &dl);                                               \
+        } else if (n > (T)0.4375 * d) {                                                         \
+            ah = TSR__K_##C##_ATAN_HALF_HI;                                                     \
+            al = TSR__K_##C##_ATAN_HALF_LO;                                                     \
+            num = n - (T)0.5 * d;                                                               \
+            dh = tsr__k_two_sum_##sfx(d, (T)0.5 * n, &dl);                                      \
+        }                                                                                       \
+        T th = num / dh;                                                                        \
+        T tl = FMA(-th, dl, FMA(-th, dh, num)) / dh;                                            \
+        T z = th * th, e;                                                                       \
+        T hi = tsr__k_two_sum_##sfx(ah, th, &e);                                                \
+        *lo = e + (al + FMA(th * z, tsr__k_atanp_##sfx(z), FMA(-z, tl, tl)));                   \
+        return hi;                                                                              \
+    }                                                                                           \
+    static inline T tsr__k_atan_add2_##sfx(T bh, T bl, T n, T d, int minus, T *tail)            \
+    {                                                                                           \
+        T lo, e;                                                                                \
+        T hi = tsr__k_atan_core_##sfx(n, d, &lo);                                               \
+        if (minus) {                                                                            \
+            hi = -hi;                                                                           \
+            lo = -lo;                                                                           \
+        }                                                                                       \
+        T s = tsr__k_two_sum_##sfx(bh, hi, &e);                                                 \
+        T t = e + (bl + lo), r = s + t;                                                         \
+        *tail = t - (r - s);                                                                    \
+        return r;                                                                               \
+    }                                                                                           \
+    static inline T tsr__k_atan_add_##sfx(T bh, T bl, T n, T d, int minus)                      \
+    {                                                                                           \
+        T t;                                                                                    \
+        return tsr__k_atan_add2_##sfx(bh, bl, n, d, minus, &t);                                 \
+    }                                                                                           \
+    static inline T tsr__k_atan_##sfx(T x)                                                      \
+    {                                                                                           \
+        if (x != x)                                                                             \
+            return x + x;                                                                       \
+        T ax = x < 0 ? -x : x, y;                                                               \
+        if (ax < TSR__K_##C##_TRIG_TINY)                                                        \
+            return x;                                                                           \
+        if (ax > TSR__K_##C##_ATAN_HUGE)                                                        \
+            y = TSR__K_##C##_PIO2_HI;                                                           \
+        else if (ax <= (T)1)                                                                    \
+            y = tsr__k_atan_add_##sfx(0, 0, ax, (T)1, 0);                                       \
+        else                                                                                    \
+            y = tsr__k_atan_add_##sfx(TSR__K_##C##_PIO2_HI, TSR__K_##C##_PIO2_LO, (T)1, ax, 1); \
+        return x < 0 ? -y : y;                                                                  \
+    }                                                                                           \
+    static inline T tsr__k_atan2w_##sfx(T ay, T x, T *lo)                                       \
+    {                                                                                           \
+        T ax = x < 0 ? -x : x;                                                                  \
+        int negx = (BITS(x) >> (sizeof(U) * 8 - 1)) != 0, swap = ay > ax;                       \
+        T n = swap ? ax : ay, d = swap ? ay : ax;                                               \
+        if (d < TSR__K_##C##_MIN_NORMAL) {                                                      \
+            n *= TSR__K_##C##_SUB_SCALE;                                                        \
+            d *= TSR__K_##C##_SUB_SCALE;                                                        \
+        }                                                                                       \
+        T s = tsr__k_pow2_##sfx(1 + TSR__K_##C##_BIAS - (int)(BITS(d) >> TSR__K_##C##_MANT));   \
+        T bh = swap ? TSR__K_##C##_PIO2_HI : negx ? TSR__K_##C##_PI_HI : (T)0;                  \
+        T bl = swap ? TSR__K_##C##_PIO2_LO : negx ? TSR__K_##C##_PI_LO : (T)0;                  \
+        return tsr__k_atan_add2_##sfx(bh, bl, n * s, d * s, swap != negx, lo);                  \
+    }                                                                                           \
+    static inline T tsr__k_atan2_##sfx(T y, T x)                                                \
+    {                                                                                           \
+        if (x != x || y != y)                                                                   \
+            return x + y;                                                                       \
+        T ax = x < 0 ? -x : x, ay = y < 0 ? -y : y, r;                                          \
+        int negx = (BITS(x) >> (sizeof(U) * 8 - 1)) != 0;                                       \
+        if (ay == 0 || (ax == (T)INFINITY && ay != (T)INFINITY)) {                              \
+            r = negx ? TSR__K_##C##_PI_HI : (T)0;                                               \
+        } else if (ax == (T)INFINITY) {                                                         \
+            r = negx ? TSR__K_##C##_3PIO4 : TSR__K_##C##_PIO4_HI;                               \
+        } else if (ay == (T)INFINITY || ax == 0) {                                              \
+            r = TSR__K_##C##_PIO2_HI;                                                           \
+        } else if (!negx && ay < ax * TSR__K_##C##_TRIG_TINY) {                                 \
+            return y / x;                                                                       \
+        } else {                                                                                \
+            T l;                                                                                \
+            r = tsr__k_atan2w_##sfx(ay, x, &l);                                                 \
+        }                                                                                       \
+        return (BITS(y) >> (sizeof(U) * 8 - 1)) != 0 ? -r : r;                                  \
+    }                                                                                           \
+    static inline T tsr__k_asin_sqrt_##sfx(T w, T *lo)                                          \
+    {                                                                                           \
+        T s = SQRT(w);                                                                          \
+        T sl = s > 0 ? FMA(-s, s, w) / (s + s) : (T)0;                                          \
+        *lo = FMA(s * w, tsr__k_asinp_##sfx(w), FMA((T)0.5 * w, sl, sl));                       \
+        return s;                                                                               \
+    }                                                                                           \
+    static inline T tsr__k_asin_##sfx(T x)                                                      \
+    {                                                                                           \
+        T ax = x < 0 ? -x : x, y, lo, e;                                                        \
+        if (x != x)                                                                             \
+            return x + x;                                                                       \
+        if (ax < TSR__K_##C##_TRIG_TINY)                                                        \
+            return x;                                                                           \
+        if (ax > (T)1)                                                                          \
+            return (T)TSR__K_QUIET_NAN;                                                         \
+        if (ax <= (T)0.5) {                                                                     \
+            y = FMA(ax * (ax * ax), tsr__k_asinp_##sfx(ax * ax), ax);                           \
+        } else {                                                                                \
+            T s = tsr__k_asin_sqrt_##sfx(((T)1 - ax) * (T)0.5, &lo);                            \
+            T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PIO2_HI, -(s + s), &e);                     \
+            y = h + (e + (TSR__K_##C##_PIO2_LO - (lo + lo)));                                   \
+        }                                                                                       \
+        return x < 0 ? -y : y;                                                                  \
+    }                                                                                           \
+    static inline T tsr__k_acos_##sfx(T x)                                                      \
+    {                                                                                           \
+        T ax = x < 0 ? -x : x, lo, e;                                                           \
+        if (x != x)                                                                             \
+            return x + x;                                                                       \
+        if (ax > (T)1)                                                                          \
+            return (T)TSR__K_QUIET_NAN;                                                         \
+        if (ax <= (T)0.5) {                                                                     \
+            T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PIO2_HI, -x, &e);                           \
+            return h + (e + (TSR__K_##C##_PIO2_LO - x * (x * x) * tsr__k_asinp_##sfx(x * x)));  \
+        }                                                                                       \
+        T s = tsr__k_asin_sqrt_##sfx(((T)1 - ax) * (T)0.5, &lo);                                \
+        if (x > 0)                                                                              \
+            return (s + s) + (lo + lo);                                                         \
+        T h = tsr__k_two_sum_##sfx(TSR__K_##C##_PI_HI, -(s + s), &e);                           \
+        return h + (e + (TSR__K_##C##_PI_LO - (lo + lo)));                                      \
     }
 
 static inline float tsr__k_sinp_f32(float z)
@@ -575,13 +593,63 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
  *     cos keeps the product finite.
  *   sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz).
  *   tanh: (sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y); beyond
- *     CTANH_BIG, sign(x) + i 4 sin y cos y e^-2|x|. */
-#define TSR__K_CPLX_MATH(Z, T, sfx, zs, C, FMA, SQRT, NEG)                                         \
+ *     CTANH_BIG, sign(x) + i 4 sin y cos y e^-2|x|.
+ *   asinh, asin, acos, acosh, atanh, atan: glibc's casinh ... catan
+ *     (Annex G's special values, glibc's where it leaves one open).
+ *     asinhk takes asinh z = log(z + sqrt(z^2 + 1)) in the first quadrant
+ *     a = |x|, b = |y| by cases that keep its digits: beyond 1/EPS
+ *     log(2z); a >= 1/2 with b tiny, and b >= 3/2 with a tiny, through
+ *     the real sqrt and log; for a < 1/2 and b near 1 (asinh_near: b
+ *     within (1, 3/2) or below 1) log1p of a sum built from d =
+ *     sqrt(m^2 + f), m = |1 - b^2|, f = a^2 (2 + a^2 + 2 b^2), without a
+ *     difference of close numbers; b = 1 and tiny a apart; csqrt and
+ *     clog elsewhere; the signs of x and y put back. adj asks for the
+ *     result rotated a quarter turn (acos z = -i asinh(iz) + pi/2 read
+ *     off directly, without pi/2 - asin's cancellation; acosh alike).
+ *     asin z = -i asinh(iz); acos through asin where a part is not
+ *     finite or z = 0. atanh: log((1 + x)^2 + y^2) / ((1 - x)^2 + y^2))
+ *     / 4 by log, or log1p(4x / den) where the quotient is near 1, 1 / z
+ *     beyond 16/EPS; the imaginary part atan2(2y, (1 - x^2) - y^2) / 2
+ *     with x^2 + y^2 - 1 in two words (x2y2m1) where it cancels. atan z
+ *     = -i atanh(iz).
+ *   gmul: C99 Annex G's product (libgcc's: a NaN + NaN i product of an
+ *     infinite factor, or of overflowing partial products, is computed
+ *     again with the infinities boxed and the NaNs made zeros).
+ *   pow: x^y = exp(y log x). Special values (a part not finite, x = 0, y
+ *     = 0, y log x beyond exp's range) as glibc's cpow, cexp(y clog x)
+ *     with gmul; elsewhere (cpow_fine) log|x| in two words (x scaled by
+ *     a power of two, |x|^2 as an exact sum of squares, powlog; near |x|
+ *     = 1 log1p(|x|^2 - 1) / 2 with |x|^2 - 1 from x2y2m1), arg x
+ *     in two words (atan2w), y log x in two words, e^re through exp's
+ *     two-word path and the cosine and sine of the two-word imaginary
+ *     part (to second order; beyond ROOT_BIG it is not known that well,
+ *     and the special values' formula takes over), so that each part is
+ *     within about 2 ulps of the true value where glibc's loses digits as
+ *     |y log x| grows.
+ *   pows: PyTorch's tensor ^ number: exponent 0 gives 1, 1 the base,
+ *     1/2 csqrt, -1/2 rsqrt, -1 and -2 c10's quotients 1 / x and 1 /
+ *     (x x), 2 and 3 the products x x and (x x) x, pow elsewhere. */
+#define TSR__K_CPLX_MATH(Z, T, sfx, zs, C, FMA, SQRT, NEG, BITS)                                   \
     static inline void tsr__k_sc_##sfx(T y, T *s, T *c)                                            \
     {                                                                                              \
         T ay = y < 0 ? -y : y;                                                                     \
         *s = ay < TSR__K_##C##_MIN_NORMAL ? y : tsr__k_sin_##sfx(y);                               \
         *c = ay < TSR__K_##C##_MIN_NORMAL ? (T)1 : tsr__k_cos_##sfx(y);                            \
+    }                                                                                              \
+    static inline T tsr__k_cps_##zs(T v, T s)                                                      \
+    {                                                                                              \
+        T a = NEG(v) ? -v : v;                                                                     \
+        return NEG(s) ? -a : a;                                                                    \
+    }                                                                                              \
+    static inline T tsr__k_x2y2m1_##zs(T a, T b, T *lo)                                            \
+    {                                                                                              \
+        T p = a * a, q = b * b, e1, e2, e3, e4;                                                    \
+        T u = tsr__k_two_sum_##sfx(p, (T)-1, &e1);                                                 \
+        u = tsr__k_two_sum_##sfx(u, q, &e2);                                                       \
+        u = tsr__k_two_sum_##sfx(u, FMA(a, a, -p), &e3);                                           \
+        u = tsr__k_two_sum_##sfx(u, FMA(b, b, -q), &e4);                                           \
+        *lo = (e1 + e2) + (e3 + e4);                                                               \
+        return u;                                                                                  \
     }                                                                                              \
     static inline Z tsr__k_exp_##zs(Z z)                                                           \
     {                                                                                              \
@@ -666,12 +734,7 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
         }                                                                                          \
         T p = a * a, q = b * b, s = p + q;                                                         \
         if (s >= (T)0.5 && s <= (T)2) {                                                            \
-            T e1, e2, e3, e4;                                                                      \
-            T u = tsr__k_two_sum_##sfx(p, (T)-1, &e1);                                             \
-            u = tsr__k_two_sum_##sfx(u, q, &e2);                                                   \
-            u = tsr__k_two_sum_##sfx(u, FMA(a, a, -p), &e3);                                       \
-            u = tsr__k_two_sum_##sfx(u, FMA(b, b, -q), &e4);                                       \
-            T lo = (e1 + e2) + (e3 + e4);                                                          \
+            T lo, u = tsr__k_x2y2m1_##zs(a, b, &lo);                                               \
             return (T)0.5 * (tsr__k_log1p_##sfx(u) + lo / ((T)1 + u));                             \
         }                                                                                          \
         T e = 0, m = 1;                                                                            \
@@ -763,11 +826,317 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
     {                                                                                              \
         Z w = tsr__k_tanh_##zs(Z##_make(-z.im, z.re));                                             \
         return Z##_make(w.im, -w.re);                                                              \
+    }                                                                                              \
+    static inline T tsr__k_asinh_near_##zs(T a, T b, T y, int adj, T *im)                          \
+    {                                                                                              \
+        T m = b > 1 ? (b + 1) * (b - 1) : (1 + b) * (1 - b), a2 = a * a;                           \
+        T f = a2 * ((T)2 + a2 + (T)2 * b * b), d = SQRT(m * m + f), dp = d + m, dm = f / dp;       \
+        T r1 = SQRT(((b > 1 ? dm : dp) + a2) * (T)0.5), r2 = a * b / r1;                           \
+        *im = adj ? tsr__k_atan2_##sfx(a + r1, tsr__k_cps_##zs(b + r2, y))                         \
+                  : tsr__k_atan2_##sfx(b + r2, a + r1);                                            \
+        return a2 + (b > 1 ? dp : dm) + (T)2 * (a * r1 + b * r2);                                  \
+    }                                                                                              \
+    static inline Z tsr__k_asinhk_##zs(T x, T y, int adj)                                          \
+    {                                                                                              \
+        T a = x < 0 ? -x : x, b = y < 0 ? -y : y, re, im, s, eps = TSR__K_##C##_EPS;               \
+        Z w;                                                                                       \
+        if (a >= (T)1 / eps || b >= (T)1 / eps) {                                                  \
+            w = adj ? Z##_make(tsr__k_cps_##zs(b, y), a) : Z##_make(a, b);                         \
+            w = tsr__k_log_##zs(w);                                                                \
+            re = w.re + TSR__K_##C##_LN2W_HI;                                                      \
+            im = w.im;                                                                             \
+        } else if (a >= (T)0.5 && b < eps / 8) {                                                   \
+            s = tsr__k_hypot_##sfx((T)1, a);                                                       \
+            re = tsr__k_log_##sfx(a + s);                                                          \
+            im = adj ? tsr__k_atan2_##sfx(s, y) : tsr__k_atan2_##sfx(b, s);                        \
+        } else if (a < eps / 8 && b >= (T)1.5) {                                                   \
+            s = SQRT((b + 1) * (b - 1));                                                           \
+            re = tsr__k_log_##sfx(b + s);                                                          \
+            im = adj ? tsr__k_atan2_##sfx(a, tsr__k_cps_##zs(s, y)) : tsr__k_atan2_##sfx(s, a);    \
+        } else if (a < (T)0.5 && b > 1 && b < (T)1.5 && a >= eps * eps) {                          \
+            re = (T)0.5 * tsr__k_log1p_##sfx(tsr__k_asinh_near_##zs(a, b, y, adj, &im));           \
+        } else if (a < (T)0.5 && b > 1 && b < (T)1.5) {                                            \
+            T m = (b + 1) * (b - 1);                                                               \
+            s = SQRT(m);                                                                           \
+            re = (T)0.5 * tsr__k_log1p_##sfx((T)2 * (m + b * s));                                  \
+            im = adj ? tsr__k_atan2_##sfx(a, tsr__k_cps_##zs(s, y)) : tsr__k_atan2_##sfx(s, a);    \
+        } else if (a < (T)0.5 && b == 1 && a < eps / 8) {                                          \
+            s = SQRT(a);                                                                           \
+            re = (T)0.5 * tsr__k_log1p_##sfx((T)2 * (a + s));                                      \
+            im = adj ? tsr__k_atan2_##sfx(s, tsr__k_cps_##zs((T)1, y))                             \
+                     : tsr__k_atan2_##sfx((T)1, s);                                                \
+        } else if (a < (T)0.5 && b == 1) {                                                         \
+            T d = a * SQRT((T)4 + a * a);                                                          \
+            T s1 = SQRT((d + a * a) * (T)0.5), s2 = SQRT((d - a * a) * (T)0.5);                    \
+            re = (T)0.5 * tsr__k_log1p_##sfx(a * a + d + (T)2 * (a * s1 + s2));                    \
+            im = adj ? tsr__k_atan2_##sfx(a + s1, tsr__k_cps_##zs(1 + s2, y))                      \
+                     : tsr__k_atan2_##sfx(1 + s2, a + s1);                                         \
+        } else if (a < (T)0.5 && b < 1 && b >= eps && a >= eps * eps) {                            \
+            re = (T)0.5 * tsr__k_log1p_##sfx(tsr__k_asinh_near_##zs(a, b, y, adj, &im));           \
+        } else if (a < (T)0.5 && b < 1 && b >= eps) {                                              \
+            s = SQRT((1 + b) * (1 - b));                                                           \
+            re = (T)0.5 * tsr__k_log1p_##sfx((T)2 * a / s);                                        \
+            im = adj ? tsr__k_atan2_##sfx(s, y) : tsr__k_atan2_##sfx(b, s);                        \
+        } else if (a < (T)0.5 && b < 1) {                                                          \
+            s = tsr__k_hypot_##sfx((T)1, a);                                                       \
+            re = (T)0.5 * tsr__k_log1p_##sfx((T)2 * a * (a + s));                                  \
+            im = adj ? tsr__k_atan2_##sfx(s, y) : tsr__k_atan2_##sfx(b, s);                        \
+        } else {                                                                                   \
+            w = tsr__k_csqrt_##zs((a - b) * (a + b) + 1, (T)2 * a * b);                            \
+            w = Z##_make(w.re + a, w.im + b);                                                      \
+            if (adj)                                                                               \
+                w = Z##_make(tsr__k_cps_##zs(w.im, y), w.re);                                      \
+            w = tsr__k_log_##zs(w);                                                                \
+            re = w.re;                                                                             \
+            im = w.im;                                                                             \
+        }                                                                                          \
+        return Z##_make(tsr__k_cps_##zs(re, x), tsr__k_cps_##zs(im, adj ? (T)1 : y));              \
+    }                                                                                              \
+    static inline Z tsr__k_asinh_##zs(Z z)                                                         \
+    {                                                                                              \
+        T x = z.re, y = z.im;                                                                      \
+        int xf = x - x == 0, yf = y - y == 0;                                                      \
+        if (!yf && y == y)                                                                         \
+            return Z##_make(                                                                       \
+                tsr__k_cps_##zs((T)INFINITY, x),                                                   \
+                x != x ? x                                                                         \
+                       : tsr__k_cps_##zs(xf ? TSR__K_##C##_PIO2_HI : TSR__K_##C##_PIO4_HI, y));    \
+        if (!xf)                                                                                   \
+            return Z##_make(x, (x == x && yf) || (x != x && y == 0) ? tsr__k_cps_##zs((T)0, y)     \
+                                                                    : x - x);                      \
+        if (!yf)                                                                                   \
+            return Z##_make(y, y);                                                                 \
+        if (x == 0 && y == 0)                                                                      \
+            return z;                                                                              \
+        return tsr__k_asinhk_##zs(x, y, 0);                                                        \
+    }                                                                                              \
+    static inline Z tsr__k_asin_##zs(Z z)                                                          \
+    {                                                                                              \
+        T x = z.re, y = z.im;                                                                      \
+        if (x != x || y != y) {                                                                    \
+            if (x == 0)                                                                            \
+                return z;                                                                          \
+            if ((x == x && x - x != 0) || (y == y && y - y != 0))                                  \
+                return Z##_make(x - x, tsr__k_cps_##zs((T)INFINITY, y));                           \
+            return Z##_make(x + y, x + y);                                                         \
+        }                                                                                          \
+        Z w = tsr__k_asinh_##zs(Z##_make(-y, x));                                                  \
+        return Z##_make(w.im, -w.re);                                                              \
+    }                                                                                              \
+    static inline Z tsr__k_acos_##zs(Z z)                                                          \
+    {                                                                                              \
+        T x = z.re, y = z.im;                                                                      \
+        if (x - x != 0 || y - y != 0 || (x == 0 && y == 0)) {                                      \
+            Z w = tsr__k_asin_##zs(z);                                                             \
+            T re = TSR__K_##C##_PIO2_HI - w.re;                                                    \
+            return Z##_make(re == 0 ? (T)0 : re, -w.im);                                           \
+        }                                                                                          \
+        Z w = tsr__k_asinhk_##zs(-y, x, 1);                                                        \
+        return Z##_make(w.im, w.re);                                                               \
+    }                                                                                              \
+    static inline Z tsr__k_acosh_##zs(Z z)                                                         \
+    {                                                                                              \
+        T x = z.re, y = z.im, inf = (T)INFINITY;                                                   \
+        int xf = x - x == 0, yf = y - y == 0;                                                      \
+        if (!yf && y == y)                                                                         \
+            return Z##_make(inf, x != x ? x                                                        \
+                                        : tsr__k_cps_##zs(xf      ? TSR__K_##C##_PIO2_HI           \
+                                                          : x < 0 ? TSR__K_##C##_3PIO4             \
+                                                                  : TSR__K_##C##_PIO4_HI,          \
+                                                          y));                                     \
+        if (!xf && x == x)                                                                         \
+            return Z##_make(inf, yf ? tsr__k_cps_##zs(NEG(x) ? TSR__K_##C##_PI_HI : (T)0, y) : y); \
+        if (!xf || !yf)                                                                            \
+            return Z##_make(x + y, x == 0 ? TSR__K_##C##_PIO2_HI : x + y);                         \
+        if (x == 0 && y == 0)                                                                      \
+            return Z##_make((T)0, tsr__k_cps_##zs(TSR__K_##C##_PIO2_HI, y));                       \
+        Z w = tsr__k_asinhk_##zs(-y, x, 1);                                                        \
+        return NEG(y) ? Z##_make(w.re, -w.im) : Z##_make(-w.re, w.im);                             \
+    }                                                                                              \
+    static inline Z tsr__k_atanh_##zs(Z z)                                                         \
+    {                                                                                              \
+        T x = z.re, y = z.im, ax = x < 0 ? -x : x, ay = y < 0 ? -y : y, re, den, lo,               \
+          eps = TSR__K_##C##_EPS;                                                                  \
+        int xf = x - x == 0, yf = y - y == 0;                                                      \
+        if (!yf && y == y)                                                                         \
+            return Z##_make(tsr__k_cps_##zs((T)0, x), tsr__k_cps_##zs(TSR__K_##C##_PIO2_HI, y));   \
+        if ((!xf && x == x) || (x == 0 && !yf))                                                    \
+            return Z##_make(tsr__k_cps_##zs((T)0, x),                                              \
+                            yf ? tsr__k_cps_##zs(TSR__K_##C##_PIO2_HI, y) : y);                    \
+        if (!xf || !yf)                                                                            \
+            return Z##_make(x + y, x + y);                                                         \
+        if (x == 0 && y == 0)                                                                      \
+            return z;                                                                              \
+        if (ax >= (T)16 / eps || ay >= (T)16 / eps) {                                              \
+            if (ay <= 1)                                                                           \
+                re = (T)1 / x;                                                                     \
+            else if (ax <= 1)                                                                      \
+                re = x / y / y;                                                                    \
+            else {                                                                                 \
+                T h = tsr__k_hypot_##sfx((T)0.5 * x, (T)0.5 * y);                                  \
+                re = x / h / h * (T)0.25;                                                          \
+            }                                                                                      \
+            return Z##_make(re, tsr__k_cps_##zs(TSR__K_##C##_PIO2_HI, y));                         \
+        }                                                                                          \
+        if (ax == 1 && ay < eps * eps) {                                                           \
+            re = tsr__k_cps_##zs((T)0.5, x) * (TSR__K_##C##_LN2W_HI - tsr__k_log_##sfx(ay));       \
+        } else {                                                                                   \
+            T i2 = ay >= eps * eps ? y * y : (T)0;                                                 \
+            T n = (1 + x) * (1 + x) + i2, d = (1 - x) * (1 - x) + i2, f = n / d;                   \
+            re = f < (T)0.5 ? (T)0.25 * tsr__k_log_##sfx(f)                                        \
+                            : (T)0.25 * tsr__k_log1p_##sfx((T)4 * x / d);                          \
+        }                                                                                          \
+        T p = ax < ay ? ay : ax, q = ax < ay ? ax : ay;                                            \
+        if (q < (T)0.5 * eps) {                                                                    \
+            den = (1 - p) * (1 + p);                                                               \
+            den = den == 0 ? (T)0 : den;                                                           \
+        } else if (p >= 1 || (p < (T)0.75 && q < (T)0.5)) {                                        \
+            den = (1 - p) * (1 + p) - q * q;                                                       \
+        } else {                                                                                   \
+            den = -tsr__k_x2y2m1_##zs(p, q, &lo);                                                  \
+            den -= lo;                                                                             \
+        }                                                                                          \
+        return Z##_make(re, (T)0.5 * tsr__k_atan2_##sfx((T)2 * y, den));                           \
+    }                                                                                              \
+    static inline Z tsr__k_atan_##zs(Z z)                                                          \
+    {                                                                                              \
+        Z w = tsr__k_atanh_##zs(Z##_make(-z.im, z.re));                                            \
+        return Z##_make(w.im, -w.re);                                                              \
+    }                                                                                              \
+    static inline int tsr__k_isinfp_##zs(T v)                                                      \
+    {                                                                                              \
+        return v == v && v - v != 0;                                                               \
+    }                                                                                              \
+    static inline T tsr__k_box_##zs(T v, int inf_to_one)                                           \
+    {                                                                                              \
+        if (v != v)                                                                                \
+            return tsr__k_cps_##zs((T)0, v);                                                       \
+        return inf_to_one ? tsr__k_cps_##zs(tsr__k_isinfp_##zs(v) ? (T)1 : (T)0, v) : v;           \
+    }                                                                                              \
+    static inline Z tsr__k_gmul_##zs(Z p, Z q)                                                     \
+    {                                                                                              \
+        T a = p.re, b = p.im, c = q.re, d = q.im;                                                  \
+        T ac = a * c, bd = b * d, ad = a * d, bc = b * c, x = ac - bd, y = ad + bc;                \
+        if (x == x || y == y)                                                                      \
+            return Z##_make(x, y);                                                                 \
+        int pinf = tsr__k_isinfp_##zs(a) || tsr__k_isinfp_##zs(b);                                 \
+        int qinf = tsr__k_isinfp_##zs(c) || tsr__k_isinfp_##zs(d);                                 \
+        int over = tsr__k_isinfp_##zs(ac) || tsr__k_isinfp_##zs(bd) || tsr__k_isinfp_##zs(ad) ||   \
+                   tsr__k_isinfp_##zs(bc);                                                         \
+        if (!pinf && !qinf && !over)                                                               \
+            return Z##_make(x, y);                                                                 \
+        if (pinf || over) {                                                                        \
+            a = tsr__k_box_##zs(a, pinf);                                                          \
+            b = tsr__k_box_##zs(b, pinf);                                                          \
+        }                                                                                          \
+        if (qinf || over) {                                                                        \
+            c = tsr__k_box_##zs(c, qinf);                                                          \
+            d = tsr__k_box_##zs(d, qinf);                                                          \
+        }                                                                                          \
+        if (pinf && !qinf) {                                                                       \
+            c = c != c ? tsr__k_cps_##zs((T)0, c) : c;                                             \
+            d = d != d ? tsr__k_cps_##zs((T)0, d) : d;                                             \
+        }                                                                                          \
+        if (qinf && !pinf) {                                                                       \
+            a = a != a ? tsr__k_cps_##zs((T)0, a) : a;                                             \
+            b = b != b ? tsr__k_cps_##zs((T)0, b) : b;                                             \
+        }                                                                                          \
+        return Z##_make((T)INFINITY * (a * c - b * d), (T)INFINITY * (a * d + b * c));             \
+    }                                                                                              \
+    static inline int tsr__k_cpow_fine_##zs(Z x, Z y, Z *res)                                      \
+    {                                                                                              \
+        T a = x.re < 0 ? -x.re : x.re, b = x.im < 0 ? -x.im : x.im, u = y.re, v = y.im;            \
+        if (a < b) {                                                                               \
+            T t = a;                                                                               \
+            a = b;                                                                                 \
+            b = t;                                                                                 \
+        }                                                                                          \
+        if (a - a != 0 || b - b != 0 || u - u != 0 || v - v != 0 || a == 0 || (u == 0 && v == 0))  \
+            return 0;                                                                              \
+        T gh, gl, e1, e2, e3, e4, ll, tl, s0 = a * a + b * b;                                      \
+        if (s0 >= (T)0.5 && s0 <= (T)2) { /* log|x| near 0: log1p(|x|^2 - 1) / 2 */                \
+            T ul, uh = tsr__k_x2y2m1_##zs(a, b, &ul);                                              \
+            T ph = (T)1 + uh;                                                                      \
+            T pl = (((T)1 - ph) + uh) + ul;                                                        \
+            T lh = tsr__k_powlog_##sfx(ph, &ll);                                                   \
+            gh = (T)0.5 * lh;                                                                      \
+            gl = (T)0.5 * (ll + pl / ph);                                                          \
+        } else {                                                                                   \
+            int e = 0;                                                                             \
+            if (a < TSR__K_##C##_MIN_NORMAL) {                                                     \
+                a *= TSR__K_##C##_SUB_SCALE;                                                       \
+                b *= TSR__K_##C##_SUB_SCALE;                                                       \
+                e = -TSR__K_##C##_SUB_BITS;                                                        \
+            }                                                                                      \
+            int k = (int)(BITS(a) >> TSR__K_##C##_MANT) - TSR__K_##C##_BIAS;                       \
+            T m = tsr__k_pow2_##sfx(-k);                                                           \
+            a *= m;                                                                                \
+            b *= m;                                                                                \
+            T p = a * a, q = b * b, et = (T)(e + k);                                               \
+            T sh = tsr__k_two_sum_##sfx(p, q, &e1);                                                \
+            T sl = e1 + (FMA(a, a, -p) + FMA(b, b, -q));                                           \
+            T lh = tsr__k_powlog_##sfx(sh, &ll);                                                   \
+            gh = tsr__k_two_sum_##sfx(et * TSR__K_##C##_LN2_HI, (T)0.5 * lh, &e2);                 \
+            gl = e2 + FMA(et, TSR__K_##C##_LN2_LO, (T)0.5 * (ll + sl / sh));                       \
+        }                                                                                          \
+        T th = tsr__k_atan2w_##sfx(x.im < 0 ? -x.im : x.im, x.re, &tl);                            \
+        if (NEG(x.im)) {                                                                           \
+            th = -th;                                                                              \
+            tl = -tl;                                                                              \
+        }                                                                                          \
+        T p1 = u * gh, p2 = -v * th, q1 = u * th, q2 = v * gh;                                     \
+        T wr = tsr__k_two_sum_##sfx(p1, p2, &e3), wi = tsr__k_two_sum_##sfx(q1, q2, &e4);          \
+        T wrl = e3 + ((FMA(u, gh, -p1) + FMA(-v, th, -p2)) + (u * gl - v * tl));                   \
+        T wil = e4 + ((FMA(u, th, -q1) + FMA(v, gh, -q2)) + (u * tl + v * gl));                    \
+        T h = wr + wrl;                                                                            \
+        wrl -= h - wr;                                                                             \
+        wr = h;                                                                                    \
+        h = wi + wil;                                                                              \
+        wil -= h - wi;                                                                             \
+        wi = h;                                                                                    \
+        if (wi == 0 && wil == 0)                                                                   \
+            wi = q1 + q2;                                                                          \
+        if (!(wr < TSR__K_##C##_EXP_HUGE - (T)1 && wr > TSR__K_##C##_EXP_TINY + (T)1 &&            \
+              wi < TSR__K_##C##_ROOT_BIG && wi > -TSR__K_##C##_ROOT_BIG))                          \
+            return 0;                                                                              \
+        T r, rh, rl, gl2, s, c;                                                                    \
+        int kk = (int)tsr__k_expr_##sfx(wr, wrl, &r, &rh, &rl);                                    \
+        T g = tsr__k_exp1p_##sfx(r, rh, rl, &gl2);                                                 \
+        tsr__k_sc_##sfx(wi, &s, &c);                                                               \
+        T hq = (T)0.5 * wil * wil;                                                                 \
+        T cs = FMA(-wil, s, FMA(-hq, c, c)), sn = wil == 0 ? s : FMA(wil, c, FMA(-hq, s, s));      \
+        *res = Z##_make(tsr__k_scale_##sfx(FMA(g, cs, gl2 * cs), kk),                              \
+                        sn == 0 ? sn : tsr__k_scale_##sfx(FMA(g, sn, gl2 * sn), kk));              \
+        return 1;                                                                                  \
+    }                                                                                              \
+    static inline Z tsr__k_pow_##zs(Z x, Z y)                                                      \
+    {                                                                                              \
+        Z w;                                                                                       \
+        if (tsr__k_cpow_fine_##zs(x, y, &w))                                                       \
+            return w;                                                                              \
+        w = tsr__k_gmul_##zs(y, tsr__k_log_##zs(x));                                               \
+        return tsr__k_expg_##zs(w.re, w.im);                                                       \
+    }                                                                                              \
+    static inline Z tsr__k_pows_##zs(Z x, Z y)                                                     \
+    {                                                                                              \
+        T e = y.re;                                                                                \
+        Z one = Z##_make((T)1, (T)0);                                                              \
+        if (y.im != 0 || !(e == 0 || e == 1 || e == (T)0.5 || e == (T)-0.5 || e == -1 || e == 2 || \
+                           e == 3 || e == -2))                                                     \
+            return tsr__k_pow_##zs(x, y);                                                          \
+        if (e == 0 || e == 1)                                                                      \
+            return e == 0 ? one : x;                                                               \
+        if (e == (T)0.5 || e == (T)-0.5)                                                           \
+            return e > 0 ? tsr__k_csqrt_##zs(x.re, x.im) : tsr__k_rsqrt_##zs(x);                   \
+        if (e == -1 || e == -2)                                                                    \
+            return Z##_div(one, e == -1 ? x : Z##_mul(x, x));                                      \
+        return e == 2 ? Z##_mul(x, x) : Z##_mul(Z##_mul(x, x), x);                                 \
     }
 
 #define TSR__K_NEG_F(v) ((tsr__float_bits(v) >> 31) != 0)
 #define TSR__K_NEG_D(v) ((tsr__double_bits(v) >> 63) != 0)
-TSR__K_CPLX_MATH(tsr__kc64, float, f32, c64, F, tsr__k_fmaf, tsr__k_sqrtf, TSR__K_NEG_F)
+TSR__K_CPLX_MATH(tsr__kc64, float, f32, c64, F, tsr__k_fmaf, tsr__k_sqrtf, TSR__K_NEG_F,
+                 tsr__float_bits)
 
 #ifdef TSR_CONV_HAVE_DOUBLE
 
@@ -828,7 +1197,8 @@ static inline double tsr__k_fix_f64(tsr__u64 ghi, tsr__u64 glo, double *p2, doub
 }
 TSR__K_TRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_rintd, tsr__double_bits)
 TSR__K_ATRIG(double, f64, D, tsr__u64, tsr__k_fmad, tsr__k_sqrtd, tsr__double_bits)
-TSR__K_CPLX_MATH(tsr__kc128, double, f64, c128, D, tsr__k_fmad, tsr__k_sqrtd, TSR__K_NEG_D)
+TSR__K_CPLX_MATH(tsr__kc128, double, f64, c128, D, tsr__k_fmad, tsr__k_sqrtd, TSR__K_NEG_D,
+                 tsr__double_bits)
 
 #endif /* TSR_CONV_HAVE_DOUBLE */
 

@@ -452,30 +452,25 @@ ADDC_OP(addcdiv, TSR__KOP_ADDCDIV)
 
 /* ---- pow ------------------------------------------------------------------ */
 
-/* The result dtype of pow with a Python number (either side); complex
- * ones are refused until complex pow is computed. */
+/* The result dtype of pow with a Python number (either side). */
 static tsr_status pow_type(const tsr_tensor *t, tsr_scalar number, tsr_dtype *type)
 {
     tsr_operand ops[2] = {{t->geometry.ndim ? TSR_OPERAND_TENSOR : TSR_OPERAND_ZERO_DIM, t->dtype},
                           {TSR_OPERAND_SCALAR, number.kind}};
-    tsr_status st = tsr_result_type(ops, 2, type);
-    if (st == TSR_OK && tsr_dtype_is_complex(*type))
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "complex pow is not available yet");
-    return st;
+    return tsr_result_type(ops, 2, type);
 }
 
 static tsr_status pow_op(const tsr_tensor *a, const tsr_tensor *b, tsr__out_mode mode,
                          tsr_tensor *out, tsr_tensor **result)
 {
-    if (a && b && (tsr_dtype_is_complex(a->dtype) || tsr_dtype_is_complex(b->dtype)))
-        return tsr__fail(TSR_ERR_NOT_SUPPORTED, "complex pow is not available yet");
     return tsr__binary_op(TSR__KOP_POW, a, b, NULL, NULL, mode, out, result);
 }
 
 /* PyTorch 1.13's pow.Tensor_Scalar: a bool or integer self refuses a
  * negative integer exponent first; an integer, float16 or bfloat16
  * result takes the exponent through Scalar::to (its overflow message),
- * float32 and float64 read it as a double. */
+ * float32 and float64 read it as a double, complex results as a complex
+ * number of their parts' type. */
 static tsr_status pow_scalar_op(const tsr_tensor *self, tsr_scalar exponent, tsr__out_mode mode,
                                 tsr_tensor *out, tsr_tensor **result)
 {
@@ -487,10 +482,28 @@ static tsr_status pow_scalar_op(const tsr_tensor *self, tsr_scalar exponent, tsr
     tsr_dtype type;
     tsr_status st = pow_type(self, exponent, &type);
     unsigned char element[16];
-    if (st == TSR_OK && type != TSR_FLOAT32 && type != TSR_FLOAT64 && type != TSR_BOOL)
+    if (st == TSR_OK && type != TSR_FLOAT32 && type != TSR_FLOAT64 && type != TSR_BOOL &&
+        !tsr_dtype_is_complex(type))
         st = tsr__scalar_to_element(exponent, type, element);
     if (st != TSR_OK)
         return st;
+    if (exponent.kind == TSR_BOOL && tsr_dtype_is_complex(type)) {
+        /* no shortcut for False and True (not equal to 0 and 1): cpow,
+         * after the out= (self) dtype check of this overload */
+        const tsr_tensor *w = mode == TSR__OUT_NEW ? NULL : out;
+        if (w && w->dtype != type)
+            return tsr__fail(TSR_ERR_RUNTIME, "Found dtype %s but expected %s",
+                             tsr_dtype_message_name(w->dtype), tsr_dtype_message_name(type));
+        tsr_tensor_options o = {0};
+        o.has_device = true;
+        o.device = (tsr_device){TSR_DEVICE_CPU, -1};
+        tsr_tensor *e = NULL;
+        if ((st = tsr_tensor_from_data(NULL, 0, NULL, TSR_BOOL, &exponent.v.b, &o, &e)) != TSR_OK)
+            return st;
+        st = tsr__binary_op(TSR__KOP_POW, self, e, NULL, NULL, mode, out, result);
+        tsr_tensor_release(e);
+        return st;
+    }
     return tsr__binary_op(TSR__KOP_POW_SCALAR, self, NULL, &exponent, NULL, mode, out, result);
 }
 
@@ -498,7 +511,10 @@ static tsr_status pow_scalar_op(const tsr_tensor *self, tsr_scalar exponent, tsr
  * tensor ^ tensor with the base a zero-dim cpu tensor of the result
  * dtype (converted as PyTorch casts a wrapped number: no overflow
  * check). PyTorch allocates this result (and resizes an empty out= of
- * another shape) contiguous, whatever the exponent's layout. */
+ * another shape) contiguous, whatever the exponent's layout. A base
+ * equal to 1 (not True) fills the result with 1 without computing or
+ * checking the cast to out=, as PyTorch does (complex cpow(1, y) would
+ * be NaN for a NaN or infinite y). */
 static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent,
                                      tsr__out_mode mode, tsr_tensor *out, tsr_tensor **result)
 {
@@ -522,9 +538,19 @@ static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent
     tsr_tensor *base = NULL, *fresh = NULL;
     if ((st = tsr_tensor_from_data(NULL, 0, NULL, self.kind, data, &o, &base)) != TSR_OK)
         return st;
+    bool one = self.kind == TSR_INT64            ? self.v.i == 1
+               : self.kind == TSR_BOOL           ? false
+               : tsr_dtype_is_complex(self.kind) ? self.v.c[0] == 1 && self.v.c[1] == 0
+                                                 : self.v.f == 1;
     if (mode == TSR__OUT_GIVEN && !resize) {
-        st = tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, mode, out, NULL);
+        bool same = out->geometry.ndim == g->ndim &&
+                    memcmp(out->geometry.sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim) == 0;
+        st = one && same
+                 ? TSR_OK
+                 : tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, mode, out, NULL);
         tsr_tensor_release(base);
+        if (st == TSR_OK && one)
+            st = tsr_tensor_fill_(out, tsr_scalar_int(1));
         return st;
     }
     o.has_device = false;
@@ -532,7 +558,9 @@ static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent
     o.has_memory_format = true;
     o.memory_format = TSR_CONTIGUOUS_FORMAT;
     if ((st = tsr_tensor_empty_like(exponent, &o, &fresh)) == TSR_OK)
-        st = tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, TSR__OUT_GIVEN, fresh, NULL);
+        st = one ? tsr_tensor_fill_(fresh, tsr_scalar_int(1))
+                 : tsr__binary_op(TSR__KOP_POW, base, exponent, NULL, NULL, TSR__OUT_GIVEN, fresh,
+                                  NULL);
     tsr_tensor_release(base);
     if (st != TSR_OK)
         tsr_tensor_release(fresh);

@@ -212,9 +212,8 @@ TSR_UNARY_OP(sqrt)
 /* Integers and bool compute in the default dtype, bfloat16 in float32
  * (rounded once); float16 is refused as PyTorch 1.13's cpu kernels refuse
  * it. Within 1 ulp of the correctly rounded result, the same bits on
- * every device; exact where IEEE 754 defines the result. Complex inputs
- * are not computed yet (TSR_ERR_NOT_SUPPORTED, "complex exp is not
- * available yet"). */
+ * every device; exact where IEEE 754 defines the result; complex64 and complex128 compute, each part within a few ulps of
+ * the true value (docs/semantics.md). */
 TSR_UNARY_OP(exp)
 TSR_UNARY_OP(log)
 /* exp(x) - 1 and log(1 + x), accurate near 0: the dtypes as exp and log,
@@ -226,9 +225,8 @@ TSR_UNARY_OP(expm1)
 TSR_UNARY_OP(log1p)
 /* 1 / (1 + exp(-x)) and tanh: the dtypes as exp, within 1 ulp of the
  * correctly rounded result, the same bits on every device (sigmoid(+-0) =
- * 1/2, tanh(+-0) = +-0, +-1 and 0 at the infinities). Complex inputs are
- * not computed yet (TSR_ERR_NOT_SUPPORTED, "complex tanh is not available
- * yet"). */
+ * 1/2, tanh(+-0) = +-0, +-1 and 0 at the infinities); complex64 and complex128 compute, each part within a few ulps of
+ * the true value (docs/semantics.md). */
 TSR_UNARY_OP(sigmoid)
 TSR_UNARY_OP(tanh)
 /* 2^x, log2 and log10, the hyperbolic functions and their inverses, and
@@ -237,9 +235,9 @@ TSR_UNARY_OP(tanh)
  * bits on every device, exact where IEEE 754 defines the result (exp2 of
  * an integer, log2 of a power of two, +-0 and +-inf kept by sinh, asinh,
  * atanh; cosh(+-inf) = +inf, acosh(1) = +0, atanh(+-1) = +-inf, rsqrt(+-0)
- * = +-inf, rsqrt(+inf) = +0). Complex inputs are not computed yet
- * (TSR_ERR_NOT_SUPPORTED, "complex log2 is not available yet"), except
- * exp2's, which PyTorch 1.13 refuses too. */
+ * = +-inf, rsqrt(+inf) = +0); complex64 and complex128 compute, each part within a few ulps of
+ * the true value (docs/semantics.md),
+ * but exp2, which PyTorch 1.13 refuses too. */
 TSR_UNARY_OP(exp2)
 TSR_UNARY_OP(log2)
 TSR_UNARY_OP(log10)
@@ -280,13 +278,15 @@ TSR_API tsr_status tsr_gelu_approximate_from_name(const char *name, tsr_gelu_app
 /* sin, cos and tan (radians): the dtypes as exp, within 1 ulp of the
  * correctly rounded result for every argument however large, the same
  * bits on every device (sin(+-0) = +-0, tan(+-0) = +-0, cos(+-0) = 1, NaN
- * at the infinities). Complex inputs are not computed yet
- * (TSR_ERR_NOT_SUPPORTED, "complex sin is not available yet"). */
+ * at the infinities); complex64 and complex128 compute, each part within a few ulps of
+ * the true value (docs/semantics.md). */
 TSR_UNARY_OP(sin)
 TSR_UNARY_OP(cos)
 TSR_UNARY_OP(tan)
 /* asin, acos (NaN outside [-1, 1]) and atan: as sin; asin(+-0) = +-0,
- * atan(+-0) = +-0, atan(+-inf) = +-pi/2 rounded, acos(1) = +0. */
+ * atan(+-0) = +-0, atan(+-inf) = +-pi/2 rounded, acos(1) = +0; complex
+ * ones as glibc's casin, cacos and catan (C99 Annex G's special values,
+ * the branch cuts' sides as the signed zeros say). */
 TSR_UNARY_OP(asin)
 TSR_UNARY_OP(acos)
 TSR_UNARY_OP(atan)
@@ -429,9 +429,12 @@ TSR_API tsr_status tsr_clamp_scalar_(tsr_tensor *self, const tsr_scalar *min,
  * without overflow"). The number-exponent form's out= (and in place,
  * self) must have the result dtype ("Found dtype Long but expected
  * Float"). bool ^ bool is TSR_ERR_NOT_SUPPORTED ("\"pow\" not
- * implemented for 'Bool'"), complex ones too ("complex pow is not
- * available yet"). Arguments are borrowed; *result is new and the
- * caller's. */
+ * implemented for 'Bool'"). Complex results (complex64, complex128) are
+ * exp(y log x) with glibc's cpow's special values, each part within about
+ * 2 ulps of the true value, and PyTorch's kernels for the number
+ * exponents 0, 1, 0.5, -0.5, -1, 2, 3 and -2; a number base equal to 1
+ * fills the result with 1, as PyTorch (docs/semantics.md). Arguments are
+ * borrowed; *result is new and the caller's. */
 TSR_API tsr_status tsr_pow(const tsr_tensor *self, const tsr_tensor *exponent, tsr_tensor **result);
 TSR_API tsr_status tsr_pow_out(const tsr_tensor *self, const tsr_tensor *exponent, tsr_tensor *out);
 TSR_API tsr_status tsr_pow_(tsr_tensor *self, const tsr_tensor *exponent);

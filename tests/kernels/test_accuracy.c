@@ -35,6 +35,7 @@
  * arguments and results, where the function saturates). The worst error
  * in ulps (against the reference, unrounded) is printed.
  * TSR_ACCURACY_ONLY=name runs one function's sweeps. */
+#include <complex.h>
 #include <math.h>
 #include <mpfr.h>
 #include <pthread.h>
@@ -1206,6 +1207,373 @@ static const func funcs[] = {
      .hard2 = hard_pow},
 };
 
+/* ---- complex functions ---------------------------------------------------
+ *
+ * The complex inverse functions and pow of kernels/scalar_trig.h, part by
+ * part, against a reference computed here with MPFR at 640 bits from
+ * their definitions (no MPC on the build machines): with a = |x|, b = |y|,
+ *   asinh(a + bi) = log(w + sqrt(w^2 + 1)) for w = a + bi (the first
+ *     quadrant, where no branch cut is near), the signs of x and y put
+ *     back (asinh is odd and real on the real axis);
+ *   atanh(z) = (log(1 + z) - log(1 - z)) / 2 off its cuts;
+ *   acosh(z) = 2 log(sqrt((z + 1) / 2) + sqrt((z - 1) / 2)) (Kahan's form,
+ *     right on both sides of its cut);
+ *   asin z = -i asinh(iz), acos z = pi/2 - asin z, atan z = -i atanh(iz);
+ *   x^y = exp(y (log|x| + i arg x)).
+ * Complex log and sqrt are the principal ones, from hypot, atan2 and real
+ * square roots. The arguments are random: parts of random sign and
+ * magnitude 2^-20 to 2^20 (every fourth a part near 0, 1 or the other
+ * part's size), and for pow a base with parts up to 4 and an exponent with
+ * parts up to 3 (plus real bases and exponents), where |y log x| stays
+ * below about 50. The error of each part is counted in ulps of that part
+ * (against the 640-bit value; pow's against 1/8 of |x^y| where the part
+ * is smaller); the worst per function and type is printed and held to
+ * the bound docs/semantics.md states (5 ulps; pow 2.5). The special
+ * values (zero, infinite and NaN parts, and 1, -1, 2, 1/2 among them) are
+ * held to the host's glibc functions (casinh ... cpow) bit for bit, NaN
+ * payloads and NaN signs aside: those are the values C99's Annex G and
+ * glibc give and Tessera follows. */
+
+#define CPLX_PREC 640
+
+typedef struct cnum {
+    mpfr_t re, im;
+} cnum;
+
+static void c_init(cnum *z)
+{
+    mpfr_inits2(CPLX_PREC, z->re, z->im, (mpfr_ptr)0);
+}
+static void c_clear(cnum *z)
+{
+    mpfr_clears(z->re, z->im, (mpfr_ptr)0);
+}
+/* r = log z (principal). */
+static void c_log(cnum *r, const cnum *z)
+{
+    mpfr_t h;
+    mpfr_init2(h, CPLX_PREC);
+    mpfr_hypot(h, z->re, z->im, MPFR_RNDN);
+    mpfr_atan2(r->im, z->im, z->re, MPFR_RNDN);
+    mpfr_log(r->re, h, MPFR_RNDN);
+    mpfr_clear(h);
+}
+/* r = sqrt z (principal): sqrt((|z| + |x|) / 2) for one part, y / 2 over
+ * it for the other. */
+static void c_sqrt(cnum *r, const cnum *z)
+{
+    mpfr_t h, s, t;
+    mpfr_inits2(CPLX_PREC, h, s, t, (mpfr_ptr)0);
+    mpfr_hypot(h, z->re, z->im, MPFR_RNDN);
+    mpfr_abs(t, z->re, MPFR_RNDN);
+    mpfr_add(s, h, t, MPFR_RNDN);
+    mpfr_div_2ui(s, s, 1, MPFR_RNDN);
+    mpfr_sqrt(s, s, MPFR_RNDN); /* the larger part */
+    mpfr_div(t, z->im, s, MPFR_RNDN);
+    mpfr_div_2ui(t, t, 1, MPFR_RNDN);
+    if (mpfr_sgn(z->re) >= 0) {
+        mpfr_set(r->re, s, MPFR_RNDN);
+        mpfr_set(r->im, t, MPFR_RNDN);
+    } else {
+        mpfr_abs(r->re, t, MPFR_RNDN);
+        mpfr_setsign(r->im, s, mpfr_signbit(z->im), MPFR_RNDN);
+    }
+    mpfr_clears(h, s, t, (mpfr_ptr)0);
+}
+static void c_mul(cnum *r, const cnum *a, const cnum *b)
+{
+    mpfr_t p, q, re;
+    mpfr_inits2(CPLX_PREC, p, q, re, (mpfr_ptr)0);
+    mpfr_mul(p, a->re, b->re, MPFR_RNDN);
+    mpfr_mul(q, a->im, b->im, MPFR_RNDN);
+    mpfr_sub(re, p, q, MPFR_RNDN);
+    mpfr_mul(p, a->re, b->im, MPFR_RNDN);
+    mpfr_mul(q, a->im, b->re, MPFR_RNDN);
+    mpfr_add(r->im, p, q, MPFR_RNDN);
+    mpfr_set(r->re, re, MPFR_RNDN);
+    mpfr_clears(p, q, re, (mpfr_ptr)0);
+}
+
+enum { C_ASINH, C_ACOSH, C_ATANH, C_ASIN, C_ACOS, C_ATAN, C_POW };
+
+/* The reference of function f at x (and y for pow) in *r. */
+static void c_reference(int f, double xr, double xi, double yr, double yi, cnum *r)
+{
+    cnum z, w, t;
+    c_init(&z);
+    c_init(&w);
+    c_init(&t);
+    int sre = 0, sim = 0;
+    if (f == C_ASIN || f == C_ACOS || f == C_ATAN) { /* w = iz */
+        mpfr_set_d(z.re, -xi, MPFR_RNDN);
+        mpfr_set_d(z.im, xr, MPFR_RNDN);
+    } else {
+        mpfr_set_d(z.re, xr, MPFR_RNDN);
+        mpfr_set_d(z.im, xi, MPFR_RNDN);
+    }
+    if (f == C_ASINH || f == C_ASIN || f == C_ACOS) {
+        sre = mpfr_signbit(z.re);
+        sim = mpfr_signbit(z.im);
+        mpfr_abs(z.re, z.re, MPFR_RNDN);
+        mpfr_abs(z.im, z.im, MPFR_RNDN);
+        c_mul(&w, &z, &z);
+        mpfr_add_ui(w.re, w.re, 1, MPFR_RNDN);
+        c_sqrt(&t, &w);
+        mpfr_add(t.re, t.re, z.re, MPFR_RNDN);
+        mpfr_add(t.im, t.im, z.im, MPFR_RNDN);
+        c_log(r, &t);
+        mpfr_setsign(r->re, r->re, sre, MPFR_RNDN);
+        mpfr_setsign(r->im, r->im, sim, MPFR_RNDN);
+    } else if (f == C_ATANH || f == C_ATAN) {
+        mpfr_add_ui(w.re, z.re, 1, MPFR_RNDN);
+        mpfr_set(w.im, z.im, MPFR_RNDN);
+        c_log(&t, &w);
+        mpfr_ui_sub(w.re, 1, z.re, MPFR_RNDN);
+        mpfr_neg(w.im, z.im, MPFR_RNDN);
+        c_log(&w, &w);
+        mpfr_sub(r->re, t.re, w.re, MPFR_RNDN);
+        mpfr_sub(r->im, t.im, w.im, MPFR_RNDN);
+        mpfr_div_2ui(r->re, r->re, 1, MPFR_RNDN);
+        mpfr_div_2ui(r->im, r->im, 1, MPFR_RNDN);
+    } else if (f == C_ACOSH) {
+        cnum u;
+        c_init(&u);
+        mpfr_add_ui(w.re, z.re, 1, MPFR_RNDN);
+        mpfr_set(w.im, z.im, MPFR_RNDN);
+        mpfr_div_2ui(w.re, w.re, 1, MPFR_RNDN);
+        mpfr_div_2ui(w.im, w.im, 1, MPFR_RNDN);
+        c_sqrt(&t, &w);
+        mpfr_sub_ui(w.re, z.re, 1, MPFR_RNDN);
+        mpfr_set(w.im, z.im, MPFR_RNDN);
+        mpfr_div_2ui(w.re, w.re, 1, MPFR_RNDN);
+        mpfr_div_2ui(w.im, w.im, 1, MPFR_RNDN);
+        c_sqrt(&u, &w);
+        mpfr_add(t.re, t.re, u.re, MPFR_RNDN);
+        mpfr_add(t.im, t.im, u.im, MPFR_RNDN);
+        c_log(r, &t);
+        mpfr_mul_2ui(r->re, r->re, 1, MPFR_RNDN);
+        mpfr_mul_2ui(r->im, r->im, 1, MPFR_RNDN);
+        c_clear(&u);
+    } else { /* pow */
+        cnum e;
+        c_init(&e);
+        mpfr_set_d(e.re, yr, MPFR_RNDN);
+        mpfr_set_d(e.im, yi, MPFR_RNDN);
+        c_log(&t, &z);
+        c_mul(&w, &e, &t);
+        mpfr_exp(t.re, w.re, MPFR_RNDN);
+        mpfr_sin_cos(r->im, r->re, w.im, MPFR_RNDN);
+        mpfr_mul(r->re, r->re, t.re, MPFR_RNDN);
+        mpfr_mul(r->im, r->im, t.re, MPFR_RNDN);
+        c_clear(&e);
+    }
+    if (f == C_ASIN || f == C_ACOS || f == C_ATAN) { /* -i r */
+        mpfr_swap(r->re, r->im);
+        mpfr_neg(r->im, r->im, MPFR_RNDN);
+    }
+    if (f == C_ACOS) { /* pi/2 - asin */
+        mpfr_const_pi(t.re, MPFR_RNDN);
+        mpfr_div_2ui(t.re, t.re, 1, MPFR_RNDN);
+        mpfr_sub(r->re, t.re, r->re, MPFR_RNDN);
+        mpfr_neg(r->im, r->im, MPFR_RNDN);
+    }
+    c_clear(&z);
+    c_clear(&w);
+    c_clear(&t);
+}
+
+/* got's distance from the reference v in ulps of the format at v (mant
+ * bits of significand; emin the least normal's exponent, in MPFR's
+ * convention), or at `floor` where v is smaller (pow's parts: an angle
+ * near a multiple of pi/2 makes one part small beside the other, and its
+ * error, from the angle's, is counted against 1/8 of |x^y|). */
+static double c_ulps(double got, mpfr_srcptr v, int mant, int emin, mpfr_srcptr floor)
+{
+    /* a part that is 0 (or below the reference's own rounding, where the
+     * formula's terms cancel exactly) must come out 0 */
+    if (mpfr_zero_p(v) || mpfr_get_exp(v) < 100 - CPLX_PREC)
+        return got == 0 ? 0 : 1e9;
+    if (isnan(got) || isinf(got))
+        return 1e9;
+    mpfr_t d;
+    mpfr_init2(d, CPLX_PREC);
+    mpfr_set_d(d, got, MPFR_RNDN);
+    mpfr_sub(d, d, v, MPFR_RNDN);
+    long e = mpfr_get_exp(v); /* v = m 2^e, 1/2 <= m < 1 */
+    if (floor && mpfr_cmpabs(v, floor) < 0)
+        e = mpfr_get_exp(floor);
+    if (e < emin)
+        e = emin; /* subnormal: the spacing of the least normals */
+    mpfr_mul_2si(d, d, mant - e, MPFR_RNDN);
+    double u = fabs(mpfr_get_d(d, MPFR_RNDN));
+    mpfr_clear(d);
+    return u;
+}
+
+static double c_part(void)
+{
+    double m = ldexp(1.0 + (double)(next_u64() >> 12) * 0x1p-52, (int)(next_u64() % 41) - 20);
+    switch (next_u64() % 16) {
+    case 0:
+        m = ldexp(1.0, (int)(next_u64() % 20) - 30) * (double)(next_u64() % 7);
+        break;
+    case 1:
+        m = 1.0 + ldexp((double)(next_u64() % 1000), -(int)(next_u64() % 50) - 10);
+        break;
+    case 2:
+        m = 1.0 - ldexp((double)(next_u64() % 1000), -(int)(next_u64() % 50) - 10);
+        break;
+    default:
+        break;
+    }
+    return (next_u64() & 1) ? -m : m;
+}
+
+typedef struct cfunc {
+    const char *name;
+    int id;
+    tsr__kc64 (*f32)(tsr__kc64);
+    tsr__kc128 (*f64)(tsr__kc128);
+    float complex (*ref32)(float complex);
+    double complex (*ref64)(double complex);
+    double bound32, bound64; /* ulps per part, docs/semantics.md */
+} cfunc;
+
+static void complex_sweep(const cfunc *fn, int n)
+{
+    double worst[2][2] = {{0, 0}, {0, 0}};
+    cnum r;
+    c_init(&r);
+    mpfr_t fl;
+    mpfr_init2(fl, 64);
+    for (int i = 0; i < n; i++) {
+        double xr = c_part(), xi = c_part(), yr = 0, yi = 0;
+        if (fn->id == C_POW) {
+            xr = uniform(-4, 4);
+            xi = next_u64() % 4 ? uniform(-4, 4) : 0;
+            yr = uniform(-3, 3);
+            yi = next_u64() % 4 ? uniform(-3, 3) : 0;
+        }
+        if ((fabs(xr) == 1 && xi == 0) || (fabs(xi) == 1 && xr == 0) || (float)xr == 0 ||
+            fabs((float)xr) == 1 || fabs((float)xi) == 1)
+            continue;     /* the branch points and poles: among the special values */
+        if (i % 2 == 1) { /* float32's turn: the same kind of argument, rounded */
+            float fr = (float)xr, fi = (float)xi, gr = (float)yr, gi = (float)yi;
+            tsr__kc64 got = fn->id == C_POW
+                                ? tsr__k_pow_c64(tsr__kc64_make(fr, fi), tsr__kc64_make(gr, gi))
+                                : fn->f32(tsr__kc64_make(fr, fi));
+            c_reference(fn->id, fr, fi, gr, gi, &r);
+            mpfr_hypot(fl, r.re, r.im, MPFR_RNDN);
+            mpfr_div_2ui(fl, fl, 3, MPFR_RNDN);
+            mpfr_srcptr floor = fn->id == C_POW ? fl : NULL;
+            double e0 = c_ulps(got.re, r.re, 24, -125, floor);
+            double e1 = c_ulps(got.im, r.im, 24, -125, floor);
+            worst[0][0] = e0 > worst[0][0] ? e0 : worst[0][0];
+            worst[0][1] = e1 > worst[0][1] ? e1 : worst[0][1];
+            if (e0 > fn->bound32 || e1 > fn->bound32)
+                fprintf(stderr, "%s complex64 (%a, %a) (%a, %a): %.2f, %.2f ulps\n", fn->name, fr,
+                        fi, gr, gi, e0, e1);
+            continue;
+        }
+        tsr__kc128 got = fn->id == C_POW
+                             ? tsr__k_pow_c128(tsr__kc128_make(xr, xi), tsr__kc128_make(yr, yi))
+                             : fn->f64(tsr__kc128_make(xr, xi));
+        c_reference(fn->id, xr, xi, yr, yi, &r);
+        mpfr_hypot(fl, r.re, r.im, MPFR_RNDN);
+        mpfr_div_2ui(fl, fl, 3, MPFR_RNDN);
+        mpfr_srcptr floor = fn->id == C_POW ? fl : NULL;
+        double e0 = c_ulps(got.re, r.re, 53, -1021, floor);
+        double e1 = c_ulps(got.im, r.im, 53, -1021, floor);
+        worst[1][0] = e0 > worst[1][0] ? e0 : worst[1][0];
+        worst[1][1] = e1 > worst[1][1] ? e1 : worst[1][1];
+        if (e0 > fn->bound64 || e1 > fn->bound64)
+            fprintf(stderr, "%s complex128 (%a, %a) (%a, %a): %.2f, %.2f ulps\n", fn->name, xr, xi,
+                    yr, yi, e0, e1);
+    }
+    c_clear(&r);
+    mpfr_clear(fl);
+    printf("%-6s complex64  max error %.3f ulp (real), %.3f ulp (imaginary) in %d arguments\n",
+           fn->name, worst[0][0], worst[0][1], n / 2);
+    printf("%-6s complex128 max error %.3f ulp (real), %.3f ulp (imaginary) in %d arguments\n",
+           fn->name, worst[1][0], worst[1][1], n / 2);
+    ASSERT_TRUE(worst[0][0] <= fn->bound32 && worst[0][1] <= fn->bound32);
+    ASSERT_TRUE(worst[1][0] <= fn->bound64 && worst[1][1] <= fn->bound64);
+}
+
+/* Bit for bit with glibc where a part is 0, +-inf, NaN (NaN's sign and
+ * payload aside), and at 1, -1, 2, 1/2 among them. */
+static int c_same(double a, double b)
+{
+    return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
+}
+
+static void complex_specials(const cfunc *fn)
+{
+    static const double parts[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5, INFINITY, -INFINITY, NAN};
+    enum { NP = sizeof(parts) / sizeof(parts[0]) };
+    int bad = 0;
+    volatile double vol = 0; /* keeps the compiler from folding glibc's calls */
+    for (int i = 0; i < NP; i++)
+        for (int j = 0; j < NP; j++) {
+            double xr = parts[i] + vol, xi = parts[j] + vol;
+            if (xr == 0)
+                xr = parts[i]; /* (+ vol would make -0 into +0) */
+            if (xi == 0)
+                xi = parts[j];
+            if (fn->id == C_POW) {
+                for (int k = 0; k < NP * NP; k++) {
+                    double yr = parts[k / NP], yi = parts[k % NP];
+                    double complex g = cpow(CMPLX(xr, xi), CMPLX(yr, yi));
+                    tsr__kc128 t =
+                        tsr__k_pow_c128(tsr__kc128_make(xr, xi), tsr__kc128_make(yr, yi));
+                    int special = !isfinite(xr) || !isfinite(xi) || !isfinite(yr) ||
+                                  !isfinite(yi) || (xr == 0 && xi == 0) || (yr == 0 && yi == 0);
+                    if (special && !(c_same(t.re, creal(g)) && c_same(t.im, cimag(g))) && bad++ < 8)
+                        fprintf(stderr, "pow (%g, %g)^(%g, %g): (%g, %g), glibc (%g, %g)\n", xr, xi,
+                                yr, yi, t.re, t.im, creal(g), cimag(g));
+                }
+                continue;
+            }
+            double complex g = fn->ref64(CMPLX(xr, xi));
+            tsr__kc128 t = fn->f64(tsr__kc128_make(xr, xi));
+            float complex gf = fn->ref32(CMPLXF((float)xr, (float)xi));
+            tsr__kc64 tf = fn->f32(tsr__kc64_make((float)xr, (float)xi));
+            int special = !isfinite(xr) || !isfinite(xi) || xr == 0 || xi == 0;
+            if (!special)
+                continue;
+            if (!(c_same(t.re, creal(g)) && c_same(t.im, cimag(g))) && bad++ < 8)
+                fprintf(stderr, "%s complex128 (%g, %g): (%g, %g), glibc (%g, %g)\n", fn->name, xr,
+                        xi, t.re, t.im, creal(g), cimag(g));
+            if (!(c_same(tf.re, crealf(gf)) && c_same(tf.im, cimagf(gf))) && bad++ < 8)
+                fprintf(stderr, "%s complex64 (%g, %g): (%g, %g), glibc (%g, %g)\n", fn->name, xr,
+                        xi, tf.re, tf.im, crealf(gf), cimagf(gf));
+        }
+    ASSERT_EQ(bad, 0);
+}
+
+static const cfunc cfuncs[] = {
+    {"asinh", C_ASINH, tsr__k_asinh_c64, tsr__k_asinh_c128, casinhf, casinh, 5, 5},
+    {"acosh", C_ACOSH, tsr__k_acosh_c64, tsr__k_acosh_c128, cacoshf, cacosh, 5, 5},
+    {"atanh", C_ATANH, tsr__k_atanh_c64, tsr__k_atanh_c128, catanhf, catanh, 5, 5},
+    {"asin", C_ASIN, tsr__k_asin_c64, tsr__k_asin_c128, casinf, casin, 5, 5},
+    {"acos", C_ACOS, tsr__k_acos_c64, tsr__k_acos_c128, cacosf, cacos, 5, 5},
+    {"atan", C_ATAN, tsr__k_atan_c64, tsr__k_atan_c128, catanf, catan, 5, 5},
+    {"pow", C_POW, NULL, NULL, NULL, NULL, 2.5, 2.5},
+};
+
+static void complex_functions(const char *only)
+{
+    int n = getenv("TSR_ACCURACY_EXHAUSTIVE") ? 400000 : 40000;
+    for (size_t i = 0; i < sizeof(cfuncs) / sizeof(cfuncs[0]); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "c%s", cfuncs[i].name);
+        if (only && strcmp(only, name) != 0)
+            continue;
+        complex_specials(&cfuncs[i]);
+        complex_sweep(&cfuncs[i], n);
+    }
+}
+
 int main(void)
 {
     const char *only = getenv("TSR_ACCURACY_ONLY");
@@ -1216,6 +1584,7 @@ int main(void)
     for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
         if (!only || strcmp(only, funcs[i].name) == 0)
             float64_sweep(&funcs[i]);
+    complex_functions(only);
     mpfr_free_cache();
     TEST_DONE();
 }

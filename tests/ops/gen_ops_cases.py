@@ -59,6 +59,9 @@ Tables (one per op family, so that a family can be registered on its own):
               written from spec/tensor-attributes.md (promotion) and ops.h
               (shells do not compute; true division of uint16/32/64 meets in
               the default dtype and does; bytes move in copies)
+  pow.txt, pow_complex.txt   torch.pow's three forms with real results,
+              and with complex ones (PyTorch's answers where they are
+              within 2 ulps of the true values; see gen_pow_complex)
 
 Cases PyTorch itself answers inconsistently are not written: every random
 case is recomputed with the inputs converted to the computation dtype and
@@ -343,11 +346,11 @@ UNCOVERED = ("signbit does not support non-boolean outputs.",
              "could not construct a memory descriptor using strides")
 # Tessera does not compute these complex inputs yet (they are not exact
 # operations): no case gives them.
-COMPLEX_PENDING = ("reciprocal", "sqrt", "square", "asinh", "acosh", "atanh", "asin", "acos", "atan")
+COMPLEX_PENDING = ("reciprocal", "sqrt", "square")
 # Of those, the ones whose complex64 and complex128 inputs Tessera refuses
 # with a message of its own (PyTorch computes them; its complex32 refusal
 # stays PyTorch's).
-COMPLEX_NOT_YET = ("asinh", "acosh", "atanh", "asin", "acos", "atan")
+COMPLEX_NOT_YET = ()
 # Results that are not exact operations: PyTorch's answers and Tessera's
 # may differ by this many ulps of the result's computation dtype (the
 # runner's tolerance, support_ops.c), and PyTorch's own paths are taken as
@@ -380,6 +383,17 @@ COMPLEX_VALUES = [complex(0.5, 0.8660254037844386), complex(-0.7071067811865476,
                   complex(1e-30, -2.0), complex(-3.0, 4.0), complex(400.0, 0.3), complex(-20.0, -0.75),
                   complex(3e38, -3e38), complex(-1.7e308, 1.7e308)]
 
+# And where the inverse functions are hard: on and beside their branch
+# cuts (both zeros), near the branch points +-1 and +-i, where their
+# cases change (|parts| 1/2, 3/2, tiny against 1, beyond 1 / eps).
+COMPLEX_INVERSE_VALUES = [complex(2.0, 0.0), complex(2.0, -0.0), complex(-2.0, 0.0), complex(-2.0, -0.0),
+                          complex(0.0, 2.0), complex(-0.0, 2.0), complex(0.0, -2.0), complex(-0.0, -2.0),
+                          complex(1.0, 1e-10), complex(-1.0, -1e-20), complex(1e-10, 1.0), complex(1.0, 1e-30),
+                          complex(1.0000001, 1e-8), complex(0.9999999, 1e-8), complex(1e-9, 1.2),
+                          complex(0.3, 1.2), complex(0.3, 0.9), complex(1e-12, 0.9), complex(0.7, 1e-9),
+                          complex(1e-9, 1.7), complex(0.3, 1.0), complex(1e-9, 1.0), complex(0.5, 0.5),
+                          complex(0.8, 0.6), complex(0.6, -0.8), complex(1e9, 1e-3), complex(-3e17, 2.0),
+                          complex(2.0, 1e20), complex(5.0, 5.0), complex(1e-7, 1e-7), complex(1e-40, 1e-40)]
 
 # Exact in the reals, not in complex: abs is a hypot there (PyTorch's
 # vector loop squares the parts, its element loop calls hypot) and sgn
@@ -399,6 +413,44 @@ ELEMENT_LOOP = ("sigmoid", "silu", "rsqrt", "abs")
 # is kept where every element's answer is what the vector loop's body
 # gives it (see consistent).
 VECTOR_BODY = ("sgn",)
+# PyTorch 1.13 computes complex asinh, acosh, atanh (and acos of
+# complex64) with glibc's functions, but asin, atan (and acos of
+# complex128) in its vector loops, whatever the layout, by formulas of
+# complex logarithms and square roots that lose every digit in places
+# and give other special values than C99's Annex G. Tessera computes
+# all six as glibc does: these cases are kept where PyTorch is within 2
+# ulps of the true value and, at the special arguments (a zero, infinite
+# or NaN part), where its answer is glibc's, bit for bit.
+ANNEX_G = {"asin": "casin", "acos": "cacos", "atan": "catan", "asinh": "casinh", "acosh": "cacosh",
+           "atanh": "catanh"}
+_LIBM = None
+
+
+def annex_g_agrees(op, x, result):
+    """Per element of the complex x: whether result (PyTorch's answer of
+    op at x) is glibc's where x has a zero, infinite or NaN part (True
+    elsewhere and for the other ops)."""
+    global _LIBM
+    if op not in ANNEX_G or not x.is_complex():
+        return torch.ones(result.shape, dtype=B)
+    import ctypes
+    if _LIBM is None:
+        _LIBM = ctypes.CDLL("libm.so.6")
+    part = ctypes.c_double if x.dtype == C128 else ctypes.c_float
+
+    class Cplx(ctypes.Structure):
+        _fields_ = [("re", part), ("im", part)]
+    fn = getattr(_LIBM, ANNEX_G[op] + ("" if x.dtype == C128 else "f"))
+    fn.restype, fn.argtypes = Cplx, [Cplx]
+    keep = []
+    for v, g in zip(x.reshape(-1).tolist(), result.reshape(-1).tolist()):
+        if math.isfinite(v.real) and math.isfinite(v.imag) and v.real != 0 and v.imag != 0:
+            keep.append(True)
+            continue
+        z = fn(Cplx(v.real, v.imag))
+        want = torch.tensor([complex(z.re, z.im)], dtype=x.dtype)
+        keep.append(same_values(want, torch.tensor([g], dtype=x.dtype)))
+    return torch.tensor(keep, dtype=B).reshape(result.shape)
 
 
 def truth_ulps(op):
@@ -623,6 +675,9 @@ def true_values(key, x):
     mpmath.mp.prec = 100
     out = []
     if x.is_complex():
+        # (mpmath's complex functions lose digits to cancellation at tiny
+        # arguments, asin(1e-40 + 1e-40j)'s imaginary part among them)
+        mpmath.mp.prec = 2200 if key in ANNEX_G else 100
         for v in x.reshape(-1).tolist():
             try:
                 if not (math.isfinite(v.real) and math.isfinite(v.imag)) or v == 0:
@@ -717,6 +772,12 @@ def consistent(op, arg, a, b, result):
             if not same_values(body.to(result.dtype), result, ulps_of(op, result.dtype)):
                 count("dropped: the vector loop's body differs in %s" % dname(common))
                 return False
+        if op == "pow" and result.is_complex() and not bool(pow_accurate(a1, b1, result).all()):
+            count("dropped: PyTorch inaccurate in %s (pow)" % dname(result.dtype))
+            return False
+        if not bool(annex_g_agrees(op, a1.expand(shape), result).all()):
+            count("dropped: PyTorch's special values not Annex G's in %s" % dname(common))
+            return False
         for pa, pb in paths:
             if not same_values(call(op, "new", arg, pa, pb, None).to(result.dtype), result,
                                ulps_of(op, result.dtype)):
@@ -792,8 +853,9 @@ def draw_out(rng, case, probe):
     return case.new_view(rng, odt, list(probe.shape), OUTPUT_KINDS)
 
 
-def draw_arith(rng, op, big):
-    """One random arithmetic case, or None when it has to be drawn again."""
+def draw_arith(rng, op, big, cplx=False):
+    """One random arithmetic case, or None when it has to be drawn again
+    (pow: one with a complex result where cplx says so, else a real one)."""
     case = Case()
     form = rng.choices(["new", "out", "inplace"], weights=[5, 3, 3])[0]
     mode = rng.choice([None, None, "trunc", "floor"]) if op == "div" else None
@@ -843,8 +905,8 @@ def draw_arith(rng, op, big):
     else:
         b = case.new_view(rng, db, [] if bkind == "zero" else b_shape, b_kinds)
     common = torch.result_type(a, b) if b is not None else da
-    if op == "pow" and common.is_complex:
-        return None  # refused by Tessera (gen_pow's refusal cases)
+    if op == "pow" and common.is_complex != cplx:
+        return None  # (complex results: pow_complex.txt)
     arg = pick_alpha(rng, common) if op in ("add", "sub") else mode
     if (op == "div" and mode or op in DIVISIONS) and (common in INTS or common == B):
         # No integer division by zero, no INT_MIN / -1 (both are errors or traps).
@@ -886,17 +948,17 @@ def draw_arith(rng, op, big):
     return row("", op, form, arg_text(op, arg), bases, case, a, b, out, expect)
 
 
-def gen_random(rng, f, ops, n):
+def gen_random(rng, f, ops, n, cplx=False):
     written = 0
     tries = 0
     while written < n:
         tries += 1
         op = rng.choice(ops)
-        line = draw_arith(rng, op, rng.random() < 0.05)
+        line = draw_arith(rng, op, rng.random() < 0.05, cplx)
         if line is None:
             continue
         written += 1
-        f.write("%s.%d%s\n" % (op, written, line))
+        f.write("%s%s.%d%s\n" % (op, "-complex" if cplx else "", written, line))
     count("%s: %d tries for %d cases" % ("/".join(ops), tries, n))
 
 
@@ -1171,6 +1233,13 @@ def gen_unary(rng, f, op):
     error_case(f, "gelu-approximate-bad", op, "new", "sigmoid", lambda c: (plain(c, F32, [3]), None, None))
 
 
+def zero_dim_good(op, arg, u):
+    """Whether PyTorch's answer of op at the zero-dim u is accurate and,
+    at special values, glibc's."""
+    got = call(op, "new", arg, u.reshape([]), None, None).reshape(1)
+    return bool(torch_accurate(op, u.reshape(1), got).all()) and bool(annex_g_agrees(op, u.reshape(1), got).all())
+
+
 def gen_unary_fixed(f, op, arg, prefix):
     """The special values, zero-dim, transposed and out= cases of op with
     its argument arg (gelu's approximation), named prefix-..."""
@@ -1201,10 +1270,16 @@ def gen_unary_fixed(f, op, arg, prefix):
         if op in ULP_TOLERANCE and dt in (C64, C128):
             # the grid of special parts and hard finite values, where
             # PyTorch is close enough to the true ones
-            v = torch.cat([v, torch.tensor(COMPLEX_VALUES, dtype=C128).to(dt)])
-            keep = torch_accurate(op, v, call(op, "new", arg, v, None, None), arg)
+            hard = COMPLEX_VALUES + (COMPLEX_INVERSE_VALUES if op in ANNEX_G else [])
+            v = torch.cat([v, torch.tensor(hard, dtype=C128).to(dt)])
+            got = call(op, "new", arg, v, None, None)
+            keep = torch_accurate(op, v, got, arg)
             for x in v[~keep].tolist():
                 count("left out: %s(%r) in %s, PyTorch inaccurate" % (true_key(op, arg), x, dname(dt)))
+            v = v[keep]
+            keep = annex_g_agrees(op, v, got[keep])
+            for x in v[~keep].tolist():
+                count("left out: %s(%r) in %s, not Annex G's value" % (true_key(op, arg), x, dname(dt)))
             v = v[keep]
         if op == "abs" and dt in (C64, C128):
             # parts whose squares overflow or underflow where |z| does not
@@ -1225,7 +1300,12 @@ def gen_unary_fixed(f, op, arg, prefix):
                lambda c: (inp(c), None,
                           plain(c, odt, [n], torch.zeros(n)) if form == "out" else None))
         # zero-dim, transposed and broadcast-free strided input
-        fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], v[1:2].reshape([]).clone()), None, None))
+        z = v[1:2].reshape([]).clone()
+        if op in ANNEX_G and dt in (C64, C128):
+            # (PyTorch's answer at one element may differ from its answer
+            # inside the vector: the first accurate one of the values)
+            z = next(u for u in v if zero_dim_good(op, arg, u)).clone()
+        fw("zero-dim-%s" % dname(dt), "new", lambda c: (plain(c, dt, [], z), None, None))
     for dt in (F32, F64, I32):
         m = special_values(dt)[:6].reshape(2, 3)
         fw("transposed-%s" % dname(dt), "new",
@@ -2127,8 +2207,8 @@ def gen_shell(rng, f):
 #
 # torch.pow's three forms: tensor ^ tensor and tensor ^ Python number
 # (draw_arith's cases), Python number ^ tensor (rows whose a is the
-# number; new and out= only). Complex results are refused by Tessera
-# (its own message). Integer powers are exact and wrap; negative integer
+# number; new and out= only). Complex results are pow_complex.txt's
+# (below). Integer powers are exact and wrap; negative integer
 # exponents follow PyTorch (1, +-1 or 0 in the tensor forms, an error
 # with a number exponent).
 
@@ -2140,23 +2220,25 @@ POW_BASES = [0, 1, -1, 2, -2.5, 0.5, -0.0, 10, 1e10, float("inf"), float("-inf")
 def pow_self_consistent(base, t, result):
     """PyTorch's number ^ tensor again in a strided layout."""
     try:
-        return same_values(torch.pow(base, strided_copy(t)), result, ULP_TOLERANCE["pow"])
+        return same_values(torch.pow(base, strided_copy(t)), result, ulps_of("pow", result.dtype))
     except Exception:  # noqa: BLE001
         return False
 
 
-def draw_pow_self(rng):
+def draw_pow_self(rng, cplx=False):
     case = Case()
     form = rng.choices(["new", "out"], weights=[3, 2])[0]
     shape = gen_shape(rng, 36)
-    dt = rng.choice([B, U8, I8, I16, I32, I64, F16, BF16, F32, F64])
+    dt = rng.choice([B, U8, I8, I16, I32, I64, F16, BF16, F32, F64] + ([C64, C128] * 4 if cplx else []))
     t = case.new_view(rng, dt, shape, INPUT_KINDS)
-    base = pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float"]))
+    base = pick_scalar(rng, rng.choice(["bool", "int", "int", "float", "float"] + (["complex"] * 3 if cplx else [])))
     if isinstance(base, int) and not isinstance(base, bool) and dt in INTS + [B]:
         base = rng.choice([0, 1, -1, 2, 3, -7])  # keeps most powers from wrapping to 0
     try:
         probe = torch.pow(base, t)
     except Exception:  # noqa: BLE001
+        return None
+    if probe.is_complex() != cplx:
         return None
     out = draw_out(rng, case, probe) if form == "out" else None
     before_numel = out.numel() if out is not None else None
@@ -2170,6 +2252,9 @@ def draw_pow_self(rng):
     else:
         if not pow_self_consistent(base, t0, probe):
             count("dropped: paths differ (number ^ tensor)")
+            return None
+        if cplx and not bool(pow_accurate(base, t0, probe).all()):
+            count("dropped: PyTorch inaccurate in %s (number ^ tensor)" % dname(probe.dtype))
             return None
         resized = form == "out" and before_numel == 0 and res[1].numel() != 0
         expect = ok_fields(res[1], "-", case, out, resized)
@@ -2222,15 +2307,130 @@ def gen_pow(rng, f):
     fw("shape", "new", lambda c: (plain(c, F32, [2, 3]), plain(c, F32, [3, 2]), None))
     fw("out-resize-empty", "out", lambda c: (plain(c, F32, [2, 2]), 1.5, plain(c, F32, [0])))
     fw("zero-dim", "new", lambda c: (plain(c, F64, [], torch.tensor(2.0)), plain(c, F32, [3]), None))
-    refuse = "complex pow is not available yet"
-    for i, (da, x) in enumerate([(C64, None), (F32, 1j), (I64, 1 + 1j), (C128, 2)]):
-        refusal_case(f, "pow-complex-%d" % i, "pow", "new",
-                     lambda c: (plain(c, da, [2]), x if x is not None else plain(c, C64, [2]), None),
-                     "TSR_ERR_NOT_SUPPORTED", refuse)
-    refusal_case(f, "pow-complex-self", "pow", "new", lambda c: (1j, plain(c, F32, [2]), None),
-                 "TSR_ERR_NOT_SUPPORTED", refuse)
-    refusal_case(f, "pow-complex-exponent", "pow", "new", lambda c: (plain(c, F32, [2]), plain(c, C128, [2]), None),
-                 "TSR_ERR_NOT_SUPPORTED", refuse)
+    fw("complex32", "new", lambda c: (plain(c, C32, [2]), plain(c, C32, [2]), None))
+    fw("complex32-scalar", "new", lambda c: (plain(c, C32, [2]), 2, None))
+
+
+# ---- complex pow ----------------------------------------------------------------
+#
+# torch.pow with a complex result (pow_complex.txt). PyTorch 1.13 computes
+# tensor ^ tensor and number ^ tensor with glibc's cpow, exp(y log x)
+# (number ^ tensor fills 1 for a base equal to 1), and tensor ^ number by
+# the formulas it picks for the exponents 0 (1), 1 (a copy), 1/2 (csqrt),
+# -1/2 (1 / csqrt), -1, 2, 3 and -2 (products and quotients), cpow
+# elsewhere. cpow's error grows with |y log x| (Tessera's does not: it
+# takes y log x in two words), so cases are kept where PyTorch's parts
+# are within 2 ulps of the true values (mpmath, on the side of the branch
+# cut that x's signed zero names); a zero base or an infinite or NaN part
+# is taken as PyTorch answers it.
+
+def pow_true(x, y):
+    """x ** y for Python complex numbers, principal branch; NaN where not
+    checked."""
+    parts = (x.real, x.imag, y.real, y.imag)
+    if not all(math.isfinite(p) for p in parts) or x == 0:
+        return complex(math.nan, math.nan)
+    if abs(y) * (abs(math.log(abs(x))) + 4) > 2.0 ** 20:
+        return None  # the angle is not known to the last bits: left out
+    mpmath.mp.prec = 200
+    if x.imag == 0:
+        theta = mpmath.pi if x.real < 0 else mpmath.mpf(0)
+        theta = -theta if math.copysign(1.0, x.imag) < 0 else theta
+    else:
+        theta = mpmath.atan2(x.imag, x.real)
+    w = mpmath.mpc(y.real, y.imag) * mpmath.mpc(mpmath.log(mpmath.hypot(x.real, x.imag)), theta)
+    try:
+        return complex(mpmath.exp(w))
+    except OverflowError:
+        return complex(math.nan, math.nan)
+
+
+def pow_accurate(base, exp, result):
+    """Per element of PyTorch's complex result of base ** exp (tensors or
+    Python numbers, converted to the result's dtype as PyTorch converts
+    them): whether each part is within 2 ulps of the true value."""
+    def values(v):
+        if isinstance(v, torch.Tensor):
+            return v.to(result.dtype).to(C128).expand(result.shape).reshape(-1).tolist()
+        return [scalar_in(complex(v), result.dtype)] * result.numel()
+    got = result.to(C128).reshape(-1).tolist()
+    truth = [pow_true(x, y) for x, y in zip(values(base), values(exp))]
+    keep = [t is not None and complex_close(t, g, component(result.dtype), 2) for t, g in zip(truth, got)]
+    return torch.tensor(keep, dtype=B).reshape(result.shape)
+
+
+POW_COMPLEX_NUMBERS = [1j, -1j, 0.5 + 0j, -0.5 + 0j, 2 + 0j, 3 + 0j, -2 + 0j, -1 + 0j, 1 + 0j, 0j,
+                       complex(1.5, -0.5), complex(-0.25, 2.0), complex(0, 0.5), complex(float("inf"), 0),
+                       complex(float("nan"), 0), complex(2.5, float("nan"))]
+
+
+def pow_complex_values(dt):
+    """The special grid of pow: every pair of parts among zeros, 1, -2.5,
+    inf, NaN, and finite values near |x| = 1 and the real axis."""
+    parts = [0.0, -0.0, 1.0, -2.5, float("inf"), float("nan")]
+    grid = [complex(a, b) for a in parts for b in parts]
+    grid += [complex(0.6, 0.8), complex(-0.6, -0.8), complex(1.0000001, 1e-9), complex(-3.0, 1e-12),
+             complex(0.3, -1.7), complex(1e-20, 2.0), complex(50.0, 1.0)]
+    return torch.tensor(grid, dtype=C128).to(dt)
+
+
+def pow_pairs(x, y):
+    """The pairs (x_i, y_j) of two complex tensors where PyTorch's
+    tensor ^ tensor is accurate, as two 1-D tensors."""
+    xs = x.reshape(-1, 1).expand(len(x), len(y)).reshape(-1)
+    ys = y.reshape(1, -1).expand(len(x), len(y)).reshape(-1)
+    keep = pow_accurate(xs, ys, torch.pow(xs, ys))
+    count("left out: complex pow pairs, PyTorch inaccurate: %d of %d" % (int((~keep).sum()), len(keep)))
+    return xs[keep].clone(), ys[keep].clone()
+
+
+def gen_pow_complex(rng, f):
+    gen_random(rng, f, ["pow"], 400, cplx=True)
+    n = 0
+    while n < 100:
+        line = draw_pow_self(rng, cplx=True)
+        if line is not None:
+            n += 1
+            f.write("pow.complex-self%d%s\n" % (n, line))
+    fw = lambda name, form, build: error_case(f, "pow-complex-%s" % name, "pow", form, None, build)  # noqa: E731
+    for dt in (C64, C128):
+        v = pow_complex_values(dt)
+        xs, ys = pow_pairs(v, v)
+        # the element loop (a stride of 2), as gen_pow's grid
+        fw("special-%s" % dname(dt), "new", lambda c: (spaced(c, dt, xs), spaced(c, dt, ys), None))
+        for i, x in enumerate(POW_EXPONENTS + POW_COMPLEX_NUMBERS):
+            r = torch.pow(v, x)
+            w = v[pow_accurate(v, x, r)] if r.is_complex() else v
+            fw("special-scalar-%s-%d" % (dname(dt), i), "new", lambda c, w=w: (spaced(c, dt, w), x, None))
+        for i, x in enumerate(POW_BASES + POW_COMPLEX_NUMBERS):
+            r = torch.pow(x, v)
+            w = v[pow_accurate(x, v, r)] if r.is_complex() else v
+            fw("special-self-%s-%d" % (dname(dt), i), "new", lambda c, w=w: (x, spaced(c, dt, w), None))
+    for dt in (F32, F64):
+        w = torch.tensor([0.0, -0.0, 1.0, -2.0, 0.5, float("inf"), float("-inf"), float("nan"), 3.0], dtype=dt)
+        for i, x in enumerate(POW_COMPLEX_NUMBERS):
+            r = torch.pow(w, x)
+            # accurate, and the element loop's answer (PyTorch converts
+            # the real tensor to a contiguous complex one, whose vector
+            # loop gives 1 - 0i for 1 ^ (-1 + 0i))
+            agree = torch.tensor([same_values(torch.pow(e.to(r.dtype).repeat(8), x)[:1],
+                                              torch.pow(strided_copy(e.to(r.dtype).reshape(1)), x), 0)
+                                  for e in w], dtype=B) if r.is_complex() else torch.ones(len(w), dtype=B)
+            u = w[pow_accurate(w, x, r) & agree] if r.is_complex() else w
+            fw("real-scalar-%s-%d" % (dname(dt), i), "new", lambda c, u=u: (spaced(c, dt, u), x, None))
+    fw("mixed", "new", lambda c: (plain(c, F32, [3], torch.tensor([0.5, 2.0, 4.0])),
+                                  plain(c, C64, [3], torch.tensor([1j, 0.5 + 0j, 2 - 1j])), None))
+    fw("mixed-double", "new", lambda c: (plain(c, C64, [2], torch.tensor([1 + 1j, 2j])),
+                                         plain(c, F64, [], torch.tensor(0.5)), None))
+    fw("out-real", "out", lambda c: (plain(c, C64, [2]), plain(c, C64, [2]), plain(c, F32, [2])))
+    fw("inplace-real", "inplace", lambda c: (plain(c, F32, [2]), 1j, None))
+    fw("inplace-real-tensor", "inplace", lambda c: (plain(c, F32, [2]), plain(c, C64, [2]), None))
+    fw("self-one-nan", "new", lambda c: (1, plain(c, C64, [3], torch.tensor([complex(math.nan, 0), complex(math.inf, 1), 1j])), None))
+    fw("self-one-complex", "new", lambda c: (1 + 0j, plain(c, C128, [2], torch.tensor([complex(math.nan, math.nan), 2j])), None))
+    fw("self-one-out", "out", lambda c: (1.0, plain(c, C64, [2], torch.tensor([complex(math.inf, math.nan), 1j])), plain(c, C64, [2])))
+    fw("self-one-real", "new", lambda c: (1j, plain(c, F32, [2], torch.tensor([math.nan, 0.0])), None))
+    fw("self-one-out-int", "out", lambda c: (1, plain(c, C64, [2], torch.tensor([1j, 2.0])), plain(c, I64, [2])))
+    fw("self-one-out-float", "out", lambda c: (1.0, plain(c, F32, [3]), plain(c, I32, [0])))
 
 
 
@@ -2450,6 +2650,10 @@ def main():
     own = random.Random("%x:pow" % SEED)
     tables.append(("pow", "torch.pow: tensor ^ tensor, tensor ^ number, number ^ tensor; special values, errors",
                    lambda f, own=own: gen_pow(own, f)))
+    later += 1
+    own = random.Random("%x:pow_complex" % SEED)
+    tables.append(("pow_complex", "torch.pow with complex results: the three forms; special values, errors",
+                   lambda f, own=own: gen_pow_complex(own, f)))
     later += 1
     for op in UNARY + BINARY:
         own = random.Random("%x:%s" % (SEED, op))

@@ -1030,12 +1030,14 @@ typedef struct tolerance {
 } tolerance;
 
 /* A case's tolerance: its op's, in the input's dtype, or in the default
- * float32 for integer and bool inputs (which these ops promote). */
+ * float32 for integer and bool inputs (which these ops promote); a
+ * complex result's (of dtype `result`), or a complex input's, per part in
+ * the parts' dtype. */
 /* Exact in the reals, a hypot in complex (abs; sgn divides by it): a
  * complex input takes COMPLEX_ULPS, gen_ops_cases.py's COMPLEX_INEXACT. */
 static const char *const complex_inexact[] = {"abs", "sgn"};
 
-static tolerance case_tolerance(const ops_case *c)
+static tolerance case_tolerance(const ops_case *c, tsr_dtype result)
 {
     tolerance tol = {0, TSR_FLOAT32};
     for (size_t i = 0; i < sizeof(tolerances) / sizeof(tolerances[0]); i++)
@@ -1048,9 +1050,11 @@ static tolerance case_tolerance(const ops_case *c)
     if (tol.ulps && c->a.kind == OPND_VIEW &&
         tsr_dtype_is_floating_point(c->bases[c->a.base].dtype))
         tol.compute = c->bases[c->a.base].dtype;
-    if (tol.ulps && c->a.kind == OPND_VIEW && tsr_dtype_is_complex(c->bases[c->a.base].dtype)) {
+    bool complex_in = c->a.kind == OPND_VIEW && tsr_dtype_is_complex(c->bases[c->a.base].dtype);
+    if (tol.ulps && (tsr_dtype_is_complex(result) || complex_in)) {
+        tsr_dtype z = tsr_dtype_is_complex(result) ? result : c->bases[c->a.base].dtype;
         tol.ulps = COMPLEX_ULPS;
-        tol.compute = c->bases[c->a.base].dtype == TSR_COMPLEX128 ? TSR_FLOAT64 : TSR_FLOAT32;
+        tol.compute = z == TSR_COMPLEX128 ? TSR_FLOAT64 : TSR_FLOAT32;
         for (size_t i = 0; i < sizeof(complex_tolerances) / sizeof(complex_tolerances[0]); i++)
             if (strcmp(c->op, complex_tolerances[i].op) == 0)
                 tol.ulps = complex_tolerances[i].ulps;
@@ -1254,7 +1258,7 @@ static void compare_expected(const ops_env *env, const ops_case *c, const ops_ou
             fail(c, "malformed values");
         else
             compare_values(c, "value", want, bytes, n, o->values, o->nvalues, "got",
-                           case_tolerance(c));
+                           case_tolerance(c, want));
         free(bytes);
     }
     const char *after = r->fields[F_AFTER];
@@ -1264,7 +1268,7 @@ static void compare_expected(const ops_env *env, const ops_case *c, const ops_ou
             fail(c, "malformed storage");
         else
             compare_values(c, "written storage", c->bases[wb].dtype, bytes, n, o->after, o->nafter,
-                           "got", case_tolerance(c));
+                           "got", case_tolerance(c, c->bases[wb].dtype));
         free(bytes);
     }
 }
