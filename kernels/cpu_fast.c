@@ -595,8 +595,11 @@ bool tsr__cpu_fast_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void
                  : dtype == TSR_FLOAT32  ? 2
                  : dtype == TSR_FLOAT64  ? 3
                                          : -1;
-    if (family < 0 || (unsigned)op >= TSR__KOP_COUNT || !tsr__cpu_fast_enabled() ||
-        !have_avx2_fma())
+    /* floor, ceil and trunc keep the generic loop: compiled for SSE4.1
+     * they are ROUNDSS, which quiets a signalling NaN that the library's
+     * functions return as it is. */
+    if (family < 0 || (unsigned)op >= TSR__KOP_COUNT || op == TSR__KOP_FLOOR ||
+        op == TSR__KOP_CEIL || op == TSR__KOP_TRUNC || !tsr__cpu_fast_enabled() || !have_avx2_fma())
         return false;
     tsr__cpu_unary_fn fn = tsr__cpu_unary_vector[op][family];
     if (fn == NULL)

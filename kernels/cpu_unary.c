@@ -13,7 +13,10 @@
  *   - The scalar rows are the generic loops compiled again, here, where
  *     fmaf is the FMA instruction (a single rounding, as the library call
  *     it replaces) and nearbyintf the ROUNDSS of the current rounding
- *     mode: the same results, without a call per element.
+ *     mode: the same results, without a call per element. Not so
+ *     floorf, ceilf and truncf, whose ROUNDSS quiets a signalling NaN
+ *     that the library's functions return unchanged: cpu_fast.c leaves
+ *     those three rows to the generic loop.
  *   - The vector rows (exp, log, tanh, sigmoid in float32, and bfloat16
  *     through float32) run the scalar functions' common path in eight
  *     lanes, written out operation for operation: where the scalar code
