@@ -295,6 +295,123 @@ static inline V sigmoid8(V x, int *off)
     return res;
 }
 
+/* The rows of tsr__k_erfcf as columns: the value of column j for row i
+ * of each lane (i in 0..8) is low[j][i] for i < 8, row8[j] for i = 8. */
+typedef struct erfc_cols {
+    V low[TSR__K_ERFCF_N + 2];
+    float row8[TSR__K_ERFCF_N + 2];
+} erfc_cols;
+
+static void erfc_cols_init(erfc_cols *c)
+{
+    for (int j = 0; j < TSR__K_ERFCF_N + 2; j++) {
+        float v[8];
+        for (int i = 0; i < 8; i++)
+            v[i] = tsr__k_erfcf[i * (TSR__K_ERFCF_N + 2) + j];
+        c->low[j] = _mm256_loadu_ps(v);
+        c->row8[j] = tsr__k_erfcf[8 * (TSR__K_ERFCF_N + 2) + j];
+    }
+}
+
+static inline V column(const erfc_cols *c, int j, VI row, V is8)
+{
+    return pick(is8, vc(c->row8[j]), _mm256_permutevar8x32_ps(c->low[j], row));
+}
+
+/* tsr__k_erfcrow_f32 with each lane's own row. */
+static inline V erfcrow8(const erfc_cols *c, VI row, V x, V *lo)
+{
+    V is8 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(row, _mm256_set1_epi32(8)));
+    V s = sub(x, column(c, 0, row, is8));
+    V q = column(c, TSR__K_ERFCF_N + 1, row, is8);
+    for (int j = TSR__K_ERFCF_N; j > 3; j--)
+        q = fma8(s, q, column(c, j, row, is8));
+    V c0 = column(c, 2, row, is8);
+    V c3 = column(c, 3, row, is8);
+    V p = mul(c3, s);
+    V hi = add(c0, p);
+    *lo = add(add(sub(c0, hi), p),
+              add(add(fma8(c3, s, neg(p)), column(c, 1, row, is8)), mul(mul(s, s), q)));
+    return hi;
+}
+
+static inline V erfp8(V z)
+{
+    V p = fma8(z, vc(TSR__K_ERFF_P5), vc(TSR__K_ERFF_P4));
+    p = fma8(z, p, vc(TSR__K_ERFF_P3));
+    p = fma8(z, p, vc(TSR__K_ERFF_P2));
+    p = fma8(z, p, vc(TSR__K_ERFF_P1));
+    return fma8(z, p, vc(TSR__K_ERFF_P0));
+}
+
+/* tsr__k_erfc2_f32 for x in [1/2, 9): both of its ways to F (x below 3:
+ * the row of x; above: G(1/x) / x), each lane taking its own. */
+static inline V erfc2_8(const erfc_cols *c, V x, V xl, V *lo, V *k)
+{
+    V xx = mul(x, x);
+    V xxl = add(fma8(x, x, neg(xx)), mul(mul(vc(2.0f), x), xl));
+    V r, h, l, yl;
+    *k = expr8(neg(xx), neg(xxl), &r, &h, &l);
+    V y = exp1p8(r, h, l, &yl);
+    V yh = add(y, yl);
+    yl = sub(yl, sub(yh, y));
+    V below3 = _mm256_cmp_ps(x, vc(3.0f), _CMP_LT_OQ);
+    V t = dv(vc(1.0f), x);
+    VI near = _mm256_cvttps_epi32(mul(sub(x, vc(0.5f)), vc(2.0f)));
+    VI far = _mm256_add_epi32(
+        _mm256_set1_epi32(5),
+        _mm256_min_epi32(_mm256_cvttps_epi32(mul(t, vc(12.0f))), _mm256_set1_epi32(3)));
+    VI row = _mm256_castps_si256(pick(below3, _mm256_castsi256_ps(near), _mm256_castsi256_ps(far)));
+    V gl;
+    V g = erfcrow8(c, row, pick(below3, x, t), &gl);
+    V fh_far = dv(g, x);
+    V fl_far = dv(add(fma8(neg(fh_far), x, g), gl), x);
+    V fh = pick(below3, g, fh_far);
+    V fl = pick(below3, gl, fl_far);
+    fl = fma8(xl, fma8(mul(vc(2.0f), x), fh, neg(vc(TSR__K_F_TWO_SQRTPI))), fl);
+    V ph = mul(yh, fh);
+    *lo = add(fma8(yh, fh, neg(ph)), fma8(yh, fl, mul(yl, fh)));
+    return ph;
+}
+
+/* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
+ * its power of two stays a normal one): erfcx's three ways (|argument|
+ * below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 - erfc(-argument)
+ * below 0), each lane taking its own. */
+static inline V gelu8(const erfc_cols *c, V x, int *off)
+{
+    V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
+    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
+    V ex = neg(yh), exl = neg(yl); /* erfcx(ex + exl) */
+    V ax = _mm256_andnot_ps(vc(-0.0f), ex);
+    /* |ex| below 1/2 */
+    V p = erfp8(mul(ex, ex));
+    V a = mul(ex, p);
+    V bh = sub(vc(1.0f), ex);
+    V bl = sub(sub(vc(1.0f), bh), ex);
+    V s = sub(bh, a);
+    V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+    V lo_small = add(sub(sub(bh, s), a), sub(sub(bl, fma8(ex, p, neg(a))), d));
+    /* erfc2 of |ex|, and 2 minus it below 0 */
+    V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
+    V el, k2;
+    V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), &el, &k2);
+    V p2 = pow2(_mm256_cvttps_epi32(k2));
+    V a2 = mul(p2, e2);
+    V s2 = sub(vc(2.0f), a2);
+    V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
+    V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
+    V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
+    V e = pick(small, s, pick(two, vc(2.0f), pick(negative, s2, e2)));
+    V lo = pick(small, lo_small, pick(two, vc(0.0f), pick(negative, lo2, el)));
+    V k = _mm256_andnot_ps(_mm256_or_ps(small, _mm256_or_ps(two, negative)), k2);
+    V r = fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo)));
+    V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
+                         _mm256_cmp_ps(_mm256_andnot_ps(vc(-0.0f), x), vc(INFINITY), _CMP_LT_OQ));
+    *off = ~lanes(in) & 0xFF;
+    return mul(r, pow2(_mm256_cvttps_epi32(k)));
+}
+
 /* ---- the vector rows ----------------------------------------------------------- */
 
 /* Eight results of f8, the lanes off its path recomputed by `scalar`. */
@@ -380,6 +497,30 @@ VECTOR_ROWS(log, log8, tsr__k_log_f32)
 VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
 VECTOR_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
 
+static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
+{
+    float *o = (float *)o_;
+    const float *a = (const float *)a_;
+    erfc_cols c;
+    erfc_cols_init(&c);
+#define GELU8(x, off) gelu8(&c, x, off)
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        V y;
+        LANES8(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), y);
+        _mm256_storeu_ps(o + i, y);
+    }
+    if (i < n) {
+        float in[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[8];
+        memcpy(in, a + i, (size_t)(n - i) * sizeof(float));
+        V y;
+        LANES8(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(in), y);
+        _mm256_storeu_ps(out, y);
+        memcpy(o + i, out, (size_t)(n - i) * sizeof(float));
+    }
+#undef GELU8
+}
+
 #define VECTOR_ENTRY(ENUM, fn) [TSR__KOP_##ENUM] = {NULL, row_##fn##_bf16_v, row_##fn##_f32_v, NULL}
 
 const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES] = {
@@ -387,6 +528,7 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
     VECTOR_ENTRY(LOG, log),
     VECTOR_ENTRY(TANH, tanh),
     VECTOR_ENTRY(SIGMOID, sigmoid),
+    [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
 };
 
 #else /* no vector rows on this machine */
