@@ -345,8 +345,9 @@ static inline V erfp8(V z)
 }
 
 /* tsr__k_erfc2_f32 for x in [1/2, 9): both of its ways to F (x below 3:
- * the row of x; above: G(1/x) / x), each lane taking its own. */
-static inline V erfc2_8(const erfc_cols *c, V x, V xl, V *lo, V *k)
+ * the row of x; above: G(1/x) / x), each lane taking its own; the second
+ * only where a lane of `need` takes it. */
+static inline V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
 {
     V xx = mul(x, x);
     V xxl = add(fma8(x, x, neg(xx)), mul(mul(vc(2.0f), x), xl));
@@ -356,18 +357,24 @@ static inline V erfc2_8(const erfc_cols *c, V x, V xl, V *lo, V *k)
     V yh = add(y, yl);
     yl = sub(yl, sub(yh, y));
     V below3 = _mm256_cmp_ps(x, vc(3.0f), _CMP_LT_OQ);
-    V t = dv(vc(1.0f), x);
     VI near = _mm256_cvttps_epi32(mul(sub(x, vc(0.5f)), vc(2.0f)));
-    VI far = _mm256_add_epi32(
-        _mm256_set1_epi32(5),
-        _mm256_min_epi32(_mm256_cvttps_epi32(mul(t, vc(12.0f))), _mm256_set1_epi32(3)));
-    VI row = _mm256_castps_si256(pick(below3, _mm256_castsi256_ps(near), _mm256_castsi256_ps(far)));
-    V gl;
-    V g = erfcrow8(c, row, pick(below3, x, t), &gl);
-    V fh_far = dv(g, x);
-    V fl_far = dv(add(fma8(neg(fh_far), x, g), gl), x);
-    V fh = pick(below3, g, fh_far);
-    V fl = pick(below3, gl, fl_far);
+    V fh, fl;
+    if (lanes(_mm256_andnot_ps(below3, need)) == 0) {
+        fh = erfcrow8(c, near, x, &fl);
+    } else {
+        V t = dv(vc(1.0f), x);
+        VI far = _mm256_add_epi32(
+            _mm256_set1_epi32(5),
+            _mm256_min_epi32(_mm256_cvttps_epi32(mul(t, vc(12.0f))), _mm256_set1_epi32(3)));
+        VI row =
+            _mm256_castps_si256(pick(below3, _mm256_castsi256_ps(near), _mm256_castsi256_ps(far)));
+        V gl;
+        V g = erfcrow8(c, row, pick(below3, x, t), &gl);
+        V fh_far = dv(g, x);
+        V fl_far = dv(add(fma8(neg(fh_far), x, g), gl), x);
+        fh = pick(below3, g, fh_far);
+        fl = pick(below3, gl, fl_far);
+    }
     fl = fma8(xl, fma8(mul(vc(2.0f), x), fh, neg(vc(TSR__K_F_TWO_SQRTPI))), fl);
     V ph = mul(yh, fh);
     *lo = add(fma8(yh, fh, neg(ph)), fma8(yh, fl, mul(yl, fh)));
@@ -377,34 +384,41 @@ static inline V erfc2_8(const erfc_cols *c, V x, V xl, V *lo, V *k)
 /* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
  * its power of two stays a normal one): erfcx's three ways (|argument|
  * below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 - erfc(-argument)
- * below 0), each lane taking its own. */
+ * below 0), each lane taking its own; a way no lane takes is skipped. */
 static inline V gelu8(const erfc_cols *c, V x, int *off)
 {
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
     V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
     V ex = neg(yh), exl = neg(yl); /* erfcx(ex + exl) */
     V ax = _mm256_andnot_ps(vc(-0.0f), ex);
-    /* |ex| below 1/2 */
-    V p = erfp8(mul(ex, ex));
-    V a = mul(ex, p);
-    V bh = sub(vc(1.0f), ex);
-    V bl = sub(sub(vc(1.0f), bh), ex);
-    V s = sub(bh, a);
-    V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
-    V lo_small = add(sub(sub(bh, s), a), sub(sub(bl, fma8(ex, p, neg(a))), d));
-    /* erfc2 of |ex|, and 2 minus it below 0 */
-    V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
-    V el, k2;
-    V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), &el, &k2);
-    V p2 = pow2(_mm256_cvttps_epi32(k2));
-    V a2 = mul(p2, e2);
-    V s2 = sub(vc(2.0f), a2);
-    V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
     V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
     V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
-    V e = pick(small, s, pick(two, vc(2.0f), pick(negative, s2, e2)));
-    V lo = pick(small, lo_small, pick(two, vc(0.0f), pick(negative, lo2, el)));
-    V k = _mm256_andnot_ps(_mm256_or_ps(small, _mm256_or_ps(two, negative)), k2);
+    V need = _mm256_andnot_ps(_mm256_or_ps(small, two), _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+    V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
+    if (lanes(need)) {
+        /* erfc2 of |ex|, and 2 minus it below 0 */
+        V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
+        V el, k2;
+        V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
+        V p2 = pow2(_mm256_cvttps_epi32(k2));
+        V a2 = mul(p2, e2);
+        V s2 = sub(vc(2.0f), a2);
+        V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
+        e = pick(need, pick(negative, s2, e2), e);
+        lo = pick(need, pick(negative, lo2, el), lo);
+        k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
+    }
+    if (lanes(small)) {
+        V p = erfp8(mul(ex, ex));
+        V a = mul(ex, p);
+        V bh = sub(vc(1.0f), ex);
+        V bl = sub(sub(vc(1.0f), bh), ex);
+        V s = sub(bh, a);
+        V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+        V lo_small = add(sub(sub(bh, s), a), sub(sub(bl, fma8(ex, p, neg(a))), d));
+        e = pick(small, s, e);
+        lo = pick(small, lo_small, lo);
+    }
     V r = fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo)));
     V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
                          _mm256_cmp_ps(_mm256_andnot_ps(vc(-0.0f), x), vc(INFINITY), _CMP_LT_OQ));
