@@ -428,20 +428,41 @@ static inline V gelu8(const erfc_cols *c, V x, int *off)
 
 /* ---- the vector rows ----------------------------------------------------------- */
 
+/* The lanes of `off` (a bit per lane) of eight results y recomputed
+ * from their inputs x by `scalar`. */
+static V redo_lanes(float (*scalar)(float), V x, V y, int off)
+{
+    float in[8], r[8];
+    _mm256_storeu_ps(in, x);
+    _mm256_storeu_ps(r, y);
+    for (int j = 0; j < 8; j++)
+        if (off >> j & 1)
+            r[j] = scalar(in[j]);
+    return _mm256_loadu_ps(r);
+}
+
 /* Eight results of f8, the lanes off its path recomputed by `scalar`. */
-#define LANES8(f8, scalar, x, out)            \
-    do {                                      \
-        int off_;                             \
-        out = f8(x, &off_);                   \
-        if (off_) {                           \
-            float in_[8], r_[8];              \
-            _mm256_storeu_ps(in_, x);         \
-            _mm256_storeu_ps(r_, out);        \
-            for (int j_ = 0; j_ < 8; j_++)    \
-                if (off_ >> j_ & 1)           \
-                    r_[j_] = scalar(in_[j_]); \
-            out = _mm256_loadu_ps(r_);        \
-        }                                     \
+#define LANES8(f8, scalar, x, out)                   \
+    do {                                             \
+        int off_;                                    \
+        V x_ = (x);                                  \
+        out = f8(x_, &off_);                         \
+        if (off_)                                    \
+            out = redo_lanes(scalar, x_, out, off_); \
+    } while (0)
+
+/* Sixteen: two vectors computed side by side before either is checked,
+ * so that their chains of dependent operations overlap. */
+#define LANES16(f8, scalar, x0, x1, out0, out1)          \
+    do {                                                 \
+        int off0_, off1_;                                \
+        V x0_ = (x0), x1_ = (x1);                        \
+        out0 = f8(x0_, &off0_);                          \
+        out1 = f8(x1_, &off1_);                          \
+        if (off0_ | off1_) {                             \
+            out0 = redo_lanes(scalar, x0_, out0, off0_); \
+            out1 = redo_lanes(scalar, x1_, out1, off1_); \
+        }                                                \
     } while (0)
 
 /* bfloat16 results: tsr__f32_to_bf16's RNE on the bits, NaN 7FC0. */
@@ -471,6 +492,12 @@ static inline V bf16_in8(const uint16_t *p)
         float *o = (float *)o_;                                                                \
         const float *a = (const float *)a_;                                                    \
         int64_t i = 0;                                                                         \
+        for (; i + 16 <= n; i += 16) {                                                         \
+            V y0, y1;                                                                          \
+            LANES16(f8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);   \
+            _mm256_storeu_ps(o + i, y0);                                                       \
+            _mm256_storeu_ps(o + i + 8, y1);                                                   \
+        }                                                                                      \
         for (; i + 8 <= n; i += 8) {                                                           \
             V y;                                                                               \
             LANES8(f8, scalar, _mm256_loadu_ps(a + i), y);                                     \
@@ -519,6 +546,12 @@ static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
     erfc_cols_init(&c);
 #define GELU8(x, off) gelu8(&c, x, off)
     int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        V y0, y1;
+        LANES16(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);
+        _mm256_storeu_ps(o + i, y0);
+        _mm256_storeu_ps(o + i + 8, y1);
+    }
     for (; i + 8 <= n; i += 8) {
         V y;
         LANES8(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), y);
