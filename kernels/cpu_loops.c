@@ -418,6 +418,7 @@ static bool reduced_layout(const int64_t st[4])
 #define IF_CALL_VALUE2(...)
 #define IF_CALL_VALUE3(...)
 #define IF_CALL_REDUCE(...)
+#define IF_CALL_REPLACE(...)
 
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     IF_CALL_##call(                                                                        \

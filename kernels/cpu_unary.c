@@ -66,6 +66,7 @@
 #define IS_UNARY_VALUE2(...)
 #define IS_UNARY_VALUE3(...)
 #define IS_UNARY_REDUCE(...)
+#define IS_UNARY_REPLACE(...)
 
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...)        \
     IS_UNARY_##call(IF_##f(                                                                       \
