@@ -158,6 +158,19 @@ static bool have_avx2(void)
     return v != 0;
 }
 
+/* AVX2, F16C and FMA: what cpu_unary.c is compiled for. */
+static bool have_avx2_fma(void)
+{
+    static atomic_int known = -1;
+    int v = atomic_load_explicit(&known, memory_order_relaxed);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = have_avx2() && __builtin_cpu_supports("fma");
+        atomic_store_explicit(&known, v, memory_order_relaxed);
+    }
+    return v != 0;
+}
+
 /* ---- eight lanes: loads, stores, the operation ---------------------------- */
 
 TARGET_AVX2 static inline __m256 load_f16(const uint16_t *p)
@@ -570,6 +583,35 @@ bool tsr__cpu_fast_mixed(tsr__cpu_fast_op op, float *o, const void *a, tsr_dtype
     else
         return false;
     return true;
+}
+
+/* ---- unary rows (cpu_unary.c) --------------------------------------------- */
+
+bool tsr__cpu_fast_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a, int64_t n)
+{
+#if FAST_X86
+    int family = dtype == TSR_FLOAT16    ? 0
+                 : dtype == TSR_BFLOAT16 ? 1
+                 : dtype == TSR_FLOAT32  ? 2
+                 : dtype == TSR_FLOAT64  ? 3
+                                         : -1;
+    /* floor, ceil and trunc keep the generic loop: compiled for SSE4.1
+     * they are ROUNDSS, which quiets a signalling NaN that the library's
+     * functions return as it is. */
+    if (family < 0 || (unsigned)op >= TSR__KOP_COUNT || op == TSR__KOP_FLOOR ||
+        op == TSR__KOP_CEIL || op == TSR__KOP_TRUNC || !tsr__cpu_fast_enabled() || !have_avx2_fma())
+        return false;
+    tsr__cpu_unary_fn fn = tsr__cpu_unary_vector[op][family];
+    if (fn == NULL)
+        fn = tsr__cpu_unary_scalar[op][family];
+    if (fn == NULL)
+        return false;
+    fn(o, a, n);
+    return true;
+#else
+    (void)op, (void)dtype, (void)o, (void)a, (void)n;
+    return false;
+#endif
 }
 
 /* ---- transposed tiles ------------------------------------------------------ */

@@ -16,6 +16,7 @@
  *     vectors (F16C for float16), computed in float32 and rounded once,
  *     NaNs given the bits of the scalar constructors (float16 s|7E00,
  *     bfloat16 7FC0);
+ *   - unary rows of the floating dtypes (tsr__cpu_fast_unary);
  *   - float32 and float64 rows whose first input is a scalar (the row of
  *     a broadcast a[N, 1] + b[1, M]);
  *   - float32 rows with an int32 input, converted and computed in one
@@ -76,6 +77,23 @@ bool tsr__cpu_fast_scalar_first(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, c
  * running the float32 loop. False for any other pair of dtypes. */
 bool tsr__cpu_fast_mixed(tsr__cpu_fast_op op, float *o, const void *a, tsr_dtype a_dtype,
                          int64_t sa, const void *b, tsr_dtype b_dtype, int64_t sb, int64_t n);
+
+/* n contiguous elements of unary operation `op` (core/ops.def's UNARY
+ * rows) computed in `dtype`, float16, bfloat16, float32 or float64 (the
+ * row loops' storage): o[i] = op(a[i]) with the generic row's bits. On a
+ * cpu with AVX2, FMA and F16C (cpu_unary.c): exp, log, tanh and sigmoid
+ * of float32 and bfloat16 in vectors, every other such row as the
+ * generic loop compiled with those instructions (fmaf one instruction
+ * instead of a call). False elsewhere. */
+bool tsr__cpu_fast_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a, int64_t n);
+
+/* cpu_unary.c's rows, [op][family] (float16, bfloat16, float32,
+ * float64), NULL where it has none: compiled for AVX2, FMA and F16C, to
+ * be called only through tsr__cpu_fast_unary. */
+#define TSR__CPU_UNARY_FAMILIES 4
+typedef void (*tsr__cpu_unary_fn)(void *o, const void *a, int64_t n);
+extern const tsr__cpu_unary_fn tsr__cpu_unary_scalar[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
+extern const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
 
 /* tsr__kernel_convert of n contiguous elements for the pairs listed
  * above; false for any other pair (nothing written). */

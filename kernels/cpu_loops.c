@@ -6,7 +6,8 @@
  * (or scalar) second input, get loops of their own over typed pointers,
  * which the compiler vectorises; anything else takes the strided loop.
  * The floating rows first try the loops of cpu_fast.c (float16 and
- * bfloat16 in vectors; float32 and float64 with a scalar first input).
+ * bfloat16 in vectors; float32 and float64 with a scalar first input;
+ * contiguous unary rows, cpu_unary.c).
  * add and sub test alpha once per row, so that the common alpha = +-1
  * runs as a plain sum instead of a fused multiply-add per element. */
 #include <string.h>
@@ -409,6 +410,40 @@ static bool reduced_layout(const int64_t st[4])
         return name(o, a, b, c, n, st, alpha_bytes, bad);                                        \
     }
 
+/* A unary row of a floating family whose operands are contiguous: the
+ * loops of cpu_unary.c where the machine has them. */
+#define UNARY_FAST(name, S, DT, OP)                                                              \
+    static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                               const unsigned char *c, int64_t n, const int64_t st[4],           \
+                               const uint8_t *alpha_bytes, int *bad)                             \
+    {                                                                                            \
+        if (st[0] == (int64_t)sizeof(S) && st[1] == (int64_t)sizeof(S) &&                        \
+            tsr__cpu_fast_unary(OP, DT, o, a, n))                                                \
+            return n;                                                                            \
+        return name(o, a, b, c, n, st, alpha_bytes, bad);                                        \
+    }
+#define IF_CALL_UNARY(...) __VA_ARGS__
+#define IF_CALL_MOVE(...)
+#define IF_CALL_ALPHA(...)
+#define IF_CALL_PLAIN(...)
+#define IF_CALL_CHECKED(...)
+#define IF_CALL_WIDTH(...)
+#define IF_CALL_TERNARY(...)
+#define IF_CALL_VALUE1(...)
+#define IF_CALL_VALUE2(...)
+#define IF_CALL_VALUE3(...)
+#define IF_CALL_REDUCE(...)
+#define IF_CALL_REPLACE(...)
+
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
+    IF_CALL_##call(                                                                        \
+        IF_##f(UNARY_FAST(row_##ENUM##_f16, uint16_t, TSR_FLOAT16, TSR__KOP_##ENUM)        \
+                   UNARY_FAST(row_##ENUM##_bf16, uint16_t, TSR_BFLOAT16, TSR__KOP_##ENUM)  \
+                       UNARY_FAST(row_##ENUM##_f32, float, TSR_FLOAT32, TSR__KOP_##ENUM)   \
+                           UNARY_FAST(row_##ENUM##_f64, double, TSR_FLOAT64, TSR__KOP_##ENUM)))
+#include "core/ops.def"
+#undef X
+
 #define IF_FAST_NONE(...)
 #define IF_FAST_ALPHA(...) __VA_ARGS__
 #define IF_FAST_MUL(...) __VA_ARGS__
@@ -417,6 +452,7 @@ static bool reduced_layout(const int64_t st[4])
 #define FAST_NAME_ALPHA(name) name##_fast
 #define FAST_NAME_MUL(name) name##_fast
 #define FAST_NAME_DIV(name) name##_fast
+#define FAST_NAME_UNARY(name) name##_fast
 
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     IF_##f(IF_FAST_##fast(                                                                 \
@@ -480,7 +516,7 @@ MOVE_ROWS(16, bytes16)
 #define TABLE_ALPHA TABLE_COMPUTED
 #define TABLE_PLAIN TABLE_COMPUTED
 #define TABLE_CHECKED TABLE_COMPUTED
-#define TABLE_UNARY TABLE_COMPUTED
+#define TABLE_UNARY(ENUM, fast, b, i, f, h, c) TABLE_COMPUTED(ENUM, UNARY, b, i, f, h, c)
 #define TABLE_WIDTH TABLE_COMPUTED
 #define TABLE_TERNARY TABLE_COMPUTED
 #define TABLE_VALUE1 TABLE_COMPUTED

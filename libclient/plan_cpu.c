@@ -390,13 +390,17 @@ static int64_t stream_min_bytes(void)
 
 /* Whether the output is most of the traffic or comes in short runs, where
  * stores around the caches pay (measured): an input that stays put along
- * the rows (a broadcast or a scalar), or packed tiles. Rows that stream
+ * the rows (a broadcast or a scalar), packed tiles, or a single input
+ * (unary operations). Rows that stream
  * every operand in order do better with plain stores, which the buffer
  * of stream_row would only slow down. */
 static bool writes_most(const exec *x)
 {
     const tsr__kernel *k = &x->plan->kernel;
-    if (x->packed)
+    /* One input and one output (a unary operation): a copy's traffic,
+     * which a copy of this size sends around the caches too (the store
+     * would otherwise read each output line first). */
+    if (x->packed || x->nops == 2)
         return true;
     for (int op = 1; op < x->nops; op++)
         if ((k->operands[op].flags & TSR__KOPERAND_SCALAR) ||

@@ -1,0 +1,587 @@
+/* The cpu device's unary rows for machines with AVX2, FMA and F16C (see
+ * tsr__cpu_fast_unary in cpu_fast.h).
+ *
+ * This file is compiled for those instruction sets (kernels/CMakeLists.txt)
+ * and holds nothing but data and the functions its tables point to:
+ * cpu_fast.c reads the tables only after it has seen the three on the
+ * cpu, so no instruction of this file runs anywhere else. Everywhere
+ * but x86-64 the tables are empty.
+ *
+ * Exactness. Every row gives the generic row's bits (kernels/cpu_loops.c,
+ * kernels/scalar_ops.h and scalar_math.h): the same IEEE operations on
+ * the same operands in the same order, each rounded once.
+ *   - The scalar rows are the generic loops compiled again, here, where
+ *     fmaf is the FMA instruction (a single rounding, as the library call
+ *     it replaces) and nearbyintf the ROUNDSS of the current rounding
+ *     mode: the same results, without a call per element. Not so
+ *     floorf, ceilf and truncf, whose ROUNDSS quiets a signalling NaN
+ *     that the library's functions return unchanged: cpu_fast.c leaves
+ *     those three rows to the generic loop.
+ *   - The vector rows (exp, log, tanh, sigmoid in float32, and bfloat16
+ *     through float32) run the scalar functions' common path in eight
+ *     lanes, written out operation for operation: where the scalar code
+ *     branches on a value (expm1's k == 0, tanh's saturation, sigmoid's
+ *     1 above EXPM1_TINY, a sign) both sides are computed and the lane
+ *     takes its side. Lanes off the common path (NaN, +-inf, zero,
+ *     subnormal inputs, results that leave the normal range) are flagged
+ *     and recomputed by the scalar function. fma(-k, c, x) is written
+ *     with -k, the round of x / ln2 in the current mode, as the scalar
+ *     code has it; -ffp-contract=off keeps the compiler from fusing
+ *     anything else.
+ * bfloat16 results round as tsr__k_bf16_out does (RNE on the bits, NaN
+ * 7FC0). tests/kernels/test_cpu_unary.c compares every row with the
+ * generic one over millions of inputs, special values included. */
+#include "kernels/cpu_fast.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+#include <immintrin.h>
+
+#include "kernels/scalar_ops.h"
+
+/* ---- the scalar rows ------------------------------------------------------ */
+
+#define SAME(x) (x)
+#define UNARY_ROW(name, S, IN, OUT, FN)                   \
+    static void name(void *o_, const void *a_, int64_t n) \
+    {                                                     \
+        S *o = (S *)o_;                                   \
+        const S *a = (const S *)a_;                       \
+        for (int64_t i = 0; i < n; i++)                   \
+            o[i] = OUT(FN(IN(a[i])));                     \
+    }
+
+#define IF_Y(...) __VA_ARGS__
+#define IF_N(...)
+#define IS_UNARY_UNARY(...) __VA_ARGS__
+#define IS_UNARY_MOVE(...)
+#define IS_UNARY_ALPHA(...)
+#define IS_UNARY_PLAIN(...)
+#define IS_UNARY_CHECKED(...)
+#define IS_UNARY_WIDTH(...)
+#define IS_UNARY_TERNARY(...)
+#define IS_UNARY_VALUE1(...)
+#define IS_UNARY_VALUE2(...)
+#define IS_UNARY_VALUE3(...)
+#define IS_UNARY_REDUCE(...)
+#define IS_UNARY_REPLACE(...)
+
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...)        \
+    IS_UNARY_##call(IF_##f(                                                                       \
+        UNARY_ROW(row_##ENUM##_f16, uint16_t, tsr__k_f16_in, tsr__k_f16_out, tsr__k_##elem##_f16) \
+            UNARY_ROW(row_##ENUM##_bf16, uint16_t, tsr__k_bf16_in, tsr__k_bf16_out,               \
+                      tsr__k_##elem##_bf16)                                                       \
+                UNARY_ROW(row_##ENUM##_f32, float, SAME, SAME, tsr__k_##elem##_f32)               \
+                    UNARY_ROW(row_##ENUM##_f64, double, SAME, SAME, tsr__k_##elem##_f64)))
+#include "core/ops.def"
+#undef X
+
+const tsr__cpu_unary_fn tsr__cpu_unary_scalar[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES] = {
+#define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
+    IS_UNARY_##call(IF_##f([TSR__KOP_##ENUM] = {row_##ENUM##_f16, row_##ENUM##_bf16,       \
+                                                row_##ENUM##_f32, row_##ENUM##_f64}, ))
+#include "core/ops.def"
+#undef X
+};
+
+/* ---- eight lanes ------------------------------------------------------------ */
+
+typedef __m256 V;
+typedef __m256i VI;
+
+static inline V vc(float c)
+{
+    return _mm256_set1_ps(c);
+}
+static inline V add(V a, V b)
+{
+    return _mm256_add_ps(a, b);
+}
+static inline V sub(V a, V b)
+{
+    return _mm256_sub_ps(a, b);
+}
+static inline V mul(V a, V b)
+{
+    return _mm256_mul_ps(a, b);
+}
+static inline V dv(V a, V b)
+{
+    return _mm256_div_ps(a, b);
+}
+static inline V fma8(V a, V b, V c)
+{
+    return _mm256_fmadd_ps(a, b, c);
+}
+static inline V neg(V a)
+{
+    return _mm256_xor_ps(a, vc(-0.0f));
+}
+static inline V rint8(V a)
+{
+    return _mm256_round_ps(a, _MM_FROUND_CUR_DIRECTION);
+}
+/* The lanes of `when` take a, the others b. */
+static inline V pick(V when, V a, V b)
+{
+    return _mm256_blendv_ps(b, a, when);
+}
+/* 2^k for k in the normal exponents (tsr__k_pow2_f32). */
+static inline V pow2(VI k)
+{
+    return _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(TSR__K_F_BIAS)), TSR__K_F_MANT));
+}
+static inline int lanes(V mask)
+{
+    return _mm256_movemask_ps(mask);
+}
+
+/* ---- the functions' common paths -------------------------------------------
+ * Each returns the eight results and sets *off to the lanes that leave
+ * the common path (a bit per lane): the caller recomputes those. */
+
+static inline V expq_tail(V r)
+{
+    V q = fma8(r, vc(TSR__K_EXPF_Q5), vc(TSR__K_EXPF_Q4));
+    q = fma8(r, q, vc(TSR__K_EXPF_Q3));
+    q = fma8(r, q, vc(TSR__K_EXPF_Q2));
+    return fma8(r, q, vc(TSR__K_EXPF_Q1));
+}
+
+/* tsr__k_exp_f32 where k = rint(x / ln2) is a normal exponent (which
+ * puts x inside the overflow and underflow bounds): p * 2^k. */
+static inline V exp8(V x, int *off)
+{
+    V k = rint8(mul(x, vc(TSR__K_F_LOG2E)));
+    V nk = neg(k);
+    V r = fma8(nk, vc(TSR__K_F_LN2_HI), x);
+    r = fma8(nk, vc(TSR__K_F_LN2_LO), r);
+    V p = add(vc(1.0f), fma8(mul(r, r), fma8(r, expq_tail(r), vc(TSR__K_EXPF_Q0)), r));
+    V in = _mm256_and_ps(_mm256_cmp_ps(k, vc((float)TSR__K_F_BIAS), _CMP_LE_OQ),
+                         _mm256_cmp_ps(k, vc((float)(1 - TSR__K_F_BIAS)), _CMP_GE_OQ));
+    *off = ~lanes(in) & 0xFF;
+    return mul(p, pow2(_mm256_cvttps_epi32(k)));
+}
+
+static inline V logp(V z)
+{
+    V p = fma8(z, vc(TSR__K_LOGF_P3), vc(TSR__K_LOGF_P2));
+    p = fma8(z, p, vc(TSR__K_LOGF_P1));
+    return fma8(z, p, vc(TSR__K_LOGF_P0));
+}
+
+/* tsr__k_log_f32 of a positive normal finite x: logm(x, 1, 0), logw with
+ * e = 0 and c = 0. */
+static inline V log8(V x, int *off)
+{
+    const VI one = _mm256_set1_epi32(1 << TSR__K_F_MANT);
+    VI u = _mm256_castps_si256(x);
+    VI e = _mm256_sub_epi32(_mm256_srli_epi32(u, TSR__K_F_MANT), _mm256_set1_epi32(TSR__K_F_BIAS));
+    VI m = _mm256_or_si256(_mm256_and_si256(u, _mm256_sub_epi32(one, _mm256_set1_epi32(1))),
+                           _mm256_set1_epi32(TSR__K_F_BIAS << TSR__K_F_MANT));
+    VI high = _mm256_cmpgt_epi32(m, _mm256_set1_epi32((int)(TSR__K_F_SQRT2 - 1)));
+    m = _mm256_sub_epi32(m, _mm256_and_si256(high, one));
+    e = _mm256_sub_epi32(e, high); /* high is -1 where e takes one more */
+    V f = sub(_mm256_castsi256_ps(m), vc(1.0f));
+    V s = dv(f, add(vc(2.0f), f));
+    V z = mul(s, s);
+    V hf = mul(vc(0.5f), f);
+    V h = mul(hf, f);
+    V et = _mm256_cvtepi32_ps(e);
+    V small = fma8(s, fma8(z, logp(z), h), fma8(et, vc(TSR__K_F_LN2_LO), vc(0.0f)));
+    small = sub(small, fma8(hf, f, neg(h)));
+    V d = sub(f, h);
+    V eh = mul(et, vc(TSR__K_F_LN2_HI));
+    V hi = add(eh, d);
+    V lo = add(add(sub(eh, hi), d), add(sub(sub(f, d), h), small));
+    /* logm with mh = 1, ml = 0 */
+    V y = mul(hi, vc(1.0f));
+    V r = add(y, add(fma8(hi, vc(1.0f), neg(y)), fma8(hi, vc(0.0f), mul(lo, vc(1.0f)))));
+    V in = _mm256_and_ps(_mm256_cmp_ps(x, vc(TSR__K_F_MIN_NORMAL), _CMP_GE_OQ),
+                         _mm256_cmp_ps(x, vc(INFINITY), _CMP_LT_OQ));
+    *off = ~lanes(in) & 0xFF;
+    return r;
+}
+
+/* tsr__k_expr_f32 with xl = 0 (sigmoid passes -0: `xl` says which). */
+static inline V expr8(V x, V xl, V *r, V *h, V *lo)
+{
+    V k = rint8(mul(x, vc(TSR__K_F_LOG2E)));
+    V nk = neg(k);
+    V rh = fma8(nk, vc(TSR__K_F_LN2_HI), x);
+    V rr = fma8(nk, vc(TSR__K_F_LN2_LO), rh);
+    V rl = fma8(nk, vc(TSR__K_F_LN2_LO), sub(rh, rr));
+    V rs = add(rr, xl);
+    V rb = sub(rs, rr);
+    rl = add(rl, add(sub(rr, sub(rs, rb)), sub(xl, rb)));
+    rr = rs;
+    V r2 = mul(rr, rr);
+    V e2 = fma8(rr, rr, neg(r2));
+    *r = rr;
+    *h = mul(vc(0.5f), r2);
+    *lo = fma8(r2, mul(rr, expq_tail(rr)), fma8(vc(0.5f), e2, fma8(rl, rr, rl)));
+    return k;
+}
+
+static inline V exp1p8(V r, V h, V lo, V *yl)
+{
+    V s = add(r, h);
+    lo = add(lo, sub(h, sub(s, r)));
+    V yh = add(vc(1.0f), s);
+    *yl = add(add(sub(vc(1.0f), yh), s), lo);
+    return yh;
+}
+
+/* tsr__k_expm1k_f32, both of its branches, each lane taking its own
+ * (k == 0 or not); k within the normal exponents. */
+static inline V expm1k8(V k, V r, V h, V lo, V *rest)
+{
+    V yl;
+    V yh = exp1p8(r, h, lo, &yl);
+    V p = pow2(_mm256_cvttps_epi32(k));
+    V a = mul(p, yh);
+    V s = add(a, vc(-1.0f));
+    V bb = sub(s, a);
+    V err = add(sub(a, sub(s, bb)), sub(vc(-1.0f), bb));
+    V zero = _mm256_cmp_ps(k, vc(0.0f), _CMP_EQ_OQ);
+    *rest = pick(zero, add(h, lo), fma8(p, yl, err));
+    return pick(zero, r, s);
+}
+
+/* tsr__k_tanh_f32 of a nonzero x (NaN and +-0 are off the path). */
+static inline V tanh8(V x, int *off)
+{
+    V ax = _mm256_andnot_ps(vc(-0.0f), x);
+    V r, h, lo, el;
+    V k = expr8(mul(vc(-2.0f), ax), vc(0.0f), &r, &h, &lo);
+    V eh = expm1k8(k, r, h, lo, &el);
+    V e = add(eh, el);
+    el = sub(el, sub(e, eh));
+    V dh = add(vc(2.0f), e);
+    V dl = add(sub(e, sub(dh, vc(2.0f))), el);
+    V q = dv(neg(e), dh);
+    V rem = fma8(q, dh, e);
+    V t = add(q, dv(fma8(neg(q), dl, neg(add(rem, el))), dh));
+    t = pick(_mm256_cmp_ps(ax, vc(TSR__K_F_TANH_ONE), _CMP_LT_OQ), t, vc(1.0f));
+    V signed_t = pick(_mm256_cmp_ps(x, vc(0.0f), _CMP_LT_OQ), neg(t), t);
+    V in = _mm256_cmp_ps(x, vc(0.0f), _CMP_NEQ_OQ); /* false for NaN */
+    *off = ~lanes(in) & 0xFF;
+    return signed_t;
+}
+
+/* tsr__k_sigmoid_f32 from SIGMOID_EXP up (NaN and below are off the
+ * path): sigmoidx's quotient q + lo, 1 above -EXPM1_TINY. */
+static inline V sigmoid8(V x, int *off)
+{
+    V r, h, l, yl;
+    V kd = expr8(neg(x), neg(vc(0.0f)), &r, &h, &l);
+    V y = exp1p8(r, h, l, &yl);
+    V yh = add(y, yl);
+    V p = pow2(_mm256_cvttps_epi32(kd));
+    V eh = mul(p, yh);
+    yl = sub(yl, sub(yh, y));
+    V dh = add(vc(1.0f), eh);
+    V b = sub(dh, eh);
+    V dl = add(add(sub(eh, sub(dh, b)), sub(vc(1.0f), b)), mul(p, yl));
+    V q = dv(vc(1.0f), dh);
+    V rem = fma8(neg(q), dh, vc(1.0f));
+    V lo = dv(fma8(neg(q), dl, rem), dh);
+    V one = _mm256_cmp_ps(x, vc(-TSR__K_F_EXPM1_TINY), _CMP_GT_OQ);
+    V res = add(pick(one, vc(1.0f), q), pick(one, vc(0.0f), lo));
+    V in = _mm256_cmp_ps(x, vc(TSR__K_F_SIGMOID_EXP), _CMP_GE_OQ);
+    *off = ~lanes(in) & 0xFF;
+    return res;
+}
+
+/* The rows of tsr__k_erfcf as columns: the value of column j for row i
+ * of each lane (i in 0..8) is low[j][i] for i < 8, row8[j] for i = 8. */
+typedef struct erfc_cols {
+    V low[TSR__K_ERFCF_N + 2];
+    float row8[TSR__K_ERFCF_N + 2];
+} erfc_cols;
+
+static void erfc_cols_init(erfc_cols *c)
+{
+    for (int j = 0; j < TSR__K_ERFCF_N + 2; j++) {
+        float v[8];
+        for (int i = 0; i < 8; i++)
+            v[i] = tsr__k_erfcf[i * (TSR__K_ERFCF_N + 2) + j];
+        c->low[j] = _mm256_loadu_ps(v);
+        c->row8[j] = tsr__k_erfcf[8 * (TSR__K_ERFCF_N + 2) + j];
+    }
+}
+
+static inline V column(const erfc_cols *c, int j, VI row, V is8)
+{
+    return pick(is8, vc(c->row8[j]), _mm256_permutevar8x32_ps(c->low[j], row));
+}
+
+/* tsr__k_erfcrow_f32 with each lane's own row. */
+static inline V erfcrow8(const erfc_cols *c, VI row, V x, V *lo)
+{
+    V is8 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(row, _mm256_set1_epi32(8)));
+    V s = sub(x, column(c, 0, row, is8));
+    V q = column(c, TSR__K_ERFCF_N + 1, row, is8);
+    for (int j = TSR__K_ERFCF_N; j > 3; j--)
+        q = fma8(s, q, column(c, j, row, is8));
+    V c0 = column(c, 2, row, is8);
+    V c3 = column(c, 3, row, is8);
+    V p = mul(c3, s);
+    V hi = add(c0, p);
+    *lo = add(add(sub(c0, hi), p),
+              add(add(fma8(c3, s, neg(p)), column(c, 1, row, is8)), mul(mul(s, s), q)));
+    return hi;
+}
+
+static inline V erfp8(V z)
+{
+    V p = fma8(z, vc(TSR__K_ERFF_P5), vc(TSR__K_ERFF_P4));
+    p = fma8(z, p, vc(TSR__K_ERFF_P3));
+    p = fma8(z, p, vc(TSR__K_ERFF_P2));
+    p = fma8(z, p, vc(TSR__K_ERFF_P1));
+    return fma8(z, p, vc(TSR__K_ERFF_P0));
+}
+
+/* tsr__k_erfc2_f32 for x in [1/2, 9): both of its ways to F (x below 3:
+ * the row of x; above: G(1/x) / x), each lane taking its own; the second
+ * only where a lane of `need` takes it. */
+static inline V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
+{
+    V xx = mul(x, x);
+    V xxl = add(fma8(x, x, neg(xx)), mul(mul(vc(2.0f), x), xl));
+    V r, h, l, yl;
+    *k = expr8(neg(xx), neg(xxl), &r, &h, &l);
+    V y = exp1p8(r, h, l, &yl);
+    V yh = add(y, yl);
+    yl = sub(yl, sub(yh, y));
+    V below3 = _mm256_cmp_ps(x, vc(3.0f), _CMP_LT_OQ);
+    VI near = _mm256_cvttps_epi32(mul(sub(x, vc(0.5f)), vc(2.0f)));
+    V fh, fl;
+    if (lanes(_mm256_andnot_ps(below3, need)) == 0) {
+        fh = erfcrow8(c, near, x, &fl);
+    } else {
+        V t = dv(vc(1.0f), x);
+        VI far = _mm256_add_epi32(
+            _mm256_set1_epi32(5),
+            _mm256_min_epi32(_mm256_cvttps_epi32(mul(t, vc(12.0f))), _mm256_set1_epi32(3)));
+        VI row =
+            _mm256_castps_si256(pick(below3, _mm256_castsi256_ps(near), _mm256_castsi256_ps(far)));
+        V gl;
+        V g = erfcrow8(c, row, pick(below3, x, t), &gl);
+        V fh_far = dv(g, x);
+        V fl_far = dv(add(fma8(neg(fh_far), x, g), gl), x);
+        fh = pick(below3, g, fh_far);
+        fl = pick(below3, gl, fl_far);
+    }
+    fl = fma8(xl, fma8(mul(vc(2.0f), x), fh, neg(vc(TSR__K_F_TWO_SQRTPI))), fl);
+    V ph = mul(yh, fh);
+    *lo = add(fma8(yh, fh, neg(ph)), fma8(yh, fl, mul(yl, fh)));
+    return ph;
+}
+
+/* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
+ * its power of two stays a normal one): erfcx's three ways (|argument|
+ * below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 - erfc(-argument)
+ * below 0), each lane taking its own; a way no lane takes is skipped. */
+static inline V gelu8(const erfc_cols *c, V x, int *off)
+{
+    V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
+    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
+    V ex = neg(yh), exl = neg(yl); /* erfcx(ex + exl) */
+    V ax = _mm256_andnot_ps(vc(-0.0f), ex);
+    V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
+    V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
+    V need = _mm256_andnot_ps(_mm256_or_ps(small, two), _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+    V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
+    if (lanes(need)) {
+        /* erfc2 of |ex|, and 2 minus it below 0 */
+        V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
+        V el, k2;
+        V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
+        V p2 = pow2(_mm256_cvttps_epi32(k2));
+        V a2 = mul(p2, e2);
+        V s2 = sub(vc(2.0f), a2);
+        V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
+        e = pick(need, pick(negative, s2, e2), e);
+        lo = pick(need, pick(negative, lo2, el), lo);
+        k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
+    }
+    if (lanes(small)) {
+        V p = erfp8(mul(ex, ex));
+        V a = mul(ex, p);
+        V bh = sub(vc(1.0f), ex);
+        V bl = sub(sub(vc(1.0f), bh), ex);
+        V s = sub(bh, a);
+        V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+        V lo_small = add(sub(sub(bh, s), a), sub(sub(bl, fma8(ex, p, neg(a))), d));
+        e = pick(small, s, e);
+        lo = pick(small, lo_small, lo);
+    }
+    V r = fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo)));
+    V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
+                         _mm256_cmp_ps(_mm256_andnot_ps(vc(-0.0f), x), vc(INFINITY), _CMP_LT_OQ));
+    *off = ~lanes(in) & 0xFF;
+    return mul(r, pow2(_mm256_cvttps_epi32(k)));
+}
+
+/* ---- the vector rows ----------------------------------------------------------- */
+
+/* The lanes of `off` (a bit per lane) of eight results y recomputed
+ * from their inputs x by `scalar`. */
+static V redo_lanes(float (*scalar)(float), V x, V y, int off)
+{
+    float in[8], r[8];
+    _mm256_storeu_ps(in, x);
+    _mm256_storeu_ps(r, y);
+    for (int j = 0; j < 8; j++)
+        if (off >> j & 1)
+            r[j] = scalar(in[j]);
+    return _mm256_loadu_ps(r);
+}
+
+/* Eight results of f8, the lanes off its path recomputed by `scalar`. */
+#define LANES8(f8, scalar, x, out)                   \
+    do {                                             \
+        int off_;                                    \
+        V x_ = (x);                                  \
+        out = f8(x_, &off_);                         \
+        if (off_)                                    \
+            out = redo_lanes(scalar, x_, out, off_); \
+    } while (0)
+
+/* Sixteen: two vectors computed side by side before either is checked,
+ * so that their chains of dependent operations overlap. */
+#define LANES16(f8, scalar, x0, x1, out0, out1)          \
+    do {                                                 \
+        int off0_, off1_;                                \
+        V x0_ = (x0), x1_ = (x1);                        \
+        out0 = f8(x0_, &off0_);                          \
+        out1 = f8(x1_, &off1_);                          \
+        if (off0_ | off1_) {                             \
+            out0 = redo_lanes(scalar, x0_, out0, off0_); \
+            out1 = redo_lanes(scalar, x1_, out1, off1_); \
+        }                                                \
+    } while (0)
+
+/* bfloat16 results: tsr__f32_to_bf16's RNE on the bits, NaN 7FC0. */
+static inline __m128i bf16_of(V r)
+{
+    VI t = _mm256_castps_si256(r);
+    VI odd = _mm256_and_si256(_mm256_srli_epi32(t, 16), _mm256_set1_epi32(1));
+    VI c = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(t, _mm256_set1_epi32(0x7FFF)), odd),
+                             16);
+    VI nan = _mm256_cmpgt_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0x7FFFFFFF)),
+                                _mm256_set1_epi32(0x7F800000));
+    c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7FC0), nan);
+    return _mm_packus_epi32(_mm256_castsi256_si128(c), _mm256_extracti128_si256(c, 1));
+}
+
+static inline V bf16_in8(const uint16_t *p)
+{
+    VI w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+/* The last n % 8 elements go through the same lanes from a copy padded
+ * with 1 (on every function's common path). */
+#define VECTOR_ROWS(fn, f8, scalar)                                                            \
+    static void row_##fn##_f32_v(void *o_, const void *a_, int64_t n)                          \
+    {                                                                                          \
+        float *o = (float *)o_;                                                                \
+        const float *a = (const float *)a_;                                                    \
+        int64_t i = 0;                                                                         \
+        for (; i + 16 <= n; i += 16) {                                                         \
+            V y0, y1;                                                                          \
+            LANES16(f8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);   \
+            _mm256_storeu_ps(o + i, y0);                                                       \
+            _mm256_storeu_ps(o + i + 8, y1);                                                   \
+        }                                                                                      \
+        for (; i + 8 <= n; i += 8) {                                                           \
+            V y;                                                                               \
+            LANES8(f8, scalar, _mm256_loadu_ps(a + i), y);                                     \
+            _mm256_storeu_ps(o + i, y);                                                        \
+        }                                                                                      \
+        if (i < n) {                                                                           \
+            float in[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[8];                                    \
+            memcpy(in, a + i, (size_t)(n - i) * sizeof(float));                                \
+            V y;                                                                               \
+            LANES8(f8, scalar, _mm256_loadu_ps(in), y);                                        \
+            _mm256_storeu_ps(out, y);                                                          \
+            memcpy(o + i, out, (size_t)(n - i) * sizeof(float));                               \
+        }                                                                                      \
+    }                                                                                          \
+    static void row_##fn##_bf16_v(void *o_, const void *a_, int64_t n)                         \
+    {                                                                                          \
+        uint16_t *o = (uint16_t *)o_;                                                          \
+        const uint16_t *a = (const uint16_t *)a_;                                              \
+        int64_t i = 0;                                                                         \
+        for (; i + 8 <= n; i += 8) {                                                           \
+            V y;                                                                               \
+            LANES8(f8, scalar, bf16_in8(a + i), y);                                            \
+            _mm_storeu_si128((__m128i *)(o + i), bf16_of(y));                                  \
+        }                                                                                      \
+        if (i < n) {                                                                           \
+            uint16_t in[8] = {0x3F80, 0x3F80, 0x3F80, 0x3F80, 0x3F80, 0x3F80, 0x3F80, 0x3F80}, \
+                     out[8];                                                                   \
+            memcpy(in, a + i, (size_t)(n - i) * sizeof(uint16_t));                             \
+            V y;                                                                               \
+            LANES8(f8, scalar, bf16_in8(in), y);                                               \
+            _mm_storeu_si128((__m128i *)out, bf16_of(y));                                      \
+            memcpy(o + i, out, (size_t)(n - i) * sizeof(uint16_t));                            \
+        }                                                                                      \
+    }
+
+VECTOR_ROWS(exp, exp8, tsr__k_exp_f32)
+VECTOR_ROWS(log, log8, tsr__k_log_f32)
+VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
+VECTOR_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
+
+static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
+{
+    float *o = (float *)o_;
+    const float *a = (const float *)a_;
+    erfc_cols c;
+    erfc_cols_init(&c);
+#define GELU8(x, off) gelu8(&c, x, off)
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        V y0, y1;
+        LANES16(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);
+        _mm256_storeu_ps(o + i, y0);
+        _mm256_storeu_ps(o + i + 8, y1);
+    }
+    for (; i + 8 <= n; i += 8) {
+        V y;
+        LANES8(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), y);
+        _mm256_storeu_ps(o + i, y);
+    }
+    if (i < n) {
+        float in[8] = {1, 1, 1, 1, 1, 1, 1, 1}, out[8];
+        memcpy(in, a + i, (size_t)(n - i) * sizeof(float));
+        V y;
+        LANES8(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(in), y);
+        _mm256_storeu_ps(out, y);
+        memcpy(o + i, out, (size_t)(n - i) * sizeof(float));
+    }
+#undef GELU8
+}
+
+#define VECTOR_ENTRY(ENUM, fn) [TSR__KOP_##ENUM] = {NULL, row_##fn##_bf16_v, row_##fn##_f32_v, NULL}
+
+const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES] = {
+    VECTOR_ENTRY(EXP, exp),
+    VECTOR_ENTRY(LOG, log),
+    VECTOR_ENTRY(TANH, tanh),
+    VECTOR_ENTRY(SIGMOID, sigmoid),
+    [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
+};
+
+#else /* no vector rows on this machine */
+
+const tsr__cpu_unary_fn tsr__cpu_unary_scalar[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
+const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
+
+#endif
