@@ -203,6 +203,12 @@
  * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
  * between them). The type's own tsr__k_expq_tail_<sfx>(r) (Q without its
  * constant 1/2, divided by r) and tsr__k_logp_<sfx>(z) evaluate Q and P.
+ * exp, scale, expm1k, tanh and sigmoid pick among their paths with
+ * selects, not branches: each path runs on every input (one outside its
+ * range on a harmless stand-in) and the result is chosen last, so that a
+ * device's vector loop computes them without masks (PoCL's float32 exp
+ * took twice the instructions with them). The bits are those of the
+ * branches: the same operations on the same values.
  *   two_sum: a + b = s + *err exactly (Knuth's, for any order of size).
  *   scale: p * 2^k for p in [0.5, 2] and k from below the subnormals'
  *     bottom to one past the top exponent, rounded once: 2^k is built from
@@ -243,25 +249,23 @@
     }                                                                                          \
     static inline T tsr__k_scale_##sfx(T p, int k)                                             \
     {                                                                                          \
-        if (k > TSR__K_##C##_BIAS)                                                             \
-            return p * tsr__k_pow2_##sfx(k - TSR__K_##C##_BIAS) * TSR__K_##C##_TOP;            \
-        if (k < 1 - TSR__K_##C##_BIAS)                                                         \
-            return p * tsr__k_pow2_##sfx(k + TSR__K_##C##_STEP_BITS) * TSR__K_##C##_STEP_DOWN; \
-        return p * tsr__k_pow2_##sfx(k);                                                       \
+        int top = k > TSR__K_##C##_BIAS, bottom = k < 1 - TSR__K_##C##_BIAS;                   \
+        int j = top ? k - TSR__K_##C##_BIAS : bottom ? k + TSR__K_##C##_STEP_BITS : k;         \
+        T step = top ? TSR__K_##C##_TOP : bottom ? TSR__K_##C##_STEP_DOWN : (T)1;              \
+        return p * tsr__k_pow2_##sfx(j) * step;                                                \
     }                                                                                          \
     static inline T tsr__k_exp_##sfx(T x)                                                      \
     {                                                                                          \
-        if (x != x)                                                                            \
-            return x + x;                                                                      \
-        if (x > TSR__K_##C##_EXP_HUGE)                                                         \
-            return (T)INFINITY;                                                                \
-        if (x < TSR__K_##C##_EXP_TINY)                                                         \
-            return (T)0;                                                                       \
-        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
-        T r = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                 \
+        int inside = x >= TSR__K_##C##_EXP_TINY && x <= TSR__K_##C##_EXP_HUGE;                 \
+        T xi = inside ? x : (T)0;                                                              \
+        T k = RINT(xi * TSR__K_##C##_LOG2E);                                                   \
+        T r = FMA(-k, TSR__K_##C##_LN2_HI, xi);                                                \
         r = FMA(-k, TSR__K_##C##_LN2_LO, r);                                                   \
         T p = (T)1 + FMA(r * r, FMA(r, tsr__k_expq_tail_##sfx(r), TSR__K_##C##_EXPQ0), r);     \
-        return tsr__k_scale_##sfx(p, (int)k);                                                  \
+        T y = tsr__k_scale_##sfx(p, (int)k);                                                   \
+        y = x > TSR__K_##C##_EXP_HUGE ? (T)INFINITY : y;                                       \
+        y = x < TSR__K_##C##_EXP_TINY ? (T)0 : y;                                              \
+        return x != x ? x + x : y;                                                             \
     }                                                                                          \
     static inline T tsr__k_logw_##sfx(T x, int e, T c, T *lo)                                  \
     {                                                                                          \
@@ -338,18 +342,14 @@
     }                                                                                          \
     static inline T tsr__k_expm1k_##sfx(T k, T r, T h, T lo, T *rest)                          \
     {                                                                                          \
-        if (k == 0) {                                                                          \
-            *rest = h + lo;                                                                    \
-            return r;                                                                          \
-        }                                                                                      \
         T yl;                                                                                  \
         T yh = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                              \
         T p = tsr__k_pow2_##sfx((int)k);                                                       \
         T a = p * yh;                                                                          \
         T err;                                                                                 \
         T hi = tsr__k_two_sum_##sfx(a, (T)-1, &err);                                           \
-        *rest = FMA(p, yl, err);                                                               \
-        return hi;                                                                             \
+        *rest = k == 0 ? h + lo : FMA(p, yl, err);                                             \
+        return k == 0 ? r : hi;                                                                \
     }                                                                                          \
     static inline T tsr__k_expm1_##sfx(T x)                                                    \
     {                                                                                          \
@@ -375,59 +375,52 @@
     }                                                                                          \
     static inline T tsr__k_tanh_##sfx(T x)                                                     \
     {                                                                                          \
-        if (x != x || x == 0)                                                                  \
-            return x + x;                                                                      \
         T ax = x < 0 ? -x : x;                                                                 \
-        T t = (T)1;                                                                            \
-        if (ax < TSR__K_##C##_TANH_ONE) {                                                      \
-            T r, h, lo, el;                                                                    \
-            T k = tsr__k_expr_##sfx((T)-2 * ax, 0, &r, &h, &lo);                               \
-            T eh = tsr__k_expm1k_##sfx(k, r, h, lo, &el);                                      \
-            T e = eh + el;                                                                     \
-            el -= e - eh;                                                                      \
-            T dh = (T)2 + e;                                                                   \
-            T dl = (e - (dh - (T)2)) + el;                                                     \
-            T q = -e / dh;                                                                     \
-            T rem = FMA(q, dh, e);                                                             \
-            t = q + FMA(-q, dl, -(rem + el)) / dh;                                             \
-        }                                                                                      \
-        return x < 0 ? -t : t;                                                                 \
+        int inside = ax < TSR__K_##C##_TANH_ONE && x != 0;                                     \
+        T a = inside ? ax : (T)1;                                                              \
+        T r, h, lo, el;                                                                        \
+        T k = tsr__k_expr_##sfx((T)-2 * a, 0, &r, &h, &lo);                                    \
+        T eh = tsr__k_expm1k_##sfx(k, r, h, lo, &el);                                          \
+        T e = eh + el;                                                                         \
+        el -= e - eh;                                                                          \
+        T dh = (T)2 + e;                                                                       \
+        T dl = (e - (dh - (T)2)) + el;                                                         \
+        T q = -e / dh;                                                                         \
+        T rem = FMA(q, dh, e);                                                                 \
+        T t = inside ? q + FMA(-q, dl, -(rem + el)) / dh : (T)1;                               \
+        t = x < 0 ? -t : t;                                                                    \
+        return x != x || x == 0 ? x + x : t;                                                   \
     }                                                                                          \
     static inline T tsr__k_sigmoidx_##sfx(T x, T xl, T *lo, int *k)                            \
     {                                                                                          \
+        int far = x < TSR__K_##C##_SIGMOID_EXP, one = x > -TSR__K_##C##_EXPM1_TINY;            \
+        T s = far ? x : one ? (T)0 : -x;                                                       \
+        T sl = far ? xl : one ? (T)0 : -xl;                                                    \
         T r, h, l, yl;                                                                         \
-        *lo = 0;                                                                               \
-        *k = 0;                                                                                \
-        if (x < TSR__K_##C##_SIGMOID_EXP) {                                                    \
-            *k = (int)tsr__k_expr_##sfx(x, xl, &r, &h, &l);                                    \
-            return tsr__k_exp1p_##sfx(r, h, l, lo);                                            \
-        }                                                                                      \
-        if (x > -TSR__K_##C##_EXPM1_TINY)                                                      \
-            return (T)1;                                                                       \
-        int kd = (int)tsr__k_expr_##sfx(-x, -xl, &r, &h, &l);                                  \
+        int kd = (int)tsr__k_expr_##sfx(s, sl, &r, &h, &l);                                    \
         T y = tsr__k_exp1p_##sfx(r, h, l, &yl);                                                \
         T yh = y + yl;                                                                         \
         T p = tsr__k_pow2_##sfx(kd);                                                           \
         T eh = p * yh;                                                                         \
-        yl -= yh - y;                                                                          \
+        T yd = yl - (yh - y);                                                                  \
         T dh = (T)1 + eh;                                                                      \
         T b = dh - eh;                                                                         \
-        T dl = ((eh - (dh - b)) + ((T)1 - b)) + p * yl;                                        \
+        T dl = ((eh - (dh - b)) + ((T)1 - b)) + p * yd;                                        \
         T q = (T)1 / dh;                                                                       \
         T rem = FMA(-q, dh, (T)1);                                                             \
-        *lo = FMA(-q, dl, rem) / dh;                                                           \
-        return q;                                                                              \
+        T ql = FMA(-q, dl, rem) / dh;                                                          \
+        *k = far ? kd : 0;                                                                     \
+        *lo = far ? yl : one ? (T)0 : ql;                                                      \
+        return far ? y : one ? (T)1 : q;                                                       \
     }                                                                                          \
     static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
     {                                                                                          \
-        if (x != x)                                                                            \
-            return x + x;                                                                      \
-        if (x < TSR__K_##C##_SIGMOID_EXP)                                                      \
-            return tsr__k_exp_##sfx(x);                                                        \
+        int far = x < TSR__K_##C##_SIGMOID_EXP;                                                \
         T lo;                                                                                  \
         int k;                                                                                 \
-        T q = tsr__k_sigmoidx_##sfx(x, 0, &lo, &k);                                            \
-        return q + lo;                                                                         \
+        T q = tsr__k_sigmoidx_##sfx(far || x != x ? (T)0 : x, 0, &lo, &k);                     \
+        T y = far ? tsr__k_exp_##sfx(x) : q + lo;                                              \
+        return x != x ? x + x : y;                                                             \
     }                                                                                          \
     static inline T tsr__k_log1p_##sfx(T x)                                                    \
     {                                                                                          \

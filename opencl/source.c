@@ -481,11 +481,27 @@ static void emit_args(text *t, const int *storage, int nstorage, int walk, const
     }
 }
 
+/* Whether the operation's element function is a long run of float
+ * arithmetic (kernels/scalar_math.h and scalar_trig.h: the unary rows of
+ * core/ops.def that compute integers in float, and gelu, silu), whose
+ * vector loop keeps its many temporaries in registers only at the
+ * device's own width, one vector at a time. */
+static bool long_element(const tsr__kernel_key *key)
+{
+    tsr__kernel_op op = (tsr__kernel_op)key->op;
+    return (tsr__kernel_ops[op].arity == 1 && tsr__kernel_op_has(op, TSR__KOPF_INT_TO_FLOAT)) ||
+           op == TSR__KOP_GELU || op == TSR__KOP_GELU_TANH || op == TSR__KOP_SILU;
+}
+
 /* The vectoriser's pragma for a row loop: float32 rows go sixteen wide,
  * two at a time (measured: PoCL's default of eight loses 8% on a
- * streaming add). */
+ * streaming add), but for a long element function, whose sixteen-wide
+ * loop spilled half its registers on an AVX2 device (sigmoid: twice the
+ * instructions, half the speed on one PoCL thread). */
 static const char *vectorise(const tsr__kernel_key *key)
 {
+    if (long_element(key))
+        return "#pragma clang loop vectorize(assume_safety) interleave_count(1)\n";
     return key->common == TSR_FLOAT32
                ? "#pragma clang loop vectorize(assume_safety) vectorize_width(16) "
                  "interleave_count(2)\n"
