@@ -51,6 +51,25 @@
 #define TSR__K_TABLE static const
 #endif
 
+/* out = entry j of row i of TAB, whose rows hold W entries. A device
+ * picks it among the rows with selects: a vector loop does not gather
+ * from a place that depends on the element (PoCL's vectoriser gives up
+ * on such loads from constant memory), and a few rows of selects cost
+ * less than gathers would. The host loads it. */
+#ifdef __OPENCL_VERSION__
+#define TSR__K_UNROLL _Pragma("unroll")
+#define TSR__K_ROW_ENTRY(out, TAB, W, i, j)                                            \
+    do {                                                                               \
+        (out) = (TAB)[j];                                                              \
+        TSR__K_UNROLL                                                                  \
+        for (int row_ = 1; row_ < (int)(sizeof(TAB) / sizeof((TAB)[0])) / (W); row_++) \
+            (out) = (i) == row_ ? (TAB)[row_ * (W) + (j)] : (out);                     \
+    } while (0)
+#else
+#define TSR__K_UNROLL
+#define TSR__K_ROW_ENTRY(out, TAB, W, i, j) ((out) = (TAB)[(i) * (W) + (j)])
+#endif
+
 /* clang-format off */
 /* F: ln2 - HI - LO = 5.5e-14 */
 #define TSR__K_F_LN2_HI 0x1.62e400p-1f
@@ -663,19 +682,29 @@
  *     cancellation of 1 + tanh(u) below 0), 2u in two words; x beyond
  *     2^10 and x * 0 below -2^10, where 2u is past both ends.
  *   silu: x sigmoid(x), the sigmoid in two words; x * 0 below SILU_TINY,
- *     where x exp(x) rounds to 0. */
+ *     where x exp(x) rounds to 0.
+ * erfc2, erfcx and gelu run their paths side by side and pick the result
+ * with selects, as exp does (gelu on one PoCL thread: from one element
+ * at a time to a vector loop), and erfcrow takes its row's entries
+ * through TSR__K_ROW_ENTRY. */
 #define TSR__K_ERF(T, sfx, C, FMA, TAB, N)                                         \
     static inline T tsr__k_erfcrow_##sfx(int i, T x, T *lo)                        \
     {                                                                              \
-        int b = i * (N + 2);                                                       \
-        T s = x - TAB[b];                                                          \
-        T q = TAB[b + N + 1];                                                      \
-        for (int j = N; j > 3; j--)                                                \
-            q = FMA(s, q, TAB[b + j]);                                             \
-        T c0 = TAB[b + 2];                                                         \
-        T p = TAB[b + 3] * s;                                                      \
+        T m, c0, c1, c3, q, e;                                                     \
+        TSR__K_ROW_ENTRY(m, TAB, N + 2, i, 0);                                     \
+        TSR__K_ROW_ENTRY(c1, TAB, N + 2, i, 1);                                    \
+        TSR__K_ROW_ENTRY(c0, TAB, N + 2, i, 2);                                    \
+        TSR__K_ROW_ENTRY(c3, TAB, N + 2, i, 3);                                    \
+        TSR__K_ROW_ENTRY(q, TAB, N + 2, i, N + 1);                                 \
+        T s = x - m;                                                               \
+        TSR__K_UNROLL                                                              \
+        for (int j = N; j > 3; j--) {                                              \
+            TSR__K_ROW_ENTRY(e, TAB, N + 2, i, j);                                 \
+            q = FMA(s, q, e);                                                      \
+        }                                                                          \
+        T p = c3 * s;                                                              \
         T hi = c0 + p;                                                             \
-        *lo = ((c0 - hi) + p) + (FMA(TAB[b + 3], s, -p) + TAB[b + 1] + s * s * q); \
+        *lo = ((c0 - hi) + p) + (FMA(c3, s, -p) + c1 + s * s * q);                 \
         return hi;                                                                 \
     }                                                                              \
     static inline T tsr__k_erfc2_##sfx(T x, T xl, T *lo, int *k)                   \
@@ -687,16 +716,14 @@
         T y = tsr__k_exp1p_##sfx(r, h, l, &yl);                                    \
         T yh = y + yl;                                                             \
         yl -= yh - y;                                                              \
-        if (x < (T)3) {                                                            \
-            fh = tsr__k_erfcrow_##sfx((int)((x - (T)0.5) * (T)2), x, &fl);         \
-        } else {                                                                   \
-            T t = (T)1 / x;                                                        \
-            int j = (int)(t * (T)12);                                              \
-            T gl;                                                                  \
-            T g = tsr__k_erfcrow_##sfx(5 + (j < 3 ? j : 3), t, &gl);               \
-            fh = g / x;                                                            \
-            fl = (FMA(-fh, x, g) + gl) / x;                                        \
-        }                                                                          \
+        int near = x < (T)3;                                                       \
+        T t = (T)1 / x;                                                            \
+        int j = (int)(t * (T)12);                                                  \
+        int i = near ? (int)((x - (T)0.5) * (T)2) : 5 + (j < 3 ? j : 3);           \
+        T gl;                                                                      \
+        T g = tsr__k_erfcrow_##sfx(i, near ? x : t, &gl);                          \
+        fh = near ? g : g / x;                                                     \
+        fl = near ? gl : (FMA(-fh, x, g) + gl) / x;                                \
         fl = FMA(xl, FMA((T)2 * x, fh, -TSR__K_##C##_TWO_SQRTPI), fl);             \
         T ph = yh * fh;                                                            \
         *lo = FMA(yh, fh, -ph) + FMA(yh, fl, yl * fh);                             \
@@ -713,31 +740,23 @@
     static inline T tsr__k_erfcx_##sfx(T x, T xl, T *lo, int *k)                   \
     {                                                                              \
         T ax = x < 0 ? -x : x;                                                     \
-        T el;                                                                      \
-        *k = 0;                                                                    \
-        *lo = 0;                                                                   \
-        if (ax < (T)0.5) {                                                         \
-            T p = tsr__k_erfp_##sfx(x * x);                                        \
-            T a = x * p;                                                           \
-            T bh = (T)1 - x;                                                       \
-            T bl = ((T)1 - bh) - x;                                                \
-            T s = bh - a;                                                          \
-            T d = xl * TSR__K_##C##_TWO_SQRTPI * ((T)1 - x * x);                   \
-            *lo = ((bh - s) - a) + ((bl - FMA(x, p, -a)) - d);                     \
-            return s;                                                              \
-        }                                                                          \
-        if (x >= TSR__K_##C##_ERFC_ZERO)                                           \
-            return (T)0;                                                           \
-        if (x <= -TSR__K_##C##_ERF_ONE)                                            \
-            return (T)2;                                                           \
-        T e = tsr__k_erfc2_##sfx(ax, x < 0 ? -xl : xl, &el, k);                    \
-        if (x > 0) {                                                               \
-            *lo = el;                                                              \
-            return e;                                                              \
-        }                                                                          \
-        T s = tsr__k_erfc_from_##sfx((T)2, e, el, *k, lo);                         \
-        *k = 0;                                                                    \
-        return s;                                                                  \
+        int small = ax < (T)0.5, pos = x > 0;                                      \
+        int mid = !small && x < TSR__K_##C##_ERFC_ZERO;                            \
+        mid = mid && x > -TSR__K_##C##_ERF_ONE;                                    \
+        T p = tsr__k_erfp_##sfx(x * x);                                            \
+        T a = x * p;                                                               \
+        T bh = (T)1 - x;                                                           \
+        T bl = ((T)1 - bh) - x;                                                    \
+        T s = bh - a;                                                              \
+        T d = xl * TSR__K_##C##_TWO_SQRTPI * ((T)1 - x * x);                       \
+        T sl = ((bh - s) - a) + ((bl - FMA(x, p, -a)) - d);                        \
+        T el, fl;                                                                  \
+        int ke;                                                                    \
+        T e = tsr__k_erfc2_##sfx(mid ? ax : (T)1, x < 0 ? -xl : xl, &el, &ke);     \
+        T f = tsr__k_erfc_from_##sfx((T)2, e, el, ke, &fl);                        \
+        *k = mid && pos ? ke : 0;                                                  \
+        *lo = small ? sl : mid ? (pos ? el : fl) : (T)0;                           \
+        return small ? s : mid ? (pos ? e : f) : pos ? (T)0 : (T)2;                \
     }                                                                              \
     static inline T tsr__k_erf_##sfx(T x)                                          \
     {                                                                              \
@@ -767,16 +786,15 @@
     }                                                                              \
     static inline T tsr__k_gelu_##sfx(T x)                                         \
     {                                                                              \
-        if (x != x || x == (T)INFINITY)                                            \
-            return x + x;                                                          \
-        if (x == -(T)INFINITY)                                                     \
-            return (T)TSR__K_QUIET_NAN;                                            \
-        T yh = x * TSR__K_##C##_SQRT1_2_HI;                                        \
-        T yl = FMA(x, TSR__K_##C##_SQRT1_2_HI, -yh) + x * TSR__K_##C##_SQRT1_2_LO; \
+        int finite = x - x == 0;                                                   \
+        T v = finite ? x : (T)0;                                                   \
+        T yh = v * TSR__K_##C##_SQRT1_2_HI;                                        \
+        T yl = FMA(v, TSR__K_##C##_SQRT1_2_HI, -yh) + v * TSR__K_##C##_SQRT1_2_LO; \
         T lo;                                                                      \
         int k;                                                                     \
         T e = tsr__k_erfcx_##sfx(-yh, -yl, &lo, &k);                               \
-        return tsr__k_scale_##sfx(FMA(x, (T)0.5 * e, x * ((T)0.5 * lo)), k);       \
+        T g = tsr__k_scale_##sfx(FMA(v, (T)0.5 * e, v * ((T)0.5 * lo)), k);        \
+        return finite ? g : x == -(T)INFINITY ? (T)TSR__K_QUIET_NAN : x + x;       \
     }                                                                              \
     static inline T tsr__k_xsigmoid_##sfx(T x, T v, T vl)                          \
     {                                                                              \
