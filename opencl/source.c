@@ -454,12 +454,15 @@ static void alpha_value(const tsr__kernel_key *key, int sign, char *buf, size_t 
  * memory and then stored, around the caches when the launch says so:
  * where the output is nearly all the traffic (an input standing still,
  * or a fill), whose stores would otherwise first read every line they
- * write. Rows where every input streams too do better stored directly,
+ * write; and a unary operation's streaming rows, whose output is half
+ * of it (tsr__kernel_unit_streams: only when the launch streams, else
+ * directly). Rows where two inputs stream too do better stored directly,
  * and so do a packed tile's short rows (measured). */
 static bool chunked(const tsr__kernel_key *key, int walk)
 {
     return walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
-           (walk == TSR__KWALK_UNIT && key->op == TSR__KOP_FILL);
+           (walk == TSR__KWALK_UNIT &&
+            (key->op == TSR__KOP_FILL || tsr__kernel_unit_streams(key->op)));
 }
 
 /* Bytes of a row's chunk: sixteen cache lines. */
@@ -536,14 +539,20 @@ static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, in
         put(t, "            }\n");
         return;
     }
-    if (!chunked(key, walk)) {
+    /* a unary operation's rows go through the chunks only to stream */
+    bool unit = walk == TSR__KWALK_UNIT && tsr__kernel_unit_streams(key->op);
+    if (!chunked(key, walk) || unit) {
+        if (unit)
+            put(t, "            if (!stream) {\n");
         put(t,
             "%s            for (ulong i = 0; i < ni; i++)\n                p0[f0 + (long)i] = "
             "tsr_elem(",
             vectorise(key));
         emit_args(t, storage, nstorage, walk, "i");
         put(t, "scalar, %s, %s, &bad);\n", alpha, spell);
-        return;
+        if (!unit)
+            return;
+        put(t, "                continue;\n            }\n");
     }
     size_t w = tsr_dtype_itemsize((tsr_dtype)key->dtypes[0]);
     /* The first chunk of a streamed row ends where the output's lines
