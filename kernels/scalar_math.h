@@ -51,12 +51,15 @@
 #define TSR__K_TABLE static const
 #endif
 
-/* out = entry j of row i of TAB, whose rows hold W entries. A device
- * picks it among the rows with selects: a vector loop does not gather
- * from a place that depends on the element (PoCL's vectoriser gives up
- * on such loads from constant memory), and a few rows of selects cost
- * less than gathers would. The host loads it. */
-#ifdef __OPENCL_VERSION__
+/* out = entry j of row i of TAB, whose rows hold W entries. A program
+ * whose loops vectorise (TSR_PICK_ROWS, which opencl/source.c defines
+ * in a key's own programs) picks it among the rows with selects: a
+ * vector loop does not gather from a place that depends on the element
+ * (PoCL's vectoriser gives up on such loads from constant memory), and a
+ * few rows of selects cost less than gathers would. The host and the
+ * generic programs load it, the same value (and a generic program builds
+ * faster without them). */
+#if defined(__OPENCL_VERSION__) && defined(TSR_PICK_ROWS)
 #define TSR__K_UNROLL _Pragma("unroll")
 #define TSR__K_ROW_ENTRY(out, TAB, W, i, j)                                            \
     do {                                                                               \

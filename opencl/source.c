@@ -1283,6 +1283,9 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put(&t, "#pragma clang diagnostic ignored \"-Wpsabi\"\n");
     if (caps & TSR__KCAP_FP64)
         put(&t, "#define TSR_CONV_HAVE_DOUBLE 1\n");
+    /* a key's own loops vectorise: table rows are picked, not loaded */
+    if (key->entry < TSR__KENTRY_GENERIC)
+        put(&t, "#define TSR_PICK_ROWS 1\n");
     put_raw(&t, tsr__ksrc_convert_scalar, tsr__ksrc_convert_scalar_len);
     put(&t, "\n");
     put_raw(&t, tsr__ksrc_helpers, tsr__ksrc_helpers_len);
