@@ -510,9 +510,10 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
         g->size[0] * g->size[1] * g->size[2] * tsr_dtype_itemsize((tsr_dtype)k->operands[0].dtype);
     /* (A packed walk streams only the rows it has vectors for: see
      * vector_rows.) */
-    bool chunks = walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
-                  walk == TSR__KWALK_PACK1 || walk == TSR__KWALK_PACK2 ||
-                  (walk == TSR__KWALK_UNIT && k->op == TSR__KOP_FILL);
+    bool chunks =
+        walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 || walk == TSR__KWALK_PACK1 ||
+        walk == TSR__KWALK_PACK2 ||
+        (walk == TSR__KWALK_UNIT && (k->op == TSR__KOP_FILL || tsr__kernel_unit_streams(k->op)));
     if (chunks && stream_bytes > 0 && out_bytes >= stream_bytes)
         g->block[2] |= TSR__KBLOCK_STREAM;
     g->block[3] = (uint32_t)outer;
@@ -521,6 +522,16 @@ void tsr__kernel_launch_geometry(const tsr__kernel *k, uint32_t compute_units,
     g->global[2] = g->size[2];
     g->local[0] = g->local[1] = g->local[2] = 1;
     launch_pieces(g);
+}
+
+/* A unary operation's output is half the bytes it moves: stored through
+ * the caches, each of its lines is read before it is written, a third
+ * more traffic than a copy stored around them (as memcpy stores a large
+ * block) moves. A copy's own rows are left as they were. */
+bool tsr__kernel_unit_streams(uint32_t op)
+{
+    const tsr__kernel_op_info *info = tsr__kernel_op_info_of(op);
+    return info && op != TSR__KOP_COPY && info->arity == 1 && !(info->flags & TSR__KOPF_REDUCE);
 }
 
 /* Whether the program divides integers, where a zero divisor leaves its

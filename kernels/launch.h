@@ -111,5 +111,10 @@ bool tsr__kernel_key_checks_zero(const tsr__kernel_key *key);
 /* Whether add/sub has loops of its own for alpha 1 and -1 where every
  * operand steps by one (TSR__KENTRY_UNIT_PLUS/MINUS). */
 bool tsr__kernel_key_alpha_loops(const tsr__kernel_key *key);
+/* Whether an operation's rows where every operand steps by one (the
+ * UNIT walk) are computed a chunk at a time and stored around the caches
+ * when the launch streams (TSR__KBLOCK_STREAM): the unary operations but
+ * copy, whose output is half of what they move. */
+bool tsr__kernel_unit_streams(uint32_t op);
 
 #endif /* TESSERA_KERNELS_LAUNCH_H */

@@ -51,6 +51,28 @@
 #define TSR__K_TABLE static const
 #endif
 
+/* out = entry j of row i of TAB, whose rows hold W entries. A program
+ * whose loops vectorise (TSR_PICK_ROWS, which opencl/source.c defines
+ * in a key's own programs) picks it among the rows with selects: a
+ * vector loop does not gather from a place that depends on the element
+ * (PoCL's vectoriser gives up on such loads from constant memory), and a
+ * few rows of selects cost less than gathers would. The host and the
+ * generic programs load it, the same value (and a generic program builds
+ * faster without them). */
+#if defined(__OPENCL_VERSION__) && defined(TSR_PICK_ROWS)
+#define TSR__K_UNROLL _Pragma("unroll")
+#define TSR__K_ROW_ENTRY(out, TAB, W, i, j)                                            \
+    do {                                                                               \
+        (out) = (TAB)[j];                                                              \
+        TSR__K_UNROLL                                                                  \
+        for (int row_ = 1; row_ < (int)(sizeof(TAB) / sizeof((TAB)[0])) / (W); row_++) \
+            (out) = (i) == row_ ? (TAB)[row_ * (W) + (j)] : (out);                     \
+    } while (0)
+#else
+#define TSR__K_UNROLL
+#define TSR__K_ROW_ENTRY(out, TAB, W, i, j) ((out) = (TAB)[(i) * (W) + (j)])
+#endif
+
 /* clang-format off */
 /* F: ln2 - HI - LO = 5.5e-14 */
 #define TSR__K_F_LN2_HI 0x1.62e400p-1f
@@ -203,6 +225,12 @@
  * prefix; U the unsigned integer of T's width, BITS and FROM_BITS move
  * between them). The type's own tsr__k_expq_tail_<sfx>(r) (Q without its
  * constant 1/2, divided by r) and tsr__k_logp_<sfx>(z) evaluate Q and P.
+ * exp, scale, expm1k, tanh and sigmoid pick among their paths with
+ * selects, not branches: each path runs on every input (one outside its
+ * range on a harmless stand-in) and the result is chosen last, so that a
+ * device's vector loop computes them without masks (PoCL's float32 exp
+ * took twice the instructions with them). The bits are those of the
+ * branches: the same operations on the same values.
  *   two_sum: a + b = s + *err exactly (Knuth's, for any order of size).
  *   scale: p * 2^k for p in [0.5, 2] and k from below the subnormals'
  *     bottom to one past the top exponent, rounded once: 2^k is built from
@@ -243,25 +271,23 @@
     }                                                                                          \
     static inline T tsr__k_scale_##sfx(T p, int k)                                             \
     {                                                                                          \
-        if (k > TSR__K_##C##_BIAS)                                                             \
-            return p * tsr__k_pow2_##sfx(k - TSR__K_##C##_BIAS) * TSR__K_##C##_TOP;            \
-        if (k < 1 - TSR__K_##C##_BIAS)                                                         \
-            return p * tsr__k_pow2_##sfx(k + TSR__K_##C##_STEP_BITS) * TSR__K_##C##_STEP_DOWN; \
-        return p * tsr__k_pow2_##sfx(k);                                                       \
+        int top = k > TSR__K_##C##_BIAS, bottom = k < 1 - TSR__K_##C##_BIAS;                   \
+        int j = top ? k - TSR__K_##C##_BIAS : bottom ? k + TSR__K_##C##_STEP_BITS : k;         \
+        T step = top ? TSR__K_##C##_TOP : bottom ? TSR__K_##C##_STEP_DOWN : (T)1;              \
+        return p * tsr__k_pow2_##sfx(j) * step;                                                \
     }                                                                                          \
     static inline T tsr__k_exp_##sfx(T x)                                                      \
     {                                                                                          \
-        if (x != x)                                                                            \
-            return x + x;                                                                      \
-        if (x > TSR__K_##C##_EXP_HUGE)                                                         \
-            return (T)INFINITY;                                                                \
-        if (x < TSR__K_##C##_EXP_TINY)                                                         \
-            return (T)0;                                                                       \
-        T k = RINT(x * TSR__K_##C##_LOG2E);                                                    \
-        T r = FMA(-k, TSR__K_##C##_LN2_HI, x);                                                 \
+        int inside = x >= TSR__K_##C##_EXP_TINY && x <= TSR__K_##C##_EXP_HUGE;                 \
+        T xi = inside ? x : (T)0;                                                              \
+        T k = RINT(xi * TSR__K_##C##_LOG2E);                                                   \
+        T r = FMA(-k, TSR__K_##C##_LN2_HI, xi);                                                \
         r = FMA(-k, TSR__K_##C##_LN2_LO, r);                                                   \
         T p = (T)1 + FMA(r * r, FMA(r, tsr__k_expq_tail_##sfx(r), TSR__K_##C##_EXPQ0), r);     \
-        return tsr__k_scale_##sfx(p, (int)k);                                                  \
+        T y = tsr__k_scale_##sfx(p, (int)k);                                                   \
+        y = x > TSR__K_##C##_EXP_HUGE ? (T)INFINITY : y;                                       \
+        y = x < TSR__K_##C##_EXP_TINY ? (T)0 : y;                                              \
+        return x != x ? x + x : y;                                                             \
     }                                                                                          \
     static inline T tsr__k_logw_##sfx(T x, int e, T c, T *lo)                                  \
     {                                                                                          \
@@ -338,18 +364,14 @@
     }                                                                                          \
     static inline T tsr__k_expm1k_##sfx(T k, T r, T h, T lo, T *rest)                          \
     {                                                                                          \
-        if (k == 0) {                                                                          \
-            *rest = h + lo;                                                                    \
-            return r;                                                                          \
-        }                                                                                      \
         T yl;                                                                                  \
         T yh = tsr__k_exp1p_##sfx(r, h, lo, &yl);                                              \
         T p = tsr__k_pow2_##sfx((int)k);                                                       \
         T a = p * yh;                                                                          \
         T err;                                                                                 \
         T hi = tsr__k_two_sum_##sfx(a, (T)-1, &err);                                           \
-        *rest = FMA(p, yl, err);                                                               \
-        return hi;                                                                             \
+        *rest = k == 0 ? h + lo : FMA(p, yl, err);                                             \
+        return k == 0 ? r : hi;                                                                \
     }                                                                                          \
     static inline T tsr__k_expm1_##sfx(T x)                                                    \
     {                                                                                          \
@@ -375,59 +397,52 @@
     }                                                                                          \
     static inline T tsr__k_tanh_##sfx(T x)                                                     \
     {                                                                                          \
-        if (x != x || x == 0)                                                                  \
-            return x + x;                                                                      \
         T ax = x < 0 ? -x : x;                                                                 \
-        T t = (T)1;                                                                            \
-        if (ax < TSR__K_##C##_TANH_ONE) {                                                      \
-            T r, h, lo, el;                                                                    \
-            T k = tsr__k_expr_##sfx((T)-2 * ax, 0, &r, &h, &lo);                               \
-            T eh = tsr__k_expm1k_##sfx(k, r, h, lo, &el);                                      \
-            T e = eh + el;                                                                     \
-            el -= e - eh;                                                                      \
-            T dh = (T)2 + e;                                                                   \
-            T dl = (e - (dh - (T)2)) + el;                                                     \
-            T q = -e / dh;                                                                     \
-            T rem = FMA(q, dh, e);                                                             \
-            t = q + FMA(-q, dl, -(rem + el)) / dh;                                             \
-        }                                                                                      \
-        return x < 0 ? -t : t;                                                                 \
+        int inside = ax < TSR__K_##C##_TANH_ONE && x != 0;                                     \
+        T a = inside ? ax : (T)1;                                                              \
+        T r, h, lo, el;                                                                        \
+        T k = tsr__k_expr_##sfx((T)-2 * a, 0, &r, &h, &lo);                                    \
+        T eh = tsr__k_expm1k_##sfx(k, r, h, lo, &el);                                          \
+        T e = eh + el;                                                                         \
+        el -= e - eh;                                                                          \
+        T dh = (T)2 + e;                                                                       \
+        T dl = (e - (dh - (T)2)) + el;                                                         \
+        T q = -e / dh;                                                                         \
+        T rem = FMA(q, dh, e);                                                                 \
+        T t = inside ? q + FMA(-q, dl, -(rem + el)) / dh : (T)1;                               \
+        t = x < 0 ? -t : t;                                                                    \
+        return x != x || x == 0 ? x + x : t;                                                   \
     }                                                                                          \
     static inline T tsr__k_sigmoidx_##sfx(T x, T xl, T *lo, int *k)                            \
     {                                                                                          \
+        int far = x < TSR__K_##C##_SIGMOID_EXP, one = x > -TSR__K_##C##_EXPM1_TINY;            \
+        T s = far ? x : one ? (T)0 : -x;                                                       \
+        T sl = far ? xl : one ? (T)0 : -xl;                                                    \
         T r, h, l, yl;                                                                         \
-        *lo = 0;                                                                               \
-        *k = 0;                                                                                \
-        if (x < TSR__K_##C##_SIGMOID_EXP) {                                                    \
-            *k = (int)tsr__k_expr_##sfx(x, xl, &r, &h, &l);                                    \
-            return tsr__k_exp1p_##sfx(r, h, l, lo);                                            \
-        }                                                                                      \
-        if (x > -TSR__K_##C##_EXPM1_TINY)                                                      \
-            return (T)1;                                                                       \
-        int kd = (int)tsr__k_expr_##sfx(-x, -xl, &r, &h, &l);                                  \
+        int kd = (int)tsr__k_expr_##sfx(s, sl, &r, &h, &l);                                    \
         T y = tsr__k_exp1p_##sfx(r, h, l, &yl);                                                \
         T yh = y + yl;                                                                         \
         T p = tsr__k_pow2_##sfx(kd);                                                           \
         T eh = p * yh;                                                                         \
-        yl -= yh - y;                                                                          \
+        T yd = yl - (yh - y);                                                                  \
         T dh = (T)1 + eh;                                                                      \
         T b = dh - eh;                                                                         \
-        T dl = ((eh - (dh - b)) + ((T)1 - b)) + p * yl;                                        \
+        T dl = ((eh - (dh - b)) + ((T)1 - b)) + p * yd;                                        \
         T q = (T)1 / dh;                                                                       \
         T rem = FMA(-q, dh, (T)1);                                                             \
-        *lo = FMA(-q, dl, rem) / dh;                                                           \
-        return q;                                                                              \
+        T ql = FMA(-q, dl, rem) / dh;                                                          \
+        *k = far ? kd : 0;                                                                     \
+        *lo = far ? yl : one ? (T)0 : ql;                                                      \
+        return far ? y : one ? (T)1 : q;                                                       \
     }                                                                                          \
     static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
     {                                                                                          \
-        if (x != x)                                                                            \
-            return x + x;                                                                      \
-        if (x < TSR__K_##C##_SIGMOID_EXP)                                                      \
-            return tsr__k_exp_##sfx(x);                                                        \
+        int far = x < TSR__K_##C##_SIGMOID_EXP;                                                \
         T lo;                                                                                  \
         int k;                                                                                 \
-        T q = tsr__k_sigmoidx_##sfx(x, 0, &lo, &k);                                            \
-        return q + lo;                                                                         \
+        T q = tsr__k_sigmoidx_##sfx(far || x != x ? (T)0 : x, 0, &lo, &k);                     \
+        T y = far ? tsr__k_exp_##sfx(x) : q + lo;                                              \
+        return x != x ? x + x : y;                                                             \
     }                                                                                          \
     static inline T tsr__k_log1p_##sfx(T x)                                                    \
     {                                                                                          \
@@ -670,19 +685,29 @@
  *     cancellation of 1 + tanh(u) below 0), 2u in two words; x beyond
  *     2^10 and x * 0 below -2^10, where 2u is past both ends.
  *   silu: x sigmoid(x), the sigmoid in two words; x * 0 below SILU_TINY,
- *     where x exp(x) rounds to 0. */
+ *     where x exp(x) rounds to 0.
+ * erfc2, erfcx and gelu run their paths side by side and pick the result
+ * with selects, as exp does (gelu on one PoCL thread: from one element
+ * at a time to a vector loop), and erfcrow takes its row's entries
+ * through TSR__K_ROW_ENTRY. */
 #define TSR__K_ERF(T, sfx, C, FMA, TAB, N)                                         \
     static inline T tsr__k_erfcrow_##sfx(int i, T x, T *lo)                        \
     {                                                                              \
-        int b = i * (N + 2);                                                       \
-        T s = x - TAB[b];                                                          \
-        T q = TAB[b + N + 1];                                                      \
-        for (int j = N; j > 3; j--)                                                \
-            q = FMA(s, q, TAB[b + j]);                                             \
-        T c0 = TAB[b + 2];                                                         \
-        T p = TAB[b + 3] * s;                                                      \
+        T m, c0, c1, c3, q, e;                                                     \
+        TSR__K_ROW_ENTRY(m, TAB, N + 2, i, 0);                                     \
+        TSR__K_ROW_ENTRY(c1, TAB, N + 2, i, 1);                                    \
+        TSR__K_ROW_ENTRY(c0, TAB, N + 2, i, 2);                                    \
+        TSR__K_ROW_ENTRY(c3, TAB, N + 2, i, 3);                                    \
+        TSR__K_ROW_ENTRY(q, TAB, N + 2, i, N + 1);                                 \
+        T s = x - m;                                                               \
+        TSR__K_UNROLL                                                              \
+        for (int j = N; j > 3; j--) {                                              \
+            TSR__K_ROW_ENTRY(e, TAB, N + 2, i, j);                                 \
+            q = FMA(s, q, e);                                                      \
+        }                                                                          \
+        T p = c3 * s;                                                              \
         T hi = c0 + p;                                                             \
-        *lo = ((c0 - hi) + p) + (FMA(TAB[b + 3], s, -p) + TAB[b + 1] + s * s * q); \
+        *lo = ((c0 - hi) + p) + (FMA(c3, s, -p) + c1 + s * s * q);                 \
         return hi;                                                                 \
     }                                                                              \
     static inline T tsr__k_erfc2_##sfx(T x, T xl, T *lo, int *k)                   \
@@ -694,16 +719,14 @@
         T y = tsr__k_exp1p_##sfx(r, h, l, &yl);                                    \
         T yh = y + yl;                                                             \
         yl -= yh - y;                                                              \
-        if (x < (T)3) {                                                            \
-            fh = tsr__k_erfcrow_##sfx((int)((x - (T)0.5) * (T)2), x, &fl);         \
-        } else {                                                                   \
-            T t = (T)1 / x;                                                        \
-            int j = (int)(t * (T)12);                                              \
-            T gl;                                                                  \
-            T g = tsr__k_erfcrow_##sfx(5 + (j < 3 ? j : 3), t, &gl);               \
-            fh = g / x;                                                            \
-            fl = (FMA(-fh, x, g) + gl) / x;                                        \
-        }                                                                          \
+        int near = x < (T)3;                                                       \
+        T t = (T)1 / x;                                                            \
+        int j = (int)(t * (T)12);                                                  \
+        int i = near ? (int)((x - (T)0.5) * (T)2) : 5 + (j < 3 ? j : 3);           \
+        T gl;                                                                      \
+        T g = tsr__k_erfcrow_##sfx(i, near ? x : t, &gl);                          \
+        fh = near ? g : g / x;                                                     \
+        fl = near ? gl : (FMA(-fh, x, g) + gl) / x;                                \
         fl = FMA(xl, FMA((T)2 * x, fh, -TSR__K_##C##_TWO_SQRTPI), fl);             \
         T ph = yh * fh;                                                            \
         *lo = FMA(yh, fh, -ph) + FMA(yh, fl, yl * fh);                             \
@@ -720,31 +743,23 @@
     static inline T tsr__k_erfcx_##sfx(T x, T xl, T *lo, int *k)                   \
     {                                                                              \
         T ax = x < 0 ? -x : x;                                                     \
-        T el;                                                                      \
-        *k = 0;                                                                    \
-        *lo = 0;                                                                   \
-        if (ax < (T)0.5) {                                                         \
-            T p = tsr__k_erfp_##sfx(x * x);                                        \
-            T a = x * p;                                                           \
-            T bh = (T)1 - x;                                                       \
-            T bl = ((T)1 - bh) - x;                                                \
-            T s = bh - a;                                                          \
-            T d = xl * TSR__K_##C##_TWO_SQRTPI * ((T)1 - x * x);                   \
-            *lo = ((bh - s) - a) + ((bl - FMA(x, p, -a)) - d);                     \
-            return s;                                                              \
-        }                                                                          \
-        if (x >= TSR__K_##C##_ERFC_ZERO)                                           \
-            return (T)0;                                                           \
-        if (x <= -TSR__K_##C##_ERF_ONE)                                            \
-            return (T)2;                                                           \
-        T e = tsr__k_erfc2_##sfx(ax, x < 0 ? -xl : xl, &el, k);                    \
-        if (x > 0) {                                                               \
-            *lo = el;                                                              \
-            return e;                                                              \
-        }                                                                          \
-        T s = tsr__k_erfc_from_##sfx((T)2, e, el, *k, lo);                         \
-        *k = 0;                                                                    \
-        return s;                                                                  \
+        int small = ax < (T)0.5, pos = x > 0;                                      \
+        int mid = !small && x < TSR__K_##C##_ERFC_ZERO;                            \
+        mid = mid && x > -TSR__K_##C##_ERF_ONE;                                    \
+        T p = tsr__k_erfp_##sfx(x * x);                                            \
+        T a = x * p;                                                               \
+        T bh = (T)1 - x;                                                           \
+        T bl = ((T)1 - bh) - x;                                                    \
+        T s = bh - a;                                                              \
+        T d = xl * TSR__K_##C##_TWO_SQRTPI * ((T)1 - x * x);                       \
+        T sl = ((bh - s) - a) + ((bl - FMA(x, p, -a)) - d);                        \
+        T el, fl;                                                                  \
+        int ke;                                                                    \
+        T e = tsr__k_erfc2_##sfx(mid ? ax : (T)1, x < 0 ? -xl : xl, &el, &ke);     \
+        T f = tsr__k_erfc_from_##sfx((T)2, e, el, ke, &fl);                        \
+        *k = mid && pos ? ke : 0;                                                  \
+        *lo = small ? sl : mid ? (pos ? el : fl) : (T)0;                           \
+        return small ? s : mid ? (pos ? e : f) : pos ? (T)0 : (T)2;                \
     }                                                                              \
     static inline T tsr__k_erf_##sfx(T x)                                          \
     {                                                                              \
@@ -774,16 +789,15 @@
     }                                                                              \
     static inline T tsr__k_gelu_##sfx(T x)                                         \
     {                                                                              \
-        if (x != x || x == (T)INFINITY)                                            \
-            return x + x;                                                          \
-        if (x == -(T)INFINITY)                                                     \
-            return (T)TSR__K_QUIET_NAN;                                            \
-        T yh = x * TSR__K_##C##_SQRT1_2_HI;                                        \
-        T yl = FMA(x, TSR__K_##C##_SQRT1_2_HI, -yh) + x * TSR__K_##C##_SQRT1_2_LO; \
+        int finite = x - x == 0;                                                   \
+        T v = finite ? x : (T)0;                                                   \
+        T yh = v * TSR__K_##C##_SQRT1_2_HI;                                        \
+        T yl = FMA(v, TSR__K_##C##_SQRT1_2_HI, -yh) + v * TSR__K_##C##_SQRT1_2_LO; \
         T lo;                                                                      \
         int k;                                                                     \
         T e = tsr__k_erfcx_##sfx(-yh, -yl, &lo, &k);                               \
-        return tsr__k_scale_##sfx(FMA(x, (T)0.5 * e, x * ((T)0.5 * lo)), k);       \
+        T g = tsr__k_scale_##sfx(FMA(v, (T)0.5 * e, v * ((T)0.5 * lo)), k);        \
+        return finite ? g : x == -(T)INFINITY ? (T)TSR__K_QUIET_NAN : x + x;       \
     }                                                                              \
     static inline T tsr__k_xsigmoid_##sfx(T x, T v, T vl)                          \
     {                                                                              \

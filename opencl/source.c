@@ -467,12 +467,15 @@ static void alpha_value(const tsr__kernel_key *key, int sign, char *buf, size_t 
  * memory and then stored, around the caches when the launch says so:
  * where the output is nearly all the traffic (an input standing still,
  * or a fill), whose stores would otherwise first read every line they
- * write. Rows where every input streams too do better stored directly,
+ * write; and a unary operation's streaming rows, whose output is half
+ * of it (tsr__kernel_unit_streams: only when the launch streams, else
+ * directly). Rows where two inputs stream too do better stored directly,
  * and so do a packed tile's short rows (measured). */
 static bool chunked(const tsr__kernel_key *key, int walk)
 {
     return walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
-           (walk == TSR__KWALK_UNIT && key->op == TSR__KOP_FILL);
+           (walk == TSR__KWALK_UNIT &&
+            (key->op == TSR__KOP_FILL || tsr__kernel_unit_streams(key->op)));
 }
 
 /* Bytes of a row's chunk: sixteen cache lines. */
@@ -496,11 +499,27 @@ static void emit_args(text *t, const int *storage, int nstorage, int walk, const
     }
 }
 
+/* Whether the operation's element function is a long run of float
+ * arithmetic (kernels/scalar_math.h and scalar_trig.h: the unary rows of
+ * core/ops.def that compute integers in float, and gelu, silu), whose
+ * vector loop keeps its many temporaries in registers only at the
+ * device's own width, one vector at a time. */
+static bool long_element(const tsr__kernel_key *key)
+{
+    tsr__kernel_op op = (tsr__kernel_op)key->op;
+    return (tsr__kernel_ops[op].arity == 1 && tsr__kernel_op_has(op, TSR__KOPF_INT_TO_FLOAT)) ||
+           op == TSR__KOP_GELU || op == TSR__KOP_GELU_TANH || op == TSR__KOP_SILU;
+}
+
 /* The vectoriser's pragma for a row loop: float32 rows go sixteen wide,
  * two at a time (measured: PoCL's default of eight loses 8% on a
- * streaming add). */
+ * streaming add), but for a long element function, whose sixteen-wide
+ * loop spilled half its registers on an AVX2 device (sigmoid: twice the
+ * instructions, half the speed on one PoCL thread). */
 static const char *vectorise(const tsr__kernel_key *key)
 {
+    if (long_element(key))
+        return "#pragma clang loop vectorize(assume_safety) interleave_count(1)\n";
     return key->common == TSR_FLOAT32
                ? "#pragma clang loop vectorize(assume_safety) vectorize_width(16) "
                  "interleave_count(2)\n"
@@ -535,14 +554,20 @@ static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, in
         put(t, "            }\n");
         return;
     }
-    if (!chunked(key, walk)) {
+    /* a unary operation's rows go through the chunks only to stream */
+    bool unit = walk == TSR__KWALK_UNIT && tsr__kernel_unit_streams(key->op);
+    if (!chunked(key, walk) || unit) {
+        if (unit)
+            put(t, "            if (!stream) {\n");
         put(t,
             "%s            for (ulong i = 0; i < ni; i++)\n                p0[f0 + (long)i] = "
             "tsr_elem(",
             vectorise(key));
         emit_args(t, storage, nstorage, walk, "i");
         put(t, "scalar, %s, %s, &bad);\n", alpha, spell);
-        return;
+        if (!unit)
+            return;
+        put(t, "                continue;\n            }\n");
     }
     size_t w = tsr_dtype_itemsize((tsr_dtype)key->dtypes[0]);
     /* The first chunk of a streamed row ends where the output's lines
@@ -1356,6 +1381,9 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put(&t, "#pragma clang diagnostic ignored \"-Wpsabi\"\n");
     if (caps & TSR__KCAP_FP64)
         put(&t, "#define TSR_CONV_HAVE_DOUBLE 1\n");
+    /* a key's own loops vectorise: table rows are picked, not loaded */
+    if (key->entry < TSR__KENTRY_GENERIC)
+        put(&t, "#define TSR_PICK_ROWS 1\n");
     put_raw(&t, tsr__ksrc_convert_scalar, tsr__ksrc_convert_scalar_len);
     put(&t, "\n");
     put_raw(&t, tsr__ksrc_helpers, tsr__ksrc_helpers_len);
