@@ -495,8 +495,16 @@ static bool submit(executor *x, job *j, bool by_piece)
  * worker's are two queues, so only that orders them. Earlier user
  * launches need not have: the worker's own queue is in order (and a
  * built-in launch waits for them, next_job). */
+#define USER_IN_WORKER 8u
+
 static int user_state(const executor *x, const job *j)
 {
+    /* A session's launches wait beyond USER_IN_WORKER in its worker: the
+     * daemon sends without waiting (a worker that reads nothing must not
+     * stall the loop), and a socket full of one session's launches would
+     * end the worker for every session of the uid. */
+    if (j->session->devices[j->queue].in_worker >= USER_IN_WORKER)
+        return TSR__PROGRAM_PENDING;
     for (const job *d = x->busy[j->queue].first; d; d = d->on_next)
         if (d->session == j->session)
             return TSR__PROGRAM_PENDING;

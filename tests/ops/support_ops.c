@@ -16,39 +16,35 @@
 /* The operations are referenced weakly: a library that does not have them
  * all yet still links, and the cases that need a missing one fail with a
  * message naming it instead of the whole suite failing to build. */
-#define OPS_FUNCTIONS(X)                                                                          \
-    X(tsr_add)                                                                                    \
-    X(tsr_add_out)                                                                                \
-    X(tsr_add_)                                                                                   \
-    X(tsr_add_scalar)                                                                             \
-    X(tsr_add_scalar_out)                                                                         \
-    X(tsr_add_scalar_)                                                                            \
-    X(tsr_sub)                                                                                    \
-    X(tsr_sub_out)                                                                                \
-    X(tsr_sub_)                                                                                   \
-    X(tsr_sub_scalar)                                                                             \
-    X(tsr_sub_scalar_out)                                                                         \
-    X(tsr_sub_scalar_) X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar)                    \
-        X(tsr_mul_scalar_out) X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_)            \
-            X(tsr_div_scalar) X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_)        \
-                X(tsr_tensor_fill_) X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous) \
-                    X(tsr_synchronize) X(tsr_where) X(tsr_where_out) X(tsr_where_scalar) X(       \
-                        tsr_where_scalar_self) X(tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) \
-                        X(tsr_clamp_) X(tsr_lerp) X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar) \
-                            X(tsr_lerp_scalar_out) X(tsr_lerp_scalar_) X(tsr_addcmul)             \
-                                X(tsr_addcmul_out) X(tsr_addcmul_) X(tsr_addcdiv)                 \
-                                    X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar)        \
-                                        X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_) X(tsr_gelu)  \
-                                            X(tsr_gelu_out) X(tsr_gelu_)                          \
-                                                X(tsr_gelu_approximate_from_name) X(tsr_pow)      \
-                                                    X(tsr_pow_out) X(tsr_pow_) X(tsr_pow_scalar)  \
-                                                        X(tsr_pow_scalar_out) X(tsr_pow_scalar_)  \
-                                                            X(tsr_pow_scalar_self)                \
-                                                                X(tsr_pow_scalar_self_out)        \
-                                                                    X(tsr_round_decimals)         \
-                                                                        X(tsr_round_decimals_out) \
-                                                                            X(tsr_round_decimals_) \
-                                                                                X(tsr_nan_to_num) \
+#define OPS_FUNCTIONS(X)                                                                           \
+    X(tsr_add)                                                                                     \
+    X(tsr_add_out)                                                                                 \
+    X(tsr_add_)                                                                                    \
+    X(tsr_add_scalar)                                                                              \
+    X(tsr_add_scalar_out)                                                                          \
+    X(tsr_add_scalar_)                                                                             \
+    X(tsr_sub)                                                                                     \
+    X(tsr_sub_out)                                                                                 \
+    X(tsr_sub_)                                                                                    \
+    X(tsr_sub_scalar)                                                                              \
+    X(tsr_sub_scalar_out)                                                                          \
+    X(tsr_sub_scalar_)                                                                             \
+    X(tsr_mul) X(tsr_mul_out) X(tsr_mul_) X(tsr_mul_scalar) X(tsr_mul_scalar_out)                  \
+        X(tsr_mul_scalar_) X(tsr_div) X(tsr_div_out) X(tsr_div_) X(tsr_div_scalar)                 \
+            X(tsr_div_scalar_out) X(tsr_div_scalar_) X(tsr_tensor_copy_) X(tsr_tensor_fill_)       \
+                X(tsr_tensor_to) X(tsr_tensor_clone) X(tsr_tensor_contiguous) X(tsr_synchronize)   \
+                    X(tsr_where) X(tsr_where_out) X(tsr_where_scalar) X(tsr_where_scalar_self) X(  \
+                        tsr_where_scalars) X(tsr_clamp) X(tsr_clamp_out) X(tsr_clamp_) X(tsr_lerp) \
+                        X(tsr_lerp_out) X(tsr_lerp_) X(tsr_lerp_scalar) X(tsr_lerp_scalar_out) X(  \
+                            tsr_lerp_scalar_) X(tsr_addcmul) X(tsr_addcmul_out) X(tsr_addcmul_)    \
+                            X(tsr_addcdiv) X(tsr_addcdiv_out) X(tsr_addcdiv_) X(tsr_clamp_scalar)  \
+                                X(tsr_clamp_scalar_out) X(tsr_clamp_scalar_) X(tsr_gelu)           \
+                                    X(tsr_gelu_out) X(tsr_gelu_) X(tsr_gelu_approximate_from_name) \
+                                        X(tsr_pow) X(tsr_pow_out) X(tsr_pow_) X(tsr_pow_scalar)    \
+                                            X(tsr_pow_scalar_out) X(tsr_pow_scalar_) X(            \
+                                                tsr_pow_scalar_self) X(tsr_pow_scalar_self_out)    \
+                                                X(tsr_round_decimals) X(tsr_round_decimals_out)    \
+                                                    X(tsr_round_decimals_) X(tsr_nan_to_num)       \
                                                         X(tsr_nan_to_num_out) X(tsr_nan_to_num_)
 /* The operations whose public functions the op table makes (api TENSOR):
  * tsr_<name>, tsr_<name>_out, tsr_<name>_. */
@@ -1037,6 +1033,14 @@ typedef struct tolerance {
  * complex input takes COMPLEX_ULPS, gen_ops_cases.py's COMPLEX_INEXACT. */
 static const char *const complex_inexact[] = {"abs", "sgn"};
 
+/* Whether operand o is a complex tensor or a complex number. */
+static bool operand_complex(const ops_case *c, const ops_operand *o)
+{
+    if (o->kind == OPND_VIEW)
+        return tsr_dtype_is_complex(c->bases[o->base].dtype);
+    return o->kind == OPND_SCALAR && tsr_dtype_is_complex(o->scalar.kind);
+}
+
 static tolerance case_tolerance(const ops_case *c, tsr_dtype result)
 {
     tolerance tol = {0, TSR_FLOAT32};
@@ -1050,8 +1054,10 @@ static tolerance case_tolerance(const ops_case *c, tsr_dtype result)
     if (tol.ulps && c->a.kind == OPND_VIEW &&
         tsr_dtype_is_floating_point(c->bases[c->a.base].dtype))
         tol.compute = c->bases[c->a.base].dtype;
-    bool complex_in = c->a.kind == OPND_VIEW && tsr_dtype_is_complex(c->bases[c->a.base].dtype);
-    if (tol.ulps && (tsr_dtype_is_complex(result) || complex_in)) {
+    /* Complex arithmetic (a complex input; a real result of it, as
+     * abs's), not a real result written into a complex out=. */
+    bool complex_a = operand_complex(c, &c->a);
+    if (tol.ulps && (complex_a || (tsr_dtype_is_complex(result) && operand_complex(c, &c->b)))) {
         tsr_dtype z = tsr_dtype_is_complex(result) ? result : c->bases[c->a.base].dtype;
         tol.ulps = COMPLEX_ULPS;
         tol.compute = z == TSR_COMPLEX128 ? TSR_FLOAT64 : TSR_FLOAT32;
