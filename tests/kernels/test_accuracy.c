@@ -47,6 +47,25 @@
 #include "kernels/scalar_ops.h"
 #include "test.h"
 
+/* x + yi with its parts as given (infinities and NaNs too): C11's CMPLX,
+ * which clang's complex.h may lack; a complex type is laid out as an
+ * array of its two parts (C11 6.2.5). */
+static double complex cplx64(double x, double y)
+{
+    double parts[2] = {x, y};
+    double complex z;
+    memcpy(&z, parts, sizeof z);
+    return z;
+}
+
+static float complex cplx32(float x, float y)
+{
+    float parts[2] = {x, y};
+    float complex z;
+    memcpy(&z, parts, sizeof z);
+    return z;
+}
+
 /* A function under test: f32 and f64 (or f32_2 and f64_2 for two
  * arguments), its screening references ref_d and ref_l (ref_d2, ref_l2),
  * the MPFR function that decides (mp, mp2), and hard (hard2), which gives
@@ -1523,7 +1542,7 @@ static void complex_specials(const cfunc *fn)
             if (fn->id == C_POW) {
                 for (int k = 0; k < NP * NP; k++) {
                     double yr = parts[k / NP], yi = parts[k % NP];
-                    double complex g = cpow(CMPLX(xr, xi), CMPLX(yr, yi));
+                    double complex g = cpow(cplx64(xr, xi), cplx64(yr, yi));
                     tsr__kc128 t =
                         tsr__k_pow_c128(tsr__kc128_make(xr, xi), tsr__kc128_make(yr, yi));
                     int special = !isfinite(xr) || !isfinite(xi) || !isfinite(yr) ||
@@ -1534,9 +1553,9 @@ static void complex_specials(const cfunc *fn)
                 }
                 continue;
             }
-            double complex g = fn->ref64(CMPLX(xr, xi));
+            double complex g = fn->ref64(cplx64(xr, xi));
             tsr__kc128 t = fn->f64(tsr__kc128_make(xr, xi));
-            float complex gf = fn->ref32(CMPLXF((float)xr, (float)xi));
+            float complex gf = fn->ref32(cplx32((float)xr, (float)xi));
             tsr__kc64 tf = fn->f32(tsr__kc64_make((float)xr, (float)xi));
             int special = !isfinite(xr) || !isfinite(xi) || xr == 0 || xi == 0;
             if (!special)
