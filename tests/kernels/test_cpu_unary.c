@@ -51,7 +51,7 @@ static void compare(tsr__kernel_op op, tsr_dtype dt, const unsigned char *in, in
     if (row == NULL)
         return;
     int bad = 0;
-    uint8_t alpha[16] = {0};
+    uint8_t alpha[64] = {0}; /* the REPLACE rows read three values past alpha */
     memset(fast, 0xA5, n * w + 64);
     memset(ref, 0xA5, n * w + 64);
     tsr__cpu_fast_enable(true);
