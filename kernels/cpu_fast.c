@@ -92,14 +92,24 @@ int tsr__cpu_fast_op_of(tsr__kernel_op op, tsr_dtype common, const uint8_t alpha
  * leaves b[i] the only possible NaN, and a plain loop the compiler
  * vectorises gives the generic loop's bits. One function per operation,
  * so that the loop has nothing else in it. */
-#define SCALAR_FIRST(name, T, U, QUIET, OP)            \
+#define QUIET_NAN(name, T, U, QUIET)         \
+    static inline T name(T x) /* x, a NaN */ \
+    {                                        \
+        U bits;                              \
+        memcpy(&bits, &x, sizeof bits);      \
+        bits |= QUIET;                       \
+        memcpy(&x, &bits, sizeof x);         \
+        return x;                            \
+    }
+QUIET_NAN(quiet_f32, float, uint32_t, 0x00400000u)
+QUIET_NAN(quiet_f64, double, uint64_t, UINT64_C(0x0008000000000000))
+#undef QUIET_NAN
+
+#define SCALAR_FIRST(name, T, QUIETEN, OP)             \
     static void name(T *o, T x, const T *b, int64_t n) \
     {                                                  \
         if (x != x) {                                  \
-            U bits;                                    \
-            memcpy(&bits, &x, sizeof bits);            \
-            bits |= QUIET;                             \
-            memcpy(&x, &bits, sizeof x);               \
+            x = QUIETEN(x);                            \
             for (int64_t i = 0; i < n; i++)            \
                 o[i] = x;                              \
             return;                                    \
@@ -107,19 +117,113 @@ int tsr__cpu_fast_op_of(tsr__kernel_op op, tsr_dtype common, const uint8_t alpha
         for (int64_t i = 0; i < n; i++)                \
             o[i] = APPLY(OP, x, b[i]);                 \
     }
-#define SCALAR_FIRSTS(type, T, U, QUIET)                                                 \
-    SCALAR_FIRST(add_first_##type, T, U, QUIET, TSR__FAST_ADD)                           \
-    SCALAR_FIRST(sub_first_##type, T, U, QUIET, TSR__FAST_SUB)                           \
-    SCALAR_FIRST(mul_first_##type, T, U, QUIET, TSR__FAST_MUL)                           \
-    SCALAR_FIRST(div_first_##type, T, U, QUIET, TSR__FAST_DIV)                           \
+#define SCALAR_FIRSTS(type, T)                                                           \
+    SCALAR_FIRST(add_first_##type, T, quiet_##type, TSR__FAST_ADD)                       \
+    SCALAR_FIRST(sub_first_##type, T, quiet_##type, TSR__FAST_SUB)                       \
+    SCALAR_FIRST(mul_first_##type, T, quiet_##type, TSR__FAST_MUL)                       \
+    SCALAR_FIRST(div_first_##type, T, quiet_##type, TSR__FAST_DIV)                       \
     static void (*const first_##type[4])(T *, T, const T *,                              \
                                          int64_t) = {[TSR__FAST_ADD] = add_first_##type, \
                                                      [TSR__FAST_SUB] = sub_first_##type, \
                                                      [TSR__FAST_MUL] = mul_first_##type, \
                                                      [TSR__FAST_DIV] = div_first_##type};
 
-SCALAR_FIRSTS(f32, float, uint32_t, 0x00400000u)
-SCALAR_FIRSTS(f64, double, uint64_t, UINT64_C(0x0008000000000000))
+SCALAR_FIRSTS(f32, float)
+SCALAR_FIRSTS(f64, double)
+
+/* Rows of x op y stored around the caches as they are computed: where
+ * the output is most of the traffic (a broadcast's rows, a tensor and a
+ * number, the rows of packed tiles), computing it into a buffer first
+ * and copying that out costs a second pass. Each input is contiguous or
+ * one element. Where two NaNs meet, the first input's comes out, quieted
+ * (see APPLY): the vector operation may give either, so the lanes where
+ * x is a NaN take x's quieted bits. */
+#if FAST_X86
+#define STREAM_OP(name, T, QUIETEN, V, LANES, SET1, SET1_BITS, LOADU, STREAM, ADD, SUB, MUL, DIV, \
+                  UNORD, AND, ANDNOT, OR)                                                         \
+    static inline V name##_lanes(tsr__cpu_fast_op op, V x, V y)                                   \
+    {                                                                                             \
+        V r = op == TSR__FAST_ADD   ? ADD(x, y)                                                   \
+              : op == TSR__FAST_SUB ? SUB(x, y)                                                   \
+              : op == TSR__FAST_MUL ? MUL(x, y)                                                   \
+                                    : DIV(x, y);                                                  \
+        V nan = UNORD(x, x);                                                                      \
+        return OR(AND(nan, OR(x, SET1_BITS)), ANDNOT(nan, r));                                    \
+    }                                                                                             \
+    static T name##_one(tsr__cpu_fast_op op, T x, T y)                                            \
+    {                                                                                             \
+        return x != x ? QUIETEN(x) : APPLY(op, x, y);                                             \
+    }                                                                                             \
+    static inline __attribute__((always_inline)) void name##_body(                                \
+        tsr__cpu_fast_op op, T *o, const T *a, int64_t sa, const T *b, int64_t sb, int64_t n)     \
+    {                                                                                             \
+        int64_t i = 0;                                                                            \
+        for (; i < n && (uintptr_t)(o + i) % 64; i++)                                             \
+            o[i] = name##_one(op, a[i * sa], b[i * sb]);                                          \
+        V xs = SET1(a[0]), ys = SET1(b[0]);                                                       \
+        for (; i + 4 * LANES <= n; i += 4 * LANES) {                                              \
+            V r[4];                                                                               \
+            for (int k = 0; k < 4; k++) {                                                         \
+                int64_t at = i + k * LANES;                                                       \
+                r[k] = name##_lanes(op, sa ? LOADU(a + at) : xs, sb ? LOADU(b + at) : ys);        \
+            }                                                                                     \
+            for (int k = 0; k < 4; k++)                                                           \
+                STREAM(o + i + k * LANES, r[k]);                                                  \
+        }                                                                                         \
+        for (; i < n; i++)                                                                        \
+            o[i] = name##_one(op, a[i * sa], b[i * sb]);                                          \
+    }                                                                                             \
+    /* One loop per operation and layout, each with nothing else in it. */                        \
+    static void name(tsr__cpu_fast_op op, T *o, const T *a, int64_t sa, const T *b, int64_t sb,   \
+                     int64_t n)                                                                   \
+    {                                                                                             \
+        switch ((int)op * 4 + (int)(sa + 2 * sb)) {                                               \
+            STREAM_CASES(name, TSR__FAST_ADD)                                                     \
+            STREAM_CASES(name, TSR__FAST_SUB)                                                     \
+            STREAM_CASES(name, TSR__FAST_MUL)                                                     \
+            STREAM_CASES(name, TSR__FAST_DIV)                                                     \
+        }                                                                                         \
+    }
+#define STREAM_CASES(name, OP)             \
+    case OP * 4 + 1:                       \
+        name##_body(OP, o, a, 1, b, 0, n); \
+        break;                             \
+    case OP * 4 + 2:                       \
+        name##_body(OP, o, a, 0, b, 1, n); \
+        break;                             \
+    case OP * 4 + 3:                       \
+        name##_body(OP, o, a, 1, b, 1, n); \
+        break;
+STREAM_OP(stream_op_f32, float, quiet_f32, __m128, 4, _mm_set1_ps,
+          _mm_castsi128_ps(_mm_set1_epi32(0x00400000)), _mm_loadu_ps, _mm_stream_ps, _mm_add_ps,
+          _mm_sub_ps, _mm_mul_ps, _mm_div_ps, _mm_cmpunord_ps, _mm_and_ps, _mm_andnot_ps, _mm_or_ps)
+STREAM_OP(stream_op_f64, double, quiet_f64, __m128d, 2, _mm_set1_pd,
+          _mm_castsi128_pd(_mm_set1_epi64x(INT64_C(0x0008000000000000))), _mm_loadu_pd,
+          _mm_stream_pd, _mm_add_pd, _mm_sub_pd, _mm_mul_pd, _mm_div_pd, _mm_cmpunord_pd,
+          _mm_and_pd, _mm_andnot_pd, _mm_or_pd)
+#undef STREAM_OP
+#undef STREAM_CASES
+#endif
+
+bool tsr__cpu_fast_stream_op(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, const void *a,
+                             int64_t sa, const void *b, int64_t sb, int64_t n)
+{
+#if FAST_X86
+    if (!tsr__cpu_fast_enabled() || (unsigned)op > TSR__FAST_DIV || (sa | sb) != 1 ||
+        (sa & ~INT64_C(1)) || (sb & ~INT64_C(1)))
+        return false;
+    if (dtype == TSR_FLOAT32)
+        stream_op_f32(op, o, a, sa, b, sb, n);
+    else if (dtype == TSR_FLOAT64)
+        stream_op_f64(op, o, a, sa, b, sb, n);
+    else
+        return false;
+    return true;
+#else
+    (void)dtype, (void)op, (void)o, (void)a, (void)sa, (void)b, (void)sb, (void)n;
+    return false;
+#endif
+}
 
 bool tsr__cpu_fast_scalar_first(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, const void *x,
                                 const void *b, int64_t n)

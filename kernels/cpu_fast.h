@@ -19,6 +19,9 @@
  *   - unary rows of the floating dtypes (tsr__cpu_fast_unary);
  *   - float32 and float64 rows whose first input is a scalar (the row of
  *     a broadcast a[N, 1] + b[1, M]);
+ *   - the same operations in float32 and float64 on contiguous or single-
+ *     element inputs, stored around the caches as they are computed (the
+ *     streamed rows of libclient/plan_cpu.c);
  *   - float32 rows with an int32 input, converted and computed in one
  *     pass;
  *   - conversions that the mixed-dtype blocks of libclient/plan_cpu.c use
@@ -70,6 +73,15 @@ bool tsr__cpu_fast_reduced(tsr_dtype dtype, tsr__cpu_fast_op op, uint16_t *o, co
  * dtypes. */
 bool tsr__cpu_fast_scalar_first(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, const void *x,
                                 const void *b, int64_t n);
+
+/* n elements of a float32 or float64 row o[i] = a[i * sa] op b[i * sb],
+ * sa and sb 1 or 0 (one element), not both 0, o contiguous, stored
+ * around the caches (call tsr__cpu_stream_fence before anyone reads it):
+ * the bits of the loops that store normally, the first input's NaN
+ * (quieted) where two meet. False for other dtypes or strides, or where
+ * this machine has no such stores. */
+bool tsr__cpu_fast_stream_op(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, const void *a,
+                             int64_t sa, const void *b, int64_t sb, int64_t n);
 
 /* n elements of a float32 row with int32 and float32 inputs (one of
  * each): o[i] = float(a[i * sa]) op float(b[i * sb]), sa and sb 0 or 1,

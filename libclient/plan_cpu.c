@@ -216,6 +216,20 @@ static tsr_status compute_row(exec *x, unsigned char **p, const int64_t *step, i
     return TSR_OK;
 }
 
+/* A float32 or float64 row of add, sub, mul or div whose inputs are
+ * contiguous or single elements (a broadcast's row, a tensor and a
+ * number, a packed tile's row): computed and stored around the caches in
+ * one pass. */
+static bool stream_op_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n)
+{
+    const tsr__kernel *k = &x->plan->kernel;
+    if (x->convert || x->nops != 3)
+        return false;
+    int op = tsr__cpu_fast_op_of((tsr__kernel_op)k->op, (tsr_dtype)k->common, k->alpha);
+    return op >= 0 && tsr__cpu_fast_stream_op((tsr_dtype)k->common, (tsr__cpu_fast_op)op, p[0],
+                                              p[1], step[1], p[2], step[2], n);
+}
+
 /* A contiguous output row written around the caches (x->stream): the row
  * is computed into a buffer that stays in the first-level cache, a block
  * at a time, and each block is stored with non-temporal stores. A plain
@@ -227,6 +241,8 @@ static tsr_status stream_row(exec *x, unsigned char **p, const int64_t *step, in
         tsr__cpu_stream_store(p[0], p[1], (size_t)(n * size));
         return TSR_OK;
     }
+    if (stream_op_row(x, p, step, n))
+        return TSR_OK;
     _Alignas(64) unsigned char buf[STREAM_BYTES];
     int64_t chunk = STREAM_BYTES / size;
     for (int64_t done = 0; done < n; done += chunk) {

@@ -765,12 +765,64 @@ static void check_mixed_kernels(void)
     }
 }
 
+/* float32 and float64 rows of contiguous inputs or single elements,
+ * stored around the caches: the bits of the generic row, the first
+ * input's NaN where two meet (settle_nans), at every alignment of the
+ * output. */
+static void check_stream_op(void)
+{
+    static const tsr__kernel_op ops[] = {TSR__KOP_ADD, TSR__KOP_SUB, TSR__KOP_MUL, TSR__KOP_DIV};
+    static const tsr_dtype dts[] = {TSR_FLOAT32, TSR_FLOAT64};
+    enum { CAP = (1031 + 16) * 8 };
+    static unsigned char a[CAP], b[CAP], fast[CAP], ref[CAP];
+    if (!tsr__cpu_stream_available())
+        return;
+    for (size_t d = 0; d < 2; d++) {
+        tsr_dtype dt = dts[d];
+        int64_t w = (int64_t)tsr_dtype_itemsize(dt);
+        uint8_t alpha[16] = {0};
+        set_alpha(dt, 1, alpha);
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+            int fop = tsr__cpu_fast_op_of(ops[o], dt, alpha);
+            ASSERT_TRUE(fop >= 0);
+            for (int layout = 1; layout < 4; layout++) {
+                int64_t sa = layout & 1, sb = layout >> 1;
+                for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+                    int64_t n = lengths[li], off = (int64_t)(next_random() % 16) * w;
+                    random_fill(dt, a, CAP / w);
+                    random_fill(dt, b, CAP / w);
+                    memset(fast, 0xA5, sizeof fast);
+                    memset(ref, 0xA5, sizeof ref);
+                    ASSERT_TRUE(tsr__cpu_fast_stream_op(dt, (tsr__cpu_fast_op)fop, fast + off,
+                                                        a + off, sa, b + off, sb, n));
+                    tsr__cpu_stream_fence();
+                    const int64_t st[4] = {w, sa * w, sb * w, 0};
+                    int bad = 0;
+                    tsr__cpu_fast_enable(false);
+                    (void)tsr__kernel_row_for(ops[o], dt)(ref + off, a + off, b + off, NULL, n, st,
+                                                          alpha, &bad);
+                    tsr__cpu_fast_enable(true);
+                    char name[96];
+                    snprintf(name, sizeof name, "%s op %d layout %d, streamed, n %lld",
+                             tsr_dtype_name(dt), (int)ops[o], layout, (long long)n);
+                    settle_nans(dt, dt, a + off, dt, b + off, st, n, fast + off, ref + off, name);
+                    same_bytes(fast, ref, sizeof fast, name);
+                }
+            }
+            /* Strides other than 0 and 1 are not this loop's. */
+            ASSERT_TRUE(!tsr__cpu_fast_stream_op(dt, (tsr__cpu_fast_op)fop, fast, a, 0, b, 0, 8));
+            ASSERT_TRUE(!tsr__cpu_fast_stream_op(dt, (tsr__cpu_fast_op)fop, fast, a, 2, b, 1, 8));
+        }
+    }
+}
+
 int main(void)
 {
     /* Two threads, so that the kernels above PARALLEL_MIN elements are
      * split between them (the pool reads this once). */
     setenv("TESSERA_NUM_THREADS", "2", 1);
     check_rows();
+    check_stream_op();
     check_mixed_rows();
     check_conversions();
     check_transpose();
