@@ -80,6 +80,7 @@ static void print_info_json(const tsr_device_properties *p, const tsr_device_sta
     printf(", \"launches\": %" PRIu64 ", \"programs_built\": %" PRIu64
            ", \"programs_loaded\": %" PRIu64,
            st->launches, st->programs_built, st->programs_loaded);
+    printf(", \"programs_pending\": %" PRIu32, st->programs_pending);
     printf(", \"kernel_workers\": %" PRIu32 ", \"user_programs\": %" PRIu32, st->kernel_workers,
            st->user_programs);
     printf(", \"max_alloc_bytes\": %" PRIu64 ", \"local_memory_bytes\": %" PRIu64
@@ -195,8 +196,9 @@ static void print_info_text(const tsr_device_properties *p, const tsr_device_sta
         kv("busy", buf);
     }
     kv_number("kernels launched", st->launches);
-    snprintf(buf, sizeof buf, "%" PRIu64 " compiled, %" PRIu64 " from the disk cache",
-             st->programs_built, st->programs_loaded);
+    snprintf(buf, sizeof buf,
+             "%" PRIu64 " compiled, %" PRIu64 " from the disk cache, %" PRIu32 " being made",
+             st->programs_built, st->programs_loaded, st->programs_pending);
     kv("programs", buf);
     kv_number("user-kernel workers", st->kernel_workers);
     kv_number("user programs held", st->user_programs);
@@ -266,7 +268,10 @@ const cli_command cli_cmd_info = {
     "                   --json' (daemon_index among them) and capacity_bytes,\n"
     "                   reserved_bytes, allocated_bytes, sessions, busy_ms\n"
     "                   (null for cpu and meta), launches, programs_built,\n"
-    "                   programs_loaded, kernel_workers, user_programs,\n"
+    "                   programs_loaded, programs_pending (programs asked\n"
+    "                   for and still being built or loaded; launches run\n"
+    "                   on the generic programs meanwhile), kernel_workers,\n"
+    "                   user_programs,\n"
     "                   max_alloc_bytes, local_memory_bytes, max_clock_mhz,\n"
     "                   mem_base_addr_align_bits, backend, kind,\n"
     "                   platform_name, available, little_endian, uuid, an\n"

@@ -32,7 +32,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_process_usage, 32);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_process, 1392);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_stats_request, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_session_stats, 160);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 680);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_device_status, 688);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_daemon_stats, 88);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_topology, 80);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_export, 440);

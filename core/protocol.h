@@ -565,6 +565,8 @@ typedef struct tsr__wire_device_status {
     uint64_t programs_loaded; /* programs it took from the disk cache instead */
     uint32_t kernel_workers;  /* user-kernel worker processes running for it (one per uid) */
     uint32_t user_programs;   /* user programs that sessions hold on it */
+    uint32_t programs_pending; /* kernel programs asked for and still being built or loaded */
+    uint32_t pad2;
 } tsr__wire_device_status;
 
 /* The daemon's own counters, since it started (DAEMON_STATS). */

@@ -275,7 +275,8 @@ tsr_status tsr__admin_device_status(tsr__request *r)
     out->flags |= TSR__WIRE_DEVICE_BUSY_SAMPLED;
     out->busy_ns = tsr__exec_busy_ns(server, q, out->now_ns);
     out->launches = dev->launches;
-    tsr__exec_program_counts(server, q, &out->programs_built, &out->programs_loaded);
+    tsr__exec_program_counts(server, q, &out->programs_built, &out->programs_loaded,
+                             &out->programs_pending);
     tsr__user_device_counts(server, q, &out->kernel_workers, &out->user_programs);
     const tsr__backend_device *d = &dev->desc;
     out->max_alloc_bytes = d->max_alloc_bytes;

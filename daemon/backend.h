@@ -178,9 +178,10 @@ typedef struct tsr__backend {
     const char *(*program_report)(tsr__backend_program *p);
     const tsr__kernel_key *(*program_key)(const tsr__backend_program *p);
     /* Programs made for a device so far: compiled from source, and taken
-     * from the disk cache instead. */
+     * from the disk cache instead; and the programs asked for that are
+     * still being made (queued or building). */
     void (*program_counts)(const tsr__backend_runtime *rt, uint32_t device, uint64_t *built,
-                           uint64_t *loaded);
+                           uint64_t *loaded, uint32_t *pending);
 
     /* A buffer of `device` over a segment of `bytes` at `host`. */
     tsr_status (*buffer)(tsr__backend_runtime *rt, uint32_t device, void *host, uint64_t bytes,

@@ -323,12 +323,13 @@ uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t n
 }
 
 void tsr__exec_program_counts(const tsr__server *server, uint32_t queue, uint64_t *built,
-                              uint64_t *loaded)
+                              uint64_t *loaded, uint32_t *pending)
 {
     const executor *x = server->executor;
     *built = *loaded = 0;
+    *pending = 0;
     if (x && queue < x->count && x->be->program_counts)
-        x->be->program_counts(x->rt, queue, built, loaded);
+        x->be->program_counts(x->rt, queue, built, loaded, pending);
 }
 
 /* Keeps a job that is done with for the next launch, or frees it. */

@@ -90,9 +90,10 @@ const char *tsr__exec_cache_dir(const tsr__server *server, char *buf, size_t n);
 uint64_t tsr__exec_busy_ns(const tsr__server *server, uint32_t queue, uint64_t now_ns);
 
 /* Programs the device's backend has made for it: compiled, and loaded
- * from the disk cache (0 and 0 before the first launch). */
+ * from the disk cache (0 and 0 before the first launch); and those it is
+ * still making (asked for, queued or building). */
 void tsr__exec_program_counts(const tsr__server *server, uint32_t queue, uint64_t *built,
-                              uint64_t *loaded);
+                              uint64_t *loaded, uint32_t *pending);
 
 /* Whether kernels are running on a device that computes on this machine's
  * CPUs (PoCL's CPU device): the event loop then sleeps instead of spinning,

@@ -163,7 +163,8 @@ tsr_status tsr_admin_device_status(tsr_client *c, tsr_device device, tsr_device_
                            .programs_built = w.programs_built,
                            .programs_loaded = w.programs_loaded,
                            .kernel_workers = w.kernel_workers,
-                           .user_programs = w.user_programs};
+                           .user_programs = w.user_programs,
+                           .programs_pending = w.programs_pending};
     memcpy(d.uuid, w.uuid, sizeof d.uuid);
     _Static_assert(sizeof d.backend_name == sizeof w.backend_name &&
                        sizeof d.platform_name == sizeof w.platform_name &&

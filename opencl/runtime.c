@@ -51,6 +51,7 @@ typedef struct clrt_device {
     cl_mem no_geom;              /* the geom argument of launches with at most three dimensions */
     char options[128];
     _Atomic uint64_t built, loaded; /* programs made for it (builder thread counts) */
+    _Atomic uint32_t pending;       /* programs asked for and not yet built or failed */
     /* Where launches copy: the output spans of the launches queued and not
      * yet finished, whose results are still on their way back to the
      * segment (linked by the loop thread, unlinked by the completion
@@ -422,6 +423,7 @@ static void *builder_main(void *arg)
         pthread_mutex_unlock(&rt->lock);
         uint64_t hash = 0;
         bool store = build(rt, p, &hash);
+        atomic_fetch_sub(&rt->devices[p->ordinal].pending, 1);
         /* Whatever the loop reads after a wake-up is in place before it:
          * `settled` before the wake-up that may be the program's last. */
         if (!store)
@@ -604,6 +606,7 @@ tsr__clrt_program *tsr__clrt_program_get(tsr__clrt *rt, uint32_t ordinal,
         atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return p;
     }
+    atomic_fetch_add(&rt->devices[ordinal].pending, 1);
     pthread_mutex_lock(&rt->lock);
     enqueue_build(rt, p);
     pthread_cond_signal(&rt->wake);
@@ -640,12 +643,14 @@ const char *tsr__clrt_program_report(tsr__clrt_program *p)
 }
 
 void tsr__clrt_program_counts(const tsr__clrt *rt, uint32_t ordinal, uint64_t *built,
-                              uint64_t *loaded)
+                              uint64_t *loaded, uint32_t *pending)
 {
     *built = *loaded = 0;
+    *pending = 0;
     if (ordinal < rt->count) {
         *built = atomic_load(&rt->devices[ordinal].built);
         *loaded = atomic_load(&rt->devices[ordinal].loaded);
+        *pending = atomic_load(&rt->devices[ordinal].pending);
     }
 }
 

@@ -95,9 +95,10 @@ typedef struct tsr__clrt_stats {
     uint64_t built, loaded, rejected, launches;
 } tsr__clrt_stats;
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out);
-/* Programs made for one device: built from source, loaded from the cache. */
+/* Programs made for one device: built from source, loaded from the cache;
+ * and those asked for and still waiting for the builder or in its hands. */
 void tsr__clrt_program_counts(const tsr__clrt *rt, uint32_t ordinal, uint64_t *built,
-                              uint64_t *loaded);
+                              uint64_t *loaded, uint32_t *pending);
 /* Why the configured disk cache directory was refused (the runtime keeps
  * its programs in memory only), or NULL. */
 const char *tsr__clrt_cache_refusal(const tsr__clrt *rt);

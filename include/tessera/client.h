@@ -399,7 +399,12 @@ typedef struct tsr_device_status {
     uint64_t programs_loaded; /* programs taken from the daemon's disk cache instead */
     uint32_t kernel_workers;  /* user-kernel workers running for it (one per uid, kernel.h) */
     uint32_t user_programs;   /* user programs the sessions hold on it */
-    uint64_t abi_reserved[4]; /* zero; room for later members (export.h) */
+    /* Kernel programs asked for and not yet made (waiting for the
+     * daemon's builder or being built or loaded from the disk cache):
+     * launches meanwhile run on the device's generic programs. */
+    uint32_t programs_pending;
+    uint32_t abi_pad;         /* zero */
+    uint64_t abi_reserved[3]; /* zero; room for later members (export.h) */
 } tsr_device_status;
 
 /* The live state of a device. Errors: TSR_ERR_NO_DEVICE. */

@@ -145,8 +145,8 @@ def device_status(dev, flags, kind, backend):
          + struct.pack("<QII", 2 if backend else 0, 0, 0)
          + text("OpenCL C 1.2 pocl" if backend else "", 256)
          + struct.pack("<3Q", 42 if backend else 0, 3 if backend else 0, 19 if backend else 0)
-         + struct.pack("<II", 1 if backend else 0, 2 if backend else 0))
-    assert len(s) == 680
+         + struct.pack("<IIII", 1 if backend else 0, 2 if backend else 0, 1 if backend else 0, 0))
+    assert len(s) == 688
     return s
 
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "support_daemon.h"
@@ -147,6 +148,17 @@ int main(void)
         ASSERT_EQ(test_run_cli(out, sizeof out, info), 0);
         ASSERT_TRUE(strstr(out, ", \"launches\": 3, \"programs_built\": ") != NULL);
         ASSERT_TRUE(strstr(out, "\"busy_ms\": ") != NULL);
+        ASSERT_TRUE(strstr(out, "\"programs_pending\": ") != NULL);
+        /* Every program asked for is made in the end (no launch asks for
+         * more meanwhile): what was pending then is counted as built or
+         * loaded once nothing is pending. */
+        for (int waited = 0; waited < 1200 && after.programs_pending > 0; waited++) {
+            nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+            ASSERT_OK(tsr_admin_device_status(m, dev, &after));
+        }
+        ASSERT_EQ(after.programs_pending, 0);
+        ASSERT_EQ(after.programs_built + after.programs_loaded,
+                  status.programs_built + status.programs_loaded + status.programs_pending);
         for (int k = 0; k < 3; k++)
             tsr_tensor_release(r[k]);
         tsr_tensor_release(a);
