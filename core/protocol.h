@@ -560,11 +560,11 @@ typedef struct tsr__wire_device_status {
         uint32_t platform_index, device_index;
         char language_version[TSR__WIRE_LONG_TEXT];
     } backend;
-    uint64_t launches;        /* kernels and fills queued on it since the daemon started */
-    uint64_t programs_built;  /* programs its backend compiled from source for it */
-    uint64_t programs_loaded; /* programs it took from the disk cache instead */
-    uint32_t kernel_workers;  /* user-kernel worker processes running for it (one per uid) */
-    uint32_t user_programs;   /* user programs that sessions hold on it */
+    uint64_t launches;         /* kernels and fills queued on it since the daemon started */
+    uint64_t programs_built;   /* programs its backend compiled from source for it */
+    uint64_t programs_loaded;  /* programs it took from the disk cache instead */
+    uint32_t kernel_workers;   /* user-kernel worker processes running for it (one per uid) */
+    uint32_t user_programs;    /* user programs that sessions hold on it */
     uint32_t programs_pending; /* kernel programs asked for and still being built or loaded */
     uint32_t pad2;
 } tsr__wire_device_status;
@@ -616,70 +616,69 @@ typedef struct tsr__wire_topology {
 #define TSR__WIRE_SOCKET 0x1u
 #define TSR__WIRE_RING 0x2u
 #define TSR__WIRE_MONITOR 0x4u
-#define TSR__WIRE_OPS(X)                                                                        \
-    X(HELLO, 1, tsr__wire_hello, tsr__wire_welcome, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,       \
-      "open a session: version handshake; the reply carries the ring and doorbell")             \
-    X(PING, 2, tsr__wire_empty, tsr__wire_empty,                                                \
-      TSR__WIRE_SOCKET | TSR__WIRE_RING | TSR__WIRE_MONITOR, "an empty round trip")             \
-    X(DEVICE_GET, 3, tsr__wire_position, tsr__wire_device_info,                                 \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, "one entry of the device registry")                 \
-    X(SET_DEVICE, 4, tsr__wire_set_device, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,  \
-      "set a client thread's current device of a type")                                         \
-    X(GET_DEVICE, 5, tsr__wire_get_device, tsr__wire_device, TSR__WIRE_SOCKET | TSR__WIRE_RING, \
-      "a client thread's current device of a type")                                             \
-    X(ALLOC, 6, tsr__wire_alloc, tsr__wire_block, TSR__WIRE_SOCKET | TSR__WIRE_RING,            \
-      "allocate device memory in a session segment")                                            \
-    X(FREE, 7, tsr__wire_handle, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,            \
-      "free an allocation")                                                                     \
-    X(SEGMENT_MAP, 8, tsr__wire_segment, tsr__wire_segment_info, TSR__WIRE_SOCKET,              \
-      "receive a segment's memfd to map")                                                       \
-    X(MEMORY_STATS, 9, tsr__wire_device, tsr__wire_memory_stats,                                \
-      TSR__WIRE_SOCKET | TSR__WIRE_RING, "the session's memory statistics on a device")         \
-    X(EMPTY_CACHE, 10, tsr__wire_device, tsr__wire_bytes, TSR__WIRE_SOCKET | TSR__WIRE_RING,    \
-      "release the session's unused cached segments on a device")                               \
-    X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info,                              \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, "one session after a cursor (tessera ps)")          \
-    X(FILL, 12, tsr__wire_fill, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,          \
-      "fill a strided region of an allocation with one element's bytes")                        \
-    X(LAUNCH, 13, tsr__kernel, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,           \
-      "queue an elementwise kernel on the device of its operands")                              \
-    X(PROCESS_LIST, 14, tsr__wire_segment, tsr__wire_process,                                   \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "one session after a cursor, as the asker may see it (tessera ps, top)")                  \
-    X(SESSION_STATS, 15, tsr__wire_stats_request, tsr__wire_session_stats,                      \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "a session's allocator statistics on a device (tessera stats)")                           \
-    X(DEVICE_STATUS, 16, tsr__wire_device, tsr__wire_device_status,                             \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "a registry entry's memory in use, busy time and discovery details (tessera info, top)")  \
-    X(TOPOLOGY, 17, tsr__wire_device, tsr__wire_topology, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, \
-      "how one OpenCL device reaches every other (tessera topo)")                               \
-    X(DAEMON_STATS, 18, tsr__wire_empty, tsr__wire_daemon_stats,                                \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "the daemon's own counters: sessions opened and refused, refusals, reloads (metrics)")    \
-    X(EXPORT, 19, tsr__wire_export, tsr__wire_share_key, TSR__WIRE_SOCKET,                      \
-      "make an allocation importable by other processes: a capability handle")                  \
-    X(IMPORT, 20, tsr__wire_share_key, tsr__wire_imported, TSR__WIRE_SOCKET,                    \
-      "map another session's exported allocation; the reply carries its memfd")                 \
-    X(REVOKE, 21, tsr__wire_share_key, tsr__wire_empty, TSR__WIRE_SOCKET,                       \
-      "refuse every later import of an export")                                                 \
-    X(SHARE_LIST, 22, tsr__wire_handle, tsr__wire_share_info,                                   \
-      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                     \
-      "one export after a cursor and the sessions holding it (tessera shares)")              \
-    X(PROGRAM_CREATE, 23, tsr__wire_program_create, tsr__wire_program, TSR__WIRE_SOCKET,        \
-      "a user program on a device: its options and length (the source follows)")                \
-    X(PROGRAM_SOURCE, 24, tsr__wire_program_source, tsr__wire_empty, TSR__WIRE_SOCKET,          \
-      "the next bytes of a program's source; the build starts after the last")                  \
-    X(PROGRAM_STATUS, 25, tsr__wire_program, tsr__wire_program_status, TSR__WIRE_SOCKET,        \
-      "a program's state and build log")                                                        \
-    X(PROGRAM_RELEASE, 26, tsr__wire_program, tsr__wire_empty,                                  \
-      TSR__WIRE_SOCKET | TSR__WIRE_RING, "drops a program")                                     \
-    X(KERNEL_INFO, 27, tsr__wire_kernel_query, tsr__wire_kernel_info, TSR__WIRE_SOCKET,         \
-      "a built program's kernel by name, with its arguments")                                   \
-    X(KERNEL_LAUNCH, 28, tsr__wire_kernel_launch, tsr__wire_launched,                           \
-      TSR__WIRE_SOCKET | TSR__WIRE_RING,                                                        \
-      "queues a user kernel on the session's device queue")                                     \
-    X(GEMM, 29, tsr__wire_gemm, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,          \
+#define TSR__WIRE_OPS(X)                                                                          \
+    X(HELLO, 1, tsr__wire_hello, tsr__wire_welcome, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,         \
+      "open a session: version handshake; the reply carries the ring and doorbell")               \
+    X(PING, 2, tsr__wire_empty, tsr__wire_empty,                                                  \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING | TSR__WIRE_MONITOR, "an empty round trip")               \
+    X(DEVICE_GET, 3, tsr__wire_position, tsr__wire_device_info,                                   \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, "one entry of the device registry")                   \
+    X(SET_DEVICE, 4, tsr__wire_set_device, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,    \
+      "set a client thread's current device of a type")                                           \
+    X(GET_DEVICE, 5, tsr__wire_get_device, tsr__wire_device, TSR__WIRE_SOCKET | TSR__WIRE_RING,   \
+      "a client thread's current device of a type")                                               \
+    X(ALLOC, 6, tsr__wire_alloc, tsr__wire_block, TSR__WIRE_SOCKET | TSR__WIRE_RING,              \
+      "allocate device memory in a session segment")                                              \
+    X(FREE, 7, tsr__wire_handle, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING,              \
+      "free an allocation")                                                                       \
+    X(SEGMENT_MAP, 8, tsr__wire_segment, tsr__wire_segment_info, TSR__WIRE_SOCKET,                \
+      "receive a segment's memfd to map")                                                         \
+    X(MEMORY_STATS, 9, tsr__wire_device, tsr__wire_memory_stats,                                  \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING, "the session's memory statistics on a device")           \
+    X(EMPTY_CACHE, 10, tsr__wire_device, tsr__wire_bytes, TSR__WIRE_SOCKET | TSR__WIRE_RING,      \
+      "release the session's unused cached segments on a device")                                 \
+    X(SESSION_LIST, 11, tsr__wire_segment, tsr__wire_session_info,                                \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR, "one session after a cursor (tessera ps)")            \
+    X(FILL, 12, tsr__wire_fill, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,            \
+      "fill a strided region of an allocation with one element's bytes")                          \
+    X(LAUNCH, 13, tsr__kernel, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,             \
+      "queue an elementwise kernel on the device of its operands")                                \
+    X(PROCESS_LIST, 14, tsr__wire_segment, tsr__wire_process,                                     \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                       \
+      "one session after a cursor, as the asker may see it (tessera ps, top)")                    \
+    X(SESSION_STATS, 15, tsr__wire_stats_request, tsr__wire_session_stats,                        \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                       \
+      "a session's allocator statistics on a device (tessera stats)")                             \
+    X(DEVICE_STATUS, 16, tsr__wire_device, tsr__wire_device_status,                               \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                       \
+      "a registry entry's memory in use, busy time and discovery details (tessera info, top)")    \
+    X(TOPOLOGY, 17, tsr__wire_device, tsr__wire_topology, TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,   \
+      "how one OpenCL device reaches every other (tessera topo)")                                 \
+    X(DAEMON_STATS, 18, tsr__wire_empty, tsr__wire_daemon_stats,                                  \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                       \
+      "the daemon's own counters: sessions opened and refused, refusals, reloads (metrics)")      \
+    X(EXPORT, 19, tsr__wire_export, tsr__wire_share_key, TSR__WIRE_SOCKET,                        \
+      "make an allocation importable by other processes: a capability handle")                    \
+    X(IMPORT, 20, tsr__wire_share_key, tsr__wire_imported, TSR__WIRE_SOCKET,                      \
+      "map another session's exported allocation; the reply carries its memfd")                   \
+    X(REVOKE, 21, tsr__wire_share_key, tsr__wire_empty, TSR__WIRE_SOCKET,                         \
+      "refuse every later import of an export")                                                   \
+    X(SHARE_LIST, 22, tsr__wire_handle, tsr__wire_share_info,                                     \
+      TSR__WIRE_SOCKET | TSR__WIRE_MONITOR,                                                       \
+      "one export after a cursor and the sessions holding it (tessera shares)")                   \
+    X(PROGRAM_CREATE, 23, tsr__wire_program_create, tsr__wire_program, TSR__WIRE_SOCKET,          \
+      "a user program on a device: its options and length (the source follows)")                  \
+    X(PROGRAM_SOURCE, 24, tsr__wire_program_source, tsr__wire_empty, TSR__WIRE_SOCKET,            \
+      "the next bytes of a program's source; the build starts after the last")                    \
+    X(PROGRAM_STATUS, 25, tsr__wire_program, tsr__wire_program_status, TSR__WIRE_SOCKET,          \
+      "a program's state and build log")                                                          \
+    X(PROGRAM_RELEASE, 26, tsr__wire_program, tsr__wire_empty, TSR__WIRE_SOCKET | TSR__WIRE_RING, \
+      "drops a program")                                                                          \
+    X(KERNEL_INFO, 27, tsr__wire_kernel_query, tsr__wire_kernel_info, TSR__WIRE_SOCKET,           \
+      "a built program's kernel by name, with its arguments")                                     \
+    X(KERNEL_LAUNCH, 28, tsr__wire_kernel_launch, tsr__wire_launched,                             \
+      TSR__WIRE_SOCKET | TSR__WIRE_RING, "queues a user kernel on the session's device queue")    \
+    X(GEMM, 29, tsr__wire_gemm, tsr__wire_launched, TSR__WIRE_SOCKET | TSR__WIRE_RING,            \
       "queues a matrix product on the device of its operands")
 
 typedef enum tsr__wire_op {
