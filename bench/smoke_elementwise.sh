@@ -7,7 +7,8 @@
 # a value. No timing is checked.
 # Usage: smoke_elementwise.sh PATH-TO-tessera-bench [elementwise|unary]
 set -u
-B=${1:?usage: smoke_elementwise.sh PATH-TO-tessera-bench [elementwise|unary]}
+. "$(dirname "$0")/smoke_lib.sh"
+smoke_begin "smoke_elementwise.sh PATH-TO-tessera-bench [elementwise|unary]" "$@"
 S=${2:-elementwise}
 case $S in
 elementwise)
@@ -26,17 +27,9 @@ unary)
     exit 2
     ;;
 esac
-failed=0
-fail() {
-    printf 'FAIL %s\n' "$*"
-    failed=1
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
 # The command line: --threads is listed and checked (exit 2 and a message).
-"$B" --list | grep -q "^$S " || fail "--list does not name $S"
-"$B" --help | grep -q -- '--threads N' || fail "--help does not describe --threads"
+smoke_listed "$S" '--threads N'
 refused() {
     "$B" "$S" "$@" >/dev/null 2>"$tmp/err"
     [[ $? == 2 ]] && grep -q "^tessera-bench: " "$tmp/err"
@@ -47,19 +40,13 @@ refused --threads=x || fail "--threads=x accepted"
 refused --threads || fail "--threads without a number accepted"
 
 # The run: exit 0 even where operations fail, progress on stderr.
-TMPDIR=$tmp "$B" "$S" --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
-    fail "tessera-bench $S --json --quick: exit $?"
-grep -q "^tessera-bench: $S: " "$tmp/err" || fail "no progress lines on stderr"
+smoke_run "$S"
 
 # One object per measurement, every key with its type; value and ratio may
 # be null together (the operation failed), the baseline never.
-shape='
-  def num_or_null: type == "number" or type == "null";
+smoke_shape '
   type == "array" and length > 0 and all(.[];
-    (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
-               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
-               "value"] | sort))
-    and .suite == $s and (.name | type == "string")
+    smoke_keys and .suite == $s and (.name | type == "string")
     and (.device | type == "string")
     and (.threads | type == "number" and . >= 1)
     and (.value == null or (.value | type == "number" and . > 0))
@@ -76,11 +63,7 @@ shape='
                     < 1e-3 * $o.ratio + 1e-9)) end)
     and (.target | num_or_null)
     and (if .target == null or .value == null then .meets_target == null
-         else (.meets_target | type == "boolean") end))'
-if ! jq -e --arg s "$S" "$shape" "$tmp/out.json" >/dev/null; then
-    fail "the JSON does not have the documented shape"
-    cat "$tmp/out.json"
-fi
+         else (.meets_target | type == "boolean") end))' --arg s "$S"
 
 # A STREAM baseline for every operation on cpu and, when the daemon has
 # one, on opencl:0, with the thread count asked for (1 by default).
@@ -126,11 +109,5 @@ else
         "$tmp/out.json" >/dev/null || fail "no row ${names[0]}/cpu/torch"
 fi
 # Its private daemon's directory (made under $TMPDIR) is gone.
-if compgen -G "$tmp/tessera-bench.*" >/dev/null; then
-    fail "the private daemon's directory was left behind"
-fi
-if [[ $failed != 0 ]]; then
-    echo "---- stderr of the run ----"
-    cat "$tmp/err"
-fi
-exit $failed
+smoke_no_leftovers
+smoke_end

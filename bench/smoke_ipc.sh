@@ -5,14 +5,8 @@
 # numbers are printed, never asserted.
 # Usage: smoke_ipc.sh PATH-TO-tessera-bench
 set -u
-B=${1:?usage: smoke_ipc.sh PATH-TO-tessera-bench}
-failed=0
-fail() {
-    printf 'FAIL %s\n' "$*"
-    failed=1
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/smoke_lib.sh"
+smoke_begin "smoke_ipc.sh PATH-TO-tessera-bench" "$@"
 
 # The command line.
 "$B" --help >"$tmp/help" || fail "--help exits nonzero"
@@ -29,22 +23,12 @@ for bad in "nosuchsuite" "--nosuchoption" "--clients 0" "--clients x" "--socket"
 done
 
 # The run.
-TMPDIR=$tmp "$B" ipc --json --quick >"$tmp/out.json" 2>"$tmp/err"
-rc=$?
-if [[ $rc != 0 ]]; then
-    fail "tessera-bench ipc --json --quick: exit $rc"
-    cat "$tmp/err"
-fi
-grep -q "^tessera-bench: ipc: " "$tmp/err" || fail "no progress lines on stderr"
+smoke_run ipc
 
 # One object per measurement, every key with its type, ratios as documented.
-shape='
-  def num_or_null: type == "number" or type == "null";
+smoke_shape '
   type == "array" and length > 0 and all(.[];
-    (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
-               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
-               "value"] | sort))
-    and (.suite | type == "string") and (.name | type == "string")
+    smoke_keys and (.suite | type == "string") and (.name | type == "string")
     and (.device | type == "string" or type == "null")
     and (.threads | type == "number" and . >= 1)
     and (.value | type == "number" and . > 0)
@@ -59,10 +43,6 @@ shape='
     and (.target | num_or_null)
     and (if .target == null then .meets_target == null
          else (.meets_target | type == "boolean") end))'
-jq -e "$shape" "$tmp/out.json" >/dev/null || {
-    fail "the JSON does not have the documented shape"
-    cat "$tmp/out.json"
-}
 # The rows the ipc suite promises (alloc_free only with an OpenCL device).
 for row in ring_rtt/bare_seqpacket ring_rtt/limit ring_rtt/bare_spin_shm \
     socket_rtt/bare_seqpacket clients64/bare_epoll_seqpacket; do
@@ -75,7 +55,5 @@ if ! grep -q "no OpenCL device" "$tmp/err"; then
         "$tmp/out.json" >/dev/null || fail "no row alloc_free/ring_rtt"
 fi
 # Its private daemon's directory (made under $TMPDIR) is gone.
-if compgen -G "$tmp/tessera-bench.*" >/dev/null; then
-    fail "the private daemon's directory was left behind"
-fi
-exit $failed
+smoke_no_leftovers
+smoke_end

@@ -7,32 +7,18 @@
 # to float32 where torch refuses float16). No timing is checked.
 # Usage: smoke_matmul.sh PATH-TO-tessera-bench
 set -u
-B=${1:?usage: smoke_matmul.sh PATH-TO-tessera-bench}
+. "$(dirname "$0")/smoke_lib.sh"
+smoke_begin "smoke_matmul.sh PATH-TO-tessera-bench" "$@"
 names=(mm_f32 bmm_f32 mm_f16 mm_f16_transposed)
-failed=0
-fail() {
-    printf 'FAIL %s\n' "$*"
-    failed=1
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
-"$B" --list | grep -q "^matmul " || fail "--list does not name matmul"
-"$B" --help | grep -q "mm_f32" || fail "--help does not describe the matmul suite"
-
-TMPDIR=$tmp "$B" matmul --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
-    fail "tessera-bench matmul --json --quick: exit $?"
-grep -q "^tessera-bench: matmul: " "$tmp/err" || fail "no progress lines on stderr"
+smoke_listed matmul mm_f32
+smoke_run matmul
 
 # One object per measurement, every key with its type; every row on the
 # cpu or opencl:0, in GFLOP/s, its value and baseline measured side by side.
-shape='
-  def num_or_null: type == "number" or type == "null";
+smoke_shape '
   type == "array" and length > 0 and all(.[];
-    (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
-               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
-               "value"] | sort))
-    and .suite == "matmul" and (.name | type == "string")
+    smoke_keys and .suite == "matmul" and (.name | type == "string")
     and (.device | IN("cpu", "opencl:0")) and .threads == 1
     and (.value | type == "number" and . > 0)
     and .p99 == null and .baseline_p99 == null
@@ -44,15 +30,6 @@ shape='
     and (.target | num_or_null)
     and (if .target == null then .meets_target == null
          else (.meets_target | type == "boolean") end))'
-if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
-    fail "the JSON does not have the documented shape"
-    cat "$tmp/out.json"
-fi
-
-row() { # NAME BASELINE [DEVICE]: whether the run has that row
-    jq -e --arg n "$1" --arg b "$2" --arg d "${3:-cpu}" \
-        'any(.[]; .name == $n and .baseline == $b and .device == $d)' "$tmp/out.json" >/dev/null
-}
 for name in "${names[@]}"; do
     row "$name" openblas || fail "no row $name/openblas"
 done
@@ -77,8 +54,4 @@ else
             fail "no note that mm_f16's torch side converts to float32"
     fi
 fi
-if [[ $failed != 0 ]]; then
-    echo "---- stderr of the run ----"
-    cat "$tmp/err"
-fi
-exit $failed
+smoke_end

@@ -7,32 +7,19 @@
 # found torch. No timing is checked.
 # Usage: smoke_reduce.sh PATH-TO-tessera-bench
 set -u
-B=${1:?usage: smoke_reduce.sh PATH-TO-tessera-bench}
+. "$(dirname "$0")/smoke_lib.sh"
+smoke_begin "smoke_reduce.sh PATH-TO-tessera-bench" "$@"
 names=(sum_f32 amax_f32 sum_inner sum_outer argmax_f32 softmax_f32)
-failed=0
-fail() {
-    printf 'FAIL %s\n' "$*"
-    failed=1
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
-"$B" --list | grep -q "^reduce " || fail "--list does not name reduce"
-"$B" --help | grep -q "sum_inner" || fail "--help does not describe the reduce suite"
-
-TMPDIR=$tmp "$B" reduce --json --quick >"$tmp/out.json" 2>"$tmp/err" ||
-    fail "tessera-bench reduce --json --quick: exit $?"
-grep -q "^tessera-bench: reduce: " "$tmp/err" || fail "no progress lines on stderr"
+smoke_listed reduce sum_inner
+smoke_run reduce
 
 # One object per measurement, every key with its type; every row on the
 # cpu or on opencl:0, in GB/s, its value and baseline measured side by
 # side, with a target but softmax_f32's against the read.
-shape='
+smoke_shape '
   type == "array" and length > 0 and all(.[];
-    (keys == (["baseline", "baseline_p99", "baseline_value", "device", "meets_target",
-               "name", "p99", "paired", "ratio", "suite", "target", "threads", "unit",
-               "value"] | sort))
-    and .suite == "reduce" and (.name | type == "string")
+    smoke_keys and .suite == "reduce" and (.name | type == "string")
     and (.device | IN("cpu", "opencl:0")) and .threads == 1
     and (.value | type == "number" and . > 0)
     and .p99 == null and .baseline_p99 == null
@@ -43,15 +30,6 @@ shape='
     and (if .name == "softmax_f32" and .baseline == "stream_read"
            then .target == null and .meets_target == null
          else (.target | type == "number") and (.meets_target | type == "boolean") end))'
-if ! jq -e "$shape" "$tmp/out.json" >/dev/null; then
-    fail "the JSON does not have the documented shape"
-    cat "$tmp/out.json"
-fi
-
-row() { # NAME BASELINE [DEVICE]: whether the run has that row
-    jq -e --arg n "$1" --arg b "$2" --arg d "${3:-cpu}" \
-        'any(.[]; .name == $n and .baseline == $b and .device == $d)' "$tmp/out.json" >/dev/null
-}
 for name in "${names[@]}"; do
     row "$name" stream_read || fail "no row $name/stream_read"
     if ! grep -q "no opencl:0" "$tmp/err"; then
@@ -75,8 +53,4 @@ else
         fi
     done
 fi
-if [[ $failed != 0 ]]; then
-    echo "---- stderr of the run ----"
-    cat "$tmp/err"
-fi
-exit $failed
+smoke_end

@@ -8,23 +8,12 @@
 # No timing is checked.
 # Usage: smoke_share.sh PATH-TO-tessera-bench [python]
 set -u
-B=${1:?usage: smoke_share.sh PATH-TO-tessera-bench [python]}
+. "$(dirname "$0")/smoke_lib.sh"
+smoke_begin "smoke_share.sh PATH-TO-tessera-bench [python]" "$@"
 python=${2:-}
-failed=0
-fail() {
-    printf 'FAIL %s\n' "$*"
-    failed=1
-}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tessera-bench-smoke.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
 
-"$B" --list | grep -q '^share ' || fail "--list does not name share"
-TMPDIR=$tmp "$B" share --json --quick >"$tmp/out.json" 2>"$tmp/err"
-rc=$?
-if [[ $rc != 0 ]]; then
-    fail "tessera-bench share --json --quick: exit $rc"
-    cat "$tmp/err"
-fi
+smoke_listed share export_import_1gib
+smoke_run share
 grep -q "^tessera-bench: share: tesserad's resident memory grew by" "$tmp/err" ||
     fail "no line on the daemon's resident memory"
 jq -e '.[0].suite == "share" and .[0].name == "export_import_1gib"
@@ -44,14 +33,12 @@ if [[ $python == python ]]; then
            and .[2].baseline_value > 0 and .[2].target == 0.5' \
         "$tmp/out.json" >/dev/null || {
         fail "the JSON lacks the Python rows"
-        cat "$tmp/out.json" "$tmp/err"
+        cat "$tmp/out.json"
     }
 else
     jq -e 'length == 1' "$tmp/out.json" >/dev/null || fail "Python rows without the package"
     grep -q "^tessera-bench: share: no Python rows: " "$tmp/err" ||
         fail "no note on the Python rows left out"
 fi
-if compgen -G "$tmp/tessera-bench.*" >/dev/null; then
-    fail "the private daemon's directory was left behind"
-fi
-exit $failed
+smoke_no_leftovers
+smoke_end
