@@ -39,6 +39,15 @@
 #define TILE 64
 #define PACK_ROWS 128 /* packed tiles: rows, and bytes of a row */
 #define PACK_ROW_BYTES 1024
+/* Packed tiles go down bands of this many tile rows, a band's columns one
+ * after the other. Along a row of tiles, every tile's transposed input
+ * came from 4 KiB pages no tile had used just before (one per source
+ * row); down a band, each page serves PACK_BAND tiles while the other
+ * operands' pages of the band still hold their translations (4 x 128
+ * rows x 2 operands: a second-level TLB keeps them). With 4 a transposed
+ * add ran about a third faster on an AMD EPYC (1 MiB of L2 a core) than
+ * along rows, and faster than with 2, 6 or 8. */
+#define PACK_BAND 4
 #define PREFETCH_AHEAD 8192 /* bytes of a tile's rows asked for ahead of use */
 #define STREAM_BYTES 16384
 #define ROW_UNIT 65536 /* elements: a long row is cut into units of this many */
@@ -333,6 +342,14 @@ static tsr_status run_unit(exec *x, unsigned char *scratch, int64_t u)
     const tsr__kernel *k = &x->plan->kernel;
     int64_t j = u % x->b0, rest = u / x->b0;
     int64_t i = rest % x->b1, outer = rest / x->b1;
+    if (x->packed) {
+        /* Down bands of PACK_BAND tile rows (see PACK_BAND). */
+        int64_t in = u % (x->b0 * x->b1), first = in / (PACK_BAND * x->b0) * PACK_BAND;
+        int64_t rows = x->b1 - first < PACK_BAND ? x->b1 - first : PACK_BAND;
+        int64_t at = in - first * x->b0;
+        j = at / rows;
+        i = first + at % rows;
+    }
     int64_t at[TSR__KERNEL_MAX_OPERANDS] = {0};
     for (int d = x->ndim - 3; d >= 0; d--) {
         int64_t c = outer % k->sizes[d];
