@@ -33,7 +33,7 @@ typedef struct request {
     tsr_tensor *out, *out2; /* out= (values, indices), or NULL */
 } request;
 
-static tsr_status expect_dtype(const tsr_tensor *t, tsr_dtype want)
+tsr_status tsr__expect_out_dtype(const tsr_tensor *t, tsr_dtype want)
 {
     if (t->dtype == want)
         return TSR_OK;
@@ -89,19 +89,19 @@ static tsr_status check_compute(const request *q, tsr_dtype d)
 
 /* ---- dims ----------------------------------------------------------------- */
 
-/* The reduced dimensions of q->a: mask[d]. */
-static tsr_status reduced_dims(const request *q, bool mask[TSR_MAX_DIMS])
+tsr_status tsr__reduced_dims(const tsr_tensor *a, const int64_t *dims, int ndims,
+                             bool mask[TSR_MAX_DIMS])
 {
-    int nd = q->a->geometry.ndim, wrap = nd > 0 ? nd : 1;
+    int nd = a->geometry.ndim, wrap = nd > 0 ? nd : 1;
     memset(mask, 0, sizeof(bool) * TSR_MAX_DIMS);
-    if (q->ndims == 0) {
+    if (ndims == 0) {
         for (int d = 0; d < nd; d++)
             mask[d] = true;
         return TSR_OK;
     }
     bool seen[TSR_MAX_DIMS] = {false};
-    for (int i = 0; i < q->ndims; i++) {
-        int64_t d = q->dims[i];
+    for (int i = 0; i < ndims; i++) {
+        int64_t d = dims[i];
         if (d < -wrap || d >= wrap)
             return tsr__fail(TSR_ERR_INDEX,
                              "Dimension out of range (expected to be in range of [%d, %d], but "
@@ -116,6 +116,12 @@ static tsr_status reduced_dims(const request *q, bool mask[TSR_MAX_DIMS])
             mask[w] = true;
     }
     return TSR_OK;
+}
+
+/* The reduced dimensions of q->a: mask[d]. */
+static tsr_status reduced_dims(const request *q, bool mask[TSR_MAX_DIMS])
+{
+    return tsr__reduced_dims(q->a, q->dims, q->ndims, mask);
 }
 
 /* amax(), argmax(), max() of an empty dimension. */
@@ -174,7 +180,7 @@ static tsr_status decide_dtypes(request *q, tsr_dtype *common, tsr_dtype *result
             q->op = TSR__KOP_SUM;
             q->info = &tsr__kernel_ops[TSR__KOP_SUM];
         }
-        if (q->dtype != TSR_NO_DTYPE && q->out && (st = expect_dtype(q->out, q->dtype)) != TSR_OK)
+        if (q->dtype != TSR_NO_DTYPE && q->out && (st = tsr__expect_out_dtype(q->out, q->dtype)) != TSR_OK)
             return st;
         *common = q->dtype != TSR_NO_DTYPE                                ? q->dtype
                   : q->out                                                ? q->out->dtype
@@ -202,14 +208,14 @@ static tsr_status decide_dtypes(request *q, tsr_dtype *common, tsr_dtype *result
     }
     *common = in;
     if (f & TSR__KOPF_INDEX) {
-        if (q->out && (st = expect_dtype(q->out, TSR_INT64)) != TSR_OK)
+        if (q->out && (st = tsr__expect_out_dtype(q->out, TSR_INT64)) != TSR_OK)
             return st;
         *result = TSR_INT64;
         return TSR_OK;
     }
     if (f & TSR__KOPF_INDICES) {
-        if (q->out && ((st = expect_dtype(q->out, in)) != TSR_OK ||
-                       (st = expect_dtype(q->out2, TSR_INT64)) != TSR_OK))
+        if (q->out && ((st = tsr__expect_out_dtype(q->out, in)) != TSR_OK ||
+                       (st = tsr__expect_out_dtype(q->out2, TSR_INT64)) != TSR_OK))
             return st;
     } else if (q->out && q->out->dtype != in) {
         return tsr__fail(TSR_ERR_RUNTIME,
@@ -223,8 +229,7 @@ static tsr_status decide_dtypes(request *q, tsr_dtype *common, tsr_dtype *result
 
 /* ---- outputs ------------------------------------------------------------------ */
 
-/* out= of another shape takes a new storage (PyTorch resizes it). */
-static tsr_status fit_output(tsr_tensor *out, const tsr_geometry *want)
+tsr_status tsr__fit_reduction_out(tsr_tensor *out, const tsr_geometry *want)
 {
     if (tsr__has_internal_overlap(&out->geometry))
         return tsr__fail(TSR_ERR_RUNTIME,
@@ -472,9 +477,9 @@ static tsr_status make_outputs(const request *q, const bool mask[TSR_MAX_DIMS], 
     if (q->out) {
         *out = q->out;
         *out2 = q->out2;
-        if ((st = fit_output(*out, &rg)) != TSR_OK)
+        if ((st = tsr__fit_reduction_out(*out, &rg)) != TSR_OK)
             return st;
-        return *out2 ? fit_output(*out2, &rg) : TSR_OK;
+        return *out2 ? tsr__fit_reduction_out(*out2, &rg) : TSR_OK;
     }
     tsr_client *client = q->a->storage->client;
     tsr_device device = q->a->storage->device;

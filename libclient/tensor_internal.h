@@ -90,6 +90,19 @@ tsr_status tsr__tensor_writable(const tsr_tensor *t);
  * the storage. */
 tsr_status tsr__tensor_view_of(const tsr_tensor *t, const tsr_geometry *g, tsr_tensor **out);
 
+/* The dimensions of a that `ndims` dims (negative ones wrapping; none:
+ * all of them) reduce: mask[d]. PyTorch's TSR_ERR_INDEX for one out of
+ * range and TSR_ERR_RUNTIME for one repeated. */
+tsr_status tsr__reduced_dims(const tsr_tensor *a, const int64_t *dims, int ndims,
+                             bool mask[TSR_MAX_DIMS]);
+/* A reduction's out=: TSR_OK when t has dtype `want`, else PyTorch's
+ * "Expected out tensor to have dtype float, but got double instead". */
+tsr_status tsr__expect_out_dtype(const tsr_tensor *t, tsr_dtype want);
+/* A reduction's out= fitted to the result's geometry `want`: one that
+ * overlaps itself is refused (PyTorch's message), one of another shape
+ * takes a new contiguous storage (PyTorch resizes it, with a warning). */
+tsr_status tsr__fit_reduction_out(tsr_tensor *out, const tsr_geometry *want);
+
 /* The host address of t's storage (not offset), or the error for meta
  * tensors ("what" names the refused operation) and for memory the host
  * cannot address. */

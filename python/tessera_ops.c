@@ -253,20 +253,57 @@ static PyObject *py_nan_to_num(PyObject *m, PyObject *args)
 
 typedef tsr_status (*reduce_dtype_fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_dtype,
                                       tsr_tensor **);
+typedef tsr_status (*reduce_dtype_out_fn)(const tsr_tensor *, const int64_t *, int, bool,
+                                          tsr_dtype, tsr_tensor *);
 typedef tsr_status (*reduce_fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_tensor **);
+typedef tsr_status (*reduce_out_fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_tensor *);
 
 static const struct {
     const char *name;
     reduce_dtype_fn with_dtype;
+    reduce_dtype_out_fn with_dtype_out;
     reduce_fn plain;
+    reduce_out_fn plain_out;
 } reductions[] = {
-    {"sum", tsr_sum, NULL},         {"prod", tsr_prod, NULL},
-    {"mean", tsr_mean, NULL},       {"nansum", tsr_nansum, NULL},
-    {"nanmean", tsr_nanmean, NULL}, {"amax", NULL, tsr_amax},
-    {"amin", NULL, tsr_amin},       {"all", NULL, tsr_all},
-    {"any", NULL, tsr_any},         {"argmax", NULL, tsr_argmax},
-    {"argmin", NULL, tsr_argmin},   {"logsumexp", NULL, tsr_logsumexp},
+    {"sum", tsr_sum, tsr_sum_out, NULL, NULL},
+    {"prod", tsr_prod, tsr_prod_out, NULL, NULL},
+    {"mean", tsr_mean, tsr_mean_out, NULL, NULL},
+    {"nansum", tsr_nansum, tsr_nansum_out, NULL, NULL},
+    {"nanmean", tsr_nanmean, tsr_nanmean_out, NULL, NULL},
+    {"amax", NULL, NULL, tsr_amax, tsr_amax_out},
+    {"amin", NULL, NULL, tsr_amin, tsr_amin_out},
+    {"all", NULL, NULL, tsr_all, tsr_all_out},
+    {"any", NULL, NULL, tsr_any, tsr_any_out},
+    {"argmax", NULL, NULL, tsr_argmax, tsr_argmax_out},
+    {"argmin", NULL, NULL, tsr_argmin, tsr_argmin_out},
+    {"logsumexp", NULL, NULL, tsr_logsumexp, tsr_logsumexp_out},
 };
+
+/* out=: None (*t NULL) or a tensor, else PyTorch's TypeError. */
+static int out_arg(const char *name, PyObject *out, tsr_tensor **t)
+{
+    *t = NULL;
+    if (out == Py_None)
+        return 0;
+    if (!IS_TENSOR(out)) {
+        PyErr_Format(PyExc_TypeError, "%s(): argument 'out' must be Tensor, not %s", name,
+                     Py_TYPE(out)->tp_name);
+        return -1;
+    }
+    *t = TENSOR(out);
+    return 0;
+}
+
+/* What a function with out= returns: the new result r (out None), or
+ * out itself, once st is TSR_OK. */
+static PyObject *result_or_out(tsr_status st, tsr_tensor **r, PyObject *out)
+{
+    if (out == Py_None)
+        return wrap_result(st, r);
+    if (st != TSR_OK)
+        return tsp_raise(st);
+    return Py_NewRef(out);
+}
 
 /* dim=: None (every dimension), an int or a sequence of ints. */
 static int dims_arg(PyObject *obj, int64_t *dims, int *n)
@@ -310,32 +347,37 @@ static int dtype_or_none(PyObject *obj, tsr_dtype *out)
     return 0;
 }
 
-/* _reduce(name, t, dim, keepdim, dtype): sum, prod, mean, ... */
+/* _reduce(name, t, dim, keepdim, dtype, out=None): sum, prod, mean, ... */
 static PyObject *py_reduce(PyObject *m, PyObject *args)
 {
     (void)m;
     const char *name;
-    PyObject *t, *dim, *dtype_obj;
+    PyObject *t, *dim, *dtype_obj, *out = Py_None;
     int keepdim;
     int64_t dims[TSR_MAX_DIMS];
     int n;
     tsr_dtype dtype;
-    if (!PyArg_ParseTuple(args, "sO!OpO:_reduce", &name, &tsp_tensor_type, &t, &dim, &keepdim,
-                          &dtype_obj) ||
-        dims_arg(dim, dims, &n) || dtype_or_none(dtype_obj, &dtype))
+    tsr_tensor *o = NULL;
+    if (!PyArg_ParseTuple(args, "sO!OpO|O:_reduce", &name, &tsp_tensor_type, &t, &dim, &keepdim,
+                          &dtype_obj, &out) ||
+        dims_arg(dim, dims, &n) || dtype_or_none(dtype_obj, &dtype) || out_arg(name, out, &o))
         return NULL;
     for (size_t i = 0; i < sizeof(reductions) / sizeof(reductions[0]); i++) {
         if (strcmp(reductions[i].name, name) != 0)
             continue;
         tsr_tensor *r = NULL;
-        if (reductions[i].with_dtype != NULL)
-            return wrap_result(reductions[i].with_dtype(TENSOR(t), dims, n, keepdim, dtype, &r),
-                               &r);
-        if (dtype != TSR_NO_DTYPE) {
+        tsr_status st;
+        if (reductions[i].with_dtype != NULL) {
+            st = o ? reductions[i].with_dtype_out(TENSOR(t), dims, n, keepdim, dtype, o)
+                   : reductions[i].with_dtype(TENSOR(t), dims, n, keepdim, dtype, &r);
+        } else if (dtype != TSR_NO_DTYPE) {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument 'dtype'", name);
             return NULL;
+        } else {
+            st = o ? reductions[i].plain_out(TENSOR(t), dims, n, keepdim, o)
+                   : reductions[i].plain(TENSOR(t), dims, n, keepdim, &r);
         }
-        return wrap_result(reductions[i].plain(TENSOR(t), dims, n, keepdim, &r), &r);
+        return result_or_out(st, &r, out);
     }
     PyErr_Format(PyExc_ValueError, "no reduction is named \"%s\"", name);
     return NULL;
@@ -359,20 +401,38 @@ static PyObject *py_reduce_names(PyObject *m, PyObject *unused)
     return list;
 }
 
-/* _max_dim(name, t, dim, keepdim): (values, indices) of max or min. */
+/* _max_dim(name, t, dim, keepdim, out=None): (values, indices) of max or
+ * min; out= is None or a (values, indices) pair of tensors. */
 static PyObject *py_max_dim(PyObject *m, PyObject *args)
 {
     (void)m;
     const char *name;
-    PyObject *t;
+    PyObject *t, *out = Py_None;
     long long dim;
     int keepdim;
-    if (!PyArg_ParseTuple(args, "sO!Lp:_max_dim", &name, &tsp_tensor_type, &t, &dim, &keepdim))
+    if (!PyArg_ParseTuple(args, "sO!Lp|O:_max_dim", &name, &tsp_tensor_type, &t, &dim, &keepdim,
+                          &out))
         return NULL;
+    bool max = strcmp(name, "max") == 0;
     tsr_tensor *values = NULL, *indices = NULL;
-    tsr_status st = strcmp(name, "max") == 0
-                        ? tsr_max_dim(TENSOR(t), dim, keepdim, &values, &indices)
-                        : tsr_min_dim(TENSOR(t), dim, keepdim, &values, &indices);
+    tsr_status st;
+    if (out != Py_None) {
+        if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 2 ||
+            !IS_TENSOR(PyTuple_GET_ITEM(out, 0)) || !IS_TENSOR(PyTuple_GET_ITEM(out, 1))) {
+            PyErr_Format(PyExc_TypeError,
+                         "%s(): argument 'out' must be tuple of two Tensors (values, indices)",
+                         name);
+            return NULL;
+        }
+        tsr_tensor *v = TENSOR(PyTuple_GET_ITEM(out, 0)), *i = TENSOR(PyTuple_GET_ITEM(out, 1));
+        st = max ? tsr_max_dim_out(TENSOR(t), dim, keepdim, v, i)
+                 : tsr_min_dim_out(TENSOR(t), dim, keepdim, v, i);
+        if (st != TSR_OK)
+            return tsp_raise(st);
+        return Py_NewRef(out);
+    }
+    st = max ? tsr_max_dim(TENSOR(t), dim, keepdim, &values, &indices)
+             : tsr_min_dim(TENSOR(t), dim, keepdim, &values, &indices);
     if (st != TSR_OK)
         return tsp_raise(st);
     PyObject *v = tsp_tensor_wrap(values), *i = tsp_tensor_wrap(indices);
@@ -382,59 +442,72 @@ static PyObject *py_max_dim(PyObject *m, PyObject *args)
     return pair;
 }
 
-/* _var(name, t, dim, correction, keepdim): var or std. */
+/* _var(name, t, dim, correction, keepdim, out=None): var or std. */
 static PyObject *py_var(PyObject *m, PyObject *args)
 {
     (void)m;
     const char *name;
-    PyObject *t, *dim;
+    PyObject *t, *dim, *out = Py_None;
     long long correction;
     int keepdim;
     int64_t dims[TSR_MAX_DIMS];
     int n;
-    if (!PyArg_ParseTuple(args, "sO!OLp:_var", &name, &tsp_tensor_type, &t, &dim, &correction,
-                          &keepdim) ||
-        dims_arg(dim, dims, &n))
+    tsr_tensor *o = NULL;
+    if (!PyArg_ParseTuple(args, "sO!OLp|O:_var", &name, &tsp_tensor_type, &t, &dim, &correction,
+                          &keepdim, &out) ||
+        dims_arg(dim, dims, &n) || out_arg(name, out, &o))
         return NULL;
     tsr_tensor *r = NULL;
-    tsr_status st = strcmp(name, "std") == 0 ? tsr_std(TENSOR(t), dims, n, correction, keepdim, &r)
-                                             : tsr_var(TENSOR(t), dims, n, correction, keepdim, &r);
-    return wrap_result(st, &r);
+    bool std = strcmp(name, "std") == 0;
+    tsr_status st = o     ? (std ? tsr_std_out : tsr_var_out)(TENSOR(t), dims, n, correction,
+                                                              keepdim, o)
+                    : std ? tsr_std(TENSOR(t), dims, n, correction, keepdim, &r)
+                          : tsr_var(TENSOR(t), dims, n, correction, keepdim, &r);
+    return result_or_out(st, &r, out);
 }
 
-/* _norm(t, p, dim, keepdim). */
+/* _norm(t, p, dim, keepdim, out=None). */
 static PyObject *py_norm(PyObject *m, PyObject *args)
 {
     (void)m;
-    PyObject *t, *dim;
+    PyObject *t, *dim, *out = Py_None;
     double p;
     int keepdim;
     int64_t dims[TSR_MAX_DIMS];
     int n;
-    if (!PyArg_ParseTuple(args, "O!dOp:_norm", &tsp_tensor_type, &t, &p, &dim, &keepdim) ||
-        dims_arg(dim, dims, &n))
+    tsr_tensor *o = NULL;
+    if (!PyArg_ParseTuple(args, "O!dOp|O:_norm", &tsp_tensor_type, &t, &p, &dim, &keepdim, &out) ||
+        dims_arg(dim, dims, &n) || out_arg("norm", out, &o))
         return NULL;
     tsr_tensor *r = NULL;
-    return wrap_result(tsr_norm(TENSOR(t), p, dims, n, keepdim, &r), &r);
+    tsr_status st = o ? tsr_norm_out(TENSOR(t), p, dims, n, keepdim, o)
+                      : tsr_norm(TENSOR(t), p, dims, n, keepdim, &r);
+    return result_or_out(st, &r, out);
 }
 
-/* _along(name, t, dim, dtype): softmax, log_softmax, cumsum. */
+/* _along(name, t, dim, dtype, out=None): softmax, log_softmax, cumsum. */
 static PyObject *py_along(PyObject *m, PyObject *args)
 {
     (void)m;
     const char *name;
-    PyObject *t, *dtype_obj;
+    PyObject *t, *dtype_obj, *out = Py_None;
     long long dim;
     tsr_dtype dtype;
-    if (!PyArg_ParseTuple(args, "sO!LO:_along", &name, &tsp_tensor_type, &t, &dim, &dtype_obj) ||
-        dtype_or_none(dtype_obj, &dtype))
+    tsr_tensor *o = NULL;
+    if (!PyArg_ParseTuple(args, "sO!LO|O:_along", &name, &tsp_tensor_type, &t, &dim, &dtype_obj,
+                          &out) ||
+        dtype_or_none(dtype_obj, &dtype) || out_arg(name, out, &o))
         return NULL;
-    tsr_status (*fn)(const tsr_tensor *, int64_t, tsr_dtype, tsr_tensor **) =
-        strcmp(name, "softmax") == 0       ? tsr_softmax
-        : strcmp(name, "log_softmax") == 0 ? tsr_log_softmax
-                                           : tsr_cumsum;
+    bool softmax = strcmp(name, "softmax") == 0, log = strcmp(name, "log_softmax") == 0;
     tsr_tensor *r = NULL;
-    return wrap_result(fn(TENSOR(t), dim, dtype, &r), &r);
+    tsr_status st;
+    if (o)
+        st = (softmax ? tsr_softmax_out : log ? tsr_log_softmax_out : tsr_cumsum_out)(
+            TENSOR(t), dim, dtype, o);
+    else
+        st = (softmax ? tsr_softmax : log ? tsr_log_softmax : tsr_cumsum)(TENSOR(t), dim, dtype,
+                                                                          &r);
+    return result_or_out(st, &r, out);
 }
 
 /* ---- Matrix products ------------------------------------------------ */
@@ -575,12 +648,12 @@ PyMethodDef tsp_ops_functions[] = {
      "_round_decimals(t, decimals, out, inplace)"},
     {"_nan_to_num", py_nan_to_num, METH_VARARGS,
      "_nan_to_num(t, nan, posinf, neginf, out, inplace)"},
-    {"_reduce", py_reduce, METH_VARARGS, "_reduce(name, t, dim, keepdim, dtype)"},
+    {"_reduce", py_reduce, METH_VARARGS, "_reduce(name, t, dim, keepdim, dtype, out=None)"},
     {"_reduce_names", py_reduce_names, METH_NOARGS, "[(name, takes_dtype)] of _reduce"},
-    {"_max_dim", py_max_dim, METH_VARARGS, "_max_dim(name, t, dim, keepdim)"},
-    {"_var", py_var, METH_VARARGS, "_var(name, t, dim, correction, keepdim)"},
-    {"_norm", py_norm, METH_VARARGS, "_norm(t, p, dim, keepdim)"},
-    {"_along", py_along, METH_VARARGS, "_along(name, t, dim, dtype)"},
+    {"_max_dim", py_max_dim, METH_VARARGS, "_max_dim(name, t, dim, keepdim, out=None)"},
+    {"_var", py_var, METH_VARARGS, "_var(name, t, dim, correction, keepdim, out=None)"},
+    {"_norm", py_norm, METH_VARARGS, "_norm(t, p, dim, keepdim, out=None)"},
+    {"_along", py_along, METH_VARARGS, "_along(name, t, dim, dtype, out=None)"},
     {"_product", py_product, METH_VARARGS, "_product(name, a, b)"},
     {"set_default_device", py_set_default_device, METH_O, "torch.set_default_device(device)"},
     {"get_default_device", py_get_default_device, METH_NOARGS, "torch.get_default_device()"},

@@ -706,47 +706,86 @@ TSR_API tsr_status tsr_min_dim_out(const tsr_tensor *a, int64_t dim, bool keepdi
                                    tsr_tensor *values, tsr_tensor *indices);
 
 /* ---- Statistics and normalisations ------------------------------------ */
+/* Each has an _out form (PyTorch's out=), which computes the result in
+ * full and then writes it into `out`: an out of another shape is resized
+ * (a new contiguous storage), one that overlaps itself is refused, and
+ * its dtype follows PyTorch 1.13's rule for that function, given below
+ * (docs/semantics.md, "Reductions"). */
+
 /* torch.var / torch.std(a, dims, correction=, keepdim): the variance of the
  * elements along dims (ndims 0: all of them) divided by max(0, N -
  * correction), N the count reduced (correction 1 is PyTorch's unbiased);
  * float16, bfloat16, float32 and float64, computed in float64 and rounded
  * once ("std and var only support floating point and complex dtypes"
- * otherwise; complex is not available yet). std is its square root. */
+ * otherwise). Of a complex a: the variance of its real parts plus that of
+ * its imaginary parts, in a's real dtype (complex64 gives float32); std
+ * takes the square root of that sum (complex32's is PyTorch's "\"sqrt_vml_cpu\"
+ * not implemented for 'Half'"). out= may be any floating dtype, which a
+ * real a is converted to before the variance (its result is in that
+ * dtype), or, for a complex a, a complex one too (computed in its real
+ * dtype); others are "\"std_cpu\" not implemented for 'Long'". */
 TSR_API tsr_status tsr_var(const tsr_tensor *a, const int64_t *dims, int ndims, int64_t correction,
                            bool keepdim, tsr_tensor **result);
+TSR_API tsr_status tsr_var_out(const tsr_tensor *a, const int64_t *dims, int ndims,
+                               int64_t correction, bool keepdim, tsr_tensor *out);
 TSR_API tsr_status tsr_std(const tsr_tensor *a, const int64_t *dims, int ndims, int64_t correction,
                            bool keepdim, tsr_tensor **result);
+TSR_API tsr_status tsr_std_out(const tsr_tensor *a, const int64_t *dims, int ndims,
+                               int64_t correction, bool keepdim, tsr_tensor *out);
 /* torch.norm(a, p, dims, keepdim) for p = 1, 2 and INFINITY (others are
- * TSR_ERR_NOT_SUPPORTED): sum |x|, sqrt(sum x^2), max |x| (0 over
- * nothing), in float64, rounded once to a's floating dtype (others:
- * PyTorch's "norm(): input dtype should be either floating point or
- * complex. Got Long instead."). */
+ * TSR_ERR_NOT_SUPPORTED): sum |x|, sqrt(sum |x|^2), max |x| (0 over
+ * nothing), in float64, rounded once to a's floating dtype, or a's real
+ * dtype for a complex a (complex32 only for p = INFINITY, as PyTorch
+ * 1.13); others are PyTorch's "norm(): input dtype should be either
+ * floating point or complex. Got Long instead.". out=: a real a is
+ * converted to its (real) dtype first; a complex a's norm is converted to
+ * it (where PyTorch 1.13 stores its floats over the out='s elements
+ * whatever their dtype); an integer or bool out= is "\"norm_cpu\" not
+ * implemented for 'Long'". */
 TSR_API tsr_status tsr_norm(const tsr_tensor *a, double p, const int64_t *dims, int ndims,
                             bool keepdim, tsr_tensor **result);
+TSR_API tsr_status tsr_norm_out(const tsr_tensor *a, double p, const int64_t *dims, int ndims,
+                                bool keepdim, tsr_tensor *out);
 /* torch.logsumexp(a, dims, keepdim): log(sum(exp(x - m))) + m, m the max
  * along dims with infinities taken as 0, in a's floating dtype (bool and
  * integers in float32, bfloat16 through float32; float16 refused as
- * PyTorch 1.13's cpu refuses its exp). */
+ * PyTorch 1.13's cpu refuses its exp). out= must be floating
+ * ("logsumexp(): Expected floating point type for result tensor, but got:
+ * Long"): the exponentials are summed into its dtype and the log and the
+ * max's addition taken there (a float16 one is PyTorch's refusal of its
+ * log); a complex a is "\"max_values_cpu\" not implemented for
+ * 'ComplexFloat'". */
 TSR_API tsr_status tsr_logsumexp(const tsr_tensor *a, const int64_t *dims, int ndims, bool keepdim,
                                  tsr_tensor **result);
+TSR_API tsr_status tsr_logsumexp_out(const tsr_tensor *a, const int64_t *dims, int ndims,
+                                     bool keepdim, tsr_tensor *out);
 /* torch.softmax / torch.log_softmax(a, dim, dtype=): exp(x - m) / sum and
  * (x - m) - log(sum), m the max along dim; a converted to dtype first
  * (TSR_NO_DTYPE: none); float32, float64 and bfloat16 (through float32),
  * others refused with PyTorch's message ("\"softmax_lastdim_kernel_impl\"
- * not implemented for 'Long'"). */
+ * not implemented for 'Long'"). out= must have the result's dtype
+ * ("Expected out tensor to have dtype float, but got double instead"). */
 TSR_API tsr_status tsr_softmax(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
                                tsr_tensor **result);
+TSR_API tsr_status tsr_softmax_out(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
+                                   tsr_tensor *out);
 TSR_API tsr_status tsr_log_softmax(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
                                    tsr_tensor **result);
+TSR_API tsr_status tsr_log_softmax_out(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
+                                       tsr_tensor *out);
 /* torch.cumsum(a, dim, dtype=): the running sums along dim, in dtype (or
  * a's floating or complex dtype, int64 for bool and the integers),
  * accumulated as PyTorch 1.13's cpu does (double for float32 and float64,
  * float for bfloat16, int64 wrapping for the integers) and each rounded
  * once: PyTorch's bits. float16 is PyTorch's "\"cumsum_out_cpu\" not
- * implemented for 'Half'". On the host: an accelerator tensor is copied
- * there and back. */
+ * implemented for 'Half'". out='s dtype is the dtype the sums are taken
+ * in (a dtype= must be it: "Expected out tensor to have dtype double, but
+ * got float instead"). On the host: an accelerator tensor is copied there
+ * and back. */
 TSR_API tsr_status tsr_cumsum(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
                               tsr_tensor **result);
+TSR_API tsr_status tsr_cumsum_out(const tsr_tensor *a, int64_t dim, tsr_dtype dtype,
+                                  tsr_tensor *out);
 
 /* ---- Every operation by number -------------------------------------- */
 /* An elementwise operation's number: stable across releases (it is the

@@ -77,6 +77,8 @@ def _return_type(name):
 
 return_types_max = _return_type("max")
 return_types_min = _return_type("min")
+return_types_max_out = _return_type("max_out")  # what max(dim, out=) returns
+return_types_min_out = _return_type("min_out")
 
 
 def _is_operand(x):
@@ -776,51 +778,54 @@ def gelu(input, approximate="none"):
 
 def _reduction(name, takes_dtype):
     if takes_dtype:
-        def function(input, dim=None, keepdim=False, *, dtype=None):
-            return _C._reduce(name, input, dim, keepdim, dtype)
+        def function(input, dim=None, keepdim=False, *, dtype=None, out=None):
+            return _C._reduce(name, input, dim, keepdim, dtype, out)
     else:
-        def function(input, dim=None, keepdim=False):
-            return _C._reduce(name, input, dim, keepdim, None)
+        def function(input, dim=None, keepdim=False, *, out=None):
+            return _C._reduce(name, input, dim, keepdim, None, out)
     function.__name__ = name
     return function
 
 
 def _extreme(name, fallback):
     pair = return_types_max if name == "max" else return_types_min
+    pair_out = return_types_max_out if name == "max" else return_types_min_out
 
-    def function(input, dim=None, keepdim=False):
+    def function(input, dim=None, keepdim=False, *, out=None):
         if isinstance(dim, _C._TensorBase):
-            return _elementwise(fallback, input, dim)
+            return _elementwise(fallback, input, dim, out=out)
         if dim is None:
-            return _C._reduce("a" + name, input, None, False, None)
+            return _C._reduce("a" + name, input, None, False, None, out)
+        if out is not None:
+            return pair_out(*_C._max_dim(name, input, dim, keepdim, tuple(out)))
         return pair(*_C._max_dim(name, input, dim, keepdim))
     function.__name__ = name
     return function
 
 
-def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=True, keepdim=False, *, correction=None, out=None):
     c = (1 if unbiased else 0) if correction is None else correction
-    return _C._var("var", input, dim, c, keepdim)
+    return _C._var("var", input, dim, c, keepdim, out)
 
 
-def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=True, keepdim=False, *, correction=None, out=None):
     c = (1 if unbiased else 0) if correction is None else correction
-    return _C._var("std", input, dim, c, keepdim)
+    return _C._var("std", input, dim, c, keepdim, out)
 
 
-def norm(input, p="fro", dim=None, keepdim=False):
+def norm(input, p="fro", dim=None, keepdim=False, out=None):
     if p == "fro":
         p = 2
-    return _C._norm(input, float(p), dim, keepdim)
+    return _C._norm(input, float(p), dim, keepdim, out)
 
 
-def logsumexp(input, dim, keepdim=False):
-    return _C._reduce("logsumexp", input, dim, keepdim, None)
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    return _C._reduce("logsumexp", input, dim, keepdim, None, out)
 
 
 def _along(name):
-    def function(input, dim, dtype=None):
-        return _C._along(name, input, dim, dtype)
+    def function(input, dim, dtype=None, *, out=None):
+        return _C._along(name, input, dim, dtype, out)
     function.__name__ = name
     return function
 

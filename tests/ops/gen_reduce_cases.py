@@ -520,6 +520,18 @@ def gen_big(w):
                         dname(r.dtype), ints(r.shape), "%r" % tol, hexbits(r)]))
 
 
+def gen_out_shapes(w, rng):
+    """out= tensors to resize, of each reduction: one without elements
+    (PyTorch resizes it silently), a 0-dim one and one of another shape
+    (resized with PyTorch's warning), on a float32 input. Last in the
+    file, from their own seed, so that the rows above stay as they were."""
+    for op, (how, takes_dtype) in OPS.items():
+        base, x, sizes, strides, offset = make_input(rng, F32, [3, 4], False, op == "prod")
+        for oshape in ([0], [], [2, 2, 2]):
+            one(w, op, how, "out", [0], False, None, x, base, sizes, strides, offset,
+                out_dtype=F32, out_shape=oshape)
+
+
 def main_large():
     """The accuracy rows for 2^22..2^26 elements (too slow for the suite):
     data/reduce_acc_large.txt, for `test_reduce_conformance FILE`."""
@@ -543,6 +555,7 @@ def main():
     gen_cases(w, rng)
     gen_big(w)
     gen_accuracy(w)
+    gen_out_shapes(w, random.Random(SEED + 1))
     path = os.path.join(DATA, "reduce.txt")
     with open(path, "w") as f:
         f.write("# reduce.txt: reductions (sum ... min): every op x dtype x dims/keepdim, dtype=,\n")

@@ -238,10 +238,12 @@ static const struct {
 };
 
 /* The statistics and normalisations (data/reduce_more.txt): the op
- * field's parameter follows a colon (var:1, norm:inf). False when op is
- * none of them. */
+ * field's parameter follows a colon (var:1, norm:inf); into `out` when
+ * it is not NULL (out=), else into a new *r. False when op is none of
+ * them. */
 static bool more_op(const char *op, const tsr_tensor *a, const int64_t *dims, int ndims,
-                    bool keepdim, tsr_dtype dtype, tsr_tensor **r, tsr_status *st)
+                    bool keepdim, tsr_dtype dtype, tsr_tensor *out, tsr_tensor **r,
+                    tsr_status *st)
 {
     char name[32];
     const char *colon = strchr(op, ':');
@@ -252,22 +254,34 @@ static bool more_op(const char *op, const tsr_tensor *a, const int64_t *dims, in
     name[len] = '\0';
     const char *param = colon ? colon + 1 : "";
     int64_t dim = ndims ? dims[0] : 0;
-    if (strcmp(name, "var") == 0 || strcmp(name, "std") == 0)
-        *st = (name[0] == 'v' ? tsr_var : tsr_std)(a, dims, ndims, strtoll(param, NULL, 10),
-                                                   keepdim, r);
-    else if (strcmp(name, "norm") == 0)
-        *st = tsr_norm(a, strcmp(param, "inf") == 0 ? INFINITY : strtod(param, NULL), dims, ndims,
-                       keepdim, r);
-    else if (strcmp(name, "logsumexp") == 0)
-        *st = tsr_logsumexp(a, dims, ndims, keepdim, r);
-    else if (strcmp(name, "softmax") == 0)
-        *st = tsr_softmax(a, dim, dtype, r);
-    else if (strcmp(name, "log_softmax") == 0)
-        *st = tsr_log_softmax(a, dim, dtype, r);
-    else if (strcmp(name, "cumsum") == 0)
-        *st = tsr_cumsum(a, dim, dtype, r);
-    else
-        return false;
+    if (strcmp(name, "var") == 0 || strcmp(name, "std") == 0) {
+        bool var = name[0] == 'v';
+        int64_t c = strtoll(param, NULL, 10);
+        *st = out   ? (var ? tsr_var_out : tsr_std_out)(a, dims, ndims, c, keepdim, out)
+              : var ? tsr_var(a, dims, ndims, c, keepdim, r)
+                    : tsr_std(a, dims, ndims, c, keepdim, r);
+    } else if (strcmp(name, "norm") == 0) {
+        double p = strcmp(param, "inf") == 0 ? INFINITY : strtod(param, NULL);
+        *st = out ? tsr_norm_out(a, p, dims, ndims, keepdim, out)
+                  : tsr_norm(a, p, dims, ndims, keepdim, r);
+    } else if (strcmp(name, "logsumexp") == 0) {
+        *st = out ? tsr_logsumexp_out(a, dims, ndims, keepdim, out)
+                  : tsr_logsumexp(a, dims, ndims, keepdim, r);
+    } else {
+        static const struct {
+            const char *name;
+            tsr_status (*fn)(const tsr_tensor *, int64_t, tsr_dtype, tsr_tensor **);
+            tsr_status (*out_fn)(const tsr_tensor *, int64_t, tsr_dtype, tsr_tensor *);
+        } along[] = {{"softmax", tsr_softmax, tsr_softmax_out},
+                     {"log_softmax", tsr_log_softmax, tsr_log_softmax_out},
+                     {"cumsum", tsr_cumsum, tsr_cumsum_out}};
+        size_t i = 0;
+        while (i < sizeof along / sizeof along[0] && strcmp(along[i].name, name) != 0)
+            i++;
+        if (i == sizeof along / sizeof along[0])
+            return false;
+        *st = out ? along[i].out_fn(a, dim, dtype, out) : along[i].fn(a, dim, dtype, r);
+    }
     return true;
 }
 
@@ -383,7 +397,7 @@ static void run_once(char **f, outcome *o)
         else
             st = max ? tsr_max_dim(a, dims[0], keepdim, &r, &r2)
                      : tsr_min_dim(a, dims[0], keepdim, &r, &r2);
-    } else if (!is_out && more_op(op, a, dims, ndims, keepdim, dtype, &r, &st)) {
+    } else if (more_op(op, a, dims, ndims, keepdim, dtype, out, &r, &st)) {
         /* var, std, norm, logsumexp, softmax, log_softmax, cumsum */
     } else {
         for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
