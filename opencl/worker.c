@@ -828,16 +828,73 @@ static void drain(void)
  * MAPPED_MAX (once no launch in flight can use them), and the file's
  * identity cannot be reused while it is mapped. */
 #define MAPPED_MAX 64
+/* Each mapping also keeps the buffers that launches wrapped around parts
+ * of it, on a device that computes in host memory (host_unified): such a
+ * buffer is the segment's own bytes, so one made for an earlier launch
+ * serves a later one over the same bytes as well, and a launch is spared
+ * a buffer's creation and release in the driver (each takes its locks,
+ * against the driver's threads that run the kernels). At most
+ * BUFFERS_MAX a mapping, the least recently used replaced once no launch
+ * in flight can use it; they go with their mapping. */
+#define BUFFERS_MAX 8
+typedef struct buffer {
+    uint64_t offset, extent;
+    cl_mem mem;
+    uint64_t used; /* the launch that used it last */
+} buffer;
 static struct mapped {
     dev_t dev;
     ino_t ino;
     void *base;
     uint64_t bytes;
     uint64_t used; /* the launch that used it last */
+    buffer buffers[BUFFERS_MAX];
+    uint32_t nbuffers;
 } mapped[MAPPED_MAX];
 static uint64_t launches;
 
-static void *segment_map(int fd, uint64_t bytes)
+static void mapping_drop(struct mapped *m)
+{
+    drain();
+    for (uint32_t k = 0; k < m->nbuffers; k++)
+        clReleaseMemObject(m->buffers[k].mem);
+    munmap(m->base, m->bytes);
+}
+
+/* The buffer over `extent` bytes at `offset` of mapping m that the
+ * mapping keeps, made at its first use; NULL where it has BUFFERS_MAX that
+ * this launch uses all (the caller makes one of the launch's own). */
+static cl_mem mapping_buffer(struct mapped *m, uint64_t offset, uint64_t extent, cl_int *err)
+{
+    buffer *b = &m->buffers[0];
+    for (uint32_t k = 0; k < m->nbuffers; k++) {
+        buffer *c = &m->buffers[k];
+        if (c->offset == offset && c->extent == extent) {
+            c->used = launches;
+            return c->mem;
+        }
+        if (c->used < b->used)
+            b = c;
+    }
+    if (m->nbuffers < BUFFERS_MAX)
+        b = &m->buffers[m->nbuffers];
+    else if (b->used == launches)
+        return NULL;
+    cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, extent,
+                                (char *)m->base + offset, err);
+    if (!mem)
+        return NULL;
+    if (m->nbuffers == BUFFERS_MAX) {
+        drain(); /* a launch in flight may use the one replaced */
+        clReleaseMemObject(b->mem);
+    } else {
+        m->nbuffers++;
+    }
+    *b = (buffer){.offset = offset, .extent = extent, .mem = mem, .used = launches};
+    return mem;
+}
+
+static struct mapped *segment_map(int fd, uint64_t bytes)
 {
     struct stat st;
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes)
@@ -847,7 +904,7 @@ static void *segment_map(int fd, uint64_t bytes)
         struct mapped *m = &mapped[k];
         if (m->base && m->dev == st.st_dev && m->ino == st.st_ino && m->bytes >= bytes) {
             m->used = launches;
-            return m->base;
+            return m;
         }
         if (!m->base || (slot->base && m->used < slot->used))
             slot = m;
@@ -855,13 +912,11 @@ static void *segment_map(int fd, uint64_t bytes)
     void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED)
         return NULL;
-    if (slot->base) {
-        drain();
-        munmap(slot->base, slot->bytes);
-    }
+    if (slot->base)
+        mapping_drop(slot);
     *slot = (struct mapped){
         .dev = st.st_dev, .ino = st.st_ino, .base = base, .bytes = bytes, .used = launches};
-    return base;
+    return slot;
 }
 
 /* Starts a launch; launch_complete, or an error here, answers it. */
@@ -874,7 +929,7 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
     *f = (inflight){.done = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK}};
     tsr__worker_done *d = &f->done;
     launches++;
-    void *maps[TSR__WIRE_KERNEL_ARGS] = {0};
+    struct mapped *maps[TSR__WIRE_KERNEL_ARGS] = {0};
     cl_mem *mems = f->mems;
     program *p = find_program(l->program);
     cl_int err = CL_SUCCESS;
@@ -890,7 +945,8 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
     }
     if (l->ring != UINT32_MAX) {
         /* A ring that cannot be mapped leaves the publishing to the daemon. */
-        tsr__ring *ring = segment_map(fds[l->ring], sizeof *ring);
+        struct mapped *m = segment_map(fds[l->ring], sizeof(tsr__ring));
+        tsr__ring *ring = m ? m->base : NULL;
         if (ring) {
             f->ring = &ring->queues[l->ring_queue];
             f->sequence = l->sequence;
@@ -913,13 +969,17 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
                 snprintf(d->message, sizeof d->message, "the kernel worker could not map memory");
                 goto answer;
             }
-            if (arg->extent) {
-                mems[a] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                                         arg->extent, (char *)maps[fi] + arg->offset, &err);
-                what = "clCreateBuffer";
+            cl_mem mem = NULL;
+            what = "clCreateBuffer";
+            if (arg->extent && host_unified)
+                mem = mapping_buffer(maps[fi], arg->offset, arg->extent, &err);
+            if (arg->extent && !mem && err == CL_SUCCESS) {
+                mem = mems[a] =
+                    clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, arg->extent,
+                                   (char *)maps[fi]->base + arg->offset, &err);
             }
             if (err == CL_SUCCESS) {
-                err = clSetKernelArg(k, a, sizeof(cl_mem), &mems[a]);
+                err = clSetKernelArg(k, a, sizeof(cl_mem), &mem);
                 what = "clSetKernelArg";
             }
         } else if (arg->kind == TSR__KARG_LOCAL) {
