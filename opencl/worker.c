@@ -61,6 +61,7 @@
 #include "opencl/errors.h"
 
 #define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
+#define ANSWER_PIPE (1 << 20)     /* the compiler's output pipe, bytes */
 
 /* What a compiler waiting on stdin is sent for its build, with the
  * source's descriptor (SCM_RIGHTS). */
@@ -374,6 +375,11 @@ static bool start_compiler(void)
         close(sv[1]);
         return false;
     }
+    /* Room for a whole answer of a usual program (PoCL's binary of a few
+     * small kernels is about 90 KiB, past a pipe's default 64 KiB): the
+     * compiler then writes it in one go, without waiting for the worker
+     * to read part of it. Where the system allows less, the default. */
+    fcntl(pipefd[1], F_SETPIPE_SZ, ANSWER_PIPE);
     char *argv[] = {self_path, "build", where, NULL};
     pid_t parent = getpid();
     pid_t pid = fork();
