@@ -16,8 +16,8 @@
  *       context on the device, then waits on stdin (a socket) for its job
  *       (compile_job: its limits and options, and the source as a
  *       descriptor), limits its own address space and processor time to
- *       the job's, and writes to stdout a header (status, log length,
- *       binary length), the log and the program's binary. It dumps no
+ *       the job's, and writes to stdout a header (built_header), the log,
+ *       the descriptions of the program's kernels and its binary. It dumps no
  *       core. The worker starts the next one once it has answered a
  *       build, so that the driver's start (about as long as compiling a
  *       small program, with PoCL) is behind the next build rather than
@@ -61,7 +61,7 @@
 #include "opencl/errors.h"
 
 #define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
-#define ANSWER_PIPE (1 << 20)     /* the compiler's output pipe, bytes */
+#define ANSWER_PIPE (1 << 20)   /* the compiler's output pipe, bytes */
 
 /* What a compiler waiting on stdin is sent for its build, with the
  * source's descriptor (SCM_RIGHTS). */
@@ -72,11 +72,30 @@ typedef struct compile_job {
     char options[TSR__WIRE_PROGRAM_OPTIONS];
 } compile_job;
 
+/* The compiler's answer: this header, log_length bytes of log, nkernels
+ * descriptions of the program's kernels (tsr__worker_kernel, in the order
+ * of clCreateKernelsInProgram) and binary_length bytes of binary. */
 typedef struct built_header {
     int32_t status;
     uint32_t log_length;
     uint64_t binary_length;
+    uint32_t nkernels;
+    uint32_t pad;
 } built_header;
+
+/* Whether an answer of len bytes holds exactly what its header announces
+ * (complete: at least that much), sizes checked before they are added. */
+static bool answer_fits(const built_header *h, size_t len, bool complete)
+{
+    if (len < sizeof *h || h->binary_length > BINARY_MAX || h->nkernels > TSR__WORKER_KERNELS)
+        return false;
+    uint64_t want = sizeof *h + (uint64_t)h->log_length +
+                    (uint64_t)h->nkernels * sizeof(tsr__worker_kernel) + h->binary_length;
+    return complete ? len >= want : len == want;
+}
+
+static void describe_kernel(cl_kernel k, tsr__worker_kernel *out, tsr__worker_built *r);
+static bool describe_program(cl_program prog, tsr__worker_built *r);
 
 static cl_platform_id platform;
 static cl_device_id device;
@@ -214,6 +233,7 @@ static int build_main(int argc, char **argv)
         setrlimit(RLIMIT_AS, &as);
     }
     built_header h = {0};
+    tsr__worker_built *described = NULL;
     char *log = NULL, *bin = NULL;
     size_t log_len = 0, bin_len = 0;
     if (!located) {
@@ -251,6 +271,15 @@ static int build_main(int argc, char **argv)
             bin_len && (bin = malloc(bin_len)) &&
             clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) {
             h.status = TSR_OK;
+            /* The kernels' descriptions go with the binary, so that the
+             * worker can answer the build before it loads the binary. */
+            if ((described = calloc(1, sizeof *described)) && !describe_program(prog, described)) {
+                h.status = described->status;
+                free(log);
+                log = strdup(described->log);
+                log_len = log ? strlen(log) : 0;
+                bin_len = 0;
+            }
         } else {
             h.status = TSR_ERR_INVALID_ARGUMENT;
             bin_len = 0;
@@ -272,7 +301,10 @@ static int build_main(int argc, char **argv)
 out:
     h.log_length = (uint32_t)log_len;
     h.binary_length = h.status == TSR_OK ? bin_len : 0;
+    h.nkernels = h.status == TSR_OK && described ? described->nkernels : 0;
     bool ok = write_all(1, &h, sizeof h) && write_all(1, log ? log : "", log_len) &&
+              write_all(1, h.nkernels ? described->kernels : NULL,
+                        h.nkernels * sizeof described->kernels[0]) &&
               write_all(1, bin ? bin : "", h.binary_length);
     _exit(ok ? 0 : 4); /* no driver teardown: the process is done */
 }
@@ -281,9 +313,10 @@ out:
 
 typedef struct program {
     uint32_t id;
-    cl_program prog;
+    cl_program prog; /* NULL: its binary is not loaded (yet, or refused: why) */
     cl_kernel kernels[TSR__WORKER_KERNELS];
     uint32_t nkernels;
+    char why[TSR__WORKER_MESSAGE];
 } program;
 
 static cl_context context;
@@ -310,7 +343,8 @@ static void drop_program(uint32_t id)
         return;
     for (uint32_t k = 0; k < p->nkernels; k++)
         clReleaseKernel(p->kernels[k]);
-    clReleaseProgram(p->prog);
+    if (p->prog)
+        clReleaseProgram(p->prog);
     *p = programs[--nprograms];
 }
 
@@ -482,7 +516,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
             /* All its header announces has come: what follows is its exit. */
             built_header h;
             memcpy(&h, buf, sizeof h);
-            whole = len - sizeof h >= (uint64_t)h.log_length + h.binary_length;
+            whole = answer_fits(&h, len, true);
         }
     }
     close(pipefd[0]);
@@ -610,6 +644,78 @@ static void describe_kernel(cl_kernel k, tsr__worker_kernel *out, tsr__worker_bu
     }
 }
 
+/* Creates the kernels of a built program into ks and describes them into
+ * r; false (r says why, no kernel kept) where that fails. */
+static bool program_kernels(cl_program prog, cl_kernel *ks, cl_uint *n, tsr__worker_built *r)
+{
+    *n = 0;
+    cl_int err = clCreateKernelsInProgram(prog, TSR__WORKER_KERNELS, ks, n);
+    if (err == CL_INVALID_VALUE)
+        fail_build(r, TSR_ERR_NOT_SUPPORTED, "a program may hold at most %u kernels",
+                   TSR__WORKER_KERNELS);
+    else if (err != CL_SUCCESS)
+        fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s", cl_name(err));
+    for (cl_uint k = 0; k < *n && r->status == TSR_OK; k++)
+        describe_kernel(ks[k], &r->kernels[k], r);
+    if (r->status == TSR_OK) {
+        r->nkernels = *n;
+        return true;
+    }
+    for (cl_uint k = 0; k < *n; k++)
+        clReleaseKernel(ks[k]);
+    *n = 0;
+    return false;
+}
+
+static bool describe_program(cl_program prog, tsr__worker_built *r)
+{
+    cl_kernel ks[TSR__WORKER_KERNELS];
+    cl_uint n;
+    if (!program_kernels(prog, ks, &n, r))
+        return false;
+    for (cl_uint k = 0; k < n; k++)
+        clReleaseKernel(ks[k]);
+    return true;
+}
+
+/* Loads a built program's binary into the worker's context as program
+ * p->id, its kernels in the order of r's descriptions (by name); false,
+ * with r saying why, where the device refuses it. */
+static bool load_program(program *p, const tsr__worker_build *b, const unsigned char *bin,
+                         size_t bin_len, tsr__worker_built *r)
+{
+    cl_int err, berr;
+    p->prog = clCreateProgramWithBinary(context, 1, &device, &bin_len, &bin, &berr, &err);
+    if (p->prog)
+        err = clBuildProgram(p->prog, 1, &device, b->options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s", cl_name(err));
+        if (p->prog)
+            clReleaseProgram(p->prog);
+        p->prog = NULL;
+        return false;
+    }
+    if (!r->nkernels)
+        return program_kernels(p->prog, p->kernels, &p->nkernels, r) ||
+               (clReleaseProgram(p->prog), p->prog = NULL, false);
+    /* Described by the compiler: the same kernels, looked up by name. */
+    for (uint32_t k = 0; k < r->nkernels && err == CL_SUCCESS; k++) {
+        p->kernels[k] = clCreateKernel(p->prog, r->kernels[k].name, &err);
+        if (err == CL_SUCCESS)
+            p->nkernels = k + 1;
+    }
+    if (err == CL_SUCCESS)
+        return true;
+    fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program's kernels: %s",
+               cl_name(err));
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        clReleaseKernel(p->kernels[k]);
+    clReleaseProgram(p->prog);
+    p->prog = NULL;
+    p->nkernels = 0;
+    return false;
+}
+
 static void serve_build(int sock, const tsr__worker_build *b, int src)
 {
     tsr__worker_built *r = calloc(1, sizeof *r);
@@ -646,11 +752,13 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
         free(stored);
     }
     bool compiled = !answer;
+    const unsigned char *bin = NULL;
+    size_t bin_len = 0;
     if (answer || run_compiler(b, src, r, &answer, &len)) {
         built_header h;
         memcpy(&h, answer, sizeof h);
         const char *log = answer + sizeof h;
-        if ((uint64_t)h.log_length + h.binary_length != len - sizeof h) {
+        if (!answer_fits(&h, len, false)) {
             fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
         } else {
             set_log(r, log, h.log_length);
@@ -666,41 +774,35 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             }
         }
         if (r->status == TSR_OK) {
-            const unsigned char *bin = (const unsigned char *)log + h.log_length;
-            size_t bin_len = h.binary_length;
-            cl_int err, berr;
-            program p = {.id = b->program};
-            p.prog = clCreateProgramWithBinary(context, 1, &device, &bin_len, &bin, &berr, &err);
-            if (p.prog)
-                err = clBuildProgram(p.prog, 1, &device, b->options, NULL, NULL);
-            cl_uint n = 0;
-            if (err == CL_SUCCESS)
-                err = clCreateKernelsInProgram(p.prog, TSR__WORKER_KERNELS, p.kernels, &n);
-            if (err == CL_INVALID_VALUE)
-                fail_build(r, TSR_ERR_NOT_SUPPORTED, "a program may hold at most %u kernels",
-                           TSR__WORKER_KERNELS);
-            else if (err != CL_SUCCESS)
-                fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s",
-                           cl_name(err));
-            p.nkernels = n;
-            for (cl_uint k = 0; k < n && r->status == TSR_OK; k++)
-                describe_kernel(p.kernels[k], &r->kernels[k], r);
-            if (r->status == TSR_OK) {
-                r->nkernels = n;
-                programs[nprograms++] = p;
-                if (named && !r->cached)
-                    keep = bin, keep_len = bin_len;
-            } else {
-                for (cl_uint k = 0; k < n; k++)
-                    clReleaseKernel(p.kernels[k]);
-                if (p.prog)
-                    clReleaseProgram(p.prog);
-            }
+            const char *kernels = log + h.log_length;
+            bin = (const unsigned char *)kernels + h.nkernels * sizeof r->kernels[0];
+            bin_len = h.binary_length;
+            r->nkernels = h.nkernels;
+            memcpy(r->kernels, kernels, h.nkernels * sizeof r->kernels[0]);
+            for (uint32_t k = 0; k < r->nkernels; k++)
+                r->kernels[k].name[sizeof r->kernels[k].name - 1] = '\0';
+            programs[nprograms] = (program){.id = b->program};
+            /* A program the compiler described is answered first and
+             * loaded after: the daemon's next request for it comes after
+             * the load, which it need not wait for. One from the disk cache
+             * is described here, from the load. */
+            if (!r->nkernels && !load_program(&programs[nprograms], b, bin, bin_len, r))
+                bin = NULL;
+            else
+                nprograms++;
+            if (named && !r->cached && bin)
+                keep = bin, keep_len = bin_len;
         }
     }
     size_t bytes = offsetof(tsr__worker_built, kernels) + r->nkernels * sizeof r->kernels[0];
     if (send(sock, r, bytes, MSG_NOSIGNAL) < 0)
         exit(0);
+    program *loaded = r->status == TSR_OK ? find_program(b->program) : NULL;
+    if (loaded && !loaded->prog && !load_program(loaded, b, bin, bin_len, r)) {
+        /* Its launches fail with why (serve_launch). */
+        snprintf(loaded->why, sizeof loaded->why, "%.*s", (int)sizeof loaded->why - 1, r->log);
+        keep = NULL;
+    }
     free(r);
     /* What the answer need not wait for comes after it: the disk cache's
      * copy, and the next build's compiler (its fork and its driver's
@@ -945,8 +1047,9 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
         (int)l->nfds != nfds || l->work_dim < 1 || l->work_dim > 3 ||
         (l->ring != UINT32_MAX &&
          (l->ring >= (uint32_t)nfds || l->ring_queue >= TSR__RING_QUEUES))) {
-        d->status = TSR_ERR_RUNTIME;
-        snprintf(d->message, sizeof d->message, "the kernel worker got a malformed launch");
+        d->status = p && !p->prog ? TSR_ERR_DEVICE : TSR_ERR_RUNTIME;
+        snprintf(d->message, sizeof d->message, "%s",
+                 p && !p->prog ? p->why : "the kernel worker got a malformed launch");
         goto answer;
     }
     if (l->ring != UINT32_MAX) {
