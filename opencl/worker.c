@@ -16,7 +16,7 @@
  *       context on the device, then waits on stdin (a socket) for its job
  *       (compile_job: its limits and options, and the source as a
  *       descriptor), limits its own address space and processor time to
- *       the job's, and writes to stdout a header (built_header), the log,
+ *       the job's, and writes to stdout a header (opencl/compiler_answer.h), the log,
  *       the descriptions of the program's kernels and its binary. It dumps no
  *       core. The worker starts the next one once it has answered a
  *       build, so that the driver's start (about as long as compiling a
@@ -58,10 +58,10 @@
 #include "core/siphash.h"
 #include "daemon/worker_wire.h"
 #include "opencl/cache.h"
+#include "opencl/compiler_answer.h"
 #include "opencl/errors.h"
 
-#define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
-#define ANSWER_PIPE (1 << 20)   /* the compiler's output pipe, bytes */
+#define ANSWER_PIPE (1 << 20) /* the compiler's output pipe, bytes */
 
 /* What a compiler waiting on stdin is sent for its build, with the
  * source's descriptor (SCM_RIGHTS). */
@@ -71,28 +71,6 @@ typedef struct compile_job {
     uint32_t format;  /* TSR__WIRE_PROGRAM_FORMAT_*: OpenCL C or SPIR-V */
     char options[TSR__WIRE_PROGRAM_OPTIONS];
 } compile_job;
-
-/* The compiler's answer: this header, log_length bytes of log, nkernels
- * descriptions of the program's kernels (tsr__worker_kernel, in the order
- * of clCreateKernelsInProgram) and binary_length bytes of binary. */
-typedef struct built_header {
-    int32_t status;
-    uint32_t log_length;
-    uint64_t binary_length;
-    uint32_t nkernels;
-    uint32_t pad;
-} built_header;
-
-/* Whether an answer of len bytes holds exactly what its header announces
- * (complete: at least that much), sizes checked before they are added. */
-static bool answer_fits(const built_header *h, size_t len, bool complete)
-{
-    if (len < sizeof *h || h->binary_length > BINARY_MAX || h->nkernels > TSR__WORKER_KERNELS)
-        return false;
-    uint64_t want = sizeof *h + (uint64_t)h->log_length +
-                    (uint64_t)h->nkernels * sizeof(tsr__worker_kernel) + h->binary_length;
-    return complete ? len >= want : len == want;
-}
 
 static void describe_kernel(cl_kernel k, tsr__worker_kernel *out, tsr__worker_built *r);
 static bool describe_program(cl_program prog, tsr__worker_built *r);
@@ -232,7 +210,7 @@ static int build_main(int argc, char **argv)
         struct rlimit as = {memory, memory};
         setrlimit(RLIMIT_AS, &as);
     }
-    built_header h = {0};
+    tsr__compiler_header h = {0};
     tsr__worker_built *described = NULL;
     char *log = NULL, *bin = NULL;
     size_t log_len = 0, bin_len = 0;
@@ -493,7 +471,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
             break;
         }
         if (len == cap) {
-            if (cap >= BINARY_MAX) {
+            if (cap >= TSR__COMPILER_BINARY_MAX) {
                 too_big = true;
                 break;
             }
@@ -512,11 +490,11 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
         if (got <= 0)
             break;
         len += (size_t)got;
-        if (len >= sizeof(built_header)) {
+        if (len >= sizeof(tsr__compiler_header)) {
             /* All its header announces has come: what follows is its exit. */
-            built_header h;
+            tsr__compiler_header h;
             memcpy(&h, buf, sizeof h);
-            whole = answer_fits(&h, len, true);
+            whole = tsr__compiler_answer_fits(&h, len, true);
         }
     }
     close(pipefd[0]);
@@ -546,7 +524,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
                            WTERMSIG(wstatus) == SIGABRT
                        ? " (or ran out of its memory limit, kernels.build_memory)"
                        : "");
-    else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(built_header))
+    else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(tsr__compiler_header))
         fail_build(r, TSR_ERR_DEVICE, "the kernel compiler failed (exit status %d)",
                    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
     else {
@@ -741,7 +719,7 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     size_t keep_len = 0;
     if (named && tsr__kcache_load(cache, name, &stored, &stored_len) == TSR__KCACHE_FOUND) {
         /* As the compiler would answer: a header, no log, the binary. */
-        built_header h = {.status = TSR_OK, .binary_length = stored_len};
+        tsr__compiler_header h = {.status = TSR_OK, .binary_length = stored_len};
         answer = malloc(sizeof h + stored_len);
         if (answer) {
             memcpy(answer, &h, sizeof h);
@@ -755,14 +733,13 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     const unsigned char *bin = NULL;
     size_t bin_len = 0;
     if (answer || run_compiler(b, src, r, &answer, &len)) {
-        built_header h;
-        memcpy(&h, answer, sizeof h);
-        const char *log = answer + sizeof h;
-        if (!answer_fits(&h, len, false)) {
+        tsr__compiler_answer a;
+        const tsr__compiler_header *h = &a.header;
+        if (!tsr__compiler_answer_parse(answer, len, &a)) {
             fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
         } else {
-            set_log(r, log, h.log_length);
-            r->status = h.status;
+            set_log(r, a.log, h->log_length);
+            r->status = h->status;
         }
         if (r->status == TSR_OK && nprograms == programs_cap) {
             program *grown = realloc(programs, (programs_cap * 2 + 4) * sizeof *grown);
@@ -774,11 +751,10 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             }
         }
         if (r->status == TSR_OK) {
-            const char *kernels = log + h.log_length;
-            bin = (const unsigned char *)kernels + h.nkernels * sizeof r->kernels[0];
-            bin_len = h.binary_length;
-            r->nkernels = h.nkernels;
-            memcpy(r->kernels, kernels, h.nkernels * sizeof r->kernels[0]);
+            bin = a.binary;
+            bin_len = h->binary_length;
+            r->nkernels = h->nkernels;
+            memcpy(r->kernels, a.kernels, h->nkernels * sizeof r->kernels[0]);
             for (uint32_t k = 0; k < r->nkernels; k++)
                 r->kernels[k].name[sizeof r->kernels[k].name - 1] = '\0';
             programs[nprograms] = (program){.id = b->program};
