@@ -16,8 +16,8 @@
  *       context on the device, then waits on stdin (a socket) for its job
  *       (compile_job: its limits and options, and the source as a
  *       descriptor), limits its own address space and processor time to
- *       the job's, and writes to stdout a header (status, log length,
- *       binary length), the log and the program's binary. It dumps no
+ *       the job's, and writes to stdout a header (opencl/compiler_answer.h), the log,
+ *       the descriptions of the program's kernels and its binary. It dumps no
  *       core. The worker starts the next one once it has answered a
  *       build, so that the driver's start (about as long as compiling a
  *       small program, with PoCL) is behind the next build rather than
@@ -58,9 +58,10 @@
 #include "core/siphash.h"
 #include "daemon/worker_wire.h"
 #include "opencl/cache.h"
+#include "opencl/compiler_answer.h"
 #include "opencl/errors.h"
 
-#define BINARY_MAX (256u << 20) /* a compiler's answer, at most */
+#define ANSWER_PIPE (1 << 20) /* the compiler's output pipe, bytes */
 
 /* What a compiler waiting on stdin is sent for its build, with the
  * source's descriptor (SCM_RIGHTS). */
@@ -71,11 +72,8 @@ typedef struct compile_job {
     char options[TSR__WIRE_PROGRAM_OPTIONS];
 } compile_job;
 
-typedef struct built_header {
-    int32_t status;
-    uint32_t log_length;
-    uint64_t binary_length;
-} built_header;
+static void describe_kernel(cl_kernel k, tsr__worker_kernel *out, tsr__worker_built *r);
+static bool describe_program(cl_program prog, tsr__worker_built *r);
 
 static cl_platform_id platform;
 static cl_device_id device;
@@ -212,7 +210,8 @@ static int build_main(int argc, char **argv)
         struct rlimit as = {memory, memory};
         setrlimit(RLIMIT_AS, &as);
     }
-    built_header h = {0};
+    tsr__compiler_header h = {0};
+    tsr__worker_built *described = NULL;
     char *log = NULL, *bin = NULL;
     size_t log_len = 0, bin_len = 0;
     if (!located) {
@@ -250,6 +249,15 @@ static int build_main(int argc, char **argv)
             bin_len && (bin = malloc(bin_len)) &&
             clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) {
             h.status = TSR_OK;
+            /* The kernels' descriptions go with the binary, so that the
+             * worker can answer the build before it loads the binary. */
+            if ((described = calloc(1, sizeof *described)) && !describe_program(prog, described)) {
+                h.status = described->status;
+                free(log);
+                log = strdup(described->log);
+                log_len = log ? strlen(log) : 0;
+                bin_len = 0;
+            }
         } else {
             h.status = TSR_ERR_INVALID_ARGUMENT;
             bin_len = 0;
@@ -271,7 +279,10 @@ static int build_main(int argc, char **argv)
 out:
     h.log_length = (uint32_t)log_len;
     h.binary_length = h.status == TSR_OK ? bin_len : 0;
+    h.nkernels = h.status == TSR_OK && described ? described->nkernels : 0;
     bool ok = write_all(1, &h, sizeof h) && write_all(1, log ? log : "", log_len) &&
+              write_all(1, h.nkernels ? described->kernels : NULL,
+                        h.nkernels * sizeof described->kernels[0]) &&
               write_all(1, bin ? bin : "", h.binary_length);
     _exit(ok ? 0 : 4); /* no driver teardown: the process is done */
 }
@@ -280,9 +291,10 @@ out:
 
 typedef struct program {
     uint32_t id;
-    cl_program prog;
+    cl_program prog; /* NULL: its binary is not loaded (yet, or refused: why) */
     cl_kernel kernels[TSR__WORKER_KERNELS];
     uint32_t nkernels;
+    char why[TSR__WORKER_MESSAGE];
 } program;
 
 static cl_context context;
@@ -309,7 +321,8 @@ static void drop_program(uint32_t id)
         return;
     for (uint32_t k = 0; k < p->nkernels; k++)
         clReleaseKernel(p->kernels[k]);
-    clReleaseProgram(p->prog);
+    if (p->prog)
+        clReleaseProgram(p->prog);
     *p = programs[--nprograms];
 }
 
@@ -374,6 +387,11 @@ static bool start_compiler(void)
         close(sv[1]);
         return false;
     }
+    /* Room for a whole answer of a usual program (PoCL's binary of a few
+     * small kernels is about 90 KiB, past a pipe's default 64 KiB): the
+     * compiler then writes it in one go, without waiting for the worker
+     * to read part of it. Where the system allows less, the default. */
+    fcntl(pipefd[1], F_SETPIPE_SZ, ANSWER_PIPE);
     char *argv[] = {self_path, "build", where, NULL};
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -453,7 +471,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
             break;
         }
         if (len == cap) {
-            if (cap >= BINARY_MAX) {
+            if (cap >= TSR__COMPILER_BINARY_MAX) {
                 too_big = true;
                 break;
             }
@@ -472,11 +490,11 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
         if (got <= 0)
             break;
         len += (size_t)got;
-        if (len >= sizeof(built_header)) {
+        if (len >= sizeof(tsr__compiler_header)) {
             /* All its header announces has come: what follows is its exit. */
-            built_header h;
+            tsr__compiler_header h;
             memcpy(&h, buf, sizeof h);
-            whole = len - sizeof h >= (uint64_t)h.log_length + h.binary_length;
+            whole = tsr__compiler_answer_fits(&h, len, true);
         }
     }
     close(pipefd[0]);
@@ -506,7 +524,7 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
                            WTERMSIG(wstatus) == SIGABRT
                        ? " (or ran out of its memory limit, kernels.build_memory)"
                        : "");
-    else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(built_header))
+    else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(tsr__compiler_header))
         fail_build(r, TSR_ERR_DEVICE, "the kernel compiler failed (exit status %d)",
                    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
     else {
@@ -604,6 +622,78 @@ static void describe_kernel(cl_kernel k, tsr__worker_kernel *out, tsr__worker_bu
     }
 }
 
+/* Creates the kernels of a built program into ks and describes them into
+ * r; false (r says why, no kernel kept) where that fails. */
+static bool program_kernels(cl_program prog, cl_kernel *ks, cl_uint *n, tsr__worker_built *r)
+{
+    *n = 0;
+    cl_int err = clCreateKernelsInProgram(prog, TSR__WORKER_KERNELS, ks, n);
+    if (err == CL_INVALID_VALUE)
+        fail_build(r, TSR_ERR_NOT_SUPPORTED, "a program may hold at most %u kernels",
+                   TSR__WORKER_KERNELS);
+    else if (err != CL_SUCCESS)
+        fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s", cl_name(err));
+    for (cl_uint k = 0; k < *n && r->status == TSR_OK; k++)
+        describe_kernel(ks[k], &r->kernels[k], r);
+    if (r->status == TSR_OK) {
+        r->nkernels = *n;
+        return true;
+    }
+    for (cl_uint k = 0; k < *n; k++)
+        clReleaseKernel(ks[k]);
+    *n = 0;
+    return false;
+}
+
+static bool describe_program(cl_program prog, tsr__worker_built *r)
+{
+    cl_kernel ks[TSR__WORKER_KERNELS];
+    cl_uint n;
+    if (!program_kernels(prog, ks, &n, r))
+        return false;
+    for (cl_uint k = 0; k < n; k++)
+        clReleaseKernel(ks[k]);
+    return true;
+}
+
+/* Loads a built program's binary into the worker's context as program
+ * p->id, its kernels in the order of r's descriptions (by name); false,
+ * with r saying why, where the device refuses it. */
+static bool load_program(program *p, const tsr__worker_build *b, const unsigned char *bin,
+                         size_t bin_len, tsr__worker_built *r)
+{
+    cl_int err, berr;
+    p->prog = clCreateProgramWithBinary(context, 1, &device, &bin_len, &bin, &berr, &err);
+    if (p->prog)
+        err = clBuildProgram(p->prog, 1, &device, b->options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s", cl_name(err));
+        if (p->prog)
+            clReleaseProgram(p->prog);
+        p->prog = NULL;
+        return false;
+    }
+    if (!r->nkernels)
+        return program_kernels(p->prog, p->kernels, &p->nkernels, r) ||
+               (clReleaseProgram(p->prog), p->prog = NULL, false);
+    /* Described by the compiler: the same kernels, looked up by name. */
+    for (uint32_t k = 0; k < r->nkernels && err == CL_SUCCESS; k++) {
+        p->kernels[k] = clCreateKernel(p->prog, r->kernels[k].name, &err);
+        if (err == CL_SUCCESS)
+            p->nkernels = k + 1;
+    }
+    if (err == CL_SUCCESS)
+        return true;
+    fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program's kernels: %s",
+               cl_name(err));
+    for (uint32_t k = 0; k < p->nkernels; k++)
+        clReleaseKernel(p->kernels[k]);
+    clReleaseProgram(p->prog);
+    p->prog = NULL;
+    p->nkernels = 0;
+    return false;
+}
+
 static void serve_build(int sock, const tsr__worker_build *b, int src)
 {
     tsr__worker_built *r = calloc(1, sizeof *r);
@@ -629,7 +719,7 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     size_t keep_len = 0;
     if (named && tsr__kcache_load(cache, name, &stored, &stored_len) == TSR__KCACHE_FOUND) {
         /* As the compiler would answer: a header, no log, the binary. */
-        built_header h = {.status = TSR_OK, .binary_length = stored_len};
+        tsr__compiler_header h = {.status = TSR_OK, .binary_length = stored_len};
         answer = malloc(sizeof h + stored_len);
         if (answer) {
             memcpy(answer, &h, sizeof h);
@@ -640,15 +730,16 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
         free(stored);
     }
     bool compiled = !answer;
+    const unsigned char *bin = NULL;
+    size_t bin_len = 0;
     if (answer || run_compiler(b, src, r, &answer, &len)) {
-        built_header h;
-        memcpy(&h, answer, sizeof h);
-        const char *log = answer + sizeof h;
-        if ((uint64_t)h.log_length + h.binary_length != len - sizeof h) {
+        tsr__compiler_answer a;
+        const tsr__compiler_header *h = &a.header;
+        if (!tsr__compiler_answer_parse(answer, len, &a)) {
             fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
         } else {
-            set_log(r, log, h.log_length);
-            r->status = h.status;
+            set_log(r, a.log, h->log_length);
+            r->status = h->status;
         }
         if (r->status == TSR_OK && nprograms == programs_cap) {
             program *grown = realloc(programs, (programs_cap * 2 + 4) * sizeof *grown);
@@ -660,41 +751,34 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             }
         }
         if (r->status == TSR_OK) {
-            const unsigned char *bin = (const unsigned char *)log + h.log_length;
-            size_t bin_len = h.binary_length;
-            cl_int err, berr;
-            program p = {.id = b->program};
-            p.prog = clCreateProgramWithBinary(context, 1, &device, &bin_len, &bin, &berr, &err);
-            if (p.prog)
-                err = clBuildProgram(p.prog, 1, &device, b->options, NULL, NULL);
-            cl_uint n = 0;
-            if (err == CL_SUCCESS)
-                err = clCreateKernelsInProgram(p.prog, TSR__WORKER_KERNELS, p.kernels, &n);
-            if (err == CL_INVALID_VALUE)
-                fail_build(r, TSR_ERR_NOT_SUPPORTED, "a program may hold at most %u kernels",
-                           TSR__WORKER_KERNELS);
-            else if (err != CL_SUCCESS)
-                fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s",
-                           cl_name(err));
-            p.nkernels = n;
-            for (cl_uint k = 0; k < n && r->status == TSR_OK; k++)
-                describe_kernel(p.kernels[k], &r->kernels[k], r);
-            if (r->status == TSR_OK) {
-                r->nkernels = n;
-                programs[nprograms++] = p;
-                if (named && !r->cached)
-                    keep = bin, keep_len = bin_len;
-            } else {
-                for (cl_uint k = 0; k < n; k++)
-                    clReleaseKernel(p.kernels[k]);
-                if (p.prog)
-                    clReleaseProgram(p.prog);
-            }
+            bin = a.binary;
+            bin_len = h->binary_length;
+            r->nkernels = h->nkernels;
+            memcpy(r->kernels, a.kernels, h->nkernels * sizeof r->kernels[0]);
+            for (uint32_t k = 0; k < r->nkernels; k++)
+                r->kernels[k].name[sizeof r->kernels[k].name - 1] = '\0';
+            programs[nprograms] = (program){.id = b->program};
+            /* A program the compiler described is answered first and
+             * loaded after: the daemon's next request for it comes after
+             * the load, which it need not wait for. One from the disk cache
+             * is described here, from the load. */
+            if (!r->nkernels && !load_program(&programs[nprograms], b, bin, bin_len, r))
+                bin = NULL;
+            else
+                nprograms++;
+            if (named && !r->cached && bin)
+                keep = bin, keep_len = bin_len;
         }
     }
     size_t bytes = offsetof(tsr__worker_built, kernels) + r->nkernels * sizeof r->kernels[0];
     if (send(sock, r, bytes, MSG_NOSIGNAL) < 0)
         exit(0);
+    program *loaded = r->status == TSR_OK ? find_program(b->program) : NULL;
+    if (loaded && !loaded->prog && !load_program(loaded, b, bin, bin_len, r)) {
+        /* Its launches fail with why (serve_launch). */
+        snprintf(loaded->why, sizeof loaded->why, "%.*s", (int)sizeof loaded->why - 1, r->log);
+        keep = NULL;
+    }
     free(r);
     /* What the answer need not wait for comes after it: the disk cache's
      * copy, and the next build's compiler (its fork and its driver's
@@ -828,16 +912,73 @@ static void drain(void)
  * MAPPED_MAX (once no launch in flight can use them), and the file's
  * identity cannot be reused while it is mapped. */
 #define MAPPED_MAX 64
+/* Each mapping also keeps the buffers that launches wrapped around parts
+ * of it, on a device that computes in host memory (host_unified): such a
+ * buffer is the segment's own bytes, so one made for an earlier launch
+ * serves a later one over the same bytes as well, and a launch is spared
+ * a buffer's creation and release in the driver (each takes its locks,
+ * against the driver's threads that run the kernels). At most
+ * BUFFERS_MAX a mapping, the least recently used replaced once no launch
+ * in flight can use it; they go with their mapping. */
+#define BUFFERS_MAX 8
+typedef struct buffer {
+    uint64_t offset, extent;
+    cl_mem mem;
+    uint64_t used; /* the launch that used it last */
+} buffer;
 static struct mapped {
     dev_t dev;
     ino_t ino;
     void *base;
     uint64_t bytes;
     uint64_t used; /* the launch that used it last */
+    buffer buffers[BUFFERS_MAX];
+    uint32_t nbuffers;
 } mapped[MAPPED_MAX];
 static uint64_t launches;
 
-static void *segment_map(int fd, uint64_t bytes)
+static void mapping_drop(struct mapped *m)
+{
+    drain();
+    for (uint32_t k = 0; k < m->nbuffers; k++)
+        clReleaseMemObject(m->buffers[k].mem);
+    munmap(m->base, m->bytes);
+}
+
+/* The buffer over `extent` bytes at `offset` of mapping m that the
+ * mapping keeps, made at its first use; NULL where it has BUFFERS_MAX that
+ * this launch uses all (the caller makes one of the launch's own). */
+static cl_mem mapping_buffer(struct mapped *m, uint64_t offset, uint64_t extent, cl_int *err)
+{
+    buffer *b = &m->buffers[0];
+    for (uint32_t k = 0; k < m->nbuffers; k++) {
+        buffer *c = &m->buffers[k];
+        if (c->offset == offset && c->extent == extent) {
+            c->used = launches;
+            return c->mem;
+        }
+        if (c->used < b->used)
+            b = c;
+    }
+    if (m->nbuffers < BUFFERS_MAX)
+        b = &m->buffers[m->nbuffers];
+    else if (b->used == launches)
+        return NULL;
+    cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, extent,
+                                (char *)m->base + offset, err);
+    if (!mem)
+        return NULL;
+    if (m->nbuffers == BUFFERS_MAX) {
+        drain(); /* a launch in flight may use the one replaced */
+        clReleaseMemObject(b->mem);
+    } else {
+        m->nbuffers++;
+    }
+    *b = (buffer){.offset = offset, .extent = extent, .mem = mem, .used = launches};
+    return mem;
+}
+
+static struct mapped *segment_map(int fd, uint64_t bytes)
 {
     struct stat st;
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes)
@@ -847,7 +988,7 @@ static void *segment_map(int fd, uint64_t bytes)
         struct mapped *m = &mapped[k];
         if (m->base && m->dev == st.st_dev && m->ino == st.st_ino && m->bytes >= bytes) {
             m->used = launches;
-            return m->base;
+            return m;
         }
         if (!m->base || (slot->base && m->used < slot->used))
             slot = m;
@@ -855,13 +996,11 @@ static void *segment_map(int fd, uint64_t bytes)
     void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED)
         return NULL;
-    if (slot->base) {
-        drain();
-        munmap(slot->base, slot->bytes);
-    }
+    if (slot->base)
+        mapping_drop(slot);
     *slot = (struct mapped){
         .dev = st.st_dev, .ino = st.st_ino, .base = base, .bytes = bytes, .used = launches};
-    return base;
+    return slot;
 }
 
 /* Starts a launch; launch_complete, or an error here, answers it. */
@@ -874,7 +1013,7 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
     *f = (inflight){.done = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK}};
     tsr__worker_done *d = &f->done;
     launches++;
-    void *maps[TSR__WIRE_KERNEL_ARGS] = {0};
+    struct mapped *maps[TSR__WIRE_KERNEL_ARGS] = {0};
     cl_mem *mems = f->mems;
     program *p = find_program(l->program);
     cl_int err = CL_SUCCESS;
@@ -884,13 +1023,15 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
         (int)l->nfds != nfds || l->work_dim < 1 || l->work_dim > 3 ||
         (l->ring != UINT32_MAX &&
          (l->ring >= (uint32_t)nfds || l->ring_queue >= TSR__RING_QUEUES))) {
-        d->status = TSR_ERR_RUNTIME;
-        snprintf(d->message, sizeof d->message, "the kernel worker got a malformed launch");
+        d->status = p && !p->prog ? TSR_ERR_DEVICE : TSR_ERR_RUNTIME;
+        snprintf(d->message, sizeof d->message, "%s",
+                 p && !p->prog ? p->why : "the kernel worker got a malformed launch");
         goto answer;
     }
     if (l->ring != UINT32_MAX) {
         /* A ring that cannot be mapped leaves the publishing to the daemon. */
-        tsr__ring *ring = segment_map(fds[l->ring], sizeof *ring);
+        struct mapped *m = segment_map(fds[l->ring], sizeof(tsr__ring));
+        tsr__ring *ring = m ? m->base : NULL;
         if (ring) {
             f->ring = &ring->queues[l->ring_queue];
             f->sequence = l->sequence;
@@ -913,13 +1054,17 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
                 snprintf(d->message, sizeof d->message, "the kernel worker could not map memory");
                 goto answer;
             }
-            if (arg->extent) {
-                mems[a] = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                                         arg->extent, (char *)maps[fi] + arg->offset, &err);
-                what = "clCreateBuffer";
+            cl_mem mem = NULL;
+            what = "clCreateBuffer";
+            if (arg->extent && host_unified)
+                mem = mapping_buffer(maps[fi], arg->offset, arg->extent, &err);
+            if (arg->extent && !mem && err == CL_SUCCESS) {
+                mem = mems[a] =
+                    clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, arg->extent,
+                                   (char *)maps[fi]->base + arg->offset, &err);
             }
             if (err == CL_SUCCESS) {
-                err = clSetKernelArg(k, a, sizeof(cl_mem), &mems[a]);
+                err = clSetKernelArg(k, a, sizeof(cl_mem), &mem);
                 what = "clSetKernelArg";
             }
         } else if (arg->kind == TSR__KARG_LOCAL) {

@@ -2,7 +2,9 @@
  * local memory and barriers gives the right sums; a tensor argument
  * starts at the tensor's storage offset; a wrong kind of argument fails
  * when it is set; a failed build carries the compiler's log; a user
- * kernel runs in order between built-in adds; a kernel that writes far
+ * kernel runs in order between built-in adds, and tensors used by launch
+ * after launch, written by built-in ops between them, are read and
+ * written afresh by each; a kernel that writes far
  * out of bounds or follows a garbage pointer ends only its own worker
  * (the daemon and another session's tensors are untouched, and the
  * session builds again); a kernel that never ends is stopped at
@@ -195,6 +197,58 @@ static void check_order(tsr_client *c, tsr_program *p)
     tsr_kernel_release(k);
     tsr_tensor_release(a);
     tsr_tensor_release(s);
+}
+
+/* The same tensors in launch after launch, written between them by
+ * built-in ops: a kernel reads what the last op wrote and the next op
+ * what the kernel wrote (the worker keeps a buffer per tensor it was
+ * given, over the segment's own bytes). More tensors than the worker
+ * keeps buffers for in one segment, in turns, so that kept buffers are
+ * replaced while others are in use. */
+static void check_reuse(tsr_client *c, tsr_program *p)
+{
+    enum { N = 1024, T = 12 };
+    tsr_tensor *x[T], *whole[T], *s[T];
+    for (int t = 0; t < T; t++) {
+        /* s a view one element in: its address is not aligned as an
+         * allocation's is */
+        x[t] = floats(c, N, NULL);
+        whole[t] = floats(c, N + 1, NULL);
+        s[t] = NULL;
+        ASSERT_TRUE(x[t] && whole[t]);
+        ASSERT_OK(tsr_tensor_narrow(whole[t], 0, 1, N, &s[t]));
+    }
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "scale", &k));
+    float ten = 10, *got = malloc(N * sizeof *got);
+    size_t global[1] = {N};
+    int wrong = 0;
+    for (int round = 1; round <= 3; round++) {
+        for (int t = 0; t < T; t++) {
+            /* x = round + t, s = 10 x, then s += 1 by a built-in add */
+            ASSERT_OK(tsr_add_scalar_(x[t], tsr_scalar_int(1), tsr_scalar_int(1)));
+            if (round == 1)
+                ASSERT_OK(tsr_add_scalar_(x[t], tsr_scalar_int(t), tsr_scalar_int(1)));
+            ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, s[t]));
+            ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, x[t]));
+            ASSERT_OK(tsr_kernel_set_arg_scalar(k, 2, TSR_FLOAT32, &ten));
+            ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+            ASSERT_OK(tsr_add_scalar_(s[t], tsr_scalar_int(1), tsr_scalar_int(1)));
+        }
+        for (int t = 0; t < T; t++) {
+            ASSERT_OK(tsr_tensor_copy_to_host(s[t], got, N * sizeof *got));
+            for (int i = 0; i < N; i++)
+                wrong += got[i] != 10.0f * (float)(round + t) + 1.0f;
+        }
+    }
+    ASSERT_EQ(wrong, 0);
+    free(got);
+    tsr_kernel_release(k);
+    for (int t = 0; t < T; t++) {
+        tsr_tensor_release(x[t]);
+        tsr_tensor_release(s[t]);
+        tsr_tensor_release(whole[t]);
+    }
 }
 
 /* A launch the driver refuses (a work-group larger than PoCL's) fails at
@@ -734,6 +788,7 @@ int main(void)
     check_reduction(c, p);
     check_offset(c, p);
     check_order(c, p);
+    check_reuse(c, p);
     check_refused_launch(c, p);
     check_two_sessions(c, other);
     check_build_error(c);

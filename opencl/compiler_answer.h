@@ -1,0 +1,44 @@
+/* What the kernel compiler (`tessera-kernel-worker build`, opencl/worker.c)
+ * writes back to its worker: a header, log_length bytes of build log,
+ * nkernels descriptions of the program's kernels (tsr__worker_kernel, in
+ * the order of clCreateKernelsInProgram) and binary_length bytes of the
+ * program's binary. The compiler has run a user's source, so the worker
+ * believes nothing of it beyond what the header's sizes say, and checks
+ * those against what came before it uses them. */
+#ifndef TESSERA_OPENCL_COMPILER_ANSWER_H
+#define TESSERA_OPENCL_COMPILER_ANSWER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/worker_wire.h"
+
+#define TSR__COMPILER_BINARY_MAX (256u << 20) /* an answer's binary, at most */
+
+typedef struct tsr__compiler_header {
+    int32_t status; /* TSR_OK, else why the build failed (the log says more) */
+    uint32_t log_length;
+    uint64_t binary_length;
+    uint32_t nkernels;
+    uint32_t pad;
+} tsr__compiler_header;
+
+/* An answer's parts, pointing into it (the kernels unaligned: copy them). */
+typedef struct tsr__compiler_answer {
+    tsr__compiler_header header;
+    const char *log;
+    const char *kernels;
+    const unsigned char *binary;
+} tsr__compiler_answer;
+
+/* Whether len bytes of answer, header first, hold all the header
+ * announces (complete: at least that; else exactly that), each size
+ * bounded before they are added. */
+bool tsr__compiler_answer_fits(const tsr__compiler_header *h, size_t len, bool complete);
+
+/* Splits the len bytes at buf into *out; false where they are not one
+ * whole answer (tsr__compiler_answer_fits, exactly). */
+bool tsr__compiler_answer_parse(const void *buf, size_t len, tsr__compiler_answer *out);
+
+#endif /* TESSERA_OPENCL_COMPILER_ANSWER_H */
