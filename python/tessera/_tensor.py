@@ -508,8 +508,12 @@ class Tensor(_C._TensorBase):
         return _C._pow(self, exponent, None, False)
 
     def __rpow__(self, base):
+        # PyTorch 1.13's number ** tensor is a tensor ** tensor: the base
+        # becomes a tensor of the result dtype first (not torch.pow's
+        # number-base form, which fills 1 ** t with ones).
         if not isinstance(base, numbers.Number):
             return NotImplemented
+        base = _C.tensor(base, dtype=_C.result_type(base, self), device=self.device)
         return _C._pow(base, self, None, False)
 
     def __ipow__(self, exponent):
