@@ -249,6 +249,57 @@ static PyObject *py_nan_to_num(PyObject *m, PyObject *args)
     return out == Py_None ? tsp_tensor_wrap(t) : Py_NewRef(out);
 }
 
+/* _pow(input, exponent, out, inplace): torch.pow with a tensor or a
+ * Python number on either side (not both numbers), through the library's
+ * three forms, so that its checks and messages are PyTorch's; other
+ * arguments raise the first line of PyTorch's TypeError. A number base
+ * has no in-place form (Python's number ** tensor makes a new one). */
+static PyObject *py_pow(PyObject *m, PyObject *args)
+{
+    (void)m;
+    PyObject *self, *exponent, *out;
+    int inplace;
+    if (!PyArg_ParseTuple(args, "OOOp:_pow", &self, &exponent, &out, &inplace))
+        return NULL;
+    tsr_scalar number = tsr_scalar_int(0);
+    int is = IS_TENSOR(self) ? (IS_TENSOR(exponent) ? 1 : tsp_scalar_arg(exponent, &number))
+                             : (IS_TENSOR(exponent) ? tsp_scalar_arg(self, &number) : 0);
+    if (is < 0)
+        return NULL;
+    if (is == 0 || (out != Py_None && !IS_TENSOR(out))) {
+        PyObject *given[3] = {self, exponent, out};
+        const char *names[3];
+        for (int k = 0; k < 3; k++)
+            names[k] = IS_TENSOR(given[k]) ? "Tensor" : Py_TYPE(given[k])->tp_name;
+        return PyErr_Format(
+            PyExc_TypeError,
+            "pow() received an invalid combination of arguments - got (%s, %s%s%s), "
+            "but expected one of:",
+            names[0], names[1], out == Py_None ? "" : ", out=", out == Py_None ? "" : names[2]);
+    }
+    if (inplace && !IS_TENSOR(self))
+        return PyErr_Format(PyExc_TypeError, "pow_(): a number has no in-place form");
+    tsr_tensor *t = NULL;
+    tsr_tensor *into = out == Py_None ? NULL : TENSOR(out);
+    tsr_status st;
+    if (!IS_TENSOR(self))
+        st = into ? tsr_pow_scalar_self_out(number, TENSOR(exponent), into)
+                  : tsr_pow_scalar_self(number, TENSOR(exponent), &t);
+    else if (!IS_TENSOR(exponent))
+        st = inplace ? tsr_pow_scalar_(TENSOR(self), number)
+             : into  ? tsr_pow_scalar_out(TENSOR(self), number, into)
+                     : tsr_pow_scalar(TENSOR(self), number, &t);
+    else
+        st = inplace ? tsr_pow_(TENSOR(self), TENSOR(exponent))
+             : into  ? tsr_pow_out(TENSOR(self), TENSOR(exponent), into)
+                     : tsr_pow(TENSOR(self), TENSOR(exponent), &t);
+    if (st != TSR_OK)
+        return tsp_raise(st);
+    if (inplace)
+        return Py_NewRef(self);
+    return into == NULL ? tsp_tensor_wrap(t) : Py_NewRef(out);
+}
+
 /* ---- Reductions ----------------------------------------------------- */
 
 typedef tsr_status (*reduce_dtype_fn)(const tsr_tensor *, const int64_t *, int, bool, tsr_dtype,
@@ -648,6 +699,7 @@ PyMethodDef tsp_ops_functions[] = {
      "_round_decimals(t, decimals, out, inplace)"},
     {"_nan_to_num", py_nan_to_num, METH_VARARGS,
      "_nan_to_num(t, nan, posinf, neginf, out, inplace)"},
+    {"_pow", py_pow, METH_VARARGS, "_pow(input, exponent, out, inplace)"},
     {"_reduce", py_reduce, METH_VARARGS, "_reduce(name, t, dim, keepdim, dtype, out=None)"},
     {"_reduce_names", py_reduce_names, METH_NOARGS, "[(name, takes_dtype)] of _reduce"},
     {"_max_dim", py_max_dim, METH_VARARGS, "_max_dim(name, t, dim, keepdim, out=None)"},

@@ -57,8 +57,8 @@ contiguous_format, channels_last, channels_last_3d, preserve_format = (
 
 # The elementwise rows that are the library's internal forms (their
 # scalars travel outside the tensor inputs); the public names cover them.
-_INTERNAL = {"lerp_scalar", "clamp_scalar", "clamp_min_scalar", "clamp_max_scalar", "round_decimals",
-             "round_decimals_neg"}
+_INTERNAL = {"pow_scalar", "lerp_scalar", "clamp_scalar", "clamp_min_scalar", "clamp_max_scalar",
+             "round_decimals", "round_decimals_neg"}
 
 
 def _return_type(name):
@@ -505,13 +505,26 @@ class Tensor(_C._TensorBase):
         return _C._product("matmul", other, self)
 
     def __pow__(self, exponent):
-        return pow(self, exponent)
+        if not isinstance(exponent, (_C._TensorBase, numbers.Number)):
+            return NotImplemented
+        return _C._pow(self, exponent, None, False)
 
     def __rpow__(self, base):
-        raise RuntimeError("pow with a tensor exponent is not available yet")
+        # PyTorch 1.13's number ** tensor is a tensor ** tensor: the base
+        # becomes a tensor of the result dtype first (not torch.pow's
+        # number-base form, which fills 1 ** t with ones).
+        if not isinstance(base, numbers.Number):
+            return NotImplemented
+        base = _C.tensor(base, dtype=_C.result_type(base, self), device=self.device)
+        return _C._pow(base, self, None, False)
 
     def __ipow__(self, exponent):
-        return self.copy_(pow(self, exponent))
+        if not isinstance(exponent, (_C._TensorBase, numbers.Number)):
+            return NotImplemented
+        return _C._pow(self, exponent, None, True)
+
+    def pow_(self, exponent):
+        return _C._pow(self, exponent, None, True)
 
 
 # ---- random factories ----------------------------------------------------
@@ -673,45 +686,10 @@ def from_numpy(array):
     return _C.from_dlpack(array)
 
 
-def pow(input, exponent):
-    """torch.pow with a Python-number exponent, for the exponents PyTorch's
-    cpu kernel computes with plain arithmetic, so that the bits are its
-    bits: 2 (x*x), 3 (x*x*x), 0.5 (sqrt), -0.5 (rsqrt), -1 (1/x), -2
-    (1/(x*x)), 1 and 0; and any integer exponent >= 0 of an integer
-    tensor (exact, wrapping, by squaring). Others are not available yet."""
-    if isinstance(exponent, _C._TensorBase) or not isinstance(exponent, numbers.Number):
-        raise RuntimeError("pow with a tensor exponent is not available yet")
-    integral = not (input.dtype.is_floating_point or input.dtype.is_complex)
-    whole = isinstance(exponent, int)
-    if integral and whole and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if integral and whole and input.dtype is not _C.bool:
-        result, base, n = _C.ones(input.shape, dtype=input.dtype, device=input.device), input, \
-            exponent
-        while n:
-            if n & 1:
-                result = result * base
-            n >>= 1
-            if n:
-                base = base * base
-        return result
-    if exponent == 2:
-        return _elementwise("square", input)
-    if exponent == 3:
-        return _elementwise("square", input) * input
-    if exponent == 0.5:
-        return _elementwise("sqrt", input)
-    if exponent == -0.5:
-        return _elementwise("rsqrt", input)
-    if exponent == -1:
-        return _elementwise("reciprocal", input)
-    if exponent == -2:
-        return _elementwise("reciprocal", _elementwise("square", input))
-    if exponent == 1:
-        return input * 1
-    if exponent == 0:
-        return _elementwise("mul", input, 0) + 1
-    raise RuntimeError("pow with exponent %r is not available yet" % (exponent,))
+def pow(input, exponent, *, out=None):
+    """torch.pow: a tensor or a Python number on either side, the library's
+    pow (its dtypes, checks and messages are PyTorch 1.13's)."""
+    return _C._pow(input, exponent, out, False)
 
 
 # ---- functions built from the op table ---------------------------------
