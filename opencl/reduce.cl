@@ -252,39 +252,64 @@ static void tsr_r_skip(tsr_r_src *src, ulong n)
 #if TSR_R_VEC
 /* argmax and co over the n (a multiple of 16, at most TSR_R_SCAN_SPAN)
  * elements at the cursor, read in vectors: each component keeps the
- * first of its best and where (CMP makes a value win); then the
- * components meet, the earlier of equals winning, and the first of the
- * best of them all goes against (b, at) found before r0. */
+ * first of its best and where (CMP makes a value win), in two chains, the
+ * even vectors and the odd ones (a last odd one out to the even chain),
+ * so that two comparisons are under way at once; then the chains meet
+ * (the better, or of equals the earlier, wins: the first of the best of
+ * the component), the components meet, the earlier of equals winning,
+ * and the first of the best of them all goes against (b, at) found
+ * before r0. */
 #define TSR_R_SCAN_SPAN (1ul << 24)
-#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP)                                     \
-    do {                                                                              \
-        __global const tsr_r_x *q = tsr_r_here(src);                                  \
-        tsr_r_v bv = vload16(0, q);                                                   \
+#define TSR_R_SCAN_TAKE(c, bv, CMP) (((bv) == (bv)) & (((c) != (c)) | ((c)CMP(bv))))
+#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP)                                        \
+    do {                                                                                 \
+        __global const tsr_r_x *q = tsr_r_here(src);                                     \
+        ulong nv = n / 16, k = 2;                                                        \
         tsr_r_vi pos = (tsr_r_vi)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); \
-        tsr_r_vi bp = pos;                                                            \
-        for (ulong k = 1; k < n / 16; k++) {                                          \
-            tsr_r_v c = vload16(k, q);                                                \
-            pos += 16;                                                                \
-            tsr_r_vi take = (bv == bv) & ((c != c) | (c CMP bv));                     \
-            bv = take ? c : bv;                                                       \
-            bp = take ? pos : bp;                                                     \
-        }                                                                             \
-        tsr_r_x lb[16];                                                               \
-        long lp[16];                                                                  \
-        vstore16(bv, 0, lb);                                                          \
-        vstore16(convert_long16(bp), 0, lp);                                          \
-        tsr_r_x vb = lb[0];                                                           \
-        long vp = lp[0];                                                              \
-        for (int j = 1; j < 16; j++)                                                  \
-            if (BETTER(lb[j], vb) || (!BETTER(vb, lb[j]) && lp[j] < vp)) {            \
-                vb = lb[j];                                                           \
-                vp = lp[j];                                                           \
-            }                                                                         \
-        if (BETTER(vb, b)) {                                                          \
-            b = vb;                                                                   \
-            at = (long)(r0) + vp;                                                     \
-        }                                                                             \
-        tsr_r_skip(src, n);                                                           \
+        tsr_r_vi pw = pos + 16, bp = pos, bq = pw;                                       \
+        tsr_r_v bv = vload16(0, q), bw = bv;                                             \
+        if (nv > 1)                                                                      \
+            bw = vload16(1, q);                                                          \
+        else                                                                             \
+            bq = bp;                                                                     \
+        for (; k + 1 < nv; k += 2) {                                                     \
+            tsr_r_v c = vload16(k, q), d = vload16(k + 1, q);                            \
+            pos += 32;                                                                   \
+            pw += 32;                                                                    \
+            tsr_r_vi take = TSR_R_SCAN_TAKE(c, bv, CMP);                                 \
+            tsr_r_vi tw = TSR_R_SCAN_TAKE(d, bw, CMP);                                   \
+            bv = take ? c : bv;                                                          \
+            bp = take ? pos : bp;                                                        \
+            bw = tw ? d : bw;                                                            \
+            bq = tw ? pw : bq;                                                           \
+        }                                                                                \
+        if (k < nv) {                                                                    \
+            tsr_r_v c = vload16(k, q);                                                   \
+            pos += 32;                                                                   \
+            tsr_r_vi take = TSR_R_SCAN_TAKE(c, bv, CMP);                                 \
+            bv = take ? c : bv;                                                          \
+            bp = take ? pos : bp;                                                        \
+        }                                                                                \
+        tsr_r_vi same = (bw == bv) | ((bw != bw) & (bv != bv));                          \
+        tsr_r_vi odd = TSR_R_SCAN_TAKE(bw, bv, CMP) | (same & (bq < bp));                \
+        bv = odd ? bw : bv;                                                              \
+        bp = odd ? bq : bp;                                                              \
+        tsr_r_x lb[16];                                                                  \
+        long lp[16];                                                                     \
+        vstore16(bv, 0, lb);                                                             \
+        vstore16(convert_long16(bp), 0, lp);                                             \
+        tsr_r_x vb = lb[0];                                                              \
+        long vp = lp[0];                                                                 \
+        for (int j = 1; j < 16; j++)                                                     \
+            if (BETTER(lb[j], vb) || (!BETTER(vb, lb[j]) && lp[j] < vp)) {               \
+                vb = lb[j];                                                              \
+                vp = lp[j];                                                              \
+            }                                                                            \
+        if (BETTER(vb, b)) {                                                             \
+            b = vb;                                                                      \
+            at = (long)(r0) + vp;                                                        \
+        }                                                                                \
+        tsr_r_skip(src, n);                                                              \
     } while (0)
 #else
 #define TSR_R_SCAN_SPAN 0ul
@@ -486,10 +511,10 @@ static void tsr_r_advance(tsr_r_src *src, ulong by)
  * where the compiler offers a prefetch of its own (PoCL on x86-64),
  * else OpenCL's prefetch. */
 #if defined(__x86_64__)
-#define TSR_R_PREFETCH(q, n)                                               \
-    do {                                                                   \
+#define TSR_R_PREFETCH(q, n)                                        \
+    do {                                                            \
         for (int k_ = 0; k_ < (n); k_ += 64 / (int)sizeof(tsr_r_x)) \
-            __builtin_prefetch((q) + k_);                                  \
+            __builtin_prefetch((q) + k_);                           \
     } while (0)
 #else
 #define TSR_R_PREFETCH(q, n) prefetch((q), (size_t)(n))
