@@ -373,13 +373,18 @@ static void reduce_geometry(const tsr__kernel *k, uint32_t compute_units, tsr__k
     /* Outputs along a kept dimension contiguous in the input, each over
      * elements that are not (a sum over dim 0 of a row-major matrix):
      * work-items of whole groups of TSR__RED_COL_OUTPUTS of them, which
-     * a device sums together (opencl/reduce.cl's column walk). */
+     * a device sums together (opencl/reduce.cl's column walk), as many
+     * groups as make TSR__RED_COL_WIDE outputs (long runs of each row)
+     * while every compute unit keeps a few work-items, each of at most
+     * two pieces' elements. */
     int64_t in_inner = nk > 0 ? k->operands[1].strides[order[nk - 1]] : 0;
     int64_t red_inner = nk < nd ? k->operands[1].strides[order[nd - 1]] : 1;
-    if (nk > 0 && in_inner == 1 && red_inner != 1 && each > 1 &&
-        (uint64_t)k->sizes[order[nk - 1]] >= TSR__RED_COL_OUTPUTS) {
-        uint64_t groups = bx / TSR__RED_COL_OUTPUTS > 0 ? bx / TSR__RED_COL_OUTPUTS : 1;
-        while (groups > 1 && ceil_div(outputs, groups * TSR__RED_COL_OUTPUTS) < want)
+    bool by_cols = nk > 0 && in_inner == 1 && red_inner != 1 && each > 1 &&
+                   (uint64_t)k->sizes[order[nk - 1]] >= TSR__RED_COL_OUTPUTS;
+    if (by_cols) {
+        uint64_t groups = TSR__RED_COL_WIDE / TSR__RED_COL_OUTPUTS;
+        while (groups > 1 && (ceil_div(outputs, groups * TSR__RED_COL_OUTPUTS) < want ||
+                              groups * TSR__RED_COL_OUTPUTS * work > 2 * TSR__KERNEL_PIECE_ELEMENTS))
             groups /= 2;
         bx = groups * TSR__RED_COL_OUTPUTS;
     }
@@ -394,6 +399,10 @@ static void reduce_geometry(const tsr__kernel *k, uint32_t compute_units, tsr__k
     g->global[1] = g->global[2] = 1;
     g->local[0] = g->local[1] = g->local[2] = 1;
     uint64_t room = TSR__KERNEL_PIECE_ELEMENTS / mul_sat(bx, work);
+    /* a column walk's piece has a work-item for every compute unit: as
+     * long in time as one work-item's */
+    if (by_cols && room < compute_units)
+        room = compute_units;
     g->step[0] = min_u64(g->global[0], room > 0 ? room : 1);
     g->step[1] = g->step[2] = 1;
     g->pieces = ceil_div(g->global[0], g->step[0]);

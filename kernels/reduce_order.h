@@ -69,8 +69,11 @@
 #define TSR__RED_BLOCK_CHUNKS (1 << TSR__RED_BLOCK_LOG2)
 /* Neighbouring outputs a work-item of a device sums together when their
  * elements lie side by side in the input (a sum over dim 0 of a
- * row-major matrix: opencl/reduce.cl's column walk). */
+ * row-major matrix: opencl/reduce.cl's column walk): groups of
+ * COL_OUTPUTS, up to COL_WIDE of them at once (a run of 4 KiB of float32
+ * per row of the walk). */
 #define TSR__RED_COL_OUTPUTS 64
+#define TSR__RED_COL_WIDE 1024
 /* Bytes a device's two-phase reduction keeps per node of an output
  * (opencl/reduce.cl's tsr_r_acc: two accumulators of up to 16 bytes and
  * two counts, rounded up). */

@@ -455,7 +455,7 @@ static tsr_status softmax_impl(const tsr_tensor *a, int64_t dim, tsr_dtype dtype
     const char *name = log ? "log_softmax" : "softmax";
     if (!a || !result)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: NULL tensor or result", name);
-    tsr_tensor *x = NULL, *m = NULL, *d = NULL, *e = NULL, *s = NULL, *q = NULL, *out = NULL;
+    tsr_tensor *x = NULL, *m = NULL, *d = NULL, *e = NULL, *s = NULL, *out = NULL;
     tsr_status st = convert(a, dtype == TSR_NO_DTYPE ? tsr_tensor_dtype(a) : dtype, &x);
     if (st)
         return st;
@@ -493,25 +493,29 @@ static tsr_status softmax_impl(const tsr_tensor *a, int64_t dim, tsr_dtype dtype
         st = tsr_amax(x, dims, ndims, true, &m);
     if (!st)
         st = tsr_sub(x, m, tsr_scalar_int(1), &d);
-    if (!st)
+    /* softmax works in d's memory (exp and the quotient in place: the
+     * same bits, two passes fewer over fresh memory); log_softmax keeps
+     * d for its difference */
+    if (!st && log)
         st = tsr_exp(d, &e);
+    else if (!st)
+        st = tsr_exp_(d);
     if (!st)
-        st = tsr_sum(e, dims, ndims, true, TSR_NO_DTYPE, &s);
+        st = tsr_sum(log ? e : d, dims, ndims, true, TSR_NO_DTYPE, &s);
     if (!st && log) { /* (x - m) - log(sum(exp(x - m))) */
         st = tsr_log_(s);
         if (!st)
-            st = tsr_sub(d, s, tsr_scalar_int(1), &q);
+            st = tsr_sub_(d, s, tsr_scalar_int(1));
     } else if (!st) {
-        st = tsr_div(e, s, TSR_ROUNDING_NONE, &q);
+        st = tsr_div_(d, s, TSR_ROUNDING_NONE);
     }
     if (!st)
-        st = convert(q, dt, &out);
+        st = convert(d, dt, &out);
     tsr_tensor_release(x);
     tsr_tensor_release(m);
     tsr_tensor_release(d);
     tsr_tensor_release(e);
     tsr_tensor_release(s);
-    tsr_tensor_release(q);
     if (!st)
         *result = out;
     return st;

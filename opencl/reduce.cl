@@ -252,39 +252,64 @@ static void tsr_r_skip(tsr_r_src *src, ulong n)
 #if TSR_R_VEC
 /* argmax and co over the n (a multiple of 16, at most TSR_R_SCAN_SPAN)
  * elements at the cursor, read in vectors: each component keeps the
- * first of its best and where (CMP makes a value win); then the
- * components meet, the earlier of equals winning, and the first of the
- * best of them all goes against (b, at) found before r0. */
+ * first of its best and where (CMP makes a value win), in two chains, the
+ * even vectors and the odd ones (a last odd one out to the even chain),
+ * so that two comparisons are under way at once; then the chains meet
+ * (the better, or of equals the earlier, wins: the first of the best of
+ * the component), the components meet, the earlier of equals winning,
+ * and the first of the best of them all goes against (b, at) found
+ * before r0. */
 #define TSR_R_SCAN_SPAN (1ul << 24)
-#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP)                                     \
-    do {                                                                              \
-        __global const tsr_r_x *q = tsr_r_here(src);                                  \
-        tsr_r_v bv = vload16(0, q);                                                   \
+#define TSR_R_SCAN_TAKE(c, bv, CMP) (((bv) == (bv)) & (((c) != (c)) | ((c)CMP(bv))))
+#define TSR_R_SCAN_VEC(b, at, r0, n, BETTER, CMP)                                        \
+    do {                                                                                 \
+        __global const tsr_r_x *q = tsr_r_here(src);                                     \
+        ulong nv = n / 16, k = 2;                                                        \
         tsr_r_vi pos = (tsr_r_vi)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); \
-        tsr_r_vi bp = pos;                                                            \
-        for (ulong k = 1; k < n / 16; k++) {                                          \
-            tsr_r_v c = vload16(k, q);                                                \
-            pos += 16;                                                                \
-            tsr_r_vi take = (bv == bv) & ((c != c) | (c CMP bv));                     \
-            bv = take ? c : bv;                                                       \
-            bp = take ? pos : bp;                                                     \
-        }                                                                             \
-        tsr_r_x lb[16];                                                               \
-        long lp[16];                                                                  \
-        vstore16(bv, 0, lb);                                                          \
-        vstore16(convert_long16(bp), 0, lp);                                          \
-        tsr_r_x vb = lb[0];                                                           \
-        long vp = lp[0];                                                              \
-        for (int j = 1; j < 16; j++)                                                  \
-            if (BETTER(lb[j], vb) || (!BETTER(vb, lb[j]) && lp[j] < vp)) {            \
-                vb = lb[j];                                                           \
-                vp = lp[j];                                                           \
-            }                                                                         \
-        if (BETTER(vb, b)) {                                                          \
-            b = vb;                                                                   \
-            at = (long)(r0) + vp;                                                     \
-        }                                                                             \
-        tsr_r_skip(src, n);                                                           \
+        tsr_r_vi pw = pos + 16, bp = pos, bq = pw;                                       \
+        tsr_r_v bv = vload16(0, q), bw = bv;                                             \
+        if (nv > 1)                                                                      \
+            bw = vload16(1, q);                                                          \
+        else                                                                             \
+            bq = bp;                                                                     \
+        for (; k + 1 < nv; k += 2) {                                                     \
+            tsr_r_v c = vload16(k, q), d = vload16(k + 1, q);                            \
+            pos += 32;                                                                   \
+            pw += 32;                                                                    \
+            tsr_r_vi take = TSR_R_SCAN_TAKE(c, bv, CMP);                                 \
+            tsr_r_vi tw = TSR_R_SCAN_TAKE(d, bw, CMP);                                   \
+            bv = take ? c : bv;                                                          \
+            bp = take ? pos : bp;                                                        \
+            bw = tw ? d : bw;                                                            \
+            bq = tw ? pw : bq;                                                           \
+        }                                                                                \
+        if (k < nv) {                                                                    \
+            tsr_r_v c = vload16(k, q);                                                   \
+            pos += 32;                                                                   \
+            tsr_r_vi take = TSR_R_SCAN_TAKE(c, bv, CMP);                                 \
+            bv = take ? c : bv;                                                          \
+            bp = take ? pos : bp;                                                        \
+        }                                                                                \
+        tsr_r_vi same = (bw == bv) | ((bw != bw) & (bv != bv));                          \
+        tsr_r_vi odd = TSR_R_SCAN_TAKE(bw, bv, CMP) | (same & (bq < bp));                \
+        bv = odd ? bw : bv;                                                              \
+        bp = odd ? bq : bp;                                                              \
+        tsr_r_x lb[16];                                                                  \
+        long lp[16];                                                                     \
+        vstore16(bv, 0, lb);                                                             \
+        vstore16(convert_long16(bp), 0, lp);                                             \
+        tsr_r_x vb = lb[0];                                                              \
+        long vp = lp[0];                                                                 \
+        for (int j = 1; j < 16; j++)                                                     \
+            if (BETTER(lb[j], vb) || (!BETTER(vb, lb[j]) && lp[j] < vp)) {               \
+                vb = lb[j];                                                              \
+                vp = lp[j];                                                              \
+            }                                                                            \
+        if (BETTER(vb, b)) {                                                             \
+            b = vb;                                                                      \
+            at = (long)(r0) + vp;                                                        \
+        }                                                                                \
+        tsr_r_skip(src, n);                                                              \
     } while (0)
 #else
 #define TSR_R_SCAN_SPAN 0ul
@@ -469,66 +494,106 @@ static void tsr_r_sum_node(tsr_r_src *src, ulong R, __global tsr_r_acc *slot)
 }
 
 #if TSR_R_VEC
-/* The column walk: the sums of TSR__RED_COL_OUTPUTS neighbouring outputs
- * whose elements lie side by side (output o + c reads element c past each
- * of output o's, which the cursor walks), each in the one-pass order: the
- * walk's row r (element r of every one of them) into lane r %
- * TSR__RED_LANES of TSR_R_COLV vectors of columns, the lanes' fold per
- * chunk, and the chunk tree's counter, all elementwise on vectors. Each
- * row is read once, TSR__RED_COL_OUTPUTS values side by side, where one
- * output at a time would read one value of each row. Results into
- * values[0 .. TSR__RED_COL_OUTPUTS). The counter holds TSR_R_COL_DEPTH
- * levels: at most 2^(TSR_R_COL_DEPTH - 1) chunks (the kernel checks). */
-#define TSR_R_COLV (TSR__RED_COL_OUTPUTS / 16)
-#define TSR_R_COL_DEPTH 24
-static void tsr_r_sum_cols(tsr_r_src *src, ulong R, tsr_r_x *values)
+/* The cursor `by` elements on, across rows where it must. */
+static void tsr_r_advance(tsr_r_src *src, ulong by)
 {
-    tsr_r_v ls[TSR__RED_LANES * TSR_R_COLV], le[TSR__RED_LANES * TSR_R_COLV];
-    tsr_r_v ss[TSR_R_COL_DEPTH * TSR_R_COLV], es[TSR_R_COL_DEPTH * TSR_R_COLV];
-    int level[TSR_R_COL_DEPTH], depth = 0;
+    src->pos += by;
+    if (src->pos < src->n0) {
+        src->off += (long)by * src->s0;
+        return;
+    }
+    src->row += src->pos / src->n0;
+    src->pos %= src->n0;
+    src->off = src->base + tsr_r_row_offset(src, src->row) + (long)src->pos * src->s0;
+}
+
+/* Asks for the n values at q ahead of their reading: each cache line
+ * where the compiler offers a prefetch of its own (PoCL on x86-64),
+ * else OpenCL's prefetch. */
+#if defined(__x86_64__)
+#define TSR_R_PREFETCH(q, n)                                        \
+    do {                                                            \
+        for (int k_ = 0; k_ < (n); k_ += 64 / (int)sizeof(tsr_r_x)) \
+            __builtin_prefetch((q) + k_);                           \
+    } while (0)
+#else
+#define TSR_R_PREFETCH(q, n) prefetch((q), (size_t)(n))
+#endif
+
+/* The column walk: the sums of nv * 16 (at most TSR__RED_COL_WIDE)
+ * neighbouring outputs whose elements lie side by side (output o + c
+ * reads element c past each of output o's, which the cursor walks), each
+ * in the one-pass order, elementwise on nv vectors of columns. A chunk's
+ * lanes are summed one after another, lane j over the walk's rows r0 + j,
+ * r0 + j + 16, ..., each row read once, nv * 16 values side by side (a
+ * run long enough that the memory system streams it; one output at a
+ * time would read one value of each row), the next row asked for while
+ * this one is summed. The lanes come in bit-reversed order (0, 8, 4, 12,
+ * ...), in which the fold of step 3 is a perfect tree of 16 leaves, the
+ * earlier on the left: what a binary counter makes of them. A chunk's
+ * value is so a level-4 node of that counter, and the same counter, one
+ * stack for lanes and chunks, builds the chunk tree above it: each
+ * output gets the one-pass bits. The stack holds tsr_r_col_depth(chunks)
+ * entries of nv vectors (the kernel picks nv so they fit in
+ * TSR_R_COL_ROOM). Results into values[0 .. nv * 16). */
+#define TSR_R_COL_VECS (TSR__RED_COL_WIDE / 16)
+#define TSR_R_COL_ROOM (8 * TSR_R_COL_VECS)
+static int tsr_r_col_depth(ulong chunks)
+{
+    int depth = 2; /* the value being made, and one more than the levels */
+    for (int w = TSR__RED_LANES; w > 1; w /= 2)
+        depth++;
+    for (; chunks > 1; chunks = (chunks + 1) / 2)
+        depth++;
+    return depth;
+}
+
+static void tsr_r_sum_cols(tsr_r_src *src, ulong R, int nv, tsr_r_x *values)
+{
+    tsr_r_v ss[TSR_R_COL_ROOM], es[TSR_R_COL_ROOM];
+    int level[TSR_R_COL_ROOM / (TSR__RED_COL_OUTPUTS / 16)], depth = 0;
     for (ulong c0 = 0; c0 < R; c0 += TSR__RED_CHUNK) {
         ulong n = min((ulong)TSR__RED_CHUNK, R - c0);
-        for (int k = 0; k < TSR__RED_LANES * TSR_R_COLV; k++)
-            ls[k] = le[k] = 0;
-        for (ulong i = 0; i < n; i++) {
-            __global const tsr_r_x *q = tsr_r_here(src);
-            int j = (int)(i % TSR__RED_LANES) * TSR_R_COLV;
-            for (int g = 0; g < TSR_R_COLV; g++) {
-                tsr_r_v x = vload16(g, q);
-                TSR__RED_TWO_SUM_ADD(ls[j + g], le[j + g], x, tsr_r_v);
+        for (int p = 0; p < TSR__RED_LANES; p++) {
+            int j = 0; /* p's bits reversed */
+            for (int b = 1, m = TSR__RED_LANES / 2; m > 0; b *= 2, m /= 2)
+                if (p & b)
+                    j |= m;
+            tsr_r_v *s = ss + depth * nv, *e = es + depth * nv;
+            for (int g = 0; g < nv; g++)
+                s[g] = e[g] = 0;
+            if ((ulong)j < n)
+                tsr_r_seek(src, c0 + (ulong)j);
+            for (ulong i = (ulong)j; i < n; i += TSR__RED_LANES) {
+                __global const tsr_r_x *q = tsr_r_here(src);
+                if (i + TSR__RED_LANES < n) {
+                    tsr_r_advance(src, TSR__RED_LANES);
+                    TSR_R_PREFETCH(tsr_r_here(src), nv * 16);
+                }
+                for (int g = 0; g < nv; g++) {
+                    tsr_r_v x = vload16(g, q);
+                    TSR__RED_TWO_SUM_ADD(s[g], e[g], x, tsr_r_v);
+                }
             }
-            if (++src->pos == src->n0)
-                tsr_r_next_row(src);
-            else
-                src->off += src->s0;
-        }
-        for (int w = TSR__RED_LANES / 2; w >= 1; w /= 2)
-            for (int j = 0; j < w * TSR_R_COLV; j++)
-                TSR__RED_TWO_SUM_MERGE(ls[j], le[j], ls[j + w * TSR_R_COLV],
-                                       le[j + w * TSR_R_COLV], tsr_r_v);
-        /* lane 0 (ls[0 .. COLV)) pushed into the counter */
-        int lv = 0;
-        for (; depth > 0 && level[depth - 1] == lv; depth--, lv++)
-            for (int g = 0; g < TSR_R_COLV; g++) {
-                tsr_r_v s = ss[(depth - 1) * TSR_R_COLV + g], e = es[(depth - 1) * TSR_R_COLV + g];
-                TSR__RED_TWO_SUM_MERGE(s, e, ls[g], le[g], tsr_r_v);
-                ls[g] = s;
-                le[g] = e;
+            /* pushed: merged into the entries below of its level */
+            int lv = 0;
+            for (; depth > 0 && level[depth - 1] == lv; depth--, lv++) {
+                tsr_r_v *ls = ss + (depth - 1) * nv, *le = es + (depth - 1) * nv;
+                tsr_r_v *rs = ss + depth * nv, *re = es + depth * nv;
+                for (int g = 0; g < nv; g++)
+                    TSR__RED_TWO_SUM_MERGE(ls[g], le[g], rs[g], re[g], tsr_r_v);
             }
-        for (int g = 0; g < TSR_R_COLV; g++) {
-            ss[depth * TSR_R_COLV + g] = ls[g];
-            es[depth * TSR_R_COLV + g] = le[g];
+            level[depth++] = lv;
         }
-        level[depth++] = lv;
     }
-    for (int g = 0; g < TSR_R_COLV; g++) {
+    for (int g = 0; g < nv; g++) {
         tsr_r_v s = 0, e = 0;
         if (depth > 0) {
-            s = ss[(depth - 1) * TSR_R_COLV + g];
-            e = es[(depth - 1) * TSR_R_COLV + g];
+            s = ss[(depth - 1) * nv + g];
+            e = es[(depth - 1) * nv + g];
         }
         for (int k = depth - 2; k >= 0; k--) {
-            tsr_r_v l = ss[k * TSR_R_COLV + g], m = es[k * TSR_R_COLV + g];
+            tsr_r_v l = ss[k * nv + g], m = es[k * nv + g];
             TSR__RED_TWO_SUM_MERGE(l, m, s, e, tsr_r_v);
             s = l;
             e = m;
@@ -619,11 +684,11 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
     __global const uchar *p1 = base1 + off1;
 #if TSR_R_VEC
     /* the column walk's sums of outputs col .. col_end - 1 */
-    tsr_r_x cols[TSR__RED_COL_OUTPUTS];
+    tsr_r_x cols[TSR__RED_COL_WIDE];
     ulong col = 0, col_end = 0;
     int by_cols = task.phase == 0 && tsr_r_cols_op(kind.x) && (kind.z & 0xffu) == TSR_R_COMMON &&
-                  nk > 0 && nr > 0 && geom[2 * nd + nk - 1] == 1 && geom[2 * nd + nd - 1] != 1 &&
-                  (size.y + TSR__RED_CHUNK - 1) / TSR__RED_CHUNK < (1ul << (TSR_R_COL_DEPTH - 1));
+                  nk > 0 && nr > 0 && geom[2 * nd + nk - 1] == 1 && geom[2 * nd + nd - 1] != 1;
+    int col_depth = tsr_r_col_depth((size.y + TSR__RED_CHUNK - 1) / TSR__RED_CHUNK);
 #endif
     for (ulong o = o0; o < o0 + no; o++) {
         long e0 = 0, e1 = 0, e2 = 0;
@@ -654,13 +719,21 @@ __kernel void tsr_kernel(__global uchar *base0, ulong off0, __global uchar *base
         if (task.r0)
             tsr_r_seek(&src, task.r0);
 #if TSR_R_VEC
-        /* outputs o .. o + COL_OUTPUTS - 1 along the innermost kept
-         * dimension, all this work-item's: their sums at once */
-        if (by_cols && o >= col_end && o + TSR__RED_COL_OUTPUTS <= o0 + no &&
-            o % (ulong)geom[nk - 1] + TSR__RED_COL_OUTPUTS <= (ulong)geom[nk - 1]) {
-            tsr_r_sum_cols(&src, task.R, cols);
-            col = o;
-            col_end = o + TSR__RED_COL_OUTPUTS;
+        /* outputs o .. o + 16 nv - 1 along the innermost kept dimension,
+         * all this work-item's: their sums at once, nv as large as they
+         * and the walk's stack allow */
+        if (by_cols && o >= col_end) {
+            ulong inner = (ulong)geom[nk - 1];
+            ulong room = min(o0 + no - o, inner - o % inner);
+            int nv = TSR_R_COL_VECS;
+            while (nv > TSR__RED_COL_OUTPUTS / 16 &&
+                   ((ulong)nv * 16 > room || col_depth * nv > TSR_R_COL_ROOM))
+                nv /= 2;
+            if ((ulong)nv * 16 <= room && col_depth * nv <= TSR_R_COL_ROOM) {
+                tsr_r_sum_cols(&src, task.R, nv, cols);
+                col = o;
+                col_end = o + (ulong)nv * 16;
+            }
         }
         if (o < col_end) {
             src.given = 1;

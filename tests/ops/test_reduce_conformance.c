@@ -646,22 +646,40 @@ typedef struct large_case {
     int64_t dims[2];
 } large_case;
 
-static void run_large_case(const large_case *c)
+/* What a case's values hold besides large_values' mix. */
+typedef enum large_extra {
+    LARGE_PLAIN,
+    LARGE_NANS, /* NaNs among them (always for nansum and co) */
+    /* a sum over dim 0 whose value depends on the order: each chunk's
+     * rows 0 and 1 +3e38, rows 8 and 9 -3e38, the rest 0. The lanes'
+     * fold (0 with 8, 1 with 9) makes +0 of each chunk, and so of every
+     * sum; another pairing (0 with 1) overflows and makes NaN. */
+    LARGE_OVERFLOW,
+} large_extra;
+
+static void run_large_extra(const large_case *c, large_extra extra)
 {
     int64_t n = 1;
     for (int d = 0; d < c->ndim; d++)
         n *= c->sizes[d];
     int64_t total = n * c->step;
-    bool nans = strncmp(c->op, "nan", 3) == 0;
+    bool nans = extra == LARGE_NANS || strncmp(c->op, "nan", 3) == 0;
     double *v = large_values(total, (uint64_t)total + c->dtype, strcmp(c->op, "prod") == 0, nans);
+    for (int64_t i = 0; extra == LARGE_OVERFLOW && i < total; i++) {
+        int64_t r = i / (total / c->sizes[0]) % 4096;
+        v[i] = r == 0 || r == 1 ? 3e38 : r == 8 || r == 9 ? -3e38 : 0;
+    }
     tsr_tensor_options o = {.has_dtype = true, .dtype = c->dtype};
     tsr_tensor *flat = NULL, *x[2] = {NULL, NULL};
     outcome got[2] = {{.st = TSR_STATUS_COUNT}, {.st = TSR_STATUS_COUNT}};
     char id[128];
-    snprintf(id, sizeof id, "large %s %s [%lld,%lld,%lld]%s step %lld dims %d", c->op,
+    snprintf(id, sizeof id, "large %s %s [%lld,%lld,%lld]%s step %lld dims %d%s", c->op,
              tsr_dtype_name(c->dtype), (long long)c->sizes[0],
              (long long)(c->ndim > 1 ? c->sizes[1] : 0), (long long)(c->ndim > 2 ? c->sizes[2] : 0),
-             c->transposed ? " transposed" : "", (long long)c->step, c->ndims);
+             c->transposed ? " transposed" : "", (long long)c->step, c->ndims,
+             extra == LARGE_NANS       ? " nans"
+             : extra == LARGE_OVERFLOW ? " overflow"
+                                       : "");
     cases++;
     if (tsr_tensor_from_data(NULL, 1, &total, TSR_FLOAT64, v, &o, &flat) == TSR_OK) {
         for (int k = 0; k < 2; k++) { /* 0: opencl:0, 1: cpu */
@@ -696,12 +714,28 @@ static void run_large_case(const large_case *c)
         fail(id, "cpu status", tsr_status_name(got[1].st), "TSR_OK");
     else
         compare_devices(id, &got[0], &got[1]);
+    if (got[1].st == TSR_OK && extra == LARGE_OVERFLOW) { /* the order's answer */
+        int64_t m = c->sizes[1];
+        float *sums = calloc((size_t)m, sizeof *sums);
+        bool zero =
+            sums && tsr_tensor_copy_to_host(got[1].r, sums, (size_t)m * sizeof *sums) == TSR_OK;
+        for (int64_t i = 0; zero && i < m; i++)
+            zero = sums[i] == 0 && !signbit(sums[i]);
+        if (!zero)
+            fail(id, "cpu sums", "other values", "+0 everywhere");
+        free(sums);
+    }
     for (int k = 0; k < 2; k++) {
         outcome_release(&got[k]);
         tsr_tensor_release(x[k]);
     }
     tsr_tensor_release(flat);
     free(v);
+}
+
+static void run_large_case(const large_case *c)
+{
+    run_large_extra(c, LARGE_PLAIN);
 }
 
 static void run_large(void)
@@ -738,6 +772,24 @@ static void run_large(void)
     run_large_case(&(large_case){"mean", TSR_FLOAT64, 2, {9000, 130}, false, 1, 1, {0}});
     run_large_case(&(large_case){"sum", TSR_FLOAT64, 2, {1024, 1024}, false, 1, 1, {0}});
     run_large_case(&(large_case){"sum", TSR_FLOAT32, 3, {40, 300, 200}, false, 1, 2, {0, 1}});
+    /* wide column walks: 1024 outputs a work-item where there are
+     * enough (a chunk of 20 rows, lanes of one and two rows), several
+     * chunks over 256 of them; sums that only the order's pairing of the
+     * lanes and chunks keeps finite */
+    run_large_case(&(large_case){"sum", TSR_FLOAT32, 2, {20, 16384}, false, 1, 1, {0}});
+    run_large_case(&(large_case){"mean", TSR_FLOAT64, 2, {20, 16384}, false, 1, 1, {0}});
+    run_large_case(&(large_case){"sum", TSR_FLOAT32, 3, {4100, 2, 1024}, false, 1, 1, {0}});
+    run_large_extra(&(large_case){"sum", TSR_FLOAT32, 2, {32, 8192}, false, 1, 1, {0}},
+                    LARGE_OVERFLOW);
+    run_large_extra(&(large_case){"sum", TSR_FLOAT32, 2, {8210, 130}, false, 1, 1, {0}},
+                    LARGE_OVERFLOW);
+    /* positions of the first best among NaNs (the vector scan's two
+     * chains and their lanes each meet several) */
+    run_large_extra(&(large_case){"argmax", TSR_FLOAT32, 1, {M}, false, 1, 0, {0}}, LARGE_NANS);
+    run_large_extra(&(large_case){"argmin", TSR_FLOAT64, 2, {1024, 1024}, false, 1, 1, {1}},
+                    LARGE_NANS);
+    run_large_extra(&(large_case){"argmax", TSR_FLOAT32, 2, {64, 33 * 16}, false, 1, 1, {1}},
+                    LARGE_NANS);
     /* the other dtypes: their sums, extremes and positions */
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
         tsr_dtype dt = more[i];
