@@ -20,14 +20,14 @@
  *   - The vector rows (exp, log, tanh, sigmoid in float32, and bfloat16
  *     through float32) run the scalar functions' common path in eight
  *     lanes, written out operation for operation: where the scalar code
- *     branches on a value (expm1's k == 0, tanh's saturation, sigmoid's
- *     1 above EXPM1_TINY, a sign) both sides are computed and the lane
- *     takes its side. Lanes off the common path (NaN, +-inf, zero,
- *     subnormal inputs, results that leave the normal range) are flagged
- *     and recomputed by the scalar function. fma(-k, c, x) is written
- *     with -k, the round of x / ln2 in the current mode, as the scalar
- *     code has it; -ffp-contract=off keeps the compiler from fusing
- *     anything else.
+ *     branches on a value (expm1's k == 0, tanh's saturation, a sign)
+ *     both sides are computed and the lane takes its side. Lanes off
+ *     the common path (NaN, +-inf, zero, subnormal inputs, results that
+ *     leave the normal range) are flagged and recomputed by the scalar
+ *     function. fma(-k, c, x) is written with -k, the round of x / ln2
+ *     in the current mode, as the scalar code has it (or as fnmadd(k,
+ *     c, x), the same operation); -ffp-contract=off keeps the compiler
+ *     from fusing anything else.
  * bfloat16 results round as tsr__k_bf16_out does (RNE on the bits, NaN
  * 7FC0). tests/kernels/test_cpu_unary.c compares every row with the
  * generic one over millions of inputs, special values included. */
@@ -206,7 +206,7 @@ static inline V log8(V x, int *off)
     return r;
 }
 
-/* tsr__k_expr_f32 with xl = 0 (sigmoid passes -0: `xl` says which). */
+/* tsr__k_expr_f32. */
 static inline V expr8(V x, V xl, V *r, V *h, V *lo)
 {
     V k = rint8(mul(x, vc(TSR__K_F_LOG2E)));
@@ -272,28 +272,36 @@ static inline V tanh8(V x, int *off)
     return signed_t;
 }
 
-/* tsr__k_sigmoid_f32 from SIGMOID_EXP up (NaN and below are off the
- * path): sigmoidx's quotient q + lo, 1 above -EXPM1_TINY. */
-static inline V sigmoid8(V x, int *off)
+/* tsr__k_sigmoid_f32 where 2^k, exp(-|x|)'s power of two, is a normal
+ * number (NaN and x below about -87 are off the path). -|x| is x with
+ * its sign bit set, where the scalar code negates a positive x: they
+ * differ at x = +-0 only, and the reduction of either zero gives the
+ * same +0. */
+static inline __attribute__((always_inline)) V sigmoid8(V x, int *off)
 {
-    V r, h, l, yl;
-    V kd = expr8(neg(x), neg(vc(0.0f)), &r, &h, &l);
-    V y = exp1p8(r, h, l, &yl);
-    V yh = add(y, yl);
-    V p = pow2(_mm256_cvttps_epi32(kd));
-    V eh = mul(p, yh);
-    yl = sub(yl, sub(yh, y));
+    V negative = _mm256_cmp_ps(x, vc(0.0f), _CMP_LT_OQ);
+    V bound = pick(negative, vc(TSR__K_F_EXP_TINY), vc(TSR__K_F_SIGMOID_EXP));
+    V a = _mm256_max_ps(_mm256_or_ps(x, vc(-0.0f)), bound);
+    V k = rint8(mul(a, vc(TSR__K_F_LOG2E)));
+    V rh = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_HI), a);
+    V r = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_LO), rh);
+    V rl = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_LO), sub(rh, r));
+    V t = mul(mul(r, r), fma8(r, expq_tail(r), vc(TSR__K_EXPF_Q0)));
+    V s = add(r, t);
+    V sl = add(sub(t, sub(s, r)), fma8(rl, r, rl));
+    V yh = add(vc(1.0f), s);
+    V yl = add(add(sub(vc(1.0f), yh), s), sl);
+    V p = pow2(_mm256_cvttps_epi32(k));
+    V eh = mul(p, yh), el = mul(p, yl);
     V dh = add(vc(1.0f), eh);
-    V b = sub(dh, eh);
-    V dl = add(add(sub(eh, sub(dh, b)), sub(vc(1.0f), b)), mul(p, yl));
+    V dl = add(sub(eh, sub(dh, vc(1.0f))), el);
     V q = dv(vc(1.0f), dh);
-    V rem = fma8(neg(q), dh, vc(1.0f));
-    V lo = dv(fma8(neg(q), dl, rem), dh);
-    V one = _mm256_cmp_ps(x, vc(-TSR__K_F_EXPM1_TINY), _CMP_GT_OQ);
-    V res = add(pick(one, vc(1.0f), q), pick(one, vc(0.0f), lo));
-    V in = _mm256_cmp_ps(x, vc(TSR__K_F_SIGMOID_EXP), _CMP_GE_OQ);
+    V ql = mul(q, _mm256_fnmadd_ps(q, dl, _mm256_fnmadd_ps(q, dh, vc(1.0f))));
+    V nh = pick(negative, eh, vc(1.0f)), nl = _mm256_and_ps(negative, el);
+    V in = _mm256_and_ps(_mm256_cmp_ps(k, vc((float)(1 - TSR__K_F_BIAS)), _CMP_GE_OQ),
+                         _mm256_cmp_ps(x, x, _CMP_ORD_Q));
     *off = ~lanes(in) & 0xFF;
-    return res;
+    return fma8(nh, q, fma8(nh, ql, mul(nl, q)));
 }
 
 /* The rows of tsr__k_erfcf as columns: the value of column j for row i
@@ -314,25 +322,27 @@ static void erfc_cols_init(erfc_cols *c)
     }
 }
 
-static inline V column(const erfc_cols *c, int j, VI row, V is8)
+/* Row 8 is looked for only where `far` says a lane may hold it. */
+static inline V column(const erfc_cols *c, int j, VI row, V is8, int far)
 {
-    return pick(is8, vc(c->row8[j]), _mm256_permutevar8x32_ps(c->low[j], row));
+    V v = _mm256_permutevar8x32_ps(c->low[j], row);
+    return far ? pick(is8, vc(c->row8[j]), v) : v;
 }
 
-/* tsr__k_erfcrow_f32 with each lane's own row. */
-static inline V erfcrow8(const erfc_cols *c, VI row, V x, V *lo)
+/* tsr__k_erfcrow_f32 with each lane's own row (row 8 only if `far`). */
+static inline V erfcrow8(const erfc_cols *c, VI row, V x, int far, V *lo)
 {
     V is8 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(row, _mm256_set1_epi32(8)));
-    V s = sub(x, column(c, 0, row, is8));
-    V q = column(c, TSR__K_ERFCF_N + 1, row, is8);
+    V s = sub(x, column(c, 0, row, is8, far));
+    V q = column(c, TSR__K_ERFCF_N + 1, row, is8, far);
     for (int j = TSR__K_ERFCF_N; j > 3; j--)
-        q = fma8(s, q, column(c, j, row, is8));
-    V c0 = column(c, 2, row, is8);
-    V c3 = column(c, 3, row, is8);
+        q = fma8(s, q, column(c, j, row, is8, far));
+    V c0 = column(c, 2, row, is8, far);
+    V c3 = column(c, 3, row, is8, far);
     V p = mul(c3, s);
     V hi = add(c0, p);
     *lo = add(add(sub(c0, hi), p),
-              add(add(fma8(c3, s, neg(p)), column(c, 1, row, is8)), mul(mul(s, s), q)));
+              add(add(fma8(c3, s, neg(p)), column(c, 1, row, is8, far)), mul(mul(s, s), q)));
     return hi;
 }
 
@@ -361,7 +371,7 @@ static inline V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
     VI near = _mm256_cvttps_epi32(mul(sub(x, vc(0.5f)), vc(2.0f)));
     V fh, fl;
     if (lanes(_mm256_andnot_ps(below3, need)) == 0) {
-        fh = erfcrow8(c, near, x, &fl);
+        fh = erfcrow8(c, near, x, 0, &fl);
     } else {
         V t = dv(vc(1.0f), x);
         VI far = _mm256_add_epi32(
@@ -370,7 +380,7 @@ static inline V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
         VI row =
             _mm256_castps_si256(pick(below3, _mm256_castsi256_ps(near), _mm256_castsi256_ps(far)));
         V gl;
-        V g = erfcrow8(c, row, pick(below3, x, t), &gl);
+        V g = erfcrow8(c, row, pick(below3, x, t), 1, &gl);
         V fh_far = dv(g, x);
         V fl_far = dv(add(fma8(neg(fh_far), x, g), gl), x);
         fh = pick(below3, g, fh_far);

@@ -251,10 +251,26 @@
  *   tanh: tanh(|x|) = -e / (2 + e), e = expm1(-2|x|) in two words, the
  *     division's remainder taken exactly (fma) and corrected for; 1 from
  *     TANH_ONE, where 1 - tanh is below a quarter of 1's ulp.
- *   sigmoid: 1 / (1 + d), d = exp(-x) in two words, the division
- *     corrected as tanh's; below SIGMOID_EXP, where exp(-x) would grow
- *     towards overflow and 1 + exp(x) is 1 to far below an ulp, exp(x)
- *     itself; 1 above -EXPM1_TINY.
+ *   sigmoidx (silu's and gelu_tanh's, of x + xl): 1 / (1 + d), d =
+ *     exp(-x) in two words, the division corrected as tanh's; below
+ *     SIGMOID_EXP, where exp(-x) would grow towards overflow and 1 +
+ *     exp(x) is 1 to far below an ulp, exp(x) itself; 1 above
+ *     -EXPM1_TINY.
+ *   sigmoid: from e = exp(a), a = -|x| (clamped at EXP_TINY below 0,
+ *     where the result rounds to +0, and at SIGMOID_EXP above 0, where
+ *     1 + e is 1 to far below an ulp), sigmoid(|x|) = 1 / (1 + e) and
+ *     sigmoid(-|x|) = e / (1 + e), one division. a = k ln2 + r + rl
+ *     (expr's reduction); exp(r + rl) = yh + yl, yh = 1 + s with s = r +
+ *     r^2 Q(r), both sums' errors kept by fast two-sums (|r| > r^2 Q(r),
+ *     1 > |s|) and rl's share added, r^2's rounding error (a few units
+ *     of 2^-28 of e) left out; e = 2^k (yh + yl). 1 + e = dh + dl by a
+ *     fast two-sum (1 >= e), q = 1 / dh, and q + q (1 - q dh - q dl)
+ *     (the remainder by fma) is 1 / (1 + e) in two words; the result is
+ *     (1 or e) times that by two fmas, rounded once. The error of e
+ *     reaches the result damped by e / (1 + e) above 0 and whole below,
+ *     where it stays a small part of an ulp. Where 2^k is below the
+ *     normal numbers e is taken 2^STEP_BITS larger in the product (as 0
+ *     in 1 + e) and the result scaled back.
  *   log1p: 1 + x = uh + ul exactly (two-sum), log(uh) as log computes it
  *     with ul / uh added to its small terms. */
 #define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
@@ -437,11 +453,31 @@
     }                                                                                          \
     static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
     {                                                                                          \
-        int far = x < TSR__K_##C##_SIGMOID_EXP;                                                \
-        T lo;                                                                                  \
-        int k;                                                                                 \
-        T q = tsr__k_sigmoidx_##sfx(far || x != x ? (T)0 : x, 0, &lo, &k);                     \
-        T y = far ? tsr__k_exp_##sfx(x) : q + lo;                                              \
+        int neg = x < 0;                                                                       \
+        T a = neg ? x : -x;                                                                    \
+        T bound = neg ? TSR__K_##C##_EXP_TINY : TSR__K_##C##_SIGMOID_EXP;                      \
+        a = a < bound || x != x ? bound : a;                                                   \
+        T k = RINT(a * TSR__K_##C##_LOG2E);                                                    \
+        T rh = FMA(-k, TSR__K_##C##_LN2_HI, a);                                                \
+        T r = FMA(-k, TSR__K_##C##_LN2_LO, rh);                                                \
+        T rl = FMA(-k, TSR__K_##C##_LN2_LO, rh - r);                                           \
+        T t = r * r * FMA(r, tsr__k_expq_tail_##sfx(r), TSR__K_##C##_EXPQ0);                   \
+        T s = r + t;                                                                           \
+        T sl = (t - (s - r)) + FMA(rl, r, rl);                                                 \
+        T yh = (T)1 + s;                                                                       \
+        T yl = (((T)1 - yh) + s) + sl;                                                         \
+        int kd = (int)k;                                                                       \
+        int far = kd < 1 - TSR__K_##C##_BIAS;                                                  \
+        T p = tsr__k_pow2_##sfx(far ? kd + TSR__K_##C##_STEP_BITS : kd);                       \
+        T eh = p * yh, el = p * yl;                                                            \
+        T ed = far ? (T)0 : eh;                                                                \
+        T dh = (T)1 + ed;                                                                      \
+        T dl = (ed - (dh - (T)1)) + (far ? (T)0 : el);                                         \
+        T q = (T)1 / dh;                                                                       \
+        T ql = q * FMA(-q, dl, FMA(-q, dh, (T)1));                                             \
+        T nh = neg ? eh : (T)1, nl = neg ? el : (T)0;                                          \
+        T y = FMA(nh, q, FMA(nh, ql, nl * q));                                                 \
+        y = far ? y * TSR__K_##C##_STEP_DOWN : y;                                              \
         return x != x ? x + x : y;                                                             \
     }                                                                                          \
     static inline T tsr__k_log1p_##sfx(T x)                                                    \
