@@ -105,6 +105,18 @@ static void rank_order(const boxing *b, bool tgt, int k, const int *displs, char
     }
 }
 
+/* Host memory to pack into, from the environment's pool (unstage gives
+ * it back, NULL ok). */
+static void *stage(const boxing *b, int64_t bytes)
+{
+    return tsr__pool_get(b->src->env->pool, bytes ? (size_t)bytes : 1);
+}
+
+static void unstage(const boxing *b, void *block, int64_t bytes)
+{
+    tsr__pool_put(b->src->env->pool, block, bytes ? (size_t)bytes : 1);
+}
+
 /* Whether every rank's count is the same: then the plain collective,
  * whose algorithms MPI tunes for that case (the v-forms take others). */
 static bool even(const int *counts, int k)
@@ -119,10 +131,10 @@ static bool even(const int *counts, int k)
 static tsr_status gather_into(const boxing *b, MPI_Comm comm, int k, const int *counts,
                               const int *displs, void *to)
 {
-    int rc = even(counts, k) ? MPI_Allgather(b->in, counts[0], MPI_BYTE, to, counts[0], MPI_BYTE,
-                                             comm)
-                             : MPI_Allgatherv(b->in, counts[b->src->index], MPI_BYTE, to, counts,
-                                              displs, MPI_BYTE, comm);
+    int rc = even(counts, k)
+                 ? MPI_Allgather(b->in, counts[0], MPI_BYTE, to, counts[0], MPI_BYTE, comm)
+                 : MPI_Allgatherv(b->in, counts[b->src->index], MPI_BYTE, to, counts, displs,
+                                  MPI_BYTE, comm);
     return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing S->B: MPI_Allgather(v)");
 }
 
@@ -144,14 +156,14 @@ static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
         return st;
     }
     int64_t bytes = tsr__numel(b->src->ndim, b->src->sizes) * (int64_t)b->itemsize;
-    char *packed = st ? NULL : malloc(bytes ? (size_t)bytes : 1);
+    char *packed = st ? NULL : stage(b, bytes);
     if (!st && !packed)
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     if (!st)
         st = gather_into(b, comm, k, counts, displs, packed);
     if (!st)
         rank_order(b, false, k, displs, packed, b->out.host, false);
-    free(packed);
+    unstage(b, packed, bytes);
     free(counts);
     return st;
 }
@@ -170,10 +182,11 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
         return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing P->B: MPI_Allreduce");
     }
     int *counts = malloc(2 * (size_t)k * sizeof(int));
-    char *packed = malloc(numel ? (size_t)numel * b->itemsize : 1);
+    int64_t bytes = numel * (int64_t)b->itemsize;
+    char *packed = stage(b, bytes);
     if (!counts || !packed) {
         free(counts);
-        free(packed);
+        unstage(b, packed, bytes);
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     }
     int *displs = counts + k;
@@ -186,7 +199,7 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
         if (rc != MPI_SUCCESS)
             st = tsr__mpi_fail(rc, "boxing P->S: MPI_Reduce_scatter");
     }
-    free(packed);
+    unstage(b, packed, bytes);
     free(counts);
     return st;
 }
@@ -231,8 +244,8 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
     bool in_place = got > 0 && b->out.host;
     for (int d = 0; d < b->src->sbp[0].dim; d++)
         in_place &= dst_sz[d] == 1;
-    char *sendbuf = st ? NULL : malloc(sent ? (size_t)sent : 1);
-    char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : malloc(got ? (size_t)got : 1);
+    char *sendbuf = st ? NULL : stage(b, sent);
+    char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : stage(b, got);
     if (!st && (!sendbuf || !recvbuf))
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     for (int r = 0; r < k && !st; r++) {
@@ -240,11 +253,10 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
         tsr__box_copy(nd, box, b->itemsize, sendbuf + sdispls[r], box, zero, b->in, src_sz, at);
     }
     if (!st) {
-        int rc = even_shards(b, k)
-                     ? MPI_Alltoall(sendbuf, scounts[0], MPI_BYTE, recvbuf, rcounts[0], MPI_BYTE,
-                                    comm)
-                     : MPI_Alltoallv(sendbuf, scounts, sdispls, MPI_BYTE, recvbuf, rcounts,
-                                     rdispls, MPI_BYTE, comm);
+        int rc = even_shards(b, k) ? MPI_Alltoall(sendbuf, scounts[0], MPI_BYTE, recvbuf,
+                                                  rcounts[0], MPI_BYTE, comm)
+                                   : MPI_Alltoallv(sendbuf, scounts, sdispls, MPI_BYTE, recvbuf,
+                                                   rcounts, rdispls, MPI_BYTE, comm);
         if (rc != MPI_SUCCESS)
             st = tsr__mpi_fail(rc, "boxing S->S: MPI_Alltoall(v)");
     }
@@ -253,9 +265,9 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
         tsr__box_copy(nd, box, b->itemsize, b->out.host, dst_sz, at, recvbuf + rdispls[r], box,
                       zero);
     }
-    free(sendbuf);
+    unstage(b, sendbuf, sent);
     if (!in_place)
-        free(recvbuf);
+        unstage(b, recvbuf, got);
     free(c);
     return st;
 }
