@@ -9,8 +9,8 @@
  * barrier, one call, the slowest rank's time (an all-reduce of the
  * times), then the same for the other, the operation first in every other
  * pair and the baseline first in the rest. With 4 ranks on fewer cores
- * (oversubscribed: MPI yields the CPU while it waits, bench/global.c
- * asks for it) one sample is at the scheduler's mercy, so a row takes at
+ * (oversubscribed: Open MPI then yields the CPU while it waits) one
+ * sample is at the scheduler's mercy, so a row takes at
  * least 11 pairs and more, up to 41, while they have taken under 30 s (3
  * to 5 with --quick). The rate is bytes of the logical tensor per second,
  * and the row's ratio the median of the pairs' ratios:
@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bench/bench.h"
 #include "tessera/global.h"
@@ -185,9 +186,17 @@ static tsr_global_tensor *make(flat_case *c, int ndim, const int64_t *sizes, tsr
     return g;
 }
 
+/* n floats of 1 for the bare baselines, in memory like a cpu tensor's
+ * (libtessera's allocator): large blocks aligned to 2 MiB and advised
+ * onto huge pages, which MPI's single-copy transport pins and reads
+ * faster than small pages. free() releases it. */
 static float *filled(int64_t n)
 {
-    float *p = malloc((size_t)n * sizeof(float));
+    size_t bytes = (size_t)n * sizeof(float), huge = (size_t)2 << 20;
+    size_t align = bytes >= 2 * huge ? huge : 64;
+    float *p = aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (p && align == huge)
+        (void)madvise(p, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
     for (int64_t k = 0; p && k < n; k++)
         p[k] = 1.0f;
     return p;
