@@ -105,6 +105,39 @@ static void rank_order(const boxing *b, bool tgt, int k, const int *displs, char
     }
 }
 
+/* Host memory to pack into, from the environment's pool (unstage gives
+ * it back, NULL ok). */
+static void *stage(const boxing *b, int64_t bytes)
+{
+    return tsr__pool_get(b->src->env->pool, bytes ? (size_t)bytes : 1);
+}
+
+static void unstage(const boxing *b, void *block, int64_t bytes)
+{
+    tsr__pool_put(b->src->env->pool, block, bytes ? (size_t)bytes : 1);
+}
+
+/* Whether every rank's count is the same: then the plain collective,
+ * whose algorithms MPI tunes for that case (the v-forms take others). */
+static bool even(const int *counts, int k)
+{
+    for (int r = 1; r < k; r++)
+        if (counts[r] != counts[0])
+            return false;
+    return true;
+}
+
+/* Every rank's shard into `to`, in rank order at displs. */
+static tsr_status gather_into(const boxing *b, MPI_Comm comm, int k, const int *counts,
+                              const int *displs, void *to)
+{
+    int rc = even(counts, k)
+                 ? MPI_Allgather(b->in, counts[0], MPI_BYTE, to, counts[0], MPI_BYTE, comm)
+                 : MPI_Allgatherv(b->in, counts[b->src->index], MPI_BYTE, to, counts, displs,
+                                  MPI_BYTE, comm);
+    return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing S->B: MPI_Allgather(v)");
+}
+
 static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
 {
     int *counts = malloc(2 * (size_t)k * sizeof(int));
@@ -118,24 +151,19 @@ static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
     for (int d = 0; d < b->src->sbp[0].dim; d++)
         in_place &= b->src->sizes[d] == 1;
     if (!st && in_place) {
-        int rc = MPI_Allgatherv(b->in, counts[b->src->index], MPI_BYTE, b->out.host, counts, displs,
-                                MPI_BYTE, comm);
+        st = gather_into(b, comm, k, counts, displs, b->out.host);
         free(counts);
-        return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing S->B: MPI_Allgatherv");
+        return st;
     }
     int64_t bytes = tsr__numel(b->src->ndim, b->src->sizes) * (int64_t)b->itemsize;
-    char *packed = st ? NULL : malloc(bytes ? (size_t)bytes : 1);
+    char *packed = st ? NULL : stage(b, bytes);
     if (!st && !packed)
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
-    if (!st) {
-        int rc = MPI_Allgatherv(b->in, counts[b->src->index], MPI_BYTE, packed, counts, displs,
-                                MPI_BYTE, comm);
-        if (rc != MPI_SUCCESS)
-            st = tsr__mpi_fail(rc, "boxing S->B: MPI_Allgatherv");
-    }
+    if (!st)
+        st = gather_into(b, comm, k, counts, displs, packed);
     if (!st)
         rank_order(b, false, k, displs, packed, b->out.host, false);
-    free(packed);
+    unstage(b, packed, bytes);
     free(counts);
     return st;
 }
@@ -149,16 +177,16 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
         st = fits_int(numel, "boxing P->B");
     if (st)
         return st;
-    if (!scatter) {
-        memcpy(b->out.host, b->in, (size_t)numel * b->itemsize);
-        int rc = MPI_Allreduce(MPI_IN_PLACE, b->out.host, (int)numel, type, MPI_SUM, comm);
+    if (!scatter) { /* MPI reads the addend where it is: no copy first */
+        int rc = MPI_Allreduce(b->in, b->out.host, (int)numel, type, MPI_SUM, comm);
         return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing P->B: MPI_Allreduce");
     }
     int *counts = malloc(2 * (size_t)k * sizeof(int));
-    char *packed = malloc(numel ? (size_t)numel * b->itemsize : 1);
+    int64_t bytes = numel * (int64_t)b->itemsize;
+    char *packed = stage(b, bytes);
     if (!counts || !packed) {
         free(counts);
-        free(packed);
+        unstage(b, packed, bytes);
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     }
     int *displs = counts + k;
@@ -171,9 +199,27 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
         if (rc != MPI_SUCCESS)
             st = tsr__mpi_fail(rc, "boxing P->S: MPI_Reduce_scatter");
     }
-    free(packed);
+    unstage(b, packed, bytes);
     free(counts);
     return st;
+}
+
+/* Whether every rank's shard has the same sizes under the source and
+ * under the target signature: then every block of an S(i) -> S(j) is the
+ * same size, on every rank alike (the choice of collective must be). */
+static bool even_shards(const boxing *b, int k)
+{
+    int nd = b->src->ndim;
+    for (int tgt = 0; tgt < 2; tgt++) {
+        int64_t first[TSR_MAX_DIMS], sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+        geometry(b, tgt, 0, first, off);
+        for (int r = 1; r < k; r++) {
+            geometry(b, tgt, r, sz, off);
+            if (memcmp(sz, first, (size_t)nd * sizeof(int64_t)))
+                return false;
+        }
+    }
+    return true;
 }
 
 /* S(i) -> S(j): each rank sends every peer the part of its slice that
@@ -198,8 +244,8 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
     bool in_place = got > 0 && b->out.host;
     for (int d = 0; d < b->src->sbp[0].dim; d++)
         in_place &= dst_sz[d] == 1;
-    char *sendbuf = st ? NULL : malloc(sent ? (size_t)sent : 1);
-    char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : malloc(got ? (size_t)got : 1);
+    char *sendbuf = st ? NULL : stage(b, sent);
+    char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : stage(b, got);
     if (!st && (!sendbuf || !recvbuf))
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     for (int r = 0; r < k && !st; r++) {
@@ -207,19 +253,21 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
         tsr__box_copy(nd, box, b->itemsize, sendbuf + sdispls[r], box, zero, b->in, src_sz, at);
     }
     if (!st) {
-        int rc = MPI_Alltoallv(sendbuf, scounts, sdispls, MPI_BYTE, recvbuf, rcounts, rdispls,
-                               MPI_BYTE, comm);
+        int rc = even_shards(b, k) ? MPI_Alltoall(sendbuf, scounts[0], MPI_BYTE, recvbuf,
+                                                  rcounts[0], MPI_BYTE, comm)
+                                   : MPI_Alltoallv(sendbuf, scounts, sdispls, MPI_BYTE, recvbuf,
+                                                   rcounts, rdispls, MPI_BYTE, comm);
         if (rc != MPI_SUCCESS)
-            st = tsr__mpi_fail(rc, "boxing S->S: MPI_Alltoallv");
+            st = tsr__mpi_fail(rc, "boxing S->S: MPI_Alltoall(v)");
     }
     for (int r = 0; r < k && !st && !in_place; r++) {
         peer_block(b, false, r, dst_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, b->out.host, dst_sz, at, recvbuf + rdispls[r], box,
                       zero);
     }
-    free(sendbuf);
+    unstage(b, sendbuf, sent);
     if (!in_place)
-        free(recvbuf);
+        unstage(b, recvbuf, got);
     free(c);
     return st;
 }

@@ -79,6 +79,10 @@ tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global
     if (bad)
         return bad;
     tsr_global_env *env = calloc(1, sizeof(*env));
+    if (env && !(env->pool = tsr__pool_new())) {
+        free(env);
+        env = NULL;
+    }
     if (!env)
         return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "global env: out of memory");
     int inited = 0, rc;
@@ -87,6 +91,7 @@ tsr_status tsr_global_env_open(const tsr_global_env_options *options, tsr_global
         int provided;
         rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided);
         if (rc != MPI_SUCCESS) {
+            tsr__pool_close(env->pool);
             free(env);
             return tsr__global_fail(TSR_ERR_RUNTIME, "MPI_Init_thread failed (code %d)", rc);
         }
@@ -203,6 +208,7 @@ void tsr_global_env_close(tsr_global_env *env)
         MPI_Comm_free(&env->world);
     if (env->finalize && !env->broken)
         MPI_Finalize();
+    tsr__pool_close(env->pool);
     free(env);
 }
 

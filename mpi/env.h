@@ -8,6 +8,25 @@
 
 #include "mpi/internal.h"
 
+/* Host memory boxing reuses (mpi/pool.c). */
+typedef struct tsr__pool tsr__pool;
+/* The smallest block the pool keeps: below it, fresh memory is cheap. */
+#define TSR__POOL_MIN ((size_t)1 << 20)
+/* A pool with one user (the environment); NULL when out of memory. */
+tsr__pool *tsr__pool_new(void);
+/* The environment lets go: the pool keeps nothing more and goes with its
+ * last block. NULL ok. */
+void tsr__pool_close(tsr__pool *pool);
+/* A block of `bytes` (one that was given back at that size, else a new
+ * one); NULL when out of memory. Give it back with tsr__pool_put. */
+void *tsr__pool_get(tsr__pool *pool, size_t bytes);
+void tsr__pool_put(tsr__pool *pool, void *block, size_t bytes); /* NULL block ok */
+/* A new cpu tensor (contiguous, not zeroed) on a pooled block, which
+ * goes back when the tensor's storage is released; small tensors and
+ * dtypes DLPack cannot describe get ordinary memory. */
+tsr_status tsr__pool_tensor(tsr__pool *pool, tsr_dtype dtype, int ndim, const int64_t *sizes,
+                            tsr_tensor **out);
+
 /* How many rank lists keep their communicator (tsr__list_comm). */
 #define TSR__COMM_CACHE 8
 
@@ -30,6 +49,7 @@ struct tsr_global_env {
         MPI_Comm comm;
     } comms[TSR__COMM_CACHE];
     int ncomms;
+    tsr__pool *pool;
 };
 
 /* TSR_ERR_RUNTIME "<what> failed: <MPI's text for code>". */

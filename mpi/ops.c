@@ -39,6 +39,7 @@ typedef struct deduction {
     tsr_sbp in_sbp[MAX_IN][TSR_PLACEMENT_MAX_DIMS];
     tsr_sbp out_sbp[TSR_PLACEMENT_MAX_DIMS];
     const struct reduction *red; /* a reduction's arguments, else NULL */
+    tsr_tensor *into;            /* an elementwise out= shard (or its meta twin), else NULL */
 } deduction;
 
 /* A reduction's arguments (tsr_global_reduce), its local function and how
@@ -340,7 +341,7 @@ static tsr_status run_local(const deduction *d, bool is_mm, tsr_op op, tsr_tenso
     if (d->red)
         return reduce_local(d->red, in[0], partial, r);
     return is_mm ? tsr_matmul(in[0], in[1], r)
-                 : tsr_elementwise(op, (const tsr_tensor *const *)in, (size_t)d->n, NULL, r);
+                 : tsr_elementwise(op, (const tsr_tensor *const *)in, (size_t)d->n, d->into, r);
 }
 
 /* The operation on the logical shapes (meta tensors): the result's dtype
@@ -369,6 +370,8 @@ static tsr_status meta_run(deduction *d, bool is_mm, tsr_op op)
  * operation on the shards and makes the result's record. */
 static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_tensor **out)
 {
+    if (d->into) /* the shard of an out= tensor: written in place, no record */
+        out = NULL;
     const tsr_placement *p = d->in[0]->placement;
     int pd = tsr_placement_ndim(p);
     tsr_global_tensor *boxed[MAX_IN] = {NULL};
@@ -383,6 +386,14 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
             st = tsr_global_tensor_to_global(d->in[j], p, d->in_sbp[j], &boxed[j]);
         if (!st)
             local[j] = (same ? d->in[j] : boxed[j])->local;
+    }
+    if (!st && d->into) {
+        st = tsr_placement_index_of(p, d->in[0]->env->rank) < 0
+                 ? TSR_OK
+                 : run_local(d, false, op, local, false, &r);
+        for (int j = 0; j < d->n; j++)
+            tsr_global_tensor_release(boxed[j]);
+        return st;
     }
     if (!st)
         st = tsr__global_new(d->in[0]->env, d->dtype, d->ndim, d->sizes, p, d->out_sbp, &g);
@@ -488,6 +499,82 @@ tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inp
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL argument");
     tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
     return st ? st : execute(&d, false, op, result);
+}
+
+/* out= (and in place: out is input 0): the operation on the logical
+ * shapes with out's meta twin gives PyTorch's out= refusals (a result
+ * dtype that cannot be cast to out's); then, where the deduced result has
+ * out's signature, each rank's shard is computed straight into out's
+ * (tsr_elementwise's out=, casting as it does), else into a new global
+ * tensor that is boxed to out's signature and copied in. */
+tsr_status tsr_global_elementwise_out(tsr_op op, const tsr_global_tensor *const *inputs,
+                                      size_t ninputs, tsr_global_tensor *out)
+{
+    deduction d = {0};
+    if (!out)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL out");
+    tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
+    if (st)
+        return st;
+    if (!tsr_placement_equal(out->placement, inputs[0]->placement) || out->env != inputs[0]->env) {
+        char pi[256], po[256];
+        tsr_placement_repr(inputs[0]->placement, pi, sizeof(pi));
+        tsr_placement_repr(out->placement, po, sizeof(po));
+        return tsr__global_fail(TSR_ERR_RUNTIME,
+                                "global %s: out= is on %s, the inputs on %s: expected all tensors "
+                                "to be on the same placement",
+                                d.name, po, pi);
+    }
+    tsr_tensor *meta_out = NULL, *m[MAX_IN] = {NULL};
+    st = meta_of(out, &meta_out);
+    for (int j = 0; j < d.n && !st; j++)
+        st = meta_of(d.in[j], &m[j]);
+    if (!st)
+        st = tsr_elementwise(op, (const tsr_tensor *const *)m, (size_t)d.n, meta_out, NULL);
+    if (!st && (tsr_tensor_ndim(meta_out) != out->ndim ||
+                memcmp(tsr_tensor_sizes(meta_out), out->sizes, (size_t)out->ndim * 8) ||
+                d.ndim != out->ndim || memcmp(d.sizes, out->sizes, (size_t)out->ndim * 8))) {
+        char have[TSR__DIMS_TEXT_MAX], want[TSR__DIMS_TEXT_MAX];
+        st = tsr__global_fail(TSR_ERR_RUNTIME,
+                              "global %s: out= has the logical shape %s but the result's is %s "
+                              "(a global out= is not resized)",
+                              d.name, tsr__dims_text(have, out->sizes, out->ndim),
+                              tsr__dims_text(want, d.sizes, d.ndim));
+    }
+    tsr_tensor_release(meta_out);
+    for (int j = 0; j < d.n; j++)
+        tsr_tensor_release(m[j]);
+    if (st)
+        return st;
+    bool direct = true;
+    for (int a = 0; a < tsr_placement_ndim(out->placement); a++)
+        direct &= tsr_sbp_equal(d.out_sbp[a], out->sbp[a]);
+    if (direct) {
+        d.into = out->local;
+        return execute(&d, false, op, NULL);
+    }
+    tsr_global_tensor *r = NULL, *boxed = NULL;
+    st = execute(&d, false, op, &r);
+    if (!st)
+        st = tsr_global_tensor_to_global(r, out->placement, out->sbp, &boxed);
+    if (!st && out->index >= 0)
+        st = tsr_tensor_copy_(out->local, boxed->local);
+    tsr_global_tensor_release(boxed);
+    tsr_global_tensor_release(r);
+    return st;
+}
+
+tsr_status tsr_global_elementwise_(tsr_op op, tsr_global_tensor *self,
+                                   const tsr_global_tensor *const *others, size_t nothers)
+{
+    const tsr_global_tensor *in[MAX_IN] = {self};
+    if (!self || nothers > MAX_IN - 1 || (nothers && !others))
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
+                                "global elementwise: in place needs self and at most %d others",
+                                MAX_IN - 1);
+    for (size_t j = 0; j < nothers; j++)
+        in[j + 1] = others[j];
+    return tsr_global_elementwise_out(op, in, nothers + 1, self);
 }
 
 tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,

@@ -47,7 +47,8 @@ tsr_status tsr__shard_new(tsr_global_env *env, tsr_device device, tsr_dtype dtyp
     tsr_tensor_options opt = {
         .has_dtype = true, .dtype = dtype, .has_device = true, .device = device};
     tsr_client *client = device.type == TSR_DEVICE_CPU ? NULL : env->client;
-    tsr_status st = tsr_tensor_empty(client, ndim, sizes, &opt, &out->tensor);
+    tsr_status st = client ? tsr_tensor_empty(client, ndim, sizes, &opt, &out->tensor)
+                           : tsr__pool_tensor(env->pool, dtype, ndim, sizes, &out->tensor);
     if (st)
         return st;
     out->staged = false;

@@ -5,11 +5,15 @@
  * fight over its CPUs more than MPI's own baselines do.
  *
  * Each row times an operation on global tensors against the bare MPI
- * collective (or local operation) that does the same work, sample by
- * sample: a barrier, the operation, the slowest rank's time (an
- * all-reduce of the times), then the same for the baseline right after.
- * The rate is bytes of the logical tensor per second, and the row's ratio
- * the median of the pairs' ratios:
+ * collective (or local operation) that does the same work, in pairs: a
+ * barrier, one call, the slowest rank's time (an all-reduce of the
+ * times), then the same for the other, the operation first in every other
+ * pair and the baseline first in the rest. With 4 ranks on fewer cores
+ * (oversubscribed: Open MPI then yields the CPU while it waits) one
+ * sample is at the scheduler's mercy, so a row takes at
+ * least 11 pairs and more, up to 41, while they have taken under 30 s (3
+ * to 5 with --quick). The rate is bytes of the logical tensor per second,
+ * and the row's ratio the median of the pairs' ratios:
  *   boxing_p_to_b    P -> B of a [N] float32 tensor; mpi_allreduce: an
  *                    MPI_Allreduce (sum) of N floats.
  *   boxing_s0_to_b   S(0) -> B of [N]; mpi_allgather: MPI_Allgather of the
@@ -30,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "bench/bench.h"
 #include "tessera/global.h"
@@ -51,26 +56,55 @@ typedef struct measure {
     void *arg;
 } measure;
 
-/* samples pairs of (operation, baseline), each timed from a barrier;
- * prints the row on rank 0. bytes: of the logical tensor. */
+/* How many pairs a row samples: at least min_pairs, then more until the
+ * pairs' measured seconds pass budget_s or max_pairs are in. */
+typedef struct sampling {
+    int min_pairs, max_pairs;
+    double budget_s;
+} sampling;
+
+/* One timed call from a barrier: the slowest rank's seconds (the same on
+ * every rank); *good: whether every rank's call succeeded. */
+static double timed(bool (*fn)(void *), void *arg, int *good)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int mine = fn(arg), all = 0;
+    double t = slowest(t0);
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    *good = all;
+    return t;
+}
+
+/* Pairs of (operation, baseline), each call timed from a barrier, the two
+ * in alternating order (operation first in even pairs, baseline first in
+ * odd ones) so that whatever the first call of a pair pays (a neighbour's
+ * burst, caches the other call left) falls on both sides alike. Every
+ * rank sees the same times, so every rank stops after the same pair.
+ * Prints the row on rank 0. bytes: of the logical tensor. */
 static void run_row(const char *name, const char *baseline, const measure *m, double bytes,
-                    int samples, double target)
+                    const sampling *plan, double target)
 {
     bench_pairs pairs = {0};
     bool ok = true;
-    for (int s = -1; s < samples && ok; s++) { /* s = -1: a warm-up pair */
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        int good = m->op(m->arg), all_good = 0;
-        double t_op = slowest(t0);
-        MPI_Allreduce(&good, &all_good, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = MPI_Wtime();
-        m->base(m->arg);
-        double t_base = slowest(t0);
-        ok = all_good;
-        if (s >= 0 && ok)
+    double spent = 0;
+    for (int s = -1; ok && s < plan->max_pairs; s++) { /* s = -1: a warm-up pair */
+        if (s >= plan->min_pairs && spent > plan->budget_s)
+            break;
+        int good_op = 1, good_base = 1;
+        double t_op, t_base;
+        if (s % 2 == 0) {
+            t_op = timed(m->op, m->arg, &good_op);
+            t_base = timed(m->base, m->arg, &good_base);
+        } else {
+            t_base = timed(m->base, m->arg, &good_base);
+            t_op = timed(m->op, m->arg, &good_op);
+        }
+        ok = good_op && good_base;
+        if (s >= 0 && ok) {
             bench_pairs_add(&pairs, bytes / t_op / 1e9, bytes / t_base / 1e9);
+            spent += t_op + t_base;
+        }
     }
     bench_paired r = bench_pairs_finish(&pairs, ok);
     if (rank == 0 && !ok)
@@ -152,9 +186,17 @@ static tsr_global_tensor *make(flat_case *c, int ndim, const int64_t *sizes, tsr
     return g;
 }
 
+/* n floats of 1 for the bare baselines, in memory like a cpu tensor's
+ * (libtessera's allocator): large blocks aligned to 2 MiB and advised
+ * onto huge pages, which MPI's single-copy transport pins and reads
+ * faster than small pages. free() releases it. */
 static float *filled(int64_t n)
 {
-    float *p = malloc((size_t)n * sizeof(float));
+    size_t bytes = (size_t)n * sizeof(float), huge = (size_t)2 << 20;
+    size_t align = bytes >= 2 * huge ? huge : 64;
+    float *p = aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (p && align == huge)
+        (void)madvise(p, (bytes + align - 1) / align * align, MADV_HUGEPAGE);
     for (int64_t k = 0; p && k < n; k++)
         p[k] = 1.0f;
     return p;
@@ -196,7 +238,7 @@ int main(int argc, char **argv)
     }
     rank = tsr_global_env_rank(env);
     world = tsr_global_env_world_size(env);
-    int samples = quick ? 3 : 7;
+    sampling plan = quick ? (sampling){3, 5, 2.0} : (sampling){11, 41, 30.0};
     int64_t n = quick ? INT64_C(1) << 18 : INT64_C(1) << 24, side = quick ? 512 : 4096;
     flat_case c = {.env = env, .n = n, .shard = n / world};
     tsr_status st = tsr_global_env_all_device_placement(env, TSR_DEVICE_CPU, &c.placement);
@@ -212,19 +254,19 @@ int main(int argc, char **argv)
     c.in = make(&c, 1, &n, tsr_sbp_partial_sum());
     c.to = tsr_sbp_broadcast();
     run_row("boxing_p_to_b", "mpi_allreduce", &(measure){box_once, allreduce_once, &c},
-            (double)n * 4, samples, 0.9);
+            (double)n * 4, &plan, 0.9);
     tsr_global_tensor_release(c.in);
 
     c.in = make(&c, 1, &n, tsr_sbp_split(0));
     run_row("boxing_s0_to_b", "mpi_allgather", &(measure){box_once, allgather_once, &c},
-            (double)n * 4, samples, 0.9);
+            (double)n * 4, &plan, 0.9);
 
     c.in2 = make(&c, 1, &n, tsr_sbp_split(0));
     tsr_tensor_options f32 = {.has_dtype = true, .dtype = TSR_FLOAT32};
     tsr_tensor_full(NULL, 1, &c.shard, tsr_scalar_float(1), &f32, &c.a);
     tsr_tensor_full(NULL, 1, &c.shard, tsr_scalar_float(2), &f32, &c.b);
     run_row("global_add", "local_add", &(measure){add_once, local_add_once, &c}, (double)n * 12,
-            samples, 1 / 1.1);
+            &plan, 1 / 1.1);
     tsr_global_tensor_release(c.in);
     tsr_global_tensor_release(c.in2);
     c.in2 = NULL;
@@ -238,7 +280,7 @@ int main(int argc, char **argv)
     s.recv = filled(s.rows * side);
     if (s.shard && s.packed && s.recv)
         run_row("boxing_s0_to_s1", "mpi_alltoall", &(measure){square_box_once, alltoall_once, &s},
-                (double)side * side * 4, samples, 0.8);
+                (double)side * side * 4, &plan, 0.8);
     tsr_global_tensor_release(c.in);
     free(s.shard);
     free(s.packed);

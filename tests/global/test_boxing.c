@@ -184,6 +184,50 @@ static void test_errors(void)
     tsr_tensor_release(t);
 }
 
+/* Shards of at least 1 MiB come from the environment's pool: a P -> B
+ * and then S(0) -> B three times each, every result checked and released
+ * before the next, so the later ones reuse the earlier ones' blocks (and
+ * the staging buffers' when the split is uneven). Element k of the
+ * logical tensor is k % 1000, each rank's addend its share of it. */
+static void test_pooled(void)
+{
+    const int64_t n = (INT64_C(1) << 19) + 3; /* 2 MiB and uneven over 2 and 4 */
+    const tsr_sbp sbps[2] = {tsr_sbp_partial_sum(), tsr_sbp_split(0)};
+    tsr_tensor_options f32 = {.has_dtype = true, .dtype = TSR_FLOAT32};
+    for (int s = 0; s < 2; s++) {
+        int64_t sz[1], off[1];
+        ASSERT_OK(tsr_global_shard_geometry(1, &n, world_list, &sbps[s], rank, sz, off));
+        float *mine = malloc((size_t)sz[0] * sizeof(float));
+        for (int64_t k = 0; mine && k < sz[0]; k++) {
+            float v = (float)((k + off[0]) % 1000);
+            mine[k] = s == 0 ? (rank == 0 ? v - (float)(world - 1) : 1.0f) : v;
+        }
+        tsr_tensor *local = NULL;
+        ASSERT_OK(tsr_tensor_from_data(NULL, 1, sz, TSR_FLOAT32, mine, &f32, &local));
+        free(mine);
+        tsr_global_tensor *g = NULL;
+        ASSERT_OK(tsr_global_tensor_from_local(env, local, world_list, &sbps[s], &g));
+        tsr_tensor_release(local);
+        for (int round = 0; g && round < 3; round++) {
+            tsr_sbp b = tsr_sbp_broadcast();
+            tsr_global_tensor *r = NULL;
+            ASSERT_OK(tsr_global_tensor_to_global(g, world_list, &b, &r));
+            tsr_tensor *whole = r ? tsr_global_tensor_to_local(r) : NULL;
+            float *got = malloc((size_t)n * sizeof(float));
+            ASSERT_TRUE(whole && got &&
+                        tsr_tensor_copy_to_host(whole, got, (size_t)n * sizeof(float)) == TSR_OK);
+            int64_t wrong = 0;
+            for (int64_t k = 0; got && k < n; k++)
+                wrong += got[k] != (float)(k % 1000);
+            ASSERT_EQ(wrong, 0);
+            free(got);
+            tsr_tensor_release(whole);
+            tsr_global_tensor_release(r);
+        }
+        tsr_global_tensor_release(g);
+    }
+}
+
 int main(void)
 {
     /* Without Open MPI's variable the local rank comes from a
@@ -204,5 +248,6 @@ int main(void)
     test_one_list();
     test_other_placements();
     test_errors();
+    test_pooled();
     return finish();
 }

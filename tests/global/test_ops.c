@@ -513,6 +513,25 @@ static void test_matmul_batched(void)
     }
 }
 
+/* The world as a 1 x n grid: the same ranks as world_list, another
+ * placement. */
+static tsr_placement *world_as_grid(void)
+{
+    int64_t hg[2] = {1, world};
+    int32_t rg[64];
+    for (int k = 0; k < world; k++)
+        rg[k] = k;
+    tsr_placement *grid = NULL;
+    return tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rg, &grid) == TSR_OK ? grid : NULL;
+}
+
+/* The reprs of two placements into pa and pb (256 bytes each). */
+static void two_reprs(const tsr_placement *a, const tsr_placement *b, char *pa, char *pb)
+{
+    tsr_placement_repr(a, pa, 256);
+    tsr_placement_repr(b, pb, 256);
+}
+
 static void test_errors(void)
 {
     tsr_op add, eq;
@@ -524,17 +543,12 @@ static void test_errors(void)
     tsr_global_tensor *x = operand(TSR_FLOAT32, 2, m, world_list, &S0, 1), *r = NULL;
 
     /* Placements must be equal: the world as a list and as a 1 x n grid. */
-    int64_t hg[2] = {1, world};
-    int32_t rg[64];
-    for (int k = 0; k < world; k++)
-        rg[k] = k;
-    tsr_placement *grid = NULL;
-    ASSERT_OK(tsr_placement_create(TSR_DEVICE_CPU, 2, hg, rg, &grid));
+    tsr_placement *grid = world_as_grid();
+    ASSERT_TRUE(grid != NULL);
     tsr_global_tensor *g = operand(TSR_FLOAT32, 2, m, grid, BB, 2);
     const tsr_global_tensor *xg[2] = {x, g};
     char pa[256], pb[256], want[1024];
-    tsr_placement_repr(world_list, pa, sizeof(pa));
-    tsr_placement_repr(grid, pb, sizeof(pb));
+    two_reprs(world_list, grid, pa, pb);
     snprintf(want, sizeof(want),
              "global add: expected all tensors to be on the same placement, but found at least "
              "two placements, %s (input 0) and %s (input 1)",
@@ -704,6 +718,105 @@ static void test_reduce_errors(void)
     tsr_global_tensor_release(x);
 }
 
+/* out= into every signature of out (kept: computed straight into it where
+ * the result has it, boxed otherwise), into a float64 out, in place from
+ * both sides; the refusals: a dtype out cannot take, another shape,
+ * another placement. */
+static void test_out_and_in_place(void)
+{
+    tsr_op add, mul;
+    ASSERT_OK(tsr_op_from_name("add", &add));
+    ASSERT_OK(tsr_op_from_name("mul", &mul));
+    static const int64_t shape[2] = {5, 3}, three[1] = {3};
+    const tsr_sbp *l = four_sbps();
+    const spec sp[2] = {{TSR_FLOAT32, 2, shape, 1}, {TSR_FLOAT32, 2, shape, 2}};
+    for (int i = 0; i < 4; i++)
+        for (int o = 0; o < 4; o++) {
+            char what[96];
+            snprintf(what, sizeof(what), "add(out=) %s into %s", kind_text(l[i]), kind_text(l[o]));
+            tsr_global_tensor *x = operand(TSR_FLOAT32, 2, shape, world_list, &l[i], 1);
+            tsr_global_tensor *y = operand(TSR_FLOAT32, 2, shape, world_list, &l[i], 2);
+            tsr_global_tensor *out = operand(TSR_FLOAT32, 2, shape, world_list, &l[o], 3);
+            const tsr_global_tensor *in[2] = {x, y};
+            ASSERT_OK(tsr_global_elementwise_out(add, in, 2, out));
+            ASSERT_TRUE(tsr_sbp_equal(tsr_global_tensor_sbp(out)[0], l[o]));
+            check_result(out, add, false, sp, 2, what);
+            tsr_global_tensor_release(out);
+            tsr_global_tensor_release(y);
+            tsr_global_tensor_release(x);
+        }
+
+    /* float32 inputs into a float64 out: computed in float32, then cast. */
+    tsr_global_tensor *x = operand(TSR_FLOAT32, 2, shape, world_list, &l[0], 1);
+    tsr_global_tensor *y = operand(TSR_FLOAT32, 2, shape, world_list, &l[2], 2);
+    tsr_global_tensor *o64 = operand(TSR_FLOAT64, 2, shape, world_list, &l[1], 3);
+    const tsr_global_tensor *xy[2] = {x, y};
+    ASSERT_OK(tsr_global_elementwise_out(mul, xy, 2, o64));
+    tsr_tensor *t[2] = {whole(TSR_FLOAT32, 2, shape, 1), whole(TSR_FLOAT32, 2, shape, 2)}, *ref;
+    tsr_tensor_options f64 = {.has_dtype = true, .dtype = TSR_FLOAT64};
+    ASSERT_OK(tsr_tensor_empty(NULL, 2, shape, &f64, &ref));
+    ASSERT_OK(tsr_elementwise(mul, (const tsr_tensor *const *)t, 2, ref, NULL));
+    ASSERT_TRUE(matches(o64, ref, "mul(out=float64)"));
+    tsr_tensor_release(ref);
+    tsr_tensor_release(t[0]);
+    tsr_tensor_release(t[1]);
+
+    /* The refusals, before anything moves. */
+    tsr_global_tensor *i64 = operand(TSR_INT64, 2, shape, world_list, &l[0], 3);
+    tsr_status st = tsr_global_elementwise_out(add, xy, 2, i64);
+    ASSERT_EQ(st, TSR_ERR_RUNTIME);
+    ASSERT_TRUE(strstr(tsr_last_error(), "can't be cast to the desired output type Long") != NULL);
+    tsr_global_tensor *short_out = operand(TSR_FLOAT32, 1, three, world_list, &l[2], 3);
+    ASSERT_FAIL(tsr_global_elementwise_out(add, xy, 2, short_out), TSR_ERR_RUNTIME,
+                "output with shape [3] doesn't match the broadcast shape [5, 3]");
+    /* A local out= of no elements would be resized; a global one is not. */
+    static const int64_t none[1] = {0};
+    tsr_global_tensor *empty_out = operand(TSR_FLOAT32, 1, none, world_list, &l[2], 3);
+    ASSERT_FAIL(tsr_global_elementwise_out(add, xy, 2, empty_out), TSR_ERR_RUNTIME,
+                "global add: out= has the logical shape [0] but the result's is [5, 3] (a global "
+                "out= is not resized)");
+    tsr_global_tensor_release(empty_out);
+    tsr_placement *grid = world_as_grid();
+    ASSERT_TRUE(grid != NULL);
+    const tsr_sbp BB[2] = {l[2], l[2]};
+    tsr_global_tensor *on_grid = operand(TSR_FLOAT32, 2, shape, grid, BB, 3);
+    char pa[256], pb[256], want[700];
+    two_reprs(world_list, grid, pa, pb);
+    snprintf(want, sizeof(want),
+             "global add: out= is on %s, the inputs on %s: expected all tensors to be on the same "
+             "placement",
+             pb, pa);
+    ASSERT_FAIL(tsr_global_elementwise_out(add, xy, 2, on_grid), TSR_ERR_RUNTIME, want);
+
+    /* In place: S(0) += B keeps S(0) (B sliced, written into x's shard);
+     * B += S(0) computes S(0) and gathers it back into y's. */
+    const tsr_global_tensor *only_y[1] = {y}, *only_x[1] = {x};
+    ASSERT_OK(tsr_global_elementwise_(add, x, only_y, 1));
+    ASSERT_TRUE(tsr_sbp_equal(tsr_global_tensor_sbp(x)[0], l[0]));
+    check_result(x, add, false, sp, 2, "add_ S(0) += B");
+    /* y (seed 2) += x (now seed 1 + seed 2): a second sum. */
+    ASSERT_OK(tsr_global_elementwise_(add, y, only_x, 1));
+    ASSERT_TRUE(tsr_sbp_equal(tsr_global_tensor_sbp(y)[0], l[2]));
+    tsr_tensor *w1 = whole(TSR_FLOAT32, 2, shape, 1), *w2 = whole(TSR_FLOAT32, 2, shape, 2);
+    tsr_tensor *twice = NULL;
+    ASSERT_OK(tsr_add(w1, w2, tsr_scalar_int(1), &twice));
+    ASSERT_OK(tsr_add_(twice, w2, tsr_scalar_int(1)));
+    ASSERT_TRUE(matches(y, twice, "add_ B += S(0)"));
+    ASSERT_FAIL(tsr_global_elementwise_(add, x, NULL, 1), TSR_ERR_INVALID_ARGUMENT,
+                "global elementwise: in place needs self and at most 2 others");
+
+    tsr_tensor_release(twice);
+    tsr_tensor_release(w1);
+    tsr_tensor_release(w2);
+    tsr_global_tensor_release(on_grid);
+    tsr_placement_destroy(grid);
+    tsr_global_tensor_release(short_out);
+    tsr_global_tensor_release(i64);
+    tsr_global_tensor_release(o64);
+    tsr_global_tensor_release(y);
+    tsr_global_tensor_release(x);
+}
+
 int main(void)
 {
     (void)box_pair; /* support_global.h's, for the boxing tests */
@@ -726,5 +839,6 @@ int main(void)
     test_errors();
     test_reduce();
     test_reduce_errors();
+    test_out_and_in_place();
     return finish();
 }

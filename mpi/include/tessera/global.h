@@ -281,6 +281,22 @@ TSR_API const tsr_sbp *tsr_global_tensor_sbp(const tsr_global_tensor *global);
  * broadcast shape. The caller owns *result. */
 TSR_API tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inputs,
                                           size_t ninputs, tsr_global_tensor **result);
+/* out=: the same operation written into the existing global tensor
+ * `out` (of the inputs' placement and the result's logical shape; a
+ * global out= is not resized), cast to out's dtype as tsr_elementwise's
+ * out= casts, with PyTorch's refusal of a result dtype that cannot be
+ * cast ("result type Float can't be cast to the desired output type
+ * Long"). out keeps its signature: where the deduced result has it, each
+ * rank computes its shard straight into out's; otherwise the result is
+ * boxed to out's signature and copied in. out may be one of the inputs.
+ * Errors: those of tsr_global_elementwise; TSR_ERR_RUNTIME for another
+ * placement or logical shape (the message names both). Collective. */
+TSR_API tsr_status tsr_global_elementwise_out(tsr_op op, const tsr_global_tensor *const *inputs,
+                                              size_t ninputs, tsr_global_tensor *out);
+/* In place (add_, mul_, ...): self is input 0 and out, the nothers
+ * others follow it (arity - 1 of them). As tsr_global_elementwise_out. */
+TSR_API tsr_status tsr_global_elementwise_(tsr_op op, tsr_global_tensor *self,
+                                           const tsr_global_tensor *const *others, size_t nothers);
 /* The deduction alone (pure, no communication): the signature each input
  * would be boxed to (input j's at in_sbp[j * TSR_PLACEMENT_MAX_DIMS], one
  * entry per placement dimension) and the result's (out_sbp). */
