@@ -162,17 +162,18 @@ static bool bool_kernel(const exec *x)
 }
 
 /* A bool_kernel row in one pass, where its operands step by one (a
- * comparison's inputs may also stand still); false elsewhere. */
-static bool bool_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n)
+ * comparison's inputs may also stand still), its output stored around
+ * the caches with `stream`; false elsewhere. */
+static bool bool_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n, bool stream)
 {
     const tsr__kernel *k = &x->plan->kernel;
     if (!x->bool_kernel || step[0] != 1)
         return false;
     if (k->op == TSR__KOP_WHERE)
         return step[1] == 1 && step[2] == 1 && step[3] == 1 &&
-               tsr__cpu_fast_where(TSR_FLOAT32, p[0], p[1], p[2], p[3], n);
+               tsr__cpu_fast_where(TSR_FLOAT32, p[0], p[1], p[2], p[3], n, stream);
     return tsr__cpu_fast_compare((tsr__kernel_op)k->op, TSR_FLOAT32, p[0], p[1], step[1], p[2],
-                                 step[2], n);
+                                 step[2], n, stream);
 }
 
 /* One row of n elements with converted operands, BLOCK at a time;
@@ -183,7 +184,7 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
     const tsr__kernel *k = &x->plan->kernel;
     tsr_dtype common = (tsr_dtype)k->common;
     *written = n;
-    if (mixed_row(x, p, step, n) || bool_row(x, p, step, n))
+    if (mixed_row(x, p, step, n) || bool_row(x, p, step, n, false))
         return TSR_OK;
     unsigned char buf[TSR__KERNEL_MAX_OPERANDS][BLOCK * ELEMENT_MAX];
     unsigned char staging[BLOCK * ELEMENT_MAX];
@@ -281,7 +282,11 @@ static tsr_status stream_row(exec *x, unsigned char **p, const int64_t *step, in
         tsr__cpu_stream_store(p[0], p[1], (size_t)(n * size));
         return TSR_OK;
     }
-    if (stream_op_row(x, p, step, n))
+    if (stream_op_row(x, p, step, n) || bool_row(x, p, step, n, true))
+        return TSR_OK;
+    if (!x->convert && x->nops == 2 && step[1] == 1 &&
+        tsr__cpu_fast_stream_unary((tsr__kernel_op)x->plan->kernel.op,
+                                   (tsr_dtype)x->plan->kernel.common, p[0], p[1], n))
         return TSR_OK;
     _Alignas(64) unsigned char buf[STREAM_BYTES];
     int64_t chunk = STREAM_BYTES / size;
@@ -458,10 +463,10 @@ static bool writes_most(const exec *x)
      * would otherwise read each output line first). */
     if (x->packed || x->nops == 2)
         return true;
-    /* A comparison or where computed in one pass (bool_row): stored
-     * through the caches, where moves 17 bytes an element for its 13
-     * (its output's line is read before it is written), lt 10 for its
-     * 9; and the row is cheap enough for stream_row's buffer. */
+    /* A comparison or where computed in one pass (bool_row), which
+     * stores around the caches as it computes: stored through them,
+     * where moves 17 bytes an element for its 13 (its output's line is
+     * read before it is written), lt 10 for its 9. */
     if (x->bool_kernel)
         return true;
     for (int op = 1; op < x->nops; op++)

@@ -844,7 +844,7 @@ static void check_bool_rows(void)
                 memset(fast, 0xA5, sizeof fast);
                 memset(ref, 0xA5, sizeof ref);
                 bool ran = tsr__cpu_fast_compare(compare_ops[o], TSR_FLOAT32, fast + off, a + off,
-                                                 sa, b + off, sb, n);
+                                                 sa, b + off, sb, n, (li + layout) % 2 == 1);
                 tsr__cpu_fast_enable(false);
                 (void)tsr__kernel_row_for(compare_ops[o], TSR_FLOAT32)(
                     (unsigned char *)ref_f, (const unsigned char *)(a + off),
@@ -865,7 +865,8 @@ static void check_bool_rows(void)
         }
         memset(fast_f, 0xA5, sizeof fast_f);
         memset(ref_f, 0xA5, sizeof ref_f);
-        bool ran = tsr__cpu_fast_where(TSR_FLOAT32, fast_f + off, c + off, a + off, b + off, n);
+        bool ran = tsr__cpu_fast_where(TSR_FLOAT32, fast_f + off, c + off, a + off, b + off, n,
+                                       li % 2 == 1);
         tsr__cpu_fast_enable(false);
         ASSERT_EQ(tsr__kernel_convert(c + off, TSR_BOOL, cf, TSR_FLOAT32, (size_t)n), TSR_OK);
         const int64_t st[4] = {4, 4, 4, 4};
@@ -928,6 +929,43 @@ static void check_bool_kernels(void)
                  NO_ZEROS);
 }
 
+/* float32 relu and abs stored around the caches: the generic row's bits
+ * (specials and NaNs included) at every length and alignment above, and
+ * whole kernels, streamed or not. */
+static void check_stream_unary(void)
+{
+    static const tsr__kernel_op ops[] = {TSR__KOP_RELU, TSR__KOP_ABS};
+    enum { CAP = 1031 + 16 };
+    static float a[CAP], fast[CAP], ref[CAP];
+    static const int64_t line[1] = {70001};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            int64_t n = lengths[li], off = (int64_t)(next_random() % 8);
+            random_fill(TSR_FLOAT32, (unsigned char *)a, CAP);
+            memset(fast, 0xA5, sizeof fast);
+            memset(ref, 0xA5, sizeof ref);
+            bool ran = tsr__cpu_fast_stream_unary(ops[o], TSR_FLOAT32, fast + off, a + off, n);
+            tsr__cpu_stream_fence();
+            const int64_t st[4] = {4, 4, 0, 0};
+            int bad = 0;
+            tsr__cpu_fast_enable(false);
+            (void)tsr__kernel_row_for(ops[o], TSR_FLOAT32)((unsigned char *)(ref + off),
+                                                           (const unsigned char *)(a + off), NULL,
+                                                           NULL, n, st, NULL, &bad);
+            tsr__cpu_fast_enable(true);
+            char name[64];
+            snprintf(name, sizeof name, "streamed op %d n %lld", (int)ops[o], (long long)n);
+            if (ran)
+                same_bytes(fast, ref, sizeof fast, name);
+        }
+        operand_spec flat[2] = {
+            {.dtype = TSR_FLOAT32, .offset = 3, .strides = {1}},
+            {.dtype = TSR_FLOAT32, .offset = 1, .strides = {1}},
+        };
+        check_kernel("relu(a)", ops[o], TSR_FLOAT32, 1, line, 2, flat, 1, NO_ZEROS);
+    }
+}
+
 int main(void)
 {
     /* Two threads, so that the kernels above PARALLEL_MIN elements are
@@ -945,6 +983,7 @@ int main(void)
     check_mixed_kernels();
     check_bool_rows();
     check_bool_kernels();
+    check_stream_unary();
     /* The loops compared above did run here. */
     uint16_t h[8] = {0};
     float f[8] = {0};
@@ -955,8 +994,10 @@ int main(void)
     if (__builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
         (ecx & bit_F16C)) {
         ASSERT_TRUE(tsr__cpu_fast_reduced(TSR_FLOAT16, TSR__FAST_ADD, h, h, 1, h, 1, 8));
-        ASSERT_TRUE(tsr__cpu_fast_compare(TSR__KOP_LT, TSR_FLOAT32, (uint8_t *)h, f, 1, f, 1, 8));
-        ASSERT_TRUE(tsr__cpu_fast_where(TSR_FLOAT32, f, (const uint8_t *)h, f, f, 8));
+        ASSERT_TRUE(
+            tsr__cpu_fast_compare(TSR__KOP_LT, TSR_FLOAT32, (uint8_t *)h, f, 1, f, 1, 8, false));
+        ASSERT_TRUE(tsr__cpu_fast_where(TSR_FLOAT32, f, (const uint8_t *)h, f, f, 8, false));
+        ASSERT_TRUE(tsr__cpu_fast_stream_unary(TSR__KOP_RELU, TSR_FLOAT32, f, f, 8));
     }
 #endif
     (void)h;
