@@ -25,7 +25,9 @@
  *   - float32 rows with an int32 input, converted and computed in one
  *     pass;
  *   - float32 comparisons written straight into bools, and float32 where
- *     read straight from its bool condition (no float32 block between);
+ *     read straight from its bool condition (no float32 block between),
+ *     and float32 relu and abs, stored around the caches as they are
+ *     computed where the output streams;
  *   - conversions that the mixed-dtype blocks of libclient/plan_cpu.c use
  *     (integers -> float32, int32 -> float64, float16/bfloat16 <->
  *     float32, float32 -> float64);

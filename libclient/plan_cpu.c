@@ -23,8 +23,10 @@
  * transposes straight into its output), so that every operand is read
  * along its own rows; and an output of at least stream_min_bytes() that
  * is most of the traffic (writes_most) is written with non-temporal
- * stores, through a buffer in the first-level cache (stream_row). None
- * of them changes a bit of the result. */
+ * stores, through a buffer in the first-level cache (stream_row), or as
+ * it is computed where a fast loop does both (float32 and float64
+ * arithmetic, the bool_row kernels, float32 relu and abs). None of them
+ * changes a bit of the result. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
