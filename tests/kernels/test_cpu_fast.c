@@ -818,6 +818,9 @@ static void check_stream_op(void)
 
 /* ---- float32 comparisons and where ------------------------------------------- */
 
+/* The rows' value slots (tsr__kernel_row_alpha), unused by these. */
+static const uint8_t no_alpha[32];
+
 static const tsr__kernel_op compare_ops[] = {TSR__KOP_EQ, TSR__KOP_NE, TSR__KOP_LT,
                                              TSR__KOP_LE, TSR__KOP_GT, TSR__KOP_GE};
 #define COMPARE_COUNT (sizeof compare_ops / sizeof compare_ops[0])
@@ -848,7 +851,7 @@ static void check_bool_rows(void)
                 tsr__cpu_fast_enable(false);
                 (void)tsr__kernel_row_for(compare_ops[o], TSR_FLOAT32)(
                     (unsigned char *)ref_f, (const unsigned char *)(a + off),
-                    (const unsigned char *)(b + off), NULL, n, st, NULL, &bad);
+                    (const unsigned char *)(b + off), NULL, n, st, no_alpha, &bad);
                 ASSERT_EQ(tsr__kernel_convert(ref_f, TSR_FLOAT32, ref + off, TSR_BOOL, (size_t)n),
                           TSR_OK);
                 tsr__cpu_fast_enable(true);
@@ -873,7 +876,8 @@ static void check_bool_rows(void)
         int bad = 0;
         (void)tsr__kernel_row_for(TSR__KOP_WHERE, TSR_FLOAT32)(
             (unsigned char *)(ref_f + off), (const unsigned char *)cf,
-            (const unsigned char *)(a + off), (const unsigned char *)(b + off), n, st, NULL, &bad);
+            (const unsigned char *)(a + off), (const unsigned char *)(b + off), n, st, no_alpha,
+            &bad);
         tsr__cpu_fast_enable(true);
         char name[64];
         snprintf(name, sizeof name, "where n %lld", (long long)n);
@@ -949,9 +953,9 @@ static void check_stream_unary(void)
             const int64_t st[4] = {4, 4, 0, 0};
             int bad = 0;
             tsr__cpu_fast_enable(false);
-            (void)tsr__kernel_row_for(ops[o], TSR_FLOAT32)((unsigned char *)(ref + off),
-                                                           (const unsigned char *)(a + off), NULL,
-                                                           NULL, n, st, NULL, &bad);
+            (void)tsr__kernel_row_for(ops[o], TSR_FLOAT32)(
+                (unsigned char *)(ref + off), (const unsigned char *)(a + off),
+                (const unsigned char *)a, NULL, n, st, no_alpha, &bad);
             tsr__cpu_fast_enable(true);
             char name[64];
             snprintf(name, sizeof name, "streamed op %d n %lld", (int)ops[o], (long long)n);
