@@ -468,6 +468,178 @@ bool tsr__cpu_fast_reduced(tsr_dtype dtype, tsr__cpu_fast_op op, uint16_t *o, co
     return true;
 }
 
+/* ---- float32 comparisons into bools, where from a bool -------------------- */
+
+/* Thirty-two lanes of all-ones or zero (four vectors of eight) as 32
+ * bytes of 1 or 0, in order: the two packs work within each 128-bit
+ * half, and the permute puts the halves' 4-byte groups back in order. */
+TARGET_AVX2 static inline __m256i bytes_of(__m256 m0, __m256 m1, __m256 m2, __m256 m3)
+{
+    __m256i w01 = _mm256_packs_epi32(_mm256_castps_si256(m0), _mm256_castps_si256(m1));
+    __m256i w23 = _mm256_packs_epi32(_mm256_castps_si256(m2), _mm256_castps_si256(m3));
+    __m256i b = _mm256_packs_epi16(w01, w23);
+    b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    return _mm256_and_si256(b, _mm256_set1_epi8(1));
+}
+
+/* One loop per predicate (an immediate of VCMPPS: the ordered ones are
+ * false for a NaN, as C's <, <=, >, >= and == are; NEQ_UQ is true, as
+ * != is), unswitched by hand on which input is a scalar and on whether
+ * the stores go around the caches (those from the first 32-byte boundary
+ * of the output on). The elements outside the vectors take C's operator,
+ * which is the same comparison. */
+#define COMPARE_LOAD(p, s, i, splat) ((s) ? _mm256_loadu_ps((p) + (i)) : (splat))
+#define COMPARE_LOOP(PRED, sa, sb, STORE)                                                        \
+    for (; i + 32 <= n; i += 32) {                                                               \
+        __m256 m0 = _mm256_cmp_ps(COMPARE_LOAD(a, sa, i, x), COMPARE_LOAD(b, sb, i, y), PRED);   \
+        __m256 m1 =                                                                              \
+            _mm256_cmp_ps(COMPARE_LOAD(a, sa, i + 8, x), COMPARE_LOAD(b, sb, i + 8, y), PRED);   \
+        __m256 m2 =                                                                              \
+            _mm256_cmp_ps(COMPARE_LOAD(a, sa, i + 16, x), COMPARE_LOAD(b, sb, i + 16, y), PRED); \
+        __m256 m3 =                                                                              \
+            _mm256_cmp_ps(COMPARE_LOAD(a, sa, i + 24, x), COMPARE_LOAD(b, sb, i + 24, y), PRED); \
+        STORE((__m256i *)(o + i), bytes_of(m0, m1, m2, m3));                                     \
+    }
+#define COMPARE_LAYOUTS(PRED, STORE)    \
+    if (sa && sb)                       \
+        COMPARE_LOOP(PRED, 1, 1, STORE) \
+    else if (sa)                        \
+        COMPARE_LOOP(PRED, 1, 0, STORE) \
+    else if (sb)                        \
+    COMPARE_LOOP(PRED, 0, 1, STORE)
+#define COMPARE_ROW(name, PRED, OP)                                                      \
+    TARGET_AVX2 static void name(uint8_t *o, const float *a, int64_t sa, const float *b, \
+                                 int64_t sb, int64_t n, bool stream)                     \
+    {                                                                                    \
+        int64_t i = 0;                                                                   \
+        if (n <= 0)                                                                      \
+            return;                                                                      \
+        const __m256 x = _mm256_set1_ps(a[0]), y = _mm256_set1_ps(b[0]);                 \
+        if (stream) {                                                                    \
+            for (; i < n && (uintptr_t)(o + i) % 32 != 0; i++)                           \
+                o[i] = a[i * sa] OP b[i * sb];                                           \
+            COMPARE_LAYOUTS(PRED, _mm256_stream_si256)                                   \
+        } else {                                                                         \
+            COMPARE_LAYOUTS(PRED, _mm256_storeu_si256)                                   \
+        }                                                                                \
+        for (; i < n; i++)                                                               \
+            o[i] = a[i * sa] OP b[i * sb];                                               \
+    }
+
+COMPARE_ROW(eq_f32, _CMP_EQ_OQ, ==)
+COMPARE_ROW(ne_f32, _CMP_NEQ_UQ, !=)
+COMPARE_ROW(lt_f32, _CMP_LT_OQ, <)
+COMPARE_ROW(le_f32, _CMP_LE_OQ, <=)
+COMPARE_ROW(gt_f32, _CMP_GT_OQ, >)
+COMPARE_ROW(ge_f32, _CMP_GE_OQ, >=)
+
+/* c[i] != 0 picks a[i], else b[i]: a blend moves the bits as they are.
+ * Streamed, from the output's first 32-byte boundary on. */
+#define WHERE_LOOP(STORE)                                                                        \
+    for (; i + 16 <= n; i += 16) {                                                               \
+        __m128i cc = _mm_loadu_si128((const __m128i *)(c + i));                                  \
+        __m256i c0 = _mm256_cvtepu8_epi32(cc), c1 = _mm256_cvtepu8_epi32(_mm_srli_si128(cc, 8)); \
+        __m256 f0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(c0, zero));                           \
+        __m256 f1 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(c1, zero));                           \
+        STORE(o + i, _mm256_blendv_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), f0));      \
+        STORE(o + i + 8,                                                                         \
+              _mm256_blendv_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), f1));     \
+    }
+TARGET_AVX2 static void where_f32(float *o, const uint8_t *c, const float *a, const float *b,
+                                  int64_t n, bool stream)
+{
+    int64_t i = 0;
+    const __m256i zero = _mm256_setzero_si256();
+    if (stream) {
+        for (; i < n && (uintptr_t)(o + i) % 32 != 0; i++)
+            memcpy(o + i, c[i] != 0 ? a + i : b + i, sizeof(float));
+        WHERE_LOOP(_mm256_stream_ps)
+    } else {
+        WHERE_LOOP(_mm256_storeu_ps)
+    }
+    for (; i < n; i++)
+        memcpy(o + i, c[i] != 0 ? a + i : b + i, sizeof(float));
+}
+
+bool tsr__cpu_fast_compare(tsr__kernel_op op, tsr_dtype dtype, uint8_t *o, const void *a,
+                           int64_t sa, const void *b, int64_t sb, int64_t n, bool stream)
+{
+    void (*row)(uint8_t *, const float *, int64_t, const float *, int64_t, int64_t, bool) =
+        op == TSR__KOP_EQ   ? eq_f32
+        : op == TSR__KOP_NE ? ne_f32
+        : op == TSR__KOP_LT ? lt_f32
+        : op == TSR__KOP_LE ? le_f32
+        : op == TSR__KOP_GT ? gt_f32
+        : op == TSR__KOP_GE ? ge_f32
+                            : NULL;
+    if (row == NULL || dtype != TSR_FLOAT32 || !tsr__cpu_fast_enabled() || !have_avx2() ||
+        (sa != 0 && sa != 1) || (sb != 0 && sb != 1))
+        return false;
+    row(o, a, sa, b, sb, n, stream);
+    return true;
+}
+
+bool tsr__cpu_fast_where(tsr_dtype dtype, void *o, const uint8_t *c, const void *a, const void *b,
+                         int64_t n, bool stream)
+{
+    if (dtype != TSR_FLOAT32 || !tsr__cpu_fast_enabled() || !have_avx2())
+        return false;
+    where_f32(o, c, a, b, n, stream);
+    return true;
+}
+
+/* ---- unary float32 rows stored around the caches ----------------------------- */
+
+/* relu and abs in one pass, each vector stored around the caches as it
+ * is computed (from the output's first 32-byte boundary on; the elements
+ * outside the vectors take the generic element functions). relu's lanes
+ * below zero become +0, every other lane (NaN, -0) stays as it is, as
+ * x < 0 ? 0 : x has it; abs clears the sign bit, as fabsf does. */
+TARGET_AVX2 static inline __m256 relu8(__m256 x)
+{
+    return _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ), x);
+}
+
+TARGET_AVX2 static inline __m256 abs8(__m256 x)
+{
+    return _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF)));
+}
+
+#define STREAM_UNARY(name, LANES, ONE)                                \
+    TARGET_AVX2 static void name(float *o, const float *a, int64_t n) \
+    {                                                                 \
+        int64_t i = 0;                                                \
+        for (; i < n && (uintptr_t)(o + i) % 32 != 0; i++)            \
+            o[i] = ONE(a[i]);                                         \
+        for (; i + 32 <= n; i += 32) {                                \
+            __m256 r0 = LANES(_mm256_loadu_ps(a + i));                \
+            __m256 r1 = LANES(_mm256_loadu_ps(a + i + 8));            \
+            __m256 r2 = LANES(_mm256_loadu_ps(a + i + 16));           \
+            __m256 r3 = LANES(_mm256_loadu_ps(a + i + 24));           \
+            _mm256_stream_ps(o + i, r0);                              \
+            _mm256_stream_ps(o + i + 8, r1);                          \
+            _mm256_stream_ps(o + i + 16, r2);                         \
+            _mm256_stream_ps(o + i + 24, r3);                         \
+        }                                                             \
+        for (; i < n; i++)                                            \
+            o[i] = ONE(a[i]);                                         \
+    }
+
+STREAM_UNARY(stream_relu_f32, relu8, tsr__k_relu_f32)
+STREAM_UNARY(stream_abs_f32, abs8, tsr__k_abs_f32)
+
+bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a,
+                                int64_t n)
+{
+    void (*row)(float *, const float *, int64_t) = op == TSR__KOP_RELU  ? stream_relu_f32
+                                                   : op == TSR__KOP_ABS ? stream_abs_f32
+                                                                        : NULL;
+    if (row == NULL || dtype != TSR_FLOAT32 || !tsr__cpu_fast_enabled() || !have_avx2())
+        return false;
+    row(o, a, n);
+    return true;
+}
+
 /* ---- conversions that need the vector units ------------------------------ */
 
 TARGET_AVX2 static void f16_to_f32(const void *src, void *dst, size_t n)
@@ -525,6 +697,27 @@ TARGET_AVX2 static void transpose8_4(float *d, int64_t dr, const float *s, int64
 }
 
 #else /* !FAST_X86 */
+
+bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a,
+                                int64_t n)
+{
+    (void)op, (void)dtype, (void)o, (void)a, (void)n;
+    return false;
+}
+
+bool tsr__cpu_fast_compare(tsr__kernel_op op, tsr_dtype dtype, uint8_t *o, const void *a,
+                           int64_t sa, const void *b, int64_t sb, int64_t n, bool stream)
+{
+    (void)op, (void)dtype, (void)o, (void)a, (void)sa, (void)b, (void)sb, (void)n, (void)stream;
+    return false;
+}
+
+bool tsr__cpu_fast_where(tsr_dtype dtype, void *o, const uint8_t *c, const void *a, const void *b,
+                         int64_t n, bool stream)
+{
+    (void)dtype, (void)o, (void)c, (void)a, (void)b, (void)n, (void)stream;
+    return false;
+}
 
 bool tsr__cpu_fast_reduced(tsr_dtype dtype, tsr__cpu_fast_op op, uint16_t *o, const uint16_t *a,
                            int64_t sa, const uint16_t *b, int64_t sb, int64_t n)

@@ -24,6 +24,10 @@
  *     streamed rows of libclient/plan_cpu.c);
  *   - float32 rows with an int32 input, converted and computed in one
  *     pass;
+ *   - float32 comparisons written straight into bools, and float32 where
+ *     read straight from its bool condition (no float32 block between),
+ *     and float32 relu and abs, stored around the caches as they are
+ *     computed where the output streams;
  *   - conversions that the mixed-dtype blocks of libclient/plan_cpu.c use
  *     (integers -> float32, int32 -> float64, float16/bfloat16 <->
  *     float32, float32 -> float64);
@@ -90,6 +94,23 @@ bool tsr__cpu_fast_stream_op(tsr_dtype dtype, tsr__cpu_fast_op op, void *o, cons
 bool tsr__cpu_fast_mixed(tsr__cpu_fast_op op, float *o, const void *a, tsr_dtype a_dtype,
                          int64_t sa, const void *b, tsr_dtype b_dtype, int64_t sb, int64_t n);
 
+/* n elements of a float32 comparison (eq, ne, lt, le, gt, ge) into
+ * bools: o[i] = a[i * sa] op b[i * sb], sa and sb 0 (a scalar) or 1, o
+ * contiguous; 1 where it holds, 0 where not (a NaN compares as C's
+ * operators have it), the bits of the float32 row converted to bool.
+ * With `stream` the output goes around the caches (call
+ * tsr__cpu_stream_fence before anyone reads it). False for any other
+ * operation or dtype, or without AVX2. */
+bool tsr__cpu_fast_compare(tsr__kernel_op op, tsr_dtype dtype, uint8_t *o, const void *a,
+                           int64_t sa, const void *b, int64_t sb, int64_t n, bool stream);
+
+/* n contiguous elements of a float32 where with a bool condition:
+ * o[i] = c[i] != 0 ? a[i] : b[i], the elements moved unchanged (NaNs
+ * included); `stream` as for tsr__cpu_fast_compare. False for other
+ * dtypes or without AVX2. */
+bool tsr__cpu_fast_where(tsr_dtype dtype, void *o, const uint8_t *c, const void *a, const void *b,
+                         int64_t n, bool stream);
+
 /* n contiguous elements of unary operation `op` (core/ops.def's UNARY
  * rows) computed in `dtype`, float16, bfloat16, float32 or float64 (the
  * row loops' storage): o[i] = op(a[i]) with the generic row's bits. On a
@@ -98,6 +119,13 @@ bool tsr__cpu_fast_mixed(tsr__cpu_fast_op op, float *o, const void *a, tsr_dtype
  * generic loop compiled with those instructions (fmaf one instruction
  * instead of a call). False elsewhere. */
 bool tsr__cpu_fast_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a, int64_t n);
+
+/* n contiguous elements of float32 relu or abs, o[i] = op(a[i]) with the
+ * generic row's bits, stored around the caches as they are computed
+ * (call tsr__cpu_stream_fence before anyone reads them). False for other
+ * operations or dtypes, or without AVX2. */
+bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a,
+                                int64_t n);
 
 /* cpu_unary.c's rows, [op][family] (float16, bfloat16, float32,
  * float64), NULL where it has none: compiled for AVX2, FMA and F16C, to

@@ -15,15 +15,18 @@
  *
  * The fast paths of kernels/cpu_fast.h come in here too (all of them off
  * with tsr__cpu_fast_enable(false), which leaves exactly the loops above):
- * an int32 and a float32 input meet in one pass instead of blocks; a
- * tile of same-dtype operands is PACK_ROWS x PACK_ROW_BYTES, and its
+ * an int32 and a float32 input meet in one pass instead of blocks, and
+ * so do a float32 comparison into bools and a float32 where with a bool
+ * condition (bool_row); a tile of same-dtype operands is PACK_ROWS x
+ * PACK_ROW_BYTES, and its
  * transposed inputs are transposed into a scratch buffer first (a copy
  * transposes straight into its output), so that every operand is read
  * along its own rows; and an output of at least stream_min_bytes() that
  * is most of the traffic (writes_most) is written with non-temporal
- * stores (stream_row): float32 and float64 add, sub, mul and div compute
- * and store in one pass, other rows through a buffer in the first-level
- * cache. None of them changes a bit of the result. */
+ * stores (stream_row): float32 and float64 add, sub, mul and div, the
+ * bool_row kernels and float32 relu and abs compute and store in one
+ * pass, other rows through a buffer in the first-level cache. None of
+ * them changes a bit of the result. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,7 @@ typedef struct exec {
     int64_t b1, b0;        /* units along them */
     bool packed;           /* units are tiles whose transposed inputs are packed first */
     bool stream;           /* the output is stored around the caches (stream_row) */
+    bool bool_kernel;      /* a float32 comparison or where in one pass (bool_row) */
     int64_t scratch_bytes; /* the packing buffer each range needs (0: none) */
     atomic_int bad;
 } exec;
@@ -145,6 +149,44 @@ static bool mixed_row(const exec *x, unsigned char **p, const int64_t *step, int
                                           p[2], dt[2], step[2], n);
 }
 
+/* Whether operand i is a float32 row or scalar (a scalar input is
+ * already in the common dtype). */
+static bool float32_input(const tsr__kernel *k, int i)
+{
+    return (k->operands[i].flags & TSR__KOPERAND_SCALAR) || k->operands[i].dtype == TSR_FLOAT32;
+}
+
+/* Whether the kernel is a float32 comparison into bools or a float32
+ * where with a bool condition, which cpu_fast.c computes in one pass
+ * where the operands step by one (bool_row). */
+static bool bool_kernel(const exec *x)
+{
+    const tsr__kernel *k = &x->plan->kernel;
+    if (k->common != TSR_FLOAT32 || !tsr__cpu_fast_enabled())
+        return false;
+    if (k->op == TSR__KOP_WHERE)
+        return x->nops == 4 && k->operands[0].dtype == TSR_FLOAT32 &&
+               k->operands[1].dtype == TSR_BOOL && !(k->operands[1].flags & TSR__KOPERAND_SCALAR) &&
+               float32_input(k, 2) && float32_input(k, 3);
+    return x->nops == 3 && tsr__kernel_op_has(k->op, TSR__KOPF_BOOL_RESULT) &&
+           k->operands[0].dtype == TSR_BOOL && float32_input(k, 1) && float32_input(k, 2);
+}
+
+/* A bool_kernel row in one pass, where its operands step by one (a
+ * comparison's inputs may also stand still), its output stored around
+ * the caches with `stream`; false elsewhere. */
+static bool bool_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n, bool stream)
+{
+    const tsr__kernel *k = &x->plan->kernel;
+    if (!x->bool_kernel || step[0] != 1)
+        return false;
+    if (k->op == TSR__KOP_WHERE)
+        return step[1] == 1 && step[2] == 1 && step[3] == 1 &&
+               tsr__cpu_fast_where(TSR_FLOAT32, p[0], p[1], p[2], p[3], n, stream);
+    return tsr__cpu_fast_compare((tsr__kernel_op)k->op, TSR_FLOAT32, p[0], p[1], step[1], p[2],
+                                 step[2], n, stream);
+}
+
 /* One row of n elements with converted operands, BLOCK at a time;
  * *written: the elements written (fewer than n after a zero divisor). */
 static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, int64_t n,
@@ -153,7 +195,7 @@ static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, i
     const tsr__kernel *k = &x->plan->kernel;
     tsr_dtype common = (tsr_dtype)k->common;
     *written = n;
-    if (mixed_row(x, p, step, n))
+    if (mixed_row(x, p, step, n) || bool_row(x, p, step, n, false))
         return TSR_OK;
     unsigned char buf[TSR__KERNEL_MAX_OPERANDS][BLOCK * ELEMENT_MAX];
     unsigned char staging[BLOCK * ELEMENT_MAX];
@@ -251,7 +293,11 @@ static tsr_status stream_row(exec *x, unsigned char **p, const int64_t *step, in
         tsr__cpu_stream_store(p[0], p[1], (size_t)(n * size));
         return TSR_OK;
     }
-    if (stream_op_row(x, p, step, n))
+    if (stream_op_row(x, p, step, n) || bool_row(x, p, step, n, true))
+        return TSR_OK;
+    if (!x->convert && x->nops == 2 && step[1] == 1 &&
+        tsr__cpu_fast_stream_unary((tsr__kernel_op)x->plan->kernel.op,
+                                   (tsr_dtype)x->plan->kernel.common, p[0], p[1], n))
         return TSR_OK;
     _Alignas(64) unsigned char buf[STREAM_BYTES];
     int64_t chunk = STREAM_BYTES / size;
@@ -436,6 +482,12 @@ static bool writes_most(const exec *x)
      * would otherwise read each output line first). */
     if (x->packed || x->nops == 2)
         return true;
+    /* A comparison or where computed in one pass (bool_row), which
+     * stores around the caches as it computes: stored through them,
+     * where moves 17 bytes an element for its 13 (its output's line is
+     * read before it is written), lt 10 for its 9. */
+    if (x->bool_kernel)
+        return true;
     for (int op = 1; op < x->nops; op++)
         if ((k->operands[op].flags & TSR__KOPERAND_SCALAR) ||
             k->operands[op].strides[k->ndim - 1] == 0)
@@ -476,6 +528,7 @@ tsr_status tsr__plan_run_host(const tsr__plan *plan)
         x.size[op] = scalar ? x.common_size : tsr_dtype_itemsize((tsr_dtype)o->dtype);
         x.convert |= !scalar && (tsr_dtype)o->dtype != common && k->op != TSR__KOP_FILL;
     }
+    x.bool_kernel = x.convert && bool_kernel(&x);
     x.n0 = k->ndim >= 1 ? k->sizes[k->ndim - 1] : 1;
     x.n1 = k->ndim >= 2 ? k->sizes[k->ndim - 2] : 1;
     bool tiles = wants_tiles(k);

@@ -816,6 +816,160 @@ static void check_stream_op(void)
     }
 }
 
+/* ---- float32 comparisons and where ------------------------------------------- */
+
+/* The rows' value slots (tsr__kernel_row_alpha), unused by these. */
+static const uint8_t no_alpha[32];
+
+static const tsr__kernel_op compare_ops[] = {TSR__KOP_EQ, TSR__KOP_NE, TSR__KOP_LT,
+                                             TSR__KOP_LE, TSR__KOP_GT, TSR__KOP_GE};
+#define COMPARE_COUNT (sizeof compare_ops / sizeof compare_ops[0])
+
+/* tsr__cpu_fast_compare and tsr__cpu_fast_where against the generic
+ * answer: the float32 row loop, its float32 result converted to bool by
+ * tsr__kernel_convert (a comparison), the condition converted to float32
+ * first (where). NaNs in both inputs, conditions of any byte value, every
+ * length above from a random offset, with what lies around the output. */
+static void check_bool_rows(void)
+{
+    enum { CAP = 1031 + 16 };
+    static float a[CAP], b[CAP], fast_f[CAP], ref_f[CAP], cf[CAP];
+    static uint8_t fast[CAP], ref[CAP], c[CAP];
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        int64_t n = lengths[li], off = (int64_t)(next_random() % 8);
+        random_fill(TSR_FLOAT32, (unsigned char *)a, CAP);
+        random_fill(TSR_FLOAT32, (unsigned char *)b, CAP);
+        for (size_t o = 0; o < COMPARE_COUNT; o++) {
+            for (int layout = 0; layout < 4; layout++) {
+                int64_t sa = layout & 1 ? 0 : 1, sb = layout & 2 ? 0 : 1;
+                const int64_t st[4] = {4, sa * 4, sb * 4, 0};
+                int bad = 0;
+                memset(fast, 0xA5, sizeof fast);
+                memset(ref, 0xA5, sizeof ref);
+                bool ran = tsr__cpu_fast_compare(compare_ops[o], TSR_FLOAT32, fast + off, a + off,
+                                                 sa, b + off, sb, n, (li + layout) % 2 == 1);
+                tsr__cpu_fast_enable(false);
+                (void)tsr__kernel_row_for(compare_ops[o], TSR_FLOAT32)(
+                    (unsigned char *)ref_f, (const unsigned char *)(a + off),
+                    (const unsigned char *)(b + off), NULL, n, st, no_alpha, &bad);
+                ASSERT_EQ(tsr__kernel_convert(ref_f, TSR_FLOAT32, ref + off, TSR_BOOL, (size_t)n),
+                          TSR_OK);
+                tsr__cpu_fast_enable(true);
+                char name[96];
+                snprintf(name, sizeof name, "compare op %d layout %d n %lld", (int)compare_ops[o],
+                         layout, (long long)n);
+                if (ran)
+                    same_bytes(fast, ref, sizeof fast, name);
+            }
+        }
+        for (int k = 0; k < CAP; k++) {
+            uint64_t r = next_random();
+            c[k] = r % 3 == 0 ? 0 : r % 3 == 1 ? 1 : (uint8_t)(r >> 8);
+        }
+        memset(fast_f, 0xA5, sizeof fast_f);
+        memset(ref_f, 0xA5, sizeof ref_f);
+        bool ran = tsr__cpu_fast_where(TSR_FLOAT32, fast_f + off, c + off, a + off, b + off, n,
+                                       li % 2 == 1);
+        tsr__cpu_fast_enable(false);
+        ASSERT_EQ(tsr__kernel_convert(c + off, TSR_BOOL, cf, TSR_FLOAT32, (size_t)n), TSR_OK);
+        const int64_t st[4] = {4, 4, 4, 4};
+        int bad = 0;
+        (void)tsr__kernel_row_for(TSR__KOP_WHERE, TSR_FLOAT32)(
+            (unsigned char *)(ref_f + off), (const unsigned char *)cf,
+            (const unsigned char *)(a + off), (const unsigned char *)(b + off), n, st, no_alpha,
+            &bad);
+        tsr__cpu_fast_enable(true);
+        char name[64];
+        snprintf(name, sizeof name, "where n %lld", (long long)n);
+        if (ran)
+            same_bytes(fast_f, ref_f, sizeof fast_f, name);
+    }
+}
+
+/* Whole comparison and where kernels: contiguous (the one-pass rows),
+ * with a scalar, broadcast and transposed (the blocks), streamed or not,
+ * split between two threads. */
+static void check_bool_kernels(void)
+{
+    static const int64_t line[1] = {70001}, grid[2] = {37, 1029};
+    for (size_t o = 0; o < COMPARE_COUNT; o++) {
+        operand_spec flat[3] = {
+            {.dtype = TSR_BOOL, .offset = 3, .strides = {1}},
+            {.dtype = TSR_FLOAT32, .offset = 1, .strides = {1}},
+            {.dtype = TSR_FLOAT32, .offset = 2, .strides = {1}},
+        };
+        check_kernel("a < b", compare_ops[o], TSR_FLOAT32, 1, line, 3, flat, 1, NO_ZEROS);
+        flat[2] = (operand_spec){.dtype = TSR_FLOAT32, .scalar = true};
+        check_kernel("a < scalar", compare_ops[o], TSR_FLOAT32, 1, line, 3, flat, 1, NO_ZEROS);
+        operand_spec bc[3] = {
+            {.dtype = TSR_BOOL, .strides = {1029, 1}},
+            {.dtype = TSR_FLOAT32, .strides = {1, 0}},
+            {.dtype = TSR_FLOAT32, .strides = {0, 1}},
+        };
+        check_kernel("a[N,1] < b[1,M]", compare_ops[o], TSR_FLOAT32, 2, grid, 3, bc, 1, NO_ZEROS);
+        operand_spec tr[3] = {
+            {.dtype = TSR_BOOL, .strides = {1029, 1}},
+            {.dtype = TSR_FLOAT32, .strides = {1, 37}},
+            {.dtype = TSR_FLOAT32, .strides = {1029, 1}},
+        };
+        check_kernel("a.t() < b", compare_ops[o], TSR_FLOAT32, 2, grid, 3, tr, 1, NO_ZEROS);
+    }
+    operand_spec flat[4] = {
+        {.dtype = TSR_FLOAT32, .offset = 1, .strides = {1}},
+        {.dtype = TSR_BOOL, .offset = 5, .strides = {1}},
+        {.dtype = TSR_FLOAT32, .offset = 2, .strides = {1}},
+        {.dtype = TSR_FLOAT32, .strides = {1}},
+    };
+    check_kernel("where(c, a, b)", TSR__KOP_WHERE, TSR_FLOAT32, 1, line, 4, flat, 1, NO_ZEROS);
+    flat[3] = (operand_spec){.dtype = TSR_FLOAT32, .scalar = true};
+    check_kernel("where(c, a, scalar)", TSR__KOP_WHERE, TSR_FLOAT32, 1, line, 4, flat, 1, NO_ZEROS);
+    operand_spec bc[4] = {
+        {.dtype = TSR_FLOAT32, .strides = {1029, 1}},
+        {.dtype = TSR_BOOL, .strides = {1, 0}},
+        {.dtype = TSR_FLOAT32, .strides = {1029, 1}},
+        {.dtype = TSR_FLOAT32, .strides = {0, 1}},
+    };
+    check_kernel("where(c[N,1], a, b[1,M])", TSR__KOP_WHERE, TSR_FLOAT32, 2, grid, 4, bc, 1,
+                 NO_ZEROS);
+}
+
+/* float32 relu and abs stored around the caches: the generic row's bits
+ * (specials and NaNs included) at every length and alignment above, and
+ * whole kernels, streamed or not. */
+static void check_stream_unary(void)
+{
+    static const tsr__kernel_op ops[] = {TSR__KOP_RELU, TSR__KOP_ABS};
+    enum { CAP = 1031 + 16 };
+    static float a[CAP], fast[CAP], ref[CAP];
+    static const int64_t line[1] = {70001};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+            int64_t n = lengths[li], off = (int64_t)(next_random() % 8);
+            random_fill(TSR_FLOAT32, (unsigned char *)a, CAP);
+            memset(fast, 0xA5, sizeof fast);
+            memset(ref, 0xA5, sizeof ref);
+            bool ran = tsr__cpu_fast_stream_unary(ops[o], TSR_FLOAT32, fast + off, a + off, n);
+            tsr__cpu_stream_fence();
+            const int64_t st[4] = {4, 4, 0, 0};
+            int bad = 0;
+            tsr__cpu_fast_enable(false);
+            (void)tsr__kernel_row_for(ops[o], TSR_FLOAT32)(
+                (unsigned char *)(ref + off), (const unsigned char *)(a + off),
+                (const unsigned char *)a, NULL, n, st, no_alpha, &bad);
+            tsr__cpu_fast_enable(true);
+            char name[64];
+            snprintf(name, sizeof name, "streamed op %d n %lld", (int)ops[o], (long long)n);
+            if (ran)
+                same_bytes(fast, ref, sizeof fast, name);
+        }
+        operand_spec flat[2] = {
+            {.dtype = TSR_FLOAT32, .offset = 3, .strides = {1}},
+            {.dtype = TSR_FLOAT32, .offset = 1, .strides = {1}},
+        };
+        check_kernel("relu(a)", ops[o], TSR_FLOAT32, 1, line, 2, flat, 1, NO_ZEROS);
+    }
+}
+
 int main(void)
 {
     /* Two threads, so that the kernels above PARALLEL_MIN elements are
@@ -831,6 +985,9 @@ int main(void)
     check_transposed_copies();
     check_rows_kernels();
     check_mixed_kernels();
+    check_bool_rows();
+    check_bool_kernels();
+    check_stream_unary();
     /* The loops compared above did run here. */
     uint16_t h[8] = {0};
     float f[8] = {0};
@@ -839,8 +996,13 @@ int main(void)
     unsigned eax, ebx, ecx = 0, edx;
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __get_cpuid(1, &eax, &ebx, &ecx, &edx) &&
-        (ecx & bit_F16C))
+        (ecx & bit_F16C)) {
         ASSERT_TRUE(tsr__cpu_fast_reduced(TSR_FLOAT16, TSR__FAST_ADD, h, h, 1, h, 1, 8));
+        ASSERT_TRUE(
+            tsr__cpu_fast_compare(TSR__KOP_LT, TSR_FLOAT32, (uint8_t *)h, f, 1, f, 1, 8, false));
+        ASSERT_TRUE(tsr__cpu_fast_where(TSR_FLOAT32, f, (const uint8_t *)h, f, f, 8, false));
+        ASSERT_TRUE(tsr__cpu_fast_stream_unary(TSR__KOP_RELU, TSR_FLOAT32, f, f, 8));
+    }
 #endif
     (void)h;
     TEST_DONE();
