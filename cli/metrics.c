@@ -53,6 +53,8 @@ typedef enum metrics_format { FORMAT_PROMETHEUS, FORMAT_OPENMETRICS } metrics_fo
       "Kernel programs compiled from source for the device")                                     \
     X(DEVICE_LOADED, "tessera_device_programs_loaded", "counter", "",                            \
       "Kernel programs taken from the daemon's disk cache for the device instead of compiled")   \
+    X(DEVICE_PENDING, "tessera_device_programs_pending", "gauge", "",                            \
+      "Kernel programs asked for and still being built or loaded for the device")                \
     X(SESSION_ALLOCATED, "tessera_session_memory_allocated_bytes", "gauge", "bytes",             \
       "Memory in the session's live allocations on the device")                                  \
     X(SESSION_RESERVED, "tessera_session_memory_reserved_bytes", "gauge", "bytes",               \
@@ -331,6 +333,11 @@ static void write_devices(writer *w, const snapshot *z)
             end_count(w, v);
         }
     }
+    header(w, FAMILY_DEVICE_PENDING);
+    for (size_t k = 0; k < z->ndevices; k++) {
+        device_labels(w, &z->devices[k]);
+        end_count(w, z->devices[k].st.programs_pending);
+    }
 }
 
 /* The daemon's own counters: samples without labels. */
@@ -600,6 +607,9 @@ const cli_command cli_cmd_metrics = {
     "      tessera_device_kernels_launched_total{device}, ..._programs_built_total,\n"
     "          ..._programs_loaded_total             kernels queued, programs\n"
     "                                                compiled or taken from cache\n"
+    "      tessera_device_programs_pending{device}   programs still being built or\n"
+    "                                                loaded (launches run on the\n"
+    "                                                generic programs meanwhile)\n"
     "      tessera_session_memory_allocated_bytes, ..._reserved_bytes,\n"
     "          ..._limit_bytes{SESSION,device}       each session's memory\n"
     "      tessera_session_out_of_memory_total{SESSION,device}\n"
