@@ -37,12 +37,13 @@ def run(block, tmp_path):
 
 # What a block prints, by a line only that block has: the sharing
 # example's whole output, line by line as its comments say, and parts of
-# the exchange example's.
+# the exchange example's, and the linear layer's.
 EXPECTED = {
     "t = tessera.import_tensor(sys.argv[1])": (
         "[0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0]\n"
         "[-1.  3.  5.] [-1.0, 3.0, 5.0]\n"
         "True tsr-export-1-\n"),
+    "p = tessera.softmax(tx @ tw.t() + tb, dim=1)": ["opencl:0 (64, 10) True"],
     "x = torch.utils.dlpack.from_dlpack(t)": [
         "tessera.Size([2, 3]) (3, 1) tessera.float32", "[3.0, 6.0]", "tessera.float16"],
 }
