@@ -20,11 +20,12 @@
 #include "core/error.h"
 #include "core/matmul.h"
 #include "core/protocol.h"
+#include "kernels/gemm.h"
 #include "kernels/kernels.h"
-#include "libclient/gemm.h"
 #include "libclient/client.h"
 #include "libclient/plan.h"
 #include "libclient/tensor_internal.h"
+#include "libclient/threadpool.h"
 #include "tessera/ops.h"
 
 /* ---- devices, outputs, scalars ------------------------------------------ */
@@ -292,7 +293,10 @@ static tsr_status run_gemms(tsr__gemm_args *g, unsigned char *base[3], mview *v[
         tsr__mat a = host_mat(base[0], g->dtype, v[0], at);
         tsr__mat b = host_mat(base[1], g->dtype, v[1], at);
         tsr__mat c = host_mat(base[2], g->dtype, v[2], at);
-        tsr_status st = tsr__gemm(g, &a, &b, &c);
+        tsr__gemm_threads threads = {.parallel_for = tsr__parallel_for,
+                                     .pool_size = tsr__threadpool_size(),
+                                     .blas_threads = tsr_get_num_threads()};
+        tsr_status st = tsr__gemm(g, &a, &b, &c, &threads);
         if (st != TSR_OK)
             return st;
         int d = nb - 2;

@@ -21,6 +21,7 @@
 
 #include "core/error.h"
 #include "core/siphash.h"
+#include "kernels/gemm.h"
 #include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
@@ -50,6 +51,7 @@ typedef struct clrt_device {
     cl_mem no_status;            /* the status argument of kernels that never set it */
     cl_mem no_geom;              /* the geom argument of launches with at most three dimensions */
     char options[128];
+    bool host_gemm; /* products through kernels/gemm.c as native kernels (see below) */
     _Atomic uint64_t built, loaded; /* programs made for it (builder thread counts) */
     _Atomic uint32_t pending;       /* programs asked for and not yet built or failed */
     /* Where launches copy: the output spans of the launches queued and not
@@ -113,6 +115,9 @@ typedef struct clrt_job {
     void *staged[TSR__KERNEL_MAX_OPERANDS]; /* copies of operands (stage_copies) */
     tsr__backend_done_fn done;
     void *ctx;
+    /* a product run as a native kernel: its status and message */
+    tsr_status host_status;
+    char host_message[128];
 } clrt_job;
 
 /* ---- hashing ------------------------------------------------------------ */
@@ -185,6 +190,10 @@ static bool open_device(clrt_device *d)
     snprintf(d->options, sizeof d->options, "%s",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? "-cl-fp32-correctly-rounded-divide-sqrt"
                                                         : "");
+    cl_device_exec_capabilities exec = 0;
+    clGetDeviceInfo(d->id, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof exec, &exec, NULL);
+    d->host_gemm = d->host_gemm && d->info.host_unified_memory &&
+                   (d->info.cl_device_type & CL_DEVICE_TYPE_CPU) && (exec & CL_EXEC_NATIVE_KERNEL);
     d->state = DEVICE_OPEN;
     return true;
 }
@@ -475,6 +484,7 @@ tsr_status tsr__clrt_create(const tsr__clrt_config *config, tsr__clrt **out)
     }
     for (size_t k = 0; k < config->count; k++) {
         rt->devices[k].info = config->devices[k];
+        rt->devices[k].host_gemm = !config->no_host_gemm; /* and what open_device finds */
         pthread_mutex_init(&rt->devices[k].returning_lock, NULL);
     }
     /* A directory that fails the checks costs every start its builds,
@@ -794,6 +804,9 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
     } else if (job->check_status && job->status_value != 0) {
         st = TSR_ERR_RUNTIME;
         snprintf(message, sizeof message, "ZeroDivisionError");
+    } else if (job->host_status != TSR_OK) {
+        st = job->host_status;
+        snprintf(message, sizeof message, "%s", job->host_message);
     }
     clReleaseEvent(event);
     if (job->status_buffer)
@@ -807,6 +820,12 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal)
 {
     return ordinal < rt->count && (rt->devices[ordinal].info.cl_device_type & CL_DEVICE_TYPE_CPU);
+}
+
+bool tsr__clrt_host_gemm(const tsr__clrt *rt, uint32_t ordinal)
+{
+    return ordinal < rt->count && rt->devices[ordinal].state == DEVICE_OPEN &&
+           rt->devices[ordinal].host_gemm;
 }
 
 uint32_t tsr__clrt_compute_units(const tsr__clrt *rt, uint32_t ordinal)
@@ -985,6 +1004,21 @@ static tsr_status enqueue_failed(clrt_device *d, clrt_job *job, cl_event event, 
                      tsr__cl_error_name(err, name, sizeof name));
 }
 
+/* The end of every enqueue: the job's completion on its last event, the
+ * queue flushed and the launch counted; or, where err says a step
+ * failed, nothing left queued for the job. */
+static tsr_status enqueued(tsr__clrt *rt, clrt_device *d, clrt_job *job, cl_event event, cl_int err,
+                           const char *what)
+{
+    if (err == CL_SUCCESS)
+        err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
+    if (err != CL_SUCCESS)
+        return enqueue_failed(d, job, event, err, what);
+    clFlush(d->queue);
+    atomic_fetch_add(&rt->launches, 1);
+    return TSR_OK;
+}
+
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *p,
                              const tsr__backend_launch *l, tsr__backend_done_fn done, void *ctx)
 {
@@ -1100,13 +1134,7 @@ tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program 
     const clrt_buffer *out2 = l->second_output && l->nbuffers > 2 ? l->buffers[2] : NULL;
     if (err == CL_SUCCESS && out2 && out2->host && l->extents[2] > 0)
         err = copy_back(d, job, out2, l->offsets[2], l->extents[2], false, NULL, NULL, &event);
-    if (err == CL_SUCCESS)
-        err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
-    if (err != CL_SUCCESS)
-        return enqueue_failed(d, job, event, err, "a kernel");
-    clFlush(d->queue);
-    atomic_fetch_add(&rt->launches, 1);
-    return TSR_OK;
+    return enqueued(rt, d, job, event, err, "a kernel");
 }
 
 /* ---- matrix products (CLBlast) --------------------------------------------
@@ -1315,11 +1343,106 @@ static bool gemm_box(const tsr__backend_gemm *g, size_t item, size_t region[3], 
     return pitch[0] >= region[0] && pitch[1] >= region[1] * pitch[0] && pitch[1] % pitch[0] == 0;
 }
 
+/* ---- products on a device that is the host's CPU ---------------------------
+ * Where the device is the CPU this process runs on and computes in the
+ * segments themselves (PoCL's CPU device, host-unified memory), a product
+ * is a native kernel (clEnqueueNativeKernel) that runs the cpu device's
+ * own code, kernels/gemm.c: OpenBLAS for the floating dtypes, float16 and
+ * bfloat16 through float32, the integers exact. It takes its place in the
+ * queue as any launch, on one of the driver's threads, and gives the cpu's
+ * bits. CLBlast's kernels compiled for such a device reach about a
+ * hundredth of OpenBLAS's speed on the same cores. OpenBLAS's threads are
+ * the device's compute units. */
+
+typedef struct host_product {
+    clrt_job *job;
+    tsr__gemm_args args;
+    void *mem[3];    /* cl_mem here, their memory in the driver's copy */
+    int slot[3];     /* C's, A's and B's in mem[] (each buffer once: a */
+    tsr__mat mat[3]; /* driver maps a repeated one once); data an offset */
+    int threads;
+} host_product;
+
+static void CL_CALLBACK run_host_product(void *data)
+{
+    host_product *h = data; /* the driver's copy */
+    tsr__mat m[3];
+    for (int i = 0; i < 3; i++) {
+        m[i] = h->mat[i];
+        m[i].data = (unsigned char *)h->mem[h->slot[i]] + (uintptr_t)h->mat[i].data;
+    }
+    tsr__gemm_threads threads = {.pool_size = 1, .blas_threads = h->threads};
+    tsr_status st = tsr__gemm(&h->args, &m[1], &m[2], &m[0], &threads);
+    if (st != TSR_OK) {
+        h->job->host_status = st;
+        snprintf(h->job->host_message, sizeof h->job->host_message, "%s", tsr_last_error());
+    }
+}
+
+/* Operand i of g as the host's matrices, data its offset: stored rows x
+ * cols, read transposed where g says so. */
+static tsr__mat host_mat(const tsr__backend_gemm *g, int i)
+{
+    bool trans = (i == 1 && g->trans_a) || (i == 2 && g->trans_b);
+    int64_t ld = (int64_t)g->ld[i];
+    return (tsr__mat){.data = (unsigned char *)(uintptr_t)g->offsets[i],
+                      .bstride = (int64_t)g->bstride[i],
+                      .rs = trans ? 1 : ld,
+                      .cs = trans ? ld : 1};
+}
+
+static bool host_product_fits(const clrt_device *d, const tsr__backend_gemm *g)
+{
+    return d->host_gemm && tsr__gemm_supports((tsr_dtype)g->dtype);
+}
+
+static tsr_status host_gemm(tsr__clrt *rt, clrt_device *d, uint32_t ordinal,
+                            const tsr__backend_gemm *g, tsr__backend_done_fn done, void *ctx)
+{
+    clrt_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a matrix product");
+    *job = (clrt_job){.ordinal = ordinal, .device = d, .done = done, .ctx = ctx};
+    host_product h = {.job = job,
+                      .args = {.dtype = (tsr_dtype)g->dtype,
+                               .batch = (int64_t)g->batch,
+                               .m = (int64_t)g->m,
+                               .n = (int64_t)g->n,
+                               .k = (int64_t)g->k,
+                               .beta_zero = g->beta_zero},
+                      .threads = d->info.compute_units ? (int)d->info.compute_units : 1};
+    memcpy(h.args.alpha, g->alpha, sizeof h.args.alpha);
+    memcpy(h.args.beta, g->beta, sizeof h.args.beta);
+    cl_mem mems[3];
+    const void *at[3];
+    cl_uint nmem = 0;
+    for (int i = 0; i < 3; i++) {
+        cl_mem mem = ((const clrt_buffer *)g->buffers[i])->mem;
+        int j = 0;
+        while (j < (int)nmem && mems[j] != mem)
+            j++;
+        if (j == (int)nmem) {
+            mems[nmem] = mem;
+            memcpy(&h.mem[nmem], &mem, sizeof mem);
+            at[nmem] = &h.mem[nmem];
+            nmem++;
+        }
+        h.slot[i] = j;
+        h.mat[i] = host_mat(g, i);
+    }
+    cl_event event = NULL;
+    cl_int err = clEnqueueNativeKernel(d->queue, run_host_product, &h, sizeof h, nmem, mems, at, 0,
+                                       NULL, &event);
+    return enqueued(rt, d, job, event, err, "a matrix product");
+}
+
 tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_gemm *g,
                           tsr__backend_done_fn done, void *ctx)
 {
     if (ordinal >= rt->count || rt->devices[ordinal].state != DEVICE_OPEN)
         return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u is not open", (unsigned)ordinal);
+    if (host_product_fits(&rt->devices[ordinal], g))
+        return host_gemm(rt, &rt->devices[ordinal], ordinal, g, done, ctx);
     tsr_dtype dt = (tsr_dtype)g->dtype;
     bool blas =
         dt == TSR_FLOAT32 || dt == TSR_FLOAT64 || dt == TSR_COMPLEX64 || dt == TSR_COMPLEX128;
@@ -1379,11 +1502,5 @@ tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_ge
     const clrt_buffer *out = g->buffers[0];
     if (err == CL_SUCCESS && out->host && g->extents[0] > 0)
         err = copy_back(d, job, out, g->offsets[0], g->extents[0], box, region, pitch, &event);
-    if (err == CL_SUCCESS)
-        err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
-    if (err != CL_SUCCESS)
-        return enqueue_failed(d, job, event, err, "a matrix product");
-    clFlush(d->queue);
-    atomic_fetch_add(&rt->launches, 1);
-    return TSR_OK;
+    return enqueued(rt, d, job, event, err, "a matrix product");
 }

@@ -57,6 +57,9 @@ typedef struct tsr__clrt_config {
     const char *cache_dir; /* NULL or "": no disk cache; created when missing */
     int notify_fd;         /* an eventfd the builder writes after each build */
     tsr__clrt_source_fn source;
+    /* Products through CLBlast and the GEMM program even on a device that
+     * is the host's CPU (tsr__clrt_gemm; tests of those paths). */
+    bool no_host_gemm;
 } tsr__clrt_config;
 
 /* Starts the builder thread; opens no device yet. */
@@ -120,6 +123,11 @@ bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal);
 /* Whether the device computes on this machine's own CPUs (a CPU device
  * such as PoCL's): its kernels need the CPUs the daemon's threads use. */
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal);
+/* Whether the open device runs matrix products as native kernels through
+ * the host's own code (kernels/gemm.c; see tsr__clrt_gemm): a CPU device
+ * in host-unified memory whose driver runs native kernels, unless the
+ * configuration's no_host_gemm says otherwise. */
+bool tsr__clrt_host_gemm(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__backend_launch *launch, tsr__backend_done_fn done,
                              void *ctx);

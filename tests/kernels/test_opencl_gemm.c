@@ -1,6 +1,8 @@
 /* The OpenCL runtime's matrix products (opencl/runtime.c, tsr__clrt_gemm)
- * on the first OpenCL device, through CLBlast, against a reference
- * computed here in double precision:
+ * on the first OpenCL device against a reference computed here in double
+ * precision, through CLBlast and the GEMM program and, where the device is
+ * the host's CPU in host-unified memory (PoCL's), also through the native
+ * kernel that runs the cpu's own products (kernels/gemm.c):
  *   - float32, float64 (where the device has it), complex64, complex128;
  *   - float16 and bfloat16 (widened to float32 on the device, Sgemm, C
  *     rounded once) and uint8, int8, int16, int32, int64 (the GEMM
@@ -11,7 +13,8 @@
  *   - beta 0 over a C full of NaN (C is not read), and beta 0.5;
  *   - C's padding, which is no element of C, left as it was;
  *   - the device's memory as its own (launches copy in and out, and with
- *     staged copies) for float32, besides the host's shared memory;
+ *     staged copies) for float32, float16 and int8, besides the host's
+ *     shared memory;
  *   - a dtype the cpu computes no product in (uint16): TSR_ERR_NOT_SUPPORTED.
  * Results are not bit-identical to any other library's: CLBlast sums in
  * an order of its own; the bound is a few units of the dtype's rounding
@@ -46,7 +49,7 @@ static size_t source_of(const tsr__kernel_key *key, bool fp64, char *buf, size_t
 
 /* A runtime over the first device, its memory its own (copies) or the
  * host's as discovery says; opened by building a program. */
-static void open_runtime(cl_platform_id platform, bool copies, bool staged)
+static void open_runtime(cl_platform_id platform, bool copies, bool staged, bool host_gemm)
 {
     static tsr__cl_device_info info;
     memset(&info, 0, sizeof info);
@@ -66,10 +69,14 @@ static void open_runtime(cl_platform_id platform, bool copies, bool staged)
     clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     info.host_unified_memory = unified && !copies;
     info.stage_copies = staged;
+    cl_device_type type = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    info.cl_device_type = type;
     tsr__clrt_config config = {.devices = &info,
                                .count = 1,
                                .notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC),
-                               .source = source_of};
+                               .source = source_of,
+                               .no_host_gemm = !host_gemm};
     ASSERT_OK(tsr__clrt_create(&config, &rt));
     tsr__kernel_key any = tsr__kernel_generic_key(TSR_FLOAT32);
     tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, &any, TSR__BUILD_NOW);
@@ -78,6 +85,10 @@ static void open_runtime(cl_platform_id platform, bool copies, bool staged)
         usleep(1000);
     ASSERT_EQ(tsr__clrt_program_state(p), TSR__PROGRAM_READY);
     ASSERT_EQ(tsr__clrt_copies(rt, 0), !unified || copies);
+    cl_device_exec_capabilities exec = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof exec, &exec, NULL);
+    bool native = unified && !copies && (type & CL_DEVICE_TYPE_CPU) && (exec & CL_EXEC_NATIVE_KERNEL);
+    ASSERT_EQ(tsr__clrt_host_gemm(rt, 0), host_gemm && native);
 }
 
 /* The GEMM program of dt, built (the daemon asks for it before a
@@ -359,11 +370,13 @@ int main(void)
     char ext[4096] = "";
     clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
     has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
-    /* host memory shared, then the device's own, then staged copies */
+    /* host memory shared (the native kernel where the device is the
+     * host's CPU, then CLBlast and the GEMM program), then the device's
+     * own, then staged copies */
     const char *modes = getenv("TSR_TEST_GEMM_MODES");
-    for (int mode = 0; mode < (modes ? atoi(modes) : 3); mode++) {
-        open_runtime(platform, mode > 0, mode == 2);
-        run_all(mode == 0);
+    for (int mode = 0; mode < (modes ? atoi(modes) : 4); mode++) {
+        open_runtime(platform, mode > 1, mode == 3, mode == 0);
+        run_all(mode <= 1);
         tsr__clrt_destroy(rt);
         rt = NULL;
     }

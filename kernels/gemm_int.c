@@ -11,14 +11,13 @@
  * Blocking: a block of KB rows of B by NB columns (KB * NB * 8 bytes =
  * 128 KiB) stays in the L2 cache while every row of A that a thread owns
  * passes over it, and each row's NB accumulators stay in L1. Rows of C
- * are split over the thread pool. */
+ * are split over the caller's threads. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "libclient/gemm.h"
-#include "libclient/threadpool.h"
+#include "kernels/gemm.h"
 
 #define KB 64
 #define NB 256
@@ -111,7 +110,7 @@ static void rows_task(void *ctx, int64_t begin, int64_t end)
 }
 
 tsr_status tsr__gemm_int(const tsr__gemm_args *g, const tsr__mat *a, const tsr__mat *b,
-                         const tsr__mat *c)
+                         const tsr__mat *c, const tsr__gemm_threads *threads)
 {
     size_t isz = tsr_dtype_itemsize(g->dtype);
     int64_t *pa = malloc((size_t)(g->m * g->k) * sizeof(int64_t));
@@ -133,7 +132,10 @@ tsr_status tsr__gemm_int(const tsr__gemm_args *g, const tsr__mat *a, const tsr__
                      .crs = c->rs,
                      .ccs = c->cs,
                      .status = TSR_OK};
-        tsr__parallel_for(g->m, ROWS, rows_task, &j);
+        if (threads->parallel_for)
+            threads->parallel_for(g->m, ROWS, rows_task, &j);
+        else
+            rows_task(&j, 0, g->m);
         if (atomic_load(&j.status) != TSR_OK)
             st = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a product's scratch");
     }

@@ -1,12 +1,12 @@
 /* Matrix products on the host through OpenBLAS (see gemm.h).
  *
- * OpenBLAS's own threads: their number is set once, before the first
- * product, to tsr_get_num_threads() (TESSERA_NUM_THREADS, else the CPUs
- * this process may use, bounded by its cgroup's quota), so that a product
- * runs on no more threads than any other cpu operation. A batch of small
- * matrices (bmm of 32 x 32) is split over Tessera's own pool instead, one
- * single-threaded BLAS call per matrix; OpenBLAS keeps such calls on the
- * calling thread by itself.
+ * Threads: the caller's (tsr__gemm_threads). OpenBLAS's own are set to
+ * its blas_threads before a product, so that a product runs on no more
+ * threads than any other operation of the caller (libtessera: its
+ * thread count; the daemon: the device's compute units). A batch of
+ * small matrices (bmm of 32 x 32) is split over the caller's pool
+ * instead, one single-threaded BLAS call per matrix; OpenBLAS keeps such
+ * calls on the calling thread by itself.
  *
  * Layouts: every BLAS call is row-major. A matrix is passed as it lies
  * when its columns step by one element (NoTrans, leading dimension its
@@ -14,7 +14,7 @@
  * stride); C likewise, a column-major C by computing C^T = B^T A^T. Only
  * an operand with neither layout is packed into a scratch buffer. A
  * single column (gemv) covers mv and dot. */
-#include "libclient/gemm.h"
+#include "kernels/gemm.h"
 
 #include <cblas.h>
 #include <limits.h>
@@ -26,7 +26,6 @@
 #include "core/error.h"
 #include "kernels/cpu_fast.h"
 #include "kernels/kernels.h"
-#include "libclient/threadpool.h"
 #include "tessera/ops.h"
 
 /* One matrix of a batch: element (i, j) at p + (i * rs + j * cs) * itemsize. */
@@ -113,11 +112,13 @@ bool tsr__gemm_supports(tsr_dtype d)
            d == TSR_INT8 || d == TSR_INT16 || d == TSR_INT32 || d == TSR_INT64;
 }
 
-static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
+/* OpenBLAS's thread count as last set here (0: never). */
+static atomic_int blas_threads_set;
 
-static void set_blas_threads(void)
+static void set_blas_threads(int n)
 {
-    openblas_set_num_threads(tsr_get_num_threads());
+    if (n > 0 && atomic_exchange(&blas_threads_set, n) != n)
+        openblas_set_num_threads(n);
 }
 
 /* ---- packing ------------------------------------------------------------ */
@@ -525,7 +526,7 @@ static tsr_status scale_only(const tsr__gemm_args *g, const tsr__mat *c)
 }
 
 tsr_status tsr__gemm(const tsr__gemm_args *g, const tsr__mat *a, const tsr__mat *b,
-                     const tsr__mat *c)
+                     const tsr__mat *c, const tsr__gemm_threads *threads)
 {
     if (g->batch == 0 || g->m == 0 || g->n == 0)
         return TSR_OK;
@@ -535,17 +536,18 @@ tsr_status tsr__gemm(const tsr__gemm_args *g, const tsr__mat *a, const tsr__mat 
         return tsr__fail(TSR_ERR_NOT_SUPPORTED, "no product computes in %s",
                          tsr_dtype_name(g->dtype));
     if (!tsr_dtype_is_floating_point(g->dtype) && !tsr_dtype_is_complex(g->dtype))
-        return tsr__gemm_int(g, a, b, c);
+        return tsr__gemm_int(g, a, b, c, threads);
     if (g->m > INT_MAX || g->n > INT_MAX || g->k > INT_MAX)
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
                          "matrix products of more than 2^31 - 1 rows, columns or inner "
                          "elements are not available yet");
-    pthread_once(&threads_once, set_blas_threads);
+    set_blas_threads(threads->blas_threads);
     batch_job j = {.g = g, .a = a, .b = b, .c = c, .status = TSR_OK};
     /* OpenBLAS runs products below about 2^18 multiply-adds on the
      * calling thread: a batch of those is ours to spread. */
-    if (g->batch > 1 && g->m * g->n <= (1 << 18) / g->k && tsr__threadpool_size() > 1)
-        tsr__parallel_for(g->batch, 1, run_batches, &j);
+    if (g->batch > 1 && g->m * g->n <= (1 << 18) / g->k && threads->parallel_for &&
+        threads->pool_size > 1)
+        threads->parallel_for(g->batch, 1, run_batches, &j);
     else
         run_batches(&j, 0, g->batch);
     return (tsr_status)atomic_load(&j.status);
