@@ -901,11 +901,13 @@ tsr_status tsr_elementwise_scalar(tsr_op op, const tsr_tensor *const *inputs,
         mask |= (unsigned)(inputs[j] == NULL) << j;
     if (mask == 0)
         return tsr_elementwise(op, inputs, ninputs, out, result);
+    if (numbers == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: input %d is NULL and no number is given",
+                         info->name, __builtin_ctz(mask));
     for (size_t j = 0; j < ninputs; j++)
         if (inputs[j] == NULL &&
-            (numbers == NULL ||
-             !(numbers[j].kind == TSR_BOOL || numbers[j].kind == TSR_INT64 ||
-               numbers[j].kind == TSR_FLOAT64 || numbers[j].kind == TSR_COMPLEX128)))
+            !(numbers[j].kind == TSR_BOOL || numbers[j].kind == TSR_INT64 ||
+              numbers[j].kind == TSR_FLOAT64 || numbers[j].kind == TSR_COMPLEX128))
             return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                              "%s: input %zu is a number of no kind (expected bool, int64, float64 "
                              "or complex128)",

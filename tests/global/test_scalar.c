@@ -5,8 +5,8 @@
  * only for mul and div by the number), PyTorch's promotion of a wrapped
  * number, 2-D placements, out= and in place, and the errors. Each result
  * is checked against the same computation on one rank, which is
- * libtessera's tsr_elementwise_scalar, itself checked here against the
- * named number-taking functions (tsr_add_scalar, tsr_pow_scalar, ...). */
+ * libtessera's tsr_elementwise_scalar (ops-elementwise-scalar checks it
+ * against the named number-taking functions: tsr_add_scalar, ...). */
 #include <math.h>
 #include <mpi.h>
 
@@ -320,55 +320,10 @@ static void test_errors(void)
     tsr_global_tensor_release(x);
 }
 
-/* libtessera's tsr_elementwise_scalar, the reference above, against the
- * named functions that take a number, bit for bit. */
-static void test_local_forms(void)
-{
-    tsr_tensor *x = whole(TSR_FLOAT32, 2, shape, 1), *c = whole(TSR_BOOL, 2, shape, 3);
-    const tsr_scalar two = tsr_scalar_int(2), half = tsr_scalar_float(0.5);
-    const tsr_scalar nx[3] = {two, two, half};
-    const tsr_tensor *xn[2] = {x, NULL}, *nx2[2] = {NULL, x}, *cxn[3] = {c, x, NULL},
-                     *xnn[3] = {x, NULL, NULL};
-    tsr_tensor *got = NULL, *want = NULL;
-#define SAME(call_got, call_want)           \
-    do {                                    \
-        ASSERT_OK(call_got);                \
-        ASSERT_OK(call_want);               \
-        ASSERT_TRUE(same_bytes(got, want)); \
-        tsr_tensor_release(got);            \
-        tsr_tensor_release(want);           \
-        got = want = NULL;                  \
-    } while (0)
-    SAME(tsr_elementwise_scalar(op_named("add"), xn, nx, 2, NULL, &got),
-         tsr_add_scalar(x, two, tsr_scalar_int(1), &want));
-    SAME(tsr_elementwise_scalar(op_named("div"), xn, nx, 2, NULL, &got),
-         tsr_div_scalar(x, two, TSR_ROUNDING_NONE, &want));
-    SAME(tsr_elementwise_scalar(op_named("pow"), xn, nx, 2, NULL, &got),
-         tsr_pow_scalar(x, two, &want));
-    SAME(tsr_elementwise_scalar(op_named("pow"), nx2, nx, 2, NULL, &got),
-         tsr_pow_scalar_self(two, x, &want));
-    SAME(tsr_elementwise_scalar(op_named("eq"), xn, nx, 2, NULL, &got),
-         tsr_eq_scalar(x, two, &want));
-    SAME(tsr_elementwise_scalar(op_named("where"), cxn, nx, 3, NULL, &got),
-         tsr_where_scalar(c, x, half, &want));
-    SAME(tsr_elementwise_scalar(op_named("clamp"), xnn, nx, 3, NULL, &got),
-         tsr_clamp_scalar(x, &nx[1], &nx[2], &want));
-    /* 2 - x: the number as a wrapped zero-dim tensor, as PyTorch's rsub. */
-    tsr_tensor *neg = NULL;
-    ASSERT_OK(tsr_neg(x, &neg));
-    SAME(tsr_elementwise_scalar(op_named("sub"), nx2, nx, 2, NULL, &got),
-         tsr_add_scalar(neg, two, tsr_scalar_int(1), &want));
-#undef SAME
-    tsr_tensor_release(neg);
-    tsr_tensor_release(c);
-    tsr_tensor_release(x);
-}
-
 int main(void)
 {
     if (!open_world())
         return 1;
-    test_local_forms();
     test_binary();
     test_ternary();
     test_grid();
