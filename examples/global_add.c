@@ -11,6 +11,7 @@
  * that follows this comment. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <tessera/global.h>
 #include <tessera/tessera.h>
@@ -20,17 +21,44 @@
 
 static int rank;
 
+/* A global tensor's placement and sbp reprs (128 bytes each). */
+static void reprs(const tsr_global_tensor *g, char *placement, char *sbp)
+{
+    const tsr_placement *p = tsr_global_tensor_placement(g);
+    tsr_placement_repr(p, placement, 128);
+    tsr_sbp_tuple_repr(tsr_global_tensor_sbp(g), tsr_placement_ndim(p), sbp, 128);
+}
+
 /* A global tensor's shape, placement and sbp, as OneFlow prints them. */
 static void show(const char *name, const tsr_global_tensor *g)
 {
-    const tsr_placement *p = tsr_global_tensor_placement(g);
     const int64_t *size = tsr_global_tensor_sizes(g);
     char placement[128], sbp[128];
-    tsr_placement_repr(p, placement, sizeof placement);
-    tsr_sbp_tuple_repr(tsr_global_tensor_sbp(g), tsr_placement_ndim(p), sbp, sizeof sbp);
+    reprs(g, placement, sbp);
     if (rank == 0)
         printf("%-12s oneflow.Size([%" PRId64 ", %" PRId64 "]) placement=%s sbp=%s\n", name,
                size[0], size[1], placement, sbp);
+}
+
+/* The end of OneFlow's repr of a global tensor, after its data (whose last
+ * line is `column` characters long): placement, sbp and dtype, each
+ * moved to a line of its own, under the data, where it would pass 80
+ * columns. */
+static void suffixes(const tsr_global_tensor *g, int column)
+{
+    char placement[128], sbp[128], text[3][160];
+    reprs(g, placement, sbp);
+    snprintf(text[0], sizeof text[0], "placement=%s", placement);
+    snprintf(text[1], sizeof text[1], "sbp=%s", sbp);
+    snprintf(text[2], sizeof text[2], "dtype=oneflow.%s",
+             tsr_dtype_name(tsr_global_tensor_dtype(g)));
+    for (int k = 0; k < 3; k++) {
+        int len = (int)strlen(text[k]);
+        bool wrap = column + 2 + len > 80;
+        printf("%s%s", wrap ? ",\n       " : ", ", text[k]);
+        column = wrap ? 7 + len : column + 2 + len;
+    }
+    puts(")");
 }
 
 int main(void)
@@ -89,18 +117,20 @@ int main(void)
     rc = 0;
     if (rank == 0) {
         /* The same on one rank: g[j][k] = sum over i of y[i][j] * y[i][k]. */
+        int column = 0; /* the length of the line printed last */
         for (int j = 0; j < COLS; j++) {
-            printf("%s", j ? "        [" : "tensor([[");
+            column = printf("%s", j ? "        [" : "tensor([[");
             for (int k = 0; k < COLS; k++) {
                 float want = 0;
                 for (int i = 0; i < ROWS; i++)
                     want += (float)(2 * (COLS * i + j)) * (float)(2 * (COLS * i + k));
                 if (got[j * COLS + k] != want)
                     rc = 1;
-                printf("%s%5.0f.", k ? ", " : "", got[j * COLS + k]);
+                column += printf("%s%5.0f.", k ? ", " : "", got[j * COLS + k]);
             }
-            printf("]%s\n", j < COLS - 1 ? "," : "], dtype=oneflow.float32)");
+            column += printf("]%s", j < COLS - 1 ? ",\n" : "]");
         }
+        suffixes(gb, column);
         puts(rc ? "mismatch: g differs from one rank's y^T @ y" : "ok: g equals y^T @ y");
     }
     goto out;

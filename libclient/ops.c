@@ -507,6 +507,20 @@ static tsr_status pow_scalar_op(const tsr_tensor *self, tsr_scalar exponent, tsr
     return tsr__binary_op(TSR__KOP_POW_SCALAR, self, NULL, &exponent, NULL, mode, out, result);
 }
 
+/* PyTorch's wrapped number: a zero-dim cpu tensor of `type` holding
+ * number, converted as a cast converts (no overflow check). */
+static tsr_status wrapped_number(tsr_scalar number, tsr_dtype type, tsr_tensor **out)
+{
+    tsr_tensor_options o = {0};
+    o.has_dtype = o.has_device = true;
+    o.dtype = type;
+    o.device = (tsr_device){TSR_DEVICE_CPU, -1};
+    const void *data = number.kind == TSR_BOOL    ? (const void *)&number.v.b
+                       : number.kind == TSR_INT64 ? (const void *)&number.v.i
+                                                  : (const void *)&number.v.f;
+    return tsr_tensor_from_data(NULL, 0, NULL, number.kind, data, &o, out);
+}
+
 /* pow.Scalar: the number is the base, the exponent a tensor, computed as
  * tensor ^ tensor with the base a zero-dim cpu tensor of the result
  * dtype (converted as PyTorch casts a wrapped number: no overflow
@@ -528,15 +542,8 @@ static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent
     bool resize = mode == TSR__OUT_GIVEN && out->numel == 0 &&
                   (out->geometry.ndim != g->ndim ||
                    memcmp(out->geometry.sizes, g->sizes, sizeof(int64_t) * (size_t)g->ndim) != 0);
-    tsr_tensor_options o = {0};
-    o.has_dtype = o.has_device = true;
-    o.dtype = type;
-    o.device = (tsr_device){TSR_DEVICE_CPU, -1};
-    const void *data = self.kind == TSR_BOOL    ? (const void *)&self.v.b
-                       : self.kind == TSR_INT64 ? (const void *)&self.v.i
-                                                : (const void *)&self.v.f;
     tsr_tensor *base = NULL, *fresh = NULL;
-    if ((st = tsr_tensor_from_data(NULL, 0, NULL, self.kind, data, &o, &base)) != TSR_OK)
+    if ((st = wrapped_number(self, type, &base)) != TSR_OK)
         return st;
     bool one = self.kind == TSR_INT64            ? self.v.i == 1
                : self.kind == TSR_BOOL           ? false
@@ -553,7 +560,8 @@ static tsr_status pow_scalar_self_op(tsr_scalar self, const tsr_tensor *exponent
             st = tsr_tensor_fill_(out, tsr_scalar_int(1));
         return st;
     }
-    o.has_device = false;
+    tsr_tensor_options o = {0};
+    o.has_dtype = true;
     o.dtype = resize ? out->dtype : type;
     o.has_memory_format = true;
     o.memory_format = TSR_CONTIGUOUS_FORMAT;
@@ -857,4 +865,83 @@ tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ni
     }
     return tsr__binary_op(op, inputs[0], ninputs > 1 ? inputs[1] : NULL, NULL, NULL,
                           out ? TSR__OUT_GIVEN : TSR__OUT_NEW, out, result);
+}
+
+/* A Python number standing first (2 - x): PyTorch's wrapped number, a
+ * zero-dim cpu tensor of the dtype the operation promotes to, converted
+ * as a cast converts (as rsub and pow.Scalar make it). */
+static tsr_status number_first(tsr__kernel_op op, tsr_scalar number, const tsr_tensor *b,
+                               const tsr_scalar *alpha, tsr__out_mode mode, tsr_tensor *out,
+                               tsr_tensor **result)
+{
+    tsr_dtype type;
+    tsr_status st = pow_type(b, number, &type);
+    if (st != TSR_OK)
+        return st;
+    tsr_tensor *a = NULL;
+    if ((st = wrapped_number(number, type, &a)) != TSR_OK)
+        return st;
+    st = tsr__binary_op(op, a, b, NULL, alpha, mode, out, result);
+    tsr_tensor_release(a);
+    return st;
+}
+
+/* Each number goes to the function of op that takes one in its place,
+ * so its promotion and messages are that function's. */
+tsr_status tsr_elementwise_scalar(tsr_op op, const tsr_tensor *const *inputs,
+                                  const tsr_scalar *numbers, size_t ninputs, tsr_tensor *out,
+                                  tsr_tensor **result)
+{
+    const tsr__kernel_op_info *info = computing(op);
+    if (info == NULL || inputs == NULL || ninputs != info->arity)
+        return tsr_elementwise(op, inputs, ninputs, out, result); /* its messages */
+    /* bit j: input j is a number */
+    unsigned mask = 0;
+    for (size_t j = 0; j < ninputs; j++)
+        mask |= (unsigned)(inputs[j] == NULL) << j;
+    if (mask == 0)
+        return tsr_elementwise(op, inputs, ninputs, out, result);
+    if (numbers == NULL)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: input %d is NULL and no number is given",
+                         info->name, __builtin_ctz(mask));
+    for (size_t j = 0; j < ninputs; j++)
+        if (inputs[j] == NULL &&
+            !(numbers[j].kind == TSR_BOOL || numbers[j].kind == TSR_INT64 ||
+              numbers[j].kind == TSR_FLOAT64 || numbers[j].kind == TSR_COMPLEX128))
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "%s: input %zu is a number of no kind (expected bool, int64, float64 "
+                             "or complex128)",
+                             info->name, j);
+    tsr__out_mode mode = out ? TSR__OUT_GIVEN : TSR__OUT_NEW;
+    tsr_scalar one = tsr_scalar_int(1);
+    const tsr_scalar *alpha = info->flags & (TSR__KOPF_ALPHA | TSR__KOPF_VALUE) ? &one : NULL;
+    if (op == TSR__KOP_POW && mask == 2)
+        return pow_scalar_op(inputs[0], numbers[1], mode, out, result);
+    if (op == TSR__KOP_POW && mask == 1)
+        return pow_scalar_self_op(numbers[0], inputs[1], mode, out, result);
+    if (op == TSR__KOP_WHERE && !(mask & 1)) {
+        if (out)
+            return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                             "where: the forms with a Python number have no out=, as in "
+                             "PyTorch 1.13");
+        return tsr__ternary_op(op, inputs[0], inputs[1], &numbers[1], inputs[2], &numbers[2], NULL,
+                               mode, out, result);
+    }
+    if ((op == TSR__KOP_CLAMP && mask == 6) ||
+        ((op == TSR__KOP_CLAMP_MIN || op == TSR__KOP_CLAMP_MAX) && mask == 2))
+        return clamp_scalar_op(inputs[0], op == TSR__KOP_CLAMP_MAX ? NULL : &numbers[1],
+                               op == TSR__KOP_CLAMP       ? &numbers[2]
+                               : op == TSR__KOP_CLAMP_MAX ? &numbers[1]
+                                                          : NULL,
+                               mode, out, result);
+    if (op == TSR__KOP_LERP && mask == 4)
+        return lerp_op(inputs[0], inputs[1], NULL, &numbers[2], mode, out, result);
+    if (mask == (1u << ninputs) - 1)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s: no tensor among its inputs", info->name);
+    if (info->arity == 2 && mask == 2)
+        return tsr__binary_op(op, inputs[0], NULL, &numbers[1], alpha, mode, out, result);
+    if (info->arity == 2 && mask == 1)
+        return number_first(op, numbers[0], inputs[1], alpha, mode, out, result);
+    return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes no Python number as input %d", info->name,
+                     __builtin_ctz(mask));
 }

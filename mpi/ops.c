@@ -28,7 +28,9 @@ typedef struct sig1 {
 typedef struct deduction {
     const char *name; /* for messages: "add", "matmul" */
     int n;
-    const tsr_global_tensor *const *in;
+    const tsr_global_tensor *const *in; /* NULL where numbers[j] is the input */
+    const tsr_scalar *numbers;          /* Python numbers (elementwise), else NULL */
+    const tsr_global_tensor *lead;      /* the first global tensor among in */
     sig1 cand[MAX_CAND];
     int ncand;
     /* The result: its dtype and shape (from the meta run), and the chosen
@@ -107,17 +109,26 @@ static linearity linearity_of(const char *name)
  * extended to any number of inputs): all B -> B; for each output dim i,
  * every input that has dim i at full size S(its dim), the others (a
  * missing or size-1 dim that broadcasts) B -> S(i); and the partial ones
- * where the operation is linear and the result has a sum. */
+ * where the operation is linear and the result has a sum. A Python number
+ * is B in every signature, as the scalar of OneFlow's scalar ops is: its
+ * splits pass through (x + 2 of S(i) is S(i)), and of the partial rows
+ * only those where it is not P remain: x * 2 and x / 2 keep P (OneFlow's
+ * scalar_mul and scalar_div), x + 2 and x - 2 do not (scalar_add: the
+ * number would be added once per rank). */
 static void elementwise_candidates(deduction *d, linearity lin)
 {
     tsr_sbp in[MAX_IN];
-    for (int j = 0; j < d->n; j++)
+    bool numbers = false;
+    for (int j = 0; j < d->n; j++) {
         in[j] = B();
+        numbers |= !d->in[j];
+    }
     add_cand(d, in, B());
     for (int i = 0; i < d->ndim; i++) {
         for (int j = 0; j < d->n; j++) {
-            int dj = i - (d->ndim - d->in[j]->ndim);
-            in[j] = dj >= 0 && d->in[j]->sizes[dj] == d->sizes[i] ? S(dj) : B();
+            const tsr_global_tensor *x = d->in[j];
+            int dj = x ? i - (d->ndim - x->ndim) : -1;
+            in[j] = dj >= 0 && x->sizes[dj] == d->sizes[i] ? S(dj) : B();
         }
         add_cand(d, in, S(i));
     }
@@ -126,13 +137,15 @@ static void elementwise_candidates(deduction *d, linearity lin)
     if (lin == LIN_ALL) {
         for (int j = 0; j < d->n; j++)
             in[j] = P();
-        add_cand(d, in, P());
+        if (!numbers)
+            add_cand(d, in, P());
         return;
     }
     for (int p = 0; p < (lin == LIN_ONE ? d->n : 1); p++) {
         for (int j = 0; j < d->n; j++)
             in[j] = j == p ? P() : B();
-        add_cand(d, in, P());
+        if (d->in[p])
+            add_cand(d, in, P());
     }
 }
 
@@ -229,7 +242,7 @@ static void cand_text(const deduction *d, char *buf, size_t n)
  * its signature (boxing could not reduce it). */
 static tsr_status choose(deduction *d)
 {
-    const tsr_placement *p = d->in[0]->placement;
+    const tsr_placement *p = d->lead->placement;
     int pd = tsr_placement_ndim(p);
     const int64_t *h = tsr_placement_hierarchy(p);
     int64_t combos = 1;
@@ -249,6 +262,8 @@ static tsr_status choose(deduction *d)
         bool ok = true;
         for (int j = 0; j < d->n; j++) {
             const tsr_global_tensor *x = d->in[j];
+            if (!x)
+                continue; /* a number: B everywhere, nothing to move */
             double bytes =
                 (double)tsr__numel(x->ndim, x->sizes) * (double)tsr_dtype_itemsize(x->dtype);
             bool changed = false, partial = false;
@@ -278,9 +293,11 @@ static tsr_status choose(deduction *d)
         for (int j = 0; j < d->n && len < sizeof(have); j++) {
             if (j)
                 len += (size_t)snprintf(have + len, sizeof(have) - len, ", ");
-            if (len < sizeof(have))
+            if (len < sizeof(have) && !d->in[j])
+                len += (size_t)snprintf(have + len, sizeof(have) - len, "a number");
+            else if (len < sizeof(have))
                 len += tsr_sbp_tuple_repr(d->in[j]->sbp, pd, have + len, sizeof(have) - len);
-            if (len < sizeof(have))
+            if (len < sizeof(have) && d->in[j])
                 len += (size_t)snprintf(have + len, sizeof(have) - len, " %s",
                                         tsr_dtype_name(d->in[j]->dtype));
         }
@@ -300,24 +317,36 @@ static tsr_status choose(deduction *d)
     return TSR_OK;
 }
 
-/* Checks every rank answers alike: the inputs, their placements. */
-static tsr_status check_inputs(const char *name, const tsr_global_tensor *const *in, size_t n)
+/* Checks every rank answers alike: the inputs (a NULL one is a Python
+ * number where `numbers` says there are some, and one at least is a
+ * global tensor: *lead, the first), their placements. */
+static tsr_status check_inputs(const char *name, const tsr_global_tensor *const *in, size_t n,
+                               bool numbers, const tsr_global_tensor **lead)
 {
-    for (size_t j = 0; j < n; j++)
-        if (!in[j])
+    size_t first = n;
+    for (size_t j = 0; j < n; j++) {
+        if (!in[j] && !numbers)
             return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global %s: input %zu is NULL", name,
                                     j);
-    for (size_t j = 1; j < n; j++)
-        if (!tsr_placement_equal(in[0]->placement, in[j]->placement) || in[0]->env != in[j]->env) {
+        if (in[j] && first == n)
+            first = j;
+    }
+    if (first == n)
+        return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
+                                "global %s: no global tensor among the inputs", name);
+    for (size_t j = first + 1; j < n; j++)
+        if (in[j] && (!tsr_placement_equal(in[first]->placement, in[j]->placement) ||
+                      in[first]->env != in[j]->env)) {
             char pa[256], pb[256];
-            tsr_placement_repr(in[0]->placement, pa, sizeof(pa));
+            tsr_placement_repr(in[first]->placement, pa, sizeof(pa));
             tsr_placement_repr(in[j]->placement, pb, sizeof(pb));
             return tsr__global_fail(TSR_ERR_RUNTIME,
                                     "global %s: expected all tensors to be on the same placement, "
-                                    "but found at least two placements, %s (input 0) and %s "
+                                    "but found at least two placements, %s (input %zu) and %s "
                                     "(input %zu)",
-                                    name, pa, pb, j);
+                                    name, pa, first, pb, j);
         }
+    *lead = in[first];
     return TSR_OK;
 }
 
@@ -341,7 +370,8 @@ static tsr_status run_local(const deduction *d, bool is_mm, tsr_op op, tsr_tenso
     if (d->red)
         return reduce_local(d->red, in[0], partial, r);
     return is_mm ? tsr_matmul(in[0], in[1], r)
-                 : tsr_elementwise(op, (const tsr_tensor *const *)in, (size_t)d->n, d->into, r);
+                 : tsr_elementwise_scalar(op, (const tsr_tensor *const *)in, d->numbers,
+                                          (size_t)d->n, d->into, r);
 }
 
 /* The operation on the logical shapes (meta tensors): the result's dtype
@@ -352,7 +382,7 @@ static tsr_status meta_run(deduction *d, bool is_mm, tsr_op op)
     tsr_tensor *m[MAX_IN] = {NULL}, *r = NULL;
     tsr_status st = TSR_OK;
     for (int j = 0; j < d->n && !st; j++)
-        st = meta_of(d->in[j], &m[j]);
+        st = d->in[j] ? meta_of(d->in[j], &m[j]) : TSR_OK;
     if (!st)
         st = run_local(d, is_mm, op, m, false, &r);
     if (!st) {
@@ -372,13 +402,15 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
 {
     if (d->into) /* the shard of an out= tensor: written in place, no record */
         out = NULL;
-    const tsr_placement *p = d->in[0]->placement;
+    const tsr_placement *p = d->lead->placement;
     int pd = tsr_placement_ndim(p);
     tsr_global_tensor *boxed[MAX_IN] = {NULL};
     tsr_tensor *local[MAX_IN] = {NULL}, *r = NULL;
     tsr_global_tensor *g = NULL;
     tsr_status st = TSR_OK;
     for (int j = 0; j < d->n && !st; j++) {
+        if (!d->in[j])
+            continue; /* a number: local[j] stays NULL */
         bool same = true;
         for (int a = 0; a < pd; a++)
             same &= tsr_sbp_equal(d->in[j]->sbp[a], d->in_sbp[j][a]);
@@ -388,7 +420,7 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
             local[j] = (same ? d->in[j] : boxed[j])->local;
     }
     if (!st && d->into) {
-        st = tsr_placement_index_of(p, d->in[0]->env->rank) < 0
+        st = tsr_placement_index_of(p, d->lead->env->rank) < 0
                  ? TSR_OK
                  : run_local(d, false, op, local, false, &r);
         for (int j = 0; j < d->n; j++)
@@ -396,7 +428,7 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
         return st;
     }
     if (!st)
-        st = tsr__global_new(d->in[0]->env, d->dtype, d->ndim, d->sizes, p, d->out_sbp, &g);
+        st = tsr__global_new(d->lead->env, d->dtype, d->ndim, d->sizes, p, d->out_sbp, &g);
     if (!st && g->index < 0) {
         st = tsr__global_set_empty(g);
     } else if (!st) {
@@ -412,7 +444,7 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
             char got[TSR__DIMS_TEXT_MAX], want[TSR__DIMS_TEXT_MAX];
             st = tsr__global_fail(
                 TSR_ERR_RUNTIME, "global %s: rank %d computed a shard of shape %s, not %s", d->name,
-                d->in[0]->env->rank, tsr__dims_text(got, tsr_tensor_sizes(r), tsr_tensor_ndim(r)),
+                d->lead->env->rank, tsr__dims_text(got, tsr_tensor_sizes(r), tsr_tensor_ndim(r)),
                 tsr__dims_text(want, sz, d->ndim));
         }
         if (!st) {
@@ -432,7 +464,7 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
 }
 
 static tsr_status deduce_elementwise(tsr_op op, const tsr_global_tensor *const *inputs,
-                                     size_t ninputs, deduction *d)
+                                     const tsr_scalar *numbers, size_t ninputs, deduction *d)
 {
     const char *name = tsr_op_name(op);
     if (!name)
@@ -442,11 +474,12 @@ static tsr_status deduce_elementwise(tsr_op op, const tsr_global_tensor *const *
     if (!inputs || (int)ninputs != tsr_op_arity(op))
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global %s: takes %d inputs, got %zu",
                                 name, tsr_op_arity(op), inputs ? ninputs : 0);
-    tsr_status st = check_inputs(name, inputs, ninputs);
+    tsr_status st = check_inputs(name, inputs, ninputs, numbers != NULL, &d->lead);
     if (st)
         return st;
     d->n = (int)ninputs;
     d->in = inputs;
+    d->numbers = numbers;
     if ((st = meta_run(d, false, op)))
         return st;
     elementwise_candidates(d, linearity_of(name));
@@ -459,7 +492,7 @@ static tsr_status deduce_matmul(const tsr_global_tensor *a, const tsr_global_ten
     d->name = "matmul";
     pair[0] = a;
     pair[1] = b;
-    tsr_status st = check_inputs("matmul", pair, 2);
+    tsr_status st = check_inputs("matmul", pair, 2, false, &d->lead);
     if (st)
         return st;
     d->n = 2;
@@ -472,33 +505,47 @@ static tsr_status deduce_matmul(const tsr_global_tensor *a, const tsr_global_ten
 
 static void copy_choice(const deduction *d, tsr_sbp *in_sbp, tsr_sbp *out_sbp)
 {
-    int pd = tsr_placement_ndim(d->in[0]->placement);
+    int pd = tsr_placement_ndim(d->lead->placement);
     for (int j = 0; j < d->n; j++)
         memcpy(in_sbp + (size_t)j * TSR_PLACEMENT_MAX_DIMS, d->in_sbp[j],
                (size_t)pd * sizeof(tsr_sbp));
     memcpy(out_sbp, d->out_sbp, (size_t)pd * sizeof(tsr_sbp));
 }
 
-tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
-                                      size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp)
+tsr_status tsr_global_elementwise_scalar_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
+                                             const tsr_scalar *numbers, size_t ninputs,
+                                             tsr_sbp *in_sbp, tsr_sbp *out_sbp)
 {
     deduction d = {0};
     if (!in_sbp || !out_sbp)
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL argument");
-    tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
+    tsr_status st = deduce_elementwise(op, inputs, numbers, ninputs, &d);
     if (!st)
         copy_choice(&d, in_sbp, out_sbp);
     return st;
 }
 
-tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inputs, size_t ninputs,
-                                  tsr_global_tensor **result)
+tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
+                                      size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp)
+{
+    return tsr_global_elementwise_scalar_sbp(op, inputs, NULL, ninputs, in_sbp, out_sbp);
+}
+
+tsr_status tsr_global_elementwise_scalar(tsr_op op, const tsr_global_tensor *const *inputs,
+                                         const tsr_scalar *numbers, size_t ninputs,
+                                         tsr_global_tensor **result)
 {
     deduction d = {0};
     if (!result)
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL argument");
-    tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
+    tsr_status st = deduce_elementwise(op, inputs, numbers, ninputs, &d);
     return st ? st : execute(&d, false, op, result);
+}
+
+tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inputs, size_t ninputs,
+                                  tsr_global_tensor **result)
+{
+    return tsr_global_elementwise_scalar(op, inputs, NULL, ninputs, result);
 }
 
 /* out= (and in place: out is input 0): the operation on the logical
@@ -507,18 +554,19 @@ tsr_status tsr_global_elementwise(tsr_op op, const tsr_global_tensor *const *inp
  * out's signature, each rank's shard is computed straight into out's
  * (tsr_elementwise's out=, casting as it does), else into a new global
  * tensor that is boxed to out's signature and copied in. */
-tsr_status tsr_global_elementwise_out(tsr_op op, const tsr_global_tensor *const *inputs,
-                                      size_t ninputs, tsr_global_tensor *out)
+tsr_status tsr_global_elementwise_scalar_out(tsr_op op, const tsr_global_tensor *const *inputs,
+                                             const tsr_scalar *numbers, size_t ninputs,
+                                             tsr_global_tensor *out)
 {
     deduction d = {0};
     if (!out)
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "global elementwise: NULL out");
-    tsr_status st = deduce_elementwise(op, inputs, ninputs, &d);
+    tsr_status st = deduce_elementwise(op, inputs, numbers, ninputs, &d);
     if (st)
         return st;
-    if (!tsr_placement_equal(out->placement, inputs[0]->placement) || out->env != inputs[0]->env) {
+    if (!tsr_placement_equal(out->placement, d.lead->placement) || out->env != d.lead->env) {
         char pi[256], po[256];
-        tsr_placement_repr(inputs[0]->placement, pi, sizeof(pi));
+        tsr_placement_repr(d.lead->placement, pi, sizeof(pi));
         tsr_placement_repr(out->placement, po, sizeof(po));
         return tsr__global_fail(TSR_ERR_RUNTIME,
                                 "global %s: out= is on %s, the inputs on %s: expected all tensors "
@@ -528,9 +576,10 @@ tsr_status tsr_global_elementwise_out(tsr_op op, const tsr_global_tensor *const 
     tsr_tensor *meta_out = NULL, *m[MAX_IN] = {NULL};
     st = meta_of(out, &meta_out);
     for (int j = 0; j < d.n && !st; j++)
-        st = meta_of(d.in[j], &m[j]);
+        st = d.in[j] ? meta_of(d.in[j], &m[j]) : TSR_OK;
     if (!st)
-        st = tsr_elementwise(op, (const tsr_tensor *const *)m, (size_t)d.n, meta_out, NULL);
+        st = tsr_elementwise_scalar(op, (const tsr_tensor *const *)m, numbers, (size_t)d.n,
+                                    meta_out, NULL);
     if (!st && (tsr_tensor_ndim(meta_out) != out->ndim ||
                 memcmp(tsr_tensor_sizes(meta_out), out->sizes, (size_t)out->ndim * 8) ||
                 d.ndim != out->ndim || memcmp(d.sizes, out->sizes, (size_t)out->ndim * 8))) {
@@ -564,17 +613,34 @@ tsr_status tsr_global_elementwise_out(tsr_op op, const tsr_global_tensor *const 
     return st;
 }
 
-tsr_status tsr_global_elementwise_(tsr_op op, tsr_global_tensor *self,
-                                   const tsr_global_tensor *const *others, size_t nothers)
+tsr_status tsr_global_elementwise_out(tsr_op op, const tsr_global_tensor *const *inputs,
+                                      size_t ninputs, tsr_global_tensor *out)
+{
+    return tsr_global_elementwise_scalar_out(op, inputs, NULL, ninputs, out);
+}
+
+tsr_status tsr_global_elementwise_scalar_(tsr_op op, tsr_global_tensor *self,
+                                          const tsr_global_tensor *const *others,
+                                          const tsr_scalar *numbers, size_t nothers)
 {
     const tsr_global_tensor *in[MAX_IN] = {self};
+    tsr_scalar nums[MAX_IN] = {{0}};
     if (!self || nothers > MAX_IN - 1 || (nothers && !others))
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT,
                                 "global elementwise: in place needs self and at most %d others",
                                 MAX_IN - 1);
-    for (size_t j = 0; j < nothers; j++)
+    for (size_t j = 0; j < nothers; j++) {
         in[j + 1] = others[j];
-    return tsr_global_elementwise_out(op, in, nothers + 1, self);
+        if (numbers)
+            nums[j + 1] = numbers[j];
+    }
+    return tsr_global_elementwise_scalar_out(op, in, numbers ? nums : NULL, nothers + 1, self);
+}
+
+tsr_status tsr_global_elementwise_(tsr_op op, tsr_global_tensor *self,
+                                   const tsr_global_tensor *const *others, size_t nothers)
+{
+    return tsr_global_elementwise_scalar_(op, self, others, NULL, nothers);
 }
 
 tsr_status tsr_global_matmul_sbp(const tsr_global_tensor *a, const tsr_global_tensor *b,
@@ -677,7 +743,7 @@ static tsr_status deduce_reduce(const char *name, const tsr_global_tensor *x, co
                                 name ? name : "(null)");
     d->name = reductions[k].name;
     one[0] = x;
-    tsr_status st = check_inputs(name, one, 1);
+    tsr_status st = check_inputs(name, one, 1, false, &d->lead);
     if (st)
         return st;
     if (ndims < 0 || (ndims > 0 && !dims))

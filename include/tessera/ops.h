@@ -808,6 +808,21 @@ TSR_API int tsr_op_arity(tsr_op op);
  * TSR_ERR_INVALID_ARGUMENT for an unknown op, a wrong count or NULL. */
 TSR_API tsr_status tsr_elementwise(tsr_op op, const tsr_tensor *const *inputs, size_t ninputs,
                                    tsr_tensor *out, tsr_tensor **result);
+/* The same with Python numbers among the inputs: a NULL inputs[j] is
+ * numbers[j] (read only there; numbers may be NULL when no input is),
+ * taken as the operation's own number-taking function takes it, with its
+ * promotion (a wrapped number) and messages. A number may be the second
+ * input of a binary operation (as tsr_add_scalar; pow as tsr_pow_scalar),
+ * its first (PyTorch's reflected forms, 2 - x: a zero-dim cpu tensor of
+ * the result dtype; pow as tsr_pow_scalar_self), where's second and
+ * third (no out=, as in PyTorch 1.13), clamp's two bounds together and
+ * clamp_min's or clamp_max's bound (tsr_clamp_scalar), lerp's weight
+ * (tsr_lerp_scalar). A number elsewhere, no tensor at all, or a number
+ * of another kind is TSR_ERR_INVALID_ARGUMENT; otherwise as
+ * tsr_elementwise. */
+TSR_API tsr_status tsr_elementwise_scalar(tsr_op op, const tsr_tensor *const *inputs,
+                                          const tsr_scalar *numbers, size_t ninputs,
+                                          tsr_tensor *out, tsr_tensor **result);
 
 /* torch.get_num_threads(): the threads the cpu device computes an
  * operation on, this one included. TESSERA_NUM_THREADS when it is set to

@@ -2,11 +2,13 @@
  * tesserad, every rank is a client of it and takes the opencl device of
  * its local rank, and the collectives move the shards' memory in place
  * (the daemon's arena mapped in each client). Also cpu <-> opencl
- * placements of the same ranks, and the device each shard lands on. */
+ * placements of the same ranks, the device each shard lands on, and
+ * elementwise operations (tensor and Python-number operands) computed on
+ * the opencl shards against the cpu's result. */
 #include <mpi.h>
 
 #include "integration/support_daemon.h"
-#include "support_global.h"
+#include "support_ops.h"
 #include "tessera/ops.h"
 
 static void every_pair(int ndim, const int64_t *shape, tsr_placement *cpu_list)
@@ -28,6 +30,59 @@ static void every_pair(int ndim, const int64_t *shape, tsr_placement *cpu_list)
         box_pair(TSR_INT64, ndim, shape, cpu_list, &list[a], world_list, &list[0]);
         shard_device = keep;
     }
+}
+
+/* The whole logical tensor of seed on the cpu (the reference's side). */
+static tsr_tensor *whole_on_cpu(int seed)
+{
+    static const int64_t shape[2] = {5, 3};
+    tsr_device keep = shard_device;
+    shard_device = (tsr_device){TSR_DEVICE_CPU, -1};
+    tsr_tensor *t = whole(TSR_FLOAT32, 2, shape, seed);
+    shard_device = keep;
+    return t;
+}
+
+/* x + y, x * 2 and x - 0.5 from each signature of x (y the next one):
+ * the shards are computed on this rank's opencl device, and the result
+ * equals the cpu's on the whole tensors. */
+static void ops_on_opencl(void)
+{
+    static const int64_t shape[2] = {5, 3};
+    const tsr_sbp *l = four_sbps();
+    tsr_op add, mul, sub;
+    ASSERT_EQ(tsr_op_from_name("add", &add), TSR_OK);
+    ASSERT_EQ(tsr_op_from_name("mul", &mul), TSR_OK);
+    ASSERT_EQ(tsr_op_from_name("sub", &sub), TSR_OK);
+    const tsr_scalar two[2] = {tsr_scalar_int(0), tsr_scalar_int(2)},
+                     half[2] = {tsr_scalar_int(0), tsr_scalar_float(0.5)};
+    tsr_tensor *wx = whole_on_cpu(1), *wy = whole_on_cpu(2), *want[3] = {NULL, NULL, NULL};
+    ASSERT_EQ(tsr_add(wx, wy, tsr_scalar_int(1), &want[0]), TSR_OK);
+    ASSERT_EQ(tsr_mul_scalar(wx, two[1], &want[1]), TSR_OK);
+    ASSERT_EQ(tsr_sub_scalar(wx, half[1], tsr_scalar_int(1), &want[2]), TSR_OK);
+    for (int a = 0; a < 4; a++) {
+        tsr_global_tensor *x = operand(TSR_FLOAT32, 2, shape, world_list, &l[a], 1);
+        tsr_global_tensor *y = operand(TSR_FLOAT32, 2, shape, world_list, &l[(a + 1) % 4], 2);
+        const tsr_global_tensor *xy[2] = {x, y}, *xn[2] = {x, NULL};
+        tsr_global_tensor *r[3] = {NULL, NULL, NULL};
+        ASSERT_EQ(tsr_global_elementwise(add, xy, 2, &r[0]), TSR_OK);
+        ASSERT_EQ(tsr_global_elementwise_scalar(mul, xn, two, 2, &r[1]), TSR_OK);
+        ASSERT_EQ(tsr_global_elementwise_scalar(sub, xn, half, 2, &r[2]), TSR_OK);
+        const char *what[3] = {"opencl x + y", "opencl x * 2", "opencl x - 0.5"};
+        for (int k = 0; k < 3; k++) {
+            tsr_tensor *mine = r[k] ? tsr_global_tensor_to_local(r[k]) : NULL;
+            ASSERT_TRUE(mine && tsr_device_equal(tsr_tensor_device(mine), shard_device));
+            ASSERT_TRUE(r[k] && matches(r[k], want[k], what[k]));
+            tsr_tensor_release(mine);
+            tsr_global_tensor_release(r[k]);
+        }
+        tsr_global_tensor_release(y);
+        tsr_global_tensor_release(x);
+    }
+    for (int k = 0; k < 3; k++)
+        tsr_tensor_release(want[k]);
+    tsr_tensor_release(wy);
+    tsr_tensor_release(wx);
 }
 
 int main(int argc, char **argv)
@@ -79,6 +134,7 @@ int main(int argc, char **argv)
     static const int64_t shape2[2] = {5, 3}, shape3[3] = {3, 5, 2};
     every_pair(2, shape2, cpu_list);
     every_pair(3, shape3, cpu_list);
+    ops_on_opencl();
 
     /* A shard given on cpu lands on this rank's opencl device. */
     int64_t sizes[1] = {4};
@@ -98,7 +154,10 @@ int main(int argc, char **argv)
     tsr_global_tensor_release(g);
     tsr_tensor_release(t);
 
-    (void)finish; /* the cpu tests' end; this one also stops the daemon */
+    (void)finish; /* the cpu tests' start and end; this one also runs the daemon */
+    (void)open_world;
+    (void)world_as_grid;
+    (void)kind_text;
     tsr_placement_destroy(world_list);
     tsr_placement_destroy(cpu_list);
     tsr_global_env_close(env);

@@ -166,9 +166,33 @@ static void test_geometry_2d(void)
     tsr_placement_destroy(p);
 }
 
+/* OneFlow's oneflow.placement(type="opencl", ranks=[...]) takes the type
+ * by name: the name gives the type, and the repr gives the name back. */
+static void test_oneflow_names(void)
+{
+    const char *names[2] = {"cpu", "opencl"};
+    for (int k = 0; k < 2; k++) {
+        tsr_device_type type;
+        ASSERT_EQ(tsr_device_type_from_name(names[k], &type), TSR_OK);
+        int64_t h[2] = {2, 2};
+        int32_t r[4] = {0, 1, 2, 3};
+        tsr_placement *p = NULL;
+        ASSERT_EQ(tsr_placement_create(type, 2, h, r, &p), TSR_OK);
+        char want[96];
+        snprintf(want, sizeof(want), "oneflow.placement(type=\"%s\", ranks=[[0, 1], [2, 3]])",
+                 names[k]);
+        check_repr(p, want);
+        ASSERT_STREQ(tsr_device_type_name(tsr_placement_type(p)), names[k]);
+        tsr_placement_destroy(p);
+    }
+    tsr_device_type none;
+    ASSERT_EQ(tsr_device_type_from_name("nodevice", &none), TSR_ERR_RUNTIME);
+}
+
 int main(void)
 {
     test_placements();
+    test_oneflow_names();
     test_sbp();
     test_geometry_1d();
     test_geometry_2d();

@@ -302,6 +302,36 @@ TSR_API tsr_status tsr_global_elementwise_(tsr_op op, tsr_global_tensor *self,
  * entry per placement dimension) and the result's (out_sbp). */
 TSR_API tsr_status tsr_global_elementwise_sbp(tsr_op op, const tsr_global_tensor *const *inputs,
                                               size_t ninputs, tsr_sbp *in_sbp, tsr_sbp *out_sbp);
+/* Python numbers beside global tensors (x + 2, x * 2, 2 - x, x.pow(2),
+ * torch.where(c, x, 0.)): the four functions above with a NULL input j
+ * standing for numbers[j] (numbers has ninputs entries, nothers for the
+ * in-place form, read only where the input is NULL), which the local
+ * operation takes as tsr_elementwise_scalar does (tessera/ops.h): PyTorch's
+ * promotion of a wrapped number (int32 + 2.5 is the default dtype, int8 +
+ * 300 stays int8), the number's places and messages. A number is B on
+ * every placement dimension, in the deduction and in the _sbp form's
+ * in_sbp. So S(i) and B pass through; a P input keeps P only where the
+ * operation is linear in it with the number fixed, OneFlow's scalar_mul
+ * and scalar_div: x * 2, 2 * x and x / 2 (true division) give P, while
+ * x + 2, x - 2, 2 / x, pow and the others box P first (reduced to a
+ * split or to B, the cheaper, as for the tensor forms: adding the number
+ * on every rank would add it once per rank). At least one input is a
+ * global tensor ("global add: no global tensor among the inputs"); the
+ * errors are otherwise those of the tensor forms. */
+TSR_API tsr_status tsr_global_elementwise_scalar(tsr_op op, const tsr_global_tensor *const *inputs,
+                                                 const tsr_scalar *numbers, size_t ninputs,
+                                                 tsr_global_tensor **result);
+TSR_API tsr_status tsr_global_elementwise_scalar_out(tsr_op op,
+                                                     const tsr_global_tensor *const *inputs,
+                                                     const tsr_scalar *numbers, size_t ninputs,
+                                                     tsr_global_tensor *out);
+TSR_API tsr_status tsr_global_elementwise_scalar_(tsr_op op, tsr_global_tensor *self,
+                                                  const tsr_global_tensor *const *others,
+                                                  const tsr_scalar *numbers, size_t nothers);
+TSR_API tsr_status tsr_global_elementwise_scalar_sbp(tsr_op op,
+                                                     const tsr_global_tensor *const *inputs,
+                                                     const tsr_scalar *numbers, size_t ninputs,
+                                                     tsr_sbp *in_sbp, tsr_sbp *out_sbp);
 /* torch.matmul(a, b) of global tensors (tsr_matmul on the shards: 1-D,
  * 2-D and batched operands whose batch dims broadcast). The caller owns
  * *result. */
