@@ -112,8 +112,10 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
                  !((info->flags & TSR__KOPF_MEAN) && (info->flags & TSR__KOPF_SKIP_NAN));
     if (w->columns) {
         /* blocks of outputs whose LANES rows of accumulators take about
-         * 256 KiB (the second-level cache): the longer the runs of a row
-         * read at once, the better the prefetchers follow them */
+         * 256 KiB (the second-level cache), one lane's row 16 KiB (the
+         * first-level cache, where the walk adds a lane's rows: see
+         * col_rows in cpu_reduce_ops.c): the longer the runs of a row
+         * read at once, the fewer the jumps between rows */
         int64_t width = (int64_t)(COL_BYTES / (LANES * w->ops->msize)) & ~(int64_t)15;
         w->col_width = w->ksize[w->cdim] < width ? w->ksize[w->cdim] : width;
         w->col_blocks = (w->ksize[w->cdim] + w->col_width - 1) / w->col_width;

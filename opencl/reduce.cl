@@ -527,9 +527,11 @@ static void tsr_r_advance(tsr_r_src *src, ulong by)
  * lanes are summed one after another, lane j over the walk's rows r0 + j,
  * r0 + j + 16, ..., each row read once, nv * 16 values side by side (a
  * run long enough that the memory system streams it; one output at a
- * time would read one value of each row), the next row asked for while
- * this one is summed. The lanes come in bit-reversed order (0, 8, 4, 12,
- * ...), in which the fold of step 3 is a perfect tree of 16 leaves, the
+ * time would read one value of each row), the row TSR_R_COL_AHEAD steps
+ * further along the lane asked for a cache line with each vector summed
+ * (rows LANES apart are a stride the hardware's prefetchers do not
+ * follow, each on pages of its own). The lanes come in bit-reversed
+ * order (0, 8, 4, 12, ...), in which the fold of step 3 is a perfect tree of 16 leaves, the
  * earlier on the left: what a binary counter makes of them. A chunk's
  * value is so a level-4 node of that counter, and the same counter, one
  * stack for lanes and chunks, builds the chunk tree above it: each
@@ -537,6 +539,7 @@ static void tsr_r_advance(tsr_r_src *src, ulong by)
  * entries of nv vectors (the kernel picks nv so they fit in
  * TSR_R_COL_ROOM). Results into values[0 .. nv * 16). */
 #define TSR_R_COL_VECS (TSR__RED_COL_WIDE / 16)
+#define TSR_R_COL_AHEAD 4 /* rows of the lane */
 #define TSR_R_COL_ROOM (8 * TSR_R_COL_VECS)
 static int tsr_r_col_depth(ulong chunks)
 {
@@ -564,13 +567,20 @@ static void tsr_r_sum_cols(tsr_r_src *src, ulong R, int nv, tsr_r_x *values)
                 s[g] = e[g] = 0;
             if ((ulong)j < n)
                 tsr_r_seek(src, c0 + (ulong)j);
-            for (ulong i = (ulong)j; i < n; i += TSR__RED_LANES) {
+            /* a cursor TSR_R_COL_AHEAD rows of the lane further on */
+            tsr_r_src ahead = *src;
+            ulong ia = (ulong)j + TSR__RED_LANES * TSR_R_COL_AHEAD;
+            if (ia < n)
+                tsr_r_advance(&ahead, TSR__RED_LANES * TSR_R_COL_AHEAD);
+            for (ulong i = (ulong)j; i < n; i += TSR__RED_LANES, ia += TSR__RED_LANES) {
                 __global const tsr_r_x *q = tsr_r_here(src);
-                if (i + TSR__RED_LANES < n) {
+                __global const tsr_r_x *qa = ia < n ? tsr_r_here(&ahead) : q;
+                if (i + TSR__RED_LANES < n)
                     tsr_r_advance(src, TSR__RED_LANES);
-                    TSR_R_PREFETCH(tsr_r_here(src), nv * 16);
-                }
+                if (ia + TSR__RED_LANES < n)
+                    tsr_r_advance(&ahead, TSR__RED_LANES);
                 for (int g = 0; g < nv; g++) {
+                    TSR_R_PREFETCH(qa + g * 16, 16);
                     tsr_r_v x = vload16(g, q);
                     TSR__RED_TWO_SUM_ADD(s[g], e[g], x, tsr_r_v);
                 }

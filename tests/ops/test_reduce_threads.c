@@ -23,7 +23,14 @@
 #define N0 6144 /* 1.5 chunks: rows of the reduction straddle chunks */
 
 static float values[N1 * N0];
+#define HALF (N1 * N0 / 2)
 
+/* Random signs and magnitudes 2^-10 .. 2^10; fifteen in sixteen of the
+ * second half's values the negation of the first half's at the same
+ * place. A compensated sum of values that do not cancel comes out
+ * correctly rounded in almost any order; where most cancel, the rounding
+ * of the error terms shows in the result, so that its bits tell the
+ * order. */
 static void fill(void)
 {
     uint64_t s = 0x5EED;
@@ -32,6 +39,8 @@ static void fill(void)
         uint32_t z = (uint32_t)(s >> 33);
         uint32_t bits = (z & 1u) << 31 | (127u - 10 + (z >> 1) % 21) << 23 | (z >> 9 & 0x7FFFFFu);
         memcpy(&values[i], &bits, 4);
+        if (i >= HALF && i % 16 != 0)
+            values[i] = -values[i - HALF];
     }
 }
 
@@ -40,25 +49,32 @@ typedef struct job {
     tsr_dtype dtype;
     int ndim;
     int64_t sizes[2];
-    bool transpose; /* the input is the transpose of a row-major N0 x N1 */
+    int64_t strides[2]; /* {0, 0}: a view of the values, row-major */
     int ndims;
     int64_t dims[2];
 } job;
 
+/* The float32 sums come first (check_order). */
 static const job jobs[] = {
-    {"sum f32 all (blocks)", TSR_FLOAT32, 1, {N1 * N0}, false, 0, {0}},
-    {"sum f32 dim 1 (rows)", TSR_FLOAT32, 2, {N1, N0}, false, 1, {1}},
-    {"sum f32 dim 0 (columns)", TSR_FLOAT32, 2, {N0, N1}, false, 1, {0}},
-    {"sum f32 dim 1 of a transpose", TSR_FLOAT32, 2, {N1, N0}, true, 1, {1}},
-    {"sum f32 dim 1 of [N/4, 4] (gathered)", TSR_FLOAT32, 2, {N1 * N0 / 4, 4}, false, 1, {1}},
-    {"mean f16 dim 1 of [N/48, 48]", TSR_FLOAT16, 2, {N1 * N0 / 48, 48}, false, 1, {1}},
-    {"sum f16 all", TSR_FLOAT16, 1, {N1 * N0}, false, 0, {0}},
-    {"mean bf16 dim 0", TSR_BFLOAT16, 2, {N0, N1}, false, 1, {0}},
-    {"sum f64 all", TSR_FLOAT64, 1, {N1 * N0}, false, 0, {0}},
-    {"prod f64 dim 1", TSR_FLOAT64, 2, {N1, N0}, false, 1, {1}},
-    {"amax f32 all", TSR_FLOAT32, 1, {N1 * N0}, false, 0, {0}},
-    {"argmax f32 dim 0", TSR_FLOAT32, 2, {N1, N0}, false, 1, {0}},
+    {"sum f32 all (blocks)", TSR_FLOAT32, 1, {N1 * N0}, {0, 0}, 0, {0}},
+    {"sum f32 dim 1 (rows)", TSR_FLOAT32, 2, {N1, N0}, {0, 0}, 1, {1}},
+    {"sum f32 dim 0 (columns)", TSR_FLOAT32, 2, {N0, N1}, {0, 0}, 1, {0}},
+    {"sum f32 dim 1 of a transpose", TSR_FLOAT32, 2, {N1, N0}, {1, N1}, 1, {1}},
+    {"sum f32 dim 1 of [N/4, 4] (gathered)", TSR_FLOAT32, 2, {N1 * N0 / 4, 4}, {0, 0}, 1, {1}},
+    /* columns whose rows are no whole number of lanes, nor the outputs of
+     * vectors; and more outputs than one block of the walk (rows HALF
+     * apart in both, so that their values cancel) */
+    {"sum f32 dim 0 of 4095 x 383", TSR_FLOAT32, 2, {4095, 383}, {384, 1}, 1, {0}},
+    {"sum f32 dim 0 of 500 x 2500", TSR_FLOAT32, 2, {500, 2500}, {3072, 1}, 1, {0}},
+    {"mean f16 dim 1 of [N/48, 48]", TSR_FLOAT16, 2, {N1 * N0 / 48, 48}, {0, 0}, 1, {1}},
+    {"sum f16 all", TSR_FLOAT16, 1, {N1 * N0}, {0, 0}, 0, {0}},
+    {"mean bf16 dim 0", TSR_BFLOAT16, 2, {N0, N1}, {0, 0}, 1, {0}},
+    {"sum f64 all", TSR_FLOAT64, 1, {N1 * N0}, {0, 0}, 0, {0}},
+    {"prod f64 dim 1", TSR_FLOAT64, 2, {N1, N0}, {0, 0}, 1, {1}},
+    {"amax f32 all", TSR_FLOAT32, 1, {N1 * N0}, {0, 0}, 0, {0}},
+    {"argmax f32 dim 0", TSR_FLOAT32, 2, {N1, N0}, {0, 0}, 1, {0}},
 };
+#define FLOAT32_SUMS 7
 #define NJOBS (sizeof jobs / sizeof jobs[0])
 
 static tsr_status run_job(const job *j, tsr_tensor **r)
@@ -69,9 +85,8 @@ static tsr_status run_job(const job *j, tsr_tensor **r)
     tsr_status st = tsr_tensor_from_data(NULL, 1, &flat, TSR_FLOAT32, values, &o, &t);
     if (st != TSR_OK)
         return st;
-    if (j->transpose) {
-        int64_t sizes[2] = {N1, N0}, strides[2] = {1, N1};
-        st = tsr_tensor_as_strided(t, 2, sizes, strides, 0, &v);
+    if (j->strides[0] != 0) {
+        st = tsr_tensor_as_strided(t, j->ndim, j->sizes, j->strides, 0, &v);
     } else {
         st = tsr_tensor_view(t, j->sizes, j->ndim, &v);
     }
@@ -198,21 +213,24 @@ static int check_order(const unsigned char *one)
 {
     int bad = 0;
     const unsigned char *p = one;
-    for (size_t i = 0; i < 5; i++) { /* the float32 sums come first */
+    for (size_t i = 0; i < FLOAT32_SUMS; i++) {
+        const job *j = &jobs[i];
         uint64_t n;
         memcpy(&n, p, 8);
         const float *got = (const float *)(p + 8);
+        /* the reduced dimension r and the kept one k, at their strides */
+        int r = j->ndims ? (int)j->dims[0] : 0, k = 1 - r;
+        int64_t st[2] = {j->strides[0], j->strides[1]};
+        if (st[0] == 0) {
+            st[0] = j->ndim == 2 ? j->sizes[1] : 1;
+            st[1] = 1;
+        }
         for (uint64_t o = 0; o < n / 4; o++) {
-            float want = i == 0   ? reference_sum(values, 1, N1 * N0)
-                         : i == 1 ? reference_sum(values + o * N0, 1, N0)
-                         : i == 2 ? reference_sum(values + o, N1, N0)
-                         : i == 3 ? reference_sum(values + o, N1, N0)
-                                  : reference_sum(values + o * 4, 1, 4);
-            /* (job 2 is N0 x N1 row-major: column o steps by N1, as job 3's
-             * transposed rows do) */
+            float want = j->ndims == 0 ? reference_sum(values, 1, j->sizes[0])
+                                       : reference_sum(values + o * st[k], st[r], j->sizes[r]);
             if (memcmp(&got[o], &want, 4) != 0) {
                 if (bad++ < 5)
-                    fprintf(stderr, "%s: output %llu is %.9g, the order gives %.9g\n", jobs[i].what,
+                    fprintf(stderr, "%s: output %llu is %.9g, the order gives %.9g\n", j->what,
                             (unsigned long long)o, got[o], want);
             }
         }
