@@ -93,6 +93,7 @@ struct worker {
 
 typedef struct tsr__user_state {
     worker *workers;
+    uint32_t builds; /* builds the workers have not answered */
     uint32_t next_wid;
     uint32_t next_launch;
     char path[PATH_MAX];
@@ -115,6 +116,12 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
 }
 
 /* ---- what the administration messages tell ------------------------------ */
+
+bool tsr__user_building(const tsr__server *server)
+{
+    const state *st = server->user;
+    return st && st->builds > 0;
+}
 
 uint32_t tsr__user_programs(const tsr__session *s, uint32_t queue)
 {
@@ -255,6 +262,8 @@ static void worker_close(worker *w, const char *why, bool idle)
         if (p->is_launch) {
             tsr__exec_user_done(p->l->job, TSR_ERR_DEVICE, text);
             free(p->l);
+        } else {
+            st->builds--;
         }
         free(p);
     }
@@ -350,6 +359,7 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
         tsr__exec_user_done(p->l->job, status, msg.done.message);
         free(p->l);
     } else {
+        w->server->user->builds--;
         on_built(w, &msg.built, (size_t)got);
     }
     free(p);
@@ -717,6 +727,7 @@ static tsr_status build(tsr__session *s, program *p)
     q->wid = p->wid;
     q->limit_ms = msg.build_ms + BUILD_SLACK_MS;
     push(w, q);
+    s->server->user->builds++;
     p->w = w;
     p->state = TSR__WIRE_PROGRAM_BUILDING;
     free(p->source);
