@@ -565,7 +565,7 @@ static bool arm_rings(void *data, bool sleeping)
  * needs (on a 2-CPU machine a small kernel took half as long again). Nor
  * while a user program compiles: a client waiting for it asks for its
  * state every millisecond, and the spin after each answer took the
- * daemon about 28 ms of CPU a build on a loaded 2-CPU machine, against
+ * daemon 17-25 ms of CPU a build on a loaded 2-CPU machine, against
  * 35-58 ms for the compiler itself. */
 static bool kernels_on_host(void *data)
 {
