@@ -55,7 +55,8 @@ typedef struct launch {
     worker *w;
     uint32_t wid;
     tsr__exec_user_job *job;
-    uint32_t segments[TSR__WIRE_KERNEL_ARGS]; /* of the message's descriptors, by index */
+    uint32_t segments[TSR__WORKER_LAUNCH_FDS]; /* of the message's segments, by index (0: the
+                                                  ring) */
     tsr__worker_launch msg;
 } launch;
 
@@ -68,6 +69,13 @@ typedef struct pending {
     uint64_t limit_ms; /* how long it may take once at the head */
 } pending;
 
+/* What one of a worker's segment slots holds (worker_wire.h): a
+ * session's segment, or its ring (segment 0); session 0: nothing. */
+typedef struct slot_record {
+    uint32_t session, segment;
+    uint64_t used; /* the launch that used it last */
+} slot_record;
+
 struct worker {
     worker *next;
     tsr__server *server;
@@ -79,10 +87,14 @@ struct worker {
     pending *head, *tail;
     uint32_t acked; /* the last launch whose answer was read */
     char why[160];  /* why it was killed, "" if it was not */
+    slot_record slots[TSR__WORKER_SEGMENTS];
+    uint64_t launches;
 };
 
 typedef struct tsr__user_state {
     worker *workers;
+    uint32_t builds;      /* builds the workers have not answered */
+    uint64_t last_build;  /* when the latest was handed over, ns (tsr__now_ns) */
     uint32_t next_wid;
     uint32_t next_launch;
     char path[PATH_MAX];
@@ -105,6 +117,17 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
 }
 
 /* ---- what the administration messages tell ------------------------------ */
+
+/* The first milliseconds of a build do not count: one the worker finds
+ * in its disk cache takes a few, and the client's requests for its state
+ * are answered sooner by a spinning loop than by one they must wake. */
+#define BUILD_SPIN_NS 5000000
+
+bool tsr__user_building(const tsr__server *server)
+{
+    const state *st = server->user;
+    return st && st->builds > 0 && tsr__now_ns() - st->last_build > BUILD_SPIN_NS;
+}
 
 uint32_t tsr__user_programs(const tsr__session *s, uint32_t queue)
 {
@@ -245,6 +268,8 @@ static void worker_close(worker *w, const char *why, bool idle)
         if (p->is_launch) {
             tsr__exec_user_done(p->l->job, TSR_ERR_DEVICE, text);
             free(p->l);
+        } else {
+            st->builds--;
         }
         free(p);
     }
@@ -340,6 +365,7 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
         tsr__exec_user_done(p->l->job, status, msg.done.message);
         free(p->l);
     } else {
+        w->server->user->builds--;
         on_built(w, &msg.built, (size_t)got);
     }
     free(p);
@@ -707,6 +733,8 @@ static tsr_status build(tsr__session *s, program *p)
     q->wid = p->wid;
     q->limit_ms = msg.build_ms + BUILD_SLACK_MS;
     push(w, q);
+    s->server->user->builds++;
+    s->server->user->last_build = tsr__now_ns();
     p->w = w;
     p->state = TSR__WIRE_PROGRAM_BUILDING;
     free(p->source);
@@ -828,6 +856,29 @@ static const char *kind_name(uint32_t kind)
     return kind < TSR__KARG_KINDS ? names[kind] : "?";
 }
 
+/* The worker's slot for a session's segment (0: its ring): the one that
+ * holds it, else an empty one or the least recently used of those no
+ * other segment of this launch uses (w->launches counts this one), which
+ * then gets it (*fresh: its memfd goes with the message). */
+static uint32_t worker_slot(worker *w, uint32_t session, uint32_t segment, bool *fresh)
+{
+    uint32_t pick = 0;
+    for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++) {
+        if (w->slots[k].session == session && w->slots[k].segment == segment) {
+            w->slots[k].used = w->launches;
+            *fresh = false;
+            return k;
+        }
+        if (w->slots[k].used < w->slots[pick].used)
+            pick = k;
+    }
+    w->slots[pick].session = session;
+    w->slots[pick].segment = segment;
+    w->slots[pick].used = w->launches;
+    *fresh = true;
+    return pick;
+}
+
 /* Starts a launch whose turn came (exec.c), or drops it. */
 static void start_launch(void *ctx, tsr__exec_user_job *job)
 {
@@ -845,35 +896,52 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
         free(l);
         return;
     }
-    int fds[TSR__WORKER_LAUNCH_FDS];
-    for (uint32_t f = 0; f < l->msg.nfds; f++) {
-        tsr__segment *seg = tsr__session_segment(l->s, l->segments[f]);
-        if (!seg) {
+    /* The session's ring, for the worker to publish the launch's end in
+     * (worker_wire.h), is one more segment: 0. */
+    l->msg.ring = UINT32_MAX;
+    if (l->s->ring && l->s->ring_fd >= 0 && p->queue < TSR__RING_QUEUES) {
+        l->segments[l->msg.nsegments] = 0;
+        l->msg.ring = l->msg.nsegments++;
+        l->msg.ring_queue = p->queue;
+        l->msg.sequence = tsr__exec_user_sequence(job);
+    }
+    int all[TSR__WORKER_LAUNCH_FDS], fds[TSR__WORKER_LAUNCH_FDS];
+    for (uint32_t f = 0; f < l->msg.nsegments; f++) {
+        tsr__segment *seg = l->segments[f] ? tsr__session_segment(l->s, l->segments[f]) : NULL;
+        if (l->segments[f] && !seg) {
             tsr__exec_user_done(job, TSR_ERR_RUNTIME, "a kernel's memory segment is gone");
             free(l);
             return;
         }
-        fds[f] = seg->fd;
-    }
-    /* The session's ring, for the worker to publish the launch's end in
-     * (worker_wire.h). */
-    l->msg.ring = UINT32_MAX;
-    if (l->s->ring && l->s->ring_fd >= 0 && p->queue < TSR__RING_QUEUES) {
-        fds[l->msg.nfds] = l->s->ring_fd;
-        l->msg.ring = l->msg.nfds++;
-        l->msg.ring_queue = p->queue;
-        l->msg.sequence = tsr__exec_user_sequence(job);
+        all[f] = seg ? seg->fd : l->s->ring_fd;
     }
     pending *q = calloc(1, sizeof *q);
+    if (!q) {
+        tsr__exec_user_done(job, TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+        free(l);
+        return;
+    }
+    /* Only now, when nothing can fail before the message is sent (else the
+     * worker ends), does the daemon's record of the worker's slots change. */
+    uint32_t nfds = 0;
+    l->msg.fresh = 0;
+    w->launches++;
+    for (uint32_t f = 0; f < l->msg.nsegments; f++) {
+        bool fresh;
+        l->msg.slots[f] = worker_slot(w, l->s->id, l->segments[f], &fresh);
+        if (fresh) {
+            l->msg.fresh |= UINT64_C(1) << f;
+            fds[nfds++] = all[f];
+        }
+    }
     state *st = l->s->server->user;
     l->msg.launch = ++st->next_launch;
     l->msg.acked = w->acked;
-    if (!q || !worker_send(w, &l->msg, sizeof l->msg, fds, l->msg.nfds)) {
+    if (!worker_send(w, &l->msg, sizeof l->msg, fds, nfds)) {
         free(q);
         tsr__exec_user_done(job, TSR_ERR_DEVICE, "the kernel worker took no more requests");
         free(l);
-        if (q)
-            worker_end(w, "it took no more requests");
+        worker_end(w, "it took no more requests");
         return;
     }
     q->is_launch = true;
@@ -927,11 +995,11 @@ static tsr_status launch_arg(tsr__session *s, const tsr__wire_kernel_arg *want,
                          (unsigned)a, want->name, (unsigned long long)v->bytes,
                          (unsigned long long)b.size);
     uint32_t f = 0;
-    while (f < l->msg.nfds && l->segments[f] != b.segment_id)
+    while (f < l->msg.nsegments && l->segments[f] != b.segment_id)
         f++;
-    if (f == l->msg.nfds)
-        l->segments[l->msg.nfds++] = b.segment_id;
-    out->fd_index = f;
+    if (f == l->msg.nsegments)
+        l->segments[l->msg.nsegments++] = b.segment_id;
+    out->segment = f;
     out->segment_bytes = b.segment_bytes;
     out->offset = b.offset + v->bytes;
     out->extent = b.size - v->bytes;
@@ -1001,8 +1069,14 @@ void tsr__user_session_end(tsr__session *s)
     state *st = s->server->user;
     for (worker *w = st ? st->workers : NULL, *next; w; w = next) {
         next = w->next;
-        if (w->uid == s->uid)
-            worker_idle_check(w);
+        if (w->uid != s->uid)
+            continue;
+        /* Its slots are free for others (what the worker keeps there
+         * holds no memory: worker_wire.h). */
+        for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++)
+            if (w->slots[k].session == s->id)
+                w->slots[k] = (slot_record){0};
+        worker_idle_check(w);
     }
 }
 

@@ -41,6 +41,12 @@ pid_t tsr__user_worker_pid(const tsr__server *server, uint32_t uid, uint32_t que
 void tsr__user_device_counts(const tsr__server *server, uint32_t queue, uint32_t *workers,
                              uint32_t *programs);
 
+/* Whether a worker has a build it has not answered, handed over more
+ * than a few milliseconds ago (not one from the disk cache, then): its
+ * compiler is at work on this machine's CPUs, whatever the device, so the
+ * loop does not spin then (server.c), as while kernels run there. */
+bool tsr__user_building(const tsr__server *server);
+
 /* Drops the programs of a session whose connection ended. */
 void tsr__user_session_end(tsr__session *s);
 

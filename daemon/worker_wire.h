@@ -66,9 +66,9 @@ typedef struct tsr__worker_built {
 } tsr__worker_built;
 
 typedef struct tsr__worker_arg {
-    uint32_t kind;     /* TSR__KARG_* */
-    uint32_t size;     /* VALUE: bytes of value */
-    uint32_t fd_index; /* GLOBAL, CONSTANT: which descriptor of the message */
+    uint32_t kind;    /* TSR__KARG_* */
+    uint32_t size;    /* VALUE: bytes of value */
+    uint32_t segment; /* GLOBAL, CONSTANT: which of the launch's segments */
     uint32_t pad;
     uint64_t segment_bytes; /* the segment's size, checked against the memfd */
     uint64_t offset;        /* GLOBAL, CONSTANT: bytes into the segment; LOCAL: bytes */
@@ -76,9 +76,22 @@ typedef struct tsr__worker_arg {
     uint8_t value[16];
 } tsr__worker_arg;
 
-/* Sent with the memfds of the distinct segments its tensors lie in, and
- * after them, where `ring` names it, the memfd of the session's request
- * ring (core/ring.h): a launch that succeeds is published there by the
+/* Segments a worker keeps open, by slot: the daemon decides what each
+ * slot holds and passes a segment's memfd only when it puts the segment in
+ * a slot, so that a launch over segments its worker has seen carries no
+ * descriptor (each one passed cost both sides system calls and a wake-up's
+ * worth of latency). The daemon's segments' pages are punched out when it
+ * releases them, so a slot that still holds a released one holds no
+ * memory; a slot is reused, least recently used first, when a launch
+ * needs it. */
+#define TSR__WORKER_SEGMENTS 64u
+
+/* A launch names its distinct segments (those its tensors lie in, and,
+ * where `ring` names it, the session's request ring) by the worker's
+ * slots; bit j of `fresh` says that segment j comes with its memfd, the
+ * message's descriptors in the order of those bits, to be kept in its slot
+ * in place of what the slot held. The ring (core/ring.h): a launch that
+ * succeeds is published there by the
  * worker itself, as the daemon would publish it (ring_queue's completed
  * raised to `sequence`, its waiter woken), so that the caller need not
  * wait for the daemon to hear of it. The ring is the client's own memory,
@@ -94,16 +107,22 @@ typedef struct tsr__worker_launch {
     uint32_t launch;
     uint32_t program, kernel;
     uint32_t work_dim, nargs;
-    uint32_t nfds, ring; /* descriptors in all; which is the ring's (UINT32_MAX: none) */
+    uint32_t nsegments, ring; /* segments in all; which is the ring's (UINT32_MAX: none) */
+    uint32_t slots[TSR__WIRE_KERNEL_ARGS + 1u]; /* each segment's slot */
     uint32_t ring_queue, sequence;
     uint32_t acked; /* the last launch whose answer the daemon had read when it sent this */
     uint32_t pad;
+    uint64_t fresh; /* segments passed with their memfd, a bit each */
     uint64_t global[3], local[3];
     tsr__worker_arg args[TSR__WIRE_KERNEL_ARGS];
 } tsr__worker_launch;
 
-/* Descriptors a launch carries, at most: its segments and the ring. */
+/* Segments (and so descriptors) of a launch, at most: its tensors' and
+ * the ring. */
 #define TSR__WORKER_LAUNCH_FDS (TSR__WIRE_KERNEL_ARGS + 1u)
+_Static_assert(TSR__WORKER_LAUNCH_FDS <= 64u, "a launch's fresh segments are bits of a uint64_t");
+_Static_assert(TSR__WORKER_LAUNCH_FDS <= TSR__WORKER_SEGMENTS,
+               "a launch's segments fit in the worker's slots together");
 
 typedef struct tsr__worker_done {
     uint32_t op; /* TSR__WORKER_DONE */

@@ -905,13 +905,11 @@ static void drain(void)
     free_answered();
 }
 
-/* Segments mapped by earlier launches, by their file: mapping a segment
- * anew at each launch cost its page faults every time. A segment the
- * daemon has released had its pages punched out first, so a mapping kept
- * here holds address space, not memory; the least recently used go past
- * MAPPED_MAX (once no launch in flight can use them), and the file's
- * identity cannot be reused while it is mapped. */
-#define MAPPED_MAX 64
+/* The segments the daemon put in this worker's slots (worker_wire.h),
+ * each kept open and mapped at its first use: mapping a segment anew at
+ * each launch cost its page faults every time. A segment the daemon has
+ * released had its pages punched out first, so a slot that still holds
+ * it holds address space, not memory, until the daemon reuses the slot. */
 /* Each mapping also keeps the buffers that launches wrapped around parts
  * of it, on a device that computes in host memory (host_unified): such a
  * buffer is the segment's own bytes, so one made for an earlier launch
@@ -927,22 +925,36 @@ typedef struct buffer {
     uint64_t used; /* the launch that used it last */
 } buffer;
 static struct mapped {
-    dev_t dev;
-    ino_t ino;
-    void *base;
+    int fd;     /* the segment's memfd; -1: the slot is empty */
+    void *base; /* NULL: not mapped */
     uint64_t bytes;
-    uint64_t used; /* the launch that used it last */
     buffer buffers[BUFFERS_MAX];
     uint32_t nbuffers;
-} mapped[MAPPED_MAX];
+} mapped[TSR__WORKER_SEGMENTS];
 static uint64_t launches;
 
+/* Unmaps a slot's segment, with its buffers, once no launch in flight can
+ * use them. */
 static void mapping_drop(struct mapped *m)
 {
+    if (!m->base)
+        return;
     drain();
     for (uint32_t k = 0; k < m->nbuffers; k++)
         clReleaseMemObject(m->buffers[k].mem);
     munmap(m->base, m->bytes);
+    m->base = NULL;
+    m->nbuffers = 0;
+}
+
+/* Puts the memfd `fd` in a slot, in place of what the slot held. */
+static void slot_keep(uint32_t slot, int fd)
+{
+    struct mapped *m = &mapped[slot];
+    mapping_drop(m);
+    if (m->fd >= 0)
+        close(m->fd);
+    m->fd = fd;
 }
 
 /* The buffer over `extent` bytes at `offset` of mapping m that the
@@ -978,34 +990,57 @@ static cl_mem mapping_buffer(struct mapped *m, uint64_t offset, uint64_t extent,
     return mem;
 }
 
-static struct mapped *segment_map(int fd, uint64_t bytes)
+/* The mapping of the segment in `slot`, at least `bytes` long (mapped
+ * here at its first use, or anew where a launch needs more of it); NULL
+ * where the slot is empty, the memfd is shorter, or mmap fails. */
+static struct mapped *segment_map(uint32_t slot, uint64_t bytes)
 {
+    struct mapped *m = &mapped[slot];
+    if (m->base && m->bytes >= bytes)
+        return m;
     struct stat st;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < bytes)
+    if (m->fd < 0 || fstat(m->fd, &st) != 0 || (uint64_t)st.st_size < bytes)
         return NULL;
-    struct mapped *slot = &mapped[0];
-    for (int k = 0; k < MAPPED_MAX; k++) {
-        struct mapped *m = &mapped[k];
-        if (m->base && m->dev == st.st_dev && m->ino == st.st_ino && m->bytes >= bytes) {
-            m->used = launches;
-            return m;
-        }
-        if (!m->base || (slot->base && m->used < slot->used))
-            slot = m;
-    }
-    void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
     if (base == MAP_FAILED)
         return NULL;
-    if (slot->base)
-        mapping_drop(slot);
-    *slot = (struct mapped){
-        .dev = st.st_dev, .ino = st.st_ino, .base = base, .bytes = bytes, .used = launches};
-    return slot;
+    mapping_drop(m);
+    m->base = base;
+    m->bytes = bytes;
+    return m;
 }
 
-/* Starts a launch; launch_complete, or an error here, answers it. */
-static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
+/* Whether a launch's segments are as the daemon sends them: as many
+ * descriptors as fresh segments, each segment in a slot of its own. A
+ * launch that is not leaves this worker's slots unlike what the daemon
+ * believes they hold, so the worker ends (serve_main). */
+static bool launch_segments_ok(const tsr__worker_launch *l, int nfds)
 {
+    if (l->nsegments > TSR__WORKER_LAUNCH_FDS ||
+        (l->nsegments < 64 && (l->fresh >> l->nsegments) != 0) ||
+        __builtin_popcountll(l->fresh) != nfds)
+        return false;
+    uint64_t seen = 0;
+    for (uint32_t j = 0; j < l->nsegments; j++) {
+        if (l->slots[j] >= TSR__WORKER_SEGMENTS || (seen >> l->slots[j] & 1u))
+            return false;
+        seen |= UINT64_C(1) << l->slots[j];
+    }
+    return true;
+}
+
+/* Keeps a launch's fresh segments in their slots and starts it;
+ * launch_complete, or an error here, answers it. False, answering
+ * nothing, where its segments are malformed (launch_segments_ok). */
+static bool serve_launch(const tsr__worker_launch *l, int *fds, int nfds)
+{
+    if (!launch_segments_ok(l, nfds))
+        return false;
+    for (uint32_t j = 0, k = 0; j < l->nsegments; j++)
+        if (l->fresh >> j & 1u) {
+            slot_keep(l->slots[j], fds[k]);
+            fds[k++] = -1; /* kept: not closed after the message */
+        }
     free_answered();
     if (atomic_load(&issued) - freed == INFLIGHT)
         drain();
@@ -1013,16 +1048,16 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
     *f = (inflight){.done = {.op = TSR__WORKER_DONE, .launch = l->launch, .status = TSR_OK}};
     tsr__worker_done *d = &f->done;
     launches++;
-    struct mapped *maps[TSR__WIRE_KERNEL_ARGS] = {0};
+    struct mapped *maps[TSR__WORKER_LAUNCH_FDS] = {0};
     cl_mem *mems = f->mems;
     program *p = find_program(l->program);
     cl_int err = CL_SUCCESS;
     const char *what = NULL;
     bool enqueued = false;
-    if (!p || l->kernel >= p->nkernels || l->nargs > TSR__WIRE_KERNEL_ARGS ||
-        (int)l->nfds != nfds || l->work_dim < 1 || l->work_dim > 3 ||
+    if (!p || l->kernel >= p->nkernels || l->nargs > TSR__WIRE_KERNEL_ARGS || l->work_dim < 1 ||
+        l->work_dim > 3 ||
         (l->ring != UINT32_MAX &&
-         (l->ring >= (uint32_t)nfds || l->ring_queue >= TSR__RING_QUEUES))) {
+         (l->ring >= l->nsegments || l->ring_queue >= TSR__RING_QUEUES))) {
         d->status = p && !p->prog ? TSR_ERR_DEVICE : TSR_ERR_RUNTIME;
         snprintf(d->message, sizeof d->message, "%s",
                  p && !p->prog ? p->why : "the kernel worker got a malformed launch");
@@ -1030,7 +1065,7 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
     }
     if (l->ring != UINT32_MAX) {
         /* A ring that cannot be mapped leaves the publishing to the daemon. */
-        struct mapped *m = segment_map(fds[l->ring], sizeof(tsr__ring));
+        struct mapped *m = segment_map(l->slots[l->ring], sizeof(tsr__ring));
         tsr__ring *ring = m ? m->base : NULL;
         if (ring) {
             f->ring = &ring->queues[l->ring_queue];
@@ -1042,14 +1077,15 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
     for (uint32_t a = 0; a < l->nargs && err == CL_SUCCESS; a++) {
         const tsr__worker_arg *arg = &l->args[a];
         if (arg->kind == TSR__KARG_GLOBAL || arg->kind == TSR__KARG_CONSTANT) {
-            uint32_t fi = arg->fd_index;
-            if (fi >= (uint32_t)nfds || arg->offset > arg->segment_bytes ||
-                arg->extent > arg->segment_bytes - arg->offset) {
+            uint32_t fi = arg->segment;
+            if (fi >= l->nsegments || fi == l->ring || arg->offset > arg->segment_bytes ||
+                arg->extent > arg->segment_bytes - arg->offset ||
+                (maps[fi] && maps[fi]->bytes < arg->segment_bytes)) {
                 d->status = TSR_ERR_RUNTIME;
                 snprintf(d->message, sizeof d->message, "the kernel worker got a malformed launch");
                 goto answer;
             }
-            if (!maps[fi] && !(maps[fi] = segment_map(fds[fi], arg->segment_bytes))) {
+            if (!maps[fi] && !(maps[fi] = segment_map(l->slots[fi], arg->segment_bytes))) {
                 d->status = TSR_ERR_RUNTIME;
                 snprintf(d->message, sizeof d->message, "the kernel worker could not map memory");
                 goto answer;
@@ -1113,13 +1149,13 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
         atomic_store(&issued, atomic_load(&issued) + 1);
         err = clSetEventCallback(f->event, CL_COMPLETE, launch_complete, f);
         if (err == CL_SUCCESS)
-            return;
+            return true;
         /* Counted already: answered below, in its turn. */
         clFinish(queue);
         d->status = TSR_ERR_DEVICE;
         snprintf(d->message, sizeof d->message, "clSetEventCallback failed: %s", cl_name(err));
         complete(f);
-        return;
+        return true;
     }
     d->status = TSR_ERR_DEVICE;
     snprintf(d->message, sizeof d->message, "%s failed: %s", what, cl_name(err));
@@ -1128,6 +1164,7 @@ static void serve_launch(const tsr__worker_launch *l, const int *fds, int nfds)
 answer:
     atomic_store(&issued, atomic_load(&issued) + 1);
     complete(f);
+    return true;
 }
 
 static int serve_main(int argc, char **argv)
@@ -1151,6 +1188,8 @@ static int serve_main(int argc, char **argv)
     hash_device();
     if (argv[4][0] && tsr__kcache_open(argv[4], &cache) != TSR_OK)
         cache = NULL; /* refused: every program is compiled */
+    for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++)
+        mapped[k].fd = -1;
     static union {
         uint32_t op;
         tsr__worker_build build;
@@ -1192,14 +1231,16 @@ static int serve_main(int argc, char **argv)
             drain(); /* its answer comes after theirs */
             serve_build(sock, &msg.build, fds[0]);
         } else if (msg.op == TSR__WORKER_LAUNCH && (size_t)got == sizeof msg.launch) {
-            serve_launch(&msg.launch, fds, nfds);
+            if (!serve_launch(&msg.launch, fds, nfds))
+                return 5; /* its slots are no longer what the daemon believes */
         } else if (msg.op == TSR__WORKER_RELEASE && (size_t)got == sizeof msg.release) {
             drop_program(msg.release.program);
         } else {
             return 5; /* the daemon would never send this */
         }
         for (int k = 0; k < nfds; k++)
-            close(fds[k]);
+            if (fds[k] >= 0)
+                close(fds[k]);
     }
 }
 

@@ -251,6 +251,60 @@ static void check_reuse(tsr_client *c, tsr_program *p)
     }
 }
 
+/* Launches over more segments than a worker keeps (daemon/worker_wire.h:
+ * 64 slots), in two rounds: the second finds the first round's earliest
+ * segments replaced by its latest, and the daemon passes them again in
+ * place of others, some while launches over those are still in flight.
+ * Each tensor lies in a segment of its own (10 MiB, the allocator's
+ * smallest large segment; left empty but for its first elements, so they
+ * hold no memory) and gets a value no other launch writes, so that a
+ * launch given another tensor's segment shows. */
+static void check_slots(tsr_client *c, tsr_program *p)
+{
+    enum { N = 256, T = 72 };
+    const int64_t big[1] = {(10 << 20) / 4};
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    tsr_tensor *whole[T], *s[T];
+    float ones[N];
+    for (int i = 0; i < N; i++)
+        ones[i] = 1.0f;
+    tsr_tensor *x = floats(c, N, ones);
+    ASSERT_TRUE(x != NULL);
+    for (int t = 0; t < T; t++) {
+        whole[t] = s[t] = NULL;
+        ASSERT_OK(tsr_tensor_empty(c, 1, big, &o, &whole[t]));
+        ASSERT_OK(tsr_tensor_narrow(whole[t], 0, 0, N, &s[t]));
+    }
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "scale", &k));
+    float *got = malloc(N * sizeof *got);
+    size_t global[1] = {N};
+    int wrong = 0;
+    for (int round = 1; round <= 2; round++) {
+        for (int t = 0; t < T; t++) {
+            float value = (float)(round * 1000 + t);
+            ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, s[t]));
+            ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, x));
+            ASSERT_OK(tsr_kernel_set_arg_scalar(k, 2, TSR_FLOAT32, &value));
+            ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+        }
+        for (int t = 0; t < T; t++) {
+            ASSERT_OK(tsr_tensor_copy_to_host(s[t], got, N * sizeof *got));
+            for (int i = 0; i < N; i++)
+                wrong += got[i] != (float)(round * 1000 + t);
+        }
+    }
+    ASSERT_EQ(wrong, 0);
+    free(got);
+    tsr_kernel_release(k);
+    tsr_tensor_release(x);
+    for (int t = 0; t < T; t++) {
+        tsr_tensor_release(s[t]);
+        tsr_tensor_release(whole[t]);
+    }
+}
+
 /* A launch the driver refuses (a work-group larger than PoCL's) fails at
  * the next synchronize (or launch), with the driver's reason, though the
  * launch after it succeeds and its worker publishes that one's end in the
@@ -789,6 +843,7 @@ int main(void)
     check_offset(c, p);
     check_order(c, p);
     check_reuse(c, p);
+    check_slots(c, p);
     check_refused_launch(c, p);
     check_two_sessions(c, other);
     check_build_error(c);
