@@ -34,7 +34,8 @@
  * hard regions (near 0, near overflow and underflow thresholds, subnormal
  * arguments and results, where the function saturates). The worst error
  * in ulps (against the reference, unrounded) is printed.
- * TSR_ACCURACY_ONLY=name runs one function's sweeps.
+ * TSR_ACCURACY_ONLY=name runs one function's sweeps (cname: a complex
+ * function's).
  *
  * The work comes in parts (the exact results; each function's float32
  * sweep, its float64 sweep; each complex function) that CTest runs as
@@ -1639,8 +1640,8 @@ static double part_cost(int p)
     static const struct {
         const char *part;
         double cost;
-    } costly[] = {{"gelu float64", 77},      {"erfc float64", 45}, {"gelu_tanh float64", 22},
-                  {"gelu float32", 21},      {"gelu_tanh float32", 19}, {"pow float64", 10},
+    } costly[] = {{"gelu float64", 77}, {"erfc float64", 45},      {"gelu_tanh float64", 22},
+                  {"gelu float32", 21}, {"gelu_tanh float32", 19}, {"pow float64", 10},
                   {"exact", 1}};
     char name[48];
     part_name(p, name, sizeof name);
@@ -1726,8 +1727,8 @@ int main(int argc, char **argv)
         check_shards(argc - 2, argv + 2);
         TEST_DONE();
     }
-    if (argc != 1 && !(argc == 3 && strcmp(argv[1], "--shard") == 0 &&
-                       parse_shard(argv[2], &shard, &nshards))) {
+    if (argc != 1 &&
+        !(argc == 3 && strcmp(argv[1], "--shard") == 0 && parse_shard(argv[2], &shard, &nshards))) {
         fprintf(stderr, "usage: %s [--shard K/N | --shards K/N...] (N at most %d)\n", argv[0],
                 SHARDS_MAX);
         return 2;
@@ -1737,14 +1738,12 @@ int main(int argc, char **argv)
     const char *only = getenv("TSR_ACCURACY_ONLY");
     bool run[NPARTS];
     for (int p = 0; p < NPARTS; p++) {
-        const char *name = p == 0                ? NULL
-                           : p <= 2 * NFUNCS     ? funcs[(p - 1) % NFUNCS].name
-                                                 : cfuncs[p - 1 - 2 * NFUNCS].name;
-        bool complex_part = p > 2 * NFUNCS;
-        run[p] = shard_of[p] == shard &&
-                 (!only || !name ||
-                  (complex_part ? only[0] == 'c' && strcmp(only + 1, name) == 0
-                                : strcmp(only, name) == 0));
+        char name[48] = ""; /* as TSR_ACCURACY_ONLY names it */
+        if (p > 2 * NFUNCS)
+            part_name(p, name, sizeof name); /* "c<function>" */
+        else if (p > 0)
+            snprintf(name, sizeof name, "%s", funcs[(p - 1) % NFUNCS].name);
+        run[p] = shard_of[p] == shard && (!only || p == 0 || strcmp(only, name) == 0);
     }
     if (run[0])
         exact_results();
