@@ -34,11 +34,21 @@
  * hard regions (near 0, near overflow and underflow thresholds, subnormal
  * arguments and results, where the function saturates). The worst error
  * in ulps (against the reference, unrounded) is printed.
- * TSR_ACCURACY_ONLY=name runs one function's sweeps. */
+ * TSR_ACCURACY_ONLY=name runs one function's sweeps (cname: a complex
+ * function's).
+ *
+ * The work comes in parts (the exact results; each function's float32
+ * sweep, its float64 sweep; each complex function) that CTest runs as
+ * shards side by side: `--shard K/N` runs the parts of shard K of N, and
+ * `--shards K/N...` checks that the shards named take every part exactly
+ * once (CTest's list of them, kernels-accuracy-shards). A part
+ * left out still draws its random inputs, so every part checks the same
+ * inputs in any shard (or with TSR_ACCURACY_ONLY) as in a whole run. */
 #include <complex.h>
 #include <math.h>
 #include <mpfr.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,24 +317,30 @@ static uint64_t next_u64(void)
     return test_next_u64(&rng_state);
 }
 
-static void float32_sweep(const func *fn)
+/* One function's float32 sweep; with `run` false, only the random
+ * inputs it would check are drawn. */
+static void float32_sweep(const func *fn, bool run)
 {
     stats all = {0};
     if (fn->f32_2) { /* random pairs of bit patterns, then the hard ones */
         for (int i = 0; i < 3000000; i++) {
             uint64_t u = next_u64();
-            check_f(&all, fn, tsr__float_from_bits((uint32_t)u),
-                    tsr__float_from_bits((uint32_t)(u >> 32)), i % 256 == 0);
+            if (run)
+                check_f(&all, fn, tsr__float_from_bits((uint32_t)u),
+                        tsr__float_from_bits((uint32_t)(u >> 32)), i % 256 == 0);
         }
         for (int i = 0; i < 250000; i++) {
             double v[4][2];
             fn->hard2(v);
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 4 && run; k++)
                 check_f(&all, fn, (float)v[k][0], (float)v[k][1], (i * 4 + k) % 256 == 0);
         }
-        report(fn->name, "float32", &all);
+        if (run)
+            report(fn->name, "float32", &all);
         return;
     }
+    if (!run) /* a stride through the bit patterns: nothing random */
+        return;
     const char *ex = getenv("TSR_ACCURACY_EXHAUSTIVE");
     const char *th = getenv("TSR_ACCURACY_THREADS");
     int exhaustive = ex && strcmp(ex, "1") == 0;
@@ -717,15 +733,18 @@ static int silu_mp(mpfr_ptr r, mpfr_srcptr x, mpfr_rnd_t rnd)
     return ternary;
 }
 
-static void float64_sweep(const func *fn)
+/* One function's float64 sweep; with `run` false, only its random
+ * inputs are drawn. */
+static void float64_sweep(const func *fn, bool run)
 {
     stats s = {0};
     const char *ex = getenv("TSR_ACCURACY_EXHAUSTIVE");
     const int n = ex && strcmp(ex, "1") == 0 ? 2000000 : 500000;
     for (int i = 0; i < 4 * n; i++) { /* any bit pattern: NaNs, infinities, both signs */
         uint64_t u = next_u64();
-        check_d(&s, fn, tsr__double_from_bits(u), fn->f64_2 ? tsr__double_from_bits(next_u64()) : 0,
-                i % 256 == 0);
+        double y = fn->f64_2 ? tsr__double_from_bits(next_u64()) : 0;
+        if (run)
+            check_d(&s, fn, tsr__double_from_bits(u), y, i % 256 == 0);
     }
     for (int i = 0; i < n; i++) {
         double v[4], v2[4][2];
@@ -733,11 +752,12 @@ static void float64_sweep(const func *fn)
             fn->hard2(v2);
         else
             fn->hard(v);
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 4 && run; k++)
             check_d(&s, fn, fn->f64_2 ? v2[k][0] : v[k], fn->f64_2 ? v2[k][1] : 0,
                     (i * 4 + k) % 256 == 0);
     }
-    report(fn->name, "float64", &s);
+    if (run)
+        report(fn->name, "float64", &s);
 }
 
 #define EXACT_F(fn, x, want) ASSERT_UEQ(tsr__float_bits(fn(x)), tsr__float_bits(want))
@@ -1458,7 +1478,9 @@ typedef struct cfunc {
     double bound32, bound64; /* ulps per part, docs/semantics.md */
 } cfunc;
 
-static void complex_sweep(const cfunc *fn, int n)
+/* One complex function's random arguments; with `run` false, only
+ * drawn. */
+static void complex_sweep(const cfunc *fn, int n, bool run)
 {
     double worst[2][2] = {{0, 0}, {0, 0}};
     cnum r;
@@ -1473,6 +1495,8 @@ static void complex_sweep(const cfunc *fn, int n)
             yr = uniform(-3, 3);
             yi = next_u64() % 4 ? uniform(-3, 3) : 0;
         }
+        if (!run)
+            continue;
         if ((fabs(xr) == 1 && xi == 0) || (fabs(xi) == 1 && xr == 0) || (float)xr == 0 ||
             fabs((float)xr) == 1 || fabs((float)xi) == 1)
             continue;     /* the branch points and poles: among the special values */
@@ -1511,6 +1535,8 @@ static void complex_sweep(const cfunc *fn, int n)
     }
     c_clear(&r);
     mpfr_clear(fl);
+    if (!run)
+        return;
     printf("%-6s complex64  max error %.3f ulp (real), %.3f ulp (imaginary) in %d arguments\n",
            fn->name, worst[0][0], worst[0][1], n / 2);
     printf("%-6s complex128 max error %.3f ulp (real), %.3f ulp (imaginary) in %d arguments\n",
@@ -1580,30 +1606,157 @@ static const cfunc cfuncs[] = {
     {"pow", C_POW, NULL, NULL, NULL, NULL, 2.5, 2.5},
 };
 
-static void complex_functions(const char *only)
+/* ---- parts and shards -----------------------------------------------------
+ *
+ * The parts in the order a whole run takes them: the exact results, every
+ * function's float32 sweep, every function's float64 sweep, every complex
+ * function. A shard's parts are chosen by their rough cost (seconds of a
+ * whole run on a loaded two-core machine; a part not named costs what its
+ * kind does), the costliest first, each to the shard with the least so far:
+ * what a shard holds depends only on the parts and N. */
+
+enum {
+    NFUNCS = sizeof(funcs) / sizeof(funcs[0]),
+    NCFUNCS = sizeof(cfuncs) / sizeof(cfuncs[0]),
+    NPARTS = 1 + 2 * NFUNCS + NCFUNCS,
+    SHARDS_MAX = 64
+};
+
+/* Part p's name: "exact", "<function> float32", "<function> float64" or
+ * "c<function>". */
+static void part_name(int p, char *out, size_t cap)
 {
-    int n = getenv("TSR_ACCURACY_EXHAUSTIVE") ? 400000 : 40000;
-    for (size_t i = 0; i < sizeof(cfuncs) / sizeof(cfuncs[0]); i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "c%s", cfuncs[i].name);
-        if (only && strcmp(only, name) != 0)
-            continue;
-        complex_specials(&cfuncs[i]);
-        complex_sweep(&cfuncs[i], n);
+    if (p == 0)
+        snprintf(out, cap, "exact");
+    else if (p <= 2 * NFUNCS)
+        snprintf(out, cap, "%s %s", funcs[(p - 1) % NFUNCS].name,
+                 p <= NFUNCS ? "float32" : "float64");
+    else
+        snprintf(out, cap, "c%s", cfuncs[p - 1 - 2 * NFUNCS].name);
+}
+
+static double part_cost(int p)
+{
+    static const struct {
+        const char *part;
+        double cost;
+    } costly[] = {{"gelu float64", 77}, {"erfc float64", 45},      {"gelu_tanh float64", 22},
+                  {"gelu float32", 21}, {"gelu_tanh float32", 19}, {"pow float64", 10},
+                  {"exact", 1}};
+    char name[48];
+    part_name(p, name, sizeof name);
+    for (size_t i = 0; i < sizeof(costly) / sizeof(costly[0]); i++)
+        if (strcmp(name, costly[i].part) == 0)
+            return costly[i].cost;
+    return p <= NFUNCS ? 1.6 : p <= 2 * NFUNCS ? 3 : 7;
+}
+
+/* The shard (of n) that takes each part. */
+static void assign_shards(int n, int shard_of[NPARTS])
+{
+    double load[SHARDS_MAX] = {0};
+    bool placed[NPARTS] = {false};
+    for (int k = 0; k < NPARTS; k++) {
+        int p = -1;
+        for (int q = 0; q < NPARTS; q++) /* the costliest left; the first of equals */
+            if (!placed[q] && (p < 0 || part_cost(q) > part_cost(p)))
+                p = q;
+        int least = 0;
+        for (int s = 1; s < n; s++)
+            if (load[s] < load[least])
+                least = s;
+        placed[p] = true;
+        shard_of[p] = least;
+        load[least] += part_cost(p);
     }
 }
 
-int main(void)
+/* "K/N" with 0 <= K < N <= SHARDS_MAX. */
+static bool parse_shard(const char *arg, int *k, int *n)
 {
+    char *end;
+    long kk = strtol(arg, &end, 10);
+    if (end == arg || *end != '/')
+        return false;
+    const char *rest = end + 1;
+    long nn = strtol(rest, &end, 10);
+    if (end == rest || *end != '\0' || nn < 1 || nn > SHARDS_MAX || kk < 0 || kk >= nn)
+        return false;
+    *k = (int)kk;
+    *n = (int)nn;
+    return true;
+}
+
+/* --shards K/N...: the shards CTest runs (argv) must take every part
+ * exactly once between them; prints which takes each. */
+static void check_shards(int argc, char **argv)
+{
+    int taken[NPARTS] = {0};
+    for (int a = 0; a < argc; a++) {
+        int k, n, shard_of[NPARTS];
+        if (!parse_shard(argv[a], &k, &n)) {
+            fprintf(stderr, "not a shard K/N: \"%s\"\n", argv[a]);
+            ASSERT_TRUE(false);
+            continue;
+        }
+        assign_shards(n, shard_of);
+        for (int p = 0; p < NPARTS; p++)
+            if (shard_of[p] == k) {
+                char name[48];
+                part_name(p, name, sizeof name);
+                printf("%-20s shard %s\n", name, argv[a]);
+                taken[p]++;
+            }
+    }
+    for (int p = 0; p < NPARTS; p++) {
+        if (taken[p] != 1) {
+            char name[48];
+            part_name(p, name, sizeof name);
+            fprintf(stderr, "part %s is taken by %d shards\n", name, taken[p]);
+        }
+        ASSERT_EQ(taken[p], 1);
+    }
+}
+
+/* The parts of shard `shard` of `nshards` (TSR_ACCURACY_ONLY: of them,
+ * the exact results and that function's). */
+int main(int argc, char **argv)
+{
+    int shard = 0, nshards = 1;
+    if (argc >= 2 && strcmp(argv[1], "--shards") == 0) {
+        check_shards(argc - 2, argv + 2);
+        TEST_DONE();
+    }
+    if (argc != 1 &&
+        !(argc == 3 && strcmp(argv[1], "--shard") == 0 && parse_shard(argv[2], &shard, &nshards))) {
+        fprintf(stderr, "usage: %s [--shard K/N | --shards K/N...] (N at most %d)\n", argv[0],
+                SHARDS_MAX);
+        return 2;
+    }
+    int shard_of[NPARTS];
+    assign_shards(nshards, shard_of);
     const char *only = getenv("TSR_ACCURACY_ONLY");
-    exact_results();
-    for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
-        if (!only || strcmp(only, funcs[i].name) == 0)
-            float32_sweep(&funcs[i]);
-    for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
-        if (!only || strcmp(only, funcs[i].name) == 0)
-            float64_sweep(&funcs[i]);
-    complex_functions(only);
+    bool run[NPARTS];
+    for (int p = 0; p < NPARTS; p++) {
+        char name[48] = ""; /* as TSR_ACCURACY_ONLY names it */
+        if (p > 2 * NFUNCS)
+            part_name(p, name, sizeof name); /* "c<function>" */
+        else if (p > 0)
+            snprintf(name, sizeof name, "%s", funcs[(p - 1) % NFUNCS].name);
+        run[p] = shard_of[p] == shard && (!only || p == 0 || strcmp(only, name) == 0);
+    }
+    if (run[0])
+        exact_results();
+    for (int i = 0; i < NFUNCS; i++)
+        float32_sweep(&funcs[i], run[1 + i]);
+    for (int i = 0; i < NFUNCS; i++)
+        float64_sweep(&funcs[i], run[1 + NFUNCS + i]);
+    int n = getenv("TSR_ACCURACY_EXHAUSTIVE") ? 400000 : 40000;
+    for (int i = 0; i < NCFUNCS; i++) {
+        if (run[1 + 2 * NFUNCS + i])
+            complex_specials(&cfuncs[i]);
+        complex_sweep(&cfuncs[i], n, run[1 + 2 * NFUNCS + i]);
+    }
     mpfr_free_cache();
     TEST_DONE();
 }
