@@ -467,10 +467,10 @@ static void alpha_value(const tsr__kernel_key *key, int sign, char *buf, size_t 
  * memory and then stored, around the caches when the launch says so:
  * where the output is nearly all the traffic (an input standing still,
  * or a fill), whose stores would otherwise first read every line they
- * write; and a unary operation's streaming rows, whose output is half
- * of it (tsr__kernel_unit_streams: only when the launch streams, else
- * directly). Rows where two inputs stream too do better stored directly,
- * and so do a packed tile's short rows (measured). */
+ * write; and an operation's streaming rows, whose output is a half or a
+ * third of it (tsr__kernel_unit_streams: only when the launch streams,
+ * else directly). A packed tile's short rows do better stored directly
+ * (measured). */
 static bool chunked(const tsr__kernel_key *key, int walk)
 {
     return walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
@@ -554,7 +554,7 @@ static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, in
         put(t, "            }\n");
         return;
     }
-    /* a unary operation's rows go through the chunks only to stream */
+    /* an operation's streaming rows go through the chunks only to stream */
     bool unit = walk == TSR__KWALK_UNIT && tsr__kernel_unit_streams(key->op);
     if (!chunked(key, walk) || unit) {
         if (unit)

@@ -1015,12 +1015,10 @@ static void check_walks(void)
         tsr__kernel_launch_geometry(&k, 2, 0, &g);
         ASSERT_EQ(g.block[2], layouts[y].walk);
         /* around the caches where the rows go in chunks or packed, when
-         * they are large */
+         * they are large: every walk but the strided one */
         tsr__kernel_geometry s;
         tsr__kernel_launch_geometry(&k, 2, 1, &s);
-        bool chunks = layouts[y].walk == TSR__KWALK_BCAST1 ||
-                      layouts[y].walk == TSR__KWALK_BCAST2 || layouts[y].walk == TSR__KWALK_PACK1 ||
-                      layouts[y].walk == TSR__KWALK_PACK2;
+        bool chunks = layouts[y].walk != TSR__KWALK_STRIDED;
         ASSERT_EQ(s.block[2], layouts[y].walk | (chunks ? TSR__KBLOCK_STREAM : 0));
         tsr__kernel_launch_geometry(&k, 2, 1u << 30, &s);
         ASSERT_EQ(s.block[2], layouts[y].walk);
