@@ -113,8 +113,8 @@ bool tsr__kernel_key_checks_zero(const tsr__kernel_key *key);
 bool tsr__kernel_key_alpha_loops(const tsr__kernel_key *key);
 /* Whether an operation's rows where every operand steps by one (the
  * UNIT walk) are computed a chunk at a time and stored around the caches
- * when the launch streams (TSR__KBLOCK_STREAM): the unary operations but
- * copy, whose output is half of what they move. */
+ * when the launch streams (TSR__KBLOCK_STREAM): every elementwise
+ * operation but copy. */
 bool tsr__kernel_unit_streams(uint32_t op);
 
 #endif /* TESSERA_KERNELS_LAUNCH_H */

@@ -467,10 +467,10 @@ static void alpha_value(const tsr__kernel_key *key, int sign, char *buf, size_t 
  * memory and then stored, around the caches when the launch says so:
  * where the output is nearly all the traffic (an input standing still,
  * or a fill), whose stores would otherwise first read every line they
- * write; and a unary operation's streaming rows, whose output is half
- * of it (tsr__kernel_unit_streams: only when the launch streams, else
- * directly). Rows where two inputs stream too do better stored directly,
- * and so do a packed tile's short rows (measured). */
+ * write; and an operation's streaming rows, whose output is a half or a
+ * third of it (tsr__kernel_unit_streams: only when the launch streams,
+ * else directly). A packed tile's short rows do better stored directly
+ * (measured). */
 static bool chunked(const tsr__kernel_key *key, int walk)
 {
     return walk == TSR__KWALK_BCAST1 || walk == TSR__KWALK_BCAST2 ||
@@ -554,7 +554,7 @@ static void emit_row(text *t, const tsr__kernel_key *key, const int *storage, in
         put(t, "            }\n");
         return;
     }
-    /* a unary operation's rows go through the chunks only to stream */
+    /* an operation's streaming rows go through the chunks only to stream */
     bool unit = walk == TSR__KWALK_UNIT && tsr__kernel_unit_streams(key->op);
     if (!chunked(key, walk) || unit) {
         if (unit)
@@ -868,12 +868,19 @@ static void emit_entry(text *t, const tsr__kernel_key *key, const int *storage, 
          * second-level TLB (1,536 or more entries on the x86 cores of
          * the last years). 8192^2 float32 add with a transposed input on
          * one PoCL thread of an AMD EPYC: 0.42-0.45 of a STREAM add
-         * against 0.22-0.23 along the rows (a loaded machine). */
+         * against 0.22-0.23 along the rows (a loaded machine). The grid
+         * is the whole launch's, counted from size and block: a launch
+         * runs in pieces (core/kernel.h), and get_global_size is one
+         * piece's, over which the bands would not add up (a piece of a
+         * band's last rows divided by zero). The renumbering is one
+         * permutation of the whole grid, so every block is run once
+         * however the pieces cut the bands. */
         put(t, "    ulong gx = get_global_id(0), gy = get_global_id(1);\n");
         {
             put(t,
                 "    {\n"
-                "        ulong nx = get_global_size(0), ny = get_global_size(1);\n"
+                "        ulong nx = (size.x + block.x - 1) / block.x;\n"
+                "        ulong ny = (size.y + block.y - 1) / block.y;\n"
                 "        ulong at = gy * nx + gx, band = at / (nx * %uu);\n"
                 "        ulong h = min((ulong)%uu, ny - band * %uu), w = at - band * nx * %uu;\n"
                 "        gx = w / h;\n"

@@ -976,6 +976,33 @@ static void run_copies_and_fills(void)
     }
 }
 
+/* A packed walk over more blocks than one piece of a launch holds
+ * (TSR__KERNEL_PIECE_ELEMENTS, core/kernel.h): 9 x 120 blocks of 64 x 64,
+ * in pieces of eight rows of blocks and one, which must still cover every
+ * block once (the blocks run in bands of eight rows). Alpha 1 takes the
+ * vector rows when the launch streams, 2 the element function's. */
+static void run_pieces(void)
+{
+    static const layout pieced = {"transposed, in pieces",          2,         {576, 7680},
+                                  {{7680, 1}, {1, 576}, {7680, 1}}, {0, 0, 0}, TSR__KWALK_PACK1};
+    tsr__kernel_key key = arith_key(TSR__KOP_ADD, TSR_FLOAT32, 0);
+    generic_mode = false;
+    for (int64_t a = 1; a <= 2; a++) {
+        uint8_t alpha[16], scalar[16];
+        arith_constants(TSR__KOP_ADD, TSR_FLOAT32, a, alpha, scalar);
+        tsr__kernel k = kernel_for(&key, &pieced, scalar, alpha);
+        tsr__kernel_geometry g;
+        tsr__kernel_launch_geometry(&k, units, 0, &g);
+        ASSERT_EQ(g.block[2], TSR__KWALK_PACK1);
+        ASSERT_UEQ(g.pieces, 2);
+        for (int streams = 0; streams < 2; streams++) {
+            stream_bytes = (uint64_t)streams;
+            ASSERT_OK(run_layout(&key, &pieced, scalar, alpha, false));
+        }
+    }
+    stream_bytes = 0;
+}
+
 /* The walks a float32 add takes over the layouts, and the blocks stay
  * inside the index space. */
 static void check_walks(void)
@@ -988,12 +1015,10 @@ static void check_walks(void)
         tsr__kernel_launch_geometry(&k, 2, 0, &g);
         ASSERT_EQ(g.block[2], layouts[y].walk);
         /* around the caches where the rows go in chunks or packed, when
-         * they are large */
+         * they are large: every walk but the strided one */
         tsr__kernel_geometry s;
         tsr__kernel_launch_geometry(&k, 2, 1, &s);
-        bool chunks = layouts[y].walk == TSR__KWALK_BCAST1 ||
-                      layouts[y].walk == TSR__KWALK_BCAST2 || layouts[y].walk == TSR__KWALK_PACK1 ||
-                      layouts[y].walk == TSR__KWALK_PACK2;
+        bool chunks = layouts[y].walk != TSR__KWALK_STRIDED;
         ASSERT_EQ(s.block[2], layouts[y].walk | (chunks ? TSR__KBLOCK_STREAM : 0));
         tsr__kernel_launch_geometry(&k, 2, 1u << 30, &s);
         ASSERT_EQ(s.block[2], layouts[y].walk);
@@ -1331,6 +1356,7 @@ int main(void)
         run_float16();
         run_zero_division();
     }
+    run_pieces();
     run_arith();
     run_copies_and_fills();
     tsr__clrt_destroy(rt);
