@@ -272,36 +272,30 @@ static inline V tanh8(V x, int *off)
     return signed_t;
 }
 
-/* tsr__k_sigmoid_f32 where 2^k, exp(-|x|)'s power of two, is a normal
- * number (NaN and x below about -87 are off the path). -|x| is x with
- * its sign bit set, where the scalar code negates a positive x: they
- * differ at x = +-0 only, and the reduction of either zero gives the
- * same +0. */
+/* tsr__k_sigmoid_f32 where 2^k, exp(-x)'s power of two, stays two
+ * below the top exponent (x above about -87; NaN and x below are off
+ * the path): 1 / (1 + e) with 1 + e in two words and the division's
+ * remainder corrected for. max(SIGMOID_EXP, -x) keeps a NaN (the
+ * instruction returns its second operand where one is NaN), which then
+ * fails the bound on k. */
 static inline __attribute__((always_inline)) V sigmoid8(V x, int *off)
 {
-    V negative = _mm256_cmp_ps(x, vc(0.0f), _CMP_LT_OQ);
-    V bound = pick(negative, vc(TSR__K_F_EXP_TINY), vc(TSR__K_F_SIGMOID_EXP));
-    V a = _mm256_max_ps(_mm256_or_ps(x, vc(-0.0f)), bound);
-    V k = rint8(mul(a, vc(TSR__K_F_LOG2E)));
-    V rh = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_HI), a);
+    V z = _mm256_max_ps(vc(TSR__K_F_SIGMOID_EXP), neg(x));
+    V kb = fma8(z, vc(TSR__K_F_LOG2E), vc(TSR__K_F_SHIFTER));
+    V k = sub(kb, vc(TSR__K_F_SHIFTER));
+    V rh = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_HI), z);
     V r = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_LO), rh);
-    V rl = _mm256_fnmadd_ps(k, vc(TSR__K_F_LN2_LO), sub(rh, r));
     V t = mul(mul(r, r), fma8(r, expq_tail(r), vc(TSR__K_EXPF_Q0)));
     V s = add(r, t);
-    V sl = add(sub(t, sub(s, r)), fma8(rl, r, rl));
-    V yh = add(vc(1.0f), s);
-    V yl = add(add(sub(vc(1.0f), yh), s), sl);
-    V p = pow2(_mm256_cvttps_epi32(k));
-    V eh = mul(p, yh), el = mul(p, yl);
+    V h = add(vc(1.0f), s);
+    V l = add(add(sub(vc(1.0f), h), s), add(sub(r, s), t));
+    V p = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_castps_si256(kb), TSR__K_F_MANT));
+    V eh = mul(p, h), el = mul(p, l);
     V dh = add(vc(1.0f), eh);
-    V dl = add(sub(eh, sub(dh, vc(1.0f))), el);
+    V dl = add(sub(_mm256_min_ps(eh, vc(1.0f)), sub(dh, _mm256_max_ps(eh, vc(1.0f)))), el);
     V q = dv(vc(1.0f), dh);
-    V ql = mul(q, _mm256_fnmadd_ps(q, dl, _mm256_fnmadd_ps(q, dh, vc(1.0f))));
-    V nh = pick(negative, eh, vc(1.0f)), nl = _mm256_and_ps(negative, el);
-    V in = _mm256_and_ps(_mm256_cmp_ps(k, vc((float)(1 - TSR__K_F_BIAS)), _CMP_GE_OQ),
-                         _mm256_cmp_ps(x, x, _CMP_ORD_Q));
-    *off = ~lanes(in) & 0xFF;
-    return fma8(nh, q, fma8(nh, ql, mul(nl, q)));
+    *off = ~lanes(_mm256_cmp_ps(k, vc((float)(TSR__K_F_BIAS - 2)), _CMP_LE_OQ)) & 0xFF;
+    return fma8(q, _mm256_fnmadd_ps(q, dl, _mm256_fnmadd_ps(q, dh, vc(1.0f))), q);
 }
 
 /* The rows of tsr__k_erfcf as columns: the value of column j for row i

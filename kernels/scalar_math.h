@@ -184,6 +184,7 @@
 #define TSR__K_F_EXPQ0 TSR__K_EXPF_Q0
 #define TSR__K_F_TANH_ONE 9.5f
 #define TSR__K_F_SIGMOID_EXP -36.0f
+#define TSR__K_F_SHIFTER 0x1.8000fep+23f
 #define TSR__K_F_STEP_BITS 64
 #define TSR__K_F_STEP_DOWN 0x1p-64f
 #define TSR__K_F_TOP 0x1p127f
@@ -208,6 +209,7 @@
 #define TSR__K_D_EXPQ0 TSR__K_EXPD_Q0
 #define TSR__K_D_TANH_ONE 20.0
 #define TSR__K_D_SIGMOID_EXP -76.0
+#define TSR__K_D_SHIFTER 0x1.80000000003ffp+52
 #define TSR__K_D_STEP_BITS 128
 #define TSR__K_D_STEP_DOWN 0x1p-128
 #define TSR__K_D_TOP 0x1p1023
@@ -256,21 +258,19 @@
  *     SIGMOID_EXP, where exp(-x) would grow towards overflow and 1 +
  *     exp(x) is 1 to far below an ulp, exp(x) itself; 1 above
  *     -EXPM1_TINY.
- *   sigmoid: from e = exp(a), a = -|x| (clamped at EXP_TINY below 0,
- *     where the result rounds to +0, and at SIGMOID_EXP above 0, where
- *     1 + e is 1 to far below an ulp), sigmoid(|x|) = 1 / (1 + e) and
- *     sigmoid(-|x|) = e / (1 + e), one division. a = k ln2 + r + rl
- *     (expr's reduction); exp(r + rl) = yh + yl, yh = 1 + s with s = r +
- *     r^2 Q(r), both sums' errors kept by fast two-sums (|r| > r^2 Q(r),
- *     1 > |s|) and rl's share added, r^2's rounding error (a few units
- *     of 2^-28 of e) left out; e = 2^k (yh + yl). 1 + e = dh + dl by a
- *     fast two-sum (1 >= e), q = 1 / dh, and q + q (1 - q dh - q dl)
- *     (the remainder by fma) is 1 / (1 + e) in two words; the result is
- *     (1 or e) times that by two fmas, rounded once. The error of e
- *     reaches the result damped by e / (1 + e) above 0 and whole below,
- *     where it stays a small part of an ulp. Where 2^k is below the
- *     normal numbers e is taken 2^STEP_BITS larger in the product (as 0
- *     in 1 + e) and the result scaled back.
+ *   sigmoid: 1 / (1 + e), e = exp(z) with z = -x clamped at SIGMOID_EXP
+ *     (above, 1 + e is 1 to far below an ulp) and at -EXP_TINY (beyond,
+ *     the result rounds to +0). z = k ln2 + r (exp's reduction; r's
+ *     rounding, under 2^-(MANT + 3) of it, moves the result by a quarter
+ *     of an ulp at most, and is left out), exp(r) = h + l with h = 1 + r
+ *     and l its rounding error (a fast two-sum, |r| < 1) plus r^2 Q(r);
+ *     e = 2^k (h + l). 1 + e = dh + dl by a fast two-sum of the larger
+ *     and the smaller of 1 and e (dl exact but for e's own low word), q =
+ *     1 / dh, and the result q + q (1 - q dh - q dl) (the remainder by
+ *     fma) rounded once: within about 0.9 ulp however the errors
+ *     line up. Where 2^k would put 1 / dh among the subnormals (k from
+ *     BIAS - 1) e and the 1 are taken 2^-STEP_BITS smaller and the
+ *     result scaled back, its one further rounding that of a subnormal.
  *   log1p: 1 + x = uh + ul exactly (two-sum), log(uh) as log computes it
  *     with ul / uh added to its small terms. */
 #define TSR__K_EXP_LOG(T, sfx, C, U, FMA, RINT, BITS, FROM_BITS)                               \
@@ -453,30 +453,28 @@
     }                                                                                          \
     static inline T tsr__k_sigmoid_##sfx(T x)                                                  \
     {                                                                                          \
-        int neg = x < 0;                                                                       \
-        T a = neg ? x : -x;                                                                    \
-        T bound = neg ? TSR__K_##C##_EXP_TINY : TSR__K_##C##_SIGMOID_EXP;                      \
-        a = a < bound || x != x ? bound : a;                                                   \
-        T k = RINT(a * TSR__K_##C##_LOG2E);                                                    \
-        T rh = FMA(-k, TSR__K_##C##_LN2_HI, a);                                                \
+        T z = -x;                                                                              \
+        z = z < TSR__K_##C##_SIGMOID_EXP || x != x ? TSR__K_##C##_SIGMOID_EXP : z;             \
+        z = z > -TSR__K_##C##_EXP_TINY ? -TSR__K_##C##_EXP_TINY : z;                           \
+        T kb = FMA(z, TSR__K_##C##_LOG2E, TSR__K_##C##_SHIFTER);                               \
+        T k = kb - TSR__K_##C##_SHIFTER;                                                       \
+        T rh = FMA(-k, TSR__K_##C##_LN2_HI, z);                                                \
         T r = FMA(-k, TSR__K_##C##_LN2_LO, rh);                                                \
-        T rl = FMA(-k, TSR__K_##C##_LN2_LO, rh - r);                                           \
         T t = r * r * FMA(r, tsr__k_expq_tail_##sfx(r), TSR__K_##C##_EXPQ0);                   \
         T s = r + t;                                                                           \
-        T sl = (t - (s - r)) + FMA(rl, r, rl);                                                 \
-        T yh = (T)1 + s;                                                                       \
-        T yl = (((T)1 - yh) + s) + sl;                                                         \
+        T h = (T)1 + s;                                                                        \
+        T l = (((T)1 - h) + s) + ((r - s) + t);                                                \
         int kd = (int)k;                                                                       \
-        int far = kd < 1 - TSR__K_##C##_BIAS;                                                  \
-        T p = tsr__k_pow2_##sfx(far ? kd + TSR__K_##C##_STEP_BITS : kd);                       \
-        T eh = p * yh, el = p * yl;                                                            \
-        T ed = far ? (T)0 : eh;                                                                \
-        T dh = (T)1 + ed;                                                                      \
-        T dl = (ed - (dh - (T)1)) + (far ? (T)0 : el);                                         \
+        int far = kd >= TSR__K_##C##_BIAS - 1;                                                 \
+        T one = far ? TSR__K_##C##_STEP_DOWN : (T)1;                                           \
+        T p = far ? tsr__k_pow2_##sfx(kd - TSR__K_##C##_STEP_BITS)                             \
+                  : FROM_BITS(BITS(kb) << TSR__K_##C##_MANT);                                  \
+        T eh = p * h, el = p * l;                                                              \
+        T dh = one + eh;                                                                       \
+        T big = eh > one ? eh : one, small = eh > one ? one : eh;                              \
+        T dl = (small - (dh - big)) + el;                                                      \
         T q = (T)1 / dh;                                                                       \
-        T ql = q * FMA(-q, dl, FMA(-q, dh, (T)1));                                             \
-        T nh = neg ? eh : (T)1, nl = neg ? el : (T)0;                                          \
-        T y = FMA(nh, q, FMA(nh, ql, nl * q));                                                 \
+        T y = FMA(q, FMA(-q, dl, FMA(-q, dh, (T)1)), q);                                       \
         y = far ? y * TSR__K_##C##_STEP_DOWN : y;                                              \
         return x != x ? x + x : y;                                                             \
     }                                                                                          \
