@@ -522,6 +522,12 @@ static inline V bf16_in8(const uint16_t *p)
         uint16_t *o = (uint16_t *)o_;                                                          \
         const uint16_t *a = (const uint16_t *)a_;                                              \
         int64_t i = 0;                                                                         \
+        for (; i + 16 <= n; i += 16) {                                                         \
+            V y0, y1;                                                                          \
+            LANES16(f8, scalar, bf16_in8(a + i), bf16_in8(a + i + 8), y0, y1);                 \
+            _mm_storeu_si128((__m128i *)(o + i), bf16_of(y0));                                 \
+            _mm_storeu_si128((__m128i *)(o + i + 8), bf16_of(y1));                             \
+        }                                                                                      \
         for (; i + 8 <= n; i += 8) {                                                           \
             V y;                                                                               \
             LANES8(f8, scalar, bf16_in8(a + i), y);                                            \
