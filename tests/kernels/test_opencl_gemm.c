@@ -344,8 +344,8 @@ static void run_all(bool every_dtype)
         bool wide = dts[d] == TSR_FLOAT64 || dts[d] == TSR_COMPLEX128;
         if (wide && !has_fp64)
             continue;
-        if (tsr__kernel_gemm_has(dts[d]))
-            build_gemm_program(dts[d]);
+        if (tsr__kernel_gemm_has(dts[d]) && !tsr__clrt_host_gemm(rt, 0))
+            build_gemm_program(dts[d]); /* the native kernel needs no program */
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
             for (int flags = 0; flags < 8; flags++) {
                 shape s = {sizes[z][0], sizes[z][1],      sizes[z][2],     sizes[z][3],
