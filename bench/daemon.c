@@ -90,6 +90,11 @@ static void on_interrupt(int sig)
 
 int bench_daemon_start(bench_daemon *d, const char *suite)
 {
+    return bench_daemon_start_with(d, suite, NULL);
+}
+
+int bench_daemon_start_with(bench_daemon *d, const char *suite, const char *option)
+{
     *d = (bench_daemon){.pid = -1};
     char exe[PATH_MAX];
     find_daemon(exe, sizeof exe);
@@ -101,7 +106,8 @@ int bench_daemon_start(bench_daemon *d, const char *suite)
     }
     snprintf(d->socket, sizeof d->socket, "%s/tesserad.sock", d->dir);
     snprintf(d->log, sizeof d->log, "%s/tesserad.log", d->dir);
-    bench_note(suite, "starting %s --socket %s", exe, d->socket);
+    bench_note(suite, "starting %s --socket %s%s%s", exe, d->socket, option ? " " : "",
+               option ? option : "");
     int pid = bench_fork();
     if (pid < 0) {
         bench_note(suite, "fork: %s", strerror(errno));
@@ -114,7 +120,7 @@ int bench_daemon_start(bench_daemon *d, const char *suite)
             dup2(fd, STDOUT_FILENO);
             dup2(fd, STDERR_FILENO);
         }
-        execlp(exe, exe, "--foreground", "--socket", d->socket, "--log-level", "notice",
+        execlp(exe, exe, "--foreground", "--socket", d->socket, "--log-level", "notice", option,
                (char *)NULL);
         fprintf(stderr, "cannot run %s: %s\n", exe, strerror(errno));
         _exit(127);

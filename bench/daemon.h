@@ -20,6 +20,8 @@ typedef struct bench_daemon {
 
 /* Returns 0, or -1 after printing why (as "tessera-bench: SUITE: ..."). */
 int bench_daemon_start(bench_daemon *d, const char *suite);
+/* The same with one more command-line option for tesserad (NULL: none). */
+int bench_daemon_start_with(bench_daemon *d, const char *suite, const char *option);
 void bench_daemon_stop(bench_daemon *d);
 
 /* Waits up to timeout_ns for the daemon's log to report that opencl:0's

@@ -67,6 +67,10 @@ typedef struct tsr__backend_device {
     /* Served only (devices.memory = staged): where launches copy, each copy
      * in reads the host memory when it is queued, as some drivers do. */
     bool stage_copies;
+    /* Served only (devices.host_code): where the device is this machine's
+     * CPU and computes in host memory, its launches and products may run
+     * as the host's own code (tsr__backend.host_enqueue). */
+    bool host_code;
 } tsr__backend_device;
 
 /* What one discovery found. */
@@ -204,6 +208,19 @@ typedef struct tsr__backend {
      * backend's BLAS lacks is TSR_ERR_NOT_SUPPORTED. */
     tsr_status (*gemm)(tsr__backend_runtime *rt, uint32_t device, const tsr__backend_gemm *gemm,
                        tsr__backend_done_fn done, void *ctx);
+    /* Where the device is this machine's CPU and computes in host memory
+     * (and devices.host_code allows it), a launch may run as the host's
+     * own code (kernels/cpu_exec.h) in the device's queue, in order with
+     * its other work: host_code says whether the open device does (false
+     * while it is not open yet; NULL: never), host_enqueue enqueues one.
+     * `kernel` is the checked kernel; its non-scalar operands are the
+     * launch's buffers in order, at the launch's offsets, which hold their
+     * element offsets. No program is needed; the bits are the programs'.
+     * On failure nothing was enqueued and `done` is not called. */
+    bool (*host_code)(const tsr__backend_runtime *rt, uint32_t device);
+    tsr_status (*host_enqueue)(tsr__backend_runtime *rt, uint32_t device, const tsr__kernel *kernel,
+                               const tsr__backend_launch *launch, tsr__backend_done_fn done,
+                               void *ctx);
 
     /* User kernels (daemon/user.c) never run in the daemon: the backend's
      * worker executable (daemon/worker_wire.h) runs them, one process per

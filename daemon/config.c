@@ -162,6 +162,18 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "when it runs, as drivers that stage host memory do (NVIDIA's OpenCL): for "
                  "checking that kernels queued back to back still see each other's results."},
         KIND_NUMBER, parse_device_memory, MATCH_NONE},
+    [TSR__CONF_HOST_CODE] = {
+        {.name = "devices.host_code", .option = "host-code", .metavar = "on|off",
+         .default_value = "on", .restart = true,
+         .help = "Whether a device that is this machine's own CPU and computes in the shared "
+                 "segments (PoCL's CPU device: host-unified memory, and native kernels) runs "
+                 "elementwise operations, reductions and matrix products as the cpu device's "
+                 "own code, called in the device's queue in order with its other work: the "
+                 "same bits as on cpu, at the cpu's speed, with no program to build. off: such "
+                 "a device runs its generated programs and its BLAS (CLBlast) as any other "
+                 "device does (for checking them on a machine with no other device). User "
+                 "kernels always run their own programs."},
+        KIND_NUMBER, parse_switch, MATCH_NONE},
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "

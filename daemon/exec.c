@@ -51,6 +51,10 @@ typedef struct job {
      * has settled; its three operands' segments are segments[0..2]. */
     bool is_gemm;
     tsr__backend_gemm gemm;
+    /* A launch the backend runs as the host's own code (host_enqueue): it
+     * has no program; `kernel` is what it computes. */
+    bool is_host;
+    tsr__kernel kernel;
 } job;
 
 /* A session's jobs for one device not yet given to the driver, in launch
@@ -436,6 +440,13 @@ static void log_program(const executor *x, uint32_t queue, tsr__backend_program 
              entry ? entry : "?", made);
 }
 
+/* A built-in job's TSR__PROGRAM_* state: its program's (one run as host
+ * code needs none). */
+static int job_state(const executor *x, const job *j)
+{
+    return j->is_host ? TSR__PROGRAM_READY : x->be->program_state(j->program);
+}
+
 /* Gives a job whose program is settled to the driver, or ends it. */
 static bool submit(executor *x, job *j, bool by_piece)
 {
@@ -457,12 +468,12 @@ static bool submit(executor *x, job *j, bool by_piece)
         j->user(j->user_ctx, (tsr__exec_user_job *)j); /* it reports through tsr__exec_user_done */
         return true;
     }
-    int state = x->be->program_state(j->program);
+    int state = job_state(x, j);
     if (state == TSR__PROGRAM_FAILED) {
         finish(x, j, TSR_ERR_DEVICE, x->be->program_error(j->program));
         return false;
     }
-    const char *made = x->be->program_report(j->program);
+    const char *made = j->is_host ? NULL : x->be->program_report(j->program);
     if (made)
         log_program(x, queue, j->program, made);
     tsr_status st = j->is_gemm ? resolve_gemm_buffers(x, j) : resolve_buffers(x, j);
@@ -479,7 +490,9 @@ static bool submit(executor *x, job *j, bool by_piece)
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
         st = j->is_gemm ? x->be->gemm(x->rt, queue, &j->gemm, on_kernel_done, j)
-                        : x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+             : j->is_host
+                 ? x->be->host_enqueue(x->rt, queue, &j->kernel, &j->launch, on_kernel_done, j)
+                 : x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
         if (st != TSR_OK) {
             busy_unlink(&x->busy[queue], j);
             x->fifos[queue].submitted--;
@@ -525,7 +538,7 @@ static job *next_job(const executor *x, fifo *f, bool by_piece)
     lane_of(f, start->session, &prev);
     do {
         job *j = l->head;
-        int state = j->user ? user_state(x, j) : x->be->program_state(j->program);
+        int state = j->user ? user_state(x, j) : job_state(x, j);
         if (!j->user && j->session->devices[j->queue].in_worker)
             state = TSR__PROGRAM_PENDING; /* behind the session's user kernels */
         if (!j->in_driver && (j->session->ending || state != TSR__PROGRAM_PENDING)) {
@@ -963,16 +976,23 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
+    /* On a device that runs host code, the launch needs no program (and
+     * gives the same bits as one: which it takes may change as the device
+     * opens). */
+    bool host = x->be->host_code && x->be->host_code(x->rt, queue);
     bool generic = false;
-    tsr__backend_program *program = program_for(x, queue, k, &key, &generic);
-    if (!program)
+    tsr__backend_program *program = host ? NULL : program_for(x, queue, k, &key, &generic);
+    if (!host && !program)
         return TSR_ERR_OUT_OF_MEMORY;
-    if (x->be->program_state(program) == TSR__PROGRAM_FAILED)
+    if (!host && x->be->program_state(program) == TSR__PROGRAM_FAILED)
         return tsr__fail(TSR_ERR_DEVICE, "%s", x->be->program_error(program));
     job *j = new_job(x, s, queue);
     if (!j)
         return TSR_ERR_OUT_OF_MEMORY;
     j->program = program;
+    j->is_host = host;
+    if (host)
+        j->kernel = *k;
     tsr__backend_launch *l = &j->launch;
     l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
                       !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
@@ -982,8 +1002,9 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
     /* The walk comes from the checked kernel alone: it visits exactly the
      * elements of the index space whose regions were checked. */
-    tsr__kernel_launch_geometry(k, x->be->compute_units(x->rt, queue), x->stream_bytes,
-                                &l->geometry);
+    if (!host)
+        tsr__kernel_launch_geometry(k, x->be->compute_units(x->rt, queue), x->stream_bytes,
+                                    &l->geometry);
     if (l->geometry.pieces > MAX_PIECES) {
         tsr_status refused =
             tsr__fail(TSR_ERR_NOT_SUPPORTED,

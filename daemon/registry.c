@@ -74,6 +74,7 @@ static void fill_accelerator(tsr__registry_device *d, const tsr__backend *backen
     if (options->copy_memory)
         d->desc.host_unified_memory = false;
     d->desc.stage_copies = options->stage_copies;
+    d->desc.host_code = options->host_code;
     i->host_unified_memory = d->desc.host_unified_memory;
     d->capacity = i->memory_bytes;
     if (limit && limit < d->capacity)

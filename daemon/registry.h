@@ -46,6 +46,7 @@ typedef struct tsr__registry_options {
     int probe_timeout_ms;
     bool copy_memory;  /* devices.memory = copy or staged: no device computes in the segments */
     bool stage_copies; /* devices.memory = staged: copies in read the segment when queued */
+    bool host_code;    /* devices.host_code: a device that is the host's CPU runs host code */
 } tsr__registry_options;
 
 /* Discovers the devices and logs what it found. Must run before any thread

@@ -21,20 +21,20 @@
  *     a broadcast a[N, 1] + b[1, M]);
  *   - the same operations in float32 and float64 on contiguous or single-
  *     element inputs, stored around the caches as they are computed (the
- *     streamed rows of libclient/plan_cpu.c);
+ *     streamed rows of kernels/cpu_exec.c);
  *   - float32 rows with an int32 input, converted and computed in one
  *     pass;
  *   - float32 comparisons written straight into bools, and float32 where
  *     read straight from its bool condition (no float32 block between),
  *     and float32 relu and abs, stored around the caches as they are
  *     computed where the output streams;
- *   - conversions that the mixed-dtype blocks of libclient/plan_cpu.c use
+ *   - conversions that the mixed-dtype blocks of kernels/cpu_exec.c use
  *     (integers -> float32, int32 -> float64, float16/bfloat16 <->
  *     float32, float32 -> float64);
  *   - the transpose of a tile, which lets a transposed operand be read
  *     along its rows;
  *   - prefetches, and stores that go around the caches, for the walks of
- *     libclient/plan_cpu.c.
+ *     kernels/cpu_exec.c.
  *
  * Each returns false (or does nothing) where it does not apply, and the
  * caller then takes the generic loop. Tests turn the whole set off with
@@ -154,7 +154,7 @@ void tsr__cpu_prefetch(const unsigned char *p, size_t bytes);
 bool tsr__cpu_stream_available(void);
 
 /* The output size from which the cpu device stores around the caches:
- * 0 (the default) lets libclient/plan_cpu.c choose from the cache sizes;
+ * 0 (the default) lets kernels/cpu_exec.c choose from the cache sizes;
  * tests set it low to run the path on small tensors. */
 void tsr__cpu_stream_threshold_set(int64_t bytes);
 int64_t tsr__cpu_stream_threshold(void);

@@ -9,12 +9,15 @@
  * conversion of every kernel) and widened to the math type. */
 #include "kernels/cpu_reduce.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/cpu_exec.h"
 #include "kernels/cpu_reduce_ops.h"
 #include "kernels/kernels.h"
+#include "kernels/threadpool.h"
 
 #define COL_BYTES (256 * 1024)
 /* The column walk takes over reductions of at most SMALL_R elements per
@@ -465,4 +468,83 @@ void tsr__reduce_finish(const tsr__reduce_walk *w, int64_t o, const void *values
     mval value;
     fold(w, &c, value.b);
     store_result(w, value.b, (w->flags & TSR__KOPF_SKIP_NAN) ? nonnan : w->R, w->out + oo);
+}
+
+/* ---- a whole reduction on the host ------------------------------------------
+ * How the work is cut depends on the threads; the bits do not (the order
+ * above depends only on the shape). */
+
+#define PARALLEL_MIN 32768 /* elements of work below which one thread runs it */
+
+typedef struct cpu_job {
+    const tsr__reduce_walk *w;
+    void *values;
+    atomic_bool failed; /* out of memory */
+} cpu_job;
+
+static void rows_range(void *ctx, int64_t b, int64_t e)
+{
+    tsr__reduce_rows(((cpu_job *)ctx)->w, b, e);
+}
+static void columns_range(void *ctx, int64_t b, int64_t e)
+{
+    cpu_job *j = ctx;
+    void *scratch = malloc(tsr__reduce_column_scratch(j->w));
+    if (scratch == NULL) {
+        atomic_store(&j->failed, true);
+        return;
+    }
+    tsr__reduce_columns(j->w, b, e, scratch);
+    free(scratch);
+}
+static void blocks_range(void *ctx, int64_t b, int64_t e)
+{
+    cpu_job *j = ctx;
+    tsr__reduce_blocks(j->w, b, e, j->values);
+}
+static void finish_range(void *ctx, int64_t b, int64_t e)
+{
+    cpu_job *j = ctx;
+    for (int64_t o = b; o < e; o++)
+        tsr__reduce_finish(j->w, o, j->values);
+}
+
+tsr_status tsr__host_reduce(const tsr__kernel *k, unsigned char *const host[TSR__KERNEL_MAX_OPERANDS],
+                            int threads)
+{
+    for (int d = 0; d < k->ndim; d++)
+        if (k->sizes[d] == 0 && k->operands[0].strides[d] != 0)
+            return TSR_OK; /* no output element */
+    tsr__reduce_walk w;
+    tsr_status st = tsr__reduce_walk_init(&w, k, host);
+    if (st != TSR_OK || w.nout == 0)
+        return st;
+    int pool = tsr__threadpool_size();
+    if (threads > 0 && threads < pool)
+        pool = threads;
+    cpu_job j = {.w = &w};
+    atomic_init(&j.failed, false);
+    int64_t R = w.R > 0 ? w.R : 1, work = w.nout * R;
+    int64_t grain = PARALLEL_MIN / R > 0 ? PARALLEL_MIN / R : 1;
+    if (work < PARALLEL_MIN && !w.columns) {
+        tsr__reduce_rows(&w, 0, w.nout);
+    } else if (w.columns) {
+        int64_t per = R * w.col_width;
+        tsr__parallel_for_on(threads, w.col_units, PARALLEL_MIN / per > 0 ? PARALLEL_MIN / per : 1,
+                          columns_range, &j);
+        if (atomic_load(&j.failed))
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    } else if (!w.arg && w.nout < 4 * (int64_t)pool &&
+               tsr__reduce_whole_blocks(&w) > 1) {
+        int64_t units = w.nout * tsr__reduce_whole_blocks(&w);
+        j.values = calloc((size_t)units, tsr__reduce_value_size(&w));
+        if (j.values == NULL)
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+        tsr__parallel_for_on(threads, units, 1, blocks_range, &j);
+        tsr__parallel_for_on(threads, w.nout, 1, finish_range, &j);
+        free(j.values);
+    } else {
+        tsr__parallel_for_on(threads, w.nout, grain, rows_range, &j);
+    }
+    return TSR_OK;
 }

@@ -5,7 +5,7 @@
  * operation computes in (with PyTorch's refusal for the others), how
  * alpha travels in a tsr__kernel, the element conversions the cpu loops
  * use between an operand's dtype and the common dtype, and the row loops
- * the cpu device runs (libclient/plan_cpu.c walks a planned kernel and
+ * the cpu device runs (kernels/cpu_exec.c walks a planned kernel and
  * hands them rows). opencl/source.h generates the OpenCL side.
  *
  * Pure C: no I/O, no allocation. */

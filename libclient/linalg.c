@@ -25,7 +25,7 @@
 #include "libclient/client.h"
 #include "libclient/plan.h"
 #include "libclient/tensor_internal.h"
-#include "libclient/threadpool.h"
+#include "kernels/threadpool.h"
 #include "tessera/ops.h"
 
 /* ---- devices, outputs, scalars ------------------------------------------ */

@@ -11,6 +11,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "kernels/kernels.h"
+#include "kernels/threadpool.h"
 #include "libclient/plan.h"
 #include "libclient/tensor_internal.h"
 #include "tessera/convert.h"
@@ -944,4 +945,9 @@ tsr_status tsr_elementwise_scalar(tsr_op op, const tsr_tensor *const *inputs,
         return number_first(op, numbers[0], inputs[1], alpha, mode, out, result);
     return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s takes no Python number as input %d", info->name,
                      __builtin_ctz(mask));
+}
+
+int tsr_get_num_threads(void)
+{
+    return tsr__threadpool_size();
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/cpu_exec.h"
 #include "kernels/kernels.h"
 #include "kernels/launch.h"
 #include "libclient/client.h"
@@ -247,7 +248,7 @@ static tsr_status run(tsr__plan *p)
     if (p->numel == 0 || p->device.type == TSR_DEVICE_META)
         return TSR_OK;
     if (p->device.type == TSR_DEVICE_CPU)
-        return tsr__plan_run_host(p);
+        return tsr__host_elementwise(&p->kernel, p->host, 0);
     if (divides_by_zero_scalar(&p->kernel))
         return tsr__fail(TSR_ERR_RUNTIME, "ZeroDivisionError");
     return tsr__client_launch(p->client, p->device, &p->kernel);
@@ -881,7 +882,7 @@ tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src)
         return tsr__client_launch(p.client, dd, &p.kernel);
     if ((st = host_side(dst)) != TSR_OK || (st = host_side(src)) != TSR_OK)
         return st;
-    return tsr__plan_run_host(&p);
+    return tsr__host_elementwise(&p.kernel, p.host, 0);
 }
 
 tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value)

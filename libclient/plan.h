@@ -6,7 +6,7 @@
  * result dtype, devices, the out= cast, the output's shape), allocates or
  * resizes the output with TensorIterator's layout choice, orders the
  * dimensions by the operands' strides and coalesces them. Then it runs
- * the kernel where the tensors live: plan_cpu.c on the cpu (and on the
+ * the kernel where the tensors live: kernels/cpu_exec.c on the cpu (and on the
  * host mapping of host-visible accelerator memory, for copies between
  * devices), the daemon for accelerators, nothing for meta. */
 #ifndef TESSERA_LIBCLIENT_PLAN_H
@@ -65,12 +65,6 @@ tsr_status tsr__copy(tsr_tensor *dst, const tsr_tensor *src);
 
 /* t.fill_(value). */
 tsr_status tsr__fill(tsr_tensor *t, tsr_scalar value);
-
-/* Runs a plan on the host: cpu memory, or the mapping of host-visible
- * accelerator memory once the device is idle. Integer division by zero
- * is TSR_ERR_RUNTIME "ZeroDivisionError" (elements before it may be
- * written, as in PyTorch). */
-tsr_status tsr__plan_run_host(const tsr__plan *plan);
 
 /* out= with no elements and the wrong shape takes fresh's storage and
  * geometry (a new tensor of the right shape); fresh is released. */

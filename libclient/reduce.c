@@ -6,7 +6,6 @@
  * dtypes; accelerator tensors send the same descriptor to the daemon,
  * whose devices compute it in the same order (their reduction programs:
  * docs/architecture.md, "Reductions"). */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,11 +14,10 @@
 #include "kernels/cpu_reduce.h"
 #include "libclient/client.h"
 #include "libclient/plan.h"
-#include "libclient/threadpool.h"
+#include "kernels/cpu_exec.h"
 #include "tessera/ops.h"
 
 /* Below this many input elements a reduction runs on the calling thread. */
-#define PARALLEL_MIN 32768
 
 typedef struct request {
     tsr__kernel_op op;
@@ -324,77 +322,6 @@ static void coalesce(tsr__kernel *k)
         memcpy(k->operands[op].strides, st[op], sizeof(int64_t) * (size_t)n);
 }
 
-typedef struct cpu_job {
-    const tsr__reduce_walk *w;
-    void *values;
-    atomic_bool failed; /* out of memory */
-} cpu_job;
-
-static void rows_range(void *ctx, int64_t b, int64_t e)
-{
-    tsr__reduce_rows(((cpu_job *)ctx)->w, b, e);
-}
-static void columns_range(void *ctx, int64_t b, int64_t e)
-{
-    cpu_job *j = ctx;
-    void *scratch = malloc(tsr__reduce_column_scratch(j->w));
-    if (scratch == NULL) {
-        atomic_store(&j->failed, true);
-        return;
-    }
-    tsr__reduce_columns(j->w, b, e, scratch);
-    free(scratch);
-}
-static void blocks_range(void *ctx, int64_t b, int64_t e)
-{
-    cpu_job *j = ctx;
-    tsr__reduce_blocks(j->w, b, e, j->values);
-}
-static void finish_range(void *ctx, int64_t b, int64_t e)
-{
-    cpu_job *j = ctx;
-    for (int64_t o = b; o < e; o++)
-        tsr__reduce_finish(j->w, o, j->values);
-}
-
-/* Runs a reduction on the host. How the work is cut depends on the
- * threads; the bits do not (kernels/cpu_reduce.h). */
-static tsr_status run_cpu(const tsr__kernel *k, unsigned char *host[TSR__KERNEL_MAX_OPERANDS])
-{
-    for (int d = 0; d < k->ndim; d++)
-        if (k->sizes[d] == 0 && k->operands[0].strides[d] != 0)
-            return TSR_OK; /* no output element */
-    tsr__reduce_walk w;
-    tsr_status st = tsr__reduce_walk_init(&w, k, host);
-    if (st != TSR_OK || w.nout == 0)
-        return st;
-    cpu_job j = {.w = &w};
-    atomic_init(&j.failed, false);
-    int64_t R = w.R > 0 ? w.R : 1, work = w.nout * R;
-    int64_t grain = PARALLEL_MIN / R > 0 ? PARALLEL_MIN / R : 1;
-    if (work < PARALLEL_MIN && !w.columns) {
-        tsr__reduce_rows(&w, 0, w.nout);
-    } else if (w.columns) {
-        int64_t per = R * w.col_width;
-        tsr__parallel_for(w.col_units, PARALLEL_MIN / per > 0 ? PARALLEL_MIN / per : 1,
-                          columns_range, &j);
-        if (atomic_load(&j.failed))
-            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
-    } else if (!w.arg && w.nout < 4 * (int64_t)tsr__threadpool_size() &&
-               tsr__reduce_whole_blocks(&w) > 1) {
-        int64_t units = w.nout * tsr__reduce_whole_blocks(&w);
-        j.values = calloc((size_t)units, tsr__reduce_value_size(&w));
-        if (j.values == NULL)
-            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
-        tsr__parallel_for(units, 1, blocks_range, &j);
-        tsr__parallel_for(w.nout, 1, finish_range, &j);
-        free(j.values);
-    } else {
-        tsr__parallel_for(w.nout, grain, rows_range, &j);
-    }
-    return TSR_OK;
-}
-
 /* ---- the one entry of every reduction -------------------------------------- */
 
 /* The arguments, and the devices: cpu and meta compute here, the others
@@ -529,7 +456,7 @@ static tsr_status reduce(request *q, tsr_tensor **result, tsr_tensor **result2)
         if (trivial && type != TSR_DEVICE_META)
             st = tsr__fill(out, zero);
         else if (type == TSR_DEVICE_CPU)
-            st = run_cpu(&k, host);
+            st = tsr__host_reduce(&k, host, 0);
         else if (type != TSR_DEVICE_META)
             st = tsr__client_launch(q->a->storage->client, q->a->storage->device, &k);
     }

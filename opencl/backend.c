@@ -130,6 +130,7 @@ static tsr_status open_runtime(const tsr__backend_config *config, tsr__backend_r
         infos[k] = cl->devices[k];
         infos[k].host_unified_memory = config->devices[k].host_unified_memory;
         infos[k].stage_copies = config->devices[k].stage_copies;
+        infos[k].host_code = config->devices[k].host_code;
     }
     tsr__clrt_config c = {.devices = infos,
                           .count = count,
@@ -165,6 +166,8 @@ const tsr__backend tsr__opencl_backend = {
     .on_host = tsr__clrt_on_host,
     .enqueue = tsr__clrt_enqueue,
     .gemm = tsr__clrt_gemm,
+    .host_code = tsr__clrt_host_code,
+    .host_enqueue = tsr__clrt_host_enqueue,
     .worker = "tessera-kernel-worker",
     .spirv_requires = "cl_khr_il_program extension",
     .worker_device = worker_device,

@@ -57,9 +57,6 @@ typedef struct tsr__clrt_config {
     const char *cache_dir; /* NULL or "": no disk cache; created when missing */
     int notify_fd;         /* an eventfd the builder writes after each build */
     tsr__clrt_source_fn source;
-    /* Products through CLBlast and the GEMM program even on a device that
-     * is the host's CPU (tsr__clrt_gemm; tests of those paths). */
-    bool no_host_gemm;
 } tsr__clrt_config;
 
 /* Starts the builder thread; opens no device yet. */
@@ -123,11 +120,19 @@ bool tsr__clrt_copies(const tsr__clrt *rt, uint32_t ordinal);
 /* Whether the device computes on this machine's own CPUs (a CPU device
  * such as PoCL's): its kernels need the CPUs the daemon's threads use. */
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal);
-/* Whether the open device runs matrix products as native kernels through
- * the host's own code (kernels/gemm.c; see tsr__clrt_gemm): a CPU device
- * in host-unified memory whose driver runs native kernels, unless the
- * configuration's no_host_gemm says otherwise. */
-bool tsr__clrt_host_gemm(const tsr__clrt *rt, uint32_t ordinal);
+/* Whether the open device runs launches and matrix products as native
+ * kernels through the host's own code (kernels/cpu_exec.h and
+ * kernels/gemm.c; see tsr__clrt_host_enqueue and tsr__clrt_gemm): a CPU
+ * device in host-unified memory whose driver runs native kernels, where
+ * its info's host_code allows it. */
+bool tsr__clrt_host_code(const tsr__clrt *rt, uint32_t ordinal);
+/* A launch as a native kernel of the host's code (daemon/backend.h's
+ * host_enqueue), on a device where tsr__clrt_host_code holds: `kernel` is
+ * the checked kernel, whose non-scalar operands are the launch's buffers
+ * in order at its offsets (their element offsets already in them). */
+tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
+                                  const tsr__backend_launch *launch, tsr__backend_done_fn done,
+                                  void *ctx);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__backend_launch *launch, tsr__backend_done_fn done,
                              void *ctx);

@@ -2,7 +2,7 @@
  * loops they stand in for, bit for bit: the float16/bfloat16 rows, the
  * int32 + float32 rows, the conversions, the tile transpose and the
  * non-temporal copy one by one, and then whole kernels through
- * tsr__plan_run_host (libclient/plan_cpu.c, compiled into this test) with
+ * tsr__host_elementwise (kernels/cpu_exec.c) with
  * the fast paths on and off: transposed inputs in packed tiles,
  * channels-last copies, broadcasts, mixed dtypes and streamed outputs, on
  * two threads. Inputs are random bits mixed with the values where
@@ -18,7 +18,7 @@
 #include "core/kernel.h"
 #include "kernels/cpu_fast.h"
 #include "kernels/kernels.h"
-#include "libclient/plan.h"
+#include "kernels/cpu_exec.h"
 #include "tessera/convert.h"
 #include "test.h"
 
@@ -521,18 +521,18 @@ static void check_kernel(const char *what, tsr__kernel_op op, tsr_dtype common, 
                          const int64_t *sizes, int nops, const operand_spec *ops, double alpha,
                          int64_t zeros)
 {
-    tsr__plan p;
+    struct {
+        tsr__kernel kernel;
+        unsigned char *host[TSR__KERNEL_MAX_OPERANDS];
+    } p;
     memset(&p, 0, sizeof p);
     tsr__kernel *k = &p.kernel;
     k->op = op;
     k->common = common;
     k->ndim = ndim;
     k->noperands = (uint32_t)nops;
-    p.numel = 1;
-    for (int d = 0; d < ndim; d++) {
+    for (int d = 0; d < ndim; d++)
         k->sizes[d] = sizes[d];
-        p.numel *= sizes[d];
-    }
     unsigned char *store[TSR__KERNEL_MAX_OPERANDS] = {NULL};
     size_t bytes[TSR__KERNEL_MAX_OPERANDS] = {0};
     for (int i = 0; i < nops; i++) {
@@ -573,15 +573,15 @@ static void check_kernel(const char *what, tsr__kernel_op op, tsr_dtype common, 
 
     tsr__cpu_fast_enable(true);
     tsr__cpu_stream_threshold_set(1);
-    tsr_status st_fast = tsr__plan_run_host(&p);
+    tsr_status st_fast = tsr__host_elementwise(&p.kernel, p.host, 0);
     memcpy(fast, store[0], bytes[0]);
     memcpy(store[0], before, bytes[0]);
     tsr__cpu_stream_threshold_set(0);
-    tsr_status st_fast2 = tsr__plan_run_host(&p);
+    tsr_status st_fast2 = tsr__host_elementwise(&p.kernel, p.host, 0);
     memcpy(fast2, store[0], bytes[0]);
     memcpy(store[0], before, bytes[0]);
     tsr__cpu_fast_enable(false);
-    tsr_status st_ref = tsr__plan_run_host(&p);
+    tsr_status st_ref = tsr__host_elementwise(&p.kernel, p.host, 0);
     tsr__cpu_fast_enable(true);
 
     ASSERT_EQ(st_fast, st_ref);

@@ -16,6 +16,11 @@
  *     staged copies) for float32, float16 and int8, besides the host's
  *     shared memory;
  *   - a dtype the cpu computes no product in (uint16): TSR_ERR_NOT_SUPPORTED.
+ * Where the native kernels run, launches do too (tsr__clrt_host_enqueue):
+ * an add with a transposed input and a max with a dim (values and
+ * positions), every operand in a buffer of its own at an offset, give the
+ * bits of the cpu's own walk (kernels/cpu_exec.h) over copies of the same
+ * memory.
  * Results are not bit-identical to any other library's: CLBlast sums in
  * an order of its own; the bound is a few units of the dtype's rounding
  * per term. */
@@ -31,6 +36,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "kernels/cpu_exec.h"
 #include "kernels/launch.h"
 #include "opencl/runtime.h"
 #include "opencl/source.h"
@@ -69,14 +75,14 @@ static void open_runtime(cl_platform_id platform, bool copies, bool staged, bool
     clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
     info.host_unified_memory = unified && !copies;
     info.stage_copies = staged;
+    info.host_code = host_gemm;
     cl_device_type type = 0;
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     info.cl_device_type = type;
     tsr__clrt_config config = {.devices = &info,
                                .count = 1,
                                .notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC),
-                               .source = source_of,
-                               .no_host_gemm = !host_gemm};
+                               .source = source_of};
     ASSERT_OK(tsr__clrt_create(&config, &rt));
     tsr__kernel_key any = tsr__kernel_generic_key(TSR_FLOAT32);
     tsr__clrt_program *p = tsr__clrt_program_get(rt, 0, &any, TSR__BUILD_NOW);
@@ -88,7 +94,7 @@ static void open_runtime(cl_platform_id platform, bool copies, bool staged, bool
     cl_device_exec_capabilities exec = 0;
     clGetDeviceInfo(dev, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof exec, &exec, NULL);
     bool native = unified && !copies && (type & CL_DEVICE_TYPE_CPU) && (exec & CL_EXEC_NATIVE_KERNEL);
-    ASSERT_EQ(tsr__clrt_host_gemm(rt, 0), host_gemm && native);
+    ASSERT_EQ(tsr__clrt_host_code(rt, 0), host_gemm && native);
 }
 
 /* The GEMM program of dt, built (the daemon asks for it before a
@@ -344,7 +350,7 @@ static void run_all(bool every_dtype)
         bool wide = dts[d] == TSR_FLOAT64 || dts[d] == TSR_COMPLEX128;
         if (wide && !has_fp64)
             continue;
-        if (tsr__kernel_gemm_has(dts[d]) && !tsr__clrt_host_gemm(rt, 0))
+        if (tsr__kernel_gemm_has(dts[d]) && !tsr__clrt_host_code(rt, 0))
             build_gemm_program(dts[d]); /* the native kernel needs no program */
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
             for (int flags = 0; flags < 8; flags++) {
@@ -357,6 +363,82 @@ static void run_all(bool every_dtype)
     tsr__backend_gemm g = {.dtype = TSR_UINT16, .batch = 1, .m = 2, .n = 2, .k = 1};
     ASSERT_FAIL(tsr__clrt_gemm(rt, 0, &g, on_done, NULL), TSR_ERR_NOT_SUPPORTED,
                 "matrix products in uint16 on opencl devices are not available");
+}
+
+/* A launch through tsr__clrt_host_enqueue over three buffers of its own
+ * (bytes[b] each, operand b at byte offset offs[b]) against
+ * tsr__host_elementwise/tsr__host_reduce over copies of them. */
+static void host_launch_case(const char *what, const tsr__kernel *k, const size_t bytes[3],
+                             const uint64_t offs[3])
+{
+    unsigned char *mem[3], *ref[3];
+    void *buffers[3];
+    tsr__backend_launch l = {.nbuffers = 3};
+    unsigned char *host[TSR__KERNEL_MAX_OPERANDS] = {NULL};
+    for (int b = 0; b < 3; b++) {
+        mem[b] = aligned_alloc(4096, (bytes[b] + 4095) / 4096 * 4096);
+        ref[b] = malloc(bytes[b]);
+        for (size_t i = 0; i < bytes[b]; i++)
+            mem[b][i] = (unsigned char)(test_next_u64(&rng) >> 56);
+        /* finite floats: an exponent byte below 0x7f in every element */
+        for (size_t i = 3; i < bytes[b]; i += 4)
+            mem[b][i] &= 0x4f;
+        memcpy(ref[b], mem[b], bytes[b]);
+        ASSERT_OK(tsr__clrt_buffer(rt, 0, mem[b], bytes[b], &buffers[b]));
+        l.buffers[b] = buffers[b];
+        l.offsets[b] = offs[b];
+        host[b] = ref[b] + offs[b];
+    }
+    tsr__kernel at = *k; /* the cpu's walk: offsets in host[], as the daemon gives them */
+    for (uint32_t i = 0; i < at.noperands; i++)
+        at.operands[i].offset = 0;
+    bool reduce = tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE);
+    ASSERT_OK(reduce ? tsr__host_reduce(&at, host, 1) : tsr__host_elementwise(&at, host, 1));
+    completion c = {.status = TSR_OK};
+    atomic_init(&c.done, 0);
+    tsr_status st = tsr__clrt_host_enqueue(rt, 0, &at, &l, on_done, &c);
+    ASSERT_OK(st);
+    while (st == TSR_OK && !atomic_load(&c.done))
+        sched_yield();
+    ASSERT_OK(c.status);
+    for (int b = 0; b < 3; b++) {
+        if (memcmp(mem[b], ref[b], bytes[b]) != 0) {
+            fprintf(stderr, "host launch %s: buffer %d differs from the cpu's walk\n", what, b);
+            ASSERT_TRUE(false);
+        }
+        tsr__clrt_buffer_release(buffers[b]);
+        free(mem[b]);
+        free(ref[b]);
+    }
+}
+
+static void check_host_launches(void)
+{
+    /* out[i][j] = a[j][i] + 2 * b[i][j]: 37 x 300 float32, a transposed */
+    tsr__kernel add = {.op = TSR__KOP_ADD, .common = TSR_FLOAT32, .ndim = 2, .noperands = 3,
+                       .sizes = {37, 300}};
+    float two = 2.0f;
+    memcpy(add.alpha, &two, sizeof two);
+    const int64_t add_strides[3][2] = {{300, 1}, {1, 37}, {300, 1}};
+    for (int i = 0; i < 3; i++) {
+        add.operands[i].dtype = TSR_FLOAT32;
+        memcpy(add.operands[i].strides, add_strides[i], sizeof add_strides[i]);
+    }
+    const size_t add_bytes[3] = {37 * 300 * 4 + 64, 37 * 300 * 4 + 64, 37 * 300 * 4 + 64};
+    const uint64_t add_offs[3] = {20, 4, 64};
+    host_launch_case("add", &add, add_bytes, add_offs);
+    /* values and positions of the max along dim 1 of 64 x 1000 float32 */
+    tsr__kernel mx = {.op = TSR__KOP_MAX_DIM, .common = TSR_FLOAT32, .ndim = 2, .noperands = 3,
+                      .sizes = {64, 1000}};
+    const int64_t mx_strides[3][2] = {{1, 0}, {1000, 1}, {1, 0}};
+    const uint32_t mx_dtypes[3] = {TSR_FLOAT32, TSR_FLOAT32, TSR_INT64};
+    for (int i = 0; i < 3; i++) {
+        mx.operands[i].dtype = mx_dtypes[i];
+        memcpy(mx.operands[i].strides, mx_strides[i], sizeof mx_strides[i]);
+    }
+    const size_t mx_bytes[3] = {64 * 4 + 8, 64 * 1000 * 4, 64 * 8 + 8};
+    const uint64_t mx_offs[3] = {8, 0, 8};
+    host_launch_case("max with a dim", &mx, mx_bytes, mx_offs);
 }
 
 int main(void)
@@ -376,6 +458,8 @@ int main(void)
     const char *modes = getenv("TSR_TEST_GEMM_MODES");
     for (int mode = 0; mode < (modes ? atoi(modes) : 4); mode++) {
         open_runtime(platform, mode > 1, mode == 3, mode == 0);
+        if (tsr__clrt_host_code(rt, 0))
+            check_host_launches();
         run_all(mode <= 1);
         tsr__clrt_destroy(rt);
         rt = NULL;

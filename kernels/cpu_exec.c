@@ -1,4 +1,5 @@
-/* Running a planned kernel on the host (tsr__plan_run_host).
+/* Running an elementwise kernel on the host (tsr__host_elementwise): the
+ * cpu device's, and the daemon's on a device that is this machine's CPU.
  *
  * The coalesced iteration space is cut into units: a unit is a block of
  * the two innermost dimensions (a row, or ROW_UNIT elements of a longer
@@ -35,8 +36,8 @@
 #include "core/error.h"
 #include "kernels/cpu_fast.h"
 #include "kernels/kernels.h"
-#include "libclient/plan.h"
-#include "libclient/threadpool.h"
+#include "kernels/cpu_exec.h"
+#include "kernels/threadpool.h"
 
 #define BLOCK 1024
 #define TILE 64
@@ -58,7 +59,8 @@
 #define ELEMENT_MAX 16
 
 typedef struct exec {
-    const tsr__plan *plan;
+    const tsr__kernel *kernel;
+    unsigned char *const *host; /* each operand's storage base */
     tsr__kernel_row row;
     int nops;
     bool convert;                          /* some operand's dtype differs from the common one */
@@ -79,7 +81,7 @@ typedef struct exec {
 /* Element pointer of operand k at element index `at` (in its dtype). */
 static unsigned char *at_element(const exec *x, int k, int64_t at)
 {
-    const tsr__kernel *kernel = &x->plan->kernel;
+    const tsr__kernel *kernel = x->kernel;
     const tsr__kernel_operand *o = &kernel->operands[k];
     if (o->flags & TSR__KOPERAND_SCALAR) {
         /* the first scalar input's value is in `scalar`, a second's in
@@ -89,7 +91,7 @@ static unsigned char *at_element(const exec *x, int k, int64_t at)
                 return (unsigned char *)kernel->alpha;
         return (unsigned char *)kernel->scalar;
     }
-    return x->plan->host[k] + (o->offset + at) * (int64_t)x->size[k];
+    return x->host[k] + (o->offset + at) * (int64_t)x->size[k];
 }
 
 /* Moves n elements of `size` bytes between a strided place and a packed
@@ -122,8 +124,8 @@ static tsr_status convert(const void *src, tsr_dtype src_dtype, void *dst, tsr_d
 static tsr_status store_block(const exec *x, const unsigned char *result, unsigned char *staging,
                               unsigned char *out, int64_t step, int64_t m)
 {
-    tsr_dtype common = (tsr_dtype)x->plan->kernel.common;
-    tsr_dtype dt = (tsr_dtype)x->plan->kernel.operands[0].dtype;
+    tsr_dtype common = (tsr_dtype)x->kernel->common;
+    tsr_dtype dt = (tsr_dtype)x->kernel->operands[0].dtype;
     if (step == 1)
         return convert(result, common, out, dt, (size_t)m);
     tsr_status st = convert(result, common, staging, dt, (size_t)m);
@@ -136,7 +138,7 @@ static tsr_status store_block(const exec *x, const unsigned char *result, unsign
  * cpu_fast.c has the loop (a scalar input is already float32). */
 static bool mixed_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     if (x->nops != 3 || k->common != TSR_FLOAT32 || k->operands[0].dtype != TSR_FLOAT32 ||
         step[0] != 1)
         return false;
@@ -161,7 +163,7 @@ static bool float32_input(const tsr__kernel *k, int i)
  * where the operands step by one (bool_row). */
 static bool bool_kernel(const exec *x)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     if (k->common != TSR_FLOAT32 || !tsr__cpu_fast_enabled())
         return false;
     if (k->op == TSR__KOP_WHERE)
@@ -177,7 +179,7 @@ static bool bool_kernel(const exec *x)
  * the caches with `stream`; false elsewhere. */
 static bool bool_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n, bool stream)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     if (!x->bool_kernel || step[0] != 1)
         return false;
     if (k->op == TSR__KOP_WHERE)
@@ -192,7 +194,7 @@ static bool bool_row(const exec *x, unsigned char **p, const int64_t *step, int6
 static tsr_status convert_row(exec *x, unsigned char **p, const int64_t *step, int64_t n,
                               int64_t *written)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     tsr_dtype common = (tsr_dtype)k->common;
     *written = n;
     if (mixed_row(x, p, step, n) || bool_row(x, p, step, n, false))
@@ -251,7 +253,7 @@ static tsr_status compute_row(exec *x, unsigned char **p, const int64_t *step, i
 {
     if (x->convert)
         return convert_row(x, p, step, n, written);
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     int64_t bytes[TSR__KERNEL_MAX_OPERANDS] = {0};
     for (int op = 0; op < x->nops; op++)
         bytes[op] = step[op] * (int64_t)x->size[op];
@@ -274,7 +276,7 @@ static tsr_status compute_row(exec *x, unsigned char **p, const int64_t *step, i
  * one pass. */
 static bool stream_op_row(const exec *x, unsigned char **p, const int64_t *step, int64_t n)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     if (x->convert || x->nops != 3)
         return false;
     int op = tsr__cpu_fast_op_of((tsr__kernel_op)k->op, (tsr_dtype)k->common, k->alpha);
@@ -289,15 +291,15 @@ static bool stream_op_row(const exec *x, unsigned char **p, const int64_t *step,
 static tsr_status stream_row(exec *x, unsigned char **p, const int64_t *step, int64_t n)
 {
     int64_t size = (int64_t)x->size[0];
-    if (x->plan->kernel.op == TSR__KOP_COPY && !x->convert && step[1] == 1) {
+    if (x->kernel->op == TSR__KOP_COPY && !x->convert && step[1] == 1) {
         tsr__cpu_stream_store(p[0], p[1], (size_t)(n * size));
         return TSR_OK;
     }
     if (stream_op_row(x, p, step, n) || bool_row(x, p, step, n, true))
         return TSR_OK;
     if (!x->convert && x->nops == 2 && step[1] == 1 &&
-        tsr__cpu_fast_stream_unary((tsr__kernel_op)x->plan->kernel.op,
-                                   (tsr_dtype)x->plan->kernel.common, p[0], p[1], n))
+        tsr__cpu_fast_stream_unary((tsr__kernel_op)x->kernel->op,
+                                   (tsr_dtype)x->kernel->common, p[0], p[1], n))
         return TSR_OK;
     _Alignas(64) unsigned char buf[STREAM_BYTES];
     int64_t chunk = STREAM_BYTES / size;
@@ -327,7 +329,7 @@ static tsr_status run_row(exec *x, unsigned char **p, const int64_t *step, int64
  * its columns with a larger one. */
 static bool packs(const exec *x, int op)
 {
-    const tsr__kernel_operand *o = &x->plan->kernel.operands[op];
+    const tsr__kernel_operand *o = &x->kernel->operands[op];
     int d0 = x->ndim - 1, d1 = x->ndim - 2;
     return op > 0 && !(o->flags & TSR__KOPERAND_SCALAR) && o->strides[d1] == 1 &&
            o->strides[d0] > 1;
@@ -343,7 +345,7 @@ static tsr_status run_packed_tile(exec *x, unsigned char *scratch, unsigned char
                                   const int64_t *step, const int64_t *step1, int64_t rows,
                                   int64_t cols)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     if (k->op == TSR__KOP_COPY && packs(x, 1)) {
         tsr__cpu_transpose(p[0], step1[0], p[1], step[1], rows, cols, x->size[0]);
         return TSR_OK;
@@ -385,7 +387,7 @@ static tsr_status run_packed_tile(exec *x, unsigned char *scratch, unsigned char
 /* Unit u: its outer index, then its block along dim ndim-2 and ndim-1. */
 static tsr_status run_unit(exec *x, unsigned char *scratch, int64_t u)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     int64_t j = u % x->b0, rest = u / x->b0;
     int64_t i = rest % x->b1, outer = rest / x->b1;
     if (x->packed) {
@@ -476,7 +478,7 @@ static int64_t stream_min_bytes(void)
  * of stream_row would only slow down. */
 static bool writes_most(const exec *x)
 {
-    const tsr__kernel *k = &x->plan->kernel;
+    const tsr__kernel *k = x->kernel;
     /* One input and one output (a unary operation): a copy's traffic,
      * which a copy of this size sends around the caches too (the store
      * would otherwise read each output line first). */
@@ -512,11 +514,14 @@ static bool wants_tiles(const tsr__kernel *k)
     return false;
 }
 
-tsr_status tsr__plan_run_host(const tsr__plan *plan)
+tsr_status tsr__host_elementwise(const tsr__kernel *k,
+                                 unsigned char *const host[TSR__KERNEL_MAX_OPERANDS], int threads)
 {
-    const tsr__kernel *k = &plan->kernel;
     tsr_dtype common = (tsr_dtype)k->common;
-    exec x = {.plan = plan, .nops = (int)k->noperands, .ndim = k->ndim};
+    exec x = {.kernel = k, .host = host, .nops = (int)k->noperands, .ndim = k->ndim};
+    int64_t numel = 1;
+    for (int d = 0; d < k->ndim; d++)
+        numel *= k->sizes[d];
     x.row = tsr__kernel_row_for((tsr__kernel_op)k->op, common);
     tsr_status st = tsr__kernel_check_compute((tsr__kernel_op)k->op, common);
     if (st != TSR_OK)
@@ -541,7 +546,7 @@ tsr_status tsr__plan_run_host(const tsr__plan *plan)
     x.packed = tiles && !x.convert && !may_stop && tsr__cpu_fast_enabled();
     x.stream = k->op != TSR__KOP_FILL && k->ndim >= 1 && k->operands[0].strides[k->ndim - 1] == 1 &&
                writes_most(&x) && tsr__cpu_fast_enabled() && tsr__cpu_stream_available() &&
-               plan->numel * (int64_t)x.size[0] >= stream_min_bytes();
+               numel * (int64_t)x.size[0] >= stream_min_bytes();
     if (x.packed) {
         /* Larger tiles: each operand is read in runs of t0 or t1 elements. */
         x.t1 = PACK_ROWS;
@@ -557,11 +562,11 @@ tsr_status tsr__plan_run_host(const tsr__plan *plan)
         outer *= k->sizes[d];
     int64_t units = outer * x.b1 * x.b0;
     atomic_init(&x.bad, 0);
-    if (plan->numel < PARALLEL_MIN) {
+    if (numel < PARALLEL_MIN) {
         run_units(&x, 0, units);
     } else {
         int64_t per_unit = x.t0 * x.t1;
-        tsr__parallel_for(units, per_unit >= 8192 ? 1 : 8192 / per_unit, run_units, &x);
+        tsr__parallel_for_on(threads, units, per_unit >= 8192 ? 1 : 8192 / per_unit, run_units, &x);
     }
     if (atomic_load(&x.bad))
         return tsr__fail(TSR_ERR_RUNTIME, "ZeroDivisionError");

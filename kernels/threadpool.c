@@ -3,7 +3,7 @@
  * is left, and the caller waits until the last chunk has finished and no
  * worker still holds the job. Workers sleep on a condition variable keyed
  * by a job generation number. */
-#include "libclient/threadpool.h"
+#include "kernels/threadpool.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "core/cgroup.h"
-#include "tessera/ops.h"
 
 #define MAX_THREADS 16
 
@@ -24,6 +23,7 @@ typedef struct job {
     tsr__range_fn fn;
     void *ctx;
     int64_t n, chunk, nchunks;
+    int helpers; /* workers that may take part */
     atomic_llong next;
     atomic_llong done;
 } job;
@@ -71,8 +71,10 @@ static void *worker(void *arg)
             pthread_cond_wait(&pool.wake, &pool.lock);
         seen = pool.generation;
         job *j = pool.current;
-        if (j)
+        if (j && pool.active < j->helpers)
             pool.active++;
+        else
+            j = NULL;
         pthread_mutex_unlock(&pool.lock);
         if (!j)
             continue;
@@ -210,18 +212,20 @@ int tsr__threadpool_size(void)
     return pool.size;
 }
 
-int tsr_get_num_threads(void)
+void tsr__parallel_for(int64_t n, int64_t grain, tsr__range_fn fn, void *ctx)
 {
-    return tsr__threadpool_size();
+    tsr__parallel_for_on(0, n, grain, fn, ctx);
 }
 
-void tsr__parallel_for(int64_t n, int64_t grain, tsr__range_fn fn, void *ctx)
+void tsr__parallel_for_on(int limit, int64_t n, int64_t grain, tsr__range_fn fn, void *ctx)
 {
     if (n <= 0)
         return;
     if (grain < 1)
         grain = 1;
     int threads = n > grain ? tsr__threadpool_size() : 1;
+    if (limit > 0 && limit < threads)
+        threads = limit;
     if (threads == 1 || atomic_flag_test_and_set(&pool.busy)) {
         fn(ctx, 0, n);
         return;
@@ -229,7 +233,12 @@ void tsr__parallel_for(int64_t n, int64_t grain, tsr__range_fn fn, void *ctx)
     /* A few chunks per thread evens out uneven speeds. */
     int64_t chunk = (n + 4 * threads - 1) / (4 * threads);
     chunk = chunk < grain ? grain : chunk;
-    job j = {.fn = fn, .ctx = ctx, .n = n, .chunk = chunk, .nchunks = (n + chunk - 1) / chunk};
+    job j = {.fn = fn,
+             .ctx = ctx,
+             .n = n,
+             .chunk = chunk,
+             .nchunks = (n + chunk - 1) / chunk,
+             .helpers = threads - 1};
     atomic_init(&j.next, 0);
     atomic_init(&j.done, 0);
     pthread_mutex_lock(&pool.lock);
