@@ -215,7 +215,8 @@ typedef struct tsr__backend {
      * while it is not open yet; NULL: never), host_enqueue enqueues one.
      * `kernel` is the checked kernel; its non-scalar operands are the
      * launch's buffers in order, at the launch's offsets, which hold their
-     * element offsets. No program is needed; the bits are the programs'.
+     * element offsets; its pieces are tsr__host_pieces' (kernels/
+     * cpu_exec.h). No program is needed; the bits are the programs'.
      * On failure nothing was enqueued and `done` is not called. */
     bool (*host_code)(const tsr__backend_runtime *rt, uint32_t device);
     tsr_status (*host_enqueue)(tsr__backend_runtime *rt, uint32_t device, const tsr__kernel *kernel,

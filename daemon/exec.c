@@ -21,6 +21,7 @@
 #include "daemon/memory.h"
 #include "daemon/share.h"
 #include "daemon/backend.h"
+#include "kernels/cpu_exec.h"
 #include "kernels/launch.h"
 typedef struct job {
     struct tsr__executor *x;       /* its executor */
@@ -978,8 +979,13 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         return st;
     /* On a device that runs host code, the launch needs no program (and
      * gives the same bits as one: which it takes may change as the device
-     * opens). */
-    bool host = x->be->host_code && x->be->host_code(x->rt, queue);
+     * opens). An integer division stays on its program, which computes
+     * every element a zero divisor leaves (the host's walk stops at the
+     * first, as the cpu device's does). */
+    bool zero_check = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
+                      !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
+                      !tsr_dtype_is_complex((tsr_dtype)k->common);
+    bool host = x->be->host_code && x->be->host_code(x->rt, queue) && !zero_check;
     bool generic = false;
     tsr__backend_program *program = host ? NULL : program_for(x, queue, k, &key, &generic);
     if (!host && !program)
@@ -994,17 +1000,20 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     if (host)
         j->kernel = *k;
     tsr__backend_launch *l = &j->launch;
-    l->check_status = (tsr__kernel_ops[k->op].flags & TSR__KOPF_ZERO_CHECK) &&
-                      !tsr_dtype_is_floating_point((tsr_dtype)k->common) &&
-                      !tsr_dtype_is_complex((tsr_dtype)k->common);
+    l->check_status = zero_check;
     l->second_output = tsr__kernel_op_has(k->op, TSR__KOPF_INDICES);
     memcpy(l->scalar, k->scalar, sizeof l->scalar);
     memcpy(l->alpha, k->alpha, sizeof l->alpha);
     /* The walk comes from the checked kernel alone: it visits exactly the
      * elements of the index space whose regions were checked. */
-    if (!host)
+    if (host) { /* pieces of the host's walk, a turn each */
+        int dim;
+        int64_t rows;
+        l->geometry.pieces = tsr__host_pieces(k, &dim, &rows);
+    } else {
         tsr__kernel_launch_geometry(k, x->be->compute_units(x->rt, queue), x->stream_bytes,
                                     &l->geometry);
+    }
     if (l->geometry.pieces > MAX_PIECES) {
         tsr_status refused =
             tsr__fail(TSR_ERR_NOT_SUPPORTED,

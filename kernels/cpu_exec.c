@@ -572,3 +572,37 @@ tsr_status tsr__host_elementwise(const tsr__kernel *k,
         return tsr__fail(TSR_ERR_RUNTIME, "ZeroDivisionError");
     return TSR_OK;
 }
+
+uint64_t tsr__host_pieces(const tsr__kernel *k, int *dim, int64_t *rows)
+{
+    *dim = -1;
+    *rows = 1;
+    if (tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE))
+        return 1;
+    int64_t numel = 1;
+    for (int d = 0; d < k->ndim; d++)
+        numel *= k->sizes[d];
+    if (numel <= (int64_t)TSR__KERNEL_PIECE_ELEMENTS)
+        return 1;
+    for (int d = 0; d < k->ndim && *dim < 0; d++)
+        if (k->sizes[d] > 1)
+            *dim = d;
+    int64_t slab = numel / k->sizes[*dim]; /* elements under one index */
+    *rows = (int64_t)TSR__KERNEL_PIECE_ELEMENTS / slab;
+    if (*rows < 1)
+        *rows = 1;
+    return (uint64_t)((k->sizes[*dim] + *rows - 1) / *rows);
+}
+
+void tsr__host_piece(const tsr__kernel *k, int dim, int64_t rows, uint64_t index,
+                     tsr__kernel *piece)
+{
+    *piece = *k;
+    if (dim < 0)
+        return;
+    int64_t first = (int64_t)index * rows;
+    piece->sizes[dim] = k->sizes[dim] - first < rows ? k->sizes[dim] - first : rows;
+    for (uint32_t i = 0; i < k->noperands; i++)
+        if (!(k->operands[i].flags & TSR__KOPERAND_SCALAR))
+            piece->operands[i].offset += first * k->operands[i].strides[dim];
+}

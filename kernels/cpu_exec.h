@@ -21,6 +21,20 @@
 tsr_status tsr__host_elementwise(const tsr__kernel *k,
                                  unsigned char *const host[TSR__KERNEL_MAX_OPERANDS], int threads);
 
+/* Where a host run is cut into pieces (the daemon gives a device's queue
+ * one piece of a long launch per turn): an elementwise kernel along its
+ * outermost dimension of more than one element, in runs of *rows
+ * indices holding about TSR__KERNEL_PIECE_ELEMENTS elements (at least
+ * one index). Returns the number of pieces, 1 where nothing is cut (a
+ * reduction runs whole: a piece of its outputs would read its input in
+ * shorter runs). */
+uint64_t tsr__host_pieces(const tsr__kernel *k, int *dim, int64_t *rows);
+
+/* Piece `index` of such a cut: k over indices [index * rows, ...) of
+ * `dim`, its operands' element offsets moved there. */
+void tsr__host_piece(const tsr__kernel *k, int dim, int64_t rows, uint64_t index,
+                     tsr__kernel *piece);
+
 /* A reduction (TSR__KOPF_REDUCE), as kernels/cpu_reduce.h walks it. */
 tsr_status tsr__host_reduce(const tsr__kernel *k, unsigned char *const host[TSR__KERNEL_MAX_OPERANDS],
                             int threads);

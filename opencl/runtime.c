@@ -1463,15 +1463,27 @@ typedef struct host_launch {
     tsr__kernel kernel; /* its operands' element offsets are in `host` */
     unsigned char *host[TSR__KERNEL_MAX_OPERANDS];
     int threads;
+    uint64_t first, count; /* the pieces to run (tsr__host_pieces) */
     void *seen[TSR__KERNEL_MAX_OPERANDS];
 } host_launch;
 
 static void CL_CALLBACK run_host_launch(void *data)
 {
     host_launch *h = data; /* the driver's copy */
-    host_failed(h->job, tsr__kernel_op_has(h->kernel.op, TSR__KOPF_REDUCE)
-                            ? tsr__host_reduce(&h->kernel, h->host, h->threads)
-                            : tsr__host_elementwise(&h->kernel, h->host, h->threads));
+    if (tsr__kernel_op_has(h->kernel.op, TSR__KOPF_REDUCE)) {
+        host_failed(h->job, tsr__host_reduce(&h->kernel, h->host, h->threads));
+        return;
+    }
+    int dim;
+    int64_t rows;
+    tsr__host_pieces(&h->kernel, &dim, &rows);
+    tsr_status st = TSR_OK;
+    for (uint64_t p = h->first; p < h->first + h->count && st == TSR_OK; p++) {
+        tsr__kernel piece;
+        tsr__host_piece(&h->kernel, dim, rows, p, &piece);
+        st = tsr__host_elementwise(&piece, h->host, h->threads);
+    }
+    host_failed(h->job, st);
 }
 
 tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
@@ -1492,6 +1504,16 @@ tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__ke
     h->job = job;
     h->kernel = *kernel;
     h->threads = d->info.compute_units ? (int)d->info.compute_units : 1;
+    int dim;
+    int64_t rows;
+    uint64_t pieces = tsr__host_pieces(kernel, &dim, &rows);
+    h->first = launch->piece_count ? launch->first_piece : 0;
+    h->count = launch->piece_count ? launch->piece_count : pieces;
+    if (h->first > pieces || h->count > pieces - h->first) {
+        free(h);
+        free(job);
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a host launch's pieces are out of range");
+    }
     native_mems m = {.count = 0};
     uint32_t b = 0;
     for (uint32_t i = 0; i < kernel->noperands; i++) {

@@ -129,7 +129,8 @@ bool tsr__clrt_host_code(const tsr__clrt *rt, uint32_t ordinal);
 /* A launch as a native kernel of the host's code (daemon/backend.h's
  * host_enqueue), on a device where tsr__clrt_host_code holds: `kernel` is
  * the checked kernel, whose non-scalar operands are the launch's buffers
- * in order at its offsets (their element offsets already in them). */
+ * in order at its offsets (their element offsets already in them); the
+ * launch's pieces are those of tsr__host_pieces (0 and 0: all). */
 tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
                                   const tsr__backend_launch *launch, tsr__backend_done_fn done,
                                   void *ctx);

@@ -17,10 +17,10 @@
  *     shared memory;
  *   - a dtype the cpu computes no product in (uint16): TSR_ERR_NOT_SUPPORTED.
  * Where the native kernels run, launches do too (tsr__clrt_host_enqueue):
- * an add with a transposed input and a max with a dim (values and
- * positions), every operand in a buffer of its own at an offset, give the
- * bits of the cpu's own walk (kernels/cpu_exec.h) over copies of the same
- * memory.
+ * an add with a transposed input, a uint8 add of two pieces enqueued one
+ * by one, and a max with a dim (values and positions), every operand in
+ * a buffer of its own at an offset, give the bits of the cpu's own walk
+ * (kernels/cpu_exec.h) over copies of the same memory.
  * Results are not bit-identical to any other library's: CLBlast sums in
  * an order of its own; the bound is a few units of the dtype's rounding
  * per term. */
@@ -369,7 +369,7 @@ static void run_all(bool every_dtype)
  * (bytes[b] each, operand b at byte offset offs[b]) against
  * tsr__host_elementwise/tsr__host_reduce over copies of them. */
 static void host_launch_case(const char *what, const tsr__kernel *k, const size_t bytes[3],
-                             const uint64_t offs[3])
+                             const uint64_t offs[3], bool by_piece)
 {
     unsigned char *mem[3], *ref[3];
     void *buffers[3];
@@ -394,13 +394,23 @@ static void host_launch_case(const char *what, const tsr__kernel *k, const size_
         at.operands[i].offset = 0;
     bool reduce = tsr__kernel_op_has(k->op, TSR__KOPF_REDUCE);
     ASSERT_OK(reduce ? tsr__host_reduce(&at, host, 1) : tsr__host_elementwise(&at, host, 1));
-    completion c = {.status = TSR_OK};
-    atomic_init(&c.done, 0);
-    tsr_status st = tsr__clrt_host_enqueue(rt, 0, &at, &l, on_done, &c);
-    ASSERT_OK(st);
-    while (st == TSR_OK && !atomic_load(&c.done))
-        sched_yield();
-    ASSERT_OK(c.status);
+    int dim;
+    int64_t rows;
+    uint64_t pieces = tsr__host_pieces(&at, &dim, &rows);
+    if (by_piece)
+        ASSERT_TRUE(pieces > 1);
+    /* all at once, or a piece per enqueue as the daemon's turns give them */
+    for (uint64_t p = 0; p < (by_piece ? pieces : 1); p++) {
+        l.first_piece = by_piece ? p : 0;
+        l.piece_count = by_piece ? 1 : 0;
+        completion c = {.status = TSR_OK};
+        atomic_init(&c.done, 0);
+        tsr_status st = tsr__clrt_host_enqueue(rt, 0, &at, &l, on_done, &c);
+        ASSERT_OK(st);
+        while (st == TSR_OK && !atomic_load(&c.done))
+            sched_yield();
+        ASSERT_OK(c.status);
+    }
     for (int b = 0; b < 3; b++) {
         if (memcmp(mem[b], ref[b], bytes[b]) != 0) {
             fprintf(stderr, "host launch %s: buffer %d differs from the cpu's walk\n", what, b);
@@ -426,7 +436,19 @@ static void check_host_launches(void)
     }
     const size_t add_bytes[3] = {37 * 300 * 4 + 64, 37 * 300 * 4 + 64, 37 * 300 * 4 + 64};
     const uint64_t add_offs[3] = {20, 4, 64};
-    host_launch_case("add", &add, add_bytes, add_offs);
+    host_launch_case("add", &add, add_bytes, add_offs, false);
+    /* uint8 x + 3 * y over 5 x 1Mi elements: two pieces, one enqueue each */
+    tsr__kernel big = {.op = TSR__KOP_ADD, .common = TSR_UINT8, .ndim = 2, .noperands = 3,
+                       .sizes = {5, 1 << 20}};
+    int64_t three = 3;
+    memcpy(big.alpha, &three, sizeof three);
+    for (int i = 0; i < 3; i++) {
+        big.operands[i].dtype = TSR_UINT8;
+        big.operands[i].strides[0] = 1 << 20;
+        big.operands[i].strides[1] = 1;
+    }
+    const size_t big_bytes[3] = {(5 << 20) + 64, (5 << 20) + 64, (5 << 20) + 64};
+    host_launch_case("uint8 add in pieces", &big, big_bytes, add_offs, true);
     /* values and positions of the max along dim 1 of 64 x 1000 float32 */
     tsr__kernel mx = {.op = TSR__KOP_MAX_DIM, .common = TSR_FLOAT32, .ndim = 2, .noperands = 3,
                       .sizes = {64, 1000}};
@@ -438,7 +460,7 @@ static void check_host_launches(void)
     }
     const size_t mx_bytes[3] = {64 * 4 + 8, 64 * 1000 * 4, 64 * 8 + 8};
     const uint64_t mx_offs[3] = {8, 0, 8};
-    host_launch_case("max with a dim", &mx, mx_bytes, mx_offs);
+    host_launch_case("max with a dim", &mx, mx_bytes, mx_offs, false);
 }
 
 int main(void)
