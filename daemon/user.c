@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -207,6 +209,18 @@ static program *program_by_wid(tsr__server *server, uint32_t wid)
     return NULL;
 }
 
+/* Tells a session's client that one of its builds ended: its ring's
+ * builds_ended raised, whoever sleeps on it in tsr_program_wait woken
+ * (core/ring.h). A build is rare enough to wake unasked. */
+static void build_ended(tsr__session *s)
+{
+    if (!s->ring)
+        return;
+    atomic_fetch_add(&s->ring->header.builds_ended, 1u);
+    syscall(SYS_futex, (uint32_t *)&s->ring->header.builds_ended, FUTEX_WAKE, INT_MAX, NULL, NULL,
+            0);
+}
+
 static void worker_close(worker *w, const char *why, bool idle);
 
 /* Ends a worker: what it had not answered fails with `why`, its programs
@@ -282,6 +296,7 @@ static void worker_close(worker *w, const char *why, bool idle)
                     p->status = TSR_ERR_DEVICE;
                     snprintf(p->log, sizeof p->log, "%s", text);
                     p->log_length = (uint32_t)strlen(p->log);
+                    build_ended(s);
                 }
             }
     for (worker **at = &st->workers; *at; at = &(*at)->next)
@@ -316,6 +331,7 @@ static void on_built(worker *w, tsr__worker_built *b, size_t got)
     } else {
         p->state = TSR__WIRE_PROGRAM_BROKEN;
     }
+    build_ended(p->session);
 }
 
 static void on_worker(tsr__loop *loop, uint32_t events, void *data)
