@@ -121,8 +121,9 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
 /* ---- what the administration messages tell ------------------------------ */
 
 /* The first milliseconds of a build do not count: one the worker finds
- * in its disk cache takes a few, and the client's requests for its state
- * are answered sooner by a spinning loop than by one they must wake. */
+ * in its disk cache takes a few, and the request for its state that its
+ * client makes when woken (build_ended) is answered sooner by a spinning
+ * loop than by one it must wake. */
 #define BUILD_SPIN_NS 5000000
 
 bool tsr__user_building(const tsr__server *server)
