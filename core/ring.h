@@ -50,7 +50,11 @@ typedef struct tsr__ring_header {
     uint32_t magic, version, slot_count, slot_size;
     _Atomic uint32_t doorbell;        /* bumped by clients after each post */
     _Atomic uint32_t daemon_sleeping; /* 1: write the eventfd after posting */
-    uint8_t pad[40];
+    /* Raised by the daemon each time one of the session's program builds
+     * ends (built, failed, or its worker gone), every waiter then woken:
+     * the futex word tsr_program_wait sleeps on between asking. */
+    _Atomic uint32_t builds_ended;
+    uint8_t pad[36];
 } tsr__ring_header;
 
 typedef struct tsr__ring_slot {

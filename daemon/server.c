@@ -563,10 +563,11 @@ static bool arm_rings(void *data, bool sleeping)
 /* The loop does not spin while kernels run on this machine's CPUs: with
  * PoCL's CPU device, a spinning loop thread would hold a CPU that a worker
  * needs (on a 2-CPU machine a small kernel took half as long again). Nor
- * while a user program compiles: a client waiting for it asks for its
- * state every millisecond, and the spin after each answer took the
- * daemon 17-25 ms of CPU a build on a loaded 2-CPU machine, against
- * 35-58 ms for the compiler itself. */
+ * while a user program compiles past its first milliseconds
+ * (tsr__user_building): the compiler works on this machine's CPUs, and
+ * when clients still asked for a build's state every millisecond the spin
+ * after each answer took the daemon 17-25 ms of CPU a build on a loaded
+ * 2-CPU machine, against 35-58 ms for the compiler itself. */
 static bool kernels_on_host(void *data)
 {
     return tsr__exec_on_host(data) || tsr__user_building(data);

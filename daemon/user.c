@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,8 +121,9 @@ static const char *device_name(const tsr__server *server, uint32_t queue, char *
 /* ---- what the administration messages tell ------------------------------ */
 
 /* The first milliseconds of a build do not count: one the worker finds
- * in its disk cache takes a few, and the client's requests for its state
- * are answered sooner by a spinning loop than by one they must wake. */
+ * in its disk cache takes a few, and the request for its state that its
+ * client makes when woken (build_ended) is answered sooner by a spinning
+ * loop than by one it must wake. */
 #define BUILD_SPIN_NS 5000000
 
 bool tsr__user_building(const tsr__server *server)
@@ -207,6 +210,18 @@ static program *program_by_wid(tsr__server *server, uint32_t wid)
     return NULL;
 }
 
+/* Tells a session's client that one of its builds ended: its ring's
+ * builds_ended raised, whoever sleeps on it in tsr_program_wait woken
+ * (core/ring.h). A build is rare enough to wake unasked. */
+static void build_ended(tsr__session *s)
+{
+    if (!s->ring)
+        return;
+    atomic_fetch_add(&s->ring->header.builds_ended, 1u);
+    syscall(SYS_futex, (uint32_t *)&s->ring->header.builds_ended, FUTEX_WAKE, INT_MAX, NULL, NULL,
+            0);
+}
+
 static void worker_close(worker *w, const char *why, bool idle);
 
 /* Ends a worker: what it had not answered fails with `why`, its programs
@@ -282,6 +297,7 @@ static void worker_close(worker *w, const char *why, bool idle)
                     p->status = TSR_ERR_DEVICE;
                     snprintf(p->log, sizeof p->log, "%s", text);
                     p->log_length = (uint32_t)strlen(p->log);
+                    build_ended(s);
                 }
             }
     for (worker **at = &st->workers; *at; at = &(*at)->next)
@@ -292,7 +308,8 @@ static void worker_close(worker *w, const char *why, bool idle)
     free(w);
 }
 
-static void on_built(worker *w, const tsr__worker_built *b, size_t got)
+/* A build's answer, read (tsr__worker_built_read) in place. */
+static void on_built(worker *w, tsr__worker_built *b, size_t got)
 {
     program *p = program_by_wid(w->server, b->program);
     if (!p || p->w != w) {
@@ -300,30 +317,14 @@ static void on_built(worker *w, const tsr__worker_built *b, size_t got)
         send(w->fd, &rel, sizeof rel, MSG_NOSIGNAL | MSG_DONTWAIT);
         return;
     }
-    uint32_t n = b->nkernels <= TSR__WORKER_KERNELS ? b->nkernels : 0;
-    size_t want = offsetof(tsr__worker_built, kernels) + n * sizeof b->kernels[0];
-    p->status = b->status > TSR_OK && b->status < TSR_STATUS_COUNT ? (tsr_status)b->status
-                : b->status == TSR_OK && got == want               ? TSR_OK
-                                                                   : TSR_ERR_DEVICE;
-    uint32_t len = b->log_length < TSR__WIRE_BUILD_LOG ? b->log_length : TSR__WIRE_BUILD_LOG - 1;
-    memcpy(p->log, b->log, len);
-    p->log[len] = '\0';
-    p->log_length = (uint32_t)strlen(p->log);
+    p->status = (tsr_status)tsr__worker_built_read(b, got);
+    memcpy(p->log, b->log, b->log_length + 1);
+    p->log_length = b->log_length;
+    uint32_t n = b->nkernels;
     if (p->status == TSR_OK && n && !(p->kernels = calloc(n, sizeof *p->kernels)))
         p->status = tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     if (p->status == TSR_OK) {
-        for (uint32_t k = 0; k < n; k++) {
-            p->kernels[k] = b->kernels[k];
-            p->kernels[k].name[sizeof p->kernels[k].name - 1] = '\0';
-            if (p->kernels[k].nargs > TSR__WIRE_KERNEL_ARGS)
-                p->kernels[k].nargs = 0;
-            for (uint32_t a = 0; a < TSR__WIRE_KERNEL_ARGS; a++) {
-                tsr__wire_kernel_arg *arg = &p->kernels[k].args[a];
-                arg->type[sizeof arg->type - 1] = arg->name[sizeof arg->name - 1] = '\0';
-                if (arg->kind >= TSR__KARG_KINDS || arg->size > 16)
-                    arg->kind = TSR__KARG_VALUE, arg->size = 0;
-            }
-        }
+        memcpy(p->kernels, b->kernels, n * sizeof *p->kernels);
         p->nkernels = n;
         p->state = TSR__WIRE_PROGRAM_BUILT;
         tsr__log(TSR__LOG_INFO, "session %u: program %u built%s", p->session->id, p->id,
@@ -331,37 +332,28 @@ static void on_built(worker *w, const tsr__worker_built *b, size_t got)
     } else {
         p->state = TSR__WIRE_PROGRAM_BROKEN;
     }
+    build_ended(p->session);
 }
 
 static void on_worker(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
     worker *w = data;
-    static union {
-        uint32_t op;
-        tsr__worker_built built;
-        tsr__worker_done done;
-    } msg;
-    ssize_t got = recv(w->fd, &msg, sizeof msg, MSG_DONTWAIT);
+    static tsr__worker_answer msg;
+    /* MSG_TRUNC: the packet's whole length, so a longer one is refused. */
+    ssize_t got = recv(w->fd, &msg, sizeof msg, MSG_DONTWAIT | MSG_TRUNC);
     if (got < 0 && (errno == EAGAIN || errno == EINTR) && !(events & (EPOLLHUP | EPOLLERR)))
         return;
-    pending *p = got >= (ssize_t)sizeof(uint32_t) ? w->head : NULL;
-    bool ok =
-        p && ((p->is_launch && msg.op == TSR__WORKER_DONE && got == sizeof msg.done &&
-               msg.done.launch == p->l->msg.launch) ||
-              (!p->is_launch && msg.op == TSR__WORKER_BUILT &&
-               (size_t)got >= offsetof(tsr__worker_built, kernels) && msg.built.program == p->wid));
-    if (!ok) {
+    pending *p = got > 0 ? w->head : NULL;
+    if (!p || !tsr__worker_answer_ok(&msg, (size_t)got, p->is_launch,
+                                     p->is_launch ? p->l->msg.launch : p->wid)) {
         worker_end(w, got > 0 ? "it sent a malformed answer" : NULL);
         return;
     }
     pop(w);
     if (p->is_launch) {
         w->acked = p->l->msg.launch;
-        tsr_status status = msg.done.status;
-        if (status < TSR_OK || status >= TSR_STATUS_COUNT)
-            status = TSR_ERR_DEVICE;
-        msg.done.message[sizeof msg.done.message - 1] = '\0';
+        tsr_status status = (tsr_status)tsr__worker_done_read(&msg.done);
         tsr__exec_user_done(p->l->job, status, msg.done.message);
         free(p->l);
     } else {

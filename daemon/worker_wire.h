@@ -19,6 +19,8 @@
 #ifndef TESSERA_DAEMON_WORKER_WIRE_H
 #define TESSERA_DAEMON_WORKER_WIRE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/protocol.h"
@@ -136,5 +138,73 @@ typedef struct tsr__worker_release {
     uint32_t op; /* TSR__WORKER_RELEASE */
     uint32_t program;
 } tsr__worker_release;
+
+/* What each side receives into: one packet, read whole (a longer one is
+ * malformed, never cut to fit). */
+typedef union tsr__worker_request {
+    uint32_t op;
+    tsr__worker_build build;
+    tsr__worker_launch launch;
+    tsr__worker_release release;
+} tsr__worker_request;
+
+typedef union tsr__worker_answer {
+    uint32_t op;
+    tsr__worker_built built;
+    tsr__worker_done done;
+} tsr__worker_answer;
+
+/* The layouts tests/fuzz/gen_worker_wire_corpus.py writes its seeds in. */
+_Static_assert(sizeof(tsr__worker_build) == 544, "BUILD's layout");
+_Static_assert(sizeof(tsr__worker_launch) == 2032 && offsetof(tsr__worker_launch, fresh) == 184,
+               "LAUNCH's layout");
+_Static_assert(sizeof(tsr__worker_release) == 8, "RELEASE's layout");
+_Static_assert(sizeof(tsr__worker_built) == 37016 && offsetof(tsr__worker_built, kernels) == 3096,
+               "BUILT's layout");
+_Static_assert(sizeof(tsr__worker_done) == 256, "DONE's layout");
+
+/* ---- Reading a packet (daemon/worker_wire.c) ----------------------------
+ * Pure functions over a received packet, shared by both sides and the
+ * fuzz target `worker_wire`: what they accept is all that the worker's
+ * and the daemon's code that follows may rely on. */
+
+/* The worker's side: which request the packet in *m is (TSR__WORKER_BUILD,
+ * _LAUNCH, _RELEASE), or 0 where it is none the daemon sends: `len` is the
+ * packet's whole length, `cut` says its descriptors did not all fit, and
+ * `nfds` came with it. A BUILD has its options NUL-terminated here; a
+ * LAUNCH has passed tsr__worker_launch_segments_ok (its slots and
+ * descriptors agree: else the worker's slots would no longer be what the
+ * daemon believes, so 0 ends the worker). */
+uint32_t tsr__worker_request_read(tsr__worker_request *m, size_t len, bool cut, int nfds);
+
+/* Whether a launch's segments are as the daemon sends them: as many
+ * descriptors as fresh segments, each segment in a slot of its own. */
+bool tsr__worker_launch_segments_ok(const tsr__worker_launch *l, int nfds);
+
+/* Whether a launch's fields are in their bounds: its sizes, work
+ * dimensions, ring, and every argument's kind and, for a tensor, its
+ * segment (a launch's own, not its ring) and its range inside the
+ * segment's bytes, which every argument in that segment gives alike.
+ * A launch that is not is answered as malformed. */
+bool tsr__worker_launch_ok(const tsr__worker_launch *l);
+
+/* The daemon's side: whether the packet in *m (len: its whole length) is
+ * the answer the worker owes next: DONE of launch `id` when `launch`,
+ * else BUILT of program `id`. */
+bool tsr__worker_answer_ok(const tsr__worker_answer *m, size_t len, bool launch, uint32_t id);
+
+/* A DONE as the daemon may pass it on: its status (one of tsr_status,
+ * else TSR_ERR_DEVICE), its message NUL-terminated. */
+int32_t tsr__worker_done_read(tsr__worker_done *d);
+
+/* A BUILT of `len` bytes as the daemon may keep it: its status as
+ * tsr__worker_done_read gives it, and TSR_ERR_DEVICE for a success whose
+ * kernels do not fill the packet exactly; log_length the length of the
+ * log, now NUL-terminated; on success nkernels at most
+ * TSR__WORKER_KERNELS, each kernel's texts NUL-terminated, its nargs at
+ * most TSR__WIRE_KERNEL_ARGS (else 0), each argument of a known kind and
+ * a value of at most 16 bytes (else a value of 0 bytes, which a launch
+ * refuses); on failure nkernels 0. */
+int32_t tsr__worker_built_read(tsr__worker_built *b, size_t len);
 
 #endif /* TESSERA_DAEMON_WORKER_WIRE_H */

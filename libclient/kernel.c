@@ -3,11 +3,15 @@
  * arguments are checked here against what the daemon said of the kernel
  * (KERNEL_INFO), so a wrong kind fails when it is set; the daemon checks
  * them again at the launch. */
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "core/protocol.h"
@@ -126,44 +130,72 @@ tsr_status tsr_program_create_spirv(tsr_client *client, tsr_device device, const
                           out);
 }
 
-static void pause_ns(long ns)
+/* Asks the daemon for the program's state; a build that ended is
+ * recorded (p->done) with its log. */
+static tsr_status ask_state(tsr_program *p)
 {
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = ns};
-    nanosleep(&ts, NULL);
+    tsr__wire_program req = {.program = p->id};
+    tsr__wire_program_status *rep = malloc(sizeof *rep);
+    if (!rep)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    tsr_status st = tsr__client_call(p->client, TSR__OP_PROGRAM_STATUS, &req, rep);
+    if (st == TSR_OK &&
+        (rep->state == TSR__WIRE_PROGRAM_BUILT || rep->state == TSR__WIRE_PROGRAM_BROKEN)) {
+        uint32_t len = rep->log_length < sizeof p->log ? rep->log_length : sizeof p->log - 1;
+        memcpy(p->log, rep->log, len);
+        p->log[len] = '\0';
+        p->status = rep->state == TSR__WIRE_PROGRAM_BUILT                    ? TSR_OK
+                    : rep->status > TSR_OK && rep->status < TSR_STATUS_COUNT ? (tsr_status)rep->status
+                                                                             : TSR_ERR_DEVICE;
+        p->done = true;
+    }
+    free(rep);
+    return st;
+}
+
+/* Sleeps until the daemon raises the ring's builds_ended past `seen` (one
+ * of the session's builds ended) or `until` (ns) passes, looking every
+ * TSR__SLEEP_STEP_NS whether the daemon hung up, as a ring request's wait
+ * does. */
+static tsr_status sleep_for_build(tsr_client *c, uint32_t seen, uint64_t until)
+{
+    _Atomic uint32_t *word = &c->ring->header.builds_ended;
+    while (atomic_load(word) == seen) {
+        uint64_t now = tsr__now_ns();
+        if (now >= until)
+            return TSR_OK;
+        uint64_t left = until - now < TSR__SLEEP_STEP_NS ? until - now : TSR__SLEEP_STEP_NS;
+        struct timespec step = {.tv_sec = 0, .tv_nsec = (long)left};
+        long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &step, NULL, 0);
+        if (r != 0 && errno == ETIMEDOUT && tsr__socket_hung_up(c))
+            return tsr__daemon_gone(c);
+    }
+    return TSR_OK;
 }
 
 tsr_status tsr_program_wait(tsr_program *p)
 {
     if (!p)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_program_wait: NULL program");
-    /* 0.1 ms, doubling to 1 ms: a cached build takes a few ms, and a
-     * compiled one is waited for past its end by half a step on average
-     * (a status request a millisecond costs the daemon little). */
-    long step = 100000;
+    /* The state is asked once, then again each time the daemon says a
+     * build of the session ended (the ring's builds_ended, read before
+     * asking so that an end in between is not slept through), and at
+     * least once every client timeout, so that a daemon that stopped
+     * answering fails the wait as it fails any request. */
+    tsr_client *c = p->client;
     while (!p->done) {
-        tsr__wire_program req = {.program = p->id};
-        tsr__wire_program_status *rep = malloc(sizeof *rep);
-        if (!rep)
-            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
-        tsr_status st = tsr__client_call(p->client, TSR__OP_PROGRAM_STATUS, &req, rep);
-        if (st != TSR_OK) {
-            free(rep);
+        uint32_t seen = c->ring ? atomic_load(&c->ring->header.builds_ended) : 0;
+        tsr_status st = ask_state(p);
+        if (st != TSR_OK)
             return st;
-        }
-        if (rep->state == TSR__WIRE_PROGRAM_BUILT || rep->state == TSR__WIRE_PROGRAM_BROKEN) {
-            uint32_t len = rep->log_length < sizeof p->log ? rep->log_length : sizeof p->log - 1;
-            memcpy(p->log, rep->log, len);
-            p->log[len] = '\0';
-            p->status = rep->state == TSR__WIRE_PROGRAM_BUILT ? TSR_OK
-                        : rep->status > TSR_OK && rep->status < TSR_STATUS_COUNT
-                            ? (tsr_status)rep->status
-                            : TSR_ERR_DEVICE;
-            p->done = true;
-        }
-        free(rep);
-        if (!p->done) {
-            pause_ns(step);
-            step = step < 1000000 ? step * 2 : 1000000;
+        if (p->done)
+            break;
+        uint64_t until = tsr__now_ns() + (uint64_t)c->timeout_ms * 1000000u;
+        if (!c->ring) {
+            struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
+            nanosleep(&ms, NULL); /* no ring (a monitor's session): ask again soon */
+        } else if ((st = sleep_for_build(c, seen, until)) != TSR_OK) {
+            return st;
         }
     }
     if (p->status != TSR_OK)

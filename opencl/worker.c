@@ -705,7 +705,9 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     size_t len = 0;
     uint64_t name = 0;
     bool named = false;
-    if (cache && b->source_bytes) {
+    struct stat st;
+    /* A mapping past the memfd's end would fault where it is read. */
+    if (cache && fstat(src, &st) == 0 && (uint64_t)st.st_size == b->source_bytes) {
         void *text = mmap(NULL, b->source_bytes, PROT_READ, MAP_SHARED, src, 0);
         if (text != MAP_FAILED) {
             name = program_name(b->options, text, b->source_bytes);
@@ -1010,32 +1012,11 @@ static struct mapped *segment_map(uint32_t slot, uint64_t bytes)
     return m;
 }
 
-/* Whether a launch's segments are as the daemon sends them: as many
- * descriptors as fresh segments, each segment in a slot of its own. A
- * launch that is not leaves this worker's slots unlike what the daemon
- * believes they hold, so the worker ends (serve_main). */
-static bool launch_segments_ok(const tsr__worker_launch *l, int nfds)
+/* Keeps a launch's fresh segments in their slots (its segments and
+ * descriptors agree: tsr__worker_request_read) and starts it;
+ * launch_complete, or an error here, answers it. */
+static void serve_launch(const tsr__worker_launch *l, int *fds)
 {
-    if (l->nsegments > TSR__WORKER_LAUNCH_FDS ||
-        (l->nsegments < 64 && (l->fresh >> l->nsegments) != 0) ||
-        __builtin_popcountll(l->fresh) != nfds)
-        return false;
-    uint64_t seen = 0;
-    for (uint32_t j = 0; j < l->nsegments; j++) {
-        if (l->slots[j] >= TSR__WORKER_SEGMENTS || (seen >> l->slots[j] & 1u))
-            return false;
-        seen |= UINT64_C(1) << l->slots[j];
-    }
-    return true;
-}
-
-/* Keeps a launch's fresh segments in their slots and starts it;
- * launch_complete, or an error here, answers it. False, answering
- * nothing, where its segments are malformed (launch_segments_ok). */
-static bool serve_launch(const tsr__worker_launch *l, int *fds, int nfds)
-{
-    if (!launch_segments_ok(l, nfds))
-        return false;
     for (uint32_t j = 0, k = 0; j < l->nsegments; j++)
         if (l->fresh >> j & 1u) {
             slot_keep(l->slots[j], fds[k]);
@@ -1054,10 +1035,7 @@ static bool serve_launch(const tsr__worker_launch *l, int *fds, int nfds)
     cl_int err = CL_SUCCESS;
     const char *what = NULL;
     bool enqueued = false;
-    if (!p || l->kernel >= p->nkernels || l->nargs > TSR__WIRE_KERNEL_ARGS || l->work_dim < 1 ||
-        l->work_dim > 3 ||
-        (l->ring != UINT32_MAX &&
-         (l->ring >= l->nsegments || l->ring_queue >= TSR__RING_QUEUES))) {
+    if (!p || l->kernel >= p->nkernels || !tsr__worker_launch_ok(l)) {
         d->status = p && !p->prog ? TSR_ERR_DEVICE : TSR_ERR_RUNTIME;
         snprintf(d->message, sizeof d->message, "%s",
                  p && !p->prog ? p->why : "the kernel worker got a malformed launch");
@@ -1077,14 +1055,9 @@ static bool serve_launch(const tsr__worker_launch *l, int *fds, int nfds)
     for (uint32_t a = 0; a < l->nargs && err == CL_SUCCESS; a++) {
         const tsr__worker_arg *arg = &l->args[a];
         if (arg->kind == TSR__KARG_GLOBAL || arg->kind == TSR__KARG_CONSTANT) {
+            /* In its bounds (tsr__worker_launch_ok), and in a segment
+             * that every argument gives the same size. */
             uint32_t fi = arg->segment;
-            if (fi >= l->nsegments || fi == l->ring || arg->offset > arg->segment_bytes ||
-                arg->extent > arg->segment_bytes - arg->offset ||
-                (maps[fi] && maps[fi]->bytes < arg->segment_bytes)) {
-                d->status = TSR_ERR_RUNTIME;
-                snprintf(d->message, sizeof d->message, "the kernel worker got a malformed launch");
-                goto answer;
-            }
             if (!maps[fi] && !(maps[fi] = segment_map(l->slots[fi], arg->segment_bytes))) {
                 d->status = TSR_ERR_RUNTIME;
                 snprintf(d->message, sizeof d->message, "the kernel worker could not map memory");
@@ -1149,13 +1122,13 @@ static bool serve_launch(const tsr__worker_launch *l, int *fds, int nfds)
         atomic_store(&issued, atomic_load(&issued) + 1);
         err = clSetEventCallback(f->event, CL_COMPLETE, launch_complete, f);
         if (err == CL_SUCCESS)
-            return true;
+            return;
         /* Counted already: answered below, in its turn. */
         clFinish(queue);
         d->status = TSR_ERR_DEVICE;
         snprintf(d->message, sizeof d->message, "clSetEventCallback failed: %s", cl_name(err));
         complete(f);
-        return true;
+        return;
     }
     d->status = TSR_ERR_DEVICE;
     snprintf(d->message, sizeof d->message, "%s failed: %s", what, cl_name(err));
@@ -1164,7 +1137,6 @@ static bool serve_launch(const tsr__worker_launch *l, int *fds, int nfds)
 answer:
     atomic_store(&issued, atomic_load(&issued) + 1);
     complete(f);
-    return true;
 }
 
 static int serve_main(int argc, char **argv)
@@ -1190,12 +1162,7 @@ static int serve_main(int argc, char **argv)
         cache = NULL; /* refused: every program is compiled */
     for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++)
         mapped[k].fd = -1;
-    static union {
-        uint32_t op;
-        tsr__worker_build build;
-        tsr__worker_launch launch;
-        tsr__worker_release release;
-    } msg;
+    static tsr__worker_request msg;
     for (;;) {
         union {
             struct cmsghdr align;
@@ -1206,7 +1173,7 @@ static int serve_main(int argc, char **argv)
                             .msg_iovlen = 1,
                             .msg_control = control.buf,
                             .msg_controllen = sizeof control.buf};
-        ssize_t got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+        ssize_t got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_TRUNC);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
@@ -1226,17 +1193,22 @@ static int serve_main(int argc, char **argv)
                     close(fd);
             }
         }
-        if (msg.op == TSR__WORKER_BUILD && (size_t)got == sizeof msg.build && nfds == 1) {
-            msg.build.options[sizeof msg.build.options - 1] = '\0';
+        /* The control buffer holds a launch's descriptors: more were cut. */
+        switch (tsr__worker_request_read(&msg, (size_t)got, mh.msg_flags & MSG_CTRUNC, nfds)) {
+        case TSR__WORKER_BUILD:
             drain(); /* its answer comes after theirs */
             serve_build(sock, &msg.build, fds[0]);
-        } else if (msg.op == TSR__WORKER_LAUNCH && (size_t)got == sizeof msg.launch) {
-            if (!serve_launch(&msg.launch, fds, nfds))
-                return 5; /* its slots are no longer what the daemon believes */
-        } else if (msg.op == TSR__WORKER_RELEASE && (size_t)got == sizeof msg.release) {
+            break;
+        case TSR__WORKER_LAUNCH:
+            serve_launch(&msg.launch, fds);
+            break;
+        case TSR__WORKER_RELEASE:
             drop_program(msg.release.program);
-        } else {
-            return 5; /* the daemon would never send this */
+            break;
+        default:
+            /* The daemon would never send this; a launch's slots would
+             * no longer be what the daemon believes. */
+            return 5;
         }
         for (int k = 0; k < nfds; k++)
             if (fds[k] >= 0)

@@ -23,9 +23,8 @@ length when how & 0xe0 == 0xe0, the client leaves after it when
 how & 0x1e == 0x1e. The payload's bytes follow (see build() in
 fuzz_dispatch.c).
 """
-import hashlib
-import os
-import sys
+
+import seeds
 
 (HELLO, PING, DEVICE_GET, SET_DEVICE, GET_DEVICE, ALLOC, FREE, SEGMENT_MAP, MEMORY_STATS,
  EMPTY_CACHE, SESSION_LIST, FILL, LAUNCH, PROCESS_LIST, SESSION_STATS, DEVICE_STATUS,
@@ -280,17 +279,7 @@ SEEDS = [
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "corpus", "dispatch")
-    os.makedirs(out, exist_ok=True)
-    for name in os.listdir(out):
-        if name.startswith("seed-"):
-            os.unlink(os.path.join(out, name))
-    for i, (config, messages) in enumerate(SEEDS):
-        data = bytes([config]) + messages
-        digest = hashlib.sha1(data).hexdigest()[:8]
-        with open(os.path.join(out, f"seed-{i:02d}-{digest}"), "wb") as f:
-            f.write(data)
+    seeds.write("dispatch", [bytes([config]) + messages for config, messages in SEEDS])
 
 
 if __name__ == "__main__":

@@ -12,10 +12,9 @@ seed-* files are replaced. The layouts are written out here on purpose,
 from the document rather than from the C structures, so the corpus also
 checks that the two agree.
 """
-import hashlib
-import os
 import struct
-import sys
+
+import seeds
 
 MAGIC = 0x31525354  # "TSR1"
 VERSION = 6
@@ -347,17 +346,7 @@ broken = [
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "corpus", "wire")
-    os.makedirs(out, exist_ok=True)
-    for name in os.listdir(out):
-        if name.startswith("seed-"):
-            os.remove(os.path.join(out, name))
-    for k, data in enumerate(valid + broken):
-        digest = hashlib.sha1(data).hexdigest()[:8]
-        with open(os.path.join(out, "seed-%02d-%s" % (k, digest)), "wb") as f:
-            f.write(data)
-    print("wrote %d inputs to %s" % (len(valid) + len(broken), out))
+    seeds.write("wire", valid + broken)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,13 @@ bool test_can_connect(const char *path)
 
 int test_raw_hello(int fd, char *message, size_t n)
 {
+    return test_raw_hello_ring(fd, message, n, NULL);
+}
+
+int test_raw_hello_ring(int fd, char *message, size_t n, int *ring)
+{
+    if (ring)
+        *ring = -1;
     union {
         uint64_t align;
         uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
@@ -78,13 +85,20 @@ int test_raw_hello(int fd, char *message, size_t n)
         for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
             int passed;
             memcpy(&passed, CMSG_DATA(c) + k * sizeof(int), sizeof passed);
-            close(passed);
+            if (ring && *ring < 0)
+                *ring = passed;
+            else
+                close(passed);
         }
+    memcpy(&h, f.bytes, sizeof h);
+    if (got >= (ssize_t)sizeof h && !(h.flags & TSR__WIRE_ERROR))
+        return 1;
+    if (ring && *ring >= 0) {
+        close(*ring);
+        *ring = -1;
+    }
     if (got < (ssize_t)sizeof h)
         return -1;
-    memcpy(&h, f.bytes, sizeof h);
-    if (!(h.flags & TSR__WIRE_ERROR))
-        return 1;
     tsr__wire_error err = {0};
     size_t len = (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err;
     memcpy(&err, f.bytes + sizeof h, len);

@@ -41,6 +41,9 @@ int test_raw_connect(const char *path);
  * error's text into message, up to n-1 bytes), -1 when the connection
  * failed. */
 int test_raw_hello(int fd, char *message, size_t n);
+/* The same, keeping the ring's memfd (the first descriptor) in *ring when
+ * the session opened (-1 when none came); the caller closes it. */
+int test_raw_hello_ring(int fd, char *message, size_t n, int *ring);
 /* Whether the daemon process is still running. */
 bool test_daemon_alive(test_daemon *d);
 /* Prints the daemon's log to stderr (for failures). */

@@ -9,7 +9,8 @@
  * (the daemon and another session's tensors are untouched, and the
  * session builds again); a kernel that never ends is stopped at
  * kernels.run_time_limit_ms; a program one process built comes from the
- * disk cache for another; a compiler over kernels.build_time_limit_ms, or
+ * disk cache for another; the end of a build, built or failed, wakes
+ * whoever sleeps on the session ring's builds_ended; a compiler over kernels.build_time_limit_ms, or
  * one that crashes short of kernels.build_memory (PoCL's does at 300 MiB),
  * is a build error and the daemon goes on; kernels.user = off refuses programs. Run as root, a
  * second user's kernels run in a worker of that user's uid, and its
@@ -20,13 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/protocol.h"
+#include "core/ring.h"
 #include "support_daemon.h"
 #include "test.h"
 
@@ -493,33 +499,36 @@ static void check_cache(test_daemon *d, tsr_client *c)
     tsr_program_release(p);
 }
 
-/* One request on a raw session socket: TSR_OK, or the error reply's
- * status with its text in message. */
+/* The last frame raw_call received. */
+static union {
+    uint64_t align;
+    uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+} raw_frame;
+
+/* One request on a raw session socket: TSR_OK (its reply's payload after
+ * the header in f), or the error reply's status with its text in
+ * message. */
 static tsr_status raw_call(int fd, uint32_t opcode, const void *payload, uint32_t len,
                            char *message, size_t n)
 {
-    static union {
-        uint64_t align;
-        uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
-    } f;
     static uint64_t id = 1;
     tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
                           .version = TSR__WIRE_VERSION,
                           .opcode = (uint16_t)opcode,
                           .length = len,
                           .request_id = ++id};
-    memcpy(f.bytes, &h, sizeof h);
-    memcpy(f.bytes + sizeof h, payload, len);
-    if (send(fd, f.bytes, sizeof h + len, MSG_NOSIGNAL) < 0)
+    memcpy(raw_frame.bytes, &h, sizeof h);
+    memcpy(raw_frame.bytes + sizeof h, payload, len);
+    if (send(fd, raw_frame.bytes, sizeof h + len, MSG_NOSIGNAL) < 0)
         return TSR_ERR_CONNECTION;
-    ssize_t got = recv(fd, f.bytes, sizeof f.bytes, 0);
+    ssize_t got = recv(fd, raw_frame.bytes, sizeof raw_frame.bytes, 0);
     if (got < (ssize_t)sizeof h)
         return TSR_ERR_CONNECTION;
-    memcpy(&h, f.bytes, sizeof h);
+    memcpy(&h, raw_frame.bytes, sizeof h);
     if (!(h.flags & TSR__WIRE_ERROR))
         return TSR_OK;
     tsr__wire_error err = {0};
-    memcpy(&err, f.bytes + sizeof h,
+    memcpy(&err, raw_frame.bytes + sizeof h,
            (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err);
     snprintf(message, n, "%.*s", (int)(err.length < 1024 ? err.length : 1024), err.text);
     return (tsr_status)err.status;
@@ -594,6 +603,64 @@ static void check_raw_launch(const test_daemon *d)
     ASSERT_EQ(raw_call(fd, TSR__OP_KERNEL_LAUNCH, &l, sizeof l, message, sizeof message),
               TSR_ERR_INVALID_ARGUMENT);
     ASSERT_STREQ(message, "work_dim must be 1, 2 or 3, not 4");
+    close(fd);
+}
+
+/* Sleeps on the ring's builds_ended while it is `seen`, a minute at
+ * most; what it holds then. */
+static uint32_t builds_ended_after(tsr__ring *ring, uint32_t seen)
+{
+    _Atomic uint32_t *word = &ring->header.builds_ended;
+    for (int k = 0; k < 600 && atomic_load(word) == seen; k++) {
+        struct timespec step = {.tv_sec = 0, .tv_nsec = 100000000};
+        syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &step, NULL, 0);
+    }
+    return atomic_load(word);
+}
+
+/* A raw session's program `id` from `src`; its state by PROGRAM_STATUS
+ * once the ring says a build ended (tsr_program_wait sleeps the same
+ * way), which must be the one the build ended in. */
+static uint32_t state_when_woken(int fd, tsr__ring *ring, uint32_t id, const char *src)
+{
+    char message[1100] = "";
+    uint32_t seen = atomic_load(&ring->header.builds_ended);
+    tsr__wire_program_create create = {.device = {TSR_DEVICE_OPENCL, 0},
+                                       .source_bytes = strlen(src)};
+    tsr__wire_program_source chunk = {.program = id, .length = (uint32_t)strlen(src)};
+    memcpy(chunk.data, src, strlen(src));
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
+              TSR_OK);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_SOURCE, &chunk, sizeof chunk, message, sizeof message),
+              TSR_OK);
+    ASSERT_EQ(builds_ended_after(ring, seen), seen + 1);
+    tsr__wire_program q = {.program = id};
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_STATUS, &q, sizeof q, message, sizeof message), TSR_OK);
+    tsr__wire_program_status status;
+    memcpy(&status, raw_frame.bytes + sizeof(tsr__wire_header), sizeof status);
+    return status.state;
+}
+
+/* The daemon raises the session ring's builds_ended, waking its sleepers,
+ * when a build ends, built or failed, and only then. */
+static void check_build_wake(const test_daemon *d)
+{
+    int fd = test_raw_connect(d->socket), ring_fd = -1;
+    ASSERT_EQ(test_raw_hello_ring(fd, NULL, 0, &ring_fd), 1);
+    ASSERT_TRUE(ring_fd >= 0);
+    tsr__ring *ring = mmap(NULL, sizeof *ring, PROT_READ | PROT_WRITE, MAP_SHARED, ring_fd, 0);
+    ASSERT_TRUE(ring != MAP_FAILED);
+    if (ring == MAP_FAILED)
+        return;
+    ASSERT_EQ(atomic_load(&ring->header.builds_ended), 0u);
+    char src[512];
+    unique_source(src, sizeof src, "__kernel void k(__global int *p) { p[0] = 7; }\n");
+    ASSERT_EQ(state_when_woken(fd, ring, 1, src), (uint32_t)TSR__WIRE_PROGRAM_BUILT);
+    ASSERT_EQ(state_when_woken(fd, ring, 2, "__kernel void k(__global int *p) { p[0] = nope; }"),
+              (uint32_t)TSR__WIRE_PROGRAM_BROKEN);
+    ASSERT_EQ(atomic_load(&ring->header.builds_ended), 2u);
+    munmap(ring, sizeof *ring);
+    close(ring_fd);
     close(fd);
 }
 
@@ -850,6 +917,7 @@ int main(void)
     check_cache(&d, c);
     check_one_source(&d);
     check_raw_launch(&d);
+    check_build_wake(&d);
     tsr_program_release(p);
 
     check_contained(&d, c, other,
