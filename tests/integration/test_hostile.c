@@ -1167,16 +1167,16 @@ static void check_fair_turns(void)
 
     /* One long kernel is no hog either: it runs in pieces of a few
      * milliseconds, and the neighbour's kernel goes between two of them.
-     * 16 Mi uint8 plus a scalar: 4 pieces. */
-    k = add_kernel(x.handle, x.handle, 0, 4 * N, 1.0f);
+     * x = x ** y over 16 Mi uint8: 4 pieces, each a few milliseconds of
+     * integer powers (an add of the same bytes takes half a millisecond
+     * a piece where the device runs the host's own code, too short for
+     * the neighbour's request to arrive in time on a busy machine). */
+    k = add_kernel(x.handle, x.handle, y.handle, 4 * N, 1.0f);
+    k.op = TSR__KOP_POW;
     k.common = TSR_UINT8;
     for (int i = 0; i < 3; i++)
         k.operands[i].dtype = TSR_UINT8;
-    k.operands[2].flags = TSR__KOPERAND_SCALAR;
-    int64_t alpha_one = 1;
     memset(k.alpha, 0, sizeof k.alpha);
-    memcpy(k.alpha, &alpha_one, sizeof alpha_one);
-    k.scalar[0] = 1;
     ASSERT_EQ(rq(&a, TSR__OP_LAUNCH, &k, &l), TSR_OK);
     k = add_kernel(small.handle, small.handle, small.handle, 1024, 1.0f);
     ASSERT_EQ(rq(&b, TSR__OP_LAUNCH, &k, &mine), TSR_OK);
