@@ -137,12 +137,19 @@ bool tsr__cpu_table_covers(tsr__kernel_op op, tsr_dtype dtype);
  * 65536 inputs, computed once on first need. False, nothing written,
  * where the fast paths are off, the row is not covered, or the table is
  * not there: it is filled by the row that brings the elements computed
- * without it to 65536, and until then the caller computes. */
+ * without it to 65536, and until then the caller computes; and kept
+ * only where a lookup is faster than the row (timed then, once), else
+ * the caller computes for good. */
 bool tsr__cpu_table_row(tsr__kernel_op op, tsr_dtype dtype, tsr__kernel_row generic,
                         unsigned char *o, const unsigned char *a, int64_t n, const int64_t st[4]);
 
-/* Whether the table of (op, dtype) has been filled (for tests). */
+/* Whether the table of (op, dtype) has been filled and kept (for
+ * tests). */
 bool tsr__cpu_table_ready(tsr__kernel_op op, tsr_dtype dtype);
+
+/* Tables filled while this is on are kept however fast the row was, so
+ * that tests can read every one. Off by default. */
+void tsr__cpu_table_keep_all(bool on);
 
 /* n contiguous elements of float32 relu or abs, o[i] = op(a[i]) with the
  * generic row's bits, stored around the caches as they are computed
