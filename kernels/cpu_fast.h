@@ -16,7 +16,9 @@
  *     vectors (F16C for float16), computed in float32 and rounded once,
  *     NaNs given the bits of the scalar constructors (float16 s|7E00,
  *     bfloat16 7FC0);
- *   - unary rows of the floating dtypes (tsr__cpu_fast_unary);
+ *   - unary rows of the floating dtypes (tsr__cpu_fast_unary), and
+ *     those of float16 and bfloat16 as lookups in a table of every
+ *     result (tsr__cpu_table_row);
  *   - float32 and float64 rows whose first input is a scalar (the row of
  *     a broadcast a[N, 1] + b[1, M]);
  *   - the same operations in float32 and float64 on contiguous or single-
@@ -47,6 +49,7 @@
 #include <stdint.h>
 
 #include "core/kernel.h"
+#include "kernels/kernels.h"
 #include "tessera/dtype.h"
 
 /* Whether the fast paths run (true unless turned off). Meant for tests:
@@ -119,6 +122,34 @@ bool tsr__cpu_fast_where(tsr_dtype dtype, void *o, const uint8_t *c, const void 
  * generic loop compiled with those instructions (fmaf one instruction
  * instead of a call). False elsewhere. */
 bool tsr__cpu_fast_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a, int64_t n);
+
+/* Whether a float16 or bfloat16 row of `op` may be read from a table
+ * (cpu_table.c): an operation of one input and no parameter (call UNARY
+ * in core/ops.def) of the floating family whose result has the input's
+ * dtype (not isnan's bools), in a dtype it computes in (not float16
+ * where the row says NO_HALF). */
+bool tsr__cpu_table_covers(tsr__kernel_op op, tsr_dtype dtype);
+
+/* n elements of such a row, out[i] = op(in[i]) at the byte strides
+ * st[0] (output) and st[1] (input), from the table of (op, dtype): the
+ * results of `generic`, the operation's generic row loop (or of the
+ * vector row of tsr__cpu_fast_unary that stands in for it), over all
+ * 65536 inputs, computed once on first need. False, nothing written,
+ * where the fast paths are off, the row is not covered, or the table is
+ * not there: it is filled by the row that brings the elements computed
+ * without it to 65536, and until then the caller computes; and kept
+ * only where a lookup is faster than the row (timed then, once), else
+ * the caller computes for good. */
+bool tsr__cpu_table_row(tsr__kernel_op op, tsr_dtype dtype, tsr__kernel_row generic,
+                        unsigned char *o, const unsigned char *a, int64_t n, const int64_t st[4]);
+
+/* Whether the table of (op, dtype) has been filled and kept (for
+ * tests). */
+bool tsr__cpu_table_ready(tsr__kernel_op op, tsr_dtype dtype);
+
+/* Tables filled while this is on are kept however fast the row was, so
+ * that tests can read every one. Off by default. */
+void tsr__cpu_table_keep_all(bool on);
 
 /* n contiguous elements of float32 relu or abs, o[i] = op(a[i]) with the
  * generic row's bits, stored around the caches as they are computed

@@ -435,10 +435,22 @@ static bool reduced_layout(const int64_t st[4])
 #define IF_CALL_REDUCE(...)
 #define IF_CALL_REPLACE(...)
 
+/* float16 and bfloat16: the table of every result first (cpu_table.c),
+ * at any stride. */
+#define UNARY_FAST16(name, DT, OP)                                                               \
+    static int64_t name##_fast(unsigned char *o, const unsigned char *a, const unsigned char *b, \
+                               const unsigned char *c, int64_t n, const int64_t st[4],           \
+                               const uint8_t *alpha_bytes, int *bad)                             \
+    {                                                                                            \
+        if (tsr__cpu_table_row(OP, DT, name, o, a, n, st) ||                                     \
+            (st[0] == 2 && st[1] == 2 && tsr__cpu_fast_unary(OP, DT, o, a, n)))                  \
+            return n;                                                                            \
+        return name(o, a, b, c, n, st, alpha_bytes, bad);                                        \
+    }
 #define X(ENUM, wire, name, stub, arity, call, flags, elem, fast, api, b, i, f, h, c, ...) \
     IF_CALL_##call(                                                                        \
-        IF_##f(UNARY_FAST(row_##ENUM##_f16, uint16_t, TSR_FLOAT16, TSR__KOP_##ENUM)        \
-                   UNARY_FAST(row_##ENUM##_bf16, uint16_t, TSR_BFLOAT16, TSR__KOP_##ENUM)  \
+        IF_##f(UNARY_FAST16(row_##ENUM##_f16, TSR_FLOAT16, TSR__KOP_##ENUM)                \
+                   UNARY_FAST16(row_##ENUM##_bf16, TSR_BFLOAT16, TSR__KOP_##ENUM)          \
                        UNARY_FAST(row_##ENUM##_f32, float, TSR_FLOAT32, TSR__KOP_##ENUM)   \
                            UNARY_FAST(row_##ENUM##_f64, double, TSR_FLOAT64, TSR__KOP_##ENUM)))
 #include "core/ops.def"
