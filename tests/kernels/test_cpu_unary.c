@@ -9,8 +9,8 @@
  *     and sign; TSR_UNARY_EXHAUSTIVE=1: all of them), then dense runs
  *     around the edges of their common paths (exp's overflow and
  *     subnormal results, log's smallest normal, tanh's saturation,
- *     sigmoid's switches, gelu's ways through erfc), and the special
- *     values;
+ *     sigmoid's switches, gelu's ways through erfc and its table's
+ *     rows), and the special values;
  *   - bfloat16 and float16 rows: every bit pattern;
  *   - every other float32 and the float64 rows: random bits and special
  *     values, a million each;
@@ -141,7 +141,8 @@ static void check_vector_f32(void)
                                          TSR__KOP_SIGMOID, TSR__KOP_GELU};
     static const float edges[] = {88.72f,   -87.33f,     -103.9f, 89.0f,  -104.0f, 0x1p-126f,
                                   1.0f,     0.70710677f, 9.5f,    -9.5f,  -36.0f,  17.5f,
-                                  0x1p-20f, -0x1p-20f,   0.25f,   -0.25f, -87.68f};
+                                  0x1p-20f, -0x1p-20f,   0.25f,   -0.25f, -87.68f, 0.75f,
+                                  -1.5f,    2.25f,       2.5f,    -2.5f};
     const char *all = getenv("TSR_UNARY_EXHAUSTIVE");
     uint64_t stride = all && strcmp(all, "1") == 0 ? 1 : 251;
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
