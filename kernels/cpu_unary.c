@@ -17,11 +17,12 @@
  *     floorf, ceilf and truncf, whose ROUNDSS quiets a signalling NaN
  *     that the library's functions return unchanged: cpu_fast.c leaves
  *     those three rows to the generic loop.
- *   - The vector rows (exp, log, tanh, sigmoid in float32, and bfloat16
- *     through float32; gelu in float32) run the scalar functions' common
- *     path in eight lanes, written out operation for operation: where the
- *     scalar code branches on a value (expm1's k == 0, tanh's saturation,
- *     a sign) both sides are computed and the lane takes its side. Lanes off
+ *   - The vector rows (exp, log, tanh, sigmoid, silu and gelu's tanh
+ *     form in float32, and bfloat16 through float32; gelu in float32) run
+ *     the scalar functions' common path in eight lanes, written out
+ *     operation for operation: where the scalar code branches on a value
+ *     (expm1's k == 0, tanh's saturation, a sign) both sides are computed
+ *     and the lane takes its side. Lanes off
  *     the common path (NaN, +-inf, zero, subnormal inputs, results that
  *     leave the normal range) are flagged and recomputed by the scalar
  *     function. fma(-k, c, x) is written with -k, the round of x / ln2
@@ -480,6 +481,65 @@ static inline V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
     return r;
 }
 
+/* tsr__k_xsigmoid_f32(x, v, vl) where v is from SIGMOID_EXP up (NaN and
+ * v below are off the path): sigmoidx's middle way (1 / (1 + exp(-v -
+ * vl)) in two words) and its 1 beyond -EXPM1_TINY, each lane taking its
+ * own, then x times the sigmoid in one rounding (the power of two of
+ * both ways is 1). */
+static inline V xsigmoid8(V x, V v, V vl, int *off)
+{
+    V one = _mm256_cmp_ps(v, vc(-TSR__K_F_EXPM1_TINY), _CMP_GT_OQ);
+    V s = pick(one, vc(0.0f), neg(v));
+    V sl = pick(one, vc(0.0f), neg(vl));
+    V r, h, l, yl;
+    V kd = expr8(s, sl, &r, &h, &l);
+    V y = exp1p8(r, h, l, &yl);
+    V yh = add(y, yl);
+    V p = pow2(_mm256_cvttps_epi32(kd));
+    V eh = mul(p, yh);
+    V yd = sub(yl, sub(yh, y));
+    V dh = add(vc(1.0f), eh);
+    V b = sub(dh, eh);
+    V dl = add(add(sub(eh, sub(dh, b)), sub(vc(1.0f), b)), mul(p, yd));
+    V q = dv(vc(1.0f), dh);
+    V rem = fma8(neg(q), dh, vc(1.0f));
+    V ql = dv(fma8(neg(q), dl, rem), dh);
+    q = pick(one, vc(1.0f), q);
+    ql = pick(one, vc(0.0f), ql);
+    *off = ~lanes(_mm256_cmp_ps(v, vc(TSR__K_F_SIGMOID_EXP), _CMP_GE_OQ)) & 0xFF;
+    return fma8(x, q, mul(x, ql));
+}
+
+/* tsr__k_silu_f32 of a finite x from SIGMOID_EXP up (+inf is off the
+ * path with the rest). */
+static inline V silu8(V x, int *off)
+{
+    V y = xsigmoid8(x, x, vc(0.0f), off);
+    *off |= ~lanes(_mm256_cmp_ps(x, vc(INFINITY), _CMP_LT_OQ)) & 0xFF;
+    return y;
+}
+
+/* tsr__k_gelut_f32 of x in [-1024, 1024] where 2u is from SIGMOID_EXP
+ * up: 2u = A x + B x^3 in two words, then xsigmoid's. */
+static inline V gelut8(V x, int *off)
+{
+    V x2 = mul(x, x);
+    V x3 = mul(x2, x);
+    V x3l = add(fma8(x2, x, neg(x3)), mul(fma8(x, x, neg(x2)), x));
+    V a = mul(vc(TSR__K_F_GELU_A_HI), x);
+    V al = add(fma8(vc(TSR__K_F_GELU_A_HI), x, neg(a)), mul(vc(TSR__K_F_GELU_A_LO), x));
+    V b = mul(vc(TSR__K_F_GELU_B_HI), x3);
+    V bl = add(fma8(vc(TSR__K_F_GELU_B_HI), x3, neg(b)),
+               fma8(vc(TSR__K_F_GELU_B_HI), x3l, mul(vc(TSR__K_F_GELU_B_LO), x3)));
+    V v = add(a, b);
+    V bb = sub(v, a);
+    V vl = add(add(sub(a, sub(v, bb)), sub(b, bb)), add(al, bl));
+    V y = xsigmoid8(x, v, vl, off);
+    V in = _mm256_cmp_ps(_mm256_andnot_ps(vc(-0.0f), x), vc(1024.0f), _CMP_LE_OQ);
+    *off |= ~lanes(in) & 0xFF;
+    return y;
+}
+
 /* ---- the vector rows ----------------------------------------------------------- */
 
 /* The lanes of `off` (a bit per lane) of eight results y recomputed
@@ -597,6 +657,8 @@ VECTOR_ROWS(exp, exp8, tsr__k_exp_f32)
 VECTOR_ROWS(log, log8, tsr__k_log_f32)
 VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
 VECTOR_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
+VECTOR_ROWS(silu, silu8, tsr__k_silu_f32)
+VECTOR_ROWS(gelut, gelut8, tsr__k_gelut_f32)
 
 static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
 {
@@ -637,6 +699,8 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
     VECTOR_ENTRY(LOG, log),
     VECTOR_ENTRY(TANH, tanh),
     VECTOR_ENTRY(SIGMOID, sigmoid),
+    VECTOR_ENTRY(SILU, silu),
+    VECTOR_ENTRY(GELU_TANH, gelut),
     [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
 };
 
