@@ -431,53 +431,59 @@ static inline V gelum8(const gelu_cols *g, V a, V *lo)
  * each lane taking its own; a way no lane takes is skipped. */
 static inline V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
 {
+    V a = _mm256_andnot_ps(vc(-0.0f), x);
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
-    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
-    V ex = neg(yh), exl = neg(yl); /* erfcx(ex + exl) */
+    V ex = neg(yh); /* erfcx(ex + exl) */
     V ax = _mm256_andnot_ps(vc(-0.0f), ex);
     V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
-    V a = _mm256_andnot_ps(vc(-0.0f), x);
     V mid = _mm256_andnot_ps(small, _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
-    V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
-    V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
-                              _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
-    V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
-    if (lanes(need)) {
-        /* erfc2 of |ex|, and 2 minus it below 0 */
-        V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
-        V el, k2;
-        V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
-        V p2 = pow2(_mm256_cvttps_epi32(k2));
-        V a2 = mul(p2, e2);
-        V s2 = sub(vc(2.0f), a2);
-        V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
-        e = pick(need, pick(negative, s2, e2), e);
-        lo = pick(need, pick(negative, lo2, el), lo);
-        k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
+    V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
+                         _mm256_cmp_ps(a, vc(INFINITY), _CMP_LT_OQ));
+    *off = ~lanes(in) & 0xFF;
+    int some_mid = lanes(mid);
+    V r = vc(0.0f);
+    if (some_mid != 0xFF) {
+        V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
+        V exl = neg(yl);
+        V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
+        V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
+                                  _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+        V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
+        if (lanes(need)) {
+            /* erfc2 of |ex|, and 2 minus it below 0 */
+            V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
+            V el, k2;
+            V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
+            V p2 = pow2(_mm256_cvttps_epi32(k2));
+            V a2 = mul(p2, e2);
+            V s2 = sub(vc(2.0f), a2);
+            V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
+            e = pick(need, pick(negative, s2, e2), e);
+            lo = pick(need, pick(negative, lo2, el), lo);
+            k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
+        }
+        if (lanes(small)) {
+            V p = erfp8(mul(ex, ex));
+            V a1 = mul(ex, p);
+            V bh = sub(vc(1.0f), ex);
+            V bl = sub(sub(vc(1.0f), bh), ex);
+            V s = sub(bh, a1);
+            V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+            V lo_small = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
+            e = pick(small, s, e);
+            lo = pick(small, lo_small, lo);
+        }
+        r = mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
     }
-    if (lanes(small)) {
-        V p = erfp8(mul(ex, ex));
-        V a1 = mul(ex, p);
-        V bh = sub(vc(1.0f), ex);
-        V bl = sub(sub(vc(1.0f), bh), ex);
-        V s = sub(bh, a1);
-        V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
-        V lo_small = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
-        e = pick(small, s, e);
-        lo = pick(small, lo_small, lo);
-    }
-    V r = mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
-    if (lanes(mid)) {
+    if (some_mid) {
         V ml;
         V mh = gelum8(g, a, &ml);
         V oh = sub(vc(1.0f), mh);
         V ol = sub(sub(sub(vc(1.0f), oh), mh), ml);
         V below = _mm256_cmp_ps(x, vc(0.0f), _CMP_LT_OQ);
-        r = pick(mid, fma8(x, pick(below, mh, oh), mul(x, pick(below, ml, ol))), r);
+        V m = fma8(x, pick(below, mh, oh), mul(x, pick(below, ml, ol)));
+        r = some_mid == 0xFF ? m : pick(mid, m, r);
     }
-    V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
-                         _mm256_cmp_ps(a, vc(INFINITY), _CMP_LT_OQ));
-    *off = ~lanes(in) & 0xFF;
     return r;
 }
 
