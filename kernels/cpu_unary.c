@@ -17,11 +17,12 @@
  *     floorf, ceilf and truncf, whose ROUNDSS quiets a signalling NaN
  *     that the library's functions return unchanged: cpu_fast.c leaves
  *     those three rows to the generic loop.
- *   - The vector rows (exp, log, tanh, sigmoid in float32, and bfloat16
- *     through float32) run the scalar functions' common path in eight
- *     lanes, written out operation for operation: where the scalar code
- *     branches on a value (expm1's k == 0, tanh's saturation, a sign)
- *     both sides are computed and the lane takes its side. Lanes off
+ *   - The vector rows (exp, log, tanh, sigmoid, silu and gelu's tanh
+ *     form in float32, and bfloat16 through float32; gelu in float32) run
+ *     the scalar functions' common path in eight lanes, written out
+ *     operation for operation: where the scalar code branches on a value
+ *     (expm1's k == 0, tanh's saturation, a sign) both sides are computed
+ *     and the lane takes its side. Lanes off
  *     the common path (NaN, +-inf, zero, subnormal inputs, results that
  *     leave the normal range) are flagged and recomputed by the scalar
  *     function. fma(-k, c, x) is written with -k, the round of x / ln2
@@ -386,49 +387,163 @@ static inline V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
     return ph;
 }
 
-/* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
- * its power of two stays a normal one): erfcx's three ways (|argument|
- * below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 - erfc(-argument)
- * below 0), each lane taking its own; a way no lane takes is skipped. */
-static inline V gelu8(const erfc_cols *c, V x, int *off)
+/* The rows of tsr__k_geluf as columns: row k - 2 (|x| in [k/4, (k+1)/4),
+ * k from 2 to 9) in lane k % 8, so that the low three bits of k, all
+ * that a permute reads, pick it. */
+typedef struct gelu_cols {
+    V col[TSR__K_GELUF_N];
+} gelu_cols;
+
+static void gelu_cols_init(gelu_cols *g)
 {
+    for (int j = 0; j < TSR__K_GELUF_N; j++) {
+        float v[8];
+        for (int k = 2; k < 10; k++)
+            v[k % 8] = tsr__k_geluf[(k - 2) * TSR__K_GELUF_N + j];
+        g->col[j] = _mm256_loadu_ps(v);
+    }
+}
+
+/* tsr__k_gelum_f32 of each lane's a (lanes outside [0.70, 5/2) give
+ * values nobody takes). */
+static inline V gelum8(const gelu_cols *g, V a, V *lo)
+{
+    V a4 = mul(a, vc(4.0f));
+    VI k = _mm256_cvttps_epi32(a4);
+    V u = sub(sub(a4, _mm256_cvtepi32_ps(k)), vc(0.5f));
+#define COL(j) _mm256_permutevar8x32_ps(g->col[j], k)
+    V q = COL(TSR__K_GELUF_N - 1);
+    for (int j = TSR__K_GELUF_N - 2; j > 3; j--)
+        q = fma8(u, q, COL(j));
+    V c0 = COL(0), c1 = COL(2);
+    V p = mul(c1, u);
+    V hi = add(c0, p);
+    *lo = add(add(sub(c0, hi), p),
+              add(add(fma8(c1, u, neg(p)), fma8(COL(3), u, COL(1))), mul(mul(u, u), q)));
+#undef COL
+    return hi;
+}
+
+/* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
+ * its power of two stays a normal one): geluv's erfcx in its three ways
+ * (|argument| below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 -
+ * erfc(-argument) below 0) and gelum's table from |x| = 0.70 to 5/2,
+ * each lane taking its own; a way no lane takes is skipped. */
+static inline V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
+{
+    V a = _mm256_andnot_ps(vc(-0.0f), x);
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
-    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
-    V ex = neg(yh), exl = neg(yl); /* erfcx(ex + exl) */
+    V ex = neg(yh); /* erfcx(ex + exl) */
     V ax = _mm256_andnot_ps(vc(-0.0f), ex);
     V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
-    V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
-    V need = _mm256_andnot_ps(_mm256_or_ps(small, two), _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
-    V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
-    if (lanes(need)) {
-        /* erfc2 of |ex|, and 2 minus it below 0 */
-        V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
-        V el, k2;
-        V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
-        V p2 = pow2(_mm256_cvttps_epi32(k2));
-        V a2 = mul(p2, e2);
-        V s2 = sub(vc(2.0f), a2);
-        V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
-        e = pick(need, pick(negative, s2, e2), e);
-        lo = pick(need, pick(negative, lo2, el), lo);
-        k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
-    }
-    if (lanes(small)) {
-        V p = erfp8(mul(ex, ex));
-        V a = mul(ex, p);
-        V bh = sub(vc(1.0f), ex);
-        V bl = sub(sub(vc(1.0f), bh), ex);
-        V s = sub(bh, a);
-        V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
-        V lo_small = add(sub(sub(bh, s), a), sub(sub(bl, fma8(ex, p, neg(a))), d));
-        e = pick(small, s, e);
-        lo = pick(small, lo_small, lo);
-    }
-    V r = fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo)));
+    V mid = _mm256_andnot_ps(small, _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
     V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
-                         _mm256_cmp_ps(_mm256_andnot_ps(vc(-0.0f), x), vc(INFINITY), _CMP_LT_OQ));
+                         _mm256_cmp_ps(a, vc(INFINITY), _CMP_LT_OQ));
     *off = ~lanes(in) & 0xFF;
-    return mul(r, pow2(_mm256_cvttps_epi32(k)));
+    int some_mid = lanes(mid);
+    V r = vc(0.0f);
+    if (some_mid != 0xFF) {
+        V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
+        V exl = neg(yl);
+        V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
+        V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
+                                  _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+        V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
+        if (lanes(need)) {
+            /* erfc2 of |ex|, and 2 minus it below 0 */
+            V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
+            V el, k2;
+            V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
+            V p2 = pow2(_mm256_cvttps_epi32(k2));
+            V a2 = mul(p2, e2);
+            V s2 = sub(vc(2.0f), a2);
+            V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
+            e = pick(need, pick(negative, s2, e2), e);
+            lo = pick(need, pick(negative, lo2, el), lo);
+            k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
+        }
+        if (lanes(small)) {
+            V p = erfp8(mul(ex, ex));
+            V a1 = mul(ex, p);
+            V bh = sub(vc(1.0f), ex);
+            V bl = sub(sub(vc(1.0f), bh), ex);
+            V s = sub(bh, a1);
+            V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+            V lo_small = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
+            e = pick(small, s, e);
+            lo = pick(small, lo_small, lo);
+        }
+        r = mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
+    }
+    if (some_mid) {
+        V ml;
+        V mh = gelum8(g, a, &ml);
+        V oh = sub(vc(1.0f), mh);
+        V ol = sub(sub(sub(vc(1.0f), oh), mh), ml);
+        V below = _mm256_cmp_ps(x, vc(0.0f), _CMP_LT_OQ);
+        V m = fma8(x, pick(below, mh, oh), mul(x, pick(below, ml, ol)));
+        r = some_mid == 0xFF ? m : pick(mid, m, r);
+    }
+    return r;
+}
+
+/* tsr__k_xsigmoid_f32(x, v, vl) where v is from SIGMOID_EXP up (NaN and
+ * v below are off the path): sigmoidx's middle way (1 / (1 + exp(-v -
+ * vl)) in two words) and its 1 beyond -EXPM1_TINY, each lane taking its
+ * own, then x times the sigmoid in one rounding (the power of two of
+ * both ways is 1). */
+static inline V xsigmoid8(V x, V v, V vl, int *off)
+{
+    V one = _mm256_cmp_ps(v, vc(-TSR__K_F_EXPM1_TINY), _CMP_GT_OQ);
+    V s = pick(one, vc(0.0f), neg(v));
+    V sl = pick(one, vc(0.0f), neg(vl));
+    V r, h, l, yl;
+    V kd = expr8(s, sl, &r, &h, &l);
+    V y = exp1p8(r, h, l, &yl);
+    V yh = add(y, yl);
+    V p = pow2(_mm256_cvttps_epi32(kd));
+    V eh = mul(p, yh);
+    V yd = sub(yl, sub(yh, y));
+    V dh = add(vc(1.0f), eh);
+    V b = sub(dh, eh);
+    V dl = add(add(sub(eh, sub(dh, b)), sub(vc(1.0f), b)), mul(p, yd));
+    V q = dv(vc(1.0f), dh);
+    V rem = fma8(neg(q), dh, vc(1.0f));
+    V ql = dv(fma8(neg(q), dl, rem), dh);
+    q = pick(one, vc(1.0f), q);
+    ql = pick(one, vc(0.0f), ql);
+    *off = ~lanes(_mm256_cmp_ps(v, vc(TSR__K_F_SIGMOID_EXP), _CMP_GE_OQ)) & 0xFF;
+    return fma8(x, q, mul(x, ql));
+}
+
+/* tsr__k_silu_f32 of a finite x from SIGMOID_EXP up (+inf is off the
+ * path with the rest). */
+static inline V silu8(V x, int *off)
+{
+    V y = xsigmoid8(x, x, vc(0.0f), off);
+    *off |= ~lanes(_mm256_cmp_ps(x, vc(INFINITY), _CMP_LT_OQ)) & 0xFF;
+    return y;
+}
+
+/* tsr__k_gelut_f32 of x in [-1024, 1024] where 2u is from SIGMOID_EXP
+ * up: 2u = A x + B x^3 in two words, then xsigmoid's. */
+static inline V gelut8(V x, int *off)
+{
+    V x2 = mul(x, x);
+    V x3 = mul(x2, x);
+    V x3l = add(fma8(x2, x, neg(x3)), mul(fma8(x, x, neg(x2)), x));
+    V a = mul(vc(TSR__K_F_GELU_A_HI), x);
+    V al = add(fma8(vc(TSR__K_F_GELU_A_HI), x, neg(a)), mul(vc(TSR__K_F_GELU_A_LO), x));
+    V b = mul(vc(TSR__K_F_GELU_B_HI), x3);
+    V bl = add(fma8(vc(TSR__K_F_GELU_B_HI), x3, neg(b)),
+               fma8(vc(TSR__K_F_GELU_B_HI), x3l, mul(vc(TSR__K_F_GELU_B_LO), x3)));
+    V v = add(a, b);
+    V bb = sub(v, a);
+    V vl = add(add(sub(a, sub(v, bb)), sub(b, bb)), add(al, bl));
+    V y = xsigmoid8(x, v, vl, off);
+    V in = _mm256_cmp_ps(_mm256_andnot_ps(vc(-0.0f), x), vc(1024.0f), _CMP_LE_OQ);
+    *off |= ~lanes(in) & 0xFF;
+    return y;
 }
 
 /* ---- the vector rows ----------------------------------------------------------- */
@@ -548,14 +663,18 @@ VECTOR_ROWS(exp, exp8, tsr__k_exp_f32)
 VECTOR_ROWS(log, log8, tsr__k_log_f32)
 VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
 VECTOR_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
+VECTOR_ROWS(silu, silu8, tsr__k_silu_f32)
+VECTOR_ROWS(gelut, gelut8, tsr__k_gelut_f32)
 
 static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
 {
     float *o = (float *)o_;
     const float *a = (const float *)a_;
     erfc_cols c;
+    gelu_cols g;
     erfc_cols_init(&c);
-#define GELU8(x, off) gelu8(&c, x, off)
+    gelu_cols_init(&g);
+#define GELU8(x, off) gelu8(&c, &g, x, off)
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         V y0, y1;
@@ -586,6 +705,8 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
     VECTOR_ENTRY(LOG, log),
     VECTOR_ENTRY(TANH, tanh),
     VECTOR_ENTRY(SIGMOID, sigmoid),
+    VECTOR_ENTRY(SILU, silu),
+    VECTOR_ENTRY(GELU_TANH, gelut),
     [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
 };
 

@@ -711,16 +711,20 @@
  *     below -1/2, 2 - erfc(-x - xl); 2 from -ERF_ONE, 0 from ERFC_ZERO.
  *   erf: x + x P(x^2) below 1/2 (one fma: exact at +-0 and for
  *     subnormals), 1 - erfc(|x|) up to ERF_ONE (+-1 beyond).
- *   gelu: x Phi(x) = (x / 2) erfc(-x / sqrt2), x / sqrt2 in two words
- *     (the erfc of a rounded argument would be off by up to x^2 ulps far
- *     below 0); PyTorch's NaN at -inf.
+ *   geluv: gelu(v) = v Phi(v) = (v / 2) erfc(-v / sqrt2) of a finite v,
+ *     v / sqrt2 in two words (the erfc of a rounded argument would be off
+ *     by up to v^2 ulps far below 0); *small where that argument is
+ *     below 1/2 in magnitude (erfcx's polynomial path).
+ *   gelu_of: gelu(x) from g, geluv's result where x is finite, PyTorch's
+ *     NaN at -inf and x + x at +inf and NaN. tsr__k_gelu_<sfx> (after
+ *     the type's tables) puts the two together.
  *   gelu_tanh: PyTorch's x (1 + tanh(u)) / 2, u = sqrt(2 / pi) (x +
  *     0.044715 x^3), as x sigmoid(2u) (the same number, without the
  *     cancellation of 1 + tanh(u) below 0), 2u in two words; x beyond
  *     2^10 and x * 0 below -2^10, where 2u is past both ends.
  *   silu: x sigmoid(x), the sigmoid in two words; x * 0 below SILU_TINY,
  *     where x exp(x) rounds to 0.
- * erfc2, erfcx and gelu run their paths side by side and pick the result
+ * erfc2, erfcx and geluv run their paths side by side and pick the result
  * with selects, as exp does (gelu on one PoCL thread: from one element
  * at a time to a vector loop), and erfcrow takes its row's entries
  * through TSR__K_ROW_ENTRY. */
@@ -821,17 +825,19 @@
         T e = tsr__k_erfcx_##sfx(x, 0, &lo, &k);                                   \
         return tsr__k_scale_##sfx(e + lo, k);                                      \
     }                                                                              \
-    static inline T tsr__k_gelu_##sfx(T x)                                         \
+    static inline T tsr__k_geluv_##sfx(T v, int *small)                            \
     {                                                                              \
-        int finite = x - x == 0;                                                   \
-        T v = finite ? x : (T)0;                                                   \
         T yh = v * TSR__K_##C##_SQRT1_2_HI;                                        \
         T yl = FMA(v, TSR__K_##C##_SQRT1_2_HI, -yh) + v * TSR__K_##C##_SQRT1_2_LO; \
         T lo;                                                                      \
         int k;                                                                     \
         T e = tsr__k_erfcx_##sfx(-yh, -yl, &lo, &k);                               \
-        T g = tsr__k_scale_##sfx(FMA(v, (T)0.5 * e, v * ((T)0.5 * lo)), k);        \
-        return finite ? g : x == -(T)INFINITY ? (T)TSR__K_QUIET_NAN : x + x;       \
+        *small = (yh < 0 ? -yh : yh) < (T)0.5;                                     \
+        return tsr__k_scale_##sfx(FMA(v, (T)0.5 * e, v * ((T)0.5 * lo)), k);       \
+    }                                                                              \
+    static inline T tsr__k_gelu_of_##sfx(T x, T g)                                 \
+    {                                                                              \
+        return x - x == 0 ? g : x == -(T)INFINITY ? (T)TSR__K_QUIET_NAN : x + x;   \
     }                                                                              \
     static inline T tsr__k_xsigmoid_##sfx(T x, T v, T vl)                          \
     {                                                                              \
@@ -1004,6 +1010,66 @@ static inline float tsr__k_erfp_f32(float z)
     return tsr__k_fmaf(z, p, TSR__K_ERFF_P0);
 }
 TSR__K_ERF(float, f32, F, tsr__k_fmaf, tsr__k_erfcf, TSR__K_ERFCF_N)
+
+/* From tests/kernels/gen_gelu_table.py: */
+/* clang-format off */
+/* TSR__K_GELUF: 8 rows of c0 and c1 in two words and 5 more terms; error 2^-28.8 of Phi(-a) at most */
+#define TSR__K_GELUF_N 9
+TSR__K_TABLE float tsr__k_geluf[] = {
+    0x1.105e82p-2f, 0x1.630352p-27f, -0x1.50096ep-4f, 0x1.3213d6p-30f, 0x1.a40bbcp-8f, 0x1.110952p-11f, -0x1.6d7a28p-14f, -0x1.1c75e6p-19f, 0x1.959c64p-21f,
+    0x1.86bb50p-3f, -0x1.4feb68p-28f, -0x1.169596p-4f, 0x1.8b86bap-32f, 0x1.e785c6p-8f, 0x1.5c3c0ep-13f, -0x1.6b1a1cp-14f, 0x1.29430ep-19f, 0x1.56e01cp-21f,
+    0x1.0ad7dap-3f, 0x1.f36172p-32f, -0x1.b1ec62p-5f, -0x1.e44fc2p-34f, 0x1.e829eep-8f, -0x1.335b46p-13f, -0x1.1a3838p-14f, 0x1.58b4ccp-18f, 0x1.564152p-22f,
+    0x1.5a6196p-4f, 0x1.ee4902p-31f, -0x1.3d7712p-5f, -0x1.f32528p-33f, 0x1.b483b8p-8f, -0x1.78fcc2p-12f, -0x1.42d6fep-15f, 0x1.927a2ep-18f, -0x1.8cb7dcp-26f,
+    0x1.aaa65cp-5f, -0x1.6c1f48p-35f, -0x1.b46178p-6f, -0x1.41f9b8p-31f, 0x1.628f32p-8f, -0x1.dd4a46p-12f, -0x1.53ca96p-17f, 0x1.54ebf4p-18f, -0x1.16163ep-22f,
+    0x1.f20394p-6f, 0x1.d97ed0p-31f, -0x1.19bfa4p-6f, 0x1.5c1becp-31f, 0x1.0823aap-8f, -0x1.d8840cp-12f, 0x1.6b2feep-17f, 0x1.aec228p-19f, -0x1.6d03bap-22f,
+    0x1.13243cp-6f, -0x1.018ffcp-31f, -0x1.55c740p-7f, 0x1.4943fap-32f, 0x1.6b23b4p-9f, -0x1.9085aep-12f, 0x1.6eebd0p-16f, 0x1.52ff1cp-20f, -0x1.3ab264p-22f,
+    0x1.1f85a2p-7f, -0x1.b26b42p-34f, -0x1.857a94p-8f, -0x1.0cbfacp-37f, 0x1.ce8190p-10f, -0x1.2d3d0ep-12f, 0x1.971a0cp-16f, -0x1.8444fep-23f, -0x1.8a455ep-23f,
+};
+/* clang-format on */
+
+/* gelu of float32. From |x| = 0.70 (where geluv's small path ends) to
+ * 5/2, Phi(-|x|) from the row of tsr__k_geluf that holds |x| (geluv's
+ * erfc from exp(-x^2 / 2) and a fit, about three times the work, on
+ * either side), c0 + c1 u in two words, the product's rounding error by
+ * fma, u^2 Q(u) in the low word: gelum. Then x Phi(x) = x (hi + lo)
+ * below 0 and x (1 - hi - lo) above, the one's difference in two words
+ * (exact, hi below 1/4), each rounded once by an fma. Both ways run, on
+ * a stand-in where gelum's does not apply, and a select picks. */
+static inline float tsr__k_gelum_f32(float a, float *lo)
+{
+    float a4 = a * 4.0f;
+    int k = (int)a4;
+    float u = (a4 - (float)k) - 0.5f;
+    float q, c0, c0l, c1, c1l, e;
+    TSR__K_ROW_ENTRY(q, tsr__k_geluf, TSR__K_GELUF_N, k - 2, TSR__K_GELUF_N - 1);
+    TSR__K_UNROLL
+    for (int j = TSR__K_GELUF_N - 2; j > 3; j--) {
+        TSR__K_ROW_ENTRY(e, tsr__k_geluf, TSR__K_GELUF_N, k - 2, j);
+        q = tsr__k_fmaf(u, q, e);
+    }
+    TSR__K_ROW_ENTRY(c0, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 0);
+    TSR__K_ROW_ENTRY(c0l, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 1);
+    TSR__K_ROW_ENTRY(c1, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 2);
+    TSR__K_ROW_ENTRY(c1l, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 3);
+    float p = c1 * u;
+    float hi = c0 + p;
+    *lo = ((c0 - hi) + p) + ((tsr__k_fmaf(c1, u, -p) + tsr__k_fmaf(c1l, u, c0l)) + u * u * q);
+    return hi;
+}
+static inline float tsr__k_gelu_f32(float x)
+{
+    float v = x - x == 0 ? x : 0.0f;
+    int small;
+    float g = tsr__k_geluv_f32(v, &small);
+    float a = v < 0 ? -v : v;
+    int mid = !small && a < 2.5f;
+    float lo;
+    float hi = tsr__k_gelum_f32(mid ? a : 1.0f, &lo);
+    float oh = 1.0f - hi;
+    float ol = ((1.0f - oh) - hi) - lo;
+    float m = tsr__k_fmaf(v, v < 0 ? hi : oh, v * (v < 0 ? lo : ol));
+    return tsr__k_gelu_of_f32(x, mid ? m : g);
+}
 
 /* From tests/kernels/gen_pow_table.py: */
 /* clang-format off */
@@ -1258,6 +1324,11 @@ static inline double tsr__k_erfp_f64(double z)
     return tsr__k_fmad(z, p, TSR__K_ERFD_P0);
 }
 TSR__K_ERF(double, f64, D, tsr__k_fmad, tsr__k_erfcd, TSR__K_ERFCD_N)
+static inline double tsr__k_gelu_f64(double x)
+{
+    int small;
+    return tsr__k_gelu_of_f64(x, tsr__k_geluv_f64(x - x == 0 ? x : 0.0, &small));
+}
 
 /* clang-format off */
 /* POWD: OFF, |r| <= 2^-8.01, A of 6 Taylor terms (next term 2^-67.2 of r) */

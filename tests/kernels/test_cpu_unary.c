@@ -4,13 +4,14 @@
  * The row of every unary operation and floating dtype runs twice over the
  * same inputs, with the fast paths on and off (tsr__cpu_fast_enable), and
  * the outputs must be the same bytes, NaNs included:
- *   - float32 exp, log, tanh, sigmoid and gelu (the vector rows): a stride of
- *     251 through all 2^32 bit patterns (17 million inputs, every exponent
- *     and sign; TSR_UNARY_EXHAUSTIVE=1: all of them), then dense runs
+ *   - float32 exp, log, tanh, sigmoid, gelu, silu and gelu's tanh form
+ *     (the vector rows): a stride of 251 through all 2^32 bit patterns
+ *     (17 million inputs, every exponent and sign; TSR_UNARY_EXHAUSTIVE=1:
+ *     all of them), then dense runs
  *     around the edges of their common paths (exp's overflow and
  *     subnormal results, log's smallest normal, tanh's saturation,
- *     sigmoid's switches, gelu's ways through erfc), and the special
- *     values;
+ *     sigmoid's switches, gelu's ways through erfc and its table's
+ *     rows, silu's and the tanh form's sigmoid), and the special values;
  *   - bfloat16 and float16 rows: every bit pattern;
  *   - every other float32 and the float64 rows: random bits and special
  *     values, a million each;
@@ -137,11 +138,13 @@ static void run_dense(tsr__kernel_op op, float *buf, const float *centres, size_
 static void check_vector_f32(void)
 {
     static float buf[CHUNK];
-    static const tsr__kernel_op ops[] = {TSR__KOP_EXP, TSR__KOP_LOG, TSR__KOP_TANH,
-                                         TSR__KOP_SIGMOID, TSR__KOP_GELU};
-    static const float edges[] = {88.72f,   -87.33f,     -103.9f, 89.0f,  -104.0f, 0x1p-126f,
-                                  1.0f,     0.70710677f, 9.5f,    -9.5f,  -36.0f,  17.5f,
-                                  0x1p-20f, -0x1p-20f,   0.25f,   -0.25f, -87.68f};
+    static const tsr__kernel_op ops[] = {TSR__KOP_EXP,      TSR__KOP_LOG,  TSR__KOP_TANH,
+                                         TSR__KOP_SIGMOID,  TSR__KOP_GELU, TSR__KOP_SILU,
+                                         TSR__KOP_GELU_TANH};
+    static const float edges[] = {
+        88.72f, -87.33f, -103.9f, 89.0f,    -104.0f,   0x1p-126f, 1.0f,   0.70710677f, 9.5f,
+        -9.5f,  -36.0f,  17.5f,   0x1p-20f, -0x1p-20f, 0.25f,     -0.25f, -87.68f,     0.75f,
+        -1.5f,  2.25f,   2.5f,    -2.5f,    1024.0f,   -1024.0f,  -6.98f, 5.4f};
     const char *all = getenv("TSR_UNARY_EXHAUSTIVE");
     uint64_t stride = all && strcmp(all, "1") == 0 ? 1 : 251;
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
