@@ -132,8 +132,9 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
          * the walk adds a lane's rows: see col_rows in cpu_reduce_ops.c):
          * the longer the runs of a row read at once, the fewer the jumps
          * between rows, where a read of one thread waits for the memory
-         * (a float32 sum over dim 0 of 8192 columns reads whole rows of
-         * 32 KiB at about 0.8 of a plain read, runs of 8 KiB at 0.7) */
+         * (a float32 sum over dim 0 of 8192 columns, whole rows of 32
+         * KiB at a time, reads at about 0.75-0.8 of a plain read, in
+         * runs of 8 KiB at about 0.7) */
         set_col_width(w, (int64_t)(COL_BYTES / (LANES * w->ops->msize)));
         int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
         w->col_levels = 2;
