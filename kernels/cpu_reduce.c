@@ -19,7 +19,9 @@
 #include "kernels/kernels.h"
 #include "kernels/threadpool.h"
 
-#define COL_BYTES (256 * 1024)
+/* The column walk's accumulators per block of outputs: LANES rows of
+ * them, one lane's row (COL_BYTES / LANES) in the second-level cache. */
+#define COL_BYTES (1024 * 1024)
 /* The column walk takes over reductions of at most SMALL_R elements per
  * output when there are at least SMALL_OUTPUTS outputs. */
 #define SMALL_R 64
@@ -43,6 +45,17 @@ bool tsr__reduce_computes(uint32_t op, tsr_dtype common)
 }
 
 /* ---- the walk ---------------------------------------------------------- */
+
+/* Blocks of the column walk of at most `width` outputs (a multiple of 16,
+ * at least 16). The blocks only share out the outputs: no bit depends on
+ * them. */
+static void set_col_width(tsr__reduce_walk *w, int64_t width)
+{
+    width = width > 16 ? width & ~(int64_t)15 : 16;
+    w->col_width = w->ksize[w->cdim] < width ? w->ksize[w->cdim] : width;
+    w->col_blocks = (w->ksize[w->cdim] + w->col_width - 1) / w->col_width;
+    w->col_units = w->nout / w->ksize[w->cdim] * w->col_blocks;
+}
 
 tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
                                  unsigned char *const host[TSR__KERNEL_MAX_OPERANDS])
@@ -115,14 +128,14 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
                  !((info->flags & TSR__KOPF_MEAN) && (info->flags & TSR__KOPF_SKIP_NAN));
     if (w->columns) {
         /* blocks of outputs whose LANES rows of accumulators take about
-         * 256 KiB (the second-level cache), one lane's row 16 KiB (the
-         * first-level cache, where the walk adds a lane's rows: see
-         * col_rows in cpu_reduce_ops.c): the longer the runs of a row
-         * read at once, the fewer the jumps between rows */
-        int64_t width = (int64_t)(COL_BYTES / (LANES * w->ops->msize)) & ~(int64_t)15;
-        w->col_width = w->ksize[w->cdim] < width ? w->ksize[w->cdim] : width;
-        w->col_blocks = (w->ksize[w->cdim] + w->col_width - 1) / w->col_width;
-        w->col_units = w->nout / w->ksize[w->cdim] * w->col_blocks;
+         * COL_BYTES, one lane's row 64 KiB (the second-level cache, where
+         * the walk adds a lane's rows: see col_rows in cpu_reduce_ops.c):
+         * the longer the runs of a row read at once, the fewer the jumps
+         * between rows, where a read of one thread waits for the memory
+         * (a float32 sum over dim 0 of 8192 columns, whole rows of 32
+         * KiB at a time, reads at about 0.75-0.8 of a plain read, in
+         * runs of 8 KiB at about 0.7) */
+        set_col_width(w, (int64_t)(COL_BYTES / (LANES * w->ops->msize)));
         int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
         w->col_levels = 2;
         while (nchunks > 1) {
@@ -529,6 +542,11 @@ tsr_status tsr__host_reduce(const tsr__kernel *k, unsigned char *const host[TSR_
     if (work < PARALLEL_MIN && !w.columns) {
         tsr__reduce_rows(&w, 0, w.nout);
     } else if (w.columns) {
+        /* narrower blocks where there are fewer than the threads (down
+         * to a quarter of COL_BYTES) */
+        int64_t least = (int64_t)(COL_BYTES / 4 / (LANES * w.ops->msize));
+        while (w.col_units < pool && w.col_width / 2 >= least)
+            set_col_width(&w, w.col_width / 2);
         int64_t per = R * w.col_width;
         tsr__parallel_for_on(threads, w.col_units, PARALLEL_MIN / per > 0 ? PARALLEL_MIN / per : 1,
                           columns_range, &j);

@@ -325,11 +325,11 @@ typedef double lanes2_d __attribute__((vector_size(32)));
  * accumulators (pairs: all the s parts, then all the e parts). The rows
  * are taken a lane at a time: rows m, m + LANES, m + 2 LANES, ... (in
  * increasing order, as the lane adds them), then m + 1, ..., so that one
- * lane's row of accumulators (COL_BYTES / LANES: in the first-level
- * cache) takes all its rows before the next, where row after row would
- * read and write back a row of every lane in turn from the second-level
- * cache (a float32 sum over dim 0 read at about half the speed of a
- * plain read so). The rows of a lane lie LANES rows apart, which the
+ * lane's row of accumulators (cpu_reduce.c's COL_BYTES / LANES: in the
+ * second-level cache) takes all its rows before the next, where row after
+ * row would read and write back a row of every lane in turn, all LANES of
+ * them more than that cache holds (a float32 sum over dim 0 read at about
+ * half the speed of a plain read so, even with all of them in it). The rows of a lane lie LANES rows apart, which the
  * hardware's prefetchers do not follow: the row COL_AHEAD steps further
  * in this walk (in the next lane near a lane's end) is asked for a cache
  * line at a time as the row's lines are read. No bit changes. */

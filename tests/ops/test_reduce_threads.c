@@ -66,6 +66,10 @@ static const job jobs[] = {
      * apart in both, so that their values cancel) */
     {"sum f32 dim 0 of 4095 x 383", TSR_FLOAT32, 2, {4095, 383}, {384, 1}, 1, {0}},
     {"sum f32 dim 0 of 500 x 2500", TSR_FLOAT32, 2, {500, 2500}, {3072, 1}, 1, {0}},
+    /* more outputs than the widest block of the walk, which 16 threads
+     * share out in narrower ones; rows overlapping, 8192 rows (two
+     * chunks) apart cancelling */
+    {"sum f32 dim 0 of 8300 x 8200", TSR_FLOAT32, 2, {8300, 8200}, {96, 1}, 1, {0}},
     {"mean f16 dim 1 of [N/48, 48]", TSR_FLOAT16, 2, {N1 * N0 / 48, 48}, {0, 0}, 1, {1}},
     {"sum f16 all", TSR_FLOAT16, 1, {N1 * N0}, {0, 0}, 0, {0}},
     {"mean bf16 dim 0", TSR_BFLOAT16, 2, {N0, N1}, {0, 0}, 1, {0}},
@@ -74,7 +78,7 @@ static const job jobs[] = {
     {"amax f32 all", TSR_FLOAT32, 1, {N1 * N0}, {0, 0}, 0, {0}},
     {"argmax f32 dim 0", TSR_FLOAT32, 2, {N1, N0}, {0, 0}, 1, {0}},
 };
-#define FLOAT32_SUMS 7
+#define FLOAT32_SUMS 8
 #define NJOBS (sizeof jobs / sizeof jobs[0])
 
 static tsr_status run_job(const job *j, tsr_tensor **r)
