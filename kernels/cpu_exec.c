@@ -517,6 +517,13 @@ static bool wants_tiles(const tsr__kernel *k)
 tsr_status tsr__host_elementwise(const tsr__kernel *k,
                                  unsigned char *const host[TSR__KERNEL_MAX_OPERANDS], int threads)
 {
+    return tsr__host_elementwise_part(k, host, threads, 0);
+}
+
+tsr_status tsr__host_elementwise_part(const tsr__kernel *k,
+                                      unsigned char *const host[TSR__KERNEL_MAX_OPERANDS],
+                                      int threads, int64_t whole)
+{
     tsr_dtype common = (tsr_dtype)k->common;
     exec x = {.kernel = k, .host = host, .nops = (int)k->noperands, .ndim = k->ndim};
     int64_t numel = 1;
@@ -546,7 +553,7 @@ tsr_status tsr__host_elementwise(const tsr__kernel *k,
     x.packed = tiles && !x.convert && !may_stop && tsr__cpu_fast_enabled();
     x.stream = k->op != TSR__KOP_FILL && k->ndim >= 1 && k->operands[0].strides[k->ndim - 1] == 1 &&
                writes_most(&x) && tsr__cpu_fast_enabled() && tsr__cpu_stream_available() &&
-               numel * (int64_t)x.size[0] >= stream_min_bytes();
+               (whole > numel ? whole : numel) * (int64_t)x.size[0] >= stream_min_bytes();
     if (x.packed) {
         /* Larger tiles: each operand is read in runs of t0 or t1 elements. */
         x.t1 = PACK_ROWS;

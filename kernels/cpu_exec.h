@@ -21,6 +21,13 @@
 tsr_status tsr__host_elementwise(const tsr__kernel *k,
                                  unsigned char *const host[TSR__KERNEL_MAX_OPERANDS], int threads);
 
+/* The same for a piece of a launch of `whole` elements (tsr__host_piece):
+ * how its output is stored follows the whole launch's size (a long
+ * output goes around the caches, piece after piece). */
+tsr_status tsr__host_elementwise_part(const tsr__kernel *k,
+                                      unsigned char *const host[TSR__KERNEL_MAX_OPERANDS],
+                                      int threads, int64_t whole);
+
 /* Where a host run is cut into pieces (the daemon gives a device's queue
  * one piece of a long launch per turn): an elementwise kernel along its
  * outermost dimension of more than one element, in runs of *rows

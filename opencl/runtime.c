@@ -1477,11 +1477,14 @@ static void CL_CALLBACK run_host_launch(void *data)
     int dim;
     int64_t rows;
     tsr__host_pieces(&h->kernel, &dim, &rows);
+    int64_t whole = 1;
+    for (int d = 0; d < h->kernel.ndim; d++)
+        whole *= h->kernel.sizes[d];
     tsr_status st = TSR_OK;
     for (uint64_t p = h->first; p < h->first + h->count && st == TSR_OK; p++) {
         tsr__kernel piece;
         tsr__host_piece(&h->kernel, dim, rows, p, &piece);
-        st = tsr__host_elementwise(&piece, h->host, h->threads);
+        st = tsr__host_elementwise_part(&piece, h->host, h->threads, whole);
     }
     host_failed(h->job, st);
 }
