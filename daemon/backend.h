@@ -71,6 +71,10 @@ typedef struct tsr__backend_device {
      * CPU and computes in host memory, its launches and products may run
      * as the host's own code (tsr__backend.host_enqueue). */
     bool host_code;
+    /* Served only (devices.huge_pages): where host code runs, the
+     * backend moves each segment of at least a huge page into huge pages
+     * before the first kernel that uses it (kernels/hugemem.h). */
+    bool huge_pages;
 } tsr__backend_device;
 
 /* What one discovery found. */

@@ -174,6 +174,19 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "device does (for checking them on a machine with no other device). User "
                  "kernels always run their own programs."},
         KIND_NUMBER, parse_switch, MATCH_NONE},
+    [TSR__CONF_HUGE_PAGES] = {
+        {.name = "devices.huge_pages", .option = "huge-pages", .metavar = "on|off",
+         .default_value = "on", .restart = true,
+         .help = "Whether the tensor memory of a device that computes in the shared segments "
+                 "with the host's code (devices.host_code) is moved into huge pages, once per "
+                 "segment of at least one huge page, in the device's queue before the first "
+                 "kernel that uses it (Linux's MADV_COLLAPSE, which works even where "
+                 "/sys/kernel/mm/transparent_hugepage/shmem_enabled is never, Debian's "
+                 "default). Streaming operations then walk no 4 KiB page tables: faster, "
+                 "most of all on virtual machines. The first kernel on a new segment waits "
+                 "for the move (a few milliseconds per 2 MiB); the contents never change. "
+                 "off: segments keep the pages the kernel gave them."},
+        KIND_NUMBER, parse_switch, MATCH_NONE},
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "

@@ -52,6 +52,7 @@ typedef enum tsr__config_key_id {
     TSR__CONF_VISIBLE_CGROUP, /* devices.visible.cgroup.<path> */
     TSR__CONF_DEVICE_MEMORY,
     TSR__CONF_HOST_CODE,
+    TSR__CONF_HUGE_PAGES,
     TSR__CONF_MAX_SESSIONS,
     TSR__CONF_MAX_SESSIONS_UID,
     TSR__CONF_MAX_HANDSHAKES_UID,

@@ -4,8 +4,9 @@
  * A segment is a memfd of exactly the size the allocator asks for, sealed
  * against shrinking (so no client can make the daemon's mapping fault) and
  * against further seals (so no client can forbid the daemon's writable
- * mapping), mapped by the daemon and bound to its device's NUMA node before
- * any page is touched. The device's capacity is shared by all sessions:
+ * mapping), mapped by the daemon (where its huge pages can be mapped whole:
+ * kernels/hugemem.h) and bound to its device's NUMA node before any page is
+ * touched. The device's capacity is shared by all sessions:
  * creation is refused with TSR_ERR_OUT_OF_MEMORY when it would overflow.
  * On release the pages are punched out before the descriptor is closed, so
  * the memory returns to the system even while a client still maps it. */
@@ -19,6 +20,7 @@
 #include "core/error.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "kernels/hugemem.h"
 #include "numa/topology.h"
 
 static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id)
@@ -70,7 +72,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     void *base = MAP_FAILED;
     if (ftruncate(fd, (off_t)bytes) < 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
-        (base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)) ==
+        (base = tsr__mmap_shared(fd, 0, bytes, PROT_READ | PROT_WRITE, MAP_NORESERVE)) ==
             MAP_FAILED) {
         int e = errno;
         close(fd);

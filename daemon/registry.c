@@ -75,6 +75,7 @@ static void fill_accelerator(tsr__registry_device *d, const tsr__backend *backen
         d->desc.host_unified_memory = false;
     d->desc.stage_copies = options->stage_copies;
     d->desc.host_code = options->host_code;
+    d->desc.huge_pages = options->huge_pages;
     i->host_unified_memory = d->desc.host_unified_memory;
     d->capacity = i->memory_bytes;
     if (limit && limit < d->capacity)

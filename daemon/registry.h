@@ -47,6 +47,7 @@ typedef struct tsr__registry_options {
     bool copy_memory;  /* devices.memory = copy or staged: no device computes in the segments */
     bool stage_copies; /* devices.memory = staged: copies in read the segment when queued */
     bool host_code;    /* devices.host_code: a device that is the host's CPU runs host code */
+    bool huge_pages;   /* devices.huge_pages: such a device moves segments into huge pages */
 } tsr__registry_options;
 
 /* Discovers the devices and logs what it found. Must run before any thread

@@ -753,7 +753,8 @@ static tsr_status build_devices(tsr__server *server, tsr__registry *given)
                                                TSR__DEVICE_MEMORY_AUTO,
                                 .stage_copies = cfg->v[TSR__CONF_DEVICE_MEMORY].number ==
                                                 TSR__DEVICE_MEMORY_STAGED,
-                                .host_code = cfg->v[TSR__CONF_HOST_CODE].number != 0};
+                                .host_code = cfg->v[TSR__CONF_HOST_CODE].number != 0,
+                                .huge_pages = cfg->v[TSR__CONF_HUGE_PAGES].number != 0};
     tsr_status st = TSR_OK;
     if (given) {
         server->registry = *given;

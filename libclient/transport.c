@@ -35,6 +35,7 @@
 #include "core/error.h"
 #include "core/protocol.h"
 #include "core/ring.h"
+#include "kernels/hugemem.h"
 #include "libclient/connection.h"
 
 #define SPIN_PROBE_EVERY 64 /* waits between full-length spins (see wait_reply) */
@@ -410,8 +411,7 @@ tsr_status tsr__map_shared_range(int fd, uint64_t offset, uint64_t bytes, bool w
                          "tesserad passed a %s that is not sealed against shrinking; refusing to "
                          "map it",
                          what);
-    void *p =
-        mmap(NULL, bytes, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, (off_t)offset);
+    void *p = tsr__mmap_shared(fd, offset, bytes, PROT_READ | (writable ? PROT_WRITE : 0), 0);
     if (p == MAP_FAILED)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot map the %s: %s", what, strerror(errno));
     *out = p;

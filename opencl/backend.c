@@ -131,6 +131,7 @@ static tsr_status open_runtime(const tsr__backend_config *config, tsr__backend_r
         infos[k].host_unified_memory = config->devices[k].host_unified_memory;
         infos[k].stage_copies = config->devices[k].stage_copies;
         infos[k].host_code = config->devices[k].host_code;
+        infos[k].huge_pages = config->devices[k].huge_pages;
     }
     tsr__clrt_config c = {.devices = infos,
                           .count = count,

@@ -37,6 +37,7 @@ typedef struct tsr__cl_device_info {
     bool fp16, fp64, host_unified_memory, little_endian, available;
     bool stage_copies; /* the daemon's choice (devices.memory = staged), never discovered */
     bool host_code;    /* the daemon's choice (devices.host_code), never discovered */
+    bool huge_pages;   /* the daemon's choice (devices.huge_pages), never discovered */
     uint32_t platform_index, device_index; /* position in the enumeration */
 } tsr__cl_device_info;
 

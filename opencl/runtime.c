@@ -23,6 +23,7 @@
 #include "core/siphash.h"
 #include "kernels/cpu_exec.h"
 #include "kernels/gemm.h"
+#include "kernels/hugemem.h"
 #include "opencl/cache.h"
 
 #define PROGRAM_BUCKETS 256
@@ -96,6 +97,7 @@ struct tsr__backend_runtime {
     char *source_buf; /* builder thread only */
 
     _Atomic uint64_t built, loaded, rejected, launches;
+    _Atomic uint64_t huge_bytes; /* segment bytes moved into huge pages (run_host_huge) */
 };
 
 /* What tsr__clrt_buffer hands out: the cl_mem and, where launches copy
@@ -676,7 +678,39 @@ void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)
     *out = (tsr__clrt_stats){.built = atomic_load(&rt->built),
                              .loaded = atomic_load(&rt->loaded),
                              .rejected = atomic_load(&rt->rejected),
-                             .launches = atomic_load(&rt->launches)};
+                             .launches = atomic_load(&rt->launches),
+                             .huge_bytes = atomic_load(&rt->huge_bytes)};
+}
+
+/* A segment's move into huge pages (devices.huge_pages, kernels/hugemem.h),
+ * a native kernel queued before the first kernel that uses the segment,
+ * so that the loop thread never waits for it and the kernels that follow
+ * find it done. The buffer in the memory list keeps its cl_mem alive;
+ * the segment is addressed through `base` (see native_mem). A segment
+ * released before the move runs leaves an unmapped range, which the
+ * kernel refuses: a move changes no contents, wherever it lands. */
+typedef struct host_huge {
+    tsr__clrt *rt;
+    unsigned char *base;
+    uint64_t bytes;
+    void *seen;
+} host_huge;
+
+static void CL_CALLBACK run_host_huge(void *data)
+{
+    host_huge *h = data; /* the driver's copy */
+    atomic_fetch_add(&h->rt->huge_bytes, tsr__huge_collapse(h->base, h->bytes));
+}
+
+static void queue_huge(tsr__clrt *rt, clrt_device *d, clrt_buffer *b, uint64_t bytes)
+{
+    if (!d->host_code || !d->info.huge_pages || bytes < tsr__huge_page_bytes())
+        return;
+    host_huge h = {.rt = rt, .base = b->base, .bytes = bytes};
+    const void *at = &h.seen;
+    /* Without it the segment only stays in small pages. */
+    (void)clEnqueueNativeKernel(d->queue, run_host_huge, &h, sizeof h, 1, &b->mem, &at, 0, NULL,
+                                NULL);
 }
 
 tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes, void **out)
@@ -705,6 +739,7 @@ tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_
     }
     b->host = copies ? host : NULL;
     b->base = host;
+    queue_huge(rt, &rt->devices[ordinal], b, bytes);
     *out = b;
     return TSR_OK;
 }

@@ -93,6 +93,7 @@ const tsr__kernel_key *tsr__clrt_program_key(const tsr__clrt_program *program);
  * loaded from the disk cache, and disk-cache files found corrupt or stale. */
 typedef struct tsr__clrt_stats {
     uint64_t built, loaded, rejected, launches;
+    uint64_t huge_bytes; /* segment bytes moved into huge pages (devices.huge_pages) */
 } tsr__clrt_stats;
 void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out);
 /* Programs made for one device: built from source, loaded from the cache;

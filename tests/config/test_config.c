@@ -49,7 +49,8 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "kernels.build_memory = 2GiB\n"
                                 "kernels.run_time_limit_ms = 750\n"
                                 "kernels.worker_idle_ms = 100\n"
-                                "devices.host_code = off\n";
+                                "devices.host_code = off\n"
+                                "devices.huge_pages = off\n";
 
 static void test_every_key(void)
 {
@@ -62,6 +63,7 @@ static void test_every_key(void)
     ASSERT_EQ(cfg.match_count, 6);
     ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, 0);
     ASSERT_EQ(cfg.v[TSR__CONF_HOST_CODE].number, 0);
+    ASSERT_EQ(cfg.v[TSR__CONF_HUGE_PAGES].number, 0);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_PROGRAMS].number, 8);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_SOURCE].number, 65536);
     ASSERT_EQ(cfg.v[TSR__CONF_BUILD_TIME].number, 2500);
