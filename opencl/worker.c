@@ -57,6 +57,7 @@
 #include "core/ring.h"
 #include "core/siphash.h"
 #include "daemon/worker_wire.h"
+#include "kernels/hugemem.h"
 #include "opencl/cache.h"
 #include "opencl/compiler_answer.h"
 #include "opencl/errors.h"
@@ -1003,7 +1004,8 @@ static struct mapped *segment_map(uint32_t slot, uint64_t bytes)
     struct stat st;
     if (m->fd < 0 || fstat(m->fd, &st) != 0 || (uint64_t)st.st_size < bytes)
         return NULL;
-    void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+    /* where the segment's huge pages, if the daemon made them, fit whole */
+    void *base = tsr__mmap_shared(m->fd, 0, bytes, PROT_READ | PROT_WRITE, 0);
     if (base == MAP_FAILED)
         return NULL;
     mapping_drop(m);
