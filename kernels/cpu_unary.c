@@ -152,10 +152,11 @@ static inline V expq_tail(V r)
     return fma8(r, q, vc(TSR__K_EXPF_Q1));
 }
 
-/* The functions LANES8 and LANES16 call, always inlined: GCC kept exp8,
- * log8, tanh8 and gelu8 out of line, and a call per vector kept the two
- * vectors of LANES16 from overlapping (exp over 2^16 float32 in the
- * second-level cache: 0.85 ns an element called, 0.45 inlined). */
+/* The functions LANES8 and LANES16 call, and the parts they call,
+ * always inlined: GCC kept exp8, log8, tanh8, gelu8 and some of their
+ * parts out of line, and a call per vector kept the two vectors of
+ * LANES16 from overlapping (exp over 2^16 float32 in the second-level
+ * cache: 0.85 ns an element called, 0.45 inlined). */
 #define ROW8 static inline __attribute__((always_inline))
 
 /* tsr__k_exp_f32 where k = rint(x / ln2) is a normal exponent (which
@@ -214,7 +215,7 @@ ROW8 V log8(V x, int *off)
 }
 
 /* tsr__k_expr_f32. */
-static inline V expr8(V x, V xl, V *r, V *h, V *lo)
+ROW8 V expr8(V x, V xl, V *r, V *h, V *lo)
 {
     V k = rint8(mul(x, vc(TSR__K_F_LOG2E)));
     V nk = neg(k);
@@ -233,7 +234,7 @@ static inline V expr8(V x, V xl, V *r, V *h, V *lo)
     return k;
 }
 
-static inline V exp1p8(V r, V h, V lo, V *yl)
+ROW8 V exp1p8(V r, V h, V lo, V *yl)
 {
     V s = add(r, h);
     lo = add(lo, sub(h, sub(s, r)));
@@ -244,7 +245,7 @@ static inline V exp1p8(V r, V h, V lo, V *yl)
 
 /* tsr__k_expm1k_f32, both of its branches, each lane taking its own
  * (k == 0 or not); k within the normal exponents. */
-static inline V expm1k8(V k, V r, V h, V lo, V *rest)
+ROW8 V expm1k8(V k, V r, V h, V lo, V *rest)
 {
     V yl;
     V yh = exp1p8(r, h, lo, &yl);
@@ -347,7 +348,7 @@ static inline V erfcrow8(const erfc_cols *c, VI row, V x, int far, V *lo)
     return hi;
 }
 
-static inline V erfp8(V z)
+ROW8 V erfp8(V z)
 {
     V p = fma8(z, vc(TSR__K_ERFF_P5), vc(TSR__K_ERFF_P4));
     p = fma8(z, p, vc(TSR__K_ERFF_P3));
@@ -359,7 +360,7 @@ static inline V erfp8(V z)
 /* tsr__k_erfc2_f32 for x in [1/2, 9): both of its ways to F (x below 3:
  * the row of x; above: G(1/x) / x), each lane taking its own; the second
  * only where a lane of `need` takes it. */
-static inline V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
+ROW8 V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
 {
     V xx = mul(x, x);
     V xxl = add(fma8(x, x, neg(xx)), mul(mul(vc(2.0f), x), xl));
@@ -412,7 +413,7 @@ static void gelu_cols_init(gelu_cols *g)
 
 /* tsr__k_gelum_f32 of each lane's a (lanes outside [0.70, 5/2) give
  * values nobody takes). */
-static inline V gelum8(const gelu_cols *g, V a, V *lo)
+ROW8 V gelum8(const gelu_cols *g, V a, V *lo)
 {
     V a4 = mul(a, vc(4.0f));
     VI k = _mm256_cvttps_epi32(a4);
@@ -498,7 +499,7 @@ ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
  * vl)) in two words) and its 1 beyond -EXPM1_TINY, each lane taking its
  * own, then x times the sigmoid in one rounding (the power of two of
  * both ways is 1). */
-static inline V xsigmoid8(V x, V v, V vl, int *off)
+ROW8 V xsigmoid8(V x, V v, V vl, int *off)
 {
     V one = _mm256_cmp_ps(v, vc(-TSR__K_F_EXPM1_TINY), _CMP_GT_OQ);
     V s = pick(one, vc(0.0f), neg(v));
