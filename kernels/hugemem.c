@@ -6,7 +6,10 @@
 
 #include "kernels/hugemem.h"
 
-/* Linux's value; glibc's headers name it from 2.37 on. */
+/* Linux's values; glibc's headers name them from 2.35 and 2.37 on. */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
@@ -72,11 +75,13 @@ uint64_t tsr__huge_collapse(void *base, uint64_t bytes)
     uint64_t done = 0;
     /* A huge page at a time: a failure then costs only its own, and the
      * count is exact. EAGAIN (a page busy for a moment) skips one; any
-     * other error (EINVAL: not possible here; ENOMEM: no huge page free)
-     * would meet the rest as well. */
+     * other error (EINVAL: not possible here; ENOMEM: no huge page free,
+     * or the range is no longer mapped) would meet the rest as well.
+     * The first page of each is read in by the kernel, not by a load: a
+     * range its owner unmapped meanwhile is then an error, not a fault. */
     for (uintptr_t p = lo; p < hi; p += huge) {
-        (void)*(volatile const unsigned char *)p;
-        if (madvise((void *)p, huge, MADV_COLLAPSE) == 0)
+        if (madvise((void *)p, 4096, MADV_POPULATE_READ) == 0 &&
+            madvise((void *)p, huge, MADV_COLLAPSE) == 0)
             done += huge;
         else if (errno != EAGAIN)
             break;

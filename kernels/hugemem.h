@@ -31,10 +31,11 @@ uint64_t tsr__huge_page_bytes(void);
 void *tsr__mmap_shared(int fd, uint64_t offset, uint64_t bytes, int prot, int extra_flags);
 
 /* Moves the whole huge pages of [base, base + bytes) of a shared mapping
- * into huge pages (MADV_COLLAPSE), reading one byte of each first (the
- * kernel collapses only ranges that hold a page; a read changes nothing
- * and allocates a zeroed page where there was none). The contents are
- * never changed; other mappings of the same file keep working throughout.
+ * into huge pages (MADV_COLLAPSE), having the kernel read in the first
+ * page of each (it collapses only ranges that hold a page; a read changes
+ * nothing and allocates a zeroed page where there was none). The
+ * contents are never changed; other mappings of the same file keep
+ * working throughout; a range no longer mapped is an error, not a fault.
  * Returns how many bytes were collapsed: 0 where the range holds no whole
  * huge page, or where the kernel cannot (older than 6.1, transparent huge
  * pages compiled out, shmem_enabled = deny, no huge page free). */

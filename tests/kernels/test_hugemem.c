@@ -93,6 +93,9 @@ int main(void)
     if (done)
         ASSERT_UEQ(tsr__huge_collapse(p, bytes), 3 * huge);
     munmap(p, bytes);
+    /* A range unmapped before the move (a segment released while its
+     * move waited in a queue) is refused, never touched. */
+    ASSERT_UEQ(tsr__huge_collapse(p, bytes), 0);
     close(fd);
     if (!done)
         TEST_SKIP("this kernel does not move shared memory into huge pages (MADV_COLLAPSE)");
