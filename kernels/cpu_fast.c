@@ -634,10 +634,17 @@ bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, con
     void (*row)(float *, const float *, int64_t) = op == TSR__KOP_RELU  ? stream_relu_f32
                                                    : op == TSR__KOP_ABS ? stream_abs_f32
                                                                         : NULL;
-    if (row == NULL || dtype != TSR_FLOAT32 || !tsr__cpu_fast_enabled() || !have_avx2())
+    if (dtype != TSR_FLOAT32 || !tsr__cpu_fast_enabled() || (unsigned)op >= TSR__KOP_COUNT)
         return false;
-    row(o, a, n);
-    return true;
+    if (row && have_avx2()) {
+        row(o, a, n);
+        return true;
+    }
+    if (tsr__cpu_unary_stream[op] && have_avx2_fma()) {
+        tsr__cpu_unary_stream[op](o, a, n);
+        return true;
+    }
+    return false;
 }
 
 /* ---- conversions that need the vector units ------------------------------ */

@@ -666,12 +666,45 @@ static inline V bf16_in8(const uint16_t *p)
         }                                                                                      \
     }
 
-VECTOR_ROWS(exp, exp8, tsr__k_exp_f32)
-VECTOR_ROWS(log, log8, tsr__k_log_f32)
-VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
-VECTOR_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
-VECTOR_ROWS(silu, silu8, tsr__k_silu_f32)
-VECTOR_ROWS(gelut, gelut8, tsr__k_gelut_f32)
+/* A float32 row of fn stored around the caches (tsr__cpu_fast_stream_unary):
+ * the elements before the output's first 32-byte boundary and the last
+ * n % 16 through the plain row, the rest sixteen at a time with
+ * non-temporal stores. Each lane is computed as in the plain row, so the
+ * bits are its bits. SETUP declares what F8 reads. */
+#define STREAM_ROW(fn, F8, scalar, SETUP)                                                       \
+    static void row_##fn##_f32_s(void *o_, const void *a_, int64_t n)                          \
+    {                                                                                          \
+        float *o = (float *)o_;                                                                \
+        const float *a = (const float *)a_;                                                    \
+        int64_t head = (int64_t)((32 - ((uintptr_t)o & 31)) & 31) / 4;                         \
+        if (((uintptr_t)o & 3) || head + 16 > n) {                                             \
+            row_##fn##_f32_v(o_, a_, n);                                                       \
+            return;                                                                            \
+        }                                                                                      \
+        if (head)                                                                              \
+            row_##fn##_f32_v(o, a, head);                                                      \
+        SETUP                                                                                  \
+        int64_t i = head;                                                                      \
+        for (; i + 16 <= n; i += 16) {                                                         \
+            V y0, y1;                                                                          \
+            LANES16(F8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);   \
+            _mm256_stream_ps(o + i, y0);                                                       \
+            _mm256_stream_ps(o + i + 8, y1);                                                   \
+        }                                                                                      \
+        if (i < n)                                                                             \
+            row_##fn##_f32_v(o + i, a + i, n - i);                                             \
+    }
+
+#define VECTOR_AND_STREAM_ROWS(fn, f8, scalar) \
+    VECTOR_ROWS(fn, f8, scalar)                \
+    STREAM_ROW(fn, f8, scalar, )
+
+VECTOR_AND_STREAM_ROWS(exp, exp8, tsr__k_exp_f32)
+VECTOR_AND_STREAM_ROWS(log, log8, tsr__k_log_f32)
+VECTOR_AND_STREAM_ROWS(tanh, tanh8, tsr__k_tanh_f32)
+VECTOR_AND_STREAM_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
+VECTOR_AND_STREAM_ROWS(silu, silu8, tsr__k_silu_f32)
+VECTOR_AND_STREAM_ROWS(gelut, gelut8, tsr__k_gelut_f32)
 
 static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
 {
@@ -702,8 +735,11 @@ static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
         _mm256_storeu_ps(out, y);
         memcpy(o + i, out, (size_t)(n - i) * sizeof(float));
     }
-#undef GELU8
 }
+
+STREAM_ROW(gelu, GELU8, tsr__k_gelu_f32, erfc_cols c; gelu_cols g; erfc_cols_init(&c);
+           gelu_cols_init(&g);)
+#undef GELU8
 
 #define VECTOR_ENTRY(ENUM, fn) [TSR__KOP_##ENUM] = {NULL, row_##fn##_bf16_v, row_##fn##_f32_v, NULL}
 
@@ -717,9 +753,17 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
     [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
 };
 
+const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT] = {
+    [TSR__KOP_EXP] = row_exp_f32_s,         [TSR__KOP_LOG] = row_log_f32_s,
+    [TSR__KOP_TANH] = row_tanh_f32_s,       [TSR__KOP_SIGMOID] = row_sigmoid_f32_s,
+    [TSR__KOP_SILU] = row_silu_f32_s,       [TSR__KOP_GELU_TANH] = row_gelut_f32_s,
+    [TSR__KOP_GELU] = row_gelu_f32_s,
+};
+
 #else /* no vector rows on this machine */
 
 const tsr__cpu_unary_fn tsr__cpu_unary_scalar[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
 const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
+const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT];
 
 #endif

@@ -938,7 +938,11 @@ static void check_bool_kernels(void)
  * whole kernels, streamed or not. */
 static void check_stream_unary(void)
 {
-    static const tsr__kernel_op ops[] = {TSR__KOP_RELU, TSR__KOP_ABS};
+    /* relu and abs (cpu_fast.c's own rows), then cpu_unary.c's vector
+     * rows with their stores around the caches */
+    static const tsr__kernel_op ops[] = {TSR__KOP_RELU,    TSR__KOP_ABS,  TSR__KOP_EXP,
+                                         TSR__KOP_LOG,     TSR__KOP_TANH, TSR__KOP_SIGMOID,
+                                         TSR__KOP_SILU,    TSR__KOP_GELU, TSR__KOP_GELU_TANH};
     enum { CAP = 1031 + 16 };
     static float a[CAP], fast[CAP], ref[CAP];
     static const int64_t line[1] = {70001};
