@@ -79,18 +79,19 @@ int main(void)
     /* Nothing whole inside a range shorter than a huge page. */
     ASSERT_UEQ(tsr__huge_collapse((unsigned char *)p + 4096, huge), 0);
     uint64_t done = tsr__huge_collapse(p, bytes);
-    ASSERT_TRUE(done == 0 || done == 3 * huge);
+    /* All three, or fewer where the machine has no free huge page left
+     * (the kernel compacts memory for each, and may fail). */
+    ASSERT_TRUE(done % huge == 0 && done <= 3 * huge);
     bool intact = true;
     for (uint64_t i = 0; i < n && intact; i++)
         intact = p[i] == (i < first ? 0 : pattern(i));
     ASSERT_TRUE(intact);
     long long kb = pmd_mapped_kb(p);
     printf("collapsed %llu bytes; ShmemPmdMapped %lld kB\n", (unsigned long long)done, kb);
-    /* What the kernel says it did, it did: the three pages mapped whole. */
-    if (done)
-        ASSERT_EQ(kb, (long long)(3 * huge / 1024));
-    /* Twice is harmless: already whole. */
-    if (done)
+    /* What the kernel says it did, it did: those pages mapped whole. */
+    ASSERT_EQ(kb, (long long)(done / 1024));
+    /* Twice is harmless: what is whole stays whole. */
+    if (done == 3 * huge)
         ASSERT_UEQ(tsr__huge_collapse(p, bytes), 3 * huge);
     munmap(p, bytes);
     /* A range unmapped before the move (a segment released while its
