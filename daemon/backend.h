@@ -226,6 +226,13 @@ typedef struct tsr__backend {
     tsr_status (*host_enqueue)(tsr__backend_runtime *rt, uint32_t device, const tsr__kernel *kernel,
                                const tsr__backend_launch *launch, tsr__backend_done_fn done,
                                void *ctx);
+    /* The same launch run now, whole, on the calling thread (the loop),
+     * for launches so small that a turn of the device's queue costs more
+     * than the work; the executor asks only while it has nothing of the
+     * device in the driver, so nothing runs out of order. Returns the
+     * launch's status. NULL: never. */
+    tsr_status (*host_run)(tsr__backend_runtime *rt, uint32_t device, const tsr__kernel *kernel,
+                           const tsr__backend_launch *launch);
 
     /* User kernels (daemon/user.c) never run in the daemon: the backend's
      * worker executable (daemon/worker_wire.h) runs them, one process per

@@ -448,6 +448,31 @@ static int job_state(const executor *x, const job *j)
     return j->is_host ? TSR__PROGRAM_READY : x->be->program_state(j->program);
 }
 
+/* Host launches of at most this many elements run at once on the loop
+ * (host_run) while the device's driver has nothing of the executor's: a
+ * turn of the driver's queue (a wake of its thread, a completion
+ * callback, a wake of the loop) costs more than computing them, about
+ * a microsecond on one core. */
+#define RUN_NOW_MAX 4096
+
+/* A host launch, run now or queued (see RUN_NOW_MAX); counted as
+ * submitted by the caller (so submitted == 1: only this job). Run now,
+ * it is finished before this returns, as the driver would have. */
+static tsr_status host_submit(executor *x, job *j)
+{
+    uint32_t queue = j->queue;
+    int64_t elements = 1;
+    for (int32_t d = 0; d < j->kernel.ndim; d++)
+        elements *= j->kernel.sizes[d];
+    if (x->be->host_run && x->fifos[queue].submitted == 1 && j->launch.geometry.pieces <= 1 &&
+        elements <= RUN_NOW_MAX) {
+        tsr_status st = x->be->host_run(x->rt, queue, &j->kernel, &j->launch);
+        on_kernel_done(j, st, st == TSR_OK ? NULL : tsr_last_error());
+        return TSR_OK;
+    }
+    return x->be->host_enqueue(x->rt, queue, &j->kernel, &j->launch, on_kernel_done, j);
+}
+
 /* Gives a job whose program is settled to the driver, or ends it. */
 static bool submit(executor *x, job *j, bool by_piece)
 {
@@ -491,9 +516,8 @@ static bool submit(executor *x, job *j, bool by_piece)
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
         st = j->is_gemm ? x->be->gemm(x->rt, queue, &j->gemm, on_kernel_done, j)
-             : j->is_host
-                 ? x->be->host_enqueue(x->rt, queue, &j->kernel, &j->launch, on_kernel_done, j)
-                 : x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
+             : j->is_host ? host_submit(x, j)
+                          : x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
         if (st != TSR_OK) {
             busy_unlink(&x->busy[queue], j);
             x->fifos[queue].submitted--;

@@ -169,6 +169,7 @@ const tsr__backend tsr__opencl_backend = {
     .gemm = tsr__clrt_gemm,
     .host_code = tsr__clrt_host_code,
     .host_enqueue = tsr__clrt_host_enqueue,
+    .host_run = tsr__clrt_host_run,
     .worker = "tessera-kernel-worker",
     .spirv_requires = "cl_khr_il_program extension",
     .worker_device = worker_device,

@@ -1524,6 +1524,29 @@ static void CL_CALLBACK run_host_launch(void *data)
     host_failed(h->job, st);
 }
 
+/* A host launch's operands in the segments: `at` the kernel with its
+ * operands' offsets in host[] instead, each buffer also put in m's
+ * memory list for a native kernel (m NULL: none). False where the
+ * launch has fewer buffers than the kernel's operands. */
+static bool host_operands(const tsr__kernel *kernel, const tsr__backend_launch *launch,
+                          tsr__kernel *at, unsigned char *host[TSR__KERNEL_MAX_OPERANDS],
+                          native_mems *m, void **seen)
+{
+    *at = *kernel;
+    uint32_t b = 0;
+    for (uint32_t i = 0; i < kernel->noperands; i++) {
+        if (kernel->operands[i].flags & TSR__KOPERAND_SCALAR)
+            continue;
+        if (b >= launch->nbuffers)
+            return false;
+        const clrt_buffer *buf = launch->buffers[b];
+        host[i] = (m ? native_mem(m, seen, buf) : buf->base) + launch->offsets[b];
+        at->operands[i].offset = 0;
+        b++;
+    }
+    return true;
+}
+
 tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
                                   const tsr__backend_launch *launch, tsr__backend_done_fn done,
                                   void *ctx)
@@ -1540,37 +1563,42 @@ tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__ke
     }
     *job = (clrt_job){.ordinal = ordinal, .device = d, .done = done, .ctx = ctx};
     h->job = job;
-    h->kernel = *kernel;
     h->threads = d->info.compute_units ? (int)d->info.compute_units : 1;
     int dim;
     int64_t rows;
     uint64_t pieces = tsr__host_pieces(kernel, &dim, &rows);
     h->first = launch->piece_count ? launch->first_piece : 0;
     h->count = launch->piece_count ? launch->piece_count : pieces;
-    if (h->first > pieces || h->count > pieces - h->first) {
+    native_mems m = {.count = 0};
+    const char *bad = h->first > pieces || h->count > pieces - h->first
+                          ? "a host launch's pieces are out of range"
+                      : !host_operands(kernel, launch, &h->kernel, h->host, &m, h->seen)
+                          ? "a host launch lacks a buffer"
+                          : NULL;
+    if (bad) {
         free(h);
         free(job);
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a host launch's pieces are out of range");
-    }
-    native_mems m = {.count = 0};
-    uint32_t b = 0;
-    for (uint32_t i = 0; i < kernel->noperands; i++) {
-        if (kernel->operands[i].flags & TSR__KOPERAND_SCALAR)
-            continue;
-        if (b >= launch->nbuffers) {
-            free(h);
-            free(job);
-            return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a host launch lacks a buffer");
-        }
-        h->host[i] = native_mem(&m, h->seen, launch->buffers[b]) + launch->offsets[b];
-        h->kernel.operands[i].offset = 0;
-        b++;
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "%s", bad);
     }
     cl_event event = NULL;
     cl_int err = clEnqueueNativeKernel(d->queue, run_host_launch, h, sizeof *h, m.count, m.mem,
                                        m.at, 0, NULL, &event);
     free(h); /* the driver copied it */
     return enqueued(rt, d, job, event, err, "a kernel");
+}
+
+tsr_status tsr__clrt_host_run(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
+                              const tsr__backend_launch *launch)
+{
+    if (!tsr__clrt_host_code(rt, ordinal) || kernel->noperands > TSR__KERNEL_MAX_OPERANDS)
+        return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u runs no host code", (unsigned)ordinal);
+    tsr__kernel at;
+    unsigned char *host[TSR__KERNEL_MAX_OPERANDS] = {NULL};
+    if (!host_operands(kernel, launch, &at, host, NULL, NULL))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "a host launch lacks a buffer");
+    atomic_fetch_add(&rt->launches, 1);
+    return tsr__kernel_op_has(at.op, TSR__KOPF_REDUCE) ? tsr__host_reduce(&at, host, 1)
+                                                       : tsr__host_elementwise(&at, host, 1);
 }
 
 tsr_status tsr__clrt_gemm(tsr__clrt *rt, uint32_t ordinal, const tsr__backend_gemm *g,

@@ -135,6 +135,10 @@ bool tsr__clrt_host_code(const tsr__clrt *rt, uint32_t ordinal);
 tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
                                   const tsr__backend_launch *launch, tsr__backend_done_fn done,
                                   void *ctx);
+/* The same launch, whole, on the calling thread now (backend.h's
+ * host_run): its status. */
+tsr_status tsr__clrt_host_run(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
+                              const tsr__backend_launch *launch);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__backend_launch *launch, tsr__backend_done_fn done,
                              void *ctx);
