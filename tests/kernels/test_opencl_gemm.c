@@ -158,6 +158,24 @@ static void put(tsr_dtype dt, unsigned char *base, size_t i, double re, double i
     }
 }
 
+/* Elements 0..n-1 of a buffer of dtype `dt` as complex doubles (re, im
+ * pairs): get() on each, with the conversions in one call (a conversion
+ * takes each element on its own, so each gives the bits get() gives). */
+static double *widen(tsr_dtype dt, const unsigned char *base, size_t n)
+{
+    double *w = malloc(2 * n * sizeof *w);
+    ASSERT_TRUE(w != NULL);
+    if (dt == TSR_FLOAT16 || dt == TSR_BFLOAT16 || integral(dt)) {
+        ASSERT_OK(tsr_cast_buffer(base, dt, w + n, TSR_FLOAT64, n));
+        for (size_t i = 0; i < n; i++)
+            w[2 * i] = w[n + i], w[2 * i + 1] = 0;
+    } else {
+        for (size_t i = 0; i < n; i++)
+            get(dt, base, i, &w[2 * i]);
+    }
+    return w;
+}
+
 /* alpha and beta in the dtype's math type: int64, float for float16 and
  * bfloat16, else the dtype. */
 static void scalar(tsr_dtype dt, double re, double im, uint8_t out[16])
@@ -185,17 +203,14 @@ static double value_of(tsr_dtype dt)
 }
 
 /* What C's element becomes in an integer dtype: the exact sum, wrapped
- * modulo 2^64 (int64 arithmetic's) and then to the dtype's bits. */
-static double wrapped(tsr_dtype dt, const unsigned char *a, const unsigned char *b, int64_t n,
-                      const int64_t *ai, const int64_t *bi, int64_t alpha, int64_t beta, double old)
+ * modulo 2^64 (int64 arithmetic's) and then to the dtype's bits. a and b
+ * are the operands widened. */
+static double wrapped(tsr_dtype dt, const double *a, const double *b, int64_t n, const int64_t *ai,
+                      const int64_t *bi, int64_t alpha, int64_t beta, double old)
 {
     uint64_t acc = 0;
-    for (int64_t q = 0; q < n; q++) {
-        double x[2], y[2];
-        get(dt, a, (size_t)ai[q], x);
-        get(dt, b, (size_t)bi[q], y);
-        acc += (uint64_t)(int64_t)x[0] * (uint64_t)(int64_t)y[0];
-    }
+    for (int64_t q = 0; q < n; q++)
+        acc += (uint64_t)(int64_t)a[2 * ai[q]] * (uint64_t)(int64_t)b[2 * bi[q]];
     uint64_t v = (uint64_t)alpha * acc + (uint64_t)beta * (uint64_t)(int64_t)old;
     unsigned char bytes[8];
     memcpy(bytes, &v, 8); /* the low bytes: little-endian, as every dtype */
@@ -275,18 +290,17 @@ static void run_case(tsr_dtype dt, const shape *s)
                                                             : 0x1p-52;
     int bad = 0;
     int64_t *ais = malloc((size_t)s->k * sizeof *ais), *bis = malloc((size_t)s->k * sizeof *bis);
+    double *wa = widen(dt, mem[1], total[1]), *wb = widen(dt, mem[2], total[2]);
     for (int64_t b = 0; b < s->batch; b++)
         for (int64_t i = 0; i < s->m; i++)
             for (int64_t j = 0; j < s->n; j++) {
                 double acc[2] = {0, 0}, mag = 0;
                 for (int64_t q = 0; q < s->k; q++) {
-                    double x[2], y[2];
                     int64_t ai = s->ta ? q * (int64_t)g.ld[1] + i : i * (int64_t)g.ld[1] + q;
                     int64_t bi = s->tb ? j * (int64_t)g.ld[2] + q : q * (int64_t)g.ld[2] + j;
                     ais[q] = at + b * (int64_t)g.bstride[1] + ai;
                     bis[q] = at + b * (int64_t)g.bstride[2] + bi;
-                    get(dt, mem[1], (size_t)ais[q], x);
-                    get(dt, mem[2], (size_t)bis[q], y);
+                    const double *x = &wa[2 * ais[q]], *y = &wb[2 * bis[q]];
                     acc[0] += x[0] * y[0] - x[1] * y[1];
                     acc[1] += x[0] * y[1] + x[1] * y[0];
                     mag += hypot(x[0], x[1]) * hypot(y[0], y[1]);
@@ -304,7 +318,7 @@ static void run_case(tsr_dtype dt, const shape *s)
                 double held = s->beta_zero ? 0.0 : hypot(old[0], old[1]); /* NaN where beta is 0 */
                 double bound = 8 * eps * (2 * mag * hypot(alpha[0], alpha[1]) + held + 1);
                 if (exact)
-                    bad += got[0] != wrapped(dt, mem[1], mem[2], s->k, ais, bis, (int64_t)alpha[0],
+                    bad += got[0] != wrapped(dt, wa, wb, s->k, ais, bis, (int64_t)alpha[0],
                                              (int64_t)beta[0], old[0]);
                 else if (!(fabs(got[0] - want[0]) <= bound && fabs(got[1] - want[1]) <= bound))
                     bad++;
@@ -327,6 +341,8 @@ static void run_case(tsr_dtype dt, const shape *s)
     for (int o = 0; o < 3; o++)
         free(mem[o]);
     free(before);
+    free(wa);
+    free(wb);
     free(ais);
     free(bis);
 }
