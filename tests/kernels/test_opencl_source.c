@@ -728,7 +728,9 @@ static void reference(const tsr__kernel *k, unsigned char *const *bases, const u
             for (int d = 0; d < k->ndim; d++)
                 e[i] += idx[d] * k->operands[i].strides[d];
         }
-        unsigned char in[3][16] = {{0}}, res[16] = {0};
+        /* a row for each operand slot: gcc's -O2 range check counts the
+         * loop's bound, not the three inputs a row takes */
+        unsigned char in[TSR__KERNEL_MAX_OPERANDS][16] = {{0}}, res[16] = {0};
         int scalars = 0;
         for (uint32_t i = 1; i < k->noperands && i < TSR__KERNEL_MAX_OPERANDS; i++) {
             if (k->operands[i].flags & TSR__KOPERAND_SCALAR)
