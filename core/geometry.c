@@ -162,7 +162,9 @@ tsr_status tsr_broadcast_shapes(int ndim_a, const int64_t *a, int ndim_b, const 
 }
 
 /* c10's maybe_wrap_dim over a range of `range` dims (0-dim wraps as 1). */
-static tsr_status wrap(int64_t dim, int64_t range, int *out)
+/* PyTorch's maybe_wrap_dim over any int64 range: narrow wraps its start
+ * with it against a size, which need not fit an int. */
+static tsr_status wrap64(int64_t dim, int64_t range, int64_t *out)
 {
     if (range <= 0)
         range = 1;
@@ -172,8 +174,18 @@ static tsr_status wrap(int64_t dim, int64_t range, int *out)
                          "Dimension out of range (expected to be in range of [%lld, %lld], but got "
                          "%lld)",
                          (long long)lo, (long long)hi, (long long)dim);
-    *out = (int)(dim < 0 ? dim + range : dim);
+    *out = dim < 0 ? dim + range : dim;
     return TSR_OK;
+}
+
+/* A dim against a rank (at most TSR_MAX_DIMS, so the result fits). */
+static tsr_status wrap(int64_t dim, int64_t range, int *out)
+{
+    int64_t d = 0;
+    tsr_status st = wrap64(dim, range, &d);
+    if (st == TSR_OK)
+        *out = (int)d;
+    return st;
 }
 
 tsr_status tsr_wrap_dim(int64_t dim, int ndim, int *out)
@@ -281,10 +293,8 @@ tsr_status tsr_view_narrow(const tsr_geometry *in, int64_t dim, int64_t start, i
         return st;
     int64_t size = in->sizes[d];
     if (start != size) { /* start == size is a valid empty narrow */
-        int s = 0;
-        if ((st = wrap(start, size, &s)) != TSR_OK)
+        if ((st = wrap64(start, size, &start)) != TSR_OK)
             return st;
-        start = s;
     }
     if (length < 0 || start > size - length)
         return tsr__fail(TSR_ERR_RUNTIME,

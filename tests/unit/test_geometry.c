@@ -145,6 +145,16 @@ static void errors(void)
                 "Dimension out of range (expected to be in range of [-4, 3], but got 5)");
     ASSERT_FAIL(tsr_view_narrow(&s, 0, 0, 0, &v), TSR_ERR_RUNTIME,
                 "narrow() cannot be applied to a 0-dim tensor.");
+    /* A start wrapped against a size past INT_MAX (PyTorch 1.13 on a meta
+     * tensor of [2^32, 2]). */
+    tsr_geometry big;
+    tsr_geometry_init(2, A(INT64_C(1) << 32, 2), TSR_CONTIGUOUS_FORMAT, &big);
+    ASSERT_FAIL(tsr_view_narrow(&big, 0, -1, 5, &v), TSR_ERR_RUNTIME,
+                "start (4294967295) + length (5) exceeds dimension size (4294967296).");
+    ASSERT_OK(tsr_view_narrow(&big, 0, -2, 2, &v));
+    ASSERT_EQ(v.offset, INT64_C(8589934588));
+    ASSERT_EQ(v.sizes[0], 2);
+    ASSERT_EQ(v.sizes[1], 2);
     ASSERT_FAIL(tsr_view_t(&x, &v), TSR_ERR_RUNTIME,
                 "t() expects a tensor with <= 2 dimensions, but self is 3D");
     ASSERT_FAIL(tsr_view_permute(&x, A(0, 1), 2, &v), TSR_ERR_RUNTIME,
