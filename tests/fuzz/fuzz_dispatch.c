@@ -40,8 +40,9 @@
  *     within its capacity; the limits charged to each session, uid and
  *     group equal what those sessions reserve, within their limits;
  *   - the canaries hold: up to CANARY bytes on either side of each block,
- *     where no other block lies, are painted when the block is handed out
- *     and must be untouched (no write outside a block).
+ *     where no other block lies (nor one its session freed while imports
+ *     still hold it), are painted when the block is handed out and must
+ *     be untouched (no write outside a block).
  * EXPORT, IMPORT and REVOKE share blocks between the slots: keys come
  * mostly from EXPORT replies, sometimes with a bit flipped. An import
  * holds its exporter, which then may outlive its slot (ending): its
@@ -171,6 +172,11 @@ static tsr__server *server; /* the one this input chose */
 static tsr__session *sessions[SESSIONS];
 static live_block live[LIVE_MAX];
 static size_t live_count;
+/* Blocks their session freed while imports held them: the daemon keeps
+ * them allocated until the last import goes (tsr__memory_defer_shared),
+ * and an importer may still write them, so no canary goes over them. */
+static live_block held[LIVE_MAX];
+static size_t held_count;
 static guard guards[GUARDS_MAX];
 static size_t guard_count;
 static uint64_t freed_handles[16];  /* recently freed, to be sent again */
@@ -282,6 +288,11 @@ NO_COVERAGE static void forget_session(int k)
             live[n++] = live[i];
     live_count = n;
     n = 0;
+    for (size_t i = 0; i < held_count; i++)
+        if (held[i].session != k)
+            held[n++] = held[i];
+    held_count = n;
+    n = 0;
     for (size_t i = 0; i < guard_count; i++)
         if (guards[i].session != k)
             guards[n++] = guards[i];
@@ -304,12 +315,42 @@ static uint8_t *segment_base(int k, uint32_t id, uint64_t *bytes)
     return seg->base;
 }
 
-/* Whether [start, end) of a segment meets a live block. */
+/* Whether the daemon still holds block b, freed while imported, where it
+ * was: false once the last import let it go. */
+NO_COVERAGE static bool still_held(const live_block *b)
+{
+    tsr__block_ref ref;
+    return sessions[b->session] && tsr__session_find_block(sessions[b->session], b->handle, &ref) &&
+           ref.segment_id == b->segment && ref.offset == b->offset && ref.size == b->size;
+}
+
+/* Forgets the held blocks the daemon has let go. */
+NO_COVERAGE static void prune_held(void)
+{
+    for (size_t i = 0; i < held_count;)
+        if (still_held(&held[i]))
+            i++;
+        else
+            held[i] = held[--held_count];
+}
+
+NO_COVERAGE static bool meets(const live_block *b, int k, uint32_t segment, uint64_t start,
+                              uint64_t end)
+{
+    return b->session == k && b->segment == segment && b->offset < end &&
+           start < b->offset + b->size;
+}
+
+/* Whether [start, end) of a segment meets a live block, or one imports
+ * still hold. */
 NO_COVERAGE static bool meets_block(int k, uint32_t segment, uint64_t start, uint64_t end)
 {
     for (size_t i = 0; i < live_count; i++)
-        if (live[i].session == k && live[i].segment == segment && live[i].offset < end &&
-            start < live[i].offset + live[i].size)
+        if (meets(&live[i], k, segment, start, end))
+            return true;
+    prune_held();
+    for (size_t i = 0; i < held_count; i++)
+        if (meets(&held[i], k, segment, start, end))
             return true;
     return false;
 }
@@ -1146,6 +1187,9 @@ NO_COVERAGE static void note_free(int k, uint64_t handle, bool ok)
         memmove(&freed_handles[1], &freed_handles[0],
                 sizeof freed_handles - sizeof freed_handles[0]);
         freed_handles[0] = handle;
+        /* Imports may hold it still: then it stays where it was. */
+        if (still_held(&live[i]) && held_count < LIVE_MAX)
+            held[held_count++] = live[i];
         live[i] = live[--live_count];
         return;
     }
@@ -1355,6 +1399,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     FUZZ_CHECK(server->first == NULL && server->session_count == 0 && server->uid_count == 0);
     tsr__loop_reap(server->loop); /* the sessions' watches: this loop never runs */
-    live_count = guard_count = 0;
+    live_count = guard_count = held_count = 0;
     return 0;
 }
