@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "kernels/hugemem.h"
 
@@ -57,10 +58,15 @@ void *tsr__mmap_shared(int fd, uint64_t offset, uint64_t bytes, int prot, int ex
         errno = e;
         return MAP_FAILED;
     }
+    /* The mapping ends at a page boundary, whatever `bytes`: the tail
+     * given back starts there (a munmap from inside a page fails, and
+     * would leave the rest of the reservation behind). */
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    unsigned char *end = p + (bytes + page - 1) / page * page;
     if (p > r)
         munmap(r, (size_t)(p - r));
-    if (p + bytes < r + span)
-        munmap(p + bytes, (size_t)(r + span - (p + bytes)));
+    if (end < r + span)
+        munmap(end, (size_t)(r + span - end));
     return m;
 }
 
