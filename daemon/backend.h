@@ -230,9 +230,12 @@ typedef struct tsr__backend {
      * for launches so small that a turn of the device's queue costs more
      * than the work; the executor asks only while it has nothing of the
      * device in the driver, so nothing runs out of order. Returns the
-     * launch's status. NULL: never. */
+     * launch's status with *ran true; or, with *ran false, declines and
+     * does nothing where the driver holds work of the backend's own that
+     * must come first (OpenCL: a segment's move into huge pages), and the
+     * executor queues the launch. NULL: never. */
     tsr_status (*host_run)(tsr__backend_runtime *rt, uint32_t device, const tsr__kernel *kernel,
-                           const tsr__backend_launch *launch);
+                           const tsr__backend_launch *launch, bool *ran);
 
     /* User kernels (daemon/user.c) never run in the daemon: the backend's
      * worker executable (daemon/worker_wire.h) runs them, one process per

@@ -466,9 +466,12 @@ static tsr_status host_submit(executor *x, job *j)
         elements *= j->kernel.sizes[d];
     if (x->be->host_run && x->fifos[queue].submitted == 1 && j->launch.geometry.pieces <= 1 &&
         elements <= RUN_NOW_MAX) {
-        tsr_status st = x->be->host_run(x->rt, queue, &j->kernel, &j->launch);
-        on_kernel_done(j, st, st == TSR_OK ? NULL : tsr_last_error());
-        return TSR_OK;
+        bool ran = false;
+        tsr_status st = x->be->host_run(x->rt, queue, &j->kernel, &j->launch, &ran);
+        if (ran) {
+            on_kernel_done(j, st, st == TSR_OK ? NULL : tsr_last_error());
+            return TSR_OK;
+        }
     }
     return x->be->host_enqueue(x->rt, queue, &j->kernel, &j->launch, on_kernel_done, j);
 }

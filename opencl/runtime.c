@@ -100,12 +100,25 @@ struct tsr__backend_runtime {
     _Atomic uint64_t huge_bytes; /* segment bytes moved into huge pages (run_host_huge) */
 };
 
+/* A segment's move into huge pages (queue_huge), shared by its buffer and
+ * the native kernel that runs it: the kernel moves a huge page at a time
+ * under `lock`, and stops once the buffer has let go (`released`: the
+ * segment may be unmapped and its range reused from then on); `done` once
+ * the kernel has run; the last of the two to be done with it frees it. */
+typedef struct huge_move {
+    pthread_mutex_t lock;
+    bool released;
+    atomic_bool done;
+    atomic_int refs;
+} huge_move;
+
 /* What tsr__clrt_buffer hands out: the cl_mem and, where launches copy
  * (the device's memory is its own), the segment it mirrors. */
 typedef struct clrt_buffer {
     cl_mem mem;
     unsigned char *host; /* NULL: mem is over the segment itself */
     unsigned char *base; /* the segment, in this process */
+    huge_move *move;     /* its move into huge pages, NULL: none */
 } clrt_buffer;
 
 typedef struct clrt_job {
@@ -686,31 +699,80 @@ void tsr__clrt_get_stats(tsr__clrt *rt, tsr__clrt_stats *out)
  * a native kernel queued before the first kernel that uses the segment,
  * so that the loop thread never waits for it and the kernels that follow
  * find it done. The buffer in the memory list keeps its cl_mem alive;
- * the segment is addressed through `base` (see native_mem). A segment
- * released before the move runs leaves an unmapped range, which the
- * kernel refuses: a move changes no contents, wherever it lands. */
+ * the segment is addressed through `base` (see native_mem). Its
+ * huge_move keeps it off a segment released meanwhile (a launch that
+ * failed before it was queued, an import let go): the daemon unmaps the
+ * segment, punches a hole in it and may map another at the same address
+ * once the buffer is released, and the move would read the hole back in
+ * or collapse the other's pages. Launches run at once wait for it
+ * (tsr__clrt_host_run), since nothing else would keep the segment alive
+ * until it has run. */
 typedef struct host_huge {
     tsr__clrt *rt;
+    huge_move *move;
     unsigned char *base;
     uint64_t bytes;
     void *seen;
 } host_huge;
 
+static void move_drop(huge_move *m)
+{
+    if (atomic_fetch_sub(&m->refs, 1) == 1) {
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+    }
+}
+
 static void CL_CALLBACK run_host_huge(void *data)
 {
     host_huge *h = data; /* the driver's copy */
-    atomic_fetch_add(&h->rt->huge_bytes, tsr__huge_collapse(h->base, h->bytes));
+    uint64_t huge = tsr__huge_page_bytes();
+    uintptr_t first = ((uintptr_t)h->base + huge - 1) / huge * huge;
+    uintptr_t end = (uintptr_t)h->base + h->bytes;
+    uint64_t moved = 0;
+    bool go = true;
+    for (uintptr_t p = first; go && end >= p + huge; p += huge) {
+        pthread_mutex_lock(&h->move->lock);
+        go = !h->move->released;
+        if (go) {
+            uint64_t n = tsr__huge_collapse((void *)p, huge);
+            moved += n;
+            /* EAGAIN (a page busy for a moment) skips one; any other
+             * failure (no huge page free) would meet the rest too. */
+            go = n || errno == EAGAIN;
+        }
+        pthread_mutex_unlock(&h->move->lock);
+    }
+    atomic_fetch_add(&h->rt->huge_bytes, moved);
+    atomic_store_explicit(&h->move->done, true, memory_order_release);
+    move_drop(h->move);
 }
 
 static void queue_huge(tsr__clrt *rt, clrt_device *d, clrt_buffer *b, uint64_t bytes)
 {
     if (!d->host_code || !d->info.huge_pages || bytes < tsr__huge_page_bytes())
         return;
-    host_huge h = {.rt = rt, .base = b->base, .bytes = bytes};
+    huge_move *m = calloc(1, sizeof *m);
+    if (!m || pthread_mutex_init(&m->lock, NULL) != 0) {
+        free(m);
+        return; /* the segment stays in small pages */
+    }
+    atomic_init(&m->refs, 2);
+    host_huge h = {.rt = rt, .move = m, .base = b->base, .bytes = bytes};
     const void *at = &h.seen;
-    /* Without it the segment only stays in small pages. */
-    (void)clEnqueueNativeKernel(d->queue, run_host_huge, &h, sizeof h, 1, &b->mem, &at, 0, NULL,
-                                NULL);
+    if (clEnqueueNativeKernel(d->queue, run_host_huge, &h, sizeof h, 1, &b->mem, &at, 0, NULL,
+                              NULL) != CL_SUCCESS) {
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+        return;
+    }
+    b->move = m;
+}
+
+/* Whether the buffer's move into huge pages, if any, has run. */
+static bool moved(const clrt_buffer *b)
+{
+    return !b->move || atomic_load_explicit(&b->move->done, memory_order_acquire);
 }
 
 tsr_status tsr__clrt_buffer(tsr__clrt *rt, uint32_t ordinal, void *host, uint64_t bytes, void **out)
@@ -748,6 +810,12 @@ void tsr__clrt_buffer_release(void *buffer)
 {
     clrt_buffer *b = buffer;
     if (b) {
+        if (b->move) { /* after this its move touches no more of the segment */
+            pthread_mutex_lock(&b->move->lock);
+            b->move->released = true;
+            pthread_mutex_unlock(&b->move->lock);
+            move_drop(b->move);
+        }
         clReleaseMemObject(b->mem);
         free(b);
     }
@@ -1588,8 +1656,15 @@ tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__ke
 }
 
 tsr_status tsr__clrt_host_run(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
-                              const tsr__backend_launch *launch)
+                              const tsr__backend_launch *launch, bool *ran)
 {
+    /* A move into huge pages still queued goes first: queued behind it,
+     * the launch keeps its segment alive until the move has run. */
+    *ran = false;
+    for (uint32_t b = 0; b < launch->nbuffers; b++)
+        if (launch->buffers[b] && !moved(launch->buffers[b]))
+            return TSR_OK;
+    *ran = true;
     if (!tsr__clrt_host_code(rt, ordinal) || kernel->noperands > TSR__KERNEL_MAX_OPERANDS)
         return tsr__fail(TSR_ERR_DEVICE, "OpenCL device %u runs no host code", (unsigned)ordinal);
     tsr__kernel at;

@@ -136,9 +136,10 @@ tsr_status tsr__clrt_host_enqueue(tsr__clrt *rt, uint32_t ordinal, const tsr__ke
                                   const tsr__backend_launch *launch, tsr__backend_done_fn done,
                                   void *ctx);
 /* The same launch, whole, on the calling thread now (backend.h's
- * host_run): its status. */
+ * host_run): its status, *ran true; or nothing done, *ran false, while a
+ * buffer's move into huge pages waits in the device's queue. */
 tsr_status tsr__clrt_host_run(tsr__clrt *rt, uint32_t ordinal, const tsr__kernel *kernel,
-                              const tsr__backend_launch *launch);
+                              const tsr__backend_launch *launch, bool *ran);
 tsr_status tsr__clrt_enqueue(tsr__clrt *rt, uint32_t ordinal, tsr__clrt_program *program,
                              const tsr__backend_launch *launch, tsr__backend_done_fn done,
                              void *ctx);

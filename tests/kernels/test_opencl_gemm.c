@@ -26,6 +26,7 @@
  * per term. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -33,10 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "kernels/cpu_exec.h"
+#include "kernels/hugemem.h"
 #include "kernels/launch.h"
 #include "opencl/runtime.h"
 #include "opencl/source.h"
@@ -45,6 +49,7 @@
 static cl_device_id dev;
 static bool has_fp64;
 static tsr__clrt *rt;
+static bool huge_pages; /* the next open_runtime's devices.huge_pages */
 
 static size_t source_of(const tsr__kernel_key *key, bool fp64, char *buf, size_t cap)
 {
@@ -76,6 +81,7 @@ static void open_runtime(cl_platform_id platform, bool copies, bool staged, bool
     info.host_unified_memory = unified && !copies;
     info.stage_copies = staged;
     info.host_code = host_gemm;
+    info.huge_pages = huge_pages;
     cl_device_type type = 0;
     clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     info.cl_device_type = type;
@@ -479,6 +485,135 @@ static void check_host_launches(void)
     host_launch_case("max with a dim", &mx, mx_bytes, mx_offs, false);
 }
 
+/* A memfd of `bytes` mapped where its huge pages fit (as the daemon maps
+ * a segment), *fd its descriptor. */
+static unsigned char *segment(uint64_t bytes, int *fd)
+{
+    *fd = memfd_create("gemm-test-segment", MFD_CLOEXEC);
+    ASSERT_TRUE(*fd >= 0);
+    ASSERT_EQ(ftruncate(*fd, (off_t)bytes), 0);
+    unsigned char *p = tsr__mmap_shared(*fd, 0, bytes, PROT_READ | PROT_WRITE, 0);
+    ASSERT_TRUE(p != MAP_FAILED);
+    return p;
+}
+
+/* A host launch of k over `buffers` (offsets 0), enqueued; *c says when
+ * it is done. */
+static void enqueue_host(const tsr__kernel *k, void *const *buffers, uint32_t n, completion *c)
+{
+    tsr__backend_launch l = {.nbuffers = n};
+    for (uint32_t b = 0; b < n; b++)
+        l.buffers[b] = buffers[b];
+    *c = (completion){.status = TSR_OK};
+    atomic_init(&c->done, 0);
+    ASSERT_OK(tsr__clrt_host_enqueue(rt, 0, k, &l, on_done, c));
+}
+
+static void wait_done(completion *c)
+{
+    while (!atomic_load(&c->done))
+        sched_yield();
+    ASSERT_OK(c->status);
+}
+
+/* float32 out = a + b over n elements, contiguous. */
+static tsr__kernel add_f32(int64_t n)
+{
+    tsr__kernel k = {.op = TSR__KOP_ADD, .common = TSR_FLOAT32, .ndim = 1, .noperands = 3,
+                     .sizes = {n}};
+    float one = 1.0f;
+    memcpy(k.alpha, &one, sizeof one);
+    for (int i = 0; i < 3; i++) {
+        k.operands[i].dtype = TSR_FLOAT32;
+        k.operands[i].strides[0] = 1;
+    }
+    return k;
+}
+
+/* A segment's move into huge pages (devices.huge_pages), queued when its
+ * buffer is made: a launch run at once waits for it (host_run declines
+ * and the launch is queued behind it), and a buffer released before the
+ * move ran keeps it off the range, which the daemon then unmaps and may
+ * map again: here another memfd at the same address, which must stay
+ * untouched (no page read into it, none collapsed). */
+static void check_huge_move(void)
+{
+    uint64_t huge = tsr__huge_page_bytes(), bytes = 4 * huge;
+    /* Queued first and long (about a tenth of a second at least): the
+     * float64 power of 4Mi elements, over buffers below a huge page's
+     * move (plain allocations: nothing moves them). */
+    int64_t n = 1 << 22;
+    tsr__kernel pw = {.op = TSR__KOP_POW, .common = TSR_FLOAT64, .ndim = 1, .noperands = 3,
+                      .sizes = {n}};
+    for (int i = 0; i < 3; i++) {
+        pw.operands[i].dtype = TSR_FLOAT64;
+        pw.operands[i].strides[0] = 1;
+    }
+    void *slow[3];
+    double *mem[3];
+    for (int b = 0; b < 3; b++) {
+        mem[b] = aligned_alloc(4096, (size_t)n * sizeof(double));
+        for (int64_t i = 0; i < n; i++)
+            mem[b][i] = 1.0 + (double)(i % 1000) * 1e-3;
+        ASSERT_OK(tsr__clrt_buffer(rt, 0, mem[b], (uint64_t)n * sizeof(double), &slow[b]));
+    }
+    completion c_slow, c_after;
+    enqueue_host(&pw, slow, 3, &c_slow);
+
+    int fd_t, fd_u;
+    unsigned char *t = segment(bytes, &fd_t);
+    memset(t, 1, bytes);
+    void *tb;
+    ASSERT_OK(tsr__clrt_buffer(rt, 0, t, bytes, &tb)); /* its move waits behind the power */
+    /* A 1-element add over it, run at once: declined while the move waits. */
+    tsr__kernel one = add_f32(1);
+    tsr__backend_launch l = {.nbuffers = 3, .buffers = {tb, tb, tb}};
+    bool ran = true;
+    ASSERT_OK(tsr__clrt_host_run(rt, 0, &one, &l, &ran));
+    ASSERT_FALSE(ran);
+    /* Released, unmapped, its hole punched; another segment in its place. */
+    tsr__clrt_buffer_release(tb);
+    ASSERT_EQ(fallocate(fd_t, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes), 0);
+    munmap(t, bytes);
+    close(fd_t);
+    fd_u = memfd_create("gemm-test-other", MFD_CLOEXEC);
+    ASSERT_TRUE(fd_u >= 0);
+    ASSERT_EQ(ftruncate(fd_u, (off_t)bytes), 0);
+    unsigned char *u =
+        mmap(t, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fd_u, 0);
+    ASSERT_TRUE(u == t);
+    /* Everything queued so far has run once a launch queued after it has. */
+    enqueue_host(&one, slow, 3, &c_after);
+    wait_done(&c_slow);
+    wait_done(&c_after);
+    struct stat st;
+    ASSERT_EQ(fstat(fd_u, &st), 0);
+    ASSERT_EQ(st.st_blocks, 0); /* nothing read in, nothing collapsed */
+    munmap(u, bytes);
+    close(fd_u);
+
+    /* A segment whose move has run: a launch over it runs at once. */
+    int fd_w;
+    unsigned char *w = segment(bytes, &fd_w);
+    void *wb;
+    ASSERT_OK(tsr__clrt_buffer(rt, 0, w, bytes, &wb));
+    enqueue_host(&one, slow, 3, &c_after);
+    wait_done(&c_after);
+    ((float *)w)[1] = 2.0f;
+    ((float *)w)[2] = 3.0f;
+    tsr__backend_launch lw = {.nbuffers = 3, .buffers = {wb, wb, wb}, .offsets = {0, 4, 8}};
+    ASSERT_OK(tsr__clrt_host_run(rt, 0, &one, &lw, &ran));
+    ASSERT_TRUE(ran);
+    ASSERT_TRUE(((float *)w)[0] == 5.0f);
+    tsr__clrt_buffer_release(wb);
+    munmap(w, bytes);
+    close(fd_w);
+    for (int b = 0; b < 3; b++) {
+        tsr__clrt_buffer_release(slow[b]);
+        free(mem[b]);
+    }
+}
+
 int main(void)
 {
     cl_platform_id platform;
@@ -496,9 +631,17 @@ int main(void)
     const char *modes = getenv("TSR_TEST_GEMM_MODES");
     for (int mode = 0; mode < (modes ? atoi(modes) : 4); mode++) {
         open_runtime(platform, mode > 1, mode == 3, mode == 0);
-        if (tsr__clrt_host_code(rt, 0))
+        bool host = tsr__clrt_host_code(rt, 0);
+        if (host)
             check_host_launches();
         run_all(mode <= 1);
+        if (host) { /* segments moved into huge pages */
+            tsr__clrt_destroy(rt);
+            huge_pages = true;
+            open_runtime(platform, false, false, true);
+            huge_pages = false;
+            check_huge_move();
+        }
         tsr__clrt_destroy(rt);
         rt = NULL;
     }
