@@ -48,13 +48,19 @@ void tsr__session_drop_import(tsr__session *s, uint32_t index)
     uint32_t at;
     tsr__export *e = export_of(owner, imp.export_id, &at);
     if (e && e->imports > 0 && --e->imports == 0 && e->freed) {
-        /* Nobody holds it any more: the block goes (if its owner freed
-         * it; an ending owner's goes with the owner), and so does the
-         * record. */
-        tsr__memory_unshare(owner, e->handle);
+        /* Nobody holds it through this export any more: the record goes,
+         * and the block too (if its owner freed it; an ending owner's
+         * goes with the owner) unless another export of it still has
+         * imports (a block may be exported more than once). */
+        uint64_t handle = e->handle;
         if (e->host_fd >= 0)
             close(e->host_fd);
         owner->exports[at] = owner->exports[--owner->export_count];
+        bool held = false;
+        for (uint32_t k = 0; k < owner->export_count && !held; k++)
+            held = owner->exports[k].handle == handle;
+        if (!held)
+            tsr__memory_unshare(owner, handle);
     }
     tsr__session_release(owner);
 }

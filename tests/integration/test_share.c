@@ -359,6 +359,50 @@ static void exporter_exits_first(tsr_client *c, bool cpu)
     ASSERT_TRUE(gone);
 }
 
+/* A block exported twice and imported through both: its exporter frees
+ * it and the import through one export goes; the other still holds it,
+ * so the exporter's next block of the same size is somewhere else, and
+ * neither side sees the other's writes. */
+static void exported_twice(tsr_client *c)
+{
+    tsr_client *e = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &e));
+    if (!e)
+        return;
+    const int64_t rows = 256, cols = 1024; /* 1 MiB, in a pool's segment */
+    int64_t sizes[2] = {rows, cols};
+    tsr_tensor *t = counting(e, rows, cols), *tx = NULL, *ty = NULL, *t2 = NULL;
+    tsr_export_handle hx, hy;
+    ASSERT_OK(tsr_tensor_export(t, NULL, &hx));
+    ASSERT_OK(tsr_tensor_export(t, NULL, &hy));
+    ASSERT_OK(tsr_tensor_import(c, &hx, &tx));
+    ASSERT_OK(tsr_tensor_import(c, &hy, &ty));
+    tsr_tensor_release(t);
+    tsr_tensor_release(tx);
+    ASSERT_OK(tsr_synchronize(c, OPENCL0));
+    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true,
+                            .device = OPENCL0};
+    ASSERT_OK(tsr_tensor_full(e, 2, sizes, tsr_scalar_float(-1.0), &o, &t2));
+    ASSERT_OK(tsr_synchronize(e, OPENCL0));
+    ASSERT_OK(tsr_add_(ty, ty, tsr_scalar_int(1)));
+    size_t n = (size_t)(rows * cols);
+    float *got = malloc(n * sizeof *got);
+    ASSERT_OK(tsr_tensor_copy_to_host(ty, got, n * sizeof *got));
+    int wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += got[i] != 2.0f * (float)i;
+    ASSERT_EQ(wrong, 0);
+    ASSERT_OK(tsr_tensor_copy_to_host(t2, got, n * sizeof *got));
+    wrong = 0;
+    for (size_t i = 0; i < n; i++)
+        wrong += got[i] != -1.0f;
+    ASSERT_EQ(wrong, 0);
+    free(got);
+    tsr_tensor_release(ty);
+    tsr_tensor_release(t2);
+    tsr_client_close(e);
+}
+
 static void read_only(tsr_client *c, bool cpu)
 {
     tsr_tensor *t = counting_on(c, ROWS, COLS, cpu), *v = shared_view(t);
@@ -479,6 +523,7 @@ int main(int argc, char **argv)
             exporter_exits_first(c, cpu);
             read_only(c, cpu);
         }
+        exported_twice(c);
         revocation_and_hostile_handles(c);
         other_users(c, &d);
         tsr_client_close(c);
