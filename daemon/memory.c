@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -70,7 +71,8 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     if (fd < 0)
         return tsr__fail(TSR_ERR_IO, "memfd_create: %s", strerror(errno));
     void *base = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) < 0 ||
+    /* fchmod: see descriptor_for (share.c). */
+    if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t)bytes) < 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
         (base = tsr__mmap_shared(fd, 0, bytes, PROT_READ | PROT_WRITE, MAP_NORESERVE)) ==
             MAP_FAILED) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -109,7 +110,7 @@ static tsr_status host_create(const tsr__wire_export *in, int *fd_out, uint64_t 
     if (fd < 0)
         return tsr__fail(errno == EMFILE || errno == ENFILE ? TSR_ERR_LIMIT : TSR_ERR_IO,
                          "memfd_create: %s", strerror(errno));
-    if (ftruncate(fd, (off_t)g->sizes[0]) < 0 ||
+    if (fchmod(fd, 0600) < 0 || ftruncate(fd, (off_t)g->sizes[0]) < 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
         int e = errno;
         close(fd);
@@ -214,7 +215,10 @@ static bool may_import(const tsr__session *s, const tsr__session *owner, const t
 }
 
 /* The descriptor an importer gets of `fd`: read-only ones cannot be
- * mapped for writing (the daemon keeps its own writable descriptor). */
+ * mapped for writing (the daemon keeps its own writable descriptor).
+ * Every memfd the daemon makes is mode 0600, the daemon's: a memfd is
+ * born 0777, and an importer of another uid could otherwise open its
+ * read-only descriptor again for writing through /proc/self/fd. */
 static tsr_status descriptor_for(int fd, bool read_only, int *out)
 {
     if (read_only) {

@@ -17,11 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/protocol.h"
 #include "support_daemon.h"
 #include "test.h"
 
@@ -167,6 +169,64 @@ static int check_read_only(tsr_tensor *t)
     return check_view(t, false);
 }
 
+/* A process of another uid cannot open a read-only import's memfd again
+ * for writing through /proc/self/fd (the daemon makes each memfd 0600,
+ * its own): the way around a read-only descriptor. The import is made
+ * on a raw connection, as a hostile client would, to hold the
+ * descriptor the daemon sends (libtessera closes it once mapped). */
+static int reopen_refused(const tsr_export_handle *h)
+{
+    const char *path = getenv("TESSERA_SOCKET");
+    int sock = path ? test_raw_connect(path) : -1;
+    char why[256] = "";
+    if (sock < 0 || test_raw_hello(sock, why, sizeof why) != 1)
+        return fail(36, "raw HELLO");
+    union {
+        uint64_t align;
+        uint8_t bytes[256];
+    } f;
+    tsr__wire_header hd = {.magic = TSR__WIRE_MAGIC,
+                           .version = TSR__WIRE_VERSION,
+                           .opcode = TSR__OP_IMPORT,
+                           .length = sizeof(tsr__wire_share_key),
+                           .request_id = 2};
+    tsr__wire_share_key key = {.id = h->id};
+    memcpy(key.secret, h->secret, sizeof key.secret);
+    memcpy(f.bytes, &hd, sizeof hd);
+    memcpy(f.bytes + sizeof hd, &key, sizeof key);
+    if (send(sock, f.bytes, sizeof hd + sizeof key, MSG_NOSIGNAL) < 0)
+        return fail(37, "send IMPORT");
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = f.bytes, .iov_len = sizeof f.bytes};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    int fd = -1;
+    ssize_t got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    struct cmsghdr *c = got > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (c && c->cmsg_type == SCM_RIGHTS)
+        memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    close(sock);
+    if (fd < 0)
+        return fail(38, "IMPORT sent no descriptor");
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    int again = open(link, O_RDWR | O_CLOEXEC);
+    int e = errno, mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+    close(fd);
+    if (mode != O_RDONLY)
+        return fail(39, "a read-only import's descriptor is writable");
+    if (again >= 0) {
+        close(again);
+        return fail(40, "a read-only import's memfd opened again for writing");
+    }
+    return e == EACCES ? 0 : fail(41, "reopening failed, but not for want of permission");
+}
+
 static int consume(const char *text, const char *mode)
 {
     tsr_export_handle h;
@@ -191,6 +251,8 @@ static int consume(const char *text, const char *mode)
                  : 0;
     else if (strcmp(mode, "ro") == 0)
         rc = check_read_only(t);
+    else if (strcmp(mode, "ro-reopen") == 0 && (rc = check_read_only(t)) == 0)
+        rc = reopen_refused(&h);
     tsr_tensor_release(t);
     tsr_client_close(c);
     return rc;
@@ -380,8 +442,8 @@ static void exported_twice(tsr_client *c)
     tsr_tensor_release(t);
     tsr_tensor_release(tx);
     ASSERT_OK(tsr_synchronize(c, OPENCL0));
-    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true,
-                            .device = OPENCL0};
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = OPENCL0};
     ASSERT_OK(tsr_tensor_full(e, 2, sizes, tsr_scalar_float(-1.0), &o, &t2));
     ASSERT_OK(tsr_synchronize(e, OPENCL0));
     ASSERT_OK(tsr_add_(ty, ty, tsr_scalar_int(1)));
@@ -498,6 +560,12 @@ static void other_users(tsr_client *c, test_daemon *d)
     ASSERT_EQ(consume_as(54322, 54322, &by_uid, refused), 0);
     ASSERT_EQ(consume_as(54322, 54000, &by_gid, "read"), 0);
     ASSERT_EQ(consume_as(54322, 54322, &by_gid, refused), 0);
+    /* Read-only for another uid, even through /proc/self/fd. */
+    tsr_export_handle ro;
+    tsr_export_options our = {.flags = TSR_EXPORT_ALLOW_UID | TSR_EXPORT_READ_ONLY,
+                              .allow_uid = 54321};
+    ASSERT_OK(tsr_tensor_export(v, &our, &ro));
+    ASSERT_EQ(consume_as(54321, 54321, &ro, "ro-reopen"), 0);
     tsr_tensor_release(v);
     tsr_tensor_release(t);
 }
