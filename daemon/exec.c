@@ -23,14 +23,15 @@
 #include "daemon/backend.h"
 #include "kernels/cpu_exec.h"
 #include "kernels/launch.h"
-typedef struct job {
-    struct tsr__executor *x;       /* its executor */
-    struct job *next;              /* in its session's lane, then among the spare jobs */
-    struct job *done_next;         /* on the finished stack (a job between pieces is on both) */
-    struct job *on_prev, *on_next; /* among the jobs on the device (submitted, not retired) */
-    uint64_t submit_ns;            /* 0 until given to the driver */
-    bool on_host;                  /* given to a device that computes on this machine's CPUs */
-    _Atomic uint64_t done_ns;      /* 0 until the driver reported it finished */
+typedef struct tsr__exec_job {
+    struct tsr__executor *x;         /* its executor */
+    struct tsr__exec_job *next;      /* in its session's lane, then among the spare jobs */
+    struct tsr__exec_job *done_next; /* on the finished stack (a job between pieces is on both) */
+    /* among the jobs on the device (submitted, not retired) */
+    struct tsr__exec_job *on_prev, *on_next;
+    uint64_t submit_ns;       /* 0 until given to the driver */
+    bool on_host;             /* given to a device that computes on this machine's CPUs */
+    _Atomic uint64_t done_ns; /* 0 until the driver reported it finished */
     tsr__session *session;
     uint32_t queue, sequence;
     tsr__backend_program *program;
@@ -46,7 +47,9 @@ typedef struct job {
      * here; `user` starts it (or, given NULL, drops it). */
     tsr__exec_user_fn user;
     void *user_ctx;
-    bool in_worker; /* given to its worker (counted in the session's in_worker) */
+    bool in_worker;                  /* given to its worker (counted in the session's in_worker) */
+    struct tsr__exec_job *user_next; /* among the session's user_first..user_last */
+    bool user_ended; /* its end is known (status, message), waiting for those before */
     /* A matrix product (tsr__exec_gemm): the backend's gemm runs it, once
      * `program` (its device's generic program, which opens the device)
      * has settled; its three operands' segments are segments[0..2]. */
@@ -230,14 +233,21 @@ static void stop_clock(executor *x, job *j)
     j->on_host = false;
 }
 
+/* Hands a finished job, its status and message set, to the event loop
+ * (any thread). */
+static void finish_set(executor *x, job *j)
+{
+    stop_clock(x, j);
+    publish(j);
+    hand_back(x, j);
+}
+
 /* Hands a finished job to the event loop (any thread). */
 static void finish(executor *x, job *j, tsr_status status, const char *message)
 {
-    stop_clock(x, j);
     j->status = status;
     snprintf(j->message, sizeof j->message, "%s", message ? message : "");
-    publish(j);
-    hand_back(x, j);
+    finish_set(x, j);
 }
 
 /* A piece of a job is done: the job is finished after its last piece,
@@ -493,7 +503,14 @@ static bool submit(executor *x, job *j, bool by_piece)
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
         j->in_worker = true;
-        j->session->devices[queue].in_worker++;
+        tsr__session_device *sd = &j->session->devices[queue];
+        sd->in_worker++;
+        j->user_next = NULL;
+        if (sd->user_last)
+            sd->user_last->user_next = j;
+        else
+            sd->user_first = j;
+        sd->user_last = j;
         j->user(j->user_ctx, (tsr__exec_user_job *)j); /* it reports through tsr__exec_user_done */
         return true;
     }
@@ -518,7 +535,7 @@ static bool submit(executor *x, job *j, bool by_piece)
         j->on_host = x->be->on_host(x->rt, queue);
         if (j->on_host)
             atomic_fetch_add(&x->on_host, 1u);
-        st = j->is_gemm ? x->be->gemm(x->rt, queue, &j->gemm, on_kernel_done, j)
+        st = j->is_gemm   ? x->be->gemm(x->rt, queue, &j->gemm, on_kernel_done, j)
              : j->is_host ? host_submit(x, j)
                           : x->be->enqueue(x->rt, queue, j->program, &j->launch, on_kernel_done, j);
         if (st != TSR_OK) {
@@ -1129,10 +1146,26 @@ tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user
     return queue_job(x, j, out);
 }
 
+/* A user launch's end, from its worker's answer (in launch order) or
+ * from the daemon (user.c, when it cannot send it: it may have earlier
+ * launches still with the worker). The session's launches finish in
+ * launch order all the same: one published ahead of an earlier one would
+ * raise the session's `finished` past kernels still running, and their
+ * memory could be freed under them. */
 void tsr__exec_user_done(tsr__exec_user_job *job_handle, tsr_status status, const char *message)
 {
     job *j = (job *)job_handle;
-    finish(j->x, j, status, message);
+    j->status = status;
+    snprintf(j->message, sizeof j->message, "%s", message ? message : "");
+    j->user_ended = true;
+    tsr__session_device *sd = &j->session->devices[j->queue];
+    while (sd->user_first && sd->user_first->user_ended) {
+        job *first = sd->user_first;
+        sd->user_first = first->user_next;
+        if (!sd->user_first)
+            sd->user_last = NULL;
+        finish_set(first->x, first);
+    }
 }
 
 uint32_t tsr__exec_user_sequence(const tsr__exec_user_job *job_handle)

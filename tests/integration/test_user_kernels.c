@@ -211,6 +211,38 @@ static void check_order(tsr_client *c, tsr_program *p)
  * given, over the segment's own bytes). More tensors than the worker
  * keeps buffers for in one segment, in turns, so that kept buffers are
  * replaced while others are in use. */
+/* Launches end in launch order even when the daemon fails one itself:
+ * nine slow launches, eight of them with the worker at once, then the
+ * program released, so that the ninth fails when its turn comes. The
+ * synchronize that reports its failure must find the eight done. */
+static void check_failed_in_order(tsr_client *c)
+{
+    tsr_program *p = build(c, "__kernel void slow(__global float *p) {\n"
+                              "    volatile float x = 0.0f;\n"
+                              "    for (int i = 0; i < 20000000; i++)\n"
+                              "        x += 1.0f;\n"
+                              "    p[0] += 1.0f;\n"
+                              "}\n");
+    ASSERT_TRUE(p != NULL);
+    if (!p)
+        return;
+    tsr_tensor *t = floats(c, 1, NULL);
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "slow", &k));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, t));
+    size_t global[1] = {1};
+    for (int i = 0; i < 9; i++)
+        ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    tsr_kernel_release(k);
+    tsr_program_release(p);
+    ASSERT_FAIL(tsr_synchronize(c, DEV), TSR_ERR_DEVICE,
+                "the kernel's program was released before it ran");
+    float got = -1;
+    ASSERT_OK(tsr_tensor_copy_to_host(t, &got, sizeof got));
+    ASSERT_TRUE(got == 8.0f);
+    tsr_tensor_release(t);
+}
+
 static void check_reuse(tsr_client *c, tsr_program *p)
 {
     enum { N = 1024, T = 12 };
@@ -909,6 +941,7 @@ int main(void)
     check_reduction(c, p);
     check_offset(c, p);
     check_order(c, p);
+    check_failed_in_order(c);
     check_reuse(c, p);
     check_slots(c, p);
     check_refused_launch(c, p);
