@@ -95,8 +95,8 @@ struct worker {
 
 typedef struct tsr__user_state {
     worker *workers;
-    uint32_t builds;      /* builds the workers have not answered */
-    uint64_t last_build;  /* when the latest was handed over, ns (tsr__now_ns) */
+    uint32_t builds;     /* builds the workers have not answered */
+    uint64_t last_build; /* when the latest was handed over, ns (tsr__now_ns) */
     uint32_t next_wid;
     uint32_t next_launch;
     char path[PATH_MAX];
@@ -201,12 +201,24 @@ static pending *pop(worker *w)
     return p;
 }
 
+/* The program a worker's answer names: wids are unique among the
+ * daemon's live programs (tsr__user_program_create skips those in use). */
 static program *program_by_wid(tsr__server *server, uint32_t wid)
 {
     for (tsr__session *s = server->first; s; s = s->next)
         for (program *p = s->programs; p; p = p->next)
             if (p->wid == wid)
                 return p;
+    return NULL;
+}
+
+/* The same among one session's programs: a launch's, which must never
+ * reach another session's program (and its uid's worker). */
+static program *session_program_by_wid(tsr__session *s, uint32_t wid)
+{
+    for (program *p = s->programs; p; p = p->next)
+        if (p->wid == wid)
+            return p;
     return NULL;
 }
 
@@ -662,8 +674,12 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
     }
     p->session = s;
     p->id = ++s->next_program;
-    if (!++us->next_wid)
-        us->next_wid = 1;
+    /* After 2^32 programs the numbers come round: skip 0 and those of
+     * programs still alive, so that every answer finds its own. */
+    do {
+        if (!++us->next_wid)
+            us->next_wid = 1;
+    } while (program_by_wid(s->server, us->next_wid));
     p->wid = us->next_wid;
     p->queue = pool->ordinal;
     p->state = TSR__WIRE_PROGRAM_RECEIVING;
@@ -880,7 +896,7 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
         return;
     }
     l->job = job;
-    program *p = program_by_wid(l->s->server, l->wid);
+    program *p = session_program_by_wid(l->s, l->wid);
     worker *w = p ? p->w : NULL;
     if (!w) {
         tsr__exec_user_done(job, TSR_ERR_DEVICE,
