@@ -508,16 +508,22 @@ static tsr_status worker_start(tsr__server *server, uid_t uid, gid_t gid, uint32
     char **env = drop ? worker_environment(cache_fd >= 0) : NULL;
     char *argv[] = {(char *)path, "serve", fdtext, where, cache, NULL};
     extern char **environ;
+    pid_t parent = getpid();
     pid_t pid = w->timer_fd >= 0 && (!drop || env) ? fork() : -1;
     if (pid == 0) {
-        /* Only async-signal-safe calls until exec: the daemon has threads. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int sock = fcntl(sv[1], F_DUPFD, 10),
-            dir = cache_fd >= 0 ? fcntl(cache_fd, F_DUPFD, 10) : -1;
+        /* Only async-signal-safe calls until exec: the daemon has threads.
+         * The copies above 10 close at exec; 3 and 4 (dup2) stay. */
+        int sock = fcntl(sv[1], F_DUPFD_CLOEXEC, 10),
+            dir = cache_fd >= 0 ? fcntl(cache_fd, F_DUPFD_CLOEXEC, 10) : -1;
         if (sock < 0 || dup2(sock, 3) < 0 || (cache_fd >= 0 && (dir < 0 || dup2(dir, 4) < 0)))
             _exit(127);
         if (drop && (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0))
             _exit(126);
+        /* It dies with the daemon: set after the change of uid, which
+         * clears it, and checked against a daemon gone meanwhile. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(125);
         prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         execve(path, argv, drop ? env : environ);
         _exit(127);

@@ -1147,6 +1147,11 @@ static int serve_main(int argc, char **argv)
         return 2;
     int sock = atoi(argv[2]);
     answer_sock = sock;
+    /* The daemon's socket is the worker's alone: its compilers run the
+     * user's source and must not read its requests (their segments) or
+     * answer for it. */
+    if (fcntl(sock, F_SETFD, FD_CLOEXEC) != 0)
+        return 2;
     snprintf(where, sizeof where, "%s", argv[3]);
     ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
     if (n <= 0)

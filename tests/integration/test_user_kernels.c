@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <grp.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
@@ -728,6 +729,71 @@ static long worker_pid(const test_daemon *d, unsigned uid)
     return pid;
 }
 
+/* How many descriptors of process `pid` are `link` (readlink of
+ * /proc/PID/fd/N, e.g. "socket:[123]"). */
+static int fds_to(long pid, const char *link)
+{
+    char dir[64], path[600], got[128];
+    snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        ssize_t len = readlink(path, got, sizeof got - 1);
+        if (len > 0) {
+            got[len] = '\0';
+            n += strcmp(got, link) == 0;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The worker's socket to the daemon is its fd 3 and nothing else's: not
+ * a second descriptor of the worker's (the daemon's fork left one above
+ * 10 open across exec), nor one of its compilers' (which run the user's
+ * source), the spare one it keeps between builds included. */
+static void check_worker_socket(long worker)
+{
+    char path[64], link[128];
+    snprintf(path, sizeof path, "/proc/%ld/fd/3", worker);
+    ssize_t len = readlink(path, link, sizeof link - 1);
+    ASSERT_TRUE(len > 0);
+    if (len <= 0)
+        return;
+    link[len] = '\0';
+    ASSERT_TRUE(strncmp(link, "socket:", 7) == 0);
+    ASSERT_EQ(fds_to(worker, link), 1);
+    int compilers = 0;
+    for (int tries = 0; tries < 100 && !compilers; tries++) {
+        DIR *d = opendir("/proc");
+        for (struct dirent *e; d && (e = readdir(d));) {
+            long pid = strtol(e->d_name, NULL, 10);
+            char stat[600], line[512];
+            snprintf(stat, sizeof stat, "/proc/%ld/stat", pid);
+            FILE *f = pid > 0 ? fopen(stat, "r") : NULL;
+            long ppid = -1;
+            if (f && fgets(line, sizeof line, f)) {
+                const char *end = strrchr(line, ')');
+                if (end)
+                    sscanf(end + 1, " %*c %ld", &ppid);
+            }
+            if (f)
+                fclose(f);
+            if (ppid == worker) {
+                compilers++;
+                ASSERT_EQ(fds_to(pid, link), 0);
+            }
+        }
+        if (d)
+            closedir(d);
+        if (!compilers)
+            usleep(20000);
+    }
+    ASSERT_TRUE(compilers > 0); /* the spare compiler */
+}
+
 /* What `tessera ps`, `stats` and `info` tell of user kernels (the
  * administration messages): session c holds program p, the only one, on
  * opencl:0; the other session none; uid's worker runs there. */
@@ -888,6 +954,7 @@ static void check_two_users(test_daemon *d, tsr_client *c)
     ASSERT_TRUE(other > 0 && other != root_worker);
     ASSERT_EQ(proc_uid(other), NOBODY);
     ASSERT_EQ(proc_uid(root_worker), 0);
+    check_worker_socket(other);
     ASSERT_EQ(write(go[1], &byte, 1), 1);
     int status = -1;
     waitpid(pid, &status, 0);
