@@ -320,9 +320,13 @@ bool tsr__memory_defer_free(tsr__session *s, uint32_t queue, uint64_t handle)
         uint32_t cap = s->deferred_cap ? 2 * s->deferred_cap : 16;
         tsr__deferred_free *grown = realloc(s->deferred, cap * sizeof *grown);
         if (!grown) {
-            /* No room to remember it: wait for the device instead. */
-            tsr__log(TSR__LOG_WARNING, "session %u: out of memory deferring a free", s->id);
-            return false;
+            /* No room to remember it: it stays (the caller must not free
+             * it under the kernels), and goes with the session. */
+            tsr__log(TSR__LOG_WARNING,
+                     "session %u: out of memory deferring a free; the block stays allocated "
+                     "until the session ends",
+                     s->id);
+            return true;
         }
         s->deferred = grown;
         s->deferred_cap = cap;

@@ -47,7 +47,8 @@ void tsr__session_release_segments(tsr__session *session);
 bool tsr__memory_in_use(const tsr__session *session, uint32_t queue);
 
 /* FREE: true when the block was put aside until the session's kernels on
- * `queue` are done (the caller must not free it now). */
+ * `queue` are done, or (out of memory to remember it) kept until the
+ * session ends: the caller must not free it now. */
 bool tsr__memory_defer_free(tsr__session *session, uint32_t queue, uint64_t handle);
 /* Whether `handle` is a block the session freed that waits for kernels. */
 bool tsr__memory_freed(const tsr__session *session, uint64_t handle);
