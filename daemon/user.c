@@ -265,6 +265,55 @@ static void worker_idle_check(worker *w)
         arm_ms(w, w->server->config->v[TSR__CONF_WORKER_IDLE].number);
 }
 
+/* A killed worker that has not exited yet: reaped when its pidfd says
+ * so, on the loop. */
+typedef struct late_exit {
+    int fd;
+    pid_t pid;
+    tsr__watch *watch;
+} late_exit;
+
+static void on_late_exit(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)events;
+    late_exit *e = data;
+    if (waitpid(e->pid, NULL, WNOHANG) == 0)
+        return;
+    tsr__loop_unwatch(loop, e->watch);
+    close(e->fd);
+    free(e);
+}
+
+/* Reaps a worker sent SIGKILL, into *wstatus, without blocking the loop
+ * on it: a process of the user's may be slow to exit, or held in its
+ * exit by a tracer of the user's. It gets up to 20 ms; after that it is
+ * reaped when it exits (false, *wstatus untouched). */
+static bool reap_killed(tsr__server *server, pid_t pid, int *wstatus)
+{
+    for (int k = 0; k < 200; k++) {
+        pid_t got = waitpid(pid, wstatus, WNOHANG);
+        if (got == pid || (got < 0 && errno != EINTR))
+            return got == pid;
+        if (got == 0)
+            usleep(100);
+    }
+    late_exit *e = calloc(1, sizeof *e);
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (e && fd >= 0 &&
+        tsr__loop_watch(server->loop, fd, EPOLLIN, on_late_exit, e, &e->watch) == TSR_OK) {
+        e->fd = fd;
+        e->pid = pid;
+        return false;
+    }
+    /* No pidfd: it stays a zombie until the daemon exits. */
+    tsr__log(TSR__LOG_WARNING, "kernel worker pid %ld did not exit at once; not waiting for it",
+             (long)pid);
+    if (fd >= 0)
+        close(fd);
+    free(e);
+    return false;
+}
+
 static void worker_close(worker *w, const char *why, bool idle)
 {
     tsr__server *server = w->server;
@@ -273,8 +322,7 @@ static void worker_close(worker *w, const char *why, bool idle)
     device_name(server, w->queue, dev, sizeof dev);
     kill(w->pid, SIGKILL);
     int wstatus = 0;
-    while (waitpid(w->pid, &wstatus, 0) < 0 && errno == EINTR)
-        ;
+    (void)reap_killed(server, w->pid, &wstatus);
     if (!why) {
         if (w->why[0])
             why = w->why;
