@@ -369,11 +369,16 @@ static struct {
 /* A compiler that gave its whole answer and is exiting, not reaped yet
  * (0: none): its answer is used at once, since an exit that unmaps a
  * driver and its compiler took milliseconds (6-48 ms on a loaded 2-core
- * machine), and it is reaped once the build is answered. */
+ * machine), and it is reaped once the build is answered. Waited for, it
+ * is killed first: nothing more is needed of it, and a compiler that
+ * answered and then went on (the user's source runs in it) must not hold
+ * the worker. */
 static pid_t exiting;
 
 static void reap_exiting(bool wait)
 {
+    if (exiting && wait)
+        kill(exiting, SIGKILL);
     if (exiting && waitpid(exiting, NULL, wait ? 0 : WNOHANG) != 0)
         exiting = 0;
 }
