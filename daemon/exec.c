@@ -47,7 +47,11 @@ typedef struct tsr__exec_job {
      * here; `user` starts it (or, given NULL, drops it). */
     tsr__exec_user_fn user;
     void *user_ctx;
-    bool in_worker;                  /* given to its worker (counted in the session's in_worker) */
+    bool in_worker; /* given to its worker (counted in the session's in_worker) */
+    /* Failed before the driver had it (its buffers could not be made),
+     * and put back at the head of its lane to end in its turn: status and
+     * message hold why. */
+    bool failed_early;
     struct tsr__exec_job *user_next; /* among the session's user_first..user_last */
     bool user_ended; /* its end is known (status, message), waiting for those before */
     /* A matrix product (tsr__exec_gemm): the backend's gemm runs it, once
@@ -98,6 +102,26 @@ static void lane_pop(fifo *f, lane *l, lane *prev)
     else
         f->lanes = l->next;
     free(l);
+}
+
+/* Puts a job back at the head of its session's lane (a lane made anew
+ * when it went). */
+static tsr_status lane_push_front(fifo *f, job *j)
+{
+    lane *l = f->lanes;
+    while (l && l->session != j->session)
+        l = l->next;
+    if (!l) {
+        if (!(l = calloc(1, sizeof *l)))
+            return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
+        l->session = j->session;
+        l->next = f->lanes;
+        f->lanes = l;
+        l->tail = j;
+    }
+    j->next = l->head;
+    l->head = j;
+    return TSR_OK;
 }
 
 /* The lane holding a session's jobs, and the one before it. */
@@ -198,7 +222,7 @@ static void publish(job *j)
      * on, so the daemon never trusts what it reads there). */
     raise_to(&j->session->devices[j->queue].finished, j->sequence);
     tsr__ring *ring = j->session->ring;
-    if (!ring)
+    if (!ring || j->queue >= TSR__RING_QUEUES) /* no such job is queued (checked) */
         return;
     tsr__ring_queue *q = &ring->queues[j->queue];
     if (j->status != TSR_OK) {
@@ -486,6 +510,21 @@ static tsr_status host_submit(executor *x, job *j)
     return x->be->host_enqueue(x->rt, queue, &j->kernel, &j->launch, on_kernel_done, j);
 }
 
+/* Whether the session has kernels on j's device other than j still
+ * running (with the driver or its worker) or not yet retired: a job that
+ * ends without running waits for them, or its end, published, would say
+ * they had finished (and frees and imports put aside behind them would
+ * go under them). */
+static bool session_busy(const executor *x, const job *j)
+{
+    if (j->session->devices[j->queue].in_worker)
+        return true;
+    for (const job *d = x->busy[j->queue].first; d; d = d->on_next)
+        if (d->session == j->session && d != j)
+            return true;
+    return false;
+}
+
 /* Gives a job whose program is settled to the driver, or ends it. */
 static bool submit(executor *x, job *j, bool by_piece)
 {
@@ -494,6 +533,10 @@ static bool submit(executor *x, job *j, bool by_piece)
         if (j->user)
             j->user(j->user_ctx, NULL);
         finish(x, j, TSR_ERR_CONNECTION, "the session ended before the kernel ran");
+        return false;
+    }
+    if (j->failed_early) {
+        finish_set(x, j);
         return false;
     }
     if (j->user) {
@@ -543,6 +586,20 @@ static bool submit(executor *x, job *j, bool by_piece)
             x->fifos[queue].submitted--;
             j->submit_ns = 0;
         }
+    } else if (session_busy(x, j)) {
+        /* It ends in its turn, at the head of its lane: the session's
+         * kernels before it still run (publishing its end would say they
+         * had finished). */
+        j->status = st;
+        snprintf(j->message, sizeof j->message, "%s", tsr_last_error());
+        j->failed_early = true;
+        if (j->in_driver) { /* its first piece: still the head */
+            j->in_driver = false;
+            return true;
+        }
+        if (lane_push_front(&x->fifos[queue], j) == TSR_OK)
+            return true;
+        j->failed_early = false; /* no memory to queue it: it ends now */
     }
     if (st != TSR_OK)
         finish(x, j, st, tsr_last_error());
@@ -586,7 +643,15 @@ static job *next_job(const executor *x, fifo *f, bool by_piece)
         int state = j->user ? user_state(x, j) : job_state(x, j);
         if (!j->user && j->session->devices[j->queue].in_worker)
             state = TSR__PROGRAM_PENDING; /* behind the session's user kernels */
-        if (!j->in_driver && (j->session->ending || state != TSR__PROGRAM_PENDING)) {
+        /* One that will end without running waits for the session's
+         * kernels still running (session_busy). */
+        bool ends =
+            j->session->ending || j->failed_early || (!j->user && state == TSR__PROGRAM_FAILED);
+        if (ends && !j->in_driver && session_busy(x, j))
+            state = TSR__PROGRAM_PENDING;
+        else if (ends)
+            state = TSR__PROGRAM_FAILED;
+        if (!j->in_driver && state != TSR__PROGRAM_PENDING) {
             f->turn = l->next;
             uint64_t pieces = j->launch.geometry.pieces ? j->launch.geometry.pieces : 1;
             j->in_driver = by_piece && !j->session->ending && state == TSR__PROGRAM_READY &&
@@ -1134,6 +1199,13 @@ static tsr_status queue_job(executor *x, job *j, tsr__wire_launched *out)
 tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user_fn start,
                                  void *ctx, tsr__wire_launched *out)
 {
+    /* The ring has a queue for each of the first TSR__RING_QUEUES devices
+     * (its end is published there, as a built-in kernel's is). */
+    if (queue >= TSR__RING_QUEUES)
+        return tsr__fail(TSR_ERR_NOT_SUPPORTED,
+                         "kernels run on the first %u devices of a type only; device %u is past "
+                         "them",
+                         TSR__RING_QUEUES, (unsigned)queue);
     executor *x = NULL;
     tsr_status st = executor_get(s->server, &x);
     if (st != TSR_OK)

@@ -465,6 +465,65 @@ static void exported_twice(tsr_client *c)
     tsr_client_close(e);
 }
 
+/* An importer that exits with kernels on the import still running and
+ * more queued: its queued kernels end (the session is gone) only after
+ * the running ones, and the import goes only then. Until it goes the
+ * exporter's freed block stays allocated, so the exporter's next block of
+ * the same size is elsewhere and the importer's kernels never write it. */
+static void importer_exits_running(tsr_client *c)
+{
+    enum { N = 1 << 20 }; /* float64: 8 MiB; a power of it takes ~0.1 s */
+    int64_t sizes[1] = {N};
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT64, .has_device = true, .device = OPENCL0};
+    tsr_tensor *x = NULL, *y = NULL;
+    ASSERT_OK(tsr_tensor_full(c, 1, sizes, tsr_scalar_float(3.0), &o, &x));
+    ASSERT_OK(tsr_synchronize(c, OPENCL0));
+    tsr_export_handle h;
+    ASSERT_OK(tsr_tensor_export(x, NULL, &h));
+    int ready[2];
+    ASSERT_EQ(pipe(ready), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        tsr_client *ic = NULL;
+        tsr_tensor *t = NULL;
+        if (tsr_client_open(NULL, &ic) != TSR_OK || tsr_tensor_import(ic, &h, &t) != TSR_OK)
+            _exit(10);
+        for (int k = 0; k < 12; k++)
+            if (tsr_pow_scalar_(t, tsr_scalar_float(1.0001)) != TSR_OK)
+                _exit(11);
+        char byte = 1;
+        if (write(ready[1], &byte, 1) != 1)
+            _exit(12);
+        _exit(0); /* kernels running and queued, nothing released */
+    }
+    char byte = 0;
+    ASSERT_EQ(read(ready[0], &byte, 1), 1);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    ASSERT_EQ(status, 0);
+    tsr_tensor_release(x);
+    /* Past the first of the importer's kernels (eight run at once, four
+     * wait), where its waiting ones used to end and the import with
+     * them, the other seven still writing. */
+    usleep(300000);
+    ASSERT_OK(tsr_tensor_empty(c, 1, sizes, &o, &y));
+    double *p = NULL;
+    ASSERT_OK(tsr_tensor_data_ptr(y, (void **)&p));
+    if (p) {
+        for (int i = 0; i < N; i++)
+            p[i] = 2.0;
+        usleep(500000); /* the importer's kernels, had they been let go */
+        int wrong = 0;
+        for (int i = 0; i < N; i++)
+            wrong += p[i] != 2.0;
+        ASSERT_EQ(wrong, 0);
+    }
+    tsr_tensor_release(y);
+    close(ready[0]);
+    close(ready[1]);
+}
+
 static void read_only(tsr_client *c, bool cpu)
 {
     tsr_tensor *t = counting_on(c, ROWS, COLS, cpu), *v = shared_view(t);
@@ -592,6 +651,7 @@ int main(int argc, char **argv)
             read_only(c, cpu);
         }
         exported_twice(c);
+        importer_exits_running(c);
         revocation_and_hostile_handles(c);
         other_users(c, &d);
         tsr_client_close(c);
