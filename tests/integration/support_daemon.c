@@ -50,27 +50,29 @@ int test_raw_hello(int fd, char *message, size_t n)
     return test_raw_hello_ring(fd, message, n, NULL);
 }
 
-int test_raw_hello_ring(int fd, char *message, size_t n, int *ring)
+tsr_status test_raw_call(int fd, uint32_t opcode, uint64_t request_id, const void *payload,
+                         uint32_t len, void *reply, size_t cap, int *fds, int nfds, char *message,
+                         size_t n)
 {
-    if (ring)
-        *ring = -1;
+    for (int k = 0; k < nfds; k++)
+        fds[k] = -1;
+    if (message && n)
+        message[0] = '\0';
     union {
         uint64_t align;
         uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
     } f;
     tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
                           .version = TSR__WIRE_VERSION,
-                          .opcode = TSR__OP_HELLO,
-                          .length = sizeof(tsr__wire_hello),
-                          .request_id = 1};
-    tsr__wire_hello hello = {.version_min = TSR__WIRE_VERSION_MIN,
-                             .version_max = TSR__WIRE_VERSION,
-                             .pid = (uint32_t)getpid(),
-                             .name = "raw"};
+                          .opcode = (uint16_t)opcode,
+                          .length = len,
+                          .request_id = request_id};
+    if (len > sizeof f.bytes - sizeof h)
+        return TSR_ERR_INVALID_ARGUMENT;
     memcpy(f.bytes, &h, sizeof h);
-    memcpy(f.bytes + sizeof h, &hello, sizeof hello);
-    if (send(fd, f.bytes, sizeof h + sizeof hello, MSG_NOSIGNAL) < 0)
-        return -1;
+    memcpy(f.bytes + sizeof h, payload, len);
+    if (send(fd, f.bytes, sizeof h + len, MSG_NOSIGNAL) < 0)
+        return TSR_ERR_CONNECTION;
     union {
         struct cmsghdr align;
         char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -81,32 +83,54 @@ int test_raw_hello_ring(int fd, char *message, size_t n, int *ring)
                          .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
     ssize_t got = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+    int kept = 0;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); got > 0 && c; c = CMSG_NXTHDR(&msg, c))
         for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
             int passed;
             memcpy(&passed, CMSG_DATA(c) + k * sizeof(int), sizeof passed);
-            if (ring && *ring < 0)
-                *ring = passed;
+            if (kept < nfds)
+                fds[kept++] = passed;
             else
                 close(passed);
         }
-    memcpy(&h, f.bytes, sizeof h);
-    if (got >= (ssize_t)sizeof h && !(h.flags & TSR__WIRE_ERROR))
-        return 1;
-    if (ring && *ring >= 0) {
-        close(*ring);
-        *ring = -1;
-    }
     if (got < (ssize_t)sizeof h)
-        return -1;
+        return TSR_ERR_CONNECTION;
+    memcpy(&h, f.bytes, sizeof h);
+    size_t body = (size_t)got - sizeof h;
+    if (!(h.flags & TSR__WIRE_ERROR)) {
+        if (reply)
+            memcpy(reply, f.bytes + sizeof h, body < cap ? body : cap);
+        return TSR_OK;
+    }
+    for (int k = 0; k < kept; k++) {
+        close(fds[k]);
+        fds[k] = -1;
+    }
     tsr__wire_error err = {0};
-    size_t len = (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err;
-    memcpy(&err, f.bytes + sizeof h, len);
+    memcpy(&err, f.bytes + sizeof h, body < sizeof err ? body : sizeof err);
     if (message && n)
         snprintf(message, n, "%.*s",
                  (int)(err.length < TSR__WIRE_MESSAGE_MAX ? err.length : TSR__WIRE_MESSAGE_MAX),
                  err.text);
-    return 0;
+    return err.status != TSR_OK ? (tsr_status)err.status : TSR_ERR_PROTOCOL;
+}
+
+int test_raw_hello_ring(int fd, char *message, size_t n, int *ring)
+{
+    tsr__wire_hello hello = {.version_min = TSR__WIRE_VERSION_MIN,
+                             .version_max = TSR__WIRE_VERSION,
+                             .pid = (uint32_t)getpid(),
+                             .name = "raw"};
+    int fds[1];
+    char why[TSR__WIRE_MESSAGE_MAX + 1] = "";
+    tsr_status st = test_raw_call(fd, TSR__OP_HELLO, 1, &hello, sizeof hello, NULL, 0, fds,
+                                  ring ? 1 : 0, why, sizeof why);
+    if (ring)
+        *ring = st == TSR_OK ? fds[0] : -1;
+    if (message && n)
+        snprintf(message, n, "%s", why);
+    /* a refusal carries its reason; a connection that failed, none */
+    return st == TSR_OK ? 1 : why[0] ? 0 : -1;
 }
 
 int test_daemon_start(test_daemon *d, const char *const *extra)

@@ -44,6 +44,15 @@ int test_raw_hello(int fd, char *message, size_t n);
 /* The same, keeping the ring's memfd (the first descriptor) in *ring when
  * the session opened (-1 when none came); the caller closes it. */
 int test_raw_hello_ring(int fd, char *message, size_t n, int *ring);
+/* One request (opcode, request_id, payload of len bytes) on a raw
+ * connection and its reply: TSR_OK with the reply's payload in reply (up
+ * to cap bytes) and the descriptors that came with it in fds (up to
+ * nfds, the rest closed; -1 where none came), or the error reply's status
+ * with its text in message (n bytes; its descriptors closed), or
+ * TSR_ERR_CONNECTION with message empty when the connection failed. */
+tsr_status test_raw_call(int fd, uint32_t opcode, uint64_t request_id, const void *payload,
+                         uint32_t len, void *reply, size_t cap, int *fds, int nfds, char *message,
+                         size_t n);
 /* Whether the daemon process is still running. */
 bool test_daemon_alive(test_daemon *d);
 /* Prints the daemon's log to stderr (for failures). */

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -178,40 +177,15 @@ static int reopen_refused(const tsr_export_handle *h)
 {
     const char *path = getenv("TESSERA_SOCKET");
     int sock = path ? test_raw_connect(path) : -1;
-    char why[256] = "";
-    if (sock < 0 || test_raw_hello(sock, why, sizeof why) != 1)
+    if (sock < 0 || test_raw_hello(sock, NULL, 0) != 1)
         return fail(36, "raw HELLO");
-    union {
-        uint64_t align;
-        uint8_t bytes[256];
-    } f;
-    tsr__wire_header hd = {.magic = TSR__WIRE_MAGIC,
-                           .version = TSR__WIRE_VERSION,
-                           .opcode = TSR__OP_IMPORT,
-                           .length = sizeof(tsr__wire_share_key),
-                           .request_id = 2};
     tsr__wire_share_key key = {.id = h->id};
     memcpy(key.secret, h->secret, sizeof key.secret);
-    memcpy(f.bytes, &hd, sizeof hd);
-    memcpy(f.bytes + sizeof hd, &key, sizeof key);
-    if (send(sock, f.bytes, sizeof hd + sizeof key, MSG_NOSIGNAL) < 0)
-        return fail(37, "send IMPORT");
-    union {
-        struct cmsghdr align;
-        char buf[CMSG_SPACE(sizeof(int))];
-    } control;
-    struct iovec iov = {.iov_base = f.bytes, .iov_len = sizeof f.bytes};
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
     int fd = -1;
-    ssize_t got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-    struct cmsghdr *c = got > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-    if (c && c->cmsg_type == SCM_RIGHTS)
-        memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    tsr_status st =
+        test_raw_call(sock, TSR__OP_IMPORT, 2, &key, sizeof key, NULL, 0, &fd, 1, NULL, 0);
     close(sock);
-    if (fd < 0)
+    if (st != TSR_OK || fd < 0)
         return fail(38, "IMPORT sent no descriptor");
     char link[64];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);

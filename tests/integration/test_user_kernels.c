@@ -532,39 +532,21 @@ static void check_cache(test_daemon *d, tsr_client *c)
     tsr_program_release(p);
 }
 
-/* The last frame raw_call received. */
+/* The payload of the last reply raw_call received. */
 static union {
     uint64_t align;
     uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
 } raw_frame;
 
-/* One request on a raw session socket: TSR_OK (its reply's payload after
- * the header in f), or the error reply's status with its text in
- * message. */
+/* One request on a raw session socket (test_raw_call): TSR_OK (its
+ * reply's payload in raw_frame), or the error reply's status with its
+ * text in message. */
 static tsr_status raw_call(int fd, uint32_t opcode, const void *payload, uint32_t len,
                            char *message, size_t n)
 {
     static uint64_t id = 1;
-    tsr__wire_header h = {.magic = TSR__WIRE_MAGIC,
-                          .version = TSR__WIRE_VERSION,
-                          .opcode = (uint16_t)opcode,
-                          .length = len,
-                          .request_id = ++id};
-    memcpy(raw_frame.bytes, &h, sizeof h);
-    memcpy(raw_frame.bytes + sizeof h, payload, len);
-    if (send(fd, raw_frame.bytes, sizeof h + len, MSG_NOSIGNAL) < 0)
-        return TSR_ERR_CONNECTION;
-    ssize_t got = recv(fd, raw_frame.bytes, sizeof raw_frame.bytes, 0);
-    if (got < (ssize_t)sizeof h)
-        return TSR_ERR_CONNECTION;
-    memcpy(&h, raw_frame.bytes, sizeof h);
-    if (!(h.flags & TSR__WIRE_ERROR))
-        return TSR_OK;
-    tsr__wire_error err = {0};
-    memcpy(&err, raw_frame.bytes + sizeof h,
-           (size_t)got - sizeof h < sizeof err ? (size_t)got - sizeof h : sizeof err);
-    snprintf(message, n, "%.*s", (int)(err.length < 1024 ? err.length : 1024), err.text);
-    return (tsr_status)err.status;
+    return test_raw_call(fd, opcode, ++id, payload, len, raw_frame.bytes, sizeof raw_frame.bytes,
+                         NULL, 0, message, n);
 }
 
 /* A session sends one program's source at a time. */
@@ -670,7 +652,7 @@ static uint32_t state_when_woken(int fd, tsr__ring *ring, uint32_t id, const cha
     tsr__wire_program q = {.program = id};
     ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_STATUS, &q, sizeof q, message, sizeof message), TSR_OK);
     tsr__wire_program_status status;
-    memcpy(&status, raw_frame.bytes + sizeof(tsr__wire_header), sizeof status);
+    memcpy(&status, raw_frame.bytes, sizeof status);
     return status.state;
 }
 
