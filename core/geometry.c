@@ -533,6 +533,11 @@ tsr_status tsr_view_as_strided(const tsr_geometry *in, int ndim, const int64_t *
     }
     if (offset < 0)
         return tsr__fail(TSR_ERR_RUNTIME, "Tensor: invalid storage offset %lld", (long long)offset);
+    /* Zero strides fit any element count in the storage: the count itself
+     * must fit int64 (PyTorch's refresh_numel, last). */
+    int64_t numel;
+    if (tsr_numel(ndim, g.sizes, &numel) != TSR_OK)
+        return tsr__fail(TSR_ERR_RUNTIME, "numel: integer multiplication overflow");
     *out = g;
     return TSR_OK;
 }

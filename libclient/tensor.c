@@ -150,8 +150,10 @@ static tsr_status tensor_new(tsr__storage *s, tsr_dtype dtype, const tsr_geometr
 {
     int64_t numel = 0;
     tsr_status st = tsr_numel(g->ndim, g->sizes, &numel);
-    assert(st == TSR_OK); /* every geometry here came from a checked view or factory */
-    (void)st;
+    if (st != TSR_OK) { /* the checked views and factories never get here */
+        storage_release(s);
+        return st;
+    }
     tsr_tensor *t = calloc(1, sizeof(*t));
     if (t == NULL) {
         storage_release(s);

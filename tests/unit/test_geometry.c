@@ -184,6 +184,10 @@ static void errors(void)
                 "requiring a storage size of 28 are out of bounds for storage of size 20");
     ASSERT_FAIL(tsr_view_as_strided(&x, 1, A(2), A(-1), 3, 24, 4, &v), TSR_ERR_RUNTIME,
                 "as_strided: Negative strides are not supported at the moment, got strides: [-1]");
+    /* Zero strides fit the storage; the element count must fit int64
+     * (PyTorch 1.13: t.as_strided((2**62, 5), (0, 0)) on one float64). */
+    ASSERT_FAIL(tsr_view_as_strided(&x, 2, A(INT64_C(1) << 62, 5), A(0, 0), 0, 1, 8, &v),
+                TSR_ERR_RUNTIME, "numel: integer multiplication overflow");
     ASSERT_FAIL(tsr_view_as_strided(&x, 1, A(2), A(1), -1, 24, 4, &v), TSR_ERR_RUNTIME,
                 "Tensor: invalid storage offset -1");
     /* failures leave the output untouched */
