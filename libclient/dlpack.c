@@ -35,7 +35,10 @@ static const DLDeviceType dlpack_devices[TSR_DEVICE_TYPE_COUNT] = {
 
 typedef struct dlpack_export {
     DLManagedTensor managed; /* first: the deleter gets this pointer */
-    tsr_tensor *tensor;      /* one reference */
+    /* A tensor of its own over the exported tensor's storage, with its
+     * geometry: the exported one may be given another storage later (an
+     * out= resized), and the memory must stay as long as the export. */
+    tsr_tensor *tensor;
     int64_t shape[TSR_MAX_DIMS];
     int64_t strides[TSR_MAX_DIMS];
 } dlpack_export;
@@ -43,6 +46,7 @@ typedef struct dlpack_export {
 static void export_deleter(DLManagedTensor *self)
 {
     dlpack_export *e = self->manager_ctx;
+    atomic_fetch_sub(&e->tensor->storage->dlpack_exports, 1);
     tsr_tensor_release(e->tensor);
     free(e);
 }
@@ -73,6 +77,10 @@ tsr_status tsr_tensor_to_dlpack(const tsr_tensor *tensor, unsigned flags, DLMana
     dlpack_export *e = calloc(1, sizeof(*e));
     if (e == NULL)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a DLPack tensor");
+    if ((st = tsr__tensor_view_of(tensor, &tensor->geometry, &e->tensor)) != TSR_OK) {
+        free(e);
+        return st;
+    }
     const tsr_geometry *g = &tensor->geometry;
     for (int d = 0; d < g->ndim; d++) {
         e->shape[d] = g->sizes[d];
@@ -98,7 +106,7 @@ tsr_status tsr_tensor_to_dlpack(const tsr_tensor *tensor, unsigned flags, DLMana
     dl->strides = e->strides;
     e->managed.manager_ctx = e;
     e->managed.deleter = export_deleter;
-    e->tensor = tsr_tensor_retain((tsr_tensor *)tensor);
+    atomic_fetch_add(&e->tensor->storage->dlpack_exports, 1);
     *out = &e->managed;
     return TSR_OK;
 }

@@ -88,6 +88,8 @@ typedef struct import_ctx {
     void *map;
     size_t map_bytes;
     bool holds_client; /* a reference of its own on client (cpu memory) */
+    void *old_block;   /* the storage's memory before it was shared, which
+                          DLPack exports still pointed at (free() takes it) */
 } import_ctx;
 
 static void import_release(void *p)
@@ -98,6 +100,7 @@ static void import_release(void *p)
     munmap(ctx->map, ctx->map_bytes);
     if (ctx->holds_client) /* cpu memory: nothing else keeps the session */
         tsr__client_release(ctx->client);
+    free(ctx->old_block);
     free(ctx);
 }
 
@@ -280,7 +283,13 @@ tsr_status tsr_tensor_share_memory_(tsr_client *c, tsr_tensor *t)
     tsr__client_retain(c);
     *ctx = (import_ctx){
         .client = c, .handle = handle, .map = map, .map_bytes = bytes, .holds_client = true};
-    free(s->block);
+    /* A DLPack export still reads and writes the old memory: it stays,
+     * apart, until the storage goes (as in PyTorch, the export does not
+     * follow the tensor into shared memory). */
+    if (atomic_load(&s->dlpack_exports) > 0)
+        ctx->old_block = s->block;
+    else
+        free(s->block);
     s->block = NULL;
     s->data = map;
     s->handle = handle;

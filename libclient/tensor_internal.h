@@ -41,6 +41,9 @@ typedef struct tsr__storage {
     /* Exported to other processes: its block goes back to the daemon, not
      * to this library's cache. */
     atomic_bool exported;
+    /* DLPack exports of it not yet deleted: they hold its data's address,
+     * so tsr_tensor_share_memory_ keeps the old block until it goes. */
+    atomic_int dlpack_exports;
 } tsr__storage;
 
 struct tsr_tensor {

@@ -97,6 +97,36 @@ int main(void)
                 "kDLOpenCL tensors it exported");
     ASSERT_EQ(deleted, 0);
 
+    /* An export holds its memory, not the tensor object: a cpu tensor
+     * given another storage (an out= of another shape) or moved into
+     * shared memory leaves the export's memory as it was, alive (the
+     * AddressSanitizer build would see it used after free). */
+    for (int how = 0; how < 2; how++) {
+        const int64_t four = 4, two[2] = {2, 3};
+        tsr_tensor *a = NULL, *ones = NULL;
+        float init[4] = {1, 2, 3, 4};
+        ASSERT_OK(tsr_tensor_from_data(NULL, 1, &four, TSR_FLOAT32, init, NULL, &a));
+        ASSERT_OK(tsr_tensor_to_dlpack(a, 0, &m));
+        if (how == 0) {
+            ASSERT_OK(tsr_tensor_ones(NULL, 2, two, NULL, &ones));
+            int64_t dim0 = 0;
+            ASSERT_OK(tsr_sum_out(ones, &dim0, 1, false, TSR_NO_DTYPE, a)); /* a: [3] */
+            ASSERT_EQ(tsr_tensor_numel(a), 3);
+        } else {
+            ASSERT_OK(tsr_tensor_share_memory_(c, a));
+        }
+        float *e = m->dl_tensor.data;
+        ASSERT_TRUE(e[0] == 1.0f && e[3] == 4.0f);
+        e[3] = 5.0f; /* its own memory, still */
+        ASSERT_TRUE(e[3] == 5.0f);
+        void *now = NULL;
+        ASSERT_OK(tsr_tensor_data_ptr(a, &now));
+        ASSERT_TRUE(now != (void *)e);
+        m->deleter(m);
+        tsr_tensor_release(ones);
+        tsr_tensor_release(a);
+    }
+
     tsr_tensor_release(tail);
     tsr_tensor_release(y);
     tsr_tensor_release(x);
