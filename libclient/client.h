@@ -31,10 +31,13 @@ bool tsr__client_host_visible(tsr_client *client, tsr_device device);
 
 /* Allocates nbytes (0 allowed) on a resolved accelerator device; *data is
  * the host address of the block in this process, *handle the daemon's
- * handle for it. Errors: TSR_ERR_OUT_OF_MEMORY (the daemon's message),
+ * handle for it. *in_use: a block this client freed whose kernels may not
+ * have finished (from its cache): kernels queued after are ordered after
+ * them, but the host must synchronize before it writes the block itself.
+ * Errors: TSR_ERR_OUT_OF_MEMORY (the daemon's message),
  * TSR_ERR_CONNECTION. */
 tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nbytes, void **data,
-                             uint64_t *handle);
+                             uint64_t *handle, bool *in_use);
 /* Has the daemon write the element `value` (region->itemsize bytes) at
  * every element of `region` of the block `handle` on `device`: fills of
  * memory the host may not address go through here. The daemon may queue

@@ -44,6 +44,7 @@ typedef struct tsr__cached_block {
     uint64_t key;   /* the rounded request it serves */
     uint64_t bytes; /* what was requested first (for the statistics) */
     int32_t queue;
+    uint32_t issued; /* the client's newest launch on the queue when it was freed */
 } tsr__cached_block;
 
 typedef struct tsr__cache_counts {

@@ -145,7 +145,8 @@ static uint64_t cache_key(uint64_t nbytes)
     return key ? key : CACHE_ROUND;
 }
 
-static bool cache_take(tsr_client *c, int32_t queue, uint64_t nbytes, void **data, uint64_t *handle)
+static bool cache_take(tsr_client *c, int32_t queue, uint64_t nbytes, void **data, uint64_t *handle,
+                       bool *in_use)
 {
     uint64_t key = cache_key(nbytes);
     if (!key || queue >= (int32_t)TSR__RING_QUEUES)
@@ -158,6 +159,11 @@ static bool cache_take(tsr_client *c, int32_t queue, uint64_t nbytes, void **dat
             continue;
         *data = b->data;
         *handle = b->handle;
+        /* Its last kernels are done once the ring says the launches up to
+         * the one before its free are. */
+        uint32_t done = atomic_load_explicit(&c->ring->queues[queue].completed,
+                                             memory_order_acquire);
+        *in_use = (int32_t)(done - b->issued) < 0;
         c->cache_bytes -= key;
         tsr__cache_counts *n = &c->counts[queue];
         n->bytes -= b->bytes;
@@ -180,8 +186,13 @@ static bool cache_put(tsr_client *c, int32_t queue, uint64_t nbytes, void *data,
     bool kept = false;
     pthread_mutex_lock(&c->cache_lock);
     if (c->cache_count < TSR__CACHE_BLOCKS && c->cache_bytes + key <= CACHE_BYTES_MAX) {
-        c->cache[c->cache_count++] = (tsr__cached_block){
-            .handle = handle, .data = data, .key = key, .bytes = nbytes, .queue = queue};
+        c->cache[c->cache_count++] =
+            (tsr__cached_block){.handle = handle,
+                                .data = data,
+                                .key = key,
+                                .bytes = nbytes,
+                                .queue = queue,
+                                .issued = atomic_load(&c->issued[queue])};
         c->cache_bytes += key;
         tsr__cache_counts *n = &c->counts[queue];
         n->bytes += nbytes;
@@ -227,13 +238,14 @@ static void cache_flush(tsr_client *c, int32_t queue)
 }
 
 tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void **data,
-                             uint64_t *handle)
+                             uint64_t *handle, bool *in_use)
 {
     tsr__wire_alloc req = {.bytes = nbytes};
+    *in_use = false;
     tsr_status st = tsr__client_daemon_device(c, d, &req.device);
     if (st != TSR_OK)
         return st;
-    if (cache_take(c, req.device.index, nbytes, data, handle))
+    if (cache_take(c, req.device.index, nbytes, data, handle, in_use))
         return TSR_OK;
     tsr__wire_block b;
     st = tsr__client_call(c, TSR__OP_ALLOC, &req, &b);

@@ -91,7 +91,8 @@ static tsr_status device_alloc(tsr__storage *s, tsr_client *client, bool zero)
 {
     assert(client != NULL); /* tsr__tensor_resolve_device refuses accelerators without one */
     void *data = NULL;
-    tsr_status st = tsr__client_alloc(client, s->device, s->nbytes, &data, &s->handle);
+    bool in_use = false;
+    tsr_status st = tsr__client_alloc(client, s->device, s->nbytes, &data, &s->handle, &in_use);
     if (st != TSR_OK)
         return st;
     tsr__client_retain(client);
@@ -99,6 +100,10 @@ static tsr_status device_alloc(tsr__storage *s, tsr_client *client, bool zero)
     s->data = tsr__client_host_visible(client, s->device) ? data : NULL;
     if (zero && s->data == NULL)
         return not_host_visible(s->device);
+    /* The zeros are the host's writes: after the kernels of the block's
+     * last owner, which may still read or write it. */
+    if (zero && in_use && (st = tsr__client_synchronize(client, s->device)) != TSR_OK)
+        return st;
     if (zero)
         memset(s->data, 0, (size_t)s->nbytes);
     return TSR_OK;

@@ -30,6 +30,37 @@ static int mapped_segments(void)
     return n;
 }
 
+/* A block freed to the client's cache while a kernel still reads it:
+ * zeros that take it write it only after that kernel. The kernel, a
+ * float64 power of 128Ki elements, takes milliseconds; zeros come at
+ * once. */
+static void zeros_after_kernels(tsr_client *c)
+{
+    enum { N = 1 << 17 };
+    const int64_t n = N;
+    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_FLOAT64, .has_device = true,
+                            .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *x = NULL, *y = NULL, *z = NULL;
+    ASSERT_OK(tsr_tensor_full(c, 1, &n, tsr_scalar_float(2.0), &o, &x));
+    ASSERT_OK(tsr_synchronize(c, o.device));
+    ASSERT_OK(tsr_pow_scalar(x, tsr_scalar_float(3.0), &y)); /* reads x */
+    tsr_tensor_release(x);                                   /* to the cache */
+    ASSERT_OK(tsr_tensor_zeros(c, 1, &n, &o, &z));           /* x's block again */
+    static double got[N];
+    ASSERT_OK(tsr_tensor_copy_to_host(y, got, sizeof got));
+    int wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += got[i] != 8.0;
+    ASSERT_EQ(wrong, 0);
+    ASSERT_OK(tsr_tensor_copy_to_host(z, got, sizeof got));
+    wrong = 0;
+    for (int i = 0; i < N; i++)
+        wrong += got[i] != 0.0;
+    ASSERT_EQ(wrong, 0);
+    tsr_tensor_release(y);
+    tsr_tensor_release(z);
+}
+
 int main(void)
 {
     const char *args[] = {"--memory-limit", "64M", NULL};
@@ -125,6 +156,7 @@ int main(void)
 
     tsr_tensor_release(small);
     tsr_tensor_release(retry);
+    zeros_after_kernels(a);
     tsr_client_close(a);
     tsr_client_close(b);
     ASSERT_EQ(test_daemon_stop(&d), 0);
