@@ -61,10 +61,17 @@ static tsr_status segment_base(tsr_client *c, uint32_t id, int32_t queue, uint64
     pthread_mutex_lock(&c->seg_lock);
     for (uint32_t k = 0; k < c->segment_count; k++) {
         if (c->segments[k].id == id) {
-            *out = c->segments[k].base;
-            c->segments[k].live++;
+            /* The reply's bounds were checked against the size it claims:
+             * a mapped segment's is the one that counts. */
+            bool same = c->segments[k].bytes == bytes && c->segments[k].queue == queue;
+            if (same) {
+                *out = c->segments[k].base;
+                c->segments[k].live++;
+            }
             pthread_mutex_unlock(&c->seg_lock);
-            return TSR_OK;
+            return same ? TSR_OK
+                        : tsr__fail(TSR_ERR_PROTOCOL,
+                                    "tesserad described segment %u otherwise than before", id);
         }
     }
     tsr_status st = TSR_OK;
