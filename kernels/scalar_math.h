@@ -171,7 +171,9 @@
  * bits of a value in [1, 2), the smallest normal number and the scaling
  * that makes a subnormal normal, exp's overflow and underflow bounds
  * (beyond them the result is +inf or rounds to +0), and the power of two
- * by which tsr__k_scale_* steps into the top (bottom) of the range. */
+ * by which tsr__k_scale_* steps into the top (bottom) of the range;
+ * DNAN is the NaN an invalid operation (inf * 0) makes on x86, whose
+ * sign the shared code reproduces where it reaches a result. */
 #define TSR__K_F_MANT 23
 #define TSR__K_F_BIAS 127
 #define TSR__K_F_SQRT2 0x3FB504F3u
@@ -197,10 +199,12 @@
 #define TSR__K_F_ERF_ONE 4.0f
 #define TSR__K_F_ERFC_ZERO 10.25f
 #define TSR__K_F_SILU_TINY -110.0f
+#define TSR__K_F_DNAN tsr__float_from_bits(0xFFC00000u)
 #define TSR__K_D_MANT 52
 #define TSR__K_D_BIAS 1023
 #define TSR__K_D_SQRT2 TSR__U64(0x3FF6A09E667F3BCD)
 #define TSR__K_D_MIN_NORMAL 0x1p-1022
+#define TSR__K_D_DNAN tsr__double_from_bits(TSR__U64(0xFFF8000000000000))
 #define TSR__K_D_SUB_BITS 54
 #define TSR__K_D_SUB_SCALE 0x1p54
 #define TSR__K_D_EXP_HUGE 710.0

@@ -614,7 +614,10 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
  *     = -i atanh(iz).
  *   gmul: C99 Annex G's product (libgcc's: a NaN + NaN i product of an
  *     infinite factor, or of overflowing partial products, is computed
- *     again with the infinities boxed and the NaNs made zeros).
+ *     again with the infinities boxed and the NaNs made zeros). A NaN
+ *     part that no NaN factor brought (inf * 0) is DNAN, x86's: its sign
+ *     reaches pow's result (exp of -inf + NaN i is 0 with the NaN's
+ *     sign), and other devices' arithmetic makes NaNs positive.
  *   pow: x^y = exp(y log x). Special values (a part not finite, x = 0, y
  *     = 0, y log x beyond exp's range) as glibc's cpow, cexp(y clog x)
  *     with gmul; elsewhere (cpow_fine) log|x| in two words (x scaled by
@@ -1013,12 +1016,19 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
             return tsr__k_cps_##zs((T)0, v);                                                       \
         return inf_to_one ? tsr__k_cps_##zs(tsr__k_isinfp_##zs(v) ? (T)1 : (T)0, v) : v;           \
     }                                                                                              \
+    static inline T tsr__k_dnan_##zs(T v)                                                          \
+    {                                                                                              \
+        return v == v ? v : TSR__K_##C##_DNAN;                                                     \
+    }                                                                                              \
     static inline Z tsr__k_gmul_##zs(Z p, Z q)                                                     \
     {                                                                                              \
         T a = p.re, b = p.im, c = q.re, d = q.im;                                                  \
         T ac = a * c, bd = b * d, ad = a * d, bc = b * c, x = ac - bd, y = ad + bc;                \
-        if (x == x || y == y)                                                                      \
+        if (x == x || y == y) {                                                                    \
+            if (a == a && b == b && c == c && d == d)                                              \
+                return Z##_make(tsr__k_dnan_##zs(x), tsr__k_dnan_##zs(y));                         \
             return Z##_make(x, y);                                                                 \
+        }                                                                                          \
         int pinf = tsr__k_isinfp_##zs(a) || tsr__k_isinfp_##zs(b);                                 \
         int qinf = tsr__k_isinfp_##zs(c) || tsr__k_isinfp_##zs(d);                                 \
         int over = tsr__k_isinfp_##zs(ac) || tsr__k_isinfp_##zs(bd) || tsr__k_isinfp_##zs(ad) ||   \
@@ -1041,7 +1051,8 @@ TSR__K_ATRIG(float, f32, F, tsr__u32, tsr__k_fmaf, tsr__k_sqrtf, tsr__float_bits
             a = a != a ? tsr__k_cps_##zs((T)0, a) : a;                                             \
             b = b != b ? tsr__k_cps_##zs((T)0, b) : b;                                             \
         }                                                                                          \
-        return Z##_make((T)INFINITY * (a * c - b * d), (T)INFINITY * (a * d + b * c));             \
+        return Z##_make(tsr__k_dnan_##zs((T)INFINITY * (a * c - b * d)),                           \
+                        tsr__k_dnan_##zs((T)INFINITY * (a * d + b * c)));                          \
     }                                                                                              \
     static inline int tsr__k_cpow_fine_##zs(Z x, Z y, Z *res)                                      \
     {                                                                                              \

@@ -1379,6 +1379,9 @@ tsr_status tsr__opencl_source(const tsr__kernel_key *key, unsigned caps, char *b
     put(&t, "/* tessera elementwise kernel: op %u, common %s */\n", key->op,
         tsr_dtype_name((tsr_dtype)key->common));
     put(&t, "#pragma OPENCL FP_CONTRACT OFF\n");
+    /* Compilers that know fewer warning groups than PoCL's (NVIDIA's
+     * knows no -Wpsabi) pass over the two below without a word. */
+    put(&t, "#pragma clang diagnostic ignored \"-Wunknown-warning-option\"\n");
     /* A loop the vectoriser declines (integer division, say) runs as it
      * is: that is no news for the build log. */
     put(&t, "#pragma clang diagnostic ignored \"-Wpass-failed\"\n");
