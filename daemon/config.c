@@ -323,8 +323,10 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
         KIND_NUMBER, parse_ms, MATCH_NONE},
     [TSR__CONF_BUILD_MEMORY] = {
         {.name = "kernels.build_memory", .metavar = "SIZE", .default_value = "8GiB",
-         .help = "The address space the compiler of one user program may take (RLIMIT_AS); "
-                 "a compiler that needs more fails the build."},
+         .help = "The address space the compiler of one user program may take beyond what the "
+                 "device's driver maps as it starts (RLIMIT_AS, set to their sum; a GPU's "
+                 "driver maps as much as the device has memory); a compiler that needs more "
+                 "fails the build."},
         KIND_NUMBER, parse_bytes, MATCH_NONE},
     [TSR__CONF_RUN_TIME] = {
         {.name = "kernels.run_time_limit_ms", .metavar = "MS", .default_value = "60000",

@@ -67,7 +67,7 @@
 /* What a compiler waiting on stdin is sent for its build, with the
  * source's descriptor (SCM_RIGHTS). */
 typedef struct compile_job {
-    uint64_t memory;  /* its address space, bytes; 0: no limit */
+    uint64_t memory;  /* address space beyond the driver's, bytes; 0: none */
     uint32_t seconds; /* its processor time from now */
     uint32_t format;  /* TSR__WIRE_PROGRAM_FORMAT_*: OpenCL C or SPIR-V */
     char options[TSR__WIRE_PROGRAM_OPTIONS];
@@ -169,6 +169,22 @@ static bool receive_job(compile_job *job, char **src, size_t *len)
     return *len == (size_t)st.st_size;
 }
 
+/* The address space this process maps, in bytes; 0 when unknown. */
+static uint64_t mapped_now(void)
+{
+    char text[128];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    unsigned long long pages = strtoull(text, NULL, 10);
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 && pages <= UINT64_MAX / (uint64_t)page ? pages * (uint64_t)page : 0;
+}
+
 /* Processor time this process has used, whole seconds rounded up. */
 static rlim_t cpu_used(void)
 {
@@ -208,7 +224,12 @@ static int build_main(int argc, char **argv)
     memory = 0;
 #endif
     if (memory) {
-        struct rlimit as = {memory, memory};
+        /* On top of what the driver mapped as it started: a GPU driver
+         * maps as much address space as the device has memory, which
+         * the compiler's own needs have nothing to do with. */
+        uint64_t base = mapped_now();
+        uint64_t cap = base > UINT64_MAX - memory ? UINT64_MAX : base + memory;
+        struct rlimit as = {(rlim_t)cap, (rlim_t)cap};
         setrlimit(RLIMIT_AS, &as);
     }
     tsr__compiler_header h = {0};
