@@ -328,6 +328,9 @@ static void worker_close(worker *w, const char *why, bool idle)
             why = w->why;
         else if (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) != SIGKILL)
             why = strsignal(WTERMSIG(wstatus));
+        else if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == TSR__WORKER_EXIT_KERNEL_FAILED)
+            why = "a kernel failed on the device (an access out of bounds, say), which loses "
+                  "the device's context";
         else
             why = "it exited";
     }

@@ -26,6 +26,12 @@
 #include "core/protocol.h"
 
 #define TSR__WORKER_KERNELS 16u /* kernels of one program, at most */
+
+/* The worker's exit status when a kernel failed on the device: a GPU's
+ * driver loses the whole context with a kernel that faults (an access out
+ * of bounds), so the worker ends, as it does on a CPU device by its own
+ * crash, and the daemon says why. */
+#define TSR__WORKER_EXIT_KERNEL_FAILED 70
 #define TSR__WORKER_MESSAGE 240u
 
 enum {

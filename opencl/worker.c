@@ -328,6 +328,28 @@ static char self_path[4096], where[64];
 static program *programs;
 static size_t nprograms, programs_cap;
 
+/* Ends the worker where err says that the device's context is gone: a
+ * GPU's driver loses it with a kernel that faults (an access out of
+ * bounds), and every later call fails (an NVIDIA H200: the next enqueue
+ * CL_OUT_OF_RESOURCES, a program's load the driver's own -9999). Ended,
+ * the launches it had fail with the worker's end, and the next program
+ * gets a fresh worker and context. Only _exit: it may run on a driver's
+ * thread, where exit's handlers must not. */
+static void lost(cl_int err, const char *what)
+{
+    char name[TSR__CL_ERROR_NAME_MAX];
+    fprintf(stderr, "tessera-kernel-worker: %s on %s: %s\n", what, where,
+            tsr__cl_error_name(err, name, sizeof name));
+    _exit(TSR__WORKER_EXIT_KERNEL_FAILED);
+}
+
+/* ... for errors of a call that only a lost context explains. */
+static void lost_if(cl_int err, const char *what)
+{
+    if (err < -1100 || (err == CL_OUT_OF_RESOURCES && !host_unified))
+        lost(err, what);
+}
+
 static program *find_program(uint32_t id)
 {
     for (size_t k = 0; k < nprograms; k++)
@@ -694,6 +716,7 @@ static bool load_program(program *p, const tsr__worker_build *b, const unsigned 
     if (p->prog)
         err = clBuildProgram(p->prog, 1, &device, b->options, NULL, NULL);
     if (err != CL_SUCCESS) {
+        lost_if(err, "the device refused a compiled program");
         fail_build(r, TSR_ERR_DEVICE, "the device refused the compiled program: %s", cl_name(err));
         if (p->prog)
             clReleaseProgram(p->prog);
@@ -836,6 +859,7 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
 typedef struct inflight {
     _Atomic bool complete;
     cl_event event;
+    cl_event kernel; /* the kernel's own, where event is a marker after it */
     cl_mem mems[TSR__WIRE_KERNEL_ARGS];
     tsr__ring_queue *ring; /* where its end is published, or NULL */
     uint32_t sequence, acked;
@@ -903,12 +927,11 @@ static void CL_CALLBACK launch_complete(cl_event event, cl_int status, void *dat
 {
     (void)event;
     inflight *f = data;
-    if (status < 0) {
-        char name[TSR__CL_ERROR_NAME_MAX];
-        f->done.status = TSR_ERR_DEVICE;
-        snprintf(f->done.message, sizeof f->done.message, "the kernel failed: %s",
-                 tsr__cl_error_name(status, name, sizeof name));
-    }
+    cl_int ran = CL_COMPLETE;
+    if (f->kernel)
+        clGetEventInfo(f->kernel, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof ran, &ran, NULL);
+    if (status < 0 || ran < 0) /* any failed kernel: its context is suspect */
+        lost(status < 0 ? status : ran, "a kernel failed");
     complete(f);
 }
 
@@ -922,6 +945,8 @@ static void free_answered(void)
                 clReleaseMemObject(f->mems[k]);
         if (f->event)
             clReleaseEvent(f->event);
+        if (f->kernel)
+            clReleaseEvent(f->kernel);
     }
 }
 
@@ -1121,7 +1146,7 @@ static void serve_launch(const tsr__worker_launch *l, int *fds)
             any_local |= local[k3] != 0;
         }
         err = clEnqueueNDRangeKernel(queue, k, l->work_dim, NULL, global, any_local ? local : NULL,
-                                     0, NULL, host_unified ? &f->event : NULL);
+                                     0, NULL, host_unified ? &f->event : &f->kernel);
         what = "clEnqueueNDRangeKernel";
         enqueued = err == CL_SUCCESS;
     }
@@ -1158,6 +1183,7 @@ static void serve_launch(const tsr__worker_launch *l, int *fds)
         complete(f);
         return;
     }
+    lost_if(err, what);
     d->status = TSR_ERR_DEVICE;
     snprintf(d->message, sizeof d->message, "%s failed: %s", what, cl_name(err));
     if (enqueued)
