@@ -21,6 +21,9 @@
  * builder thread, because an OpenCL compiler takes hundreds of
  * milliseconds and the event loop must never wait: a program is PENDING
  * until the builder sets it READY or FAILED and writes the notify eventfd.
+ * A device of its own memory compiles in a second context, the
+ * builder's, and gets the binary: a driver may hold a context's calls
+ * while it compiles for it (NVIDIA's does).
  * Completion callbacks run on the driver's threads.
  *
  * The disk cache (opencl/cache.h) keeps one file per program, named by a

@@ -9,7 +9,9 @@
  * rebuilt, as is one that others may write; symbolic links at the
  * entries' names, or at the secret's, are never followed (their target
  * stays as it was, and the entries are rewritten as files); and a directory that its group or others may write
- * is refused, with a line in the log, while kernels still compute. */
+ * is refused, with a line in the log, while kernels still compute. A
+ * device that works through copies builds in a context of the builder's
+ * own and computes with the binary moved into its context. */
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +29,8 @@
 static test_daemon tsrd;
 static char cache_dir[256];
 static int refused, refused_shared; /* the last daemon's log lines on a refused directory */
+static int copied;                  /* ... saying that opencl:0 works through copies */
+static int apart;                   /* ... of programs compiled in the builder's own context */
 
 static int log_count(const char *needle)
 {
@@ -35,10 +39,10 @@ static int log_count(const char *needle)
 
 /* ones(1000) + 2.5 on opencl:0, checked; the daemon is started and stopped
  * around it, and *built / *loaded / *damaged count what its log says. */
-static void run_daemon(int *built, int *loaded, int *damaged)
+static void run_daemon_with(const char *const *args, int *built, int *loaded, int *damaged)
 {
     *built = *loaded = *damaged = -1;
-    if (test_daemon_start(&tsrd, NULL) != 0)
+    if (test_daemon_start(&tsrd, args) != 0)
         return;
     tsr_client *c = NULL;
     ASSERT_EQ(tsr_client_open(NULL, &c), TSR_OK);
@@ -67,7 +71,14 @@ static void run_daemon(int *built, int *loaded, int *damaged)
     *damaged = log_count("its disk cache file was corrupt or stale");
     refused = log_count("kernel cache directory refused");
     refused_shared = log_count("writable by its group or others");
+    copied = log_count("kernels copy operands in and out");
+    apart = log_count(", compiled apart");
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
+}
+
+static void run_daemon(int *built, int *loaded, int *damaged)
+{
+    run_daemon_with(NULL, built, loaded, damaged);
 }
 
 /* Applies `damage` to every program file of the cache; returns how many. */
@@ -266,6 +277,8 @@ int main(void)
     run_daemon(&built, &loaded, &damaged);
     ASSERT_TRUE(built >= 1);
     ASSERT_EQ(loaded, 0);
+    ASSERT_EQ(copied, 0);
+    ASSERT_EQ(apart, 0); /* PoCL's CPU device compiles in its own context */
 
     /* A warm cache: nothing is built. */
     run_daemon(&built, &loaded, &damaged);
@@ -344,6 +357,22 @@ int main(void)
     ASSERT_EQ(damaged, 0);
     ASSERT_EQ(access(secret, F_OK), -1);
     ASSERT_EQ(chmod(cache_dir, 0700), 0);
+
+    /* A device of its own memory (here PoCL's, told to work so) compiles
+     * in a context of the builder's own and loads the binary into the
+     * device's: the kernel computes, and the binary is what the cache
+     * keeps for the next daemon. */
+    remove_tree();
+    ASSERT_EQ(mkdir(cache_dir, 0700), 0);
+    const char *const copy[] = {"--device-memory=copy", NULL};
+    run_daemon_with(copy, &built, &loaded, &damaged);
+    ASSERT_EQ(copied, 1);
+    ASSERT_TRUE(built >= 1);
+    ASSERT_EQ(apart, built);
+    ASSERT_EQ(loaded, 0);
+    run_daemon_with(copy, &built, &loaded, &damaged);
+    ASSERT_EQ(built, 0);
+    ASSERT_TRUE(loaded >= 1);
     remove_tree();
     TEST_DONE();
 }
