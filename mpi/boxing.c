@@ -159,6 +159,7 @@ static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
     char *packed = st ? NULL : stage(b, bytes);
     if (!st && !packed)
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
+    st = tsr__agree(comm, st, "boxing S->B");
     if (!st)
         st = gather_into(b, comm, k, counts, displs, packed);
     if (!st)
@@ -184,10 +185,15 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
     int *counts = malloc(2 * (size_t)k * sizeof(int));
     int64_t bytes = numel * (int64_t)b->itemsize;
     char *packed = stage(b, bytes);
-    if (!counts || !packed) {
+    st = tsr__agree(comm,
+                    !counts || !packed
+                        ? tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory")
+                        : TSR_OK,
+                    "boxing P->S");
+    if (st) {
         free(counts);
         unstage(b, packed, bytes);
-        return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
+        return st;
     }
     int *displs = counts + k;
     st = block_counts(b, true, NULL, k, counts, displs, NULL);
@@ -248,6 +254,9 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
     char *recvbuf = st ? NULL : in_place ? (char *)b->out.host : stage(b, got);
     if (!st && (!sendbuf || !recvbuf))
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
+    /* A rank's blocks are its own: one may not fit in an MPI count where
+     * another's does. */
+    st = tsr__agree(comm, st, "boxing S->S");
     for (int r = 0; r < k && !st; r++) {
         peer_block(b, true, r, src_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, sendbuf + sdispls[r], box, zero, b->in, src_sz, at);
@@ -330,8 +339,13 @@ static tsr_status through_logical(boxing *b, MPI_Comm world)
         op = MPI_SUM;
     int64_t numel = tsr__numel(s->ndim, s->sizes), unit = partial ? (int64_t)b->itemsize : 1;
     char *whole = calloc(numel ? (size_t)numel : 1, b->itemsize);
-    if (!whole)
-        return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
+    st = tsr__agree(
+        world, whole ? TSR_OK : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory"),
+        "boxing");
+    if (st) {
+        free(whole);
+        return st;
+    }
     int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS], zero[TSR_MAX_DIMS] = {0};
     if (s->index >= 0 && first_along(s->placement, s->sbp, s->index, TSR_SBP_BROADCAST)) {
         geometry(b, false, s->index, sz, off);
@@ -408,26 +422,30 @@ static tsr_status point_to_point(boxing *b, int64_t out_index)
     const tsr_global_tensor *s = b->src;
     MPI_Request req[2];
     int n = 0, rc = MPI_SUCCESS;
-    int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
+    int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS], send = 0, receive = 0;
     tsr_status st = TSR_OK;
     if (s->index >= 0) {
         geometry(b, false, s->index, sz, off);
-        int64_t bytes = tsr__numel(s->ndim, sz) * (int64_t)b->itemsize;
-        if (!(st = fits_int(bytes, "boxing send")))
-            rc = MPI_Isend(b->in, (int)bytes, MPI_BYTE, tsr_placement_rank(b->placement, s->index),
-                           0, s->env->world, &req[n++]);
+        send = tsr__numel(s->ndim, sz) * (int64_t)b->itemsize;
+        st = fits_int(send, "boxing send");
     }
-    if (!st && rc == MPI_SUCCESS && out_index >= 0) {
+    if (!st && out_index >= 0) {
         geometry(b, true, out_index, sz, off);
-        int64_t bytes = tsr__numel(s->ndim, sz) * (int64_t)b->itemsize;
-        if (!(st = fits_int(bytes, "boxing receive")))
-            rc =
-                MPI_Irecv(b->out.host, (int)bytes, MPI_BYTE,
-                          tsr_placement_rank(s->placement, out_index), 0, s->env->world, &req[n++]);
+        receive = tsr__numel(s->ndim, sz) * (int64_t)b->itemsize;
+        st = fits_int(receive, "boxing receive");
     }
-    int done = n ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    /* A shard too large for one rank's send is too large for its
+     * receiver's receive too, but the pair must not go half-way. */
+    st = tsr__agree(s->env->world, st, "boxing");
     if (st)
         return st;
+    if (s->index >= 0)
+        rc = MPI_Isend(b->in, (int)send, MPI_BYTE, tsr_placement_rank(b->placement, s->index), 0,
+                       s->env->world, &req[n++]);
+    if (rc == MPI_SUCCESS && out_index >= 0)
+        rc = MPI_Irecv(b->out.host, (int)receive, MPI_BYTE,
+                       tsr_placement_rank(s->placement, out_index), 0, s->env->world, &req[n++]);
+    int done = n ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     rc = rc != MPI_SUCCESS ? rc : done;
     return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "boxing: MPI_Isend/MPI_Irecv");
 }
@@ -446,7 +464,7 @@ static tsr_status convert(boxing *b, tsr_global_tensor *g)
     void *owned = NULL;
     tsr_status st = s->index >= 0 ? tsr__shard_read(s->env, s->local, &b->in, &owned) : TSR_OK;
     int64_t sz[TSR_MAX_DIMS], off[TSR_MAX_DIMS];
-    bool list = grid && tsr_placement_ndim(b->placement) == 1;
+    bool list = grid && tsr_placement_ndim(b->placement) == 1, made = false;
     if (!st && g->index >= 0) {
         /* Only conversions to P write part of the new shard (the addends
          * of all but one rank are zero); the others write it all. */
@@ -455,7 +473,10 @@ static tsr_status convert(boxing *b, tsr_global_tensor *g)
             zero |= b->sbp[a].kind == TSR_SBP_PARTIAL_SUM;
         geometry(b, true, g->index, sz, off);
         st = tsr__shard_new(s->env, b->device, s->dtype, s->ndim, sz, zero, &b->out);
+        made = !st;
     }
+    /* A shard this rank could not read or make: no rank goes on. */
+    st = tsr__agree(s->env->world, st, "to_global");
     if (!st) {
         if (same_sbp)
             st = point_to_point(b, g->index);
@@ -463,8 +484,9 @@ static tsr_status convert(boxing *b, tsr_global_tensor *g)
             st = on_one_list(b);
         else
             st = through_logical(b, s->env->world);
-        st = g->index >= 0 ? tsr__shard_finish(&b->out, st, &g->local) : st;
     }
+    if (made)
+        st = tsr__shard_finish(&b->out, st, &g->local);
     if (!st && g->index < 0)
         st = tsr__global_set_empty(g);
     free(owned);

@@ -129,6 +129,21 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+tsr_status tsr__agree(MPI_Comm comm, tsr_status st, const char *what)
+{
+    int failed = st != TSR_OK;
+    int rc = MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+    if (st)
+        return st;
+    if (rc != MPI_SUCCESS)
+        return tsr__mpi_fail(rc, "MPI_Allreduce of the ranks' readiness");
+    if (failed)
+        return tsr__global_fail(TSR_ERR_RUNTIME,
+                                "%s: another rank failed before the transfer (its error says why)",
+                                what);
+    return TSR_OK;
+}
+
 tsr_status tsr__rendezvous(tsr_global_env *env, const char *what)
 {
     if (env->broken)

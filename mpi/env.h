@@ -65,6 +65,12 @@ tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, M
  * TSR_OK once all of them have, else TSR_ERR_RUNTIME after the timeout or
  * when an earlier one timed out. */
 tsr_status tsr__rendezvous(tsr_global_env *env, const char *what);
+/* Every rank of comm's st, agreed before a collective that a rank whose
+ * own work failed would not enter (collective over comm): st where it
+ * failed here, else TSR_ERR_RUNTIME "<what>: another rank failed ..."
+ * where it failed elsewhere, else TSR_OK. Without it the ranks that had
+ * succeeded would wait in the collective for ever. */
+tsr_status tsr__agree(MPI_Comm comm, tsr_status st, const char *what);
 /* Whether tsr__sum_type has a type for dtype (sets no error). */
 bool tsr__summable(tsr_dtype dtype);
 

@@ -5,6 +5,10 @@
  * partial-sum result is checked by its sum (boxed back to broadcast) and,
  * where OneFlow fixes it, by each rank's addend. */
 #include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "support_global.h"
 
@@ -228,6 +232,58 @@ static void test_pooled(void)
     }
 }
 
+/* The address space this process maps, in bytes. */
+static uint64_t mapped_bytes(void)
+{
+    unsigned long long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%llu", &pages) != 1)
+        pages = 0;
+    if (f)
+        fclose(f);
+    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* One rank that cannot make its new shard (its address space held to
+ * what it maps, plus 8 MiB, against a 32 MiB shard) fails with its own
+ * error, and every other fails too rather than waiting in the S(0) ->
+ * S(1) all-to-all for it for ever; then the world boxes again. */
+static void test_one_rank_short(void)
+{
+#if !defined(__SANITIZE_ADDRESS__) /* a sanitizer's shadow is terabytes of address space */
+    if (world < 2)
+        return;
+    const int64_t n[2] = {INT64_C(1) << 18, 64}; /* 64 MiB of float32 */
+    tsr_sbp s0 = tsr_sbp_split(0), s1 = tsr_sbp_split(1);
+    int64_t sz[2], off[2];
+    ASSERT_OK(tsr_global_shard_geometry(2, n, world_list, &s0, rank, sz, off));
+    tsr_tensor_options f32 = {.has_dtype = true, .dtype = TSR_FLOAT32};
+    tsr_tensor *local = NULL;
+    ASSERT_OK(tsr_tensor_ones(NULL, 2, sz, &f32, &local));
+    tsr_global_tensor *g = NULL, *r = NULL;
+    ASSERT_OK(tsr_global_tensor_from_local(env, local, world_list, &s0, &g));
+    tsr_tensor_release(local);
+    struct rlimit was;
+    ASSERT_EQ(getrlimit(RLIMIT_AS, &was), 0);
+    if (rank == 1) {
+        struct rlimit tight = {(rlim_t)(mapped_bytes() + (8u << 20)), was.rlim_max};
+        ASSERT_EQ(setrlimit(RLIMIT_AS, &tight), 0);
+    }
+    tsr_status st = tsr_global_tensor_to_global(g, world_list, &s1, &r);
+    char why[512];
+    snprintf(why, sizeof why, "%s", tsr_last_error());
+    if (rank == 1)
+        ASSERT_EQ(setrlimit(RLIMIT_AS, &was), 0);
+    ASSERT_TRUE(st != TSR_OK && r == NULL);
+    if (rank != 1)
+        ASSERT_STREQ(why, "to_global: another rank failed before the transfer (its error says "
+                          "why)");
+    ASSERT_OK(tsr_global_tensor_to_global(g, world_list, &s1, &r));
+    tsr_global_tensor_release(r);
+    tsr_global_tensor_release(g);
+#endif
+}
+
 int main(void)
 {
     /* Without Open MPI's variable the local rank comes from a
@@ -249,5 +305,6 @@ int main(void)
     test_other_placements();
     test_errors();
     test_pooled();
+    test_one_rank_short();
     return finish();
 }
