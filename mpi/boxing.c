@@ -503,9 +503,13 @@ tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
                 .placement = placement,
                 .sbp = sbp,
                 .itemsize = tsr_dtype_itemsize(global->dtype)};
+    /* This rank's device may be missing where the others' are not: the
+     * ranks meet first and fail together. */
     tsr_status st = tsr__placement_check(global->env, placement, sbp, global->ndim, &b.device);
-    if (!st)
-        st = tsr__rendezvous(global->env, "to_global");
+    tsr_status met = tsr__rendezvous(global->env, "to_global");
+    if (met)
+        return met;
+    st = tsr__agree(global->env->world, st, "to_global");
     if (st)
         return st;
     tsr_global_tensor *g;

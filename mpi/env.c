@@ -138,8 +138,7 @@ tsr_status tsr__agree(MPI_Comm comm, tsr_status st, const char *what)
     if (rc != MPI_SUCCESS)
         return tsr__mpi_fail(rc, "MPI_Allreduce of the ranks' readiness");
     if (failed)
-        return tsr__global_fail(TSR_ERR_RUNTIME,
-                                "%s: another rank failed before the transfer (its error says why)",
+        return tsr__global_fail(TSR_ERR_RUNTIME, "%s: another rank failed (its error says why)",
                                 what);
     return TSR_OK;
 }

@@ -245,18 +245,20 @@ tsr_status tsr_global_tensor_from_local(tsr_global_env *env, tsr_tensor *local,
     if (!env || !placement || !sbp || !out)
         return tsr__global_fail(TSR_ERR_INVALID_ARGUMENT, "to_global: NULL argument");
     tsr_device device;
-    /* Argument checks that every rank answers alike come before any
-     * communication; the shard's own come back from every rank at once. */
+    /* This rank's device may be missing where the others' are not: the
+     * ranks meet first and fail together; the shard's own checks come
+     * back from every rank at once. */
     tsr_status st = tsr__placement_check(env, placement, sbp, TSR_MAX_DIMS, &device);
-    if (st)
-        return st;
     bool member = tsr_placement_index_of(placement, env->rank) >= 0;
     shard_info mine = {.ndim = member ? (local ? tsr_tensor_ndim(local) : -2) : -1};
     if (member && local) {
         mine.dtype = tsr_tensor_dtype(local);
         memcpy(mine.sizes, tsr_tensor_sizes(local), (size_t)mine.ndim * sizeof(int64_t));
     }
-    if ((st = tsr__rendezvous(env, "to_global")))
+    tsr_status met = tsr__rendezvous(env, "to_global");
+    if (met)
+        return met;
+    if ((st = tsr__agree(env->world, st, "to_global")))
         return st;
     shard_info *info = malloc((size_t)env->size * sizeof(shard_info));
     if (!info)

@@ -6,6 +6,7 @@
  * elementwise operations (tensor and Python-number operands) computed on
  * the opencl shards against the cpu's result. */
 #include <mpi.h>
+#include <time.h>
 
 #include "integration/support_daemon.h"
 #include "support_ops.h"
@@ -153,6 +154,34 @@ int main(int argc, char **argv)
     tsr_tensor_release(local);
     tsr_global_tensor_release(g);
     tsr_tensor_release(t);
+
+    /* One rank whose device is missing (rank 1 asks for opencl:99) fails
+     * with its own message; the others fail at once with theirs, not
+     * after the rendezvous's timeout, and the world goes on. */
+    if (world > 1) {
+        tsr_global_env *odd = NULL;
+        tsr_global_env_options oo = {.client = shard_client,
+                                     .has_device_index = rank == 1,
+                                     .device_index = 99,
+                                     .timeout_ms = 60000};
+        ASSERT_EQ(tsr_global_env_open(&oo, &odd), TSR_OK);
+        ASSERT_EQ(tsr_tensor_ones(NULL, 1, sizes, NULL, &t), TSR_OK);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        tsr_status st = odd ? tsr_global_tensor_from_local(odd, t, world_list, &b, &g) : TSR_OK;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ASSERT_EQ(st, rank == 1 ? TSR_ERR_NO_DEVICE : TSR_ERR_RUNTIME);
+        char want[128];
+        snprintf(want, sizeof want, "rank 1: opencl:99 does not exist (%d opencl devices)",
+                 (int)count);
+        ASSERT_STREQ(tsr_last_error(),
+                     rank == 1 ? want : "to_global: another rank failed (its error says why)");
+        ASSERT_TRUE(t1.tv_sec - t0.tv_sec < 30);
+        ASSERT_EQ(tsr_global_tensor_from_local(env, t, world_list, &b, &g), TSR_OK);
+        tsr_global_tensor_release(g);
+        tsr_tensor_release(t);
+        tsr_global_env_close(odd);
+    }
 
     (void)finish; /* the cpu tests' start and end; this one also runs the daemon */
     (void)open_world;
