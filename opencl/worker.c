@@ -343,10 +343,25 @@ static void lost(cl_int err, const char *what)
     _exit(TSR__WORKER_EXIT_KERNEL_FAILED);
 }
 
-/* ... for errors of a call that only a lost context explains. */
+/* Whether the context still works: a write of four bytes into a buffer
+ * of its own, blocking (after what the queue holds). Main thread only. */
+static bool context_works(void)
+{
+    static cl_mem probe;
+    cl_int err = CL_SUCCESS, v = 0;
+    if (!probe)
+        probe = clCreateBuffer(context, CL_MEM_READ_WRITE, sizeof v, NULL, &err);
+    return err == CL_SUCCESS && clEnqueueWriteBuffer(queue, probe, CL_TRUE, 0, sizeof v, &v, 0,
+                                                     NULL, NULL) == CL_SUCCESS;
+}
+
+/* ... for errors of a call that only a lost context explains: a vendor's
+ * own code, or CL_OUT_OF_RESOURCES on a device of its own memory where
+ * the context no longer works (a kernel too large for the device says
+ * so too, and leaves the context working). Main thread only. */
 static void lost_if(cl_int err, const char *what)
 {
-    if (err < -1100 || (err == CL_OUT_OF_RESOURCES && !host_unified))
+    if (err < -1100 || (err == CL_OUT_OF_RESOURCES && !host_unified && !context_works()))
         lost(err, what);
 }
 
