@@ -140,29 +140,22 @@ static tsr_status gather_into(const boxing *b, MPI_Comm comm, int k, const int *
 
 static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
 {
-    int *counts = malloc(2 * (size_t)k * sizeof(int));
-    if (!counts)
-        return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
-    int *displs = counts + k;
-    tsr_status st = block_counts(b, false, NULL, k, counts, displs, NULL);
+    int *counts = malloc(2 * (size_t)k * sizeof(int)), *displs = counts ? counts + k : NULL;
+    tsr_status st = counts ? block_counts(b, false, NULL, k, counts, displs, NULL)
+                           : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     /* Split along the outermost dim that is not 1, the shards are the
      * result's consecutive pieces in rank order: gathered in place. */
     bool in_place = true;
     for (int d = 0; d < b->src->sbp[0].dim; d++)
         in_place &= b->src->sizes[d] == 1;
-    if (!st && in_place) {
-        st = gather_into(b, comm, k, counts, displs, b->out.host);
-        free(counts);
-        return st;
-    }
     int64_t bytes = tsr__numel(b->src->ndim, b->src->sizes) * (int64_t)b->itemsize;
-    char *packed = st ? NULL : stage(b, bytes);
-    if (!st && !packed)
+    char *packed = st || in_place ? NULL : stage(b, bytes);
+    if (!st && !in_place && !packed)
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     st = tsr__agree(comm, st, "boxing S->B");
     if (!st)
-        st = gather_into(b, comm, k, counts, displs, packed);
-    if (!st)
+        st = gather_into(b, comm, k, counts, displs, in_place ? b->out.host : packed);
+    if (!st && !in_place)
         rank_order(b, false, k, displs, packed, b->out.host, false);
     unstage(b, packed, bytes);
     free(counts);
@@ -237,11 +230,11 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
     geometry(b, false, b->src->index, src_sz, off);
     geometry(b, true, b->src->index, dst_sz, off);
     int *c = malloc(4 * (size_t)k * sizeof(int));
-    if (!c)
-        return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
-    int *scounts = c, *sdispls = c + k, *rcounts = c + 2 * k, *rdispls = c + 3 * k;
+    int *scounts = c, *sdispls = c ? c + k : NULL, *rcounts = c ? c + 2 * k : NULL,
+        *rdispls = c ? c + 3 * k : NULL;
     int64_t sent = 0, got = 0, box[TSR_MAX_DIMS], at[TSR_MAX_DIMS];
-    tsr_status st = block_counts(b, true, src_sz, k, scounts, sdispls, &sent);
+    tsr_status st = c ? block_counts(b, true, src_sz, k, scounts, sdispls, &sent)
+                      : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     if (!st)
         st = block_counts(b, false, dst_sz, k, rcounts, rdispls, &got);
     /* What comes from each peer is a range of the source's split dim i in
@@ -506,17 +499,17 @@ tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
     /* This rank's device may be missing where the others' are not: the
      * ranks meet first and fail together. */
     tsr_status st = tsr__placement_check(global->env, placement, sbp, global->ndim, &b.device);
+    tsr_global_tensor *g = NULL;
+    if (!st)
+        st = tsr__global_new(global->env, global->dtype, global->ndim, global->sizes, placement,
+                             sbp, &g);
     tsr_status met = tsr__rendezvous(global->env, "to_global");
-    if (met)
-        return met;
-    st = tsr__agree(global->env->world, st, "to_global");
-    if (st)
-        return st;
-    tsr_global_tensor *g;
-    st = tsr__global_new(global->env, global->dtype, global->ndim, global->sizes, placement, sbp,
-                         &g);
-    if (st)
-        return st;
+    if (!met)
+        st = tsr__agree(global->env->world, st, "to_global");
+    if (met || st) {
+        tsr_global_tensor_release(g);
+        return met ? met : st;
+    }
     st = convert(&b, g);
     if (st) {
         tsr_global_tensor_release(g);

@@ -182,23 +182,29 @@ tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, M
             *out = env->comms[k].comm;
             return TSR_OK;
         }
+    /* The copy first: a rank short of memory must not leave the others
+     * holding a communicator it has not (their caches would differ). */
+    tsr_placement *copy = NULL;
+    tsr_status st = tsr_placement_copy(placement, &copy) == TSR_OK
+                        ? TSR_OK
+                        : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
+    if ((st = tsr__agree(env->world, st, "boxing"))) {
+        tsr_placement_destroy(copy);
+        return st;
+    }
     int64_t index = tsr_placement_index_of(placement, env->rank);
     MPI_Comm comm = MPI_COMM_NULL;
     int rc = MPI_Comm_split(env->world, index >= 0 ? 0 : MPI_UNDEFINED, (int)index, &comm);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        tsr_placement_destroy(copy);
         return tsr__mpi_fail(rc, "boxing: MPI_Comm_split");
+    }
     if (env->ncomms == TSR__COMM_CACHE) { /* the oldest goes, on every rank alike */
         tsr_placement_destroy(env->comms[0].placement);
         if (env->comms[0].comm != MPI_COMM_NULL)
             MPI_Comm_free(&env->comms[0].comm);
         memmove(&env->comms[0], &env->comms[1], (TSR__COMM_CACHE - 1) * sizeof(env->comms[0]));
         env->ncomms--;
-    }
-    tsr_placement *copy = NULL;
-    if (tsr_placement_copy(placement, &copy) != TSR_OK) {
-        if (comm != MPI_COMM_NULL)
-            MPI_Comm_free(&comm);
-        return TSR_ERR_OUT_OF_MEMORY;
     }
     env->comms[env->ncomms].placement = copy;
     env->comms[env->ncomms].comm = comm;

@@ -255,14 +255,16 @@ tsr_status tsr_global_tensor_from_local(tsr_global_env *env, tsr_tensor *local,
         mine.dtype = tsr_tensor_dtype(local);
         memcpy(mine.sizes, tsr_tensor_sizes(local), (size_t)mine.ndim * sizeof(int64_t));
     }
-    tsr_status met = tsr__rendezvous(env, "to_global");
-    if (met)
-        return met;
-    if ((st = tsr__agree(env->world, st, "to_global")))
-        return st;
     shard_info *info = malloc((size_t)env->size * sizeof(shard_info));
-    if (!info)
-        return tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "to_global: out of memory");
+    if (!st && !info)
+        st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "to_global: out of memory");
+    tsr_status met = tsr__rendezvous(env, "to_global");
+    if (!met)
+        st = tsr__agree(env->world, st, "to_global");
+    if (met || st) {
+        free(info);
+        return met ? met : st;
+    }
     int rc = MPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, info, (int)sizeof(mine), MPI_BYTE,
                            env->world);
     int64_t shape[TSR_MAX_DIMS];

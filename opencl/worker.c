@@ -945,8 +945,16 @@ static void CL_CALLBACK launch_complete(cl_event event, cl_int status, void *dat
     cl_int ran = CL_COMPLETE;
     if (f->kernel)
         clGetEventInfo(f->kernel, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof ran, &ran, NULL);
-    if (status < 0 || ran < 0) /* any failed kernel: its context is suspect */
-        lost(status < 0 ? status : ran, "a kernel failed");
+    if (status < 0 || ran < 0) {
+        /* A GPU's context goes with a failed kernel; on a device that
+         * computes in host memory the launch fails alone, as it did. */
+        if (!host_unified)
+            lost(status < 0 ? status : ran, "a kernel failed");
+        char name[TSR__CL_ERROR_NAME_MAX];
+        f->done.status = TSR_ERR_DEVICE;
+        snprintf(f->done.message, sizeof f->done.message, "the kernel failed: %s",
+                 tsr__cl_error_name(status < 0 ? status : ran, name, sizeof name));
+    }
     complete(f);
 }
 

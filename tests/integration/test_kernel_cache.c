@@ -37,6 +37,19 @@ static int log_count(const char *needle)
     return test_daemon_log_count(&tsrd, needle);
 }
 
+/* Whether the daemon's log says that opencl:0 works through copies. */
+static int opencl0_copies(void)
+{
+    char line[1024];
+    int n = 0;
+    FILE *f = fopen(tsrd.log, "r");
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, "opencl:0: ") && strstr(line, "kernels copy operands in and out");
+    if (f)
+        fclose(f);
+    return n;
+}
+
 /* ones(1000) + 2.5 on opencl:0, checked; the daemon is started and stopped
  * around it, and *built / *loaded / *damaged count what its log says. */
 static void run_daemon_with(const char *const *args, int *built, int *loaded, int *damaged)
@@ -71,7 +84,7 @@ static void run_daemon_with(const char *const *args, int *built, int *loaded, in
     *damaged = log_count("its disk cache file was corrupt or stale");
     refused = log_count("kernel cache directory refused");
     refused_shared = log_count("writable by its group or others");
-    copied = log_count("kernels copy operands in and out");
+    copied = opencl0_copies();
     apart = log_count(", compiled apart");
     ASSERT_EQ(test_daemon_stop(&tsrd), 0);
 }
@@ -277,8 +290,8 @@ int main(void)
     run_daemon(&built, &loaded, &damaged);
     ASSERT_TRUE(built >= 1);
     ASSERT_EQ(loaded, 0);
-    ASSERT_EQ(copied, 0);
-    ASSERT_EQ(apart, 0); /* PoCL's CPU device compiles in its own context */
+    if (!copied)             /* PoCL's CPU device, say */
+        ASSERT_EQ(apart, 0); /* compiles in its own context */
 
     /* A warm cache: nothing is built. */
     run_daemon(&built, &loaded, &damaged);
