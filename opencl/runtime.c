@@ -48,7 +48,8 @@ typedef struct clrt_device {
     char error[256];
     cl_device_id id;
     cl_context context;
-    cl_context build_context; /* where the builder compiles (below) */
+    cl_context build_context; /* where the builder compiles (build, below) */
+    cl_platform_id platform;
     cl_command_queue queue;
     cl_command_queue warm_queue; /* the builder's, for warm_up */
     cl_mem no_status;            /* the status argument of kernels that never set it */
@@ -193,13 +194,14 @@ static bool open_device(clrt_device *d)
         d->queue = clCreateCommandQueue(d->context, d->id, 0, &err);
     if (err == CL_SUCCESS)
         d->warm_queue = clCreateCommandQueue(d->context, d->id, 0, &err);
+    d->platform = platform;
     /* A device of its own memory (a GPU) compiles in a context of the
-     * builder's own (build, below); PoCL's compiles in the device's
-     * context, whose calls it does not hold meanwhile, and went a third
-     * slower through a binary and a second context. */
-    d->build_context = d->context;
-    if (err == CL_SUCCESS && !d->info.host_unified_memory)
-        d->build_context = clCreateContext(props, 1, &d->id, NULL, NULL, &err);
+     * builder's own, made at its first build from source (build, below):
+     * a GPU's context holds device memory, and a daemon whose programs
+     * all come from the disk cache needs none. PoCL's compiles in the
+     * device's context, whose calls it does not hold meanwhile, and went
+     * a third slower through a binary and a second context. */
+    d->build_context = d->info.host_unified_memory ? d->context : NULL;
     if (err == CL_SUCCESS)
         d->no_status = clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
     if (err == CL_SUCCESS)
@@ -447,10 +449,16 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
      * waited 0.5 s behind a generic program's 1.6 s build, 45 s behind
      * the reduction program's 58 s), and none of another's (0 ms);
      * loading the binary took 1-15 ms. */
-    cl_int err;
+    cl_int err = CL_SUCCESS;
     char name[TSR__CL_ERROR_NAME_MAX];
     const char *text = rt->source_buf;
-    p->program = clCreateProgramWithSource(d->build_context, 1, &text, &n, &err);
+    if (!d->build_context) {
+        cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform,
+                                         0};
+        d->build_context = clCreateContext(props, 1, &d->id, NULL, NULL, &err);
+    }
+    if (d->build_context)
+        p->program = clCreateProgramWithSource(d->build_context, 1, &text, &n, &err);
     if (err == CL_SUCCESS)
         err = clBuildProgram(p->program, 1, &d->id, d->options, NULL, NULL);
     if (err != CL_SUCCESS) {
