@@ -232,6 +232,7 @@ static void test_pooled(void)
     }
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
 /* The address space this process maps, in bytes. */
 static uint64_t mapped_bytes(void)
 {
@@ -243,6 +244,7 @@ static uint64_t mapped_bytes(void)
         fclose(f);
     return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
+#endif
 
 /* One rank that cannot make its new shard (its address space held to
  * what it maps, plus 8 MiB, against a 32 MiB shard) fails with its own
