@@ -313,12 +313,27 @@ static uint64_t busy_merge(uint64_t submit, uint64_t end, uint64_t *covered)
 }
 
 /* The time the job adds to its device's busy time is its session's too:
- * the sessions' shares add up to the device's. */
+ * the sessions' shares add up to the device's. The driver's threads may
+ * report an in-order queue's jobs out of order (one that finished first
+ * reported last, under load), and merging a later job first would take
+ * the earlier one's time out of the total that tsr__exec_busy_ns had
+ * already shown: the jobs submitted before this one, finished with it
+ * whether reported or not, are merged first, in submission order (their
+ * own retirement then adds nothing). */
 static void busy_retire(executor *x, job *j)
 {
     busy *b = &x->busy[j->queue];
     uint64_t done = atomic_load(&j->done_ns);
-    uint64_t added = busy_merge(j->submit_ns, done ? done : tsr__now_ns(), &b->covered_ns);
+    if (!done)
+        done = tsr__now_ns();
+    for (job *k = b->first; k && k != j; k = k->on_next) {
+        uint64_t k_done = atomic_load(&k->done_ns);
+        uint64_t added =
+            busy_merge(k->submit_ns, k_done && k_done < done ? k_done : done, &b->covered_ns);
+        b->total_ns += added;
+        k->session->busy_ns += added;
+    }
+    uint64_t added = busy_merge(j->submit_ns, done, &b->covered_ns);
     b->total_ns += added;
     j->session->busy_ns += added;
     busy_unlink(b, j);
