@@ -467,14 +467,14 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
         atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return false;
     }
-    bool moved = d->build_context == d->context || move_into_device(d, p, &err);
-    if (!moved || (d->build_context == d->context && !make_kernel(p))) {
-        if (moved)
-            build_log(d, p, "building a kernel program", CL_INVALID_KERNEL_NAME);
-        else
+    bool apart = d->build_context != d->context;
+    if (apart ? !move_into_device(d, p, &err) : !make_kernel(p)) {
+        if (apart)
             snprintf(p->error, sizeof p->error,
                      "loading a kernel program built on %.200s into its context failed (%s)",
                      d->info.name, tsr__cl_error_name(err, name, sizeof name));
+        else
+            build_log(d, p, "building a kernel program", CL_INVALID_KERNEL_NAME);
         drop_program(p);
         atomic_store(&p->state, TSR__PROGRAM_FAILED);
         return false;
@@ -483,7 +483,7 @@ static bool build(tsr__clrt *rt, tsr__clrt_program *p, uint64_t *hash_out)
     atomic_fetch_add(&rt->built, 1);
     atomic_fetch_add(&d->built, 1);
     snprintf(p->origin, sizeof p->origin, "built from source in %.0f ms%s%s", ms_since(&t0),
-             d->build_context != d->context ? ", compiled apart" : "",
+             apart ? ", compiled apart" : "",
              atomic_load(&rt->rejected) != rejected ? " (its disk cache file was corrupt or stale)"
                                                     : "");
     atomic_store(&p->state, TSR__PROGRAM_READY);
