@@ -411,8 +411,8 @@ static void gelu_cols_init(gelu_cols *g)
     }
 }
 
-/* tsr__k_gelum_f32 of each lane's a (lanes outside [0.70, 5/2) give
- * values nobody takes). */
+/* tsr__k_gelum_f32's S = hi + lo of each lane's a (lanes outside
+ * [GELU_MID, 5/2) give values nobody takes). */
 ROW8 V gelum8(const gelu_cols *g, V a, V *lo)
 {
     V a4 = mul(a, vc(4.0f));
@@ -434,64 +434,68 @@ ROW8 V gelum8(const gelu_cols *g, V a, V *lo)
 /* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
  * its power of two stays a normal one): geluv's erfcx in its three ways
  * (|argument| below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 -
- * erfc(-argument) below 0) and gelum's table from |x| = 0.70 to 5/2,
- * each lane taking its own; a way no lane takes is skipped. */
+ * erfc(-argument) below 0) and gelum's table from |x| = GELU_MID to
+ * 5/2, each lane taking its own; a way no lane takes is skipped, and
+ * where every lane takes the table nothing else is looked at. */
+/* tsr__k_gelum_f32 */
+ROW8 V gelum_x8(const gelu_cols *g, V x, V a)
+{
+    V lo;
+    V hi = gelum8(g, a, &lo);
+    V y = _mm256_max_ps(x, vc(0.0f));
+    V d = sub(y, hi);
+    return add(d, sub(sub(sub(y, d), hi), lo));
+}
+
 ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
 {
     V a = _mm256_andnot_ps(vc(-0.0f), x);
+    V mid = _mm256_and_ps(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_GE_OQ),
+                          _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
+    int some_mid = lanes(mid);
+    if (some_mid == 0xFF) { /* the usual case: nothing else to look at */
+        *off = 0;
+        return gelum_x8(g, x, a);
+    }
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
     V ex = neg(yh); /* erfcx(ex + exl) */
     V ax = _mm256_andnot_ps(vc(-0.0f), ex);
     V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
-    V mid = _mm256_andnot_ps(small, _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
     V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
                          _mm256_cmp_ps(a, vc(INFINITY), _CMP_LT_OQ));
     *off = ~lanes(in) & 0xFF;
-    int some_mid = lanes(mid);
-    V r = vc(0.0f);
-    if (some_mid != 0xFF) {
-        V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
-        V exl = neg(yl);
-        V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
-        V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
-                                  _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
-        V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
-        if (lanes(need)) {
-            /* erfc2 of |ex|, and 2 minus it below 0 */
-            V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
-            V el, k2;
-            V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
-            V p2 = pow2(_mm256_cvttps_epi32(k2));
-            V a2 = mul(p2, e2);
-            V s2 = sub(vc(2.0f), a2);
-            V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
-            e = pick(need, pick(negative, s2, e2), e);
-            lo = pick(need, pick(negative, lo2, el), lo);
-            k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
-        }
-        if (lanes(small)) {
-            V p = erfp8(mul(ex, ex));
-            V a1 = mul(ex, p);
-            V bh = sub(vc(1.0f), ex);
-            V bl = sub(sub(vc(1.0f), bh), ex);
-            V s = sub(bh, a1);
-            V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
-            V lo_small = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
-            e = pick(small, s, e);
-            lo = pick(small, lo_small, lo);
-        }
-        r = mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
+    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
+    V exl = neg(yl);
+    V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
+    V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
+                              _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+    V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
+    if (lanes(need)) {
+        /* erfc2 of |ex|, and 2 minus it below 0 */
+        V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
+        V el, k2;
+        V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
+        V p2 = pow2(_mm256_cvttps_epi32(k2));
+        V a2 = mul(p2, e2);
+        V s2 = sub(vc(2.0f), a2);
+        V lo2 = sub(sub(sub(vc(2.0f), s2), a2), mul(p2, el));
+        e = pick(need, pick(negative, s2, e2), e);
+        lo = pick(need, pick(negative, lo2, el), lo);
+        k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
     }
-    if (some_mid) {
-        V ml;
-        V mh = gelum8(g, a, &ml);
-        V oh = sub(vc(1.0f), mh);
-        V ol = sub(sub(sub(vc(1.0f), oh), mh), ml);
-        V below = _mm256_cmp_ps(x, vc(0.0f), _CMP_LT_OQ);
-        V m = fma8(x, pick(below, mh, oh), mul(x, pick(below, ml, ol)));
-        r = some_mid == 0xFF ? m : pick(mid, m, r);
+    if (lanes(small)) {
+        V p = erfp8(mul(ex, ex));
+        V a1 = mul(ex, p);
+        V bh = sub(vc(1.0f), ex);
+        V bl = sub(sub(vc(1.0f), bh), ex);
+        V s = sub(bh, a1);
+        V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+        V lo_small = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
+        e = pick(small, s, e);
+        lo = pick(small, lo_small, lo);
     }
-    return r;
+    V r = mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
+    return some_mid ? pick(mid, gelum_x8(g, x, a), r) : r;
 }
 
 /* tsr__k_xsigmoid_f32(x, v, vl) where v is from SIGMOID_EXP up (NaN and
@@ -671,28 +675,28 @@ static inline V bf16_in8(const uint16_t *p)
  * n % 16 through the plain row, the rest sixteen at a time with
  * non-temporal stores. Each lane is computed as in the plain row, so the
  * bits are its bits. SETUP declares what F8 reads. */
-#define STREAM_ROW(fn, F8, scalar, SETUP)                                                       \
-    static void row_##fn##_f32_s(void *o_, const void *a_, int64_t n)                          \
-    {                                                                                          \
-        float *o = (float *)o_;                                                                \
-        const float *a = (const float *)a_;                                                    \
-        int64_t head = (int64_t)((32 - ((uintptr_t)o & 31)) & 31) / 4;                         \
-        if (((uintptr_t)o & 3) || head + 16 > n) {                                             \
-            row_##fn##_f32_v(o_, a_, n);                                                       \
-            return;                                                                            \
-        }                                                                                      \
-        if (head)                                                                              \
-            row_##fn##_f32_v(o, a, head);                                                      \
-        SETUP                                                                                  \
-        int64_t i = head;                                                                      \
-        for (; i + 16 <= n; i += 16) {                                                         \
-            V y0, y1;                                                                          \
-            LANES16(F8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);   \
-            _mm256_stream_ps(o + i, y0);                                                       \
-            _mm256_stream_ps(o + i + 8, y1);                                                   \
-        }                                                                                      \
-        if (i < n)                                                                             \
-            row_##fn##_f32_v(o + i, a + i, n - i);                                             \
+#define STREAM_ROW(fn, F8, scalar, SETUP)                                                    \
+    static void row_##fn##_f32_s(void *o_, const void *a_, int64_t n)                        \
+    {                                                                                        \
+        float *o = (float *)o_;                                                              \
+        const float *a = (const float *)a_;                                                  \
+        int64_t head = (int64_t)((32 - ((uintptr_t)o & 31)) & 31) / 4;                       \
+        if (((uintptr_t)o & 3) || head + 16 > n) {                                           \
+            row_##fn##_f32_v(o_, a_, n);                                                     \
+            return;                                                                          \
+        }                                                                                    \
+        if (head)                                                                            \
+            row_##fn##_f32_v(o, a, head);                                                    \
+        SETUP                                                                                \
+        int64_t i = head;                                                                    \
+        for (; i + 16 <= n; i += 16) {                                                       \
+            V y0, y1;                                                                        \
+            LANES16(F8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1); \
+            _mm256_stream_ps(o + i, y0);                                                     \
+            _mm256_stream_ps(o + i + 8, y1);                                                 \
+        }                                                                                    \
+        if (i < n)                                                                           \
+            row_##fn##_f32_v(o + i, a + i, n - i);                                           \
     }
 
 #define VECTOR_AND_STREAM_ROWS(fn, f8, scalar) \
@@ -754,9 +758,9 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
 };
 
 const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT] = {
-    [TSR__KOP_EXP] = row_exp_f32_s,         [TSR__KOP_LOG] = row_log_f32_s,
-    [TSR__KOP_TANH] = row_tanh_f32_s,       [TSR__KOP_SIGMOID] = row_sigmoid_f32_s,
-    [TSR__KOP_SILU] = row_silu_f32_s,       [TSR__KOP_GELU_TANH] = row_gelut_f32_s,
+    [TSR__KOP_EXP] = row_exp_f32_s,   [TSR__KOP_LOG] = row_log_f32_s,
+    [TSR__KOP_TANH] = row_tanh_f32_s, [TSR__KOP_SIGMOID] = row_sigmoid_f32_s,
+    [TSR__KOP_SILU] = row_silu_f32_s, [TSR__KOP_GELU_TANH] = row_gelut_f32_s,
     [TSR__KOP_GELU] = row_gelu_f32_s,
 };
 

@@ -1017,29 +1017,34 @@ TSR__K_ERF(float, f32, F, tsr__k_fmaf, tsr__k_erfcf, TSR__K_ERFCF_N)
 
 /* From tests/kernels/gen_gelu_table.py: */
 /* clang-format off */
-/* TSR__K_GELUF: 8 rows of c0 and c1 in two words and 5 more terms; error 2^-28.8 of Phi(-a) at most */
+/* TSR__K_GELUF: 8 rows of c0 and c1 in two words and 5 more terms; error 2^-29.2 of a Phi(-a) at most */
 #define TSR__K_GELUF_N 9
 TSR__K_TABLE float tsr__k_geluf[] = {
-    0x1.105e82p-2f, 0x1.630352p-27f, -0x1.50096ep-4f, 0x1.3213d6p-30f, 0x1.a40bbcp-8f, 0x1.110952p-11f, -0x1.6d7a28p-14f, -0x1.1c75e6p-19f, 0x1.959c64p-21f,
-    0x1.86bb50p-3f, -0x1.4feb68p-28f, -0x1.169596p-4f, 0x1.8b86bap-32f, 0x1.e785c6p-8f, 0x1.5c3c0ep-13f, -0x1.6b1a1cp-14f, 0x1.29430ep-19f, 0x1.56e01cp-21f,
-    0x1.0ad7dap-3f, 0x1.f36172p-32f, -0x1.b1ec62p-5f, -0x1.e44fc2p-34f, 0x1.e829eep-8f, -0x1.335b46p-13f, -0x1.1a3838p-14f, 0x1.58b4ccp-18f, 0x1.564152p-22f,
-    0x1.5a6196p-4f, 0x1.ee4902p-31f, -0x1.3d7712p-5f, -0x1.f32528p-33f, 0x1.b483b8p-8f, -0x1.78fcc2p-12f, -0x1.42d6fep-15f, 0x1.927a2ep-18f, -0x1.8cb7dcp-26f,
-    0x1.aaa65cp-5f, -0x1.6c1f48p-35f, -0x1.b46178p-6f, -0x1.41f9b8p-31f, 0x1.628f32p-8f, -0x1.dd4a46p-12f, -0x1.53ca96p-17f, 0x1.54ebf4p-18f, -0x1.16163ep-22f,
-    0x1.f20394p-6f, 0x1.d97ed0p-31f, -0x1.19bfa4p-6f, 0x1.5c1becp-31f, 0x1.0823aap-8f, -0x1.d8840cp-12f, 0x1.6b2feep-17f, 0x1.aec228p-19f, -0x1.6d03bap-22f,
-    0x1.13243cp-6f, -0x1.018ffcp-31f, -0x1.55c740p-7f, 0x1.4943fap-32f, 0x1.6b23b4p-9f, -0x1.9085aep-12f, 0x1.6eebd0p-16f, 0x1.52ff1cp-20f, -0x1.3ab264p-22f,
-    0x1.1f85a2p-7f, -0x1.b26b42p-34f, -0x1.857a94p-8f, -0x1.0cbfacp-37f, 0x1.ce8190p-10f, -0x1.2d3d0ep-12f, 0x1.971a0cp-16f, -0x1.8444fep-23f, -0x1.8a455ep-23f,
+    0x1.547624p-3f, -0x1.2ed8b4p-28f, 0x1.f2c4e6p-7f, -0x1.9dcafap-32f, -0x1.0e676cp-6f, 0x1.f952f0p-10f, 0x1.3f7a68p-14f, -0x1.8e9cb8p-16f, 0x1.011ec0p-21f,
+    0x1.55e3e6p-3f, -0x1.25edfcp-28f, -0x1.8329dcp-7f, 0x1.466c58p-32f, -0x1.57e0a6p-7f, 0x1.06cde0p-9f, -0x1.1f31a2p-15f, -0x1.496ac2p-16f, 0x1.2aa392p-20f,
+    0x1.2c32d6p-3f, -0x1.5ce326p-28f, -0x1.baa428p-6f, -0x1.75a17ep-32f, -0x1.3ea998p-8f, 0x1.bcf0cep-10f, -0x1.d72ce2p-14f, -0x1.715f46p-17f, 0x1.b8f72ap-20f,
+    0x1.dc462ep-4f, 0x1.29e91ap-29f, -0x1.0752eep-5f, 0x1.9521f0p-32f, -0x1.15c830p-11f, 0x1.32ecdcp-10f, -0x1.2b7848p-13f, -0x1.71c582p-20f, 0x1.89f43ap-20f,
+    0x1.5aa72ap-4f, 0x1.76c134p-29f, -0x1.efcb36p-6f, -0x1.36ec94p-33f, 0x1.178e72p-9f, 0x1.415284p-11f, -0x1.1127b6p-13f, 0x1.7e3378p-18f, 0x1.c7e5d4p-21f,
+    0x1.d2e35cp-5f, -0x1.88323cp-31f, -0x1.93c66ep-6f, 0x1.b33b3ep-31f, 0x1.ab0674p-9f, 0x1.55309ep-13f, -0x1.8364d0p-14f, 0x1.23779cp-17f, 0x1.623aa4p-23f,
+    0x1.245680p-5f, -0x1.91a8fap-30f, -0x1.265aa4p-6f, -0x1.2762cap-31f, 0x1.ade49ep-9f, -0x1.f34e64p-14f, -0x1.9b30d0p-15f, 0x1.106e50p-17f, -0x1.49bbfap-22f,
+    0x1.556eb0p-6f, 0x1.f84146p-34f, -0x1.86a028p-7f, 0x1.f54fccp-33f, 0x1.627c90p-9f, -0x1.f9dd8ap-13f, -0x1.dc2cb8p-17f, 0x1.78eff0p-18f, -0x1.025d80p-21f,
 };
 /* clang-format on */
 
-/* gelu of float32. From |x| = 0.70 (where geluv's small path ends) to
- * 5/2, Phi(-|x|) from the row of tsr__k_geluf that holds |x| (geluv's
- * erfc from exp(-x^2 / 2) and a fit, about three times the work, on
- * either side), c0 + c1 u in two words, the product's rounding error by
- * fma, u^2 Q(u) in the low word: gelum. Then x Phi(x) = x (hi + lo)
- * below 0 and x (1 - hi - lo) above, the one's difference in two words
- * (exact, hi below 1/4), each rounded once by an fma. Both ways run, on
- * a stand-in where gelum's does not apply, and a select picks. */
-static inline float tsr__k_gelum_f32(float a, float *lo)
+/* Where gelu's table takes over from geluv's small path: below it
+ * |x / sqrt2| rounds below 1/2 (0.703125 / sqrt2 = 0.4972). */
+#define TSR__K_F_GELU_MID 0x1.68p-1f
+
+/* gelu of float32 from |x| = a = GELU_MID to 5/2 (geluv's erfc from
+ * exp(-x^2 / 2) and a fit, about three times the work, on either side):
+ * S = a Phi(-a) from the row of tsr__k_geluf that holds a, c0 + c1 u in
+ * two words, the product's rounding error by fma, u^2 Q(u) in the low
+ * word: gelum. Then gelu(x) = x Phi(x) is -S below 0 and x - S above:
+ * y - hi - lo with y = max(x, 0), y - hi in two words (exact, hi is
+ * under a quarter of x above 0 and y - hi is -hi below), rounded once.
+ * Both ways run, on a stand-in where gelum's does not apply, and a
+ * select picks. */
+static inline float tsr__k_gelum_f32(float x, float a)
 {
     float a4 = a * 4.0f;
     int k = (int)a4;
@@ -1057,8 +1062,10 @@ static inline float tsr__k_gelum_f32(float a, float *lo)
     TSR__K_ROW_ENTRY(c1l, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 3);
     float p = c1 * u;
     float hi = c0 + p;
-    *lo = ((c0 - hi) + p) + ((tsr__k_fmaf(c1, u, -p) + tsr__k_fmaf(c1l, u, c0l)) + u * u * q);
-    return hi;
+    float lo = ((c0 - hi) + p) + ((tsr__k_fmaf(c1, u, -p) + tsr__k_fmaf(c1l, u, c0l)) + u * u * q);
+    float y = x > 0 ? x : 0.0f;
+    float d = y - hi;
+    return d + (((y - d) - hi) - lo);
 }
 static inline float tsr__k_gelu_f32(float x)
 {
@@ -1066,12 +1073,8 @@ static inline float tsr__k_gelu_f32(float x)
     int small;
     float g = tsr__k_geluv_f32(v, &small);
     float a = v < 0 ? -v : v;
-    int mid = !small && a < 2.5f;
-    float lo;
-    float hi = tsr__k_gelum_f32(mid ? a : 1.0f, &lo);
-    float oh = 1.0f - hi;
-    float ol = ((1.0f - oh) - hi) - lo;
-    float m = tsr__k_fmaf(v, v < 0 ? hi : oh, v * (v < 0 ? lo : ol));
+    int mid = a >= TSR__K_F_GELU_MID && a < 2.5f;
+    float m = tsr__k_gelum_f32(v, mid ? a : 1.0f);
     return tsr__k_gelu_of_f32(x, mid ? m : g);
 }
 

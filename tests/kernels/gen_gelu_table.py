@@ -4,17 +4,16 @@ and prints it as C (run with Debian's /usr/bin/python3, which has mpmath):
 
     /usr/bin/python3 tests/kernels/gen_gelu_table.py
 
-For |x| = a from 1/2 to 5/2, gelu takes Phi(-a) = erfc(a / sqrt2) / 2 from
-a polynomial of the interval of width 1/4 that holds a: k = floor(4 a)
-picks row k - 2, and the polynomial's variable is u = 4 a - k - 1/2 (in
-[-1/2, 1/2), exact in float32), so Phi(-a) = c0 + c1 u + u^2 Q(u). The
-row of k = 2 is fitted from a = 0.70 only (below, gelu's small path
-takes over). Each row holds c0 and c1 in two words (high word first),
-then the further terms. The fit is Chebyshev's, of degree 6: one more
-term no longer lowers the error, which then comes from rounding the
-terms past c1 to float32. The printout gives that error relative to
-Phi(-a), of the table as the kernel holds it, on a dense grid
-(tests/kernels/test_accuracy.c measures gelu's own, the kernel's
+For |x| = a from GELU_MID (45/64) to 5/2, gelu takes S(a) = a Phi(-a) =
+a erfc(a / sqrt2) / 2 from a polynomial of the interval of width 1/4 that
+holds a: k = floor(4 a) picks row k - 2, and the polynomial's variable is
+u = 4 a - k - 1/2 (in [-1/2, 1/2), exact in float32), so S = c0 + c1 u +
+u^2 Q(u). Then gelu(x) is -S below 0 and x - S above. Each row holds c0
+and c1 in two words (high word first), then the further terms. The fit is
+Chebyshev's, of degree 6: one more term no longer lowers the error, which
+then comes from rounding the terms past c1 to float32. The printout gives
+that error relative to S, of the table as the kernel holds it, on a dense
+grid (tests/kernels/test_accuracy.c measures gelu's own, the kernel's
 roundings included).
 """
 
@@ -27,14 +26,14 @@ TERMS = 7
 ROWS = range(2, 10)
 
 
-def phi_neg(a):
-    return mp.erfc(a / mp.sqrt(2)) / 2
+def s_of(a):
+    return a * mp.erfc(a / mp.sqrt(2)) / 2
 
 
 def row(k):
-    lo = (mp.mpf("0.70") if k == 2 else mp.mpf(k) / 4) * 4 - k - mp.mpf(0.5)
+    lo = (mp.mpf(45) / 64 if k == 2 else mp.mpf(k) / 4) * 4 - k - mp.mpf(0.5)
     hi = mp.mpf(0.5)
-    f = lambda u: phi_neg((k + mp.mpf(0.5) + u) / 4)
+    f = lambda u: s_of((k + mp.mpf(0.5) + u) / 4)
     coeffs, _ = mp.chebyfit(f, [lo, hi], TERMS, error=True)
     coeffs = coeffs[::-1]  # lowest degree first
     words = []
@@ -59,7 +58,7 @@ def main():
         worst = max(worst, err)
         lines.append("    " + ", ".join(c_hex(v, 24) for v in words) + ",")
     print("/* TSR__K_GELUF: %d rows of c0 and c1 in two words and %d more terms;"
-          " error 2^%.1f of Phi(-a) at most */" % (len(ROWS), TERMS - 2,
+          " error 2^%.1f of a Phi(-a) at most */" % (len(ROWS), TERMS - 2,
                                                    float(mp.log(worst, 2))))
     print("#define TSR__K_GELUF_N %d" % (TERMS + 2))
     print("TSR__K_TABLE float tsr__k_geluf[] = {")
