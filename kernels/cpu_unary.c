@@ -447,18 +447,41 @@ ROW8 V gelum_x8(const gelu_cols *g, V x, V a)
     return add(d, sub(sub(sub(y, d), hi), lo));
 }
 
+/* erfcx's small path, 1 - ex - ex P(ex^2) - exl erfc'(ex) with the
+ * sums carried, of |ex| below 1/2: hi, and *lo. */
+ROW8 V erfc_small8(V ex, V exl, V *lo)
+{
+    V p = erfp8(mul(ex, ex));
+    V a1 = mul(ex, p);
+    V bh = sub(vc(1.0f), ex);
+    V bl = sub(sub(vc(1.0f), bh), ex);
+    V s = sub(bh, a1);
+    V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
+    *lo = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
+    return s;
+}
+
 ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
 {
     V a = _mm256_andnot_ps(vc(-0.0f), x);
     V mid = _mm256_and_ps(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_GE_OQ),
                           _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
     int some_mid = lanes(mid);
-    if (some_mid == 0xFF) { /* the usual case: nothing else to look at */
+    if (some_mid == 0xFF) { /* the usual cases: nothing else to look at */
         *off = 0;
         return gelum_x8(g, x, a);
     }
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
     V ex = neg(yh); /* erfcx(ex + exl) */
+    if (some_mid == 0 && lanes(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_LT_OQ)) == 0xFF) {
+        /* every lane small: its power of two is 1 */
+        V exl =
+            neg(add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO))));
+        V lo;
+        V e = erfc_small8(ex, exl, &lo);
+        *off = 0;
+        return fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo)));
+    }
     V ax = _mm256_andnot_ps(vc(-0.0f), ex);
     V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
     V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
@@ -484,13 +507,8 @@ ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
         k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
     }
     if (lanes(small)) {
-        V p = erfp8(mul(ex, ex));
-        V a1 = mul(ex, p);
-        V bh = sub(vc(1.0f), ex);
-        V bl = sub(sub(vc(1.0f), bh), ex);
-        V s = sub(bh, a1);
-        V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
-        V lo_small = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
+        V lo_small;
+        V s = erfc_small8(ex, exl, &lo_small);
         e = pick(small, s, e);
         lo = pick(small, lo_small, lo);
     }
