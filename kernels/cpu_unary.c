@@ -426,7 +426,7 @@ ROW8 V gelum8(const gelu_cols *g, V a, V *lo)
     V p = mul(c1, u);
     V hi = add(c0, p);
     *lo = add(add(sub(c0, hi), p),
-              add(add(fma8(c1, u, neg(p)), fma8(COL(3), u, COL(1))), mul(mul(u, u), q)));
+              add(_mm256_fmsub_ps(c1, u, p), fma8(mul(u, u), q, fma8(COL(3), u, COL(1)))));
 #undef COL
     return hi;
 }
@@ -461,11 +461,17 @@ ROW8 V erfc_small8(V ex, V exl, V *lo)
     return s;
 }
 
+/* The lanes whose |x| = a is in the reach of gelu's table. */
+ROW8 V gelu_table8(V a)
+{
+    return _mm256_and_ps(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_GE_OQ),
+                         _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
+}
+
 ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
 {
     V a = _mm256_andnot_ps(vc(-0.0f), x);
-    V mid = _mm256_and_ps(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_GE_OQ),
-                          _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
+    V mid = gelu_table8(a);
     int some_mid = lanes(mid);
     if (some_mid == 0xFF) { /* the usual cases: nothing else to look at */
         *off = 0;
@@ -693,33 +699,33 @@ static inline V bf16_in8(const uint16_t *p)
  * n % 16 through the plain row, the rest sixteen at a time with
  * non-temporal stores. Each lane is computed as in the plain row, so the
  * bits are its bits. SETUP declares what F8 reads. */
-#define STREAM_ROW(fn, F8, scalar, SETUP)                                                    \
-    static void row_##fn##_f32_s(void *o_, const void *a_, int64_t n)                        \
-    {                                                                                        \
-        float *o = (float *)o_;                                                              \
-        const float *a = (const float *)a_;                                                  \
-        int64_t head = (int64_t)((32 - ((uintptr_t)o & 31)) & 31) / 4;                       \
-        if (((uintptr_t)o & 3) || head + 16 > n) {                                           \
-            row_##fn##_f32_v(o_, a_, n);                                                     \
-            return;                                                                          \
-        }                                                                                    \
-        if (head)                                                                            \
-            row_##fn##_f32_v(o, a, head);                                                    \
-        SETUP                                                                                \
-        int64_t i = head;                                                                    \
-        for (; i + 16 <= n; i += 16) {                                                       \
-            V y0, y1;                                                                        \
-            LANES16(F8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1); \
-            _mm256_stream_ps(o + i, y0);                                                     \
-            _mm256_stream_ps(o + i + 8, y1);                                                 \
-        }                                                                                    \
-        if (i < n)                                                                           \
-            row_##fn##_f32_v(o + i, a + i, n - i);                                           \
+#define STREAM_ROW(fn, L16, F8, scalar, SETUP)                                           \
+    static void row_##fn##_f32_s(void *o_, const void *a_, int64_t n)                    \
+    {                                                                                    \
+        float *o = (float *)o_;                                                          \
+        const float *a = (const float *)a_;                                              \
+        int64_t head = (int64_t)((32 - ((uintptr_t)o & 31)) & 31) / 4;                   \
+        if (((uintptr_t)o & 3) || head + 16 > n) {                                       \
+            row_##fn##_f32_v(o_, a_, n);                                                 \
+            return;                                                                      \
+        }                                                                                \
+        if (head)                                                                        \
+            row_##fn##_f32_v(o, a, head);                                                \
+        SETUP                                                                            \
+        int64_t i = head;                                                                \
+        for (; i + 16 <= n; i += 16) {                                                   \
+            V y0, y1;                                                                    \
+            L16(F8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1); \
+            _mm256_stream_ps(o + i, y0);                                                 \
+            _mm256_stream_ps(o + i + 8, y1);                                             \
+        }                                                                                \
+        if (i < n)                                                                       \
+            row_##fn##_f32_v(o + i, a + i, n - i);                                       \
     }
 
 #define VECTOR_AND_STREAM_ROWS(fn, f8, scalar) \
     VECTOR_ROWS(fn, f8, scalar)                \
-    STREAM_ROW(fn, f8, scalar, )
+    STREAM_ROW(fn, LANES16, f8, scalar, )
 
 VECTOR_AND_STREAM_ROWS(exp, exp8, tsr__k_exp_f32)
 VECTOR_AND_STREAM_ROWS(log, log8, tsr__k_log_f32)
@@ -727,6 +733,21 @@ VECTOR_AND_STREAM_ROWS(tanh, tanh8, tsr__k_tanh_f32)
 VECTOR_AND_STREAM_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
 VECTOR_AND_STREAM_ROWS(silu, silu8, tsr__k_silu_f32)
 VECTOR_AND_STREAM_ROWS(gelut, gelut8, tsr__k_gelut_f32)
+
+/* LANES16 for gelu, whose table's reach first looked for in all sixteen
+ * lanes at once: where every lane is in it, both vectors are gelum's,
+ * side by side. */
+#define GELU16(f8, scalar, x0, x1, out0, out1)                                                \
+    do {                                                                                      \
+        V gx0_ = (x0), gx1_ = (x1);                                                           \
+        V ga0_ = _mm256_andnot_ps(vc(-0.0f), gx0_), ga1_ = _mm256_andnot_ps(vc(-0.0f), gx1_); \
+        if ((lanes(gelu_table8(ga0_)) & lanes(gelu_table8(ga1_))) == 0xFF) {                  \
+            out0 = gelum_x8(&g, gx0_, ga0_);                                                  \
+            out1 = gelum_x8(&g, gx1_, ga1_);                                                  \
+        } else {                                                                              \
+            LANES16(f8, scalar, gx0_, gx1_, out0, out1);                                      \
+        }                                                                                     \
+    } while (0)
 
 static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
 {
@@ -740,7 +761,7 @@ static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         V y0, y1;
-        LANES16(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);
+        GELU16(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);
         _mm256_storeu_ps(o + i, y0);
         _mm256_storeu_ps(o + i + 8, y1);
     }
@@ -759,7 +780,7 @@ static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
     }
 }
 
-STREAM_ROW(gelu, GELU8, tsr__k_gelu_f32, erfc_cols c; gelu_cols g; erfc_cols_init(&c);
+STREAM_ROW(gelu, GELU16, GELU8, tsr__k_gelu_f32, erfc_cols c; gelu_cols g; erfc_cols_init(&c);
            gelu_cols_init(&g);)
 #undef GELU8
 

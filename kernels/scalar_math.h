@@ -1062,7 +1062,7 @@ static inline float tsr__k_gelum_f32(float x, float a)
     TSR__K_ROW_ENTRY(c1l, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 3);
     float p = c1 * u;
     float hi = c0 + p;
-    float lo = ((c0 - hi) + p) + ((tsr__k_fmaf(c1, u, -p) + tsr__k_fmaf(c1l, u, c0l)) + u * u * q);
+    float lo = ((c0 - hi) + p) + (tsr__k_fmaf(c1, u, -p) + tsr__k_fmaf(u * u, q, tsr__k_fmaf(c1l, u, c0l)));
     float y = x > 0 ? x : 0.0f;
     float d = y - hi;
     return d + (((y - d) - hi) - lo);
