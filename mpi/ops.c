@@ -10,6 +10,7 @@
  * listed. Every rank computes the same choice from the same metadata, so
  * the conversions (to_global, collective) happen in the same order
  * everywhere; the operation itself is local to each shard. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,8 +397,22 @@ static tsr_status meta_run(deduction *d, bool is_mm, tsr_op op)
     return st;
 }
 
+/* The ranks' outcomes of an operation, agreed on: a rank whose own part
+ * failed (its shard's memory, its device) keeps its error, and the
+ * others fail with it at once instead of going on to a collective that
+ * rank never joins (they would wait there for the rendezvous timeout).
+ * Every rank of the world runs every global operation, so every rank
+ * gets here: one all-reduce of a flag per operation. */
+static tsr_status agree_done(const deduction *d, tsr_status st)
+{
+    char what[64];
+    snprintf(what, sizeof what, "global %s", d->name);
+    return tsr__agree(d->lead->env->world, st, what);
+}
+
 /* Boxes the inputs to the chosen signature (collective), runs the local
- * operation on the shards and makes the result's record. */
+ * operation on the shards and makes the result's record; the ranks agree
+ * on the outcome. */
 static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_tensor **out)
 {
     if (d->into) /* the shard of an out= tensor: written in place, no record */
@@ -425,7 +440,7 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
                  : run_local(d, false, op, local, false, &r);
         for (int j = 0; j < d->n; j++)
             tsr_global_tensor_release(boxed[j]);
-        return st;
+        return agree_done(d, st);
     }
     if (!st)
         st = tsr__global_new(d->lead->env, d->dtype, d->ndim, d->sizes, p, d->out_sbp, &g);
@@ -455,7 +470,7 @@ static tsr_status execute(const deduction *d, bool is_mm, tsr_op op, tsr_global_
     tsr_tensor_release(r);
     for (int j = 0; j < d->n; j++)
         tsr_global_tensor_release(boxed[j]);
-    if (st) {
+    if ((st = agree_done(d, st))) {
         tsr_global_tensor_release(g);
         return st;
     }
