@@ -328,9 +328,21 @@ static int nested_walk(nested *n, PyObject *obj, int dim)
                          (long long)n->sizes[dim], dim, len);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < len; i++)
-        if (nested_walk(n, PySequence_Fast_GET_ITEM(obj, i), dim + 1))
+    /* A number's __index__ or __float__ is the user's code, which may
+     * change a list being read: each item is held while it is read, and
+     * the list's length checked before the next. */
+    for (Py_ssize_t i = 0; i < len; i++) {
+        if (PySequence_Fast_GET_SIZE(obj) != len) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "tensor(): a list at dim %d changed size while it was read", dim);
             return -1;
+        }
+        PyObject *item = Py_NewRef(PySequence_Fast_GET_ITEM(obj, i));
+        int failed = nested_walk(n, item, dim + 1);
+        Py_DECREF(item);
+        if (failed)
+            return -1;
+    }
     return 0;
 }
 

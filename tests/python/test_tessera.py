@@ -163,6 +163,30 @@ def test_errors_are_pytorchs():
         tessera.zeros(2) + "x"
 
 
+def test_tensor_of_a_list_that_changes_while_read():
+    # A number's __index__ is the user's code: it may empty the list (or
+    # the row) being read, and drop the last reference to itself.
+    rows = [[0, 1, 2], [3, 4, 5]]
+
+    class Shrinks:
+        def __index__(self):
+            rows[0].clear()
+            return 7
+
+    rows[0][0] = Shrinks()
+    with pytest.raises(RuntimeError, match="a list at dim 1 changed size while it was read"):
+        tessera.tensor(rows)
+    flat = [0, 1]
+
+    class Drops:
+        def __index__(self):
+            flat[1] = 9  # the list keeps its length
+            return 7
+
+    flat[1] = Drops()
+    assert tessera.tensor(flat).tolist() == [0, 7]
+
+
 def test_every_op_table_row_is_a_function_and_a_method():
     rows = tessera._C._op_names()
     names = {name for name, _ in rows}
