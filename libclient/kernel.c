@@ -38,6 +38,12 @@ struct tsr_kernel {
     tsr__wire_kernel_info info;
     uint64_t set; /* bit a: argument a was set */
     tsr__wire_kernel_launch launch;
+    /* A tensor of its own over each tensor argument's memory: the block
+     * the argument names stays the argument's until it is set again or
+     * the kernel goes, whatever the caller does with its tensor
+     * meanwhile (released, its block back in the cache and handed to
+     * another tensor; given a new storage by an out= of another shape). */
+    tsr_tensor *held[TSR__WIRE_KERNEL_ARGS];
 };
 
 _Static_assert(TSR__WIRE_KERNEL_ARGS <= 64, "one bit per argument in tsr_kernel.set");
@@ -144,9 +150,10 @@ static tsr_status ask_state(tsr_program *p)
         uint32_t len = rep->log_length < sizeof p->log ? rep->log_length : sizeof p->log - 1;
         memcpy(p->log, rep->log, len);
         p->log[len] = '\0';
-        p->status = rep->state == TSR__WIRE_PROGRAM_BUILT                    ? TSR_OK
-                    : rep->status > TSR_OK && rep->status < TSR_STATUS_COUNT ? (tsr_status)rep->status
-                                                                             : TSR_ERR_DEVICE;
+        p->status = rep->state == TSR__WIRE_PROGRAM_BUILT ? TSR_OK
+                    : rep->status > TSR_OK && rep->status < TSR_STATUS_COUNT
+                        ? (tsr_status)rep->status
+                        : TSR_ERR_DEVICE;
         p->done = true;
     }
     free(rep);
@@ -323,10 +330,15 @@ static tsr_status arg_of_kind(tsr_kernel *k, uint32_t index, uint32_t a, uint32_
     return TSR_OK;
 }
 
-static void mark_set(tsr_kernel *k, uint32_t index, const tsr__wire_kernel_value *v)
+/* Argument `index` becomes v; `hold` (owned, NULL for a value or a local
+ * size) replaces what the argument held. */
+static void mark_set(tsr_kernel *k, uint32_t index, const tsr__wire_kernel_value *v,
+                     tsr_tensor *hold)
 {
     k->launch.args[index] = *v;
     k->set |= UINT64_C(1) << index;
+    tsr_tensor_release(k->held[index]);
+    k->held[index] = hold;
 }
 
 tsr_status tsr_kernel_set_arg_tensor(tsr_kernel *k, uint32_t index, const tsr_tensor *t)
@@ -348,13 +360,16 @@ tsr_status tsr_kernel_set_arg_tensor(tsr_kernel *k, uint32_t index, const tsr_te
                          "not on %s",
                          k->name, (unsigned)index, arg->name, need, have);
     }
+    tsr_tensor *hold = NULL;
+    if ((st = tsr__tensor_view_of(t, &t->geometry, &hold)) != TSR_OK)
+        return st;
     int64_t offset = t->geometry.offset;
     tsr__wire_kernel_value v = {
         .kind = arg->kind,
         .handle = t->storage->handle,
         .bytes = (uint64_t)offset * tsr_dtype_itemsize(t->dtype),
     };
-    mark_set(k, index, &v);
+    mark_set(k, index, &v, hold);
     return TSR_OK;
 }
 
@@ -413,7 +428,7 @@ tsr_status tsr_kernel_set_arg_bytes(tsr_kernel *k, uint32_t index, const void *v
                          k->name, (unsigned)index, arg->type, arg->name, (unsigned)arg->size, size);
     tsr__wire_kernel_value v = {.kind = TSR__KARG_VALUE, .size = (uint32_t)size};
     memcpy(v.value, value, size);
-    mark_set(k, index, &v);
+    mark_set(k, index, &v, NULL);
     return TSR_OK;
 }
 
@@ -429,7 +444,7 @@ tsr_status tsr_kernel_set_arg_local(tsr_kernel *k, uint32_t index, size_t bytes)
                          "kernel %s: argument %u: local memory of 0 bytes", k->name,
                          (unsigned)index);
     tsr__wire_kernel_value v = {.kind = TSR__KARG_LOCAL, .bytes = bytes};
-    mark_set(k, index, &v);
+    mark_set(k, index, &v, NULL);
     return TSR_OK;
 }
 
@@ -464,6 +479,8 @@ void tsr_kernel_release(tsr_kernel *k)
 {
     if (!k || atomic_fetch_sub(&k->refs, 1) != 1)
         return;
+    for (uint32_t a = 0; a < TSR__WIRE_KERNEL_ARGS; a++)
+        tsr_tensor_release(k->held[a]);
     tsr_program_release(k->program);
     free(k);
 }

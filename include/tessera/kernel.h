@@ -109,7 +109,10 @@ TSR_API tsr_status tsr_kernel_create(tsr_program *program, const char *name, tsr
 TSR_API uint32_t tsr_kernel_num_args(const tsr_kernel *kernel);
 TSR_API tsr_status tsr_kernel_arg_info(const tsr_kernel *kernel, uint32_t index,
                                        tsr_kernel_arg *out);
-/* A tensor on the program's device, for a __global or __constant pointer. */
+/* A tensor on the program's device, for a __global or __constant pointer.
+ * The kernel holds the tensor's memory (as a view of its own holds it)
+ * until the argument is set again or the kernel is released: the tensor
+ * may be released before the launch. */
 TSR_API tsr_status tsr_kernel_set_arg_tensor(tsr_kernel *kernel, uint32_t index,
                                              const tsr_tensor *tensor);
 /* A scalar of `dtype` at `value`, for a by-value argument of that many

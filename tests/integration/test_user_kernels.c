@@ -294,6 +294,36 @@ static void check_reuse(tsr_client *c, tsr_program *p)
     }
 }
 
+/* A tensor argument holds its memory: the caller's tensor released
+ * between setting the argument and the launch, its block goes back to
+ * the client's cache, and the next tensor of its size would take it and
+ * get the launch's writes. */
+static void check_arg_holds(tsr_client *c, tsr_program *p)
+{
+    enum { N = 1024 };
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {N};
+    tsr_kernel *k = NULL;
+    tsr_tensor *out = NULL, *other = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "iota", &k));
+    ASSERT_OK(tsr_tensor_zeros(c, 1, sizes, &o, &out));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, out));
+    tsr_tensor_release(out);
+    ASSERT_OK(tsr_tensor_zeros(c, 1, sizes, &o, &other));
+    size_t global[1] = {N};
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    int32_t got[N];
+    ASSERT_OK(tsr_tensor_copy_to_host(other, got, sizeof got));
+    int written = 0;
+    for (int i = 0; i < N; i++)
+        written += got[i] != 0;
+    ASSERT_EQ(written, 0);
+    tsr_tensor_release(other);
+    tsr_kernel_release(k);
+}
+
 /* Launches over more segments than a worker keeps (daemon/worker_wire.h:
  * 64 slots), in two rounds: the second finds the first round's earliest
  * segments replaced by its latest, and the daemon passes them again in
@@ -1057,6 +1087,7 @@ int main(void)
     check_order(c, p);
     check_failed_in_order(c);
     check_reuse(c, p);
+    check_arg_holds(c, p);
     check_slots(c, p);
     check_refused_launch(c, p);
     check_two_sessions(c, other);
