@@ -143,7 +143,7 @@ static PyObject *py_parse_handle(PyObject *m, PyObject *text)
 }
 
 /* _synchronize(device): waits for the kernels this process queued on the
- * device (torch.cuda.synchronize). */
+ * device (torch.cuda.synchronize), without the GIL, as PyTorch's does. */
 static PyObject *py_synchronize(PyObject *m, PyObject *arg)
 {
     (void)m;
@@ -155,7 +155,9 @@ static PyObject *py_synchronize(PyObject *m, PyObject *arg)
         Py_RETURN_NONE; /* computed when called */
     if ((c = tsp_client()) == NULL)
         return NULL;
+    PyThreadState *ts = PyEval_SaveThread(); /* others run while this one waits */
     tsr_status st = tsr_synchronize(c, d);
+    PyEval_RestoreThread(ts);
     if (st != TSR_OK)
         return tsp_raise(st);
     Py_RETURN_NONE;

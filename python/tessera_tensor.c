@@ -765,12 +765,25 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kwargs)
     return result(st, &t);
 }
 
+/* A copy to the host waits for the kernels that write the tensor: it
+ * waits without the GIL, so that other Python threads run meanwhile (as
+ * PyTorch's .cpu() and .tolist() do). self stays referenced by the call;
+ * libtessera's errors are per thread. */
+static tsr_status to_host_unlocked(const tsr_tensor *t, const tsr_tensor_options *o,
+                                   tsr_tensor **out)
+{
+    PyThreadState *ts = PyEval_SaveThread();
+    tsr_status st = tsr_tensor_to(NULL, t, o, false, out);
+    PyEval_RestoreThread(ts);
+    return st;
+}
+
 static PyObject *m_cpu(PyObject *self, PyObject *unused)
 {
     (void)unused;
     tsr_tensor_options o = {.has_device = true, .device = {TSR_DEVICE_CPU, -1}};
     tsr_tensor *t = NULL;
-    return result(tsr_tensor_to(NULL, TENSOR(self), &o, false, &t), &t);
+    return result(to_host_unlocked(TENSOR(self), &o, &t), &t);
 }
 
 /* ---- Values to Python ----------------------------------------------- */
@@ -836,7 +849,7 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused)
                             .has_device = true,
                             .device = {TSR_DEVICE_CPU, -1}};
     tsr_tensor *host = NULL;
-    tsr_status st = tsr_tensor_to(NULL, t, &o, false, &host);
+    tsr_status st = to_host_unlocked(t, &o, &host);
     if (st != TSR_OK)
         return tsp_raise(st);
     size_t nbytes = (size_t)tsr_tensor_nbytes(host);

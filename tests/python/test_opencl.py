@@ -92,3 +92,45 @@ def test_opencl_numbers_and_reductions(daemon):
     assert (tessera.tensor([1], dtype=tessera.int8, device="opencl:0") + 300).tolist() == [45]
     assert t.sum().item() == 21 and t.sum(1).tolist() == [6, 15]
     assert t.amax(0, keepdim=True).tolist() == [[4, 5, 6]]
+
+
+def test_waits_let_other_threads_run(daemon):
+    # tessera.opencl.synchronize() and .cpu() wait for the device without
+    # the GIL, as torch.cuda.synchronize() does: another Python thread
+    # counts meanwhile. The GIL's switch interval is made 1 s, so that
+    # the counting thread can run only where this one lets the GIL go.
+    import sys
+    import threading
+    import time
+
+    count = 0
+    stop = False
+
+    def counter():
+        nonlocal count
+        while not stop:
+            count += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)
+    thread = threading.Thread(target=counter)
+    thread.start()
+    try:
+        x = tessera.ones(1 << 22, device="opencl:0")
+        for reps in (4, 16, 64, 256):
+            for _ in range(reps):
+                x = x.exp().log()
+            before, start = count, time.monotonic()
+            tessera.opencl.synchronize()
+            if time.monotonic() - start >= 0.01:
+                break
+        assert count > before
+        for _ in range(reps):
+            x = x.exp().log()
+        before = count
+        assert x.cpu().device == tessera.device("cpu")
+        assert count > before
+    finally:
+        stop = True
+        thread.join()
+        sys.setswitchinterval(interval)
