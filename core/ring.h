@@ -73,7 +73,7 @@ typedef struct tsr__ring_slot {
 #define TSR__RING_QUEUE_MESSAGE 240u
 typedef struct tsr__ring_queue {
     _Atomic uint32_t completed; /* sequence of the last finished launch; the futex word */
-    _Atomic uint32_t waiting;   /* 1: a client thread sleeps on completed */
+    _Atomic uint32_t waiting;   /* client threads sleeping on completed */
     _Atomic uint32_t errors;    /* launches that failed so far */
     int32_t status;             /* the last failure's tsr_status */
     char message[TSR__RING_QUEUE_MESSAGE]; /* and its text, NUL-terminated */
@@ -91,10 +91,10 @@ _Static_assert(sizeof(tsr__ring_header) == 64, "ring header is one cache line");
 _Static_assert(sizeof(tsr__ring_slot) == TSR__RING_SLOT_SIZE, "slot size");
 _Static_assert(sizeof(tsr__wire_header) + sizeof(tsr__wire_error) <= TSR__RING_FRAME_MAX,
                "an error reply must fit in a slot");
-#define TSR__RING_FITS(op, code, req, rep, where, doc)                                        \
-    _Static_assert(!((where) & TSR__WIRE_RING) ||                                             \
-                       (sizeof(tsr__wire_header) + sizeof(req) <= TSR__RING_FRAME_MAX &&      \
-                        sizeof(tsr__wire_header) + sizeof(rep) <= TSR__RING_FRAME_MAX),       \
+#define TSR__RING_FITS(op, code, req, rep, where, doc)                                   \
+    _Static_assert(!((where)&TSR__WIRE_RING) ||                                          \
+                       (sizeof(tsr__wire_header) + sizeof(req) <= TSR__RING_FRAME_MAX && \
+                        sizeof(tsr__wire_header) + sizeof(rep) <= TSR__RING_FRAME_MAX),  \
                    #op " must fit in a ring slot");
 TSR__WIRE_OPS(TSR__RING_FITS)
 #undef TSR__RING_FITS

@@ -156,7 +156,7 @@ static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
     if (spin_ns / 2 != spin_ns)
         atomic_store_explicit(&c->wait_spin_ns, spin_ns / 2, memory_order_relaxed);
     tsr_status st = TSR_OK;
-    atomic_store(&rq->waiting, 1u);
+    atomic_fetch_add(&rq->waiting, 1u); /* a count: other threads may wait on q too */
     for (;;) {
         uint32_t done = atomic_load(&rq->completed);
         if ((int32_t)(done - target) >= 0)
@@ -168,7 +168,7 @@ static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
             break;
         }
     }
-    atomic_store(&rq->waiting, 0u);
+    atomic_fetch_sub(&rq->waiting, 1u);
     return st;
 }
 
