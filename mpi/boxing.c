@@ -152,7 +152,7 @@ static tsr_status all_gather(boxing *b, MPI_Comm comm, int k)
     char *packed = st || in_place ? NULL : stage(b, bytes);
     if (!st && !in_place && !packed)
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
-    st = tsr__agree(comm, st, "boxing S->B");
+    st = tsr__agree(b->src->env, comm, st, "boxing S->B");
     if (!st)
         st = gather_into(b, comm, k, counts, displs, in_place ? b->out.host : packed);
     if (!st && !in_place)
@@ -178,7 +178,7 @@ static tsr_status reduce(boxing *b, MPI_Comm comm, int k, bool scatter)
     int *counts = malloc(2 * (size_t)k * sizeof(int));
     int64_t bytes = numel * (int64_t)b->itemsize;
     char *packed = stage(b, bytes);
-    st = tsr__agree(comm,
+    st = tsr__agree(b->src->env, comm,
                     !counts || !packed
                         ? tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory")
                         : TSR_OK,
@@ -249,7 +249,7 @@ static tsr_status all_to_all(boxing *b, MPI_Comm comm, int k)
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
     /* A rank's blocks are its own: one may not fit in an MPI count where
      * another's does. */
-    st = tsr__agree(comm, st, "boxing S->S");
+    st = tsr__agree(b->src->env, comm, st, "boxing S->S");
     for (int r = 0; r < k && !st; r++) {
         peer_block(b, true, r, src_sz, box, at);
         tsr__box_copy(nd, box, b->itemsize, sendbuf + sdispls[r], box, zero, b->in, src_sz, at);
@@ -332,9 +332,10 @@ static tsr_status through_logical(boxing *b, MPI_Comm world)
         op = MPI_SUM;
     int64_t numel = tsr__numel(s->ndim, s->sizes), unit = partial ? (int64_t)b->itemsize : 1;
     char *whole = calloc(numel ? (size_t)numel : 1, b->itemsize);
-    st = tsr__agree(
-        world, whole ? TSR_OK : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory"),
-        "boxing");
+    st = tsr__agree(b->src->env, world,
+                    whole ? TSR_OK
+                          : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory"),
+                    "boxing");
     if (st) {
         free(whole);
         return st;
@@ -429,7 +430,7 @@ static tsr_status point_to_point(boxing *b, int64_t out_index)
     }
     /* A shard too large for one rank's send is too large for its
      * receiver's receive too, but the pair must not go half-way. */
-    st = tsr__agree(s->env->world, st, "boxing");
+    st = tsr__agree(s->env, s->env->world, st, "boxing");
     if (st)
         return st;
     if (s->index >= 0)
@@ -469,7 +470,7 @@ static tsr_status convert(boxing *b, tsr_global_tensor *g)
         made = !st;
     }
     /* A shard this rank could not read or make: no rank goes on. */
-    st = tsr__agree(s->env->world, st, "to_global");
+    st = tsr__agree(s->env, s->env->world, st, "to_global");
     if (!st) {
         if (same_sbp)
             st = point_to_point(b, g->index);
@@ -505,7 +506,7 @@ tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
                              sbp, &g);
     tsr_status met = tsr__rendezvous(global->env, "to_global");
     if (!met)
-        st = tsr__agree(global->env->world, st, "to_global");
+        st = tsr__agree(global->env, global->env->world, st, "to_global");
     if (met || st) {
         tsr_global_tensor_release(g);
         return met ? met : st;

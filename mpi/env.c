@@ -3,6 +3,7 @@
  * MPI types that partial sums are reduced in. The environment initialises
  * MPI only when nobody has, and then finalises it too. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -129,34 +130,24 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-tsr_status tsr__agree(MPI_Comm comm, tsr_status st, const char *what)
+static tsr_status broken_fail(const tsr_global_env *env, const char *what)
 {
-    int failed = st != TSR_OK;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-    if (st)
-        return st;
-    if (rc != MPI_SUCCESS)
-        return tsr__mpi_fail(rc, "MPI_Allreduce of the ranks' readiness");
-    if (failed)
-        return tsr__global_fail(TSR_ERR_RUNTIME, "%s: another rank failed (its error says why)",
-                                what);
-    return TSR_OK;
+    return tsr__global_fail(TSR_ERR_RUNTIME,
+                            "global %s: the world stopped at an earlier collective (%s): a rank "
+                            "had died or was stuck; end the program",
+                            what, env->broken_at);
 }
 
-tsr_status tsr__rendezvous(tsr_global_env *env, const char *what)
+/* Waits for the non-blocking collective req at most the environment's
+ * timeout; past it the world is broken (MPI cannot take the request back:
+ * it stays pending, and so does what it writes). */
+static tsr_status wait_timed(tsr_global_env *env, MPI_Request *req, const char *what,
+                             const char *call)
 {
-    if (env->broken)
-        return tsr__global_fail(TSR_ERR_RUNTIME,
-                                "global %s: the world stopped at an earlier collective (%s): a "
-                                "rank had died or was stuck; end the program",
-                                what, env->broken_at);
-    MPI_Request req;
-    int rc = MPI_Ibarrier(env->world, &req), done = 0;
-    if (rc != MPI_SUCCESS)
-        return tsr__mpi_fail(rc, "MPI_Ibarrier");
+    int rc = MPI_SUCCESS, done = 0;
     double start = now_s();
-    for (long spins = 0; rc == MPI_SUCCESS; spins++) {
-        rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    for (;;) {
+        rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             break;
         if (env->timeout_s > 0 && now_s() - start > env->timeout_s) {
@@ -167,12 +158,56 @@ tsr_status tsr__rendezvous(tsr_global_env *env, const char *what)
                                     "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck",
                                     what, env->timeout_s);
         }
-        if (spins > 1000) { /* the others are late: poll every millisecond */
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
+        double waited = now_s() - start;
+        if (waited > 0.002) { /* the others are late: poll every 0.1, then 1 ms */
+            struct timespec pause = {0, waited > 0.05 ? 1000000 : 100000};
+            nanosleep(&pause, NULL);
         }
     }
-    return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, "MPI_Test of the rendezvous");
+    return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_fail(rc, call);
+}
+
+tsr_status tsr__agree(tsr_global_env *env, MPI_Comm comm, tsr_status st, const char *what)
+{
+    if (env->broken)
+        return st ? st : broken_fail(env, what);
+    /* On the heap: a request abandoned at the timeout may still write it. */
+    int *failed = malloc(sizeof *failed);
+    if (!failed) /* the others then wait in vain: the timeout ends it */
+        return st ? st : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    *failed = st != TSR_OK;
+    MPI_Request req;
+    int rc = MPI_Iallreduce(MPI_IN_PLACE, failed, 1, MPI_INT, MPI_MAX, comm, &req);
+    tsr_status waited = rc != MPI_SUCCESS
+                            ? tsr__mpi_fail(rc, "MPI_Iallreduce of the ranks' readiness")
+                            : wait_timed(env, &req, what, "MPI_Iallreduce of the ranks' readiness");
+    int any = *failed;
+    if (!env->broken)
+        free(failed);
+    if (st)
+        return st;
+    if (waited)
+        return waited;
+    if (any)
+        return tsr__global_fail(TSR_ERR_RUNTIME, "%s: another rank failed (its error says why)",
+                                what);
+    return TSR_OK;
+}
+
+tsr_status tsr__rendezvous(tsr_global_env *env, const char *what)
+{
+    if (env->broken)
+        return broken_fail(env, what);
+    /* A rank that comes after the others gave up still completes this
+     * barrier, through the requests they left pending; the agreement
+     * that follows every rendezvous (tsr__agree, timed too) is where it
+     * then stops, at its own timeout, instead of in a collective that
+     * the others never enter. */
+    MPI_Request req;
+    int rc = MPI_Ibarrier(env->world, &req);
+    if (rc != MPI_SUCCESS)
+        return tsr__mpi_fail(rc, "MPI_Ibarrier");
+    return wait_timed(env, &req, what, "MPI_Test of the rendezvous");
 }
 
 tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, MPI_Comm *out)
@@ -188,7 +223,7 @@ tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, M
     tsr_status st = tsr_placement_copy(placement, &copy) == TSR_OK
                         ? TSR_OK
                         : tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "boxing: out of memory");
-    if ((st = tsr__agree(env->world, st, "boxing"))) {
+    if ((st = tsr__agree(env, env->world, st, "boxing"))) {
         tsr_placement_destroy(copy);
         return st;
     }

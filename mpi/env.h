@@ -69,8 +69,10 @@ tsr_status tsr__rendezvous(tsr_global_env *env, const char *what);
  * own work failed would not enter (collective over comm): st where it
  * failed here, else TSR_ERR_RUNTIME "<what>: another rank failed ..."
  * where it failed elsewhere, else TSR_OK. Without it the ranks that had
- * succeeded would wait in the collective for ever. */
-tsr_status tsr__agree(MPI_Comm comm, tsr_status st, const char *what);
+ * succeeded would wait in the collective for ever. It waits at most the
+ * environment's timeout, as the rendezvous does (a stuck rank), and fails
+ * at once in a broken world. */
+tsr_status tsr__agree(tsr_global_env *env, MPI_Comm comm, tsr_status st, const char *what);
 /* Whether tsr__sum_type has a type for dtype (sets no error). */
 bool tsr__summable(tsr_dtype dtype);
 

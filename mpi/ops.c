@@ -407,7 +407,7 @@ static tsr_status agree_done(const deduction *d, tsr_status st)
 {
     char what[64];
     snprintf(what, sizeof what, "global %s", d->name);
-    return tsr__agree(d->lead->env->world, st, what);
+    return tsr__agree(d->lead->env, d->lead->env->world, st, what);
 }
 
 /* Boxes the inputs to the chosen signature (collective), runs the local

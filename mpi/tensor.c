@@ -260,7 +260,7 @@ tsr_status tsr_global_tensor_from_local(tsr_global_env *env, tsr_tensor *local,
         st = tsr__global_fail(TSR_ERR_OUT_OF_MEMORY, "to_global: out of memory");
     tsr_status met = tsr__rendezvous(env, "to_global");
     if (!met)
-        st = tsr__agree(env->world, st, "to_global");
+        st = tsr__agree(env, env->world, st, "to_global");
     if (met || st) {
         free(info);
         return met ? met : st;

@@ -1,4 +1,4 @@
-/* A rank that is stuck or dies must not hang the others. check_failure.sh
+/* A rank that is stuck, late or dies must not hang the others. check_failure.sh
  * runs this program under mpiexec -n 2 once per scenario (argv[1]):
  *   stuck: rank 1 stays away from a collective for longer than the
  *     timeout (TESSERA_GLOBAL_TIMEOUT, 1 s in the script); rank 0's
@@ -6,6 +6,10 @@
  *     at once naming the first, and rank 0 prints "rank 0: stuck: ok";
  *   dies: rank 1 exits while rank 0 waits in to_global (with the default
  *     300 s timeout): mpiexec ends the job, which must not hang.
+ *   late: rank 1 comes to a collective after rank 0 gave up on it (and
+ *     stays): rank 1 passes the barrier through rank 0's pending request,
+ *     then fails at its own timeout in the agreement after it (instead
+ *     of waiting in the transfer for ever), and prints "rank 1: late: ok";
  *   timeout-option: the options' timeout_ms beats the environment's, and a
  *     bad TESSERA_GLOBAL_TIMEOUT is refused (one rank is enough). */
 #include <stdio.h>
@@ -95,6 +99,19 @@ int main(int argc, char **argv)
         fflush(stdout);
         _exit(test__failed ? 1 : 0);
     }
+    if (strcmp(scenario, "late") == 0) {
+        const char *timed_out = "global to_global: not every rank arrived within 1 s "
+                                "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck";
+        if (rank == 1)
+            pause_s(2); /* past rank 0's timeout */
+        ASSERT_FAIL(box_once(env, p), TSR_ERR_RUNTIME, timed_out);
+        if (rank == 0)
+            pause_s(4); /* here while rank 1 comes and gives up */
+        else if (test__failed == 0)
+            printf("rank 1: late: ok\n");
+        fflush(stdout);
+        _exit(test__failed ? 1 : 0);
+    }
     if (strcmp(scenario, "dies") == 0) {
         if (rank == 1)
             _exit(3);
@@ -103,6 +120,7 @@ int main(int argc, char **argv)
                st ? tsr_last_error() : "");
         return 1; /* mpiexec should have ended the job before this */
     }
-    fprintf(stderr, "test_failure: no scenario \"%s\" (stuck, dies, timeout-option)\n", scenario);
+    fprintf(stderr, "test_failure: no scenario \"%s\" (stuck, late, dies, timeout-option)\n",
+            scenario);
     return 2;
 }
