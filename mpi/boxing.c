@@ -511,7 +511,11 @@ tsr_status tsr_global_tensor_to_global(const tsr_global_tensor *global,
         tsr_global_tensor_release(g);
         return met ? met : st;
     }
-    st = convert(&b, g);
+    /* The new shard's last steps (its copy to the device, an empty
+     * shard's record, a transfer's MPI error) may fail on one rank alone:
+     * the ranks agree, so that none goes on to a collective the others
+     * never enter (the next input's boxing, an operation's agreement). */
+    st = tsr__agree(global->env, global->env->world, convert(&b, g), "to_global");
     if (st) {
         tsr_global_tensor_release(g);
         return st;

@@ -130,19 +130,31 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* A call's name in messages: "global to_global"; `what` as it is where
+ * it names itself so already ("global add"). */
+static const char *label_of(const char *what, char *buf, size_t n)
+{
+    if (strncmp(what, "global ", 7) == 0)
+        return what;
+    snprintf(buf, n, "global %s", what);
+    return buf;
+}
+
 static tsr_status broken_fail(const tsr_global_env *env, const char *what)
 {
+    char label[96];
     return tsr__global_fail(TSR_ERR_RUNTIME,
-                            "global %s: the world stopped at an earlier collective (%s): a rank "
-                            "had died or was stuck; end the program",
-                            what, env->broken_at);
+                            "%s: the world stopped at an earlier collective (%s): a rank had "
+                            "died or was stuck; end the program",
+                            label_of(what, label, sizeof label), env->broken_at);
 }
 
 /* Waits for the non-blocking collective req at most the environment's
  * timeout; past it the world is broken (MPI cannot take the request back:
- * it stays pending, and so does what it writes). */
+ * it stays pending, and so does what it writes). `verb` says what the
+ * ranks failed to do in time ("arrived", "agreed"). */
 static tsr_status wait_timed(tsr_global_env *env, MPI_Request *req, const char *what,
-                             const char *call)
+                             const char *verb, const char *call)
 {
     int rc = MPI_SUCCESS, done = 0;
     double start = now_s();
@@ -151,12 +163,13 @@ static tsr_status wait_timed(tsr_global_env *env, MPI_Request *req, const char *
         if (rc != MPI_SUCCESS || done)
             break;
         if (env->timeout_s > 0 && now_s() - start > env->timeout_s) {
+            char label[96];
             env->broken = true;
             snprintf(env->broken_at, sizeof(env->broken_at), "%s", what);
             return tsr__global_fail(TSR_ERR_RUNTIME,
-                                    "global %s: not every rank arrived within %g s "
+                                    "%s: not every rank %s within %g s "
                                     "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck",
-                                    what, env->timeout_s);
+                                    label_of(what, label, sizeof label), verb, env->timeout_s);
         }
         double waited = now_s() - start;
         if (waited > 0.002) { /* the others are late: poll every 0.1, then 1 ms */
@@ -178,11 +191,14 @@ tsr_status tsr__agree(tsr_global_env *env, MPI_Comm comm, tsr_status st, const c
     *failed = st != TSR_OK;
     MPI_Request req;
     int rc = MPI_Iallreduce(MPI_IN_PLACE, failed, 1, MPI_INT, MPI_MAX, comm, &req);
-    tsr_status waited = rc != MPI_SUCCESS
-                            ? tsr__mpi_fail(rc, "MPI_Iallreduce of the ranks' readiness")
-                            : wait_timed(env, &req, what, "MPI_Iallreduce of the ranks' readiness");
+    tsr_status waited =
+        rc != MPI_SUCCESS
+            ? tsr__mpi_fail(rc, "MPI_Iallreduce of the ranks' readiness")
+            : wait_timed(env, &req, what, "agreed", "MPI_Test of the ranks' readiness");
     int any = *failed;
-    if (!env->broken)
+    /* Kept where the request may still write it: after a timeout or a
+     * failed test (never where the all-reduce did not start). */
+    if (rc != MPI_SUCCESS || waited == TSR_OK)
         free(failed);
     if (st)
         return st;
@@ -207,7 +223,7 @@ tsr_status tsr__rendezvous(tsr_global_env *env, const char *what)
     int rc = MPI_Ibarrier(env->world, &req);
     if (rc != MPI_SUCCESS)
         return tsr__mpi_fail(rc, "MPI_Ibarrier");
-    return wait_timed(env, &req, what, "MPI_Test of the rendezvous");
+    return wait_timed(env, &req, what, "arrived", "MPI_Test of the rendezvous");
 }
 
 tsr_status tsr__list_comm(tsr_global_env *env, const tsr_placement *placement, MPI_Comm *out)

@@ -621,8 +621,8 @@ tsr_status tsr_global_elementwise_scalar_out(tsr_op op, const tsr_global_tensor 
     st = execute(&d, false, op, &r);
     if (!st)
         st = tsr_global_tensor_to_global(r, out->placement, out->sbp, &boxed);
-    if (!st && out->index >= 0)
-        st = tsr_tensor_copy_(out->local, boxed->local);
+    if (!st) /* the copy into out's shard may fail on one rank alone */
+        st = agree_done(&d, out->index >= 0 ? tsr_tensor_copy_(out->local, boxed->local) : TSR_OK);
     tsr_global_tensor_release(boxed);
     tsr_global_tensor_release(r);
     return st;

@@ -272,14 +272,15 @@ tsr_status tsr_global_tensor_from_local(tsr_global_env *env, tsr_tensor *local,
                            : check_shards(placement, sbp, info, shape);
     const shard_info first = info[tsr_placement_rank(placement, 0)];
     free(info);
-    if (st)
+    if (st) /* the same on every rank: every rank checked the same shapes */
         return st;
-    tsr_global_tensor *g;
+    tsr_global_tensor *g = NULL;
     st = tsr__global_new(env, first.dtype, first.ndim, shape, placement, sbp, &g);
-    if (st)
-        return st;
-    st = member ? tsr__shard_to_device(env, local, device, &g->local) : tsr__global_set_empty(g);
-    if (st) {
+    if (!st)
+        st =
+            member ? tsr__shard_to_device(env, local, device, &g->local) : tsr__global_set_empty(g);
+    /* The record and the shard's copy may fail on one rank alone. */
+    if ((st = tsr__agree(env, env->world, st, "to_global"))) {
         tsr_global_tensor_release(g);
         return st;
     }

@@ -8,8 +8,9 @@
  *     300 s timeout): mpiexec ends the job, which must not hang.
  *   late: rank 1 comes to a collective after rank 0 gave up on it (and
  *     stays): rank 1 passes the barrier through rank 0's pending request,
- *     then fails at its own timeout in the agreement after it (instead
- *     of waiting in the transfer for ever), and prints "rank 1: late: ok";
+ *     then fails at its own timeout in the agreement after it ("not every
+ *     rank agreed", instead of waiting in the transfer for ever), and
+ *     prints "rank 1: late: ok";
  *   timeout-option: the options' timeout_ms beats the environment's, and a
  *     bad TESSERA_GLOBAL_TIMEOUT is refused (one rank is enough). */
 #include <stdio.h>
@@ -100,11 +101,14 @@ int main(int argc, char **argv)
         _exit(test__failed ? 1 : 0);
     }
     if (strcmp(scenario, "late") == 0) {
-        const char *timed_out = "global to_global: not every rank arrived within 1 s "
-                                "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck";
         if (rank == 1)
             pause_s(2); /* past rank 0's timeout */
-        ASSERT_FAIL(box_once(env, p), TSR_ERR_RUNTIME, timed_out);
+        /* rank 0 in the barrier; rank 1 past it, in the agreement */
+        ASSERT_FAIL(box_once(env, p), TSR_ERR_RUNTIME,
+                    rank == 0 ? "global to_global: not every rank arrived within 1 s "
+                                "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck"
+                              : "global to_global: not every rank agreed within 1 s "
+                                "(TESSERA_GLOBAL_TIMEOUT): a rank has died or is stuck");
         if (rank == 0)
             pause_s(4); /* here while rank 1 comes and gives up */
         else if (test__failed == 0)
