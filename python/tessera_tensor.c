@@ -765,16 +765,28 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kwargs)
     return result(st, &t);
 }
 
-/* A copy to the host waits for the kernels that write the tensor: it
- * waits without the GIL, so that other Python threads run meanwhile (as
- * PyTorch's .cpu() and .tolist() do). self stays referenced by the call;
- * libtessera's errors are per thread. */
+/* A copy to the host waits for the kernels that write the tensor: for an
+ * accelerator tensor it waits without the GIL, so that other Python
+ * threads run meanwhile (as PyTorch's .cpu() and .tolist() do). It copies
+ * from a view of its own, made under the GIL: another thread may give the
+ * tensor a new storage meanwhile (an out= of another shape). A cpu tensor
+ * has nothing to wait for and keeps the GIL (share_memory_() swaps its
+ * storage's memory under the GIL). libtessera's errors are per thread. */
 static tsr_status to_host_unlocked(const tsr_tensor *t, const tsr_tensor_options *o,
                                    tsr_tensor **out)
 {
+    tsr_device d = tsr_tensor_device(t);
+    if (d.type == TSR_DEVICE_CPU || d.type == TSR_DEVICE_META)
+        return tsr_tensor_to(NULL, t, o, false, out);
+    tsr_tensor *own = NULL;
+    tsr_status st = tsr_tensor_as_strided(t, tsr_tensor_ndim(t), tsr_tensor_sizes(t),
+                                          tsr_tensor_strides(t), -1, &own);
+    if (st != TSR_OK)
+        return st;
     PyThreadState *ts = PyEval_SaveThread();
-    tsr_status st = tsr_tensor_to(NULL, t, o, false, out);
+    st = tsr_tensor_to(NULL, own, o, false, out);
     PyEval_RestoreThread(ts);
+    tsr_tensor_release(own);
     return st;
 }
 
@@ -861,7 +873,7 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused)
         tsp_raise(st);
     else {
         const unsigned char *at = buf;
-        list = nested_list(o.dtype, tsr_tensor_sizes(t), tsr_tensor_ndim(t), &at);
+        list = nested_list(o.dtype, tsr_tensor_sizes(host), tsr_tensor_ndim(host), &at);
     }
     free(buf);
     tsr_tensor_release(host);
