@@ -479,10 +479,10 @@ ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
     }
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
     V ex = neg(yh); /* erfcx(ex + exl) */
+    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
+    V exl = neg(yl);
     if (some_mid == 0 && lanes(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_LT_OQ)) == 0xFF) {
         /* every lane small: its power of two is 1 */
-        V exl =
-            neg(add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO))));
         V lo;
         V e = erfc_small8(ex, exl, &lo);
         *off = 0;
@@ -493,8 +493,6 @@ ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
     V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
                          _mm256_cmp_ps(a, vc(INFINITY), _CMP_LT_OQ));
     *off = ~lanes(in) & 0xFF;
-    V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
-    V exl = neg(yl);
     V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
     V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
                               _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
