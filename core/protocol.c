@@ -17,7 +17,7 @@ TSR__WIRE_SIZE_ASSERT(tsr__wire_welcome, 32);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_device_info, 1424);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_set_device, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_get_device, 16);
-TSR__WIRE_SIZE_ASSERT(tsr__wire_alloc, 16);
+TSR__WIRE_SIZE_ASSERT(tsr__wire_alloc, 24);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_block, 40);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_segment_info, 16);
 TSR__WIRE_SIZE_ASSERT(tsr__wire_memory_stats, 104);

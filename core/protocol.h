@@ -28,9 +28,9 @@
 #endif
 
 #define TSR__WIRE_MAGIC 0x31525354u /* "TSR1" */
-#define TSR__WIRE_VERSION 6u        /* what this build speaks */
+#define TSR__WIRE_VERSION 7u        /* what this build speaks */
 #define TSR__WIRE_VERSION_MIN \
-    6u /* the oldest peer it accepts (6: EXPORT .. SHARE_LIST, PROGRAM_CREATE .. KERNEL_LAUNCH) */
+    7u /* the oldest peer it accepts (7: ALLOC's flags, EXPORT of ALONE blocks only) */
 #define TSR__WIRE_FRAME_MAX 4096u   /* header + payload, either transport */
 #define TSR__WIRE_TEXT 64u          /* short names (commands, devices) */
 #define TSR__WIRE_LONG_TEXT 256u    /* device descriptions */
@@ -144,7 +144,14 @@ typedef struct tsr__wire_get_device {
 typedef struct tsr__wire_alloc {
     tsr__wire_device device;
     uint64_t bytes;
+    uint32_t flags; /* TSR__WIRE_ALLOC_* */
+    uint32_t pad;   /* 0 */
 } tsr__wire_alloc;
+
+/* ALLOC flags. ALONE: a segment of the block's own, holding nothing else
+ * ever, destroyed when the block is freed (what EXPORT takes). */
+#define TSR__WIRE_ALLOC_ALONE 0x1u
+#define TSR__WIRE_ALLOC_FLAGS_KNOWN TSR__WIRE_ALLOC_ALONE
 
 #define TSR__WIRE_NEW_SEGMENT 0x1u
 #define TSR__WIRE_SEGMENTS_RELEASED 0x2u /* making room released unused segments */

@@ -54,6 +54,7 @@ typedef struct block {
 typedef struct segment {
     uint32_t id;
     bool small;
+    bool alone; /* one live block, never cached (tsr__alloc_alone, tsr__alloc_seal) */
     uint64_t bytes, allocated;
     uint32_t live;
     block *first;
@@ -475,11 +476,10 @@ static tsr_status out_of_memory(tsr__allocator *a, uint64_t tried, const char *w
                      why && why[0] ? ": " : "", why ? why : "");
 }
 
-/* Creates a segment for a rounded request of `size` bytes and returns its
- * single free block (not indexed). Needs one spare record. */
-static tsr_status new_segment(tsr__allocator *a, uint64_t size, bool small, block **out)
+/* Creates a segment of `bytes` and returns its single free block (not
+ * indexed). Needs one spare record. */
+static tsr_status new_segment(tsr__allocator *a, uint64_t bytes, bool small, block **out)
 {
-    uint64_t bytes = segment_size_for(size, small);
     segment *s = malloc(sizeof(*s));
     if (s == NULL)
         return no_memory();
@@ -574,10 +574,11 @@ static void describe(const tsr__allocator *a, const block *b, bool new_segment, 
         .size = b->size,
         .segment_bytes = b->seg->bytes,
         .new_segment = new_segment,
+        .alone = b->seg->alone,
     };
 }
 
-tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
+static tsr_status alloc_block(tsr__allocator *a, uint64_t bytes, bool alone, tsr__block_ref *out)
 {
     if (a == NULL || out == NULL)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
@@ -604,18 +605,24 @@ tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
     if (st != TSR_OK)
         return st;
 
-    bool small = size <= TSR__ALLOC_SMALL_SIZE;
-    block *b = tree_best_fit(a->trees[small], size);
+    bool small = !alone && size <= TSR__ALLOC_SMALL_SIZE;
+    block *b = alone ? NULL : tree_best_fit(a->trees[small], size);
     bool created = b == NULL;
-    if (created) {
-        st = new_segment(a, size, small, &b);
+    if (alone) {
+        ok = round_up(size, TSR__ALLOC_ALONE_ROUND, &size);
+        assert(ok);
+        if ((st = new_segment(a, size, false, &b)) != TSR_OK)
+            return st;
+        b->seg->alone = true;
+    } else if (created) {
+        st = new_segment(a, segment_size_for(size, small), small, &b);
         if (st != TSR_OK)
             return st;
     } else {
         unindex_free(a, b);
     }
     uint64_t rest = b->size - size;
-    if (should_split(rest, small)) {
+    if (!alone && should_split(rest, small)) {
         block *r = take_record(a);
         *r = (block){.seg = b->seg,
                      .seg_id = b->seg_id,
@@ -646,6 +653,37 @@ tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
     return TSR_OK;
 }
 
+tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
+{
+    return alloc_block(a, bytes, false, out);
+}
+
+tsr_status tsr__alloc_alone(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out)
+{
+    return alloc_block(a, bytes, true, out);
+}
+
+tsr_status tsr__alloc_seal(tsr__allocator *a, uint64_t handle, tsr__block_ref *out)
+{
+    block *b = find_live(a, handle);
+    if (b == NULL)
+        return invalid_handle(handle);
+    segment *s = b->seg;
+    if (!s->alone && s->live != 1)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "allocation 0x%016" PRIx64 " shares its segment with %" PRIu32
+                         " other live allocations",
+                         handle, s->live - 1);
+    if (!s->alone) {
+        for (block *f = s->first; f; f = f->next)
+            if (!f->live)
+                unindex_free(a, f);
+        s->alone = true;
+    }
+    describe(a, b, false, out);
+    return TSR_OK;
+}
+
 /* Folds `right` into its left neighbour `left`; neither is in a free tree. */
 static void join(tsr__allocator *a, block *left, block *right)
 {
@@ -672,6 +710,12 @@ tsr_status tsr__free(tsr__allocator *a, uint64_t handle, uint64_t *freed_bytes)
     a->stats.requested -= b->requested;
     a->stats.live_blocks--;
     a->stats.frees++;
+    if (freed_bytes)
+        *freed_bytes = size;
+    if (b->seg->alone) { /* never cached: nothing else may ever see its memory */
+        release_segment(a, b->seg);
+        return TSR_OK;
+    }
 
     block *next = b->next, *prev = b->prev;
     if (next && !next->live) {
@@ -684,8 +728,6 @@ tsr_status tsr__free(tsr__allocator *a, uint64_t handle, uint64_t *freed_bytes)
         b = prev;
     }
     index_free(a, b);
-    if (freed_bytes)
-        *freed_bytes = size;
     return TSR_OK;
 }
 
@@ -722,6 +764,7 @@ size_t tsr__allocator_segments(const tsr__allocator *a, tsr__segment_info *out, 
         tsr__segment_info info = {.segment_id = s->id,
                                   .bytes = s->bytes,
                                   .small_pool = s->small,
+                                  .alone = s->alone,
                                   .allocated = s->allocated,
                                   .live_blocks = s->live};
         for (const block *b = s->first; b; b = b->next) {
@@ -796,7 +839,7 @@ static tsr_status check_segment(const tsr__allocator *a, const segment *s, uint6
                              s->id, prev->offset, b->offset);
         end += b->size;
         if (!b->live) {
-            free_count[s->small]++;
+            free_count[s->small] += !s->alone; /* a sealed segment's are not indexed */
             continue;
         }
         if (b->slot >= a->nslots || a->slots[b->slot].blk != b)
@@ -807,6 +850,9 @@ static tsr_status check_segment(const tsr__allocator *a, const segment *s, uint6
         allocated += b->size;
         sums->requested += b->requested;
     }
+    if (s->alone && live != 1)
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "segment %" PRIu32 ": alone, with %" PRIu32 " live blocks", s->id, live);
     if (end != s->bytes || live != s->live || allocated != s->allocated)
         return tsr__fail(TSR_ERR_RUNTIME,
                          "segment %" PRIu32 ": blocks cover %" PRIu64 " of %" PRIu64

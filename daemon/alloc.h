@@ -12,6 +12,13 @@
  *     (smallest size ≥ request, ties to the lowest (segment id, offset)),
  *     split when the rest is ≥ 512 bytes (small pool) or > 1 MiB (large);
  *   - a freed block merges with free neighbours of its segment;
+ *   - an "alone" request (tsr__alloc_alone) gets a segment of its own, its
+ *     rounded size rounded up again to TSR__ALLOC_ALONE_ROUND, wholly its
+ *     block's: nothing else is ever carved from it, and freeing the block
+ *     destroys it (what an export needs: its memfd shows the block only,
+ *     then and later); tsr__alloc_seal makes a live block alone in the
+ *     segment it has when no other live block is there, its free
+ *     neighbours taken out of use for good;
  *   - when nothing fits, a segment is created; if the daemon refuses with
  *     TSR_ERR_OUT_OF_MEMORY, the fully-free cached segments are released and
  *     the creation retried once (only when something was released: with
@@ -19,6 +26,8 @@
  *
  * Invariants (checked by tsr__allocator_check): the blocks of a segment tile
  * it exactly in address order; no two neighbouring blocks are both free;
+ * an alone segment holds one live block, and its free blocks (a sealed
+ * segment's, below) are in no index;
  * every free block is in its pool's index and no live one is; every live
  * block owns one handle slot; the stats equal sums over blocks and segments.
  *
@@ -43,6 +52,8 @@
 #define TSR__ALLOC_MIN_LARGE (UINT64_C(10) << 20)
 /* Larger requests get a segment of their size rounded up to this. */
 #define TSR__ALLOC_ROUND_LARGE (UINT64_C(2) << 20)
+/* Alone segments are a whole number of pages. */
+#define TSR__ALLOC_ALONE_ROUND UINT64_C(4096)
 /* The largest request accepted (256 TiB); anything bigger is refused
  * before any size arithmetic. */
 #define TSR__ALLOC_MAX_BYTES (UINT64_C(1) << 48)
@@ -63,11 +74,11 @@ typedef struct tsr__segment_ops {
 } tsr__segment_ops;
 
 typedef struct tsr__alloc_config {
-    const char *device_name;            /* "opencl:0", for messages; copied */
-    uint64_t device_capacity;           /* total bytes of the device, for the OOM message */
-    uint64_t (*device_free)(void *ctx); /* bytes the session could still get on the device,
+    const char *device_name;             /* "opencl:0", for messages; copied */
+    uint64_t device_capacity;            /* total bytes of the device, for the OOM message */
+    uint64_t (*device_free)(void *ctx);  /* bytes the session could still get on the device,
                                            for the OOM message; may be NULL */
-    uint32_t max_allocations;           /* live-allocation bound; 0 → the default */
+    uint32_t max_allocations;            /* live-allocation bound; 0 → the default */
     uint64_t (*device_total)(void *ctx); /* the device's total as the session is told it (its
                                             limits may make it less than device_capacity),
                                             for the OOM message; NULL: device_capacity */
@@ -82,6 +93,7 @@ typedef struct tsr__block_ref {
                                more when the rest of a large block was too small to split */
     uint64_t segment_bytes; /* size of that segment */
     bool new_segment;       /* this call created the segment (the client must map it) */
+    bool alone;             /* the segment is the block's alone (tsr__alloc_alone) */
 } tsr__block_ref;
 
 typedef struct tsr__alloc_stats {
@@ -108,6 +120,7 @@ typedef struct tsr__segment_info {
     uint32_t segment_id;
     uint64_t bytes;
     bool small_pool;
+    bool alone;         /* made by tsr__alloc_alone */
     uint64_t allocated; /* bytes of live blocks in it */
     uint32_t live_blocks;
     uint32_t free_blocks;  /* cached free blocks in it */
@@ -151,7 +164,23 @@ void tsr__allocator_destroy(tsr__allocator *a);
  *     malloc fails. */
 tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out);
 
-/* Frees a live block; writes its size to *freed_bytes (NULL allowed). A
+/* The same, in a new segment of the block's own (see the rules above): no
+ * cached block serves it, and tsr__free of it destroys the segment. Its
+ * size is the segment's. The same errors, the out-of-memory one naming
+ * the segment's size. */
+tsr_status tsr__alloc_alone(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out);
+
+/* Makes the live block `handle` alone in its segment (see the rules
+ * above) and describes it; nothing to do when it is already. The caller
+ * clears the memory around it ([0, offset) and [offset + size,
+ * segment_bytes)): it was other blocks' and an importer may see it.
+ * Errors: tsr__free's for a handle not live; TSR_ERR_RUNTIME
+ * "allocation 0x<handle> shares its segment with N other live
+ * allocations", and nothing changes. */
+tsr_status tsr__alloc_seal(tsr__allocator *a, uint64_t handle, tsr__block_ref *out);
+
+/* Frees a live block; writes its size to *freed_bytes (NULL allowed). An
+ * alone block's segment is destroyed with it (ops->destroy). A
  * handle that is not live in this allocator (never issued, from another
  * allocator, already freed) is refused in O(1) with TSR_ERR_INVALID_ARGUMENT
  * "invalid allocation handle 0x<16 hex digits> (not allocated by this

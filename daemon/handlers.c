@@ -421,6 +421,11 @@ static void refused_allocation(tsr__session *s, const tsr__device_pool *pool, ui
 static tsr_status on_alloc(request *r)
 {
     const tsr__wire_alloc *in = r->in;
+    if (in->flags & ~TSR__WIRE_ALLOC_FLAGS_KNOWN)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "ALLOC flags 0x%x are not defined",
+                         (unsigned)(in->flags & ~TSR__WIRE_ALLOC_FLAGS_KNOWN));
+    if (in->pad != 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "ALLOC: pad is not 0");
     tsr__device_pool *pool = NULL;
     tsr_status st = device_pool(r->s, in->device, &pool);
     if (st != TSR_OK)
@@ -429,7 +434,8 @@ static tsr_status on_alloc(request *r)
     tsr__alloc_stats before, after;
     tsr__allocator_stats(pool->allocator, &before);
     r->s->refused_at_limit = false;
-    st = tsr__alloc(pool->allocator, in->bytes, &b);
+    st = (in->flags & TSR__WIRE_ALLOC_ALONE) ? tsr__alloc_alone(pool->allocator, in->bytes, &b)
+                                             : tsr__alloc(pool->allocator, in->bytes, &b);
     if (st == TSR_ERR_OUT_OF_MEMORY)
         refused_allocation(r->s, pool, in->bytes);
     if (st != TSR_OK)

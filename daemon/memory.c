@@ -225,6 +225,36 @@ static uint64_t device_free(void *ctx)
     return tsr__memory_available(ctx);
 }
 
+/* Zeros [from, to) of a segment: its pages punched out, or, where the
+ * memfd cannot, written over. */
+static void clear_range(const tsr__segment *seg, uint64_t from, uint64_t to)
+{
+    if (from >= to)
+        return;
+    if (fallocate(seg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)from,
+                  (off_t)(to - from)) != 0)
+        memset((unsigned char *)seg->base + from, 0, (size_t)(to - from));
+}
+
+tsr_status tsr__memory_seal(tsr__session *s, tsr__device_pool *pool, uint64_t handle,
+                            tsr__block_ref *b)
+{
+    tsr__block_ref was;
+    tsr_status st = tsr__lookup(pool->allocator, handle, &was);
+    if (st == TSR_OK && !was.alone)
+        st = tsr__alloc_seal(pool->allocator, handle, b);
+    else
+        *b = was;
+    if (st != TSR_OK || was.alone)
+        return st;
+    const tsr__segment *seg = tsr__session_segment(s, b->segment_id);
+    if (seg) {
+        clear_range(seg, 0, b->offset);
+        clear_range(seg, b->offset + b->size, seg->bytes);
+    }
+    return TSR_OK;
+}
+
 const tsr__import *tsr__memory_import(const tsr__session *s, uint64_t handle)
 {
     if (handle >> 32) /* allocator handles; imports are numbered below 2^32 */

@@ -58,6 +58,15 @@ void tsr__memory_retired(tsr__session *session, uint32_t queue, uint32_t sequenc
 
 /* ---- Sharing (share.c keeps the records; these are their memory) ---- */
 
+/* Makes the live block `handle` of the pool alone in its segment
+ * (tsr__alloc_seal): what an export takes, as the importer gets the whole
+ * segment's memfd. The memory around the block, other blocks' before, is
+ * cleared (punched out of the memfd). TSR_ERR_RUNTIME when other live
+ * blocks share the segment: the client moves the tensor to a block made
+ * alone (ALLOC's ALONE) and exports that. */
+tsr_status tsr__memory_seal(tsr__session *session, tsr__device_pool *pool, uint64_t handle,
+                            tsr__block_ref *block);
+
 /* The import of this session with `handle`, NULL when it is none. Imports
  * are found by tsr__session_find_live and _find_block like blocks of the
  * session, in its pool of their device. */

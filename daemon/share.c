@@ -168,8 +168,21 @@ tsr_status tsr__share_export(request *r)
                              strerror(errno));
     } else {
         tsr__block_ref b;
-        if (!tsr__session_find_live(s, in->region.handle, &b))
+        tsr__device_pool *pool = tsr__session_find_live(s, in->region.handle, &b);
+        if (!pool)
             return TSR_ERR_INVALID_ARGUMENT;
+        /* An importer gets the segment's memfd: it must show this block
+         * and nothing else, now and after the block is freed. */
+        if ((st = tsr__memory_seal(s, pool, in->region.handle, &b)) == TSR_ERR_RUNTIME) {
+            char why[TSR__ERROR_MAX];
+            snprintf(why, sizeof why, "%s", tsr_last_error());
+            return tsr__fail(TSR_ERR_RUNTIME,
+                             "EXPORT: %s: move it to an allocation made alone (ALLOC's ALONE "
+                             "flag) and export that",
+                             why);
+        }
+        if (st != TSR_OK)
+            return st;
         block_bytes = b.size;
     }
     tsr__region g = {

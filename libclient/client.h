@@ -29,15 +29,17 @@ tsr_status tsr__client_resolve_device(tsr_client *client, tsr_device device, tsr
 /* Whether the host can address the device's memory through the mapping. */
 bool tsr__client_host_visible(tsr_client *client, tsr_device device);
 
-/* Allocates nbytes (0 allowed) on a resolved accelerator device; *data is
+/* Allocates nbytes (0 allowed) on a resolved accelerator device, `alone`
+ * in a segment of its own (ALLOC's ALONE: what an export takes; never
+ * from or to the block cache); *data is
  * the host address of the block in this process, *handle the daemon's
  * handle for it. *in_use: a block this client freed whose kernels may not
  * have finished (from its cache): kernels queued after are ordered after
  * them, but the host must synchronize before it writes the block itself.
  * Errors: TSR_ERR_OUT_OF_MEMORY (the daemon's message),
  * TSR_ERR_CONNECTION. */
-tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nbytes, void **data,
-                             uint64_t *handle, bool *in_use);
+tsr_status tsr__client_alloc(tsr_client *client, tsr_device device, uint64_t nbytes, bool alone,
+                             void **data, uint64_t *handle, bool *in_use);
 /* Has the daemon write the element `value` (region->itemsize bytes) at
  * every element of `region` of the block `handle` on `device`: fills of
  * memory the host may not address go through here. The daemon may queue
@@ -51,9 +53,11 @@ tsr_status tsr__client_fill(tsr_client *client, tsr_device device, uint64_t hand
  * back to the daemon. Failures (daemon gone) are ignored: the session's end
  * frees everything anyway. A block that was `shared` (exported to other
  * processes, libclient/share.c) always goes back to the daemon, which
- * keeps it for its importers: this process must not reuse it. */
+ * keeps it for its importers: this process must not reuse it. A block
+ * `alone` in its segment (made or sealed so for an export) goes back too,
+ * and its segment's mapping with it: the daemon destroys the segment. */
 void tsr__client_free(tsr_client *client, tsr_device device, uint64_t handle, uint64_t nbytes,
-                      void *data, bool shared);
+                      void *data, bool shared, bool alone);
 
 /* Queues a planned kernel on a resolved accelerator device: the operands'
  * handles are daemon allocations of this client, their offsets and strides

@@ -110,8 +110,9 @@ static tsr_status segment_base(tsr_client *c, uint32_t id, int32_t queue, uint64
     return st;
 }
 
-/* A block of `data` goes back: one live block fewer in its segment. */
-static void segment_drop(tsr_client *c, const uint8_t *data)
+/* A block of `data` goes back: one live block fewer in its segment. A
+ * segment it was `alone` in goes with it (the daemon destroys it). */
+static void segment_drop(tsr_client *c, const uint8_t *data, bool alone)
 {
     pthread_mutex_lock(&c->seg_lock);
     for (uint32_t k = 0; k < c->segment_count; k++) {
@@ -119,6 +120,10 @@ static void segment_drop(tsr_client *c, const uint8_t *data)
         if (data >= seg->base && data < seg->base + seg->bytes) {
             if (seg->live)
                 seg->live--;
+            if (alone && seg->live == 0) {
+                munmap(seg->base, seg->bytes);
+                *seg = c->segments[--c->segment_count];
+            }
             break;
         }
     }
@@ -168,8 +173,8 @@ static bool cache_take(tsr_client *c, int32_t queue, uint64_t nbytes, void **dat
         *handle = b->handle;
         /* Its last kernels are done once the ring says the launches up to
          * the one before its free are. */
-        uint32_t done = atomic_load_explicit(&c->ring->queues[queue].completed,
-                                             memory_order_acquire);
+        uint32_t done =
+            atomic_load_explicit(&c->ring->queues[queue].completed, memory_order_acquire);
         *in_use = (int32_t)(done - b->issued) < 0;
         c->cache_bytes -= key;
         tsr__cache_counts *n = &c->counts[queue];
@@ -193,13 +198,12 @@ static bool cache_put(tsr_client *c, int32_t queue, uint64_t nbytes, void *data,
     bool kept = false;
     pthread_mutex_lock(&c->cache_lock);
     if (c->cache_count < TSR__CACHE_BLOCKS && c->cache_bytes + key <= CACHE_BYTES_MAX) {
-        c->cache[c->cache_count++] =
-            (tsr__cached_block){.handle = handle,
-                                .data = data,
-                                .key = key,
-                                .bytes = nbytes,
-                                .queue = queue,
-                                .issued = atomic_load(&c->issued[queue])};
+        c->cache[c->cache_count++] = (tsr__cached_block){.handle = handle,
+                                                         .data = data,
+                                                         .key = key,
+                                                         .bytes = nbytes,
+                                                         .queue = queue,
+                                                         .issued = atomic_load(&c->issued[queue])};
         c->cache_bytes += key;
         tsr__cache_counts *n = &c->counts[queue];
         n->bytes += nbytes;
@@ -240,19 +244,19 @@ static void cache_flush(tsr_client *c, int32_t queue)
         if (!b.handle)
             return;
         free_block(c, b.handle);
-        segment_drop(c, b.data);
+        segment_drop(c, b.data, false);
     }
 }
 
-tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void **data,
+tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, bool alone, void **data,
                              uint64_t *handle, bool *in_use)
 {
-    tsr__wire_alloc req = {.bytes = nbytes};
+    tsr__wire_alloc req = {.bytes = nbytes, .flags = alone ? TSR__WIRE_ALLOC_ALONE : 0};
     *in_use = false;
     tsr_status st = tsr__client_daemon_device(c, d, &req.device);
     if (st != TSR_OK)
         return st;
-    if (cache_take(c, req.device.index, nbytes, data, handle, in_use))
+    if (!alone && cache_take(c, req.device.index, nbytes, data, handle, in_use))
         return TSR_OK;
     tsr__wire_block b;
     st = tsr__client_call(c, TSR__OP_ALLOC, &req, &b);
@@ -264,7 +268,8 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void 
     if (st != TSR_OK)
         return st;
     uint64_t end;
-    if (__builtin_add_overflow(b.offset, b.size, &end) || end > b.segment_bytes || b.size < nbytes)
+    if (__builtin_add_overflow(b.offset, b.size, &end) || end > b.segment_bytes ||
+        b.size < nbytes || (alone && (b.offset != 0 || b.size != b.segment_bytes)))
         return tsr__fail(TSR_ERR_PROTOCOL, "tesserad returned a block outside its segment");
     if (b.flags & TSR__WIRE_SEGMENTS_RELEASED)
         segments_forget(c, req.device.index);
@@ -279,14 +284,14 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, void 
     return TSR_OK;
 }
 void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle, uint64_t nbytes, void *data,
-                      bool shared)
+                      bool shared, bool alone)
 {
     tsr__wire_device wd = {0};
-    if (!shared && tsr__client_daemon_device(c, d, &wd) == TSR_OK &&
+    if (!shared && !alone && tsr__client_daemon_device(c, d, &wd) == TSR_OK &&
         cache_put(c, wd.index, nbytes, data, handle))
         return;
     free_block(c, handle);
-    segment_drop(c, data);
+    segment_drop(c, data, alone);
 }
 
 tsr_status tsr_memory_empty_cache(tsr_client *c, tsr_device d, uint64_t *released_bytes)

@@ -73,8 +73,22 @@ tsr_status tsr_tensor_export(const tsr_tensor *t, const tsr_export_options *opti
     }
     tsr__wire_share_key key;
     st = tsr__socket_call(client, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, NULL, NULL);
+    /* An importer gets the memfd of the block's segment, so the daemon
+     * exports only a block alone in it. It makes it so when no other live
+     * block is there; else (a small tensor among others) the block moves
+     * to a segment of its own, once, and its views follow. */
+    if (st == TSR_ERR_RUNTIME && s->client && !s->alone) {
+        if ((st = tsr__storage_make_alone((tsr__storage *)s)) != TSR_OK ||
+            (st = tsr__client_synchronize(s->client, s->device)) != TSR_OK)
+            return st;
+        req.region.handle = s->handle;
+        st = tsr__socket_call(client, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, NULL,
+                              NULL);
+    }
     if (st != TSR_OK)
         return st;
+    if (s->client)
+        ((tsr__storage *)s)->alone = true; /* the daemon made or found it so */
     atomic_store_explicit(&((tsr__storage *)s)->exported, true, memory_order_release);
     out->id = key.id;
     memcpy(out->secret, key.secret, sizeof out->secret);

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "libclient/client.h"
 #include "libclient/tensor_internal.h"
+#include "tessera/ops.h"
 
 /* cpu storages are aligned like PyTorch's allocator (c10's gAlignment). */
 #define CPU_ALIGNMENT 64
@@ -87,16 +88,19 @@ static tsr_status cpu_alloc(tsr__storage *s, bool zero)
 
 /* Accelerator memory: a block of the daemon's arena, mapped here. Blocks
  * come from a cache, so zeros are written. */
-static tsr_status device_alloc(tsr__storage *s, tsr_client *client, bool zero)
+static tsr_status device_alloc(tsr__storage *s, tsr_client *client, bool zero, bool alone)
 {
     assert(client != NULL); /* tsr__tensor_resolve_device refuses accelerators without one */
     void *data = NULL;
     bool in_use = false;
-    tsr_status st = tsr__client_alloc(client, s->device, s->nbytes, &data, &s->handle, &in_use);
+    tsr_status st =
+        tsr__client_alloc(client, s->device, s->nbytes, alone, &data, &s->handle, &in_use);
     if (st != TSR_OK)
         return st;
     tsr__client_retain(client);
     s->client = client;
+    s->mapped = data;
+    s->alone = alone;
     s->data = tsr__client_host_visible(client, s->device) ? data : NULL;
     if (zero && s->data == NULL)
         return not_host_visible(s->device);
@@ -117,10 +121,12 @@ static void storage_release(tsr__storage *s)
         s->release(s->release_ctx);
     if (s->client != NULL) {
         if (!s->imported)
-            tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->data,
-                             atomic_load_explicit(&s->exported, memory_order_acquire));
+            tsr__client_free(s->client, s->device, s->handle, s->nbytes, s->mapped,
+                             atomic_load_explicit(&s->exported, memory_order_acquire), s->alone);
         tsr__client_release(s->client);
     }
+    if (s->moved_from)
+        storage_release(s->moved_from);
     free(s->block);
     free(s);
 }
@@ -140,7 +146,7 @@ static tsr_status storage_new(tsr_client *client, tsr_device device, uint64_t nb
     if (device.type == TSR_DEVICE_CPU)
         st = cpu_alloc(s, zero);
     else if (device.type != TSR_DEVICE_META)
-        st = device_alloc(s, client, zero);
+        st = device_alloc(s, client, zero, false);
     if (st != TSR_OK) {
         storage_release(s);
         return st;
@@ -232,6 +238,58 @@ tsr_status tsr__tensor_wrap_import(tsr_client *client, tsr_device device, void *
     s->client = client;
     s->release = release;
     s->release_ctx = release_ctx;
+    return TSR_OK;
+}
+
+tsr_status tsr__storage_make_alone(tsr__storage *s)
+{
+    if (s->alone || s->client == NULL || s->imported)
+        return TSR_OK;
+    tsr__storage *fresh = calloc(1, sizeof *fresh);
+    if (fresh == NULL)
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory for a tensor storage");
+    atomic_init(&fresh->refs, 1);
+    fresh->device = s->device;
+    fresh->nbytes = s->nbytes;
+    tsr_status st = device_alloc(fresh, s->client, false, true);
+    /* The bytes, as uint8 over the whole storage: every view's. */
+    tsr_geometry g = {.ndim = 1, .sizes = {(int64_t)s->nbytes}, .strides = {1}};
+    tsr_tensor *from = NULL, *to = NULL;
+    if (st == TSR_OK && s->nbytes) {
+        atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+        st = tensor_new(s, TSR_UINT8, &g, &from);
+        if (st == TSR_OK) {
+            atomic_fetch_add_explicit(&fresh->refs, 1, memory_order_relaxed);
+            st = tensor_new(fresh, TSR_UINT8, &g, &to);
+        }
+        if (st == TSR_OK)
+            st = tsr_tensor_copy_(to, from);
+        tsr_tensor_release(from);
+        tsr_tensor_release(to);
+    }
+    if (st != TSR_OK) {
+        storage_release(fresh);
+        return st;
+    }
+    /* fresh takes the old block, s the new one. */
+    uint64_t handle = s->handle;
+    unsigned char *data = s->data, *mapped = s->mapped;
+    s->handle = fresh->handle;
+    s->data = fresh->data;
+    s->mapped = fresh->mapped;
+    s->alone = true;
+    fresh->handle = handle;
+    fresh->data = data;
+    fresh->mapped = mapped;
+    fresh->alone = false;
+    /* A DLPack export still reads and writes the old block: it stays,
+     * apart, until the storage goes (as tsr_tensor_share_memory_ keeps
+     * the old memory). */
+    assert(s->moved_from == NULL); /* one move: the storage is alone after it */
+    if (atomic_load(&s->dlpack_exports) > 0)
+        s->moved_from = fresh;
+    else
+        storage_release(fresh);
     return TSR_OK;
 }
 

@@ -21,6 +21,16 @@ typedef struct tsr__storage {
     tsr_device device;   /* resolved: cpu and meta index-less, accelerators indexed */
     unsigned char *data; /* host address; NULL for meta and non-host-visible memory */
     void *block;         /* what free() takes: cpu memory only */
+    /* An accelerator block's address in this process's mapping of its
+     * segment, host-visible or not: what the block cache and the segment
+     * table know it by. */
+    unsigned char *mapped;
+    /* An accelerator block alone in its segment (ALLOC's ALONE), as an
+     * export needs: tsr__storage_make_alone moves it there. */
+    bool alone;
+    /* The block it was moved from while DLPack exports still pointed at
+     * it: released with this storage. */
+    struct tsr__storage *moved_from;
     uint64_t nbytes;
     uint64_t handle; /* the daemon's handle of an accelerator block */
     /* Foreign host memory (tsr__tensor_wrap_host): called once with
@@ -61,6 +71,13 @@ struct tsr_tensor {
  * (TSR_ERR_INVALID_ARGUMENT) and, through the connection layer, types and
  * indices that do not exist here (TSR_ERR_NO_DEVICE). */
 tsr_status tsr__tensor_resolve_device(tsr_client *client, tsr_device device, tsr_device *out);
+
+/* Moves an accelerator storage to a block alone in its segment, unless it
+ * is there already: a new block, the bytes copied on the device's queue
+ * (in order with the client's kernels), the old block given back. Every
+ * view of the storage follows, as share_memory_'s do; no other thread may
+ * use the storage meanwhile. */
+tsr_status tsr__storage_make_alone(tsr__storage *s);
 
 /* A fresh tensor of `dtype` and geometry `g` on a resolved device, its
  * storage just large enough for g: zeros with `zero`, else uninitialised. */

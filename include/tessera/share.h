@@ -23,6 +23,15 @@
  * (TSR_ERR_PERMISSION). tsr_export_revoke refuses every later import;
  * imports made before stay valid until released.
  *
+ * What an importer sees: the tensor's memory and nothing else of the
+ * exporter's, then or later. A device tensor's memory is alone in its
+ * shared-memory segment from its first export on: a large one is
+ * exported where it is; a small one, among others in a segment, moves
+ * first (a copy on the device; the tensor and its views follow, as
+ * share_memory_ moves a cpu tensor, and a DLPack export made before
+ * keeps the old memory; no other thread may use the tensor during that
+ * first export).
+ *
  * Ordering: tsr_tensor_export waits for the kernels the exporting client
  * queued on the tensor's device, so an importer sees every write made
  * before the export. Writes made after it (by either side) are ordered

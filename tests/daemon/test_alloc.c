@@ -85,7 +85,8 @@ static tsr__allocator *make(test_device *d, const char *name, uint64_t capacity,
                             uint32_t max_allocations, bool report_free)
 {
     *d = (test_device){.capacity = capacity, .next_id = 1, .id_step = 1};
-    tsr__alloc_config config = {name, capacity, report_free ? dev_free : NULL, max_allocations, NULL};
+    tsr__alloc_config config = {name, capacity, report_free ? dev_free : NULL, max_allocations,
+                                NULL};
     tsr__allocator *a = NULL;
     ASSERT_OK(tsr__allocator_create(&dev_ops, d, &config, &a));
     return a;
@@ -660,6 +661,72 @@ static void test_destroy_releases_live_segments(void)
     ASSERT_UEQ(d.used, 0);
 }
 
+/* An alone block has a segment of its own, pages rounded, that nothing
+ * else uses and that goes with it; a block with no other live one in its
+ * segment is sealed alone there, its free neighbours out of use; one
+ * among others is refused. */
+static void test_alone_and_seal(void)
+{
+    test_device d;
+    tsr__allocator *a = make_default(&d);
+    tsr__block_ref al, empty, x, y, again;
+    ASSERT_OK(tsr__alloc_alone(a, 5000, &al));
+    ASSERT_UEQ(al.segment_id, 1);
+    ASSERT_UEQ(al.offset, 0);
+    ASSERT_UEQ(al.size, 8192);
+    ASSERT_UEQ(al.segment_bytes, 8192);
+    ASSERT_TRUE(al.new_segment && al.alone);
+    ASSERT_OK(tsr__alloc_alone(a, 0, &empty));
+    ASSERT_UEQ(empty.segment_id, 2);
+    ASSERT_UEQ(empty.size, 4096);
+    ALLOC_AT(a, 1000, x, 3, 0, 1024, 2 * MiB, true);
+    ASSERT_FALSE(x.alone);
+    ALLOC_AT(a, 1000, y, 3, 1024, 1024, 2 * MiB, false);
+    ASSERT_EQ(tsr__alloc_seal(a, x.handle, &again), TSR_ERR_RUNTIME);
+    char want[128];
+    snprintf(want, sizeof want,
+             "allocation 0x%016llx shares its segment with 1 other live allocations",
+             (unsigned long long)x.handle);
+    ASSERT_STREQ(tsr_last_error(), want);
+    ASSERT_CONSISTENT(a);
+    FREE_OK(a, y);
+    ASSERT_OK(tsr__alloc_seal(a, x.handle, &again));
+    ASSERT_TRUE(again.alone && !again.new_segment);
+    ASSERT_UEQ(again.segment_id, 3);
+    ASSERT_UEQ(again.offset, 0);
+    ASSERT_UEQ(again.size, 1024);
+    ASSERT_OK(tsr__alloc_seal(a, x.handle, &again)); /* already */
+    ASSERT_TRUE(again.alone);
+    ASSERT_OK(tsr__alloc_seal(a, al.handle, &again));
+    ASSERT_CONSISTENT(a);
+    ASSERT_FREE_SHAPE(a, 3, 1, 2 * MiB - 1024);
+    ASSERT_TRUE(segment_info(a, 3).alone && segment_info(a, 1).alone);
+    /* Nothing else comes from them, and emptying the cache keeps them. */
+    ALLOC_AT(a, 1000, y, 4, 0, 1024, 2 * MiB, true);
+    ASSERT_UEQ(tsr__allocator_empty_cache(a), 0);
+    ASSERT_EQ(tsr__alloc_seal(a, UINT64_C(0xdeadbeef00000001), &again), TSR_ERR_INVALID_ARGUMENT);
+    /* Each goes with its block. */
+    int destroys = d.destroys;
+    FREE_OK(a, al);
+    FREE_OK(a, x);
+    FREE_OK(a, empty);
+    ASSERT_EQ(d.destroys, destroys + 3);
+    ASSERT_FALSE(dev_has(&d, 1) || dev_has(&d, 2) || dev_has(&d, 3));
+    FREE_OK(a, y); /* cached, as ever */
+    ASSERT_TRUE(dev_has(&d, 4));
+    ASSERT_STATS(a, {.reserved = 2 * MiB,
+                     .peak_allocated = 8192 + 4096 + 2048,
+                     .peak_reserved = 8192 + 4096 + 4 * MiB,
+                     .allocations = 5,
+                     .frees = 5,
+                     .cache_hits = 1, /* y beside x */
+                     .segments_created = 4,
+                     .segments_released = 3,
+                     .segments = 1});
+    check_and_destroy(a);
+    ASSERT_EQ(d.bad_destroys, 0);
+}
+
 static uint64_t rng_state = UINT64_C(0x9e3779b97f4a7c15);
 
 static uint64_t rng(void)
@@ -689,20 +756,30 @@ static void test_random_stress(void)
     test_device d;
     tsr__allocator *a = make(&d, "opencl:0", 160 * MiB, 0, true);
     static tsr__block_ref live[STRESS_LIVE];
-    int n = 0, failures = 0, ooms = 0;
+    int n = 0, failures = 0, ooms = 0, seals = 0;
     for (int step = 0; step < STRESS_STEPS; step++) {
-        if (n == 0 || (n < STRESS_LIVE && rng() % 100 < 55)) {
+        uint64_t roll = rng() % 100;
+        if (n == 0 || (n < STRESS_LIVE && roll < 55)) {
             uint64_t bytes = random_size();
             tsr__block_ref r;
-            tsr_status st = tsr__alloc(a, bytes, &r);
+            bool alone = roll < 3;
+            tsr_status st = alone ? tsr__alloc_alone(a, bytes, &r) : tsr__alloc(a, bytes, &r);
             if (st == TSR_ERR_OUT_OF_MEMORY) {
                 ooms++;
             } else if (st != TSR_OK || r.offset % 512 || r.size < bytes ||
-                       r.offset + r.size > r.segment_bytes || !dev_has(&d, r.segment_id)) {
+                       r.offset + r.size > r.segment_bytes || !dev_has(&d, r.segment_id) ||
+                       r.alone != alone || (alone && r.size != r.segment_bytes)) {
                 failures++;
             } else {
                 live[n++] = r;
             }
+        } else if (roll < 60) { /* sealed where no other live block is */
+            int i = (int)(rng() % (uint64_t)n);
+            tsr__block_ref r;
+            tsr_status st = tsr__alloc_seal(a, live[i].handle, &r);
+            if (st == TSR_OK ? !r.alone || r.offset != live[i].offset : st != TSR_ERR_RUNTIME)
+                failures++;
+            seals += st == TSR_OK;
         } else {
             int i = (int)(rng() % (uint64_t)n);
             tsr__block_ref seen;
@@ -730,6 +807,7 @@ static void test_random_stress(void)
     ASSERT_TRUE(ooms > 0);
     ASSERT_TRUE(s.segments_released > 0);
     ASSERT_TRUE(s.cache_hits > s.segments_created);
+    ASSERT_TRUE(seals > 0);
     while (n > 0)
         ASSERT_OK(tsr__free(a, live[--n].handle, NULL));
     ASSERT_UEQ(stats_of(a).allocated, 0);
@@ -758,6 +836,7 @@ int main(void)
     test_allocation_limit();
     test_stats_script();
     test_destroy_releases_live_segments();
+    test_alone_and_seal();
     test_random_stress();
     TEST_DONE();
 }

@@ -396,6 +396,17 @@ NO_COVERAGE static void block_added(const live_block *b)
                   at + TSR__ALLOC_ROUND < after ? at + TSR__ALLOC_ROUND : after);
 }
 
+/* An export seals its block alone in its segment and clears the rest of
+ * it: the canaries there go. */
+NO_COVERAGE static void drop_guards(int session, uint32_t segment)
+{
+    for (size_t i = 0; i < guard_count;)
+        if (guards[i].session == session && guards[i].segment == segment)
+            guards[i] = guards[--guard_count];
+        else
+            i++;
+}
+
 NO_COVERAGE static void check_guards(void)
 {
     static uint8_t canary[TSR__ALLOC_ROUND]; /* a guard is at most this long */
@@ -1040,10 +1051,14 @@ static uint32_t build(fuzz_reader *r, int k, uint32_t opcode, payload *p, uint64
         p->get_device.thread_id = fuzz_u8(r) % 8;
         p->get_device.type = fuzz_device(r).type;
         break;
-    case TSR__OP_ALLOC:
+    case TSR__OP_ALLOC: {
         p->alloc.device = fuzz_device(r);
         p->alloc.bytes = fuzz_size(r, k);
+        uint8_t t = fuzz_u8(r);
+        p->alloc.flags = t < 0x30 ? TSR__WIRE_ALLOC_ALONE : t < 0x38 ? fuzz_u32(r) : 0;
+        p->alloc.pad = t == 0xff ? fuzz_u32(r) : 0;
         break;
+    }
     case TSR__OP_FREE:
         p->handle.handle = fuzz_handle(r, k, &b);
         break;
@@ -1159,6 +1174,10 @@ NO_COVERAGE static void note_alloc(int k, const tsr__wire_alloc *in, const tsr__
     FUZZ_CHECK(out->handle != 0 && out->offset % TSR__ALLOC_ROUND == 0);
     FUZZ_CHECK(out->size >= in->bytes && out->size % TSR__ALLOC_ROUND == 0);
     FUZZ_CHECK(out->offset + out->size <= out->segment_bytes);
+    /* ALONE: all of a new segment. */
+    FUZZ_CHECK(!(in->flags & TSR__WIRE_ALLOC_ALONE) ||
+               (out->offset == 0 && out->size == out->segment_bytes &&
+                (out->flags & TSR__WIRE_NEW_SEGMENT)));
     uint64_t bytes;
     FUZZ_CHECK(segment_base(k, out->segment_id, &bytes) && bytes == out->segment_bytes);
     for (size_t i = 0; i < live_count; i++) {
@@ -1352,6 +1371,10 @@ static void message(fuzz_reader *r)
         note_free(k, p.handle.handle, ok);
     if (ok && opcode == TSR__OP_FILL && fill_handle)
         check_fill(k, fill_handle, &p.fill);
+    if (ok && opcode == TSR__OP_EXPORT && !(p.export_.flags & TSR__WIRE_EXPORT_HOST))
+        for (size_t i = 0; i < live_count; i++)
+            if (live[i].session == k && live[i].handle == p.export_.region.handle)
+                drop_guards(k, live[i].segment);
     if (ok && opcode == TSR__OP_EXPORT) {
         memmove(&keys[1], &keys[0], sizeof keys - sizeof keys[0]);
         memcpy(&keys[0], reply.bytes + sizeof rh, sizeof keys[0]);

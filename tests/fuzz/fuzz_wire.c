@@ -39,7 +39,7 @@ static const doc_op doc_ops[] = {
     [3] = {"DEVICE_GET", 8, 1424, false, true},
     [4] = {"SET_DEVICE", 16, 0, true, false},
     [5] = {"GET_DEVICE", 16, 8, true, false},
-    [6] = {"ALLOC", 16, 40, true, false},
+    [6] = {"ALLOC", 24, 40, true, false},
     [7] = {"FREE", 8, 0, true, false},
     [8] = {"SEGMENT_MAP", 8, 16, false, false},
     [9] = {"MEMORY_STATS", 8, 104, true, false},
@@ -118,7 +118,7 @@ static bool model_accepts(const uint8_t *f, size_t len, uint32_t transport, bool
         return false;
     uint32_t version = rd16(f + 4), flags = rd32(f + 8), length = rd32(f + 12);
     const doc_op *op = doc_op_of(rd16(f + 6));
-    if (rd32(f) != 0x31525354u || version < 6 || version > 6 || !op)
+    if (rd32(f) != 0x31525354u || version < 7 || version > 7 || !op)
         return false;
     if (transport == TSR__WIRE_RING && !op->ring)
         return false;

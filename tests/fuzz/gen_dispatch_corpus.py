@@ -62,6 +62,11 @@ def size_mark(k):  # the allocator's boundaries and the caps (marks[] in fuzz_di
     return bytes([0x80 | k, 0])
 
 
+# ALLOC's flags byte after the size: a block among others, or alone in a
+# segment of its own (what EXPORT takes)
+SHARED, ALONE = b"\x80", b"\x00"
+
+
 (MARK_1MIB, MARK_2MIB, MARK_10MIB, MARK_DEVICE0, MARK_LEFT0, MARK_LEFT1,
  MARK_HEADROOM) = 3, 4, 5, 9, 12, 13, 15
 
@@ -117,35 +122,35 @@ def fill_import():  # the first import, whole, in float32
 SEEDS = [
     # every message once
     (DEFAULT, hello() + msg(PING) + msg(DEVICE_GET, b"\x01") + msg(SET_DEVICE, b"\x01" + OPENCL1)
-     + msg(GET_DEVICE, b"\x01" + OPENCL0) + msg(ALLOC, OPENCL0 + size_mark(2))
+     + msg(GET_DEVICE, b"\x01" + OPENCL0) + msg(ALLOC, OPENCL0 + size_mark(2) + SHARED)
      + msg(SEGMENT_MAP, b"\x00") + msg(MEMORY_STATS, OPENCL0) + msg(SESSION_LIST, b"\x00")
      + msg(FILL, fill()) + msg(LAUNCH, launch()) + msg(PROCESS_LIST, b"\x00")
      + msg(SESSION_STATS, b"\x00" + OPENCL0) + msg(DEVICE_STATUS, OPENCL0)
      + msg(TOPOLOGY, OPENCL0) + msg(FREE, LIVE0) + msg(EMPTY_CACHE, OPENCL0)),
     # an allocation's life on each device
-    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000)) + msg(FILL, fill(0))
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000) + SHARED) + msg(FILL, fill(0))
      + msg(FILL, fill(4, b"\x03")) + msg(MEMORY_STATS, OPENCL0) + msg(FREE, LIVE0)
-     + msg(ALLOC, OPENCL1 + size_mark(3)) + msg(FILL, fill(3)) + msg(FREE, LIVE0)
+     + msg(ALLOC, OPENCL1 + size_mark(3) + SHARED) + msg(FILL, fill(3)) + msg(FREE, LIVE0)
      + msg(FREE, b"\xc0") + msg(EMPTY_CACHE, OPENCL1) + msg(MEMORY_STATS, OPENCL1)),
     # two sessions of one uid and one of another against the limits (24 MiB
     # a session, 40 MiB a uid) on the 64 MiB device, which sessions see as
     # opencl:1: large segments until refused
     (DEFAULT, hello(0) + hello(1) + hello(2)
-     + msg(ALLOC, OPENCL1 + size_mark(6), 0) + msg(ALLOC, OPENCL1 + size_mark(6), 0)
-     + msg(ALLOC, OPENCL1 + size_mark(6), 1) + msg(ALLOC, OPENCL1 + size_mark(5), 1)
-     + msg(ALLOC, OPENCL1 + size_mark(6), 2) + msg(SESSION_STATS, b"\xa1" + OPENCL1, 2)
-     + msg(FREE, LIVE0, 0) + msg(ALLOC, OPENCL1 + size_mark(5), 1)
+     + msg(ALLOC, OPENCL1 + size_mark(6) + SHARED, 0) + msg(ALLOC, OPENCL1 + size_mark(6) + SHARED, 0)
+     + msg(ALLOC, OPENCL1 + size_mark(6) + SHARED, 1) + msg(ALLOC, OPENCL1 + size_mark(5) + SHARED, 1)
+     + msg(ALLOC, OPENCL1 + size_mark(6) + SHARED, 2) + msg(SESSION_STATS, b"\xa1" + OPENCL1, 2)
+     + msg(FREE, LIVE0, 0) + msg(ALLOC, OPENCL1 + size_mark(5) + SHARED, 1)
      + msg(EMPTY_CACHE, OPENCL1, 0) + msg(DEVICE_STATUS, OPENCL1, 2)),
     # the ring, a message the ring does not carry (the session ends), a new
     # session, and a client that leaves with memory held
-    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(100), how=7) + msg(FILL, fill(), how=7)
-     + msg(DEVICE_GET, b"\x00", how=7) + hello() + msg(ALLOC, OPENCL1 + size_mark(4))
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(100) + SHARED, how=7) + msg(FILL, fill(), how=7)
+     + msg(DEVICE_GET, b"\x00", how=7) + hello() + msg(ALLOC, OPENCL1 + size_mark(4) + SHARED)
      + msg(PING, how=0x1e)),
     # a refused handshake (versions the daemon does not speak), then a HELLO
     # twice and messages of no session's devices
     (DEFAULT, bytes([0x00, 0x00, 0xf0, 0, 0, 0, 9, 0, 0, 0, 9, 0]) + hello()
-     + msg(HELLO, b"\x00\x00") + msg(ALLOC, CPU + size_small(64))
-     + msg(ALLOC, b"\x06" + size_small(64)) + msg(MEMORY_STATS, b"\x05")),
+     + msg(HELLO, b"\x00\x00") + msg(ALLOC, CPU + size_small(64) + SHARED)
+     + msg(ALLOC, b"\x06" + size_small(64) + SHARED) + msg(MEMORY_STATS, b"\x05")),
     # the session caps (sessions.max 4, 2 a uid, 1 on its handshake): slot 0
     # waits on its handshake, so 1 (the same uid) is refused until it says
     # HELLO; 3 is the uid's third; 5 comes after four; root and
@@ -153,68 +158,68 @@ SEEDS = [
     (SESSIONS, msg(PING, session=0) + msg(PING, session=1) + hello(0) + hello(1) + hello(3)
      + hello(2) + hello(4) + hello(5) + hello(6) + hello(7)
      + msg(SESSION_LIST, b"\x00", 7) + msg(PROCESS_LIST, b"\x00", 6)
-     + msg(ALLOC, OPENCL0 + size_mark(MARK_HEADROOM), 2) + msg(ALLOC, OPENCL0 + size_small(64), 2)
+     + msg(ALLOC, OPENCL0 + size_mark(MARK_HEADROOM) + SHARED, 2) + msg(ALLOC, OPENCL0 + size_small(64) + SHARED, 2)
      + msg(PING, session=0, how=0x1e) + hello(3) + msg(SESSION_STATS, b"\xa3" + OPENCL0, 6)),
     # limits near a segment's size: 40% of the device per session, 4 MiB a
     # uid, 5 for uid 1001 and for group 100, 6 MiB lent of 8 (the session's
     # opencl:1), each reached in turn by sessions of 2 MiB segments; three
     # segments, three threads and sixteen allocations a session
-    (TIGHT, hello(0) + msg(ALLOC, OPENCL0 + size_small(64))
-     + b"".join(msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB)) for _ in range(3))
-     + hello(1) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 1)
-     + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 1)
-     + hello(3) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 3)
-     + hello(4) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 4)
-     + hello(2) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 2) + msg(MEMORY_STATS, OPENCL1, 2)
-     + hello(5) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), 5)
+    (TIGHT, hello(0) + msg(ALLOC, OPENCL0 + size_small(64) + SHARED)
+     + b"".join(msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED) for _ in range(3))
+     + hello(1) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, 1)
+     + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, 1)
+     + hello(3) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, 3)
+     + hello(4) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, 4)
+     + hello(2) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, 2) + msg(MEMORY_STATS, OPENCL1, 2)
+     + hello(5) + msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, 5)
      + msg(SESSION_STATS, b"\x00" + OPENCL1, 4)),
     (TIGHT, hello(5) + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL0, 5) for t in range(4))
-     + b"".join(msg(ALLOC, OPENCL1 + size_small(0), 5) for _ in range(17))
-     + msg(FREE, LIVE0, 5) + msg(ALLOC, OPENCL1 + size_small(0), 5)),
+     + b"".join(msg(ALLOC, OPENCL1 + size_small(0) + SHARED, 5) for _ in range(17))
+     + msg(FREE, LIVE0, 5) + msg(ALLOC, OPENCL1 + size_small(0) + SHARED, 5)),
     # a device that fills up before any limit (8 MiB, none set), shared by
     # three sessions
     (FULL, hello(0) + hello(2) + hello(4)
-     + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB), k) for k in (0, 2, 4, 0, 2, 4, 0, 2))
-     + msg(ALLOC, OPENCL0 + size_mark(MARK_LEFT0), 4) + msg(FREE, LIVE0, 0)
-     + msg(EMPTY_CACHE, OPENCL0, 0) + msg(ALLOC, OPENCL0 + size_mark(MARK_LEFT0), 4)
+     + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB) + SHARED, k) for k in (0, 2, 4, 0, 2, 4, 0, 2))
+     + msg(ALLOC, OPENCL0 + size_mark(MARK_LEFT0) + SHARED, 4) + msg(FREE, LIVE0, 0)
+     + msg(EMPTY_CACHE, OPENCL0, 0) + msg(ALLOC, OPENCL0 + size_mark(MARK_LEFT0) + SHARED, 4)
      + msg(DEVICE_STATUS, OPENCL0, 2)),
     # six segments a session (two of 10 MiB on each 24 MiB device, two
     # small ones, then one too many); root limited to 2 MiB, group 101 to 8;
     # six threads
     (COUNTS, hello(0)
-     + b"".join(msg(ALLOC, dev + size_mark(MARK_10MIB)) for dev in (OPENCL0, OPENCL1) * 2)
-     + msg(ALLOC, OPENCL1 + size_small(64))
-     + b"".join(msg(ALLOC, dev + size_mark(MARK_1MIB)) for dev in (OPENCL1, OPENCL1, OPENCL0))
+     + b"".join(msg(ALLOC, dev + size_mark(MARK_10MIB) + SHARED) for dev in (OPENCL0, OPENCL1) * 2)
+     + msg(ALLOC, OPENCL1 + size_small(64) + SHARED)
+     + b"".join(msg(ALLOC, dev + size_mark(MARK_1MIB) + SHARED) for dev in (OPENCL1, OPENCL1, OPENCL0))
      + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL1) for t in range(8))
-     + hello(6) + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB), 6) for _ in range(3))
+     + hello(6) + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB) + SHARED, 6) for _ in range(3))
      + msg(PING, how=0x1e) + hello(2) + hello(5)
-     + b"".join(msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB), k) for k in (2, 5) * 5)),
+     + b"".join(msg(ALLOC, OPENCL1 + size_mark(MARK_1MIB) + SHARED, k) for k in (2, 5) * 5)),
     # the largest regions the region check lets through, and the least it
     # refuses: a FILL and a LAUNCH tiling a block in 1 to 4 dimensions
-    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000))
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000) + SHARED)
      + msg(FILL, fill(2, region=tiles(3, (2, 1)))) + msg(FILL, fill(0, region=tiles(2, (3,), 1)))
      + msg(FILL, fill(3, region=tiles(4, (1, 1, 1), 3))) + msg(FILL, fill(4, region=tiles(1, (), 2)))
      + msg(LAUNCH, launch(region=tiles(2, (2,)))) + msg(LAUNCH, launch(region=tiles(3, (1, 0), 1)))
      + msg(LAUNCH, launch(47, inputs=3))
-     + msg(ALLOC, OPENCL1 + size_mark(MARK_2MIB)) + msg(FILL, fill(1, region=tiles(2, (3,))))),
+     + msg(ALLOC, OPENCL1 + size_mark(MARK_2MIB) + SHARED) + msg(FILL, fill(1, region=tiles(2, (3,))))),
     # one session at a time (and the administrators' reserve), one device
     # seen, two segments, two threads, eight allocations
     (ONE, hello(0) + hello(2) + hello(6) + hello(7) + hello(1)
-     + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB)) for _ in range(5)) + msg(FREE, LIVE0)
-     + b"".join(msg(ALLOC, OPENCL0 + size_small(0)) for _ in range(6))
+     + b"".join(msg(ALLOC, OPENCL0 + size_mark(MARK_1MIB) + SHARED) for _ in range(5)) + msg(FREE, LIVE0)
+     + b"".join(msg(ALLOC, OPENCL0 + size_small(0) + SHARED) for _ in range(6))
      + b"".join(msg(SET_DEVICE, bytes([t]) + OPENCL0) for t in range(3))
-     + msg(ALLOC, OPENCL1 + size_small(0)) + msg(PROCESS_LIST, b"\x00", 7)),
+     + msg(ALLOC, OPENCL1 + size_small(0) + SHARED) + msg(PROCESS_LIST, b"\x00", 7)),
     # monitors beside sessions at their caps: the caps' connections may
     # still watch, monitors ask only, and go
     (SESSIONS, hello(0) + hello(2) + hello(4) + hello(5) + monitor(1) + monitor(3)
      + hello(6) + monitor(7) + msg(PROCESS_LIST, b"\x00", 1) + msg(DAEMON_STATS, session=3)
-     + msg(DEVICE_STATUS, OPENCL0, 1) + msg(ALLOC, OPENCL0 + size_small(64), 1)
+     + msg(DEVICE_STATUS, OPENCL0, 1) + msg(ALLOC, OPENCL0 + size_small(64) + SHARED, 1)
      + msg(PING, session=1, how=0x1e) + monitor(1) + msg(SESSION_LIST, b"\x00", 7)),
     # reductions (core/kernel.h, "A reduction"), checked in full: sum of
     # int32 and mean of float32 pass, argmax and max with a dim (three
     # operands) are refused (their positions are float32, not int64); sum
     # tiling a block, amax
-    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000))
+    (DEFAULT, hello() + msg(ALLOC, OPENCL0 + size_small(4000) + SHARED)
      + msg(LAUNCH, launch(57, inputs=1)) + msg(LAUNCH, launch(59, dtype=11, inputs=1))
      + msg(LAUNCH, launch(66, dtype=11, inputs=1)) + msg(LAUNCH, launch(68, dtype=11))
      + msg(LAUNCH, launch(57, region=tiles(2, (2,)), inputs=1))
@@ -222,7 +227,7 @@ SEEDS = [
     # sharing: an export imported by a session of its uid (and refused to
     # another uid), written through the import, freed by its exporter while
     # imported (no import after), then let go by the importer
-    (DEFAULT, hello(0) + hello(1) + hello(2) + msg(ALLOC, OPENCL0 + size_small(4000), 0)
+    (DEFAULT, hello(0) + hello(1) + hello(2) + msg(ALLOC, OPENCL0 + size_small(4000) + SHARED, 0)
      + msg(EXPORT, export(), 0) + msg(IMPORT, key(), 1) + msg(IMPORT, key(), 2)
      + msg(FILL, fill_import(), 1) + msg(FREE, LIVE0, 0) + msg(IMPORT, key(), 1)
      + msg(FREE, IMPORT1, 1) + msg(EMPTY_CACHE, OPENCL0, 0) + msg(DEVICE_STATUS, OPENCL0, 1)),
@@ -230,7 +235,7 @@ SEEDS = [
     # is refused), a revocation, an exporter that
     # leaves while imported (its memory stays until the importers go), and
     # two sessions importing from each other
-    (DEFAULT, hello(0) + hello(1) + hello(2) + hello(3) + msg(ALLOC, OPENCL0 + size_small(4000), 0)
+    (DEFAULT, hello(0) + hello(1) + hello(2) + hello(3) + msg(ALLOC, OPENCL0 + size_small(4000) + SHARED, 0)
      + msg(EXPORT, export(1), 0) + msg(EXPORT, export(2, uid_slot=2), 0)
      + msg(IMPORT, key(0), 2) + msg(IMPORT, key(1), 1) + msg(FILL, fill_import(), 1)
      + msg(LAUNCH, bytes([2, 0, 6, 0]) + b"\x01\x04\x00" + b"\x00" + IMPORT1
@@ -238,8 +243,8 @@ SEEDS = [
      + msg(REVOKE, key(1), 0) + msg(IMPORT, key(1), 3) + msg(PING, session=0, how=0x1e)
      + msg(IMPORT, key(0), 3) + msg(PROCESS_LIST, b"\x00", 3) + msg(SHARE_LIST, b"\xc0", 3)
      + msg(SHARE_LIST, b"\x01", 2)
-     + msg(ALLOC, OPENCL1 + size_small(64), 1) + msg(EXPORT, export(), 1)
-     + msg(ALLOC, OPENCL1 + size_small(64), 3) + msg(EXPORT, export(), 3)
+     + msg(ALLOC, OPENCL1 + size_small(64) + ALONE, 1) + msg(EXPORT, export(), 1)
+     + msg(ALLOC, OPENCL1 + size_small(64) + SHARED, 3) + msg(EXPORT, export(), 3)
      + msg(IMPORT, key(1), 3) + msg(IMPORT, key(0), 1) + msg(PING, session=1, how=0x1e)
      + msg(PING, session=3, how=0x1e) + msg(PING, session=2, how=0x1e)),
     # host memory (cpu tensors): a new block of 4096 bytes, a float32 view
@@ -270,7 +275,7 @@ SEEDS = [
     # device computes), transposed, C over A, a batch whose matrices
     # overlap, a leading dimension past the row, offsets at the blocks'
     # ends, and an unknown flag
-    (DEFAULT, hello() + b"".join(msg(ALLOC, OPENCL0 + size_small(256)) for _ in range(3))
+    (DEFAULT, hello() + b"".join(msg(ALLOC, OPENCL0 + size_small(256) + SHARED) for _ in range(3))
      + msg(GEMM, gemm()) + msg(GEMM, gemm(dtype=6, flags=3)) + msg(GEMM, gemm(dtype=3))
      + msg(GEMM, gemm(blocks=(0, 0, 1))) + msg(GEMM, gemm(dims=(2, 2, 3, 4)))
      + msg(GEMM, gemm(ld=2)) + msg(GEMM, gemm(at=b"\xc0\xc1"))

@@ -17,7 +17,7 @@ import struct
 import seeds
 
 MAGIC = 0x31525354  # "TSR1"
-VERSION = 6
+VERSION = 7
 REPLY, ERROR = 0x1, 0x2
 FRAME_MAX = 4096
 HEADER = struct.Struct("<IHHIIQ")  # magic, version, opcode, flags, length, request_id
@@ -181,7 +181,8 @@ valid = [
     frame(SET_DEVICE, flags=REPLY, request_id=5),
     frame(GET_DEVICE, struct.pack("<Qii", 4243, OPENCL, 0), request_id=6),
     frame(GET_DEVICE, device(OPENCL, 0), REPLY, 6),
-    frame(ALLOC, device(OPENCL, 0) + struct.pack("<Q", 48), request_id=7),
+    frame(ALLOC, device(OPENCL, 0) + struct.pack("<QII", 48, 0, 0), request_id=7),
+    frame(ALLOC, device(OPENCL, 0) + struct.pack("<QII", 48, 1, 0), request_id=7),  # ALONE
     frame(ALLOC, block, REPLY, 7),
     frame(FREE, struct.pack("<Q", 0x1234567800000001), request_id=8),
     frame(FREE, flags=REPLY, request_id=8),
@@ -293,7 +294,7 @@ valid = [
 ]
 
 ping = frame(PING, request_id=2)
-alloc = frame(ALLOC, device(OPENCL, 0) + struct.pack("<Q", 48), request_id=7)
+alloc = frame(ALLOC, device(OPENCL, 0) + struct.pack("<QII", 48, 0, 0), request_id=7)
 broken = [
     b"",
     ping[:1],
@@ -304,8 +305,8 @@ broken = [
     frame(PING, magic=0x31525355),
     frame(PING, magic=0x54535231),                       # big-endian magic
     frame(PING, version=0),
-    frame(PING, version=5),                              # the release before
-    frame(PING, version=7),
+    frame(PING, version=6),                              # the release before
+    frame(PING, version=8),
     frame(0),
     frame(12),
     frame(30),                                           # one past the last opcode

@@ -196,7 +196,7 @@ int main(void)
         return 1;
     ASSERT_OK(tsr_client_open(NULL, &c)); /* finds it through TESSERA_SOCKET */
     if (c) {
-        ASSERT_EQ(tsr_client_protocol_version(c), 6);
+        ASSERT_EQ(tsr_client_protocol_version(c), 7);
         ASSERT_TRUE(tsr_client_session_id(c) > 0);
         check_registry(c);
         check_current_device(c);

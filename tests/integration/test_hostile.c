@@ -465,7 +465,7 @@ static void check_before_hello(void)
 
 static void check_version_mismatch(void)
 {
-    static const uint32_t ranges[][2] = {{7, 8}, {5, 5}, {0, 1},
+    static const uint32_t ranges[][2] = {{8, 9}, {6, 6}, {0, 1},
                                          {1, 1}, {5, 1}, {UINT32_MAX, UINT32_MAX}};
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
         conn c;
@@ -516,21 +516,21 @@ static const attack attacks[] = {
      .opcode = TSR__OP_PING,
      .magic = 0xdeadbeef,
      .why = "malformed frame: bad frame magic 0xdeadbeef"},
-    {.what = "version 7",
+    {.what = "version 8",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 7,
-     .why = "malformed frame: frame of protocol version 7; this side speaks 6 to 6"},
-    {.what = "version 5",
+     .version = 8,
+     .why = "malformed frame: frame of protocol version 8; this side speaks 7 to 7"},
+    {.what = "version 6",
      .opcode = TSR__OP_PING,
      .set_version = true,
-     .version = 5,
-     .why = "malformed frame: frame of protocol version 5; this side speaks 6 to 6"},
+     .version = 6,
+     .why = "malformed frame: frame of protocol version 6; this side speaks 7 to 7"},
     {.what = "version 0",
      .opcode = TSR__OP_PING,
      .set_version = true,
      .version = 0,
-     .why = "malformed frame: frame of protocol version 0; this side speaks 6 to 6"},
+     .why = "malformed frame: frame of protocol version 0; this side speaks 7 to 7"},
     {.what = "unknown opcode", .opcode = 99, .why = "malformed frame: unknown opcode 99"},
     {.what = "opcode 0", .opcode = 0, .why = "malformed frame: unknown opcode 0"},
     {.what = "length says more",
@@ -547,7 +547,7 @@ static const attack attacks[] = {
     {.what = "wrong payload size",
      .opcode = TSR__OP_ALLOC,
      .payload = 8,
-     .why = "malformed frame: ALLOC request of 8 payload bytes; it has 16"},
+     .why = "malformed frame: ALLOC request of 8 payload bytes; it has 24"},
     {.what = "PING with a payload",
      .opcode = TSR__OP_PING,
      .payload = 16,
@@ -1074,6 +1074,121 @@ static uint8_t *map_block(conn *c, const tsr__wire_block *b, uint64_t *bytes)
     c->nfds = 0;
     *bytes = info.bytes;
     return base == MAP_FAILED ? NULL : base;
+}
+
+/* EXPORT gives an importer the memfd of the block's whole segment, so it
+ * takes only a block alone there: ALLOC's ALONE makes one; the first
+ * EXPORT of a block with no other live one beside it seals it so, the
+ * rest of the segment cleared and out of use; a block among others is
+ * refused (the reference client then moves the tensor). */
+static tsr__wire_export export_bytes(uint64_t handle, int64_t n)
+{
+    tsr__wire_export e = {.dtype = TSR_UINT8};
+    e.region = (tsr__wire_region){.handle = handle, .itemsize = 1, .ndim = 1};
+    e.region.sizes[0] = n;
+    e.region.strides[0] = 1;
+    return e;
+}
+
+static int segment_mappable(conn *c, uint32_t id)
+{
+    tsr__wire_segment seg = {.segment_id = id};
+    tsr__wire_segment_info info;
+    int st = rq(c, TSR__OP_SEGMENT_MAP, &seg, &info);
+    for (int k = 0; k < c->nfds; k++)
+        close(c->fds[k]);
+    c->nfds = 0;
+    return st;
+}
+
+static void check_alone(void)
+{
+    conn a, b;
+    if (!session_open(&a, "exporter") || !session_open(&b, "importer"))
+        return;
+    tsr__wire_alloc bad = {.device = opencl0, .bytes = 64, .flags = 0x6};
+    ASSERT_EQ(rq(&a, TSR__OP_ALLOC, &bad, NULL), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(a.message, "ALLOC flags 0x6 are not defined");
+    bad = (tsr__wire_alloc){.device = opencl0, .bytes = 64, .pad = 1};
+    ASSERT_EQ(rq(&a, TSR__OP_ALLOC, &bad, NULL), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(a.message, "ALLOC: pad is not 0");
+
+    /* ALONE: the whole of a new segment, pages rounded. */
+    tsr__wire_alloc req = {.device = opencl0, .bytes = 5000, .flags = TSR__WIRE_ALLOC_ALONE};
+    tsr__wire_block al, x, y, z;
+    ASSERT_EQ(rq(&a, TSR__OP_ALLOC, &req, &al), TSR_OK);
+    ASSERT_UEQ(al.offset, 0);
+    ASSERT_UEQ(al.size, 8192);
+    ASSERT_UEQ(al.segment_bytes, 8192);
+    ASSERT_EQ(al.flags, TSR__WIRE_NEW_SEGMENT);
+    /* Nothing else is carved from it. */
+    ASSERT_EQ(alloc(&a, opencl0, 100, &x), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, 100, &y), TSR_OK);
+    ASSERT_TRUE(x.segment_id != al.segment_id);
+    ASSERT_EQ(y.segment_id, x.segment_id);
+    uint64_t bytes = 0;
+    uint8_t *base = map_block(&a, &x, &bytes);
+    ASSERT_TRUE(base != NULL);
+    if (!base)
+        return;
+    memset(base + x.offset, 0x11, x.size);
+    memset(base + y.offset, 0x5a, y.size); /* what an importer of x must not see */
+
+    tsr__wire_export e = export_bytes(x.handle, 100);
+    tsr__wire_share_key key;
+    ASSERT_EQ(rq(&a, TSR__OP_EXPORT, &e, &key), TSR_ERR_RUNTIME);
+    char want[256];
+    snprintf(want, sizeof want,
+             "EXPORT: allocation 0x%016llx shares its segment with 1 other live allocations: "
+             "move it to an allocation made alone (ALLOC's ALONE flag) and export that",
+             (unsigned long long)x.handle);
+    ASSERT_STREQ(a.message, want);
+    /* With y freed, x is sealed alone where it is. */
+    ASSERT_EQ(free_handle(&a, y.handle), TSR_OK);
+    ASSERT_EQ(rq(&a, TSR__OP_EXPORT, &e, &key), TSR_OK);
+    tsr__wire_imported imp;
+    ASSERT_EQ(rq(&b, TSR__OP_IMPORT, &key, &imp), TSR_OK);
+    ASSERT_EQ(b.nfds, 1);
+    if (b.nfds == 1) {
+        struct stat st;
+        ASSERT_EQ(fstat(b.fds[0], &st), 0);
+        ASSERT_UEQ((uint64_t)st.st_size, imp.segment_bytes);
+        ASSERT_UEQ(imp.offset, x.offset);
+        /* A hostile importer maps all of it: x's bytes, and zeros. */
+        uint8_t *all = mmap(NULL, imp.segment_bytes, PROT_READ, MAP_SHARED, b.fds[0], 0);
+        ASSERT_TRUE(all != MAP_FAILED);
+        if (all != MAP_FAILED) {
+            uint64_t ours = 0, other = 0;
+            for (uint64_t k = 0; k < imp.segment_bytes; k++) {
+                bool in_x = k >= x.offset && k < x.offset + x.size;
+                ours += in_x && all[k] == 0x11;
+                other += !in_x && all[k] != 0;
+            }
+            ASSERT_UEQ(ours, x.size);
+            ASSERT_UEQ(other, 0);
+            munmap(all, imp.segment_bytes);
+        }
+        close(b.fds[0]);
+        b.nfds = 0;
+    }
+    /* The sealed segment serves nothing else. */
+    ASSERT_EQ(alloc(&a, opencl0, 100, &z), TSR_OK);
+    ASSERT_TRUE(z.segment_id != x.segment_id);
+    /* An ALONE block exports as it is; freeing it destroys its segment. */
+    e = export_bytes(al.handle, 5000);
+    ASSERT_EQ(rq(&a, TSR__OP_EXPORT, &e, &key), TSR_OK);
+    ASSERT_EQ(segment_mappable(&a, al.segment_id), TSR_OK);
+    ASSERT_EQ(free_handle(&a, al.handle), TSR_OK);
+    ASSERT_EQ(segment_mappable(&a, al.segment_id), TSR_ERR_INVALID_ARGUMENT);
+    /* So does freeing a sealed one, once its import is gone. */
+    ASSERT_EQ(free_handle(&b, imp.handle), TSR_OK);
+    ASSERT_EQ(free_handle(&a, x.handle), TSR_OK);
+    ASSERT_EQ(segment_mappable(&a, x.segment_id), TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(free_handle(&a, z.handle), TSR_OK);
+    munmap(base, bytes);
+    conn_close(&a);
+    conn_close(&b);
+    expect_healthy("exports of blocks alone");
 }
 
 /* A large fill does not run on the event loop: it is queued on the
@@ -1899,6 +2014,7 @@ int main(void)
     check_launches();
     check_gemm();
     check_large_fill();
+    check_alone();
     check_fair_turns();
     if (silent_open)
         check_silent_end(&silent, silent_since);

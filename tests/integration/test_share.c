@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/protocol.h"
+#include "tessera/dlpack.h"
 #include "support_daemon.h"
 #include "test.h"
 
@@ -446,6 +447,134 @@ static void exported_twice(tsr_client *c)
     tsr_client_close(e);
 }
 
+/* The memfd a raw IMPORT of h sends, as a hostile importer keeps it (-1
+ * on failure); *segment_bytes and *offset from the reply. */
+static int raw_import_fd(const tsr_export_handle *h, uint64_t *segment_bytes, uint64_t *offset)
+{
+    const char *path = getenv("TESSERA_SOCKET");
+    int sock = path ? test_raw_connect(path) : -1;
+    if (sock < 0 || test_raw_hello(sock, NULL, 0) != 1) {
+        if (sock >= 0)
+            close(sock);
+        return -1;
+    }
+    tsr__wire_share_key key = {.id = h->id};
+    memcpy(key.secret, h->secret, sizeof key.secret);
+    tsr__wire_imported rep;
+    int fd = -1;
+    tsr_status st =
+        test_raw_call(sock, TSR__OP_IMPORT, 2, &key, sizeof key, &rep, sizeof rep, &fd, 1, NULL, 0);
+    close(sock); /* the import goes with the session; the descriptor stays */
+    if (st != TSR_OK) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *segment_bytes = rep.segment_bytes;
+    *offset = rep.offset;
+    return fd;
+}
+
+/* How many of the memfd's float32 words equal `value`, mapping all of it
+ * (-1 when it cannot be mapped). */
+static int64_t words_equal(int fd, uint64_t bytes, float value)
+{
+    float *all = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    if (all == MAP_FAILED)
+        return -1;
+    int64_t n = 0;
+    for (uint64_t k = 0; k < bytes / sizeof *all; k++)
+        n += all[k] == value;
+    munmap(all, bytes);
+    return n;
+}
+
+/* An importer gets the memfd of the exported block's whole segment: it
+ * shows the tensor and nothing else of its exporter's. A small tensor,
+ * among others in a pool's segment, moves to a segment of its own at its
+ * first export (once), with its values, and its views follow it; a large
+ * one with a segment to itself stays where it is. */
+static void alone_in_segment(tsr_client *c)
+{
+    tsr_client *e = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &e));
+    if (!e)
+        return;
+    const float secret_value = -7.75f; /* no tensor here holds it */
+    int64_t secret_sizes[1] = {1000};
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = OPENCL0};
+    tsr_tensor *secret = NULL;
+    ASSERT_OK(tsr_tensor_full(e, 1, secret_sizes, tsr_scalar_float(secret_value), &o, &secret));
+    tsr_tensor *t = counting(e, ROWS, COLS), *v = shared_view(t), *imp = NULL;
+    void *before = NULL, *after = NULL, *again = NULL;
+    ASSERT_OK(tsr_tensor_data_ptr(t, &before));
+    DLManagedTensor *dl = NULL;
+    ASSERT_OK(tsr_tensor_to_dlpack(t, TSR_DLPACK_HOST, &dl));
+    tsr_export_handle h, h2;
+    ASSERT_OK(tsr_tensor_export(t, NULL, &h));
+    ASSERT_OK(tsr_tensor_data_ptr(t, &after));
+    ASSERT_TRUE(after != before); /* moved */
+    ASSERT_OK(tsr_tensor_export(v, NULL, &h2));
+    ASSERT_OK(tsr_tensor_data_ptr(t, &again));
+    ASSERT_TRUE(again == after); /* once */
+    /* The values came along, the view follows, and the importer sees the
+     * exporter's later kernels through it. */
+    ASSERT_EQ(check_values(v, false), 0);
+    ASSERT_OK(tsr_add_(v, v, tsr_scalar_int(1))); /* doubled */
+    ASSERT_OK(tsr_synchronize(e, OPENCL0));
+    ASSERT_OK(tsr_tensor_import(c, &h2, &imp));
+    if (imp)
+        ASSERT_EQ(check_view(imp, true), 0);
+    tsr_tensor_release(imp);
+    /* A DLPack export made before keeps the old memory, as it was. */
+    if (dl) {
+        const float *old = dl->dl_tensor.data;
+        ASSERT_TRUE(old == before);
+        ASSERT_TRUE(old[2 + COLS] == (float)(2 + COLS) && old[ROWS * COLS - 1] == ROWS * COLS - 1);
+        dl->deleter(dl);
+    }
+
+    uint64_t bytes = 0, offset = 1;
+    int fd = raw_import_fd(&h, &bytes, &offset);
+    ASSERT_TRUE(fd >= 0);
+    if (fd >= 0) {
+        ASSERT_UEQ(bytes, 4096); /* 2 KiB rounded to a page */
+        ASSERT_UEQ(offset, 0);
+        ASSERT_EQ(words_equal(fd, bytes, secret_value), 0);
+        ASSERT_EQ(words_equal(fd, bytes, 2.0f * (2 + COLS)), 1); /* the view's, doubled */
+        close(fd);
+    }
+
+    /* 12 MiB, alone in the 16 MiB segment a freed tensor left: sealed
+     * there, no copy, and the 4 MiB after it (the freed tensor's) cleared. */
+    int64_t old_sizes[1] = {4 << 20};
+    tsr_tensor *old = NULL;
+    ASSERT_OK(tsr_tensor_full(e, 1, old_sizes, tsr_scalar_float(secret_value), &o, &old));
+    ASSERT_OK(tsr_synchronize(e, OPENCL0));
+    ASSERT_OK(tsr_tensor_data_ptr(old, &before));
+    tsr_tensor_release(old);
+    tsr_tensor *big = counting(e, 768, 4096);
+    ASSERT_OK(tsr_tensor_data_ptr(big, &after));
+    ASSERT_TRUE(after == before); /* the same segment, from the daemon's cache */
+    ASSERT_OK(tsr_tensor_export(big, NULL, &h));
+    ASSERT_OK(tsr_tensor_data_ptr(big, &again));
+    ASSERT_TRUE(again == before);
+    fd = raw_import_fd(&h, &bytes, &offset);
+    ASSERT_TRUE(fd >= 0);
+    if (fd >= 0) {
+        ASSERT_UEQ(bytes, 16 << 20);
+        ASSERT_EQ(words_equal(fd, bytes, secret_value), 0);
+        ASSERT_EQ(words_equal(fd, bytes, 3145727.0f), 1); /* its last element */
+        close(fd);
+    }
+    tsr_tensor_release(big);
+    tsr_tensor_release(v);
+    tsr_tensor_release(t);
+    tsr_tensor_release(secret);
+    tsr_client_close(e);
+}
+
 /* An importer that exits with kernels on the import still running and
  * more queued: its queued kernels end (the session is gone) only after
  * the running ones, and the import goes only then. Until it goes the
@@ -632,6 +761,7 @@ int main(int argc, char **argv)
             read_only(c, cpu);
         }
         exported_twice(c);
+        alone_in_segment(c);
         importer_exits_running(c);
         revocation_and_hostile_handles(c);
         other_users(c, &d);
@@ -652,6 +782,7 @@ int main(int argc, char **argv)
     if (c) {
         across_processes(c, false);
         exporter_exits_first(c, false);
+        alone_in_segment(c);
         tsr_client_close(c);
     }
     if (test__failed != failed)
