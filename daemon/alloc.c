@@ -432,6 +432,7 @@ static void release_segment(tsr__allocator *a, segment *s)
     }
     a->stats.reserved -= s->bytes;
     a->stats.segments--;
+    a->stats.alone_segments -= s->alone;
     a->stats.segments_released++;
     free(s);
 }
@@ -573,6 +574,7 @@ static void describe(const tsr__allocator *a, const block *b, bool new_segment, 
         .offset = b->offset,
         .size = b->size,
         .segment_bytes = b->seg->bytes,
+        .requested = b->requested,
         .new_segment = new_segment,
         .alone = b->seg->alone,
     };
@@ -599,6 +601,9 @@ static tsr_status alloc_block(tsr__allocator *a, uint64_t bytes, bool alone, tsr
     if (a->stats.live_blocks >= a->max_allocations)
         return tsr__fail(TSR_ERR_LIMIT, "too many live allocations (%" PRIu32 ")",
                          a->max_allocations);
+    if (alone && a->stats.alone_segments >= TSR__ALLOC_MAX_ALONE)
+        return tsr__fail(TSR_ERR_LIMIT, "too many allocations alone in their segments (%u)",
+                         TSR__ALLOC_MAX_ALONE);
     tsr_status st = reserve_slot(a);
     if (st == TSR_OK)
         st = reserve_records(a, RECORDS_PER_ALLOC);
@@ -614,6 +619,7 @@ static tsr_status alloc_block(tsr__allocator *a, uint64_t bytes, bool alone, tsr
         if ((st = new_segment(a, size, false, &b)) != TSR_OK)
             return st;
         b->seg->alone = true;
+        a->stats.alone_segments++;
     } else if (created) {
         st = new_segment(a, segment_size_for(size, small), small, &b);
         if (st != TSR_OK)
@@ -679,6 +685,7 @@ tsr_status tsr__alloc_seal(tsr__allocator *a, uint64_t handle, tsr__block_ref *o
             if (!f->live)
                 unindex_free(a, f);
         s->alone = true;
+        a->stats.alone_segments++;
     }
     describe(a, b, false, out);
     return TSR_OK;
@@ -862,6 +869,7 @@ static tsr_status check_segment(const tsr__allocator *a, const segment *s, uint6
     sums->live_blocks += live;
     sums->reserved += s->bytes;
     sums->segments++;
+    sums->alone_segments += s->alone;
     return TSR_OK;
 }
 
@@ -898,8 +906,8 @@ tsr_status tsr__allocator_check(const tsr__allocator *a)
     const tsr__alloc_stats *s = &a->stats;
     if (s->allocated != sums.allocated || s->reserved != sums.reserved ||
         s->requested != sums.requested || s->segments != sums.segments ||
-        s->live_blocks != sums.live_blocks || s->peak_allocated < s->allocated ||
-        s->peak_reserved < s->reserved)
+        s->live_blocks != sums.live_blocks || s->alone_segments != sums.alone_segments ||
+        s->peak_allocated < s->allocated || s->peak_reserved < s->reserved)
         return tsr__fail(TSR_ERR_RUNTIME,
                          "stats differ from the blocks: allocated %" PRIu64 "/%" PRIu64
                          ", reserved %" PRIu64 "/%" PRIu64 ", requested %" PRIu64 "/%" PRIu64

@@ -52,8 +52,11 @@
 #define TSR__ALLOC_MIN_LARGE (UINT64_C(10) << 20)
 /* Larger requests get a segment of their size rounded up to this. */
 #define TSR__ALLOC_ROUND_LARGE (UINT64_C(2) << 20)
-/* Alone segments are a whole number of pages. */
+/* Alone segments are a whole number of pages, and at most this many live
+ * in one allocator: each is a descriptor and a mapping of the daemon's,
+ * however small. */
 #define TSR__ALLOC_ALONE_ROUND UINT64_C(4096)
+#define TSR__ALLOC_MAX_ALONE 4096u
 /* The largest request accepted (256 TiB); anything bigger is refused
  * before any size arithmetic. */
 #define TSR__ALLOC_MAX_BYTES (UINT64_C(1) << 48)
@@ -92,8 +95,10 @@ typedef struct tsr__block_ref {
     uint64_t size;          /* bytes reserved for the caller: the rounded request, or
                                more when the rest of a large block was too small to split */
     uint64_t segment_bytes; /* size of that segment */
+    uint64_t requested;     /* the caller's request, unrounded: the bytes it uses */
     bool new_segment;       /* this call created the segment (the client must map it) */
-    bool alone;             /* the segment is the block's alone (tsr__alloc_alone) */
+    bool alone;             /* the segment is the block's alone (tsr__alloc_alone, or sealed
+                               by tsr__alloc_seal) */
 } tsr__block_ref;
 
 typedef struct tsr__alloc_stats {
@@ -113,6 +118,7 @@ typedef struct tsr__alloc_stats {
      * a failed malloc of bookkeeping is not counted. */
     uint64_t allocations, frees, cache_hits, segments_created, segments_released, ooms;
     uint32_t segments, live_blocks; /* current counts */
+    uint32_t alone_segments;        /* of the segments, those alone (made or sealed so) */
 } tsr__alloc_stats;
 
 /* One segment as tsr__allocator_segments reports it. */
@@ -120,7 +126,8 @@ typedef struct tsr__segment_info {
     uint32_t segment_id;
     uint64_t bytes;
     bool small_pool;
-    bool alone;         /* made by tsr__alloc_alone */
+    bool alone;         /* made by tsr__alloc_alone, or sealed (its free blocks then
+                           out of use for good) */
     uint64_t allocated; /* bytes of live blocks in it */
     uint32_t live_blocks;
     uint32_t free_blocks;  /* cached free blocks in it */
@@ -167,13 +174,15 @@ tsr_status tsr__alloc(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out);
 /* The same, in a new segment of the block's own (see the rules above): no
  * cached block serves it, and tsr__free of it destroys the segment. Its
  * size is the segment's. The same errors, the out-of-memory one naming
- * the segment's size. */
+ * the segment's size, and TSR_ERR_LIMIT "too many allocations alone in
+ * their segments (4096)" past TSR__ALLOC_MAX_ALONE. */
 tsr_status tsr__alloc_alone(tsr__allocator *a, uint64_t bytes, tsr__block_ref *out);
 
 /* Makes the live block `handle` alone in its segment (see the rules
  * above) and describes it; nothing to do when it is already. The caller
- * clears the memory around it ([0, offset) and [offset + size,
- * segment_bytes)): it was other blocks' and an importer may see it.
+ * clears the memory around what it uses ([0, offset) and [offset +
+ * requested, segment_bytes)): it was other blocks' and an importer may
+ * see it. The segment's free blocks stay reserved until the block goes.
  * Errors: tsr__free's for a handle not live; TSR_ERR_RUNTIME
  * "allocation 0x<handle> shares its segment with N other live
  * allocations", and nothing changes. */

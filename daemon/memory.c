@@ -24,21 +24,19 @@
 #include "kernels/hugemem.h"
 #include "numa/topology.h"
 
-static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id)
+/* Charges `bytes` of device `dev` to the session: the device's
+ * capacity, then the configured limits (per session, uid and group).
+ * TSR_ERR_OUT_OF_MEMORY "the device is full", TSR_ERR_LIMIT with the
+ * limit's words. */
+static tsr_status charge(tsr__session *s, tsr__registry_device *dev, uint64_t bytes)
 {
-    tsr__device_pool *pool = ctx;
-    tsr__session *s = pool->session;
-    tsr__registry_device *dev = pool->device;
     uint64_t after;
     if (__builtin_add_overflow(dev->reserved, bytes, &after) || after > dev->capacity) {
         s->refused_at_limit = false; /* the device, whatever a first try met */
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "the device is full");
     }
-    /* The configured limits (per session, uid and group) come next; every
-     * failure below gives the charge back. */
-    uint32_t ordinal = (uint32_t)dev->info.device.index;
-    tsr__limits_who who = tsr__session_who(s);
-    tsr_status st = tsr__limits_charge(s->server->limits, who, ordinal, bytes);
+    tsr_status st = tsr__limits_charge(s->server->limits, tsr__session_who(s),
+                                       (uint32_t)dev->info.device.index, bytes);
     if (st == TSR_ERR_OUT_OF_MEMORY) { /* a limit, not a full device: see alloc.c */
         s->refused_at_limit = true;
         s->refused_scope = (uint32_t)tsr__limits_refused_scope(s->server->limits);
@@ -46,10 +44,29 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
         snprintf(why, sizeof why, "%s", tsr_last_error());
         return tsr__fail_text(TSR_ERR_LIMIT, why);
     }
+    if (st == TSR_OK)
+        dev->reserved = after;
+    return st;
+}
+
+static void uncharge(tsr__session *s, tsr__registry_device *dev, uint64_t bytes)
+{
+    dev->reserved -= bytes;
+    tsr__limits_uncharge(s->server->limits, tsr__session_who(s), (uint32_t)dev->info.device.index,
+                         bytes);
+}
+
+static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id)
+{
+    tsr__device_pool *pool = ctx;
+    tsr__session *s = pool->session;
+    tsr__registry_device *dev = pool->device;
+    /* Every failure after the charge gives it back. */
+    tsr_status st = charge(s, dev, bytes);
     if (st != TSR_OK)
         return st;
     if (s->segment_count >= s->server->session_max_segments) {
-        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+        uncharge(s, dev, bytes);
         return tsr__fail(TSR_ERR_LIMIT, "too many segments in one session (%u)",
                          s->server->session_max_segments);
     }
@@ -57,7 +74,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
         uint32_t cap = s->segment_cap ? s->segment_cap * 2 : 16;
         tsr__segment *grown = realloc(s->segments, cap * sizeof *grown);
         if (!grown) {
-            tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+            uncharge(s, dev, bytes);
             return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory tracking segments");
         }
         s->segments = grown;
@@ -65,7 +82,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     }
     int fd = memfd_create("tessera-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
-        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+        uncharge(s, dev, bytes);
     if (fd < 0 && (errno == EMFILE || errno == ENFILE))
         return tsr__fail(TSR_ERR_LIMIT, "tesserad is out of file descriptors for segments");
     if (fd < 0)
@@ -78,7 +95,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
             MAP_FAILED) {
         int e = errno;
         close(fd);
-        tsr__limits_uncharge(s->server->limits, who, ordinal, bytes);
+        uncharge(s, dev, bytes);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make a %llu-byte segment: %s",
                          (unsigned long long)bytes, strerror(e));
     }
@@ -87,7 +104,6 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
     uint32_t id = ++s->next_segment_id;
     s->segments[s->segment_count++] =
         (tsr__segment){.id = id, .fd = fd, .base = base, .bytes = bytes, .device = dev};
-    dev->reserved = after;
     *segment_id = id;
     return TSR_OK;
 }
@@ -105,9 +121,7 @@ static void segment_destroy(void *ctx, uint32_t segment_id)
         fallocate(seg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)seg->bytes);
         munmap(seg->base, seg->bytes);
         close(seg->fd);
-        seg->device->reserved -= seg->bytes;
-        tsr__limits_uncharge(s->server->limits, tsr__session_who(s),
-                             (uint32_t)seg->device->info.device.index, seg->bytes);
+        uncharge(s, seg->device, seg->bytes);
         s->segments[k] = s->segments[--s->segment_count];
         return;
     }
@@ -126,10 +140,12 @@ tsr__segment *tsr__session_segment(tsr__session *s, uint32_t id)
 /* Lets go of a segment of another session this one imported: its
  * device buffer and descriptor are this session's, the memory the
  * owner's. */
-static void foreign_close(tsr__segment *seg)
+static void foreign_close(tsr__session *s, tsr__segment *seg)
 {
     if (seg->device_buffer)
         seg->device->backend->buffer_release(seg->device_buffer);
+    if (seg->charged)
+        uncharge(s, seg->device, seg->bytes);
     close(seg->fd);
 }
 
@@ -137,7 +153,7 @@ void tsr__memory_drop_segment(tsr__session *s, uint32_t id)
 {
     for (uint32_t k = 0; k < s->segment_count; k++)
         if (s->segments[k].id == id && s->segments[k].foreign) {
-            foreign_close(&s->segments[k]);
+            foreign_close(s, &s->segments[k]);
             s->segments[k] = s->segments[--s->segment_count];
             return;
         }
@@ -156,13 +172,27 @@ tsr_status tsr__memory_add_foreign(tsr__session *s, const tsr__segment *owner, i
         s->segments = grown;
         s->segment_cap = cap;
     }
+    /* Where the device has memory of its own, this session's kernels on
+     * the import use a device buffer of its own over the segment: device
+     * memory of the importer's, charged to it as a segment would be. */
+    bool charged = !owner->device->desc.host_unified_memory;
+    tsr_status st = charged ? charge(s, owner->device, owner->bytes) : TSR_OK;
+    if (st != TSR_OK) {
+        char why[TSR__ERROR_MAX];
+        snprintf(why, sizeof why, "%s", tsr_last_error());
+        return tsr__fail(st,
+                         "IMPORT: this session's %llu-byte device copy of the tensor does not "
+                         "fit: %s",
+                         (unsigned long long)owner->bytes, why);
+    }
     *id = ++s->next_segment_id;
     s->segments[s->segment_count++] = (tsr__segment){.id = *id,
                                                      .fd = fd,
                                                      .base = owner->base,
                                                      .bytes = owner->bytes,
                                                      .device = owner->device,
-                                                     .foreign = true};
+                                                     .foreign = true,
+                                                     .charged = charged};
     return TSR_OK;
 }
 
@@ -171,7 +201,7 @@ void tsr__session_release_segments(tsr__session *s)
     /* Imported segments first: the allocators below know only their own. */
     for (uint32_t k = 0; k < s->segment_count;)
         if (s->segments[k].foreign) {
-            foreign_close(&s->segments[k]);
+            foreign_close(s, &s->segments[k]);
             s->segments[k] = s->segments[--s->segment_count];
         } else {
             k++;
@@ -247,10 +277,12 @@ tsr_status tsr__memory_seal(tsr__session *s, tsr__device_pool *pool, uint64_t ha
         *b = was;
     if (st != TSR_OK || was.alone)
         return st;
+    /* What the block holds past its request (a reused block may be up
+     * to a megabyte longer) was other blocks' too. */
     const tsr__segment *seg = tsr__session_segment(s, b->segment_id);
     if (seg) {
         clear_range(seg, 0, b->offset);
-        clear_range(seg, b->offset + b->size, seg->bytes);
+        clear_range(seg, b->offset + b->requested, seg->bytes);
     }
     return TSR_OK;
 }

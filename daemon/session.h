@@ -47,8 +47,10 @@ typedef struct tsr__segment {
     void *device_buffer; /* the device's buffer over base, made at its first kernel (exec.c) */
     /* Another session's segment this one imported (share.c): fd is this
      * session's own descriptor of it, base the owner's mapping; the owner
-     * charges and releases the memory. */
-    bool foreign;
+     * charges and releases the memory, but for `charged`: on a device with
+     * memory of its own, this session's device buffer over it, charged to
+     * this session (device, session, uid and group limits). */
+    bool foreign, charged;
 } tsr__segment;
 
 /* An allocation the session exported (share.c): the capability's id and

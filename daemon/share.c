@@ -152,6 +152,8 @@ tsr_status tsr__share_export(request *r)
                      .host_fd = -1};
     uint64_t block_bytes;
     tsr_status st;
+    tsr__device_pool *pool = NULL; /* a device block's */
+    tsr__block_ref b;
     const tsr__export *host = host_block(s, in->region.handle);
     if (in->flags & TSR__WIRE_EXPORT_HOST) {
         if ((st = host_create(in, &e.host_fd, &e.host_bytes)) != TSR_OK)
@@ -167,22 +169,8 @@ tsr_status tsr__share_export(request *r)
             return tsr__fail(TSR_ERR_LIMIT, "tesserad is out of file descriptors: %s",
                              strerror(errno));
     } else {
-        tsr__block_ref b;
-        tsr__device_pool *pool = tsr__session_find_live(s, in->region.handle, &b);
-        if (!pool)
+        if (!(pool = tsr__session_find_live(s, in->region.handle, &b)))
             return TSR_ERR_INVALID_ARGUMENT;
-        /* An importer gets the segment's memfd: it must show this block
-         * and nothing else, now and after the block is freed. */
-        if ((st = tsr__memory_seal(s, pool, in->region.handle, &b)) == TSR_ERR_RUNTIME) {
-            char why[TSR__ERROR_MAX];
-            snprintf(why, sizeof why, "%s", tsr_last_error());
-            return tsr__fail(TSR_ERR_RUNTIME,
-                             "EXPORT: %s: move it to an allocation made alone (ALLOC's ALONE "
-                             "flag) and export that",
-                             why);
-        }
-        if (st != TSR_OK)
-            return st;
         block_bytes = b.size;
     }
     tsr__region g = {
@@ -196,6 +184,19 @@ tsr_status tsr__share_export(request *r)
             close(e.host_fd);
         return st != TSR_OK ? st : tsr__fail(TSR_ERR_IO, "getrandom gave no secret for the export");
     }
+    /* An importer gets the segment's memfd: it must show this block and
+     * nothing else, now and after the block is freed. Sealing is for good,
+     * so it is the last check. */
+    if (pool && (st = tsr__memory_seal(s, pool, in->region.handle, &b)) == TSR_ERR_RUNTIME) {
+        char why[TSR__ERROR_MAX];
+        snprintf(why, sizeof why, "%s", tsr_last_error());
+        return tsr__fail(TSR_ERR_RUNTIME,
+                         "EXPORT: %s: move it to an allocation made alone (ALLOC's ALONE flag) "
+                         "and export that",
+                         why);
+    }
+    if (st != TSR_OK)
+        return st;
     /* With the session's id: unique for the daemon's life. A new host
      * block's handle is the low half. */
     e.id =

@@ -78,8 +78,7 @@ tsr_status tsr_tensor_export(const tsr_tensor *t, const tsr_export_options *opti
      * block is there; else (a small tensor among others) the block moves
      * to a segment of its own, once, and its views follow. */
     if (st == TSR_ERR_RUNTIME && s->client && !s->alone) {
-        if ((st = tsr__storage_make_alone((tsr__storage *)s)) != TSR_OK ||
-            (st = tsr__client_synchronize(s->client, s->device)) != TSR_OK)
+        if ((st = tsr__storage_make_alone((tsr__storage *)s)) != TSR_OK)
             return st;
         req.region.handle = s->handle;
         st = tsr__socket_call(client, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, NULL,

@@ -267,6 +267,10 @@ tsr_status tsr__storage_make_alone(tsr__storage *s)
         tsr_tensor_release(from);
         tsr_tensor_release(to);
     }
+    /* The copy is done before the storage lets go of its memory: where it
+     * failed (no room for the device's buffer, say), the tensor keeps it. */
+    if (st == TSR_OK)
+        st = tsr__client_synchronize(s->client, s->device);
     if (st != TSR_OK) {
         storage_release(fresh);
         return st;

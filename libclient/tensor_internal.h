@@ -74,7 +74,8 @@ tsr_status tsr__tensor_resolve_device(tsr_client *client, tsr_device device, tsr
 
 /* Moves an accelerator storage to a block alone in its segment, unless it
  * is there already: a new block, the bytes copied on the device's queue
- * (in order with the client's kernels), the old block given back. Every
+ * (in order with the client's kernels) and waited for, the old block
+ * given back; on failure the storage keeps its memory. Every
  * view of the storage follows, as share_memory_'s do; no other thread may
  * use the storage meanwhile. */
 tsr_status tsr__storage_make_alone(tsr__storage *s);

@@ -25,12 +25,16 @@
  *
  * What an importer sees: the tensor's memory and nothing else of the
  * exporter's, then or later. A device tensor's memory is alone in its
- * shared-memory segment from its first export on: a large one is
- * exported where it is; a small one, among others in a segment, moves
- * first (a copy on the device; the tensor and its views follow, as
- * share_memory_ moves a cpu tensor, and a DLPack export made before
- * keeps the old memory; no other thread may use the tensor during that
- * first export).
+ * shared-memory segment from its first export on. One with no other live
+ * tensor in its segment (usually a large one) is exported where it is,
+ * and the rest of that segment stays reserved to it until it is freed.
+ * One among others (small tensors share segments) moves first: a copy on
+ * the device, which needs room for a second copy while it runs; the
+ * tensor and its views follow, as share_memory_ moves a cpu tensor. A
+ * DLPack export made before keeps the old memory; a pointer from
+ * tsr_tensor_data_ptr taken before does not (the library may give that
+ * memory to the next tensor). No other thread may use the tensor during
+ * that first export.
  *
  * Ordering: tsr_tensor_export waits for the kernels the exporting client
  * queued on the tensor's device, so an importer sees every write made

@@ -11,7 +11,7 @@
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
 #define GiB (UINT64_C(1) << 30)
-#define MAX_SEGMENTS 256
+#define MAX_SEGMENTS (TSR__ALLOC_MAX_ALONE + 64)
 
 typedef struct test_device {
     uint64_t capacity, used;
@@ -158,7 +158,8 @@ static bool stats_equal(const tsr__alloc_stats *x, const tsr__alloc_stats *y)
 /* The info of the one segment with `id`; zeroed when there is none. */
 static tsr__segment_info segment_info(const tsr__allocator *a, uint32_t id)
 {
-    tsr__segment_info all[MAX_SEGMENTS], none = {0};
+    static tsr__segment_info all[MAX_SEGMENTS];
+    tsr__segment_info none = {0};
     size_t n = tsr__allocator_segments(a, all, MAX_SEGMENTS);
     for (size_t i = 0; i < n && i < MAX_SEGMENTS; i++)
         if (all[i].segment_id == id)
@@ -723,6 +724,21 @@ static void test_alone_and_seal(void)
                      .segments_created = 4,
                      .segments_released = 3,
                      .segments = 1});
+    /* Each is a descriptor and a mapping of the daemon's: at most
+     * TSR__ALLOC_MAX_ALONE live, sealed ones included. */
+    static tsr__block_ref many[TSR__ALLOC_MAX_ALONE];
+    for (uint32_t k = 0; k < TSR__ALLOC_MAX_ALONE - 1; k++)
+        ASSERT_OK(tsr__alloc_alone(a, 1, &many[k]));
+    ALLOC_AT(a, 100, x, 4, 0, 512, 2 * MiB, false); /* y's cached segment */
+    ASSERT_OK(tsr__alloc_seal(a, x.handle, &again));
+    ASSERT_UEQ(stats_of(a).alone_segments, TSR__ALLOC_MAX_ALONE);
+    ASSERT_EQ(tsr__alloc_alone(a, 1, &again), TSR_ERR_LIMIT);
+    ASSERT_STREQ(tsr_last_error(), "too many allocations alone in their segments (4096)");
+    FREE_OK(a, x);
+    ASSERT_OK(tsr__alloc_alone(a, 1, &many[TSR__ALLOC_MAX_ALONE - 1]));
+    for (uint32_t k = 0; k < TSR__ALLOC_MAX_ALONE; k++)
+        FREE_OK(a, many[k]);
+    ASSERT_UEQ(stats_of(a).alone_segments, 0);
     check_and_destroy(a);
     ASSERT_EQ(d.bad_destroys, 0);
 }

@@ -575,6 +575,57 @@ static void alone_in_segment(tsr_client *c)
     tsr_client_close(e);
 }
 
+/* On a device with memory of its own, an importer's kernels use a device
+ * buffer of its own over the shared memory: device memory of the
+ * importer's, charged to it. With 24 MiB on the device, a 10 MiB tensor
+ * and one import fit, a second import does not, and it fits again once
+ * the first is released. */
+static void import_charged(void)
+{
+    test_daemon d;
+    static const char *const copy[] = {"--device-memory", "copy", "--memory-limit", "24M", NULL};
+    if (test_daemon_start(&d, copy) != 0) {
+        test__failed++;
+        return;
+    }
+    tsr_client *e = NULL, *c = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &e));
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    tsr_tensor *t = e && c ? counting(e, 640, 4096) : NULL, *i1 = NULL, *i2 = NULL;
+    tsr_export_handle h;
+    if (t && tsr_tensor_export(t, NULL, &h) == TSR_OK) {
+        ASSERT_OK(tsr_tensor_import(c, &h, &i1));
+        ASSERT_EQ(tsr_tensor_import(c, &h, &i2), TSR_ERR_OUT_OF_MEMORY);
+        ASSERT_STREQ(tsr_last_error(), "IMPORT: this session's 10485760-byte device copy of the "
+                                       "tensor does not fit: the device is full");
+        float last = 0;
+        tsr_tensor *one = NULL;
+        if (i1 && tsr_tensor_select(i1, 0, 639, &one) == TSR_OK) {
+            tsr_tensor *x = NULL;
+            ASSERT_OK(tsr_tensor_select(one, 0, 4095, &x));
+            ASSERT_OK(tsr_add_(x, x, tsr_scalar_int(1))); /* a kernel on the import */
+            ASSERT_OK(tsr_tensor_copy_to_host(x, &last, sizeof last));
+            tsr_tensor_release(x);
+        }
+        ASSERT_TRUE(last == 2.0f * (640 * 4096 - 1));
+        tsr_tensor_release(one);
+        tsr_tensor_release(i1);
+        ASSERT_OK(tsr_synchronize(c, OPENCL0));
+        ASSERT_OK(tsr_tensor_import(c, &h, &i2));
+        tsr_tensor_release(i2);
+    } else {
+        ASSERT_TRUE(false);
+    }
+    tsr_tensor_release(t);
+    if (c)
+        tsr_client_close(c);
+    if (e)
+        tsr_client_close(e);
+    if (test__failed)
+        test_daemon_dump_log(&d);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+}
+
 /* An importer that exits with kernels on the import still running and
  * more queued: its queued kernels end (the session is gone) only after
  * the running ones, and the import goes only then. Until it goes the
@@ -788,5 +839,6 @@ int main(int argc, char **argv)
     if (test__failed != failed)
         test_daemon_dump_log(&d);
     ASSERT_EQ(test_daemon_stop(&d), 0);
+    import_charged();
     TEST_DONE();
 }
