@@ -23,7 +23,19 @@ PyObject *tsp_raise(tsr_status st)
     return NULL;
 }
 
+pthread_rwlock_t tsp_storage_lock = PTHREAD_RWLOCK_INITIALIZER;
+
 /* ---- Scalars -------------------------------------------------------- */
+
+/* An int that is no int64: PyTorch's RuntimeError, not OverflowError. */
+static int long_error(void)
+{
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+    }
+    return -1;
+}
 
 int tsp_scalar_arg(PyObject *obj, tsr_scalar *out)
 {
@@ -32,7 +44,7 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out)
     } else if (PyLong_Check(obj)) {
         long long v = PyLong_AsLongLong(obj);
         if (v == -1 && PyErr_Occurred())
-            return -1;
+            return long_error();
         *out = tsr_scalar_int(v);
     } else if (PyFloat_Check(obj)) {
         *out = tsr_scalar_float(PyFloat_AS_DOUBLE(obj));
@@ -44,7 +56,7 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out)
         long long i = v ? PyLong_AsLongLong(v) : -1;
         Py_XDECREF(v);
         if (i == -1 && PyErr_Occurred())
-            return -1;
+            return v ? long_error() : -1;
         *out = tsr_scalar_int(i);
     } else if (!PyObject_TypeCheck(obj, &tsp_tensor_type) && Py_TYPE(obj)->tp_as_number &&
                Py_TYPE(obj)->tp_as_number->nb_float) {

@@ -11,6 +11,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 
 #include "tessera/tessera.h"
 
@@ -45,8 +46,15 @@ int tsp_device_arg(PyObject *arg, tsr_device *out);
 tsr_client *tsp_client(void);
 /* The session if one is open, else NULL (no exception). */
 tsr_client *tsp_client_if_open(void);
+/* Shared by copies to the host while they run without the GIL, taken
+ * exclusively (with the GIL) by export(): a small device tensor's first
+ * export moves its storage (libtessera's tsr_tensor_export). */
+extern pthread_rwlock_t tsp_storage_lock;
+
 /* A Python bool, int, float or complex as a tsr_scalar: 1 when `obj` is
- * one, 0 when it is not (no exception), -1 on error (int overflow). */
+ * one, 0 when it is not (no exception), -1 on error (an int out of
+ * int64's range: RuntimeError "Overflow when unpacking long", as
+ * PyTorch). */
 int tsp_scalar_arg(PyObject *obj, tsr_scalar *out);
 
 /* The Tensor type's module-level functions, added by the module. */

@@ -98,7 +98,13 @@ static PyObject *py_export(PyObject *m, PyObject *args)
         id_arg(gid, "gid", TSR_EXPORT_ALLOW_GID, &o.flags, &o.allow_gid))
         return NULL;
     tsr_export_handle h;
+    /* With the GIL, as every operation on the tensor: a small device
+     * tensor's first export moves its storage. A copy to the host running
+     * without the GIL (it holds tsp_storage_lock shared) is waited for;
+     * it needs no GIL to finish. */
+    pthread_rwlock_wrlock(&tsp_storage_lock);
     tsr_status st = tsr_tensor_export(TENSOR(t), &o, &h);
+    pthread_rwlock_unlock(&tsp_storage_lock);
     if (st != TSR_OK)
         return tsp_raise(st);
     return handle_text(&h);

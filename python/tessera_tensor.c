@@ -685,6 +685,8 @@ static PyObject *m_as_strided(PyObject *self, PyObject *args)
     long long off = offset == Py_None ? -1 : PyLong_AsLongLong(offset);
     if (off == -1 && PyErr_Occurred())
         return NULL;
+    if (offset != Py_None && off < 0) /* -1 is the library's "keep it" */
+        return PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", off);
     tsr_tensor *t = NULL;
     return result(tsr_tensor_as_strided(TENSOR(self), n, sizes, strides, off, &t), &t);
 }
@@ -771,7 +773,9 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kwargs)
  * from a view of its own, made under the GIL: another thread may give the
  * tensor a new storage meanwhile (an out= of another shape). A cpu tensor
  * has nothing to wait for and keeps the GIL (share_memory_() swaps its
- * storage's memory under the GIL). libtessera's errors are per thread. */
+ * storage's memory under the GIL); a device tensor's first export may
+ * move its storage, without the GIL, so the copy holds tsp_storage_lock
+ * shared. libtessera's errors are per thread. */
 static tsr_status to_host_unlocked(const tsr_tensor *t, const tsr_tensor_options *o,
                                    tsr_tensor **out)
 {
@@ -784,7 +788,9 @@ static tsr_status to_host_unlocked(const tsr_tensor *t, const tsr_tensor_options
     if (st != TSR_OK)
         return st;
     PyThreadState *ts = PyEval_SaveThread();
+    pthread_rwlock_rdlock(&tsp_storage_lock); /* no export moves the storage meanwhile */
     st = tsr_tensor_to(NULL, own, o, false, out);
+    pthread_rwlock_unlock(&tsp_storage_lock);
     PyEval_RestoreThread(ts);
     tsr_tensor_release(own);
     return st;
@@ -872,8 +878,14 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused)
     else if ((st = tsr_tensor_copy_to_host(host, buf, nbytes)) != TSR_OK)
         tsp_raise(st);
     else {
+        /* The shape as it is now: making the lists may run Python code
+         * (the collector) that gives `host` (the tensor itself, for a cpu
+         * tensor of a kind Python has) another one. */
+        int64_t sizes[TSR_MAX_DIMS];
+        int ndim = tsr_tensor_ndim(host);
+        memcpy(sizes, tsr_tensor_sizes(host), (size_t)ndim * sizeof sizes[0]);
         const unsigned char *at = buf;
-        list = nested_list(o.dtype, tsr_tensor_sizes(host), tsr_tensor_ndim(host), &at);
+        list = nested_list(o.dtype, sizes, ndim, &at);
     }
     free(buf);
     tsr_tensor_release(host);

@@ -161,6 +161,14 @@ def test_errors_are_pytorchs():
         tessera.promote_types(tessera.float32, "float64")
     with pytest.raises(TypeError):
         tessera.zeros(2) + "x"
+    # PyTorch 1.13's class and words for an int out of int64's range, and
+    # for a negative storage offset
+    for make in (lambda: tessera.tensor([2**63]), lambda: tessera.tensor(2**64),
+                 lambda: tessera.zeros(2) + 2**63, lambda: tessera.full((2,), -2**63 - 1)):
+        with pytest.raises(RuntimeError, match="^Overflow when unpacking long$"):
+            make()
+    with pytest.raises(RuntimeError, match="^Tensor: invalid storage offset -1$"):
+        tessera.zeros(2).as_strided((2,), (1,), -1)
 
 
 def test_tensor_of_a_list_that_changes_while_read():
