@@ -71,6 +71,12 @@ typedef struct tsr__ring_slot {
  * `errors` with the count it has already reported. */
 #define TSR__RING_QUEUES 16u /* OpenCL devices with kernel queues */
 #define TSR__RING_QUEUE_MESSAGE 240u
+/* A session may have at most this many kernels queued and not finished
+ * on all its devices together (the daemon refuses more: TSR_ERR_LIMIT);
+ * the reference client waits while a quarter of it is queued on one
+ * device, as a CUDA launch blocks on a full launch queue. */
+#define TSR__RING_MAX_QUEUED 65536u
+#define TSR__RING_CLIENT_DEPTH (TSR__RING_MAX_QUEUED / 4)
 typedef struct tsr__ring_queue {
     _Atomic uint32_t completed; /* sequence of the last finished launch; the futex word */
     _Atomic uint32_t waiting;   /* client threads sleeping on completed */

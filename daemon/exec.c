@@ -216,11 +216,27 @@ static void raise_to(_Atomic uint32_t *word, uint32_t sequence)
         ;
 }
 
+/* Raises the ring's `completed` to the daemon's `finished`. The client
+ * may write that word too: after a few tries the daemon's value is simply
+ * stored, so that a client rewriting it cannot keep a completion thread
+ * (every session's) spinning. */
+static void raise_ring(_Atomic uint32_t *word, _Atomic uint32_t *finished)
+{
+    uint32_t seen = atomic_load(word);
+    for (int tries = 0; tries < 64; tries++) {
+        uint32_t want = atomic_load(finished);
+        if ((int32_t)(want - seen) <= 0 || atomic_compare_exchange_weak(word, &seen, want))
+            return;
+    }
+    atomic_store(word, atomic_load(finished));
+}
+
 static void publish(job *j)
 {
     /* The daemon's own record first (the ring is the client's to scribble
      * on, so the daemon never trusts what it reads there). */
-    raise_to(&j->session->devices[j->queue].finished, j->sequence);
+    _Atomic uint32_t *finished = &j->session->devices[j->queue].finished;
+    raise_to(finished, j->sequence);
     tsr__ring *ring = j->session->ring;
     if (!ring || j->queue >= TSR__RING_QUEUES) /* no such job is queued (checked) */
         return;
@@ -230,7 +246,7 @@ static void publish(job *j)
         memcpy(q->message, j->message, sizeof q->message);
         atomic_fetch_add(&q->errors, 1u);
     }
-    raise_to(&q->completed, j->sequence);
+    raise_ring(&q->completed, finished);
     if (atomic_load(&q->waiting))
         futex_wake_all(&q->completed);
 }
@@ -1084,7 +1100,7 @@ static tsr__backend_program *program_for(executor *x, uint32_t queue, const tsr_
  * take_out_repeats). */
 #define MAX_PIECES (UINT64_C(1) << 20)
 
-static job *new_job(executor *x, tsr__session *s, uint32_t queue);
+static tsr_status new_job(executor *x, tsr__session *s, uint32_t queue, job **out);
 static tsr_status queue_job(executor *x, job *j, tsr__wire_launched *out);
 
 static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t queue,
@@ -1116,9 +1132,9 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
         return TSR_ERR_OUT_OF_MEMORY;
     if (!host && x->be->program_state(program) == TSR__PROGRAM_FAILED)
         return tsr__fail(TSR_ERR_DEVICE, "%s", x->be->program_error(program));
-    job *j = new_job(x, s, queue);
-    if (!j)
-        return TSR_ERR_OUT_OF_MEMORY;
+    job *j = NULL;
+    if ((st = new_job(x, s, queue, &j)) != TSR_OK)
+        return st;
     j->program = program;
     j->is_host = host;
     if (host)
@@ -1166,22 +1182,37 @@ static tsr_status enqueue_job(tsr__session *s, const tsr__kernel *k, uint32_t qu
     return queue_job(x, j, out);
 }
 
-/* A job for a launch of the session on `queue`, or NULL (error set). */
-static job *new_job(executor *x, tsr__session *s, uint32_t queue)
+/* Whether the session may queue `more` kernels. */
+static tsr_status room_for(const tsr__session *s, uint64_t more)
 {
+    if (more <= TSR__SESSION_MAX_QUEUED && s->inflight_total + more <= TSR__SESSION_MAX_QUEUED)
+        return TSR_OK;
+    return tsr__fail(TSR_ERR_LIMIT,
+                     "too many kernels queued in one session (%u): wait for some first "
+                     "(synchronize)",
+                     TSR__SESSION_MAX_QUEUED);
+}
+
+/* A job for a launch of the session on `queue`: TSR_ERR_LIMIT past
+ * TSR__SESSION_MAX_QUEUED, TSR_ERR_OUT_OF_MEMORY. */
+static tsr_status new_job(executor *x, tsr__session *s, uint32_t queue, job **out)
+{
+    tsr_status st = room_for(s, 1);
+    if (st != TSR_OK)
+        return st;
     job *j = x->spare;
     if (j) {
         x->spare = j->next;
         x->nspare--;
         memset(j, 0, sizeof *j);
     } else if (!(j = calloc(1, sizeof *j))) {
-        tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
-        return NULL;
+        return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
     }
     j->x = x;
     j->session = s;
     j->queue = queue;
-    return j;
+    *out = j;
+    return TSR_OK;
 }
 
 /* Puts a new job at the end of its session's lane with the next sequence
@@ -1225,9 +1256,9 @@ tsr_status tsr__exec_user_launch(tsr__session *s, uint32_t queue, tsr__exec_user
     tsr_status st = executor_get(s->server, &x);
     if (st != TSR_OK)
         return st;
-    job *j = new_job(x, s, queue);
-    if (!j)
-        return TSR_ERR_OUT_OF_MEMORY;
+    job *j = NULL;
+    if ((st = new_job(x, s, queue, &j)) != TSR_OK)
+        return st;
     j->user = start;
     j->user_ctx = ctx;
     return queue_job(x, j, out);
@@ -1597,15 +1628,22 @@ tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_la
     int64_t nb = per_matrix <= GEMM_PIECE ? (int64_t)(GEMM_PIECE / per_matrix) : 1;
     int64_t nr = per_matrix <= GEMM_PIECE ? g->m : (int64_t)(GEMM_PIECE / per_row);
     nr = nr < 1 ? 1 : nr;
+    /* Every piece is a job: all of them fit, or none is queued. */
+    uint64_t pieces;
+    if (__builtin_mul_overflow((uint64_t)((g->batch + nb - 1) / nb),
+                               (uint64_t)((g->m + nr - 1) / nr), &pieces))
+        pieces = UINT64_MAX;
+    if ((st = room_for(s, pieces)) != TSR_OK)
+        return st;
     size_t item = tsr_dtype_itemsize((tsr_dtype)g->dtype);
     uint64_t base[3]; /* each allocation's element 0 in its segment, bytes */
     for (int i = 0; i < 3; i++)
         base[i] = offsets[i] - (uint64_t)g->offsets[i] * item;
     for (int64_t b0 = 0; b0 < g->batch; b0 += nb)
         for (int64_t r0 = 0; r0 < g->m; r0 += nr) {
-            job *j = new_job(x, s, (uint32_t)queue);
-            if (!j)
-                return TSR_ERR_OUT_OF_MEMORY;
+            job *j = NULL;
+            if ((st = new_job(x, s, (uint32_t)queue, &j)) != TSR_OK)
+                return st;
             j->program = program;
             j->is_gemm = true;
             gemm_piece(g, item, base, b0, nb, r0, nr, &j->gemm);

@@ -78,7 +78,11 @@ void tsr__session_retired(tsr__session *s, uint32_t queue, uint32_t sequence)
         s->deferred[k] = s->deferred[--s->deferred_count];
         for (uint32_t i = 0; i < s->import_count; i++)
             if (s->imports[i].handle == d.handle) {
+                /* Its owner may go with it, and with the owner an import
+                 * of one of this session's blocks, which changes
+                 * s->deferred: look again from the start. */
                 tsr__session_drop_import(s, i);
+                k = 0;
                 break;
             }
     }

@@ -748,13 +748,12 @@ static tsr_status adopt_config(tsr__server *server, const tsr__server_options *o
 static tsr_status build_devices(tsr__server *server, tsr__registry *given)
 {
     const tsr__config *cfg = server->config;
-    tsr__registry_options ro = {.probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
-                                .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number !=
-                                               TSR__DEVICE_MEMORY_AUTO,
-                                .stage_copies = cfg->v[TSR__CONF_DEVICE_MEMORY].number ==
-                                                TSR__DEVICE_MEMORY_STAGED,
-                                .host_code = cfg->v[TSR__CONF_HOST_CODE].number != 0,
-                                .huge_pages = cfg->v[TSR__CONF_HUGE_PAGES].number != 0};
+    tsr__registry_options ro = {
+        .probe_timeout_ms = (int)cfg->v[TSR__CONF_PROBE_TIMEOUT].number,
+        .copy_memory = cfg->v[TSR__CONF_DEVICE_MEMORY].number != TSR__DEVICE_MEMORY_AUTO,
+        .stage_copies = cfg->v[TSR__CONF_DEVICE_MEMORY].number == TSR__DEVICE_MEMORY_STAGED,
+        .host_code = cfg->v[TSR__CONF_HOST_CODE].number != 0,
+        .huge_pages = cfg->v[TSR__CONF_HUGE_PAGES].number != 0};
     tsr_status st = TSR_OK;
     if (given) {
         server->registry = *given;
@@ -887,10 +886,16 @@ static void close_watched(tsr__server *server, int *fd, tsr__watch **watch)
 
 void tsr__server_fini(tsr__server *server)
 {
-    /* Ending a session may free it (no kernels in flight); the ending
-     * ones stay listed until tsr__exec_shutdown retires their kernels. */
-    for (tsr__session *s = server->first, *next; s; s = next) {
-        next = s->next;
+    /* Ending a session may free it (no kernels in flight), and others
+     * with it (an ended exporter that only its imports kept), so each
+     * round starts from the list's head; the ending ones stay listed
+     * until tsr__exec_shutdown retires their kernels. */
+    for (;;) {
+        tsr__session *s = server->first;
+        while (s && s->ending)
+            s = s->next;
+        if (!s)
+            break;
         tsr__session_end(s, "the daemon is stopping");
     }
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)

@@ -30,6 +30,9 @@
 
 #define TSR__SESSION_MAX_THREADS 4096
 #define TSR__SESSION_MAX_SEGMENTS 16384
+/* Kernels (launches, fills, product pieces, user kernels) queued and not
+ * yet retired: each is a job of over a kilobyte of the daemon's. */
+#define TSR__SESSION_MAX_QUEUED TSR__RING_MAX_QUEUED
 #define TSR__SESSION_HELLO_SECONDS 10 /* a connection must say HELLO within this */
 #define TSR__SESSION_REFUSAL_TEXT 192 /* a session cap's reason (the server's refusal text) */
 

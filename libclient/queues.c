@@ -72,6 +72,23 @@ static void note_queued(tsr_client *c, tsr__wire_device wd, const tsr__wire_laun
     note_launch(c, l);
 }
 
+static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target);
+
+/* Before a launch on queue q (-1: none yet): with TSR__RING_CLIENT_DEPTH
+ * of this client's kernels queued there, waits until half of them are
+ * done, as a CUDA launch waits on a full launch queue (the daemon refuses
+ * a session more than TSR__RING_MAX_QUEUED). */
+static tsr_status room_on(tsr_client *c, int32_t q)
+{
+    if (q < 0)
+        return TSR_OK;
+    uint32_t issued = atomic_load(&c->issued[q]);
+    uint32_t done = atomic_load_explicit(&c->ring->queues[q].completed, memory_order_acquire);
+    if ((int32_t)(issued - done) < (int32_t)TSR__RING_CLIENT_DEPTH)
+        return TSR_OK;
+    return wait_queue(c, (uint32_t)q, issued - TSR__RING_CLIENT_DEPTH / 2);
+}
+
 tsr_status tsr__client_fill(tsr_client *c, tsr_device device, uint64_t handle,
                             const tsr__region *region, const void *value)
 {
@@ -89,7 +106,9 @@ tsr_status tsr__client_fill(tsr_client *c, tsr_device device, uint64_t handle,
     memcpy(req.region.strides, region->strides, (size_t)region->ndim * sizeof(int64_t));
     memcpy(req.value, value, region->itemsize);
     tsr__wire_launched launched;
-    tsr_status st = tsr__client_call(c, TSR__OP_FILL, &req, &launched);
+    tsr_status st = room_on(c, queue_of(c, wd));
+    if (st == TSR_OK)
+        st = tsr__client_call(c, TSR__OP_FILL, &req, &launched);
     if (st == TSR_OK)
         note_queued(c, wd, &launched);
     return st;
@@ -108,6 +127,8 @@ tsr_status tsr__client_launch_op(tsr_client *c, tsr_device d, uint32_t opcode, c
         return st;
     int32_t q = queue_of(c, wd);
     if (q >= 0 && (st = queue_error(c, (uint32_t)q)) != TSR_OK)
+        return st;
+    if ((st = room_on(c, q)) != TSR_OK)
         return st;
     tsr__wire_launched launched;
     st = tsr__client_call(c, opcode, request, &launched);

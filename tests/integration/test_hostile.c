@@ -1708,6 +1708,37 @@ static void check_gemm(void)
     conn_close(&b);
 }
 
+/* A session may have TSR__RING_MAX_QUEUED kernels queued; a product whose
+ * pieces would pass that is refused whole, before anything runs. Each
+ * matrix of this batch is over a billion multiply-adds, a piece of its
+ * own; the memory (sparse segments) is never touched. */
+static void check_queued_cap(void)
+{
+    conn a;
+    if (!session_open(&a, "pieces"))
+        return;
+    const int64_t k = (INT64_C(1) << 30) + 1, batch = TSR__RING_MAX_QUEUED + 1;
+    tsr__wire_block c, x, y;
+    ASSERT_EQ(alloc(&a, opencl0, (uint64_t)batch, &c), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, (uint64_t)k, &x), TSR_OK);
+    ASSERT_EQ(alloc(&a, opencl0, (uint64_t)k, &y), TSR_OK);
+    tsr__wire_gemm g = {.dtype = TSR_INT8,
+                        .flags = TSR__WIRE_GEMM_BETA_ZERO,
+                        .batch = batch,
+                        .m = 1,
+                        .n = 1,
+                        .k = k,
+                        .handles = {c.handle, x.handle, y.handle},
+                        .ld = {1, k, 1},
+                        .bstride = {1, 0, 0}};
+    g.alpha[0] = 1;
+    tsr__wire_launched l;
+    ASSERT_EQ(rq(&a, TSR__OP_GEMM, &g, &l), TSR_ERR_LIMIT);
+    ASSERT_STREQ(a.message, "too many kernels queued in one session (65536): wait for some first "
+                            "(synchronize)");
+    conn_close(&a);
+}
+
 static void check_bad_requests(void)
 {
     conn a, b, unopened;
@@ -2067,5 +2098,11 @@ int main(void)
      * stretch to a few seconds. */
     ASSERT_TRUE(stop_ms < 6000);
     conn_close(&busy);
+    /* Room for products of a billion multiply-adds a matrix. */
+    static const char *const roomy[] = {"--memory-limit", "4G", NULL};
+    if (test_daemon_start(&tsrd, roomy) != 0)
+        return 1;
+    check_queued_cap();
+    ASSERT_EQ(test_daemon_stop(&tsrd), 0);
     TEST_DONE();
 }

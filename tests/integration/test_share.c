@@ -302,26 +302,25 @@ static uint64_t reserved_now(tsr_client *c)
     return s.reserved;
 }
 
-/* The exporter exits first; the importer still reads and writes, and the
- * memory stays reserved until it lets go. */
-static void exporter_exits_first(tsr_client *c, bool cpu)
+/* Forks a process that makes counting_on(rows, cols, cpu), exports it,
+ * and exits without releasing anything once this one has imported it;
+ * returns the import (NULL on failure), its handle in *h. */
+static tsr_tensor *import_from_exited(tsr_client *c, int64_t rows, int64_t cols, bool cpu,
+                                      tsr_export_handle *h)
 {
-    uint64_t before = reserved_now(c);
     int handle_pipe[2], go_pipe[2];
     ASSERT_EQ(pipe(handle_pipe), 0);
     ASSERT_EQ(pipe(go_pipe), 0);
-    const int64_t rows = 256, cols = 1024; /* 1 MiB */
     pid_t pid = fork();
     if (pid == 0) {
         tsr_client *pc;
-        tsr_export_handle h;
         char text[TSR_EXPORT_HANDLE_STR_MAX], byte;
         if (tsr_client_open(NULL, &pc) != TSR_OK)
             _exit(10);
         tsr_tensor *t = counting_on(pc, rows, cols, cpu);
-        if (!t || tsr_tensor_export(t, NULL, &h) != TSR_OK)
+        if (!t || tsr_tensor_export(t, NULL, h) != TSR_OK)
             _exit(11);
-        tsr_export_handle_str(&h, text, sizeof text);
+        tsr_export_handle_str(h, text, sizeof text);
         if (write(handle_pipe[1], text, sizeof text) != (ssize_t)sizeof text ||
             read(go_pipe[0], &byte, 1) != 1)
             _exit(12);
@@ -329,14 +328,29 @@ static void exporter_exits_first(tsr_client *c, bool cpu)
     }
     char text[TSR_EXPORT_HANDLE_STR_MAX] = "", byte = 1;
     ASSERT_EQ(read(handle_pipe[0], text, sizeof text), (ssize_t)sizeof text);
-    tsr_export_handle h;
     tsr_tensor *t = NULL;
-    ASSERT_OK(tsr_export_handle_parse(text, &h));
-    ASSERT_OK(tsr_tensor_import(c, &h, &t));
+    ASSERT_OK(tsr_export_handle_parse(text, h));
+    if (c)
+        ASSERT_OK(tsr_tensor_import(c, h, &t));
     ASSERT_EQ(write(go_pipe[1], &byte, 1), 1);
     int status = -1;
     waitpid(pid, &status, 0);
     ASSERT_EQ(status, 0);
+    for (int k = 0; k < 2; k++) {
+        close(handle_pipe[k]);
+        close(go_pipe[k]);
+    }
+    return t;
+}
+
+/* The exporter exits first; the importer still reads and writes, and the
+ * memory stays reserved until it lets go. */
+static void exporter_exits_first(tsr_client *c, bool cpu)
+{
+    uint64_t before = reserved_now(c);
+    const int64_t rows = 256, cols = 1024; /* 1 MiB */
+    tsr_export_handle h;
+    tsr_tensor *t = import_from_exited(c, rows, cols, cpu, &h);
     if (!t)
         return;
     /* Still the exporter's 1 MiB, on its account (cpu memory: on the
@@ -573,6 +587,36 @@ static void alone_in_segment(tsr_client *c)
     tsr_tensor_release(t);
     tsr_tensor_release(secret);
     tsr_client_close(e);
+}
+
+/* The daemon stops while this session holds an import of a session whose
+ * process is gone, listed right after it: ending this one lets that one
+ * go, freed before the stop moved on to it (a use after free that
+ * AddressSanitizer reports). */
+static void stop_while_imported(void)
+{
+    test_daemon d;
+    if (test_daemon_start(&d, NULL) != 0) {
+        test__failed++;
+        return;
+    }
+    tsr_client *c = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    tsr_export_handle h;
+    tsr_tensor *t = import_from_exited(c, ROWS, COLS, false, &h);
+    /* Until the daemon has seen the exporter go. */
+    tsr_share_info info = {0};
+    for (int tries = 0; c && t && tries < 200 && !info.released; tries++) {
+        if (tries)
+            usleep(50000);
+        bool more = false;
+        ASSERT_OK(tsr_admin_share_list(c, 0, &info, &more));
+    }
+    ASSERT_TRUE(info.released);
+    ASSERT_EQ(test_daemon_stop(&d), 0);
+    tsr_tensor_release(t);
+    if (c)
+        tsr_client_close(c);
 }
 
 /* On a device with memory of its own, an importer's kernels use a device
@@ -840,5 +884,6 @@ int main(int argc, char **argv)
         test_daemon_dump_log(&d);
     ASSERT_EQ(test_daemon_stop(&d), 0);
     import_charged();
+    stop_while_imported();
     TEST_DONE();
 }
