@@ -616,11 +616,16 @@ static bool submit(executor *x, job *j, bool by_piece)
             busy_unlink(&x->busy[queue], j);
             x->fifos[queue].submitted--;
             j->submit_ns = 0;
+            if (j->on_host)
+                atomic_fetch_sub(&x->on_host, 1u);
+            j->on_host = false;
         }
-    } else if (session_busy(x, j)) {
-        /* It ends in its turn, at the head of its lane: the session's
-         * kernels before it still run (publishing its end would say they
-         * had finished). */
+    }
+    if (st != TSR_OK && session_busy(x, j)) {
+        /* Its buffers or its enqueue failed: it ends in its turn, at the
+         * head of its lane, as the session's kernels before it still run
+         * (publishing its end would say they had finished, and frees
+         * behind them would happen under them). */
         j->status = st;
         snprintf(j->message, sizeof j->message, "%s", tsr_last_error());
         j->failed_early = true;
