@@ -236,6 +236,8 @@ tsr_status tsr_client_open(const tsr_client_options *options, tsr_client **out)
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
     c->refs = 1;
     c->fd = c->doorbell_fd = -1;
+    c->opener = (int)getpid();
+    c->fork_generation = tsr__fork_generation();
     c->timeout_ms = o.timeout_ms ? o.timeout_ms : DEFAULT_TIMEOUT_MS;
     c->spin_ns = TSR__SPIN_NS;
     c->wait_spin_ns = TSR__WAIT_SPIN_NS;

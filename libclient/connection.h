@@ -41,10 +41,11 @@ typedef struct tsr__client_segment {
 typedef struct tsr__cached_block {
     uint64_t handle;
     uint8_t *data;
-    uint64_t key;   /* the rounded request it serves */
-    uint64_t bytes; /* what was requested first (for the statistics) */
-    int32_t queue;
-    uint32_t issued; /* the client's newest launch on the queue when it was freed */
+    uint64_t key;    /* the rounded request it serves */
+    uint64_t bytes;  /* what was requested first (for the statistics) */
+    int32_t queue;   /* the device, in the session's numbering */
+    int32_t record;  /* the ring's queue record of its launches (queue_of), -1: none yet */
+    uint32_t issued; /* the client's newest launch there when it was freed */
 } tsr__cached_block;
 
 typedef struct tsr__cache_counts {
@@ -54,6 +55,11 @@ typedef struct tsr__cache_counts {
 struct tsr_client {
     _Atomic uint32_t refs;
     _Atomic bool dead;
+    /* The process that opened it, and tsr__fork_generation() then: a child
+     * of a fork shares the socket and the ring with its parent, and must
+     * not use them (tsr__forked). */
+    int opener;
+    uint32_t fork_generation;
     int fd;
     int doorbell_fd;
     uint32_t session_id, version;
@@ -118,10 +124,29 @@ static inline void tsr__cpu_relax(void)
 /* ---- transport.c ---- */
 
 uint64_t tsr__now_ns(void);
+/* How many forks this process descends through since the library first
+ * watched (pthread_atfork, registered by the first call). */
+uint32_t tsr__fork_generation(void);
+/* TSR_ERR_CONNECTION when `client` was opened before a fork that made
+ * this process (its socket and ring are the parent's), else TSR_OK. */
+tsr_status tsr__forked(const tsr_client *client);
 /* Marks the client failed for good; returns TSR_ERR_CONNECTION. */
 tsr_status tsr__daemon_gone(tsr_client *client);
 /* Whether the daemon hung up (without consuming anything). */
 bool tsr__socket_hung_up(tsr_client *client);
+/* For a wait that sleeps in futex steps: true once a step
+ * (TSR__SLEEP_STEP_NS) has passed since *checked (which then moves on),
+ * whatever woke the futex: a signal every few milliseconds (a profiler's)
+ * or a word that keeps changing must not keep a wait from looking for a
+ * dead daemon or its deadline. */
+static inline bool tsr__step_passed(uint64_t *checked)
+{
+    uint64_t now = tsr__now_ns();
+    if (now - *checked < TSR__SLEEP_STEP_NS)
+        return false;
+    *checked = now;
+    return true;
+}
 /* One request and its reply over the socket. Descriptors that come with
  * the reply go to fds (exactly *nfds are expected; it is set to how many
  * came); the caller owns them on success. */

@@ -167,14 +167,15 @@ static tsr_status ask_state(tsr_program *p)
 static tsr_status sleep_for_build(tsr_client *c, uint32_t seen, uint64_t until)
 {
     _Atomic uint32_t *word = &c->ring->header.builds_ended;
+    uint64_t checked = tsr__now_ns();
     while (atomic_load(word) == seen) {
         uint64_t now = tsr__now_ns();
         if (now >= until)
             return TSR_OK;
         uint64_t left = until - now < TSR__SLEEP_STEP_NS ? until - now : TSR__SLEEP_STEP_NS;
         struct timespec step = {.tv_sec = 0, .tv_nsec = (long)left};
-        long r = syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &step, NULL, 0);
-        if (r != 0 && errno == ETIMEDOUT && tsr__socket_hung_up(c))
+        syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, &step, NULL, 0);
+        if (tsr__step_passed(&checked) && tsr__socket_hung_up(c))
             return tsr__daemon_gone(c);
     }
     return TSR_OK;

@@ -172,10 +172,14 @@ static bool cache_take(tsr_client *c, int32_t queue, uint64_t nbytes, void **dat
         *data = b->data;
         *handle = b->handle;
         /* Its last kernels are done once the ring says the launches up to
-         * the one before its free are. */
-        uint32_t done =
-            atomic_load_explicit(&c->ring->queues[queue].completed, memory_order_acquire);
-        *in_use = (int32_t)(done - b->issued) < 0;
+         * the one before its free are, in the queue record its device's
+         * launches report in (the daemon's numbering, not the session's). */
+        *in_use = false;
+        if (b->record >= 0) {
+            uint32_t done =
+                atomic_load_explicit(&c->ring->queues[b->record].completed, memory_order_acquire);
+            *in_use = (int32_t)(done - b->issued) < 0;
+        }
         c->cache_bytes -= key;
         tsr__cache_counts *n = &c->counts[queue];
         n->bytes -= b->bytes;
@@ -196,14 +200,17 @@ static bool cache_put(tsr_client *c, int32_t queue, uint64_t nbytes, void *data,
     if (!key || queue >= (int32_t)TSR__RING_QUEUES || atomic_load(&c->dead))
         return false;
     bool kept = false;
+    int32_t record = atomic_load(&c->queue_of[queue]);
     pthread_mutex_lock(&c->cache_lock);
     if (c->cache_count < TSR__CACHE_BLOCKS && c->cache_bytes + key <= CACHE_BYTES_MAX) {
-        c->cache[c->cache_count++] = (tsr__cached_block){.handle = handle,
-                                                         .data = data,
-                                                         .key = key,
-                                                         .bytes = nbytes,
-                                                         .queue = queue,
-                                                         .issued = atomic_load(&c->issued[queue])};
+        c->cache[c->cache_count++] =
+            (tsr__cached_block){.handle = handle,
+                                .data = data,
+                                .key = key,
+                                .bytes = nbytes,
+                                .queue = queue,
+                                .record = record,
+                                .issued = record >= 0 ? atomic_load(&c->issued[record]) : 0};
         c->cache_bytes += key;
         tsr__cache_counts *n = &c->counts[queue];
         n->bytes += nbytes;
@@ -269,8 +276,10 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, bool 
         return st;
     uint64_t end;
     if (__builtin_add_overflow(b.offset, b.size, &end) || end > b.segment_bytes ||
-        b.size < nbytes || (alone && (b.offset != 0 || b.size != b.segment_bytes)))
+        b.size < nbytes || (alone && (b.offset != 0 || b.size != b.segment_bytes))) {
+        free_block(c, b.handle); /* the daemon's, whatever it says of it */
         return tsr__fail(TSR_ERR_PROTOCOL, "tesserad returned a block outside its segment");
+    }
     if (b.flags & TSR__WIRE_SEGMENTS_RELEASED)
         segments_forget(c, req.device.index);
     uint8_t *base = NULL;

@@ -178,13 +178,14 @@ static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
         atomic_store_explicit(&c->wait_spin_ns, spin_ns / 2, memory_order_relaxed);
     tsr_status st = TSR_OK;
     atomic_fetch_add(&rq->waiting, 1u); /* a count: other threads may wait on q too */
+    uint64_t checked = tsr__now_ns();
     for (;;) {
         uint32_t done = atomic_load(&rq->completed);
         if ((int32_t)(done - target) >= 0)
             break;
         struct timespec step = {.tv_sec = 0, .tv_nsec = TSR__SLEEP_STEP_NS};
-        long r = syscall(SYS_futex, (uint32_t *)&rq->completed, FUTEX_WAIT, done, &step, NULL, 0);
-        if ((r != 0 && errno == ETIMEDOUT && tsr__socket_hung_up(c)) || atomic_load(&c->dead)) {
+        syscall(SYS_futex, (uint32_t *)&rq->completed, FUTEX_WAIT, done, &step, NULL, 0);
+        if (atomic_load(&c->dead) || (tsr__step_passed(&checked) && tsr__socket_hung_up(c))) {
             st = tsr__daemon_gone(c);
             break;
         }
@@ -196,7 +197,9 @@ static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target)
 tsr_status tsr__client_synchronize(tsr_client *c, tsr_device d)
 {
     tsr__wire_device wd = {0};
-    tsr_status st = tsr__client_daemon_device(c, d, &wd);
+    tsr_status st = tsr__forked(c); /* the ring's queues are the parent's */
+    if (st == TSR_OK)
+        st = tsr__client_daemon_device(c, d, &wd);
     int32_t record = st == TSR_OK ? queue_of(c, wd) : -1;
     if (record < 0)
         return st;

@@ -195,15 +195,48 @@ next_frame:
     return TSR_OK;
 }
 
+/* Bumped in each child a fork makes; registered at the first call. */
+static atomic_uint forks;
+
+static void on_fork_child(void)
+{
+    atomic_fetch_add(&forks, 1u);
+}
+
+static void watch_forks(void)
+{
+    pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+uint32_t tsr__fork_generation(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
+    return atomic_load_explicit(&forks, memory_order_relaxed);
+}
+
+tsr_status tsr__forked(const tsr_client *c)
+{
+    if (c->fork_generation == atomic_load_explicit(&forks, memory_order_relaxed))
+        return TSR_OK;
+    return tsr__fail(TSR_ERR_CONNECTION,
+                     "this client was opened by process %d, and this process was forked from "
+                     "it: its connection to tesserad is the parent's; open a client of its own "
+                     "(tsr_client_open)",
+                     c->opener);
+}
+
 tsr_status tsr__socket_call(tsr_client *c, uint32_t opcode, const void *request,
                             uint32_t request_size, void *reply, uint32_t reply_size, int *fds,
                             int *nfds)
 {
+    tsr_status st = tsr__forked(c);
+    if (st != TSR_OK)
+        return st;
     if (atomic_load(&c->dead))
         return tsr__daemon_gone(c);
     pthread_mutex_lock(&c->sock_lock);
-    tsr_status st =
-        socket_call_locked(c, opcode, request, request_size, reply, reply_size, fds, nfds);
+    st = socket_call_locked(c, opcode, request, request_size, reply, reply_size, fds, nfds);
     uint64_t orphans[sizeof c->orphans / sizeof c->orphans[0]];
     uint32_t orphan_count = c->orphan_count;
     memcpy(orphans, c->orphans, orphan_count * sizeof orphans[0]);
@@ -275,13 +308,14 @@ static tsr_status wait_reply(tsr_client *c, tsr__ring_slot *slot)
     uint64_t deadline = start + (uint64_t)c->timeout_ms * 1000000u;
     atomic_store(&slot->client_waiting, 1u);
     tsr_status st = TSR_OK;
+    uint64_t checked = tsr__now_ns();
     for (;;) {
         uint32_t state = atomic_load(&slot->state);
         if (state == TSR__SLOT_REPLY)
             break;
         struct timespec step = {.tv_sec = 0, .tv_nsec = TSR__SLEEP_STEP_NS};
-        long r = syscall(SYS_futex, (uint32_t *)&slot->state, FUTEX_WAIT, state, &step, NULL, 0);
-        if (r == 0 || errno == EAGAIN || errno == EINTR)
+        syscall(SYS_futex, (uint32_t *)&slot->state, FUTEX_WAIT, state, &step, NULL, 0);
+        if (!tsr__step_passed(&checked))
             continue;
         if (tsr__socket_hung_up(c)) {
             st = tsr__daemon_gone(c);
@@ -336,6 +370,9 @@ static void reconcile(tsr_client *c)
 tsr_status tsr__ring_call(tsr_client *c, uint32_t opcode, const void *request,
                           uint32_t request_size, void *reply, uint32_t reply_size)
 {
+    tsr_status forked = tsr__forked(c);
+    if (forked != TSR_OK)
+        return forked;
     if (atomic_load(&c->dead))
         return tsr__daemon_gone(c);
     reconcile(c);

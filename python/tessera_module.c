@@ -313,6 +313,14 @@ PyTypeObject tsp_device_type = {
  * hold their own reference to the session anyway. */
 static tsr_client *client;
 
+/* A child of a fork opens a session of its own at its first need: the
+ * parent's socket and ring are the parent's (libtessera refuses them in
+ * the child). The parent's client stays, for the tensors that hold it. */
+static void forget_client(void)
+{
+    client = NULL;
+}
+
 tsr_client *tsp_client(void)
 {
     if (client == NULL) {
@@ -445,6 +453,7 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
+    pthread_atfork(NULL, NULL, forget_client);
     if (add_dtypes(m) || PyModule_AddFunctions(m, tsp_tensor_functions) ||
         PyModule_AddFunctions(m, tsp_ops_functions) ||
         PyModule_AddFunctions(m, tsp_share_functions) ||

@@ -4,7 +4,12 @@
  * A tsr_client is one session with tesserad. The daemon owns the device
  * ordinals and each client thread's current device (so `tessera ps` can show
  * it); the client caches what it reads. Everything here is thread-safe: a
- * client may be used by any number of threads at once.
+ * client may be used by any number of threads at once, but closed only
+ * when no other thread is inside a call on it. A process forked from the
+ * one that opened it shares its socket and ring: every call there fails
+ * (TSR_ERR_CONNECTION, "... open a client of its own"); the child opens
+ * its own, and may close the inherited one, which tells the daemon
+ * nothing.
  *
  * Devices seen through a client are numbered as the client sees them. The
  * session sees the devices the daemon's devices.visible lists, numbered

@@ -3,6 +3,7 @@
  * are written through the mapping and read back. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support_daemon.h"
@@ -183,6 +184,51 @@ static void check_visible(const char *socket)
     }
 }
 
+/* A child of a fork shares its parent's socket and ring: it may not use
+ * the parent's client (its replies would be the parent's), and opens one
+ * of its own; the parent's goes on. Exit codes name the failing step. */
+static void check_fork(tsr_client *c)
+{
+    int64_t n = 4;
+    tsr_tensor_options o = {.has_device = true, .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *t = NULL;
+    ASSERT_OK(tsr_tensor_ones(c, 1, &n, &o, &t));
+    pid_t pid = fork();
+    if (pid == 0) {
+        int code = 0;
+        tsr_client *own = NULL;
+        tsr_tensor *u = NULL;
+        if (tsr_client_ping(c, TSR_TRANSPORT_RING) != TSR_ERR_CONNECTION ||
+            !strstr(tsr_last_error(), "open a client of its own"))
+            code = 10;
+        else if (tsr_client_ping(c, TSR_TRANSPORT_SOCKET) != TSR_ERR_CONNECTION)
+            code = 11;
+        else if (tsr_add_(t, t, tsr_scalar_int(1)) != TSR_ERR_CONNECTION)
+            code = 12;
+        else if (tsr_synchronize(c, o.device) != TSR_ERR_CONNECTION)
+            code = 13;
+        else if (tsr_client_open(NULL, &own) != TSR_OK ||
+                 tsr_client_ping(own, TSR_TRANSPORT_RING) != TSR_OK ||
+                 tsr_tensor_ones(own, 1, &n, &o, &u) != TSR_OK)
+            code = 14;
+        tsr_tensor_release(u);
+        tsr_tensor_release(t); /* the parent's: given back by no one here */
+        tsr_client_close(own);
+        tsr_client_close(c);
+        _exit(code);
+    }
+    int status = -1;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    ASSERT_OK(tsr_client_ping(c, TSR_TRANSPORT_RING));
+    ASSERT_OK(tsr_add_(t, t, tsr_scalar_int(1)));
+    float back[4] = {0};
+    ASSERT_OK(tsr_tensor_copy_to_host(t, back, sizeof back));
+    ASSERT_TRUE(back[0] == 2.0f && back[3] == 2.0f);
+    tsr_tensor_release(t);
+}
+
 int main(void)
 {
     tsr_client *c = NULL;
@@ -203,6 +249,7 @@ int main(void)
         check_transports(c);
         check_tensors(c);
         check_reductions(c);
+        check_fork(c);
         tsr_client_close(c);
     }
     check_visible(d.socket);

@@ -3,7 +3,9 @@
  * `tessera ps --json` and the device's free memory); a daemon killed with
  * SIGKILL leaves its clients with an error on their next call within a
  * second, and their mapped data readable. */
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -28,7 +30,9 @@ static int victim(int ready_fd)
     if (tsr_client_open(NULL, &c) != TSR_OK)
         return 10;
     int64_t n = 8 << 20;
-    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_UINT8, .has_device = true,
+    tsr_tensor_options o = {.has_dtype = true,
+                            .dtype = TSR_UINT8,
+                            .has_device = true,
                             .device = {TSR_DEVICE_OPENCL, 0}};
     tsr_tensor *t;
     void *data;
@@ -109,7 +113,9 @@ static void killed_daemon(test_daemon *d)
     if (!c)
         return;
     int64_t n = 256;
-    tsr_tensor_options o = {.has_dtype = true, .dtype = TSR_INT32, .has_device = true,
+    tsr_tensor_options o = {.has_dtype = true,
+                            .dtype = TSR_INT32,
+                            .has_device = true,
                             .device = {TSR_DEVICE_OPENCL, 0}};
     tsr_tensor *t = NULL;
     int32_t *data = NULL;
@@ -141,6 +147,63 @@ static void killed_daemon(test_daemon *d)
     tsr_client_close(c);
 }
 
+/* A wait for the device that signals interrupt every millisecond (a
+ * profiler's SIGPROF, say) still sees the daemon die: its futex never
+ * times out, so it looks whenever a step has passed, whatever woke it. */
+static atomic_bool storming;
+static pthread_t waiter;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+}
+
+static void *storm(void *arg)
+{
+    test_daemon *d = arg;
+    for (int k = 0; atomic_load(&storming); k++) {
+        pthread_kill(waiter, SIGUSR1);
+        usleep(1000);
+        if (k == 200)
+            test_daemon_kill(d); /* while the waiter sleeps on its kernels */
+    }
+    return NULL;
+}
+
+static void killed_daemon_while_signalled(test_daemon *d)
+{
+    tsr_client *c = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &c));
+    if (!c)
+        return;
+    int64_t n = INT64_C(1) << 24;
+    tsr_tensor_options o = {.has_dtype = true,
+                            .dtype = TSR_FLOAT32,
+                            .has_device = true,
+                            .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *a = NULL, *b = NULL;
+    ASSERT_OK(tsr_tensor_ones(c, 1, &n, &o, &a));
+    ASSERT_OK(tsr_tensor_ones(c, 1, &n, &o, &b));
+    for (int k = 0; a && b && k < 400; k++) /* seconds of work */
+        ASSERT_OK(tsr_add_(a, b, tsr_scalar_int(1)));
+    struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: EINTR */
+    sigaction(SIGUSR1, &sa, NULL);
+    waiter = pthread_self();
+    atomic_store(&storming, true);
+    pthread_t t;
+    ASSERT_EQ(pthread_create(&t, NULL, storm, d), 0);
+    alarm(60); /* the way it failed: waiting for ever */
+    double start = now_s();
+    ASSERT_FAIL(tsr_synchronize(c, o.device), TSR_ERR_CONNECTION, NULL);
+    ASSERT_TRUE(now_s() - start < 5.0);
+    alarm(0);
+    atomic_store(&storming, false);
+    pthread_join(t, NULL);
+    tsr_tensor_release(a);
+    tsr_tensor_release(b);
+    tsr_client_close(c);
+}
+
 int main(void)
 {
     test_daemon d;
@@ -152,5 +215,9 @@ int main(void)
     /* A client blocked in a call when the daemon dies: the same answer. */
     killed_daemon(&d);
     test_daemon_stop(&d); /* cleans up the directory; the exit was SIGKILL */
+    if (test_daemon_start(&d, NULL) != 0)
+        return 1;
+    killed_daemon_while_signalled(&d);
+    test_daemon_stop(&d);
     TEST_DONE();
 }

@@ -309,6 +309,44 @@ static void check_kernels(tsr_client *c, int32_t device)
     tsr_tensor_release(a);
 }
 
+/* A small block freed with kernels still queued on it comes back from
+ * the library's cache to the next allocation of its size, and the zeros
+ * written there wait for those kernels: on the queue the daemon's
+ * numbering names (the session's opencl:0 is the daemon's opencl:1). */
+static void check_reuse_waits(tsr_client *c, int32_t device)
+{
+    int64_t n = 1 << 18; /* 1 MiB: the cache's largest */
+    tsr_tensor_options o = {.has_dtype = true,
+                            .dtype = TSR_FLOAT32,
+                            .has_device = true,
+                            .device = {TSR_DEVICE_OPENCL, device}};
+    tsr_tensor *x = NULL, *one = NULL, *z = NULL;
+    ASSERT_OK(tsr_tensor_zeros(c, 1, &n, &o, &x));
+    ASSERT_OK(tsr_tensor_ones(c, 1, &n, &o, &one));
+    ASSERT_OK(tsr_synchronize(c, o.device));
+    for (int k = 0; x && one && k < 400; k++) /* tens of milliseconds of kernels */
+        ASSERT_OK(tsr_add_(x, one, tsr_scalar_int(1)));
+    void *was = NULL, *now = NULL;
+    ASSERT_OK(tsr_tensor_data_ptr(x, &was));
+    tsr_tensor_release(x);
+    ASSERT_OK(tsr_tensor_zeros(c, 1, &n, &o, &z));
+    ASSERT_OK(tsr_tensor_data_ptr(z, &now));
+    ASSERT_TRUE(now == was); /* the same block, from the cache */
+    ASSERT_OK(tsr_synchronize(c, o.device));
+    float *host = malloc(sizeof(float) * (size_t)n);
+    if (z && host && tsr_tensor_copy_to_host(z, host, sizeof(float) * (size_t)n) == TSR_OK) {
+        int64_t wrong = 0;
+        for (int64_t k = 0; k < n; k++)
+            wrong += host[k] != 0.0f;
+        ASSERT_EQ(wrong, 0);
+    } else {
+        ASSERT_TRUE(false);
+    }
+    free(host);
+    tsr_tensor_release(z);
+    tsr_tensor_release(one);
+}
+
 /* `tessera ps --json` names this process's current device `device`. */
 static bool ps_shows(const char *device)
 {
@@ -353,6 +391,7 @@ static void check_one_device(tsr_client *c, const char *shown)
     tsr_tensor_release(t);
     check_lands_on(c, 0, 1);
     check_kernels(c, 0);
+    check_reuse_waits(c, 0);
 }
 
 /* A session that never chose a device is reported on the daemon's
@@ -447,10 +486,9 @@ static const char topo_json[] =
     "    assert sorted(d['links']) == names and d['links'][d['device']] == 'X', t\n";
 
 /* argv: a device name one of the entries has. */
-static const char stats_json[] =
-    "import json, sys\n"
-    "data = json.load(sys.stdin)\n"
-    "assert any(e['device'] == sys.argv[1] for e in data), data\n";
+static const char stats_json[] = "import json, sys\n"
+                                 "data = json.load(sys.stdin)\n"
+                                 "assert any(e['device'] == sys.argv[1] for e in data), data\n";
 
 /* The daemon's ordinal of a session's opencl:k, from a list such as "0,1". */
 static int32_t nth_ordinal(const char *seen, int32_t k)
@@ -488,8 +526,9 @@ static void check_cli(tsr_client *c, const char *seen, const char *shown)
         snprintf(name, sizeof name, "opencl:%d", (int)k);
         snprintf(index, sizeof index, "%d", (int)daemon);
         ASSERT_EQ(cli("info", name, "--json"), 0);
-        const char *one[] = {name + 7, index, count, daemon == 1 ? held : "-1",
-                             daemon == 1 ? p.name : "", memory, NULL};
+        const char *one[] = {
+            name + 7, index, count, daemon == 1 ? held : "-1", daemon == 1 ? p.name : "",
+            memory,   NULL};
         ASSERT_TRUE(cli_json_ok("info --json", info_json, one));
         ASSERT_EQ(cli("info", name, NULL), 0);
         snprintf(line, sizeof line, "  %-26s opencl:%d\n", "daemon's ordinal", (int)daemon);

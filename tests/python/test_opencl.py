@@ -134,3 +134,32 @@ def test_waits_let_other_threads_run(daemon):
         stop = True
         thread.join()
         sys.setswitchinterval(interval)
+
+
+def test_a_forked_child_opens_its_own_session(daemon):
+    import os
+    t = tessera.ones(3, device="opencl:0")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            # its own session: new tensors work
+            if (tessera.ones(2, device="opencl:0") + 1).tolist() != [2.0, 2.0]:
+                code = 3
+            # the parent's opencl tensor holds the parent's connection
+            try:
+                (t + 1).tolist()
+                code = 4
+            except RuntimeError as e:
+                if "open a client of its own" not in str(e):
+                    code = 5
+        except BaseException:
+            code = 6
+        os.write(w, bytes([code]))
+        os._exit(0)
+    os.close(w)
+    code = os.read(r, 1)
+    os.waitpid(pid, 0)
+    assert code == b"\x00"
+    assert (t + 1).tolist() == [2.0, 2.0, 2.0]
