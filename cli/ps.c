@@ -348,7 +348,7 @@ static const cli_field session_fields[] = {
     {"programs", "PROGRAMS", 8, RIGHT, "user-kernel programs it holds (tessera/kernel.h)",
      get_programs},
     {"max_programs", "MAX PROGRAMS", 12, RIGHT,
-     "the most programs it may hold (kernels.max_programs; 0: kernels.user is off)",
+     "the most programs it may hold (kernels.max_programs; 0: kernels.user refuses its uid)",
      get_max_programs},
     {"max_source_bytes", "MAX SOURCE", 10, RIGHT,
      "the largest program source it may send (kernels.max_source_bytes)", get_max_source_bytes},
@@ -468,7 +468,7 @@ const cli_command cli_cmd_ps = {
     "                   or 'ending'), kernels (in flight), launches (kernels\n"
     "                   queued so far), busy_ms, programs (user-kernel\n"
     "                   programs it holds) and the kernels.* limits in force\n"
-    "                   for it: max_programs (0: kernels.user is off),\n"
+    "                   for it: max_programs (0: kernels.user refuses its uid),\n"
     "                   max_source_bytes, build_memory, build_time_limit_ms\n"
     "                   and run_time_limit_ms; null where\n"
     "                   unknown or not visible. With --query, one object per\n"

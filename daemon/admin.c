@@ -139,9 +139,8 @@ tsr_status tsr__admin_process_list(tsr__request *r)
     }
     const tsr__config *conf = s->server->config;
     out->programs = tsr__user_programs(s, UINT32_MAX);
-    out->max_programs = conf->v[TSR__CONF_USER_KERNELS].number
-                            ? (uint32_t)conf->v[TSR__CONF_MAX_PROGRAMS].number
-                            : 0;
+    out->max_programs =
+        tsr__user_kernels_allowed(s) ? (uint32_t)conf->v[TSR__CONF_MAX_PROGRAMS].number : 0;
     out->max_source_bytes = conf->v[TSR__CONF_MAX_SOURCE].number;
     out->build_memory = conf->v[TSR__CONF_BUILD_MEMORY].number;
     out->build_time_limit_ms = (uint32_t)conf->v[TSR__CONF_BUILD_TIME].number;

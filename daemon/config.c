@@ -73,6 +73,8 @@ static tsr_status parse_switch(const char *text, tsr__config_value *v,
                                const tsr__config_resolver *r);
 static tsr_status parse_bytes(const char *text, tsr__config_value *v,
                               const tsr__config_resolver *r);
+static tsr_status parse_user_kernels(const char *text, tsr__config_value *v,
+                                     const tsr__config_resolver *r);
 
 #define GLOB_HELP                                                                            \
     " in the cgroup v2 path its process had when it opened the session; the name is a glob " \
@@ -299,15 +301,20 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "killed and the daemon goes on without OpenCL devices."},
         KIND_NUMBER, parse_ms, MATCH_NONE},
     [TSR__CONF_USER_KERNELS] = {
-        {.name = "kernels.user", .option = "user-kernels", .metavar = "on|off",
-         .default_value = "on",
+        {.name = "kernels.user", .option = "user-kernels", .metavar = "auto|on|off",
+         .default_value = "auto",
          .help = "Whether clients may build and run OpenCL C of their own (tsr_program_create). "
                  "Their programs are compiled in a short-lived process under "
                  "kernels.build_time_limit_ms and kernels.build_memory, and their kernels run "
                  "in a worker process per user and device (tessera-kernel-worker), never in "
                  "the daemon: a kernel that crashes or overruns ends its own user's worker "
-                 "only. off refuses PROGRAM_CREATE."},
-        KIND_NUMBER, parse_switch, MATCH_NONE},
+                 "only. A kernel that takes over its worker (on a CPU device it is native "
+                 "code) can do what the worker's uid can. auto lets every user run kernels "
+                 "where the daemon runs as root, which runs each user's worker as that user, "
+                 "and otherwise only the daemon's own uid; on lets every user run them, in "
+                 "workers of the daemon's uid where it is not root (for machines whose users "
+                 "trust each other); off refuses PROGRAM_CREATE."},
+        KIND_NUMBER, parse_user_kernels, MATCH_NONE},
     [TSR__CONF_MAX_PROGRAMS] = {
         {.name = "kernels.max_programs", .metavar = "N", .default_value = "64",
          .help = "The most user programs one session may hold at once."},
@@ -601,6 +608,19 @@ static tsr_status parse_switch(const char *text, tsr__config_value *v,
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid switch '%s' (expected on or off)",
                          text);
     return TSR_OK;
+}
+
+static tsr_status parse_user_kernels(const char *text, tsr__config_value *v,
+                                     const tsr__config_resolver *r)
+{
+    if (strcmp(text, "auto") == 0) {
+        v->number = TSR__USER_KERNELS_AUTO;
+        return TSR_OK;
+    }
+    if (strcmp(text, "on") != 0 && strcmp(text, "off") != 0)
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid value '%s' (expected auto, on or off)",
+                         text);
+    return parse_switch(text, v, r);
 }
 
 static tsr_status parse_bytes(const char *text, tsr__config_value *v, const tsr__config_resolver *r)

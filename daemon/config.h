@@ -40,6 +40,9 @@
 enum { TSR__DEVICE_MEMORY_AUTO, TSR__DEVICE_MEMORY_COPY, TSR__DEVICE_MEMORY_STAGED };
 /* Most entries in devices.visible. */
 #define TSR__CONFIG_MAX_DEVICES 64
+/* kernels.user = auto: every uid where the daemon runs as root (each
+ * worker then runs as its user), else the daemon's own uid only. */
+#define TSR__USER_KERNELS_AUTO 2
 
 /* The keys, in table order (the order of --help, the sample and the docs). */
 typedef enum tsr__config_key_id {
@@ -68,7 +71,7 @@ typedef enum tsr__config_key_id {
     TSR__CONF_LOG_LEVEL,
     TSR__CONF_CACHE_DIR,
     TSR__CONF_PROBE_TIMEOUT,
-    TSR__CONF_USER_KERNELS,
+    TSR__CONF_USER_KERNELS, /* 0 off, 1 on, TSR__USER_KERNELS_AUTO */
     TSR__CONF_MAX_PROGRAMS,
     TSR__CONF_MAX_SOURCE,
     TSR__CONF_BUILD_TIME,

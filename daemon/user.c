@@ -676,6 +676,13 @@ static uint64_t config_number(const tsr__session *s, tsr__config_key_id key)
     return s->server->config->v[key].number;
 }
 
+bool tsr__user_kernels_allowed(const tsr__session *s)
+{
+    uint64_t mode = config_number(s, TSR__CONF_USER_KERNELS);
+    return mode == 1 ||
+           (mode == TSR__USER_KERNELS_AUTO && (geteuid() == 0 || s->uid == (uid_t)geteuid()));
+}
+
 tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *pool)
 {
     const tsr__wire_program_create *in = r->in;
@@ -683,6 +690,15 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
     if (!config_number(s, TSR__CONF_USER_KERNELS))
         return tsr__fail(TSR_ERR_NOT_SUPPORTED,
                          "user kernels are turned off on this daemon (kernels.user = off)");
+    /* A kernel that takes over its worker acts as the worker's uid: one
+     * that would run as the daemon's user, for another user, waits for
+     * the administrator's word (kernels.user = on). */
+    if (!tsr__user_kernels_allowed(s))
+        return tsr__fail(TSR_ERR_PERMISSION,
+                         "user kernels of uid %u are refused: this tesserad runs as uid %u, not "
+                         "root, so they would run as its user, not yours (kernels.user = auto; "
+                         "on allows it where the machine's users trust each other)",
+                         (unsigned)s->uid, (unsigned)geteuid());
     if (!tsr__wire_text_ok(in->options, sizeof in->options))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program options are not NUL-terminated");
     if (in->format > TSR__WIRE_PROGRAM_FORMAT_SPIRV)

@@ -24,6 +24,9 @@
 
 /* PROGRAM_CREATE on the pool of the device it names (handlers.c resolves
  * it). */
+/* Whether kernels.user lets the session's uid run kernels: on; auto where
+ * the daemon is root (workers run as their user) or the uid is its own. */
+bool tsr__user_kernels_allowed(const tsr__session *session);
 tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *pool);
 tsr_status tsr__user_program_source(tsr__request *r);
 tsr_status tsr__user_program_status(tsr__request *r);

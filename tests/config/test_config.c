@@ -120,6 +120,8 @@ static void test_every_key(void)
 static const struct {
     const char *text, *message;
 } errors[] = {
+    {"kernels.user = maybe\n",
+     "tesserad.conf:1: kernels.user: invalid value 'maybe' (expected auto, on or off)"},
     {"socket.mode = 0660\n\n\n\n\n\nmemory_limit.uid.alice = lots\n",
      "tesserad.conf:7: memory_limit.uid.alice: invalid size 'lots' (expected e.g. 4GiB or 50%)"},
     {"memory_limit.session = 150%\n",
@@ -305,6 +307,11 @@ static void test_defaults_and_environment(void)
     ASSERT_TRUE(strncmp(tsr__config_text(&cfg, TSR__CONF_CACHE_DIR), "$TESSERA_KERNEL_CACHE", 21) ==
                 0);
     ASSERT_EQ(cfg.v[TSR__CONF_PROBE_TIMEOUT].number, 20000);
+    ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, TSR__USER_KERNELS_AUTO);
+    ASSERT_OK(parse(&cfg, "kernels.user = on\n"));
+    ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, 1);
+    ASSERT_OK(parse(&cfg, "kernels.user = auto\n"));
+    ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, TSR__USER_KERNELS_AUTO);
 
     /* The environment replaces the default, the file the environment. */
     setenv("TESSERA_SOCKET", "/tmp/env.sock", 1);
