@@ -103,6 +103,10 @@ typedef struct tsr__user_state {
 } state;
 
 #define BUILD_SLACK_MS 5000 /* past the compiler's own limit, for the worker's part */
+/* What a build puts before a program's options: argument information,
+ * for KERNEL_INFO and the checks at launch. */
+#define BUILD_OPTIONS "-cl-kernel-arg-info "
+#define BUILD_OPTIONS_ADDED (sizeof BUILD_OPTIONS - 1)
 
 static state *state_of(tsr__server *server)
 {
@@ -701,6 +705,12 @@ tsr_status tsr__user_program_create(tsr__request *r, const tsr__device_pool *poo
                          (unsigned)s->uid, (unsigned)geteuid());
     if (!tsr__wire_text_ok(in->options, sizeof in->options))
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "program options are not NUL-terminated");
+    /* Checked before any source comes: the worker gets them after the
+     * options the daemon always adds (build). */
+    if (strlen(in->options) + BUILD_OPTIONS_ADDED >= sizeof(((tsr__worker_build *)0)->options))
+        return tsr__fail(
+            TSR_ERR_INVALID_ARGUMENT, "program options are too long (at most %u bytes)",
+            (unsigned)(sizeof(((tsr__worker_build *)0)->options) - BUILD_OPTIONS_ADDED - 1));
     if (in->format > TSR__WIRE_PROGRAM_FORMAT_SPIRV)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "unknown program format %u",
                          (unsigned)in->format);
@@ -792,16 +802,11 @@ static tsr_status build(tsr__session *s, program *p)
                              .format = p->format,
                              .source_bytes = p->source_bytes,
                              .build_memory = config_number(s, TSR__CONF_BUILD_MEMORY)};
-    int used = snprintf(msg.options, sizeof msg.options, "-cl-kernel-arg-info %s", p->options);
-    if (used < 0 || (size_t)used >= sizeof msg.options) {
+    int used = snprintf(msg.options, sizeof msg.options, BUILD_OPTIONS "%s", p->options);
+    pending *q = ok && used > 0 && (size_t)used < sizeof msg.options ? calloc(1, sizeof *q) : NULL;
+    if (!q) { /* the options were checked at PROGRAM_CREATE */
         close(fd);
-        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
-                         "program options are too long (at most %u bytes)",
-                         (unsigned)(sizeof msg.options - 21));
-    }
-    pending *q = ok ? calloc(1, sizeof *q) : NULL;
-    if (!q) {
-        close(fd);
+        worker_idle_check(w); /* a worker started for this build alone stops in time */
         return tsr__fail(TSR_ERR_IO, "could not pass a program's source to its worker");
     }
     if (!worker_send(w, &msg, sizeof msg, &fd, 1)) {
@@ -856,6 +861,8 @@ tsr_status tsr__user_program_source(tsr__request *r)
         p->status = st;
         snprintf(p->log, sizeof p->log, "%s", tsr_last_error());
         p->log_length = (uint32_t)strlen(p->log);
+        free(p->source); /* a broken program keeps its log, not its source */
+        p->source = NULL;
     }
     return st;
 }

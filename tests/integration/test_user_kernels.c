@@ -606,6 +606,20 @@ static void check_one_source(const test_daemon *d)
         TSR_OK);
     ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &create, sizeof create, message, sizeof message),
               TSR_OK);
+    /* Options that leave no room for the daemon's own are refused before
+     * any source comes (and no worker starts for them). */
+    tsr__wire_program_create wordy = {.device = {TSR_DEVICE_OPENCL, 0}, .source_bytes = 10};
+    memset(wordy.options, 'x', 492);
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &wordy, sizeof wordy, message, sizeof message),
+              TSR_ERR_INVALID_ARGUMENT);
+    ASSERT_STREQ(message, "program options are too long (at most 491 bytes)");
+    tsr__wire_program second = {.program = 2};
+    ASSERT_EQ(
+        raw_call(fd, TSR__OP_PROGRAM_RELEASE, &second, sizeof second, message, sizeof message),
+        TSR_OK);
+    wordy.options[491] = '\0';
+    ASSERT_EQ(raw_call(fd, TSR__OP_PROGRAM_CREATE, &wordy, sizeof wordy, message, sizeof message),
+              TSR_OK);
     close(fd);
 }
 
