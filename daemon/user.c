@@ -53,6 +53,7 @@ typedef struct tsr__user_program {
 
 /* A launch from its request until its worker reports it. */
 typedef struct launch {
+    struct launch *next; /* in its worker's backlog */
     tsr__session *s;
     worker *w;
     uint32_t wid;
@@ -87,6 +88,11 @@ struct worker {
     int fd, timer_fd;
     tsr__watch *watch, *timer_watch;
     pending *head, *tail;
+    uint32_t queued; /* requests in head's list: sent, not answered */
+    /* Launches whose turn came while WORKER_QUEUED were sent and not
+     * answered (every session of the uid together), in order: sending
+     * more would fill the socket, which ends the worker. */
+    struct launch *backlog, *backlog_tail;
     uint32_t acked; /* the last launch whose answer was read */
     char why[160];  /* why it was killed, "" if it was not */
     slot_record slots[TSR__WORKER_SEGMENTS];
@@ -103,6 +109,10 @@ typedef struct tsr__user_state {
 } state;
 
 #define BUILD_SLACK_MS 5000 /* past the compiler's own limit, for the worker's part */
+/* Launches sent to a worker and not answered, at most: the worker takes
+ * 32 at a time (opencl/worker.c's INFLIGHT), and what it has not taken
+ * waits in the socket's buffer, which a full one ends the worker for. */
+#define WORKER_QUEUED 16u
 /* What a build puts before a program's options: argument information,
  * for KERNEL_INFO and the checks at launch. */
 #define BUILD_OPTIONS "-cl-kernel-arg-info "
@@ -183,6 +193,7 @@ static void arm(worker *w)
 
 static void push(worker *w, pending *p)
 {
+    w->queued++;
     p->next = NULL;
     if (w->tail)
         w->tail->next = p;
@@ -197,6 +208,7 @@ static pending *pop(worker *w)
 {
     pending *p = w->head;
     if (p) {
+        w->queued--;
         w->head = p->next;
         if (!w->head)
             w->tail = NULL;
@@ -355,6 +367,11 @@ static void worker_close(worker *w, const char *why, bool idle)
         }
         free(p);
     }
+    for (launch *l; (l = w->backlog);) { /* after those sent: in order */
+        w->backlog = l->next;
+        tsr__exec_user_done(l->job, TSR_ERR_DEVICE, text);
+        free(l);
+    }
     for (tsr__session *s = server->first; s; s = s->next)
         for (program *p = s->programs; p; p = p->next)
             if (p->w == w) {
@@ -402,6 +419,8 @@ static void on_built(worker *w, tsr__worker_built *b, size_t got)
     build_ended(p->session);
 }
 
+static void launch_now(launch *l);
+
 static void on_worker(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -429,9 +448,16 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     }
     free(p);
     worker_idle_check(w);
+    tsr__server *server = w->server;
+    /* One answered, one from the backlog may go (it may end the worker). */
+    launch *next = w->backlog;
+    if (next && w->queued < WORKER_QUEUED) {
+        w->backlog = next->next;
+        launch_now(next);
+    }
     /* The session's next launch goes now, not after another round of the
      * loop (its client may be waiting to hand it over already). */
-    tsr__exec_settle(w->server);
+    tsr__exec_settle(server);
 }
 
 static void on_timer(tsr__loop *loop, uint32_t events, void *data)
@@ -967,15 +993,10 @@ static uint32_t worker_slot(worker *w, uint32_t session, uint32_t segment, bool 
     return pick;
 }
 
-/* Starts a launch whose turn came (exec.c), or drops it. */
-static void start_launch(void *ctx, tsr__exec_user_job *job)
+/* Sends a launch to its program's worker, or ends it. */
+static void launch_now(launch *l)
 {
-    launch *l = ctx;
-    if (!job) {
-        free(l);
-        return;
-    }
-    l->job = job;
+    tsr__exec_user_job *job = l->job;
     program *p = session_program_by_wid(l->s, l->wid);
     worker *w = p ? p->w : NULL;
     if (!w) {
@@ -1037,6 +1058,29 @@ static void start_launch(void *ctx, tsr__exec_user_job *job)
     q->limit_ms = config_number(l->s, TSR__CONF_RUN_TIME);
     l->w = w;
     push(w, q);
+}
+
+/* Starts a launch whose turn came (exec.c), or drops it. */
+static void start_launch(void *ctx, tsr__exec_user_job *job)
+{
+    launch *l = ctx;
+    if (!job) {
+        free(l);
+        return;
+    }
+    l->job = job;
+    program *p = session_program_by_wid(l->s, l->wid);
+    worker *w = p ? p->w : NULL;
+    if (w && (w->queued >= WORKER_QUEUED || w->backlog)) { /* waits its turn (on_worker) */
+        l->next = NULL;
+        if (w->backlog)
+            w->backlog_tail->next = l;
+        else
+            w->backlog = l;
+        w->backlog_tail = l;
+        return;
+    }
+    launch_now(l);
 }
 
 /* Checks one argument against what the kernel takes and writes it into

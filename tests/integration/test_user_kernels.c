@@ -460,6 +460,55 @@ static void check_two_sessions(tsr_client *c, tsr_client *other)
     free(got);
 }
 
+/* Many sessions of one uid share its worker, each with launches in it:
+ * more than the worker takes at once and its socket holds. The daemon
+ * holds back what would not fit, in order, and every launch runs once;
+ * the worker was ended ("it took no more requests") when they were all
+ * sent. */
+static void check_many_sessions(void)
+{
+    enum { SESSIONS = 24, ROUNDS = 12 };
+    static const char *src = "__kernel void slow(__global int *y, int spins) {\n"
+                             "    int acc = 0;\n"
+                             "    for (int i = 0; i < spins; i++) acc += i ^ y[1];\n"
+                             "    if (acc == 123456789) y[1] = 1;\n"
+                             "    y[0] += 1;\n"
+                             "}\n";
+    tsr_client *c[SESSIONS] = {NULL};
+    tsr_program *p[SESSIONS] = {NULL};
+    tsr_tensor *t[SESSIONS] = {NULL};
+    tsr_kernel *k[SESSIONS] = {NULL};
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_INT32, .has_device = true, .device = DEV};
+    int64_t sizes[1] = {2};
+    int32_t spins = 200000;
+    for (int s = 0; s < SESSIONS; s++) {
+        ASSERT_OK(tsr_client_open(NULL, &c[s]));
+        p[s] = c[s] ? build(c[s], src) : NULL;
+        ASSERT_TRUE(p[s] != NULL);
+        if (!p[s])
+            return;
+        ASSERT_OK(tsr_tensor_zeros(c[s], 1, sizes, &o, &t[s]));
+        ASSERT_OK(tsr_kernel_create(p[s], "slow", &k[s]));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k[s], 0, t[s]));
+        ASSERT_OK(tsr_kernel_set_arg_scalar(k[s], 1, TSR_INT32, &spins));
+    }
+    size_t global[1] = {1};
+    for (int r = 0; r < ROUNDS; r++)
+        for (int s = 0; s < SESSIONS; s++)
+            ASSERT_OK(tsr_kernel_launch(k[s], 1, global, NULL));
+    for (int s = 0; s < SESSIONS; s++) {
+        int32_t got[2] = {-1, -1};
+        ASSERT_OK(tsr_synchronize(c[s], DEV));
+        ASSERT_OK(tsr_tensor_copy_to_host(t[s], got, sizeof got));
+        ASSERT_EQ(got[0], ROUNDS);
+        tsr_kernel_release(k[s]);
+        tsr_tensor_release(t[s]);
+        tsr_program_release(p[s]);
+        tsr_client_close(c[s]);
+    }
+}
+
 static void check_build_error(tsr_client *c)
 {
     tsr_program *p = NULL;
@@ -1113,6 +1162,7 @@ int main(void)
     check_slots(c, p);
     check_refused_launch(c, p);
     check_two_sessions(c, other);
+    check_many_sessions();
     check_build_error(c);
     check_cache(&d, c);
     check_one_source(&d);
