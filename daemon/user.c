@@ -598,6 +598,11 @@ static tsr_status worker_start(tsr__server *server, uid_t uid, gid_t gid, uint32
             dir = cache_fd >= 0 ? fcntl(cache_fd, F_DUPFD_CLOEXEC, 10) : -1;
         if (sock < 0 || dup2(sock, 3) < 0 || (cache_fd >= 0 && (dir < 0 || dup2(dir, 4) < 0)))
             _exit(127);
+        /* Nothing else goes to the worker, not even a descriptor a driver
+         * or library of the daemon opened without O_CLOEXEC (a device
+         * node: the daemon's context). Kernels before 5.9 have no
+         * close_range; there the exec closes the daemon's own. */
+        (void)close_range(cache_fd >= 0 ? 5 : 4, ~0U, 0);
         if (drop && (setgroups(0, NULL) != 0 || setgid(gid) != 0 || setuid(uid) != 0))
             _exit(126);
         /* It dies with the daemon: set after the change of uid, which
