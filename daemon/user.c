@@ -26,6 +26,7 @@
 #include "daemon/exec.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "daemon/share.h"
 #include "daemon/worker_wire.h"
 
 typedef struct worker worker;
@@ -1125,6 +1126,13 @@ static tsr_status launch_arg(tsr__session *s, const tsr__wire_kernel_arg *want,
     if (pool->ordinal != queue)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
                          "argument %u (%s): the tensor is on another device than the program",
+                         (unsigned)a, want->name);
+    /* The worker maps its arguments writable, and a kernel's pointer
+     * writes whatever its address space says: no read-only memory there. */
+    if (tsr__share_read_only(s, v->handle))
+        return tsr__fail(TSR_ERR_PERMISSION,
+                         "argument %u (%s): the tensor was imported read-only (its exporter "
+                         "shared it so): a user kernel may not take it",
                          (unsigned)a, want->name);
     if (v->bytes > b.size)
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT,

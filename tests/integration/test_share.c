@@ -144,11 +144,34 @@ static bool write_faults(float *p)
     return faulted && mprotect(first, (size_t)page, PROT_READ | PROT_WRITE) != 0 && errno == EACCES;
 }
 
+/* A user kernel may not take a read-only import (the worker maps its
+ * arguments writable). */
+static int user_kernel_refused(tsr_client *c, tsr_tensor *t)
+{
+    static const char src[] = "__kernel void w(__global float *p) { p[0] = 1.0f; }";
+    tsr_program *p = NULL;
+    tsr_kernel *k = NULL;
+    size_t global[1] = {1};
+    int rc = 0;
+    if (tsr_program_create(c, OPENCL0, src, NULL, &p) != TSR_OK ||
+        tsr_kernel_create(p, "w", &k) != TSR_OK || tsr_kernel_set_arg_tensor(k, 0, t) != TSR_OK)
+        rc = fail(42, "a user kernel could not be made");
+    else if (tsr_kernel_launch(k, 1, global, NULL) != TSR_ERR_PERMISSION ||
+             !strstr(tsr_last_error(), "imported read-only"))
+        rc = fail(43, "a user kernel taking a read-only import was not refused");
+    tsr_kernel_release(k);
+    tsr_program_release(p);
+    return rc;
+}
+
 /* What the consumer checks of a read-only import. */
-static int check_read_only(tsr_tensor *t)
+static int check_read_only(tsr_client *c, tsr_tensor *t)
 {
     if (tsr_add_(t, t, tsr_scalar_int(1)) != TSR_ERR_PERMISSION)
         return fail(25, "a kernel writing a read-only import was not refused");
+    int refused = tsr_tensor_device(t).type == TSR_DEVICE_OPENCL ? user_kernel_refused(c, t) : 0;
+    if (refused)
+        return refused;
     if (tsr_tensor_fill_(t, tsr_scalar_int(0)) != TSR_ERR_PERMISSION)
         return fail(26, "a fill of a read-only import was not refused");
     float zeros[10 * ROWS] = {0};
@@ -225,8 +248,8 @@ static int consume(const char *text, const char *mode)
                  ? fail(24, "add_")
                  : 0;
     else if (strcmp(mode, "ro") == 0)
-        rc = check_read_only(t);
-    else if (strcmp(mode, "ro-reopen") == 0 && (rc = check_read_only(t)) == 0)
+        rc = check_read_only(c, t);
+    else if (strcmp(mode, "ro-reopen") == 0 && (rc = check_read_only(c, t)) == 0)
         rc = reopen_refused(&h);
     tsr_tensor_release(t);
     tsr_client_close(c);
