@@ -149,7 +149,9 @@ static inline bool tsr__step_passed(uint64_t *checked)
 }
 /* One request and its reply over the socket. Descriptors that come with
  * the reply go to fds (exactly *nfds are expected; it is set to how many
- * came); the caller owns them on success. */
+ * came); the caller owns them on success. TSR_ERR_LIMIT when this process
+ * had no room for them (the kernel dropped them): the reply is written
+ * all the same, so that the caller can give back what it names. */
 tsr_status tsr__socket_call(tsr_client *client, uint32_t opcode, const void *request,
                             uint32_t request_size, void *reply, uint32_t reply_size, int *fds,
                             int *nfds);

@@ -165,10 +165,14 @@ tsr_status tsr_tensor_import(tsr_client *c, const tsr_export_handle *handle, tsr
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "tsr_tensor_import: NULL argument");
     tsr__wire_share_key key = {.id = handle->id};
     memcpy(key.secret, handle->secret, sizeof key.secret);
-    tsr__wire_imported rep;
+    tsr__wire_imported rep = {0};
     int fd = -1, nfds = 1;
     tsr_status st =
         tsr__socket_call(c, TSR__OP_IMPORT, &key, sizeof key, &rep, sizeof rep, &fd, &nfds);
+    if (st == TSR_ERR_LIMIT && rep.handle) { /* imported, its descriptor lost: given back */
+        tsr__wire_handle req = {.handle = rep.handle};
+        (void)tsr__client_call(c, TSR__OP_FREE, &req, NULL);
+    }
     if (st != TSR_OK)
         return st;
     tsr_geometry g;
@@ -272,10 +276,14 @@ tsr_status tsr_tensor_share_memory_(tsr_client *c, tsr_tensor *t)
     req.region = (tsr__wire_region){.itemsize = 1, .ndim = 1};
     req.region.sizes[0] = (int64_t)bytes;
     req.region.strides[0] = 1;
-    tsr__wire_share_key key;
+    tsr__wire_share_key key = {0};
     int fd = -1, nfds = 1;
     tsr_status st =
         tsr__socket_call(c, TSR__OP_EXPORT, &req, sizeof req, &key, sizeof key, &fd, &nfds);
+    if (st == TSR_ERR_LIMIT && key.id) { /* made, its descriptor lost: given back */
+        tsr__wire_handle lost = {.handle = (uint32_t)key.id};
+        (void)tsr__client_call(c, TSR__OP_FREE, &lost, NULL);
+    }
     if (st != TSR_OK)
         return st;
     uint64_t handle = (uint32_t)key.id; /* a new host block's handle */

@@ -20,6 +20,7 @@
  * This file calls nothing else of the connection. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
@@ -127,7 +128,11 @@ static tsr_status socket_call_locked(tsr_client *c, uint32_t opcode, const void 
     memcpy(buf.bytes, &h, sizeof h);
     if (request_size)
         memcpy(buf.bytes + sizeof h, request, request_size);
-    if (send(c->fd, buf.bytes, sizeof h + request_size, MSG_NOSIGNAL) < 0)
+    ssize_t sent;
+    do
+        sent = send(c->fd, buf.bytes, sizeof h + request_size, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0)
         return tsr__daemon_gone(c);
     int want = nfds ? *nfds : 0;
     if (nfds)
@@ -140,9 +145,10 @@ next_frame:
         if (now >= deadline)
             return tsr__fail(TSR_ERR_CONNECTION, "tesserad did not answer within %d ms",
                              (int)c->timeout_ms);
-        int r = poll(&p, 1, (int)((deadline - now) / 1000000u) + 1);
-        if (r < 0 && errno == EINTR)
-            continue;
+        uint64_t ms = (deadline - now) / 1000000u + 1;
+        int r = poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+        if (r < 0 && errno != EINTR)
+            return tsr__fail(TSR_ERR_CONNECTION, "waiting for tesserad: poll: %s", strerror(errno));
         if (r <= 0)
             continue;
         break;
@@ -156,7 +162,10 @@ next_frame:
                          .msg_iovlen = 1,
                          .msg_control = control.buf,
                          .msg_controllen = sizeof control.buf};
-    ssize_t n = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
+    ssize_t n;
+    do
+        n = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
     if (n <= 0)
         return tsr__daemon_gone(c);
     int got[4], ngot = 0;
@@ -181,6 +190,16 @@ next_frame:
         (msg.msg_flags & MSG_TRUNC)
             ? tsr__fail(TSR_ERR_PROTOCOL, "oversized reply from tesserad")
             : check_reply(c, buf.bytes, (size_t)n, opcode, id, TSR__WIRE_SOCKET, reply, reply_size);
+    /* The kernel drops passed descriptors that this process has no room
+     * for: the reply is there (the caller may give back what it names),
+     * its descriptors are not. */
+    if (st == TSR_OK && (msg.msg_flags & MSG_CTRUNC)) {
+        close_fds(got, ngot);
+        return tsr__fail(TSR_ERR_LIMIT,
+                         "tesserad's reply to %s lost its descriptors: this process has no room "
+                         "for more (RLIMIT_NOFILE)",
+                         tsr__wire_op(opcode)->name);
+    }
     if (st != TSR_OK || ngot != want) {
         close_fds(got, ngot);
         if (st == TSR_OK)

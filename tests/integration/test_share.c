@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -225,6 +226,39 @@ static int reopen_refused(const tsr_export_handle *h)
     return e == EACCES ? 0 : fail(41, "reopening failed, but not for want of permission");
 }
 
+/* An import into a process with no descriptor left: the kernel drops the
+ * memfd the reply carries; the import fails with TSR_ERR_LIMIT, and the
+ * library gives back the import the daemon made (the export shows none). */
+static int no_room(tsr_client *c, const tsr_export_handle *h)
+{
+    struct rlimit was, low;
+    if (getrlimit(RLIMIT_NOFILE, &was) != 0)
+        return fail(44, "getrlimit");
+    low = (struct rlimit){.rlim_cur = 256, .rlim_max = was.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+        return fail(44, "setrlimit");
+    static int held[256];
+    int n = 0;
+    for (int fd; n < 256 && (fd = dup(0)) >= 0;)
+        held[n++] = fd;
+    tsr_tensor *t = NULL;
+    tsr_status st = tsr_tensor_import(c, h, &t);
+    char why[512];
+    snprintf(why, sizeof why, "%s", tsr_last_error());
+    while (n > 0)
+        close(held[--n]);
+    setrlimit(RLIMIT_NOFILE, &was);
+    tsr_tensor_release(t);
+    if (st != TSR_ERR_LIMIT || !strstr(why, "lost its descriptors"))
+        return fail(45, "an import without room for its descriptor was not refused so");
+    tsr_share_info info = {0};
+    bool more = true;
+    for (uint64_t after = 0; more && info.id != h->id; after = info.id)
+        if (tsr_admin_share_list(c, after, &info, &more) != TSR_OK)
+            return fail(46, "share list");
+    return info.id == h->id && info.imports == 0 ? 0 : fail(47, "the lost import is still held");
+}
+
 static int consume(const char *text, const char *mode)
 {
     tsr_export_handle h;
@@ -233,6 +267,11 @@ static int consume(const char *text, const char *mode)
     tsr_client *c;
     if (tsr_client_open(NULL, &c) != TSR_OK)
         return fail(21, "open");
+    if (strcmp(mode, "nofd") == 0) {
+        int rc = no_room(c, &h);
+        tsr_client_close(c);
+        return rc;
+    }
     tsr_tensor *t = NULL;
     tsr_status st = tsr_tensor_import(c, &h, &t);
     int rc = 0;
@@ -759,6 +798,7 @@ static void read_only(tsr_client *c, bool cpu)
     tsr_export_options o = {.flags = TSR_EXPORT_READ_ONLY};
     ASSERT_OK(tsr_tensor_export(v, &o, &h));
     ASSERT_EQ(run_consumer(&h, "ro"), 0);
+    ASSERT_EQ(run_consumer(&h, "nofd"), 0);
     tsr_tensor_release(v);
     tsr_tensor_release(t);
 }
