@@ -278,9 +278,13 @@ static tsr__ring_slot *claim_slot(tsr_client *c)
         tid = (uint32_t)gettid();
     uint32_t start = tid % TSR__RING_SLOTS;
     for (uint32_t k = 0; k < TSR__RING_SLOTS; k++) {
-        tsr__ring_slot *slot = &c->ring->slots[(start + k) % TSR__RING_SLOTS];
+        uint32_t at = (start + k) % TSR__RING_SLOTS;
+        tsr__ring_slot *slot = &c->ring->slots[at];
         uint32_t expect = TSR__SLOT_FREE;
-        if (atomic_load_explicit(&slot->state, memory_order_relaxed) == TSR__SLOT_FREE &&
+        /* An abandoned slot is the late reply's, whatever the daemon wrote
+         * in its state: reconcile frees it. */
+        if (atomic_load_explicit(&c->abandoned[at], memory_order_relaxed) == 0 &&
+            atomic_load_explicit(&slot->state, memory_order_relaxed) == TSR__SLOT_FREE &&
             atomic_compare_exchange_strong(&slot->state, &expect, TSR__SLOT_CLAIMED))
             return slot;
     }
@@ -382,7 +386,11 @@ static void reconcile(tsr_client *c)
         } buf;
         uint32_t len = take_reply(slot, buf.bytes);
         atomic_fetch_sub(&c->abandoned_count, 1u);
-        free_orphan(c, orphan_of(buf.bytes, len, TSR__WIRE_RING));
+        /* Only the abandoned request's own reply names a block nobody
+         * holds. */
+        tsr__wire_header h;
+        if (len >= sizeof h && (memcpy(&h, buf.bytes, sizeof h), h.request_id == id))
+            free_orphan(c, orphan_of(buf.bytes, len, TSR__WIRE_RING));
     }
 }
 
