@@ -73,10 +73,12 @@ typedef struct tsr__ring_slot {
 #define TSR__RING_QUEUE_MESSAGE 240u
 /* A session may have at most this many kernels queued and not finished
  * on all its devices together (the daemon refuses more: TSR_ERR_LIMIT);
- * the reference client waits while a quarter of it is queued on one
- * device, as a CUDA launch blocks on a full launch queue. */
+ * the reference client waits while its share of one device (4096) is
+ * queued there, as a CUDA launch blocks on a full launch queue, so that
+ * launches alone never reach the limit. One product may still: its
+ * pieces are each a kernel. */
 #define TSR__RING_MAX_QUEUED 65536u
-#define TSR__RING_CLIENT_DEPTH (TSR__RING_MAX_QUEUED / 4)
+#define TSR__RING_CLIENT_DEPTH (TSR__RING_MAX_QUEUED / TSR__RING_QUEUES)
 typedef struct tsr__ring_queue {
     _Atomic uint32_t completed; /* sequence of the last finished launch; the futex word */
     _Atomic uint32_t waiting;   /* client threads sleeping on completed */

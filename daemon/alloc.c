@@ -680,6 +680,9 @@ tsr_status tsr__alloc_seal(tsr__allocator *a, uint64_t handle, tsr__block_ref *o
                          "allocation 0x%016" PRIx64 " shares its segment with %" PRIu32
                          " other live allocations",
                          handle, s->live - 1);
+    if (!s->alone && a->stats.alone_segments >= TSR__ALLOC_MAX_ALONE)
+        return tsr__fail(TSR_ERR_LIMIT, "too many allocations alone in their segments (%u)",
+                         TSR__ALLOC_MAX_ALONE);
     if (!s->alone) {
         for (block *f = s->first; f; f = f->next)
             if (!f->live)

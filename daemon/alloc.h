@@ -185,7 +185,8 @@ tsr_status tsr__alloc_alone(tsr__allocator *a, uint64_t bytes, tsr__block_ref *o
  * see it. The segment's free blocks stay reserved until the block goes.
  * Errors: tsr__free's for a handle not live; TSR_ERR_RUNTIME
  * "allocation 0x<handle> shares its segment with N other live
- * allocations", and nothing changes. */
+ * allocations"; tsr__alloc_alone's TSR_ERR_LIMIT past
+ * TSR__ALLOC_MAX_ALONE; nothing changes. */
 tsr_status tsr__alloc_seal(tsr__allocator *a, uint64_t handle, tsr__block_ref *out);
 
 /* Frees a live block; writes its size to *freed_bytes (NULL allowed). An

@@ -420,7 +420,7 @@ static void on_built(worker *w, tsr__worker_built *b, size_t got)
     build_ended(p->session);
 }
 
-static void launch_now(launch *l);
+static bool launch_now(launch *l);
 
 static void on_worker(tsr__loop *loop, uint32_t events, void *data)
 {
@@ -450,11 +450,14 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     free(p);
     worker_idle_check(w);
     tsr__server *server = w->server;
-    /* One answered, one from the backlog may go (it may end the worker). */
-    launch *next = w->backlog;
-    if (next && w->queued < WORKER_QUEUED) {
+    /* What the backlog holds goes while there is room: one for this
+     * answer, more where launches end without being sent (their program
+     * released, their session gone). Sending may end the worker. */
+    while (w->backlog && w->queued < WORKER_QUEUED) {
+        launch *next = w->backlog;
         w->backlog = next->next;
-        launch_now(next);
+        if (!launch_now(next))
+            break;
     }
     /* The session's next launch goes now, not after another round of the
      * loop (its client may be waiting to hand it over already). */
@@ -999,8 +1002,9 @@ static uint32_t worker_slot(worker *w, uint32_t session, uint32_t segment, bool 
     return pick;
 }
 
-/* Sends a launch to its program's worker, or ends it. */
-static void launch_now(launch *l)
+/* Sends a launch to its program's worker, or ends it; false when the
+ * worker was ended (freed) meanwhile. */
+static bool launch_now(launch *l)
 {
     tsr__exec_user_job *job = l->job;
     program *p = session_program_by_wid(l->s, l->wid);
@@ -1009,7 +1013,7 @@ static void launch_now(launch *l)
         tsr__exec_user_done(job, TSR_ERR_DEVICE,
                             p ? p->log : "the kernel's program was released before it ran");
         free(l);
-        return;
+        return true;
     }
     /* The session's ring, for the worker to publish the launch's end in
      * (worker_wire.h), is one more segment: 0. */
@@ -1026,7 +1030,7 @@ static void launch_now(launch *l)
         if (l->segments[f] && !seg) {
             tsr__exec_user_done(job, TSR_ERR_RUNTIME, "a kernel's memory segment is gone");
             free(l);
-            return;
+            return true;
         }
         all[f] = seg ? seg->fd : l->s->ring_fd;
     }
@@ -1034,7 +1038,7 @@ static void launch_now(launch *l)
     if (!q) {
         tsr__exec_user_done(job, TSR_ERR_OUT_OF_MEMORY, "out of memory queueing a kernel");
         free(l);
-        return;
+        return true;
     }
     /* Only now, when nothing can fail before the message is sent (else the
      * worker ends), does the daemon's record of the worker's slots change. */
@@ -1057,13 +1061,14 @@ static void launch_now(launch *l)
         tsr__exec_user_done(job, TSR_ERR_DEVICE, "the kernel worker took no more requests");
         free(l);
         worker_end(w, "it took no more requests");
-        return;
+        return false;
     }
     q->is_launch = true;
     q->l = l;
     q->limit_ms = config_number(l->s, TSR__CONF_RUN_TIME);
     l->w = w;
     push(w, q);
+    return true;
 }
 
 /* Starts a launch whose turn came (exec.c), or drops it. */

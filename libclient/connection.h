@@ -130,6 +130,8 @@ uint32_t tsr__fork_generation(void);
 /* TSR_ERR_CONNECTION when `client` was opened before a fork that made
  * this process (its socket and ring are the parent's), else TSR_OK. */
 tsr_status tsr__forked(const tsr_client *client);
+/* The same question, setting no error. */
+bool tsr__is_forked(const tsr_client *client);
 /* Marks the client failed for good; returns TSR_ERR_CONNECTION. */
 tsr_status tsr__daemon_gone(tsr_client *client);
 /* Whether the daemon hung up (without consuming anything). */

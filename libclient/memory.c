@@ -260,7 +260,10 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, bool 
 {
     tsr__wire_alloc req = {.bytes = nbytes, .flags = alone ? TSR__WIRE_ALLOC_ALONE : 0};
     *in_use = false;
-    tsr_status st = tsr__client_daemon_device(c, d, &req.device);
+    /* A forked child: the cache's blocks are its parent's. */
+    tsr_status st = tsr__forked(c);
+    if (st == TSR_OK)
+        st = tsr__client_daemon_device(c, d, &req.device);
     if (st != TSR_OK)
         return st;
     if (!alone && cache_take(c, req.device.index, nbytes, data, handle, in_use))
@@ -295,6 +298,10 @@ tsr_status tsr__client_alloc(tsr_client *c, tsr_device d, uint64_t nbytes, bool 
 void tsr__client_free(tsr_client *c, tsr_device d, uint64_t handle, uint64_t nbytes, void *data,
                       bool shared, bool alone)
 {
+    /* A forked child lets its parent's blocks be: no cache, no locks (a
+     * parent thread may have held them at the fork), no FREE. */
+    if (tsr__is_forked(c))
+        return;
     tsr__wire_device wd = {0};
     if (!shared && !alone && tsr__client_daemon_device(c, d, &wd) == TSR_OK &&
         cache_put(c, wd.index, nbytes, data, handle))

@@ -93,7 +93,9 @@ tsr_status tsr__client_fill(tsr_client *c, tsr_device device, uint64_t handle,
                             const tsr__region *region, const void *value)
 {
     tsr__wire_device wd = {0};
-    tsr_status dst = tsr__client_daemon_device(c, device, &wd);
+    tsr_status dst = tsr__forked(c); /* before room_on reads the parent's ring */
+    if (dst == TSR_OK)
+        dst = tsr__client_daemon_device(c, device, &wd);
     if (dst != TSR_OK)
         return dst;
     tsr__wire_fill req = {.region = {.handle = handle,
@@ -122,7 +124,9 @@ tsr_status tsr__client_launch(tsr_client *c, tsr_device d, const tsr__kernel *ke
 tsr_status tsr__client_launch_op(tsr_client *c, tsr_device d, uint32_t opcode, const void *request)
 {
     tsr__wire_device wd = {0};
-    tsr_status st = tsr__client_daemon_device(c, d, &wd);
+    tsr_status st = tsr__forked(c); /* before room_on reads the parent's ring */
+    if (st == TSR_OK)
+        st = tsr__client_daemon_device(c, d, &wd);
     if (st != TSR_OK)
         return st;
     int32_t q = queue_of(c, wd);

@@ -59,6 +59,13 @@ tsr_status tsr_tensor_export(const tsr_tensor *t, const tsr_export_options *opti
      * (cpu operations are done when they return). */
     if (s->client && (st = tsr__client_synchronize(s->client, s->device)) != TSR_OK)
         return st;
+    /* The daemon clears a sealed segment past the size its ALLOC asked
+     * for; this library's block cache may have handed the block to a
+     * smaller tensor since, and the bytes between were the last one's. */
+    if (s->client && !s->alone && s->mapped) {
+        uint64_t rounded = s->nbytes ? (s->nbytes + 511) / 512 * 512 : 512;
+        memset(s->mapped + s->nbytes, 0, (size_t)(rounded - s->nbytes));
+    }
     tsr__wire_export req = {.dtype = (int32_t)t->dtype,
                             .flags = (uint32_t)o.flags, /* the same bits on the wire */
                             .allow_uid = o.allow_uid,

@@ -234,9 +234,14 @@ uint32_t tsr__fork_generation(void)
     return atomic_load_explicit(&forks, memory_order_relaxed);
 }
 
+bool tsr__is_forked(const tsr_client *c)
+{
+    return c->fork_generation != atomic_load_explicit(&forks, memory_order_relaxed);
+}
+
 tsr_status tsr__forked(const tsr_client *c)
 {
-    if (c->fork_generation == atomic_load_explicit(&forks, memory_order_relaxed))
+    if (!tsr__is_forked(c))
         return TSR_OK;
     return tsr__fail(TSR_ERR_CONNECTION,
                      "this client was opened by process %d, and this process was forked from "

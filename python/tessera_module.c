@@ -319,6 +319,21 @@ static tsr_client *client;
 static void forget_client(void)
 {
     client = NULL;
+    /* Held by the thread that forked (hold_storage), which in the child
+     * has another tid: made anew rather than unlocked. */
+    pthread_rwlock_init(&tsp_storage_lock, NULL);
+}
+
+/* No copy runs without the GIL across a fork: the child would find the
+ * storage lock held by a thread it does not have. */
+static void hold_storage(void)
+{
+    pthread_rwlock_wrlock(&tsp_storage_lock);
+}
+
+static void release_storage(void)
+{
+    pthread_rwlock_unlock(&tsp_storage_lock);
 }
 
 tsr_client *tsp_client(void)
@@ -453,7 +468,7 @@ PyMODINIT_FUNC PyInit__C(void)
     PyObject *m = PyModule_Create(&module_def);
     if (m == NULL)
         return NULL;
-    pthread_atfork(NULL, NULL, forget_client);
+    pthread_atfork(hold_storage, release_storage, forget_client);
     if (add_dtypes(m) || PyModule_AddFunctions(m, tsp_tensor_functions) ||
         PyModule_AddFunctions(m, tsp_ops_functions) ||
         PyModule_AddFunctions(m, tsp_share_functions) ||

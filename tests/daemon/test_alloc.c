@@ -734,6 +734,11 @@ static void test_alone_and_seal(void)
     ASSERT_UEQ(stats_of(a).alone_segments, TSR__ALLOC_MAX_ALONE);
     ASSERT_EQ(tsr__alloc_alone(a, 1, &again), TSR_ERR_LIMIT);
     ASSERT_STREQ(tsr_last_error(), "too many allocations alone in their segments (4096)");
+    tsr__block_ref lone;
+    ASSERT_OK(tsr__alloc(a, 100, &lone)); /* alone in a new segment, but past the cap */
+    ASSERT_EQ(tsr__alloc_seal(a, lone.handle, &again), TSR_ERR_LIMIT);
+    ASSERT_OK(tsr__alloc_seal(a, x.handle, &again)); /* sealed already: nothing to refuse */
+    FREE_OK(a, lone);
     FREE_OK(a, x);
     ASSERT_OK(tsr__alloc_alone(a, 1, &many[TSR__ALLOC_MAX_ALONE - 1]));
     for (uint32_t k = 0; k < TSR__ALLOC_MAX_ALONE; k++)

@@ -191,8 +191,11 @@ static void check_fork(tsr_client *c)
 {
     int64_t n = 4;
     tsr_tensor_options o = {.has_device = true, .device = {TSR_DEVICE_OPENCL, 0}};
-    tsr_tensor *t = NULL;
+    tsr_tensor *t = NULL, *cached = NULL;
     ASSERT_OK(tsr_tensor_ones(c, 1, &n, &o, &t));
+    ASSERT_OK(tsr_tensor_ones(c, 1, &n, &o, &cached));
+    ASSERT_OK(tsr_synchronize(c, o.device));
+    tsr_tensor_release(cached); /* its block waits in the parent's cache */
     pid_t pid = fork();
     if (pid == 0) {
         int code = 0;
@@ -207,6 +210,8 @@ static void check_fork(tsr_client *c)
             code = 12;
         else if (tsr_synchronize(c, o.device) != TSR_ERR_CONNECTION)
             code = 13;
+        else if (tsr_tensor_zeros(c, 1, &n, &o, &u) != TSR_ERR_CONNECTION) /* not from the cache */
+            code = 15;
         else if (tsr_client_open(NULL, &own) != TSR_OK ||
                  tsr_client_ping(own, TSR_TRANSPORT_RING) != TSR_OK ||
                  tsr_tensor_ones(own, 1, &n, &o, &u) != TSR_OK)

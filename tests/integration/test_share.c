@@ -732,6 +732,45 @@ static void import_charged(void)
     ASSERT_EQ(test_daemon_stop(&d), 0);
 }
 
+/* The block cache hands a freed block to a smaller tensor of the same
+ * rounded size without the daemon knowing; when that tensor is exported
+ * and sealed in place, what lies past it (the last tensor's) is cleared
+ * too. */
+static void reused_block_tail(void)
+{
+    tsr_client *e = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &e));
+    if (!e)
+        return;
+    const float secret_value = -7.75f;
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = OPENCL0};
+    int64_t n_old = 250, n_new = 150; /* 1000 and 600 bytes: both a 1024-byte block */
+    tsr_tensor *old = NULL, *t = NULL;
+    void *was = NULL, *now = NULL;
+    ASSERT_OK(tsr_tensor_full(e, 1, &n_old, tsr_scalar_float(secret_value), &o, &old));
+    ASSERT_OK(tsr_synchronize(e, OPENCL0));
+    ASSERT_OK(tsr_tensor_data_ptr(old, &was));
+    tsr_tensor_release(old);
+    ASSERT_OK(tsr_tensor_ones(e, 1, &n_new, &o, &t));
+    ASSERT_OK(tsr_tensor_data_ptr(t, &now));
+    ASSERT_TRUE(now == was); /* the same block, from the cache */
+    tsr_export_handle h;
+    ASSERT_OK(tsr_tensor_export(t, NULL, &h));
+    ASSERT_OK(tsr_tensor_data_ptr(t, &now));
+    ASSERT_TRUE(now == was); /* sealed where it is */
+    uint64_t bytes = 0, offset = 1;
+    int fd = raw_import_fd(&h, &bytes, &offset);
+    ASSERT_TRUE(fd >= 0);
+    if (fd >= 0) {
+        ASSERT_EQ(words_equal(fd, bytes, secret_value), 0);
+        ASSERT_EQ(words_equal(fd, bytes, 1.0f), n_new);
+        close(fd);
+    }
+    tsr_tensor_release(t);
+    tsr_client_close(e);
+}
+
 /* An importer that exits with kernels on the import still running and
  * more queued: its queued kernels end (the session is gone) only after
  * the running ones, and the import goes only then. Until it goes the
@@ -920,6 +959,7 @@ int main(int argc, char **argv)
         }
         exported_twice(c);
         alone_in_segment(c);
+        reused_block_tail();
         importer_exits_running(c);
         revocation_and_hostile_handles(c);
         other_users(c, &d);
