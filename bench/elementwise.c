@@ -82,6 +82,17 @@ typedef enum ew_shape {
     SHAPE_WHERE,      /* where(cond[n] (bool), a[n], b[n]) -> out[n] */
 } ew_shape;
 
+/* The first input's values: the ones and twos of the memory-bound cases
+ * (whose loops do the same work for any value), or, for the functions
+ * whose work depends on the value (a vector computes each of the ways
+ * its lanes take), N(0, 1) samples as activations hold, and their
+ * absolute values for log. PyTorch gets the same distribution. */
+typedef enum ew_input {
+    INPUT_CONSTANT,
+    INPUT_NORMAL,
+    INPUT_ABS_NORMAL,
+} ew_input;
+
 typedef struct ew_case {
     const char *name;
     const char *op; /* the operation's name (tsr_op_from_name); NULL: SHAPE_NCHW's copy */
@@ -90,21 +101,25 @@ typedef struct ew_case {
     stream_kind base;    /* the STREAM loop moving the same bytes */
     double target_cpu, target_opencl; /* against it (NAN: none) */
     double target_torch;              /* against PyTorch (NAN: none) */
+    ew_input input;                   /* what `a` holds */
 } ew_case;
 
 #define F32 TSR_FLOAT32
 static const ew_case elementwise_cases[] = {
-    {"add_f32", "add", SHAPE_FLAT, F32, F32, F32, STREAM_ADD, 0.9, 0.85, 1.0},
-    {"add_i32_f32", "add", SHAPE_FLAT, TSR_INT32, F32, F32, STREAM_ADD, 0.8, 0.8, 1.0},
-    {"add_f16", "add", SHAPE_FLAT, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, STREAM_ADD, 0.7, 0.7,
-     1.0},
+    {"add_f32", "add", SHAPE_FLAT, F32, F32, F32, STREAM_ADD, 0.9, 0.85, 1.0, INPUT_CONSTANT},
+    {"add_i32_f32", "add", SHAPE_FLAT, TSR_INT32, F32, F32, STREAM_ADD, 0.8, 0.8, 1.0,
+     INPUT_CONSTANT},
+    {"add_f16", "add", SHAPE_FLAT, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, STREAM_ADD, 0.7, 0.7, 1.0,
+     INPUT_CONSTANT},
     {"add_bf16", "add", SHAPE_FLAT, TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16, STREAM_ADD, 0.7, 0.7,
-     1.0},
-    {"add_f64", "add", SHAPE_FLAT, TSR_FLOAT64, TSR_FLOAT64, TSR_FLOAT64, STREAM_ADD, NAN, NAN,
-     1.0},
-    {"add_transposed", "add", SHAPE_TRANSPOSED, F32, F32, F32, STREAM_ADD, 0.45, 0.45, 1.0},
-    {"add_broadcast", "add", SHAPE_BROADCAST, F32, F32, F32, STREAM_ADD, 0.7, 0.7, 1.0},
-    {"nchw_to_nhwc", NULL, SHAPE_NCHW, F32, F32, F32, STREAM_ADD, 0.28, 0.28, 1.0},
+     1.0, INPUT_CONSTANT},
+    {"add_f64", "add", SHAPE_FLAT, TSR_FLOAT64, TSR_FLOAT64, TSR_FLOAT64, STREAM_ADD, NAN, NAN, 1.0,
+     INPUT_CONSTANT},
+    {"add_transposed", "add", SHAPE_TRANSPOSED, F32, F32, F32, STREAM_ADD, 0.45, 0.45, 1.0,
+     INPUT_CONSTANT},
+    {"add_broadcast", "add", SHAPE_BROADCAST, F32, F32, F32, STREAM_ADD, 0.7, 0.7, 1.0,
+     INPUT_CONSTANT},
+    {"nchw_to_nhwc", NULL, SHAPE_NCHW, F32, F32, F32, STREAM_ADD, 0.28, 0.28, 1.0, INPUT_CONSTANT},
 };
 
 /* Memory-bound operations against a copy of their bytes; the
@@ -112,19 +127,21 @@ static const ew_case elementwise_cases[] = {
  * PyTorch on the same threads (float16 and bfloat16 at twice its speed:
  * PyTorch 1.13 computes them one element at a time). */
 static const ew_case unary_cases[] = {
-    {"relu_f32", "relu", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN},
-    {"abs_f32", "abs", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN},
-    {"lt_f32", "lt", SHAPE_FLAT, F32, F32, TSR_BOOL, STREAM_COPY, 0.85, 0.85, NAN},
-    {"where_f32", "where", SHAPE_WHERE, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN},
-    {"exp_f32", "exp", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
-    {"log_f32", "log", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
-    {"tanh_f32", "tanh", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
-    {"sigmoid_f32", "sigmoid", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
-    {"gelu_f32", "gelu", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0},
+    {"relu_f32", "relu", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN, INPUT_CONSTANT},
+    {"abs_f32", "abs", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN, INPUT_CONSTANT},
+    {"lt_f32", "lt", SHAPE_FLAT, F32, F32, TSR_BOOL, STREAM_COPY, 0.85, 0.85, NAN, INPUT_CONSTANT},
+    {"where_f32", "where", SHAPE_WHERE, F32, F32, F32, STREAM_COPY, 0.85, 0.85, NAN,
+     INPUT_CONSTANT},
+    {"exp_f32", "exp", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0, INPUT_NORMAL},
+    {"log_f32", "log", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0, INPUT_ABS_NORMAL},
+    {"tanh_f32", "tanh", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0, INPUT_NORMAL},
+    {"sigmoid_f32", "sigmoid", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0,
+     INPUT_NORMAL},
+    {"gelu_f32", "gelu", SHAPE_UNARY, F32, F32, F32, STREAM_COPY, NAN, NAN, 1.0, INPUT_NORMAL},
     {"exp_f16", "exp", SHAPE_UNARY, TSR_FLOAT16, TSR_FLOAT16, TSR_FLOAT16, STREAM_COPY, NAN, NAN,
-     2.0},
+     2.0, INPUT_NORMAL},
     {"exp_bf16", "exp", SHAPE_UNARY, TSR_BFLOAT16, TSR_BFLOAT16, TSR_BFLOAT16, STREAM_COPY, NAN,
-     NAN, 2.0},
+     NAN, 2.0, INPUT_NORMAL},
 };
 #undef F32
 #define MAX_CASES 16
@@ -201,7 +218,57 @@ static void release_operands(ew_operands *o)
         tsr_memory_empty_cache(o->client, o->device, NULL);
 }
 
-/* Inputs filled with 1 and 2 (a condition with true), an empty output. */
+/* PERIOD samples of N(0, 1) (Box-Muller over a fixed xorshift stream;
+ * |x| where `positive`), repeated through t's n elements: copied from
+ * the host in float32, then converted on the device for another dtype.
+ * PERIOD vectors' worth of lanes is far more than a branch predictor
+ * learns, so each vector's mix of ways is as good as random. */
+static bool synchronize(ew_operands *o);
+
+#define PERIOD 65536
+static tsr_status fill_normal(ew_operands *o, tsr_tensor *t, int64_t n, bool positive)
+{
+    float *h = malloc((size_t)n * sizeof(float));
+    if (!h)
+        return TSR_ERR_OUT_OF_MEMORY;
+    uint64_t s = 0x9E3779B97F4A7C15u;
+    for (int64_t i = 0; i < n && i < PERIOD; i += 2) {
+        double u[2];
+        for (int j = 0; j < 2; j++) {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            u[j] = ((double)(s >> 11) + 1.0) / 9007199254740992.0; /* (0, 1] */
+        }
+        double r = sqrt(-2.0 * log(u[0])), a = 6.283185307179586 * u[1];
+        h[i] = (float)(r * cos(a));
+        if (i + 1 < n)
+            h[i + 1] = (float)(r * sin(a));
+    }
+    for (int64_t i = 0; i < n && i < PERIOD; i++)
+        h[i] = positive ? fabsf(h[i]) : h[i];
+    for (int64_t i = PERIOD; i < n; i += PERIOD)
+        memcpy(h + i, h, (size_t)(n - i < PERIOD ? n - i : PERIOD) * sizeof(float));
+    tsr_tensor *f = t;
+    tsr_status st = TSR_OK;
+    if (tsr_tensor_dtype(t) != TSR_FLOAT32)
+        st = make(o, TSR_FLOAT32, 1, &n, -1, &f);
+    if (st == TSR_OK)
+        st = tsr_tensor_copy_from_host(f, h, (size_t)n * sizeof(float));
+    if (st == TSR_OK && f != t)
+        st = tsr_tensor_copy_(t, f);
+    if (f != t) {
+        if (st == TSR_OK)
+            st = synchronize(o) ? TSR_OK : TSR_ERR_RUNTIME;
+        tsr_tensor_release(f);
+    }
+    free(h);
+    return st;
+}
+#undef PERIOD
+
+/* Inputs filled with 1 and 2 (a condition with true), or the first
+ * with N(0, 1) samples (ew_input); an empty output. */
 static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
 {
     const ew_case *c = o->c;
@@ -233,6 +300,8 @@ static tsr_status make_operands(ew_operands *o, const ew_sizes *z)
     }
     if (st == TSR_OK)
         st = make(o, c->a, ndim, a_sizes, 1, &o->a);
+    if (st == TSR_OK && c->input != INPUT_CONSTANT)
+        st = fill_normal(o, o->a, z->n, c->input == INPUT_ABS_NORMAL);
     if (st == TSR_OK && c->shape == SHAPE_TRANSPOSED) {
         tsr_tensor *base = o->a, *view = NULL;
         st = tsr_tensor_t(base, &view);

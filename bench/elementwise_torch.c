@@ -17,7 +17,9 @@
  * how PyTorch 1.13 computes it, so that it can write into an out=). A
  * suite with cases of its own (matmul.c) passes them as Python source
  * (torch_request.cases), run with `torch` and the dict `cases` in scope
- * after the ones here are made. */
+ * after the ones here are made. The inputs of the transcendental cases
+ * are N(0, 1) samples (their absolute values for log), as elementwise.c
+ * makes them. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +62,12 @@ static const char script[] =
     "    def unary(dtype):\n"
     "        return lambda: (torch.ones(n, dtype=dtype), torch.empty(n, dtype=dtype))\n"
     "\n"
+    "    def normal(dtype, positive=False):\n"
+    "        def make():\n"
+    "            x = torch.randn(n, generator=torch.Generator().manual_seed(0))\n"
+    "            return ((x.abs() if positive else x).to(dtype), torch.empty(n, dtype=dtype))\n"
+    "        return make\n"
+    "\n"
     "    def into(fn):\n"
     "        return lambda t: fn(*t[:-1], out=t[-1])\n"
     "\n"
@@ -81,13 +89,13 @@ static const char script[] =
     "                            torch.empty(n, dtype=torch.bool)), into(torch.lt)),\n"
     "        'where_f32': (lambda: (torch.ones(n, dtype=torch.bool), torch.ones(n),\n"
     "                               torch.full((n,), 2.0), torch.empty(n)), into(torch.where)),\n"
-    "        'exp_f32': (unary(f32), into(torch.exp)),\n"
-    "        'log_f32': (unary(f32), into(torch.log)),\n"
-    "        'tanh_f32': (unary(f32), into(torch.tanh)),\n"
-    "        'sigmoid_f32': (unary(f32), into(torch.sigmoid)),\n"
-    "        'gelu_f32': (unary(f32), into(torch._C._nn.gelu)),\n"
-    "        'exp_f16': (unary(torch.float16), into(torch.exp)),\n"
-    "        'exp_bf16': (unary(torch.bfloat16), into(torch.exp)),\n"
+    "        'exp_f32': (normal(f32), into(torch.exp)),\n"
+    "        'log_f32': (normal(f32, True), into(torch.log)),\n"
+    "        'tanh_f32': (normal(f32), into(torch.tanh)),\n"
+    "        'sigmoid_f32': (normal(f32), into(torch.sigmoid)),\n"
+    "        'gelu_f32': (normal(f32), into(torch._C._nn.gelu)),\n"
+    "        'exp_f16': (normal(torch.float16), into(torch.exp)),\n"
+    "        'exp_bf16': (normal(torch.bfloat16), into(torch.exp)),\n"
     "    }\n"
     "    if len(sys.argv) > 6:\n"
     "        exec(sys.argv[6], {'torch': torch, 'cases': cases})\n"
