@@ -119,6 +119,8 @@ static void segment_destroy(void *ctx, uint32_t segment_id)
         if (seg->device_buffer) /* made by the device's backend at its first kernel */
             seg->device->backend->buffer_release(seg->device_buffer);
         fallocate(seg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)seg->bytes);
+        if (s->server && s->server->segment_released)
+            s->server->segment_released(s, segment_id);
         munmap(seg->base, seg->bytes);
         close(seg->fd);
         uncharge(s, seg->device, seg->bytes);

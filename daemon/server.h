@@ -56,7 +56,11 @@ typedef struct tsr__server {
     tsr__registry registry;
     struct tsr__executor *executor; /* exec.c's, made at the first launch */
     struct tsr__user_state *user;   /* user.c's kernel workers, made at the first program */
-    char kernel_cache_dir[1024];    /* cache.dir as configured; "": the default */
+    /* What memory.c calls when it releases a session's segment: user.c's,
+     * set with its state, so that the kernel workers let go of the
+     * segment (a hook, since user.c calls memory.c); NULL: none. */
+    void (*segment_released)(struct tsr__session *session, uint32_t segment_id);
+    char kernel_cache_dir[1024]; /* cache.dir as configured; "": the default */
     int listen_fd;
     int signal_fd;
     int spare_fd; /* kept open to turn connections away when out of descriptors */

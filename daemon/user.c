@@ -119,10 +119,12 @@ typedef struct tsr__user_state {
 #define BUILD_OPTIONS "-cl-kernel-arg-info "
 #define BUILD_OPTIONS_ADDED (sizeof BUILD_OPTIONS - 1)
 
+static void segment_released(tsr__session *s, uint32_t segment);
+
 static state *state_of(tsr__server *server)
 {
-    if (!server->user)
-        server->user = calloc(1, sizeof(state));
+    if (!server->user && (server->user = calloc(1, sizeof(state))))
+        server->segment_released = segment_released;
     return server->user;
 }
 
@@ -688,6 +690,40 @@ static bool worker_send(worker *w, const void *msg, size_t len, const int *fds, 
     return sendmsg(w->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len;
 }
 
+/* Tells a worker to let go of `slots` (a bit per slot: worker_wire.h's
+ * FORGET). A worker whose socket takes no more is killed, its end then
+ * seen on the loop as any worker's: ending it here could reenter the
+ * caller (a session's end, a segment's release). */
+static void worker_forget(worker *w, uint64_t slots)
+{
+    tsr__worker_forget m = {.op = TSR__WORKER_FORGET, .slots = slots};
+    if (slots && !worker_send(w, &m, sizeof m, NULL, 0) && w->pid > 0)
+        kill(w->pid, SIGKILL);
+}
+
+/* The slots of w that hold session `id`'s segment `segment` (every
+ * segment of the session and its ring where `all`), emptied. */
+static uint64_t slots_of(worker *w, uint32_t id, uint32_t segment, bool all)
+{
+    uint64_t gone = 0;
+    for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++)
+        if (w->slots[k].session == id && (all || w->slots[k].segment == segment)) {
+            w->slots[k] = (slot_record){0};
+            gone |= UINT64_C(1) << k;
+        }
+    return gone;
+}
+
+/* server->segment_released: the workers of s's uid that hold the segment
+ * let go of it. */
+static void segment_released(tsr__session *s, uint32_t segment)
+{
+    state *st = s->server->user;
+    for (worker *w = st ? st->workers : NULL; w; w = w->next)
+        if (w->uid == s->uid)
+            worker_forget(w, slots_of(w, s->id, segment, false));
+}
+
 /* ---- programs ----------------------------------------------------------- */
 
 static program *session_program(tsr__session *s, uint32_t id)
@@ -1221,11 +1257,9 @@ void tsr__user_session_end(tsr__session *s)
         next = w->next;
         if (w->uid != s->uid)
             continue;
-        /* Its slots are free for others (what the worker keeps there
-         * holds no memory: worker_wire.h). */
-        for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++)
-            if (w->slots[k].session == s->id)
-                w->slots[k] = (slot_record){0};
+        /* Its slots are free for others, and the worker lets go of
+         * what they held (its segments are released with it). */
+        worker_forget(w, slots_of(w, s->id, 0, true));
         worker_idle_check(w);
     }
 }

@@ -28,6 +28,8 @@ uint32_t tsr__worker_request_read(tsr__worker_request *m, size_t len, bool cut, 
                    : 0;
     case TSR__WORKER_RELEASE:
         return len == sizeof m->release && nfds == 0 ? TSR__WORKER_RELEASE : 0;
+    case TSR__WORKER_FORGET:
+        return len == sizeof m->forget && nfds == 0 ? TSR__WORKER_FORGET : 0;
     default:
         return 0;
     }

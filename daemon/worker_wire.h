@@ -14,7 +14,7 @@
  * one user's compiler made is never loaded for another.
  *
  * The worker answers requests in order: BUILD with BUILT, LAUNCH with
- * DONE; RELEASE gets no answer. Layouts are the same on both sides (same
+ * DONE; RELEASE and FORGET get no answer. Layouts are the same on both sides (same
  * build), so structs travel as they are. */
 #ifndef TESSERA_DAEMON_WORKER_WIRE_H
 #define TESSERA_DAEMON_WORKER_WIRE_H
@@ -38,6 +38,7 @@ enum {
     TSR__WORKER_BUILD = 1,
     TSR__WORKER_LAUNCH = 2,
     TSR__WORKER_RELEASE = 3,
+    TSR__WORKER_FORGET = 4,
     TSR__WORKER_BUILT = 101,
     TSR__WORKER_DONE = 102,
 };
@@ -88,10 +89,9 @@ typedef struct tsr__worker_arg {
  * slot holds and passes a segment's memfd only when it puts the segment in
  * a slot, so that a launch over segments its worker has seen carries no
  * descriptor (each one passed cost both sides system calls and a wake-up's
- * worth of latency). The daemon's segments' pages are punched out when it
- * releases them, so a slot that still holds a released one holds no
- * memory; a slot is reused, least recently used first, when a launch
- * needs it. */
+ * worth of latency). A slot is reused, least recently used first, when a
+ * launch needs it; when the daemon releases a segment (or the session
+ * ends) it sends FORGET for the slots that hold it, at once. */
 #define TSR__WORKER_SEGMENTS 64u
 
 /* A launch names its distinct segments (those its tensors lie in, and,
@@ -145,6 +145,18 @@ typedef struct tsr__worker_release {
     uint32_t program;
 } tsr__worker_release;
 
+/* Slots whose segments the daemon released, a bit each: the worker
+ * unmaps them and closes their memfds (once no launch in flight can use
+ * them). The daemon punched the segment's pages out, but a kernel that
+ * wrote through a mapping the worker kept would fill them again, memory
+ * that no limit charges, until the slot's next use. */
+typedef struct tsr__worker_forget {
+    uint32_t op; /* TSR__WORKER_FORGET */
+    uint32_t pad;
+    uint64_t slots;
+} tsr__worker_forget;
+_Static_assert(TSR__WORKER_SEGMENTS <= 64u, "FORGET's slots are bits of a uint64_t");
+
 /* What each side receives into: one packet, read whole (a longer one is
  * malformed, never cut to fit). */
 typedef union tsr__worker_request {
@@ -152,6 +164,7 @@ typedef union tsr__worker_request {
     tsr__worker_build build;
     tsr__worker_launch launch;
     tsr__worker_release release;
+    tsr__worker_forget forget;
 } tsr__worker_request;
 
 typedef union tsr__worker_answer {
@@ -165,6 +178,7 @@ _Static_assert(sizeof(tsr__worker_build) == 544, "BUILD's layout");
 _Static_assert(sizeof(tsr__worker_launch) == 2032 && offsetof(tsr__worker_launch, fresh) == 184,
                "LAUNCH's layout");
 _Static_assert(sizeof(tsr__worker_release) == 8, "RELEASE's layout");
+_Static_assert(sizeof(tsr__worker_forget) == 16, "FORGET's layout");
 _Static_assert(sizeof(tsr__worker_built) == 37016 && offsetof(tsr__worker_built, kernels) == 3096,
                "BUILT's layout");
 _Static_assert(sizeof(tsr__worker_done) == 256, "DONE's layout");
@@ -175,7 +189,7 @@ _Static_assert(sizeof(tsr__worker_done) == 256, "DONE's layout");
  * and the daemon's code that follows may rely on. */
 
 /* The worker's side: which request the packet in *m is (TSR__WORKER_BUILD,
- * _LAUNCH, _RELEASE), or 0 where it is none the daemon sends: `len` is the
+ * _LAUNCH, _RELEASE, _FORGET), or 0 where it is none the daemon sends: `len` is the
  * packet's whole length, `cut` says its descriptors did not all fit, and
  * `nfds` came with it. A BUILD has its options NUL-terminated here; a
  * LAUNCH has passed tsr__worker_launch_segments_ok (its slots and

@@ -984,9 +984,9 @@ static void drain(void)
 
 /* The segments the daemon put in this worker's slots (worker_wire.h),
  * each kept open and mapped at its first use: mapping a segment anew at
- * each launch cost its page faults every time. A segment the daemon has
- * released had its pages punched out first, so a slot that still holds
- * it holds address space, not memory, until the daemon reuses the slot. */
+ * each launch cost its page faults every time. A slot is let go when the
+ * daemon reuses it for another segment or sends FORGET for it (the
+ * segment was released). */
 /* Each mapping also keeps the buffers that launches wrapped around parts
  * of it, on a device that computes in host memory (host_unified): such a
  * buffer is the segment's own bytes, so one made for an earlier launch
@@ -1286,6 +1286,11 @@ static int serve_main(int argc, char **argv)
             break;
         case TSR__WORKER_RELEASE:
             drop_program(msg.release.program);
+            break;
+        case TSR__WORKER_FORGET:
+            for (uint32_t k = 0; k < TSR__WORKER_SEGMENTS; k++)
+                if (msg.forget.slots >> k & 1u)
+                    slot_keep(k, -1);
             break;
         default:
             /* The daemon would never send this; a launch's slots would

@@ -41,6 +41,10 @@ static void check_request(tsr__worker_request *m, size_t len, bool cut, int nfds
         FUZZ_CHECK(len == sizeof m->release && nfds == 0);
         return;
     }
+    if (kind == TSR__WORKER_FORGET) {
+        FUZZ_CHECK(len == sizeof m->forget && nfds == 0);
+        return;
+    }
     FUZZ_CHECK(kind == TSR__WORKER_LAUNCH && len == sizeof m->launch);
     const tsr__worker_launch *l = &m->launch;
     FUZZ_CHECK(l->nsegments <= TSR__WORKER_LAUNCH_FDS);

@@ -5,7 +5,7 @@
 
 The packets between tesserad and a kernel worker (daemon/worker_wire.h),
 each behind the target's selector byte: the requests a worker reads
-(BUILD, LAUNCH with fresh and kept segments and a ring, RELEASE) and the
+(BUILD, LAUNCH with fresh and kept segments and a ring, RELEASE, FORGET) and the
 answers the daemon reads (BUILT with kernels, a failed build, DONE), each
 sound, then broken in one way: a wrong length or descriptor count, cut
 descriptors, slots that repeat, a tensor past its segment, a range that
@@ -21,7 +21,7 @@ import struct
 
 import seeds
 
-BUILD, LAUNCH, RELEASE, BUILT, DONE = 1, 2, 3, 101, 102
+BUILD, LAUNCH, RELEASE, FORGET, BUILT, DONE = 1, 2, 3, 4, 101, 102
 GLOBAL, CONSTANT, LOCAL, VALUE = 0, 1, 2, 3
 OK, ERR_DEVICE = 0, 9
 OPTIONS, LOG, KERNEL_NAME, ARG_TEXT, KERNEL_ARGS, KERNELS = 512, 3072, 64, 28, 32, 16
@@ -72,6 +72,10 @@ def release(program=7):
     return struct.pack("<II", RELEASE, program)
 
 
+def forget(slots=(1 << 63) | 0b101):
+    return struct.pack("<IIQ", FORGET, 0, slots)
+
+
 def kernel_arg(kind, size, type_name, name):
     return struct.pack("<II", kind, size) + text(type_name, ARG_TEXT) + text(name, ARG_TEXT)
 
@@ -117,6 +121,7 @@ valid = [
     worker(launch(reduce_args, [0, 63, 5], 0b101, ring=2, ident=3, work_dim=2,
                   global_size=(256, 4, 1), local_size=(64, 1, 0)), 2),
     worker(release()),
+    worker(forget()),
     daemon(built(7, OK, "", [saxpy]), False, 7),
     daemon(built(8, OK, "warning: unused variable", [saxpy, reduce], cached=1), False, 8),
     daemon(built(9, OK, "", []), False, 9),
@@ -156,6 +161,8 @@ broken = [
     worker(launch([], [1], 0, nargs=33)),
     worker(launch([], [1], 0, ring=1)),
     worker(release() + b"\0"),
+    worker(forget()[:-1]),
+    worker(forget(), 1),                              # a descriptor FORGET never has
     worker(struct.pack("<I", 99)),
     worker(b"\x01\x00"),
     daemon(built(7, OK, "", [saxpy]), False, 8),      # another program's

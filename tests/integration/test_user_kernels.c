@@ -1095,6 +1095,102 @@ static void check_two_users(test_daemon *d, tsr_client *c)
     close(go[1]);
 }
 
+/* How many descriptors of `pid` are `link`, once they are `most` or
+ * fewer (the worker reads FORGET on its own time), or after 2 s. */
+static int fds_settled(long pid, const char *link, int most)
+{
+    int n = fds_to(pid, link);
+    for (int wait = 0; wait < 200 && n > most; wait++) {
+        usleep(10000);
+        n = fds_to(pid, link);
+    }
+    return n;
+}
+
+/* The session's statistics on DEV once at most `live` of its blocks are
+ * (a free waits in the daemon until it has read the worker's answer for
+ * the kernels before it, which a synchronize does not wait for). */
+static tsr_allocator_stats stats_settled(tsr_client *c, uint64_t live)
+{
+    tsr_allocator_stats st = {0};
+    for (int wait = 0; wait < 200; wait++) {
+        ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+        if (st.live_blocks <= live)
+            break;
+        usleep(10000);
+    }
+    return st;
+}
+
+/* The worker lets go of a segment the daemon released, and of an ended
+ * session's segments and ring (FORGET, daemon/worker_wire.h): it keeps
+ * neither their descriptors nor their mappings, through which a kernel
+ * could fill their punched-out pages again. */
+static void check_forget(const test_daemon *d, tsr_client *c, tsr_program *p)
+{
+    enum { N = 256, T = 4 };
+    const char *seg = "/memfd:tessera-segment (deleted)", *ring = "/memfd:tessera-ring (deleted)";
+    long pid = worker_pid(d, (unsigned)getuid());
+    ASSERT_TRUE(pid > 0);
+    tsr_allocator_stats st = stats_settled(c, UINT64_MAX);
+    ASSERT_OK(tsr_memory_empty_cache(c, DEV, NULL));
+    ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+    uint64_t live = st.live_blocks, segments = st.segments;
+    int before = fds_settled(pid, seg, (int)segments), rings = fds_settled(pid, ring, 1);
+    ASSERT_TRUE(before <= (int)segments && rings == 1); /* c's ring */
+
+    const int64_t big[1] = {(12 << 20) / 4}; /* a segment each */
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    tsr_tensor *t[T], *x = floats(c, N, NULL);
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_kernel_create(p, "scale", &k));
+    size_t global[1] = {N};
+    float one = 1.0f;
+    for (int j = 0; j < T; j++) {
+        t[j] = NULL;
+        ASSERT_OK(tsr_tensor_empty(c, 1, big, &o, &t[j]));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, t[j]));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 1, x));
+        ASSERT_OK(tsr_kernel_set_arg_scalar(k, 2, TSR_FLOAT32, &one));
+        ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    }
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    ASSERT_TRUE(fds_to(pid, seg) >= before + T);
+    for (int j = 0; j < T; j++)
+        tsr_tensor_release(t[j]);
+    stats_settled(c, live + 2);                      /* x, and t[T - 1], which k's argument holds */
+    ASSERT_OK(tsr_memory_empty_cache(c, DEV, NULL)); /* three segments released */
+    ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+    ASSERT_TRUE(st.segments <= segments + 2);
+    ASSERT_TRUE(fds_settled(pid, seg, (int)st.segments) <= (int)st.segments);
+
+    /* A session of its own, ended: its segments and its ring go. */
+    tsr_client *third = NULL;
+    ASSERT_OK(tsr_client_open(NULL, &third));
+    tsr_program *q = build(third, REDUCE_SRC);
+    tsr_tensor *y = floats(third, N, NULL), *z = floats(third, N, NULL);
+    tsr_kernel *kq = NULL;
+    ASSERT_TRUE(q && y && z);
+    ASSERT_OK(tsr_kernel_create(q, "scale", &kq));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(kq, 0, y));
+    ASSERT_OK(tsr_kernel_set_arg_tensor(kq, 1, z));
+    ASSERT_OK(tsr_kernel_set_arg_scalar(kq, 2, TSR_FLOAT32, &one));
+    ASSERT_OK(tsr_kernel_launch(kq, 1, global, NULL));
+    ASSERT_OK(tsr_synchronize(third, DEV));
+    ASSERT_EQ(fds_to(pid, ring), 2);
+    ASSERT_TRUE(fds_to(pid, seg) > (int)st.segments);
+    tsr_kernel_release(kq);
+    tsr_tensor_release(y);
+    tsr_tensor_release(z);
+    tsr_program_release(q);
+    tsr_client_close(third);
+    ASSERT_EQ(fds_settled(pid, ring, 1), 1);
+    ASSERT_TRUE(fds_settled(pid, seg, (int)st.segments) <= (int)st.segments);
+    tsr_kernel_release(k);
+    tsr_tensor_release(x);
+}
+
 int main(void)
 {
     test_daemon d;
@@ -1160,6 +1256,7 @@ int main(void)
     check_reuse(c, p);
     check_arg_holds(c, p);
     check_slots(c, p);
+    check_forget(&d, c, p);
     check_refused_launch(c, p);
     check_two_sessions(c, other);
     check_many_sessions();
