@@ -542,7 +542,7 @@ static tsr_status on_empty_cache(request *r)
     tsr_status st = device_pool(r->s, *(const tsr__wire_device *)r->in, &pool);
     if (st != TSR_OK)
         return st;
-    ((tsr__wire_bytes *)r->out)->bytes = tsr__allocator_empty_cache(pool->allocator);
+    ((tsr__wire_bytes *)r->out)->bytes = tsr__memory_empty_cache(r->s, pool);
     return TSR_OK;
 }
 

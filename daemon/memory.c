@@ -408,6 +408,22 @@ bool tsr__memory_freed(const tsr__session *s, uint64_t handle)
     return false;
 }
 
+/* Whether frees of the session wait behind its kernels on `queue`. */
+static bool frees_waiting(const tsr__session *s, uint32_t queue)
+{
+    for (uint32_t k = 0; k < s->deferred_count; k++)
+        if (!s->deferred[k].shared && s->deferred[k].queue == queue)
+            return true;
+    return false;
+}
+
+uint64_t tsr__memory_empty_cache(tsr__session *s, tsr__device_pool *pool)
+{
+    if (frees_waiting(s, pool->ordinal))
+        s->devices[pool->ordinal].empty_pending = true;
+    return tsr__allocator_empty_cache(pool->allocator);
+}
+
 void tsr__memory_retired(tsr__session *s, uint32_t queue, uint32_t sequence)
 {
     for (uint32_t k = 0; k < s->deferred_count;) {
@@ -424,6 +440,13 @@ void tsr__memory_retired(tsr__session *s, uint32_t queue, uint32_t sequence)
         if (pool)
             tsr__free(pool->allocator, d->handle, NULL);
         s->deferred[k] = s->deferred[--s->deferred_count];
+    }
+    tsr__session_device *dev =
+        s->devices && queue < s->server->registry.accel_count ? &s->devices[queue] : NULL;
+    if (dev && dev->empty_pending && !frees_waiting(s, queue)) {
+        dev->empty_pending = false;
+        if (dev->pool.allocator)
+            tsr__allocator_empty_cache(dev->pool.allocator);
     }
 }
 

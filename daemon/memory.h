@@ -52,8 +52,16 @@ bool tsr__memory_in_use(const tsr__session *session, uint32_t queue);
 bool tsr__memory_defer_free(tsr__session *session, uint32_t queue, uint64_t handle);
 /* Whether `handle` is a block the session freed that waits for kernels. */
 bool tsr__memory_freed(const tsr__session *session, uint64_t handle);
+/* EMPTY_CACHE: the pool's unused segments released now (their bytes),
+ * and those that the frees waiting behind the session's kernels leave
+ * unused once those kernels are retired: a synchronize can return before
+ * the daemon has retired them (a user kernel's worker publishes its end
+ * itself), so a client that freed its tensors after one and then emptied
+ * the cache would otherwise find their memory still held. */
+uint64_t tsr__memory_empty_cache(tsr__session *session, tsr__device_pool *pool);
 /* The executor retired the session's launches on `queue` up to
- * `sequence`: the frees put aside behind them happen now. */
+ * `sequence`: the frees put aside behind them happen now (and the cache
+ * is emptied after them where EMPTY_CACHE asked for it meanwhile). */
 void tsr__memory_retired(tsr__session *session, uint32_t queue, uint32_t sequence);
 
 /* ---- Sharing (share.c keeps the records; these are their memory) ---- */

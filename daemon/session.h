@@ -116,6 +116,7 @@ typedef struct tsr__session_device {
     _Atomic uint32_t finished; /* the newest finished launch (driver threads) */
     uint32_t inflight;         /* launches not yet retired */
     uint32_t in_worker;        /* user kernels' launches given to its worker, not retired */
+    bool empty_pending;        /* EMPTY_CACHE came while frees waited behind kernels */
     /* Those of them not yet finished, oldest first (exec.c's jobs): they
      * finish in that order, whoever ends them. */
     struct tsr__exec_job *user_first, *user_last;

@@ -212,7 +212,10 @@ TSR_API tsr_status tsr_memory_get_stats(tsr_client *client, tsr_device device,
 /* Returns this session's cached, unused memory on `device` to the device
  * (torch.cuda.empty_cache): the library's cached blocks, then every
  * segment without a live block; *released_bytes (NULL allowed) is the
- * segment bytes released. */
+ * segment bytes released now. Blocks freed while kernels that use them
+ * may still run (a synchronize can return before the daemon has heard
+ * that a user kernel ended) are freed when those kernels are done, and
+ * the segments they leave unused are released then. */
 TSR_API tsr_status tsr_memory_empty_cache(tsr_client *client, tsr_device device,
                                           uint64_t *released_bytes);
 

@@ -1191,6 +1191,51 @@ static void check_forget(const test_daemon *d, tsr_client *c, tsr_program *p)
     tsr_tensor_release(x);
 }
 
+/* A tensor freed while a kernel still runs on it, then the cache emptied
+ * at once: the daemon frees the block when the kernel is done, and
+ * releases its segment then (tsr__memory_empty_cache), as it would have
+ * had the kernel ended first. */
+static void check_empty_behind(tsr_client *c)
+{
+    tsr_program *p = build(c, "__kernel void slow(__global float *p, uint n) {\n"
+                              "    float a = p[0];\n"
+                              "    for (uint i = 0; i < n; i++)\n"
+                              "        a = a * 0.999999f + 1.0f;\n"
+                              "    p[0] = a;\n"
+                              "}\n");
+    ASSERT_TRUE(p != NULL);
+    if (!p)
+        return;
+    ASSERT_OK(tsr_memory_empty_cache(c, DEV, NULL));
+    tsr_allocator_stats st;
+    ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+    uint64_t segments = st.segments;
+    const int64_t big[1] = {(12 << 20) / 4}; /* a segment of its own */
+    tsr_tensor_options o = {
+        .has_dtype = true, .dtype = TSR_FLOAT32, .has_device = true, .device = DEV};
+    tsr_tensor *t = NULL;
+    tsr_kernel *k = NULL;
+    ASSERT_OK(tsr_tensor_zeros(c, 1, big, &o, &t));
+    ASSERT_OK(tsr_kernel_create(p, "slow", &k));
+    uint32_t n = 400000000u; /* about a second of dependent steps */
+    size_t global[1] = {1};
+    ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, t));
+    ASSERT_OK(tsr_kernel_set_arg_scalar(k, 1, TSR_UINT32, &n));
+    ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+    tsr_kernel_release(k);
+    tsr_tensor_release(t);
+    ASSERT_OK(tsr_memory_empty_cache(c, DEV, NULL));
+    ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+    ASSERT_EQ(st.segments, segments + 1); /* the kernel still runs */
+    ASSERT_OK(tsr_synchronize(c, DEV));
+    for (int wait = 0; wait < 200 && st.segments > segments; wait++) {
+        usleep(10000);
+        ASSERT_OK(tsr_admin_session_stats(c, 0, DEV, &st));
+    }
+    ASSERT_EQ(st.segments, segments);
+    tsr_program_release(p);
+}
+
 int main(void)
 {
     test_daemon d;
@@ -1257,6 +1302,7 @@ int main(void)
     check_arg_holds(c, p);
     check_slots(c, p);
     check_forget(&d, c, p);
+    check_empty_behind(c);
     check_refused_launch(c, p);
     check_two_sessions(c, other);
     check_many_sessions();
