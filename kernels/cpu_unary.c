@@ -348,15 +348,6 @@ static inline V erfcrow8(const erfc_cols *c, VI row, V x, int far, V *lo)
     return hi;
 }
 
-ROW8 V erfp8(V z)
-{
-    V p = fma8(z, vc(TSR__K_ERFF_P5), vc(TSR__K_ERFF_P4));
-    p = fma8(z, p, vc(TSR__K_ERFF_P3));
-    p = fma8(z, p, vc(TSR__K_ERFF_P2));
-    p = fma8(z, p, vc(TSR__K_ERFF_P1));
-    return fma8(z, p, vc(TSR__K_ERFF_P0));
-}
-
 /* tsr__k_erfc2_f32 for x in [1/2, 9): both of its ways to F (x below 3:
  * the row of x; above: G(1/x) / x), each lane taking its own; the second
  * only where a lane of `need` takes it. */
@@ -394,9 +385,8 @@ ROW8 V erfc2_8(const erfc_cols *c, V x, V xl, V need, V *lo, V *k)
     return ph;
 }
 
-/* The rows of tsr__k_geluf as columns: row k - 2 (|x| in [k/4, (k+1)/4),
- * k from 2 to 9) in lane k % 8, so that the low three bits of k, all
- * that a permute reads, pick it. */
+/* The rows of tsr__k_geluf as columns: row k in lane k, which a
+ * permute by k picks. */
 typedef struct gelu_cols {
     V col[TSR__K_GELUF_N];
 } gelu_cols;
@@ -405,103 +395,74 @@ static void gelu_cols_init(gelu_cols *g)
 {
     for (int j = 0; j < TSR__K_GELUF_N; j++) {
         float v[8];
-        for (int k = 2; k < 10; k++)
-            v[k % 8] = tsr__k_geluf[(k - 2) * TSR__K_GELUF_N + j];
+        for (int k = 0; k < 8; k++)
+            v[k] = tsr__k_geluf[k * TSR__K_GELUF_N + j];
         g->col[j] = _mm256_loadu_ps(v);
     }
 }
 
-/* tsr__k_gelum_f32's S = hi + lo of each lane's a (lanes outside
- * [GELU_MID, 5/2) give values nobody takes). */
-ROW8 V gelum8(const gelu_cols *g, V a, V *lo)
-{
-    V a4 = mul(a, vc(4.0f));
-    VI k = _mm256_cvttps_epi32(a4);
-    V u = sub(sub(a4, _mm256_cvtepi32_ps(k)), vc(0.5f));
-#define COL(j) _mm256_permutevar8x32_ps(g->col[j], k)
-    V q = COL(TSR__K_GELUF_N - 1);
-    for (int j = TSR__K_GELUF_N - 2; j > 3; j--)
-        q = fma8(u, q, COL(j));
-    V c0 = COL(0), c1 = COL(2);
-    V p = mul(c1, u);
-    V hi = add(c0, p);
-    *lo = add(add(sub(c0, hi), p),
-              add(_mm256_fmsub_ps(c1, u, p), fma8(mul(u, u), q, fma8(COL(3), u, COL(1)))));
-#undef COL
-    return hi;
-}
-
-/* tsr__k_gelu_f32 where erfc's argument -x / sqrt2 is below 9 (so that
- * its power of two stays a normal one): geluv's erfcx in its three ways
- * (|argument| below 1/2, 2 from -ERF_ONE, erfc2 between, from 2 -
- * erfc(-argument) below 0) and gelum's table from |x| = GELU_MID to
- * 5/2, each lane taking its own; a way no lane takes is skipped, and
- * where every lane takes the table nothing else is looked at. */
-/* tsr__k_gelum_f32 */
-ROW8 V gelum_x8(const gelu_cols *g, V x, V a)
-{
-    V lo;
-    V hi = gelum8(g, a, &lo);
-    V y = _mm256_max_ps(x, vc(0.0f));
-    V d = sub(y, hi);
-    return add(d, sub(sub(sub(y, d), hi), lo));
-}
-
-/* erfcx's small path, 1 - ex - ex P(ex^2) - exl erfc'(ex) with the
- * sums carried, of |ex| below 1/2: hi, and *lo. */
-ROW8 V erfc_small8(V ex, V exl, V *lo)
-{
-    V p = erfp8(mul(ex, ex));
-    V a1 = mul(ex, p);
-    V bh = sub(vc(1.0f), ex);
-    V bl = sub(sub(vc(1.0f), bh), ex);
-    V s = sub(bh, a1);
-    V d = mul(mul(exl, vc(TSR__K_F_TWO_SQRTPI)), sub(vc(1.0f), mul(ex, ex)));
-    *lo = add(sub(sub(bh, s), a1), sub(sub(bl, fma8(ex, p, neg(a1))), d));
-    return s;
-}
-
-/* The lanes whose |x| = a is in the reach of gelu's table. */
-ROW8 V gelu_table8(V a)
-{
-    return _mm256_and_ps(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_GE_OQ),
-                         _mm256_cmp_ps(a, vc(2.5f), _CMP_LT_OQ));
-}
-
-ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
+/* tsr__k_gelu_f32 of x in (GELU_LOW, GELU_HIGH), tsr__k_gelum_f32's
+ * operations in eight lanes, each lane with its own row: every lane
+ * takes the same way, so the cost is the same for any input there.
+ * Lanes elsewhere (NaN among them) are off the path; +-0 is kept. */
+ROW8 V gelu_near8(const gelu_cols *g, V x, int *off)
 {
     V a = _mm256_andnot_ps(vc(-0.0f), x);
-    V mid = gelu_table8(a);
-    int some_mid = lanes(mid);
-    if (some_mid == 0xFF) { /* the usual cases: nothing else to look at */
-        *off = 0;
-        return gelum_x8(g, x, a);
-    }
+    V a2 = mul(a, vc(2.0f));
+    VI k = _mm256_cvttps_epi32(a2);
+    V kf = _mm256_cvtepi32_ps(k);
+    V u = sub(sub(a2, kf), _mm256_min_ps(kf, vc(0.5f)));
+#define COL(j) _mm256_permutevar8x32_ps(g->col[j], k)
+    V q = COL(TSR__K_GELUF_N - 1);
+    for (int j = TSR__K_GELUF_N - 2; j > 5; j--)
+        q = fma8(u, q, COL(j));
+    V c0 = COL(0), c0l = COL(1), c1 = COL(2), c1l = COL(3), c2 = COL(4), c2l = COL(5);
+#undef COL
+    V uu = mul(u, u);
+    V uul = fma8(u, u, neg(uu));
+    V p1 = mul(c1, u);
+    V p2 = mul(c2, uu);
+    V t = add(c0, p1);
+    V tb = sub(t, c0);
+    V hi = add(t, p2);
+    V hb = sub(hi, t);
+    V sums = add(add(sub(c0, sub(t, tb)), sub(p1, tb)), add(sub(t, sub(hi, hb)), sub(p2, hb)));
+    V products = add(fma8(c1, u, neg(p1)), fma8(c2, uu, neg(p2)));
+    V lo = add(add(sums, products), fma8(uu, fma8(u, q, c2l), fma8(c2, uul, fma8(c1l, u, c0l))));
+    V y = _mm256_max_ps(x, vc(0.0f));
+    V d = sub(y, hi);
+    V r = add(d, sub(sub(sub(y, d), hi), lo));
+    V in = _mm256_and_ps(_mm256_cmp_ps(x, vc(TSR__K_F_GELU_LOW), _CMP_GT_OQ),
+                         _mm256_cmp_ps(x, vc(TSR__K_F_GELU_HIGH), _CMP_LT_OQ));
+    *off = ~lanes(in) & 0xFF;
+    return pick(_mm256_cmp_ps(x, vc(0.0f), _CMP_EQ_OQ), x, r);
+}
+
+/* tsr__k_gelu_f32 where the table does not serve x, from -9 sqrt2 (where
+ * erfc's power of two leaves the normal ones) to GELU_LOW and from
+ * GELU_HIGH up, the lanes of *far (a finite x, the others on stand-ins):
+ * geluv's erfcx of -x / sqrt2 in two words, 2 minus erfc2's value above
+ * 0 (x below 0), and 2 from -ERF_ONE (x itself), times x / 2 and its
+ * power of two. */
+ROW8 V gelu_far8(const erfc_cols *c, V x, V *far)
+{
     V yh = mul(x, vc(TSR__K_F_SQRT1_2_HI));
     V ex = neg(yh); /* erfcx(ex + exl) */
     V yl = add(fma8(x, vc(TSR__K_F_SQRT1_2_HI), neg(yh)), mul(x, vc(TSR__K_F_SQRT1_2_LO)));
     V exl = neg(yl);
-    if (some_mid == 0 && lanes(_mm256_cmp_ps(a, vc(TSR__K_F_GELU_MID), _CMP_LT_OQ)) == 0xFF) {
-        /* every lane small: its power of two is 1 */
-        V lo;
-        V e = erfc_small8(ex, exl, &lo);
-        *off = 0;
-        return fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo)));
-    }
     V ax = _mm256_andnot_ps(vc(-0.0f), ex);
-    V small = _mm256_cmp_ps(ax, vc(0.5f), _CMP_LT_OQ);
-    V in = _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
-                         _mm256_cmp_ps(a, vc(INFINITY), _CMP_LT_OQ));
-    *off = ~lanes(in) & 0xFF;
+    V near = _mm256_and_ps(_mm256_cmp_ps(x, vc(TSR__K_F_GELU_LOW), _CMP_GT_OQ),
+                           _mm256_cmp_ps(x, vc(TSR__K_F_GELU_HIGH), _CMP_LT_OQ));
+    *far = _mm256_andnot_ps(near, _mm256_and_ps(_mm256_cmp_ps(ex, vc(9.0f), _CMP_LT_OQ),
+                                                _mm256_cmp_ps(x, vc(INFINITY), _CMP_LT_OQ)));
     V two = _mm256_cmp_ps(ex, vc(-TSR__K_F_ERF_ONE), _CMP_LE_OQ);
-    V need = _mm256_andnot_ps(_mm256_or_ps(_mm256_or_ps(small, two), mid),
-                              _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+    V need = _mm256_andnot_ps(two, *far);
     V e = vc(2.0f), lo = vc(0.0f), k = vc(0.0f);
     if (lanes(need)) {
         /* erfc2 of |ex|, and 2 minus it below 0 */
         V negative = _mm256_cmp_ps(ex, vc(0.0f), _CMP_LT_OQ);
         V el, k2;
-        V e2 = erfc2_8(c, ax, pick(negative, neg(exl), exl), need, &el, &k2);
+        V e2 = erfc2_8(c, pick(need, ax, vc(1.0f)), pick(negative, neg(exl), exl), need, &el, &k2);
         V p2 = pow2(_mm256_cvttps_epi32(k2));
         V a2 = mul(p2, e2);
         V s2 = sub(vc(2.0f), a2);
@@ -510,14 +471,23 @@ ROW8 V gelu8(const erfc_cols *c, const gelu_cols *g, V x, int *off)
         lo = pick(need, pick(negative, lo2, el), lo);
         k = _mm256_and_ps(need, _mm256_andnot_ps(negative, k2));
     }
-    if (lanes(small)) {
-        V lo_small;
-        V s = erfc_small8(ex, exl, &lo_small);
-        e = pick(small, s, e);
-        lo = pick(small, lo_small, lo);
+    return mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
+}
+
+/* tsr__k_gelu_f32: the table's way in every lane, and where a lane is
+ * beyond it (rare in activations: |x| of N(0, 1) passes 3 in one lane in
+ * 400), the far way too, each lane taking its own; lanes neither takes
+ * (NaN, infinities, x below -9 sqrt2) are off the path. */
+ROW8 V gelu8(const gelu_cols *g, const erfc_cols *c, V x, int *off)
+{
+    V r = gelu_near8(g, x, off);
+    if (*off) {
+        V far;
+        V f = gelu_far8(c, x, &far);
+        r = pick(far, f, r);
+        *off &= ~lanes(far);
     }
-    V r = mul(fma8(x, mul(vc(0.5f), e), mul(x, mul(vc(0.5f), lo))), pow2(_mm256_cvttps_epi32(k)));
-    return some_mid ? pick(mid, gelum_x8(g, x, a), r) : r;
+    return r;
 }
 
 /* tsr__k_xsigmoid_f32(x, v, vl) where v is from SIGMOID_EXP up (NaN and
@@ -732,34 +702,19 @@ VECTOR_AND_STREAM_ROWS(sigmoid, sigmoid8, tsr__k_sigmoid_f32)
 VECTOR_AND_STREAM_ROWS(silu, silu8, tsr__k_silu_f32)
 VECTOR_AND_STREAM_ROWS(gelut, gelut8, tsr__k_gelut_f32)
 
-/* LANES16 for gelu, whose table's reach first looked for in all sixteen
- * lanes at once: where every lane is in it, both vectors are gelum's,
- * side by side. */
-#define GELU16(f8, scalar, x0, x1, out0, out1)                                                \
-    do {                                                                                      \
-        V gx0_ = (x0), gx1_ = (x1);                                                           \
-        V ga0_ = _mm256_andnot_ps(vc(-0.0f), gx0_), ga1_ = _mm256_andnot_ps(vc(-0.0f), gx1_); \
-        if ((lanes(gelu_table8(ga0_)) & lanes(gelu_table8(ga1_))) == 0xFF) {                  \
-            out0 = gelum_x8(&g, gx0_, ga0_);                                                  \
-            out1 = gelum_x8(&g, gx1_, ga1_);                                                  \
-        } else {                                                                              \
-            LANES16(f8, scalar, gx0_, gx1_, out0, out1);                                      \
-        }                                                                                     \
-    } while (0)
-
 static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
 {
     float *o = (float *)o_;
     const float *a = (const float *)a_;
-    erfc_cols c;
     gelu_cols g;
-    erfc_cols_init(&c);
+    erfc_cols c;
     gelu_cols_init(&g);
-#define GELU8(x, off) gelu8(&c, &g, x, off)
+    erfc_cols_init(&c);
+#define GELU8(x, off) gelu8(&g, &c, x, off)
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         V y0, y1;
-        GELU16(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);
+        LANES16(GELU8, tsr__k_gelu_f32, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1);
         _mm256_storeu_ps(o + i, y0);
         _mm256_storeu_ps(o + i + 8, y1);
     }
@@ -778,8 +733,8 @@ static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
     }
 }
 
-STREAM_ROW(gelu, GELU16, GELU8, tsr__k_gelu_f32, erfc_cols c; gelu_cols g; erfc_cols_init(&c);
-           gelu_cols_init(&g);)
+STREAM_ROW(gelu, LANES16, GELU8, tsr__k_gelu_f32, gelu_cols g; erfc_cols c; gelu_cols_init(&g);
+           erfc_cols_init(&c);)
 #undef GELU8
 
 #define VECTOR_ENTRY(ENUM, fn) [TSR__KOP_##ENUM] = {NULL, row_##fn##_bf16_v, row_##fn##_f32_v, NULL}

@@ -1017,65 +1017,78 @@ TSR__K_ERF(float, f32, F, tsr__k_fmaf, tsr__k_erfcf, TSR__K_ERFCF_N)
 
 /* From tests/kernels/gen_gelu_table.py: */
 /* clang-format off */
-/* TSR__K_GELUF: 8 rows of c0 and c1 in two words and 5 more terms; error 2^-29.2 of a Phi(-a) at most */
-#define TSR__K_GELUF_N 9
+/* TSR__K_GELUF: 8 rows of c0, c1 and c2 in two words and 6 more terms; error 2^-30.7 of a Phi(-a) at most (rows 6 and 7: 2^-26.5) */
+#define TSR__K_GELUF_N 12
 TSR__K_TABLE float tsr__k_geluf[] = {
-    0x1.547624p-3f, -0x1.2ed8b4p-28f, 0x1.f2c4e6p-7f, -0x1.9dcafap-32f, -0x1.0e676cp-6f, 0x1.f952f0p-10f, 0x1.3f7a68p-14f, -0x1.8e9cb8p-16f, 0x1.011ec0p-21f,
-    0x1.55e3e6p-3f, -0x1.25edfcp-28f, -0x1.8329dcp-7f, 0x1.466c58p-32f, -0x1.57e0a6p-7f, 0x1.06cde0p-9f, -0x1.1f31a2p-15f, -0x1.496ac2p-16f, 0x1.2aa392p-20f,
-    0x1.2c32d6p-3f, -0x1.5ce326p-28f, -0x1.baa428p-6f, -0x1.75a17ep-32f, -0x1.3ea998p-8f, 0x1.bcf0cep-10f, -0x1.d72ce2p-14f, -0x1.715f46p-17f, 0x1.b8f72ap-20f,
-    0x1.dc462ep-4f, 0x1.29e91ap-29f, -0x1.0752eep-5f, 0x1.9521f0p-32f, -0x1.15c830p-11f, 0x1.32ecdcp-10f, -0x1.2b7848p-13f, -0x1.71c582p-20f, 0x1.89f43ap-20f,
-    0x1.5aa72ap-4f, 0x1.76c134p-29f, -0x1.efcb36p-6f, -0x1.36ec94p-33f, 0x1.178e72p-9f, 0x1.415284p-11f, -0x1.1127b6p-13f, 0x1.7e3378p-18f, 0x1.c7e5d4p-21f,
-    0x1.d2e35cp-5f, -0x1.88323cp-31f, -0x1.93c66ep-6f, 0x1.b33b3ep-31f, 0x1.ab0674p-9f, 0x1.55309ep-13f, -0x1.8364d0p-14f, 0x1.23779cp-17f, 0x1.623aa4p-23f,
-    0x1.245680p-5f, -0x1.91a8fap-30f, -0x1.265aa4p-6f, -0x1.2762cap-31f, 0x1.ade49ep-9f, -0x1.f34e64p-14f, -0x1.9b30d0p-15f, 0x1.106e50p-17f, -0x1.49bbfap-22f,
-    0x1.556eb0p-6f, 0x1.f84146p-34f, -0x1.86a028p-7f, 0x1.f54fccp-33f, 0x1.627c90p-9f, -0x1.f9dd8ap-13f, -0x1.dc2cb8p-17f, 0x1.78eff0p-18f, -0x1.025d80p-21f,
+    0x0p+0f, 0x0p+0f, 0x1.000000p-2f, 0x1.ba85a6p-37f, -0x1.988454p-4f, 0x1.51322ap-30f, 0x1.1f5194p-25f, 0x1.1053cep-8f, 0x1.0cd760p-20f, -0x1.4b0f0cp-13f, 0x1.20ea4ep-19f, 0x1.e70c62p-19f,
+    0x1.5c1980p-3f, 0x1.041aeep-29f, 0x1.95f1e4p-12f, -0x1.f029e8p-37f, -0x1.bb4638p-5f, -0x1.13d1aap-30f, 0x1.09003ap-6f, 0x1.3793d2p-12f, -0x1.75fc64p-11f, 0x1.3e0eecp-15f, 0x1.6824a0p-16f, -0x1.21f4c6p-19f,
+    0x1.0e76a2p-3f, 0x1.769434p-28f, -0x1.f66bfep-5f, -0x1.b1ed92p-37f, -0x1.474ea2p-7f, -0x1.e8902ep-35f, 0x1.7be900p-7f, -0x1.184e30p-9f, -0x1.95ca2cp-13f, 0x1.b78a7ep-14f, -0x1.babbd8p-19f, -0x1.7cbb64p-19f,
+    0x1.1f24e0p-4f, -0x1.b8d500p-30f, -0x1.c65a80p-5f, 0x1.ef24aep-35f, 0x1.777a98p-7f, 0x1.4b315cp-32f, 0x1.8285cep-9f, -0x1.daa3eep-10f, 0x1.0410a0p-12f, 0x1.08a706p-15f, -0x1.a70a16p-17f, 0x1.06e8a6p-21f,
+    0x1.c2a49ap-6f, -0x1.f3e466p-31f, -0x1.e4e1e4p-6f, 0x1.7734fap-33f, 0x1.8e2466p-7f, 0x1.7c361cp-32f, -0x1.9e64a0p-10f, -0x1.f76ef2p-12f, 0x1.d652e8p-13f, -0x1.cfb074p-16f, -0x1.a7ca4ep-19f, 0x1.5cc4ccp-20f,
+    0x1.0c832ep-7f, 0x1.0b4a60p-33f, -0x1.68e62cp-7f, -0x1.f0e9a0p-35f, 0x1.9e601ep-8f, -0x1.e079aep-36f, -0x1.e68accp-10f, 0x1.99e9eap-13f, 0x1.b4ead6p-15f, -0x1.7c526ap-16f, 0x1.833c00p-19f, 0x1.86e77ep-23f,
+    0x1.eb9b5cp-10f, -0x1.4dab76p-38f, -0x1.8a5ae8p-9f, 0x1.8f6414p-34f, 0x1.1ca6aep-9f, 0x1.44426ep-37f, -0x1.d8afe2p-11f, 0x1.cd4d86p-13f, -0x1.8176eep-16f, -0x1.fc181cp-19f, 0x1.f19a3ep-20f, -0x1.26ba84p-22f,
+    0x1.5babc0p-12f, 0x1.ccf5e2p-37f, -0x1.437006p-11f, -0x1.2646cap-36f, 0x1.16bc9cp-11f, 0x1.2099f0p-37f, -0x1.22a6cap-12f, 0x1.8de6a2p-14f, -0x1.60d068p-16f, 0x1.449762p-19f, 0x1.58f0d8p-23f, -0x1.ff05fcp-24f,
 };
 /* clang-format on */
 
-/* Where gelu's table takes over from geluv's small path: below it
- * |x / sqrt2| rounds below 1/2 (0.703125 / sqrt2 = 0.4972). */
-#define TSR__K_F_GELU_MID 0x1.68p-1f
+/* Where gelu's table serves x: from -3 to 4 (row k of the table holds
+ * |x| in [k/2, (k+1)/2); rows 6 and 7 only x above 0). */
+#define TSR__K_F_GELU_LOW -3.0f
+#define TSR__K_F_GELU_HIGH 4.0f
 
-/* gelu of float32 from |x| = a = GELU_MID to 5/2 (geluv's erfc from
- * exp(-x^2 / 2) and a fit, about three times the work, on either side):
- * S = a Phi(-a) from the row of tsr__k_geluf that holds a, c0 + c1 u in
- * two words, the product's rounding error by fma, u^2 Q(u) in the low
- * word: gelum. Then gelu(x) = x Phi(x) is -S below 0 and x - S above:
- * y - hi - lo with y = max(x, 0), y - hi in two words (exact, hi is
- * under a quarter of x above 0 and y - hi is -hi below), rounded once.
- * Both ways run, on a stand-in where gelum's does not apply, and a
- * select picks. */
+/* gelu of float32 for x in (GELU_LOW, GELU_HIGH), a = |x| (and a stand-in
+ * elsewhere): S = a Phi(-a) from the row of tsr__k_geluf that holds a (u
+ * = 2a - k - 1/2, exact; row 0: u = 2a), c0 + c1 u + c2 u^2 in two words
+ * (both products' rounding errors by fma, both sums' by two-sums), the
+ * rest (u^3 Q(u), u^2's own rounding error, the low words) in the low
+ * word: hi + lo. Then gelu(x) = x Phi(x) is -S below 0 and x - S above:
+ * y - hi - lo with y = max(x, 0), y - hi in two words (exact, hi is under
+ * half of x above 0 and y - hi is -hi below), rounded once. Each way of
+ * gelu runs on every input, on a stand-in where it does not apply, and
+ * a select picks (as exp's paths do), the table's row by
+ * TSR__K_ROW_ENTRY. */
 static inline float tsr__k_gelum_f32(float x, float a)
 {
-    float a4 = a * 4.0f;
-    int k = (int)a4;
-    float u = (a4 - (float)k) - 0.5f;
-    float q, c0, c0l, c1, c1l, e;
-    TSR__K_ROW_ENTRY(q, tsr__k_geluf, TSR__K_GELUF_N, k - 2, TSR__K_GELUF_N - 1);
+    float a2 = a * 2.0f;
+    int k = (int)a2;
+    float u = (a2 - (float)k) - (k > 0 ? 0.5f : 0.0f);
+    float q, e, c0, c0l, c1, c1l, c2, c2l;
+    TSR__K_ROW_ENTRY(q, tsr__k_geluf, TSR__K_GELUF_N, k, TSR__K_GELUF_N - 1);
     TSR__K_UNROLL
-    for (int j = TSR__K_GELUF_N - 2; j > 3; j--) {
-        TSR__K_ROW_ENTRY(e, tsr__k_geluf, TSR__K_GELUF_N, k - 2, j);
+    for (int j = TSR__K_GELUF_N - 2; j > 5; j--) {
+        TSR__K_ROW_ENTRY(e, tsr__k_geluf, TSR__K_GELUF_N, k, j);
         q = tsr__k_fmaf(u, q, e);
     }
-    TSR__K_ROW_ENTRY(c0, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 0);
-    TSR__K_ROW_ENTRY(c0l, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 1);
-    TSR__K_ROW_ENTRY(c1, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 2);
-    TSR__K_ROW_ENTRY(c1l, tsr__k_geluf, TSR__K_GELUF_N, k - 2, 3);
-    float p = c1 * u;
-    float hi = c0 + p;
-    float lo = ((c0 - hi) + p) + (tsr__k_fmaf(c1, u, -p) + tsr__k_fmaf(u * u, q, tsr__k_fmaf(c1l, u, c0l)));
+    TSR__K_ROW_ENTRY(c0, tsr__k_geluf, TSR__K_GELUF_N, k, 0);
+    TSR__K_ROW_ENTRY(c0l, tsr__k_geluf, TSR__K_GELUF_N, k, 1);
+    TSR__K_ROW_ENTRY(c1, tsr__k_geluf, TSR__K_GELUF_N, k, 2);
+    TSR__K_ROW_ENTRY(c1l, tsr__k_geluf, TSR__K_GELUF_N, k, 3);
+    TSR__K_ROW_ENTRY(c2, tsr__k_geluf, TSR__K_GELUF_N, k, 4);
+    TSR__K_ROW_ENTRY(c2l, tsr__k_geluf, TSR__K_GELUF_N, k, 5);
+    float uu = u * u;
+    float uul = tsr__k_fmaf(u, u, -uu);
+    float p1 = c1 * u;
+    float p2 = c2 * uu;
+    float t = c0 + p1;
+    float tb = t - c0;
+    float hi = t + p2;
+    float hb = hi - t;
+    float lo =
+        (((c0 - (t - tb)) + (p1 - tb)) + ((t - (hi - hb)) + (p2 - hb))) +
+        (tsr__k_fmaf(c1, u, -p1) + tsr__k_fmaf(c2, uu, -p2)) +
+        tsr__k_fmaf(uu, tsr__k_fmaf(u, q, c2l), tsr__k_fmaf(c2, uul, tsr__k_fmaf(c1l, u, c0l)));
     float y = x > 0 ? x : 0.0f;
     float d = y - hi;
     return d + (((y - d) - hi) - lo);
 }
 static inline float tsr__k_gelu_f32(float x)
 {
-    float v = x - x == 0 ? x : 0.0f;
+    int near = x > TSR__K_F_GELU_LOW && x < TSR__K_F_GELU_HIGH;
+    float v = near ? 0.0f : x - x == 0 ? x : 0.0f;
     int small;
     float g = tsr__k_geluv_f32(v, &small);
-    float a = v < 0 ? -v : v;
-    int mid = a >= TSR__K_F_GELU_MID && a < 2.5f;
-    float m = tsr__k_gelum_f32(v, mid ? a : 1.0f);
-    return tsr__k_gelu_of_f32(x, mid ? m : g);
+    float m = tsr__k_gelum_f32(near ? x : 0.0f, near ? (x < 0 ? -x : x) : 0.0f);
+    return x == 0 ? x : near ? m : tsr__k_gelu_of_f32(x, g);
 }
 
 /* From tests/kernels/gen_pow_table.py: */

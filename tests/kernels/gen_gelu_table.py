@@ -4,17 +4,23 @@ and prints it as C (run with Debian's /usr/bin/python3, which has mpmath):
 
     /usr/bin/python3 tests/kernels/gen_gelu_table.py
 
-For |x| = a from GELU_MID (45/64) to 5/2, gelu takes S(a) = a Phi(-a) =
-a erfc(a / sqrt2) / 2 from a polynomial of the interval of width 1/4 that
-holds a: k = floor(4 a) picks row k - 2, and the polynomial's variable is
-u = 4 a - k - 1/2 (in [-1/2, 1/2), exact in float32), so S = c0 + c1 u +
-u^2 Q(u). Then gelu(x) is -S below 0 and x - S above. Each row holds c0
-and c1 in two words (high word first), then the further terms. The fit is
-Chebyshev's, of degree 6: one more term no longer lowers the error, which
-then comes from rounding the terms past c1 to float32. The printout gives
-that error relative to S, of the table as the kernel holds it, on a dense
-grid (tests/kernels/test_accuracy.c measures gelu's own, the kernel's
-roundings included).
+For |x| = a below 4, gelu takes S(a) = a Phi(-a) = a erfc(a / sqrt2) / 2
+from a polynomial of the interval of width 1/2 that holds a: k =
+floor(2 a) picks row k (8 rows), and the polynomial's variable is u =
+2 a - k - 1/2 (in [-1/2, 1/2), exact in float32), so S = c0 + c1 u +
+c2 u^2 + u^3 Q(u). Row 0 takes u = 2 a instead (in [0, 1)) and has c0 =
+0: S vanishes with a, and a polynomial about the row's middle would lose
+S's relative precision near 0, which gelu of a small negative x (-S)
+needs. Then gelu(x) is -S below 0 and x - S above. Each row holds c0, c1
+and c2 in two words (high word first), then the further terms: the
+kernel takes c0 + c1 u + c2 u^2 in two words, so that what it rounds
+(u^3 Q(u), at most a twentieth of S in rows 0 to 5) moves the result by
+a fraction of an ulp. Rows 6 and 7 (a from 3, where u^3 Q(u) grows to a
+quarter of S) serve x above 0 only, where S is below a thousandth of the
+result. The fits are Chebyshev's (row 0: of S / u, so that c0 is 0), of
+degree 8. The printout gives the error relative to S of the table as the
+kernel holds it, on a dense grid (tests/kernels/test_accuracy.c measures
+gelu's own, the kernel's roundings included).
 """
 
 import mpmath as mp
@@ -22,45 +28,57 @@ import mpmath as mp
 from gen_exp_log_coeffs import c_hex, round_to
 
 mp.mp.prec = 200
-TERMS = 7
-ROWS = range(2, 10)
+TERMS = 9  # c0 .. c8
+ROWS = range(8)
 
 
 def s_of(a):
     return a * mp.erfc(a / mp.sqrt(2)) / 2
 
 
+def fit(k):
+    """The row's coefficients, lowest degree first, the function they fit
+    and the range of u."""
+    if k == 0:
+        coeffs = mp.chebyfit(lambda u: s_of(u / 2) / u, [0, 1], TERMS - 1)[::-1]
+        return [mp.mpf(0)] + coeffs, lambda u: s_of(u / 2), 0, 1
+    f = lambda u: s_of((k + mp.mpf(0.5) + u) / 2)
+    return mp.chebyfit(f, [-0.5, 0.5], TERMS)[::-1], f, -0.5, 0.5
+
+
+def two_words(c):
+    h = round_to(c, 24) if c else mp.mpf(0)
+    return [h, round_to(c - h, 24) if c != h else mp.mpf(0)]
+
+
 def row(k):
-    lo = (mp.mpf(45) / 64 if k == 2 else mp.mpf(k) / 4) * 4 - k - mp.mpf(0.5)
-    hi = mp.mpf(0.5)
-    f = lambda u: s_of((k + mp.mpf(0.5) + u) / 4)
-    coeffs, _ = mp.chebyfit(f, [lo, hi], TERMS, error=True)
-    coeffs = coeffs[::-1]  # lowest degree first
-    words = []
-    for c in coeffs[:2]:
-        h = round_to(c, 24)
-        words += [h, round_to(c - h, 24)]
-    words += [round_to(c, 24) for c in coeffs[2:]]
-    held = [words[0] + words[1], words[2] + words[3]] + words[4:]
+    coeffs, f, lo, hi = fit(k)
+    words = two_words(coeffs[0]) + two_words(coeffs[1]) + two_words(coeffs[2])
+    words += [round_to(c, 24) for c in coeffs[3:]]
+    held = [words[0] + words[1], words[2] + words[3], words[4] + words[5]] + words[6:]
     worst = 0
-    for j in range(2001):
-        u = lo + (hi - lo) * j / 2000
-        p = mp.polyval(held[::-1], u)
-        worst = max(worst, abs(p / f(u) - 1))
+    for j in range(1, 2001):
+        u = lo + (hi - lo) * mp.mpf(j) / 2000
+        worst = max(worst, abs(mp.polyval(held[::-1], u) / f(u) - 1))
     return words, worst
 
 
+def literal(v):
+    text = c_hex(v, 24)
+    return text if text.endswith("f") else text + "f"
+
+
 def main():
-    worst = 0
+    worst = [0, 0]  # rows 0 to 5, rows 6 and 7
     lines = []
     for k in ROWS:
         words, err = row(k)
-        worst = max(worst, err)
-        lines.append("    " + ", ".join(c_hex(v, 24) for v in words) + ",")
-    print("/* TSR__K_GELUF: %d rows of c0 and c1 in two words and %d more terms;"
-          " error 2^%.1f of a Phi(-a) at most */" % (len(ROWS), TERMS - 2,
-                                                   float(mp.log(worst, 2))))
-    print("#define TSR__K_GELUF_N %d" % (TERMS + 2))
+        worst[k >= 6] = max(worst[k >= 6], err)
+        lines.append("    " + ", ".join(literal(v) for v in words) + ",")
+    print("/* TSR__K_GELUF: %d rows of c0, c1 and c2 in two words and %d more terms;"
+          " error 2^%.1f of a Phi(-a) at most (rows 6 and 7: 2^%.1f) */"
+          % (len(ROWS), TERMS - 3, float(mp.log(worst[0], 2)), float(mp.log(worst[1], 2))))
+    print("#define TSR__K_GELUF_N %d" % (TERMS + 3))
     print("TSR__K_TABLE float tsr__k_geluf[] = {")
     print("\n".join(lines))
     print("};")
