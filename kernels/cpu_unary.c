@@ -748,9 +748,12 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
 };
 
 const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT] = {
-    [TSR__KOP_EXP] = row_exp_f32_s,   [TSR__KOP_LOG] = row_log_f32_s,
-    [TSR__KOP_TANH] = row_tanh_f32_s, [TSR__KOP_SIGMOID] = row_sigmoid_f32_s,
-    [TSR__KOP_SILU] = row_silu_f32_s, [TSR__KOP_GELU_TANH] = row_gelut_f32_s,
+    [TSR__KOP_EXP] = row_exp_f32_s,
+    [TSR__KOP_LOG] = row_log_f32_s,
+    [TSR__KOP_TANH] = row_tanh_f32_s,
+    [TSR__KOP_SIGMOID] = row_sigmoid_f32_s,
+    [TSR__KOP_SILU] = row_silu_f32_s,
+    [TSR__KOP_GELU_TANH] = row_gelut_f32_s,
     /* gelu's stores stay plain: around the caches its 2^26-element row
      * took 1.69-2.07 ns an element against 1.54-2.02 (the AMD EPYC,
      * four runs each), its work a vector hiding the stores' cost. */
