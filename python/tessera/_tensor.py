@@ -149,6 +149,23 @@ class _ArrayInterface:
                 "data": (t.data_ptr(), False)}
 
 
+
+_TO_FLAGS = ("non_blocking", "copy")
+
+
+def _arg_type(x):
+    """An argument's type as torch's argument parser names it."""
+    if isinstance(x, _C._TensorBase):
+        return "Tensor"
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else "%s.%s" % (t.__module__, t.__name__)
+
+
+def _to_invalid(args, kwargs):
+    got = [_arg_type(x) for x in args] + ["%s=%s" % (k, _arg_type(v)) for k, v in kwargs.items()]
+    raise TypeError("to() received an invalid combination of arguments - got (%s), "
+                    "but expected one of:" % ", ".join(got))
+
 class Tensor(_C._TensorBase):
     """A strided tensor on a device, as torch.Tensor."""
     __slots__ = ()
@@ -205,12 +222,25 @@ class Tensor(_C._TensorBase):
 
     # ---- conversions ---------------------------------------------------
     def to(self, *args, **kwargs):
-        """to(dtype), to(device), to(device, dtype), to(other), with copy=,
-        non_blocking=, memory_format= as torch's."""
-        if args and isinstance(args[0], _C._TensorBase):
-            other, args = args[0], args[1:]
-            return super().to(other.device, other.dtype, *args, **kwargs)
-        return super().to(*args, **kwargs)
+        """to(dtype, non_blocking, copy), to(device, dtype, non_blocking,
+        copy), to(other, non_blocking, copy), memory_format= as torch's; a
+        combination none of them takes (two dtypes, a device twice) is
+        refused as torch refuses it."""
+        first = args[0] if args else None
+        if isinstance(first, (_C._TensorBase, _C.dtype)):
+            lead, rest, taken = args[:1], args[1:], ("device", "dtype")
+        else:
+            lead, rest = args[:2], args[2:]
+            taken = ("device", "dtype")[:len(lead)]
+            if len(lead) == 2 and lead[1] is not None and not isinstance(lead[1], _C.dtype):
+                _to_invalid(args, kwargs)
+        if (len(rest) > len(_TO_FLAGS) or not all(isinstance(x, bool) for x in rest)
+                or any(k in kwargs for k in taken + _TO_FLAGS[:len(rest)])):
+            _to_invalid(args, kwargs)
+        kwargs.update(zip(_TO_FLAGS, rest))
+        if isinstance(first, _C._TensorBase):
+            return super().to(first.device, first.dtype, **kwargs)
+        return super().to(*lead, **kwargs)
 
     def opencl(self, device=None):
         """The tensor on an opencl device (the current one by default), as
