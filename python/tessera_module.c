@@ -50,6 +50,15 @@ int tsp_scalar_arg(PyObject *obj, tsr_scalar *out)
         *out = tsr_scalar_float(PyFloat_AS_DOUBLE(obj));
     } else if (PyComplex_Check(obj)) {
         *out = tsr_scalar_complex(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
+    } else if (strcmp(Py_TYPE(obj)->tp_name, "numpy.bool_") == 0 ||
+               strcmp(Py_TYPE(obj)->tp_name, "numpy.bool") == 0) {
+        /* NumPy's bool is a real number to PyTorch 1.13 (its argument
+         * parser reads it as a double): int64 + np.bool_(True) is
+         * float32 there, as is full((2,), np.bool_(True)) */
+        int truth = PyObject_IsTrue(obj);
+        if (truth < 0)
+            return -1;
+        *out = tsr_scalar_float(truth ? 1.0 : 0.0);
     } else if (!PyObject_TypeCheck(obj, &tsp_tensor_type) && PyIndex_Check(obj)) {
         /* integers of other types (NumPy's) */
         PyObject *v = PyNumber_Index(obj);

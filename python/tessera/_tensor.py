@@ -82,7 +82,11 @@ return_types_min_out = _return_type("min_out")
 
 
 def _is_operand(x):
-    return isinstance(x, (_C._TensorBase, numbers.Number))
+    """A tensor or a number, NumPy's bool among them (not a
+    numbers.Number, but a real number to PyTorch's operators)."""
+    t = type(x)
+    return isinstance(x, (_C._TensorBase, numbers.Number)) or (
+        t.__module__ == "numpy" and t.__name__ in ("bool_", "bool"))
 
 
 def _elementwise(name, *inputs, out=None):

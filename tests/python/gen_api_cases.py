@@ -323,6 +323,8 @@ SECTIONS = {
         "T.empty_strided((2, 3), (1, 2)).is_contiguous()", "T.zeros(2, memory_format=T.channels_last)",
         "T.full((2, 2), True)", "T.full((1,), 1j)", "T.ones(())", "T.zeros([2, 1])",
         "a + np.int64(2)", "i * np.int32(3)", "a * np.float32(0.5)", "v.fill_(np.float64(2.0))",
+        "i + np.bool_(True)", "m + np.bool_(True)", "m & np.bool_(True)", "i.clamp(np.bool_(False))",
+        "T.full((2,), np.bool_(True))", "b * np.bool_(False)",
         "T.arange(5)", "T.arange(1, 4)", "T.arange(0, 1, 0.25)", "T.arange(1., 2.5)",
         "T.arange(10, 0, -3)", "T.arange(0, 0.3, 0.1)", "T.arange(0, 1, 0.1).dtype",
         "T.arange(3, dtype=T.float64)", "T.arange(5, 1)", "T.arange(0, 5, 0)", "T.arange(0)",
