@@ -112,6 +112,21 @@ struct tsr_client {
     tsr__cache_counts counts[TSR__RING_QUEUES]; /* per queue: held now, hits and frees so far */
 };
 
+/* Notes a queued launch's sequence on its queue record (`issued`, only
+ * ever raised; threads race, so the max is kept). From its reply, or from
+ * a late one (transport.c): a launch whose call gave up waiting still
+ * runs, and a synchronize must wait for it. */
+static inline void tsr__note_launch(tsr_client *c, const tsr__wire_launched *l)
+{
+    if (l->sequence == 0 || l->queue >= TSR__RING_QUEUES)
+        return;
+    _Atomic uint32_t *issued = &c->issued[l->queue];
+    uint32_t seen = atomic_load(issued);
+    while ((int32_t)(l->sequence - seen) > 0 &&
+           !atomic_compare_exchange_weak(issued, &seen, l->sequence))
+        ;
+}
+
 static inline void tsr__cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -161,6 +176,12 @@ tsr_status tsr__socket_call(tsr_client *client, uint32_t opcode, const void *req
  * slot is taken). */
 tsr_status tsr__ring_call(tsr_client *client, uint32_t opcode, const void *request,
                           uint32_t request_size, void *reply, uint32_t reply_size);
+
+/* Waits until the daemon has answered every ring request this client
+ * stopped waiting for (a timeout), and settles their replies: a
+ * synchronize then knows of every launch the daemon queued. Errors:
+ * TSR_ERR_CONNECTION (the daemon is gone). */
+tsr_status tsr__transport_settle(tsr_client *client);
 
 /* Maps `bytes` of a memfd the daemon passed, read-write and shared, after
  * checking that the file is at least that long and sealed against

@@ -26,18 +26,6 @@ void tsr__queues_init(tsr_client *c)
         c->queue_of[k] = -1;
 }
 
-/* Remembers the newest launch on a queue (threads race: keep the max). */
-static void note_launch(tsr_client *c, const tsr__wire_launched *l)
-{
-    if (l->sequence == 0 || l->queue >= TSR__RING_QUEUES)
-        return;
-    _Atomic uint32_t *issued = &c->issued[l->queue];
-    uint32_t seen = atomic_load(issued);
-    while ((int32_t)(l->sequence - seen) > 0 &&
-           !atomic_compare_exchange_weak(issued, &seen, l->sequence))
-        ;
-}
-
 /* The queue record kernels on a device (the session's numbering) report
  * in, -1 while this client has launched or queued nothing there. */
 static int32_t queue_of(tsr_client *c, tsr__wire_device wd)
@@ -69,7 +57,24 @@ static void note_queued(tsr_client *c, tsr__wire_device wd, const tsr__wire_laun
 {
     if (wd.index >= 0 && wd.index < TSR__MAX_VISIBLE && l->queue < TSR__RING_QUEUES)
         atomic_store(&c->queue_of[wd.index], (int32_t)l->queue);
-    note_launch(c, l);
+    tsr__note_launch(c, l);
+}
+
+/* After a launch or fill whose call stopped waiting for its reply (a
+ * timeout): the daemon may queue it all the same, and the reply, when it
+ * comes, raises `issued` (transport.c). Where it would be the device's
+ * first, its queue record is known from the registry already (the
+ * daemon's ordinal of the device), so that a synchronize finds it. */
+static void note_unanswered(tsr_client *c, tsr__wire_device wd)
+{
+    if (atomic_load(&c->dead) || wd.index < 0 || wd.index >= TSR__MAX_VISIBLE ||
+        (uint32_t)wd.index + 1 >= c->device_count)
+        return;
+    const tsr__wire_device_info *i = &c->devices[1 + wd.index];
+    int32_t q = (i->flags & TSR__WIRE_INFO_DAEMON_INDEX) ? i->daemon_index : wd.index;
+    int32_t none = -1;
+    if (q >= 0 && q < (int32_t)TSR__RING_QUEUES)
+        atomic_compare_exchange_strong(&c->queue_of[wd.index], &none, q);
 }
 
 static tsr_status wait_queue(tsr_client *c, uint32_t q, uint32_t target);
@@ -113,6 +118,8 @@ tsr_status tsr__client_fill(tsr_client *c, tsr_device device, uint64_t handle,
         st = tsr__client_call(c, TSR__OP_FILL, &req, &launched);
     if (st == TSR_OK)
         note_queued(c, wd, &launched);
+    else if (st == TSR_ERR_CONNECTION)
+        note_unanswered(c, wd);
     return st;
 }
 
@@ -136,6 +143,8 @@ tsr_status tsr__client_launch_op(tsr_client *c, tsr_device d, uint32_t opcode, c
         return st;
     tsr__wire_launched launched;
     st = tsr__client_call(c, opcode, request, &launched);
+    if (st == TSR_ERR_CONNECTION)
+        note_unanswered(c, wd);
     if (st != TSR_OK)
         return st;
     note_queued(c, wd, &launched);
@@ -204,6 +213,9 @@ tsr_status tsr__client_synchronize(tsr_client *c, tsr_device d)
     tsr_status st = tsr__forked(c); /* the ring's queues are the parent's */
     if (st == TSR_OK)
         st = tsr__client_daemon_device(c, d, &wd);
+    /* Launches whose calls gave up waiting may have been queued since. */
+    if (st == TSR_OK)
+        st = tsr__transport_settle(c);
     int32_t record = st == TSR_OK ? queue_of(c, wd) : -1;
     if (record < 0)
         return st;

@@ -14,9 +14,10 @@
  * A daemon that is only slow is another matter: a request the client
  * stopped waiting for is still served later. Its reply is reconciled when
  * it comes (a ring slot stays claimed until then; a late socket reply is
- * recognised by its older id), and an allocation served that late is
- * freed at once, so that nothing stays charged to the session that the
- * client does not know of.
+ * recognised by its older id): an allocation served that late is freed
+ * at once, so that nothing stays charged to the session that the client
+ * does not know of, and a launch queued that late is noted, so that a
+ * synchronize waits for its kernel.
  * This file calls nothing else of the connection. */
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +105,32 @@ static uint64_t orphan_of(const uint8_t *frame, size_t len, uint32_t transport)
     return b.handle;
 }
 
+/* Whether the opcode's reply names a queued launch (tsr__wire_launched). */
+static bool replies_launched(uint32_t opcode)
+{
+    switch (opcode) {
+#define LAUNCHED(name, code, req, rep, where, doc) \
+    case code:                                     \
+        return _Generic((rep *)0, tsr__wire_launched * : true, default : false);
+        TSR__WIRE_OPS(LAUNCHED)
+#undef LAUNCHED
+    }
+    return false;
+}
+
+/* A late reply that queued a launch: the kernel runs all the same, so its
+ * sequence is noted for the synchronizes to come (connection.h). */
+static void note_late_launch(tsr_client *c, const uint8_t *frame, size_t len, uint32_t transport)
+{
+    tsr__wire_header h;
+    tsr__wire_launched l;
+    if (tsr__wire_check(frame, len, transport, true, &h) != TSR_OK || !replies_launched(h.opcode) ||
+        (h.flags & TSR__WIRE_ERROR) || h.length != sizeof l)
+        return;
+    memcpy(&l, frame + sizeof h, sizeof l);
+    tsr__note_launch(c, &l);
+}
+
 static void free_orphan(tsr_client *c, uint64_t handle)
 {
     tsr__wire_handle req = {.handle = handle};
@@ -181,6 +208,7 @@ next_frame:
         (memcpy(&late, buf.bytes, sizeof late), late.request_id < id)) {
         /* The reply to a request an earlier call gave up on. */
         close_fds(got, ngot);
+        note_late_launch(c, buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
         uint64_t orphan = orphan_of(buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
         if (orphan && c->orphan_count < sizeof c->orphans / sizeof c->orphans[0])
             c->orphans[c->orphan_count++] = orphan;
@@ -394,8 +422,24 @@ static void reconcile(tsr_client *c)
         /* Only the abandoned request's own reply names a block nobody
          * holds. */
         tsr__wire_header h;
-        if (len >= sizeof h && (memcpy(&h, buf.bytes, sizeof h), h.request_id == id))
+        if (len >= sizeof h && (memcpy(&h, buf.bytes, sizeof h), h.request_id == id)) {
+            note_late_launch(c, buf.bytes, len, TSR__WIRE_RING);
             free_orphan(c, orphan_of(buf.bytes, len, TSR__WIRE_RING));
+        }
+    }
+}
+
+tsr_status tsr__transport_settle(tsr_client *c)
+{
+    uint64_t checked = tsr__now_ns();
+    for (;;) {
+        reconcile(c);
+        if (atomic_load(&c->abandoned_count) == 0)
+            return TSR_OK;
+        if (atomic_load(&c->dead) || (tsr__step_passed(&checked) && tsr__socket_hung_up(c)))
+            return tsr__daemon_gone(c);
+        struct timespec pause = {.tv_sec = 0, .tv_nsec = 100000};
+        nanosleep(&pause, NULL);
     }
 }
 

@@ -1,9 +1,12 @@
 /* A daemon that stalls past the client's timeout: the request the client
  * gave up on is still posted and is served once the daemon runs again. An
  * allocation served that late must not stay charged to the session behind
- * the client's back: the client frees it as soon as it sees the reply. */
+ * the client's back: the client frees it as soon as it sees the reply. A
+ * fill queued that late runs all the same: tsr_synchronize must wait for
+ * it, whether it is the device's first kernel or a later one. */
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +69,32 @@ int main(void)
             usleep(20000);
     }
     ASSERT_UEQ(now, before);
+
+    /* Fills the client gave up on: the first kernel on the device, then a
+     * later one. 128 MiB each, so that the daemon takes a while over them
+     * after it wakes. */
+    int64_t count = 32 * MiB;
+    tsr_tensor_options io = {.has_dtype = true,
+                             .dtype = TSR_INT32,
+                             .has_device = true,
+                             .device = {TSR_DEVICE_OPENCL, 0}};
+    tsr_tensor *u = NULL;
+    int32_t *data = NULL;
+    ASSERT_OK(tsr_tensor_empty(c, 1, &count, &io, &u));
+    ASSERT_OK(tsr_tensor_data_ptr(u, (void **)&data));
+    memset(data, 0, (size_t)count * sizeof *data);
+    for (int32_t value = 3; value <= 5; value += 2) {
+        ASSERT_EQ(kill(d.pid, SIGSTOP), 0);
+        ASSERT_FAIL(tsr_tensor_fill_(u, tsr_scalar_int(value)), TSR_ERR_CONNECTION,
+                    "tesserad did not answer within 1000 ms");
+        ASSERT_EQ(kill(d.pid, SIGCONT), 0);
+        ASSERT_OK(tsr_synchronize(c, (tsr_device){TSR_DEVICE_OPENCL, 0}));
+        int64_t wrong = 0;
+        for (int64_t k = 0; k < count; k++)
+            wrong += data[k] != value;
+        ASSERT_EQ(wrong, 0);
+    }
+    tsr_tensor_release(u);
 
     /* The client goes on working. */
     ASSERT_OK(tsr_tensor_empty(c, 1, &bytes, &to, &t));
