@@ -219,7 +219,10 @@ static void raise_to(_Atomic uint32_t *word, uint32_t sequence)
 /* Raises the ring's `completed` to the daemon's `finished`. The client
  * may write that word too: after a few tries the daemon's value is simply
  * stored, so that a client rewriting it cannot keep a completion thread
- * (every session's) spinning. */
+ * (every session's) spinning. Another thread may have raised `finished`
+ * and stored it meanwhile: the store is repeated until `finished` stays
+ * what was stored, so the word never ends below it (`finished` rises
+ * only as the session's jobs finish, so this ends). */
 static void raise_ring(_Atomic uint32_t *word, _Atomic uint32_t *finished)
 {
     uint32_t seen = atomic_load(word);
@@ -228,7 +231,11 @@ static void raise_ring(_Atomic uint32_t *word, _Atomic uint32_t *finished)
         if ((int32_t)(want - seen) <= 0 || atomic_compare_exchange_weak(word, &seen, want))
             return;
     }
-    atomic_store(word, atomic_load(finished));
+    uint32_t stored;
+    do {
+        stored = atomic_load(finished);
+        atomic_store(word, stored);
+    } while (atomic_load(finished) != stored);
 }
 
 static void publish(job *j)
