@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "daemon/log.h"
 #include "daemon/memory.h"
+#include "daemon/roster.h"
 #include "kernels/hugemem.h"
 #include "numa/topology.h"
 
@@ -80,9 +81,15 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
         s->segments = grown;
         s->segment_cap = cap;
     }
-    int fd = memfd_create("tessera-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0)
+    if ((st = tsr__roster_segment_take(s->server, s->uid)) != TSR_OK) {
         uncharge(s, dev, bytes);
+        return st;
+    }
+    int fd = memfd_create("tessera-segment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) {
+        uncharge(s, dev, bytes);
+        tsr__roster_segment_give(s->server, s->uid);
+    }
     if (fd < 0 && (errno == EMFILE || errno == ENFILE))
         return tsr__fail(TSR_ERR_LIMIT, "tesserad is out of file descriptors for segments");
     if (fd < 0)
@@ -96,6 +103,7 @@ static tsr_status segment_create(void *ctx, uint64_t bytes, uint32_t *segment_id
         int e = errno;
         close(fd);
         uncharge(s, dev, bytes);
+        tsr__roster_segment_give(s->server, s->uid);
         return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "cannot make a %llu-byte segment: %s",
                          (unsigned long long)bytes, strerror(e));
     }
@@ -124,6 +132,7 @@ static void segment_destroy(void *ctx, uint32_t segment_id)
         munmap(seg->base, seg->bytes);
         close(seg->fd);
         uncharge(s, seg->device, seg->bytes);
+        tsr__roster_segment_give(s->server, s->uid);
         s->segments[k] = s->segments[--s->segment_count];
         return;
     }
@@ -149,6 +158,7 @@ static void foreign_close(tsr__session *s, tsr__segment *seg)
     if (seg->charged)
         uncharge(s, seg->device, seg->bytes);
     close(seg->fd);
+    tsr__roster_segment_give(s->server, s->uid);
 }
 
 void tsr__memory_drop_segment(tsr__session *s, uint32_t id)
@@ -178,8 +188,13 @@ tsr_status tsr__memory_add_foreign(tsr__session *s, const tsr__segment *owner, i
      * the import use a device buffer of its own over the segment: device
      * memory of the importer's, charged to it as a segment would be. */
     bool charged = !owner->device->desc.host_unified_memory;
-    tsr_status st = charged ? charge(s, owner->device, owner->bytes) : TSR_OK;
+    tsr_status st = tsr__roster_segment_take(s->server, s->uid);
+    if (st != TSR_OK)
+        return st;
+    if (charged)
+        st = charge(s, owner->device, owner->bytes);
     if (st != TSR_OK) {
+        tsr__roster_segment_give(s->server, s->uid);
         char why[TSR__ERROR_MAX];
         snprintf(why, sizeof why, "%s", tsr_last_error());
         return tsr__fail(st,

@@ -3,6 +3,7 @@
 
 #include <stdatomic.h>
 
+#include "core/error.h"
 #include "daemon/session.h"
 
 tsr__uid_sessions *tsr__roster_uid(tsr__server *server, uint32_t uid)
@@ -20,7 +21,41 @@ void tsr__roster_count(tsr__server *server, uint32_t uid, int sessions, int hand
         return;
     u->sessions = (uint32_t)((int64_t)u->sessions + sessions);
     u->handshakes = (uint32_t)((int64_t)u->handshakes + handshakes);
-    if (u->sessions == 0)
+    if (u->sessions == 0 && u->segments == 0)
+        *u = server->uids[--server->uid_count];
+}
+
+tsr_status tsr__roster_segment_take(tsr__server *server, uint32_t uid)
+{
+    if (!server) /* a session of no server (unit tests) */
+        return TSR_OK;
+    tsr__uid_sessions *u = tsr__roster_uid(server, uid);
+    if (!u) /* cannot happen: a session's uid has a row */
+        return tsr__fail(TSR_ERR_RUNTIME, "uid %u has no session", (unsigned)uid);
+    if (u->segments >= server->uid_max_segments)
+        return tsr__fail(TSR_ERR_LIMIT,
+                         "the sessions of uid %u hold %u segments, the most one user's may (of "
+                         "the %u tesserad can hold); free memory, or end sessions",
+                         (unsigned)uid, (unsigned)u->segments,
+                         (unsigned)server->daemon_max_segments);
+    if (server->segment_total >= server->daemon_max_segments)
+        return tsr__fail(TSR_ERR_LIMIT,
+                         "tesserad holds %u segments, the most it can (its open-file limit and "
+                         "vm.max_map_count bound them)",
+                         (unsigned)server->segment_total);
+    u->segments++;
+    server->segment_total++;
+    return TSR_OK;
+}
+
+void tsr__roster_segment_give(tsr__server *server, uint32_t uid)
+{
+    tsr__uid_sessions *u = server ? tsr__roster_uid(server, uid) : NULL;
+    if (!u || u->segments == 0 || server->segment_total == 0)
+        return; /* cannot happen */
+    u->segments--;
+    server->segment_total--;
+    if (u->sessions == 0 && u->segments == 0)
         *u = server->uids[--server->uid_count];
 }
 

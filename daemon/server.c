@@ -795,6 +795,30 @@ static tsr_status start_listening(tsr__server *server, const sigset_t *mask)
     return st;
 }
 
+/* How many segments the daemon, and one uid's sessions, may hold
+ * (server.h): each takes a descriptor and a mapping, so half of the
+ * open-file limit and half of vm.max_map_count (the rest is for the
+ * sessions' sockets and rings, the drivers, libraries and threads), and
+ * half of that for one uid. */
+static void size_segments(tsr__server *server)
+{
+    uint64_t maps = 65530; /* Linux's default */
+    unsigned long long value = 0;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+    if (f && fscanf(f, "%llu", &value) == 1 && value > 0)
+        maps = value;
+    if (f)
+        fclose(f);
+    struct rlimit rl;
+    uint64_t fds = UINT64_C(1) << 20;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        fds = rl.rlim_cur;
+    uint64_t most = maps / 2 < fds / 2 ? maps / 2 : fds / 2;
+    most = most < 64 ? 64 : most > UINT32_MAX ? UINT32_MAX : most;
+    server->daemon_max_segments = (uint32_t)most;
+    server->uid_max_segments = (uint32_t)(most / 2);
+}
+
 /* A server that holds nothing yet. */
 static void server_clear(tsr__server *server)
 {
@@ -806,6 +830,7 @@ static void server_clear(tsr__server *server)
                             .session_max_segments = TSR__SESSION_MAX_SEGMENTS,
                             .session_max_threads = TSR__SESSION_MAX_THREADS,
                             .session_max_allocations = TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS};
+    size_segments(server);
     for (uint32_t k = 0; k < TSR__SERVER_REFUSALS; k++)
         server->refusals[k].fd = -1;
     struct timespec now;
@@ -819,6 +844,7 @@ tsr_status tsr__server_init(tsr__server *server, const tsr__server_options *opti
     server_clear(server);
     server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     raise_fd_limit();
+    size_segments(server);
     signal(SIGPIPE, SIG_IGN);
     sigset_t mask;
     sigemptyset(&mask);

@@ -31,9 +31,10 @@ typedef struct tsr__server_options {
 } tsr__server_options;
 
 /* A user's share of the sessions: those open and, among them, those still
- * waiting for their HELLO. */
+ * waiting for their HELLO; and the segments its sessions hold, ending
+ * ones included (the row stays while it holds any). */
 typedef struct tsr__uid_sessions {
-    uint32_t uid, sessions, handshakes;
+    uint32_t uid, sessions, handshakes, segments;
 } tsr__uid_sessions;
 
 /* A connection turned away, held until it sends its first frame so that
@@ -99,6 +100,13 @@ typedef struct tsr__server {
      * TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS; the dispatcher fuzzer lowers them
      * on its detached servers to reach them. */
     uint32_t session_max_segments, session_max_threads, session_max_allocations;
+    /* Segments every session together, and one uid's sessions together,
+     * may hold (roster.c): each is a descriptor and a mapping of the
+     * daemon's, so that no user's sessions can take the descriptors and
+     * mappings the daemon and the other users need. Start-up sizes them
+     * from the open-file limit and vm.max_map_count; segment_total counts
+     * those held. */
+    uint32_t daemon_max_segments, uid_max_segments, segment_total;
     tsr__refusal refusals[TSR__SERVER_REFUSALS];
     uint32_t next_refusal;
 

@@ -104,11 +104,13 @@ static bool peer_admin(int k)
  * the session caps (sessions.max and the per-uid ones), limits smaller
  * than a segment, a device that fills up before any limit, and the
  * per-session bounds on segments, client threads and live allocations,
- * lowered (0 keeps the daemon's own). */
+ * and the per-uid and daemon-wide ones on segments, lowered (0 keeps the
+ * daemon's own). */
 typedef struct fuzz_config {
     uint32_t device_mib[2]; /* the two OpenCL devices; the second has no fp64 */
     const char *keys[8][2]; /* configuration keys and values, up to a NULL key */
     uint32_t max_segments, max_threads, max_allocations;
+    uint32_t uid_segments, daemon_segments; /* the segments of one uid's sessions, of all */
 } fuzz_config;
 
 static const fuzz_config configs[] = {
@@ -118,7 +120,9 @@ static const fuzz_config configs[] = {
       {"devices.visible", "1,0"}},
      0,
      0,
-     0},
+     0,
+     5,
+     7},
     {{8, 4},
      {{"sessions.max", "4"},
       {"sessions.max_per_uid", "2"},
@@ -126,7 +130,9 @@ static const fuzz_config configs[] = {
       {"memory_limit.session", "6MiB"}},
      0,
      4,
-     32},
+     32,
+     0,
+     0},
     {{8, 3},
      {{"memory_limit.daemon", "6MiB"},
       {"memory_limit.session", "40%"},
@@ -136,20 +142,26 @@ static const fuzz_config configs[] = {
       {"devices.visible", "1,0"}},
      3,
      3,
-     16},
-    {{8, 2}, {{"sessions.max", "6"}, {"sessions.max_per_uid", "3"}}, 0, 0, 48},
+     16,
+     0,
+     0},
+    {{8, 2}, {{"sessions.max", "6"}, {"sessions.max_per_uid", "3"}}, 0, 0, 48, 0, 0},
     {{24, 24},
      {{"memory_limit.group.101", "8MiB"},
       {"memory_limit.uid.0", "2MiB"},
       {"sessions.max_handshakes_per_uid", "2"}},
      6,
      6,
-     40},
+     40,
+     8,
+     10},
     {{16, 16},
      {{"sessions.max", "1"}, {"sessions.max_per_uid", "1"}, {"devices.visible", "1"}},
      2,
      2,
-     8},
+     8,
+     0,
+     0},
 };
 #define CONFIGS (sizeof configs / sizeof configs[0])
 
@@ -272,6 +284,10 @@ static void server_start(tsr__server *srv, const fuzz_config *c)
     tsr__config_free(&cfg);
     if (c->max_segments)
         srv->session_max_segments = c->max_segments;
+    if (c->uid_segments)
+        srv->uid_max_segments = c->uid_segments;
+    if (c->daemon_segments)
+        srv->daemon_max_segments = c->daemon_segments;
     if (c->max_threads)
         srv->session_max_threads = c->max_threads;
     if (c->max_allocations)
@@ -638,7 +654,7 @@ NO_COVERAGE static void check_sessions(void)
     FUZZ_CHECK(server->monitor_count == monitors);
     FUZZ_CHECK(monitors <= server->max_monitors + TSR__SERVER_ADMIN_RESERVE);
     FUZZ_CHECK(server->session_count <= server->max_sessions + TSR__SERVER_ADMIN_RESERVE);
-    uint32_t rows = 0;
+    uint32_t rows = 0, total = 0;
     for (int k = 0; k < SESSIONS; k++) {
         uint32_t handshakes, mine = open_sessions(false, peers[k].uid, &handshakes);
         const tsr__uid_sessions *row = NULL;
@@ -647,7 +663,15 @@ NO_COVERAGE static void check_sessions(void)
                 FUZZ_CHECK(!row); /* one row per uid */
                 row = &server->uids[i];
             }
-        FUZZ_CHECK(mine ? row && row->sessions == mine && row->handshakes == handshakes : !row);
+        /* A uid's segments are its sessions', ending ones included; its
+         * row stays while it holds any. */
+        uint32_t segments = 0;
+        for (tsr__session *s = server->first; s; s = s->next)
+            segments += s->uid == peers[k].uid ? s->segment_count : 0;
+        FUZZ_CHECK(row ? row->segments == segments : segments == 0);
+        FUZZ_CHECK(segments <= server->uid_max_segments);
+        FUZZ_CHECK(mine ? row && row->sessions == mine && row->handshakes == handshakes
+                        : !row || row->segments);
         uint32_t extra = peer_admin(k) ? TSR__SERVER_ADMIN_RESERVE : 0;
         FUZZ_CHECK(mine <= server->max_sessions_uid + extra);
         FUZZ_CHECK(handshakes <= server->max_handshakes_uid + extra);
@@ -658,9 +682,12 @@ NO_COVERAGE static void check_sessions(void)
         bool first_of_uid = true;
         for (int j = 0; j < k; j++)
             first_of_uid &= peers[j].uid != peers[k].uid;
-        rows += first_of_uid && mine;
+        rows += first_of_uid && (mine || segments);
+        total += first_of_uid ? segments : 0;
     }
     FUZZ_CHECK(server->uid_count == rows);
+    FUZZ_CHECK(server->segment_total == total);
+    FUZZ_CHECK(total <= server->daemon_max_segments);
 }
 
 NO_COVERAGE static void check_invariants(void)
