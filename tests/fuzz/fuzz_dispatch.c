@@ -1039,7 +1039,7 @@ static void build_gemm(fuzz_reader *r, int k, tsr__wire_gemm *g)
         g->handles[i] = fuzz_handle(r, k, &b);
         uint64_t items = (b ? b->size : 4096) / (item ? item : 1);
         t = fuzz_u8(r);
-        g->ld[i] = t < 0xf0 ? cols[i] + t % 3 : (int64_t)fuzz_u64(r);
+        g->ld[i] = t < 0xf0 ? (int64_t)((uint64_t)cols[i] + t % 3) : (int64_t)fuzz_u64(r);
         g->offsets[i] = fuzz_extent(r, items);
         g->bstride[i] = fuzz_extent(r, items);
     }
