@@ -92,19 +92,6 @@ static void close_fds(const int *fds, int n)
         close(fds[k]);
 }
 
-/* The block a late reply carries when it is a successful ALLOC (0 for
- * anything else): the request was abandoned, so nobody holds the block. */
-static uint64_t orphan_of(const uint8_t *frame, size_t len, uint32_t transport)
-{
-    tsr__wire_header h;
-    tsr__wire_block b;
-    if (tsr__wire_check(frame, len, transport, true, &h) != TSR_OK || h.opcode != TSR__OP_ALLOC ||
-        (h.flags & TSR__WIRE_ERROR) || h.length != sizeof b)
-        return 0;
-    memcpy(&b, frame + sizeof h, sizeof b);
-    return b.handle;
-}
-
 /* Whether the opcode's reply names a queued launch (tsr__wire_launched). */
 static bool replies_launched(uint32_t opcode)
 {
@@ -118,17 +105,26 @@ static bool replies_launched(uint32_t opcode)
     return false;
 }
 
-/* A late reply that queued a launch: the kernel runs all the same, so its
- * sequence is noted for the synchronizes to come (connection.h). */
-static void note_late_launch(tsr_client *c, const uint8_t *frame, size_t len, uint32_t transport)
+/* Settles the reply to a request an earlier call gave up on. A launch
+ * it queued runs all the same: its sequence is noted for the
+ * synchronizes to come (connection.h). A successful ALLOC's block is
+ * returned (0 for anything else): nobody holds it, and the caller frees
+ * it. */
+static uint64_t settle_late(tsr_client *c, const uint8_t *frame, size_t len, uint32_t transport)
 {
     tsr__wire_header h;
+    if (tsr__wire_check(frame, len, transport, true, &h) != TSR_OK || (h.flags & TSR__WIRE_ERROR))
+        return 0;
     tsr__wire_launched l;
-    if (tsr__wire_check(frame, len, transport, true, &h) != TSR_OK || !replies_launched(h.opcode) ||
-        (h.flags & TSR__WIRE_ERROR) || h.length != sizeof l)
-        return;
-    memcpy(&l, frame + sizeof h, sizeof l);
-    tsr__note_launch(c, &l);
+    if (replies_launched(h.opcode) && h.length == sizeof l) {
+        memcpy(&l, frame + sizeof h, sizeof l);
+        tsr__note_launch(c, &l);
+    }
+    tsr__wire_block b;
+    if (h.opcode != TSR__OP_ALLOC || h.length != sizeof b)
+        return 0;
+    memcpy(&b, frame + sizeof h, sizeof b);
+    return b.handle;
 }
 
 static void free_orphan(tsr_client *c, uint64_t handle)
@@ -208,8 +204,7 @@ next_frame:
         (memcpy(&late, buf.bytes, sizeof late), late.request_id < id)) {
         /* The reply to a request an earlier call gave up on. */
         close_fds(got, ngot);
-        note_late_launch(c, buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
-        uint64_t orphan = orphan_of(buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
+        uint64_t orphan = settle_late(c, buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
         if (orphan && c->orphan_count < sizeof c->orphans / sizeof c->orphans[0])
             c->orphans[c->orphan_count++] = orphan;
         goto next_frame;
@@ -422,10 +417,8 @@ static void reconcile(tsr_client *c)
         /* Only the abandoned request's own reply names a block nobody
          * holds. */
         tsr__wire_header h;
-        if (len >= sizeof h && (memcpy(&h, buf.bytes, sizeof h), h.request_id == id)) {
-            note_late_launch(c, buf.bytes, len, TSR__WIRE_RING);
-            free_orphan(c, orphan_of(buf.bytes, len, TSR__WIRE_RING));
-        }
+        if (len >= sizeof h && (memcpy(&h, buf.bytes, sizeof h), h.request_id == id))
+            free_orphan(c, settle_late(c, buf.bytes, len, TSR__WIRE_RING));
     }
 }
 
