@@ -72,10 +72,12 @@ struct tsr_client {
     /* transport.c: requests this client stopped waiting for (a timeout)
      * that the daemon may still serve. abandoned[k] is the request id
      * still posted in ring slot k (0: none), which stays claimed until its
-     * reply is reconciled; orphans are blocks of late socket ALLOC replies
-     * (under sock_lock) waiting to be freed. */
+     * reply is reconciled; socket_abandoned counts the socket requests
+     * whose replies have not been read yet, and orphans are blocks of late
+     * socket ALLOC replies waiting to be freed (both under sock_lock). */
     _Atomic uint64_t abandoned[TSR__RING_SLOTS];
     _Atomic uint32_t abandoned_count;
+    _Atomic uint32_t socket_abandoned;
     uint64_t orphans[4];
     uint32_t orphan_count;
 
@@ -177,8 +179,9 @@ tsr_status tsr__socket_call(tsr_client *client, uint32_t opcode, const void *req
 tsr_status tsr__ring_call(tsr_client *client, uint32_t opcode, const void *request,
                           uint32_t request_size, void *reply, uint32_t reply_size);
 
-/* Waits until the daemon has answered every ring request this client
- * stopped waiting for (a timeout), and settles their replies: a
+/* Waits until the daemon has answered every request this client stopped
+ * waiting for (a timeout), on the socket and on the ring, and settles
+ * their replies: a
  * synchronize then knows of every launch the daemon queued. Errors:
  * TSR_ERR_CONNECTION (the daemon is gone). */
 tsr_status tsr__transport_settle(tsr_client *client);

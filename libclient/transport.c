@@ -17,7 +17,8 @@
  * recognised by its older id): an allocation served that late is freed
  * at once, so that nothing stays charged to the session that the client
  * does not know of, and a launch queued that late is noted, so that a
- * synchronize waits for its kernel.
+ * synchronize waits for its kernel (it first waits for the late replies
+ * still to come, on either transport).
  * This file calls nothing else of the connection. */
 #include <errno.h>
 #include <fcntl.h>
@@ -134,6 +135,96 @@ static void free_orphan(tsr_client *c, uint64_t handle)
         tsr__client_call(c, TSR__OP_FREE, &req, NULL);
 }
 
+/* Lets the socket go, then frees the blocks of the late ALLOC replies read
+ * under it (through the ring or, with sock_lock let go, the socket). */
+static void unlock_socket(tsr_client *c)
+{
+    uint64_t orphans[sizeof c->orphans / sizeof c->orphans[0]];
+    uint32_t orphan_count = c->orphan_count;
+    memcpy(orphans, c->orphans, orphan_count * sizeof orphans[0]);
+    c->orphan_count = 0;
+    pthread_mutex_unlock(&c->sock_lock);
+    for (uint32_t k = 0; k < orphan_count; k++)
+        free_orphan(c, orphans[k]);
+}
+
+/* One frame read from the socket: its length, whether it was longer than
+ * the buffer, and the descriptors that came with it (those past four are
+ * closed; descriptors_lost: the kernel dropped some for want of room). */
+typedef struct socket_frame {
+    size_t len;
+    bool truncated, descriptors_lost;
+    int fds[4];
+    int nfds;
+} socket_frame;
+
+/* Reads the next frame, waiting until deadline (ns) for it. Errors:
+ * TSR_ERR_CONNECTION (no frame by then; the daemon is gone). */
+static tsr_status read_frame(tsr_client *c, uint64_t deadline, uint8_t *bytes, size_t cap,
+                             socket_frame *f)
+{
+    for (;;) {
+        struct pollfd p = {.fd = c->fd, .events = POLLIN};
+        uint64_t now = tsr__now_ns();
+        if (now >= deadline)
+            return tsr__fail(TSR_ERR_CONNECTION, "tesserad did not answer within %d ms",
+                             (int)c->timeout_ms);
+        uint64_t ms = (deadline - now) / 1000000u + 1;
+        int r = poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
+        if (r < 0 && errno != EINTR)
+            return tsr__fail(TSR_ERR_CONNECTION, "waiting for tesserad: poll: %s", strerror(errno));
+        if (r > 0)
+            break;
+    }
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } control;
+    struct iovec iov = {.iov_base = bytes, .iov_len = cap};
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    ssize_t n;
+    do
+        n = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+        return tsr__daemon_gone(c);
+    f->len = (size_t)n;
+    f->truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+    f->descriptors_lost = (msg.msg_flags & MSG_CTRUNC) != 0;
+    f->nfds = 0;
+    for (struct cmsghdr *m = CMSG_FIRSTHDR(&msg); m; m = CMSG_NXTHDR(&msg, m)) {
+        if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t count = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t k = 0; k < count; k++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(m) + k * sizeof(int), sizeof(int));
+            if (f->nfds < 4)
+                f->fds[f->nfds++] = fd;
+            else
+                close(fd);
+        }
+    }
+    return TSR_OK;
+}
+
+/* A late socket reply: settled, and its block kept for freeing once the
+ * socket is let go. Caller holds sock_lock. */
+static void take_late(tsr_client *c, const uint8_t *frame, const socket_frame *f)
+{
+    close_fds(f->fds, f->nfds);
+    if (atomic_load(&c->socket_abandoned))
+        atomic_fetch_sub(&c->socket_abandoned, 1u);
+    if (f->truncated)
+        return;
+    uint64_t orphan = settle_late(c, frame, f->len, TSR__WIRE_SOCKET);
+    if (orphan && c->orphan_count < sizeof c->orphans / sizeof c->orphans[0])
+        c->orphans[c->orphan_count++] = orphan;
+}
+
 /* One request and its reply over the socket. Descriptors that come with
  * the reply go to fds (up to *nfds, which is updated); extra ones are
  * closed. Caller holds sock_lock. */
@@ -161,62 +252,30 @@ static tsr_status socket_call_locked(tsr_client *c, uint32_t opcode, const void 
     if (nfds)
         *nfds = 0;
     uint64_t deadline = tsr__now_ns() + (uint64_t)c->timeout_ms * 1000000u;
-next_frame:
+    socket_frame f;
+    tsr_status st;
     for (;;) {
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        uint64_t now = tsr__now_ns();
-        if (now >= deadline)
-            return tsr__fail(TSR_ERR_CONNECTION, "tesserad did not answer within %d ms",
-                             (int)c->timeout_ms);
-        uint64_t ms = (deadline - now) / 1000000u + 1;
-        int r = poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms);
-        if (r < 0 && errno != EINTR)
-            return tsr__fail(TSR_ERR_CONNECTION, "waiting for tesserad: poll: %s", strerror(errno));
-        if (r <= 0)
-            continue;
-        break;
-    }
-    union {
-        struct cmsghdr align;
-        char buf[CMSG_SPACE(4 * sizeof(int))];
-    } control;
-    struct iovec iov = {.iov_base = buf.bytes, .iov_len = sizeof buf.bytes};
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = control.buf,
-                         .msg_controllen = sizeof control.buf};
-    ssize_t n;
-    do
-        n = recvmsg(c->fd, &msg, MSG_CMSG_CLOEXEC);
-    while (n < 0 && errno == EINTR);
-    if (n <= 0)
-        return tsr__daemon_gone(c);
-    int got[4], ngot = 0;
-    for (struct cmsghdr *m = CMSG_FIRSTHDR(&msg); m; m = CMSG_NXTHDR(&msg, m)) {
-        if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS)
-            continue;
-        size_t count = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t k = 0; k < count && ngot < 4; k++)
-            memcpy(&got[ngot++], CMSG_DATA(m) + k * sizeof(int), sizeof(int));
-    }
-    tsr__wire_header late;
-    if (!(msg.msg_flags & MSG_TRUNC) && (size_t)n >= sizeof late &&
-        (memcpy(&late, buf.bytes, sizeof late), late.request_id < id)) {
+        st = read_frame(c, deadline, buf.bytes, sizeof buf.bytes, &f);
+        if (st != TSR_OK) {
+            if (!atomic_load(&c->dead)) /* the daemon may still answer it */
+                atomic_fetch_add(&c->socket_abandoned, 1u);
+            return st;
+        }
+        tsr__wire_header late;
+        if (f.truncated || f.len < sizeof late ||
+            (memcpy(&late, buf.bytes, sizeof late), late.request_id >= id))
+            break;
         /* The reply to a request an earlier call gave up on. */
-        close_fds(got, ngot);
-        uint64_t orphan = settle_late(c, buf.bytes, (size_t)n, TSR__WIRE_SOCKET);
-        if (orphan && c->orphan_count < sizeof c->orphans / sizeof c->orphans[0])
-            c->orphans[c->orphan_count++] = orphan;
-        goto next_frame;
+        take_late(c, buf.bytes, &f);
     }
-    tsr_status st =
-        (msg.msg_flags & MSG_TRUNC)
-            ? tsr__fail(TSR_ERR_PROTOCOL, "oversized reply from tesserad")
-            : check_reply(c, buf.bytes, (size_t)n, opcode, id, TSR__WIRE_SOCKET, reply, reply_size);
+    int *got = f.fds, ngot = f.nfds;
+    st = f.truncated
+             ? tsr__fail(TSR_ERR_PROTOCOL, "oversized reply from tesserad")
+             : check_reply(c, buf.bytes, f.len, opcode, id, TSR__WIRE_SOCKET, reply, reply_size);
     /* The kernel drops passed descriptors that this process has no room
      * for: the reply is there (the caller may give back what it names),
      * its descriptors are not. */
-    if (st == TSR_OK && (msg.msg_flags & MSG_CTRUNC)) {
+    if (st == TSR_OK && f.descriptors_lost) {
         close_fds(got, ngot);
         return tsr__fail(TSR_ERR_LIMIT,
                          "tesserad's reply to %s lost its descriptors: this process has no room "
@@ -284,13 +343,7 @@ tsr_status tsr__socket_call(tsr_client *c, uint32_t opcode, const void *request,
         return tsr__daemon_gone(c);
     pthread_mutex_lock(&c->sock_lock);
     st = socket_call_locked(c, opcode, request, request_size, reply, reply_size, fds, nfds);
-    uint64_t orphans[sizeof c->orphans / sizeof c->orphans[0]];
-    uint32_t orphan_count = c->orphan_count;
-    memcpy(orphans, c->orphans, orphan_count * sizeof orphans[0]);
-    c->orphan_count = 0;
-    pthread_mutex_unlock(&c->sock_lock);
-    for (uint32_t k = 0; k < orphan_count; k++)
-        free_orphan(c, orphans[k]);
+    unlock_socket(c);
     return st;
 }
 
@@ -422,8 +475,43 @@ static void reconcile(tsr_client *c)
     }
 }
 
+/* Reads the replies to the socket requests this client gave up on (every
+ * frame is one while sock_lock is held between requests), until the
+ * daemon has answered them all or is gone. */
+static tsr_status settle_socket(tsr_client *c)
+{
+    if (atomic_load(&c->socket_abandoned) == 0)
+        return TSR_OK;
+    union {
+        uint64_t align;
+        uint8_t bytes[TSR__WIRE_FRAME_MAX + 1];
+    } buf;
+    tsr_status st = TSR_OK;
+    pthread_mutex_lock(&c->sock_lock);
+    while (st == TSR_OK && atomic_load(&c->socket_abandoned) > 0) {
+        struct pollfd p = {.fd = c->fd, .events = POLLIN | POLLRDHUP};
+        int r = poll(&p, 1, 100);
+        socket_frame f;
+        if (atomic_load(&c->dead))
+            st = tsr__daemon_gone(c);
+        else if (r > 0 && (p.revents & POLLIN))
+            st = read_frame(c, UINT64_MAX, buf.bytes, sizeof buf.bytes, &f);
+        else if (r > 0)
+            st = tsr__daemon_gone(c); /* hung up, nothing left to read */
+        else
+            continue;
+        if (st == TSR_OK)
+            take_late(c, buf.bytes, &f);
+    }
+    unlock_socket(c);
+    return st;
+}
+
 tsr_status tsr__transport_settle(tsr_client *c)
 {
+    tsr_status st = settle_socket(c);
+    if (st != TSR_OK)
+        return st;
     uint64_t checked = tsr__now_ns();
     for (;;) {
         reconcile(c);

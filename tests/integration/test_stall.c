@@ -3,13 +3,16 @@
  * allocation served that late must not stay charged to the session behind
  * the client's back: the client frees it as soon as it sees the reply. A
  * fill queued that late runs all the same: tsr_synchronize must wait for
- * it, whether it is the device's first kernel or a later one. */
+ * it, whether it is the device's first kernel or a later one, and whether
+ * it went through the ring or (every ring slot taken) the socket. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/ring.h"
 #include "support_daemon.h"
 #include "test.h"
 
@@ -21,6 +24,12 @@ static uint64_t allocated(tsr_client *c)
     if (tsr_memory_get_stats(c, (tsr_device){TSR_DEVICE_OPENCL, 0}, &m) != TSR_OK)
         return UINT64_MAX;
     return m.allocated;
+}
+
+static void *ping_ring(void *client)
+{
+    /* Fails (the daemon is stopped), and leaves its slot taken. */
+    return (void *)(intptr_t)tsr_client_ping(client, TSR_TRANSPORT_RING);
 }
 
 int main(void)
@@ -94,6 +103,30 @@ int main(void)
             wrong += data[k] != value;
         ASSERT_EQ(wrong, 0);
     }
+
+    /* A fill that goes through the socket: every ring slot is held by a
+     * request given up on, so the call takes the socket, and gives up
+     * too. A fill queued before it keeps the device busy meanwhile, so
+     * that a synchronize that knew only of that one would return while
+     * the late fill still runs. */
+    ASSERT_OK(tsr_tensor_fill_(u, tsr_scalar_int(9)));
+    ASSERT_EQ(kill(d.pid, SIGSTOP), 0);
+    pthread_t pings[TSR__RING_SLOTS];
+    for (uint32_t k = 0; k < TSR__RING_SLOTS; k++)
+        ASSERT_EQ(pthread_create(&pings[k], NULL, ping_ring, c), 0);
+    for (uint32_t k = 0; k < TSR__RING_SLOTS; k++) {
+        void *st = NULL;
+        pthread_join(pings[k], &st);
+        ASSERT_EQ((int)(intptr_t)st, TSR_ERR_CONNECTION);
+    }
+    ASSERT_FAIL(tsr_tensor_fill_(u, tsr_scalar_int(7)), TSR_ERR_CONNECTION,
+                "tesserad did not answer within 1000 ms");
+    ASSERT_EQ(kill(d.pid, SIGCONT), 0);
+    ASSERT_OK(tsr_synchronize(c, (tsr_device){TSR_DEVICE_OPENCL, 0}));
+    int64_t wrong = 0;
+    for (int64_t k = count - 1; k >= 0; k--)
+        wrong += data[k] != 7;
+    ASSERT_EQ(wrong, 0);
     tsr_tensor_release(u);
 
     /* The client goes on working. */
