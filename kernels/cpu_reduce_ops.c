@@ -244,7 +244,7 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
 #include <immintrin.h>
 #define HAVE_AVX2_CLONES 1
 #define TARGET_AVX2 __attribute__((target("avx2")))
-/* Only where RED_TWO_SUM_ADD_VEC asks for FNMADDs: elsewhere GCC would
+/* Only where the two-sums ask for FNMADDs: elsewhere GCC would
  * fuse a complex product's multiplications and additions (contraction
  * off or not), and the clones would part from the baseline. */
 #define TARGET_AVX2_FMA __attribute__((target("avx2,fma")))
@@ -271,25 +271,13 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
             __builtin_prefetch((const char *)(p) + PREFETCH_BYTES + pf_, 0, 3); \
     } while (0)
 
-/* Knuth's two-sum of kernels/reduce_order.h on vectors, SUB(a, b) giving
- * b - a. The baseline subtracts; the AVX2 clones take three of its six
- * subtractions and additions after the first as FNMADD(a, 1, b): a times
- * 1 is exact, so that is b - a rounded once, the same bits (the sum s
- * itself stays a plain addition, so a NaN in s is the one it was). AMD's
- * cores run additions and fused multiply-adds on different units, and
- * two-sums in additions alone kept a float32 sum below the memory's speed
- * there (an AMD EPYC, over 2^26 float32 with 16 lanes: 27 GB/s, 32 with
- * the FNMADDs, 35-40 for a plain read; 30 and 46 GB/s in the first-level
- * cache). */
-#define SUB_PLAIN(a, b) ((b) - (a))
-#define RED_TWO_SUM_ADD_VEC(s, e, x, VT, SUB)     \
-    do {                                          \
-        VT t_ = (s) + (x);                        \
-        VT b_ = SUB((s), t_);                     \
-        VT r_ = ((s)-SUB(b_, t_)) + SUB(b_, (x)); \
-        (e) = (e) + r_;                           \
-        (s) = t_;                                 \
-    } while (0)
+/* The AVX2 two-sums (TSR__RED_TWO_SUM_ADD_BY) take their three
+ * subtractions as FNMADD(a, 1, b): a times 1 is exact, so that is b - a
+ * rounded once, the same bits. AMD's cores run additions and fused
+ * multiply-adds on different units, and two-sums in additions alone kept
+ * a float32 sum below the memory's speed there (an AMD EPYC, over 2^26
+ * float32 with 16 lanes: 27 GB/s, 32 with the FNMADDs, 35-40 for a plain
+ * read; 30 and 46 GB/s in the first-level cache). */
 
 /* Steps 2 and 3 of the order over one chunk, result in *result. */
 #define CHUNK_PLAIN(NAME, ATTR, X, IDENTITY, OP)                                \
@@ -327,7 +315,7 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
             for (int k = 0; k < K; k++) {                                  \
                 VT v;                                                      \
                 memcpy(&v, x + i + k * W, sizeof v);                       \
-                RED_TWO_SUM_ADD_VEC(sv[k], ev[k], v, VT, SUB);             \
+                TSR__RED_TWO_SUM_ADD_BY(sv[k], ev[k], v, VT, SUB);         \
             }                                                              \
         }                                                                  \
         T s[LANES], e[LANES];                                              \
@@ -350,7 +338,7 @@ typedef double lanes_d __attribute__((vector_size(16)));
 typedef float lanes2_f __attribute__((vector_size(32)));
 typedef double lanes2_d __attribute__((vector_size(32)));
 #if HAVE_AVX2_CLONES
-/* b - a in one rounding, as -(a * 1) + b (RED_TWO_SUM_ADD_VEC). */
+/* b - a in one rounding, as -(a * 1) + b (the two-sums' SUB). */
 TARGET_AVX2_FMA static inline lanes2_f sub2_f(lanes2_f a, lanes2_f b)
 {
     return (lanes2_f)_mm256_fnmadd_ps((__m256)a, _mm256_set1_ps(1.0f), (__m256)b);
@@ -359,7 +347,7 @@ TARGET_AVX2_FMA static inline lanes2_d sub2_d(lanes2_d a, lanes2_d b)
 {
     return (lanes2_d)_mm256_fnmadd_pd((__m256d)a, _mm256_set1_pd(1.0), (__m256d)b);
 }
-/* CHUNK_VEC_FAST's picks: VMAXPS(v, acc) is v > acc ? v : acc, VMINPS
+/* STEP_FAST's picks: VMAXPS(v, acc) is v > acc ? v : acc, VMINPS
  * v < acc ? v : acc (the second operand where either is NaN). */
 TARGET_AVX2 static inline lanes2_f pick2_max_f(lanes2_f v, lanes2_f acc)
 {
@@ -378,8 +366,8 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
     return (lanes2_d)_mm256_min_pd((__m256d)v, (__m256d)acc);
 }
 #else
-#define sub2_f SUB_PLAIN
-#define sub2_d SUB_PLAIN
+#define sub2_f TSR__RED_SUB
+#define sub2_d TSR__RED_SUB
 #define pick2_max_f(v, acc) VPICK(lanes2_f, ilanes2_f, acc, v, >)
 #define pick2_min_f(v, acc) VPICK(lanes2_f, ilanes2_f, acc, v, <)
 #define pick2_max_d(v, acc) VPICK(lanes2_d, ilanes2_d, acc, v, >)
@@ -452,7 +440,7 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
                     memcpy(&sv, s + c + k, sizeof sv);                                            \
                     memcpy(&ev, e + c + k, sizeof ev);                                            \
                     memcpy(&xv, v + c + k, sizeof xv);                                            \
-                    RED_TWO_SUM_ADD_VEC(sv, ev, xv, VT, SUB);                                     \
+                    TSR__RED_TWO_SUM_ADD_BY(sv, ev, xv, VT, SUB);                                 \
                     memcpy(s + c + k, &sv, sizeof sv);                                            \
                     memcpy(e + c + k, &ev, sizeof ev);                                            \
                 }                                                                                 \
@@ -630,7 +618,7 @@ typedef int64_t ilanes2_d __attribute__((vector_size(32)));
     {                                                                                            \
         ((pair_##sfx *)m)->s = ((pair_##sfx *)m)->e = 0;                                         \
     }                                                                                            \
-    CHUNK_PAIR(chunk_p##sfx, , T, lanes_##sfx, pair_##sfx, SUB_PLAIN)                            \
+    CHUNK_PAIR(chunk_p##sfx, , T, lanes_##sfx, pair_##sfx, TSR__RED_SUB)                         \
     CHUNK_PAIR(chunk_p##sfx##_avx2, TARGET_AVX2_FMA, T, lanes2_##sfx, pair_##sfx, sub2_##sfx)    \
     static void combine_p##sfx(void *a, const void *b)                                           \
     {                                                                                            \
@@ -642,7 +630,7 @@ typedef int64_t ilanes2_d __attribute__((vector_size(32)));
         for (int k = 0; k < 2 * LANES * nc; k++)                                                 \
             l[k] = 0;                                                                            \
     }                                                                                            \
-    COL_ROWS_PAIR(col_rows_p##sfx, , T, lanes_##sfx, SUB_PLAIN)                                  \
+    COL_ROWS_PAIR(col_rows_p##sfx, , T, lanes_##sfx, TSR__RED_SUB)                               \
     COL_ROWS_PAIR(col_rows_p##sfx##_avx2, TARGET_AVX2_FMA, T, lanes2_##sfx, sub2_##sfx)          \
     static void col_fold_p##sfx(void *lv, int nc)                                                \
     {                                                                                            \

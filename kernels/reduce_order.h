@@ -92,16 +92,21 @@ static inline long tsr__red_split(long n)
 
 /* s, e: lvalues of type T, the accumulator; x: an element (T). s + x is
  * t + r exactly (Knuth's two-sum); r goes into e. No branch: e may turn
- * NaN once s is infinite, and TSR__RED_TWO_SUM_VALUE then ignores it. */
-#define TSR__RED_TWO_SUM_ADD(s, e, x, T)                          \
-    do {                                                          \
-        T tsr__x = (x);                                           \
-        T tsr__t = (s) + tsr__x;                                  \
-        T tsr__b = tsr__t - (s);                                  \
-        T tsr__r = ((s) - (tsr__t - tsr__b)) + (tsr__x - tsr__b); \
-        (e) = (e) + tsr__r;                                       \
-        (s) = tsr__t;                                             \
+ * NaN once s is infinite, and TSR__RED_TWO_SUM_VALUE then ignores it.
+ * TSR__RED_TWO_SUM_ADD_BY takes three of the subtractions as SUB(a, b),
+ * which must be b - a rounded once (the cpu's AVX2 loops: a fused
+ * multiply-add, cpu_reduce_ops.c); s + x stays an addition. */
+#define TSR__RED_SUB(a, b) ((b) - (a))
+#define TSR__RED_TWO_SUM_ADD_BY(s, e, x, T, SUB)                    \
+    do {                                                            \
+        T tsr__x = (x);                                             \
+        T tsr__t = (s) + tsr__x;                                    \
+        T tsr__b = SUB((s), tsr__t);                                \
+        T tsr__r = ((s)-SUB(tsr__b, tsr__t)) + SUB(tsr__b, tsr__x); \
+        (e) = (e) + tsr__r;                                         \
+        (s) = tsr__t;                                               \
     } while (0)
+#define TSR__RED_TWO_SUM_ADD(s, e, x, T) TSR__RED_TWO_SUM_ADD_BY(s, e, x, T, TSR__RED_SUB)
 /* (s, e) += (s2, e2): s2 added as an element, then e2 into e. */
 #define TSR__RED_TWO_SUM_MERGE(s, e, s2, e2, T) \
     do {                                        \
