@@ -24,6 +24,7 @@ typedef struct stream_arrays {
     size_t n;         /* elements of each array */
     int threads;      /* the loop is split over this many threads */
     stream_kind kind;
+    uint64_t pass_ns; /* the fastest untimed pass of stream_init */
 } stream_arrays;
 
 /* The baseline's name in rows and notes: "stream_add", "stream_copy",
@@ -36,6 +37,12 @@ int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads,
 /* One pass of the loop over every thread; false when a thread could not
  * be started. */
 bool stream_run(const stream_arrays *s);
+/* Seconds per pass over `reps` passes, each timed alone: a pass that took
+ * more than STREAM_STALL times stream_init's fastest is run again (at most
+ * `reps` times in all), and *retaken (when given) counts those. A
+ * baseline is the machine's limit, and a stall is not: see
+ * elementwise_bare.c. False when a thread could not be started. */
+bool stream_time(const stream_arrays *s, int reps, double *seconds, int *retaken);
 /* The bytes one pass moves. */
 uint64_t stream_bytes(const stream_arrays *s);
 void stream_free(stream_arrays *s);
