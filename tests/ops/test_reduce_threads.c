@@ -1,5 +1,9 @@
 /* Reductions have the same bits on 1, 2 and 16 threads, and are the
- * order kernels/reduce_order.h defines.
+ * order kernels/reduce_order.h defines. Built with REDUCE_OPENCL (the
+ * ops-reduce-threads-opencl tests), the same reductions also run on
+ * opencl:0 of a daemon started with this program's arguments (say
+ * --device-memory=staged, where opencl/reduce.cl's programs compute
+ * them) and must give the cpu's bits and the order's.
  *
  * Each thread count runs in a child process (TESSERA_NUM_THREADS is read
  * once per process) that computes a set of reductions large enough for
@@ -18,6 +22,9 @@
 
 #include "kernels/reduce_order.h"
 #include "tessera/tessera.h"
+#ifdef REDUCE_OPENCL
+#include "integration/support_daemon.h"
+#endif
 
 #define N1 256
 #define N0 6144 /* 1.5 chunks: rows of the reduction straddle chunks */
@@ -81,6 +88,9 @@ static const job jobs[] = {
 #define FLOAT32_SUMS 8
 #define NJOBS (sizeof jobs / sizeof jobs[0])
 
+/* With REDUCE_OPENCL, after the cpu's results: opencl:0 of `client`. */
+static tsr_client *client;
+
 static tsr_status run_job(const job *j, tsr_tensor **r)
 {
     tsr_tensor_options o = {.has_dtype = true, .dtype = j->dtype};
@@ -89,6 +99,15 @@ static tsr_status run_job(const job *j, tsr_tensor **r)
     tsr_status st = tsr_tensor_from_data(NULL, 1, &flat, TSR_FLOAT32, values, &o, &t);
     if (st != TSR_OK)
         return st;
+    if (client) {
+        tsr_tensor *on = NULL;
+        tsr_tensor_options to = {.has_device = true, .device = {TSR_DEVICE_OPENCL, 0}};
+        st = tsr_tensor_to(client, t, &to, false, &on);
+        tsr_tensor_release(t);
+        if (st != TSR_OK)
+            return st;
+        t = on;
+    }
     if (j->strides[0] != 0) {
         st = tsr_tensor_as_strided(t, j->ndim, j->sizes, j->strides, 0, &v);
     } else {
@@ -123,7 +142,37 @@ static tsr_status run_job(const job *j, tsr_tensor **r)
     return st;
 }
 
-/* Every job's result bytes, for `threads` threads, from a child. */
+/* Writes every job's result (its size in 8 bytes, then its bytes) to fd;
+ * 0, or 2 when a job failed, 4 when the write did. */
+static int write_results(int fd)
+{
+    for (size_t i = 0; i < NJOBS; i++) {
+        tsr_tensor *r = NULL;
+        if (run_job(&jobs[i], &r) != TSR_OK) {
+            fprintf(stderr, "%s: %s\n", jobs[i].what, tsr_last_error());
+            return 2;
+        }
+        size_t n = (size_t)tsr_tensor_nbytes(r);
+        unsigned char *b = malloc(n);
+        tsr_status st = b ? tsr_tensor_copy_to_host(r, b, n) : TSR_ERR_OUT_OF_MEMORY;
+        tsr_tensor_release(r);
+        uint64_t n64 = n;
+        if (st != TSR_OK) {
+            fprintf(stderr, "%s: the result's bytes: %s\n", jobs[i].what, tsr_last_error());
+            free(b);
+            return 2;
+        }
+        if (write(fd, &n64, 8) != 8 || write(fd, b, n) != (ssize_t)n) {
+            free(b);
+            return 4;
+        }
+        free(b);
+    }
+    return 0;
+}
+
+/* Every job's result bytes, for `threads` threads, from a child (on
+ * opencl:0 of `client` when threads is NULL). */
 static unsigned char *results(const char *threads, size_t *len)
 {
     int fd[2];
@@ -132,25 +181,17 @@ static unsigned char *results(const char *threads, size_t *len)
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
-        setenv("TESSERA_NUM_THREADS", threads, 1);
-        if (tsr_get_num_threads() != atoi(threads))
-            _exit(3);
-        for (size_t i = 0; i < NJOBS; i++) {
-            tsr_tensor *r = NULL;
-            if (run_job(&jobs[i], &r) != TSR_OK) {
-                fprintf(stderr, "%s: %s\n", jobs[i].what, tsr_last_error());
-                _exit(2);
-            }
-            size_t n = (size_t)tsr_tensor_nbytes(r);
-            unsigned char *b = malloc(n);
-            tsr_tensor_copy_to_host(r, b, n);
-            uint64_t n64 = n;
-            if (write(fd[1], &n64, 8) != 8 || write(fd[1], b, n) != (ssize_t)n)
-                _exit(4);
-            free(b);
-            tsr_tensor_release(r);
+        if (threads) {
+            setenv("TESSERA_NUM_THREADS", threads, 1);
+            if (tsr_get_num_threads() != atoi(threads))
+                _exit(3);
+        } else if (tsr_client_open(NULL, &client) != TSR_OK) {
+            fprintf(stderr, "cannot open a session: %s\n", tsr_last_error());
+            _exit(5);
         }
-        _exit(0);
+        int rc = write_results(fd[1]);
+        tsr_client_close(client);
+        _exit(rc);
     }
     close(fd[1]);
     size_t cap = 1 << 20, got = 0;
@@ -165,7 +206,8 @@ static unsigned char *results(const char *threads, size_t *len)
     int status = 0;
     waitpid(pid, &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "child with %s threads failed (status %d)\n", threads, status);
+        fprintf(stderr, "child with %s threads failed (status %d)\n",
+                threads ? threads : "opencl:0", status);
         free(buf);
         return NULL;
     }
@@ -243,6 +285,7 @@ static int check_order(const unsigned char *one)
     return bad;
 }
 
+#ifndef REDUCE_OPENCL
 /* argmax/argmin/amax/amin against a plain scan, on data full of ties,
  * NaNs and signed zeros, every length through a few chunks of lanes
  * (the vector loops keep a position per lane). */
@@ -294,7 +337,75 @@ static int check_extremes(void)
     }
     return bad;
 }
+#endif
 
+#ifdef REDUCE_OPENCL
+/* A daemon with `extra` arguments whose opencl:0 the children reach (its
+ * socket in TESSERA_SOCKET); 77 where it has none, 1 where it did not
+ * start, else 0. */
+static int start_daemon(test_daemon *d, const char *const *extra)
+{
+    if (test_daemon_start(d, extra) != 0)
+        return 1;
+    tsr_client *c = NULL;
+    int32_t count = 0;
+    tsr_device_properties props;
+    if (tsr_client_open(NULL, &c) != TSR_OK ||
+        tsr_device_count(c, TSR_DEVICE_OPENCL, &count) != TSR_OK || count == 0 ||
+        tsr_device_get_properties(c, (tsr_device){TSR_DEVICE_OPENCL, 0}, &props) != TSR_OK) {
+        printf("skipped: the daemon serves no opencl:0 (%s)\n", tsr_last_error());
+        tsr_client_close(c);
+        test_daemon_stop(d);
+        return 77;
+    }
+    printf("opencl:0: %s\n", props.host_unified_memory ? "zero copy" : "through copies");
+    tsr_client_close(c); /* the children open their own */
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    fill();
+    test_daemon daemon;
+    int rc = start_daemon(&daemon, (const char *const *)argv + 1);
+    if (rc != 0)
+        return rc;
+    size_t len1 = 0, lencl = 0;
+    unsigned char *r1 = results("1", &len1), *rcl = results(NULL, &lencl);
+    int failed = 0;
+    if (!r1 || !rcl || len1 != lencl) {
+        failed = 1;
+    } else {
+        const unsigned char *p1 = r1, *pcl = rcl;
+        for (size_t i = 0; i < NJOBS; i++) {
+            uint64_t n;
+            memcpy(&n, p1, 8);
+            bool same = memcmp(p1, pcl, 8 + n) == 0;
+            printf("%-32s %8llu bytes: %s\n", jobs[i].what, (unsigned long long)n,
+                   same ? "same bits on cpu and opencl:0" : "DIFFERENT");
+            failed += !same;
+            p1 += 8 + n;
+            pcl += 8 + n;
+        }
+        int off = check_order(rcl);
+        printf("opencl:0's float32 sums against the order transcribed: %s\n",
+               off ? "DIFFERENT" : "same bits");
+        failed += off != 0;
+    }
+    free(r1);
+    free(rcl);
+    if (failed)
+        test_daemon_dump_log(&daemon);
+    if (test_daemon_stop(&daemon) != 0) {
+        fprintf(stderr, "the daemon did not exit cleanly\n");
+        failed++;
+    }
+    printf("%s\n", failed ? "FAILED" : "passed");
+    return failed ? 1 : 0;
+}
+#else
 int main(void)
 {
     fill();
@@ -331,3 +442,4 @@ int main(void)
     printf("%s\n", failed ? "FAILED" : "passed");
     return failed ? 1 : 0;
 }
+#endif
