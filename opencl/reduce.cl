@@ -530,7 +530,10 @@ static void tsr_r_advance(tsr_r_src *src, ulong by)
  * time would read one value of each row), the row TSR_R_COL_AHEAD steps
  * further along the lane asked for a cache line with each vector summed
  * (rows LANES apart are a stride the hardware's prefetchers do not
- * follow, each on pages of its own). The lanes come in bit-reversed
+ * follow, each on pages of its own). Up to TSR_R_COL_GROUP rows of the
+ * lane go into each vector of accumulators as it is loaded, one after
+ * the other, so that the accumulators (private memory, which PoCL keeps
+ * on the stack) are read and written once for them. The lanes come in bit-reversed
  * order (0, 8, 4, 12, ...), in which the fold of step 3 is a perfect tree of 16 leaves, the
  * earlier on the left: what a binary counter makes of them. A chunk's
  * value is so a level-4 node of that counter, and the same counter, one
@@ -540,6 +543,7 @@ static void tsr_r_advance(tsr_r_src *src, ulong by)
  * TSR_R_COL_ROOM). Results into values[0 .. nv * 16). */
 #define TSR_R_COL_VECS (TSR__RED_COL_WIDE / 16)
 #define TSR_R_COL_AHEAD 4 /* rows of the lane */
+#define TSR_R_COL_GROUP 4 /* rows of the lane added into an accumulator as it is loaded */
 #define TSR_R_COL_ROOM (8 * TSR_R_COL_VECS)
 static int tsr_r_col_depth(ulong chunks)
 {
@@ -572,17 +576,29 @@ static void tsr_r_sum_cols(tsr_r_src *src, ulong R, int nv, tsr_r_x *values)
             ulong ia = (ulong)j + TSR__RED_LANES * TSR_R_COL_AHEAD;
             if (ia < n)
                 tsr_r_advance(&ahead, TSR__RED_LANES * TSR_R_COL_AHEAD);
-            for (ulong i = (ulong)j; i < n; i += TSR__RED_LANES, ia += TSR__RED_LANES) {
-                __global const tsr_r_x *q = tsr_r_here(src);
-                __global const tsr_r_x *qa = ia < n ? tsr_r_here(&ahead) : q;
-                if (i + TSR__RED_LANES < n)
-                    tsr_r_advance(src, TSR__RED_LANES);
-                if (ia + TSR__RED_LANES < n)
-                    tsr_r_advance(&ahead, TSR__RED_LANES);
+            for (ulong i = (ulong)j; i < n;) {
+                /* up to TSR_R_COL_GROUP rows of the lane at once */
+                __global const tsr_r_x *q[TSR_R_COL_GROUP], *qa[TSR_R_COL_GROUP];
+                int m = 0;
+                for (; m < TSR_R_COL_GROUP && i < n; m++) {
+                    q[m] = tsr_r_here(src);
+                    qa[m] = ia < n ? tsr_r_here(&ahead) : q[m];
+                    if (i + TSR__RED_LANES < n)
+                        tsr_r_advance(src, TSR__RED_LANES);
+                    if (ia + TSR__RED_LANES < n)
+                        tsr_r_advance(&ahead, TSR__RED_LANES);
+                    i += TSR__RED_LANES;
+                    ia += TSR__RED_LANES;
+                }
                 for (int g = 0; g < nv; g++) {
-                    TSR_R_PREFETCH(qa + g * 16, 16);
-                    tsr_r_v x = vload16(g, q);
-                    TSR__RED_TWO_SUM_ADD(s[g], e[g], x, tsr_r_v);
+                    tsr_r_v sg = s[g], eg = e[g];
+                    for (int r = 0; r < m; r++) {
+                        TSR_R_PREFETCH(qa[r] + g * 16, 16);
+                        tsr_r_v x = vload16(g, q[r]);
+                        TSR__RED_TWO_SUM_ADD(sg, eg, x, tsr_r_v);
+                    }
+                    s[g] = sg;
+                    e[g] = eg;
                 }
             }
             /* pushed: merged into the entries below of its level */
