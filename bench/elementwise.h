@@ -34,9 +34,6 @@ const char *stream_name(stream_kind kind);
  * own share, as the timed loop will use it). Returns 0, or -1 after
  * printing why. */
 int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads, const char *suite);
-/* One pass of the loop over every thread; false when a thread could not
- * be started. */
-bool stream_run(const stream_arrays *s);
 /* Seconds per pass over `reps` passes, each timed alone: a pass that took
  * more than STREAM_STALL times stream_init's fastest is run again (at most
  * `reps` times in all), and *retaken (when given) counts those. A

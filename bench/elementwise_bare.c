@@ -241,11 +241,6 @@ int stream_init(stream_arrays *s, stream_kind kind, uint64_t bytes, int threads,
     return 0;
 }
 
-bool stream_run(const stream_arrays *s)
-{
-    return run_all(s, false);
-}
-
 uint64_t stream_bytes(const stream_arrays *s)
 {
     return stream_arrays_of(s->kind) * sizeof(float) * (uint64_t)s->n;
