@@ -60,10 +60,12 @@ int bare_opencl_open(const char *device_name, const char *suite, bare_opencl **o
 /* clEnqueueNDRangeKernel + clFinish of the kernel; false on an error. */
 bool bare_opencl_run(void *bare);
 void bare_opencl_close(bare_opencl *b);
-/* A fresh context on that device, then clCreateProgramWithSource and
- * clBuildProgram of `source` with no options, their time in *ms (the
- * context's creation left out). Returns 0, or -1 after printing why. */
+/* clCreateProgramWithSource and clBuildProgram of `source` with no
+ * options on that device, their time in *ms, on a context kept from the
+ * last call (made on the first; its creation left out). Returns 0, or -1
+ * after printing why. bare_opencl_build_end releases the context. */
 int bare_opencl_build(const char *device_name, const char *suite, const char *source, double *ms);
+void bare_opencl_build_end(void);
 
 /* ---- PyTorch (elementwise_torch.c) ----------------------------------- */
 

@@ -384,28 +384,49 @@ void bare_opencl_close(bare_opencl *b)
     free(b);
 }
 
+/* The context of bare_opencl_build's device, kept from one build to the
+ * next as a program that builds several would keep it: PoCL, for one,
+ * builds in a fifth of the time on a context that has built before (its
+ * built-in library stays loaded while a context is open). */
+static struct {
+    cl_device_id device;
+    cl_context context;
+} build_ctx;
+
 int bare_opencl_build(const char *device_name, const char *suite, const char *source, double *ms)
 {
     cl_device_id device;
     if (bare_opencl_find_device(device_name, suite, (void **)&device) != 0)
         return -1;
     cl_int err = CL_SUCCESS;
-    cl_context context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    if (!context) {
+    if (build_ctx.context && build_ctx.device != device)
+        bare_opencl_build_end();
+    if (!build_ctx.context) {
+        build_ctx.context = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+        build_ctx.device = device;
+    }
+    if (!build_ctx.context) {
         bench_note(suite, "bare OpenCL: clCreateContext failed (error %d)", (int)err);
         return -1;
     }
     uint64_t t0 = bench_now_ns();
-    cl_program program = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+    cl_program program = clCreateProgramWithSource(build_ctx.context, 1, &source, NULL, &err);
     if (program)
         err = clBuildProgram(program, 1, &device, "", NULL, NULL);
     *ms = (double)(bench_now_ns() - t0) / 1e6;
     if (program)
         clReleaseProgram(program);
-    clReleaseContext(context);
     if (err != CL_SUCCESS) {
         bench_note(suite, "bare OpenCL: clBuildProgram failed (error %d)", (int)err);
         return -1;
     }
     return 0;
+}
+
+void bare_opencl_build_end(void)
+{
+    if (build_ctx.context)
+        clReleaseContext(build_ctx.context);
+    build_ctx.context = NULL;
+    build_ctx.device = NULL;
 }

@@ -304,7 +304,7 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
         {.name = "kernels.user", .option = "user-kernels", .metavar = "auto|on|off",
          .default_value = "auto",
          .help = "Whether clients may build and run OpenCL C of their own (tsr_program_create). "
-                 "Their programs are compiled in a short-lived process under "
+                 "Their programs are compiled in a process of their worker's under "
                  "kernels.build_time_limit_ms and kernels.build_memory, and their kernels run "
                  "in a worker process per user and device (tessera-kernel-worker), never in "
                  "the daemon: a kernel that crashes or overruns ends its own user's worker "
@@ -330,10 +330,11 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
         KIND_NUMBER, parse_ms, MATCH_NONE},
     [TSR__CONF_BUILD_MEMORY] = {
         {.name = "kernels.build_memory", .metavar = "SIZE", .default_value = "8GiB",
-         .help = "The address space the compiler of one user program may take beyond what the "
-                 "device's driver maps as it starts (RLIMIT_AS, set to their sum; a GPU's "
-                 "driver maps as much as the device has memory); a compiler that needs more "
-                 "fails the build."},
+         .help = "The address space the compiler of one user program may take beyond what it "
+                 "maps as the build starts: the device's driver, and what the worker's earlier "
+                 "builds left (RLIMIT_AS, set to their sum for the build; a GPU's driver maps "
+                 "as much as the device has memory); a compiler that needs more fails the "
+                 "build."},
         KIND_NUMBER, parse_bytes, MATCH_NONE},
     [TSR__CONF_RUN_TIME] = {
         {.name = "kernels.run_time_limit_ms", .metavar = "MS", .default_value = "60000",

@@ -3,15 +3,23 @@
 
 #include <string.h>
 
-bool tsr__compiler_answer_fits(const tsr__compiler_header *h, size_t len, bool complete)
+bool tsr__compiler_answer_length(const tsr__compiler_header *h, uint64_t *len)
 {
-    if (len < sizeof *h || h->binary_length > TSR__COMPILER_BINARY_MAX ||
-        h->nkernels > TSR__WORKER_KERNELS)
+    if (h->binary_length > TSR__COMPILER_BINARY_MAX || h->nkernels > TSR__WORKER_KERNELS ||
+        h->log_length > TSR__COMPILER_LOG_MAX)
         return false;
     /* Each term is below 2^32 (the log, the kernels' descriptions) or
      * 2^28 (the binary): the sum cannot wrap. */
-    uint64_t want = sizeof *h + (uint64_t)h->log_length +
-                    (uint64_t)h->nkernels * sizeof(tsr__worker_kernel) + h->binary_length;
+    *len = sizeof *h + (uint64_t)h->log_length +
+           (uint64_t)h->nkernels * sizeof(tsr__worker_kernel) + h->binary_length;
+    return true;
+}
+
+bool tsr__compiler_answer_fits(const tsr__compiler_header *h, size_t len, bool complete)
+{
+    uint64_t want;
+    if (len < sizeof *h || !tsr__compiler_answer_length(h, &want))
+        return false;
     return complete ? len >= want : len == want;
 }
 

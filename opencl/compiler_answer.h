@@ -1,10 +1,11 @@
 /* What the kernel compiler (`tessera-kernel-worker build`, opencl/worker.c)
- * writes back to its worker: a header, log_length bytes of build log,
- * nkernels descriptions of the program's kernels (tsr__worker_kernel, in
- * the order of clCreateKernelsInProgram) and binary_length bytes of the
- * program's binary. The compiler has run a user's source, so the worker
- * believes nothing of it beyond what the header's sizes say, and checks
- * those against what came before it uses them. */
+ * writes back to its worker for a job: a header, log_length bytes of
+ * build log (its end, at most TSR__COMPILER_LOG_MAX), nkernels
+ * descriptions of the program's kernels (tsr__worker_kernel, in the order
+ * of clCreateKernelsInProgram) and binary_length bytes of the program's
+ * binary. The compiler has run a user's source, so the worker believes
+ * nothing of it beyond what the header's sizes say, and checks those
+ * before it reads on. */
 #ifndef TESSERA_OPENCL_COMPILER_ANSWER_H
 #define TESSERA_OPENCL_COMPILER_ANSWER_H
 
@@ -14,7 +15,8 @@
 
 #include "daemon/worker_wire.h"
 
-#define TSR__COMPILER_BINARY_MAX (256u << 20) /* an answer's binary, at most */
+#define TSR__COMPILER_BINARY_MAX (256u << 20)     /* an answer's binary, at most */
+#define TSR__COMPILER_LOG_MAX TSR__WIRE_BUILD_LOG /* an answer's log, at most */
 
 typedef struct tsr__compiler_header {
     int32_t status; /* TSR_OK, else why the build failed (the log says more) */
@@ -31,6 +33,10 @@ typedef struct tsr__compiler_answer {
     const char *kernels;
     const unsigned char *binary;
 } tsr__compiler_answer;
+
+/* The whole length of the answer that h heads, into *len; false where
+ * a size is out of bounds. */
+bool tsr__compiler_answer_length(const tsr__compiler_header *h, uint64_t *len);
 
 /* Whether len bytes of answer, header first, hold all the header
  * announces (complete: at least that; else exactly that), each size

@@ -12,18 +12,20 @@
  *       a launch from the driver's thread that completes it, which first
  *       publishes a success in the session's ring (worker_wire.h).
  *   tessera-kernel-worker build P:D
- *       the compiler, for one build: it loads the driver and opens a
- *       context on the device, then waits on stdin (a socket) for its job
- *       (compile_job: its limits and options, and the source as a
- *       descriptor), limits its own address space and processor time to
- *       the job's, and writes to stdout a header (opencl/compiler_answer.h), the log,
- *       the descriptions of the program's kernels and its binary. It dumps no
- *       core. The worker starts the next one shortly after it has
- *       answered a build (compiler_due), so that the driver's start
- *       (about as long as compiling a small program, with PoCL) is
- *       behind the next build rather than in it, and kills it at the
- *       build's wall-clock limit. A compiler warms its driver's compiler
- *       up while it waits (warm_up).
+ *       the compiler: it loads the driver and opens a context on the
+ *       device, then waits on stdin (a socket) for a job (compile_job:
+ *       its limits and options, and the source as a descriptor), limits
+ *       its own address space and processor time to the job's, and
+ *       writes to stdout a header (opencl/compiler_answer.h), the log,
+ *       the descriptions of the program's kernels and its binary; then
+ *       waits for the next job, until stdin closes. It dumps no core. The
+ *       worker starts it at its first build and keeps it for the next
+ *       ones (a driver's compiler is several times faster once it has
+ *       built a program), kills it at a build's wall-clock limit, and
+ *       starts the next one shortly after such a build has been answered
+ *       (compiler_due), so that the driver's start is behind the next
+ *       build rather than in it. A compiler warms its driver's compiler
+ *       up while it waits for its first job (warm_up).
  *
  * The daemon exec's this program (it never forks itself into it), so a
  * worker holds nothing of the daemon's memory: a user kernel that writes
@@ -198,12 +200,14 @@ static rlim_t cpu_used(void)
 
 /* A process's first build pays the driver's compiler its one-time start
  * (PoCL: the OpenCL C headers, the optimiser's set-up), about a third of a
- * small program's build here (37-43 ms first, 27-35 ms after). A compiler
- * that is still waiting for its job takes that on a program of its own,
- * whose source never changes, so the driver's own cache holds one copy of
- * it: the job's build then took 27-28 ms alone (30-34 ms in the worker's
- * compiler, 38-41 before). A job that is there already is not made to
- * wait for it. */
+ * small program's build that PoCL's own cache serves here (37-43 ms first,
+ * 27-35 ms after). A compiler that is still waiting for its first job
+ * takes that on a program of its own, whose source never changes, so the
+ * driver's cache holds one copy of it: such a build then took 27-28 ms.
+ * A job that is there already is not made to wait for it. (What a real
+ * compile pays once more, PoCL's library of built-in functions, about
+ * 0.9 s, the warm-up does not take on: it would cost that much processor
+ * time for every compiler, whether a real compile follows or not.) */
 static void warm_up(cl_context ctx)
 {
     const char *source = "__kernel void tessera_warm_up(__global int *a) { a[0] = 1; }\n";
@@ -218,45 +222,39 @@ static void warm_up(cl_context ctx)
     }
 }
 
-static int build_main(int argc, char **argv)
+/* One job: limits the process to it (soft limits, renewed for each job
+ * from what the process maps and has used by then: a compiler serves
+ * its worker's builds one after another), builds, and writes the answer
+ * to stdout. False when stdout is gone. */
+static bool compile_one(cl_context ctx, bool located, const compile_job *job, const char *src,
+                        size_t len)
 {
-    if (argc != 3)
-        return 2;
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    /* The driver starts before the job comes: nothing of the user's is
-     * in this process until then. */
-    cl_int err = CL_SUCCESS;
-    cl_context ctx = NULL;
-    cl_program prog = NULL;
-    bool located = locate(argv[2]);
-    if (located)
-        ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
-    warm_up(ctx);
-    compile_job job;
-    char *src = NULL;
-    size_t len = 0;
-    if (!receive_job(&job, &src, &len))
-        _exit(3);
-    if (job.seconds) {
-        struct rlimit cpu = {cpu_used() + job.seconds, cpu_used() + job.seconds + 1};
-        setrlimit(RLIMIT_CPU, &cpu);
+    struct rlimit cpu, as;
+    getrlimit(RLIMIT_CPU, &cpu);
+    getrlimit(RLIMIT_AS, &as);
+    if (job->seconds) {
+        rlim_t want = cpu_used() + job->seconds;
+        setrlimit(RLIMIT_CPU,
+                  &(struct rlimit){cpu.rlim_max < want ? cpu.rlim_max : want, cpu.rlim_max});
     }
-    uint64_t memory = job.memory;
+    uint64_t memory = job->memory;
 #if defined(__SANITIZE_ADDRESS__)
     /* AddressSanitizer's shadow memory alone is terabytes of address
      * space: a sanitized build cannot limit it (the time limit holds). */
     memory = 0;
 #endif
     if (memory) {
-        /* On top of what the driver mapped as it started: a GPU driver
-         * maps as much address space as the device has memory, which
-         * the compiler's own needs have nothing to do with. */
+        /* On top of what the process maps now: a GPU driver maps as much
+         * address space as the device has memory, which the compiler's
+         * own needs have nothing to do with. */
         uint64_t base = mapped_now();
-        uint64_t cap = base > UINT64_MAX - memory ? UINT64_MAX : base + memory;
-        struct rlimit as = {(rlim_t)cap, (rlim_t)cap};
-        setrlimit(RLIMIT_AS, &as);
+        uint64_t want = base > UINT64_MAX - memory ? UINT64_MAX : base + memory;
+        setrlimit(
+            RLIMIT_AS,
+            &(struct rlimit){(rlim_t)want < as.rlim_max ? (rlim_t)want : as.rlim_max, as.rlim_max});
     }
+    cl_int err = CL_SUCCESS;
+    cl_program prog = NULL;
     tsr__compiler_header h = {0};
     tsr__worker_built *described = NULL;
     char *log = NULL, *bin = NULL;
@@ -267,7 +265,7 @@ static int build_main(int argc, char **argv)
         log_len = log ? strlen(log) : 0;
         goto out;
     }
-    if (ctx && job.format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
+    if (ctx && job->format == TSR__WIRE_PROGRAM_FORMAT_SPIRV) {
         /* cl_khr_il_program's entry point (core only from OpenCL 2.1);
          * the daemon sends SPIR-V only to a device that reports it. */
         typedef cl_program (*il_fn)(cl_context, const void *, size_t, cl_int *);
@@ -282,7 +280,7 @@ static int build_main(int argc, char **argv)
         prog = clCreateProgramWithSource(ctx, 1, &s, &len, &err);
     }
     if (prog) {
-        cl_int berr = clBuildProgram(prog, 1, &device, job.options, NULL, NULL);
+        cl_int berr = clBuildProgram(prog, 1, &device, job->options, NULL, NULL);
         clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_len);
         if (log_len && (log = malloc(log_len)) &&
             clGetProgramBuildInfo(prog, device, CL_PROGRAM_BUILD_LOG, log_len, log, NULL) ==
@@ -316,6 +314,7 @@ static int build_main(int argc, char **argv)
                 log_len = log ? strlen(log) : 0;
             }
         }
+        clReleaseProgram(prog);
     } else {
         h.status = TSR_ERR_DEVICE;
         char msg[96];
@@ -324,6 +323,12 @@ static int build_main(int argc, char **argv)
         log_len = log ? strlen(log) : 0;
     }
 out:
+    /* The worker keeps the log's end only (what says most of a long
+     * one): no more of it travels. */
+    if (log_len > TSR__COMPILER_LOG_MAX) {
+        memmove(log, log + (log_len - TSR__COMPILER_LOG_MAX), TSR__COMPILER_LOG_MAX);
+        log_len = TSR__COMPILER_LOG_MAX;
+    }
     h.log_length = (uint32_t)log_len;
     h.binary_length = h.status == TSR_OK ? bin_len : 0;
     h.nkernels = h.status == TSR_OK && described ? described->nkernels : 0;
@@ -331,7 +336,47 @@ out:
               write_all(1, h.nkernels ? described->kernels : NULL,
                         h.nkernels * sizeof described->kernels[0]) &&
               write_all(1, bin ? bin : "", h.binary_length);
-    _exit(ok ? 0 : 4); /* no driver teardown: the process is done */
+    free(log);
+    free(bin);
+    free(described);
+    /* Back to what the process had: the next job's limits count from
+     * where it starts. */
+    setrlimit(RLIMIT_CPU, &cpu);
+    setrlimit(RLIMIT_AS, &as);
+    return ok;
+}
+
+static int build_main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    /* The driver starts before the first job comes: nothing of the
+     * user's is in this process until then. */
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = NULL;
+    bool located = locate(argv[2]);
+    if (located)
+        ctx = clCreateContext(NULL, 1, &device, NULL, NULL, &err);
+    warm_up(ctx);
+    /* Jobs until the worker closes stdin. The driver's compiler, once it
+     * has built a program, builds the next one in a tenth of the time
+     * (PoCL: about 1 s against 0.1 s for a small program here, since its
+     * first build loads its library of built-in functions): a process per
+     * build paid that every time. Each job's source is the same uid's as
+     * the last one's. */
+    for (bool first = true;; first = false) {
+        compile_job job;
+        char *src = NULL;
+        size_t len = 0;
+        if (!receive_job(&job, &src, &len))
+            _exit(first ? 3 : 0);
+        bool ok = compile_one(ctx, located, &job, src, len);
+        free(src);
+        if (!ok)
+            _exit(4);
+    }
 }
 
 /* ---- the worker --------------------------------------------------------- */
@@ -440,41 +485,23 @@ static void fail_build(tsr__worker_built *r, tsr_status status, const char *fmt,
     set_log(r, text, strlen(text));
 }
 
-/* Runs the compiler child on the source memfd; its whole answer into
- * *out (malloc'ed), or a failure written into r. */
-/* The compiler for the next build, started ahead (build_main): its pid,
- * its stdin (the job goes there) and its stdout; pid 0: none. */
+/* The compiler (build_main), kept from one build to the next: its pid,
+ * its stdin (the jobs go there) and its stdout; pid 0: none. */
 static struct {
     pid_t pid;
     int job, answer;
 } compiler = {0, -1, -1};
 
-/* A compiler that gave its whole answer and is exiting, not reaped yet
- * (0: none): its answer is used at once, since an exit that unmaps a
- * driver and its compiler took milliseconds (6-48 ms on a loaded 2-core
- * machine), and it is reaped once the build is answered. Waited for, it
- * is killed first: nothing more is needed of it, and a compiler that
- * answered and then went on (the user's source runs in it) must not hold
- * the worker. */
-static pid_t exiting;
-
 /* When the next build's compiler is due to start (now_ms; 0: not due):
- * COMPILER_DELAY_MS after a build's answer, or at once when a request
- * comes first (serve_main). Started with the answer, its fork, its
+ * COMPILER_DELAY_MS after the answer to a build whose compiler ended (its
+ * time limit, a crash), or at once when a request comes first
+ * (serve_main). Started with the answer, its fork, its
  * driver's start and the last compiler's exit took the processors while
  * the daemon and the client took the answer in: from the worker's answer
  * to the client's tsr_program_wait returning took 1.5-8 ms on a 2-core
  * machine, against 0.3-0.4 ms with the start 20 ms later. */
 #define COMPILER_DELAY_MS 20
 static uint64_t compiler_due;
-
-static void reap_exiting(bool wait)
-{
-    if (exiting && wait)
-        kill(exiting, SIGKILL);
-    if (exiting && waitpid(exiting, NULL, wait ? 0 : WNOHANG) != 0)
-        exiting = 0;
-}
 
 static bool start_compiler(void)
 {
@@ -517,16 +544,113 @@ static bool start_compiler(void)
     return true;
 }
 
-static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built *r, char **out,
-                         size_t *out_len)
+/* The compiler is gone (or must go): no job goes to it any more. */
+static void compiler_forget(void)
 {
-    reap_exiting(true);
+    if (compiler.job >= 0)
+        close(compiler.job);
+    if (compiler.answer >= 0)
+        close(compiler.answer);
+    compiler.pid = 0;
+    compiler.job = compiler.answer = -1;
+}
+
+/* Reads exactly `len` bytes of the compiler's answer into buf by
+ * `deadline` (now_ms). 1: read; 0: its end came first; -1: the deadline
+ * passed. */
+static int read_answer(void *buf, size_t len, uint64_t deadline)
+{
+    size_t got = 0;
+    while (got < len) {
+        uint64_t t = now_ms();
+        if (t >= deadline)
+            return -1;
+        struct pollfd pfd = {.fd = compiler.answer, .events = POLLIN};
+        int n = poll(&pfd, 1, (int)(deadline - t));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            return -1;
+        ssize_t k = read(compiler.answer, (char *)buf + got, len - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return 0;
+        got += (size_t)k;
+    }
+    return 1;
+}
+
+/* One record of the compiler's answer (opencl/compiler_answer.h), whole,
+ * by `deadline`, into *out (malloc'ed); or false with r saying why, the
+ * compiler killed and reaped. A record whose sizes are out of bounds ends
+ * the compiler: what it wrote after is not to be believed. */
+static bool compiler_record(uint64_t deadline, uint32_t build_ms, tsr__worker_built *r, char **out,
+                            size_t *out_len)
+{
+    tsr__compiler_header h;
+    char *buf = NULL;
+    uint64_t want = 0;
+    int got = read_answer(&h, sizeof h, deadline);
+    if (got == 1 && tsr__compiler_answer_length(&h, &want)) {
+        if (!(buf = malloc(want))) {
+            fail_build(r, TSR_ERR_OUT_OF_MEMORY, "out of memory reading the kernel compiler");
+            got = -2;
+        } else {
+            memcpy(buf, &h, sizeof h);
+            got = read_answer(buf + sizeof h, want - sizeof h, deadline);
+            if (got == 1) {
+                *out = buf;
+                *out_len = want;
+                return true;
+            }
+        }
+    }
+    free(buf);
+    pid_t pid = compiler.pid;
+    compiler_forget();
+    if (got != 0)
+        kill(pid, SIGKILL);
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    if (got == -2)
+        return false;
+    if (got == -1 || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
+        fail_build(
+            r, TSR_ERR_LIMIT,
+            "the kernel compiler ran past its time limit (kernels.build_time_limit_ms, %u ms) "
+            "and was stopped",
+            (unsigned)build_ms);
+    else if (got == 1)
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
+    else if (WIFSIGNALED(wstatus))
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler crashed (signal %d: %s)%s",
+                   WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
+                   WTERMSIG(wstatus) == SIGKILL || WTERMSIG(wstatus) == SIGSEGV ||
+                           WTERMSIG(wstatus) == SIGABRT
+                       ? " (or ran out of its memory limit, kernels.build_memory)"
+                       : "");
+    else
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler failed (exit status %d)",
+                   WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    return false;
+}
+
+/* Gives the compiler (started now if there is none, or if the last one
+ * ended while it waited) the build of the source memfd `src`, and reads
+ * the first record of its answer into *out (malloc'ed); false with r
+ * saying why. The rest of the answer, if the record says a binary
+ * follows, is read with compiler_record by *deadline. */
+static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built *r, char **out,
+                         size_t *out_len, uint64_t *deadline)
+{
+    if (compiler.pid && waitpid(compiler.pid, NULL, WNOHANG) != 0)
+        compiler_forget(); /* killed from outside while it waited */
     if (!compiler.pid && !start_compiler()) {
         fail_build(r, TSR_ERR_RUNTIME, "could not start the kernel compiler: %s", strerror(errno));
         return false;
     }
-    pid_t pid = compiler.pid;
-    int answer = compiler.answer;
     compile_job job = {
         .memory = b->build_memory, .seconds = b->build_ms / 1000u + 1u, .format = b->format};
     memcpy(job.options, b->options, sizeof job.options);
@@ -545,95 +669,11 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &src, sizeof src);
     /* A compiler that died before it took the job answers nothing: the
-     * loop below sees the end of its output, and waitpid why. */
+     * read below sees the end of its output, and waitpid why. */
     while (sendmsg(compiler.job, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
         ;
-    close(compiler.job);
-    compiler.pid = 0;
-    compiler.job = compiler.answer = -1;
-    int pipefd[2] = {answer, -1};
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    uint64_t deadline = now_ms() + b->build_ms;
-    bool timed_out = false, too_big = false, whole = false;
-    while (buf && !whole) {
-        uint64_t t = now_ms();
-        if (t >= deadline) {
-            timed_out = true;
-            break;
-        }
-        struct pollfd pfd = {.fd = pipefd[0], .events = POLLIN};
-        int n = poll(&pfd, 1, (int)(deadline - t));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0) {
-            timed_out = true;
-            break;
-        }
-        if (len == cap) {
-            if (cap >= TSR__COMPILER_BINARY_MAX) {
-                too_big = true;
-                break;
-            }
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-        ssize_t got = read(pipefd[0], buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-        if (len >= sizeof(tsr__compiler_header)) {
-            /* All its header announces has come: what follows is its exit. */
-            tsr__compiler_header h;
-            memcpy(&h, buf, sizeof h);
-            whole = tsr__compiler_answer_fits(&h, len, true);
-        }
-    }
-    close(pipefd[0]);
-    if (whole) {
-        exiting = pid;
-        *out = buf;
-        *out_len = len;
-        return true;
-    }
-    if (timed_out || too_big || !buf)
-        kill(pid, SIGKILL);
-    int wstatus = 0;
-    while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
-        ;
-    if (timed_out || (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGXCPU))
-        fail_build(
-            r, TSR_ERR_LIMIT,
-            "the kernel compiler ran past its time limit (kernels.build_time_limit_ms, %u ms) "
-            "and was stopped",
-            (unsigned)b->build_ms);
-    else if (too_big || !buf)
-        fail_build(r, TSR_ERR_OUT_OF_MEMORY, "the kernel compiler's answer is too large");
-    else if (WIFSIGNALED(wstatus))
-        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler crashed (signal %d: %s)%s",
-                   WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)),
-                   WTERMSIG(wstatus) == SIGKILL || WTERMSIG(wstatus) == SIGSEGV ||
-                           WTERMSIG(wstatus) == SIGABRT
-                       ? " (or ran out of its memory limit, kernels.build_memory)"
-                       : "");
-    else if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || len < sizeof(tsr__compiler_header))
-        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler failed (exit status %d)",
-                   WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-    else {
-        *out = buf;
-        *out_len = len;
-        return true;
-    }
-    free(buf);
-    return false;
+    *deadline = now_ms() + b->build_ms;
+    return compiler_record(*deadline, b->build_ms, r, out, out_len);
 }
 
 /* The cache entry of a source built with `options` on this device. */
@@ -835,7 +875,8 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     bool compiled = !answer;
     const unsigned char *bin = NULL;
     size_t bin_len = 0;
-    if (answer || run_compiler(b, src, r, &answer, &len)) {
+    uint64_t deadline = 0;
+    if (answer || run_compiler(b, src, r, &answer, &len, &deadline)) {
         tsr__compiler_answer a;
         const tsr__compiler_header *h = &a.header;
         if (!tsr__compiler_answer_parse(answer, len, &a)) {
@@ -890,7 +931,6 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     if (keep)
         tsr__kcache_store(cache, name, keep, keep_len);
     free(answer);
-    reap_exiting(false);
     if (compiled && !compiler.pid)
         compiler_due = now_ms() + COMPILER_DELAY_MS;
 }

@@ -3,7 +3,8 @@
  *
  * The input is the answer's bytes. An answer that parses must have its
  * log, kernel descriptions and binary inside the input, end to end and
- * ending at its end, and every size in its bounds; an answer that fits
+ * ending at its end (the length tsr__compiler_answer_length gives), and
+ * every size in its bounds; an answer that fits
  * exactly also fits as complete, and so does any longer one; a shorter
  * one never does. The parts are read through, so that a range past the
  * input shows under AddressSanitizer. */
@@ -28,6 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(&h, buf, sizeof h);
         bool exact = tsr__compiler_answer_fits(&h, size, false);
         FUZZ_CHECK(exact == parsed);
+        uint64_t want = 0;
+        bool bounded = tsr__compiler_answer_length(&h, &want);
+        FUZZ_CHECK(exact == (bounded && want == size));
         if (exact) {
             FUZZ_CHECK(tsr__compiler_answer_fits(&h, size, true));
             FUZZ_CHECK(tsr__compiler_answer_fits(&h, size + 1, true));
@@ -39,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (parsed) {
         const tsr__compiler_header *h = &a.header;
         FUZZ_CHECK(h->nkernels <= TSR__WORKER_KERNELS);
+        FUZZ_CHECK(h->log_length <= TSR__COMPILER_LOG_MAX);
         FUZZ_CHECK(h->binary_length <= TSR__COMPILER_BINARY_MAX);
         FUZZ_CHECK((const uint8_t *)a.log == buf + sizeof *h);
         FUZZ_CHECK(a.kernels == a.log + h->log_length);

@@ -911,6 +911,76 @@ static uint64_t mapped_bytes(long pid)
     return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* Whether process `pid` has ended, all its threads (its parent can
+ * reap it): gone, or a zombie with no thread left but its first (whose
+ * zombie shows while the others still end). */
+static bool proc_ended(long pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return true;
+    bool zombie = false, alone = false;
+    while (fgets(line, sizeof line, f)) {
+        zombie |= strncmp(line, "State:\tZ", 8) == 0;
+        alone |= strcmp(line, "Threads:\t1\n") == 0;
+    }
+    fclose(f);
+    return zombie && alone;
+}
+
+/* The worker's compiler serves one build after another, a failed one
+ * among them; one that died while it waited for a job (killed from
+ * outside) is replaced at the next build, which succeeds. */
+static void check_compiler_reuse(const test_daemon *d, tsr_client *c)
+{
+    long worker = worker_pid(d, (unsigned)getuid());
+    long first[8], then[8];
+    char src[512];
+    unique_source(src, sizeof src, "__kernel void twice(__global int *p) { p[0] *= 2; }\n");
+    tsr_program *p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    tsr_program_release(p);
+    ASSERT_EQ(compilers_waited(worker, first, 8), 1);
+    check_build_error(c);
+    unique_source(src, sizeof src, "__kernel void thrice(__global int *p) { p[0] *= 3; }\n");
+    p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    tsr_program_release(p);
+    ASSERT_EQ(compilers_of(worker, then, 8), 1);
+    ASSERT_EQ(then[0], first[0]);
+
+    ASSERT_EQ(kill((pid_t)first[0], SIGKILL), 0);
+    /* (A build that comes while it is still ending fails, as it would
+     * with a compiler killed during the build.) */
+    for (int k = 0; k < 500 && !proc_ended(first[0]); k++)
+        usleep(10000);
+    ASSERT_TRUE(proc_ended(first[0]));
+    unique_source(src, sizeof src, "__kernel void quad(__global float *p) { p[0] *= 4.0f; }\n");
+    p = build(c, src);
+    ASSERT_TRUE(p != NULL);
+    if (!p)
+        fprintf(stderr, "after the compiler was killed: %s\n", tsr_last_error());
+    tsr_kernel *k = NULL;
+    float four[1] = {2.0f}, got[1] = {0};
+    tsr_tensor *t = floats(c, 1, four);
+    ASSERT_TRUE(t != NULL);
+    if (p && t) {
+        ASSERT_OK(tsr_kernel_create(p, "quad", &k));
+        ASSERT_OK(tsr_kernel_set_arg_tensor(k, 0, t));
+        size_t global[1] = {1};
+        ASSERT_OK(tsr_kernel_launch(k, 1, global, NULL));
+        ASSERT_OK(tsr_tensor_copy_to_host(t, got, sizeof got));
+        ASSERT_EQ(got[0], 8.0f);
+    }
+    tsr_kernel_release(k);
+    tsr_tensor_release(t);
+    tsr_program_release(p);
+    ASSERT_EQ(compilers_waited(worker, then, 8), 1);
+    ASSERT_TRUE(then[0] != first[0]);
+}
+
 /* What `tessera ps`, `stats` and `info` tell of user kernels (the
  * administration messages): session c holds program p, the only one, on
  * opencl:0; the other session none; uid's worker runs there. */
@@ -1307,6 +1377,7 @@ int main(void)
     check_two_sessions(c, other);
     check_many_sessions();
     check_build_error(c);
+    check_compiler_reuse(&d, c);
     check_cache(&d, c);
     check_one_source(&d);
     check_raw_launch(&d);
