@@ -15,8 +15,9 @@
  *                   built before (compiled, in the worker's compiler
  *                   child), beside bare_build, clCreateProgramWithSource
  *                   and clBuildProgram of the same kernels (a source of
- *                   its own, so neither finds a cache) on a context of
- *                   the bench's own, in turns; target 1 / 1.1.
+ *                   its own, so neither finds a cache) on a context the
+ *                   bench keeps from one build to the next, in turns;
+ *                   target 1 / 1.1.
  *
  * A user kernel runs in a worker process of the caller's uid, so its
  * launch travels one more hop than a built-in one (daemon/user.c). */

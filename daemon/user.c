@@ -68,6 +68,7 @@ typedef struct launch {
 typedef struct pending {
     struct pending *next;
     bool is_launch;
+    bool loading;      /* a build answered, its LOADED still to come */
     uint32_t wid;      /* a build's program */
     launch *l;         /* a launch */
     uint64_t limit_ms; /* how long it may take once at the head */
@@ -395,14 +396,17 @@ static void worker_close(worker *w, const char *why, bool idle)
     free(w);
 }
 
-/* A build's answer, read (tsr__worker_built_read) in place. */
-static void on_built(worker *w, tsr__worker_built *b, size_t got)
+/* A build's answer, read (tsr__worker_built_read) in place. Whether the
+ * worker said that a LOADED follows (it sends one for every success it
+ * answered so, whatever the daemon makes of the rest). */
+static bool on_built(worker *w, tsr__worker_built *b, size_t got)
 {
+    bool loading = b->status == TSR_OK && (b->flags & TSR__WORKER_BUILT_LOADING);
     program *p = program_by_wid(w->server, b->program);
     if (!p || p->w != w) {
         tsr__worker_release rel = {.op = TSR__WORKER_RELEASE, .program = b->program};
         send(w->fd, &rel, sizeof rel, MSG_NOSIGNAL | MSG_DONTWAIT);
-        return;
+        return loading;
     }
     p->status = (tsr_status)tsr__worker_built_read(b, got);
     memcpy(p->log, b->log, b->log_length + 1);
@@ -415,11 +419,23 @@ static void on_built(worker *w, tsr__worker_built *b, size_t got)
         p->nkernels = n;
         p->state = TSR__WIRE_PROGRAM_BUILT;
         tsr__log(TSR__LOG_INFO, "session %u: program %u built%s", p->session->id, p->id,
-                 b->cached ? " (from the disk cache)" : "");
+                 b->flags & TSR__WORKER_BUILT_CACHED ? " (from the disk cache)" : "");
     } else {
         p->state = TSR__WIRE_PROGRAM_BROKEN;
     }
     build_ended(p->session);
+    return loading;
+}
+
+/* The end of a build answered before its binary was loaded: the worker
+ * fails the program's launches itself where the load failed. */
+static void on_loaded(worker *w, tsr__worker_loaded *l)
+{
+    tsr_status status = (tsr_status)tsr__worker_loaded_read(l);
+    const program *p = program_by_wid(w->server, l->program);
+    if (status != TSR_OK && p && p->w == w)
+        tsr__log(TSR__LOG_NOTICE, "session %u: program %u could not be loaded: %s", p->session->id,
+                 p->id, l->message);
 }
 
 static bool launch_now(launch *l);
@@ -434,9 +450,20 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
     if (got < 0 && (errno == EAGAIN || errno == EINTR) && !(events & (EPOLLHUP | EPOLLERR)))
         return;
     pending *p = got > 0 ? w->head : NULL;
-    if (!p || !tsr__worker_answer_ok(&msg, (size_t)got, p->is_launch,
-                                     p->is_launch ? p->l->msg.launch : p->wid)) {
+    uint32_t owed = !p             ? 0
+                    : p->is_launch ? TSR__WORKER_DONE
+                    : p->loading   ? TSR__WORKER_LOADED
+                                   : TSR__WORKER_BUILT;
+    if (!p ||
+        !tsr__worker_answer_ok(&msg, (size_t)got, owed, p->is_launch ? p->l->msg.launch : p->wid)) {
         worker_end(w, got > 0 ? "it sent a malformed answer" : NULL);
+        return;
+    }
+    if (owed == TSR__WORKER_BUILT && on_built(w, &msg.built, (size_t)got)) {
+        /* Its binary still to load: the build keeps its place, and its
+         * time limit, until LOADED. The session goes on meanwhile. */
+        p->loading = true;
+        tsr__exec_settle(w->server);
         return;
     }
     pop(w);
@@ -447,7 +474,8 @@ static void on_worker(tsr__loop *loop, uint32_t events, void *data)
         free(p->l);
     } else {
         w->server->user->builds--;
-        on_built(w, &msg.built, (size_t)got);
+        if (owed == TSR__WORKER_LOADED)
+            on_loaded(w, &msg.loaded);
     }
     free(p);
     worker_idle_check(w);

@@ -73,8 +73,7 @@ bool tsr__worker_launch_ok(const tsr__worker_launch *l)
         (l->ring != UINT32_MAX && (l->ring >= l->nsegments || l->ring_queue >= TSR__RING_QUEUES)))
         return false;
     for (uint32_t d = 0; d < l->work_dim; d++)
-        if (l->global[d] == 0 || l->global[d] > (UINT64_C(1) << 40) ||
-            l->local[d] > l->global[d])
+        if (l->global[d] == 0 || l->global[d] > (UINT64_C(1) << 40) || l->local[d] > l->global[d])
             return false;
     for (uint32_t a = 0; a < l->nargs; a++) {
         const tsr__worker_arg *arg = &l->args[a];
@@ -99,14 +98,20 @@ bool tsr__worker_launch_ok(const tsr__worker_launch *l)
 
 /* ---- the daemon's side -------------------------------------------------- */
 
-bool tsr__worker_answer_ok(const tsr__worker_answer *m, size_t len, bool launch, uint32_t id)
+bool tsr__worker_answer_ok(const tsr__worker_answer *m, size_t len, uint32_t op, uint32_t id)
 {
-    if (len < sizeof m->op || len > sizeof *m)
+    if (len < sizeof m->op || len > sizeof *m || m->op != op)
         return false;
-    if (launch)
-        return m->op == TSR__WORKER_DONE && len == sizeof m->done && m->done.launch == id;
-    return m->op == TSR__WORKER_BUILT && len >= offsetof(tsr__worker_built, kernels) &&
-           m->built.program == id;
+    switch (op) {
+    case TSR__WORKER_DONE:
+        return len == sizeof m->done && m->done.launch == id;
+    case TSR__WORKER_BUILT:
+        return len >= offsetof(tsr__worker_built, kernels) && m->built.program == id;
+    case TSR__WORKER_LOADED:
+        return len == sizeof m->loaded && m->loaded.program == id;
+    default:
+        return false;
+    }
 }
 
 int32_t tsr__worker_done_read(tsr__worker_done *d)
@@ -115,6 +120,14 @@ int32_t tsr__worker_done_read(tsr__worker_done *d)
     if (d->status < TSR_OK || d->status >= TSR_STATUS_COUNT)
         d->status = TSR_ERR_DEVICE;
     return d->status;
+}
+
+int32_t tsr__worker_loaded_read(tsr__worker_loaded *l)
+{
+    l->message[sizeof l->message - 1] = '\0';
+    if (l->status < TSR_OK || l->status >= TSR_STATUS_COUNT)
+        l->status = TSR_ERR_DEVICE;
+    return l->status;
 }
 
 static void kernel_read(tsr__worker_kernel *k)

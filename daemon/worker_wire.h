@@ -13,8 +13,9 @@
  * of the daemon's program cache of its own per uid, so that a program
  * one user's compiler made is never loaded for another.
  *
- * The worker answers requests in order: BUILD with BUILT, LAUNCH with
- * DONE; RELEASE and FORGET get no answer. Layouts are the same on both sides (same
+ * The worker answers requests in order: BUILD with BUILT (and, where the
+ * BUILT says so, LOADED after it), LAUNCH with DONE; RELEASE and FORGET
+ * get no answer. Layouts are the same on both sides (same
  * build), so structs travel as they are. */
 #ifndef TESSERA_DAEMON_WORKER_WIRE_H
 #define TESSERA_DAEMON_WORKER_WIRE_H
@@ -41,7 +42,12 @@ enum {
     TSR__WORKER_FORGET = 4,
     TSR__WORKER_BUILT = 101,
     TSR__WORKER_DONE = 102,
+    TSR__WORKER_LOADED = 103,
 };
+
+/* tsr__worker_built.flags */
+#define TSR__WORKER_BUILT_CACHED 1u  /* the binary came from the disk cache */
+#define TSR__WORKER_BUILT_LOADING 2u /* a success whose binary is still to come: LOADED follows */
 
 /* Sent with one descriptor: a sealed memfd holding exactly source_bytes
  * of source. */
@@ -62,14 +68,18 @@ typedef struct tsr__worker_kernel {
 } tsr__worker_kernel;
 
 /* The answer to BUILD: a status, the log's end, and the kernels (only
- * nkernels of them travel). */
+ * nkernels of them travel). A program the compiler described is answered
+ * as soon as it is built and described (flags TSR__WORKER_BUILT_LOADING):
+ * its binary, which takes a driver such as PoCL longer to make than the
+ * build itself, is loaded after, and LOADED says when it is (launches of
+ * the program that reach the worker first wait for it). */
 typedef struct tsr__worker_built {
     uint32_t op; /* TSR__WORKER_BUILT */
     uint32_t program;
     int32_t status; /* TSR_OK, else why it failed (the log says more) */
     uint32_t nkernels;
     uint32_t log_length;
-    uint32_t cached; /* 1: the binary came from the disk cache, not the compiler */
+    uint32_t flags; /* TSR__WORKER_BUILT_* */
     char log[TSR__WIRE_BUILD_LOG];
     tsr__worker_kernel kernels[TSR__WORKER_KERNELS];
 } tsr__worker_built;
@@ -140,6 +150,17 @@ typedef struct tsr__worker_done {
     char message[TSR__WORKER_MESSAGE];
 } tsr__worker_done;
 
+/* After a BUILT with TSR__WORKER_BUILT_LOADING: the program's binary is
+ * loaded (status TSR_OK), or why not; then every launch of the program
+ * fails with that message. */
+typedef struct tsr__worker_loaded {
+    uint32_t op; /* TSR__WORKER_LOADED */
+    uint32_t program;
+    int32_t status;
+    uint32_t pad;
+    char message[TSR__WORKER_MESSAGE];
+} tsr__worker_loaded;
+
 typedef struct tsr__worker_release {
     uint32_t op; /* TSR__WORKER_RELEASE */
     uint32_t program;
@@ -171,6 +192,7 @@ typedef union tsr__worker_answer {
     uint32_t op;
     tsr__worker_built built;
     tsr__worker_done done;
+    tsr__worker_loaded loaded;
 } tsr__worker_answer;
 
 /* The layouts tests/fuzz/gen_worker_wire_corpus.py writes its seeds in. */
@@ -182,6 +204,7 @@ _Static_assert(sizeof(tsr__worker_forget) == 16, "FORGET's layout");
 _Static_assert(sizeof(tsr__worker_built) == 37016 && offsetof(tsr__worker_built, kernels) == 3096,
                "BUILT's layout");
 _Static_assert(sizeof(tsr__worker_done) == 256, "DONE's layout");
+_Static_assert(sizeof(tsr__worker_loaded) == 256, "LOADED's layout");
 
 /* ---- Reading a packet (daemon/worker_wire.c) ----------------------------
  * Pure functions over a received packet, shared by both sides and the
@@ -209,13 +232,16 @@ bool tsr__worker_launch_segments_ok(const tsr__worker_launch *l, int nfds);
 bool tsr__worker_launch_ok(const tsr__worker_launch *l);
 
 /* The daemon's side: whether the packet in *m (len: its whole length) is
- * the answer the worker owes next: DONE of launch `id` when `launch`,
- * else BUILT of program `id`. */
-bool tsr__worker_answer_ok(const tsr__worker_answer *m, size_t len, bool launch, uint32_t id);
+ * the answer the worker owes next, `op` of `id`: DONE of a launch, BUILT
+ * or LOADED of a program. */
+bool tsr__worker_answer_ok(const tsr__worker_answer *m, size_t len, uint32_t op, uint32_t id);
 
 /* A DONE as the daemon may pass it on: its status (one of tsr_status,
  * else TSR_ERR_DEVICE), its message NUL-terminated. */
 int32_t tsr__worker_done_read(tsr__worker_done *d);
+
+/* A LOADED, likewise. */
+int32_t tsr__worker_loaded_read(tsr__worker_loaded *l);
 
 /* A BUILT of `len` bytes as the daemon may keep it: its status as
  * tsr__worker_done_read gives it, and TSR_ERR_DEVICE for a success whose

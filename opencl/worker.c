@@ -288,24 +288,8 @@ static bool compile_one(cl_context ctx, bool located, const compile_job *job, co
             log_len = strnlen(log, log_len);
         else
             log_len = 0;
-        if (berr == CL_SUCCESS &&
-            clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_len, &bin_len, NULL) ==
-                CL_SUCCESS &&
-            bin_len && (bin = malloc(bin_len)) &&
-            clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS) {
-            h.status = TSR_OK;
-            /* The kernels' descriptions go with the binary, so that the
-             * worker can answer the build before it loads the binary. */
-            if ((described = calloc(1, sizeof *described)) && !describe_program(prog, described)) {
-                h.status = described->status;
-                free(log);
-                log = strdup(described->log);
-                log_len = log ? strlen(log) : 0;
-                bin_len = 0;
-            }
-        } else {
+        if (berr != CL_SUCCESS) {
             h.status = TSR_ERR_INVALID_ARGUMENT;
-            bin_len = 0;
             if (!log_len) {
                 free(log);
                 char msg[96];
@@ -313,8 +297,19 @@ static bool compile_one(cl_context ctx, bool located, const compile_job *job, co
                 log = strdup(msg);
                 log_len = log ? strlen(log) : 0;
             }
+        } else if (!(described = calloc(1, sizeof *described))) {
+            h.status = TSR_ERR_OUT_OF_MEMORY;
+        } else if (!describe_program(prog, described)) {
+            h.status = described->status;
+            free(log);
+            log = strdup(described->log);
+            log_len = log ? strlen(log) : 0;
+        } else {
+            /* Described now, the binary after: the worker answers the
+             * build with the descriptions before it has the binary. */
+            h.status = TSR_OK;
+            h.flags = TSR__COMPILER_BINARY_NEXT;
         }
-        clReleaseProgram(prog);
     } else {
         h.status = TSR_ERR_DEVICE;
         char msg[96];
@@ -330,12 +325,35 @@ out:
         log_len = TSR__COMPILER_LOG_MAX;
     }
     h.log_length = (uint32_t)log_len;
-    h.binary_length = h.status == TSR_OK ? bin_len : 0;
-    h.nkernels = h.status == TSR_OK && described ? described->nkernels : 0;
+    h.nkernels = h.status == TSR_OK ? described->nkernels : 0;
     bool ok = write_all(1, &h, sizeof h) && write_all(1, log ? log : "", log_len) &&
               write_all(1, h.nkernels ? described->kernels : NULL,
-                        h.nkernels * sizeof described->kernels[0]) &&
-              write_all(1, bin ? bin : "", h.binary_length);
+                        h.nkernels * sizeof described->kernels[0]);
+    if (ok && (h.flags & TSR__COMPILER_BINARY_NEXT)) {
+        /* PoCL generates the binary's code here, for every kernel. */
+        tsr__compiler_header bh = {.status = TSR_OK};
+        char why[128] = "";
+        err = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof bin_len, &bin_len, NULL);
+        if (err == CL_SUCCESS && (!bin_len || bin_len > TSR__COMPILER_BINARY_MAX))
+            snprintf(why, sizeof why, "the program's binary is %s (%zu bytes)",
+                     bin_len ? "too large" : "empty", bin_len);
+        else if (err == CL_SUCCESS && !(bin = malloc(bin_len)))
+            snprintf(why, sizeof why, "out of memory for the program's binary");
+        else if (err == CL_SUCCESS)
+            err = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+        if (err != CL_SUCCESS)
+            snprintf(why, sizeof why, "the driver gave no binary of the program: %s", cl_name(err));
+        if (why[0]) {
+            bh.status = TSR_ERR_DEVICE;
+            bh.log_length = (uint32_t)strlen(why);
+        } else {
+            bh.binary_length = bin_len;
+        }
+        ok = write_all(1, &bh, sizeof bh) && write_all(1, why, bh.log_length) &&
+             write_all(1, bin ? bin : "", bh.binary_length);
+    }
+    if (prog)
+        clReleaseProgram(prog);
     free(log);
     free(bin);
     free(described);
@@ -835,6 +853,34 @@ static bool load_program(program *p, const tsr__worker_build *b, const unsigned 
     return false;
 }
 
+/* The compiler's second record for a program it answered with
+ * TSR__COMPILER_BINARY_NEXT: its binary into *bin, pointing into *rec
+ * (malloc'ed); false with r saying why. */
+static bool next_binary(uint64_t deadline, const tsr__worker_build *b, tsr__worker_built *r,
+                        char **rec, const unsigned char **bin, size_t *bin_len)
+{
+    size_t len = 0;
+    if (!compiler_record(deadline, b->build_ms, r, rec, &len))
+        return false;
+    tsr__compiler_answer a;
+    if (!tsr__compiler_answer_parse(*rec, len, &a) || a.header.nkernels ||
+        (a.header.flags & TSR__COMPILER_BINARY_NEXT)) {
+        /* Out of step with what it owes: it goes. */
+        kill(compiler.pid, SIGKILL);
+        waitpid(compiler.pid, NULL, 0);
+        compiler_forget();
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
+        return false;
+    }
+    if (a.header.status != TSR_OK) {
+        fail_build(r, TSR_ERR_DEVICE, "%.*s", (int)a.header.log_length, a.log);
+        return false;
+    }
+    *bin = a.binary;
+    *bin_len = a.header.binary_length;
+    return true;
+}
+
 static void serve_build(int sock, const tsr__worker_build *b, int src)
 {
     tsr__worker_built *r = calloc(1, sizeof *r);
@@ -858,8 +904,6 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
     }
     unsigned char *stored = NULL;
     size_t stored_len = 0;
-    const unsigned char *keep = NULL; /* into answer: the binary for the disk cache */
-    size_t keep_len = 0;
     if (named && tsr__kcache_load(cache, name, &stored, &stored_len) == TSR__KCACHE_FOUND) {
         /* As the compiler would answer: a header, no log, the binary. */
         tsr__compiler_header h = {.status = TSR_OK, .binary_length = stored_len};
@@ -868,14 +912,15 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             memcpy(answer, &h, sizeof h);
             memcpy(answer + sizeof h, stored, stored_len);
             len = sizeof h + stored_len;
-            r->cached = 1;
+            r->flags |= TSR__WORKER_BUILT_CACHED;
         }
         free(stored);
     }
-    bool compiled = !answer;
+    bool compiled = !answer, binary_next = false;
     const unsigned char *bin = NULL;
     size_t bin_len = 0;
     uint64_t deadline = 0;
+    char *second = NULL; /* the compiler's record with the binary */
     if (answer || run_compiler(b, src, r, &answer, &len, &deadline)) {
         tsr__compiler_answer a;
         const tsr__compiler_header *h = &a.header;
@@ -884,6 +929,7 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
         } else {
             set_log(r, a.log, h->log_length);
             r->status = h->status;
+            binary_next = compiled && h->status == TSR_OK && (h->flags & TSR__COMPILER_BINARY_NEXT);
         }
         if (r->status == TSR_OK && nprograms == programs_cap) {
             program *grown = realloc(programs, (programs_cap * 2 + 4) * sizeof *grown);
@@ -895,41 +941,57 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             }
         }
         if (r->status == TSR_OK) {
-            bin = a.binary;
-            bin_len = h->binary_length;
+            if (!binary_next)
+                bin = a.binary, bin_len = h->binary_length;
             r->nkernels = h->nkernels;
             memcpy(r->kernels, a.kernels, h->nkernels * sizeof r->kernels[0]);
             for (uint32_t k = 0; k < r->nkernels; k++)
                 r->kernels[k].name[sizeof r->kernels[k].name - 1] = '\0';
             programs[nprograms] = (program){.id = b->program};
-            /* A program the compiler described is answered first and
-             * loaded after: the daemon's next request for it comes after
-             * the load, which it need not wait for. One from the disk cache
-             * is described here, from the load. */
-            if (!r->nkernels && !load_program(&programs[nprograms], b, bin, bin_len, r))
+            /* A program the compiler described is answered first and its
+             * binary read and loaded after: the daemon's next request for
+             * it comes after the load, which the answer need not wait for.
+             * One without kernels, or from the disk cache, is described
+             * here, from the load. */
+            if (!r->nkernels &&
+                ((binary_next && !next_binary(deadline, b, r, &second, &bin, &bin_len)) ||
+                 !load_program(&programs[nprograms], b, bin, bin_len, r)))
                 bin = NULL;
             else
                 nprograms++;
-            if (named && !r->cached && bin)
-                keep = bin, keep_len = bin_len;
         }
     }
+    if (r->status == TSR_OK && binary_next && !bin)
+        r->flags |= TSR__WORKER_BUILT_LOADING;
     size_t bytes = offsetof(tsr__worker_built, kernels) + r->nkernels * sizeof r->kernels[0];
     if (send(sock, r, bytes, MSG_NOSIGNAL) < 0)
         exit(0);
     program *loaded = r->status == TSR_OK ? find_program(b->program) : NULL;
-    if (loaded && !loaded->prog && !load_program(loaded, b, bin, bin_len, r)) {
+    bool ok = loaded != NULL;
+    if (loaded && !loaded->prog) {
+        ok = (bin || next_binary(deadline, b, r, &second, &bin, &bin_len)) &&
+             load_program(loaded, b, bin, bin_len, r);
         /* Its launches fail with why (serve_launch). */
-        snprintf(loaded->why, sizeof loaded->why, "%.*s", (int)sizeof loaded->why - 1, r->log);
-        keep = NULL;
+        if (!ok)
+            snprintf(loaded->why, sizeof loaded->why, "%.*s", (int)sizeof loaded->why - 1, r->log);
+    }
+    if (r->flags & TSR__WORKER_BUILT_LOADING) {
+        tsr__worker_loaded done = {
+            .op = TSR__WORKER_LOADED, .program = b->program, .status = ok ? TSR_OK : r->status};
+        if (!ok)
+            snprintf(done.message, sizeof done.message, "%.*s", (int)sizeof done.message - 1,
+                     r->log);
+        if (send(sock, &done, sizeof done, MSG_NOSIGNAL) < 0)
+            exit(0);
     }
     free(r);
     /* What the answer need not wait for comes after it: the disk cache's
      * copy, and the next build's compiler (its fork and its driver's
      * start would otherwise share the processors with this build's
      * last steps), which is due a little later still. */
-    if (keep)
-        tsr__kcache_store(cache, name, keep, keep_len);
+    if (ok && named && compiled && bin)
+        tsr__kcache_store(cache, name, bin, bin_len);
+    free(second);
     free(answer);
     if (compiled && !compiler.pid)
         compiler_due = now_ms() + COMPILER_DELAY_MS;

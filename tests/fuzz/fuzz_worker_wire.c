@@ -4,8 +4,8 @@
  * The input's first byte picks the side. Bit 0 clear: the worker reading
  * a request, bits 2-7 the descriptors that came with it, bit 1 that more
  * were cut. Bit 0 set: the daemon reading an answer, bit 1 that it waits
- * for a launch's DONE (else a build's BUILT), and the next 4 bytes the
- * launch's or program's number. The rest is the packet, as long as it is
+ * for a launch's DONE, else bit 2 for a program's LOADED (else a build's
+ * BUILT), and the next 4 bytes the launch's or program's number. The rest is the packet, as long as it is
  * (the receive buffer takes what fits, as recv does).
  *
  * Whatever a side accepts must hold what the code after it relies on:
@@ -59,7 +59,8 @@ static void check_request(tsr__worker_request *m, size_t len, bool cut, int nfds
     if (!tsr__worker_launch_ok(l))
         return;
     FUZZ_CHECK(l->nargs <= TSR__WIRE_KERNEL_ARGS && l->work_dim >= 1 && l->work_dim <= 3);
-    FUZZ_CHECK(l->ring == UINT32_MAX || (l->ring < l->nsegments && l->ring_queue < TSR__RING_QUEUES));
+    FUZZ_CHECK(l->ring == UINT32_MAX ||
+               (l->ring < l->nsegments && l->ring_queue < TSR__RING_QUEUES));
     uint64_t bytes[TSR__WORKER_LAUNCH_FDS] = {0};
     for (uint32_t a = 0; a < l->nargs; a++) {
         const tsr__worker_arg *arg = &l->args[a];
@@ -76,12 +77,19 @@ static void check_request(tsr__worker_request *m, size_t len, bool cut, int nfds
     }
 }
 
-static void check_answer(tsr__worker_answer *m, size_t len, bool launch, uint32_t id)
+static void check_answer(tsr__worker_answer *m, size_t len, uint32_t op, uint32_t id)
 {
-    if (!tsr__worker_answer_ok(m, len, launch, id))
+    if (!tsr__worker_answer_ok(m, len, op, id))
         return;
-    FUZZ_CHECK(len <= sizeof *m);
-    if (launch) {
+    FUZZ_CHECK(len <= sizeof *m && m->op == op);
+    if (op == TSR__WORKER_LOADED) {
+        FUZZ_CHECK(len == sizeof m->loaded && m->loaded.program == id);
+        int32_t status = tsr__worker_loaded_read(&m->loaded);
+        FUZZ_CHECK(status >= TSR_OK && status < TSR_STATUS_COUNT && status == m->loaded.status);
+        FUZZ_CHECK(terminated(m->loaded.message, sizeof m->loaded.message));
+        return;
+    }
+    if (op == TSR__WORKER_DONE) {
         FUZZ_CHECK(m->op == TSR__WORKER_DONE && len == sizeof m->done && m->done.launch == id);
         int32_t status = tsr__worker_done_read(&m->done);
         FUZZ_CHECK(status >= TSR_OK && status < TSR_STATUS_COUNT && status == m->done.status);
@@ -136,7 +144,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t room = how & 1u ? sizeof buf->answer : sizeof buf->request;
     memcpy(buf, data, size < room ? size : room);
     if (how & 1u)
-        check_answer(&buf->answer, size, how & 2u, id);
+        check_answer(&buf->answer, size,
+                     how & 2u   ? TSR__WORKER_DONE
+                     : how & 4u ? TSR__WORKER_LOADED
+                                : TSR__WORKER_BUILT,
+                     id);
     else
         check_request(&buf->request, size, how & 2u, how >> 2);
     free(buf);

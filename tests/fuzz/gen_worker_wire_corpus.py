@@ -6,7 +6,8 @@
 The packets between tesserad and a kernel worker (daemon/worker_wire.h),
 each behind the target's selector byte: the requests a worker reads
 (BUILD, LAUNCH with fresh and kept segments and a ring, RELEASE, FORGET) and the
-answers the daemon reads (BUILT with kernels, a failed build, DONE), each
+answers the daemon reads (BUILT with kernels, a failed build, one whose
+binary is still loading, LOADED, DONE), each
 sound, then broken in one way: a wrong length or descriptor count, cut
 descriptors, slots that repeat, a tensor past its segment, a range that
 wraps, two sizes for one segment, an unknown status, a log length past
@@ -21,7 +22,8 @@ import struct
 
 import seeds
 
-BUILD, LAUNCH, RELEASE, FORGET, BUILT, DONE = 1, 2, 3, 4, 101, 102
+BUILD, LAUNCH, RELEASE, FORGET, BUILT, DONE, LOADED = 1, 2, 3, 4, 101, 102, 103
+BUILT_CACHED, BUILT_LOADING = 1, 2
 GLOBAL, CONSTANT, LOCAL, VALUE = 0, 1, 2, 3
 OK, ERR_DEVICE = 0, 9
 OPTIONS, LOG, KERNEL_NAME, ARG_TEXT, KERNEL_ARGS, KERNELS = 512, 3072, 64, 28, 32, 16
@@ -39,9 +41,11 @@ def worker(packet, nfds=0, cut=False):
     return bytes([(nfds << 2) | (2 if cut else 0)]) + packet
 
 
-def daemon(packet, launch, ident):
-    """An answer as the daemon reads it, waiting for launch or build `ident`."""
-    return bytes([1 | (2 if launch else 0)]) + struct.pack("<I", ident) + packet
+def daemon(packet, launch, ident, loaded=False):
+    """An answer as the daemon reads it, waiting for launch or build `ident`
+    (its BUILT, or its LOADED where `loaded`)."""
+    return (bytes([1 | (2 if launch else 0) | (4 if loaded else 0)]) + struct.pack("<I", ident)
+            + packet)
 
 
 def build(program=7, source_bytes=120, options="-cl-kernel-arg-info", fmt=0):
@@ -85,16 +89,20 @@ def kernel(name, args):
     return text(name, KERNEL_NAME) + struct.pack("<II", len(args), 0) + b"".join(padded)
 
 
-def built(program, status, log, kernels, nkernels=None, log_length=None, cached=0):
+def built(program, status, log, kernels, nkernels=None, log_length=None, flags=0):
     logb = log.encode()
     return (struct.pack("<IIiIII", BUILT, program, status,
                         len(kernels) if nkernels is None else nkernels,
-                        len(logb) if log_length is None else log_length, cached)
+                        len(logb) if log_length is None else log_length, flags)
             + text(log, LOG) + b"".join(kernels))
 
 
 def done(ident, status, message):
     return struct.pack("<IIiI", DONE, ident, status, 0) + text(message, 240)
+
+
+def loaded(program, status, message):
+    return struct.pack("<IIiI", LOADED, program, status, 0) + text(message, 240)
 
 
 saxpy = kernel("saxpy", [kernel_arg(GLOBAL, 0, "float*", "y"), kernel_arg(GLOBAL, 0, "float*", "x"),
@@ -123,7 +131,11 @@ valid = [
     worker(release()),
     worker(forget()),
     daemon(built(7, OK, "", [saxpy]), False, 7),
-    daemon(built(8, OK, "warning: unused variable", [saxpy, reduce], cached=1), False, 8),
+    daemon(built(8, OK, "warning: unused variable", [saxpy, reduce], flags=BUILT_CACHED), False, 8),
+    daemon(built(11, OK, "", [saxpy], flags=BUILT_LOADING), False, 11),
+    daemon(loaded(11, OK, ""), False, 11, loaded=True),
+    daemon(loaded(12, ERR_DEVICE, "the kernel compiler crashed (signal 9: Killed)"), False, 12,
+           loaded=True),
     daemon(built(9, OK, "", []), False, 9),
     daemon(built(10, ERR_DEVICE, "<source>:3:5: error: use of undeclared identifier 'q'", []),
            False, 10),
@@ -183,6 +195,11 @@ broken = [
     daemon(done(4, 77, "z" * 300), True, 4),
     daemon(done(4, OK, "") + b"\0", True, 4),
     daemon(struct.pack("<I", DONE), True, 0),
+    daemon(loaded(11, OK, ""), False, 11),                 # LOADED where BUILT is owed
+    daemon(built(11, OK, "", [saxpy]), False, 11, loaded=True),  # and the other way
+    daemon(loaded(11, OK, ""), False, 12, loaded=True),    # another program's
+    daemon(loaded(11, OK, "")[:-1], False, 11, loaded=True),
+    daemon(loaded(11, 99, "m" * 300), False, 11, loaded=True),
 ]
 
 
