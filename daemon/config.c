@@ -326,7 +326,9 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
     [TSR__CONF_BUILD_TIME] = {
         {.name = "kernels.build_time_limit_ms", .metavar = "MS", .default_value = "60000",
          .help = "How long, in milliseconds, the compiler may take over one user program "
-                 "before it is killed and the build fails with that reason."},
+                 "before it is killed and the build fails with that reason (or, where the "
+                 "build was done and the compiler was making the program's binary, its "
+                 "launches fail with it)."},
         KIND_NUMBER, parse_ms, MATCH_NONE},
     [TSR__CONF_BUILD_MEMORY] = {
         {.name = "kernels.build_memory", .metavar = "SIZE", .default_value = "8GiB",
