@@ -336,7 +336,8 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "maps as the build starts: the device's driver, and what the worker's earlier "
                  "builds left (RLIMIT_AS, set to their sum for the build; a GPU's driver maps "
                  "as much as the device has memory); a compiler that needs more fails the "
-                 "build."},
+                 "build (or, where the build was done and the compiler was making the "
+                 "program's binary, its launches fail with it)."},
         KIND_NUMBER, parse_bytes, MATCH_NONE},
     [TSR__CONF_RUN_TIME] = {
         {.name = "kernels.run_time_limit_ms", .metavar = "MS", .default_value = "60000",

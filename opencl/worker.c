@@ -114,6 +114,11 @@ static bool locate(const char *where)
     return ok;
 }
 
+/* Where the compiler writes its answers: its stdout as the worker gave it,
+ * moved aside (build_main), so that what the driver or a library prints
+ * to stdout goes to stderr and never into an answer. */
+static int answer_out = 1;
+
 static bool write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
@@ -326,8 +331,9 @@ out:
     }
     h.log_length = (uint32_t)log_len;
     h.nkernels = h.status == TSR_OK ? described->nkernels : 0;
-    bool ok = write_all(1, &h, sizeof h) && write_all(1, log ? log : "", log_len) &&
-              write_all(1, h.nkernels ? described->kernels : NULL,
+    bool ok = write_all(answer_out, &h, sizeof h) &&
+              write_all(answer_out, log ? log : "", log_len) &&
+              write_all(answer_out, h.nkernels ? described->kernels : NULL,
                         h.nkernels * sizeof described->kernels[0]);
     if (ok && (h.flags & TSR__COMPILER_BINARY_NEXT)) {
         /* PoCL generates the binary's code here, for every kernel. */
@@ -349,8 +355,8 @@ out:
         } else {
             bh.binary_length = bin_len;
         }
-        ok = write_all(1, &bh, sizeof bh) && write_all(1, why, bh.log_length) &&
-             write_all(1, bin ? bin : "", bh.binary_length);
+        ok = write_all(answer_out, &bh, sizeof bh) && write_all(answer_out, why, bh.log_length) &&
+             write_all(answer_out, bin ? bin : "", bh.binary_length);
     }
     if (prog)
         clReleaseProgram(prog);
@@ -370,6 +376,10 @@ static int build_main(int argc, char **argv)
         return 2;
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    /* The answers' pipe away from stdout, which becomes stderr. */
+    answer_out = fcntl(1, F_DUPFD_CLOEXEC, 3);
+    if (answer_out < 0 || dup2(2, 1) < 0)
+        _exit(3);
     /* The driver starts before the first job comes: nothing of the
      * user's is in this process until then. */
     cl_int err = CL_SUCCESS;
@@ -573,6 +583,18 @@ static void compiler_forget(void)
     compiler.job = compiler.answer = -1;
 }
 
+/* Ends the compiler now (one out of step with its answers). */
+static void compiler_kill(void)
+{
+    pid_t pid = compiler.pid;
+    compiler_forget();
+    if (pid > 0) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+}
+
 /* Reads exactly `len` bytes of the compiler's answer into buf by
  * `deadline` (now_ms). 1: read; 0: its end came first; -1: the deadline
  * passed. */
@@ -609,6 +631,10 @@ static bool compiler_record(uint64_t deadline, uint32_t build_ms, tsr__worker_bu
     tsr__compiler_header h;
     char *buf = NULL;
     uint64_t want = 0;
+    if (compiler.pid <= 0) {
+        fail_build(r, TSR_ERR_DEVICE, "the kernel compiler is gone");
+        return false;
+    }
     int got = read_answer(&h, sizeof h, deadline);
     if (got == 1 && tsr__compiler_answer_length(&h, &want)) {
         if (!(buf = malloc(want))) {
@@ -665,10 +691,6 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
 {
     if (compiler.pid && waitpid(compiler.pid, NULL, WNOHANG) != 0)
         compiler_forget(); /* killed from outside while it waited */
-    if (!compiler.pid && !start_compiler()) {
-        fail_build(r, TSR_ERR_RUNTIME, "could not start the kernel compiler: %s", strerror(errno));
-        return false;
-    }
     compile_job job = {
         .memory = b->build_memory, .seconds = b->build_ms / 1000u + 1u, .format = b->format};
     memcpy(job.options, b->options, sizeof job.options);
@@ -686,10 +708,23 @@ static bool run_compiler(const tsr__worker_build *b, int src, tsr__worker_built 
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &src, sizeof src);
-    /* A compiler that died before it took the job answers nothing: the
-     * read below sees the end of its output, and waitpid why. */
-    while (sendmsg(compiler.job, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
-        ;
+    /* A compiler whose socket is closed ended while it waited: the job
+     * goes to a new one. One that dies after it took the job answers
+     * nothing: the read below sees the end of its output, and waitpid
+     * why. */
+    for (int tries = 0;; tries++) {
+        if (!compiler.pid && !start_compiler()) {
+            fail_build(r, TSR_ERR_RUNTIME, "could not start the kernel compiler: %s",
+                       strerror(errno));
+            return false;
+        }
+        ssize_t sent;
+        while ((sent = sendmsg(compiler.job, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+            ;
+        if (sent >= 0 || tries > 0 || (errno != EPIPE && errno != ECONNRESET))
+            break;
+        compiler_kill();
+    }
     *deadline = now_ms() + b->build_ms;
     return compiler_record(*deadline, b->build_ms, r, out, out_len);
 }
@@ -866,9 +901,7 @@ static bool next_binary(uint64_t deadline, const tsr__worker_build *b, tsr__work
     if (!tsr__compiler_answer_parse(*rec, len, &a) || a.header.nkernels ||
         (a.header.flags & TSR__COMPILER_BINARY_NEXT)) {
         /* Out of step with what it owes: it goes. */
-        kill(compiler.pid, SIGKILL);
-        waitpid(compiler.pid, NULL, 0);
-        compiler_forget();
+        compiler_kill();
         fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
         return false;
     }
@@ -916,29 +949,37 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
         }
         free(stored);
     }
-    bool compiled = !answer, binary_next = false;
+    bool compiled = !answer, binary_next = false, binary_read = false;
     const unsigned char *bin = NULL;
     size_t bin_len = 0;
     uint64_t deadline = 0;
-    char *second = NULL; /* the compiler's record with the binary */
-    if (answer || run_compiler(b, src, r, &answer, &len, &deadline)) {
+    char *second = NULL;  /* the compiler's record with the binary */
+    program *mine = NULL; /* this build's entry in programs */
+    /* Room for the program first: nothing may stop the worker from
+     * reading all the compiler's answer once it has asked for it. */
+    bool room = nprograms < programs_cap;
+    if (!room) {
+        program *grown = realloc(programs, (programs_cap * 2 + 4) * sizeof *grown);
+        if (grown) {
+            programs = grown;
+            programs_cap = programs_cap * 2 + 4;
+            room = true;
+        }
+    }
+    if (!room)
+        fail_build(r, TSR_ERR_OUT_OF_MEMORY, "out of memory");
+    else if (answer || run_compiler(b, src, r, &answer, &len, &deadline)) {
         tsr__compiler_answer a;
         const tsr__compiler_header *h = &a.header;
-        if (!tsr__compiler_answer_parse(answer, len, &a)) {
+        if (!tsr__compiler_answer_parse(answer, len, &a) ||
+            (compiled && h->status != TSR_OK && (h->flags & TSR__COMPILER_BINARY_NEXT))) {
+            if (compiled)
+                compiler_kill(); /* its next record would be read as the next answer */
             fail_build(r, TSR_ERR_DEVICE, "the kernel compiler's answer is malformed");
         } else {
             set_log(r, a.log, h->log_length);
             r->status = h->status;
             binary_next = compiled && h->status == TSR_OK && (h->flags & TSR__COMPILER_BINARY_NEXT);
-        }
-        if (r->status == TSR_OK && nprograms == programs_cap) {
-            program *grown = realloc(programs, (programs_cap * 2 + 4) * sizeof *grown);
-            if (grown) {
-                programs = grown;
-                programs_cap = programs_cap * 2 + 4;
-            } else {
-                fail_build(r, TSR_ERR_OUT_OF_MEMORY, "out of memory");
-            }
         }
         if (r->status == TSR_OK) {
             if (!binary_next)
@@ -947,34 +988,41 @@ static void serve_build(int sock, const tsr__worker_build *b, int src)
             memcpy(r->kernels, a.kernels, h->nkernels * sizeof r->kernels[0]);
             for (uint32_t k = 0; k < r->nkernels; k++)
                 r->kernels[k].name[sizeof r->kernels[k].name - 1] = '\0';
-            programs[nprograms] = (program){.id = b->program};
+            mine = &programs[nprograms];
+            *mine = (program){.id = b->program};
             /* A program the compiler described is answered first and its
              * binary read and loaded after: the daemon's next request for
              * it comes after the load, which the answer need not wait for.
              * One without kernels, or from the disk cache, is described
              * here, from the load. */
-            if (!r->nkernels &&
-                ((binary_next && !next_binary(deadline, b, r, &second, &bin, &bin_len)) ||
-                 !load_program(&programs[nprograms], b, bin, bin_len, r)))
-                bin = NULL;
-            else
+            if (!r->nkernels && binary_next) {
+                binary_read = true;
+                if (!next_binary(deadline, b, r, &second, &bin, &bin_len))
+                    mine = NULL;
+            }
+            if (mine && !r->nkernels && !load_program(mine, b, bin, bin_len, r))
+                mine = NULL;
+            if (mine)
                 nprograms++;
+            else
+                bin = NULL;
         }
     }
-    if (r->status == TSR_OK && binary_next && !bin)
+    if (r->status == TSR_OK && binary_next && !binary_read)
         r->flags |= TSR__WORKER_BUILT_LOADING;
     size_t bytes = offsetof(tsr__worker_built, kernels) + r->nkernels * sizeof r->kernels[0];
     if (send(sock, r, bytes, MSG_NOSIGNAL) < 0)
         exit(0);
-    program *loaded = r->status == TSR_OK ? find_program(b->program) : NULL;
-    bool ok = loaded != NULL;
-    if (loaded && !loaded->prog) {
-        ok = (bin || next_binary(deadline, b, r, &second, &bin, &bin_len)) &&
-             load_program(loaded, b, bin, bin_len, r);
-        /* Its launches fail with why (serve_launch). */
-        if (!ok)
-            snprintf(loaded->why, sizeof loaded->why, "%.*s", (int)sizeof loaded->why - 1, r->log);
+    bool ok = mine != NULL;
+    if (binary_next && !binary_read) {
+        binary_read = true;
+        ok = next_binary(deadline, b, r, &second, &bin, &bin_len);
     }
+    if (ok && mine && !mine->prog)
+        ok = load_program(mine, b, bin, bin_len, r);
+    /* Its launches fail with why (serve_launch). */
+    if (!ok && mine)
+        snprintf(mine->why, sizeof mine->why, "%.*s", (int)sizeof mine->why - 1, r->log);
     if (r->flags & TSR__WORKER_BUILT_LOADING) {
         tsr__worker_loaded done = {
             .op = TSR__WORKER_LOADED, .program = b->program, .status = ok ? TSR_OK : r->status};
