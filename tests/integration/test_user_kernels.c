@@ -949,7 +949,7 @@ static void check_compiler_reuse(const test_daemon *d, tsr_client *c)
     long worker = worker_pid(d, (unsigned)getuid());
     long first[8], then[8];
     char src[512];
-    unique_source(src, sizeof src, "__kernel void twice(__global int *p) { p[0] *= 2; }\n");
+    unique_code(src, sizeof src, "__kernel void twice(__global int *p) { p[0] *= 2; }\n");
     tsr_program *p = build(c, src);
     ASSERT_TRUE(p != NULL);
     tsr_program_release(p);
