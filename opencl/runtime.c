@@ -51,6 +51,10 @@ typedef struct clrt_device {
     cl_context build_context; /* where the builder compiles (build, below) */
     cl_platform_id platform;
     cl_command_queue queue;
+    /* job_finished calls registered and not yet returned: the driver may
+     * make one after clFinish has returned, and it hands the job to the
+     * daemon's executor, which must outlive it (tsr__clrt_destroy) */
+    atomic_uint callbacks;
     cl_command_queue warm_queue; /* the builder's, for warm_up */
     cl_mem no_status;            /* the status argument of kernels that never set it */
     cl_mem no_geom;              /* the geom argument of launches with at most three dimensions */
@@ -602,6 +606,12 @@ void tsr__clrt_destroy(tsr__clrt *rt)
     for (size_t k = 0; k < rt->count; k++)
         if (rt->devices[k].queue)
             clFinish(rt->devices[k].queue);
+    /* clFinish returns once the commands are complete; their completion
+     * callbacks may still be running on the driver's threads (seen with
+     * PoCL: one handed its job to an executor freed meanwhile). */
+    for (size_t k = 0, waits = 0; k < rt->count; k++)
+        while (atomic_load(&rt->devices[k].callbacks) != 0 && waits++ < 50000) /* 5 s at most */
+            nanosleep(&(struct timespec){.tv_nsec = 100000}, NULL);
     for (size_t b = 0; b < PROGRAM_BUCKETS; b++) {
         for (tsr__clrt_program *p = rt->table[b], *next; p; p = next) {
             next = p->next;
@@ -970,6 +980,7 @@ static void free_staged(clrt_job *job)
 static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
 {
     clrt_job *job = data;
+    clrt_device *d = job->device;
     unlink_spans(job);
     free_staged(job);
     tsr_status st = TSR_OK;
@@ -993,6 +1004,7 @@ static void CL_CALLBACK job_finished(cl_event event, cl_int status, void *data)
         clReleaseMemObject(job->geom_buffer);
     job->done(job->ctx, st, message);
     free(job);
+    atomic_fetch_sub(&d->callbacks, 1u);
 }
 
 bool tsr__clrt_on_host(const tsr__clrt *rt, uint32_t ordinal)
@@ -1188,8 +1200,12 @@ static tsr_status enqueue_failed(clrt_device *d, clrt_job *job, cl_event event, 
 static tsr_status enqueued(tsr__clrt *rt, clrt_device *d, clrt_job *job, cl_event event, cl_int err,
                            const char *what)
 {
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS) {
+        atomic_fetch_add(&d->callbacks, 1u);
         err = clSetEventCallback(event, CL_COMPLETE, job_finished, job);
+        if (err != CL_SUCCESS)
+            atomic_fetch_sub(&d->callbacks, 1u);
+    }
     if (err != CL_SUCCESS)
         return enqueue_failed(d, job, event, err, what);
     clFlush(d->queue);
