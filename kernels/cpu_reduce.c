@@ -74,10 +74,12 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
                          tsr_dtype_message_name(w->common));
     w->arg = (info->flags & (TSR__KOPF_INDEX | TSR__KOPF_INDICES)) != 0;
     w->chunk = w->ops->chunk;
+    w->chunk2 = w->ops->chunk2;
     w->col_rows = w->ops->col_rows;
     w->scan = w->ops->scan;
     if (tsr__reduce_avx2()) {
         w->chunk = w->ops->chunk_avx2;
+        w->chunk2 = w->ops->chunk2_avx2;
         w->col_rows = w->ops->col_rows_avx2;
         w->scan = w->ops->scan_avx2;
     }
@@ -260,6 +262,38 @@ static void push_chunks(const tsr__reduce_walk *w, const unsigned char *base, in
     }
 }
 
+/* Two runs of chunks side by side: chunks [a0, a0 + n) of the reduction
+ * at `abase` into `ca`, and [b0, b0 + n) of the one at `bbase` into `cb`,
+ * a chunk of each at a time (chunk2, where both are whole and read in
+ * place). The walks below give it two halves of a thread's work, far
+ * apart in memory: the memory serves two streams of reads faster than
+ * one (cpu_reduce_ops.c, CHUNK_PLAIN2). No bit changes. */
+static void push_chunks2(const tsr__reduce_walk *w, const unsigned char *abase, int64_t a0,
+                         counter *ca, int64_t *anonnan, const unsigned char *bbase, int64_t b0,
+                         counter *cb, int64_t *bnonnan, int64_t n)
+{
+    double buf[CHUNK * ELEMENT_MAX / sizeof(double)];
+    for (int64_t k = 0; k < n; k++) {
+        int64_t ra = (a0 + k) * CHUNK, rb = (b0 + k) * CHUNK;
+        int64_t na = w->R - ra < CHUNK ? w->R - ra : CHUNK;
+        int64_t nb = w->R - rb < CHUNK ? w->R - rb : CHUNK;
+        mval va, vb;
+        const void *xa = chunk_values(w, abase, ra, na, buf, anonnan);
+        if (xa == buf) /* not in place: this one alone */
+            w->chunk(xa, na, va.b);
+        const void *xb = chunk_values(w, bbase, rb, nb, buf, bnonnan);
+        if (xa != buf && xb != buf && na == CHUNK && nb == CHUNK) {
+            w->chunk2(xa, xb, va.b, vb.b);
+        } else {
+            if (xa != buf)
+                w->chunk(xa, na, va.b);
+            w->chunk(xb, nb, vb.b);
+        }
+        push(w, ca, va.b, 0);
+        push(w, cb, vb.b, 0);
+    }
+}
+
 /* Stores an output element's value: mean divides first. */
 static void store_result(const tsr__reduce_walk *w, const void *acc, int64_t count,
                          unsigned char *dst)
@@ -293,10 +327,34 @@ static void arg_row(const tsr__reduce_walk *w, const unsigned char *base, unsign
     memcpy(idx, &at, 8);
 }
 
+/* Output o's counter folded and stored. */
+static void store_row(const tsr__reduce_walk *w, int64_t o, const counter *c, int64_t nonnan)
+{
+    int64_t oo, oi, ox;
+    kept_offsets(w, o, -1, &oo, &oi, &ox);
+    mval value;
+    fold(w, c, value.b);
+    store_result(w, value.b, (w->flags & TSR__KOPF_SKIP_NAN) ? nonnan : w->R, w->out + oo);
+}
+
+/* Outputs [begin, end), each from its whole row of chunks: those of the
+ * first half of the range side by side with those of the second
+ * (push_chunks2) where a row is a chunk or more. */
 void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
 {
     int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
-    for (int64_t o = begin; o < end; o++) {
+    int64_t half = w->arg || w->R < CHUNK ? 0 : (end - begin) / 2;
+    for (int64_t o = begin; o < begin + half; o++) {
+        int64_t oo, oi, ox, qo, qi, qx;
+        kept_offsets(w, o, -1, &oo, &oi, &ox);
+        kept_offsets(w, o + half, -1, &qo, &qi, &qx);
+        counter c = {.n = 0}, d = {.n = 0};
+        int64_t nonnan = 0, qnonnan = 0;
+        push_chunks2(w, w->in + oi, 0, &c, &nonnan, w->in + qi, 0, &d, &qnonnan, nchunks);
+        store_row(w, o, &c, nonnan);
+        store_row(w, o + half, &d, qnonnan);
+    }
+    for (int64_t o = begin + 2 * half; o < end; o++) {
         int64_t oo, oi, ox;
         kept_offsets(w, o, -1, &oo, &oi, &ox);
         if (w->arg) {
@@ -306,9 +364,7 @@ void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
         counter c = {.n = 0};
         int64_t nonnan = 0;
         push_chunks(w, w->in + oi, 0, nchunks, &c, &nonnan);
-        mval value;
-        fold(w, &c, value.b);
-        store_result(w, value.b, (w->flags & TSR__KOPF_SKIP_NAN) ? nonnan : w->R, w->out + oo);
+        store_row(w, o, &c, nonnan);
     }
 }
 
@@ -443,11 +499,34 @@ size_t tsr__reduce_value_size(const tsr__reduce_walk *w)
     return w->ops->msize + sizeof(int64_t); /* the value, then nanmean's count */
 }
 
+/* Block unit u's value (a whole block is one node) and count in its slot. */
+static void store_block(const tsr__reduce_walk *w, int64_t u, const counter *c, int64_t nonnan,
+                        void *values)
+{
+    unsigned char *slot = (unsigned char *)values + u * (int64_t)tsr__reduce_value_size(w);
+    memcpy(slot, c->v[0].b, w->ops->msize);
+    memcpy(slot + w->ops->msize, &nonnan, sizeof nonnan);
+}
+
+/* Block units [begin, end): those of the first half of the range side by
+ * side with those of the second (push_chunks2). */
 void tsr__reduce_blocks(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *values)
 {
     int64_t nb = tsr__reduce_whole_blocks(w);
-    size_t vs = tsr__reduce_value_size(w);
-    for (int64_t u = begin; u < end; u++) {
+    int64_t half = (end - begin) / 2;
+    for (int64_t u = begin; u < begin + half; u++) {
+        int64_t v = u + half;
+        int64_t oo, oi, ox, qo, qi, qx;
+        kept_offsets(w, u / nb, -1, &oo, &oi, &ox);
+        kept_offsets(w, v / nb, -1, &qo, &qi, &qx);
+        counter c = {.n = 0}, d = {.n = 0};
+        int64_t nonnan = 0, qnonnan = 0;
+        push_chunks2(w, w->in + oi, u % nb * TSR__RED_BLOCK_CHUNKS, &c, &nonnan, w->in + qi,
+                     v % nb * TSR__RED_BLOCK_CHUNKS, &d, &qnonnan, TSR__RED_BLOCK_CHUNKS);
+        store_block(w, u, &c, nonnan, values);
+        store_block(w, v, &d, qnonnan, values);
+    }
+    for (int64_t u = begin + 2 * half; u < end; u++) {
         int64_t o = u / nb, b = u % nb;
         int64_t oo, oi, ox;
         kept_offsets(w, o, -1, &oo, &oi, &ox);
@@ -455,9 +534,7 @@ void tsr__reduce_blocks(const tsr__reduce_walk *w, int64_t begin, int64_t end, v
         int64_t nonnan = 0;
         push_chunks(w, w->in + oi, b * TSR__RED_BLOCK_CHUNKS, (b + 1) * TSR__RED_BLOCK_CHUNKS, &c,
                     &nonnan);
-        unsigned char *slot = (unsigned char *)values + u * (int64_t)vs;
-        memcpy(slot, c.v[0].b, w->ops->msize); /* a whole block is one node */
-        memcpy(slot + w->ops->msize, &nonnan, sizeof nonnan);
+        store_block(w, u, &c, nonnan, values);
     }
 }
 
@@ -522,8 +599,8 @@ static void finish_range(void *ctx, int64_t b, int64_t e)
         tsr__reduce_finish(j->w, o, j->values);
 }
 
-tsr_status tsr__host_reduce(const tsr__kernel *k, unsigned char *const host[TSR__KERNEL_MAX_OPERANDS],
-                            int threads)
+tsr_status tsr__host_reduce(const tsr__kernel *k,
+                            unsigned char *const host[TSR__KERNEL_MAX_OPERANDS], int threads)
 {
     for (int d = 0; d < k->ndim; d++)
         if (k->sizes[d] == 0 && k->operands[0].strides[d] != 0)
@@ -549,11 +626,10 @@ tsr_status tsr__host_reduce(const tsr__kernel *k, unsigned char *const host[TSR_
             set_col_width(&w, w.col_width / 2);
         int64_t per = R * w.col_width;
         tsr__parallel_for_on(threads, w.col_units, PARALLEL_MIN / per > 0 ? PARALLEL_MIN / per : 1,
-                          columns_range, &j);
+                             columns_range, &j);
         if (atomic_load(&j.failed))
             return tsr__fail(TSR_ERR_OUT_OF_MEMORY, "out of memory");
-    } else if (!w.arg && w.nout < 4 * (int64_t)pool &&
-               tsr__reduce_whole_blocks(&w) > 1) {
+    } else if (!w.arg && w.nout < 4 * (int64_t)pool && tsr__reduce_whole_blocks(&w) > 1) {
         int64_t units = w.nout * tsr__reduce_whole_blocks(&w);
         j.values = calloc((size_t)units, tsr__reduce_value_size(&w));
         if (j.values == NULL)

@@ -47,6 +47,10 @@ typedef struct tsr__reduce_ops {
                  int64_t *nonnan);
     void (*store)(tsr_dtype common, const void *m, unsigned char *dst);
     void (*divide)(tsr_dtype common, void *m, int64_t count);
+    /* chunk over two whole chunks (CHUNK elements each) at once: x's
+     * into *rx, y's into *ry, each as chunk gives it */
+    void (*chunk2)(const void *x, const void *y, void *rx, void *ry);
+    void (*chunk2_avx2)(const void *x, const void *y, void *rx, void *ry);
 } tsr__reduce_ops;
 
 /* Whether the loops' AVX2 builds (the _avx2 members) run here: built for

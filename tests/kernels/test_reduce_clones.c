@@ -3,7 +3,8 @@
  * lengths around the lanes and a chunk, on random values mixed with NaNs,
  * infinities, signed zeros and ties, then on the same without NaNs and on
  * signed zeros alone (where the AVX2 max and min take their own way, and
- * a tie must keep the first zero, as the baseline does). The cpu picks AVX2 where it can, so
+ * a tie must keep the first zero, as the baseline does); and both builds
+ * of the loop over two whole chunks at once give each chunk's bits. The cpu picks AVX2 where it can, so
  * the other suites see only that build on such a machine; this test holds
  * the baseline to it. Skipped (77) without AVX2. */
 #include <math.h>
@@ -71,8 +72,8 @@ int main(void)
     static const tsr_dtype commons[] = {TSR_INT64, TSR_FLOAT32, TSR_FLOAT64, TSR_COMPLEX64,
                                         TSR_COMPLEX128};
     static const int64_t lengths[] = {1, 5, 15, 16, 17, 31, 33, 100, 257, 4095, 4096};
-    static unsigned char x[4096 * 16], lanes_a[16 * 64 * 16], lanes_b[16 * 64 * 16];
-    int compared = 0;
+    static unsigned char x[4096 * 16], y[4096 * 16], lanes_a[16 * 64 * 16], lanes_b[16 * 64 * 16];
+    int compared = 0, pairs = 0;
     for (size_t c = 0; c < sizeof combines / sizeof combines[0]; c++)
         for (size_t d = 0; d < sizeof commons / sizeof commons[0]; d++) {
             const tsr__reduce_ops *ops = tsr__reduce_ops_for(combines[c], commons[d]);
@@ -92,6 +93,21 @@ int main(void)
                             : kind == NO_NANS ? " (no NaN)"
                                               : " (zeros)");
                 ASSERT_TRUE(same_value(ops, commons[d], a.b, b.b));
+                if (n == CHUNK) {
+                    /* two chunks at once, the second of another kind:
+                     * each as the one-chunk loop gives it */
+                    fill(y, n, commons[d], (kind + 1) % KINDS);
+                    mval ya, r2[4];
+                    ops->chunk(y, n, ya.b);
+                    ops->chunk2(x, y, r2[0].b, r2[1].b);
+                    ops->chunk2_avx2(x, y, r2[2].b, r2[3].b);
+                    for (int k = 0; k < 4; k++)
+                        ASSERT_TRUE(same_value(ops, commons[d], k % 2 ? ya.b : a.b, r2[k].b));
+                    ops->chunk2_avx2(y, x, r2[0].b, r2[1].b);
+                    ASSERT_TRUE(same_value(ops, commons[d], ya.b, r2[0].b));
+                    ASSERT_TRUE(same_value(ops, commons[d], a.b, r2[1].b));
+                    pairs++;
+                }
                 int64_t at_a = -1, at_b = -1;
                 ops->scan(x, n, 7, true, a.b, &at_a);
                 ops->scan_avx2(x, n, 7, true, b.b, &at_b);
@@ -116,5 +132,7 @@ int main(void)
             }
         }
     printf("%d combine x dtype x length cases: baseline and AVX2 agree\n", compared);
+    printf("%d of them two whole chunks at once too (chunk2)\n", pairs);
+    ASSERT_TRUE(pairs > 0);
     TEST_DONE();
 }
