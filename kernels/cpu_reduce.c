@@ -77,11 +77,13 @@ tsr_status tsr__reduce_walk_init(tsr__reduce_walk *w, const tsr__kernel *k,
     w->chunk2 = w->ops->chunk2;
     w->col_rows = w->ops->col_rows;
     w->scan = w->ops->scan;
+    w->scan2 = w->ops->scan2;
     if (tsr__reduce_avx2()) {
         w->chunk = w->ops->chunk_avx2;
         w->chunk2 = w->ops->chunk2_avx2;
         w->col_rows = w->ops->col_rows_avx2;
         w->scan = w->ops->scan_avx2;
+        w->scan2 = w->ops->scan2_avx2;
     }
     w->in_w = tsr_dtype_itemsize(w->in_dtype);
     w->common_w = tsr_dtype_itemsize(w->common);
@@ -262,35 +264,62 @@ static void push_chunks(const tsr__reduce_walk *w, const unsigned char *base, in
     }
 }
 
-/* Two runs of chunks side by side: chunks [a0, a0 + n) of the reduction
- * at `abase` into `ca`, and [b0, b0 + n) of the one at `bbase` into `cb`,
- * a chunk of each at a time (chunk2, where both are whole and read in
- * place). The walks below give it two halves of a thread's work, far
- * apart in memory: the memory serves two streams of reads faster than
- * one (cpu_reduce_ops.c, CHUNK_PLAIN2). No bit changes. */
-static void push_chunks2(const tsr__reduce_walk *w, const unsigned char *abase, int64_t a0,
-                         counter *ca, int64_t *anonnan, const unsigned char *bbase, int64_t b0,
-                         counter *cb, int64_t *bnonnan, int64_t n)
+/* One of two runs of chunks read side by side (run_pair): chunks c0..
+ * of the reduction at `base`, into a counter (and nonnan, the elements
+ * that are no NaN) or, for an arg reduction, into a best and its
+ * position. */
+typedef struct run_side {
+    const unsigned char *base;
+    int64_t c0;
+    counter *c;
+    int64_t *nonnan;
+    mval *best;
+    int64_t *at;
+} run_side;
+
+/* One chunk of a side alone (first: the run's first chunk). */
+static void side_one(const tsr__reduce_walk *w, const run_side *s, const void *x, int64_t n,
+                     int64_t r0, bool first)
+{
+    if (w->arg) {
+        w->scan(x, n, r0, first, s->best->b, s->at);
+        return;
+    }
+    mval v;
+    w->chunk(x, n, v.b);
+    push(w, s->c, v.b, 0);
+}
+
+/* n chunks of each side, a chunk of each at a time (chunk2 or scan2,
+ * where both are whole and read in place). The walks below give it two
+ * halves of a thread's work, far apart in memory: the memory serves two
+ * streams of reads faster than one (cpu_reduce_ops.c, CHUNK_PLAIN2). No
+ * bit changes. */
+static void run_pair(const tsr__reduce_walk *w, const run_side *a, const run_side *b, int64_t n)
 {
     double buf[CHUNK * ELEMENT_MAX / sizeof(double)];
     for (int64_t k = 0; k < n; k++) {
-        int64_t ra = (a0 + k) * CHUNK, rb = (b0 + k) * CHUNK;
+        int64_t ra = (a->c0 + k) * CHUNK, rb = (b->c0 + k) * CHUNK;
         int64_t na = w->R - ra < CHUNK ? w->R - ra : CHUNK;
         int64_t nb = w->R - rb < CHUNK ? w->R - rb : CHUNK;
-        mval va, vb;
-        const void *xa = chunk_values(w, abase, ra, na, buf, anonnan);
+        const void *xa = chunk_values(w, a->base, ra, na, buf, a->nonnan);
         if (xa == buf) /* not in place: this one alone */
-            w->chunk(xa, na, va.b);
-        const void *xb = chunk_values(w, bbase, rb, nb, buf, bnonnan);
+            side_one(w, a, xa, na, ra, k == 0);
+        const void *xb = chunk_values(w, b->base, rb, nb, buf, b->nonnan);
         if (xa != buf && xb != buf && na == CHUNK && nb == CHUNK) {
-            w->chunk2(xa, xb, va.b, vb.b);
+            if (w->arg) {
+                w->scan2(xa, xb, ra, rb, k == 0, k == 0, a->best->b, a->at, b->best->b, b->at);
+            } else {
+                mval va, vb;
+                w->chunk2(xa, xb, va.b, vb.b);
+                push(w, a->c, va.b, 0);
+                push(w, b->c, vb.b, 0);
+            }
         } else {
             if (xa != buf)
-                w->chunk(xa, na, va.b);
-            w->chunk(xb, nb, vb.b);
+                side_one(w, a, xa, na, ra, k == 0);
+            side_one(w, b, xb, nb, rb, k == 0);
         }
-        push(w, ca, va.b, 0);
-        push(w, cb, vb.b, 0);
     }
 }
 
@@ -309,22 +338,52 @@ static void store_result(const tsr__reduce_walk *w, const void *acc, int64_t cou
     }
 }
 
-static void arg_row(const tsr__reduce_walk *w, const unsigned char *base, unsigned char *out,
-                    unsigned char *idx)
+/* An arg reduction's chunks [c0, c1) at `base` scanned into *best and
+ * *at, chunk c0 taken as it is when `first`. */
+static void scan_chunks(const tsr__reduce_walk *w, const unsigned char *base, int64_t c0,
+                        int64_t c1, bool first, mval *best, int64_t *at)
 {
     double buf[CHUNK * ELEMENT_MAX / sizeof(double)];
-    mval best;
-    int64_t at = 0;
-    for (int64_t r0 = 0; r0 < w->R; r0 += CHUNK) {
-        int64_t n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
-        w->scan(chunk_values(w, base, r0, n, buf, NULL), n, r0, r0 == 0, best.b, &at);
+    for (int64_t c = c0; c < c1; c++) {
+        int64_t r0 = c * CHUNK, n = w->R - r0 < CHUNK ? w->R - r0 : CHUNK;
+        w->scan(chunk_values(w, base, r0, n, buf, NULL), n, r0, first && c == c0, best->b, at);
     }
+}
+
+/* Output o of an arg reduction from its best and position. */
+static void store_arg(const tsr__reduce_walk *w, int64_t o, const mval *best, int64_t at)
+{
+    int64_t oo, oi, ox;
+    kept_offsets(w, o, -1, &oo, &oi, &ox);
     if (w->flags & TSR__KOPF_INDEX) {
-        memcpy(out, &at, 8);
+        memcpy(w->out + oo, &at, 8);
         return;
     }
-    w->ops->store(w->common, best.b, out);
-    memcpy(idx, &at, 8);
+    w->ops->store(w->common, best->b, w->out + oo);
+    memcpy(w->idx + ox, &at, 8);
+}
+
+/* Output o of an arg reduction alone: the first half of its chunks side
+ * by side with the second (run_pair), the second's best then scanned
+ * as one element at its position after the first's: the first best of
+ * all, as one scan from the start gives it. */
+static void arg_row(const tsr__reduce_walk *w, int64_t o)
+{
+    int64_t oo, oi, ox;
+    kept_offsets(w, o, -1, &oo, &oi, &ox);
+    int64_t nchunks = (w->R + CHUNK - 1) / CHUNK, h = nchunks / 2;
+    mval best, second;
+    int64_t at = 0, second_at = 0;
+    if (h == 0) {
+        scan_chunks(w, w->in + oi, 0, nchunks, true, &best, &at);
+    } else {
+        run_side a = {.base = w->in + oi, .c0 = 0, .best = &best, .at = &at};
+        run_side b = {.base = w->in + oi, .c0 = h, .best = &second, .at = &second_at};
+        run_pair(w, &a, &b, h);
+        scan_chunks(w, w->in + oi, 2 * h, nchunks, false, &second, &second_at);
+        w->scan(second.b, 1, second_at, false, best.b, &at);
+    }
+    store_arg(w, o, &best, at);
 }
 
 /* Output o's counter folded and stored. */
@@ -339,18 +398,30 @@ static void store_row(const tsr__reduce_walk *w, int64_t o, const counter *c, in
 
 /* Outputs [begin, end), each from its whole row of chunks: those of the
  * first half of the range side by side with those of the second
- * (push_chunks2) where a row is a chunk or more. */
+ * (run_pair) where a row is a chunk or more. */
 void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
 {
     int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
-    int64_t half = w->arg || w->R < CHUNK ? 0 : (end - begin) / 2;
+    int64_t half = w->R < CHUNK ? 0 : (end - begin) / 2;
     for (int64_t o = begin; o < begin + half; o++) {
         int64_t oo, oi, ox, qo, qi, qx;
         kept_offsets(w, o, -1, &oo, &oi, &ox);
         kept_offsets(w, o + half, -1, &qo, &qi, &qx);
+        if (w->arg) {
+            mval best, qbest;
+            int64_t at = 0, qat = 0;
+            run_side a = {.base = w->in + oi, .best = &best, .at = &at};
+            run_side b = {.base = w->in + qi, .best = &qbest, .at = &qat};
+            run_pair(w, &a, &b, nchunks);
+            store_arg(w, o, &best, at);
+            store_arg(w, o + half, &qbest, qat);
+            continue;
+        }
         counter c = {.n = 0}, d = {.n = 0};
         int64_t nonnan = 0, qnonnan = 0;
-        push_chunks2(w, w->in + oi, 0, &c, &nonnan, w->in + qi, 0, &d, &qnonnan, nchunks);
+        run_side a = {.base = w->in + oi, .c = &c, .nonnan = &nonnan};
+        run_side b = {.base = w->in + qi, .c = &d, .nonnan = &qnonnan};
+        run_pair(w, &a, &b, nchunks);
         store_row(w, o, &c, nonnan);
         store_row(w, o + half, &d, qnonnan);
     }
@@ -358,7 +429,7 @@ void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
         int64_t oo, oi, ox;
         kept_offsets(w, o, -1, &oo, &oi, &ox);
         if (w->arg) {
-            arg_row(w, w->in + oi, w->out + oo, w->idx ? w->idx + ox : NULL);
+            arg_row(w, o);
             continue;
         }
         counter c = {.n = 0};
@@ -509,7 +580,7 @@ static void store_block(const tsr__reduce_walk *w, int64_t u, const counter *c, 
 }
 
 /* Block units [begin, end): those of the first half of the range side by
- * side with those of the second (push_chunks2). */
+ * side with those of the second (run_pair). */
 void tsr__reduce_blocks(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *values)
 {
     int64_t nb = tsr__reduce_whole_blocks(w);
@@ -521,8 +592,11 @@ void tsr__reduce_blocks(const tsr__reduce_walk *w, int64_t begin, int64_t end, v
         kept_offsets(w, v / nb, -1, &qo, &qi, &qx);
         counter c = {.n = 0}, d = {.n = 0};
         int64_t nonnan = 0, qnonnan = 0;
-        push_chunks2(w, w->in + oi, u % nb * TSR__RED_BLOCK_CHUNKS, &c, &nonnan, w->in + qi,
-                     v % nb * TSR__RED_BLOCK_CHUNKS, &d, &qnonnan, TSR__RED_BLOCK_CHUNKS);
+        run_side a = {
+            .base = w->in + oi, .c0 = u % nb * TSR__RED_BLOCK_CHUNKS, .c = &c, .nonnan = &nonnan};
+        run_side b = {
+            .base = w->in + qi, .c0 = v % nb * TSR__RED_BLOCK_CHUNKS, .c = &d, .nonnan = &qnonnan};
+        run_pair(w, &a, &b, TSR__RED_BLOCK_CHUNKS);
         store_block(w, u, &c, nonnan, values);
         store_block(w, v, &d, qnonnan, values);
     }

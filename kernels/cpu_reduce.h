@@ -15,8 +15,9 @@
  *            TSR__RED_BLOCK_CHUNKS chunks (nodes of the chunk tree)
  *            computed apart, then pushed in order.
  * Rows and blocks take the two halves of a range side by side, a chunk of
- * each at a time (the ops' chunk2): two streams of reads far apart in
- * memory, which it serves faster than one.
+ * each at a time (the ops' chunk2 and scan2), and an argmax of one output
+ * the two halves of its chunks: two streams of reads far apart in memory,
+ * which it serves faster than one.
  * Pure C, no I/O, no allocation (buffers of a chunk live on the stack). */
 #ifndef TESSERA_KERNELS_CPU_REDUCE_H
 #define TESSERA_KERNELS_CPU_REDUCE_H
@@ -41,8 +42,11 @@ typedef struct tsr__reduce_walk {
                      int ncols); /* ops' column rows, for this CPU */
     void (*scan)(const void *v, int64_t n, int64_t base, bool first, void *best,
                  int64_t *at); /* ops' argmax scan, for this CPU */
-    unsigned char *out, *idx;  /* element 0 of the outputs (idx: NULL but max/min) */
-    const unsigned char *in;   /* element 0 of the input */
+    void (*scan2)(const void *x, const void *y, int64_t xbase, int64_t ybase, bool xfirst,
+                  bool yfirst, void *xbest, int64_t *xat, void *ybest,
+                  int64_t *yat); /* its scan2 */
+    unsigned char *out, *idx;    /* element 0 of the outputs (idx: NULL but max/min) */
+    const unsigned char *in;     /* element 0 of the input */
     tsr_dtype in_dtype, common;
     size_t in_w, common_w;
     uint32_t flags; /* the op's TSR__KOPF_* */

@@ -551,6 +551,22 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
         *(X *)best = b;                             \
         *at = k;                                    \
     } while (0)
+/* SCAN_VEC2's interface for the plain scans: one chunk, then the other. */
+#define SCAN_PLAIN2(NAME, ATTR, X, BETTER)                                                   \
+    static ATTR MAYBE_UNUSED void NAME(const void *xv, const void *yv, int64_t xbase,        \
+                                       int64_t ybase, bool xfirst, bool yfirst, void *xbest, \
+                                       int64_t *xat, void *ybest, int64_t *yat)              \
+    {                                                                                        \
+        const void *v = xv;                                                                  \
+        int64_t n = CHUNK, base = xbase, *at = xat;                                          \
+        bool first = xfirst;                                                                 \
+        void *best = xbest;                                                                  \
+        for (int s_ = 0; s_ < 2; s_++) {                                                     \
+            const X *x = v;                                                                  \
+            SCAN_ONE(X, BETTER);                                                             \
+            v = yv, base = ybase, first = yfirst, best = ybest, at = yat;                    \
+        }                                                                                    \
+    }
 #define SCAN_PLAIN(NAME, ATTR, X, BETTER)                                                  \
     static ATTR MAYBE_UNUSED void NAME(const void *v, int64_t n, int64_t base, bool first, \
                                        void *best, int64_t *at)                            \
@@ -670,29 +686,71 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
                 bp[k] = (pos[k] & take) | (bp[k] & ~take);                                \
             }                                                                             \
         }                                                                                 \
-        X lb[LANES];                                                                      \
-        VI lp[K];                                                                         \
-        memcpy(lb, bv, sizeof lb);                                                        \
-        memcpy(lp, bp, sizeof lp);                                                        \
-        X b = lb[0];                                                                      \
-        int64_t k0 = lp[0][0];                                                            \
-        for (int j = 1; j < LANES; j++) {                                                 \
-            X c = lb[j];                                                                  \
-            int64_t p = lp[j / W][j % W];                                                 \
-            if (BETTER(c, b) || (!BETTER(b, c) && p < k0)) {                              \
-                b = c;                                                                    \
-                k0 = p;                                                                   \
-            }                                                                             \
-        }                                                                                 \
-        for (; i < n; i++)                                                                \
-            if (BETTER(x[i], b)) {                                                        \
-                b = x[i];                                                                 \
-                k0 = i;                                                                   \
-            }                                                                             \
-        if (first || BETTER(b, *(X *)best)) {                                             \
-            *(X *)best = b;                                                               \
-            *at = base + k0;                                                              \
-        }                                                                                 \
+        SCAN_END(X, VI, W, K, BETTER, bv, bp, x, i, n, base, first, best, at);            \
+    }
+/* The end of SCAN_VEC's scan of x[0..n), its lanes at bv and bp (values
+ * and positions) and elements i.. not yet taken: the lanes' first best,
+ * then the rest one at a time, into *best and *at where better. */
+#define SCAN_END(X, VI, W, K, BETTER, bv, bp, x, i, n, base, first, best, at) \
+    do {                                                                      \
+        X lb_[LANES];                                                         \
+        VI lp_[K];                                                            \
+        memcpy(lb_, bv, sizeof lb_);                                          \
+        memcpy(lp_, bp, sizeof lp_);                                          \
+        X b_ = lb_[0];                                                        \
+        int64_t k0_ = lp_[0][0];                                              \
+        for (int j_ = 1; j_ < LANES; j_++) {                                  \
+            X c_ = lb_[j_];                                                   \
+            int64_t p_ = lp_[j_ / W][j_ % W];                                 \
+            if (BETTER(c_, b_) || (!BETTER(b_, c_) && p_ < k0_)) {            \
+                b_ = c_;                                                      \
+                k0_ = p_;                                                     \
+            }                                                                 \
+        }                                                                     \
+        for (int64_t t_ = i; t_ < n; t_++)                                    \
+            if (BETTER(x[t_], b_)) {                                          \
+                b_ = x[t_];                                                   \
+                k0_ = t_;                                                     \
+            }                                                                 \
+        if (first || BETTER(b_, *(X *)best)) {                                \
+            *(X *)best = b_;                                                  \
+            *at = base + k0_;                                                 \
+        }                                                                     \
+    } while (0)
+/* SCAN_VEC over two whole chunks side by side (CHUNK_PLAIN2): x's from
+ * position xbase into *xbest and *xat, y's from ybase into *ybest and
+ * *yat, each as SCAN_VEC takes it. */
+#define SCAN_VEC2(NAME, ATTR, X, VT, VI, BETTER, CMP)                                        \
+    static ATTR MAYBE_UNUSED void NAME(const void *xv, const void *yv, int64_t xbase,        \
+                                       int64_t ybase, bool xfirst, bool yfirst, void *xbest, \
+                                       int64_t *xat, void *ybest, int64_t *yat)              \
+    {                                                                                        \
+        enum { W = sizeof(VT) / sizeof(X), K = LANES / W };                                  \
+        const X *x = xv, *y = yv;                                                            \
+        VT bx[K], by[K];                                                                     \
+        VI px[K], py[K], pos[K], step = (VI){0} + LANES;                                     \
+        for (int k = 0; k < K; k++) {                                                        \
+            memcpy(&bx[k], x + k * W, sizeof bx[k]);                                         \
+            memcpy(&by[k], y + k * W, sizeof by[k]);                                         \
+            for (int j = 0; j < W; j++)                                                      \
+                px[k][j] = k * W + j;                                                        \
+            py[k] = pos[k] = px[k];                                                          \
+        }                                                                                    \
+        for (int64_t i = LANES; i < CHUNK; i += LANES)                                       \
+            for (int k = 0; k < K; k++) {                                                    \
+                VT c, d;                                                                     \
+                memcpy(&c, x + i + k * W, sizeof c);                                         \
+                memcpy(&d, y + i + k * W, sizeof d);                                         \
+                pos[k] += step;                                                              \
+                VI tx = ((bx[k] == bx[k]) & ((c != c) | (c CMP bx[k])));                     \
+                VI ty = ((by[k] == by[k]) & ((d != d) | (d CMP by[k])));                     \
+                bx[k] = VSELECT(VT, VI, tx, c, bx[k]);                                       \
+                by[k] = VSELECT(VT, VI, ty, d, by[k]);                                       \
+                px[k] = (pos[k] & tx) | (px[k] & ~tx);                                       \
+                py[k] = (pos[k] & ty) | (py[k] & ~ty);                                       \
+            }                                                                                \
+        SCAN_END(X, VI, W, K, BETTER, bx, px, x, CHUNK, CHUNK, xbase, xfirst, xbest, xat);   \
+        SCAN_END(X, VI, W, K, BETTER, by, py, y, CHUNK, CHUNK, ybase, yfirst, ybest, yat);   \
     }
 
 typedef int32_t ilanes_f __attribute__((vector_size(16)));
@@ -722,7 +780,10 @@ typedef int64_t ilanes2_d __attribute__((vector_size(32)));
                vec_chunk_##FAM##_##NAME##_avx2)                                                   \
     SCAN_VEC(vec_scan_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)                \
     SCAN_VEC(vec_scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx, BETTER, \
-             CMP)
+             CMP)                                                                                 \
+    SCAN_VEC2(vec_scan2_##FAM##_##NAME, , X, lanes_##sfx, ilanes_##sfx, BETTER, CMP)              \
+    SCAN_VEC2(vec_scan2_##FAM##_##NAME##_avx2, TARGET_AVX2, X, lanes2_##sfx, ilanes2_##sfx,       \
+              BETTER, CMP)
 
 /* Real sums are compensated (kernels/reduce_order.h): an accumulator is a
  * pair; its column lanes keep the s and e parts apart. */
@@ -823,6 +884,8 @@ PAIR(double, d)
     }                                                                                \
     SCAN_PLAIN(scan_##FAM##_##NAME, , X, BETTER)                                     \
     SCAN_PLAIN(scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                   \
+    SCAN_PLAIN2(scan2_##FAM##_##NAME, , X, BETTER)                                   \
+    SCAN_PLAIN2(scan2_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                 \
     static const tsr__reduce_ops ops_##FAM##_##NAME = {                              \
         sizeof(X),                                                                   \
         sizeof(X),                                                                   \
@@ -843,11 +906,19 @@ PAIR(double, d)
         divide_##FAM,                                                                \
         FAST##chunk2_##FAM##_##NAME,                                                 \
         FAST##chunk2_##FAM##_##NAME##_avx2,                                          \
+        FAST##scan2_##FAM##_##NAME,                                                  \
+        FAST##scan2_##FAM##_##NAME##_avx2,                                           \
     };
 
 static void never_scan(const void *v, int64_t n, int64_t base, bool first, void *best, int64_t *at)
 {
     (void)v, (void)n, (void)base, (void)first, (void)best, (void)at;
+}
+static void never_scan2(const void *xv, const void *yv, int64_t xbase, int64_t ybase, bool xfirst,
+                        bool yfirst, void *xbest, int64_t *xat, void *ybest, int64_t *yat)
+{
+    (void)xv, (void)yv, (void)xbase, (void)ybase, (void)xfirst, (void)yfirst;
+    (void)xbest, (void)xat, (void)ybest, (void)yat;
 }
 
 /* Compensated sums of float (float16, bfloat16, float32) and double. */
@@ -872,6 +943,8 @@ static void never_scan(const void *v, int64_t n, int64_t base, bool first, void 
         divide_##FAM,                                \
         chunk2_p##sfx,                               \
         chunk2_p##sfx##_avx2,                        \
+        never_scan2,                                 \
+        never_scan2,                                 \
     };
 
 PLAIN(I, uint64_t, sum, 0, SUM_I, NO_BETTER, )

@@ -51,6 +51,11 @@ typedef struct tsr__reduce_ops {
      * into *rx, y's into *ry, each as chunk gives it */
     void (*chunk2)(const void *x, const void *y, void *rx, void *ry);
     void (*chunk2_avx2)(const void *x, const void *y, void *rx, void *ry);
+    /* scan over two whole chunks at once, each as scan takes it */
+    void (*scan2)(const void *x, const void *y, int64_t xbase, int64_t ybase, bool xfirst,
+                  bool yfirst, void *xbest, int64_t *xat, void *ybest, int64_t *yat);
+    void (*scan2_avx2)(const void *x, const void *y, int64_t xbase, int64_t ybase, bool xfirst,
+                       bool yfirst, void *xbest, int64_t *xat, void *ybest, int64_t *yat);
 } tsr__reduce_ops;
 
 /* Whether the loops' AVX2 builds (the _avx2 members) run here: built for

@@ -106,6 +106,24 @@ int main(void)
                     ops->chunk2_avx2(y, x, r2[0].b, r2[1].b);
                     ASSERT_TRUE(same_value(ops, commons[d], ya.b, r2[0].b));
                     ASSERT_TRUE(same_value(ops, commons[d], a.b, r2[1].b));
+                    /* the scans: x's chunk first, y's after it (the
+                     * best and its position carried on) */
+                    mval sx, sy;
+                    int64_t ax = -1, ay;
+                    ops->scan(x, n, 0, true, sx.b, &ax);
+                    sy = sx;
+                    ay = ax;
+                    ops->scan(y, n, n, false, sy.b, &ay);
+                    for (int build = 0; build < 2; build++) {
+                        mval tx, ty = sx;
+                        int64_t bx = -1, by = ax;
+                        (build ? ops->scan2_avx2 : ops->scan2)(x, y, 0, n, true, false, tx.b, &bx,
+                                                               ty.b, &by);
+                        ASSERT_EQ(bx, ax);
+                        ASSERT_EQ(by, ay);
+                        ASSERT_TRUE(ax < 0 || (same_value(ops, commons[d], sx.b, tx.b) &&
+                                               same_value(ops, commons[d], sy.b, ty.b)));
+                    }
                     pairs++;
                 }
                 int64_t at_a = -1, at_b = -1;

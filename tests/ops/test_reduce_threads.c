@@ -288,20 +288,33 @@ static int check_order(const unsigned char *one)
 #ifndef REDUCE_OPENCL
 /* argmax/argmin/amax/amin against a plain scan, on data full of ties,
  * NaNs and signed zeros, every length through a few chunks of lanes
- * (the vector loops keep a position per lane). */
+ * (the vector loops keep a position per lane), then lengths of several
+ * chunks (the host scans the two halves of a row side by side): there
+ * also with the extremes planted in both halves (the first must win) and
+ * a lone NaN in the second half. */
 static int check_extremes(void)
 {
     static const float pool[] = {1.0f, 2.0f, 2.0f, -3.0f, 0.0f, -0.0f, NAN, INFINITY, -INFINITY};
+    static const int64_t longer[] = {TSR__RED_CHUNK * 2, TSR__RED_CHUNK * 2 + 5, TSR__RED_CHUNK * 3,
+                                     TSR__RED_CHUNK * 5 + 100};
+    static float x[TSR__RED_CHUNK * 6];
     uint64_t st = 42;
     int bad = 0;
-    for (int64_t n = 1; n <= 300; n += (n < 40 ? 1 : 37)) {
-        for (int trial = 0; trial < 4; trial++) {
-            float x[300];
+    for (int64_t n = 1, l = 0; l < 4; n += (n < 40 ? 1 : 37)) {
+        if (n > 300)
+            n = longer[l++];
+        for (int trial = 0; trial < 6; trial++) {
             for (int64_t i = 0; i < n; i++) {
                 st = st * 6364136223846793005u + 1442695040888963407u;
                 uint32_t z = (uint32_t)(st >> 33);
                 /* NaN rarely, so that the other rules show */
-                x[i] = pool[z % (trial == 0 ? 6 : sizeof pool / sizeof pool[0])];
+                x[i] = pool[z % (trial == 0 || trial >= 4 ? 6 : sizeof pool / sizeof pool[0])];
+            }
+            if (trial == 4) {
+                x[n / 4] = x[n - n / 4 - 1] = INFINITY;
+                x[n / 2] = x[n - 1] = -INFINITY;
+            } else if (trial == 5) {
+                x[n - n / 4 - 1] = NAN;
             }
             for (int max = 0; max < 2; max++) {
                 int64_t want = 0;
