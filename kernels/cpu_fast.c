@@ -757,6 +757,11 @@ WIDEN(i32_to_f32, int32_t, float)
 WIDEN(i64_to_f32, int64_t, float)
 WIDEN(i32_to_f64, int32_t, double)
 WIDEN(f32_to_f64, float, double)
+/* and the integers to int64 (the reductions' sums and products) */
+WIDEN(u8_to_i64, uint8_t, int64_t)
+WIDEN(i8_to_i64, int8_t, int64_t)
+WIDEN(i16_to_i64, int16_t, int64_t)
+WIDEN(i32_to_i64, int32_t, int64_t)
 
 static void bf16_to_f32(const void *src, void *dst, size_t n)
 {
@@ -789,6 +794,7 @@ static void bf16_to_f32(const void *src, void *dst, size_t n)
 
 FROM_BOOL(b8_to_f32, float)
 FROM_BOOL(b8_to_f64, double)
+FROM_BOOL(b8_to_i64, int64_t)
 TO_BOOL(f32_to_b8, uint32_t, 0x7FFFFFFFu)
 TO_BOOL(f64_to_b8, uint64_t, 0x7FFFFFFFFFFFFFFFull)
 
@@ -802,7 +808,10 @@ static const struct conversion {
     {TSR_INT64, TSR_FLOAT32, i64_to_f32, false},    {TSR_INT32, TSR_FLOAT64, i32_to_f64, false},
     {TSR_FLOAT32, TSR_FLOAT64, f32_to_f64, false},  {TSR_BFLOAT16, TSR_FLOAT32, bf16_to_f32, false},
     {TSR_BOOL, TSR_FLOAT32, b8_to_f32, false},      {TSR_BOOL, TSR_FLOAT64, b8_to_f64, false},
-    {TSR_FLOAT32, TSR_BOOL, f32_to_b8, false},      {TSR_FLOAT64, TSR_BOOL, f64_to_b8, false},
+    {TSR_UINT8, TSR_INT64, u8_to_i64, false},       {TSR_INT8, TSR_INT64, i8_to_i64, false},
+    {TSR_INT16, TSR_INT64, i16_to_i64, false},      {TSR_INT32, TSR_INT64, i32_to_i64, false},
+    {TSR_BOOL, TSR_INT64, b8_to_i64, false},        {TSR_FLOAT32, TSR_BOOL, f32_to_b8, false},
+    {TSR_FLOAT64, TSR_BOOL, f64_to_b8, false},
 #if FAST_X86
     {TSR_FLOAT16, TSR_FLOAT32, f16_to_f32, true},   {TSR_FLOAT32, TSR_FLOAT16, f32_to_f16, true},
     {TSR_FLOAT32, TSR_BFLOAT16, f32_to_bf16, true},

@@ -30,9 +30,10 @@
  *     read straight from its bool condition (no float32 block between),
  *     and float32 relu and abs, stored around the caches as they are
  *     computed where the output streams;
- *   - conversions that the mixed-dtype blocks of kernels/cpu_exec.c use
- *     (integers -> float32, int32 -> float64, float16/bfloat16 <->
- *     float32, float32 -> float64);
+ *   - conversions that the mixed-dtype blocks of kernels/cpu_exec.c and
+ *     the reductions (kernels/cpu_reduce.c, cpu_reduce_ops.c) use
+ *     (integers -> float32, int32 -> float64, bool and the integers ->
+ *     int64, float16/bfloat16 <-> float32, float32 -> float64);
  *   - the transpose of a tile, which lets a transposed operand be read
  *     along its rows;
  *   - prefetches, and stores that go around the caches, for the walks of

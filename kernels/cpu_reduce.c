@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "kernels/cpu_exec.h"
+#include "kernels/cpu_fast.h"
 #include "kernels/cpu_reduce_ops.h"
 #include "kernels/kernels.h"
 #include "kernels/threadpool.h"
@@ -206,7 +207,8 @@ static const void *chunk_values(const tsr__reduce_walk *w, const unsigned char *
     }
     const unsigned char *src = raw;
     if (w->in_dtype != w->common) {
-        tsr__kernel_convert(raw, w->in_dtype, conv, w->common, (size_t)n);
+        if (!tsr__cpu_fast_convert(raw, w->in_dtype, conv, w->common, (size_t)n))
+            tsr__kernel_convert(raw, w->in_dtype, conv, w->common, (size_t)n);
         src = conv;
     }
     w->ops->load(w->common, src, n, buf, (w->flags & TSR__KOPF_SKIP_NAN) != 0, nonnan);

@@ -392,7 +392,9 @@ static void check_conversions(void)
         {TSR_UINT8, TSR_FLOAT32},    {TSR_INT8, TSR_FLOAT32},     {TSR_INT16, TSR_FLOAT32},
         {TSR_INT32, TSR_FLOAT32},    {TSR_INT64, TSR_FLOAT32},    {TSR_FLOAT16, TSR_FLOAT32},
         {TSR_BFLOAT16, TSR_FLOAT32}, {TSR_FLOAT32, TSR_FLOAT64},  {TSR_INT32, TSR_FLOAT64},
-        {TSR_FLOAT32, TSR_FLOAT16},  {TSR_FLOAT32, TSR_BFLOAT16},
+        {TSR_FLOAT32, TSR_FLOAT16},  {TSR_FLOAT32, TSR_BFLOAT16}, {TSR_UINT8, TSR_INT64},
+        {TSR_INT8, TSR_INT64},       {TSR_INT16, TSR_INT64},      {TSR_INT32, TSR_INT64},
+        {TSR_BOOL, TSR_INT64},
     };
     enum { CAP = 1100 };
     static unsigned char src[CAP * 8], fast[CAP * 8 + 64], ref[CAP * 8 + 64];
@@ -940,9 +942,9 @@ static void check_stream_unary(void)
 {
     /* relu and abs (cpu_fast.c's own rows), then cpu_unary.c's vector
      * rows with their stores around the caches */
-    static const tsr__kernel_op ops[] = {TSR__KOP_RELU,    TSR__KOP_ABS,  TSR__KOP_EXP,
-                                         TSR__KOP_LOG,     TSR__KOP_TANH, TSR__KOP_SIGMOID,
-                                         TSR__KOP_SILU,    TSR__KOP_GELU, TSR__KOP_GELU_TANH};
+    static const tsr__kernel_op ops[] = {TSR__KOP_RELU, TSR__KOP_ABS,  TSR__KOP_EXP,
+                                         TSR__KOP_LOG,  TSR__KOP_TANH, TSR__KOP_SIGMOID,
+                                         TSR__KOP_SILU, TSR__KOP_GELU, TSR__KOP_GELU_TANH};
     enum { CAP = 1031 + 16 };
     static float a[CAP], fast[CAP], ref[CAP];
     static const int64_t line[1] = {70001};
