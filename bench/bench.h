@@ -166,6 +166,19 @@ typedef struct bench_pin {
 } bench_pin;
 void bench_pin_to(bench_pin *p, int pid, int cpu);
 void bench_unpin(bench_pin *p);
+/* Pins this thread, and so what it starts from then on (the daemon, its
+ * workers, PyTorch, the cpu device's pool), to the last `count` CPUs it
+ * may run on, noting it under `suite`; bench_unpin gives the former CPUs
+ * back. Nothing without config->pin, or where there is no choice. The
+ * bandwidth suites measure every side of a ratio this way on the same
+ * CPUs: the CPUs of a virtual machine can differ in speed (one ran the
+ * same loop 12-25% slower than the other on a two-CPU test machine),
+ * and a ratio of two sides the scheduler put on different CPUs measured
+ * that difference. */
+void bench_place(bench_pin *p, const bench_config *config, int count, const char *suite);
+/* Gives every thread of process pid (one started while p was in place)
+ * the CPUs p saved. */
+void bench_unpin_process(const bench_pin *p, int pid);
 /* The first two CPUs this process may run on, or false when it may use
  * only one. */
 bool bench_two_cpus(int cpus[2]);

@@ -786,12 +786,16 @@ static int run_suite(const ew_suite *def, const bench_config *config, bench_resu
     const ew_plan *plan = config->quick ? &quick_plan : &full_plan;
     int threads = config->threads > 0 ? config->threads : 1;
     bench_set_threads(config, suite, threads);
+    bench_pin pin;
+    bench_place(&pin, config, threads, suite);
 
     bench_daemon d = {.pid = -1};
     const char *socket_path = config->socket_path;
     if (!socket_path) {
-        if (bench_daemon_start(&d, suite) != 0)
+        if (bench_daemon_start(&d, suite) != 0) {
+            bench_unpin(&pin);
             return 1;
+        }
         socket_path = d.socket;
     }
     tsr_client *client;
@@ -800,6 +804,7 @@ static int run_suite(const ew_suite *def, const bench_config *config, bench_resu
         bench_note(suite, "%s", tsr_last_error());
         if (d.pid > 0)
             bench_daemon_stop(&d);
+        bench_unpin(&pin);
         return 1;
     }
     int32_t opencl_count = 0;
@@ -834,8 +839,14 @@ static int run_suite(const ew_suite *def, const bench_config *config, bench_resu
                          res->baseline, res->paired, d_ix == 0 ? c->target_cpu : c->target_opencl);
         }
     }
-    if (opencl && def->latency)
+    if (opencl && def->latency) {
+        /* The latency is of two processes on CPUs of the scheduler's
+         * choosing, as a user's would be. */
+        bench_unpin_process(&pin, d.pid);
+        bench_unpin(&pin);
         measure_latency(client, devices[1], plan, out);
+        bench_place(&pin, config, threads, NULL);
+    }
     report_memory(client, opencl);
     if (stream_retaken > 0)
         bench_note(suite, "%d of %d STREAM passes ran again, stalled (see elementwise_bare.c)",
@@ -870,6 +881,7 @@ static int run_suite(const ew_suite *def, const bench_config *config, bench_resu
             torch_close(child);
         }
     }
+    bench_unpin(&pin);
     return 0;
 }
 

@@ -383,6 +383,8 @@ int bench_suite_matmul(const bench_config *config, bench_results *out)
 {
     mm_run run = {.plan = config->quick ? &quick_plan : &full_plan};
     int threads = config->threads > 0 ? config->threads : 1;
+    bench_pin pin;
+    bench_place(&pin, config, threads, suite);
     char n[16];
     snprintf(n, sizeof n, "%d", threads);
     /* The cpu device's pool (and with it the OpenBLAS threads of
@@ -421,5 +423,6 @@ int bench_suite_matmul(const bench_config *config, bench_results *out)
         bench_daemon_stop(&d);
     if (run.torch)
         torch_close(run.torch);
+    bench_unpin(&pin);
     return 0;
 }

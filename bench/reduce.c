@@ -332,6 +332,8 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
 {
     const rd_plan *plan = config->quick ? &quick_plan : &full_plan;
     int threads = config->threads > 0 ? config->threads : 1;
+    bench_pin pin;
+    bench_place(&pin, config, threads, suite);
     char n[16];
     snprintf(n, sizeof n, "%d", threads);
     setenv("TESSERA_NUM_THREADS", n, 1);
@@ -346,8 +348,10 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
 
     uint64_t bytes = (uint64_t)(plan->side * plan->side) * sizeof(float);
     stream_arrays s;
-    if (stream_init(&s, STREAM_READ, bytes, threads, suite) != 0)
+    if (stream_init(&s, STREAM_READ, bytes, threads, suite) != 0) {
+        bench_unpin(&pin);
         return 1;
+    }
     bench_note(suite, "%lld float32 (%llu MiB) per reduction, %d x %d per sample",
                (long long)(plan->side * plan->side), (unsigned long long)(bytes >> 20),
                plan->samples, plan->reps);
@@ -387,5 +391,6 @@ int bench_suite_reduce(const bench_config *config, bench_results *out)
     if (read_retaken > 0)
         bench_note(suite, "%d of %d read passes ran again, stalled (see elementwise_bare.c)",
                    read_retaken, read_passes);
+    bench_unpin(&pin);
     return 0;
 }

@@ -1,4 +1,5 @@
 /* tessera-bench helpers: rows, samples, clocks, progress and children. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -233,6 +234,52 @@ void bench_unpin(bench_pin *p)
     if (p->pinned)
         sched_setaffinity(p->pid, sizeof p->saved, &p->saved);
     p->pinned = false;
+}
+
+void bench_place(bench_pin *p, const bench_config *config, int count, const char *suite)
+{
+    *p = (bench_pin){.pid = 0};
+    cpu_set_t last;
+    if (!config->pin || count < 1 || sched_getaffinity(0, sizeof p->saved, &p->saved) < 0)
+        return;
+    CPU_ZERO(&last);
+    int low = -1, high = -1, found = 0;
+    for (int cpu = CPU_SETSIZE - 1; cpu >= 0 && found < count; cpu--)
+        if (CPU_ISSET(cpu, &p->saved)) {
+            CPU_SET(cpu, &last);
+            high = found++ ? high : cpu;
+            low = cpu;
+        }
+    if (found < count || CPU_COUNT(&p->saved) == count)
+        return; /* fewer CPUs than threads, or no choice to make */
+    p->pinned = sched_setaffinity(0, sizeof last, &last) == 0;
+    if (!p->pinned || !suite)
+        return;
+    if (count == 1)
+        bench_note(suite, "measures on CPU %d (the daemon it starts and PyTorch too)", low);
+    else
+        bench_note(suite,
+                   "measures on CPUs %d-%d, those allowed among them (the daemon it starts "
+                   "and PyTorch too)",
+                   low, high);
+}
+
+void bench_unpin_process(const bench_pin *p, int pid)
+{
+    if (!p->pinned || pid <= 0)
+        return;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return;
+    for (struct dirent *e; (e = readdir(dir));) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end == '\0' && tid > 0)
+            sched_setaffinity((pid_t)tid, sizeof p->saved, &p->saved);
+    }
+    closedir(dir);
 }
 
 bool bench_two_cpus(int cpus[2])
