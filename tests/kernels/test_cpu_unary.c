@@ -87,13 +87,18 @@ static void compare(tsr__kernel_op op, tsr_dtype dt, const unsigned char *in, in
     }
 }
 
-/* Also as short rows from odd places: the vector rows' partial vector. */
+/* Also as short rows from odd places: the vector rows' partial vector;
+ * and rows of 60 to 100 elements, where a pipelined row (sigmoid's)
+ * starts, ends after one round or two, and leaves its rest to the plain
+ * row. */
 static void compare_short(tsr__kernel_op op, tsr_dtype dt, const unsigned char *in, int64_t n)
 {
     compare(op, dt, in, n, "row");
     size_t w = tsr_dtype_itemsize(dt);
     for (int64_t len = 1, at = 0; len <= 17 && at + len <= n; at += len + 3, len++)
         compare(op, dt, in + at * w, len, "short row");
+    for (int64_t len = 60, at = 5; len <= 100 && at + len <= n; at += len + 7, len++)
+        compare(op, dt, in + at * w, len, "medium row");
 }
 
 static const uint32_t f32_special[] = {
