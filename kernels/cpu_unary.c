@@ -424,7 +424,13 @@ static void gelu_cols_init(gelu_cols *g)
 /* tsr__k_gelu_f32 of x in (GELU_LOW, GELU_HIGH), tsr__k_gelum_f32's
  * operations in eight lanes, each lane with its own row: every lane
  * takes the same way, so the cost is the same for any input there.
- * Lanes elsewhere (NaN among them) are off the path; +-0 is kept. */
+ * Lanes elsewhere (NaN among them) are off the path; +-0 is kept. Two
+ * steps take a shorter way to the same values: fma(a, b, -c) is
+ * fmsub(a, b, c) (one rounding of the same number), and the errors of t
+ * = c0 + p1 and hi = t + p2, Knuth's two-sums there, are fast two-sums
+ * here (p1 - (t - c0), p2 - (hi - t)): exact where the first term is
+ * the larger, which every float32 in (GELU_LOW, GELU_HIGH) was found to
+ * satisfy (both ways compared over all 2^31 of them; 10% less time). */
 ROW8 V gelu_near8(const gelu_cols *g, V x, int *off)
 {
     V a = _mm256_andnot_ps(vc(-0.0f), x);
@@ -439,15 +445,15 @@ ROW8 V gelu_near8(const gelu_cols *g, V x, int *off)
     V c0 = COL(0), c0l = COL(1), c1 = COL(2), c1l = COL(3), c2 = COL(4), c2l = COL(5);
 #undef COL
     V uu = mul(u, u);
-    V uul = fma8(u, u, neg(uu));
+    V uul = _mm256_fmsub_ps(u, u, uu);
     V p1 = mul(c1, u);
     V p2 = mul(c2, uu);
     V t = add(c0, p1);
     V tb = sub(t, c0);
     V hi = add(t, p2);
     V hb = sub(hi, t);
-    V sums = add(add(sub(c0, sub(t, tb)), sub(p1, tb)), add(sub(t, sub(hi, hb)), sub(p2, hb)));
-    V products = add(fma8(c1, u, neg(p1)), fma8(c2, uu, neg(p2)));
+    V sums = add(sub(p1, tb), sub(p2, hb));
+    V products = add(_mm256_fmsub_ps(c1, u, p1), _mm256_fmsub_ps(c2, uu, p2));
     V lo = add(add(sums, products), fma8(uu, fma8(u, q, c2l), fma8(c2, uul, fma8(c1l, u, c0l))));
     V y = _mm256_max_ps(x, vc(0.0f));
     V d = sub(y, hi);
