@@ -311,8 +311,9 @@ ROW8 sigmoid_half sigmoid8_head(V x)
         .off = ~lanes(_mm256_cmp_ps(k, vc((float)(TSR__K_F_BIAS - 2)), _CMP_LE_OQ)) & 0xFF};
 }
 
-ROW8 V sigmoid8_tail(sigmoid_half e)
+ROW8 V sigmoid8_tail(sigmoid_half e, int *off)
 {
+    *off = e.off;
     V dh = add(vc(1.0f), e.eh);
     V dl = add(sub(_mm256_min_ps(e.eh, vc(1.0f)), sub(dh, _mm256_max_ps(e.eh, vc(1.0f)))), e.el);
     V q = dv(vc(1.0f), dh);
@@ -321,9 +322,7 @@ ROW8 V sigmoid8_tail(sigmoid_half e)
 
 ROW8 V sigmoid8(V x, int *off)
 {
-    sigmoid_half e = sigmoid8_head(x);
-    *off = e.off;
-    return sigmoid8_tail(e);
+    return sigmoid8_tail(sigmoid8_head(x), off);
 }
 
 /* The rows of tsr__k_erfcf as columns: the value of column j for row i
@@ -431,17 +430,28 @@ static void gelu_cols_init(gelu_cols *g)
  * here (p1 - (t - c0), p2 - (hi - t)): exact where the first term is
  * the larger, which every float32 in (GELU_LOW, GELU_HIGH) was found to
  * satisfy (both ways compared over all 2^31 of them; 10% less time). */
-ROW8 V gelu_near8(const gelu_cols *g, V x, int *off)
+typedef struct gelu_half {
+    V x, u, q; /* q: the terms past c2 of the row's polynomial, Q(u) */
+    VI k;      /* the row */
+} gelu_half;
+
+ROW8 gelu_half gelu_near8_head(const gelu_cols *g, V x)
 {
     V a = _mm256_andnot_ps(vc(-0.0f), x);
     V a2 = mul(a, vc(2.0f));
     VI k = _mm256_cvttps_epi32(a2);
     V kf = _mm256_cvtepi32_ps(k);
     V u = sub(sub(a2, kf), _mm256_min_ps(kf, vc(0.5f)));
-#define COL(j) _mm256_permutevar8x32_ps(g->col[j], k)
-    V q = COL(TSR__K_GELUF_N - 1);
+    V q = _mm256_permutevar8x32_ps(g->col[TSR__K_GELUF_N - 1], k);
     for (int j = TSR__K_GELUF_N - 2; j > 5; j--)
-        q = fma8(u, q, COL(j));
+        q = fma8(u, q, _mm256_permutevar8x32_ps(g->col[j], k));
+    return (gelu_half){.x = x, .u = u, .q = q, .k = k};
+}
+
+ROW8 V gelu_near8_tail(const gelu_cols *g, gelu_half h, int *off)
+{
+    V x = h.x, u = h.u, q = h.q;
+#define COL(j) _mm256_permutevar8x32_ps(g->col[j], h.k)
     V c0 = COL(0), c0l = COL(1), c1 = COL(2), c1l = COL(3), c2 = COL(4), c2l = COL(5);
 #undef COL
     V uu = mul(u, u);
@@ -506,7 +516,7 @@ ROW8 V gelu_far8(const erfc_cols *c, V x, V *far)
  * (NaN, infinities, x below -9 sqrt2) are off the path. */
 ROW8 V gelu8(const gelu_cols *g, const erfc_cols *c, V x, int *off)
 {
-    V r = gelu_near8(g, x, off);
+    V r = gelu_near8_tail(g, gelu_near8_head(g, x), off);
     if (*off) {
         V far;
         V f = gelu_far8(c, x, &far);
@@ -588,6 +598,17 @@ static V redo_lanes(float (*scalar)(float), V x, V y, int off)
         if (off >> j & 1)
             r[j] = scalar(in[j]);
     return _mm256_loadu_ps(r);
+}
+
+/* The lanes `off` of gelu8's results r that the table did not serve: the
+ * far way where it serves them, tsr__k_gelu_f32 for the rest. */
+static V gelu_fix8(const erfc_cols *c, V x, V r, int off)
+{
+    V far;
+    V f = gelu_far8(c, x, &far);
+    r = pick(far, f, r);
+    off &= ~lanes(far);
+    return off ? redo_lanes(tsr__k_gelu_f32, x, r, off) : r;
 }
 
 /* Eight results of f8, the lanes off its path recomputed by `scalar`. */
@@ -717,52 +738,59 @@ static inline V bf16_in8(const uint16_t *p)
             row_##fn##_f32_v(o + i, a + i, n - i);                                       \
     }
 
-/* A float32 row of a function split in two halves, head (x to a value of
- * type H with a member `off`, the lanes off the path) and tail (H to the
- * results), computed four vectors at a time in software pipeline: the
- * heads of the next four vectors come before the tails of these in the
- * instructions, so that the processor overlaps them. Its window holds
- * about two vectors' worth of a long chain of dependent operations, and
- * one sigmoid, from x through the division to its correction, is such a
- * chain: over 4096 float32 in the first-level cache (AMD EPYC Zen 4), 0.58
- * ns an element one vector after the other, 0.47 so. The rest (under 64
- * elements, or n % 32) goes through `rest`, the row of the whole
- * function; each lane is computed as there, so the bits are its bits. */
-#define PIPELINED_ROW(fn, H, head, tail, scalar, rest)                                      \
-    static void row_##fn##_f32_v(void *o_, const void *a_, int64_t n)                       \
-    {                                                                                       \
-        float *o = (float *)o_;                                                             \
-        const float *a = (const float *)a_;                                                 \
-        if (n < 64) {                                                                       \
-            rest(o_, a_, n);                                                                \
-            return;                                                                         \
-        }                                                                                   \
-        H h0 = head(_mm256_loadu_ps(a)), h1 = head(_mm256_loadu_ps(a + 8));                 \
-        H h2 = head(_mm256_loadu_ps(a + 16)), h3 = head(_mm256_loadu_ps(a + 24));           \
-        int64_t i = 0;                                                                      \
-        for (;; i += 32) {                                                                  \
-            bool more = i + 64 <= n;                                                        \
-            const float *next = a + (more ? i + 32 : i); /* a harmless stand-in */          \
-            H n0 = head(_mm256_loadu_ps(next)), n1 = head(_mm256_loadu_ps(next + 8));       \
-            H n2 = head(_mm256_loadu_ps(next + 16)), n3 = head(_mm256_loadu_ps(next + 24)); \
-            V y0 = tail(h0), y1 = tail(h1), y2 = tail(h2), y3 = tail(h3);                   \
-            if (h0.off | h1.off | h2.off | h3.off) {                                        \
-                y0 = redo_lanes(scalar, _mm256_loadu_ps(a + i), y0, h0.off);                \
-                y1 = redo_lanes(scalar, _mm256_loadu_ps(a + i + 8), y1, h1.off);            \
-                y2 = redo_lanes(scalar, _mm256_loadu_ps(a + i + 16), y2, h2.off);           \
-                y3 = redo_lanes(scalar, _mm256_loadu_ps(a + i + 24), y3, h3.off);           \
-            }                                                                               \
-            _mm256_storeu_ps(o + i, y0);                                                    \
-            _mm256_storeu_ps(o + i + 8, y1);                                                \
-            _mm256_storeu_ps(o + i + 16, y2);                                               \
-            _mm256_storeu_ps(o + i + 24, y3);                                               \
-            if (!more)                                                                      \
-                break;                                                                      \
-            h0 = n0, h1 = n1, h2 = n2, h3 = n3;                                             \
-        }                                                                                   \
-        i += 32;                                                                            \
-        if (i < n)                                                                          \
-            rest(o + i, a + i, n - i);                                                      \
+/* A float32 row of a function split in two halves, HEAD(x) (to a value
+ * of type H) and TAIL(h, &off) (to the results and the lanes off the
+ * path, which FIX(x, y, off) recomputes), D vectors at a time in software
+ * pipeline: the heads of the next D vectors come before the tails of
+ * these in the instructions, so that the processor overlaps them. Its
+ * window holds about two vectors' worth of a long chain of dependent
+ * operations, and one sigmoid, from x through the division to its
+ * correction, is such a chain: over 4096 float32 in the first-level cache
+ * (AMD EPYC Zen 4), 0.58 ns an element one vector after the other, 0.47
+ * so (D = 4); gelu 0.80 and 0.65 (D = 2: four of its heads take more
+ * registers than there are, and it ran slower than none). The rest
+ * (under 2D vectors, or n % 8D) goes through `rest`, the row of the whole
+ * function; each lane is computed as there, so the bits are its bits.
+ * SETUP declares what HEAD, TAIL and FIX read. */
+#define PIPELINED_ROW(fn, D, SETUP, H, HEAD, TAIL, FIX, rest)                        \
+    static void row_##fn##_f32_v(void *o_, const void *a_, int64_t n)                \
+    {                                                                                \
+        float *o = (float *)o_;                                                      \
+        const float *a = (const float *)a_;                                          \
+        if (n < 16 * (D)) {                                                          \
+            rest(o_, a_, n);                                                         \
+            return;                                                                  \
+        }                                                                            \
+        SETUP                                                                        \
+        H h[D], next[D];                                                             \
+        for (int v = 0; v < (D); v++)                                                \
+            h[v] = HEAD(_mm256_loadu_ps(a + 8 * v));                                 \
+        int64_t i = 0;                                                               \
+        for (;; i += 8 * (D)) {                                                      \
+            bool more = i + 16 * (D) <= n;                                           \
+            const float *ahead = a + (more ? i + 8 * (D) : i); /* else a stand-in */ \
+            for (int v = 0; v < (D); v++)                                            \
+                next[v] = HEAD(_mm256_loadu_ps(ahead + 8 * v));                      \
+            V y[D];                                                                  \
+            int off[D], any = 0;                                                     \
+            for (int v = 0; v < (D); v++) {                                          \
+                y[v] = TAIL(h[v], &off[v]);                                          \
+                any |= off[v];                                                       \
+            }                                                                        \
+            if (any)                                                                 \
+                for (int v = 0; v < (D); v++)                                        \
+                    if (off[v])                                                      \
+                        y[v] = FIX(_mm256_loadu_ps(a + i + 8 * v), y[v], off[v]);    \
+            for (int v = 0; v < (D); v++)                                            \
+                _mm256_storeu_ps(o + i + 8 * v, y[v]);                               \
+            if (!more)                                                               \
+                break;                                                               \
+            for (int v = 0; v < (D); v++)                                            \
+                h[v] = next[v];                                                      \
+        }                                                                            \
+        i += 8 * (D);                                                                \
+        if (i < n)                                                                   \
+            rest(o + i, a + i, n - i);                                               \
     }
 
 #define VECTOR_AND_STREAM_ROWS(fn, f8, scalar) \
@@ -773,12 +801,14 @@ VECTOR_AND_STREAM_ROWS(exp, exp8, tsr__k_exp_f32)
 VECTOR_ROWS(log, log8, tsr__k_log_f32)
 VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
 VECTOR_ROWS(sigmoid_plain, sigmoid8, tsr__k_sigmoid_f32)
-PIPELINED_ROW(sigmoid, sigmoid_half, sigmoid8_head, sigmoid8_tail, tsr__k_sigmoid_f32,
+#define SIGMOID_FIX(x, y, off) redo_lanes(tsr__k_sigmoid_f32, x, y, off)
+PIPELINED_ROW(sigmoid, 4, , sigmoid_half, sigmoid8_head, sigmoid8_tail, SIGMOID_FIX,
               row_sigmoid_plain_f32_v)
+#undef SIGMOID_FIX
 VECTOR_ROWS(silu, silu8, tsr__k_silu_f32)
 VECTOR_ROWS(gelut, gelut8, tsr__k_gelut_f32)
 
-static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
+static void row_gelu_plain_f32_v(void *o_, const void *a_, int64_t n)
 {
     float *o = (float *)o_;
     const float *a = (const float *)a_;
@@ -810,6 +840,20 @@ static void row_gelu_f32_v(void *o_, const void *a_, int64_t n)
 }
 
 #undef GELU8
+
+#define GELU_SETUP      \
+    gelu_cols g;        \
+    erfc_cols c;        \
+    gelu_cols_init(&g); \
+    erfc_cols_init(&c);
+#define GELU_HEAD(x) gelu_near8_head(&g, x)
+#define GELU_TAIL(h, off) gelu_near8_tail(&g, h, off)
+#define GELU_FIX(x, y, off) gelu_fix8(&c, x, y, off)
+PIPELINED_ROW(gelu, 2, GELU_SETUP, gelu_half, GELU_HEAD, GELU_TAIL, GELU_FIX, row_gelu_plain_f32_v)
+#undef GELU_SETUP
+#undef GELU_HEAD
+#undef GELU_TAIL
+#undef GELU_FIX
 
 #define VECTOR_ENTRY(ENUM, fn) [TSR__KOP_##ENUM] = {NULL, row_##fn##_bf16_v, row_##fn##_f32_v, NULL}
 
