@@ -431,8 +431,8 @@ static void gelu_cols_init(gelu_cols *g)
  * the larger, which every float32 in (GELU_LOW, GELU_HIGH) was found to
  * satisfy (both ways compared over all 2^31 of them; 10% less time). */
 typedef struct gelu_half {
-    V x, u, q; /* q: the terms past c2 of the row's polynomial, Q(u) */
-    VI k;      /* the row */
+    V u, q; /* q: the terms past c2 of the row's polynomial, Q(u) */
+    VI k;   /* the row */
 } gelu_half;
 
 ROW8 gelu_half gelu_near8_head(const gelu_cols *g, V x)
@@ -445,12 +445,12 @@ ROW8 gelu_half gelu_near8_head(const gelu_cols *g, V x)
     V q = _mm256_permutevar8x32_ps(g->col[TSR__K_GELUF_N - 1], k);
     for (int j = TSR__K_GELUF_N - 2; j > 5; j--)
         q = fma8(u, q, _mm256_permutevar8x32_ps(g->col[j], k));
-    return (gelu_half){.x = x, .u = u, .q = q, .k = k};
+    return (gelu_half){.u = u, .q = q, .k = k};
 }
 
-ROW8 V gelu_near8_tail(const gelu_cols *g, gelu_half h, int *off)
+ROW8 V gelu_near8_tail(const gelu_cols *g, gelu_half h, V x, int *off)
 {
-    V x = h.x, u = h.u, q = h.q;
+    V u = h.u, q = h.q;
 #define COL(j) _mm256_permutevar8x32_ps(g->col[j], h.k)
     V c0 = COL(0), c0l = COL(1), c1 = COL(2), c1l = COL(3), c2 = COL(4), c2l = COL(5);
 #undef COL
@@ -516,7 +516,7 @@ ROW8 V gelu_far8(const erfc_cols *c, V x, V *far)
  * (NaN, infinities, x below -9 sqrt2) are off the path. */
 ROW8 V gelu8(const gelu_cols *g, const erfc_cols *c, V x, int *off)
 {
-    V r = gelu_near8_tail(g, gelu_near8_head(g, x), off);
+    V r = gelu_near8_tail(g, gelu_near8_head(g, x), x, off);
     if (*off) {
         V far;
         V f = gelu_far8(c, x, &far);
@@ -739,19 +739,21 @@ static inline V bf16_in8(const uint16_t *p)
     }
 
 /* A float32 row of a function split in two halves, HEAD(x) (to a value
- * of type H) and TAIL(h, &off) (to the results and the lanes off the
+ * of type H) and TAIL(h, x, &off) (to the results and the lanes off the
  * path, which FIX(x, y, off) recomputes), D vectors at a time in software
  * pipeline: the heads of the next D vectors come before the tails of
  * these in the instructions, so that the processor overlaps them. Its
  * window holds about two vectors' worth of a long chain of dependent
  * operations, and one sigmoid, from x through the division to its
  * correction, is such a chain: over 4096 float32 in the first-level cache
- * (AMD EPYC Zen 4), 0.58 ns an element one vector after the other, 0.47
- * so (D = 4); gelu 0.80 and 0.65 (D = 2: four of its heads take more
- * registers than there are, and it ran slower than none). The rest
- * (under 2D vectors, or n % 8D) goes through `rest`, the row of the whole
- * function; each lane is computed as there, so the bits are its bits.
- * SETUP declares what HEAD, TAIL and FIX read. */
+ * (AMD EPYC Zen 4), 0.58 ns an element one vector after the other, 0.48
+ * so (D = 4); gelu on N(0, 1) 0.80 and 0.57 (D = 2; with three or four
+ * its heads took more registers than there are, and ran slower). The
+ * tail reads x again rather than have the head carry it (gelu 0.65 with
+ * x carried). The rest (under 2D vectors, or n % 8D) goes through
+ * `rest`, the row of the whole function; each lane is computed as there,
+ * so the bits are its bits. SETUP declares what HEAD, TAIL and FIX
+ * read. */
 #define PIPELINED_ROW(fn, D, SETUP, H, HEAD, TAIL, FIX, rest)                        \
     static void row_##fn##_f32_v(void *o_, const void *a_, int64_t n)                \
     {                                                                                \
@@ -774,7 +776,7 @@ static inline V bf16_in8(const uint16_t *p)
             V y[D];                                                                  \
             int off[D], any = 0;                                                     \
             for (int v = 0; v < (D); v++) {                                          \
-                y[v] = TAIL(h[v], &off[v]);                                          \
+                y[v] = TAIL(h[v], _mm256_loadu_ps(a + i + 8 * v), &off[v]);          \
                 any |= off[v];                                                       \
             }                                                                        \
             if (any)                                                                 \
@@ -801,8 +803,9 @@ VECTOR_AND_STREAM_ROWS(exp, exp8, tsr__k_exp_f32)
 VECTOR_ROWS(log, log8, tsr__k_log_f32)
 VECTOR_ROWS(tanh, tanh8, tsr__k_tanh_f32)
 VECTOR_ROWS(sigmoid_plain, sigmoid8, tsr__k_sigmoid_f32)
+#define SIGMOID_TAIL(h, x, off) sigmoid8_tail(h, off)
 #define SIGMOID_FIX(x, y, off) redo_lanes(tsr__k_sigmoid_f32, x, y, off)
-PIPELINED_ROW(sigmoid, 4, , sigmoid_half, sigmoid8_head, sigmoid8_tail, SIGMOID_FIX,
+PIPELINED_ROW(sigmoid, 4, , sigmoid_half, sigmoid8_head, SIGMOID_TAIL, SIGMOID_FIX,
               row_sigmoid_plain_f32_v)
 #undef SIGMOID_FIX
 VECTOR_ROWS(silu, silu8, tsr__k_silu_f32)
@@ -847,7 +850,7 @@ static void row_gelu_plain_f32_v(void *o_, const void *a_, int64_t n)
     gelu_cols_init(&g); \
     erfc_cols_init(&c);
 #define GELU_HEAD(x) gelu_near8_head(&g, x)
-#define GELU_TAIL(h, off) gelu_near8_tail(&g, h, off)
+#define GELU_TAIL(h, x, off) gelu_near8_tail(&g, h, x, off)
 #define GELU_FIX(x, y, off) gelu_fix8(&c, x, y, off)
 PIPELINED_ROW(gelu, 2, GELU_SETUP, gelu_half, GELU_HEAD, GELU_TAIL, GELU_FIX, row_gelu_plain_f32_v)
 #undef GELU_SETUP
