@@ -101,8 +101,13 @@ struct worker {
     uint64_t launches;
 };
 
+typedef struct late_exit late_exit;
+
 typedef struct tsr__user_state {
     worker *workers;
+    late_exit *late; /* killed workers not reaped yet */
+    int late_fd;     /* the timer that looks for them, when late_watch */
+    tsr__watch *late_watch;
     uint32_t builds;     /* builds the workers have not answered */
     uint64_t last_build; /* when the latest was handed over, ns (tsr__now_ns) */
     uint32_t next_wid;
@@ -285,23 +290,69 @@ static void worker_idle_check(worker *w)
         arm_ms(w, w->server->config->v[TSR__CONF_WORKER_IDLE].number);
 }
 
-/* A killed worker that has not exited yet: reaped when its pidfd says
- * so, on the loop. */
-typedef struct late_exit {
-    int fd;
+/* A killed worker that has not exited yet. Its pidfd would not do to
+ * wait for it: a worker runs as its user, who may trace it, and the
+ * zombie of a traced process is the tracer's to reap first, readable on
+ * the pidfd long before the daemon may reap it. A timer looks for all of
+ * them instead, every LATE_EXIT_MS, and stops when none is left. */
+struct late_exit {
+    late_exit *next;
     pid_t pid;
-    tsr__watch *watch;
-} late_exit;
+};
 
-static void on_late_exit(tsr__loop *loop, uint32_t events, void *data)
+#define LATE_EXIT_MS 100
+
+static void late_timer_set(state *st, bool on)
 {
+    struct itimerspec t = {0};
+    if (on) {
+        t.it_value.tv_nsec = LATE_EXIT_MS * 1000000L;
+        t.it_interval = t.it_value;
+    }
+    timerfd_settime(st->late_fd, 0, &t, NULL);
+}
+
+/* Reaps, without waiting, the late exits that have ended; whether any
+ * is left. */
+static bool reap_late(state *st)
+{
+    for (late_exit **at = &st->late; *at;) {
+        late_exit *e = *at;
+        pid_t got = waitpid(e->pid, NULL, WNOHANG);
+        if (got == e->pid || (got < 0 && errno != EINTR)) {
+            *at = e->next;
+            free(e);
+        } else {
+            at = &e->next;
+        }
+    }
+    return st->late != NULL;
+}
+
+static void on_late_timer(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)loop;
     (void)events;
-    late_exit *e = data;
-    if (waitpid(e->pid, NULL, WNOHANG) == 0)
+    state *st = data;
+    uint64_t ticks;
+    if (read(st->late_fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
         return;
-    tsr__loop_unwatch(loop, e->watch);
-    close(e->fd);
-    free(e);
+    if (!reap_late(st))
+        late_timer_set(st, false);
+}
+
+/* Waits up to `ms` for a process sent SIGKILL to exit and reaps it into
+ * *wstatus; whether it did. */
+static bool wait_killed(pid_t pid, int *wstatus, int ms)
+{
+    for (int k = 0; k < ms * 10; k++) {
+        pid_t got = waitpid(pid, wstatus, WNOHANG);
+        if (got == pid || (got < 0 && errno != EINTR))
+            return got == pid;
+        if (got == 0)
+            usleep(100);
+    }
+    return false;
 }
 
 /* Reaps a worker sent SIGKILL, into *wstatus, without blocking the loop
@@ -310,26 +361,30 @@ static void on_late_exit(tsr__loop *loop, uint32_t events, void *data)
  * reaped when it exits (false, *wstatus untouched). */
 static bool reap_killed(tsr__server *server, pid_t pid, int *wstatus)
 {
-    for (int k = 0; k < 200; k++) {
-        pid_t got = waitpid(pid, wstatus, WNOHANG);
-        if (got == pid || (got < 0 && errno != EINTR))
-            return got == pid;
-        if (got == 0)
-            usleep(100);
-    }
+    if (wait_killed(pid, wstatus, 20))
+        return true;
+    state *st = server->user;
     late_exit *e = calloc(1, sizeof *e);
-    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (e && fd >= 0 &&
-        tsr__loop_watch(server->loop, fd, EPOLLIN, on_late_exit, e, &e->watch) == TSR_OK) {
-        e->fd = fd;
+    if (e && !st->late_watch) {
+        st->late_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (st->late_fd >= 0 && tsr__loop_watch(server->loop, st->late_fd, EPOLLIN, on_late_timer,
+                                                st, &st->late_watch) != TSR_OK) {
+            close(st->late_fd);
+            st->late_watch = NULL;
+        }
+    }
+    if (e && st->late_watch) {
         e->pid = pid;
+        e->next = st->late;
+        st->late = e;
+        late_timer_set(st, true);
+        tsr__log(TSR__LOG_INFO, "kernel worker pid %ld has not exited yet; reaped when it does",
+                 (long)pid);
         return false;
     }
-    /* No pidfd: it stays a zombie until the daemon exits. */
+    /* No timer: it stays a zombie until the daemon exits. */
     tsr__log(TSR__LOG_WARNING, "kernel worker pid %ld did not exit at once; not waiting for it",
              (long)pid);
-    if (fd >= 0)
-        close(fd);
     free(e);
     return false;
 }
@@ -1299,6 +1354,21 @@ void tsr__user_shutdown(tsr__server *server)
         return;
     while (st->workers)
         worker_end(st->workers, "the daemon is stopping");
+    /* The loop runs no more: a killed worker gets a last second to exit
+     * (a busy machine may take that long to tear down its memory), and
+     * is left to init after that. */
+    for (int k = 0; k < 1000 && reap_late(st); k++)
+        usleep(1000);
+    while (st->late) {
+        late_exit *e = st->late;
+        st->late = e->next;
+        tsr__log(TSR__LOG_WARNING, "kernel worker pid %ld had not exited at stop", (long)e->pid);
+        free(e);
+    }
+    if (st->late_watch) {
+        tsr__loop_unwatch(server->loop, st->late_watch);
+        close(st->late_fd);
+    }
     free(st);
     server->user = NULL;
 }
