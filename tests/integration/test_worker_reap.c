@@ -1,11 +1,12 @@
 /* A kernel worker that does not exit when the daemon kills it: a worker
  * runs as its user, who may trace it, and the zombie of a traced process
  * is the tracer's to reap first. Here the test traces the worker. While
- * the tracer holds it the daemon goes on serving and does not spin (its
- * CPU time stays far below the time that passes); once the tracer lets
- * go, the daemon reaps it. A worker still held when the daemon stops
- * costs that stop at most about a second, is logged, and leaks nothing
- * (the AddressSanitizer build checks the daemon's exit). */
+ * the tracer holds it the daemon goes on serving and its loop does not
+ * spin (its thread's CPU time stays far below the time that passes);
+ * once the tracer lets go, the daemon reaps it. A worker still held when
+ * the daemon stops costs that stop at most about a second, is logged,
+ * and leaks nothing (the AddressSanitizer build checks the daemon's
+ * exit). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,11 +57,13 @@ static bool log_reaches(const test_daemon *d, const char *needle, int count)
     return false;
 }
 
-/* utime + stime of process pid, in seconds; -1 when it cannot be read. */
+/* utime + stime of process pid's main thread (the daemon's loop; not
+ * the threads that may build its programs meanwhile), in seconds; -1
+ * when it cannot be read. */
 static double cpu_s(pid_t pid)
 {
     char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", (long)pid, (long)pid);
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
@@ -162,9 +165,9 @@ int main(void)
     usleep(1000000);
     double t1 = now_s(), c1 = cpu_s(d.pid);
     ASSERT_TRUE(c0 >= 0 && c1 >= 0);
-    if (c1 - c0 > 0.5 * (t1 - t0))
+    if (c1 - c0 > 0.2 * (t1 - t0))
         fprintf(stderr, "daemon used %.2f s of CPU in %.2f s\n", c1 - c0, t1 - t0);
-    ASSERT_TRUE(c1 - c0 <= 0.5 * (t1 - t0));
+    ASSERT_TRUE(c1 - c0 <= 0.2 * (t1 - t0));
     /* It still serves: a new build starts a new worker. */
     tsr_program *p2 = NULL;
     tsr_client *c2 = start_worker(&p2);
