@@ -721,8 +721,10 @@ static tsr_status worker_start(tsr__server *server, uid_t uid, gid_t gid, uint32
         s = tsr__loop_watch(server->loop, w->timer_fd, EPOLLIN, on_timer, w, &w->timer_watch);
     if (s != TSR_OK) {
         if (pid > 0) {
+            /* not waited for on the loop: reap_killed's reasons */
+            int wstatus;
             kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
+            (void)reap_killed(server, pid, &wstatus);
         }
         if (w->watch)
             tsr__loop_unwatch(server->loop, w->watch);
