@@ -724,35 +724,6 @@ static inline V bf16_in8(const uint16_t *p)
         }                                                                                      \
     }
 
-/* A float32 row of fn stored around the caches (tsr__cpu_fast_stream_unary):
- * the elements before the output's first 32-byte boundary and the last
- * n % 16 through the plain row, the rest sixteen at a time with
- * non-temporal stores. Each lane is computed as in the plain row, so the
- * bits are its bits. SETUP declares what F8 reads. */
-#define STREAM_ROW(fn, L16, F8, scalar, SETUP)                                           \
-    static void row_##fn##_f32_s(void *o_, const void *a_, int64_t n)                    \
-    {                                                                                    \
-        float *o = (float *)o_;                                                          \
-        const float *a = (const float *)a_;                                              \
-        int64_t head = (int64_t)((32 - ((uintptr_t)o & 31)) & 31) / 4;                   \
-        if (((uintptr_t)o & 3) || head + 16 > n) {                                       \
-            row_##fn##_f32_v(o_, a_, n);                                                 \
-            return;                                                                      \
-        }                                                                                \
-        if (head)                                                                        \
-            row_##fn##_f32_v(o, a, head);                                                \
-        SETUP                                                                            \
-        int64_t i = head;                                                                \
-        for (; i + 16 <= n; i += 16) {                                                   \
-            V y0, y1;                                                                    \
-            L16(F8, scalar, _mm256_loadu_ps(a + i), _mm256_loadu_ps(a + i + 8), y0, y1); \
-            _mm256_stream_ps(o + i, y0);                                                 \
-            _mm256_stream_ps(o + i + 8, y1);                                             \
-        }                                                                                \
-        if (i < n)                                                                       \
-            row_##fn##_f32_v(o + i, a + i, n - i);                                       \
-    }
-
 /* A float32 row of a function split in two halves, HEAD(x) (to a value
  * of type H) and TAIL(h, x, &off) (to the results and the lanes off the
  * path, which FIX(x, y, off) recomputes), D vectors at a time in software
@@ -811,11 +782,7 @@ static inline V bf16_in8(const uint16_t *p)
             rest(o + i, a + i, n - i);                                               \
     }
 
-#define VECTOR_AND_STREAM_ROWS(fn, f8, scalar) \
-    VECTOR_ROWS(fn, f8, scalar)                \
-    STREAM_ROW(fn, LANES16, f8, scalar, )
-
-VECTOR_AND_STREAM_ROWS(exp, exp8, tsr__k_exp_f32)
+VECTOR_ROWS(exp, exp8, tsr__k_exp_f32)
 VECTOR_ROWS(log, log8, tsr__k_log_f32)
 VECTOR_ROWS(tanh_plain, tanh8, tsr__k_tanh_f32)
 #define TANH_FIX(x, y, off) redo_lanes(tsr__k_tanh_f32, x, y, off)
@@ -889,19 +856,19 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
     [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
 };
 
-/* Only exp's row stores around the caches: the others' stores stay
- * plain, their work a vector hiding the stores' cost. Over 2^26 float32
- * N(0, 1) samples in huge pages, one thread, the AMD EPYC (Zen 3), plain
- * against around the caches, ns an element: log 3.41 / 3.58 (half of
- * the samples negative), tanh 1.59 / 1.70, sigmoid
- * 0.72-0.79 / 0.88-0.96, silu 1.38 / 1.46, gelu_tanh 1.75 / 1.93; gelu
- * 1.54-2.02 / 1.69-2.07 (four runs). exp was faster plain there too
- * (0.31-0.37 / 0.43-0.54), but it is light enough to be bound by the
- * memory where a core moves less, and around the caches it moves a third
- * less (no output line is read before it is written); it meets its
- * target either way. */
+/* The rows for outputs past the caches (tsr__cpu_fast_stream_unary):
+ * the plain ones, whose stores stay plain. Over 2^26 float32 N(0, 1)
+ * samples in huge pages, one thread, the AMD EPYC (Zen 3), plain against
+ * around the caches, ns an element: log 3.41 / 3.58 (half of the samples
+ * negative), tanh 1.59 / 1.70, sigmoid 0.72-0.79 / 0.88-0.96, silu
+ * 1.38 / 1.46, gelu_tanh 1.75 / 1.93; gelu 1.54-2.02 / 1.69-2.07 (four
+ * runs). exp, though light enough that a core could be bound by what it
+ * moves, and around the caches it moves a third less (no output line is
+ * read before it is written): 0.31-0.37 / 0.43-0.54 there, and on an AMD
+ * EPYC (Zen 4) 0.30-0.32 / 0.41-0.46, where PyTorch's exp, plain, ran at
+ * 0.46-0.54 and ours around the caches at 0.47-0.55 through the daemon. */
 const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT] = {
-    [TSR__KOP_EXP] = row_exp_f32_s,   [TSR__KOP_LOG] = row_log_f32_v,
+    [TSR__KOP_EXP] = row_exp_f32_v,   [TSR__KOP_LOG] = row_log_f32_v,
     [TSR__KOP_TANH] = row_tanh_f32_v, [TSR__KOP_SIGMOID] = row_sigmoid_f32_v,
     [TSR__KOP_SILU] = row_silu_f32_v, [TSR__KOP_GELU_TANH] = row_gelut_f32_v,
     [TSR__KOP_GELU] = row_gelu_f32_v,
