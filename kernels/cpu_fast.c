@@ -640,8 +640,11 @@ bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, con
         row(o, a, n);
         return true;
     }
-    if (tsr__cpu_unary_stream[op] && have_avx2_fma()) {
-        tsr__cpu_unary_stream[op](o, a, n);
+    /* The float32 vector rows store plainly here too (cpu_unary.c says
+     * why). */
+    tsr__cpu_unary_fn vector = tsr__cpu_unary_vector[op][2];
+    if (vector && have_avx2_fma()) {
+        vector(o, a, n);
         return true;
     }
     return false;

@@ -155,10 +155,10 @@ void tsr__cpu_table_keep_all(bool on);
 /* n contiguous elements of float32 relu or abs (with AVX2), or of a
  * float32 vector row of cpu_unary.c (exp, log, tanh, sigmoid, silu, gelu
  * in both forms; with AVX2, FMA and F16C), o[i] = op(a[i]) with the
- * generic row's bits, for a long output: relu's, abs' and exp's stored
- * around the caches as they are computed (call tsr__cpu_stream_fence
- * before anyone reads them), the heavier rows' plainly (cpu_unary.c says
- * why). False for other operations or dtypes, or on other cpus. */
+ * generic row's bits, for a long output: relu's and abs' stored around
+ * the caches as they are computed (call tsr__cpu_stream_fence before
+ * anyone reads them), the vector rows' plainly (cpu_unary.c says why).
+ * False for other operations or dtypes, or on other cpus. */
 bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, const void *a,
                                 int64_t n);
 
@@ -169,10 +169,6 @@ bool tsr__cpu_fast_stream_unary(tsr__kernel_op op, tsr_dtype dtype, void *o, con
 typedef void (*tsr__cpu_unary_fn)(void *o, const void *a, int64_t n);
 extern const tsr__cpu_unary_fn tsr__cpu_unary_scalar[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
 extern const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
-/* The float32 vector rows for long outputs (tsr__cpu_fast_stream_unary):
- * exp's stored around the caches, the others' the plain rows; NULL where
- * there is none. */
-extern const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT];
 
 /* tsr__kernel_convert of n contiguous elements for the pairs listed
  * above; false for any other pair (nothing written). */

@@ -846,6 +846,18 @@ PIPELINED_ROW(gelu, 2, GELU_SETUP, gelu_half, GELU_HEAD, GELU_TAIL, GELU_FIX, ro
 
 #define VECTOR_ENTRY(ENUM, fn) [TSR__KOP_##ENUM] = {NULL, row_##fn##_bf16_v, row_##fn##_f32_v, NULL}
 
+/* Long outputs (tsr__cpu_fast_stream_unary) take the same rows: their
+ * stores stay plain. Over 2^26 float32 N(0, 1) samples in huge pages, one
+ * thread, the AMD EPYC (Zen 3), plain against around the caches, ns an
+ * element: log 3.41 / 3.58 (half of the samples negative), tanh 1.59 /
+ * 1.70, sigmoid 0.72-0.79 / 0.88-0.96, silu 1.38 / 1.46, gelu_tanh 1.75 /
+ * 1.93; gelu 1.54-2.02 / 1.69-2.07 (four runs). exp too, though light
+ * enough that a core could be bound by what it moves, and around the
+ * caches it moves a third less (no output line is read before it is
+ * written): 0.31-0.37 / 0.43-0.54 there, and on an AMD EPYC (Zen 4)
+ * 0.30-0.32 / 0.41-0.46, where PyTorch's exp ran at 0.44-0.46 in the
+ * runs that measured ours around the caches at 0.47-0.56 through the
+ * daemon. */
 const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES] = {
     VECTOR_ENTRY(EXP, exp),
     VECTOR_ENTRY(LOG, log),
@@ -856,28 +868,9 @@ const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAM
     [TSR__KOP_GELU] = {NULL, NULL, row_gelu_f32_v, NULL},
 };
 
-/* The rows for outputs past the caches (tsr__cpu_fast_stream_unary):
- * the plain ones, whose stores stay plain. Over 2^26 float32 N(0, 1)
- * samples in huge pages, one thread, the AMD EPYC (Zen 3), plain against
- * around the caches, ns an element: log 3.41 / 3.58 (half of the samples
- * negative), tanh 1.59 / 1.70, sigmoid 0.72-0.79 / 0.88-0.96, silu
- * 1.38 / 1.46, gelu_tanh 1.75 / 1.93; gelu 1.54-2.02 / 1.69-2.07 (four
- * runs). exp, though light enough that a core could be bound by what it
- * moves, and around the caches it moves a third less (no output line is
- * read before it is written): 0.31-0.37 / 0.43-0.54 there, and on an AMD
- * EPYC (Zen 4) 0.30-0.32 / 0.41-0.46, where PyTorch's exp, plain, ran at
- * 0.46-0.54 and ours around the caches at 0.47-0.55 through the daemon. */
-const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT] = {
-    [TSR__KOP_EXP] = row_exp_f32_v,   [TSR__KOP_LOG] = row_log_f32_v,
-    [TSR__KOP_TANH] = row_tanh_f32_v, [TSR__KOP_SIGMOID] = row_sigmoid_f32_v,
-    [TSR__KOP_SILU] = row_silu_f32_v, [TSR__KOP_GELU_TANH] = row_gelut_f32_v,
-    [TSR__KOP_GELU] = row_gelu_f32_v,
-};
-
 #else /* no vector rows on this machine */
 
 const tsr__cpu_unary_fn tsr__cpu_unary_scalar[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
 const tsr__cpu_unary_fn tsr__cpu_unary_vector[TSR__KOP_COUNT][TSR__CPU_UNARY_FAMILIES];
-const tsr__cpu_unary_fn tsr__cpu_unary_stream[TSR__KOP_COUNT];
 
 #endif
