@@ -361,6 +361,29 @@ tsr_status tsr__server_open_detached(tsr__server *server, const struct ucred *cr
     return st;
 }
 
+/* Takes a timerfd's expiration count, so that it stops being readable. */
+static void drain_timer(int fd)
+{
+    uint64_t expirations;
+    ssize_t ignored = read(fd, &expirations, sizeof expirations);
+    (void)ignored;
+}
+
+/* Stops listening for TSR__SERVER_ACCEPT_PAUSE_NS: accept4 failed with
+ * the connection still pending, so the socket stays readable, and each
+ * try would fail alike while the machine is short of file handles or
+ * kernel memory (ENFILE, ENOMEM, ENOBUFS): without the pause the loop
+ * would spin a CPU until then. Sessions already open are served
+ * meanwhile. */
+static void pause_listening(tsr__server *server)
+{
+    struct itimerspec when = {.it_value = {.tv_nsec = (long)TSR__SERVER_ACCEPT_PAUSE_NS}};
+    if (server->accept_fd < 0 || timerfd_settime(server->accept_fd, 0, &when, NULL) < 0)
+        return;
+    tsr__loop_unwatch(server->loop, server->listen_watch);
+    server->listen_watch = NULL;
+}
+
 static void on_listen(tsr__loop *loop, uint32_t events, void *data)
 {
     (void)loop;
@@ -374,19 +397,43 @@ static void on_listen(tsr__loop *loop, uint32_t events, void *data)
              * turn it away. */
             close(server->spare_fd);
             fd = accept4(server->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            int err = errno;
             if (fd >= 0)
                 close(fd);
             server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-            TSR__LOG_LIMITED(TSR__LOG_WARNING,
-                             "refused a connection: the daemon is out of file descriptors");
-            continue;
+            if (fd >= 0) {
+                TSR__LOG_LIMITED(TSR__LOG_WARNING,
+                                 "refused a connection: the daemon is out of file descriptors");
+                continue;
+            }
+            errno = err; /* the machine's table may be full: see below */
         }
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-                TSR__LOG_LIMITED(TSR__LOG_WARNING, "accept: %s", strerror(errno));
+            if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
+                return;
+            TSR__LOG_LIMITED(TSR__LOG_WARNING, "accept: %s; not accepting connections for %llu ms",
+                             strerror(errno),
+                             (unsigned long long)(TSR__SERVER_ACCEPT_PAUSE_NS / 1000000u));
+            pause_listening(server);
             return;
         }
         admit(server, fd);
+    }
+}
+
+/* The pause is over: listening resumes (the spare descriptor taken again
+ * if it could not be then), or the pause starts over. */
+static void on_accept_timer(tsr__loop *loop, uint32_t events, void *data)
+{
+    (void)events;
+    tsr__server *server = data;
+    drain_timer(server->accept_fd);
+    if (server->spare_fd < 0)
+        server->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (server->listen_watch == NULL && tsr__loop_watch(loop, server->listen_fd, EPOLLIN, on_listen,
+                                                        server, &server->listen_watch) != TSR_OK) {
+        TSR__LOG_LIMITED(TSR__LOG_WARNING, "cannot listen again yet: %s", tsr_last_error());
+        pause_listening(server);
     }
 }
 
@@ -436,14 +483,6 @@ static void status_changed(tsr__server *server)
         server->status_armed = true;
     else
         send_status(server);
-}
-
-/* Takes a timerfd's expiration count, so that it stops being readable. */
-static void drain_timer(int fd)
-{
-    uint64_t expirations;
-    ssize_t ignored = read(fd, &expirations, sizeof expirations);
-    (void)ignored;
 }
 
 static void on_status_timer(tsr__loop *loop, uint32_t events, void *data)
@@ -791,6 +830,8 @@ static tsr_status start_listening(tsr__server *server, const sigset_t *mask)
         st = tsr__loop_watch(server->loop, server->signal_fd, EPOLLIN, on_signal, server,
                              &server->signal_watch);
     if (st == TSR_OK)
+        st = start_timer(server, 0, on_accept_timer, &server->accept_fd, &server->accept_watch);
+    if (st == TSR_OK)
         st = start_systemd_timers(server);
     return st;
 }
@@ -827,6 +868,7 @@ static void server_clear(tsr__server *server)
                             .watchdog_fd = -1,
                             .status_fd = -1,
                             .spare_fd = -1,
+                            .accept_fd = -1,
                             .session_max_segments = TSR__SESSION_MAX_SEGMENTS,
                             .session_max_threads = TSR__SESSION_MAX_THREADS,
                             .session_max_allocations = TSR__ALLOC_DEFAULT_MAX_ALLOCATIONS};
@@ -943,6 +985,7 @@ void tsr__server_fini(tsr__server *server)
     close_watched(server, &server->signal_fd, &server->signal_watch);
     close_watched(server, &server->watchdog_fd, &server->watchdog_watch);
     close_watched(server, &server->status_fd, &server->status_watch);
+    close_watched(server, &server->accept_fd, &server->accept_watch);
     if (server->spare_fd >= 0)
         close(server->spare_fd);
     tsr__loop_destroy(server->loop);

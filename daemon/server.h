@@ -65,7 +65,11 @@ typedef struct tsr__server {
     int listen_fd;
     int signal_fd;
     int spare_fd; /* kept open to turn connections away when out of descriptors */
-    tsr__watch *listen_watch, *signal_watch;
+    /* A one-shot timer: listening resumes when it fires, after accept4
+     * failed for want of something the whole machine is short of
+     * (TSR__SERVER_ACCEPT_PAUSE_NS); listen_watch is NULL meanwhile. */
+    int accept_fd;
+    tsr__watch *listen_watch, *signal_watch, *accept_watch;
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     bool socket_activated; /* systemd passed listen_fd: the socket file is not ours */
     /* Every session, open or ending (session.h), in session-id order; ids
@@ -148,6 +152,7 @@ typedef struct tsr__server {
 } tsr__server;
 
 #define TSR__SERVER_STATUS_NS UINT64_C(1000000000)
+#define TSR__SERVER_ACCEPT_PAUSE_NS UINT64_C(100000000)
 
 /* Discovers devices, takes the socket systemd passed or binds its own (its
  * directory must exist; a stale socket file left by a dead daemon is

@@ -290,6 +290,24 @@ int test_daemon_log_count(const test_daemon *d, const char *needle)
     return found;
 }
 
+double test_loop_cpu_s(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", (long)pid, (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* fields 14 and 15, counted after the command's closing parenthesis */
+    const char *p = strrchr(buf, ')');
+    unsigned long long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 int test_run_cli(char *out, size_t n, const char *const *args)
 {
     const char *exe = getenv("TESSERA_TEST_CLI");

@@ -60,6 +60,11 @@ void test_daemon_dump_log(const test_daemon *d);
 /* The lines of the daemon's log that hold `needle` (0 without a log). */
 int test_daemon_log_count(const test_daemon *d, const char *needle);
 
+/* utime + stime of process pid's main thread, in seconds (a daemon's:
+ * its loop, not the threads that may build its programs meanwhile); -1
+ * when it cannot be read. */
+double test_loop_cpu_s(pid_t pid);
+
 /* Runs `$TESSERA_TEST_CLI args...` and captures its stdout (up to n-1
  * bytes, NUL-terminated). Returns its exit status. */
 int test_run_cli(char *out, size_t n, const char *const *args);

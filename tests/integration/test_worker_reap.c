@@ -57,27 +57,6 @@ static bool log_reaches(const test_daemon *d, const char *needle, int count)
     return false;
 }
 
-/* utime + stime of process pid's main thread (the daemon's loop; not
- * the threads that may build its programs meanwhile), in seconds; -1
- * when it cannot be read. */
-static double cpu_s(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/task/%ld/stat", (long)pid, (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    /* fields 14 and 15, counted after the command's closing parenthesis */
-    const char *p = strrchr(buf, ')');
-    unsigned long long ut = 0, st = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
-        return -1;
-    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 /* Whether /proc still has process pid (a zombie counts). */
 static bool exists(long pid)
 {
@@ -161,9 +140,9 @@ int main(void)
     tsr_client_close(c);
     ASSERT_TRUE(log_reaches(&d, "has not exited yet; reaped when it does", 1));
     /* The daemon idles while the zombie waits for its tracer. */
-    double t0 = now_s(), c0 = cpu_s(d.pid);
+    double t0 = now_s(), c0 = test_loop_cpu_s(d.pid);
     usleep(1000000);
-    double t1 = now_s(), c1 = cpu_s(d.pid);
+    double t1 = now_s(), c1 = test_loop_cpu_s(d.pid);
     ASSERT_TRUE(c0 >= 0 && c1 >= 0);
     if (c1 - c0 > 0.2 * (t1 - t0))
         fprintf(stderr, "daemon used %.2f s of CPU in %.2f s\n", c1 - c0, t1 - t0);
