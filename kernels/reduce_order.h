@@ -95,17 +95,23 @@ static inline long tsr__red_split(long n)
  * NaN once s is infinite, and TSR__RED_TWO_SUM_VALUE then ignores it.
  * TSR__RED_TWO_SUM_ADD_BY takes three of the subtractions as SUB(a, b),
  * which must be b - a rounded once (the cpu's AVX2 loops: a fused
- * multiply-add, cpu_reduce_ops.c); s + x stays an addition. */
+ * multiply-add, cpu_reduce_ops.c); s + x stays an addition.
+ * TSR__RED_TWO_SUM_ADD_BY2 also takes e's addition as ADD(e, r), which
+ * must be e + r rounded once (the same loops: another multiply-add, in
+ * every other vector). */
 #define TSR__RED_SUB(a, b) ((b) - (a))
-#define TSR__RED_TWO_SUM_ADD_BY(s, e, x, T, SUB)                    \
+#define TSR__RED_ADD(a, b) ((a) + (b))
+#define TSR__RED_TWO_SUM_ADD_BY2(s, e, x, T, SUB, ADD)              \
     do {                                                            \
         T tsr__x = (x);                                             \
         T tsr__t = (s) + tsr__x;                                    \
         T tsr__b = SUB((s), tsr__t);                                \
         T tsr__r = ((s)-SUB(tsr__b, tsr__t)) + SUB(tsr__b, tsr__x); \
-        (e) = (e) + tsr__r;                                         \
+        (e) = ADD((e), tsr__r);                                     \
         (s) = tsr__t;                                               \
     } while (0)
+#define TSR__RED_TWO_SUM_ADD_BY(s, e, x, T, SUB) \
+    TSR__RED_TWO_SUM_ADD_BY2(s, e, x, T, SUB, TSR__RED_ADD)
 #define TSR__RED_TWO_SUM_ADD(s, e, x, T) TSR__RED_TWO_SUM_ADD_BY(s, e, x, T, TSR__RED_SUB)
 /* (s, e) += (s2, e2): s2 added as an element, then e2 into e. */
 #define TSR__RED_TWO_SUM_MERGE(s, e, s2, e2, T) \
