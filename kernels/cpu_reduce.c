@@ -398,14 +398,69 @@ static void store_row(const tsr__reduce_walk *w, int64_t o, const counter *c, in
     store_result(w, value.b, (w->flags & TSR__KOPF_SKIP_NAN) ? nonnan : w->R, w->out + oo);
 }
 
+/* Rows of a reduction that keeps no position, read in place, each from one
+ * contiguous reduced dimension: rows_group takes them. */
+static bool rows_in_place(const tsr__reduce_walk *w)
+{
+    return w->direct && !w->arg && w->nred == 1 && w->rin[0] == (int64_t)w->in_w;
+}
+
+#define ROW_GROUP 8
+
+/* Outputs o .. o+g-1 (g <= ROW_GROUP) side by side with o+half ..: the
+ * whole chunks of each pair of rows by chunk2, a chunk's address the last
+ * one's plus a chunk, a short last chunk by chunk; the g pairs read one
+ * after the other, then stored. The same calls in the same order as
+ * run_pair's for each pair, so the same bits. Between rows of a few
+ * chunks, run_pair's work out of each chunk's place and the stores kept
+ * the memory idle often enough to matter: over 8192 rows of 8192 float32
+ * (two chunks each) this way reads 1.10-1.15 of run_pair's speed, the
+ * same memory read by both in turns, and within 5-10% of the same tensor
+ * summed whole. */
+static void rows_group(const tsr__reduce_walk *w, int64_t o, int64_t half, int64_t g)
+{
+    counter c[ROW_GROUP], d[ROW_GROUP];
+    int64_t whole = w->R / CHUNK, step = CHUNK * (int64_t)w->in_w;
+    for (int64_t r = 0; r < g; r++) {
+        int64_t oo, oi, ox;
+        c[r].n = d[r].n = 0;
+        kept_offsets(w, o + r, -1, &oo, &oi, &ox);
+        const unsigned char *x = w->in + oi;
+        kept_offsets(w, o + r + half, -1, &oo, &oi, &ox);
+        const unsigned char *y = w->in + oi;
+        for (int64_t k = 0; k < whole; k++, x += step, y += step) {
+            mval vx, vy;
+            w->chunk2(x, y, vx.b, vy.b);
+            push(w, &c[r], vx.b, 0);
+            push(w, &d[r], vy.b, 0);
+        }
+        if (w->R > whole * CHUNK) {
+            mval vx, vy;
+            w->chunk(x, w->R - whole * CHUNK, vx.b);
+            push(w, &c[r], vx.b, 0);
+            w->chunk(y, w->R - whole * CHUNK, vy.b);
+            push(w, &d[r], vy.b, 0);
+        }
+    }
+    for (int64_t r = 0; r < g; r++) {
+        store_row(w, o + r, &c[r], w->R);
+        store_row(w, o + r + half, &d[r], w->R);
+    }
+}
+
 /* Outputs [begin, end), each from its whole row of chunks: those of the
  * first half of the range side by side with those of the second
- * (run_pair) where a row is a chunk or more. */
+ * (rows_group, or run_pair) where a row is a chunk or more. */
 void tsr__reduce_rows(const tsr__reduce_walk *w, int64_t begin, int64_t end)
 {
     int64_t nchunks = (w->R + CHUNK - 1) / CHUNK;
     int64_t half = w->R < CHUNK ? 0 : (end - begin) / 2;
-    for (int64_t o = begin; o < begin + half; o++) {
+    int64_t first = begin; /* of the pairs run_pair takes */
+    if (rows_in_place(w))
+        for (; first < begin + half; first += ROW_GROUP)
+            rows_group(w, first, half,
+                       begin + half - first < ROW_GROUP ? begin + half - first : ROW_GROUP);
+    for (int64_t o = first; o < begin + half; o++) {
         int64_t oo, oi, ox, qo, qi, qx;
         kept_offsets(w, o, -1, &oo, &oi, &ox);
         kept_offsets(w, o + half, -1, &qo, &qi, &qx);
