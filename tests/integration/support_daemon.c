@@ -290,6 +290,17 @@ int test_daemon_log_count(const test_daemon *d, const char *needle)
     return found;
 }
 
+bool test_daemon_log_wait(const test_daemon *d, const char *needle, int count, int timeout_ms)
+{
+    for (int waited = 0;; waited += 10) {
+        if (test_daemon_log_count(d, needle) >= count)
+            return true;
+        if (waited >= timeout_ms)
+            return false;
+        usleep(10000);
+    }
+}
+
 double test_loop_cpu_s(pid_t pid)
 {
     char path[64], buf[1024];

@@ -60,6 +60,10 @@ void test_daemon_dump_log(const test_daemon *d);
 /* The lines of the daemon's log that hold `needle` (0 without a log). */
 int test_daemon_log_count(const test_daemon *d, const char *needle);
 
+/* Waits up to timeout_ms for `needle` to appear in the log `count` times
+ * (checking every 10 ms); whether it did. */
+bool test_daemon_log_wait(const test_daemon *d, const char *needle, int count, int timeout_ms);
+
 /* utime + stime of process pid's main thread, in seconds (a daemon's:
  * its loop, not the threads that may build its programs meanwhile); -1
  * when it cannot be read. */

@@ -131,17 +131,6 @@ static bool accept_continues(void)
 }
 #endif
 
-/* Waits up to 10 s for `needle` in the daemon's log. */
-static bool logged(const test_daemon *d, const char *needle)
-{
-    for (int k = 0; k < 1000; k++) {
-        if (test_daemon_log_count(d, needle) > 0)
-            return true;
-        usleep(10000);
-    }
-    return false;
-}
-
 /* Whether a client can open a session, trying for up to 5 s. */
 static bool client_opens(void)
 {
@@ -166,7 +155,7 @@ static void spell(const test_daemon *d, tsr_client *open, int err, const char *m
     atomic_store(&fail_with, err);
     int pending = test_raw_connect(d->socket);
     ASSERT_TRUE(pending >= 0);
-    ASSERT_TRUE(logged(d, message));
+    ASSERT_TRUE(test_daemon_log_wait(d, message, 1, 10000));
     long c0 = atomic_load(&failed_calls);
     double t0 = now_s(), cpu0 = test_loop_cpu_s(d->pid);
     usleep(1000000);

@@ -46,17 +46,6 @@ static long newest_worker(const test_daemon *d)
     return pid;
 }
 
-/* Waits up to 20 s for `needle` to appear in the log `count` times. */
-static bool log_reaches(const test_daemon *d, const char *needle, int count)
-{
-    for (int k = 0; k < 2000; k++) {
-        if (test_daemon_log_count(d, needle) >= count)
-            return true;
-        usleep(10000);
-    }
-    return false;
-}
-
 /* Whether /proc still has process pid (a zombie counts). */
 static bool exists(long pid)
 {
@@ -138,7 +127,7 @@ int main(void)
     }
     tsr_program_release(p);
     tsr_client_close(c);
-    ASSERT_TRUE(log_reaches(&d, "has not exited yet; reaped when it does", 1));
+    ASSERT_TRUE(test_daemon_log_wait(&d, "has not exited yet; reaped when it does", 1, 20000));
     /* The daemon idles while the zombie waits for its tracer. */
     double t0 = now_s(), c0 = test_loop_cpu_s(d.pid);
     usleep(1000000);
