@@ -531,21 +531,47 @@ static void gather(unsigned char *dst, const unsigned char *src, int64_t stride,
 size_t tsr__reduce_column_scratch(const tsr__reduce_walk *w)
 {
     size_t width = (size_t)w->col_width, ms = w->ops->msize;
-    /* lanes, a converted row (twice), lane 0's values, the counters */
-    return width * (LANES * ms + 4 * ELEMENT_MAX + (size_t)w->col_levels * ms) + 64;
+    /* lanes, a row and its partner (each converted, twice), lane 0's
+     * values, the counters */
+    return width * (LANES * ms + 6 * ELEMENT_MAX + (size_t)w->col_levels * ms) + 64;
+}
+
+/* Row r of the reduction for the column walk's block at input offset
+ * oi: its nc elements in the math type, where they are or made in raw
+ * (gathered), conv and row (converted, loaded). */
+static const unsigned char *column_row(const tsr__reduce_walk *w, int64_t oi, int64_t r, int nc,
+                                       unsigned char *raw, unsigned char *conv, unsigned char *row)
+{
+    int64_t n0 = w->rsize[w->nred - 1], s0 = w->rin[w->nred - 1], cs = w->kin[w->cdim];
+    const unsigned char *x = w->in + oi + row_offset(w, r / n0) + (r % n0) * s0;
+    if (cs != (int64_t)w->in_w) { /* the row's elements gathered */
+        gather(raw, x, cs, nc, w->in_w);
+        x = raw;
+    }
+    if (!w->direct) {
+        const unsigned char *src = x;
+        if (w->in_dtype != w->common) {
+            tsr__kernel_convert(x, w->in_dtype, conv, w->common, (size_t)nc);
+            src = conv;
+        }
+        w->ops->load(w->common, src, nc, row, (w->flags & TSR__KOPF_SKIP_NAN) != 0, NULL);
+        x = row;
+    }
+    return x;
 }
 
 void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, void *scratch)
 {
     size_t ms = w->ops->msize;
     int64_t ncols = w->ksize[w->cdim], width = w->col_width;
-    int64_t n0 = w->rsize[w->nred - 1], s0 = w->rin[w->nred - 1], cs = w->kin[w->cdim];
+    int64_t s0 = w->rin[w->nred - 1], cs = w->kin[w->cdim];
     bool contiguous = cs == (int64_t)w->in_w;
     unsigned char *lanes = (unsigned char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     unsigned char *row = lanes + LANES * width * (int64_t)ms;
     unsigned char *conv = row + width * ELEMENT_MAX;
     unsigned char *raw = conv + width * ELEMENT_MAX;
-    unsigned char *v = raw + width * ELEMENT_MAX;
+    unsigned char *row2 = raw + width * ELEMENT_MAX, *raw2 = row2 + width * ELEMENT_MAX;
+    unsigned char *v = raw2 + width * ELEMENT_MAX;
     unsigned char *stack = v + width * ELEMENT_MAX; /* [col_levels][width] accumulators */
     int level[STACK_MAX];
     for (int64_t u = begin; u < end; u++) {
@@ -561,28 +587,19 @@ void tsr__reduce_columns(const tsr__reduce_walk *w, int64_t begin, int64_t end, 
             w->ops->col_init(lanes, nc);
             if (w->direct && contiguous && w->nred == 1) {
                 /* rows at a fixed stride, read where they are */
-                w->col_rows(lanes, w->in + oi + r0 * s0, s0, 0, n, nc);
+                w->col_rows(lanes, w->in + oi + r0 * s0, s0, n, nc);
             } else {
-                for (int64_t i = 0; i < n; i++) {
-                    int64_t r = r0 + i;
-                    const unsigned char *x = w->in + oi + row_offset(w, r / n0) + (r % n0) * s0;
-                    if (!contiguous) { /* the row's elements gathered */
-                        gather(raw, x, cs, nc, w->in_w);
-                        x = raw;
+                /* a lane's rows i and i + LANES (i % (2 LANES) < LANES)
+                 * together, as col_rows takes them */
+                for (int64_t i0 = 0; i0 < n; i0 += 2 * LANES)
+                    for (int j = 0; j < LANES && i0 + j < n; j++) {
+                        int64_t i = i0 + j;
+                        const unsigned char *a = column_row(w, oi, r0 + i, nc, raw, conv, row);
+                        const unsigned char *b =
+                            i + LANES < n ? column_row(w, oi, r0 + i + LANES, nc, raw2, conv, row2)
+                                          : NULL;
+                        w->ops->col_two(lanes, a, b, j, nc);
                     }
-                    if (!w->direct) {
-                        const unsigned char *src = x;
-                        if (w->in_dtype != w->common) {
-                            tsr__kernel_convert(x, w->in_dtype, conv, w->common, (size_t)nc);
-                            src = conv;
-                        }
-                        w->ops->load(w->common, src, nc, row, (w->flags & TSR__KOPF_SKIP_NAN) != 0,
-                                     NULL);
-                        x = row;
-                    }
-                    /* one row: lane i % LANES (a chunk starts at lane 0) */
-                    w->col_rows(lanes, x, 0, (int)(i % LANES), 1, nc);
-                }
             }
             w->ops->col_fold(lanes, nc);
             /* lane 0's columns into the counters (one level array) */

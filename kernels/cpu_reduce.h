@@ -38,7 +38,7 @@ typedef struct tsr__reduce_walk {
     const struct tsr__reduce_ops *ops; /* the combine in the common dtype's math type */
     void (*chunk)(const void *x, int64_t n, void *acc);               /* ops' chunk, for this CPU */
     void (*chunk2)(const void *x, const void *y, void *rx, void *ry); /* and its chunk2 */
-    void (*col_rows)(void *lanes, const unsigned char *rows, int64_t stride, int lane0, int64_t n,
+    void (*col_rows)(void *lanes, const unsigned char *rows, int64_t stride, int64_t n,
                      int ncols); /* ops' column rows, for this CPU */
     void (*scan)(const void *v, int64_t n, int64_t base, bool first, void *best,
                  int64_t *at); /* ops' argmax scan, for this CPU */

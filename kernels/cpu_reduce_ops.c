@@ -349,11 +349,13 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
         for (int k = 0; k < K; k++)                                          \
             sv[k] = ev[k] = (VT){0};                                         \
         int64_t i = 0;                                                       \
-        for (; i + LANES <= n; i += LANES) {                                 \
-            PREFETCH_LANES(x + i, sizeof(T));                                \
+        for (; i + 2 * LANES <= n; i += 2 * LANES) {                         \
+            PREFETCH_LANES(x + i, 2 * sizeof(T));                            \
             for (int k = 0; k < K; k++) {                                    \
-                VT v;                                                        \
+                VT v, v2;                                                    \
                 memcpy(&v, x + i + k * W, sizeof v);                         \
+                memcpy(&v2, x + i + LANES + k * W, sizeof v2);               \
+                v = v + v2;                                                  \
                 if (k % 2)                                                   \
                     TSR__RED_TWO_SUM_ADD_BY2(sv[k], ev[k], v, VT, SUB, ADD); \
                 else                                                         \
@@ -363,10 +365,13 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
         T s[LANES], e[LANES];                                                \
         memcpy(s, sv, sizeof s);                                             \
         memcpy(e, ev, sizeof e);                                             \
-        for (int j = 0; i + j < n; j++)                                      \
-            TSR__RED_TWO_SUM_ADD(s[j], e[j], x[i + j], T);                   \
+        for (int j = 0; j < LANES && i + j < n; j++)                         \
+            TSR__RED_TWO_SUM_ADD(s[j], e[j], PAIR_AT(x, i + j, n), T);       \
         PAIR_FOLD(s, e, T, P, result);                                       \
     }
+/* The element at x[q] of a chunk of n, q % (2 LANES) < LANES, with its
+ * partner LANES on where there is one (kernels/reduce_order.h, step 2). */
+#define PAIR_AT(x, q, n) ((q) + LANES < (n) ? (x)[q] + (x)[(q) + LANES] : (x)[q])
 /* Step 3 for compensated lanes s[LANES], e[LANES] (T), into *result (P). */
 #define PAIR_FOLD(s, e, T, P, result)                                            \
     do {                                                                         \
@@ -382,11 +387,15 @@ COMPLEX_FAMILY(CD, tsr__kc128, double)
     VT sx[K], ex[K], sy[K], ey[K];                                       \
     for (int k = 0; k < K; k++)                                          \
         sx[k] = ex[k] = sy[k] = ey[k] = (VT){0};                         \
-    for (int64_t i = 0; i < CHUNK; i += LANES) {                         \
+    for (int64_t i = 0; i < CHUNK; i += 2 * LANES) {                     \
         for (int k = 0; k < K; k++) {                                    \
-            VT u, v;                                                     \
+            VT u, v, u2, v2;                                             \
             memcpy(&u, x + i + k * W, sizeof u);                         \
             memcpy(&v, y + i + k * W, sizeof v);                         \
+            memcpy(&u2, x + i + LANES + k * W, sizeof u2);               \
+            memcpy(&v2, y + i + LANES + k * W, sizeof v2);               \
+            u = u + u2;                                                  \
+            v = v + v2;                                                  \
             if (k % 2) {                                                 \
                 TSR__RED_TWO_SUM_ADD_BY2(sx[k], ex[k], u, VT, SUB, ADD); \
                 TSR__RED_TWO_SUM_ADD_BY2(sy[k], ey[k], v, VT, SUB, ADD); \
@@ -459,8 +468,8 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
 #define pick2_min_d(v, acc) VPICK(lanes2_d, ilanes2_d, acc, v, <)
 #endif
 
-/* The column walk: rows i = 0..n-1 at p + i * stride, each into lane
- * (lane0 + i) % LANES of a block of nc outputs; the lanes are [LANES][nc]
+/* The column walk: rows i = 0..n-1 of a chunk at p + i * stride, each
+ * into lane i % LANES of a block of nc outputs; the lanes are [LANES][nc]
  * accumulators (pairs: all the s parts, then all the e parts). The rows
  * are taken a lane at a time: rows m, m + LANES, m + 2 LANES, ... (in
  * increasing order, as the lane adds them), then m + 1, ..., so that one
@@ -480,6 +489,7 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
  * end) is asked for a cache line at a time as the row's lines are read
  * (without it, 0.50-0.56 four at a time). No bit changes. */
 #define COL_GROUP 4
+_Static_assert(COL_GROUP % 2 == 0, "a pass starts at an even row of its lane");
 #define COL_AHEAD 4
 #define COL_LINE 64
 /* The body once per pass of the walk, with G_ (a constant: COL_GROUP,
@@ -504,64 +514,74 @@ TARGET_AVX2 static inline lanes2_d pick2_min_d(lanes2_d v, lanes2_d acc)
     do {                                                                               \
         int64_t n16_ = (n + LANES - 1) / LANES * LANES;                                \
         for (int m_ = 0; m_ < LANES && m_ < n; m_++) {                                 \
-            int j = (lane0 + m_) % LANES;                                              \
+            int j = m_;                                                                \
             int64_t i_ = m_;                                                           \
             for (; i_ + (int64_t)(COL_GROUP - 1) * LANES < n; i_ += COL_GROUP * LANES) \
                 COL_PASS(COL_GROUP, __VA_ARGS__);                                      \
-            for (; i_ < n; i_ += LANES)                                                \
+            for (; i_ + LANES < n; i_ += 2 * LANES)                                    \
+                COL_PASS(2, __VA_ARGS__);                                              \
+            if (i_ < n)                                                                \
                 COL_PASS(1, __VA_ARGS__);                                              \
         }                                                                              \
     } while (0)
-#define COL_ROWS_PLAIN(NAME, ATTR, X, OP)                                                         \
-    static ATTR void NAME(void *lv, const unsigned char *p, int64_t stride, int lane0, int64_t n, \
-                          int nc)                                                                 \
-    {                                                                                             \
-        enum { LINE = COL_LINE / sizeof(X) > 0 ? COL_LINE / sizeof(X) : 1 };                      \
-        COL_WALK({                                                                                \
-            X *l = (X *)lv + j * nc;                                                              \
-            for (int c0 = 0; c0 < nc; c0 += LINE) {                                               \
-                for (int g = 0; g < G_; g++)                                                      \
-                    __builtin_prefetch(ahead[g] + c0 * (int64_t)sizeof(X), 0, 3);                 \
-                int ce = nc - c0 < LINE ? nc : c0 + LINE;                                         \
-                for (int c = c0; c < ce; c++) {                                                   \
-                    X acc = l[c];                                                                 \
-                    for (int g = 0; g < G_; g++)                                                  \
-                        acc = OP(acc, ((const X *)x[g])[c]);                                      \
-                    l[c] = acc;                                                                   \
-                }                                                                                 \
-            }                                                                                     \
-        });                                                                                       \
+#define COL_ROWS_PLAIN(NAME, ATTR, X, OP)                                                      \
+    static ATTR void NAME(void *lv, const unsigned char *p, int64_t stride, int64_t n, int nc) \
+    {                                                                                          \
+        enum { LINE = COL_LINE / sizeof(X) > 0 ? COL_LINE / sizeof(X) : 1 };                   \
+        COL_WALK({                                                                             \
+            X *l = (X *)lv + j * nc;                                                           \
+            for (int c0 = 0; c0 < nc; c0 += LINE) {                                            \
+                for (int g = 0; g < G_; g++)                                                   \
+                    __builtin_prefetch(ahead[g] + c0 * (int64_t)sizeof(X), 0, 3);              \
+                int ce = nc - c0 < LINE ? nc : c0 + LINE;                                      \
+                for (int c = c0; c < ce; c++) {                                                \
+                    X acc = l[c];                                                              \
+                    for (int g = 0; g < G_; g++)                                               \
+                        acc = OP(acc, ((const X *)x[g])[c]);                                   \
+                    l[c] = acc;                                                                \
+                }                                                                              \
+            }                                                                                  \
+        });                                                                                    \
     }
 /* The pairs in vectors of VT (lane j's columns c .. c + W - 1 side by
- * side), the last nc % (a line) columns one at a time. */
-#define COL_ROWS_PAIR(NAME, ATTR, T, VT, SUB)                                                     \
-    static ATTR void NAME(void *lv, const unsigned char *p, int64_t stride, int lane0, int64_t n, \
-                          int nc)                                                                 \
-    {                                                                                             \
-        enum { W = sizeof(VT) / sizeof(T), LINE = COL_LINE / sizeof(T) };                         \
-        COL_WALK({                                                                                \
-            T *s = (T *)lv + j * nc, *e = (T *)lv + (LANES + j) * nc;                             \
-            int c = 0;                                                                            \
-            for (; c + LINE <= nc; c += LINE) {                                                   \
-                for (int g = 0; g < G_; g++)                                                      \
-                    __builtin_prefetch(ahead[g] + c * (int64_t)sizeof(T), 0, 3);                  \
-                for (int k = 0; k < LINE; k += W) {                                               \
-                    VT sv, ev;                                                                    \
-                    memcpy(&sv, s + c + k, sizeof sv);                                            \
-                    memcpy(&ev, e + c + k, sizeof ev);                                            \
-                    for (int g = 0; g < G_; g++) {                                                \
-                        VT xv;                                                                    \
-                        memcpy(&xv, (const T *)x[g] + c + k, sizeof xv);                          \
-                        TSR__RED_TWO_SUM_ADD_BY(sv, ev, xv, VT, SUB);                             \
-                    }                                                                             \
-                    memcpy(s + c + k, &sv, sizeof sv);                                            \
-                    memcpy(e + c + k, &ev, sizeof ev);                                            \
-                }                                                                                 \
-            }                                                                                     \
-            for (; c < nc; c++)                                                                   \
-                for (int g = 0; g < G_; g++)                                                      \
-                    TSR__RED_TWO_SUM_ADD(s[c], e[c], ((const T *)x[g])[c], T);                    \
-        });                                                                                       \
+ * side), the last nc % (a line) columns one at a time; a lane's rows two
+ * at a time (kernels/reduce_order.h, step 2: COL_WALK's passes start at
+ * an even row of the lane). */
+#define COL_ROWS_PAIR(NAME, ATTR, T, VT, SUB)                                                  \
+    static ATTR void NAME(void *lv, const unsigned char *p, int64_t stride, int64_t n, int nc) \
+    {                                                                                          \
+        enum { W = sizeof(VT) / sizeof(T), LINE = COL_LINE / sizeof(T) };                      \
+        COL_WALK({                                                                             \
+            T *s = (T *)lv + j * nc, *e = (T *)lv + (LANES + j) * nc;                          \
+            int c = 0;                                                                         \
+            for (; c + LINE <= nc; c += LINE) {                                                \
+                for (int g = 0; g < G_; g++)                                                   \
+                    __builtin_prefetch(ahead[g] + c * (int64_t)sizeof(T), 0, 3);               \
+                for (int k = 0; k < LINE; k += W) {                                            \
+                    VT sv, ev;                                                                 \
+                    memcpy(&sv, s + c + k, sizeof sv);                                         \
+                    memcpy(&ev, e + c + k, sizeof ev);                                         \
+                    for (int g = 0; g < G_; g += 2) {                                          \
+                        VT xv, x2;                                                             \
+                        memcpy(&xv, (const T *)x[g] + c + k, sizeof xv);                       \
+                        if (g + 1 < G_) {                                                      \
+                            memcpy(&x2, (const T *)x[g + 1] + c + k, sizeof x2);               \
+                            xv = xv + x2;                                                      \
+                        }                                                                      \
+                        TSR__RED_TWO_SUM_ADD_BY(sv, ev, xv, VT, SUB);                          \
+                    }                                                                          \
+                    memcpy(s + c + k, &sv, sizeof sv);                                         \
+                    memcpy(e + c + k, &ev, sizeof ev);                                         \
+                }                                                                              \
+            }                                                                                  \
+            for (; c < nc; c++)                                                                \
+                for (int g = 0; g < G_; g += 2) {                                              \
+                    T xc = ((const T *)x[g])[c];                                               \
+                    if (g + 1 < G_)                                                            \
+                        xc = xc + ((const T *)x[g + 1])[c];                                    \
+                    TSR__RED_TWO_SUM_ADD(s[c], e[c], xc, T);                                   \
+                }                                                                              \
+        });                                                                                    \
     }
 
 /* argmax and co over one chunk: elements v[0..n) at positions base..,
@@ -850,6 +870,17 @@ typedef int64_t ilanes2_d __attribute__((vector_size(32)));
     }                                                                                            \
     COL_ROWS_PAIR(col_rows_p##sfx, , T, lanes_##sfx, TSR__RED_SUB)                               \
     COL_ROWS_PAIR(col_rows_p##sfx##_avx2, TARGET_AVX2_FMA, T, lanes2_##sfx, sub2_##sfx)          \
+    static void col_two_p##sfx(void *lv, const unsigned char *a, const unsigned char *b, int j,  \
+                               int nc)                                                           \
+    {                                                                                            \
+        T *s = (T *)lv + j * nc, *e = (T *)lv + (LANES + j) * nc;                                \
+        for (int c = 0; c < nc; c++) {                                                           \
+            T x = ((const T *)a)[c];                                                             \
+            if (b)                                                                               \
+                x = x + ((const T *)b)[c];                                                       \
+            TSR__RED_TWO_SUM_ADD(s[c], e[c], x, T);                                              \
+        }                                                                                        \
+    }                                                                                            \
     static void col_fold_p##sfx(void *lv, int nc)                                                \
     {                                                                                            \
         T *ls = lv, *le = ls + LANES * nc; /* s parts [LANES][nc], then e parts */               \
@@ -873,71 +904,81 @@ PAIR(float, f)
 PAIR(double, d)
 
 /* A plain combine (accumulator = element) in one family. */
-#define PLAIN(FAM, X, NAME, IDENTITY, OP, BETTER, FAST)                              \
-    static void identity_##FAM##_##NAME(void *m)                                     \
-    {                                                                                \
-        *(X *)m = IDENTITY;                                                          \
-    }                                                                                \
-    CHUNK_PLAIN(chunk_##FAM##_##NAME, , X, IDENTITY, OP)                             \
-    CHUNK_PLAIN(chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, IDENTITY, OP)           \
-    CHUNK_PLAIN2(chunk2_##FAM##_##NAME, , X, IDENTITY, OP)                           \
-    CHUNK_PLAIN2(chunk2_##FAM##_##NAME##_avx2, TARGET_AVX2, X, IDENTITY, OP)         \
-    static void combine_##FAM##_##NAME(void *a, const void *b)                       \
-    {                                                                                \
-        *(X *)a = OP(*(X *)a, *(const X *)b);                                        \
-    }                                                                                \
-    static void col_init_##FAM##_##NAME(void *lv, int nc)                            \
-    {                                                                                \
-        X *lane = lv;                                                                \
-        for (int j = 0; j < LANES; j++)                                              \
-            for (int c = 0; c < nc; c++)                                             \
-                lane[j * nc + c] = IDENTITY;                                         \
-    }                                                                                \
-    COL_ROWS_PLAIN(col_rows_##FAM##_##NAME, , X, OP)                                 \
-    COL_ROWS_PLAIN(col_rows_##FAM##_##NAME##_avx2, TARGET_AVX2, X, OP)               \
-    static void col_fold_##FAM##_##NAME(void *lv, int nc)                            \
-    {                                                                                \
-        X *lane = lv;                                                                \
-        for (int w = LANES / 2; w >= 1; w /= 2)                                      \
-            for (int j = 0; j < w; j++)                                              \
-                for (int c = 0; c < nc; c++)                                         \
-                    lane[j * nc + c] = OP(lane[j * nc + c], lane[(j + w) * nc + c]); \
-    }                                                                                \
-    static void col_value_##FAM##_##NAME(const void *lv, int nc, int c, void *acc)   \
-    {                                                                                \
-        (void)nc;                                                                    \
-        *(X *)acc = ((const X *)lv)[c];                                              \
-    }                                                                                \
-    static void final_##FAM##_##NAME(const void *a, void *x)                         \
-    {                                                                                \
-        *(X *)x = *(const X *)a;                                                     \
-    }                                                                                \
-    SCAN_PLAIN(scan_##FAM##_##NAME, , X, BETTER)                                     \
-    SCAN_PLAIN(scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                   \
-    SCAN_PLAIN2(scan2_##FAM##_##NAME, , X, BETTER)                                   \
-    SCAN_PLAIN2(scan2_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                 \
-    static const tsr__reduce_ops ops_##FAM##_##NAME = {                              \
-        sizeof(X),                                                                   \
-        sizeof(X),                                                                   \
-        identity_##FAM##_##NAME,                                                     \
-        FAST##chunk_##FAM##_##NAME,                                                  \
-        FAST##chunk_##FAM##_##NAME##_avx2,                                           \
-        combine_##FAM##_##NAME,                                                      \
-        col_init_##FAM##_##NAME,                                                     \
-        col_rows_##FAM##_##NAME,                                                     \
-        col_rows_##FAM##_##NAME##_avx2,                                              \
-        col_fold_##FAM##_##NAME,                                                     \
-        col_value_##FAM##_##NAME,                                                    \
-        final_##FAM##_##NAME,                                                        \
-        FAST##scan_##FAM##_##NAME,                                                   \
-        FAST##scan_##FAM##_##NAME##_avx2,                                            \
-        load_##FAM,                                                                  \
-        store_##FAM,                                                                 \
-        divide_##FAM,                                                                \
-        FAST##chunk2_##FAM##_##NAME,                                                 \
-        FAST##chunk2_##FAM##_##NAME##_avx2,                                          \
-        FAST##scan2_##FAM##_##NAME,                                                  \
-        FAST##scan2_##FAM##_##NAME##_avx2,                                           \
+#define PLAIN(FAM, X, NAME, IDENTITY, OP, BETTER, FAST)                                          \
+    static void identity_##FAM##_##NAME(void *m)                                                 \
+    {                                                                                            \
+        *(X *)m = IDENTITY;                                                                      \
+    }                                                                                            \
+    CHUNK_PLAIN(chunk_##FAM##_##NAME, , X, IDENTITY, OP)                                         \
+    CHUNK_PLAIN(chunk_##FAM##_##NAME##_avx2, TARGET_AVX2, X, IDENTITY, OP)                       \
+    CHUNK_PLAIN2(chunk2_##FAM##_##NAME, , X, IDENTITY, OP)                                       \
+    CHUNK_PLAIN2(chunk2_##FAM##_##NAME##_avx2, TARGET_AVX2, X, IDENTITY, OP)                     \
+    static void combine_##FAM##_##NAME(void *a, const void *b)                                   \
+    {                                                                                            \
+        *(X *)a = OP(*(X *)a, *(const X *)b);                                                    \
+    }                                                                                            \
+    static void col_init_##FAM##_##NAME(void *lv, int nc)                                        \
+    {                                                                                            \
+        X *lane = lv;                                                                            \
+        for (int j = 0; j < LANES; j++)                                                          \
+            for (int c = 0; c < nc; c++)                                                         \
+                lane[j * nc + c] = IDENTITY;                                                     \
+    }                                                                                            \
+    COL_ROWS_PLAIN(col_rows_##FAM##_##NAME, , X, OP)                                             \
+    COL_ROWS_PLAIN(col_rows_##FAM##_##NAME##_avx2, TARGET_AVX2, X, OP)                           \
+    static void col_two_##FAM##_##NAME(void *lv, const unsigned char *a, const unsigned char *b, \
+                                       int j, int nc)                                            \
+    {                                                                                            \
+        X *l = (X *)lv + j * nc;                                                                 \
+        for (int c = 0; c < nc; c++) {                                                           \
+            X acc = OP(l[c], ((const X *)a)[c]);                                                 \
+            l[c] = b ? OP(acc, ((const X *)b)[c]) : acc;                                         \
+        }                                                                                        \
+    }                                                                                            \
+    static void col_fold_##FAM##_##NAME(void *lv, int nc)                                        \
+    {                                                                                            \
+        X *lane = lv;                                                                            \
+        for (int w = LANES / 2; w >= 1; w /= 2)                                                  \
+            for (int j = 0; j < w; j++)                                                          \
+                for (int c = 0; c < nc; c++)                                                     \
+                    lane[j * nc + c] = OP(lane[j * nc + c], lane[(j + w) * nc + c]);             \
+    }                                                                                            \
+    static void col_value_##FAM##_##NAME(const void *lv, int nc, int c, void *acc)               \
+    {                                                                                            \
+        (void)nc;                                                                                \
+        *(X *)acc = ((const X *)lv)[c];                                                          \
+    }                                                                                            \
+    static void final_##FAM##_##NAME(const void *a, void *x)                                     \
+    {                                                                                            \
+        *(X *)x = *(const X *)a;                                                                 \
+    }                                                                                            \
+    SCAN_PLAIN(scan_##FAM##_##NAME, , X, BETTER)                                                 \
+    SCAN_PLAIN(scan_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                               \
+    SCAN_PLAIN2(scan2_##FAM##_##NAME, , X, BETTER)                                               \
+    SCAN_PLAIN2(scan2_##FAM##_##NAME##_avx2, TARGET_AVX2, X, BETTER)                             \
+    static const tsr__reduce_ops ops_##FAM##_##NAME = {                                          \
+        sizeof(X),                                                                               \
+        sizeof(X),                                                                               \
+        identity_##FAM##_##NAME,                                                                 \
+        FAST##chunk_##FAM##_##NAME,                                                              \
+        FAST##chunk_##FAM##_##NAME##_avx2,                                                       \
+        combine_##FAM##_##NAME,                                                                  \
+        col_init_##FAM##_##NAME,                                                                 \
+        col_rows_##FAM##_##NAME,                                                                 \
+        col_rows_##FAM##_##NAME##_avx2,                                                          \
+        col_two_##FAM##_##NAME,                                                                  \
+        col_fold_##FAM##_##NAME,                                                                 \
+        col_value_##FAM##_##NAME,                                                                \
+        final_##FAM##_##NAME,                                                                    \
+        FAST##scan_##FAM##_##NAME,                                                               \
+        FAST##scan_##FAM##_##NAME##_avx2,                                                        \
+        load_##FAM,                                                                              \
+        store_##FAM,                                                                             \
+        divide_##FAM,                                                                            \
+        FAST##chunk2_##FAM##_##NAME,                                                             \
+        FAST##chunk2_##FAM##_##NAME##_avx2,                                                      \
+        FAST##scan2_##FAM##_##NAME,                                                              \
+        FAST##scan2_##FAM##_##NAME##_avx2,                                                       \
     };
 
 static void never_scan(const void *v, int64_t n, int64_t base, bool first, void *best, int64_t *at)
@@ -952,29 +993,16 @@ static void never_scan2(const void *xv, const void *yv, int64_t xbase, int64_t y
 }
 
 /* Compensated sums of float (float16, bfloat16, float32) and double. */
-#define PAIR_OPS(FAM, T, sfx)                        \
-    static const tsr__reduce_ops ops_##FAM##_sum = { \
-        sizeof(T),                                   \
-        sizeof(pair_##sfx),                          \
-        identity_p##sfx,                             \
-        chunk_p##sfx,                                \
-        chunk_p##sfx##_avx2,                         \
-        combine_p##sfx,                              \
-        col_init_p##sfx,                             \
-        col_rows_p##sfx,                             \
-        col_rows_p##sfx##_avx2,                      \
-        col_fold_p##sfx,                             \
-        col_value_p##sfx,                            \
-        final_p##sfx##_any,                          \
-        never_scan,                                  \
-        never_scan,                                  \
-        load_##FAM,                                  \
-        store_##FAM,                                 \
-        divide_##FAM,                                \
-        chunk2_p##sfx,                               \
-        chunk2_p##sfx##_avx2,                        \
-        never_scan2,                                 \
-        never_scan2,                                 \
+#define PAIR_OPS(FAM, T, sfx)                                             \
+    static const tsr__reduce_ops ops_##FAM##_sum = {                      \
+        sizeof(T),          sizeof(pair_##sfx),   identity_p##sfx,        \
+        chunk_p##sfx,       chunk_p##sfx##_avx2,  combine_p##sfx,         \
+        col_init_p##sfx,    col_rows_p##sfx,      col_rows_p##sfx##_avx2, \
+        col_two_p##sfx,     col_fold_p##sfx,      col_value_p##sfx,       \
+        final_p##sfx##_any, never_scan,           never_scan,             \
+        load_##FAM,         store_##FAM,          divide_##FAM,           \
+        chunk2_p##sfx,      chunk2_p##sfx##_avx2, never_scan2,            \
+        never_scan2,                                                      \
     };
 
 PLAIN(I, uint64_t, sum, 0, SUM_I, NO_BETTER, )

@@ -30,11 +30,15 @@ typedef struct tsr__reduce_ops {
     void (*combine)(void *a, const void *b); /* a = a (+) b */
     /* the column walk: LANES rows of accumulators for a block of outputs */
     void (*col_init)(void *lanes, int ncols);
-    void (*col_rows)(void *lanes, const unsigned char *rows, int64_t stride, int lane0, int64_t n,
-                     int ncols); /* rows i = 0..n-1 at rows + i * stride, into lane
-                                    (lane0 + i) % LANES */
-    void (*col_rows_avx2)(void *lanes, const unsigned char *rows, int64_t stride, int lane0,
-                          int64_t n, int ncols);
+    /* the rows r = 0..n-1 of a chunk at rows + r * stride, each into lane
+     * r % LANES (a compensated sum's two at a time: reduce_order.h) */
+    void (*col_rows)(void *lanes, const unsigned char *rows, int64_t stride, int64_t n, int ncols);
+    void (*col_rows_avx2)(void *lanes, const unsigned char *rows, int64_t stride, int64_t n,
+                          int ncols);
+    /* one step of lane `lane`: a row, or two (b: NULL or the one LANES
+     * rows after a in the chunk), as col_rows takes them */
+    void (*col_two)(void *lanes, const unsigned char *a, const unsigned char *b, int lane,
+                    int ncols);
     void (*col_fold)(void *lanes, int ncols);
     void (*col_value)(const void *lanes, int ncols, int col, void *acc); /* lane 0's accumulator */
     void (*final)(const void *acc, void *x); /* an accumulator's value */

@@ -445,8 +445,8 @@ static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_o
         if (tsr_r_flat(src, n)) {
             __global const tsr_r_x *q = tsr_r_here(src);
             tsr_r_v vs = 0, ve = 0;
-            for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
-                tsr_r_v x = vload16(i / TSR__RED_LANES, q);
+            for (; i + 2 * TSR__RED_LANES <= n; i += 2 * TSR__RED_LANES) {
+                tsr_r_v x = vload16(i / TSR__RED_LANES, q) + vload16(i / TSR__RED_LANES + 1, q);
                 TSR__RED_TWO_SUM_ADD(vs, ve, x, tsr_r_v);
             }
             vstore16(vs, 0, s);
@@ -454,16 +454,24 @@ static void tsr_r_sum_pair(tsr_r_src *src, ulong R, tsr_r_x *s_out, tsr_r_x *e_o
             tsr_r_skip(src, i);
         }
 #endif
-        for (; i + TSR__RED_LANES <= n; i += TSR__RED_LANES) {
-            tsr_r_x xs[TSR__RED_LANES];
+        /* a lane's elements two at a time (kernels/reduce_order.h, step 2) */
+        for (; i + 2 * TSR__RED_LANES <= n; i += 2 * TSR__RED_LANES) {
+            tsr_r_x xs[TSR__RED_LANES], ys[TSR__RED_LANES];
             tsr_r_group(src, xs);
+            tsr_r_group(src, ys);
 #pragma unroll
             for (int j = 0; j < TSR__RED_LANES; j++)
-                TSR__RED_TWO_SUM_ADD(s[j], e[j], xs[j], tsr_r_x);
+                TSR__RED_TWO_SUM_ADD(s[j], e[j], xs[j] + ys[j], tsr_r_x);
         }
-        for (int j = 0; i + j < n; j++) {
-            tsr_r_x x = tsr_r_next(src);
-            TSR__RED_TWO_SUM_ADD(s[j], e[j], x, tsr_r_x);
+        if (i < n) {
+            tsr_r_x xs[TSR__RED_LANES];
+            int left = (int)(n - i);
+            for (int j = 0; j < TSR__RED_LANES && j < left; j++)
+                xs[j] = tsr_r_next(src);
+            for (int j = 0; j + TSR__RED_LANES < left; j++)
+                xs[j] = xs[j] + tsr_r_next(src);
+            for (int j = 0; j < TSR__RED_LANES && j < left; j++)
+                TSR__RED_TWO_SUM_ADD(s[j], e[j], xs[j], tsr_r_x);
         }
         for (int w = TSR__RED_LANES / 2; w >= 1; w /= 2)
             for (int j = 0; j < w; j++)
@@ -590,11 +598,17 @@ static void tsr_r_sum_cols(tsr_r_src *src, ulong R, int nv, tsr_r_x *values)
                     i += TSR__RED_LANES;
                     ia += TSR__RED_LANES;
                 }
+                /* the lane's rows two at a time (kernels/reduce_order.h,
+                 * step 2): a group starts at an even row of the lane */
                 for (int g = 0; g < nv; g++) {
                     tsr_r_v sg = s[g], eg = e[g];
-                    for (int r = 0; r < m; r++) {
+                    for (int r = 0; r < m; r += 2) {
                         TSR_R_PREFETCH(qa[r] + g * 16, 16);
                         tsr_r_v x = vload16(g, q[r]);
+                        if (r + 1 < m) {
+                            TSR_R_PREFETCH(qa[r + 1] + g * 16, 16);
+                            x = x + vload16(g, q[r + 1]);
+                        }
                         TSR__RED_TWO_SUM_ADD(sg, eg, x, tsr_r_v);
                     }
                     s[g] = sg;

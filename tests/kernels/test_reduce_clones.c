@@ -72,7 +72,8 @@ int main(void)
     static const tsr_dtype commons[] = {TSR_INT64, TSR_FLOAT32, TSR_FLOAT64, TSR_COMPLEX64,
                                         TSR_COMPLEX128};
     static const int64_t lengths[] = {1, 5, 15, 16, 17, 31, 33, 100, 257, 4095, 4096};
-    static unsigned char x[4096 * 16], y[4096 * 16], lanes_a[16 * 64 * 16], lanes_b[16 * 64 * 16];
+    static unsigned char x[4096 * 16], y[4096 * 16], lanes_a[16 * 64 * 16], lanes_b[16 * 64 * 16],
+        lanes_c[16 * 64 * 16];
     int compared = 0, pairs = 0;
     for (size_t c = 0; c < sizeof combines / sizeof combines[0]; c++)
         for (size_t d = 0; d < sizeof commons / sizeof commons[0]; d++) {
@@ -135,14 +136,27 @@ int main(void)
                 ops->col_init(lanes_a, 64);
                 ops->col_init(lanes_b, 64);
                 int nc = 64 - (int)(n % 7);
-                ops->col_rows(lanes_a, x, (int64_t)ops->xsize, 3, rows, nc);
-                ops->col_rows_avx2(lanes_b, x, (int64_t)ops->xsize, 3, rows, nc);
+                ops->col_rows(lanes_a, x, (int64_t)ops->xsize, rows, nc);
+                ops->col_rows_avx2(lanes_b, x, (int64_t)ops->xsize, rows, nc);
+                /* and a row (or two) at a time, as the gathered walk
+                 * gives them */
+                ops->col_init(lanes_c, 64);
+                for (int64_t i0 = 0; i0 < rows; i0 += 2 * LANES)
+                    for (int j = 0; j < LANES && i0 + j < rows; j++) {
+                        int64_t i = i0 + j;
+                        ops->col_two(
+                            lanes_c, x + i * (int64_t)ops->xsize,
+                            i + LANES < rows ? x + (i + LANES) * (int64_t)ops->xsize : NULL, j, nc);
+                    }
                 ops->col_fold(lanes_a, nc);
                 ops->col_fold(lanes_b, nc);
+                ops->col_fold(lanes_c, nc);
                 bool cols_same = true;
                 for (int k = 0; k < nc; k++) {
                     ops->col_value(lanes_a, nc, k, a.b);
                     ops->col_value(lanes_b, nc, k, b.b);
+                    cols_same &= same_value(ops, commons[d], a.b, b.b);
+                    ops->col_value(lanes_c, nc, k, b.b);
                     cols_same &= same_value(ops, commons[d], a.b, b.b);
                 }
                 ASSERT_TRUE(cols_same);

@@ -45,7 +45,8 @@ separated by " | ", '#' starting a comment line:
           seed) (the C runner draws the same bits), PyTorch's sum (float32
           hex bits), the exact sum rounded to float64 (math.fsum: hex
           bits) and PyTorch's absolute error; the runner computes Tessera's
-          error and requires it to be no larger
+          error and requires it to be no larger, or below one unit in the
+          last place of the exact sum
 
 Tolerances: sums of floats are compared against PyTorch within
 4 * eps(accumulation) * sum|x| + one unit in the last place of the result

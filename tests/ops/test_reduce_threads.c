@@ -230,9 +230,15 @@ static acc merge(acc a, acc b)
 static acc chunk(const float *x, int64_t stride, int64_t n)
 {
     acc lane[TSR__RED_LANES] = {{0, 0}};
-    for (int64_t i = 0; i < n; i++)
-        TSR__RED_TWO_SUM_ADD(lane[i % TSR__RED_LANES].s, lane[i % TSR__RED_LANES].e, x[i * stride],
-                             float);
+    /* a lane's elements two at a time: i and i + LANES, i % (2 LANES) < LANES */
+    for (int64_t i = 0; i < n; i++) {
+        if (i % (2 * TSR__RED_LANES) >= TSR__RED_LANES)
+            continue;
+        float v = x[i * stride];
+        if (i + TSR__RED_LANES < n)
+            v = v + x[(i + TSR__RED_LANES) * stride];
+        TSR__RED_TWO_SUM_ADD(lane[i % TSR__RED_LANES].s, lane[i % TSR__RED_LANES].e, v, float);
+    }
     TSR__RED_FOLD_LANES(lane, merge);
     return lane[0];
 }
