@@ -75,6 +75,8 @@ static tsr_status parse_bytes(const char *text, tsr__config_value *v,
                               const tsr__config_resolver *r);
 static tsr_status parse_user_kernels(const char *text, tsr__config_value *v,
                                      const tsr__config_resolver *r);
+static tsr_status parse_piece(const char *text, tsr__config_value *v,
+                              const tsr__config_resolver *r);
 
 #define GLOB_HELP                                                                            \
     " in the cgroup v2 path its process had when it opened the session; the name is a glob " \
@@ -189,6 +191,19 @@ static const key_row keys[TSR__CONF_KEY_COUNT] = {
                  "for the move (a few milliseconds per 2 MiB); the contents never change. "
                  "off: segments keep the pages the kernel gave them."},
         KIND_NUMBER, parse_switch, MATCH_NONE},
+    [TSR__CONF_MATMUL_PIECE] = {
+        {.name = "devices.matmul_piece", .metavar = "auto|N", .default_value = "auto",
+         .example = "268435456",
+         .help = "The most multiply-adds of one piece of a matrix product (from 65536 to "
+                 "2^40). A larger product runs as several pieces, whole matrices of its batch or "
+                 "bands of its rows, and between two pieces the device's queue takes other "
+                 "sessions' work, so that no product holds the device for long; each piece "
+                 "also costs the BLAS a pass over the operand all the bands share. auto: 2^30 "
+                 "(1073741824: a few milliseconds on a GPU, about two seconds for CLBlast on "
+                 "one thread of PoCL's CPU device), and 2^32 where a device runs products as "
+                 "the host's code (devices.host_code: OpenBLAS, a quarter of a second on one "
+                 "thread). A change applies to products queued after it."},
+        KIND_NUMBER, parse_piece, MATCH_NONE},
     [TSR__CONF_MAX_SESSIONS] = {
         {.name = "sessions.max", .option = "max-sessions", .metavar = "N", .default_value = "4096",
          .help = "The most sessions (client connections) open at once; connections beyond it "
@@ -625,6 +640,19 @@ static tsr_status parse_user_kernels(const char *text, tsr__config_value *v,
         return tsr__fail(TSR_ERR_INVALID_ARGUMENT, "invalid value '%s' (expected auto, on or off)",
                          text);
     return parse_switch(text, v, r);
+}
+
+static tsr_status parse_piece(const char *text, tsr__config_value *v, const tsr__config_resolver *r)
+{
+    (void)r;
+    if (strcmp(text, "auto") == 0)
+        v->number = TSR__MATMUL_PIECE_AUTO;
+    else if (!whole_number(text, UINT64_C(1) << 16, UINT64_C(1) << 40, &v->number))
+        return tsr__fail(TSR_ERR_INVALID_ARGUMENT,
+                         "invalid piece '%s' (expected auto or a whole number of multiply-adds "
+                         "from 65536 to 1099511627776)",
+                         text);
+    return TSR_OK;
 }
 
 static tsr_status parse_bytes(const char *text, tsr__config_value *v, const tsr__config_resolver *r)

@@ -43,6 +43,8 @@ enum { TSR__DEVICE_MEMORY_AUTO, TSR__DEVICE_MEMORY_COPY, TSR__DEVICE_MEMORY_STAG
 /* kernels.user = auto: every uid where the daemon runs as root (each
  * worker then runs as its user), else the daemon's own uid only. */
 #define TSR__USER_KERNELS_AUTO 2
+/* devices.matmul_piece = auto: each device's own size (daemon/exec.c). */
+#define TSR__MATMUL_PIECE_AUTO 0
 
 /* The keys, in table order (the order of --help, the sample and the docs). */
 typedef enum tsr__config_key_id {
@@ -56,6 +58,7 @@ typedef enum tsr__config_key_id {
     TSR__CONF_DEVICE_MEMORY,
     TSR__CONF_HOST_CODE,
     TSR__CONF_HUGE_PAGES,
+    TSR__CONF_MATMUL_PIECE, /* 0: TSR__MATMUL_PIECE_AUTO */
     TSR__CONF_MAX_SESSIONS,
     TSR__CONF_MAX_SESSIONS_UID,
     TSR__CONF_MAX_HANDSHAKES_UID,

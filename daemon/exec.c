@@ -1527,14 +1527,22 @@ static tsr_status gemm_operand(tsr__session *s, const tsr__wire_gemm *g, int i, 
     return TSR_OK;
 }
 
-/* A product runs in pieces of at most GEMM_PIECE multiply-adds (whole
- * matrices of its batch, or bands of C's rows where one matrix is more),
- * each a job of its own in the session's lane: between two pieces the
- * device's queue takes other sessions' work, so that no product holds it
- * for long (2^30 multiply-adds: a few milliseconds on a GPU, about two
- * seconds for CLBlast on one thread of PoCL's CPU device, where thinner
- * bands cost CLBlast a third of its speed). */
+/* A product runs in pieces of at most devices.matmul_piece multiply-adds
+ * (whole matrices of its batch, or bands of C's rows where one matrix is
+ * more), each a job of its own in the session's lane: between two pieces
+ * the device's queue takes other sessions' work, so that no product holds
+ * it for long. auto: GEMM_PIECE, 2^30 (a few milliseconds on a GPU, about
+ * two seconds for CLBlast on one thread of PoCL's CPU device, where
+ * thinner bands cost CLBlast a third of its speed), and GEMM_PIECE_HOST,
+ * 2^32, on a device that runs products as the host's code (backend
+ * host_code: OpenBLAS on the driver's threads, a quarter of a second on
+ * one thread of an AMD EPYC). There each band packs all of B again, and
+ * thin bands also cost OpenBLAS's own blocking: a float32 product of
+ * 2048 x 2048 in eight bands of 256 rows ran at 32-33 GFLOP/s on one
+ * thread of a first-generation EPYC, in two bands or one call 35-37, as
+ * PyTorch's one call does. */
 #define GEMM_PIECE (UINT64_C(1) << 30)
+#define GEMM_PIECE_HOST (UINT64_C(1) << 32)
 
 /* The backend's request for matrices b0.. and rows r0.. of a checked
  * product (at most nb and nr of them): each operand's first byte in its
@@ -1632,13 +1640,17 @@ tsr_status tsr__exec_gemm(tsr__session *s, const tsr__wire_gemm *g, tsr__wire_la
     if (!program)
         return TSR_ERR_OUT_OF_MEMORY;
     /* in pieces: whole matrices of the batch, or bands of C's rows */
+    uint64_t most = s->server->config->v[TSR__CONF_MATMUL_PIECE].number;
+    if (most == TSR__MATMUL_PIECE_AUTO)
+        most = x->be->host_code && x->be->host_code(x->rt, (uint32_t)queue) ? GEMM_PIECE_HOST
+                                                                            : GEMM_PIECE;
     uint64_t per_row, per_matrix = UINT64_MAX;
     if (__builtin_mul_overflow((uint64_t)g->n, (uint64_t)g->k, &per_row))
         per_row = UINT64_MAX;
     else if (__builtin_mul_overflow(per_row, (uint64_t)g->m, &per_matrix))
         per_matrix = UINT64_MAX;
-    int64_t nb = per_matrix <= GEMM_PIECE ? (int64_t)(GEMM_PIECE / per_matrix) : 1;
-    int64_t nr = per_matrix <= GEMM_PIECE ? g->m : (int64_t)(GEMM_PIECE / per_row);
+    int64_t nb = per_matrix <= most ? (int64_t)(most / per_matrix) : 1;
+    int64_t nr = per_matrix <= most ? g->m : (int64_t)(most / per_row);
     nr = nr < 1 ? 1 : nr;
     /* Every piece is a job: all of them fit, or none is queued. */
     uint64_t pieces;

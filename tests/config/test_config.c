@@ -50,7 +50,8 @@ static const char every_key[] = "# every key, in an order of its own\n"
                                 "kernels.run_time_limit_ms = 750\n"
                                 "kernels.worker_idle_ms = 100\n"
                                 "devices.host_code = off\n"
-                                "devices.huge_pages = off\n";
+                                "devices.huge_pages = off\n"
+                                "devices.matmul_piece = 268435456\n";
 
 static void test_every_key(void)
 {
@@ -64,6 +65,7 @@ static void test_every_key(void)
     ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, 0);
     ASSERT_EQ(cfg.v[TSR__CONF_HOST_CODE].number, 0);
     ASSERT_EQ(cfg.v[TSR__CONF_HUGE_PAGES].number, 0);
+    ASSERT_UEQ(cfg.v[TSR__CONF_MATMUL_PIECE].number, UINT64_C(1) << 28);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_PROGRAMS].number, 8);
     ASSERT_EQ(cfg.v[TSR__CONF_MAX_SOURCE].number, 65536);
     ASSERT_EQ(cfg.v[TSR__CONF_BUILD_TIME].number, 2500);
@@ -149,6 +151,9 @@ static const struct {
     {"log.level =\n", "tesserad.conf:1: log.level: missing value"},
     {"devices.memory = shared\n", "tesserad.conf:1: devices.memory: unknown device memory mode "
                                   "'shared' (expected auto, copy or staged)"},
+    {"devices.matmul_piece = 65535\n",
+     "tesserad.conf:1: devices.matmul_piece: invalid piece '65535' (expected auto or a whole "
+     "number of multiply-adds from 65536 to 1099511627776)"},
     {"no.such.key = 1\n", "tesserad.conf:1: no.such.key: unknown key"},
     {"socket path = /tmp/x\n", "tesserad.conf:1: invalid key 'socket path' (keys have no blanks)"},
     {"just words\n", "tesserad.conf:1: expected 'key = value', got 'just words'"},
@@ -308,6 +313,11 @@ static void test_defaults_and_environment(void)
                 0);
     ASSERT_EQ(cfg.v[TSR__CONF_PROBE_TIMEOUT].number, 20000);
     ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, TSR__USER_KERNELS_AUTO);
+    ASSERT_EQ(cfg.v[TSR__CONF_MATMUL_PIECE].number, TSR__MATMUL_PIECE_AUTO);
+    ASSERT_OK(parse(&cfg, "devices.matmul_piece = 65536\n"));
+    ASSERT_EQ(cfg.v[TSR__CONF_MATMUL_PIECE].number, 65536);
+    ASSERT_OK(parse(&cfg, "devices.matmul_piece = auto\n"));
+    ASSERT_EQ(cfg.v[TSR__CONF_MATMUL_PIECE].number, TSR__MATMUL_PIECE_AUTO);
     ASSERT_OK(parse(&cfg, "kernels.user = on\n"));
     ASSERT_EQ(cfg.v[TSR__CONF_USER_KERNELS].number, 1);
     ASSERT_OK(parse(&cfg, "kernels.user = auto\n"));

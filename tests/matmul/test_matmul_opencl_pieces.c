@@ -1,16 +1,41 @@
 /* Products on opencl:0 larger than one GEMM piece (daemon/exec.c runs a
- * product in pieces of at most 2^30 multiply-adds: bands of C's rows, or
- * groups of whole matrices of a batch), each against the cpu's product of
- * the same values (small integers: every sum is exact in float32, so the
- * two are equal bit for bit whatever the order): an mm of two bands, the
- * first operand transposed (its band is a run of columns), a bmm of a
- * matrix per piece, and an int32 mm through the GEMM program. */
+ * product in pieces of at most devices.matmul_piece multiply-adds: bands
+ * of C's rows, or groups of whole matrices of a batch), each against the
+ * cpu's product of the same values (small integers: every sum is exact in
+ * float32, so the two are equal bit for bit whatever the order): an mm of
+ * seven bands (the last one short), the first operand transposed (its
+ * band is a run of columns), a bmm of a matrix in four bands, a bmm of
+ * four whole matrices a piece, and an int32 mm through the GEMM program.
+ * The daemon runs with pieces of 2^26 multiply-adds, and each product
+ * must queue exactly its pieces on the device (its launch count). */
 #include <stdlib.h>
 
 #include "integration/support_daemon.h"
 #include "test.h"
 
 static tsr_client *client;
+
+#define PIECE (INT64_C(1) << 26)
+
+/* Kernels queued on opencl:0 since the daemon started. */
+static uint64_t launches(void)
+{
+    tsr_device_status st;
+    ASSERT_OK(tsr_admin_device_status(client, (tsr_device){TSR_DEVICE_OPENCL, 0}, &st));
+    return st.launches;
+}
+
+/* The pieces of a product of batch matrices of m x n by k. */
+static uint64_t pieces(int64_t batch, int64_t m, int64_t n, int64_t k)
+{
+    int64_t per_matrix = m * n * k;
+    if (per_matrix <= PIECE) {
+        int64_t nb = PIECE / per_matrix;
+        return (uint64_t)((batch + nb - 1) / nb);
+    }
+    int64_t nr = PIECE / (n * k);
+    return (uint64_t)(batch * ((m + nr - 1) / nr));
+}
 
 /* A cpu tensor of small integers (-8..8) in dtype dt, and the same on
  * opencl:0. */
@@ -67,7 +92,9 @@ static void check_mm(tsr_dtype dt, int64_t m, int64_t n, int64_t k, bool transpo
         da = t;
     }
     ASSERT_OK(tsr_mm(a, b, &want));
+    uint64_t before = launches();
     ASSERT_OK(tsr_mm(da, db, &got));
+    ASSERT_UEQ(launches() - before, pieces(1, m, n, k));
     same(want, got);
     tsr_tensor *ts[] = {a, da, b, db, want, got};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
@@ -81,7 +108,9 @@ static void check_bmm(int64_t batch, int64_t m, int64_t n, int64_t k)
     filled(TSR_FLOAT32, 3, as, 3, &a, &da);
     filled(TSR_FLOAT32, 3, bs, 4, &b, &db);
     ASSERT_OK(tsr_bmm(a, b, &want));
+    uint64_t before = launches();
     ASSERT_OK(tsr_bmm(da, db, &got));
+    ASSERT_UEQ(launches() - before, pieces(batch, m, n, k));
     same(want, got);
     tsr_tensor *ts[] = {a, da, b, db, want, got};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
@@ -91,7 +120,8 @@ static void check_bmm(int64_t batch, int64_t m, int64_t n, int64_t k)
 int main(void)
 {
     test_daemon daemon;
-    if (test_daemon_start(&daemon, NULL) != 0)
+    const char *const small[] = {"--set", "devices.matmul_piece=67108864", NULL};
+    if (test_daemon_start(&daemon, small) != 0)
         return 1;
     int32_t count = 0;
     if (tsr_client_open(NULL, &client) != TSR_OK ||
@@ -100,10 +130,11 @@ int main(void)
         test_daemon_stop(&daemon);
         TEST_SKIP("the daemon sees no opencl device");
     }
-    check_mm(TSR_FLOAT32, 1024, 1024, 384, false); /* 3 * 2^27: two bands of rows */
+    check_mm(TSR_FLOAT32, 1024, 1024, 384, false); /* bands of 170 rows, the last 104 */
     check_mm(TSR_FLOAT32, 1000, 1024, 384, true);  /* A's band is a run of its columns */
-    check_bmm(3, 512, 512, 1024);                  /* 2^28 each: a matrix a piece */
-    check_mm(TSR_INT32, 520, 512, 1024, false);    /* the GEMM program, 2 bands */
+    check_bmm(3, 512, 512, 1024);                  /* 2^28 each: 4 bands of each */
+    check_bmm(5, 128, 128, 1024);                  /* 2^24 each: 4 matrices a piece, then 1 */
+    check_mm(TSR_INT32, 520, 512, 1024, false);    /* the GEMM program, 5 bands */
     tsr_client_close(client);
     ASSERT_EQ(test_daemon_stop(&daemon), 0);
     TEST_DONE();
