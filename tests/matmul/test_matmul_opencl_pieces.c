@@ -7,7 +7,9 @@
  * band is a run of columns), a bmm of a matrix in four bands, a bmm of
  * four whole matrices a piece, and an int32 mm through the GEMM program.
  * The daemon runs with pieces of 2^26 multiply-adds, and each product
- * must queue exactly its pieces on the device (its launch count). */
+ * must queue exactly its pieces on the device (its launch count); a
+ * second run (matmul-opencl-pieces-staged) gives the device memory of its
+ * own, so that each piece copies its own spans. */
 #include <stdlib.h>
 
 #include "integration/support_daemon.h"
@@ -17,7 +19,11 @@ static tsr_client *client;
 
 #define PIECE (INT64_C(1) << 26)
 
-/* Kernels queued on opencl:0 since the daemon started. */
+/* Kernels queued on opencl:0 since the daemon started. Asked only with
+ * nothing queued: CLBlast compiles its kernels at their first use in the
+ * daemon's loop (tens of seconds on PoCL with empty caches), which keeps
+ * a question waiting past the client's 10 s, while a synchronize has no
+ * deadline. */
 static uint64_t launches(void)
 {
     tsr_device_status st;
@@ -94,6 +100,7 @@ static void check_mm(tsr_dtype dt, int64_t m, int64_t n, int64_t k, bool transpo
     ASSERT_OK(tsr_mm(a, b, &want));
     uint64_t before = launches();
     ASSERT_OK(tsr_mm(da, db, &got));
+    ASSERT_OK(tsr_synchronize(client, (tsr_device){TSR_DEVICE_OPENCL, 0}));
     ASSERT_UEQ(launches() - before, pieces(1, m, n, k));
     same(want, got);
     tsr_tensor *ts[] = {a, da, b, db, want, got};
@@ -110,6 +117,7 @@ static void check_bmm(int64_t batch, int64_t m, int64_t n, int64_t k)
     ASSERT_OK(tsr_bmm(a, b, &want));
     uint64_t before = launches();
     ASSERT_OK(tsr_bmm(da, db, &got));
+    ASSERT_OK(tsr_synchronize(client, (tsr_device){TSR_DEVICE_OPENCL, 0}));
     ASSERT_UEQ(launches() - before, pieces(batch, m, n, k));
     same(want, got);
     tsr_tensor *ts[] = {a, da, b, db, want, got};
@@ -117,10 +125,14 @@ static void check_bmm(int64_t batch, int64_t m, int64_t n, int64_t k)
         tsr_tensor_release(ts[i]);
 }
 
-int main(void)
+/* argv[1], where given, goes to the daemon too (--device-memory=staged:
+ * each piece's spans copied in and C's band back, computed by CLBlast
+ * and the GEMM program instead of the host's OpenBLAS). */
+int main(int argc, char **argv)
 {
     test_daemon daemon;
-    const char *const small[] = {"--set", "devices.matmul_piece=67108864", NULL};
+    const char *const small[] = {"--set", "devices.matmul_piece=67108864",
+                                 argc > 1 ? argv[1] : NULL, NULL};
     if (test_daemon_start(&daemon, small) != 0)
         return 1;
     int32_t count = 0;
