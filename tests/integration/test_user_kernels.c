@@ -820,24 +820,33 @@ static long worker_pid(const test_daemon *d, unsigned uid)
 }
 
 /* How many descriptors of process `pid` are `link` (readlink of
- * /proc/PID/fd/N, e.g. "socket:[123]"). */
-static int fds_to(long pid, const char *link)
+ * /proc/PID/fd/N, e.g. "socket:[123]"), where link is not NULL, and open
+ * the file of inode `ino`, where ino is not 0. */
+static int fds_where(long pid, const char *link, unsigned long ino)
 {
     char dir[64], path[600], got[128];
     snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
     DIR *d = opendir(dir);
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        ssize_t len = readlink(path, got, sizeof got - 1);
-        if (len > 0) {
-            got[len] = '\0';
-            n += strcmp(got, link) == 0;
-        }
+        ssize_t len = link ? readlink(path, got, sizeof got - 1) : 0;
+        struct stat st;
+        if (len < 0 || (ino && (stat(path, &st) != 0 || (unsigned long)st.st_ino != ino)))
+            continue;
+        got[len] = '\0';
+        n += !link || strcmp(got, link) == 0;
     }
     if (d)
         closedir(d);
     return n;
+}
+
+static int fds_to(long pid, const char *link)
+{
+    return fds_where(pid, link, 0);
 }
 
 /* The compilers of `worker` once they have exec'd (argv[1] "build"):
@@ -1209,23 +1218,6 @@ static unsigned long mapped_inode(const void *addr)
     return ino;
 }
 
-/* Whether process pid holds a descriptor of the file with inode ino. */
-static bool holds_inode(long pid, unsigned long ino)
-{
-    char dir[64], path[600];
-    snprintf(dir, sizeof dir, "/proc/%ld/fd", pid);
-    DIR *d = opendir(dir);
-    bool found = false;
-    for (struct dirent *e; d && !found && (e = readdir(d));) {
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        found = e->d_name[0] != '.' && stat(path, &st) == 0 && (unsigned long)st.st_ino == ino;
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
-
 /* The session's statistics on DEV once at most `live` of its blocks are
  * (a free waits in the daemon until it has read the worker's answer for
  * the kernels before it, which a synchronize does not wait for). */
@@ -1282,7 +1274,7 @@ static void check_forget(const test_daemon *d, tsr_client *c, tsr_program *p)
         void *at = NULL;
         ASSERT_OK(tsr_tensor_data_ptr(t[j], &at));
         unsigned long ino = mapped_inode(at);
-        ASSERT_TRUE(ino != 0 && holds_inode(pid, ino));
+        ASSERT_TRUE(ino != 0 && fds_where(pid, NULL, ino) > 0);
     }
     for (int j = 0; j < T; j++)
         tsr_tensor_release(t[j]);
